@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "csv.h"
+
+const char *const lab_csv_columns[] = {
+	"schema", "run", "timestamp", "variant", "workload", "threads", "iteration", "metric",
+	"value", "unit", "better", "pin", "cpus", "cpu_model", "kernel", "compiler", "build_type",
+	"allocator", "event_counts", "git_rev", "host", NULL
+};
+
+int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
+{
+	struct lab_buf b = { 0 };
+	int r;
+
+	snprintf(w->path, sizeof(w->path), "%s", path);
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		snprintf(err, errlen, "cannot write results to '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	for (int i = 0; lab_csv_columns[i]; i++)
+		lab_buf_printf(&b, "%s%s", i ? "," : "", lab_csv_columns[i]);
+	lab_buf_printf(&b, "\n");
+	r = lab_csv_append(w, b.p, b.len);
+	lab_buf_free(&b);
+	if (r) {
+		snprintf(err, errlen, "cannot write results to '%s': %s", path, strerror(-r));
+		close(w->fd);
+		w->fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+int lab_csv_append(struct lab_csv_writer *w, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(w->fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return fsync(w->fd) && errno != EINVAL && errno != EROFS ? -errno : 0;
+}
+
+void lab_csv_close(struct lab_csv_writer *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+}
+
+static void buf_reserve(struct lab_buf *b, size_t more)
+{
+	if (b->len + more + 1 <= b->cap)
+		return;
+	while (b->len + more + 1 > b->cap)
+		b->cap = b->cap ? 2 * b->cap : 4096;
+	b->p = realloc(b->p, b->cap);
+	if (!b->p)
+		abort();
+}
+
+void lab_buf_printf(struct lab_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	buf_reserve(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void lab_buf_field(struct lab_buf *b, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		lab_buf_printf(b, "%s", s);
+		return;
+	}
+	lab_buf_printf(b, "\"");
+	for (; *s; s++)
+		lab_buf_printf(b, *s == '"' ? "\"\"" : "%c", *s);
+	lab_buf_printf(b, "\"");
+}
+
+void lab_buf_free(struct lab_buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
+
+void lab_csv_row_prefix(struct lab_buf *b, const char *run_id, const char *variant,
+			const char *workload, int threads, int iteration)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	char ts[32];
+
+	gmtime_r(&t, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	lab_buf_printf(b, "%d,%s,%s,", LAB_CSV_SCHEMA, run_id, ts);
+	lab_buf_field(b, variant);
+	lab_buf_printf(b, ",");
+	lab_buf_field(b, workload);
+	lab_buf_printf(b, ",%d,%d,", threads, iteration);
+}
+
+void lab_csv_row_suffix(struct lab_buf *b, const struct lab_context *ctx, const char *pin)
+{
+	lab_buf_printf(b, ",%s,%d,", pin, ctx->cpus);
+	lab_buf_field(b, ctx->cpu_model);
+	lab_buf_printf(b, ",");
+	lab_buf_field(b, ctx->kernel);
+	lab_buf_printf(b, ",");
+	lab_buf_field(b, ctx->compiler);
+	lab_buf_printf(b, ",%s,%s,%d,", ctx->build_type, ctx->allocator, ctx->event_counts);
+	lab_buf_field(b, ctx->git_rev);
+	lab_buf_printf(b, ",");
+	lab_buf_field(b, ctx->host);
+}
+
+void lab_csv_run_id(char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	char ts[32];
+
+	gmtime_r(&t, &tm);
+	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%S", &tm);
+	snprintf(buf, len, "%s-%d", ts, (int)getpid());
+}
+
+/* ---- reading -------------------------------------------------------------- */
+
+/* Parse one record starting at *pos; fields are malloc'd. Returns field count, -1 on error. */
+static int parse_record(const char *s, size_t *pos, size_t end, char ***fields, int *line,
+			const char **why)
+{
+	int n = 0, cap = 0;
+	char **f = NULL;
+	size_t i = *pos;
+
+	for (;;) {
+		struct lab_buf fb = { 0 };
+
+		buf_reserve(&fb, 0);
+		fb.p[0] = 0;
+		if (i < end && s[i] == '"') {
+			i++;
+			for (;;) {
+				if (i >= end) {
+					*why = "unterminated quoted field";
+					lab_buf_free(&fb);
+					goto fail;
+				}
+				if (s[i] == '"') {
+					if (i + 1 < end && s[i + 1] == '"') {
+						lab_buf_printf(&fb, "\"");
+						i += 2;
+						continue;
+					}
+					i++;
+					break;
+				}
+				if (s[i] == '\n')
+					(*line)++;
+				lab_buf_printf(&fb, "%c", s[i++]);
+			}
+			if (i < end && s[i] != ',' && s[i] != '\n' && s[i] != '\r') {
+				*why = "text after a closing quote";
+				lab_buf_free(&fb);
+				goto fail;
+			}
+		} else {
+			size_t st = i;
+
+			while (i < end && s[i] != ',' && s[i] != '\n' && s[i] != '\r')
+				i++;
+			if (memchr(s + st, '"', i - st)) {
+				*why = "quote inside an unquoted field";
+				lab_buf_free(&fb);
+				goto fail;
+			}
+			lab_buf_printf(&fb, "%.*s", (int)(i - st), s + st);
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			f = realloc(f, (size_t)cap * sizeof(*f));
+			if (!f)
+				abort();
+		}
+		f[n++] = fb.p;
+		if (i < end && s[i] == ',') {
+			i++;
+			continue;
+		}
+		if (i < end && s[i] == '\r')
+			i++;
+		if (i < end && s[i] == '\n')
+			i++;
+		break;
+	}
+	*pos = i;
+	*fields = f;
+	return n;
+fail:
+	for (int k = 0; k < n; k++)
+		free(f[k]);
+	free(f);
+	return -1;
+}
+
+int lab_csv_read(const char *path, struct lab_csv_table *t, char *err, size_t errlen)
+{
+	FILE *fp = fopen(path, "rb");
+	char *data = NULL;
+	size_t len = 0, cap = 0, pos = 0;
+	int line = 1, rcap = 0;
+	const char *why = NULL;
+
+	memset(t, 0, sizeof(*t));
+	if (!fp) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		size_t n;
+
+		if (len == cap) {
+			cap = cap ? 2 * cap : 1 << 16;
+			data = realloc(data, cap);
+			if (!data)
+				abort();
+		}
+		n = fread(data + len, 1, cap - len, fp);
+		if (!n)
+			break;
+		len += n;
+	}
+	fclose(fp);
+	if (len == 0) {
+		snprintf(err, errlen, "%s: empty file (expected a CSV header)", path);
+		free(data);
+		return -1;
+	}
+	t->ncols = parse_record(data, &pos, len, &t->header, &line, &why);
+	if (t->ncols < 0) {
+		snprintf(err, errlen, "%s:%d: %s", path, line, why);
+		free(data);
+		return -1;
+	}
+	while (pos < len) {
+		char **f;
+		int start = ++line, n;
+
+		if (data[pos] == '\n' || data[pos] == '\r') {	/* blank line */
+			pos++;
+			continue;
+		}
+		n = parse_record(data, &pos, len, &f, &line, &why);
+		if (n < 0) {
+			snprintf(err, errlen, "%s:%d: %s", path, start, why);
+			goto fail;
+		}
+		if (n != t->ncols) {
+			snprintf(err, errlen, "%s:%d: %d fields, the header has %d", path, start, n, t->ncols);
+			for (int k = 0; k < n; k++)
+				free(f[k]);
+			free(f);
+			goto fail;
+		}
+		if (t->nrows == rcap) {
+			rcap = rcap ? 2 * rcap : 1024;
+			t->rows = realloc(t->rows, (size_t)rcap * sizeof(*t->rows));
+			if (!t->rows)
+				abort();
+		}
+		t->rows[t->nrows++] = f;
+	}
+	free(data);
+	return 0;
+fail:
+	free(data);
+	lab_csv_free(t);
+	return -1;
+}
+
+int lab_csv_col(const struct lab_csv_table *t, const char *name)
+{
+	for (int i = 0; i < t->ncols; i++)
+		if (!strcmp(t->header[i], name))
+			return i;
+	return -1;
+}
+
+void lab_csv_free(struct lab_csv_table *t)
+{
+	for (int r = 0; r < t->nrows; r++) {
+		for (int c = 0; c < t->ncols; c++)
+			free(t->rows[r][c]);
+		free(t->rows[r]);
+	}
+	for (int c = 0; c < t->ncols && t->header; c++)
+		free(t->header[c]);
+	free(t->header);
+	free(t->rows);
+	memset(t, 0, sizeof(*t));
+}

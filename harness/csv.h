@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tidy CSV results: one row per (cell, iteration, metric), RFC 4180 quoting,
+ * the context in every row. Schema (LAB_CSV_SCHEMA 1), in column order:
+ *
+ *   schema       1
+ *   run          run id: start time and pid (YYYYmmddTHHMMSS-pid)
+ *   timestamp    ISO 8601 UTC time the cell finished
+ *   variant      lock variant label: name, or name:key=val,... (non-default knobs)
+ *   workload     workload label: name, or name:key=val,...
+ *   threads      worker threads (context_switch: pairs)
+ *   iteration    0-based iteration index within the cell
+ *   metric       metric name (faults/sec, total_rate, event.rwsem_sleep_reader, ...)
+ *   value        number (%.17g)
+ *   unit         unit of value (op/s, faults/s, s, count, ...)
+ *   better       higher, lower or none (informational)
+ *   pin          compact, scatter or none
+ *   cpus         online CPUs of the machine
+ *   cpu_model    /proc/cpuinfo model name
+ *   kernel       uname -s -r
+ *   compiler     compiler id and version
+ *   build_type   meson buildtype (release, debug, ...)
+ *   allocator    jemalloc or system
+ *   event_counts 1 if lock event counters were compiled in
+ *   git_rev      git describe --always --dirty of the build
+ *   host         uname -n
+ *
+ * Rows of one cell are written with a single write(2) and fsync'd, so an
+ * interrupted (even SIGKILLed) run keeps every finished cell intact.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "context.h"
+
+#define LAB_CSV_SCHEMA 1
+
+extern const char *const lab_csv_columns[];	/* NULL-terminated, in schema order */
+
+struct lab_csv_writer {
+	int fd;
+	char path[4096];
+};
+
+/*
+ * Open @path for writing results: truncate it and write the header.
+ * Returns 0 or -1 with a message ("cannot write 'x': Permission denied").
+ */
+int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t errlen);
+/* Append @len bytes of complete rows in one write(2), then fsync. Returns 0 or -errno. */
+int lab_csv_append(struct lab_csv_writer *w, const char *buf, size_t len);
+void lab_csv_close(struct lab_csv_writer *w);
+
+/* A growable text buffer for a cell's rows. */
+struct lab_buf {
+	char *p;
+	size_t len, cap;
+};
+void lab_buf_printf(struct lab_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append @s as one CSV field (quoted when it holds a comma, quote or newline). */
+void lab_buf_field(struct lab_buf *b, const char *s);
+void lab_buf_free(struct lab_buf *b);
+
+/* Row pieces: "schema,run,timestamp,variant,workload,threads,iteration," ... */
+void lab_csv_row_prefix(struct lab_buf *b, const char *run_id, const char *variant,
+			const char *workload, int threads, int iteration);
+/* ... ",pin,cpus,cpu_model,kernel,compiler,build_type,allocator,event_counts,git_rev,host". */
+void lab_csv_row_suffix(struct lab_buf *b, const struct lab_context *ctx, const char *pin);
+/* A run id: YYYYmmddTHHMMSS-pid (UTC). */
+void lab_csv_run_id(char *buf, size_t len);
+
+/* ---- reading -------------------------------------------------------------- */
+
+struct lab_csv_table {
+	int ncols, nrows;
+	char **header;		/* ncols names */
+	char ***rows;		/* nrows x ncols fields */
+};
+
+/*
+ * lab_csv_read() - read a whole CSV file (RFC 4180: quoted fields, "" escapes).
+ * Every row must have as many fields as the header.
+ * Returns 0 or -1 with "FILE:LINE: problem" in @err.
+ */
+int lab_csv_read(const char *path, struct lab_csv_table *t, char *err, size_t errlen);
+/* Column index of @name, or -1. */
+int lab_csv_col(const struct lab_csv_table *t, const char *name);
+void lab_csv_free(struct lab_csv_table *t);

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "threads.h"
+
+#define THREADS_FORMS "valid: N, A-B, A-B:STEP, mmtests, mmtests:MAX; counts 1..1024"
+
+static int push(int *out, int cap, int *n, int v)
+{
+	if (*n >= cap)
+		return -1;
+	out[(*n)++] = v;
+	return 0;
+}
+
+int lab_mmtests_stride(int max, int *out, int cap)
+{
+	int n = 0, v;
+
+	if (max < 1)
+		return 0;
+	if (max > 32) {
+		for (v = 1; v <= 8 && v <= max; v += 3)
+			push(out, cap, &n, v);
+		for (v = 12; v <= 32; v += 9)
+			push(out, cap, &n, v);
+		for (v = 48; v <= max; v += 31)
+			push(out, cap, &n, v);
+	} else if (max > 8) {
+		for (v = 1; v <= 8; v += 2)
+			push(out, cap, &n, v);
+		for (v = 12; v <= max; v += 6)
+			push(out, cap, &n, v);
+	} else {
+		for (v = 1; v <= max; v += 2)
+			push(out, cap, &n, v);
+	}
+	if (n == 0 || out[n - 1] != max)
+		push(out, cap, &n, max);
+	return n;
+}
+
+static int parse_count(const char *s, const char *end, long *v)
+{
+	char buf[32], *e;
+	size_t len = (size_t)(end - s);
+
+	if (len == 0 || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	if (buf[0] == '+' || buf[0] == '-' || buf[0] == ' ')
+		return -1;
+	errno = 0;
+	*v = strtol(buf, &e, 10);
+	if (errno || *e)
+		return -1;
+	return 0;
+}
+
+int lab_parse_threads(const char *arg, int ncpus, int *out, int cap, char *err, size_t errlen)
+{
+	char buf[1024];
+	char *save = NULL, *tok;
+	int n = 0;
+
+	if (!arg || !*arg) {
+		snprintf(err, errlen, "empty thread list (%s)", THREADS_FORMS);
+		return -1;
+	}
+	if (strlen(arg) >= sizeof(buf)) {
+		snprintf(err, errlen, "thread list too long (%s)", THREADS_FORMS);
+		return -1;
+	}
+	strcpy(buf, arg);
+	if (buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,")) {
+		snprintf(err, errlen, "bad thread list '%s': empty entry (%s)", arg, THREADS_FORMS);
+		return -1;
+	}
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		long a, b, step = 1;
+		char *dash, *colon;
+
+		if (!strncmp(tok, "mmtests", 7) && (tok[7] == 0 || tok[7] == ':')) {
+			long max = ncpus;
+			int tmp[LAB_THREAD_LIST_MAX], k;
+
+			if (tok[7] == ':' && (parse_count(tok + 8, tok + strlen(tok), &max) || max < 1 ||
+					      max > LAB_THREADS_MAX)) {
+				snprintf(err, errlen, "bad thread list '%s': '%s' needs MAX in 1..%d (%s)", arg,
+					 tok, LAB_THREADS_MAX, THREADS_FORMS);
+				return -1;
+			}
+			k = lab_mmtests_stride((int)max, tmp, LAB_THREAD_LIST_MAX);
+			for (int i = 0; i < k; i++)
+				if (push(out, cap, &n, tmp[i]))
+					goto too_many;
+			continue;
+		}
+		colon = strchr(tok, ':');
+		dash = strchr(tok, '-');
+		if (dash == tok)	/* "-3": a negative count */
+			goto bad;
+		if (dash) {
+			if (parse_count(tok, dash, &a) ||
+			    parse_count(dash + 1, colon ? colon : tok + strlen(tok), &b))
+				goto bad;
+			if (colon && (parse_count(colon + 1, tok + strlen(tok), &step) || step < 1))
+				goto bad;
+			if (a < 1 || b > LAB_THREADS_MAX || a > b)
+				goto range;
+		} else {
+			if (colon || parse_count(tok, tok + strlen(tok), &a))
+				goto bad;
+			if (a < 1 || a > LAB_THREADS_MAX)
+				goto range;
+			b = a;
+		}
+		for (long v = a; v <= b; v += step)
+			if (push(out, cap, &n, (int)v))
+				goto too_many;
+		continue;
+bad:
+		snprintf(err, errlen, "bad thread list '%s': '%s' is not a thread count (%s)", arg, tok,
+			 THREADS_FORMS);
+		return -1;
+range:
+		snprintf(err, errlen, "bad thread list '%s': '%s' is out of range (%s)", arg, tok,
+			 THREADS_FORMS);
+		return -1;
+	}
+	return n;
+too_many:
+	snprintf(err, errlen, "bad thread list '%s': more than %d entries", arg, cap);
+	return -1;
+}
+
+int lab_parse_duration(const char *arg, unsigned long long *ns)
+{
+	char *end;
+	double v;
+
+	if (!arg || !*arg || *arg == '-')
+		return -1;
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || v < 0)
+		return -1;
+	if (!*end || !strcmp(end, "s"))
+		v *= 1e9;
+	else if (!strcmp(end, "ms"))
+		v *= 1e6;
+	else if (!strcmp(end, "us"))
+		v *= 1e3;
+	else if (!strcmp(end, "ns"))
+		;
+	else if (!strcmp(end, "m"))
+		v *= 60e9;
+	else
+		return -1;
+	if (v > 1e15)
+		return -1;
+	*ns = (unsigned long long)v;
+	return 0;
+}

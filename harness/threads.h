@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stddef.h>
+
+#define LAB_THREADS_MAX 1024	/* largest thread count accepted in -t */
+#define LAB_THREAD_LIST_MAX 256	/* entries in one -t list */
+
+/*
+ * lab_mmtests_stride() - mmtests' threads_large_stride pattern from 1 to @max
+ * (bin/generate-stride-range --stride-large, research/workloads.md §2.a):
+ *   max > 32:      1 4 7 | 12 21 30 | 48 79 110 ... | max
+ *   8 < max <= 32: 1 3 5 7 | 12 18 24 30 | max
+ *   max <= 8:      1 3 5 7 | max
+ * @max itself is appended when the sequence does not end on it.
+ * Returns the count written to @out (capacity @cap).
+ */
+int lab_mmtests_stride(int max, int *out, int cap);
+
+/*
+ * lab_parse_threads() - parse a -t list: comma-separated N, A-B (inclusive),
+ * A-B:STEP, "mmtests" (stride up to @ncpus) or "mmtests:MAX".
+ * Every count must be in 1..LAB_THREADS_MAX. Duplicates are kept in order.
+ * Returns the number of counts written to @out (capacity @cap), or -1 with a
+ * one-line message naming the problem and the valid forms in @err.
+ */
+int lab_parse_threads(const char *arg, int ncpus, int *out, int cap, char *err, size_t errlen);
+
+/*
+ * lab_parse_duration() - "2", "2s", "500ms", "250us", "1m" into nanoseconds.
+ * A bare number is seconds (decimals allowed). Returns 0 or -1.
+ */
+int lab_parse_duration(const char *arg, unsigned long long *ns);

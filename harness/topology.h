@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Thread placement through hwloc.
+ *   compact: worker i on PU i (logical order), wrapping when i >= PUs;
+ *   scatter: workers spread as far apart as the topology allows (packages,
+ *            then cores, then SMT siblings) with hwloc_distrib;
+ *   none:    no binding (results get a warning).
+ */
+#pragma once
+
+enum lab_pin { LAB_PIN_COMPACT, LAB_PIN_SCATTER, LAB_PIN_NONE };
+
+/* Parse "compact|scatter|none". Returns 0 or -1. */
+int lab_pin_parse(const char *s, enum lab_pin *pin);
+const char *lab_pin_name(enum lab_pin pin);
+
+/* Load the topology once. Returns the number of PUs the process may use. */
+int lab_topology_init(void);
+
+/*
+ * lab_topology_plan() - choose the PU of each of @n workers under @pin.
+ * Writes hwloc logical PU indices to @pu (-1 for none).
+ */
+void lab_topology_plan(enum lab_pin pin, int n, int *pu);
+
+/* Bind the calling thread to logical PU @pu (no-op for -1). Returns 0 or -1. */
+int lab_topology_bind_self(int pu);

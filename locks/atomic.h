@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * locks/atomic.h - the one seam for shared-memory access in locks/.
+ *
+ * Every load, store, read-modify-write and fence that a lock variant makes on
+ * shared memory goes through these macros. They are thin wrappers over the GCC
+ * __atomic builtins (so ThreadSanitizer understands them) with the kernel's
+ * names and ordering suffixes:
+ *
+ *   READ_ONCE(x), WRITE_ONCE(x, v)          relaxed load / store of lvalue x
+ *   smp_load_acquire(p), smp_store_release(p, v)
+ *   smp_mb(), smp_rmb(), smp_wmb(), smp_mb__after_atomic(), smp_mb__before_atomic()
+ *   atomic_<op>[_relaxed|_acquire|_release](p, ...)   RMW on *p; the unsuffixed
+ *                                                      form is fully ordered,
+ *                                                      as in the kernel.
+ *   cpu_relax()
+ *
+ * Arguments are pointers to naturally aligned integers or pointers of any
+ * width the builtins accept (the kernel's atomic_long_t is a plain long here).
+ * Unlike <stdatomic.h> the objects are not _Atomic-qualified; the two must not
+ * be mixed in one translation unit (both define atomic_fetch_add).
+ *
+ * Debug-yield builds (-Ddebug_yield=true) call lab_debug_yield() before every
+ * operation, which sometimes sched_yield()s or sleeps to shake out races. It
+ * is a stress-test aid and compiled out otherwise.
+ *
+ * Source: the operation set and ordering rules follow the kernel's
+ * Documentation/atomic_t.txt and memory-barriers.txt (v6.18).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include "config.h"
+
+#ifdef atomic_fetch_add
+#error "locks/atomic.h and <stdatomic.h> must not be mixed"
+#endif
+
+void lab_debug_yield(void);
+
+static inline void lab_yield_point(void)
+{
+#if LAB_DEBUG_YIELD
+	lab_debug_yield();
+#endif
+}
+
+#define __LAB_ATOMIC(expr) __extension__({ lab_yield_point(); (expr); })
+
+/* Plain accesses that must not be torn, fused or invented. */
+#define READ_ONCE(x)		__LAB_ATOMIC(__atomic_load_n(&(x), __ATOMIC_RELAXED))
+#define WRITE_ONCE(x, v)	do { lab_yield_point(); __atomic_store_n(&(x), (v), __ATOMIC_RELAXED); } while (0)
+
+#define smp_load_acquire(p)	__LAB_ATOMIC(__atomic_load_n((p), __ATOMIC_ACQUIRE))
+#define smp_store_release(p, v)	do { lab_yield_point(); __atomic_store_n((p), (v), __ATOMIC_RELEASE); } while (0)
+
+/* Fences. */
+#define smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
+/* After/before a relaxed RMW: make it a full barrier (x86: locked ops already are). */
+#define smp_mb__after_atomic()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_mb__before_atomic()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_acquire__after_ctrl_dep()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
+
+/* fetch_<op>: return the old value. */
+#define atomic_fetch_add_relaxed(p, v)	__LAB_ATOMIC(__atomic_fetch_add((p), (v), __ATOMIC_RELAXED))
+#define atomic_fetch_add_acquire(p, v)	__LAB_ATOMIC(__atomic_fetch_add((p), (v), __ATOMIC_ACQUIRE))
+#define atomic_fetch_add_release(p, v)	__LAB_ATOMIC(__atomic_fetch_add((p), (v), __ATOMIC_RELEASE))
+#define atomic_fetch_add(p, v)		__LAB_ATOMIC(__atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST))
+
+#define atomic_fetch_sub_relaxed(p, v)	__LAB_ATOMIC(__atomic_fetch_sub((p), (v), __ATOMIC_RELAXED))
+#define atomic_fetch_sub_acquire(p, v)	__LAB_ATOMIC(__atomic_fetch_sub((p), (v), __ATOMIC_ACQUIRE))
+#define atomic_fetch_sub_release(p, v)	__LAB_ATOMIC(__atomic_fetch_sub((p), (v), __ATOMIC_RELEASE))
+#define atomic_fetch_sub(p, v)		__LAB_ATOMIC(__atomic_fetch_sub((p), (v), __ATOMIC_SEQ_CST))
+
+#define atomic_fetch_or_relaxed(p, v)	__LAB_ATOMIC(__atomic_fetch_or((p), (v), __ATOMIC_RELAXED))
+#define atomic_fetch_or_acquire(p, v)	__LAB_ATOMIC(__atomic_fetch_or((p), (v), __ATOMIC_ACQUIRE))
+#define atomic_fetch_or_release(p, v)	__LAB_ATOMIC(__atomic_fetch_or((p), (v), __ATOMIC_RELEASE))
+#define atomic_fetch_or(p, v)		__LAB_ATOMIC(__atomic_fetch_or((p), (v), __ATOMIC_SEQ_CST))
+
+#define atomic_fetch_andnot_relaxed(p, v) __LAB_ATOMIC(__atomic_fetch_and((p), ~(v), __ATOMIC_RELAXED))
+#define atomic_fetch_andnot_acquire(p, v) __LAB_ATOMIC(__atomic_fetch_and((p), ~(v), __ATOMIC_ACQUIRE))
+#define atomic_fetch_andnot_release(p, v) __LAB_ATOMIC(__atomic_fetch_and((p), ~(v), __ATOMIC_RELEASE))
+#define atomic_fetch_andnot(p, v)	__LAB_ATOMIC(__atomic_fetch_and((p), ~(v), __ATOMIC_SEQ_CST))
+
+/* <op>_return: return the new value. */
+#define atomic_add_return_relaxed(p, v)	__LAB_ATOMIC(__atomic_add_fetch((p), (v), __ATOMIC_RELAXED))
+#define atomic_add_return_acquire(p, v)	__LAB_ATOMIC(__atomic_add_fetch((p), (v), __ATOMIC_ACQUIRE))
+#define atomic_add_return_release(p, v)	__LAB_ATOMIC(__atomic_add_fetch((p), (v), __ATOMIC_RELEASE))
+#define atomic_add_return(p, v)		__LAB_ATOMIC(__atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST))
+
+#define atomic_sub_return_relaxed(p, v)	__LAB_ATOMIC(__atomic_sub_fetch((p), (v), __ATOMIC_RELAXED))
+#define atomic_sub_return_acquire(p, v)	__LAB_ATOMIC(__atomic_sub_fetch((p), (v), __ATOMIC_ACQUIRE))
+#define atomic_sub_return_release(p, v)	__LAB_ATOMIC(__atomic_sub_fetch((p), (v), __ATOMIC_RELEASE))
+#define atomic_sub_return(p, v)		__LAB_ATOMIC(__atomic_sub_fetch((p), (v), __ATOMIC_SEQ_CST))
+
+/* Void RMW (no return value, no ordering: the kernel's atomic_add/atomic_or). */
+#define atomic_add(p, v)	((void)atomic_fetch_add_relaxed((p), (v)))
+#define atomic_sub(p, v)	((void)atomic_fetch_sub_relaxed((p), (v)))
+#define atomic_or(p, v)		((void)atomic_fetch_or_relaxed((p), (v)))
+#define atomic_andnot(p, v)	((void)atomic_fetch_andnot_relaxed((p), (v)))
+#define atomic_inc(p)		atomic_add((p), 1)
+#define atomic_dec(p)		atomic_sub((p), 1)
+
+/* Exchange. */
+#define atomic_xchg_relaxed(p, v)	__LAB_ATOMIC(__atomic_exchange_n((p), (v), __ATOMIC_RELAXED))
+#define atomic_xchg_acquire(p, v)	__LAB_ATOMIC(__atomic_exchange_n((p), (v), __ATOMIC_ACQUIRE))
+#define atomic_xchg_release(p, v)	__LAB_ATOMIC(__atomic_exchange_n((p), (v), __ATOMIC_RELEASE))
+#define atomic_xchg(p, v)		__LAB_ATOMIC(__atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST))
+
+/*
+ * try_cmpxchg: if *p == *oldp store new and return true; else load *p into
+ * *oldp and return false. The failure ordering is relaxed (acquire for
+ * _acquire and the fully ordered form), as in the kernel.
+ */
+#define atomic_try_cmpxchg_relaxed(p, oldp, new) \
+	__LAB_ATOMIC(__atomic_compare_exchange_n((p), (oldp), (new), false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+#define atomic_try_cmpxchg_acquire(p, oldp, new) \
+	__LAB_ATOMIC(__atomic_compare_exchange_n((p), (oldp), (new), false, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+#define atomic_try_cmpxchg_release(p, oldp, new) \
+	__LAB_ATOMIC(__atomic_compare_exchange_n((p), (oldp), (new), false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+#define atomic_try_cmpxchg(p, oldp, new) \
+	__LAB_ATOMIC(__atomic_compare_exchange_n((p), (oldp), (new), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+
+/* cmpxchg: return the value found in *p (== old on success). */
+#define __lab_cmpxchg(p, old, new, so, fo) __extension__({			\
+	__typeof__(*(p)) __old = (old);						\
+	lab_yield_point();							\
+	__atomic_compare_exchange_n((p), &__old, (new), false, (so), (fo));	\
+	__old;									\
+})
+#define atomic_cmpxchg_relaxed(p, o, n)	__lab_cmpxchg(p, o, n, __ATOMIC_RELAXED, __ATOMIC_RELAXED)
+#define atomic_cmpxchg_acquire(p, o, n)	__lab_cmpxchg(p, o, n, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)
+#define atomic_cmpxchg_release(p, o, n)	__lab_cmpxchg(p, o, n, __ATOMIC_RELEASE, __ATOMIC_RELAXED)
+#define atomic_cmpxchg(p, o, n)		__lab_cmpxchg(p, o, n, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
+
+/* Spin-wait hint. */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+	lab_yield_point();
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Compiler helpers shared by locks/, workloads/ and harness/.
+ */
+#pragma once
+
+#include <stddef.h>
+
+#define LAB_CACHELINE 64
+
+#define lab_likely(x)	__builtin_expect(!!(x), 1)
+#define lab_unlikely(x)	__builtin_expect(!!(x), 0)
+
+#define __lab_cacheline_aligned	__attribute__((aligned(LAB_CACHELINE)))
+#define __lab_noinline		__attribute__((noinline))
+#define __lab_cold		__attribute__((cold, noinline))
+#define __lab_unused		__attribute__((unused))
+
+#define LAB_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+#define lab_container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+/* Compiler-only barrier: no CPU fence. */
+#define barrier()	__asm__ __volatile__("" ::: "memory")

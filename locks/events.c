@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+#include <string.h>
+#include "events.h"
+
+__thread struct lab_events lab_events_tls;
+
+const char *const lab_event_names[LAB_EV_NR] = {
+#define LAB_EVENT(name) #name,
+#include "events_list.h"
+#undef LAB_EVENT
+};
+
+void lab_events_reset(void)
+{
+	memset(&lab_events_tls, 0, sizeof(lab_events_tls));
+}
+
+void lab_events_snapshot(struct lab_events *out)
+{
+	*out = lab_events_tls;
+}
+
+void lab_events_accumulate(struct lab_events *acc, const struct lab_events *add)
+{
+	for (int i = 0; i < LAB_EV_NR; i++)
+		acc->count[i] += add->count[i];
+}

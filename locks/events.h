@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * locks/events.h - lock event counters (the kernel's CONFIG_LOCK_EVENT_COUNTS).
+ *
+ * The list lives in events_list.h. Counters are per thread (thread-local and
+ * cache-line aligned, so they never share a line with another thread's), are
+ * incremented without atomics, and compile to nothing when rwlab is built with
+ * -Devent_counts=false (LAB_EVENT_COUNTS == 0). The harness resets them when a
+ * measurement window opens and each worker snapshots its own at the end; the
+ * sum over workers becomes the CSV metrics event.<name>.
+ *
+ * Threading: lockevent_*() touch only the calling thread's counters.
+ * Source: kernel/locking/lock_events.h (v5.3+) for the names and semantics.
+ */
+#pragma once
+
+#include <stdint.h>
+#include "compiler.h"
+#include "config.h"
+
+enum lab_event {
+#define LAB_EVENT(name) LAB_EV_##name,
+#include "events_list.h"
+#undef LAB_EVENT
+	LAB_EV_NR
+};
+
+struct lab_events {
+	uint64_t count[LAB_EV_NR];
+} __lab_cacheline_aligned;
+
+extern __thread struct lab_events lab_events_tls;
+extern const char *const lab_event_names[LAB_EV_NR];
+
+#if LAB_EVENT_COUNTS
+#define lockevent_add(ev, n)	(lab_events_tls.count[LAB_EV_##ev] += (uint64_t)(n))
+#else
+#define lockevent_add(ev, n)	((void)0)
+#endif
+#define lockevent_inc(ev)		lockevent_add(ev, 1)
+#define lockevent_cond_inc(ev, c)	do { if (c) lockevent_inc(ev); } while (0)
+
+/* Zero the calling thread's counters. */
+void lab_events_reset(void);
+/* Copy the calling thread's counters to @out. */
+void lab_events_snapshot(struct lab_events *out);
+/* @acc += @add, element-wise. */
+void lab_events_accumulate(struct lab_events *acc, const struct lab_events *add);

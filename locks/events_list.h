@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Lock event counters, one LAB_EVENT(name) per line. Names are the kernel's
+ * lockevent names (kernel/locking/lock_events_list.h, v5.3..v6.18) where the
+ * meaning matches; rwlab-only events say so. No include guard: this file is
+ * expanded several times with different LAB_EVENT definitions.
+ */
+LAB_EVENT(rwsem_sleep_reader)	/* # of reader sleeps */
+LAB_EVENT(rwsem_sleep_writer)	/* # of writer sleeps */
+LAB_EVENT(rwsem_wake_reader)	/* # of reader wakeups */
+LAB_EVENT(rwsem_wake_writer)	/* # of writer wakeups */
+LAB_EVENT(rwsem_opt_lock)	/* # of opt-acquired write locks (v6.x name) */
+LAB_EVENT(rwsem_opt_rlock)	/* # of opt-acquired read locks (v5.3) */
+LAB_EVENT(rwsem_opt_wlock)	/* # of opt-acquired write locks (v5.3) */
+LAB_EVENT(rwsem_opt_fail)	/* # of failed optimistic spinnings */
+LAB_EVENT(rwsem_opt_nospin)	/* # of disabled optimistic spinnings */
+LAB_EVENT(rwsem_rlock)		/* # of read locks acquired in the slow path */
+LAB_EVENT(rwsem_rlock_fast)	/* # of fast read locks acquired in the slow path */
+LAB_EVENT(rwsem_rlock_fail)	/* # of failed read lock acquisitions */
+LAB_EVENT(rwsem_rlock_steal)	/* # of read locks by lock stealing */
+LAB_EVENT(rwsem_rlock_handoff)	/* # of read lock handoffs */
+LAB_EVENT(rwsem_wlock)		/* # of write locks acquired in the slow path */
+LAB_EVENT(rwsem_wlock_fail)	/* # of failed write lock acquisitions */
+LAB_EVENT(rwsem_wlock_handoff)	/* # of write lock handoffs */
+LAB_EVENT(rwsem_handoff_grant)	/* rwlab: # of locks granted directly by the unlocker (dhandoff) */
+LAB_EVENT(osq_abort)		/* rwlab: # of osq (MCS spinner queue) aborts */
+LAB_EVENT(brlock_register)	/* rwlab: # of ck-brlock per-thread reader registrations */

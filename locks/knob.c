@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "knob.h"
+#include "rwsem.h"
+
+size_t lab_knobs_count(const struct lab_knob *defs)
+{
+	size_t n = 0;
+
+	while (defs && defs[n].name)
+		n++;
+	return n;
+}
+
+static void knob_names(const struct lab_knob *defs, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; defs && defs[i].name && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", defs[i].name);
+	if (!defs || !defs[0].name)
+		snprintf(buf, len, "none");
+}
+
+static int parse_long(const char *s, long *out)
+{
+	char *end;
+
+	if (!*s)
+		return -1;
+	errno = 0;
+	*out = strtol(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	return 0;
+}
+
+static int parse_one(const char *owner, const struct lab_knob *k, const char *val, long *out,
+		     char *err, size_t errlen)
+{
+	long v;
+
+	switch (k->type) {
+	case LAB_KNOB_INT:
+		if (parse_long(val, &v) || v < k->min || v > k->max) {
+			snprintf(err, errlen, "%s: bad value '%s' for %s (an integer in %ld..%ld)",
+				 owner, val, k->name, k->min, k->max);
+			return -1;
+		}
+		*out = v;
+		return 0;
+	case LAB_KNOB_BOOL:
+		if (!strcmp(val, "1") || !strcasecmp(val, "true") || !strcasecmp(val, "on") ||
+		    !strcasecmp(val, "yes")) {
+			*out = 1;
+			return 0;
+		}
+		if (!strcmp(val, "0") || !strcasecmp(val, "false") || !strcasecmp(val, "off") ||
+		    !strcasecmp(val, "no")) {
+			*out = 0;
+			return 0;
+		}
+		snprintf(err, errlen, "%s: bad value '%s' for %s (valid: 0, 1, true, false, on, off)",
+			 owner, val, k->name);
+		return -1;
+	case LAB_KNOB_ENUM: {
+		const char *c = k->choices;
+		long idx = 0;
+		size_t vl = strlen(val);
+
+		while (c && *c) {
+			const char *bar = strchr(c, '|');
+			size_t cl = bar ? (size_t)(bar - c) : strlen(c);
+
+			if (cl == vl && !strncmp(c, val, vl)) {
+				*out = idx;
+				return 0;
+			}
+			idx++;
+			c = bar ? bar + 1 : NULL;
+		}
+		snprintf(err, errlen, "%s: bad value '%s' for %s (valid: %s)", owner, val, k->name,
+			 k->choices);
+		return -1;
+	}
+	case LAB_KNOB_LOCK: {
+		int idx = lab_rwsem_index(val);
+
+		if (idx < 0) {
+			char names[512];
+
+			lab_rwsem_names(names, sizeof(names), true);
+			snprintf(err, errlen, "%s: unknown lock variant '%s' for %s (valid: %s)", owner,
+				 val, k->name, names);
+			return -1;
+		}
+		*out = idx;
+		return 0;
+	}
+	}
+	return -1;
+}
+
+int lab_knobs_parse(const char *owner, const struct lab_knob *defs, const char *kv,
+		    long *vals, char *err, size_t errlen)
+{
+	size_t n = lab_knobs_count(defs);
+	bool seen[LAB_KNOBS_MAX] = { false };
+	char buf[LAB_SPEC_MAX], names[512];
+	char *save = NULL, *tok;
+
+	if (n > LAB_KNOBS_MAX) {
+		snprintf(err, errlen, "%s: too many knobs (internal error)", owner);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		vals[i] = defs[i].def;
+	if (!kv || !*kv)
+		return 0;
+	if (strlen(kv) >= sizeof(buf)) {
+		snprintf(err, errlen, "%s: knob list too long", owner);
+		return -1;
+	}
+	strcpy(buf, kv);
+	knob_names(defs, names, sizeof(names));
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		const char *key = tok, *val;
+		size_t i;
+
+		if (!eq) {
+			/* A bare word sets the positional knob, if there is one. */
+			for (i = 0; i < n && !defs[i].positional; i++)
+				;
+			if (i == n) {
+				snprintf(err, errlen, "%s: '%s' is not key=value (valid keys: %s)", owner,
+					 tok, names);
+				return -1;
+			}
+			val = tok;
+		} else {
+			*eq = 0;
+			val = eq + 1;
+			for (i = 0; i < n && strcmp(defs[i].name, key); i++)
+				;
+			if (i == n) {
+				snprintf(err, errlen, "%s: unknown knob '%s' (valid keys: %s)", owner, key,
+					 names);
+				return -1;
+			}
+		}
+		if (seen[i]) {
+			snprintf(err, errlen, "%s: knob '%s' given twice", owner, defs[i].name);
+			return -1;
+		}
+		seen[i] = true;
+		if (parse_one(owner, &defs[i], val, &vals[i], err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+void lab_knob_value_str(const struct lab_knob *k, long v, char *buf, size_t len)
+{
+	switch (k->type) {
+	case LAB_KNOB_ENUM: {
+		const char *c = k->choices;
+
+		for (long i = 0; c && i < v; i++) {
+			c = strchr(c, '|');
+			if (c)
+				c++;
+		}
+		if (c) {
+			const char *bar = strchr(c, '|');
+			int cl = bar ? (int)(bar - c) : (int)strlen(c);
+
+			snprintf(buf, len, "%.*s", cl, c);
+			return;
+		}
+		break;
+	}
+	case LAB_KNOB_LOCK: {
+		const struct lab_rwsem_ops *ops = lab_rwsem_by_index((int)v);
+
+		if (ops) {
+			snprintf(buf, len, "%s", ops->name);
+			return;
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	snprintf(buf, len, "%ld", v);
+}
+
+void lab_knobs_format(const struct lab_knob *defs, const long *vals, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; defs && defs[i].name && off < len; i++) {
+		char v[64];
+
+		if (vals[i] == defs[i].def)
+			continue;
+		lab_knob_value_str(&defs[i], vals[i], v, sizeof(v));
+		off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", off ? "," : "", defs[i].name, v);
+	}
+}
+
+int lab_spec_split(const char *spec, char *name, size_t namelen, const char **kv)
+{
+	const char *colon = strchr(spec, ':');
+	size_t nl = colon ? (size_t)(colon - spec) : strlen(spec);
+
+	if (nl == 0 || nl >= namelen)
+		return -1;
+	memcpy(name, spec, nl);
+	name[nl] = 0;
+	*kv = colon ? colon + 1 : NULL;
+	return 0;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * locks/knob.h - named integer knobs for variants, schemes and workloads.
+ *
+ * A spec is "NAME" or "NAME:key=val,key=val". Each variant or workload
+ * publishes a table of struct lab_knob (terminated by an entry with name
+ * NULL); the parser fills one long per table entry, in table order, starting
+ * from the defaults. Units are part of the key name (handoff_timeout_us).
+ *
+ * Errors: an unknown key, a value out of [min, max], a malformed pair or a
+ * duplicate key is an error with a one-line message naming the valid keys.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define LAB_KNOBS_MAX 16
+#define LAB_SPEC_MAX 160
+
+enum lab_knob_type {
+	LAB_KNOB_INT,		/* decimal integer in [min, max] */
+	LAB_KNOB_BOOL,		/* 0/1, true/false, on/off, yes/no */
+	LAB_KNOB_ENUM,		/* one word of `choices` ("a|b|c"); value = its index */
+	LAB_KNOB_LOCK,		/* a registered rwsem variant name; value = registry index */
+};
+
+struct lab_knob {
+	const char *name;
+	enum lab_knob_type type;
+	long def;
+	long min, max;		/* LAB_KNOB_INT only */
+	const char *choices;	/* LAB_KNOB_ENUM only: "a|b|c" */
+	const char *help;	/* one line, with the unit and the source of the default */
+	bool positional;	/* may be given bare: "reaim:compute" sets this knob */
+};
+
+/*
+ * lab_knobs_parse() - parse "key=val,key=val" (may be empty or NULL) against
+ * @defs into @vals (LAB_KNOBS_MAX entries, defaults first).
+ * @owner names the variant/workload in error messages.
+ * Returns 0, or -1 with a one-line message in @err.
+ */
+int lab_knobs_parse(const char *owner, const struct lab_knob *defs, const char *kv,
+		    long *vals, char *err, size_t errlen);
+
+/* Number of entries in a NULL-terminated knob table (0 for NULL). */
+size_t lab_knobs_count(const struct lab_knob *defs);
+
+/* Write "key=val,key=val" for every knob whose value differs from its default. */
+void lab_knobs_format(const struct lab_knob *defs, const long *vals, char *buf, size_t len);
+
+/* Write the value of knob @i as the user would type it. */
+void lab_knob_value_str(const struct lab_knob *k, long v, char *buf, size_t len);
+
+/* Split "NAME[:kv]" into name (copied into @name) and a pointer to kv (or NULL). */
+int lab_spec_split(const char *spec, char *name, size_t namelen, const char **kv);

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The rwsem variant registry, generated from variants.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rwsem.h"
+
+#define LAB_VARIANT(sym) extern const struct lab_rwsem_ops sym;
+#include "variants.h"
+#undef LAB_VARIANT
+
+const struct lab_rwsem_ops *const lab_rwsem_variants[] = {
+#define LAB_VARIANT(sym) &sym,
+#include "variants.h"
+#undef LAB_VARIANT
+	NULL
+};
+
+int lab_rwsem_index(const char *name)
+{
+	for (int i = 0; lab_rwsem_variants[i]; i++)
+		if (!strcmp(lab_rwsem_variants[i]->name, name))
+			return i;
+	return -1;
+}
+
+const struct lab_rwsem_ops *lab_rwsem_by_index(int idx)
+{
+	int n = 0;
+
+	while (lab_rwsem_variants[n])
+		n++;
+	return idx >= 0 && idx < n ? lab_rwsem_variants[idx] : NULL;
+}
+
+const struct lab_rwsem_ops *lab_rwsem_lookup(const char *name)
+{
+	return lab_rwsem_by_index(lab_rwsem_index(name));
+}
+
+void lab_rwsem_names(char *buf, size_t len, bool with_hidden)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (int i = 0; lab_rwsem_variants[i] && off < len; i++) {
+		const struct lab_rwsem_ops *ops = lab_rwsem_variants[i];
+
+		if (!with_hidden && (ops->caps & LAB_CAP_NOT_IN_ALL))
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", ops->name);
+	}
+}
+
+int lab_rwsem_parse(const char *spec, struct lab_rwsem_conf *conf, char *err, size_t errlen)
+{
+	char name[64], kvs[LAB_SPEC_MAX];
+	const char *kv;
+
+	memset(conf, 0, sizeof(*conf));
+	if (lab_spec_split(spec, name, sizeof(name), &kv)) {
+		snprintf(err, errlen, "bad lock spec '%s' (expected NAME or NAME:key=val,...)", spec);
+		return -1;
+	}
+	conf->ops = lab_rwsem_lookup(name);
+	if (!conf->ops) {
+		char names[512];
+
+		lab_rwsem_names(names, sizeof(names), true);
+		snprintf(err, errlen, "unknown lock variant '%s' (valid: all, %s)", name, names);
+		return -1;
+	}
+	if (lab_knobs_parse(conf->ops->name, conf->ops->knobs, kv, conf->knob, err, errlen))
+		return -1;
+	lab_knobs_format(conf->ops->knobs, conf->knob, kvs, sizeof(kvs));
+	snprintf(conf->label, sizeof(conf->label), "%.60s%s%.98s", conf->ops->name, kvs[0] ? ":" : "", kvs);
+	return 0;
+}
+
+int lab_rwsem_parse_list(const char *arg, struct lab_rwsem_conf *confs, int max, int *n,
+			 char *err, size_t errlen)
+{
+	char buf[1024], spec[LAB_SPEC_MAX];
+	char *save = NULL, *tok;
+	bool have = false;
+
+	if (!arg || !*arg) {
+		snprintf(err, errlen, "empty lock list");
+		return -1;
+	}
+	if (strlen(arg) >= sizeof(buf)) {
+		snprintf(err, errlen, "lock list too long");
+		return -1;
+	}
+	strcpy(buf, arg);
+	spec[0] = 0;
+	/* Gather "NAME:k=v" plus following "k=v" tokens into one spec, then parse it. */
+	for (tok = strtok_r(buf, ",", &save);; tok = strtok_r(NULL, ",", &save)) {
+		bool cont = tok && strchr(tok, '=') && !strchr(tok, ':');
+
+		if (cont) {
+			if (!have) {
+				snprintf(err, errlen, "knob '%s' given before any lock variant", tok);
+				return -1;
+			}
+			if (strlen(spec) + strlen(tok) + 2 >= sizeof(spec)) {
+				snprintf(err, errlen, "lock spec too long");
+				return -1;
+			}
+			strcat(spec, ",");
+			strcat(spec, tok);
+			continue;
+		}
+		if (have) {
+			if (!strcmp(spec, "all")) {
+				for (int i = 0; lab_rwsem_variants[i]; i++) {
+					if (lab_rwsem_variants[i]->caps & LAB_CAP_NOT_IN_ALL)
+						continue;
+					if (*n >= max) {
+						snprintf(err, errlen, "too many lock variants (max %d)", max);
+						return -1;
+					}
+					if (lab_rwsem_parse(lab_rwsem_variants[i]->name, &confs[(*n)++], err,
+							    errlen))
+						return -1;
+				}
+			} else {
+				if (*n >= max) {
+					snprintf(err, errlen, "too many lock variants (max %d)", max);
+					return -1;
+				}
+				if (lab_rwsem_parse(spec, &confs[*n], err, errlen))
+					return -1;
+				(*n)++;
+			}
+		}
+		if (!tok)
+			break;
+		if (strlen(tok) >= sizeof(spec)) {
+			snprintf(err, errlen, "lock spec too long");
+			return -1;
+		}
+		strcpy(spec, tok);
+		have = true;
+	}
+	if (!have) {
+		snprintf(err, errlen, "empty lock list '%s'", arg);
+		return -1;
+	}
+	return 0;
+}
+
+int lab_lock_init(struct lab_lock *l, const struct lab_rwsem_conf *conf)
+{
+	const struct lab_rwsem_ops *ops = conf->ops;
+	size_t align = ops->align < sizeof(void *) ? sizeof(void *) : ops->align;
+	size_t size = (ops->size + align - 1) / align * align;
+	void *mem;
+	int r;
+
+	l->ops = ops;
+	l->sem = NULL;
+	if (posix_memalign(&mem, align, size ? size : align))
+		return -ENOMEM;
+	memset(mem, 0, size ? size : align);
+	r = ops->init((struct lab_rwsem *)mem, conf);
+	if (r) {
+		free(mem);
+		return r;
+	}
+	l->sem = (struct lab_rwsem *)mem;
+	return 0;
+}
+
+void lab_lock_destroy(struct lab_lock *l)
+{
+	if (!l->sem)
+		return;
+	if (l->ops->destroy)
+		l->ops->destroy(l->sem);
+	free(l->sem);
+	l->sem = NULL;
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The list of rwsem variants: one LAB_VARIANT(symbol) per locks/<file>.c ops
+ * table, in `rwlab list` order. Adding a variant = one file + one line here +
+ * one line in locks/meson.build. No include guard (X-macro list).
+ */
+LAB_VARIANT(lab_rwsem_pthread_ops)
+LAB_VARIANT(lab_rwsem_pthread_wp_ops)
+LAB_VARIANT(lab_rwsem_ck_rwlock_ops)
+LAB_VARIANT(lab_rwsem_ck_pflock_ops)
+LAB_VARIANT(lab_rwsem_ck_tflock_ops)
+LAB_VARIANT(lab_rwsem_ck_brlock_ops)
+LAB_VARIANT(lab_rwsem_null_ops)
+LAB_VARIANT(lab_rwsem_busted_ops)

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tasks, futexes and the debug-yield hook (see wait.h and atomic.h).
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "wait.h"
+
+__thread struct lab_task *lab_current_task;
+
+static struct lab_task lab_tasks[LAB_MAX_TASKS];
+static unsigned char lab_task_used[LAB_MAX_TASKS];
+static pthread_mutex_t lab_task_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t lab_task_key;
+static pthread_once_t lab_task_once = PTHREAD_ONCE_INIT;
+
+static void lab_task_detach(void *arg)
+{
+	struct lab_task *t = arg;
+
+	pthread_mutex_lock(&lab_task_mutex);
+	lab_task_used[t->id] = 0;
+	pthread_mutex_unlock(&lab_task_mutex);
+}
+
+static void lab_task_key_init(void)
+{
+	if (pthread_key_create(&lab_task_key, lab_task_detach) != 0)
+		abort();
+}
+
+struct lab_task *lab_task_attach(void)
+{
+	struct lab_task *t = NULL;
+
+	pthread_once(&lab_task_once, lab_task_key_init);
+	pthread_mutex_lock(&lab_task_mutex);
+	for (int i = 0; i < LAB_MAX_TASKS; i++) {
+		if (!lab_task_used[i]) {
+			lab_task_used[i] = 1;
+			t = &lab_tasks[i];
+			t->id = i;
+			t->seq++;
+			WRITE_ONCE(t->on_cpu, 1);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&lab_task_mutex);
+	if (!t) {
+		fprintf(stderr, "rwlab: more than %d threads use locks at once\n", LAB_MAX_TASKS);
+		abort();
+	}
+	pthread_setspecific(lab_task_key, t);
+	lab_current_task = t;
+	return t;
+}
+
+struct lab_task *lab_task_by_id(int id)
+{
+	if (id < 0 || id >= LAB_MAX_TASKS || !READ_ONCE(lab_task_used[id]))
+		return NULL;
+	return &lab_tasks[id];
+}
+
+int lab_futex_wait(uint32_t *uaddr, uint32_t val, int64_t timeout_ns)
+{
+	struct lab_task *t = lab_current();
+	struct timespec ts, *tsp = NULL;
+	long r;
+
+	if (timeout_ns >= 0) {
+		ts.tv_sec = timeout_ns / 1000000000;
+		ts.tv_nsec = timeout_ns % 1000000000;
+		tsp = &ts;
+	}
+	WRITE_ONCE(t->on_cpu, 0);
+	r = syscall(SYS_futex, uaddr, FUTEX_WAIT_PRIVATE, val, tsp, NULL, 0);
+	WRITE_ONCE(t->on_cpu, 1);
+	if (r == 0 || errno == EAGAIN)
+		return 0;
+	return -errno;
+}
+
+int lab_futex_wake(uint32_t *uaddr, int n)
+{
+	long r = syscall(SYS_futex, uaddr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+
+	return r < 0 ? -errno : (int)r;
+}
+
+void lab_sleep_ns(uint64_t ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(ns / 1000000000ull),
+		.tv_nsec = (long)(ns % 1000000000ull),
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+		;
+}
+
+/*
+ * Debug-yield: about 1 in 64 seam crossings yields the CPU and 1 in 4096
+ * sleeps 1-50 us, so that preemption lands at every kind of point.
+ */
+void lab_debug_yield(void)
+{
+	static __thread uint64_t x;
+
+	if (!x)
+		x = (uint64_t)(uintptr_t)&x ^ 0x9e3779b97f4a7c15ull;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	if ((x & 4095) == 0)
+		usleep(1 + (unsigned)((x >> 12) % 50));
+	else if ((x & 63) == 0)
+		sched_yield();
+}

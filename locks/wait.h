@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * locks/wait.h - the seam for sleeping, waking, tasks and clocks.
+ *
+ * Kernel primitive -> user-space stand-in (research/kernel.md §8):
+ *   task_struct / current   -> struct lab_task, one per thread (lab_current())
+ *   schedule() / wake_up_q  -> lab_futex_wait() / lab_futex_wake() on a per-waiter word
+ *   owner->on_cpu           -> lab_task.on_cpu: 1 while the thread runs, 0 while
+ *                              it sleeps in lab_futex_wait(). Preemption by the
+ *                              host scheduler is invisible (user space cannot see
+ *                              it), so spinners also keep a time budget.
+ *   jiffies                 -> lab_jiffies_ns() (CLOCK_MONOTONIC_COARSE)
+ *   sched_clock()           -> lab_clock_ns() (CLOCK_MONOTONIC)
+ *   critical-section load   -> lab_delay(loops): `loops` cpu_relax() calls
+ *
+ * Workloads block, wake and burn time only through these helpers too, so a
+ * future virtual-CPU simulator can replace them in one place.
+ */
+#pragma once
+
+#include <stdint.h>
+#include <time.h>
+#include "compiler.h"
+#include "atomic.h"
+
+/* Upper bound on live threads that use locks/ at once (dense task ids). */
+#define LAB_MAX_TASKS 1024
+
+struct lab_task {
+	int id;			/* dense id in [0, LAB_MAX_TASKS), reused after thread exit */
+	int on_cpu;		/* 1 while running; 0 while sleeping in lab_futex_wait() */
+	uint64_t seq;		/* generation: bumped when the id is reused */
+} __lab_cacheline_aligned;
+
+extern __thread struct lab_task *lab_current_task;
+struct lab_task *lab_task_attach(void);
+
+/*
+ * lab_current() - the calling thread's task. The first call in a thread
+ * assigns a dense id; the id is returned to the pool when the thread exits.
+ * Aborts if more than LAB_MAX_TASKS threads use locks/ at once.
+ */
+static inline struct lab_task *lab_current(void)
+{
+	struct lab_task *t = lab_current_task;
+
+	if (lab_unlikely(!t))
+		t = lab_task_attach();
+	return t;
+}
+
+/* Task owning dense id @id, or NULL if that id is free. Racy by design (a hint). */
+struct lab_task *lab_task_by_id(int id);
+
+/*
+ * lab_futex_wait() - sleep while *uaddr == val (FUTEX_WAIT_PRIVATE).
+ * @timeout_ns: relative timeout in ns, or -1 for none.
+ * Marks the task off-CPU for the duration. Returns 0 when woken or when
+ * *uaddr != val on entry, -ETIMEDOUT on timeout, -EINTR on a signal.
+ * Spurious returns happen: callers re-check their condition in a loop.
+ */
+int lab_futex_wait(uint32_t *uaddr, uint32_t val, int64_t timeout_ns);
+
+/* lab_futex_wake() - wake up to @n waiters on @uaddr. Returns how many woke. */
+int lab_futex_wake(uint32_t *uaddr, int n);
+
+/* Nanoseconds of CLOCK_MONOTONIC. */
+static inline uint64_t lab_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Nanoseconds of CLOCK_MONOTONIC_COARSE: the jiffies stand-in (tick resolution). */
+static inline uint64_t lab_jiffies_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * lab_delay() - burn @loops iterations of cpu_relax(): the unit of the
+ * critical-section and between-sections load of locktest ("load = 100").
+ */
+static inline void lab_delay(unsigned long loops)
+{
+	for (unsigned long i = 0; i < loops; i++)
+		cpu_relax();
+}
+
+/* Sleep the calling thread for @ns nanoseconds (clock_nanosleep, restarts on EINTR). */
+void lab_sleep_ns(uint64_t ns);

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * locktest - Waiman Long's rwsem locking microbenchmark, re-implemented.
+ *
+ * Citation: the "locktest" runs quoted in Waiman Long's rwsem threads on LKML
+ * (e.g. the 2023-02-27 direct-handoff thread: "Running locktest with rwsem
+ * [runtime = 15s, r% = 50%, load = 100]", then "Threads = N, Min/Mean/Max =
+ * a/b/c" and "Total Rate = x op/s; Percpu Rate = y op/s"), and the v5.11
+ * "CS Load" = 1/20/100 pause instructions evaluation; research/peers.md §14.
+ *
+ * What a thread does, until the window closes:
+ *   pick read (probability rpct%) or write at random, per operation;
+ *   down_read/down_write; lab_delay(load); up_read/up_write;
+ *   lab_delay(think)                        (the between-sections load)
+ * Units of load/think: cpu_relax() (PAUSE) iterations.
+ *
+ * Metrics per iteration: per-thread operations over the window as
+ * ops_min/ops_mean/ops_max (the Min/Mean/Max line), total_rate (op/s),
+ * percpu_rate (op/s per thread), and the read and write counts.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "wait.h"
+#include "workload.h"
+
+enum { K_RPCT, K_LOAD, K_THINK };
+
+static const struct lab_knob locktest_knobs[] = {
+	[K_RPCT] = { .name = "rpct", .type = LAB_KNOB_INT, .def = 50, .min = 0, .max = 100,
+		     .help = "percent of operations that are reads (r%)" },
+	[K_LOAD] = { .name = "load", .type = LAB_KNOB_INT, .def = 100, .min = 0, .max = 1000000,
+		     .help = "critical-section load, cpu_relax() iterations (locktest 'load')" },
+	[K_THINK] = { .name = "think", .type = LAB_KNOB_INT, .def = 100, .min = 0, .max = 1000000,
+		      .help = "between-sections load, cpu_relax() iterations" },
+	{ 0 }
+};
+
+struct locktest {
+	struct lab_lock lock;
+	unsigned rthresh;	/* read if (rand % 100) < rthresh */
+	unsigned long load, think;
+};
+
+static int locktest_setup(void **state, const struct lab_cell *cell, char *err, size_t errlen)
+{
+	struct locktest *lt = calloc(1, sizeof(*lt));
+	int r;
+
+	if (!lt) {
+		snprintf(err, errlen, "locktest: out of memory");
+		return -1;
+	}
+	r = lab_lock_init(&lt->lock, cell->lock);
+	if (r) {
+		snprintf(err, errlen, "locktest: cannot init %s: error %d", cell->lock->label, r);
+		free(lt);
+		return -1;
+	}
+	lt->rthresh = (unsigned)cell->wl->knob[K_RPCT];
+	lt->load = (unsigned long)cell->wl->knob[K_LOAD];
+	lt->think = (unsigned long)cell->wl->knob[K_THINK];
+	*state = lt;
+	return 0;
+}
+
+static void locktest_worker(void *state, struct lab_worker *w)
+{
+	struct locktest *lt = state;
+	const struct lab_lock *l = &lt->lock;
+
+	while (lab_worker_running(w)) {
+		if (lab_worker_rand(w) % 100 < lt->rthresh) {
+			lab_down_read(l);
+			lab_delay(lt->load);
+			lab_up_read(l);
+			w->reads++;
+		} else {
+			lab_down_write(l);
+			lab_delay(lt->load);
+			lab_up_write(l);
+			w->writes++;
+		}
+		w->ops++;
+		lab_delay(lt->think);
+	}
+}
+
+static void locktest_metrics(void *state, const struct lab_iter *it, struct lab_sink *sink)
+{
+	uint64_t min = UINT64_MAX, max = 0, sum = 0, rd = 0, wr = 0;
+
+	(void)state;
+	for (int i = 0; i < it->nthreads; i++) {
+		const struct lab_worker *w = &it->workers[i];
+
+		min = w->ops < min ? w->ops : min;
+		max = w->ops > max ? w->ops : max;
+		sum += w->ops;
+		rd += w->reads;
+		wr += w->writes;
+	}
+	lab_emit(sink, "ops_min", (double)min, "ops", LAB_BETTER_HIGHER);
+	lab_emit(sink, "ops_mean", (double)sum / it->nthreads, "ops", LAB_BETTER_HIGHER);
+	lab_emit(sink, "ops_max", (double)max, "ops", LAB_BETTER_HIGHER);
+	lab_emit(sink, "total_rate", (double)sum / it->wall_s, "op/s", LAB_BETTER_HIGHER);
+	lab_emit(sink, "percpu_rate", (double)sum / it->wall_s / it->nthreads, "op/s", LAB_BETTER_HIGHER);
+	lab_emit(sink, "reads", (double)rd, "ops", LAB_BETTER_NONE);
+	lab_emit(sink, "writes", (double)wr, "ops", LAB_BETTER_NONE);
+}
+
+static void locktest_teardown(void *state)
+{
+	struct locktest *lt = state;
+
+	lab_lock_destroy(&lt->lock);
+	free(lt);
+}
+
+const struct lab_workload_ops lab_workload_locktest = {
+	.name = "locktest",
+	.summary = "Waiman Long's rwsem microbenchmark: r% reads, CS load, think load; Min/Mean/Max ops",
+	.cite = "Waiman Long's locktest, LKML rwsem threads 2019-2023 (research/peers.md §14)",
+	.kind = LAB_WL_TIMED,
+	.knobs = locktest_knobs,
+	.headline = "total_rate",
+	.setup = locktest_setup,
+	.worker = locktest_worker,
+	.metrics = locktest_metrics,
+	.teardown = locktest_teardown,
+};

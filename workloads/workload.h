@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * workloads/workload.h - the interface every workload implements.
+ *
+ * A workload is one file workloads/<name>.c exporting one
+ * `const struct lab_workload_ops`. The harness runs it as a matrix of cells
+ * (lock variant x workload x thread count), each cell for -n iterations:
+ *
+ *   setup(cell)                  once per cell: allocate, create locks
+ *   for each iteration:
+ *     prepare(iteration)         unmeasured (pft unpopulates its region here)
+ *     N x worker(w)              on N pinned threads released by one barrier
+ *     metrics(iteration)         emit the workload's metrics for the window
+ *   teardown()
+ *
+ * Two kinds:
+ * - LAB_WL_TIMED (locktest): workers loop `while (lab_worker_running(w))`;
+ *   the harness opens the measurement window after --warmup and closes it
+ *   after --duration. Counters in struct lab_worker are zeroed by the worker
+ *   itself when it first sees the window open.
+ * - LAB_WL_WORK (pft): each worker does a fixed amount of work and returns;
+ *   the window runs from the barrier release to the last worker's return.
+ *   --warmup > 0 runs one unrecorded pass first.
+ *
+ * Threading: setup/prepare/metrics/teardown run on the harness thread with no
+ * worker running; worker() runs concurrently on every worker thread and
+ * writes only its own struct lab_worker (cache-line aligned).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "atomic.h"
+#include "events.h"
+#include "knob.h"
+#include "rwsem.h"
+
+enum lab_phase { LAB_PHASE_WARMUP = 0, LAB_PHASE_MEASURE = 1, LAB_PHASE_STOP = 2 };
+enum lab_better { LAB_BETTER_NONE = 0, LAB_BETTER_HIGHER, LAB_BETTER_LOWER };
+
+struct lab_workload_ops;
+
+struct lab_workload_conf {
+	const struct lab_workload_ops *ops;
+	long knob[LAB_KNOBS_MAX];
+	char label[LAB_SPEC_MAX];	/* "name" or "name:key=val,..." (non-default knobs) */
+};
+
+/* Run-wide settings a workload may read (filled from the command line). */
+struct lab_run_settings {
+	uint64_t duration_ns;		/* -d: measurement window of TIMED workloads */
+	uint64_t warmup_ns;		/* --warmup */
+	uint64_t seed;			/* --seed */
+};
+
+/* One cell, as a workload sees it. */
+struct lab_cell {
+	const struct lab_rwsem_conf *lock;
+	const struct lab_workload_conf *wl;
+	const struct lab_run_settings *run;
+	int nthreads;
+	int iteration;			/* 0-based; -1 for a warm-up pass */
+	uint32_t phase __lab_cacheline_aligned;	/* enum lab_phase; read by every worker every op */
+	char pad[LAB_CACHELINE - sizeof(uint32_t)];
+};
+
+#define LAB_WORKER_COUNTS 6
+
+struct lab_worker {
+	/* set by the harness before the barrier */
+	int id;				/* 0..nthreads-1 */
+	int cpu;			/* PU it is pinned to, -1 if unpinned */
+	uint64_t rng;			/* per-thread PRNG state (lab_worker_rand) */
+	const struct lab_cell *cell;
+	uint32_t phase_seen;
+	/* measured: zeroed when the window opens */
+	uint64_t ops;			/* the workload's unit of work (lock ops, faults, ...) */
+	uint64_t reads, writes;
+	uint64_t count[LAB_WORKER_COUNTS];	/* workload-defined */
+	uint64_t t_start, t_end;	/* ns (CLOCK_MONOTONIC), set by the harness */
+	struct lab_events events;	/* the thread's lock events over the window */
+} __lab_cacheline_aligned;
+
+static inline void lab_worker_reset(struct lab_worker *w)
+{
+	w->ops = w->reads = w->writes = 0;
+	for (int i = 0; i < LAB_WORKER_COUNTS; i++)
+		w->count[i] = 0;
+	lab_events_reset();
+}
+
+/*
+ * lab_worker_running() - poll the cell's phase once per operation. Returns
+ * false once the window has closed. Zeroes the worker's counters (and its
+ * lock events) when it first observes the window open.
+ */
+static inline bool lab_worker_running(struct lab_worker *w)
+{
+	uint32_t ph = READ_ONCE(w->cell->phase);
+
+	if (lab_unlikely(ph != w->phase_seen)) {
+		if (ph == LAB_PHASE_MEASURE)
+			lab_worker_reset(w);
+		w->phase_seen = ph;
+	}
+	return ph != LAB_PHASE_STOP;
+}
+
+/* xorshift64* (Vigna 2016): per-thread, never shared. */
+static inline uint64_t lab_worker_rand(struct lab_worker *w)
+{
+	uint64_t x = w->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	w->rng = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+/* What a workload's metrics() sees for one iteration. */
+struct lab_iter {
+	const struct lab_cell *cell;
+	const struct lab_worker *workers;
+	int nthreads;
+	double wall_s;			/* window length */
+	double user_s, sys_s;		/* getrusage(RUSAGE_SELF) deltas over the window */
+};
+
+struct lab_sink {
+	void (*emit)(void *ctx, const char *metric, double value, const char *unit,
+		     enum lab_better better);
+	void *ctx;
+};
+
+static inline void lab_emit(struct lab_sink *s, const char *metric, double value, const char *unit,
+			    enum lab_better better)
+{
+	s->emit(s->ctx, metric, value, unit, better);
+}
+
+enum lab_wl_kind { LAB_WL_TIMED, LAB_WL_WORK };
+
+struct lab_workload_ops {
+	const char *name;
+	const char *summary;
+	const char *cite;
+	enum lab_wl_kind kind;
+	const struct lab_knob *knobs;
+	const char *headline;		/* metric shown in run's summary table */
+
+	/* Returns 0, or -1 with a one-line message in err. */
+	int (*setup)(void **state, const struct lab_cell *cell, char *err, size_t errlen);
+	int (*prepare)(void *state, const struct lab_cell *cell);	/* may be NULL */
+	void (*worker)(void *state, struct lab_worker *w);
+	void (*metrics)(void *state, const struct lab_iter *it, struct lab_sink *sink);
+	void (*teardown)(void *state);
+};
+
+/* ---- registry (workloads/registry.c) ---------------------------------- */
+
+extern const struct lab_workload_ops *const lab_workloads[];
+const struct lab_workload_ops *lab_workload_lookup(const char *name);
+void lab_workload_names(char *buf, size_t len);
+/* Parse "-w" lists: "locktest,pft:size_mb=64,locktest:rpct=90". Same rules as lab_rwsem_parse_list. */
+int lab_workload_parse(const char *spec, struct lab_workload_conf *conf, char *err, size_t errlen);
+int lab_workload_parse_list(const char *arg, struct lab_workload_conf *confs, int max, int *n,
+			    char *err, size_t errlen);

@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The list of workloads: one LAB_WORKLOAD(symbol) per workloads/<name>.c, in
+ * `rwlab list` order. No include guard (X-macro list).
+ */
+LAB_WORKLOAD(lab_workload_locktest)
+LAB_WORKLOAD(lab_workload_pft)
