@@ -12,6 +12,8 @@ LAB_EVENT(rwsem_wake_writer)	/* # of writer wakeups */
 LAB_EVENT(rwsem_opt_lock)	/* # of opt-acquired write locks (v6.x name) */
 LAB_EVENT(rwsem_opt_rlock)	/* # of opt-acquired read locks (v5.3) */
 LAB_EVENT(rwsem_opt_wlock)	/* # of opt-acquired write locks (v5.3) */
+LAB_EVENT(rwsem_opt_norspin)	/* # of disabled reader-only optimistic spinnings (v5.3) */
+LAB_EVENT(rwsem_opt_rlock2)	/* # of opt-acquired 2ndary read locks (v5.3) */
 LAB_EVENT(rwsem_opt_fail)	/* # of failed optimistic spinnings */
 LAB_EVENT(rwsem_opt_nospin)	/* # of disabled optimistic spinnings */
 LAB_EVENT(rwsem_rlock)		/* # of read locks acquired in the slow path */

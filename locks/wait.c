@@ -49,6 +49,7 @@ struct lab_task *lab_task_attach(void)
 			t->id = i;
 			t->seq++;
 			WRITE_ONCE(t->on_cpu, 1);
+			WRITE_ONCE(t->state, TASK_RUNNING);
 			break;
 		}
 	}
@@ -86,6 +87,24 @@ int lab_futex_wait(uint32_t *uaddr, uint32_t val, int64_t timeout_ns)
 	if (r == 0 || errno == EAGAIN)
 		return 0;
 	return -errno;
+}
+
+void schedule(void)
+{
+	struct lab_task *t = lab_current();
+	uint32_t s;
+
+	while ((s = smp_load_acquire(&t->state)) != TASK_RUNNING)
+		lab_futex_wait(&t->state, s, -1);
+}
+
+int wake_up_process(struct lab_task *t)
+{
+	/* Full barrier: the waker's condition store is visible before the state flips. */
+	if (atomic_xchg(&t->state, TASK_RUNNING) == TASK_RUNNING)
+		return 0;
+	lab_futex_wake(&t->state, 1);
+	return 1;
 }
 
 int lab_futex_wake(uint32_t *uaddr, int n)

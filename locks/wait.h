@@ -26,9 +26,16 @@
 /* Upper bound on live threads that use locks/ at once (dense task ids). */
 #define LAB_MAX_TASKS 1024
 
+#define TASK_RUNNING		0u
+#define TASK_UNINTERRUPTIBLE	2u
+
 struct lab_task {
 	int id;			/* dense id in [0, LAB_MAX_TASKS), reused after thread exit */
 	int on_cpu;		/* 1 while running; 0 while sleeping in lab_futex_wait() */
+	uint32_t state;		/* TASK_RUNNING or TASK_UNINTERRUPTIBLE; the futex schedule() sleeps on */
+	unsigned resched_poll;	/* need_resched(): clock read every 16 polls */
+	uint64_t spin_deadline;	/* need_resched(): end of the current spin budget (ns) */
+	struct lab_task *wake_q_next;	/* wake_q link (wake_q.h); NULL when not queued */
 	uint64_t seq;		/* generation: bumped when the id is reused */
 } __lab_cacheline_aligned;
 
@@ -90,6 +97,79 @@ static inline void lab_delay(unsigned long loops)
 {
 	for (unsigned long i = 0; i < loops; i++)
 		cpu_relax();
+}
+
+/* ---- schedule() and wake_up_process() ------------------------------------
+ *
+ * The kernel's sleep protocol, on the task's own futex word:
+ *
+ *	set_current_state(TASK_UNINTERRUPTIBLE);	// store + full barrier
+ *	if (!condition)
+ *		schedule();				// sleeps until woken
+ *	__set_current_state(TASK_RUNNING);
+ *
+ * and on the waker's side: make the condition true, then wake_up_process(t).
+ * wake_up_process() only touches struct lab_task, which outlives any waiter
+ * structure on the sleeper's stack, so a waker may wake a task whose waiter
+ * has already gone (a spurious wakeup, which callers' loops absorb) - the
+ * user-space version of the kernel's get_task_struct() in rwsem_mark_wake().
+ */
+
+/* Set the caller's state, then a full barrier (pairs with wake_up_process()'s xchg). */
+static inline void set_current_state(uint32_t state)
+{
+	struct lab_task *t = lab_current();
+
+	WRITE_ONCE(t->state, state);
+	smp_mb();
+}
+
+/* Set the caller's state without a barrier. */
+static inline void __set_current_state(uint32_t state)
+{
+	WRITE_ONCE(lab_current()->state, state);
+}
+
+/*
+ * schedule() - if the caller's state is not TASK_RUNNING, sleep until a
+ * wake_up_process() sets it back. Returns with the state TASK_RUNNING.
+ */
+void schedule(void);
+
+/*
+ * wake_up_process() - set @t's state to TASK_RUNNING and wake it if it was
+ * (about to be) sleeping. Returns 1 if @t was not running. Any thread.
+ */
+int wake_up_process(struct lab_task *t);
+
+/*
+ * need_resched() stand-in. User space cannot see the host scheduler wanting
+ * the CPU back, so a spinner gives itself a budget with
+ * lab_spin_budget_start(ns) and need_resched() turns true when it runs out.
+ * The clock is read every 16 polls, as the kernel reads sched_clock() in
+ * rwsem_optimistic_spin.
+ */
+static inline void lab_spin_budget_start(uint64_t ns)
+{
+	struct lab_task *t = lab_current();
+
+	t->resched_poll = 0;
+	t->spin_deadline = lab_clock_ns() + ns;
+}
+
+static inline int need_resched(void)
+{
+	struct lab_task *t = lab_current();
+
+	if (++t->resched_poll & 15)
+		return 0;
+	return lab_clock_ns() > t->spin_deadline;
+}
+
+/* owner->on_cpu stand-in: is @t running (not asleep in schedule()/lab_futex_wait())? */
+static inline int lab_task_on_cpu(const struct lab_task *t)
+{
+	return READ_ONCE(t->on_cpu);
 }
 
 /* Sleep the calling thread for @ns nanoseconds (clock_nanosleep, restarts on EINTR). */
