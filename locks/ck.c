@@ -21,8 +21,9 @@
  *   counter on its own cache line); readers touch only their record, a writer
  *   takes the writer word and then waits for every record to drain. The
  *   adapter registers the calling thread's record on its first down_read of a
- *   given lock (ck_brlock_read_register, which takes the write side), keyed by
- *   lab_current()->id, and unregisters all records in destroy(). No downgrade.
+ *   given lock, keyed by
+ *   lab_current()->id (pushing it onto ck's reader list with a CAS, see
+ *   ckbr_register), and frees all records in destroy(). No downgrade.
  *
  * These use ck's own atomics (ck_pr, inline assembly), not locks/atomic.h:
  * ThreadSanitizer cannot see them, so the TSan suite exempts the ck-* variants.
@@ -158,21 +159,35 @@ static void ckbr_destroy(struct lab_rwsem *sem)
 	struct ckbr_rwsem *b = (struct ckbr_rwsem *)sem;
 
 	for (int i = 0; i < LAB_MAX_TASKS; i++) {
-		if (b->reader[i]) {
-			ck_brlock_read_unregister(&b->br, &b->reader[i]->r);
-			free(b->reader[i]);
-			b->reader[i] = NULL;
-		}
+		free(b->reader[i]);
+		b->reader[i] = NULL;
 	}
 }
 
+/*
+ * Register the calling thread's reader record without ck_brlock_read_register():
+ * that takes the write side and so waits for every reader to leave, which
+ * would make a thread's first down_read wait for readers already inside (two
+ * readers could not coexist). Instead the record is pushed onto ck's reader
+ * list with a CAS. That is safe against a writer scanning the list at the
+ * same moment: the writer sets br->writer before it loads the list head, and
+ * a reader sets its count before it loads br->writer (both fenced), so either
+ * the writer's scan sees the new record or the new reader sees the writer and
+ * backs off. Records are only removed in destroy(), with no thread left.
+ */
 static __lab_cold ck_brlock_reader_t *ckbr_register(struct ckbr_rwsem *b, int id)
 {
 	struct ckbr_reader *rd;
+	struct ck_brlock_reader *head;
 
 	if (posix_memalign((void **)&rd, LAB_CACHELINE, sizeof(*rd)))
 		abort();
-	ck_brlock_read_register(&b->br, &rd->r);
+	rd->r.n_readers = 0;
+	rd->r.previous = NULL;
+	do {
+		head = ck_pr_load_ptr(&b->br.readers);
+		rd->r.next = head;
+	} while (!ck_pr_cas_ptr(&b->br.readers, head, &rd->r));
 	lockevent_inc(brlock_register);
 	b->reader[id] = rd;
 	return &rd->r;
