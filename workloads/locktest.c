@@ -16,16 +16,20 @@
  *
  * Metrics per iteration: per-thread operations over the window as
  * ops_min/ops_mean/ops_max (the Min/Mean/Max line), total_rate (op/s),
- * percpu_rate (op/s per thread), and the read and write counts.
+ * percpu_rate (op/s per thread), the read and write counts, and (lat=1,
+ * the default) the acquisition latency of reads and writes, p50/p99/max in
+ * ns, from per-thread histograms (workloads/latency.h). Timing costs two
+ * clock reads per operation; lat=0 turns it off.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "latency.h"
 #include "wait.h"
 #include "workload.h"
 
-enum { K_RPCT, K_LOAD, K_THINK };
+enum { K_RPCT, K_LOAD, K_THINK, K_LAT };
 
 static const struct lab_knob locktest_knobs[] = {
 	[K_RPCT] = { .name = "rpct", .type = LAB_KNOB_INT, .def = 50, .min = 0, .max = 100,
@@ -34,13 +38,21 @@ static const struct lab_knob locktest_knobs[] = {
 		     .help = "critical-section load, cpu_relax() iterations (locktest 'load')" },
 	[K_THINK] = { .name = "think", .type = LAB_KNOB_INT, .def = 100, .min = 0, .max = 1000000,
 		      .help = "between-sections load, cpu_relax() iterations" },
+	[K_LAT] = { .name = "lat", .type = LAB_KNOB_BOOL, .def = 1,
+		    .help = "time every acquisition (2 clock reads per op) for p50/p99/max latency" },
 	{ 0 }
 };
+
+struct locktest_lat {
+	struct lab_hist rd, wr;		/* acquisition latency, ns */
+} __lab_cacheline_aligned;
 
 struct locktest {
 	struct lab_lock lock;
 	unsigned rthresh;	/* read if (rand % 100) < rthresh */
 	unsigned long load, think;
+	bool lat;
+	struct locktest_lat *hist;	/* one per thread */
 };
 
 static int locktest_setup(void **state, const struct lab_cell *cell, char *err, size_t errlen)
@@ -61,6 +73,16 @@ static int locktest_setup(void **state, const struct lab_cell *cell, char *err, 
 	lt->rthresh = (unsigned)cell->wl->knob[K_RPCT];
 	lt->load = (unsigned long)cell->wl->knob[K_LOAD];
 	lt->think = (unsigned long)cell->wl->knob[K_THINK];
+	lt->lat = cell->wl->knob[K_LAT] != 0;
+	if (lt->lat) {
+		lt->hist = aligned_alloc(LAB_CACHELINE, (size_t)cell->nthreads * sizeof(*lt->hist));
+		if (!lt->hist) {
+			snprintf(err, errlen, "locktest: out of memory");
+			lab_lock_destroy(&lt->lock);
+			free(lt);
+			return -1;
+		}
+	}
 	*state = lt;
 	return 0;
 }
@@ -69,15 +91,35 @@ static void locktest_worker(void *state, struct lab_worker *w)
 {
 	struct locktest *lt = state;
 	const struct lab_lock *l = &lt->lock;
+	struct locktest_lat *h = lt->lat ? &lt->hist[w->id] : NULL;
+	uint32_t seen = LAB_PHASE_WARMUP;
 
+	if (h) {
+		lab_hist_reset(&h->rd);
+		lab_hist_reset(&h->wr);
+	}
 	while (lab_worker_running(w)) {
+		uint64_t t0 = 0;
+
+		if (h && lab_unlikely(w->phase_seen != seen)) {
+			/* The window just opened: forget the warm-up's latencies. */
+			seen = w->phase_seen;
+			lab_hist_reset(&h->rd);
+			lab_hist_reset(&h->wr);
+		}
+		if (h)
+			t0 = lab_clock_ns();
 		if (lab_worker_rand(w) % 100 < lt->rthresh) {
 			lab_down_read(l);
+			if (h)
+				lab_hist_add(&h->rd, lab_clock_ns() - t0);
 			lab_delay(lt->load);
 			lab_up_read(l);
 			w->reads++;
 		} else {
 			lab_down_write(l);
+			if (h)
+				lab_hist_add(&h->wr, lab_clock_ns() - t0);
 			lab_delay(lt->load);
 			lab_up_write(l);
 			w->writes++;
@@ -89,9 +131,9 @@ static void locktest_worker(void *state, struct lab_worker *w)
 
 static void locktest_metrics(void *state, const struct lab_iter *it, struct lab_sink *sink)
 {
+	struct locktest *lt = state;
 	uint64_t min = UINT64_MAX, max = 0, sum = 0, rd = 0, wr = 0;
 
-	(void)state;
 	for (int i = 0; i < it->nthreads; i++) {
 		const struct lab_worker *w = &it->workers[i];
 
@@ -108,6 +150,24 @@ static void locktest_metrics(void *state, const struct lab_iter *it, struct lab_
 	lab_emit(sink, "percpu_rate", (double)sum / it->wall_s / it->nthreads, "op/s", LAB_BETTER_HIGHER);
 	lab_emit(sink, "reads", (double)rd, "ops", LAB_BETTER_NONE);
 	lab_emit(sink, "writes", (double)wr, "ops", LAB_BETTER_NONE);
+	if (lt->lat) {
+		struct lab_hist *rh = calloc(2, sizeof(*rh)), *wh = rh ? rh + 1 : NULL;
+
+		if (!rh)
+			return;
+		for (int i = 0; i < it->nthreads; i++) {
+			lab_hist_merge(rh, &lt->hist[i].rd);
+			lab_hist_merge(wh, &lt->hist[i].wr);
+		}
+		/* Acquisition latency: from calling down_* to holding the lock. */
+		lab_emit(sink, "read_lat_p50_ns", (double)lab_hist_quantile(rh, 0.50), "ns", LAB_BETTER_LOWER);
+		lab_emit(sink, "read_lat_p99_ns", (double)lab_hist_quantile(rh, 0.99), "ns", LAB_BETTER_LOWER);
+		lab_emit(sink, "read_lat_max_ns", (double)rh->max, "ns", LAB_BETTER_LOWER);
+		lab_emit(sink, "write_lat_p50_ns", (double)lab_hist_quantile(wh, 0.50), "ns", LAB_BETTER_LOWER);
+		lab_emit(sink, "write_lat_p99_ns", (double)lab_hist_quantile(wh, 0.99), "ns", LAB_BETTER_LOWER);
+		lab_emit(sink, "write_lat_max_ns", (double)wh->max, "ns", LAB_BETTER_LOWER);
+		free(rh);
+	}
 }
 
 static void locktest_teardown(void *state)
@@ -115,6 +175,7 @@ static void locktest_teardown(void *state)
 	struct locktest *lt = state;
 
 	lab_lock_destroy(&lt->lock);
+	free(lt->hist);
 	free(lt);
 }
 
