@@ -31,11 +31,13 @@
  *   from the writer slow path under the lock, which is kept).
  * - No handoff, no timeout, no reader spinning: unbounded writer stealing
  *   can starve the queue, as in v4.20.
- * Deliberate departure: the reader batch is granted with the v5.1 ordering
- * (count adjusted first, then each waiter->task cleared with a release
- * store). v4.20 cleared waiter->task before adding the batch to the count,
- * which lets a woken reader's up_read consume another reader's bias and a
- * writer steal the lock under it.
+ * Deliberate departure: the reader batch is granted with the later two-pass
+ * ordering (count adjusted first, then each waiter->task cleared with a
+ * release store; upstream ~v5.0/v5.1, kernel.md §1.5). v4.20 cleared
+ * waiter->task before adding the rest of the batch to the count, so a woken
+ * reader could up_read before its bias was counted, drop the count to
+ * WAITING_BIAS under a still-granted reader, and let a spinning writer that
+ * had read the owner before the reader hint was set take the lock too.
  *
  * What user space cannot model (see also locks/wait.h, spinlock.h, osq.h):
  * - preemption: the kernel runs the spin loops and the wait_lock sections
