@@ -1,0 +1,773 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rwsem-xadd - the pre-5.3 Linux rwsem ("rwsem-xadd"), ported to user space.
+ *
+ * Citation: Linux v4.20 kernel/locking/rwsem-xadd.c (slow paths),
+ * include/asm-generic/rwsem.h (fast paths), kernel/locking/rwsem.h and
+ * rwsem.c (owner field), kernel/locking/osq_lock.c (spinner queue, here
+ * locks/osq.c); research/kernel.md §1 and §8. Re-implemented from those
+ * descriptions; no kernel code or comments are reused.
+ *
+ * Design summary:
+ * - down_read: add ACTIVE_READ_BIAS (acquire); a result <= 0 means a writer
+ *   is active or someone waits: the slow path keeps the +1 only if the list
+ *   is empty and no writer owns the lock, otherwise it queues.
+ * - down_write: add ACTIVE_WRITE_BIAS (acquire); any other result than
+ *   ACTIVE_WRITE_BIAS means contention: take the bias back, spin
+ *   optimistically (writers only, behind the osq, while the owner is a
+ *   writer that runs), else queue and take the lock itself once the count
+ *   reads WAITING_BIAS (nobody active). Writers are woken, never granted:
+ *   a spinning or fast-path writer may steal the lock first.
+ * - up_read/up_write/downgrade_write: one atomic each; the slow path
+ *   (rwsem_wake) runs only when the count says "waiters and nobody active"
+ *   (downgrade: "waiters").
+ * - Wakeup (__rwsem_mark_wake): a writer at the head is only woken; readers
+ *   at the head are granted in a batch: the contiguous FIFO run of readers
+ *   up to the first writer (no reader is taken from behind a writer).
+ * - Sleeping: waiters sit on an on-stack node in a FIFO list under
+ *   wait_lock and sleep in schedule(); a reader owns the lock once the waker
+ *   has cleared its waiter->task; wakeups are collected in a wake_q and
+ *   issued after wait_lock is dropped (except where v4.20 wakes readers
+ *   from the writer slow path under the lock, which is kept).
+ * - No handoff, no timeout, no reader spinning: unbounded writer stealing
+ *   can starve the queue, as in v4.20.
+ * Deliberate departure: the reader batch is granted with the later two-pass
+ * ordering (count adjusted first, then each waiter->task cleared with a
+ * release store; upstream ~v5.0/v5.1, kernel.md §1.5). v4.20 cleared
+ * waiter->task before adding the rest of the batch to the count, so a woken
+ * reader could up_read before its bias was counted, drop the count to
+ * WAITING_BIAS under a still-granted reader, and let a spinning writer that
+ * had read the owner before the reader hint was set take the lock too.
+ *
+ * What user space cannot model (see also locks/wait.h, spinlock.h, osq.h):
+ * - preemption: the kernel runs the spin loops and the wait_lock sections
+ *   with preemption disabled; here the lock holder, a wait_lock holder and
+ *   a spinner can all be descheduled at any point;
+ * - owner->on_cpu is lab_task_on_cpu(): 0 only while the owner sleeps in a
+ *   futex wait, so a preempted owner still looks "on CPU";
+ *   vcpu_is_preempted() has no stand-in (always false);
+ * - need_resched() is a spin budget (knob spin_budget_us) started when a
+ *   writer begins to spin: it stands in for "the scheduler wants this CPU"
+ *   (a tick with another runnable task, or the timeslice end), which is
+ *   also the only thing that bounds a spin on a preempted owner here;
+ * - rt_task() livelock avoidance is dropped: the lab has no RT tasks;
+ * - jiffies are not used by v4.20 rwsem-xadd (no handoff timeout).
+ *
+ * Count bit layout (64-bit long, signed arithmetic, kernel.md §1.2):
+ *
+ *   63                             32 31                              0
+ *  +---------------------------------+---------------------------------+
+ *  |  waiting part (high 32 bits)    |  active part (RWSEM_ACTIVE_MASK)|
+ *  +---------------------------------+---------------------------------+
+ *
+ *   RWSEM_UNLOCKED_VALUE     0x0000000000000000
+ *   RWSEM_ACTIVE_MASK        0x00000000ffffffff
+ *   RWSEM_ACTIVE_BIAS        +1                  (= RWSEM_ACTIVE_READ_BIAS)
+ *   RWSEM_WAITING_BIAS       -0x100000000        (0xffffffff00000000)
+ *   RWSEM_ACTIVE_WRITE_BIAS  WAITING_BIAS + 1    (0xffffffff00000001)
+ *
+ * The active part counts lockers that hold the lock or are attempting it
+ * (their bias is added before they know whether they won). The waiting part
+ * holds one WAITING_BIAS while the wait list is non-empty, and every writer
+ * folds one more WAITING_BIAS into its own bias. Common states:
+ *   0x0000000000000000  free, nobody waiting
+ *   0x000000000000000X  X readers active or attempting, no waiters
+ *   0xffffffff0000000X  X readers active/attempting with waiters queued, or
+ *                       one writer active/attempting plus X-1 readers
+ *                       attempting and no waiters
+ *   0xffffffff00000001  one reader active with waiters, or one writer active
+ *                       without waiters (ambiguous by design)
+ *   0xffffffff00000000  waiters queued, nobody active: a writer may take the
+ *                       lock by cmpxchg to ACTIVE_WRITE_BIAS (+ WAITING_BIAS)
+ *   0xfffffffe00000001  one writer active and waiters queued
+ *
+ * Owner word (kernel/locking/rwsem.h, v4.20): a struct lab_task *:
+ *   writer:  lab_current(), cleared to NULL by up_write;
+ *   reader:  lab_current() | RWSEM_READER_OWNED | RWSEM_ANONYMOUSLY_OWNED,
+ *            left stale after up_read (a hint naming the last reader).
+ * A writer may spin only while the ANONYMOUSLY_OWNED bit is clear (NULL
+ * counts as spinnable). struct lab_task is cache-line aligned, so bits 0-1
+ * of a task pointer are free.
+ *
+ * Lock events (locks/events_list.h; per thread, kernel v5.1+ names):
+ *   rwsem_sleep_reader / rwsem_sleep_writer  one per schedule() call of a
+ *                                            queued waiter (as the kernel counts)
+ *   rwsem_wake_reader   readers granted and woken by __rwsem_mark_wake (summed)
+ *   rwsem_wake_writer   head writers woken by __rwsem_mark_wake
+ *   rwsem_opt_wlock     write locks taken while spinning
+ *   rwsem_opt_fail      spins that began (owner spinnable) but did not get the lock
+ *   rwsem_opt_nospin    spins not begun: owner a reader/anonymous or a writer off CPU
+ *   rwsem_rlock         read locks taken in the slow path without sleeping
+ *                       (empty-list shortcut, or the reader woke itself)
+ *   rwsem_wlock         write locks taken from the wait list
+ *   osq_abort           counted by locks/osq.c
+ * With wspin=0 the spin code is not entered at all, so no opt_* event counts.
+ */
+#include <stdint.h>
+
+#include "events.h"
+#include "osq.h"
+#include "rwsem.h"
+#include "rwsem_xadd.h"
+#include "spinlock.h"
+#include "wait.h"
+#include "wake_q.h"
+
+#define RWSEM_UNLOCKED_VALUE	0L
+#define RWSEM_ACTIVE_BIAS	1L
+#define RWSEM_ACTIVE_MASK	0xffffffffL
+#define RWSEM_WAITING_BIAS	(-RWSEM_ACTIVE_MASK - 1)
+#define RWSEM_ACTIVE_READ_BIAS	RWSEM_ACTIVE_BIAS
+#define RWSEM_ACTIVE_WRITE_BIAS	(RWSEM_WAITING_BIAS + RWSEM_ACTIVE_BIAS)
+
+_Static_assert(RWSEM_WAITING_BIAS == -0x100000000L, "64-bit WAITING_BIAS");
+_Static_assert(sizeof(long) == 8, "rwsem-xadd uses the 64-bit count layout");
+
+#define RWSEM_READER_OWNED	((uintptr_t)1 << 0)
+#define RWSEM_ANONYMOUSLY_OWNED	((uintptr_t)1 << 1)
+
+_Static_assert(_Alignof(struct lab_task) >= 4, "owner flag bits need 4-byte aligned tasks");
+
+/* Doubly linked circular list of on-stack waiters; changed only under wait_lock. */
+struct xadd_list {
+	struct xadd_list *next, *prev;
+};
+
+enum rwsem_waiter_type {
+	RWSEM_WAITING_FOR_WRITE,
+	RWSEM_WAITING_FOR_READ,
+};
+
+struct rwsem_waiter {
+	struct xadd_list list;
+	struct lab_task *task;	/* reader: NULL once granted (release store by the waker) */
+	enum rwsem_waiter_type type;
+};
+
+enum rwsem_wake_type {
+	RWSEM_WAKE_ANY,		/* wake whoever heads the queue */
+	RWSEM_WAKE_READERS,	/* wake readers only; the caller holds no lock */
+	RWSEM_WAKE_READ_OWNED,	/* wake readers only; the caller holds a read lock */
+};
+
+/* Field order as in v4.20's struct rw_semaphore; knobs after (read-only). */
+struct xadd_rwsem {
+	long count;
+	struct xadd_list wait_list;
+	raw_spinlock_t wait_lock;
+	struct optimistic_spin_queue osq;
+	struct lab_task *owner;
+	/* knobs */
+	bool wspin;
+	uint64_t spin_budget_ns;
+} __lab_cacheline_aligned;
+
+enum { K_WSPIN, K_SPIN_BUDGET_US };
+
+/*
+ * spin_budget_us default, 100 us: need_resched() in the kernel turns true when
+ * another task wants the CPU (at the next tick on a busy CPU, never on an idle
+ * one), so a kernel spinner is bounded by owner changes and the owner sleeping.
+ * Here a preempted owner still looks on-CPU, so the budget is what stops a
+ * hopeless spin. It should be well above one critical section of the lab's
+ * workloads (locktest load=100 PAUSEs is a few us) and above a futex
+ * sleep+wake round trip (a few us to tens of us), so that spinning pays off
+ * when the owner really runs, and well below a scheduler timeslice (ms), so
+ * that a spin on a preempted owner wastes little.
+ */
+static const struct lab_knob xadd_knobs[] = {
+	[K_WSPIN] = { .name = "wspin", .type = LAB_KNOB_BOOL, .def = 1,
+		      .help = "writer optimistic spinning on the owner (CONFIG_RWSEM_SPIN_ON_OWNER=y: 1)" },
+	[K_SPIN_BUDGET_US] = { .name = "spin_budget_us", .type = LAB_KNOB_INT, .def = 100,
+			       .min = 0, .max = 1000000,
+			       .help = "us one writer may spin before need_resched() (stand-in; see rwsem_xadd.c)" },
+	{ 0 }
+};
+
+static inline struct xadd_rwsem *to_xadd(struct lab_rwsem *sem)
+{
+	return (struct xadd_rwsem *)sem;
+}
+
+/* ---- wait list ------------------------------------------------------- */
+
+static inline void xadd_list_init(struct xadd_list *h)
+{
+	WRITE_ONCE(h->next, h);
+	WRITE_ONCE(h->prev, h);
+}
+
+static inline bool xadd_list_empty(const struct xadd_list *h)
+{
+	return READ_ONCE(h->next) == h;
+}
+
+static inline bool xadd_list_is_singular(const struct xadd_list *h)
+{
+	struct xadd_list *first = READ_ONCE(h->next);
+
+	return first != h && first == READ_ONCE(h->prev);
+}
+
+static inline void xadd_list_add_tail(struct xadd_list *n, struct xadd_list *h)
+{
+	struct xadd_list *last = READ_ONCE(h->prev);
+
+	WRITE_ONCE(n->next, h);
+	WRITE_ONCE(n->prev, last);
+	WRITE_ONCE(last->next, n);
+	WRITE_ONCE(h->prev, n);
+}
+
+static inline void xadd_list_del(struct xadd_list *n)
+{
+	struct xadd_list *prev = READ_ONCE(n->prev), *next = READ_ONCE(n->next);
+
+	WRITE_ONCE(prev->next, next);
+	WRITE_ONCE(next->prev, prev);
+	WRITE_ONCE(n->next, NULL);
+	WRITE_ONCE(n->prev, NULL);
+}
+
+static inline struct rwsem_waiter *waiter_of(struct xadd_list *l)
+{
+	return lab_container_of(l, struct rwsem_waiter, list);
+}
+
+/* ---- owner ----------------------------------------------------------- */
+
+static inline void rwsem_set_owner(struct xadd_rwsem *sem)
+{
+	WRITE_ONCE(sem->owner, lab_current());
+}
+
+static inline void rwsem_clear_owner(struct xadd_rwsem *sem)
+{
+	WRITE_ONCE(sem->owner, (struct lab_task *)NULL);
+}
+
+static inline void __rwsem_set_reader_owned(struct xadd_rwsem *sem, struct lab_task *t)
+{
+	uintptr_t v = (uintptr_t)t | RWSEM_READER_OWNED | RWSEM_ANONYMOUSLY_OWNED;
+
+	WRITE_ONCE(sem->owner, (struct lab_task *)v);
+}
+
+static inline void rwsem_set_reader_owned(struct xadd_rwsem *sem)
+{
+	__rwsem_set_reader_owned(sem, lab_current());
+}
+
+/* A writer may spin on @owner: NULL, or a task without the anonymous bit. */
+static inline bool is_rwsem_owner_spinnable(struct lab_task *owner)
+{
+	return !((uintptr_t)owner & RWSEM_ANONYMOUSLY_OWNED);
+}
+
+/* owner->on_cpu && !vcpu_is_preempted(): only the first half has a stand-in. */
+static inline bool owner_on_cpu(struct lab_task *owner)
+{
+	return lab_task_on_cpu(owner);
+}
+
+/* ---- __rwsem_mark_wake ----------------------------------------------- */
+
+/*
+ * Wake the head of the queue, or grant the read lock to the run of readers
+ * at the head and wake them.
+ * - caller holds wait_lock; the wait list is not empty;
+ * - WAKE_READ_OWNED: the caller holds a read lock, so the count cannot be
+ *   writer-owned and no grant bias is needed up front.
+ */
+static void __rwsem_mark_wake(struct xadd_rwsem *sem, enum rwsem_wake_type wake_type,
+			      struct wake_q_head *wake_q)
+{
+	struct xadd_list *head = &sem->wait_list, *pos, *next, *last;
+	struct rwsem_waiter *waiter = waiter_of(READ_ONCE(head->next));
+	long oldcount, woken = 0, adjustment = 0;
+
+	if (READ_ONCE(waiter->type) == RWSEM_WAITING_FOR_WRITE) {
+		/* Wake it to race for the lock; it is not granted. */
+		if (wake_type == RWSEM_WAKE_ANY) {
+			wake_q_add(wake_q, READ_ONCE(waiter->task));
+			lockevent_inc(rwsem_wake_writer);
+		}
+		return;
+	}
+
+	if (wake_type != RWSEM_WAKE_READ_OWNED) {
+		/*
+		 * Take one read bias for the batch before looking at anybody
+		 * else, so that a writer cannot slip in between. Fully ordered:
+		 * the grant must not be reordered with the release stores below.
+		 */
+		adjustment = RWSEM_ACTIVE_READ_BIAS;
+		for (;;) {
+			oldcount = atomic_fetch_add(&sem->count, adjustment);
+			if (lab_likely(oldcount >= RWSEM_WAITING_BIAS))
+				break;
+			/*
+			 * A writer took the lock after the last unlock (stealing
+			 * from the fast path or a spin). Give the bias back; if
+			 * the writer is still there it will wake the queue when
+			 * it leaves. If the active part dropped to zero in the
+			 * meantime, try the grant again.
+			 */
+			if (atomic_add_return(&sem->count, -adjustment) < RWSEM_WAITING_BIAS)
+				return;
+		}
+		/* Name the first reader as owner early: a spinning writer stops spinning. */
+		__rwsem_set_reader_owned(sem, READ_ONCE(waiter->task));
+	}
+
+	/* Count the FIFO run of readers at the head: stop at the first writer. */
+	last = head;
+	for (pos = READ_ONCE(head->next); pos != head; pos = READ_ONCE(pos->next)) {
+		if (READ_ONCE(waiter_of(pos)->type) == RWSEM_WAITING_FOR_WRITE)
+			break;
+		woken++;
+		last = pos;
+	}
+
+	/* One active bias per reader in the batch (one is already there), and
+	 * the waiting bias goes if the batch empties the list. */
+	adjustment = woken * RWSEM_ACTIVE_READ_BIAS - adjustment;
+	if (pos == head)
+		adjustment -= RWSEM_WAITING_BIAS;
+	if (adjustment)
+		atomic_add(&sem->count, adjustment);
+
+	/*
+	 * Now grant: unlink each reader and clear its task with a release
+	 * store (pairs with the smp_load_acquire in rwsem_down_read_failed).
+	 * The count already holds every reader's bias, so a granted reader may
+	 * run and up_read at once. After the release store the waiter may be
+	 * gone (it lives on the reader's stack): read the task first. Queue the
+	 * wakeup after the store, so that a wake_q_add() that finds the task
+	 * already queued elsewhere still leaves a wakeup pending after it.
+	 */
+	for (pos = READ_ONCE(head->next); woken > 0; pos = next) {
+		struct rwsem_waiter *w = waiter_of(pos);
+		struct lab_task *tsk = READ_ONCE(w->task);
+
+		next = READ_ONCE(pos->next);
+		xadd_list_del(pos);
+		smp_store_release(&w->task, (struct lab_task *)NULL);
+		wake_q_add(wake_q, tsk);
+		lockevent_inc(rwsem_wake_reader);
+		if (pos == last)
+			break;
+	}
+}
+
+/* ---- reader slow path -------------------------------------------------- */
+
+/*
+ * rwsem_down_read_failed - the fast path's +1 made the count <= 0.
+ * - the count still holds this reader's ACTIVE_READ_BIAS;
+ * - returns with the read lock held.
+ */
+static __lab_cold void rwsem_down_read_failed(struct xadd_rwsem *sem)
+{
+	long count, adjustment = -RWSEM_ACTIVE_READ_BIAS;
+	struct rwsem_waiter waiter;
+	struct wake_q_head wake_q;
+	bool slept = false;
+
+	wake_q_init(&wake_q);
+	waiter.task = lab_current();
+	waiter.type = RWSEM_WAITING_FOR_READ;
+
+	raw_spin_lock(&sem->wait_lock);
+	if (xadd_list_empty(&sem->wait_list)) {
+		/*
+		 * Nobody queued and no writer active (count >= 0: the waiting
+		 * part is empty): our +1 stands, the lock is ours. Acquire: the
+		 * writer that made our fast path fail may have left since.
+		 */
+		if (smp_load_acquire(&sem->count) >= 0) {
+			raw_spin_unlock(&sem->wait_lock);
+			lockevent_inc(rwsem_rlock);
+			return;
+		}
+		adjustment += RWSEM_WAITING_BIAS;	/* first waiter */
+	}
+	xadd_list_add_tail(&waiter.list, &sem->wait_list);
+
+	/* Queued now: drop our active bias (and add the waiting bias if first). */
+	count = atomic_add_return(&sem->count, adjustment);
+
+	/*
+	 * Nobody active: wake the head (maybe us). Or only readers active and
+	 * we are the first waiter: no writer can be queued ahead of us, join
+	 * them by waking ourselves.
+	 */
+	if (count == RWSEM_WAITING_BIAS ||
+	    (count > RWSEM_WAITING_BIAS && adjustment != -RWSEM_ACTIVE_READ_BIAS))
+		__rwsem_mark_wake(sem, RWSEM_WAKE_ANY, &wake_q);
+
+	raw_spin_unlock(&sem->wait_lock);
+	wake_up_q(&wake_q);
+
+	/* Sleep until a waker has granted us the lock. */
+	for (;;) {
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		/* Pairs with the release store in __rwsem_mark_wake. */
+		if (!smp_load_acquire(&waiter.task))
+			break;
+		schedule();
+		slept = true;
+		lockevent_inc(rwsem_sleep_reader);
+	}
+	__set_current_state(TASK_RUNNING);
+	lockevent_cond_inc(rwsem_rlock, !slept);
+}
+
+/* ---- writer optimistic spinning ----------------------------------------- */
+
+static bool rwsem_can_spin_on_owner(struct xadd_rwsem *sem)
+{
+	struct lab_task *owner;
+
+	if (need_resched())
+		return false;
+	owner = READ_ONCE(sem->owner);
+	if (!owner)
+		return true;
+	return is_rwsem_owner_spinnable(owner) && owner_on_cpu(owner);
+}
+
+/*
+ * Spin while the same writer owns the lock and runs. Returns true if it is
+ * worth trying the lock (owner changed to a writer or NULL), false to stop
+ * (owner off CPU, a reader owner, or need_resched()).
+ */
+static __lab_noinline bool rwsem_spin_on_owner(struct xadd_rwsem *sem)
+{
+	struct lab_task *owner = READ_ONCE(sem->owner);
+
+	if (!is_rwsem_owner_spinnable(owner))
+		return false;
+	while (owner && READ_ONCE(sem->owner) == owner) {
+		if (need_resched() || !owner_on_cpu(owner))
+			return false;
+		cpu_relax();
+	}
+	return is_rwsem_owner_spinnable(READ_ONCE(sem->owner));
+}
+
+/* Take the write lock without queueing: only when nobody is active. */
+static inline bool rwsem_try_write_lock_unqueued(struct xadd_rwsem *sem)
+{
+	long count = READ_ONCE(sem->count);
+
+	while (count == RWSEM_UNLOCKED_VALUE || count == RWSEM_WAITING_BIAS) {
+		/* Acquire: pairs with the release in up_read/up_write. */
+		if (atomic_try_cmpxchg_acquire(&sem->count, &count, count + RWSEM_ACTIVE_WRITE_BIAS)) {
+			rwsem_set_owner(sem);
+			lockevent_inc(rwsem_opt_wlock);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Returns true with the write lock held. Caller holds no lock. */
+static bool rwsem_optimistic_spin(struct xadd_rwsem *sem)
+{
+	bool taken = false;
+
+	/* need_resched() stand-in: this spin may last spin_budget_us. */
+	lab_spin_budget_start(sem->spin_budget_ns);
+	if (!rwsem_can_spin_on_owner(sem)) {
+		lockevent_inc(rwsem_opt_nospin);
+		return false;
+	}
+	if (!osq_lock(&sem->osq))
+		goto done;
+
+	while (rwsem_spin_on_owner(sem)) {
+		if (rwsem_try_write_lock_unqueued(sem)) {
+			taken = true;
+			break;
+		}
+		/*
+		 * No owner named yet: the holder may be between its count
+		 * update and its owner store. Stop when our time is up.
+		 */
+		if (!READ_ONCE(sem->owner) && need_resched())
+			break;
+		cpu_relax();
+	}
+	osq_unlock(&sem->osq);
+done:
+	lockevent_cond_inc(rwsem_opt_fail, !taken);
+	return taken;
+}
+
+/* ---- writer slow path ------------------------------------------------- */
+
+/*
+ * Queued writer: take the lock if nobody is active (count == WAITING_BIAS).
+ * - caller holds wait_lock and is on the wait list;
+ * - keeps the waiting bias if others remain queued behind us.
+ */
+static inline bool rwsem_try_write_lock(long count, struct xadd_rwsem *sem)
+{
+	long new;
+
+	if (count != RWSEM_WAITING_BIAS)
+		return false;
+	new = xadd_list_is_singular(&sem->wait_list) ? RWSEM_ACTIVE_WRITE_BIAS
+						     : RWSEM_ACTIVE_WRITE_BIAS + RWSEM_WAITING_BIAS;
+	/* Acquire: pairs with the release of the last up_read/up_write. */
+	if (atomic_cmpxchg_acquire(&sem->count, RWSEM_WAITING_BIAS, new) == RWSEM_WAITING_BIAS) {
+		rwsem_set_owner(sem);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * rwsem_down_write_failed - the fast path found the lock active or queued.
+ * - the count holds this writer's ACTIVE_WRITE_BIAS;
+ * - returns with the write lock held.
+ */
+static __lab_cold void rwsem_down_write_failed(struct xadd_rwsem *sem)
+{
+	struct rwsem_waiter waiter;
+	struct wake_q_head wake_q;
+	bool waiting = true;
+	long count;
+
+	/* Take our bias back: we are no longer attempting. Fully ordered
+	 * (see rwsem_wake: pairs with the osq_is_locked() check). */
+	count = atomic_sub_return(&sem->count, RWSEM_ACTIVE_WRITE_BIAS);
+
+	if (sem->wspin && rwsem_optimistic_spin(sem))
+		return;
+
+	wake_q_init(&wake_q);
+	waiter.task = lab_current();
+	waiter.type = RWSEM_WAITING_FOR_WRITE;
+
+	raw_spin_lock(&sem->wait_lock);
+	if (xadd_list_empty(&sem->wait_list))
+		waiting = false;
+	xadd_list_add_tail(&waiter.list, &sem->wait_list);
+
+	if (waiting) {
+		count = READ_ONCE(sem->count);
+		/*
+		 * Others queued before us and no writer is active, so readers
+		 * own the lock: let the readers at the head join them now.
+		 * v4.20 issues these wakeups before dropping wait_lock (the
+		 * cost is like dropping and retaking it for the trylock).
+		 */
+		if (count > RWSEM_WAITING_BIAS) {
+			__rwsem_mark_wake(sem, RWSEM_WAKE_READERS, &wake_q);
+			wake_up_q(&wake_q);
+		}
+	} else {
+		count = atomic_add_return(&sem->count, RWSEM_WAITING_BIAS);
+	}
+
+	set_current_state(TASK_UNINTERRUPTIBLE);
+	for (;;) {
+		if (rwsem_try_write_lock(count, sem))
+			break;
+		raw_spin_unlock(&sem->wait_lock);
+
+		/* Sleep until nobody is active, then race for the lock. */
+		do {
+			schedule();
+			lockevent_inc(rwsem_sleep_writer);
+			set_current_state(TASK_UNINTERRUPTIBLE);
+		} while ((count = READ_ONCE(sem->count)) & RWSEM_ACTIVE_MASK);
+
+		raw_spin_lock(&sem->wait_lock);
+	}
+	__set_current_state(TASK_RUNNING);
+	xadd_list_del(&waiter.list);
+	raw_spin_unlock(&sem->wait_lock);
+	lockevent_inc(rwsem_wlock);
+}
+
+/* ---- wakeups from the release paths ---------------------------------- */
+
+/* From up_read/up_write: waiters exist and nobody is active any more. */
+static __lab_cold void rwsem_wake(struct xadd_rwsem *sem)
+{
+	struct wake_q_head wake_q;
+
+	wake_q_init(&wake_q);
+
+	/* The count we just saw comes before the osq and list checks. */
+	smp_rmb();
+
+	/*
+	 * A writer spinning on the osq will try the lock itself, and one that
+	 * gives up still tries it under wait_lock before it sleeps. So when a
+	 * spinner is present and wait_lock is busy, leave the wakeup to them
+	 * rather than wait for the lock in the unlock path.
+	 */
+	if (osq_is_locked(&sem->osq)) {
+		/* The spinner state is read before wait_lock. */
+		smp_rmb();
+		if (!raw_spin_trylock(&sem->wait_lock))
+			return;
+	} else {
+		raw_spin_lock(&sem->wait_lock);
+	}
+
+	if (!xadd_list_empty(&sem->wait_list))
+		__rwsem_mark_wake(sem, RWSEM_WAKE_ANY, &wake_q);
+
+	raw_spin_unlock(&sem->wait_lock);
+	wake_up_q(&wake_q);
+}
+
+/* From downgrade_write with waiters: let the readers at the head in. */
+static __lab_cold void rwsem_downgrade_wake(struct xadd_rwsem *sem)
+{
+	struct wake_q_head wake_q;
+
+	wake_q_init(&wake_q);
+	raw_spin_lock(&sem->wait_lock);
+	if (!xadd_list_empty(&sem->wait_list))
+		__rwsem_mark_wake(sem, RWSEM_WAKE_READ_OWNED, &wake_q);
+	raw_spin_unlock(&sem->wait_lock);
+	wake_up_q(&wake_q);
+}
+
+/* ---- fast paths (include/asm-generic/rwsem.h + kernel/locking/rwsem.c) -- */
+
+static void xadd_down_read(struct lab_rwsem *s)
+{
+	struct xadd_rwsem *sem = to_xadd(s);
+
+	if (lab_unlikely(atomic_add_return_acquire(&sem->count, RWSEM_ACTIVE_READ_BIAS) <= 0))
+		rwsem_down_read_failed(sem);
+	rwsem_set_reader_owned(sem);
+}
+
+static int xadd_down_read_trylock(struct lab_rwsem *s)
+{
+	struct xadd_rwsem *sem = to_xadd(s);
+	long count = READ_ONCE(sem->count);
+
+	while (count >= 0) {
+		if (atomic_try_cmpxchg_acquire(&sem->count, &count, count + RWSEM_ACTIVE_READ_BIAS)) {
+			rwsem_set_reader_owned(sem);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void xadd_up_read(struct lab_rwsem *s)
+{
+	struct xadd_rwsem *sem = to_xadd(s);
+	long count = atomic_sub_return_release(&sem->count, RWSEM_ACTIVE_READ_BIAS);
+
+	/* Waiters queued (count < -1) and we were the last active locker. */
+	if (lab_unlikely(count < -1 && (count & RWSEM_ACTIVE_MASK) == 0))
+		rwsem_wake(sem);
+}
+
+static void xadd_down_write(struct lab_rwsem *s)
+{
+	struct xadd_rwsem *sem = to_xadd(s);
+
+	if (lab_unlikely(atomic_add_return_acquire(&sem->count, RWSEM_ACTIVE_WRITE_BIAS) !=
+			 RWSEM_ACTIVE_WRITE_BIAS))
+		rwsem_down_write_failed(sem);
+	rwsem_set_owner(sem);
+}
+
+static int xadd_down_write_trylock(struct lab_rwsem *s)
+{
+	struct xadd_rwsem *sem = to_xadd(s);
+
+	if (atomic_cmpxchg_acquire(&sem->count, RWSEM_UNLOCKED_VALUE, RWSEM_ACTIVE_WRITE_BIAS) ==
+	    RWSEM_UNLOCKED_VALUE) {
+		rwsem_set_owner(sem);
+		return 1;
+	}
+	return 0;
+}
+
+static void xadd_up_write(struct lab_rwsem *s)
+{
+	struct xadd_rwsem *sem = to_xadd(s);
+
+	rwsem_clear_owner(sem);
+	/* Negative after our bias is gone: waiters are queued. */
+	if (lab_unlikely(atomic_sub_return_release(&sem->count, RWSEM_ACTIVE_WRITE_BIAS) < 0))
+		rwsem_wake(sem);
+}
+
+static void xadd_downgrade_write(struct lab_rwsem *s)
+{
+	struct xadd_rwsem *sem = to_xadd(s);
+
+	rwsem_set_reader_owned(sem);
+	/* Turn our write bias into one read bias; negative: waiters queued. */
+	if (lab_unlikely(atomic_add_return_release(&sem->count, -RWSEM_WAITING_BIAS) < 0))
+		rwsem_downgrade_wake(sem);
+}
+
+static int xadd_init(struct lab_rwsem *s, const struct lab_rwsem_conf *conf)
+{
+	struct xadd_rwsem *sem = to_xadd(s);
+
+	WRITE_ONCE(sem->count, RWSEM_UNLOCKED_VALUE);
+	xadd_list_init(&sem->wait_list);
+	raw_spin_lock_init(&sem->wait_lock);
+	osq_lock_init(&sem->osq);
+	WRITE_ONCE(sem->owner, (struct lab_task *)NULL);
+	sem->wspin = conf->knob[K_WSPIN] != 0;
+	sem->spin_budget_ns = (uint64_t)conf->knob[K_SPIN_BUDGET_US] * 1000u;
+	return 0;
+}
+
+/* ---- test-only accessors (rwsem_xadd.h) -------------------------------- */
+
+int rwsem_xadd_nr_waiters(struct lab_rwsem *s)
+{
+	struct xadd_rwsem *sem = to_xadd(s);
+	struct xadd_list *pos;
+	int n = 0;
+
+	raw_spin_lock(&sem->wait_lock);
+	for (pos = READ_ONCE(sem->wait_list.next); pos != &sem->wait_list; pos = READ_ONCE(pos->next))
+		n++;
+	raw_spin_unlock(&sem->wait_lock);
+	return n;
+}
+
+long rwsem_xadd_count(struct lab_rwsem *s)
+{
+	return READ_ONCE(to_xadd(s)->count);
+}
+
+const struct lab_rwsem_ops lab_rwsem_rwsem_xadd_ops = {
+	.name = "rwsem-xadd",
+	.summary = "Linux v4.20 rwsem-xadd: active/waiting bias count, FIFO reader-prefix wakeup, "
+		   "writer-only osq spinning, writer stealing",
+	.cite = "Linux v4.20 kernel/locking/rwsem-xadd.c, include/asm-generic/rwsem.h, "
+		"kernel/locking/osq_lock.c",
+	.caps = LAB_CAP_SLEEPS | LAB_CAP_SPINS | LAB_CAP_EXCLUSION | LAB_CAP_READ_TRYLOCK |
+		LAB_CAP_WRITE_TRYLOCK | LAB_CAP_DOWNGRADE | LAB_CAP_EVENTS,
+	.size = sizeof(struct xadd_rwsem),
+	.align = LAB_CACHELINE,
+	.knobs = xadd_knobs,
+	.init = xadd_init,
+	.down_read = xadd_down_read,
+	.down_read_trylock = xadd_down_read_trylock,
+	.up_read = xadd_up_read,
+	.down_write = xadd_down_write,
+	.down_write_trylock = xadd_down_write_trylock,
+	.up_write = xadd_up_write,
+	.downgrade_write = xadd_downgrade_write,
+};
