@@ -26,7 +26,7 @@ static void lab_task_detach(void *arg)
 	struct lab_task *t = arg;
 
 	pthread_mutex_lock(&lab_task_mutex);
-	lab_task_used[t->id] = 0;
+	WRITE_ONCE(lab_task_used[t->id], 0);	/* lab_task_by_id() reads it without the mutex */
 	pthread_mutex_unlock(&lab_task_mutex);
 }
 
@@ -44,7 +44,7 @@ struct lab_task *lab_task_attach(void)
 	pthread_mutex_lock(&lab_task_mutex);
 	for (int i = 0; i < LAB_MAX_TASKS; i++) {
 		if (!lab_task_used[i]) {
-			lab_task_used[i] = 1;
+			WRITE_ONCE(lab_task_used[i], 1);
 			t = &lab_tasks[i];
 			t->id = i;
 			t->seq++;
