@@ -111,7 +111,8 @@ unqueue:
 	}
 
 	/* 2. Find our successor, or point the tail back at prev if none. */
-	next = osq_wait_next(lock, node, prev->cpu);
+	/* prev's owner rewrites prev->cpu (same value) each time it queues. */
+	next = osq_wait_next(lock, node, READ_ONCE(prev->cpu));
 	if (!next)
 		return false;
 

@@ -45,7 +45,12 @@ static inline int wake_q_add(struct wake_q_head *q, struct lab_task *t)
 	/* Full barrier on success: the caller's condition store precedes the link. */
 	if (!atomic_try_cmpxchg(&t->wake_q_next, &old, WAKE_Q_TAIL))
 		return 0;
-	*q->lastp = t;
+	/*
+	 * Atomic store: the previous task's link was last written (NULL) by
+	 * another thread's wake_up_q(), which our relaxed-read cmpxchg does not
+	 * order against a plain store.
+	 */
+	WRITE_ONCE(*q->lastp, t);
 	q->lastp = &t->wake_q_next;
 	q->count++;
 	return 1;

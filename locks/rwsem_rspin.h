@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * locks/rwsem_rspin.h - test-only introspection of the rwsem-rspin variant
+ * (locks/rwsem_rspin.c, the Linux v5.3 rw_semaphore).
+ *
+ * Workloads never need this; regression tests use it to wait until a thread
+ * has really queued (the wait list is the only place where queue order is
+ * decided) and to look at the count and owner words.
+ */
+#pragma once
+
+struct lab_rwsem;
+
+struct lab_rspin_peek {
+	long count;		/* the count word (bit layout in rwsem_rspin.c) */
+	long owner;		/* the owner word: task pointer | READER_OWNED | RD/WR_NONSPINNABLE */
+	int nr_waiters;		/* length of the wait list */
+	int nr_read_waiters;	/* of which readers */
+	int nr_write_waiters;	/* of which writers */
+};
+
+/*
+ * lab_rspin_peek() - snapshot @sem (an rwsem-rspin lock) into @out.
+ * Takes the lock's wait_lock, so the list fields are consistent with each
+ * other; count and owner are read under it too but may change right after.
+ * Any thread. Calling it on a lock of another variant is undefined.
+ */
+void lab_rspin_peek(struct lab_rwsem *sem, struct lab_rspin_peek *out);
