@@ -27,3 +27,5 @@ LAB_EVENT(rwsem_wlock_handoff)	/* # of write lock handoffs */
 LAB_EVENT(rwsem_handoff_grant)	/* rwlab: # of locks granted directly by the unlocker (dhandoff) */
 LAB_EVENT(osq_abort)		/* rwlab: # of osq (MCS spinner queue) aborts */
 LAB_EVENT(brlock_register)	/* rwlab: # of ck-brlock per-thread reader registrations */
+LAB_EVENT(percpu_rwsem_slow_read) /* rwlab: # of percpu-rwsem read locks that missed the rcu_sync fast path */
+LAB_EVENT(rcu_sync_gp)		/* rwlab: # of RCU grace periods waited for by rcu_sync_enter (first writer) */
