@@ -31,8 +31,9 @@
  * - up_write: the base's up_write;
  * - down_read_trylock: the fast path, else the base's trylock; down_write_trylock:
  *   the base's trylock, and if bias is on, one scan without waiting: a slot
- *   holding this lock makes it fail (RBias stays clear; the next slow reader
- *   sets it again once InhibitUntil has passed);
+ *   holding this lock makes it fail, and RBias is set again before the base
+ *   is released (RBias clear must mean "no reader in the table", which the
+ *   next down_write relies on when it skips the revocation);
  * - no downgrade_write. It would be correct (a writer has revoked the bias,
  *   so no fast reader is inside; after the base's downgrade the thread holds
  *   an ordinary base read lock and up_read finds no slot of its own), but
@@ -211,9 +212,17 @@ static bool bravo_try_revoke(struct bravo_rwsem *b)
 	WRITE_ONCE(b->rbias, 0);
 	/* As in bravo_revoke. */
 	smp_mb();
-	for (uint32_t i = 0; i < n; i++)
-		if (smp_load_acquire(&bravo_visible_readers[i]) == b)
+	for (uint32_t i = 0; i < n; i++) {
+		if (smp_load_acquire(&bravo_visible_readers[i]) == b) {
+			/*
+			 * A fast reader is inside: put the bias back before the
+			 * base is released. RBias == 0 must mean "no fast reader",
+			 * or the next writer would skip the revocation.
+			 */
+			smp_store_release(&b->rbias, 1);
 			return false;
+		}
+	}
 	bravo_revoke_done(b, start, 0);
 	return true;
 }
