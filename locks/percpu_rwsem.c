@@ -191,15 +191,25 @@ static void rcu_sync_exit(struct rcu_sync *rss)
 /* Wait until no callback of @rss is queued or running (the lock is about to be freed). */
 static void rcu_sync_dtor(struct rcu_sync *rss)
 {
-	uint32_t state;
+	for (;;) {
+		uint32_t state;
 
-	raw_spin_lock(&rss->lock);
-	/* A pending callback must end the chain instead of queueing one more. */
-	if (READ_ONCE(rss->gp_state) == GP_REPLAY)
-		WRITE_ONCE(rss->gp_state, GP_EXIT);
-	raw_spin_unlock(&rss->lock);
-	while ((state = smp_load_acquire(&rss->gp_state)) == GP_EXIT || state == GP_REPLAY)
+		/*
+		 * Look under the lock: when the callback is seen done, its
+		 * unlock happened before our lock (what ThreadSanitizer needs
+		 * to see before the memory is freed; liburcu's own ordering of
+		 * rcu_barrier is invisible to it).
+		 */
+		raw_spin_lock(&rss->lock);
+		state = READ_ONCE(rss->gp_state);
+		/* A pending callback must end the chain instead of queueing one more. */
+		if (state == GP_REPLAY)
+			WRITE_ONCE(rss->gp_state, GP_EXIT);
+		raw_spin_unlock(&rss->lock);
+		if (state != GP_EXIT && state != GP_REPLAY)
+			return;
 		urcu_memb_barrier();
+	}
 }
 
 /* ---- liburcu thread registration --------------------------------------- */
