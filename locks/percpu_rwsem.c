@@ -43,8 +43,9 @@
  *   of thread ids that ever touched the lock (the kernel sums
  *   for_each_possible_cpu);
  * - preempt_disable() around the fast path (an RCU-sched read-side section)
- *   is urcu_memb_read_lock()/unlock() of liburcu's memb flavour, called
- *   through the library (not inlined; its inline form is for LGPL code). A
+ *   is urcu_memb_read_lock()/unlock() of liburcu's memb flavour, inlined
+ *   (_LGPL_SOURCE, see below): a thread-local counter store and a compiler
+ *   barrier, the fences being on the grace-period side (membarrier). A
  *   thread registers with liburcu on its first use of any percpu-rwsem and
  *   unregisters when it exits (a pthread key destructor);
  * - synchronize_rcu()/call_rcu() are liburcu's: their grace periods have
@@ -73,6 +74,15 @@
  *     wait_head/wait_tail  waiters, oldest first; each sleeps until its
  *                          ->task is cleared by the waker that granted it
  */
+/*
+ * Inline liburcu's read_lock/read_unlock (the static versions). liburcu's
+ * README allows _LGPL_SOURCE for code that is LGPL- or GPL-compatible, which
+ * MIT is. Without it each of them is a call into liburcu.so whose TLS access
+ * goes through __tls_get_addr: ~18-45 ns per lock+unlock pair instead of ~3 ns
+ * on the lab machine, several times the rest of the reader fast path.
+ */
+#define _LGPL_SOURCE
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
