@@ -37,9 +37,10 @@
  * - no downgrade_write. It would be correct (a writer has revoked the bias,
  *   so no fast reader is inside; after the base's downgrade the thread holds
  *   an ordinary base read lock and up_read finds no slot of its own), but
- *   capabilities belong to the variant, not to the instance: the default base
- *   (pthread-wp) has no downgrade, so bravo cannot offer one for every base.
- *   The trylocks it does pass through, so init() rejects bases without them
+ *   capabilities belong to the variant, not to the instance, and many bases
+ *   have no downgrade (pthread, pthread-wp, ck-brlock), so bravo cannot offer
+ *   one for every base. The trylocks it does pass through (every base worth
+ *   wrapping here has them), so init() rejects bases without them
  *   (ck-pflock, ck-tflock, percpu-rwsem), as well as bravo itself and bases
  *   without real exclusion (null, busted).
  *
