@@ -49,11 +49,14 @@
  *   thread registers with liburcu on its first use of any percpu-rwsem and
  *   unregisters when it exits (a pthread key destructor);
  * - synchronize_rcu()/call_rcu() are liburcu's: their grace periods have
- *   other latencies and costs than the kernel's (membarrier-based, and the
- *   callback runs on liburcu's call_rcu thread after batching), so the
- *   time back to the fast path after the last writer differs; the shape
- *   (one grace period on the first writer, one more before readers go fast
- *   again, none for back-to-back writers) is the kernel's;
+ *   other latencies and costs than the kernel's (membarrier-based; the
+ *   callback runs on liburcu's call_rcu thread, which waits about 10 ms
+ *   after being woken to batch callbacks, where the kernel's call_rcu_hurry
+ *   does not batch), so the way back to the fast path after the last writer
+ *   takes at least ~10 ms here, and writers closer together than that keep
+ *   readers on the slow path (GP_EXIT -> GP_REPLAY). The shape (one grace
+ *   period on the first writer, one more before readers go fast again, none
+ *   for back-to-back writers) is the kernel's;
  * - rcuwait's task pointer needs no RCU here: struct lab_task is never freed;
  * - the counter stores are releases and the writer's sum uses acquires. On
  *   x86 that costs nothing; it gives ThreadSanitizer the happens-before
