@@ -34,6 +34,12 @@
  *   mode (as cgroup_favor_dynmods uses): readers always take the slow path and
  *   writers never wait for a grace period.
  *
+ * Events: percpu_rwsem_slow_read (a read lock that missed the fast path),
+ * rcu_sync_gp (a grace period a writer waited for), rwsem_sleep_reader and
+ * rwsem_sleep_writer (a wait in the queue; for a writer also a sleep while
+ * readers drain, once per down_write), rwsem_wake_reader/rwsem_wake_writer
+ * (a waiter granted the lock by up_write's wakeup).
+ *
  * What user space cannot model:
  * - per-CPU counters are per-thread counters (one cache line each, indexed by
  *   lab_current()->id, LAB_MAX_TASKS slots allocated per lock). As in the
