@@ -30,9 +30,10 @@
  *   that stayed on the fast path;
  * - no down_write_trylock and no downgrade_write: the kernel has neither for
  *   percpu_rw_semaphore (v5.8..v6.18), so both verbs are NULL;
- * - knob rcu_sync=0 starts the lock in the kernel's rcu_sync_enter_start()
- *   mode (as cgroup_favor_dynmods uses): readers always take the slow path and
- *   writers never wait for a grace period.
+ * - knob rcu_sync=0 starts the lock as the kernel's rcu_sync_enter_start()
+ *   leaves it (cgroup uses that to keep cgroup_threadgroup_rwsem off the fast
+ *   path): readers always take the slow path and writers never wait for a
+ *   grace period.
  *
  * Events: percpu_rwsem_slow_read (a read lock that missed the fast path),
  * rcu_sync_gp (a grace period a writer waited for), rwsem_sleep_reader and
@@ -86,9 +87,10 @@
 /*
  * Inline liburcu's read_lock/read_unlock (the static versions). liburcu's
  * README allows _LGPL_SOURCE for code that is LGPL- or GPL-compatible, which
- * MIT is. Without it each of them is a call into liburcu.so whose TLS access
- * goes through __tls_get_addr: ~18-45 ns per lock+unlock pair instead of ~3 ns
- * on the lab machine, several times the rest of the reader fast path.
+ * MIT is. Without it each of them is a call into liburcu.so (a PLT call and
+ * the library's own thread-local access): 18-45 ns per lock+unlock pair
+ * instead of ~3 ns inlined, measured on the (shared, noisy) lab machine,
+ * several times the rest of the reader fast path.
  */
 #define _LGPL_SOURCE
 
