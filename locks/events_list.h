@@ -27,3 +27,12 @@ LAB_EVENT(rwsem_wlock_handoff)	/* # of write lock handoffs */
 LAB_EVENT(rwsem_handoff_grant)	/* rwlab: # of locks granted directly by the unlocker (dhandoff) */
 LAB_EVENT(osq_abort)		/* rwlab: # of osq (MCS spinner queue) aborts */
 LAB_EVENT(brlock_register)	/* rwlab: # of ck-brlock per-thread reader registrations */
+LAB_EVENT(percpu_rwsem_slow_read) /* rwlab: # of percpu-rwsem read locks that missed the rcu_sync fast path */
+LAB_EVENT(rcu_sync_gp)		/* rwlab: # of RCU grace periods waited for by rcu_sync_enter (first writer) */
+LAB_EVENT(bravo_fast_read)	/* rwlab: # of BRAVO read locks taken through the visible-readers table */
+LAB_EVENT(bravo_slot_busy)	/* rwlab: # of BRAVO fast reads that found their table slot taken */
+LAB_EVENT(bravo_fast_abort)	/* rwlab: # of BRAVO fast reads withdrawn because a writer cleared RBias */
+LAB_EVENT(bravo_revoke)		/* rwlab: # of BRAVO bias revocations by writers */
+LAB_EVENT(bravo_revoke_wait)	/* rwlab: # of table slots a revoking writer had to wait on */
+LAB_EVENT(bravo_revoke_ns)	/* rwlab: nanoseconds writers spent revoking (a sum, not a count) */
+LAB_EVENT(bravo_rebias)		/* rwlab: # of times a slow-path reader turned the bias back on */
