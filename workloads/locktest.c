@@ -16,7 +16,8 @@
  *
  * Metrics per iteration: per-thread operations over the window as
  * ops_min/ops_mean/ops_max (the Min/Mean/Max line), total_rate (op/s),
- * percpu_rate (op/s per thread), and the read and write counts.
+ * percpu_rate (op/s per thread), the read and write counts, and each
+ * thread's operations as thread_ops.<id> (for `rwlab plot --fairness`).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -108,6 +109,12 @@ static void locktest_metrics(void *state, const struct lab_iter *it, struct lab_
 	lab_emit(sink, "percpu_rate", (double)sum / it->wall_s / it->nthreads, "op/s", LAB_BETTER_HIGHER);
 	lab_emit(sink, "reads", (double)rd, "ops", LAB_BETTER_NONE);
 	lab_emit(sink, "writes", (double)wr, "ops", LAB_BETTER_NONE);
+	for (int i = 0; i < it->nthreads; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "thread_ops.%d", i);
+		lab_emit(sink, name, (double)it->workers[i].ops, "ops", LAB_BETTER_NONE);
+	}
 }
 
 static void locktest_teardown(void *state)
