@@ -19,7 +19,9 @@
  *
  * Values are arithmetic means with the population standard deviation
  * (" ±%3d%%" only above 2%); %change is 100 (avg - avg_base) / avg_base, or
- * the plain difference for stats whose name ends in '%'. A stat is shown when
+ * the plain difference for stats whose name ends in '%'. As in LKP, a zero
+ * base is replaced by 1e-100, so a counter that only fires in the new
+ * column shows a huge change such as "+1.2e+103%". A stat is shown when
  * it is the workload's headline, was asked for with --metric, or passes LKP's
  * changed-stat test against the baseline in some column (ratio above 1.01
  * for the workload's own metrics, 1.05 for the harness's time, context-switch
