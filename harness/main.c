@@ -3,9 +3,12 @@
  * rwlab - the command line.
  *
  *   rwlab list [--verbose] [--names]
- *   rwlab run [-l LOCKS] [-w WORKLOADS] [-t THREADS] [-n N] [-d DUR] [--warmup DUR]
- *             [--pin compact|scatter|none] [-o FILE.csv] [--seed N] [-q] [--no-report]
- *   rwlab report FILE.csv [--metric NAME] [--baseline VARIANT]
+ *   rwlab run [--matrix NAME] [-l LOCKS] [-w WORKLOADS] [-t THREADS] [-n N] [-d DUR]
+ *             [--warmup DUR] [--pin compact|scatter|none] [-o FILE.csv] [--seed N] [-q]
+ *             [--no-report]
+ *   rwlab report FILE.csv [--format F] [--metric NAME] [--baseline VARIANT] [--matrix NAME]
+ *             [--reference PUBLISHED.csv] ...
+ *   rwlab plot FILE.csv -o OUT.png|OUT.svg [-m METRIC] [-w WORKLOAD] [--fairness [-t N]]
  *   rwlab bench [-l LOCKS] [--pairs N] [-n REPS] [-o FILE.csv]
  */
 #include <errno.h>
@@ -19,6 +22,8 @@
 #include "config.h"
 #include "context.h"
 #include "csv.h"
+#include "matrix.h"
+#include "plot.h"
 #include "report.h"
 #include "runner.h"
 #include "threads.h"
@@ -39,9 +44,12 @@ static void usage(FILE *f)
 		"  list [--verbose] [--names]   lock variants and workloads (--verbose: knobs)\n"
 		"  run [options]                run a matrix of variants x workloads x threads, write CSV\n"
 		"  report FILE.csv [options]    comparison tables from a results CSV\n"
+		"  plot FILE.csv -o OUT [opts]  a metric against threads, or locktest fairness (gnuplot)\n"
 		"  bench [options]              uncontended ns per lock/unlock pair, per variant\n"
 		"\n"
 		"run options:\n"
+		"      --matrix NAME|PATH a matrix file (tools/matrices/NAME.matrix); options after it\n"
+		"                         override its settings\n"
 		"  -l, --lock LIST        variants, comma-separated, NAME[:key=val,...] or all (default all)\n"
 		"  -w, --workload LIST    workloads, NAME[:key=val,...] (default locktest)\n"
 		"  -t, --threads LIST     N, A-B, A-B:STEP, mmtests[:MAX] (default mmtests up to the CPUs)\n"
@@ -55,8 +63,27 @@ static void usage(FILE *f)
 		"      --no-report        do not print the table at the end\n"
 		"\n"
 		"report options:\n"
-		"  -m, --metric NAME      metric to tabulate (default: each workload's headline)\n"
-		"  -b, --baseline NAME    variant the changes are computed against (default: first)\n"
+		"  -f, --format F         " LAB_REPORT_FORMATS " (default table)\n"
+		"  -m, --metric LIST      metrics to tabulate (default: each workload's headline)\n"
+		"  -b, --baseline NAME    column the changes are computed against (default: first)\n"
+		"  -w, --workload LIST    only these workloads (labels or names)\n"
+		"      --by COLUMNS       CSV columns compared side by side (default variant; e.g. workload)\n"
+		"      --significance R   mmtests stars: ci (|diff| > 1.96 (sd_a + sd_b), default),\n"
+		"                         ttest (p < 0.10, mmtests 2018-2024) or none\n"
+		"      --matrix NAME      take format, baseline, metrics and the reference mapping from a matrix\n"
+		"      --reference FILE   published table (results/reference/*.csv) to print alongside\n"
+		"      --flat PCT         a change below PCT%% counts as flat in the comparison (default 1)\n"
+		"\n"
+		"plot options:\n"
+		"  -o, --output FILE      .png or .svg (required); a %%w in it draws one figure per\n"
+		"                         workload, %%w replaced by its label\n"
+		"  -m, --metric NAME      metric (default: the workload's headline)\n"
+		"  -w, --workload NAME    the workload to plot when the file holds several\n"
+		"  -b, --baseline NAME    column drawn first\n"
+		"      --by COLUMNS       as in report\n"
+		"      --fairness         locktest operations per thread, sorted (-t: thread count)\n"
+		"  -t, --threads N        thread count of the fairness plot (default: the largest)\n"
+		"      --keep-script      keep OUT.gp and OUT.dat\n"
 		"\n"
 		"bench options:\n"
 		"  -l, --lock LIST        variants (default all)\n"
@@ -167,6 +194,161 @@ static int parse_dur(const char *opt, const char *arg, bool allow_zero, unsigned
 	return 0;
 }
 
+/*
+ * The report settings of a matrix: format, baseline (when that variant was
+ * run: -l may have replaced the matrix's list), column key, metrics, rule.
+ */
+static void matrix_report_opts(const struct lab_matrix *mx, struct lab_report_opts *ro,
+			       const struct lab_rwsem_conf *locks, int nlocks)
+{
+	const char *v;
+
+	if ((v = lab_matrix_get(mx, "report", NULL)))
+		lab_report_format_parse(v, &ro->format);
+	if ((v = lab_matrix_get(mx, "significance", NULL)))
+		lab_report_sig_parse(v, &ro->sig);
+	ro->by = lab_matrix_get(mx, "by", NULL);
+	ro->metric = lab_matrix_get(mx, "metrics", NULL);
+	if ((v = lab_matrix_get(mx, "baseline", NULL))) {
+		bool by_variant = !ro->by || !strcmp(ro->by, "variant");
+
+		for (int i = 0; i < nlocks && by_variant; i++)
+			if (!strcmp(locks[i].label, v))
+				ro->baseline = v;
+		if (!by_variant)
+			ro->baseline = v;
+	}
+}
+
+/* The last -l, -w and -t given, with the "rwlab: FILE:LINE" prefix of their origin. */
+struct run_lists {
+	const char *locks, *wls, *threads;
+	char locks_prog[4200], wls_prog[4200], threads_prog[4200];
+};
+
+/* One `rwlab run` option. Returns 0 or the exit status of a bad value. */
+static int run_option(int c, struct run_lists *lists, struct lab_run_opts *o, int *report)
+{
+	unsigned long long ns;
+	long v;
+
+	switch (c) {
+	case 'l':	/* lists are parsed after the last -l/-w/-t: a later one replaces an earlier one */
+		lists->locks = optarg;
+		snprintf(lists->locks_prog, sizeof(lists->locks_prog), "%s", prog);
+		break;
+	case 'w':
+		lists->wls = optarg;
+		snprintf(lists->wls_prog, sizeof(lists->wls_prog), "%s", prog);
+		break;
+	case 't':
+		lists->threads = optarg;
+		snprintf(lists->threads_prog, sizeof(lists->threads_prog), "%s", prog);
+		break;
+	case 'n':
+		if (parse_positive("-n/--iterations", optarg, 100000, &v))
+			return 2;
+		o->iterations = (int)v;
+		break;
+	case 'd':
+		if (parse_dur("-d/--duration", optarg, false, &ns))
+			return 2;
+		o->settings.duration_ns = ns;
+		break;
+	case 'W':
+		if (parse_dur("--warmup", optarg, true, &ns))
+			return 2;
+		o->settings.warmup_ns = ns;
+		break;
+	case 'P':
+		if (lab_pin_parse(optarg, &o->pin)) {
+			fprintf(stderr, "%s: bad --pin '%s' (valid: compact, scatter, none)\n", prog, optarg);
+			return 2;
+		}
+		break;
+	case 'o':
+		o->csv_path = optarg;
+		break;
+	case 'S': {
+		char *end;
+
+		errno = 0;
+		o->settings.seed = strtoull(optarg, &end, 0);
+		if (!*optarg || *end || errno) {
+			fprintf(stderr, "%s: bad --seed '%s' (an unsigned integer)\n", prog, optarg);
+			return 2;
+		}
+		break;
+	}
+	case 'q':
+		o->quiet = true;
+		break;
+	case 'R':
+		*report = 0;
+		break;
+	case 'M':
+		fprintf(stderr, "%s: --matrix given twice\n", prog);
+		return 2;
+	default:
+		fprintf(stderr, "%s: see 'rwlab help'\n", prog);
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * Replace "--matrix NAME" in argv by the matrix's options, in place, so that
+ * options after it override the matrix and options before it are overridden.
+ * @origin gets the matrix line of each resulting argument (0 = command line).
+ */
+static int expand_matrix(int argc, char **argv, int ncpus, struct lab_matrix *mx, char **out, int *origin, int cap,
+			 int *nout)
+{
+	char err[4200], *margs[128];
+	int mlines[128], at = -1, skip = 0, n = 0, nm = 0;
+	const char *name = NULL;
+
+	for (int i = 1; i < argc && at < 0; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--matrix") && i + 1 < argc) {
+			at = i, skip = 2, name = argv[i + 1];
+		} else if (!strncmp(argv[i], "--matrix=", 9)) {
+			at = i, skip = 1, name = argv[i] + 9;
+		}
+	}
+	if (name) {
+		if (lab_matrix_load(name, mx, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", prog, err);
+			return -1;
+		}
+		nm = lab_matrix_run_args(mx, ncpus, margs, mlines, 128, err, sizeof(err));
+		if (nm < 0) {
+			fprintf(stderr, "%s: %s\n", prog, err);
+			return -1;
+		}
+	}
+	if (argc + nm > cap) {
+		fprintf(stderr, "%s: too many arguments\n", prog);
+		return -1;
+	}
+	for (int i = 0; i < argc; i++) {
+		if (i == at) {
+			for (int k = 0; k < nm; k++) {
+				origin[n] = mlines[k];
+				out[n++] = margs[k];
+			}
+			i += skip - 1;
+			continue;
+		}
+		origin[n] = 0;
+		out[n++] = argv[i];
+	}
+	out[n] = NULL;
+	*nout = n;
+	return 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -181,17 +363,20 @@ static int cmd_run(int argc, char **argv)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-report", no_argument, NULL, 'R' },
+		{ "matrix", required_argument, NULL, 'M' },
 		{ 0 }
 	};
 	static struct lab_rwsem_conf locks[MAX_LOCKS];
+	static struct lab_matrix mx;
+	static char *nargv[256];
+	static int origin[256];
 	static struct lab_workload_conf wls[MAX_WLS];
+	static struct run_lists lists;
+	char progbuf[4200];
 	int threads[LAB_THREAD_LIST_MAX];
 	struct lab_run_opts o = { 0 };
 	char err[1024], defcsv[128];
-	const char *thr_arg = NULL;
-	int c, nlocks = 0, nwls = 0, report = 1, st;
-	long v;
-	unsigned long long ns;
+	int c, nlocks = 0, nwls = 0, report = 1, st, nargc;
 	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 
 	o.iterations = 5;
@@ -199,81 +384,42 @@ static int cmd_run(int argc, char **argv)
 	o.settings.warmup_ns = 500000000ull;
 	o.settings.seed = 1;
 	o.pin = LAB_PIN_COMPACT;
-	while ((c = getopt_long(argc, argv, "l:w:t:n:d:o:q", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'l':
-			if (lab_rwsem_parse_list(optarg, locks, MAX_LOCKS, &nlocks, err, sizeof(err))) {
-				fprintf(stderr, "%s: %s\n", prog, err);
-				return 2;
-			}
-			break;
-		case 'w':
-			if (lab_workload_parse_list(optarg, wls, MAX_WLS, &nwls, err, sizeof(err))) {
-				fprintf(stderr, "%s: %s\n", prog, err);
-				return 2;
-			}
-			break;
-		case 't':
-			thr_arg = optarg;
-			break;
-		case 'n':
-			if (parse_positive("-n/--iterations", optarg, 100000, &v))
-				return 2;
-			o.iterations = (int)v;
-			break;
-		case 'd':
-			if (parse_dur("-d/--duration", optarg, false, &ns))
-				return 2;
-			o.settings.duration_ns = ns;
-			break;
-		case 'W':
-			if (parse_dur("--warmup", optarg, true, &ns))
-				return 2;
-			o.settings.warmup_ns = ns;
-			break;
-		case 'P':
-			if (lab_pin_parse(optarg, &o.pin)) {
-				fprintf(stderr, "%s: bad --pin '%s' (valid: compact, scatter, none)\n", prog, optarg);
-				return 2;
-			}
-			break;
-		case 'o':
-			o.csv_path = optarg;
-			break;
-		case 'S': {
-			char *end;
+	if (expand_matrix(argc, argv, ncpus, &mx, nargv, origin, 256, &nargc))
+		return 2;
+	argc = nargc;
+	argv = nargv;
+	for (;;) {
+		const char *run_prog = prog;
 
-			errno = 0;
-			o.settings.seed = strtoull(optarg, &end, 0);
-			if (!*optarg || *end || errno) {
-				fprintf(stderr, "%s: bad --seed '%s' (an unsigned integer)\n", prog, optarg);
-				return 2;
-			}
-			break;
+		/* An option read from the matrix reports errors as "rwlab: FILE:LINE: ...". */
+		if (optind < argc && origin[optind]) {
+			snprintf(progbuf, sizeof(progbuf), "%s: %s:%d", run_prog, mx.path, origin[optind]);
+			prog = progbuf;
 		}
-		case 'q':
-			o.quiet = true;
+		c = getopt_long(argc, argv, "l:w:t:n:d:o:q", lopts, NULL);
+		st = c == -1 ? 0 : run_option(c, &lists, &o, &report);
+		prog = run_prog;
+		if (c == -1)
 			break;
-		case 'R':
-			report = 0;
-			break;
-		default:
-			fprintf(stderr, "%s: see 'rwlab help'\n", prog);
-			return 2;
-		}
+		if (st)
+			return st;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab help')\n", prog, argv[optind]);
 		return 2;
 	}
-	if (!nlocks && lab_rwsem_parse_list("all", locks, MAX_LOCKS, &nlocks, err, sizeof(err)))
+	if (lab_rwsem_parse_list(lists.locks ? lists.locks : "all", locks, MAX_LOCKS, &nlocks, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", lists.locks ? lists.locks_prog : prog, err);
 		return 2;
-	if (!nwls && lab_workload_parse_list("locktest", wls, MAX_WLS, &nwls, err, sizeof(err)))
+	}
+	if (lab_workload_parse_list(lists.wls ? lists.wls : "locktest", wls, MAX_WLS, &nwls, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", lists.wls ? lists.wls_prog : prog, err);
 		return 2;
-	st = lab_parse_threads(thr_arg ? thr_arg : "mmtests", ncpus, threads, LAB_THREAD_LIST_MAX, err,
+	}
+	st = lab_parse_threads(lists.threads ? lists.threads : "mmtests", ncpus, threads, LAB_THREAD_LIST_MAX, err,
 			       sizeof(err));
 	if (st < 0) {
-		fprintf(stderr, "%s: %s\n", prog, err);
+		fprintf(stderr, "%s: %s\n", lists.threads ? lists.threads_prog : prog, err);
 		return 2;
 	}
 	if (!o.csv_path) {
@@ -293,37 +439,192 @@ static int cmd_run(int argc, char **argv)
 	if (st != 130 && report) {
 		struct lab_report_opts ro = { .path = o.csv_path };
 
+		if (mx.n)
+			matrix_report_opts(&mx, &ro, locks, nlocks);
 		lab_report_print(stdout, &ro);
 	}
 	if (st != 130)
 		fprintf(stderr, "results: %s\n", o.csv_path);
+	lab_matrix_free(&mx);
 	return st;
+}
+
+/* Append @add to a comma-separated list in @buf (repeated -m/-w). */
+static const char *list_add(char *buf, size_t len, const char *add)
+{
+	size_t l = strlen(buf);
+
+	snprintf(buf + l, len - l, "%s%s", l ? "," : "", add);
+	return buf;
 }
 
 static int cmd_report(int argc, char **argv)
 {
 	static const struct option lopts[] = {
+		{ "format", required_argument, NULL, 'f' },
 		{ "metric", required_argument, NULL, 'm' },
 		{ "baseline", required_argument, NULL, 'b' },
+		{ "workload", required_argument, NULL, 'w' },
+		{ "by", required_argument, NULL, 'B' },
+		{ "significance", required_argument, NULL, 's' },
+		{ "matrix", required_argument, NULL, 'M' },
+		{ "reference", required_argument, NULL, 'r' },
+		{ "flat", required_argument, NULL, 'F' },
 		{ 0 }
 	};
+	static struct lab_matrix mx;
+	static struct lab_refmap map;
 	struct lab_report_opts o = { 0 };
-	int c;
+	char metrics[1024] = "", workloads[1024] = "", refpath[4200], err[4200];
+	const char *matrix = NULL, *fmt = NULL, *sig = NULL, *flat = NULL;
+	int c, st;
 
-	while ((c = getopt_long(argc, argv, "m:b:", lopts, NULL)) != -1) {
-		if (c == 'm')
-			o.metric = optarg;
-		else if (c == 'b')
+	while ((c = getopt_long(argc, argv, "f:m:b:w:", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			fmt = optarg;
+			break;
+		case 'm':
+			o.metric = list_add(metrics, sizeof(metrics), optarg);
+			break;
+		case 'b':
 			o.baseline = optarg;
-		else
+			break;
+		case 'w':
+			o.workload = list_add(workloads, sizeof(workloads), optarg);
+			break;
+		case 'B':
+			o.by = optarg;
+			break;
+		case 's':
+			sig = optarg;
+			break;
+		case 'M':
+			matrix = optarg;
+			break;
+		case 'r':
+			o.reference = optarg;
+			break;
+		case 'F':
+			flat = optarg;
+			break;
+		default:
+			fprintf(stderr, "%s: see 'rwlab help'\n", prog);
 			return 2;
+		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "%s: report needs exactly one CSV file (rwlab report FILE.csv)\n", prog);
+		fprintf(stderr, "%s: report needs exactly one CSV file (rwlab report FILE.csv [options])\n", prog);
 		return 2;
 	}
 	o.path = argv[optind];
-	return lab_report_print(stdout, &o);
+	if (matrix) {
+		const char *v;
+
+		if (lab_matrix_load(matrix, &mx, err, sizeof(err)) || lab_matrix_refmap(&mx, &map, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", prog, err);
+			return 2;
+		}
+		/* The matrix supplies what the command line did not. */
+		fmt = fmt ? fmt : lab_matrix_get(&mx, "report", NULL);
+		sig = sig ? sig : lab_matrix_get(&mx, "significance", NULL);
+		flat = flat ? flat : lab_matrix_get(&mx, "flat", NULL);
+		o.baseline = o.baseline ? o.baseline : lab_matrix_get(&mx, "baseline", NULL);
+		o.by = o.by ? o.by : lab_matrix_get(&mx, "by", NULL);
+		o.metric = o.metric ? o.metric : lab_matrix_get(&mx, "metrics", NULL);
+		if (!o.reference && !lab_matrix_reference(&mx, refpath, sizeof(refpath)))
+			o.reference = refpath;
+		if (map.ncol || map.nmet)
+			o.map = &map;
+		o.title = mx.name;
+		v = lab_matrix_get(&mx, "description", NULL);
+		if (v && o.reference)
+			printf("%s: %s\n", mx.name, v);
+	}
+	if (fmt && lab_report_format_parse(fmt, &o.format)) {
+		fprintf(stderr, "%s: unknown report format '%s' (valid: %s)\n", prog, fmt, LAB_REPORT_FORMATS);
+		return 2;
+	}
+	if (sig && lab_report_sig_parse(sig, &o.sig)) {
+		fprintf(stderr, "%s: unknown significance rule '%s' (valid: %s)\n", prog, sig, LAB_REPORT_SIGS);
+		return 2;
+	}
+	if (flat) {
+		char *end;
+
+		o.flat_pct = strtod(flat, &end);
+		if (*end || !(o.flat_pct >= 0) || o.flat_pct > 100) {
+			fprintf(stderr, "%s: bad --flat '%s' (a percentage in 0..100)\n", prog, flat);
+			return 2;
+		}
+	}
+	if (o.map && (o.map->ncol < 2 || !o.map->nmet)) {
+		fprintf(stderr, "%s: %s: a reference mapping needs two map.column and at least one map.metric\n", prog,
+			mx.path);
+		return 2;
+	}
+	st = lab_report_print(stdout, &o);
+	lab_matrix_free(&mx);
+	return st;
+}
+
+static int cmd_plot(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "metric", required_argument, NULL, 'm' },
+		{ "workload", required_argument, NULL, 'w' },
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "by", required_argument, NULL, 'B' },
+		{ "fairness", no_argument, NULL, 'F' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "keep-script", no_argument, NULL, 'K' },
+		{ 0 }
+	};
+	struct lab_plot_opts o = { 0 };
+	long v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "o:m:w:b:t:", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.out = optarg;
+			break;
+		case 'm':
+			o.metric = optarg;
+			break;
+		case 'w':
+			o.workload = optarg;
+			break;
+		case 'b':
+			o.baseline = optarg;
+			break;
+		case 'B':
+			o.by = optarg;
+			break;
+		case 'F':
+			o.fairness = true;
+			break;
+		case 't':
+			if (parse_positive("-t/--threads", optarg, LAB_THREADS_MAX, &v))
+				return 2;
+			o.threads = (int)v;
+			break;
+		case 'K':
+			o.keep_script = true;
+			break;
+		default:
+			fprintf(stderr, "%s: see 'rwlab help'\n", prog);
+			return 2;
+		}
+	}
+	if (optind != argc - 1 || !o.out) {
+		fprintf(stderr, "%s: plot needs one CSV file and -o OUT.png|OUT.svg (rwlab plot FILE.csv -o OUT.png)\n",
+			prog);
+		return 2;
+	}
+	o.path = argv[optind];
+	return lab_plot(&o);
 }
 
 static int cmd_bench(int argc, char **argv)
@@ -395,8 +696,10 @@ int main(int argc, char **argv)
 		return cmd_run(argc, argv);
 	if (!strcmp(cmd, "report"))
 		return cmd_report(argc, argv);
+	if (!strcmp(cmd, "plot"))
+		return cmd_plot(argc, argv);
 	if (!strcmp(cmd, "bench"))
 		return cmd_bench(argc, argv);
-	fprintf(stderr, "%s: unknown command '%s' (valid: list, run, report, bench, help)\n", prog, cmd);
+	fprintf(stderr, "%s: unknown command '%s' (valid: list, run, report, plot, bench, help)\n", prog, cmd);
 	return 2;
 }

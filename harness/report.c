@@ -1,48 +1,50 @@
 /* SPDX-License-Identifier: MIT */
-#include <errno.h>
+/*
+ * `rwlab report`: loading, selection, the shared helpers, and the simple
+ * formats (table, speedup, duration, csv, markdown). The mailing-list
+ * layouts live in report_mmtests.c, report_lkp.c and report_locktest.c; the
+ * comparison with a published table in report_ref.c.
+ */
 #include <math.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv.h"
-#include "report.h"
+#include "report_impl.h"
 #include "stats.h"
 #include "workload.h"
 
-#define MAXK 256
-
-struct strset {
-	const char *s[MAXK];
-	int n;
+static const char *const format_names[] = {
+	[LAB_FMT_TABLE] = "table",	 [LAB_FMT_MMTESTS] = "mmtests", [LAB_FMT_LKP] = "lkp",
+	[LAB_FMT_LOCKTEST] = "locktest", [LAB_FMT_SPEEDUP] = "speedup", [LAB_FMT_DURATION] = "duration",
+	[LAB_FMT_CSV] = "csv",		 [LAB_FMT_MARKDOWN] = "markdown", [LAB_FMT_NONE] = "none",
 };
 
-static int strset_add(struct strset *set, const char *s)
+int lab_report_format_parse(const char *s, enum lab_report_format *f)
 {
-	for (int i = 0; i < set->n; i++)
-		if (!strcmp(set->s[i], s))
-			return i;
-	if (set->n == MAXK)
-		return -1;
-	set->s[set->n] = s;
-	return set->n++;
-}
-
-static int strset_find(const struct strset *set, const char *s)
-{
-	for (int i = 0; i < set->n; i++)
-		if (!strcmp(set->s[i], s))
-			return i;
+	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
+		if (!strcmp(s, format_names[i])) {
+			*f = (enum lab_report_format)i;
+			return 0;
+		}
 	return -1;
 }
 
-static int cmp_int(const void *a, const void *b)
+int lab_report_sig_parse(const char *s, enum lab_report_sig *sig)
 {
-	return *(const int *)a - *(const int *)b;
+	if (!strcmp(s, "ci"))
+		*sig = LAB_SIG_CI;
+	else if (!strcmp(s, "ttest"))
+		*sig = LAB_SIG_TTEST;
+	else if (!strcmp(s, "none"))
+		*sig = LAB_SIG_NONE;
+	else
+		return -1;
+	return 0;
 }
 
-/* Is @m one of the comma-separated names in @list? */
-static bool in_list(const char *list, const char *m)
+/* ---- helpers ----------------------------------------------------------------- */
+
+bool rep_in_list(const char *list, const char *m)
 {
 	size_t ml = strlen(m);
 
@@ -58,169 +60,535 @@ static bool in_list(const char *list, const char *m)
 	return false;
 }
 
-static int parse_double(const char *s, double *v)
+const char *rep_headline(const char *workload)
 {
-	char *end;
+	char name[64];
+	const struct lab_workload_ops *w = lab_workload_lookup(lab_workload_base(workload, name, sizeof(name)));
 
-	errno = 0;
-	*v = strtod(s, &end);
-	return (!*s || *end || errno == ERANGE) ? -1 : 0;
+	return w ? w->headline : NULL;
 }
 
-int lab_report_print(FILE *out, const struct lab_report_opts *o)
+bool rep_harness_metric(const char *m)
 {
-	static const char *need[] = { "variant", "workload", "threads", "metric", "value", "better" };
-	struct lab_csv_table t;
-	struct strset wls = { 0 }, vars = { 0 }, mets = { 0 };
-	int col[6], threads[MAXK], nthr = 0, base = 0, printed = 0;
-	char err[1024];
+	static const char *const fixed[] = { "wall_s", "user_s", "sys_s", "nvcsw", "nivcsw", NULL };
 
-	if (lab_csv_read(o->path, &t, err, sizeof(err))) {
-		fprintf(stderr, "rwlab report: %s\n", err);
-		return 1;
-	}
-	for (int i = 0; i < 6; i++) {
-		col[i] = lab_csv_col(&t, need[i]);
-		if (col[i] < 0) {
-			fprintf(stderr, "rwlab report: %s: missing column '%s' (need: variant, workload, threads, "
-				"metric, value, better)\n", o->path, need[i]);
-			lab_csv_free(&t);
-			return 1;
-		}
-	}
-	for (int r = 0; r < t.nrows; r++) {
-		char **f = t.rows[r];
-		double v;
-		char *end;
-		long th = strtol(f[col[2]], &end, 10);
-		int k;
+	for (int i = 0; fixed[i]; i++)
+		if (!strcmp(m, fixed[i]))
+			return true;
+	return !strncmp(m, "event.", 6) || !strncmp(m, "thread_ops.", 11);
+}
 
-		if (!*f[col[2]] || *end || th < 1) {
-			fprintf(stderr, "rwlab report: %s: row %d: threads '%s' is not a positive integer\n",
-				o->path, r + 2, f[col[2]]);
-			lab_csv_free(&t);
-			return 1;
-		}
-		if (parse_double(f[col[4]], &v)) {
-			fprintf(stderr, "rwlab report: %s: row %d: value '%s' is not a number\n", o->path, r + 2,
-				f[col[4]]);
-			lab_csv_free(&t);
-			return 1;
-		}
-		if (strset_add(&wls, f[col[1]]) < 0 || strset_add(&vars, f[col[0]]) < 0 ||
-		    strset_add(&mets, f[col[3]]) < 0) {
-			fprintf(stderr, "rwlab report: %s: more than %d distinct workloads, variants or metrics\n",
-				o->path, MAXK);
-			lab_csv_free(&t);
-			return 1;
-		}
-		for (k = 0; k < nthr && threads[k] != (int)th; k++)
-			;
-		if (k == nthr && nthr < MAXK)
-			threads[nthr++] = (int)th;
-	}
-	qsort(threads, (size_t)nthr, sizeof(int), cmp_int);
-	if (o->baseline) {
-		base = strset_find(&vars, o->baseline);
-		if (base < 0) {
-			fprintf(stderr, "rwlab report: baseline '%s' is not in %s (variants: ", o->baseline, o->path);
-			for (int i = 0; i < vars.n; i++)
-				fprintf(stderr, "%s%s", i ? ", " : "", vars.s[i]);
-			fprintf(stderr, ")\n");
-			lab_csv_free(&t);
-			return 1;
-		}
-	}
-	if (o->metric && strset_find(&mets, o->metric) < 0) {
-		fprintf(stderr, "rwlab report: metric '%s' is not in %s\n", o->metric, o->path);
-		lab_csv_free(&t);
-		return 1;
-	}
+bool rep_workload_kept(const struct lab_rctx *c, const char *workload)
+{
+	char name[64];
 
-	for (int w = 0; w < wls.n; w++) {
-		char wname[64];
-		const struct lab_workload_ops *wops;
+	if (!c->o->workload)
+		return true;
+	return rep_in_list(c->o->workload, workload) ||
+	       rep_in_list(c->o->workload, lab_workload_base(workload, name, sizeof(name)));
+}
 
-		snprintf(wname, sizeof(wname), "%.*s", (int)strcspn(wls.s[w], ":"), wls.s[w]);
-		wops = lab_workload_lookup(wname);
-		for (int m = 0; m < mets.n; m++) {
-			const char *better = NULL;
-			bool higher;
-			double *vals = NULL;
-			int vcap = 0;
+bool rep_wanted(const struct lab_rctx *c, const struct lab_series *s)
+{
+	const char *head;
 
-			if (o->metric ? strcmp(mets.s[m], o->metric) :
-				  !(wops ? in_list(wops->headline, mets.s[m]) : false))
+	if (!rep_workload_kept(c, s->workload))
+		return false;
+	if (c->o->metric)
+		return rep_in_list(c->o->metric, s->metric);
+	head = rep_headline(s->workload);
+	if (head)
+		return rep_in_list(head, s->metric);
+	/* A workload this build does not know: every directed metric it emitted. */
+	return s->better != LAB_BETTER_NONE && !rep_harness_metric(s->metric);
+}
+
+bool rep_metric_in_group(const struct lab_rctx *c, int ig, int im)
+{
+	const struct lab_results *r = c->r;
+
+	for (int ic = 0; ic < r->ncolumns; ic++)
+		for (int t = 0; t < r->nthreads; t++) {
+			const struct lab_series *s = lab_results_find(r, ig, ic, im, r->threads[t]);
+
+			if (s && rep_wanted(c, s))
+				return true;
+		}
+	return false;
+}
+
+bool rep_higher(const struct lab_series *s)
+{
+	return s->better == LAB_BETTER_HIGHER;
+}
+
+double rep_mean(const struct lab_series *s)
+{
+	return rep_higher(s) ? lab_hmean(s->v, s->n) : lab_amean(s->v, s->n);
+}
+
+double rep_change(const struct lab_series *s, const struct lab_series *base)
+{
+	double m = rep_mean(s), b = rep_mean(base);
+
+	if (isnan(m) || isnan(b))
+		return NAN;
+	return rep_higher(s) ? lab_pdiff(m, b) : lab_pndiff(m, b);
+}
+
+bool rep_significant(const struct lab_rctx *c, const struct lab_series *s, const struct lab_series *base)
+{
+	if (!s || !base || s == base)
+		return false;
+	switch (c->o->sig) {
+	case LAB_SIG_CI:
+		return lab_mmtests_ci_significant(rep_mean(base), lab_stddev(base->v, base->n), rep_mean(s),
+						  lab_stddev(s->v, s->n));
+	case LAB_SIG_TTEST: {
+		double p = lab_mmtests_ttest_p(base->v, base->n, s->v, s->n);
+
+		return !isnan(p) && p < 0.10;
+	}
+	case LAB_SIG_NONE:
+		break;
+	}
+	return false;
+}
+
+void rep_split_name(const char *name, char *a, size_t alen, char *b, size_t blen)
+{
+	const char *dash = strchr(name, '-');
+
+	if (dash && !strncmp(dash + 1, "rc", 2) && dash[3] >= '0' && dash[3] <= '9')
+		dash = strchr(dash + 1, '-');
+	if (!dash) {
+		snprintf(a, alen, "%s", name);
+		snprintf(b, blen, "%s", "");
+		return;
+	}
+	snprintf(a, alen, "%.*s", (int)(dash - name), name);
+	snprintf(b, blen, "%s", dash + 1);
+}
+
+void rep_thousands(double v, char *buf, size_t len)
+{
+	char digits[64];
+	size_t n, off = 0;
+
+	snprintf(digits, sizeof(digits), "%.0f", fabs(v));
+	n = strlen(digits);
+	if (v < 0 && strcmp(digits, "0") && off + 1 < len)
+		buf[off++] = '-';
+	for (size_t i = 0; i < n && off + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[off++] = ',';
+		buf[off++] = digits[i];
+	}
+	buf[off] = 0;
+}
+
+/* ---- table (the default) ------------------------------------------------------- */
+
+/* The default table's mean falls back to Amean where a Hmean is undefined (a value <= 0). */
+static double table_mean(const struct lab_series *s)
+{
+	double m = rep_mean(s);
+
+	return isnan(m) ? lab_amean(s->v, s->n) : m;
+}
+
+int rep_table(struct lab_rctx *c)
+{
+	const struct lab_results *r = c->r;
+	int printed = 0;
+
+	for (int g = 0; g < r->ngroups; g++) {
+		for (int m = 0; m < r->nmetrics; m++) {
+			bool higher = false, found = false;
+
+			if (!rep_metric_in_group(c, g, m))
 				continue;
-			/* Find whether this (workload, metric) occurs and its direction. */
-			for (int r = 0; r < t.nrows && !better; r++)
-				if (!strcmp(t.rows[r][col[1]], wls.s[w]) && !strcmp(t.rows[r][col[3]], mets.s[m]))
-					better = t.rows[r][col[5]];
-			if (!better)
-				continue;
-			higher = strcmp(better, "lower") != 0;
-			fprintf(out, "\n%s  %s  (%s; %s of iterations, +-stddev%%, change vs %s)\n", wls.s[w],
-				mets.s[m], higher ? "higher is better" : "lower is better",
-				higher ? "Hmean" : "Amean", vars.s[base]);
-			fprintf(out, "%-8s", "threads");
-			for (int v = 0; v < vars.n; v++)
-				fprintf(out, " %32.32s", vars.s[v]);
-			fprintf(out, "\n");
-			for (int ti = 0; ti < nthr; ti++) {
-				double basev = NAN;
+			for (int i = 0; i < r->ns && !found; i++)
+				if (r->s[i].ig == g && r->s[i].im == m) {
+					higher = rep_higher(&r->s[i]);
+					found = true;
+				}
+			fprintf(c->out, "\n%s  %s  (%s; %s of iterations, +-stddev%%, change vs %s)\n", r->groups[g],
+				r->metrics[m], higher ? "higher is better" : "lower is better",
+				higher ? "Hmean" : "Amean", r->columns[0]);
+			fprintf(c->out, "%-8s", "threads");
+			for (int v = 0; v < r->ncolumns; v++)
+				fprintf(c->out, " %32.32s", r->columns[v]);
+			fprintf(c->out, "\n");
+			for (int ti = 0; ti < r->nthreads; ti++) {
+				const struct lab_series *base = lab_results_find(r, g, 0, m, r->threads[ti]);
 				bool any = false;
 				char line[8192];
-				int off = snprintf(line, sizeof(line), "%-8d", threads[ti]);
+				int off = snprintf(line, sizeof(line), "%-8d", r->threads[ti]);
 
-				for (int v = 0; v < vars.n; v++) {
-					int nv = 0;
-					double c, sd;
+				for (int v = 0; v < r->ncolumns; v++) {
+					const struct lab_series *s = lab_results_find(r, g, v, m, r->threads[ti]);
+					double mean, sd, bm;
 					char cell[64];
 
-					for (int r = 0; r < t.nrows; r++) {
-						char **f = t.rows[r];
-
-						if (strcmp(f[col[1]], wls.s[w]) || strcmp(f[col[3]], mets.s[m]) ||
-						    strcmp(f[col[0]], vars.s[v]) || atoi(f[col[2]]) != threads[ti])
-							continue;
-						if (nv == vcap) {
-							vcap = vcap ? 2 * vcap : 64;
-							vals = realloc(vals, (size_t)vcap * sizeof(double));
-							if (!vals)
-								abort();
-						}
-						parse_double(f[col[4]], &vals[nv++]);
-					}
-					if (!nv) {
+					if (!s || !rep_workload_kept(c, s->workload)) {
 						off += snprintf(line + off, sizeof(line) - (size_t)off, " %32s", "-");
 						continue;
 					}
 					any = true;
-					c = higher ? lab_hmean(vals, nv) : lab_amean(vals, nv);
-					if (isnan(c))
-						c = lab_amean(vals, nv);
-					sd = nv > 1 ? lab_stddev(vals, nv) : 0;
-					if (v == base)
-						basev = c;
-					if (v == base || isnan(basev) || basev == 0)
-						snprintf(cell, sizeof(cell), "%.4g +-%4.1f%% (%s)", c,
-							 c ? 100 * sd / fabs(c) : 0, v == base ? "base" : "   -");
+					mean = table_mean(s);
+					sd = s->n > 1 ? lab_stddev(s->v, s->n) : 0;
+					bm = base ? table_mean(base) : NAN;
+					if (v == 0 || isnan(bm) || bm == 0)
+						snprintf(cell, sizeof(cell), "%.4g +-%4.1f%% (%s)", mean,
+							 mean ? 100 * sd / fabs(mean) : 0, v == 0 ? "base" : "   -");
 					else
-						snprintf(cell, sizeof(cell), "%.4g +-%4.1f%% (%+6.1f%%)", c,
-							 c ? 100 * sd / fabs(c) : 0,
-							 100 * (higher ? c / basev - 1 : 1 - c / basev));
+						snprintf(cell, sizeof(cell), "%.4g +-%4.1f%% (%+6.1f%%%s)", mean,
+							 mean ? 100 * sd / fabs(mean) : 0,
+							 higher ? lab_pdiff(mean, bm) : lab_pndiff(mean, bm),
+							 rep_significant(c, s, base) ? "*" : "");
 					off += snprintf(line + off, sizeof(line) - (size_t)off, " %32s", cell);
 				}
 				if (any) {
-					fprintf(out, "%s\n", line);
+					fprintf(c->out, "%s\n", line);
 					printed++;
 				}
 			}
-			free(vals);
 		}
 	}
-	if (!printed)
-		fprintf(out, "%s: no rows to report%s\n", o->path, o->metric ? " for that metric" : "");
-	lab_csv_free(&t);
+	if (printed && c->o->sig != LAB_SIG_NONE)
+		fprintf(c->out, "\n* significant (%s)\n",
+			c->o->sig == LAB_SIG_CI ? "|difference of means| > 1.96 x (sd_base + sd)" :
+						  "t-test p < 0.10, df = n_base + n - 2");
+	return printed;
+}
+
+/* ---- speedup --------------------------------------------------------------------- */
+
+int rep_speedup(struct lab_rctx *c)
+{
+	const struct lab_results *r = c->r;
+	int printed = 0, w = 10;
+
+	for (int v = 1; v < r->ncolumns; v++)
+		w = (int)strlen(r->columns[v]) + 2 > w ? (int)strlen(r->columns[v]) + 2 : w;
+	for (int g = 0; g < r->ngroups; g++) {
+		for (int m = 0; m < r->nmetrics; m++) {
+			const struct lab_series *any = NULL;
+
+			if (!rep_metric_in_group(c, g, m))
+				continue;
+			for (int i = 0; i < r->ns && !any; i++)
+				if (r->s[i].ig == g && r->s[i].im == m)
+					any = &r->s[i];
+			if (any->better == LAB_BETTER_NONE)
+				continue;
+			fprintf(c->out, "\n%s  %s (%s): %s change vs %s, positive = better\n", r->groups[g],
+				r->metrics[m], any->unit, rep_higher(any) ? "Hmean" : "Amean", r->columns[0]);
+			fprintf(c->out, "%7s", "Threads");
+			for (int v = 1; v < r->ncolumns; v++)
+				fprintf(c->out, "%*s", w, r->columns[v]);
+			fprintf(c->out, "\n");
+			for (int ti = 0; ti < r->nthreads; ti++) {
+				const struct lab_series *base = lab_results_find(r, g, 0, m, r->threads[ti]);
+
+				if (!base || !rep_workload_kept(c, base->workload))
+					continue;
+				fprintf(c->out, "%7d", r->threads[ti]);
+				for (int v = 1; v < r->ncolumns; v++) {
+					const struct lab_series *s = lab_results_find(r, g, v, m, r->threads[ti]);
+					double ch = s ? rep_change(s, base) : NAN;
+					char cell[32];
+
+					if (isnan(ch))
+						snprintf(cell, sizeof(cell), "-");
+					else
+						snprintf(cell, sizeof(cell), "%+.1f%%", ch);
+					fprintf(c->out, "%*s", w, cell);
+				}
+				fprintf(c->out, "\n");
+				printed++;
+			}
+		}
+	}
+	return printed;
+}
+
+/* ---- duration ------------------------------------------------------------------- */
+
+int rep_duration(struct lab_rctx *c)
+{
+	static const char *const rows[][2] = { { "User", "user_s" }, { "System", "sys_s" }, { "Elapsed", "wall_s" } };
+	const struct lab_results *r = c->r;
+	int printed = 0, w = 12;
+	char a[128], b[128];
+
+	for (int v = 0; v < r->ncolumns; v++) {
+		rep_split_name(r->columns[v], a, sizeof(a), b, sizeof(b));
+		w = (int)strlen(a) + 1 > w ? (int)strlen(a) + 1 : w;
+		w = (int)strlen(b) + 1 > w ? (int)strlen(b) + 1 : w;
+	}
+	for (int g = 0; g < r->ngroups; g++) {
+		double sum[3][256] = { { 0 } };
+		bool have = false;
+
+		for (int i = 0; i < r->ns; i++) {
+			const struct lab_series *s = &r->s[i];
+
+			if (s->ig != g || s->ic >= 256 || !rep_workload_kept(c, s->workload))
+				continue;
+			for (int k = 0; k < 3; k++)
+				if (!strcmp(s->metric, rows[k][1])) {
+					for (int j = 0; j < s->n; j++)
+						sum[k][s->ic] += s->v[j];
+					have = true;
+				}
+		}
+		if (!have)
+			continue;
+		fprintf(c->out, "\n%s\n", r->groups[g]);
+		for (int line = 0; line < 2; line++) {
+			fprintf(c->out, "%8s", "");
+			for (int v = 0; v < r->ncolumns; v++) {
+				rep_split_name(r->columns[v], a, sizeof(a), b, sizeof(b));
+				fprintf(c->out, "%*s", w, line ? b : a);
+			}
+			fprintf(c->out, "\n");
+		}
+		for (int k = 0; k < 3; k++) {
+			fprintf(c->out, "%-8s", rows[k][0]);
+			for (int v = 0; v < r->ncolumns && v < 256; v++)
+				fprintf(c->out, "%*.2f", w, sum[k][v]);
+			fprintf(c->out, "\n");
+		}
+		printed++;
+	}
+	if (printed)
+		fprintf(c->out, "\n(seconds summed over every cell and iteration of a column: measured windows; "
+				"user and system are the whole process's)\n");
+	return printed;
+}
+
+/* ---- csv and markdown ------------------------------------------------------------- */
+
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_num(FILE *f, double v)
+{
+	if (isnan(v))
+		fputs(",", f);
+	else
+		fprintf(f, ",%.10g", v);
+}
+
+int rep_csv(struct lab_rctx *c)
+{
+	const struct lab_results *r = c->r;
+	int printed = 0;
+
+	fprintf(c->out, "group,column,workload,metric,unit,better,threads,n,stat,mean,stddev,coeffvar,min,max,"
+			"change_pct,significant,welch_p\n");
+	for (int g = 0; g < r->ngroups; g++)
+		for (int m = 0; m < r->nmetrics; m++)
+			for (int ti = 0; ti < r->nthreads; ti++) {
+				const struct lab_series *base = lab_results_find(r, g, 0, m, r->threads[ti]);
+
+				for (int v = 0; v < r->ncolumns; v++) {
+					const struct lab_series *s = lab_results_find(r, g, v, m, r->threads[ti]);
+					const char *fields[4];
+
+					if (!s || !rep_wanted(c, s))
+						continue;
+					fields[0] = s->group, fields[1] = s->column, fields[2] = s->workload;
+					fields[3] = s->metric;
+					for (int k = 0; k < 4; k++) {
+						if (k)
+							fputc(',', c->out);
+						csv_field(c->out, fields[k]);
+					}
+					fputc(',', c->out);
+					csv_field(c->out, s->unit);
+					fprintf(c->out, ",%s,%d,%d,%s",
+						s->better == LAB_BETTER_HIGHER ? "higher" :
+						s->better == LAB_BETTER_LOWER ? "lower" : "none",
+						s->threads, s->n, rep_higher(s) ? "hmean" : "amean");
+					csv_num(c->out, rep_mean(s));
+					csv_num(c->out, lab_stddev(s->v, s->n));
+					csv_num(c->out, lab_coeffvar(s->v, s->n));
+					csv_num(c->out, lab_min(s->v, s->n));
+					csv_num(c->out, lab_max(s->v, s->n));
+					csv_num(c->out, base ? rep_change(s, base) : NAN);
+					fprintf(c->out, ",%d", rep_significant(c, s, base) ? 1 : 0);
+					csv_num(c->out, base && s != base ? lab_welch_p(base->v, base->n, s->v, s->n) : NAN);
+					fputc('\n', c->out);
+					printed++;
+				}
+			}
+	return printed;
+}
+
+int rep_markdown(struct lab_rctx *c)
+{
+	const struct lab_results *r = c->r;
+	int printed = 0;
+
+	for (int g = 0; g < r->ngroups; g++) {
+		bool header = false;
+
+		for (int m = 0; m < r->nmetrics; m++) {
+			if (!rep_metric_in_group(c, g, m))
+				continue;
+			for (int ti = 0; ti < r->nthreads; ti++) {
+				const struct lab_series *base = lab_results_find(r, g, 0, m, r->threads[ti]), *any = base;
+
+				for (int v = 1; v < r->ncolumns && !any; v++)
+					any = lab_results_find(r, g, v, m, r->threads[ti]);
+				if (!any || !rep_wanted(c, any))
+					continue;
+				if (!header) {
+					fprintf(c->out, "\n### %s\n\n| op |", r->groups[g]);
+					for (int v = 0; v < r->ncolumns; v++)
+						fprintf(c->out, " %s |", r->columns[v]);
+					fprintf(c->out, "\n|:---|");
+					for (int v = 0; v < r->ncolumns; v++)
+						fprintf(c->out, "---:|");
+					fprintf(c->out, "\n");
+					header = true;
+				}
+				fprintf(c->out, "| %s %s-%d |", rep_higher(any) ? "Hmean" : "Amean", r->metrics[m],
+					r->threads[ti]);
+				for (int v = 0; v < r->ncolumns; v++) {
+					const struct lab_series *s = lab_results_find(r, g, v, m, r->threads[ti]);
+					double mean, cv, ch;
+
+					if (!s) {
+						fprintf(c->out, " - |");
+						continue;
+					}
+					mean = rep_mean(s);
+					cv = lab_coeffvar(s->v, s->n);
+					fprintf(c->out, " %.2f", mean);
+					if (!isnan(cv))
+						fprintf(c->out, " ±%.2f%%", fabs(cv));
+					if (v == 0 || !base) {
+						fprintf(c->out, " |");
+						continue;
+					}
+					ch = rep_change(s, base);
+					if (isnan(ch))
+						fprintf(c->out, " |");
+					else if (rep_significant(c, s, base))
+						fprintf(c->out, " (**%+.2f%%**) |", ch);
+					else
+						fprintf(c->out, " (%+.2f%%) |", ch);
+				}
+				fprintf(c->out, "\n");
+				printed++;
+			}
+		}
+	}
+	if (printed)
+		fprintf(c->out, "\nMean ±CoeffVar; change vs %s, positive = better; **bold** = significant.\n",
+			r->columns[0]);
+	return printed;
+}
+
+/* ---- entry ---------------------------------------------------------------------- */
+
+static bool has_prefix(const struct lab_results *r, const char *prefix)
+{
+	for (int i = 0; i < r->nmetrics; i++)
+		if (!strncmp(r->metrics[i], prefix, strlen(prefix)))
+			return true;
+	return false;
+}
+
+static int check_names(const struct lab_rctx *c)
+{
+	const struct lab_results *r = c->r;
+	const struct lab_report_opts *o = c->o;
+	char buf[256], *save = NULL;
+
+	if (o->metric) {
+		snprintf(buf, sizeof(buf), "%s", o->metric);
+		for (char *m = strtok_r(buf, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
+			if (lab_results_metric(r, m) >= 0)
+				continue;
+			fprintf(stderr, "rwlab report: metric '%s' is not in %s (metrics:", m, r->path);
+			for (int i = 0, k = 0; i < r->nmetrics; i++)
+				if (strncmp(r->metrics[i], "event.", 6) && strncmp(r->metrics[i], "thread_ops.", 11))
+					fprintf(stderr, "%s %s", k++ ? "," : "", r->metrics[i]);
+			fprintf(stderr, "%s)\n", has_prefix(r, "event.") ? ", event.*" : "");
+			return 1;
+		}
+	}
+	if (o->workload) {
+		save = NULL;
+		snprintf(buf, sizeof(buf), "%s", o->workload);
+		for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+			bool found = false;
+			char name[64];
+
+			for (int i = 0; i < r->ns && !found; i++)
+				found = !strcmp(r->s[i].workload, w) ||
+					!strcmp(lab_workload_base(r->s[i].workload, name, sizeof(name)), w);
+			if (found)
+				continue;
+			fprintf(stderr, "rwlab report: workload '%s' is not in %s (workloads:", w, r->path);
+			for (int i = 0, k = 0; i < r->ns; i++) {
+				bool seen = false;
+
+				for (int j = 0; j < i && !seen; j++)
+					seen = !strcmp(r->s[j].workload, r->s[i].workload);
+				if (!seen)
+					fprintf(stderr, "%s %s", k++ ? "," : "", r->s[i].workload);
+			}
+			fprintf(stderr, ")\n");
+			return 1;
+		}
+	}
 	return 0;
+}
+
+int lab_report_print(FILE *out, const struct lab_report_opts *o)
+{
+	static int (*const fmt[])(struct lab_rctx *) = {
+		[LAB_FMT_TABLE] = rep_table,	   [LAB_FMT_MMTESTS] = rep_mmtests,
+		[LAB_FMT_LKP] = rep_lkp,	   [LAB_FMT_LOCKTEST] = rep_locktest,
+		[LAB_FMT_SPEEDUP] = rep_speedup,   [LAB_FMT_DURATION] = rep_duration,
+		[LAB_FMT_CSV] = rep_csv,	   [LAB_FMT_MARKDOWN] = rep_markdown,
+	};
+	struct lab_results r;
+	struct lab_rctx c = { out, o, &r };
+	char err[2048];
+	int st = 0;
+
+	if (lab_results_load(&r, o->path, o->by, o->baseline, err, sizeof(err))) {
+		fprintf(stderr, "rwlab report: %s\n", err);
+		return 1;
+	}
+	if (check_names(&c)) {
+		lab_results_free(&r);
+		return 1;
+	}
+	if (o->format != LAB_FMT_NONE && !fmt[o->format](&c))
+		fprintf(out, "%s: no rows to report in the %s format%s\n", o->path, format_names[o->format],
+			o->format == LAB_FMT_LOCKTEST ? " (no locktest rows)" : o->metric ? " for that metric" : "");
+	if (o->reference)
+		st = rep_reference(&c);
+	lab_results_free(&r);
+	return st;
 }

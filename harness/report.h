@@ -1,23 +1,107 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `rwlab report`: comparison tables read only from a results CSV.
+ * `rwlab report`: comparison tables read only from a results CSV, in the
+ * layouts the mailing-list threads use (research/workloads.md §2.d, §3;
+ * research/peers.md §14):
+ *
+ *   table     (default) thread counts as rows, columns side by side, mean
+ *             +-stddev% and the change against the baseline
+ *   mmtests   compare-mmtests.pl: Min/Hmean|Amean/Stddev/CoeffVar/Max/
+ *             BHmean-95 rows of metric-threads ops, "(   0.00%)" for the
+ *             baseline, "*  -9.86%*" where significant, positive = better
+ *   lkp       0-day robot: "%stddev %change %stddev", " ±  N%" where the
+ *             population stddev is above 2%, only changed stats (plus the
+ *             workload's headline)
+ *   locktest  Waiman Long's locktest lines: Min/Mean/Max, Total Rate,
+ *             Percpu Rate, then the lock events that fired
+ *   speedup   percent change against the baseline per thread count
+ *   duration  User/System/Elapsed seconds summed over a column's cells
+ *   csv       the comparison as tidy CSV (one row per series)
+ *   markdown  the comparison as Markdown tables
+ *
+ * Means: Hmean for higher-is-better metrics, Amean otherwise; standard
+ * deviations are sample (n - 1) ones except in lkp (population, as LKP).
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdio.h>
+
+enum lab_report_format {
+	LAB_FMT_TABLE,
+	LAB_FMT_MMTESTS,
+	LAB_FMT_LKP,
+	LAB_FMT_LOCKTEST,
+	LAB_FMT_SPEEDUP,
+	LAB_FMT_DURATION,
+	LAB_FMT_CSV,
+	LAB_FMT_MARKDOWN,
+	LAB_FMT_NONE,			/* only the reference comparison */
+};
+
+/* Which mmtests significance rule draws the stars. */
+enum lab_report_sig {
+	LAB_SIG_CI,			/* |mean_b - mean_a| > 1.96 (sd_a + sd_b)  (mmtests since 2024-11) */
+	LAB_SIG_TTEST,			/* t-test p < 0.10, df = n_a + n_b - 2     (mmtests 2018-10..2024-11) */
+	LAB_SIG_NONE,
+};
+
+#define LAB_REFMAP_COLS 16
+#define LAB_REFMAP_METRICS 32
+#define LAB_REFMAP_THREADS 64
+
+/*
+ * How a published table (results/reference/X.csv: benchmark, stat, metric,
+ * clients, variant, value) lines up with rwlab's results. Usually read from
+ * a matrix file (harness/matrix.h). Thread expressions may use "cpus"
+ * (evaluated with the results' CPU count, see lab_matrix_eval_threads()).
+ */
+struct lab_refmap {
+	struct {
+		char ref[96];		/* published variant (the first one is the baseline) */
+		char ours[160];		/* rwlab column key */
+	} col[LAB_REFMAP_COLS];
+	int ncol;
+	struct {
+		char bench[96], metric[128];	/* published benchmark and metric */
+		char workload[160];	/* rwlab workload label or name */
+		char ours[96];		/* rwlab metric, or "headline" (the workload's first) */
+		bool sum;		/* compare the total over iterations, not the mean */
+	} met[LAB_REFMAP_METRICS];
+	int nmet;
+	struct {
+		char ref[32];		/* published clients ("all" or a number) */
+		char ours[32];		/* rwlab thread count expression; "*" = every count pooled */
+	} thr[LAB_REFMAP_THREADS];
+	int nthr;
+	char machine[160];		/* the published machine, for the header */
+};
 
 struct lab_report_opts {
 	const char *path;		/* results CSV */
-	const char *metric;		/* NULL: each workload's headline metrics */
-	const char *baseline;		/* NULL: the first variant in the file */
+	enum lab_report_format format;
+	const char *metric;		/* comma-separated metric names; NULL: each workload's headline */
+	const char *workload;		/* comma-separated workload labels or names to keep; NULL: all */
+	const char *baseline;		/* column key; NULL: the first column in the file */
+	const char *by;			/* CSV columns forming the column key; NULL: "variant" */
+	enum lab_report_sig sig;
+	const char *reference;		/* published CSV to compare against, or NULL */
+	const struct lab_refmap *map;	/* NULL: identity (same names, same thread counts) */
+	double flat_pct;		/* |change| below this is "flat" in the comparison (default 1) */
+	const char *title;		/* reference comparison title (matrix name), or NULL */
 };
 
+/* Parse a --format name. Returns 0, or -1 (the caller prints LAB_REPORT_FORMATS). */
+int lab_report_format_parse(const char *s, enum lab_report_format *f);
+#define LAB_REPORT_FORMATS "table, mmtests, lkp, locktest, speedup, duration, csv, markdown, none"
+int lab_report_sig_parse(const char *s, enum lab_report_sig *sig);
+#define LAB_REPORT_SIGS "ci, ttest, none"
+
 /*
- * lab_report_print() - print, per workload and metric, a table with thread
- * counts as rows and variants as columns: Hmean for higher-is-better
- * metrics, Amean otherwise, with the sample standard deviation in percent
- * and the change against the baseline variant.
+ * lab_report_print() - print @o->format for @o->path, then, with
+ * @o->reference, the published figures and rwlab's side by side.
  * Returns 0, or 1 with a one-line error on stderr (unreadable or malformed
- * CSV, missing columns, non-numeric values, unknown metric or baseline).
+ * CSV, missing columns, non-numeric values, unknown metric, workload,
+ * baseline or column).
  */
 int lab_report_print(FILE *out, const struct lab_report_opts *o);

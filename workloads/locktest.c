@@ -20,6 +20,8 @@
  * the default) the acquisition latency of reads and writes, p50/p99/max in
  * ns, from per-thread histograms (workloads/latency.h). Timing costs two
  * clock reads per operation; lat=0 turns it off.
+ * percpu_rate (op/s per thread), the read and write counts, and each
+ * thread's operations as thread_ops.<id> (for `rwlab plot --fairness`).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -150,6 +152,12 @@ static void locktest_metrics(void *state, const struct lab_iter *it, struct lab_
 	lab_emit(sink, "percpu_rate", (double)sum / it->wall_s / it->nthreads, "op/s", LAB_BETTER_HIGHER);
 	lab_emit(sink, "reads", (double)rd, "ops", LAB_BETTER_NONE);
 	lab_emit(sink, "writes", (double)wr, "ops", LAB_BETTER_NONE);
+	for (int i = 0; i < it->nthreads; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "thread_ops.%d", i);
+		lab_emit(sink, name, (double)it->workers[i].ops, "ops", LAB_BETTER_NONE);
+	}
 	if (lt->lat) {
 		struct lab_hist *rh = calloc(2, sizeof(*rh)), *wh = rh ? rh + 1 : NULL;
 

@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: MIT */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "matrix.h"
+
+#ifndef LAB_MATRIX_DIR
+#define LAB_MATRIX_DIR "tools/matrices"
+#endif
+
+static const char *const single_keys[] = {
+	"description", "locks", "workloads", "threads", "iterations", "duration", "warmup", "pin", "seed",
+	"options", "report", "baseline", "by", "metrics", "significance", "reference", "machine", "flat", NULL
+};
+static const char *const multi_keys[] = { "map.column", "map.metric", "map.threads", NULL };
+
+/* Comma-separated lists: "a, b ,c" is read as "a,b,c". */
+static const char *const list_keys[] = { "locks", "workloads", "threads", "metrics", "by", NULL };
+
+static void squeeze_commas(char *s)
+{
+	char *w = s;
+
+	for (char *r = s; *r; r++) {
+		if (isspace((unsigned char)*r)) {
+			char *n = r;
+
+			while (isspace((unsigned char)*n))
+				n++;
+			if (*n == ',' || (w > s && w[-1] == ',')) {
+				r = n - 1;
+				continue;
+			}
+		}
+		*w++ = *r;
+	}
+	*w = 0;
+}
+
+static bool key_in(const char *const *list, const char *k)
+{
+	for (int i = 0; list[i]; i++)
+		if (!strcmp(list[i], k))
+			return true;
+	return false;
+}
+
+int lab_matrix_resolve(const char *name, char *path, size_t len, char *err, size_t errlen)
+{
+	const char *env = getenv("RWLAB_MATRIX_DIR");
+
+	if (strchr(name, '/') || (strlen(name) > 7 && !strcmp(name + strlen(name) - 7, ".matrix"))) {
+		snprintf(path, len, "%s", name);
+		if (access(path, R_OK)) {
+			snprintf(err, errlen, "cannot read matrix '%s': %s", name, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	if (env && *env) {
+		snprintf(path, len, "%s/%s.matrix", env, name);
+		if (!access(path, R_OK))
+			return 0;
+	}
+	snprintf(path, len, "%s/%s.matrix", LAB_MATRIX_DIR, name);
+	if (!access(path, R_OK))
+		return 0;
+	snprintf(err, errlen, "no matrix '%s' (looked in %s%s%s; give a path or set RWLAB_MATRIX_DIR)", name,
+		 env && *env ? env : "", env && *env ? " and " : "", LAB_MATRIX_DIR);
+	return -1;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
+}
+
+static int fail(char *err, size_t errlen, const char *path, int line, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int fail(char *err, size_t errlen, const char *path, int line, const char *fmt, ...)
+{
+	va_list ap;
+	int off = snprintf(err, errlen, "%s:%d: ", path, line);
+
+	va_start(ap, fmt);
+	if (off >= 0 && (size_t)off < errlen)
+		vsnprintf(err + off, errlen - (size_t)off, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Split "A -> B" at the arrow into trimmed parts. Returns 0 or -1. */
+static int split_arrow(char *s, char **a, char **b)
+{
+	char *arrow = strstr(s, "->");
+
+	if (!arrow || strstr(arrow + 2, "->"))
+		return -1;
+	*arrow = 0;
+	*a = trim(s);
+	*b = trim(arrow + 2);
+	return **a && **b ? 0 : -1;
+}
+
+/* Check a map.* value's syntax. */
+static int check_map(const char *key, const char *value, const char *path, int line, char *err, size_t errlen)
+{
+	char buf[1024], *a, *b;
+
+	if (strlen(value) >= sizeof(buf))
+		return fail(err, errlen, path, line, "%s: value too long", key);
+	if (!strcmp(key, "map.threads")) {
+		char *save = NULL;
+
+		snprintf(buf, sizeof(buf), "%s", value);
+		for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			if (split_arrow(tok, &a, &b))
+				return fail(err, errlen, path, line,
+					    "map.threads: '%s' is not CLIENTS -> THREADS (e.g. 40 -> cpus)", trim(tok));
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s", value);
+	if (split_arrow(buf, &a, &b))
+		return fail(err, errlen, path, line, "%s: expected 'PUBLISHED -> RWLAB', got '%s'", key, value);
+	if (!strcmp(key, "map.metric")) {
+		char *bar = strchr(a, '|'), *bar2 = strchr(b, '|'), *bar3;
+
+		if (!bar || strchr(bar + 1, '|') || !*trim(bar + 1) || !bar2)
+			return fail(err, errlen, path, line,
+				    "map.metric: expected 'BENCHMARK | METRIC -> WORKLOAD | METRIC [| sum]', got '%s'",
+				    value);
+		bar3 = strchr(bar2 + 1, '|');
+		if (bar3 && strcmp(trim(bar3 + 1), "sum") && strcmp(trim(bar3 + 1), "mean"))
+			return fail(err, errlen, path, line, "map.metric: aggregate '%s' is not sum or mean",
+				    trim(bar3 + 1));
+	}
+	return 0;
+}
+
+int lab_matrix_load(const char *name, struct lab_matrix *m, char *err, size_t errlen)
+{
+	FILE *f;
+	char line[4096];
+	const char *base;
+	int lineno = 0;
+
+	memset(m, 0, sizeof(*m));
+	if (lab_matrix_resolve(name, m->path, sizeof(m->path), err, errlen))
+		return -1;
+	base = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
+	snprintf(m->name, sizeof(m->name), "%.*s", (int)(strlen(base) > 7 && strstr(base, ".matrix") ?
+							  strstr(base, ".matrix") - base : (long)strlen(base)), base);
+	f = fopen(m->path, "r");
+	if (!f) {
+		snprintf(err, errlen, "cannot read matrix '%s': %s", m->path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *s, *eq, *key, *value;
+
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			fail(err, errlen, m->path, lineno, "line longer than %zu characters", sizeof(line) - 2);
+			goto bad;
+		}
+		s = line;
+		if (strchr(s, '#'))
+			*strchr(s, '#') = 0;
+		s = trim(s);
+		if (!*s)
+			continue;
+		eq = strchr(s, '=');
+		if (!eq) {
+			fail(err, errlen, m->path, lineno, "expected 'key = value', got '%s'", s);
+			goto bad;
+		}
+		*eq = 0;
+		key = trim(s);
+		value = trim(eq + 1);
+		if (!key_in(single_keys, key) && !key_in(multi_keys, key)) {
+			size_t off;
+
+			fail(err, errlen, m->path, lineno, "unknown key '%s' (valid:", key);
+			off = strlen(err);
+			for (int i = 0; single_keys[i] && off < errlen; i++)
+				off += (size_t)snprintf(err + off, errlen - off, " %s", single_keys[i]);
+			for (int i = 0; multi_keys[i] && off < errlen; i++)
+				off += (size_t)snprintf(err + off, errlen - off, " %s", multi_keys[i]);
+			if (off < errlen)
+				snprintf(err + off, errlen - off, ")");
+			goto bad;
+		}
+		if (!*value) {
+			fail(err, errlen, m->path, lineno, "empty value for '%s'", key);
+			goto bad;
+		}
+		if (key_in(single_keys, key)) {
+			int prev;
+
+			if (lab_matrix_get(m, key, &prev)) {
+				fail(err, errlen, m->path, lineno, "'%s' given twice (first on line %d)", key, prev);
+				goto bad;
+			}
+		} else if (check_map(key, value, m->path, lineno, err, errlen)) {
+			goto bad;
+		}
+		if (!strcmp(key, "report")) {
+			enum lab_report_format fmt;
+
+			if (lab_report_format_parse(value, &fmt)) {
+				fail(err, errlen, m->path, lineno, "unknown report format '%s' (valid: %s)", value,
+				     LAB_REPORT_FORMATS);
+				goto bad;
+			}
+		}
+		if (!strcmp(key, "significance")) {
+			enum lab_report_sig sig;
+
+			if (lab_report_sig_parse(value, &sig)) {
+				fail(err, errlen, m->path, lineno, "unknown significance rule '%s' (valid: %s)", value,
+				     LAB_REPORT_SIGS);
+				goto bad;
+			}
+		}
+		if (!strcmp(key, "flat")) {
+			char *end;
+			double v = strtod(value, &end);
+
+			if (*end || !(v >= 0) || v > 100) {
+				fail(err, errlen, m->path, lineno, "flat: '%s' is not a percentage in 0..100", value);
+				goto bad;
+			}
+		}
+		if (m->n == LAB_MATRIX_KEYS) {
+			fail(err, errlen, m->path, lineno, "more than %d keys", LAB_MATRIX_KEYS);
+			goto bad;
+		}
+		snprintf(m->kv[m->n].key, sizeof(m->kv[m->n].key), "%s", key);
+		if (key_in(list_keys, key))
+			squeeze_commas(value);
+		m->kv[m->n].value = strdup(value);
+		if (!m->kv[m->n].value)
+			abort();
+		m->kv[m->n++].line = lineno;
+	}
+	fclose(f);
+	if (!m->n) {
+		snprintf(err, errlen, "%s: empty matrix (expected 'key = value' lines)", m->path);
+		lab_matrix_free(m);
+		return -1;
+	}
+	return 0;
+bad:
+	fclose(f);
+	lab_matrix_free(m);
+	return -1;
+}
+
+void lab_matrix_free(struct lab_matrix *m)
+{
+	for (int i = 0; i < m->n; i++)
+		free(m->kv[i].value);
+	for (int i = 0; i < m->nowned; i++)
+		free(m->owned[i]);
+	m->n = m->nowned = 0;
+}
+
+const char *lab_matrix_get(const struct lab_matrix *m, const char *key, int *line)
+{
+	for (int i = 0; i < m->n; i++)
+		if (!strcmp(m->kv[i].key, key)) {
+			if (line)
+				*line = m->kv[i].line;
+			return m->kv[i].value;
+		}
+	return NULL;
+}
+
+int lab_matrix_eval_threads(const char *expr, int ncpus, char *out, size_t len, char *err, size_t errlen)
+{
+	char tok[256];
+	size_t off = 0;
+	const char *p = expr;
+	long seen[256];
+	int nseen = 0;
+
+	out[0] = 0;
+	while (*p) {
+		size_t l = strcspn(p, ","), o = 0;
+		const char *q = p, *end = p + l;
+		char *endp;
+		long v;
+
+		if (l >= sizeof(tok)) {
+			snprintf(err, errlen, "thread list entry too long");
+			return -1;
+		}
+		/* Rewrite [N*]cpus[/D] inside this entry. */
+		while (q < end) {
+			const char *c = strstr(q, "cpus");
+			long mul = 1, div = 1, val;
+			const char *start, *after;
+
+			if (!c || c >= end) {
+				o += (size_t)snprintf(tok + o, sizeof(tok) - o, "%.*s", (int)(end - q), q);
+				break;
+			}
+			start = c;
+			after = c + 4;
+			if (start > q && start[-1] == '*') {
+				const char *d = start - 1;
+
+				while (d > q && isdigit((unsigned char)d[-1]))
+					d--;
+				if (d == start - 1) {
+					snprintf(err, errlen, "bad thread expression '%.*s' (use N*cpus)", (int)l, p);
+					return -1;
+				}
+				mul = strtol(d, NULL, 10);
+				start = d;
+			}
+			if (*after == '/') {
+				div = strtol(after + 1, &endp, 10);
+				if (endp == after + 1 || div < 1) {
+					snprintf(err, errlen, "bad thread expression '%.*s' (use cpus/D)", (int)l, p);
+					return -1;
+				}
+				after = endp;
+			}
+			val = mul * ncpus / div;
+			o += (size_t)snprintf(tok + o, sizeof(tok) - o, "%.*s%ld", (int)(start - q), q, val < 1 ? 1 : val);
+			q = after;
+		}
+		tok[sizeof(tok) - 1] = 0;
+		/* Drop a plain number already in the list (cpus/2 == 1 on a 2-CPU machine). */
+		errno = 0;
+		v = strtol(tok, &endp, 10);
+		if (*tok && !*endp && !errno) {
+			bool dup = false;
+
+			for (int i = 0; i < nseen; i++)
+				dup |= seen[i] == v;
+			if (dup)
+				goto next;
+			if (nseen < 256)
+				seen[nseen++] = v;
+		}
+		if (off + strlen(tok) + 2 >= len) {
+			snprintf(err, errlen, "thread list too long");
+			return -1;
+		}
+		off += (size_t)snprintf(out + off, len - off, "%s%s", off ? "," : "", tok);
+next:
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+static char *own(struct lab_matrix *m, const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d || m->nowned == (int)(sizeof(m->owned) / sizeof(m->owned[0])))
+		abort();
+	m->owned[m->nowned++] = d;
+	return d;
+}
+
+int lab_matrix_run_args(struct lab_matrix *m, int ncpus, char **argv, int *lines, int cap, char *err,
+			size_t errlen)
+{
+	static const char *const opt[][2] = {
+		{ "locks", "--lock" },	 { "workloads", "--workload" }, { "threads", "--threads" },
+		{ "iterations", "--iterations" }, { "duration", "--duration" }, { "warmup", "--warmup" },
+		{ "pin", "--pin" },	 { "seed", "--seed" },
+	};
+	int n = 0;
+
+	for (size_t k = 0; k < sizeof(opt) / sizeof(opt[0]); k++) {
+		int line;
+		const char *v = lab_matrix_get(m, opt[k][0], &line);
+		char buf[1024];
+
+		if (!v)
+			continue;
+		if (!strcmp(opt[k][0], "threads")) {
+			char why[256];
+
+			if (lab_matrix_eval_threads(v, ncpus, buf, sizeof(buf), why, sizeof(why)))
+				return fail(err, errlen, m->path, line, "%s", why);
+			v = buf;
+		}
+		if (n + 2 > cap)
+			return fail(err, errlen, m->path, line, "too many options");
+		lines[n] = line;
+		argv[n++] = (char *)opt[k][1];
+		lines[n] = line;
+		argv[n++] = own(m, v);
+	}
+	{
+		int line;
+		const char *v = lab_matrix_get(m, "options", &line);
+		char *copy, *save = NULL;
+
+		if (v) {
+			copy = own(m, v);
+			for (char *tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+				if (n == cap)
+					return fail(err, errlen, m->path, line, "too many options");
+				lines[n] = line;
+				argv[n++] = tok;
+			}
+		}
+	}
+	return n;
+}
+
+int lab_matrix_refmap(const struct lab_matrix *m, struct lab_refmap *map, char *err, size_t errlen)
+{
+	const char *machine = lab_matrix_get(m, "machine", NULL);
+
+	memset(map, 0, sizeof(*map));
+	snprintf(map->machine, sizeof(map->machine), "%s", machine ? machine : "");
+	for (int i = 0; i < m->n; i++) {
+		const char *key = m->kv[i].key;
+		char buf[1024], *a, *b, *save = NULL;
+
+		snprintf(buf, sizeof(buf), "%s", m->kv[i].value);
+		if (!strcmp(key, "map.column")) {
+			if (map->ncol == LAB_REFMAP_COLS)
+				return fail(err, errlen, m->path, m->kv[i].line, "more than %d map.column", LAB_REFMAP_COLS);
+			if (split_arrow(buf, &a, &b))
+				return fail(err, errlen, m->path, m->kv[i].line, "malformed %s", key);
+			snprintf(map->col[map->ncol].ref, sizeof(map->col[0].ref), "%s", a);
+			snprintf(map->col[map->ncol++].ours, sizeof(map->col[0].ours), "%s", b);
+		} else if (!strcmp(key, "map.metric")) {
+			char *bar, *bar2;
+
+			if (map->nmet == LAB_REFMAP_METRICS)
+				return fail(err, errlen, m->path, m->kv[i].line, "more than %d map.metric",
+					    LAB_REFMAP_METRICS);
+			if (split_arrow(buf, &a, &b))
+				return fail(err, errlen, m->path, m->kv[i].line, "malformed %s", key);
+			bar = strchr(a, '|');
+			if (!bar || !strchr(b, '|'))
+				return fail(err, errlen, m->path, m->kv[i].line, "malformed %s", key);
+			*bar = 0;
+			snprintf(map->met[map->nmet].bench, sizeof(map->met[0].bench), "%s", trim(a));
+			snprintf(map->met[map->nmet].metric, sizeof(map->met[0].metric), "%s", trim(bar + 1));
+			bar = strchr(b, '|');
+			*bar = 0;
+			bar2 = strchr(bar + 1, '|');
+			if (bar2) {
+				*bar2 = 0;
+				map->met[map->nmet].sum = !strcmp(trim(bar2 + 1), "sum");
+			}
+			snprintf(map->met[map->nmet].workload, sizeof(map->met[0].workload), "%s", trim(b));
+			snprintf(map->met[map->nmet++].ours, sizeof(map->met[0].ours), "%s", trim(bar + 1));
+		} else if (!strcmp(key, "map.threads")) {
+			for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				if (map->nthr == LAB_REFMAP_THREADS)
+					return fail(err, errlen, m->path, m->kv[i].line, "more than %d map.threads entries",
+						    LAB_REFMAP_THREADS);
+				if (split_arrow(tok, &a, &b))
+					return fail(err, errlen, m->path, m->kv[i].line, "malformed %s", key);
+				snprintf(map->thr[map->nthr].ref, sizeof(map->thr[0].ref), "%s", a);
+				snprintf(map->thr[map->nthr++].ours, sizeof(map->thr[0].ours), "%s", b);
+			}
+		}
+	}
+	return 0;
+}
+
+int lab_matrix_reference(const struct lab_matrix *m, char *path, size_t len)
+{
+	const char *ref = lab_matrix_get(m, "reference", NULL);
+	const char *slash = strrchr(m->path, '/');
+	char joined[8192], *real;
+
+	if (!ref)
+		return -1;
+	if (ref[0] == '/' || !slash)
+		snprintf(joined, sizeof(joined), "%s", ref);
+	else
+		snprintf(joined, sizeof(joined), "%.*s/%s", (int)(slash - m->path), m->path, ref);
+	real = realpath(joined, NULL);	/* tidy "dir/../../x" when the file exists */
+	snprintf(path, len, "%s", real ? real : joined);
+	free(real);
+	return 0;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internals shared by the report formats (harness/report*.c). Not a public
+ * interface: the formats are reached through lab_report_print().
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "report.h"
+#include "results.h"
+
+struct lab_rctx {
+	FILE *out;
+	const struct lab_report_opts *o;
+	struct lab_results *r;
+};
+
+/* Is the series selected by --metric (or the workload's headline) and --workload? */
+bool rep_wanted(const struct lab_rctx *c, const struct lab_series *s);
+/* Is the series' workload kept by --workload? */
+bool rep_workload_kept(const struct lab_rctx *c, const char *workload);
+/* Does group @ig hold a wanted series of metric @im (any column, any thread count)? */
+bool rep_metric_in_group(const struct lab_rctx *c, int ig, int im);
+/* The comma-separated headline metrics of a workload label, or NULL if it is not registered. */
+const char *rep_headline(const char *workload);
+/* Is @m one of the comma-separated names in @list? */
+bool rep_in_list(const char *list, const char *m);
+/* Metrics the harness emits for every workload (time, context switches, lock events, per-thread). */
+bool rep_harness_metric(const char *m);
+
+/* The table mean: Hmean for higher-is-better series, Amean otherwise (NaN if undefined). */
+double rep_mean(const struct lab_series *s);
+bool rep_higher(const struct lab_series *s);
+/* mmtests' change of @s against @base on the table mean: pdiff or pndiff, positive = better. */
+double rep_change(const struct lab_series *s, const struct lab_series *base);
+/* Significance of @s against @base under o->sig (false for the baseline itself). */
+bool rep_significant(const struct lab_rctx *c, const struct lab_series *s, const struct lab_series *base);
+
+/*
+ * mmtests' two-line column header: split @name at its first '-', keeping a
+ * following "-rcN" in the first part ("v4.15-rc8-range-mmap_lock-v1" ->
+ * "v4.15-rc8" / "range-mmap_lock-v1").
+ */
+void rep_split_name(const char *name, char *a, size_t alen, char *b, size_t blen);
+/* @v rounded to an integer with thousands separators: 74506.4 -> "74,506". */
+void rep_thousands(double v, char *buf, size_t len);
+
+int rep_table(struct lab_rctx *c);
+int rep_mmtests(struct lab_rctx *c);
+int rep_lkp(struct lab_rctx *c);
+int rep_locktest(struct lab_rctx *c);
+int rep_speedup(struct lab_rctx *c);
+int rep_duration(struct lab_rctx *c);
+int rep_csv(struct lab_rctx *c);
+int rep_markdown(struct lab_rctx *c);
+/* The reference comparison; returns 0 or 1 with a one-line error on stderr. */
+int rep_reference(struct lab_rctx *c);

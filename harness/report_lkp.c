@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The 0-day robot's comparison layout (intel/lkp-tests lib/compare.rb,
+ * research/workloads.md §3.1-3.3), one section per (group, thread count):
+ *
+ *   =========================================================================================
+ *   compiler/cpus/build_type/allocator/kernel/pin/nr_threads/testcase:
+ *     gcc-13.3.0/2/release/jemalloc/Linux-6.8.0/compact/2/locktest
+ *
+ *   variant:
+ *     pthread
+ *     ck-rwlock
+ *
+ *            pthread                   ck-rwlock
+ *   ---------------- ---------------------------
+ *            %stddev     %change         %stddev
+ *                \          |                \
+ *     1234567 ±  3%      -7.1%    1146889        locktest.total_rate
+ *
+ * Values are arithmetic means with the population standard deviation
+ * (" ±%3d%%" only above 2%); %change is 100 (avg - avg_base) / avg_base, or
+ * the plain difference for stats whose name ends in '%'. As in LKP, a zero
+ * base is replaced by 1e-100, so a counter that only fires in the new
+ * column shows a huge change such as "+1.2e+103%". A stat is shown when
+ * it is the workload's headline, was asked for with --metric, or passes LKP's
+ * changed-stat test against the baseline in some column (ratio above 1.01
+ * for the workload's own metrics, 1.05 for the harness's time, context-switch
+ * and lock-event stats, as LKP treats its non-perf stats).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "report_impl.h"
+#include "stats.h"
+
+/* LKP's stat name: workload.metric, time.* for the harness's rusage figures, lock_events.* for events. */
+static void lkp_name(const struct lab_series *s, char *buf, size_t len)
+{
+	static const char *const time_names[][2] = {
+		{ "wall_s", "time.elapsed_time" },
+		{ "user_s", "time.user_time" },
+		{ "sys_s", "time.system_time" },
+		{ "nvcsw", "time.voluntary_context_switches" },
+		{ "nivcsw", "time.involuntary_context_switches" },
+	};
+	char wl[64];
+
+	for (size_t i = 0; i < sizeof(time_names) / sizeof(time_names[0]); i++)
+		if (!strcmp(s->metric, time_names[i][0])) {
+			snprintf(buf, len, "%s", time_names[i][1]);
+			return;
+		}
+	if (!strncmp(s->metric, "event.", 6)) {
+		snprintf(buf, len, "lock_events.%s", s->metric + 6);
+		return;
+	}
+	snprintf(buf, len, "%s.%s", lab_workload_base(s->workload, wl, sizeof(wl)), s->metric);
+}
+
+static void lkp_value(FILE *f, double avg)
+{
+	if (fabs(avg) < 1000)
+		fprintf(f, "%10.2f", avg);
+	else if (fabs(avg) > 1e8)
+		fprintf(f, "%10.4g", avg);
+	else
+		fprintf(f, "%10lld", (long long)avg);
+}
+
+static void lkp_stddev(FILE *f, const struct lab_series *s, double avg)
+{
+	double pct = s->n > 1 && avg != 0 ? 100 * lab_stddev_pop(s->v, s->n) / fabs(avg) : -1;
+
+	if (pct > 2)
+		fprintf(f, " ±%3d%%", (int)pct);
+	else
+		fprintf(f, "%6s", "");
+}
+
+static void axis_value(FILE *f, const char *v)
+{
+	for (; *v; v++)
+		fputc(*v == ' ' ? '-' : *v, f);
+}
+
+static bool shown(const struct lab_rctx *c, int g, int m, int threads)
+{
+	const struct lab_results *r = c->r;
+	const struct lab_series *base = lab_results_find(r, g, 0, m, threads);
+	const char *head;
+
+	if (!base || !rep_workload_kept(c, base->workload) || !strncmp(base->metric, "thread_ops.", 11))
+		return false;
+	if (c->o->metric)
+		return rep_in_list(c->o->metric, base->metric);
+	head = rep_headline(base->workload);
+	if (head ? rep_in_list(head, base->metric) : base->better != LAB_BETTER_NONE)
+		return true;
+	for (int v = 1; v < r->ncolumns; v++) {
+		const struct lab_series *s = lab_results_find(r, g, v, m, threads);
+
+		if (s && lab_lkp_changed(base->v, base->n, s->v, s->n, rep_harness_metric(base->metric) ? 1.05 : 1.01))
+			return true;
+	}
+	return false;
+}
+
+int rep_lkp(struct lab_rctx *c)
+{
+	const struct lab_results *r = c->r;
+	const char *by = c->o->by && *c->o->by ? c->o->by : "variant";
+	int printed = 0, n = r->ncolumns - 1;
+
+	for (int g = 0; g < r->ngroups; g++)
+		for (int t = 0; t < r->nthreads; t++) {
+			int rows = 0;
+
+			for (int m = 0; m < r->nmetrics; m++) {
+				if (!shown(c, g, m, r->threads[t]))
+					continue;
+				if (!rows++) {
+					static const char *const axes[] = { "compiler", "cpus", "build_type", "allocator",
+									    "kernel", "pin" };
+
+					fprintf(c->out, "%s=========================================================="
+							"===============================\n",
+						printed ? "\n" : "");
+					for (size_t i = 0; i < sizeof(axes) / sizeof(axes[0]); i++)
+						fprintf(c->out, "%s/", axes[i]);
+					fprintf(c->out, "nr_threads/testcase:\n  ");
+					for (size_t i = 0; i < sizeof(axes) / sizeof(axes[0]); i++) {
+						axis_value(c->out, lab_results_ctx(r, axes[i]));
+						fputc('/', c->out);
+					}
+					fprintf(c->out, "%d/", r->threads[t]);
+					axis_value(c->out, r->groups[g]);
+					fprintf(c->out, "\n\n%s:\n", by);
+					for (int v = 0; v < r->ncolumns; v++)
+						fprintf(c->out, "  %s\n", r->columns[v]);
+					fprintf(c->out, "\n%16.16s ", r->columns[0]);
+					for (int v = 1; v < r->ncolumns; v++)
+						fprintf(c->out, "%27.27s ", r->columns[v]);
+					fprintf(c->out, "\n---------------- ");
+					for (int v = 1; v < r->ncolumns; v++)
+						fprintf(c->out, "--------------------------- ");
+					fprintf(c->out, "\n%9s%%stddev", "");
+					for (int v = 0; v < n; v++)
+						fprintf(c->out, "     %%change         %%stddev");
+					fprintf(c->out, "\n%13s\\  ", "");
+					for (int v = 0; v < n; v++)
+						fprintf(c->out, "        |                \\  ");
+					fprintf(c->out, "\n");
+				}
+				{
+					const struct lab_series *base = lab_results_find(r, g, 0, m, r->threads[t]);
+					double b = lab_amean(base->v, base->n);
+					char name[256];
+
+					lkp_name(base, name, sizeof(name));
+					lkp_value(c->out, b);
+					lkp_stddev(c->out, base, b);
+					for (int v = 1; v < r->ncolumns; v++) {
+						const struct lab_series *s = lab_results_find(r, g, v, m, r->threads[t]);
+						double avg, ch;
+						bool absolute = name[strlen(name) - 1] == '%';
+
+						if (!s) {
+							fprintf(c->out, "%12s%10s%6s", "", "-", "");
+							continue;
+						}
+						avg = lab_amean(s->v, s->n);
+						ch = absolute ? avg - b : 100 * (avg - b) / (b != 0 ? b : 1e-100);
+						if (fabs(ch) >= 100000)
+							fprintf(c->out, absolute ? "%+10.2g  " : "%+10.2g%% ", ch);
+						else
+							fprintf(c->out, absolute ? "%+10.1f  " : "%+10.1f%% ", ch);
+						lkp_value(c->out, avg);
+						lkp_stddev(c->out, s, avg);
+					}
+					fprintf(c->out, "  %s\n", name);
+				}
+			}
+			printed += rows > 0;
+		}
+	return printed;
+}

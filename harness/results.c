@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results.h"
+
+#define MAX_BY 8
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+static int str_index(const char **arr, int n, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(arr[i], s))
+			return i;
+	return -1;
+}
+
+/* Grow an array of @n elements of @size to take one more: capacities 1, 2, 4, 8, ... */
+static void *grow(void *p, int n, size_t size)
+{
+	return n && (n & (n - 1)) ? p : xrealloc(p, (size_t)(n ? 2 * n : 1) * size);
+}
+
+/* Append @s to a string list if absent; returns its index. */
+static int str_add(const char ***arr, int *n, const char *s)
+{
+	int i = str_index(*arr, *n, s);
+
+	if (i >= 0)
+		return i;
+	*arr = grow(*arr, *n, sizeof(**arr));
+	(*arr)[*n] = s;
+	return (*n)++;
+}
+
+static uint64_t key_hash(int ig, int ic, int im, int threads)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	int k[4] = { ig, ic, im, threads };
+
+	for (int i = 0; i < 4; i++) {
+		h ^= (uint64_t)(uint32_t)k[i];
+		h *= 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+static int *slot(const struct lab_results *r, int ig, int ic, int im, int threads)
+{
+	uint64_t h = key_hash(ig, ic, im, threads);
+
+	for (int i = (int)(h & (uint64_t)(r->hcap - 1));; i = (i + 1) & (r->hcap - 1)) {
+		const struct lab_series *s;
+
+		if (r->hash[i] < 0)
+			return &r->hash[i];
+		s = &r->s[r->hash[i]];
+		if (s->ig == ig && s->ic == ic && s->im == im && s->threads == threads)
+			return &r->hash[i];
+	}
+}
+
+static void rehash(struct lab_results *r)
+{
+	r->hcap = r->hcap ? 2 * r->hcap : 1024;
+	r->hash = xrealloc(r->hash, (size_t)r->hcap * sizeof(int));
+	memset(r->hash, 0xff, (size_t)r->hcap * sizeof(int));
+	for (int i = 0; i < r->ns; i++)
+		*slot(r, r->s[i].ig, r->s[i].ic, r->s[i].im, r->s[i].threads) = i;
+}
+
+const struct lab_series *lab_results_find(const struct lab_results *r, int ig, int ic, int im, int threads)
+{
+	int *p;
+
+	if (!r->hcap)
+		return NULL;
+	p = slot(r, ig, ic, im, threads);
+	return *p < 0 ? NULL : &r->s[*p];
+}
+
+int lab_results_metric(const struct lab_results *r, const char *name)
+{
+	return str_index(r->metrics, r->nmetrics, name);
+}
+
+int lab_results_column(const struct lab_results *r, const char *name)
+{
+	return str_index(r->columns, r->ncolumns, name);
+}
+
+const char *lab_results_ctx(const struct lab_results *r, const char *col)
+{
+	int c = lab_csv_col(&r->t, col);
+
+	return c < 0 || !r->t.nrows ? "" : r->t.rows[0][c];
+}
+
+const char *lab_workload_base(const char *label, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.*s", (int)strcspn(label, ":"), label);
+	return buf;
+}
+
+/*
+ * The key of @row over fields @cols, joined by a space, interned in the
+ * string list @list/@n: equal keys share one pointer. Returns its index.
+ */
+static int key_index(struct lab_results *r, const char ***list, int *n, char **row, const int *cols,
+		     int ncols)
+{
+	size_t len = 0;
+	char *k;
+	int i;
+
+	if (ncols == 1)
+		return str_add(list, n, row[cols[0]]);
+	for (i = 0; i < ncols; i++)
+		len += strlen(row[cols[i]]) + 1;
+	k = xrealloc(NULL, len + 1);
+	k[0] = 0;
+	for (i = 0; i < ncols; i++) {
+		if (i)
+			strcat(k, " ");
+		strcat(k, row[cols[i]]);
+	}
+	i = str_index(*list, *n, k);
+	if (i >= 0) {
+		free(k);
+		return i;
+	}
+	r->owned = grow(r->owned, r->nowned, sizeof(char *));
+	r->owned[r->nowned++] = k;
+	return str_add(list, n, k);
+}
+
+static void add_threads(struct lab_results *r, int th)
+{
+	for (int k = 0; k < r->nthreads; k++)
+		if (r->threads[k] == th)
+			return;
+	r->threads = grow(r->threads, r->nthreads, sizeof(int));
+	r->threads[r->nthreads++] = th;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static enum lab_better parse_better(const char *s)
+{
+	return !strcmp(s, "higher") ? LAB_BETTER_HIGHER : !strcmp(s, "lower") ? LAB_BETTER_LOWER :
+									       LAB_BETTER_NONE;
+}
+
+static void fail_cols(const struct lab_csv_table *t, const char *path, const char *name, char *err,
+		      size_t errlen)
+{
+	size_t off = (size_t)snprintf(err, errlen, "%s: no column '%s' (columns:", path, name);
+
+	for (int i = 0; i < t->ncols && off < errlen; i++)
+		off += (size_t)snprintf(err + off, errlen - off, "%s %s", i ? "," : "", t->header[i]);
+	if (off < errlen)
+		snprintf(err + off, errlen - off, ")");
+}
+
+int lab_results_load(struct lab_results *r, const char *path, const char *by, const char *baseline,
+		     char *err, size_t errlen)
+{
+	static const char *need[] = { "variant", "workload", "threads", "metric", "value", "better", "unit" };
+	enum { C_VARIANT, C_WORKLOAD, C_THREADS, C_METRIC, C_VALUE, C_BETTER, C_UNIT, C_NR };
+	int col[C_NR], bycol[MAX_BY], nby = 0, grcol[2], ngr = 0;
+	char bybuf[256], *save = NULL;
+
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	if (lab_csv_read(path, &r->t, err, errlen))
+		return -1;
+	for (int i = 0; i < C_NR; i++) {
+		col[i] = lab_csv_col(&r->t, need[i]);
+		if (col[i] < 0) {
+			fail_cols(&r->t, path, need[i], err, errlen);
+			goto fail;
+		}
+	}
+	snprintf(bybuf, sizeof(bybuf), "%s", by && *by ? by : "variant");
+	for (char *tok = strtok_r(bybuf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int c = lab_csv_col(&r->t, tok);
+
+		if (c < 0) {
+			fail_cols(&r->t, path, tok, err, errlen);
+			goto fail;
+		}
+		if (nby == MAX_BY) {
+			snprintf(err, errlen, "--by: at most %d columns", MAX_BY);
+			goto fail;
+		}
+		bycol[nby++] = c;
+	}
+	if (!nby) {
+		snprintf(err, errlen, "--by: empty column list");
+		goto fail;
+	}
+	/* The group is the part of the identity (variant, workload) not in the column key. */
+	for (int i = 0; i < 2; i++) {
+		bool used = false;
+
+		for (int k = 0; k < nby; k++)
+			used |= bycol[k] == col[i];
+		if (!used)
+			grcol[ngr++] = col[i];
+	}
+
+	for (int row = 0; row < r->t.nrows; row++) {
+		char **f = r->t.rows[row];
+		char *end;
+		long th;
+		double v;
+		int ig, ic, im, *p;
+		struct lab_series *s;
+
+		errno = 0;
+		th = strtol(f[col[C_THREADS]], &end, 10);
+		if (!*f[col[C_THREADS]] || *end || errno || th < 1 || th > 1 << 20) {
+			snprintf(err, errlen, "%s:%d: threads '%s' is not a positive integer", path, row + 2,
+				 f[col[C_THREADS]]);
+			goto fail;
+		}
+		errno = 0;
+		v = strtod(f[col[C_VALUE]], &end);
+		if (!*f[col[C_VALUE]] || *end || errno == ERANGE) {
+			snprintf(err, errlen, "%s:%d: value '%s' is not a number", path, row + 2, f[col[C_VALUE]]);
+			goto fail;
+		}
+		ig = ngr ? key_index(r, &r->groups, &r->ngroups, f, grcol, ngr) : str_add(&r->groups, &r->ngroups, "");
+		ic = key_index(r, &r->columns, &r->ncolumns, f, bycol, nby);
+		im = str_add(&r->metrics, &r->nmetrics, f[col[C_METRIC]]);
+		if (r->ns * 2 >= r->hcap)
+			rehash(r);
+		p = slot(r, ig, ic, im, (int)th);
+		if (*p < 0) {
+			if (r->ns == r->scap) {
+				r->scap = r->scap ? 2 * r->scap : 256;
+				r->s = xrealloc(r->s, (size_t)r->scap * sizeof(*r->s));
+			}
+			s = &r->s[r->ns];
+			memset(s, 0, sizeof(*s));
+			s->group = r->groups[ig];
+			s->column = r->columns[ic];
+			s->workload = f[col[C_WORKLOAD]];
+			s->metric = r->metrics[im];
+			s->unit = f[col[C_UNIT]];
+			s->better = parse_better(f[col[C_BETTER]]);
+			s->threads = (int)th;
+			s->ig = ig, s->ic = ic, s->im = im;
+			*p = r->ns++;
+			add_threads(r, (int)th);
+		}
+		s = &r->s[*p];
+		if (s->n == s->cap) {
+			s->cap = s->cap ? 2 * s->cap : 8;
+			s->v = xrealloc(s->v, (size_t)s->cap * sizeof(double));
+		}
+		s->v[s->n++] = v;
+	}
+	qsort(r->threads, (size_t)r->nthreads, sizeof(int), cmp_int);
+
+	r->base = 0;
+	if (baseline) {
+		r->base = lab_results_column(r, baseline);
+		if (r->base < 0) {
+			size_t off = (size_t)snprintf(err, errlen, "baseline '%s' is not in %s (valid:", baseline, path);
+
+			for (int i = 0; i < r->ncolumns && off < errlen; i++)
+				off += (size_t)snprintf(err + off, errlen - off, "%s %s", i ? "," : "", r->columns[i]);
+			if (off < errlen)
+				snprintf(err + off, errlen - off, ")");
+			goto fail;
+		}
+	}
+	if (r->base > 0) {
+		/* Move the baseline to the front, keeping the others in order, and renumber. */
+		const char *b = r->columns[r->base];
+		int old = r->base;
+
+		memmove(&r->columns[1], &r->columns[0], (size_t)old * sizeof(*r->columns));
+		r->columns[0] = b;
+		for (int i = 0; i < r->ns; i++)
+			r->s[i].ic = r->s[i].ic == old ? 0 : r->s[i].ic < old ? r->s[i].ic + 1 : r->s[i].ic;
+		r->base = 0;
+		rehash(r);
+	}
+	return 0;
+fail:
+	lab_results_free(r);
+	return -1;
+}
+
+void lab_results_free(struct lab_results *r)
+{
+	for (int i = 0; i < r->ns; i++)
+		free(r->s[i].v);
+	for (int i = 0; i < r->nowned; i++)
+		free(r->owned[i]);
+	free(r->owned);
+	free(r->s);
+	free(r->hash);
+	free(r->groups);
+	free(r->columns);
+	free(r->metrics);
+	free(r->threads);
+	lab_csv_free(&r->t);
+	memset(r, 0, sizeof(*r));
+}

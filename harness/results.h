@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The results CSV as the report formats see it: values grouped into series,
+ * one series per (group, column, metric, thread count), in iteration order.
+ *
+ * Columns are what a comparison table puts side by side (by default the lock
+ * variant label; `--by workload` compares workload settings such as
+ * pft:touch=pool vs pft:touch=fresh; any CSV column names may be joined,
+ * e.g. "variant,mm_lock"). Groups are the rest of the identity (variant and
+ * workload labels not used as the column key, joined by a space): one table
+ * per group.
+ *
+ * Threading: single-threaded; everything is owned by struct lab_results and
+ * freed by lab_results_free().
+ */
+#pragma once
+
+#include "csv.h"
+#include "workload.h"
+
+struct lab_series {
+	const char *group;		/* group key */
+	const char *column;		/* column key */
+	const char *workload;		/* workload label of the rows */
+	const char *metric;
+	const char *unit;
+	enum lab_better better;
+	int threads;
+	int ig, ic, im;			/* indexes into groups[], columns[], metrics[] */
+	double *v;			/* values, in file order */
+	int n, cap;
+};
+
+struct lab_results {
+	const char *path;
+	struct lab_csv_table t;
+	struct lab_series *s;
+	int ns, scap;
+	int *hash;			/* open addressing over s[], -1 = empty */
+	int hcap;
+	const char **groups, **columns, **metrics;
+	int ngroups, ncolumns, nmetrics;
+	int *threads;			/* distinct thread counts, ascending */
+	int nthreads;
+	int base;			/* index of the baseline column (moved to columns[0]) */
+	char **owned;			/* composite keys */
+	int nowned;
+};
+
+/*
+ * lab_results_load() - read @path and group its rows.
+ * @by: comma-separated CSV column names forming the column key (NULL or ""
+ * = "variant"). @baseline: column key of the baseline (NULL = the first
+ * column seen); the baseline is moved to columns[0].
+ * Returns 0, or -1 with a one-line message in @err: unreadable or malformed
+ * CSV, a missing column (naming the columns present), a non-numeric value or
+ * thread count ("FILE:LINE: ..."), an unknown baseline (naming the valid
+ * ones).
+ */
+int lab_results_load(struct lab_results *r, const char *path, const char *by, const char *baseline,
+		     char *err, size_t errlen);
+void lab_results_free(struct lab_results *r);
+
+/* The series of (group, column, metric, threads), or NULL. Indexes as in the arrays. */
+const struct lab_series *lab_results_find(const struct lab_results *r, int ig, int ic, int im, int threads);
+/* Index of @name in metrics[] / columns[] / groups[], or -1. */
+int lab_results_metric(const struct lab_results *r, const char *name);
+int lab_results_column(const struct lab_results *r, const char *name);
+/* Field @col of the first data row ("" when the column or the rows are absent): the context. */
+const char *lab_results_ctx(const struct lab_results *r, const char *col);
+/* Workload name of a label: "pft:size_mb=64" -> "pft" (into @buf). */
+const char *lab_workload_base(const char *label, char *buf, size_t len);

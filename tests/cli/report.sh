@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Command-line behaviour of report, plot, run --matrix and tools/reproduce:
+# one-line errors with the valid choices and a non-zero status, a tiny
+# matrix run end to end, and a PNG that gnuplot really wrote.
+# Usage: report.sh RWLAB SOURCE_ROOT
+set -uo pipefail
+
+rwlab=$1
+root=$2
+data=$root/tests/data
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# expect_err STATUS PATTERN -- command...: the command exits STATUS and
+# prints exactly one stderr line matching PATTERN (grep -E).
+expect_err() {
+	local want=$1 pat=$2 st lines
+	shift 3
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	st=$?
+	lines=$(wc -l <"$tmp/err")
+	[ "$st" = "$want" ] || fail "$* exited $st, want $want"
+	[ "$lines" = 1 ] || fail "$* printed $lines stderr lines: $(cat "$tmp/err")"
+	grep -Eq -- "$pat" "$tmp/err" || fail "$*: stderr '$(cat "$tmp/err")' does not match '$pat'"
+}
+
+expect_err 2 "unknown report format 'bogus' \(valid: table, mmtests, lkp, locktest, speedup, duration, csv, markdown" -- \
+	"$rwlab" report "$data/two-variants.csv" --format bogus
+expect_err 1 "baseline 'nope' is not in .* \(valid: pthread, ck-rwlock\)" -- \
+	"$rwlab" report "$data/two-variants.csv" --baseline nope
+expect_err 1 "metric 'nope' is not in .*total_rate" -- \
+	"$rwlab" report "$data/two-variants.csv" -m nope
+expect_err 2 "unknown significance rule 'p' \(valid: ci, ttest, none\)" -- \
+	"$rwlab" report "$data/two-variants.csv" --significance p
+expect_err 1 "output '.*x.jpg' must end in .png or .svg" -- \
+	"$rwlab" plot "$data/two-variants.csv" -o "$tmp/x.jpg"
+expect_err 1 "several groups match" -- \
+	"$rwlab" plot "$data/two-variants.csv" -o "$tmp/x.png"
+
+# A matrix naming a variant this build lacks: the registry's error, with FILE:LINE.
+printf 'workloads = locktest\nlocks = pthread, nosuch\nthreads = 1\n' >"$tmp/bad.matrix"
+expect_err 2 "bad.matrix:2: unknown lock variant 'nosuch' \(valid: all, pthread" -- \
+	"$rwlab" run --matrix "$tmp/bad.matrix" -o "$tmp/bad.csv"
+printf 'locks = pthread\nthreads: 1\n' >"$tmp/syntax.matrix"
+expect_err 2 "syntax.matrix:2: expected 'key = value'" -- \
+	"$rwlab" run --matrix "$tmp/syntax.matrix" -o "$tmp/bad.csv"
+expect_err 2 "no matrix 'nosuch-matrix'" -- "$rwlab" run --matrix nosuch-matrix
+
+# A tiny matrix end to end; options after --matrix override it (-n 2).
+printf 'locks = pthread, ck-rwlock\nworkloads = locktest:load=10\nthreads = 1, cpus\niterations = 5\nduration = 50ms\nwarmup = 0\nreport = locktest\n' \
+	>"$tmp/tiny.matrix"
+if "$rwlab" run --matrix "$tmp/tiny.matrix" -n 2 -q -o "$tmp/tiny.csv" >"$tmp/out" 2>"$tmp/err"; then
+	grep -Eq '^Running locktest with ck-rwlock \[runtime = [0-9]+ms, r% = 50%, load = 10\]' "$tmp/out" ||
+		fail "run --matrix did not print the matrix's locktest report: $(head -5 "$tmp/out")"
+	iters=$(grep -c ',pthread,locktest:load=10,1,[0-9]*,total_rate,' "$tmp/tiny.csv")
+	[ "$iters" = 2 ] || fail "-n 2 after --matrix: $iters pthread iterations at 1 thread, want 2"
+	grep -q ',thread_ops\.0,' "$tmp/tiny.csv" || fail "locktest wrote no thread_ops rows"
+else
+	fail "run --matrix tiny: $(cat "$tmp/err")"
+fi
+
+# Plots: a real PNG (signature bytes) where gnuplot is installed.
+if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
+	for args in "-o $tmp/scaling.png" "--fairness -o $tmp/fair.png" "-o $tmp/scaling.svg"; do
+		# shellcheck disable=SC2086
+		"$rwlab" plot "$tmp/tiny.csv" $args 2>"$tmp/err" || fail "plot $args: $(cat "$tmp/err")"
+	done
+	for f in scaling.png fair.png; do
+		[ "$(head -c 8 "$tmp/$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "$f is not a PNG"
+	done
+	grep -q '<svg' "$tmp/scaling.svg" || fail "scaling.svg is not SVG"
+	# Fixture at 2 threads: thread 0 did 150 ops, thread 1 did 50 in every pthread iteration,
+	# so the rank means are 150 and 50 and Jain's index is 200^2 / (2 (150^2 + 50^2)) = 0.8.
+	if "$rwlab" plot "$data/two-variants.csv" --fairness -t 2 --keep-script -o "$tmp/f.png" 2>"$tmp/err"; then
+		sed -n '/^# pthread/,/^$/p' "$tmp/f.png.dat" | grep -qx '1 150' || fail "fairness data: no '1 150' for pthread"
+		sed -n '/^# pthread/,/^$/p' "$tmp/f.png.dat" | grep -qx '2 50' || fail "fairness data: no '2 50' for pthread"
+		grep -q 'pthread (Jain 0.800)' "$tmp/f.png.gp" || fail "fairness legend: no 'pthread (Jain 0.800)'"
+	else
+		fail "plot --fairness -t 2: $(cat "$tmp/err")"
+	fi
+else
+	echo "gnuplot not installed: plot checks skipped"
+fi
+
+# tools/reproduce on an existing CSV: both tables and the agreement count.
+if "$root/tools/reproduce" "$data/fixture.matrix" --csv "$data/two-variants.csv" --rwlab "$rwlab" >"$tmp/out" 2>"$tmp/err"; then
+	grep -q '^Hmean     total_rate-1 ' "$tmp/out" || fail "reproduce: no mmtests table"
+	grep -q 'direction agrees in 1 of 3 rows' "$tmp/out" || fail "reproduce: no agreement count"
+else
+	fail "reproduce: $(cat "$tmp/err")"
+fi
+expect_err 2 "reproduce: no matrix 'nosuch' \(valid: .*quick" -- "$root/tools/reproduce" nosuch --rwlab "$rwlab"
+
+[ "$fails" = 0 ] && echo "all command-line checks passed"
+exit $((fails > 0))

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Statistics of the report formats against values computed by hand (or, for
+ * the t-distribution tails, by numerical integration of the Student t
+ * density with mpmath at 30 digits, and textbook critical values).
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "stats.h"
+
+static const double one_to_five[] = { 1, 2, 3, 4, 5 };
+
+Test(stats, means_of_one_to_five)
+{
+	/* 5 / (1 + 1/2 + 1/3 + 1/4 + 1/5) = 5 / (137/60) = 300/137 */
+	cr_expect_float_eq(lab_amean(one_to_five, 5), 3.0, 1e-12);
+	cr_expect_float_eq(lab_hmean(one_to_five, 5), 300.0 / 137.0, 1e-12);
+	/* 120^(1/5) */
+	cr_expect_float_eq(lab_gmean(one_to_five, 5), 2.6051710846973517, 1e-12);
+}
+
+Test(stats, spread_of_one_to_five)
+{
+	/* squared deviations 4+1+0+1+4 = 10: sample 10/4, population 10/5 */
+	cr_expect_float_eq(lab_stddev(one_to_five, 5), sqrt(2.5), 1e-12);
+	cr_expect_float_eq(lab_stddev_pop(one_to_five, 5), sqrt(2.0), 1e-12);
+	cr_expect_float_eq(lab_coeffvar(one_to_five, 5), 100 * sqrt(2.5) / 3, 1e-12);
+	cr_expect_eq(lab_min(one_to_five, 5), 1.0);
+	cr_expect_eq(lab_max(one_to_five, 5), 5.0);
+	cr_expect_eq(lab_median(one_to_five, 5), 3.0);
+}
+
+Test(stats, median_even_and_unsorted)
+{
+	const double v[] = { 4, 1, 3, 2 };
+
+	cr_expect_eq(lab_median(v, 4), 2.5);
+}
+
+Test(stats, undefined_cases_are_nan)
+{
+	const double one[] = { 7 }, zero[] = { 1, 0, 2 };
+
+	cr_expect(isnan(lab_stddev(one, 1)));
+	cr_expect(isnan(lab_hmean(zero, 3)));
+	cr_expect(isnan(lab_gmean(zero, 3)));
+	cr_expect_eq(lab_stddev_pop(one, 1), 0.0);
+}
+
+Test(stats, student_t_textbook_critical_values)
+{
+	/* two-sided 5% points: t(10) = 2.228138852, t(1) = 12.7062047 */
+	cr_expect_float_eq(lab_student_t_sf2(2.228138852, 10), 0.05, 1e-8);
+	cr_expect_float_eq(lab_student_t_sf2(-2.228138852, 10), 0.05, 1e-8);
+	cr_expect_float_eq(lab_student_t_sf2(12.7062047, 1), 0.05, 1e-7);
+	/* a huge df tends to the normal: 1.959963985 -> 0.05 */
+	cr_expect_float_eq(lab_student_t_sf2(1.959963985, 1e7), 0.05, 1e-6);
+	cr_expect_eq(lab_student_t_sf2(0, 5), 1.0);
+}
+
+Test(stats, welch_equal_variances)
+{
+	/* means 3 and 8, variances 2.5 each, n = 5: se = 1, t = -5, df = 8; p = 0.00105282579... */
+	const double b[] = { 6, 7, 8, 9, 10 };
+
+	cr_expect_float_eq(lab_welch_p(one_to_five, 5, b, 5), 0.0010528257933665393, 1e-12);
+	cr_expect_float_eq(lab_mmtests_ttest_p(one_to_five, 5, b, 5), 0.0010528257933665393, 1e-12);
+}
+
+Test(stats, welch_and_mmtests_df_differ)
+{
+	/*
+	 * a = {1,2,3}: var 1; b = {2,4,6,8,10}: var 10. se^2 = 1/3 + 2, t = -4/sqrt(7/3)
+	 * = -2.6186146828; Welch df = (7/3)^2 / ((1/3)^2/2 + 2^2/4) = 5.1578947368,
+	 * p = 0.0457758284; mmtests df = 3 + 5 - 2 = 6, p = 0.0396597825.
+	 */
+	const double a[] = { 1, 2, 3 }, b[] = { 2, 4, 6, 8, 10 };
+
+	cr_expect_float_eq(lab_welch_p(a, 3, b, 5), 0.04577582843879490, 1e-10);
+	cr_expect_float_eq(lab_mmtests_ttest_p(a, 3, b, 5), 0.03965978250760875, 1e-10);
+}
+
+Test(stats, ttest_degenerate_and_small)
+{
+	const double c1[] = { 5, 5, 5 }, c2[] = { 5, 5, 5 }, c3[] = { 6, 6, 6 }, one[] = { 1 };
+
+	cr_expect_eq(lab_welch_p(c1, 3, c2, 3), 1.0);		/* no variance, same means */
+	cr_expect_eq(lab_welch_p(c1, 3, c3, 3), 0.0);		/* no variance, different means */
+	cr_expect(isnan(lab_welch_p(one, 1, c1, 3)));		/* one sample: undefined */
+}
+
+Test(stats, mmtests_ci_rule)
+{
+	/* 1.959963985 x (5 + 5) = 19.6: a difference of 20 is significant, 19 is not */
+	cr_expect(lab_mmtests_ci_significant(100, 5, 120, 5));
+	cr_expect(lab_mmtests_ci_significant(120, 5, 100, 5));
+	cr_expect_not(lab_mmtests_ci_significant(100, 5, 119, 5));
+	cr_expect_not(lab_mmtests_ci_significant(100, NAN, 200, 5));
+	cr_expect(lab_mmtests_ci_significant(100, 0, 100.5, 0));
+}
+
+Test(stats, lkp_changed_rule)
+{
+	const double a[] = { 100, 101, 102 };
+	const double up[] = { 103, 104, 105 };		/* min 103 > median 101, median 104 > max 102 */
+	const double edge[] = { 101.5, 104, 105 };	/* min 101.5 > 101 still */
+	const double overlap[] = { 100.5, 104, 105 };	/* min 100.5 < median 101 */
+	const double big[] = { 1000, 1001, 1002 }, big_up[] = { 1003, 1004, 1005 };
+	const double two_a[] = { 1, 2 }, two_b[] = { 5, 6 };
+
+	cr_expect(lab_lkp_changed(a, 3, up, 3, 1.01));		/* ratio 104/101 = 1.0297 */
+	cr_expect(lab_lkp_changed(up, 3, a, 3, 1.01));		/* either direction */
+	cr_expect_not(lab_lkp_changed(a, 3, up, 3, 1.05));	/* but not above 1.05 */
+	cr_expect(lab_lkp_changed(a, 3, edge, 3, 1.01));
+	cr_expect_not(lab_lkp_changed(a, 3, overlap, 3, 1.01));
+	cr_expect_not(lab_lkp_changed(big, 3, big_up, 3, 1.01));	/* separated, ratio 1.003 */
+	cr_expect_not(lab_lkp_changed(two_a, 2, two_b, 2, 1.01));	/* fewer than 3 samples */
+}
+
+Test(stats, lkp_trims_outliers_from_32_samples)
+{
+	/* n = 32: n >> 5 = 1 sample dropped at each end, so the low outlier 50 in b goes */
+	double a[32], b[32];
+
+	for (int i = 0; i < 32; i++) {
+		a[i] = 100;
+		b[i] = 110;
+	}
+	a[0] = 0;
+	a[1] = 1000;
+	b[5] = 50;
+	cr_expect(lab_lkp_changed(a, 32, b, 32, 1.01));
+	/* with 31 samples nothing is dropped and 50 < median 100 keeps it unchanged */
+	cr_expect_not(lab_lkp_changed(a + 1, 31, b, 31, 1.01));
+}
+
+Test(stats, mmtests_percentages)
+{
+	cr_expect_float_eq(lab_pdiff(110, 100), 10.0, 1e-12);
+	cr_expect_float_eq(lab_pdiff(90, 100), -10.0, 1e-12);
+	cr_expect_float_eq(lab_pndiff(90, 100), 10.0, 1e-12);	/* lower is better: 90 s is 10% better */
+	cr_expect_float_eq(lab_pndiff(110, 100), -10.0, 1e-12);
+	cr_expect_eq(lab_pdiff(0, 100), 0.0);
+	cr_expect_eq(lab_pdiff(5, 0), 100.0);
+	cr_expect_eq(lab_pndiff(0, 100), 100.0);
+	cr_expect_eq(lab_pndiff(5, 0), -99.0);
+	cr_expect_eq(lab_pndiff(7, 7), 0.0);
+}
+
+Test(stats, jain_fairness)
+{
+	const double fair[] = { 3, 3, 3, 3 }, hog[] = { 1, 0, 0, 0 }, mixed[] = { 1, 2, 3 };
+
+	cr_expect_float_eq(lab_jain_fairness(fair, 4), 1.0, 1e-12);
+	cr_expect_float_eq(lab_jain_fairness(hog, 4), 0.25, 1e-12);
+	cr_expect_float_eq(lab_jain_fairness(mixed, 3), 36.0 / 42.0, 1e-12);	/* 6^2 / (3 x 14) */
+}
