@@ -27,3 +27,8 @@ LAB_EVENT(rwsem_wlock_handoff)	/* # of write lock handoffs */
 LAB_EVENT(rwsem_handoff_grant)	/* rwlab: # of locks granted directly by the unlocker (dhandoff) */
 LAB_EVENT(osq_abort)		/* rwlab: # of osq (MCS spinner queue) aborts */
 LAB_EVENT(brlock_register)	/* rwlab: # of ck-brlock per-thread reader registrations */
+LAB_EVENT(lazy_tlb_ipi)		/* rwlab: # of lazy-mm "IPIs" sent (mailbox + futex wake, acknowledged) */
+LAB_EVENT(lazy_tlb_shoot)	/* rwlab: # of CPUs a release switched from the mm to init_mm */
+LAB_EVENT(lazy_tlb_defer_free)	/* rwlab: # of mms freed by a lazy drop after their release */
+LAB_EVENT(hpref_promote)	/* rwlab: # of hpref hazard pointers promoted to references */
+LAB_EVENT(percpu_ref_atomic)	/* rwlab: # of percpu refs switched to atomic mode (killed) */
