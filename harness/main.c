@@ -3,10 +3,11 @@
  * rwlab - the command line.
  *
  *   rwlab list [--verbose] [--names]
- *   rwlab run [-l LOCKS] [-w WORKLOADS] [-t THREADS] [-n N] [-d DUR] [--warmup DUR]
- *             [--pin compact|scatter|none] [-o FILE.csv] [--seed N] [-q] [--no-report]
+ *   rwlab run [-l LOCKS] [-m SCHEMES] [-w WORKLOADS] [-t THREADS] [-n N] [-d DUR] [--warmup DUR]
+ *             [--pin compact|scatter|none] [-o FILE.csv] [--seed N] [-q] [--no-report] [--unsafe]
  *   rwlab report FILE.csv [--metric NAME] [--baseline VARIANT]
  *   rwlab bench [-l LOCKS] [--pairs N] [-n REPS] [-o FILE.csv]
+ *   rwlab bench-lazy [-m SCHEMES] [--round-trips N] [--switches N] [-n REPS] [-o FILE.csv]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -16,9 +17,11 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "bench_lazy.h"
 #include "config.h"
 #include "context.h"
 #include "csv.h"
+#include "lazy_mm.h"
 #include "report.h"
 #include "runner.h"
 #include "threads.h"
@@ -27,6 +30,7 @@
 
 #define MAX_LOCKS 64
 #define MAX_WLS 32
+#define MAX_SCHEMES 32
 
 static const char *prog = "rwlab";
 
@@ -40,10 +44,15 @@ static void usage(FILE *f)
 		"  run [options]                run a matrix of variants x workloads x threads, write CSV\n"
 		"  report FILE.csv [options]    comparison tables from a results CSV\n"
 		"  bench [options]              uncontended ns per lock/unlock pair, per variant\n"
+		"  bench-lazy [options]         lazy-mm cost per pipe round trip at one pair, vs none and bare pipe\n"
 		"\n"
 		"run options:\n"
 		"  -l, --lock LIST        variants, comma-separated, NAME[:key=val,...] or all (default all)\n"
-		"  -w, --workload LIST    workloads, NAME[:key=val,...] (default locktest)\n"
+		"  -w, --workload LIST    workloads, NAME[:key=val,...] (default locktest; with -m:\n"
+		"                         context_switch,tlb_flush)\n"
+		"  -m, --lazy-mm LIST     lazy-mm schemes for context_switch/tlb_flush, NAME[:key=val,...] or all\n"
+		"                         (default all = every scheme but none)\n"
+		"      --unsafe           accept none where a release races with lazy users\n"
 		"  -t, --threads LIST     N, A-B, A-B:STEP, mmtests[:MAX] (default mmtests up to the CPUs)\n"
 		"  -n, --iterations N     iterations per cell (default 5)\n"
 		"  -d, --duration DUR     measurement window of timed workloads (default 2s; s, ms, us, m)\n"
@@ -62,6 +71,13 @@ static void usage(FILE *f)
 		"  -l, --lock LIST        variants (default all)\n"
 		"      --pairs N          pairs per repetition (default 2000000)\n"
 		"  -n, --reps N           repetitions, best reported (default 5)\n"
+		"  -o, --csv FILE         also write the figures as CSV\n"
+		"\n"
+		"bench-lazy options:\n"
+		"  -m, --lazy-mm LIST     schemes (default all; none is always added as the reference)\n"
+		"      --round-trips N    pipe round trips per measurement (default 100000)\n"
+		"      --switches N       switch-path rounds per measurement (default 2000000)\n"
+		"  -n, --reps N           repetitions, interleaved, median reported (default 5)\n"
 		"  -o, --csv FILE         also write the figures as CSV\n");
 }
 
@@ -113,6 +129,8 @@ static int cmd_list(int argc, char **argv)
 			printf("variant %s\n", lab_rwsem_variants[i]->name);
 		for (int i = 0; lab_workloads[i]; i++)
 			printf("workload %s\n", lab_workloads[i]->name);
+		for (int i = 0; lab_lazy_mm_schemes[i]; i++)
+			printf("lazy-mm %s\n", lab_lazy_mm_schemes[i]->name);
 		return 0;
 	}
 	printf("Lock variants (-l NAME[:key=val,...]; 'all' = every variant not marked hidden):\n");
@@ -128,6 +146,18 @@ static int cmd_list(int argc, char **argv)
 		printf("  %-16s %-7s %-26s %s%s\n", ops->name, waits, caps, ops->summary,
 		       ops->caps & LAB_CAP_NOT_IN_ALL ? " [hidden: not in all]" : "");
 		printf("  %-16s %-7s %-26s   cite: %s\n", "", "", "", ops->cite);
+		if (verbose)
+			print_knobs(ops->knobs);
+	}
+	printf("\nLazy-mm schemes (-m NAME[:key=val,...]; 'all' = every scheme but none):\n");
+	for (int i = 0; lab_lazy_mm_schemes[i]; i++) {
+		const struct lab_lazy_mm_ops *ops = lab_lazy_mm_schemes[i];
+
+		printf("  %-16s %-34s %s%s\n", ops->name,
+		       ops->flags & LAB_LAZY_UNSAFE ? "unsafe (cost floor)" :
+		       ops->flags & LAB_LAZY_MAY_DEFER ? "last lazy drop may free" : "release frees",
+		       ops->summary, ops->flags & LAB_LAZY_NOT_IN_ALL ? " [not in all]" : "");
+		printf("  %-16s %-34s   cite: %s\n", "", "", ops->cite);
 		if (verbose)
 			print_knobs(ops->knobs);
 	}
@@ -172,6 +202,8 @@ static int cmd_run(int argc, char **argv)
 	static const struct option lopts[] = {
 		{ "lock", required_argument, NULL, 'l' },
 		{ "workload", required_argument, NULL, 'w' },
+		{ "lazy-mm", required_argument, NULL, 'm' },
+		{ "unsafe", no_argument, NULL, 'U' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "duration", required_argument, NULL, 'd' },
@@ -185,11 +217,13 @@ static int cmd_run(int argc, char **argv)
 	};
 	static struct lab_rwsem_conf locks[MAX_LOCKS];
 	static struct lab_workload_conf wls[MAX_WLS];
+	static struct lab_lazy_mm_conf schemes[MAX_SCHEMES];
 	int threads[LAB_THREAD_LIST_MAX];
 	struct lab_run_opts o = { 0 };
 	char err[1024], defcsv[128];
 	const char *thr_arg = NULL;
-	int c, nlocks = 0, nwls = 0, report = 1, st;
+	int c, nlocks = 0, nwls = 0, nschemes = 0, report = 1, st;
+	bool lazy_wl = false;
 	long v;
 	unsigned long long ns;
 	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -199,7 +233,7 @@ static int cmd_run(int argc, char **argv)
 	o.settings.warmup_ns = 500000000ull;
 	o.settings.seed = 1;
 	o.pin = LAB_PIN_COMPACT;
-	while ((c = getopt_long(argc, argv, "l:w:t:n:d:o:q", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "l:w:m:t:n:d:o:q", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			if (lab_rwsem_parse_list(optarg, locks, MAX_LOCKS, &nlocks, err, sizeof(err))) {
@@ -212,6 +246,15 @@ static int cmd_run(int argc, char **argv)
 				fprintf(stderr, "%s: %s\n", prog, err);
 				return 2;
 			}
+			break;
+		case 'm':
+			if (lab_lazy_mm_parse_list(optarg, schemes, MAX_SCHEMES, &nschemes, err, sizeof(err))) {
+				fprintf(stderr, "%s: %s\n", prog, err);
+				return 2;
+			}
+			break;
+		case 'U':
+			o.settings.allow_unsafe = true;
 			break;
 		case 't':
 			thr_arg = optarg;
@@ -268,8 +311,16 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (!nlocks && lab_rwsem_parse_list("all", locks, MAX_LOCKS, &nlocks, err, sizeof(err)))
 		return 2;
-	if (!nwls && lab_workload_parse_list("locktest", wls, MAX_WLS, &nwls, err, sizeof(err)))
+	/* The lazy-mm matrix: -m without -w runs context_switch and its tlb_flush counterpart. */
+	if (!nwls && lab_workload_parse_list(nschemes ? "context_switch,tlb_flush" : "locktest", wls, MAX_WLS,
+					     &nwls, err, sizeof(err)))
 		return 2;
+	for (int i = 0; i < nwls; i++)
+		lazy_wl |= wls[i].ops->uses_lazy_mm;
+	if (lazy_wl && !nschemes && lab_lazy_mm_parse_list("all", schemes, MAX_SCHEMES, &nschemes, err, sizeof(err)))
+		return 2;
+	if (nschemes && !lazy_wl)
+		fprintf(stderr, "%s: warning: -m given but no workload uses lazy-mm schemes\n", prog);
 	st = lab_parse_threads(thr_arg ? thr_arg : "mmtests", ncpus, threads, LAB_THREAD_LIST_MAX, err,
 			       sizeof(err));
 	if (st < 0) {
@@ -285,6 +336,8 @@ static int cmd_run(int argc, char **argv)
 	}
 	o.locks = locks;
 	o.nlocks = nlocks;
+	o.lazy = schemes;
+	o.nlazy = nschemes;
 	o.wls = wls;
 	o.nwls = nwls;
 	o.threads = threads;
@@ -373,6 +426,63 @@ static int cmd_bench(int argc, char **argv)
 	return lab_bench_run(&o);
 }
 
+static int cmd_bench_lazy(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "lazy-mm", required_argument, NULL, 'm' },
+		{ "round-trips", required_argument, NULL, 'r' },
+		{ "switches", required_argument, NULL, 's' },
+		{ "reps", required_argument, NULL, 'n' },
+		{ "csv", required_argument, NULL, 'o' },
+		{ 0 }
+	};
+	static struct lab_lazy_mm_conf schemes[MAX_SCHEMES];
+	struct lab_bench_lazy_opts o = { .round_trips = 100000, .switches = 2000000, .reps = 5 };
+	char err[1024];
+	int c, n = 0;
+	long v;
+
+	while ((c = getopt_long(argc, argv, "m:n:o:", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			if (lab_lazy_mm_parse_list(optarg, schemes, MAX_SCHEMES, &n, err, sizeof(err))) {
+				fprintf(stderr, "%s: %s\n", prog, err);
+				return 2;
+			}
+			break;
+		case 'r':
+			if (parse_positive("--round-trips", optarg, 1000000000, &v))
+				return 2;
+			o.round_trips = (unsigned long)v;
+			break;
+		case 's':
+			if (parse_positive("--switches", optarg, 1000000000, &v))
+				return 2;
+			o.switches = (unsigned long)v;
+			break;
+		case 'n':
+			if (parse_positive("-n/--reps", optarg, 1000, &v))
+				return 2;
+			o.reps = (int)v;
+			break;
+		case 'o':
+			o.csv_path = optarg;
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab help')\n", prog, argv[optind]);
+		return 2;
+	}
+	if (!n && lab_lazy_mm_parse_list("all", schemes, MAX_SCHEMES, &n, err, sizeof(err)))
+		return 2;
+	o.schemes = schemes;
+	o.nschemes = n;
+	return lab_bench_lazy_run(&o);
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "help";
@@ -397,6 +507,9 @@ int main(int argc, char **argv)
 		return cmd_report(argc, argv);
 	if (!strcmp(cmd, "bench"))
 		return cmd_bench(argc, argv);
-	fprintf(stderr, "%s: unknown command '%s' (valid: list, run, report, bench, help)\n", prog, cmd);
+	if (!strcmp(cmd, "bench-lazy"))
+		return cmd_bench_lazy(argc, argv);
+	fprintf(stderr, "%s: unknown command '%s' (valid: list, run, report, bench, bench-lazy, help)\n", prog,
+		cmd);
 	return 2;
 }
