@@ -76,10 +76,15 @@ static inline void mask_set(unsigned long *m, int cpu)
 		atomic_or(&m[cpu / BITS_PER_LONG], 1ul << (cpu % BITS_PER_LONG));
 }
 
+/*
+ * Release: the CPU's uses of the mm come before its bit reads clear, so a
+ * shootdown that reads the bit clear (acquire) and skips this CPU frees the
+ * mm only after them.
+ */
 static inline void mask_clear(unsigned long *m, int cpu)
 {
 	if (mask_test(m, cpu))
-		atomic_andnot(&m[cpu / BITS_PER_LONG], 1ul << (cpu % BITS_PER_LONG));
+		(void)atomic_fetch_andnot_release(&m[cpu / BITS_PER_LONG], 1ul << (cpu % BITS_PER_LONG));
 }
 
 /* ---- freed mms: poison and quarantine ------------------------------------------ */
@@ -383,9 +388,9 @@ int lab_lazy_shoot_lazy_ipi(struct lab_lazy_domain *d, int cpu, void *arg)
 		lab_lazy_fatal("%s: release of mm %p while CPU %d runs it as its user mm", d->ops->name,
 			       (void *)mm, cpu);
 	lab_lazy_mm_check(mm, "shootdown switch_mm to init_mm");
+	WRITE_ONCE(c->active_mm, d->init_mm);
 	if (d->ops->flags & LAB_LAZY_CPUMASK)
 		mask_clear(mm->cpumask, cpu);
-	WRITE_ONCE(c->active_mm, d->init_mm);
 	if (d->ops->shoot)
 		d->ops->shoot(d, cpu, mm);
 	return 1;
@@ -455,9 +460,9 @@ void lab_lazy_cpu_offline(struct lab_lazy_domain *d, int cpu)
 	if (READ_ONCE(c->lazy))
 		lab_lazy_fatal("%s: CPU %d goes offline on a borrowed mm", d->ops->name, cpu);
 	mm = READ_ONCE(c->active_mm);
+	WRITE_ONCE(c->active_mm, NULL);
 	if (mm && (d->ops->flags & LAB_LAZY_CPUMASK))
 		mask_clear(mm->cpumask, cpu);
-	WRITE_ONCE(c->active_mm, NULL);
 	raw_spin_unlock(&c->irq_lock);
 	if (d->ops->cpu_offline)
 		d->ops->cpu_offline(d, cpu);
@@ -495,13 +500,13 @@ void lab_lazy_switch_to_user(struct lab_lazy_domain *d, int cpu, struct lab_lazy
 		lab_lazy_mm_check(prev, "switch_mm from the borrowed mm");
 	if (prev != next) {
 		lab_lazy_mm_check(next, "switch_mm to the user mm");
-		if (d->ops->flags & LAB_LAZY_CPUMASK) {
-			if (!shot)
-				mask_clear(prev->cpumask, cpu);
+		/* As x86 switch_mm_irqs_off: join next's mask, load next, then leave prev's mask. */
+		if (d->ops->flags & LAB_LAZY_CPUMASK)
 			mask_set(next->cpumask, cpu);
-		}
 		WRITE_ONCE(c->active_mm, next);
 		WRITE_ONCE(c->tlb_gen, READ_ONCE(next->tlb_gen));
+		if (!shot && (d->ops->flags & LAB_LAZY_CPUMASK))
+			mask_clear(prev->cpumask, cpu);
 	}
 	WRITE_ONCE(c->lazy, 0);
 	raw_spin_unlock(&c->irq_lock);

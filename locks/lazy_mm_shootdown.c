@@ -61,8 +61,9 @@ static void shootdown_release(struct lab_lazy_domain *d, struct lab_lazy_mm *mm)
 
 	/* Full barrier: the users' departure before reading mm_cpumask. */
 	smp_mb();
+	/* Acquire: a CPU whose bit reads clear has finished with the mm (pairs with mask_clear). */
 	for (size_t w = 0; w < LAB_LAZY_CPUMASK_LONGS; w++)
-		mask[w] = READ_ONCE(mm->cpumask[w]);
+		mask[w] = smp_load_acquire(&mm->cpumask[w]);
 	shot = lab_lazy_ipi_many(d, mask, lab_lazy_shoot_lazy_ipi, mm);
 	lockevent_add(lazy_tlb_shoot, shot);
 	lab_lazy_mm_free(d, mm);
