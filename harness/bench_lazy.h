@@ -8,7 +8,7 @@ struct lab_bench_lazy_opts {
 	int nschemes;
 	unsigned long round_trips;	/* pipe round trips per measurement */
 	unsigned long switches;		/* switch pairs per measurement of the switch path alone */
-	int reps;			/* repetitions, interleaved over the variants; median reported */
+	int reps;			/* repetitions, interleaved over the variants */
 	const char *csv_path;		/* NULL: table only */
 };
 
@@ -25,7 +25,8 @@ struct lab_bench_lazy_opts {
  *    trip, and the difference to none. A round trip has two blocks, so a
  *    scheme adds about twice its switch-path cost (1.) per round trip.
  * Variants are interleaved within each repetition so that drift on a shared
- * machine hits all of them alike; the median over repetitions is reported
- * with the minimum. Returns an exit status.
+ * machine hits all of them alike; the switch path reports the best
+ * repetition (as `rwlab bench`), the round trip the median and the best.
+ * Returns an exit status.
  */
 int lab_bench_lazy_run(const struct lab_bench_lazy_opts *o);

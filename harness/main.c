@@ -75,9 +75,9 @@ static void usage(FILE *f)
 		"\n"
 		"bench-lazy options:\n"
 		"  -m, --lazy-mm LIST     schemes (default all; none is always added as the reference)\n"
-		"      --round-trips N    pipe round trips per measurement (default 100000)\n"
-		"      --switches N       switch-path rounds per measurement (default 2000000)\n"
-		"  -n, --reps N           repetitions, interleaved, median reported (default 5)\n"
+		"      --round-trips N    pipe round trips per measurement (default 20000)\n"
+		"      --switches N       switch-path rounds per measurement (default 1000000)\n"
+		"  -n, --reps N           repetitions, interleaved; best switch, median round trip (default 11)\n"
 		"  -o, --csv FILE         also write the figures as CSV\n");
 }
 
@@ -437,7 +437,7 @@ static int cmd_bench_lazy(int argc, char **argv)
 		{ 0 }
 	};
 	static struct lab_lazy_mm_conf schemes[MAX_SCHEMES];
-	struct lab_bench_lazy_opts o = { .round_trips = 100000, .switches = 2000000, .reps = 5 };
+	struct lab_bench_lazy_opts o = { .round_trips = 20000, .switches = 1000000, .reps = 11 };
 	char err[1024];
 	int c, n = 0;
 	long v;
