@@ -19,6 +19,8 @@ struct lab_bench_lazy_opts {
  * 1. Switch path alone: one thread on PU 0 as CPU slot 0, repeating
  *    lab_lazy_switch_to_kthread + lab_lazy_switch_to_user on one mm (no
  *    syscall): ns per kernel-thread round (grab + drop + the irq_lock stand-in).
+ *    Contended: the same loop on one slot per PU (all PUs), every slot on
+ *    the same mm: where refcount's shared mm_count line bounces.
  * 2. One context_switch pair on PU 0 (both threads, will-it-scale's
  *    placement): "pipe" = the bare ping-pong (write, read; no lazy-mm calls),
  *    then each scheme with the lazy switch around every read: ns per round
