@@ -33,7 +33,8 @@
  *   calls release(old) while CPU slots may still borrow it: release under
  *   load. The user references (mm_users) are a per-task pointer the owner
  *   scans (a hazard-pointer handshake, the same for every scheme, off the
- *   per-switch path). none is refused with recreate_hz > 0 unless --unsafe.
+ *   per-switch path). The owner is created by pair 0's task and so shares its
+ *   CPU. none is refused with recreate_hz > 0 unless --unsafe.
  *
  * Metrics: ops_per_s (iterations per second, all pairs: will-it-scale's
  * "average"), ops_per_s_min/max (per measured task), round_trips,
@@ -44,6 +45,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,10 +215,18 @@ static void *cs_owner(void *arg)
 		smp_store_release(&cs->cur, mm);
 		/* Full barrier: publish before scanning the user references (pairs with cs_user_get). */
 		smp_mb();
+		/*
+		 * Acquire: a task seen off the old mm has its lazy grab visible (pairs with
+		 * cs_user_get). Yield rather than sleep at first, so that the release often
+		 * comes while the last tasks to move still borrow the old mm.
+		 */
 		for (int i = 0; i < 2 * cs->npairs; i++)
-			/* Acquire: a task seen off the old mm has its lazy grab visible (pairs with cs_user_get). */
-			while (smp_load_acquire(&cs->task[i].user_mm) == old)
-				lab_sleep_ns(10000);
+			for (unsigned polls = 0; smp_load_acquire(&cs->task[i].user_mm) == old; polls++) {
+				if (polls < 1000)
+					sched_yield();
+				else
+					lab_sleep_ns(10000);
+			}
 		t0 = lab_clock_ns();
 		lab_lazy_release(cs->d, old);
 		dt = lab_clock_ns() - t0;
