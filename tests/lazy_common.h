@@ -21,7 +21,7 @@
 const char *__asan_default_options(void);
 const char *__asan_default_options(void)
 {
-	return "abort_on_error=1:detect_leaks=0";
+	return "abort_on_error=1";
 }
 
 struct lab_test_scheme {
