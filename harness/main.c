@@ -3,13 +3,14 @@
  * rwlab - the command line.
  *
  *   rwlab list [--verbose] [--names]
- *   rwlab run [--matrix NAME] [-l LOCKS] [-w WORKLOADS] [-t THREADS] [-n N] [-d DUR]
+ *   rwlab run [--matrix NAME] [-l LOCKS] [-m SCHEMES] [-w WORKLOADS] [-t THREADS] [-n N] [-d DUR]
  *             [--warmup DUR] [--pin compact|scatter|none] [-o FILE.csv] [--seed N] [-q]
- *             [--no-report]
+ *             [--no-report] [--unsafe]
  *   rwlab report FILE.csv [--format F] [--metric NAME] [--baseline VARIANT] [--matrix NAME]
  *             [--reference PUBLISHED.csv] ...
  *   rwlab plot FILE.csv -o OUT.png|OUT.svg [-m METRIC] [-w WORKLOAD] [--fairness [-t N]]
  *   rwlab bench [-l LOCKS] [--pairs N] [-n REPS] [-o FILE.csv]
+ *   rwlab bench-lazy [-m SCHEMES] [--round-trips N] [--switches N] [-n REPS] [-o FILE.csv]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,9 +20,11 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "bench_lazy.h"
 #include "config.h"
 #include "context.h"
 #include "csv.h"
+#include "lazy_mm.h"
 #include "matrix.h"
 #include "plot.h"
 #include "report.h"
@@ -32,6 +35,7 @@
 
 #define MAX_LOCKS 64
 #define MAX_WLS 32
+#define MAX_SCHEMES 32
 
 static const char *prog = "rwlab";
 
@@ -46,12 +50,17 @@ static void usage(FILE *f)
 		"  report FILE.csv [options]    comparison tables from a results CSV\n"
 		"  plot FILE.csv -o OUT [opts]  a metric against threads, or locktest fairness (gnuplot)\n"
 		"  bench [options]              uncontended ns per lock/unlock pair, per variant\n"
+		"  bench-lazy [options]         lazy-mm cost per pipe round trip at one pair, vs none and bare pipe\n"
 		"\n"
 		"run options:\n"
 		"      --matrix NAME|PATH a matrix file (tools/matrices/NAME.matrix); options after it\n"
 		"                         override its settings\n"
 		"  -l, --lock LIST        variants, comma-separated, NAME[:key=val,...] or all (default all)\n"
-		"  -w, --workload LIST    workloads, NAME[:key=val,...] (default locktest)\n"
+		"  -w, --workload LIST    workloads, NAME[:key=val,...] (default locktest; with -m:\n"
+		"                         context_switch,tlb_flush)\n"
+		"  -m, --lazy-mm LIST     lazy-mm schemes for context_switch/tlb_flush, NAME[:key=val,...] or all\n"
+		"                         (default all = every scheme but none)\n"
+		"      --unsafe           accept none where a release races with lazy users\n"
 		"  -t, --threads LIST     N, A-B, A-B:STEP, mmtests[:MAX] (default mmtests up to the CPUs)\n"
 		"  -n, --iterations N     iterations per cell (default 5)\n"
 		"  -d, --duration DUR     measurement window of timed workloads (default 2s; s, ms, us, m)\n"
@@ -89,6 +98,13 @@ static void usage(FILE *f)
 		"  -l, --lock LIST        variants (default all)\n"
 		"      --pairs N          pairs per repetition (default 2000000)\n"
 		"  -n, --reps N           repetitions, best reported (default 5)\n"
+		"  -o, --csv FILE         also write the figures as CSV\n"
+		"\n"
+		"bench-lazy options:\n"
+		"  -m, --lazy-mm LIST     schemes (default all; none is always added as the reference)\n"
+		"      --round-trips N    pipe round trips per measurement (default 20000)\n"
+		"      --switches N       switch-path rounds per measurement (default 1000000)\n"
+		"  -n, --reps N           repetitions, interleaved; best switch, median round trip (default 11)\n"
 		"  -o, --csv FILE         also write the figures as CSV\n");
 }
 
@@ -140,6 +156,8 @@ static int cmd_list(int argc, char **argv)
 			printf("variant %s\n", lab_rwsem_variants[i]->name);
 		for (int i = 0; lab_workloads[i]; i++)
 			printf("workload %s\n", lab_workloads[i]->name);
+		for (int i = 0; lab_lazy_mm_schemes[i]; i++)
+			printf("lazy-mm %s\n", lab_lazy_mm_schemes[i]->name);
 		return 0;
 	}
 	printf("Lock variants (-l NAME[:key=val,...]; 'all' = every variant not marked hidden):\n");
@@ -155,6 +173,18 @@ static int cmd_list(int argc, char **argv)
 		printf("  %-16s %-7s %-26s %s%s\n", ops->name, waits, caps, ops->summary,
 		       ops->caps & LAB_CAP_NOT_IN_ALL ? " [hidden: not in all]" : "");
 		printf("  %-16s %-7s %-26s   cite: %s\n", "", "", "", ops->cite);
+		if (verbose)
+			print_knobs(ops->knobs);
+	}
+	printf("\nLazy-mm schemes (-m NAME[:key=val,...]; 'all' = every scheme but none):\n");
+	for (int i = 0; lab_lazy_mm_schemes[i]; i++) {
+		const struct lab_lazy_mm_ops *ops = lab_lazy_mm_schemes[i];
+
+		printf("  %-16s %-34s %s%s\n", ops->name,
+		       ops->flags & LAB_LAZY_UNSAFE ? "unsafe (cost floor)" :
+		       ops->flags & LAB_LAZY_MAY_DEFER ? "last lazy drop may free" : "release frees",
+		       ops->summary, ops->flags & LAB_LAZY_NOT_IN_ALL ? " [not in all]" : "");
+		printf("  %-16s %-34s   cite: %s\n", "", "", ops->cite);
 		if (verbose)
 			print_knobs(ops->knobs);
 	}
@@ -222,8 +252,8 @@ static void matrix_report_opts(const struct lab_matrix *mx, struct lab_report_op
 
 /* The last -l, -w and -t given, with the "rwlab: FILE:LINE" prefix of their origin. */
 struct run_lists {
-	const char *locks, *wls, *threads;
-	char locks_prog[4200], wls_prog[4200], threads_prog[4200];
+	const char *locks, *wls, *threads, *schemes;
+	char locks_prog[4200], wls_prog[4200], threads_prog[4200], schemes_prog[4200];
 };
 
 /* One `rwlab run` option. Returns 0 or the exit status of a bad value. */
@@ -244,6 +274,13 @@ static int run_option(int c, struct run_lists *lists, struct lab_run_opts *o, in
 	case 't':
 		lists->threads = optarg;
 		snprintf(lists->threads_prog, sizeof(lists->threads_prog), "%s", prog);
+		break;
+	case 'm':
+		lists->schemes = optarg;
+		snprintf(lists->schemes_prog, sizeof(lists->schemes_prog), "%s", prog);
+		break;
+	case 'U':
+		o->settings.allow_unsafe = true;
 		break;
 	case 'n':
 		if (parse_positive("-n/--iterations", optarg, 100000, &v))
@@ -354,6 +391,8 @@ static int cmd_run(int argc, char **argv)
 	static const struct option lopts[] = {
 		{ "lock", required_argument, NULL, 'l' },
 		{ "workload", required_argument, NULL, 'w' },
+		{ "lazy-mm", required_argument, NULL, 'm' },
+		{ "unsafe", no_argument, NULL, 'U' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "duration", required_argument, NULL, 'd' },
@@ -371,12 +410,14 @@ static int cmd_run(int argc, char **argv)
 	static char *nargv[256];
 	static int origin[256];
 	static struct lab_workload_conf wls[MAX_WLS];
+	static struct lab_lazy_mm_conf schemes[MAX_SCHEMES];
 	static struct run_lists lists;
 	char progbuf[4200];
 	int threads[LAB_THREAD_LIST_MAX];
 	struct lab_run_opts o = { 0 };
 	char err[1024], defcsv[128];
-	int c, nlocks = 0, nwls = 0, report = 1, st, nargc;
+	int c, nlocks = 0, nwls = 0, nschemes = 0, report = 1, st, nargc;
+	bool lazy_wl = false;
 	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 
 	o.iterations = 5;
@@ -396,7 +437,7 @@ static int cmd_run(int argc, char **argv)
 			snprintf(progbuf, sizeof(progbuf), "%s: %s:%d", run_prog, mx.path, origin[optind]);
 			prog = progbuf;
 		}
-		c = getopt_long(argc, argv, "l:w:t:n:d:o:q", lopts, NULL);
+		c = getopt_long(argc, argv, "l:w:m:t:n:d:o:q", lopts, NULL);
 		st = c == -1 ? 0 : run_option(c, &lists, &o, &report);
 		prog = run_prog;
 		if (c == -1)
@@ -412,10 +453,23 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", lists.locks ? lists.locks_prog : prog, err);
 		return 2;
 	}
-	if (lab_workload_parse_list(lists.wls ? lists.wls : "locktest", wls, MAX_WLS, &nwls, err, sizeof(err))) {
+	if (lists.schemes &&
+	    lab_lazy_mm_parse_list(lists.schemes, schemes, MAX_SCHEMES, &nschemes, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", lists.schemes_prog, err);
+		return 2;
+	}
+	/* The lazy-mm matrix: -m without -w runs context_switch and its tlb_flush counterpart. */
+	if (lab_workload_parse_list(lists.wls ? lists.wls : nschemes ? "context_switch,tlb_flush" : "locktest",
+				    wls, MAX_WLS, &nwls, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", lists.wls ? lists.wls_prog : prog, err);
 		return 2;
 	}
+	for (int i = 0; i < nwls; i++)
+		lazy_wl |= wls[i].ops->uses_lazy_mm;
+	if (lazy_wl && !nschemes && lab_lazy_mm_parse_list("all", schemes, MAX_SCHEMES, &nschemes, err, sizeof(err)))
+		return 2;
+	if (nschemes && !lazy_wl)
+		fprintf(stderr, "%s: warning: -m given but no workload uses lazy-mm schemes\n", prog);
 	st = lab_parse_threads(lists.threads ? lists.threads : "mmtests", ncpus, threads, LAB_THREAD_LIST_MAX, err,
 			       sizeof(err));
 	if (st < 0) {
@@ -431,6 +485,8 @@ static int cmd_run(int argc, char **argv)
 	}
 	o.locks = locks;
 	o.nlocks = nlocks;
+	o.lazy = schemes;
+	o.nlazy = nschemes;
 	o.wls = wls;
 	o.nwls = nwls;
 	o.threads = threads;
@@ -674,6 +730,63 @@ static int cmd_bench(int argc, char **argv)
 	return lab_bench_run(&o);
 }
 
+static int cmd_bench_lazy(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "lazy-mm", required_argument, NULL, 'm' },
+		{ "round-trips", required_argument, NULL, 'r' },
+		{ "switches", required_argument, NULL, 's' },
+		{ "reps", required_argument, NULL, 'n' },
+		{ "csv", required_argument, NULL, 'o' },
+		{ 0 }
+	};
+	static struct lab_lazy_mm_conf schemes[MAX_SCHEMES];
+	struct lab_bench_lazy_opts o = { .round_trips = 20000, .switches = 1000000, .reps = 11 };
+	char err[1024];
+	int c, n = 0;
+	long v;
+
+	while ((c = getopt_long(argc, argv, "m:n:o:", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			if (lab_lazy_mm_parse_list(optarg, schemes, MAX_SCHEMES, &n, err, sizeof(err))) {
+				fprintf(stderr, "%s: %s\n", prog, err);
+				return 2;
+			}
+			break;
+		case 'r':
+			if (parse_positive("--round-trips", optarg, 1000000000, &v))
+				return 2;
+			o.round_trips = (unsigned long)v;
+			break;
+		case 's':
+			if (parse_positive("--switches", optarg, 1000000000, &v))
+				return 2;
+			o.switches = (unsigned long)v;
+			break;
+		case 'n':
+			if (parse_positive("-n/--reps", optarg, 1000, &v))
+				return 2;
+			o.reps = (int)v;
+			break;
+		case 'o':
+			o.csv_path = optarg;
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab help')\n", prog, argv[optind]);
+		return 2;
+	}
+	if (!n && lab_lazy_mm_parse_list("all", schemes, MAX_SCHEMES, &n, err, sizeof(err)))
+		return 2;
+	o.schemes = schemes;
+	o.nschemes = n;
+	return lab_bench_lazy_run(&o);
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "help";
@@ -700,6 +813,9 @@ int main(int argc, char **argv)
 		return cmd_plot(argc, argv);
 	if (!strcmp(cmd, "bench"))
 		return cmd_bench(argc, argv);
-	fprintf(stderr, "%s: unknown command '%s' (valid: list, run, report, plot, bench, help)\n", prog, cmd);
+	if (!strcmp(cmd, "bench-lazy"))
+		return cmd_bench_lazy(argc, argv);
+	fprintf(stderr, "%s: unknown command '%s' (valid: list, run, report, plot, bench, bench-lazy, help)\n",
+		prog, cmd);
 	return 2;
 }

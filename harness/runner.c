@@ -246,10 +246,12 @@ int lab_run(const struct lab_run_opts *o)
 	struct lab_buf suffix = { 0 };
 	struct sigaction sa, old_int, old_term;
 	char err[1024], run_id[64], why[256];
-	int ncells = o->nwls * o->nthreads * o->nlocks, done = 0, status = 0, max_threads = 0;
+	int ncells = 0, done = 0, status = 0, max_threads = 0;
 	uint64_t t_start = lab_clock_ns();
 	bool tty = isatty(2);
 
+	for (int i = 0; i < o->nwls; i++)
+		ncells += o->nthreads * (o->wls[i].ops->uses_lazy_mm ? o->nlazy : o->nlocks);
 	lab_topology_init();
 	lab_context_get(&ctx);
 	if (lab_csv_open(&csv, o->csv_path, err, sizeof(err))) {
@@ -285,6 +287,8 @@ int lab_run(const struct lab_run_opts *o)
 
 		for (int ti = 0; ti < o->nthreads && !lab_interrupted; ti++) {
 			int n = o->threads[ti];
+			/* Lazy-mm workloads: the variants are the -m schemes. */
+			int nvar = wl->ops->uses_lazy_mm ? o->nlazy : o->nlocks;
 			int *pu = calloc((size_t)n, sizeof(int));
 			struct lab_worker *workers = aligned_alloc(LAB_CACHELINE, (size_t)n * sizeof(*workers));
 
@@ -297,17 +301,22 @@ int lab_run(const struct lab_run_opts *o)
 			}
 			lab_topology_plan(o->pin, n, pu);
 
-			for (int li = 0; li < o->nlocks && !lab_interrupted; li++) {
+			for (int li = 0; li < nvar && !lab_interrupted; li++) {
 				struct lab_cell *cell = aligned_alloc(LAB_CACHELINE, sizeof(*cell));
 				struct lab_buf rows = { 0 };
 				struct run_ctx rc = { 0 };
 				double hv[1024];
 				int nh = 0, first = o->settings.warmup_ns && wl->ops->kind == LAB_WL_WORK ? -1 : 0;
 				bool failed = false, bind_warned = false;
+				const char *vlabel;
 
 				done++;
 				memset(cell, 0, sizeof(*cell));
-				cell->lock = &o->locks[li];
+				if (wl->ops->uses_lazy_mm)
+					cell->lazy_mm = &o->lazy[li];
+				else
+					cell->lock = &o->locks[li];
+				vlabel = cell->lazy_mm ? cell->lazy_mm->label : cell->lock->label;
 				cell->wl = wl;
 				cell->run = &o->settings;
 				cell->nthreads = n;
@@ -339,7 +348,7 @@ int lab_run(const struct lab_run_opts *o)
 						eta = per_cell * (ncells - done + 1);
 						fmt_eta(etas, sizeof(etas), eta);
 						fprintf(stderr, "%s[cell %d/%d] %s %s t=%d %s %d/%d ETA %s%s",
-							tty ? "\r\033[K" : "", done, ncells, cell->lock->label, wl->label,
+							tty ? "\r\033[K" : "", done, ncells, vlabel, wl->label,
 							n, it < 0 ? "warm-up" : "iter", it < 0 ? 0 : it + 1, o->iterations,
 							etas, tty ? "" : "\n");
 					}
@@ -367,7 +376,7 @@ int lab_run(const struct lab_run_opts *o)
 					}
 					if (it < 0)
 						continue;	/* warm-up pass */
-					lab_csv_row_prefix(&prefix, run_id, cell->lock->label, wl->label, n, it);
+					lab_csv_row_prefix(&prefix, run_id, vlabel, wl->label, n, it);
 					ec = (struct emit_ctx){ &rows, prefix.p, suffix.p, wl->ops->headline, 0, false };
 
 					li_.cell = cell;
@@ -413,7 +422,7 @@ int lab_run(const struct lab_run_opts *o)
 					snprintf(head, sizeof(head), "%.*s", (int)strcspn(wl->ops->headline, ","),
 						 wl->ops->headline);
 					fprintf(stderr, "%s", tty ? "\r\033[K" : "");
-					printf("%-28s %-24s t=%-4d %s %14.1f  +- %5.2f%%\n", cell->lock->label, wl->label,
+					printf("%-28s %-24s t=%-4d %s %14.1f  +- %5.2f%%\n", vlabel, wl->label,
 					       n, head, m, m ? 100 * sd / m : 0);
 					fflush(stdout);
 				}

@@ -4,7 +4,9 @@
  *
  * Cells are run in the order workload -> thread count -> variant, each for
  * `iterations` iterations on freshly created, pinned threads that start on one
- * barrier. The measurement window is timed with CLOCK_MONOTONIC and charged
+ * barrier. A workload with uses_lazy_mm iterates over the lazy-mm schemes
+ * instead of the lock variants (the CSV variant column carries the scheme's
+ * label). The measurement window is timed with CLOCK_MONOTONIC and charged
  * with getrusage(RUSAGE_SELF) deltas. After each cell its rows are written to
  * the CSV in one write and fsync'd; SIGINT/SIGTERM abandons the cell in
  * flight, keeps every finished one and returns 130.
@@ -13,6 +15,7 @@
 
 #include <stdbool.h>
 
+#include "lazy_mm.h"
 #include "rwsem.h"
 #include "topology.h"
 #include "workload.h"
@@ -20,6 +23,8 @@
 struct lab_run_opts {
 	const struct lab_rwsem_conf *locks;
 	int nlocks;
+	const struct lab_lazy_mm_conf *lazy;	/* -m schemes: the variants of uses_lazy_mm workloads */
+	int nlazy;
 	const struct lab_workload_conf *wls;
 	int nwls;
 	const int *threads;

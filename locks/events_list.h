@@ -36,3 +36,8 @@ LAB_EVENT(bravo_revoke)		/* rwlab: # of BRAVO bias revocations by writers */
 LAB_EVENT(bravo_revoke_wait)	/* rwlab: # of table slots a revoking writer had to wait on */
 LAB_EVENT(bravo_revoke_ns)	/* rwlab: nanoseconds writers spent revoking (a sum, not a count) */
 LAB_EVENT(bravo_rebias)		/* rwlab: # of times a slow-path reader turned the bias back on */
+LAB_EVENT(lazy_tlb_ipi)		/* rwlab: # of lazy-mm "IPIs" sent (mailbox + futex wake, acknowledged) */
+LAB_EVENT(lazy_tlb_shoot)	/* rwlab: # of CPUs a release switched from the mm to init_mm */
+LAB_EVENT(lazy_tlb_defer_free)	/* rwlab: # of mms freed by a lazy drop after their release */
+LAB_EVENT(hpref_promote)	/* rwlab: # of hpref hazard pointers promoted to references */
+LAB_EVENT(percpu_ref_atomic)	/* rwlab: # of percpu refs switched to atomic mode (killed) */

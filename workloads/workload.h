@@ -40,6 +40,7 @@ enum lab_phase { LAB_PHASE_WARMUP = 0, LAB_PHASE_MEASURE = 1, LAB_PHASE_STOP = 2
 enum lab_better { LAB_BETTER_NONE = 0, LAB_BETTER_HIGHER, LAB_BETTER_LOWER };
 
 struct lab_workload_ops;
+struct lab_lazy_mm_conf;		/* locks/lazy_mm.h */
 
 struct lab_workload_conf {
 	const struct lab_workload_ops *ops;
@@ -52,6 +53,7 @@ struct lab_run_settings {
 	uint64_t duration_ns;		/* -d: measurement window of TIMED workloads */
 	uint64_t warmup_ns;		/* --warmup */
 	uint64_t seed;			/* --seed */
+	bool allow_unsafe;		/* --unsafe: accept LAB_LAZY_UNSAFE schemes under release load */
 };
 
 /* One cell, as a workload sees it. */
@@ -59,6 +61,7 @@ struct lab_cell {
 	const struct lab_rwsem_conf *lock;
 	const struct lab_workload_conf *wl;
 	const struct lab_run_settings *run;
+	const struct lab_lazy_mm_conf *lazy_mm;	/* the scheme, for uses_lazy_mm workloads (lock is NULL) */
 	int nthreads;
 	int iteration;			/* 0-based; -1 for a warm-up pass */
 	uint32_t phase __lab_cacheline_aligned;	/* enum lab_phase; read by every worker every op */
@@ -149,6 +152,7 @@ struct lab_workload_ops {
 	enum lab_wl_kind kind;
 	const struct lab_knob *knobs;
 	const char *headline;		/* metric shown in run's summary table */
+	bool uses_lazy_mm;		/* cells iterate over -m lazy-mm schemes instead of -l locks */
 
 	/* Returns 0, or -1 with a one-line message in err. */
 	int (*setup)(void **state, const struct lab_cell *cell, char *err, size_t errlen);

@@ -5,3 +5,5 @@
  */
 LAB_WORKLOAD(lab_workload_locktest)
 LAB_WORKLOAD(lab_workload_pft)
+LAB_WORKLOAD(lab_workload_context_switch)
+LAB_WORKLOAD(lab_workload_tlb_flush)

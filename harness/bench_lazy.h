@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include "lazy_mm.h"
+
+struct lab_bench_lazy_opts {
+	const struct lab_lazy_mm_conf *schemes;	/* none is added if missing: it is the reference */
+	int nschemes;
+	unsigned long round_trips;	/* pipe round trips per measurement */
+	unsigned long switches;		/* switch pairs per measurement of the switch path alone */
+	int reps;			/* repetitions, interleaved over the variants */
+	const char *csv_path;		/* NULL: table only */
+};
+
+/*
+ * `rwlab bench-lazy`: the cost of each lazy-mm scheme at one pair, relative
+ * to none, measured in the same run as the plain pipe round trip.
+ *
+ * 1. Switch path alone: one thread on PU 0 as CPU slot 0, repeating
+ *    lab_lazy_switch_to_kthread + lab_lazy_switch_to_user on one mm (no
+ *    syscall): ns per kernel-thread round (grab + drop + the irq_lock stand-in).
+ *    Contended: the same loop on one slot per PU (all PUs), every slot on
+ *    the same mm: where refcount's shared mm_count line bounces.
+ * 2. One context_switch pair on PU 0 (both threads, will-it-scale's
+ *    placement): "pipe" = the bare ping-pong (write, read; no lazy-mm calls),
+ *    then each scheme with the lazy switch around every read: ns per round
+ *    trip, and the difference to none. A round trip has two blocks, so a
+ *    scheme adds about twice its switch-path cost (1.) per round trip.
+ * Variants are interleaved within each repetition so that drift on a shared
+ * machine hits all of them alike; the switch path reports the best
+ * repetition (as `rwlab bench`), the round trip the median and the best.
+ * Returns an exit status.
+ */
+int lab_bench_lazy_run(const struct lab_bench_lazy_opts *o);
