@@ -48,8 +48,9 @@
  *   fires after 4-8 ms, as with HZ=250; there are no RT tasks, so only the
  *   timeout sets HANDOFF.
  *
- * Events: rwsem_opt_lock/opt_fail/opt_nospin (writer spinning),
- * rwsem_rlock_steal, rwsem_rlock_fast (queue found empty, no writer),
+ * Events: rwsem_opt_lock (write lock taken while spinning), rwsem_opt_fail
+ * (spinning refused or given up), rwsem_opt_nospin (a writer's reader-owned
+ * spin timed out and set NONSPINNABLE), rwsem_rlock_steal, rwsem_rlock_fast (queue found empty, no writer),
  * rwsem_rlock (granted after queueing), rwsem_wlock (slow-path write lock),
  * rwsem_rlock_handoff/wlock_handoff (HANDOFF set by a reader head/a writer),
  * rwsem_sleep_reader/writer (schedule() entered still asleep),

@@ -117,13 +117,13 @@ static const struct lab_knob rwsem_mainline_knobs[] __lab_unused = {
 	{ .name = "handoff_timeout_us", .type = LAB_KNOB_INT, .def = 4000, .min = 0, .max = 10000000,
 	  .help = "us a waiter queues before it may set HANDOFF (RWSEM_WAIT_TIMEOUT, 4 ms at HZ=250/1000)" },
 	{ .name = "wspin", .type = LAB_KNOB_BOOL, .def = 1,
-	  .help = "writer optimistic spinning and the handoff owner-spin (CONFIG_RWSEM_SPIN_ON_OWNER=y)" },
+	  .help = "writer optimistic spinning, and mainline's owner-spin after HANDOFF (CONFIG_RWSEM_SPIN_ON_OWNER=y)" },
 	{ .name = "max_readers_wakeup", .type = LAB_KNOB_INT, .def = 256, .min = 1, .max = 1 << 20,
 	  .help = "readers granted per wakeup (MAX_READERS_WAKEUP = 0x100)" },
 	{ .name = "rsteal", .type = LAB_KNOB_BOOL, .def = 1,
 	  .help = "reader lock stealing in the read slow path (v5.11+, on in the kernel)" },
 	{ .name = "spin_budget_us", .type = LAB_KNOB_INT, .def = 100, .min = 1, .max = 1000000,
-	  .help = "us a spinner may spin before need_resched() turns true (rwlab stand-in, no kernel value)" },
+	  .help = "need_resched() stand-in: us a spinner spins before it acts as if its timeslice ended (no kernel value)" },
 	{ .name = NULL },
 };
 
@@ -492,7 +492,7 @@ static bool rwsem_can_spin_on_owner(struct rwsem_mainline *sem)
 	bool ret = true;
 
 	if (need_resched()) {
-		lockevent_inc(rwsem_opt_nospin);
+		lockevent_inc(rwsem_opt_fail);
 		return false;
 	}
 	owner = READ_ONCE(sem->owner);
