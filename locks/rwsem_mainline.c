@@ -44,15 +44,16 @@
  * - need_resched() is a time budget (knob spin_budget_us, default 100 us)
  *   started before each spin; it also bounds the head writer's OWNER_NULL
  *   retries, which the kernel bounds by running them preempt-disabled;
- * - jiffies is CLOCK_MONOTONIC_COARSE (4 ms ticks here), so the 4 ms timeout
- *   fires after 4-8 ms, as with HZ=250; there are no RT tasks, so only the
- *   timeout sets HANDOFF.
+ * - jiffies is CLOCK_MONOTONIC_COARSE: 4 ms ticks here, and it can lag real
+ *   time by a tick or more, so the 4 ms timeout fires after roughly 0-8 ms
+ *   of queueing (the kernel's is 4-8 ms at HZ=250); there are no RT tasks,
+ *   so only the timeout sets HANDOFF.
  *
  * Events: rwsem_opt_lock (write lock taken while spinning), rwsem_opt_fail
  * (spinning refused or given up), rwsem_opt_nospin (a writer's reader-owned
- * spin timed out and set NONSPINNABLE), rwsem_rlock_steal, rwsem_rlock_fast (queue found empty, no writer),
- * rwsem_rlock (granted after queueing), rwsem_wlock (slow-path write lock),
- * rwsem_rlock_handoff/wlock_handoff (HANDOFF set by a reader head/a writer),
+ * spin timed out and set NONSPINNABLE), rwsem_rlock_steal, rwsem_rlock_fast
+ * (queue found empty, no writer), rwsem_rlock (granted after queueing),
+ * rwsem_wlock (slow-path write lock), rwsem_rlock_handoff/wlock_handoff (HANDOFF set by a reader head/a writer),
  * rwsem_sleep_reader/writer (schedule() entered still asleep),
  * rwsem_wake_writer (per writer woken), rwsem_wake_reader (per batch of
  * readers granted, as the kernel counts it).
