@@ -53,7 +53,8 @@
  * (spinning refused or given up), rwsem_opt_nospin (a writer's reader-owned
  * spin timed out and set NONSPINNABLE), rwsem_rlock_steal, rwsem_rlock_fast
  * (queue found empty, no writer), rwsem_rlock (granted after queueing),
- * rwsem_wlock (slow-path write lock), rwsem_rlock_handoff/wlock_handoff (HANDOFF set by a reader head/a writer),
+ * rwsem_wlock (slow-path write lock), rwsem_rlock_handoff/wlock_handoff
+ * (HANDOFF set by a reader head/a writer),
  * rwsem_sleep_reader/writer (schedule() entered still asleep),
  * rwsem_wake_writer (per writer woken), rwsem_wake_reader (per batch of
  * readers granted, as the kernel counts it).

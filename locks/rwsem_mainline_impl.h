@@ -115,15 +115,18 @@ enum {
 
 static const struct lab_knob rwsem_mainline_knobs[] __lab_unused = {
 	{ .name = "handoff_timeout_us", .type = LAB_KNOB_INT, .def = 4000, .min = 0, .max = 10000000,
-	  .help = "us a waiter queues before it may set HANDOFF (RWSEM_WAIT_TIMEOUT, 4 ms at HZ=250/1000)" },
+	  .help = "us a waiter queues before it may set HANDOFF "
+		  "(RWSEM_WAIT_TIMEOUT, 4 ms at HZ=250/1000)" },
 	{ .name = "wspin", .type = LAB_KNOB_BOOL, .def = 1,
-	  .help = "writer optimistic spinning, and mainline's owner-spin after HANDOFF (CONFIG_RWSEM_SPIN_ON_OWNER=y)" },
+	  .help = "writer optimistic spinning, and mainline's owner-spin after HANDOFF "
+		  "(CONFIG_RWSEM_SPIN_ON_OWNER=y)" },
 	{ .name = "max_readers_wakeup", .type = LAB_KNOB_INT, .def = 256, .min = 1, .max = 1 << 20,
 	  .help = "readers granted per wakeup (MAX_READERS_WAKEUP = 0x100)" },
 	{ .name = "rsteal", .type = LAB_KNOB_BOOL, .def = 1,
 	  .help = "reader lock stealing in the read slow path (v5.11+, on in the kernel)" },
 	{ .name = "spin_budget_us", .type = LAB_KNOB_INT, .def = 100, .min = 1, .max = 1000000,
-	  .help = "need_resched() stand-in: us a spinner spins before it acts as if its timeslice ended (no kernel value)" },
+	  .help = "need_resched() stand-in: us a spinner spins before it acts as if its "
+		  "timeslice ended (no kernel value)" },
 	{ .name = NULL },
 };
 
@@ -400,7 +403,8 @@ static void rwsem_mark_wake(struct rwsem_mainline *sem, enum rwsem_wake_type wak
  * writer holds the lock, someone at the head may be able to go. Needs
  * wait_lock.
  */
-static void rwsem_cond_wake_waiter(struct rwsem_mainline *sem, long count, struct wake_q_head *wake_q)
+static void rwsem_cond_wake_waiter(struct rwsem_mainline *sem, long count,
+				   struct wake_q_head *wake_q)
 {
 	enum rwsem_wake_type wake_type;
 
