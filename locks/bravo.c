@@ -87,11 +87,8 @@ enum bravo_variant_index {
 #undef LAB_VARIANT
 };
 
-/*
- * The default base: the one line to change when the "rwsem" variant is
- * merged (BRAVO_IDX_ + its ops symbol, e.g. BRAVO_IDX_lab_rwsem_mainline_ops).
- */
-#define BRAVO_DEFAULT_BASE BRAVO_IDX_lab_rwsem_pthread_wp_ops
+/* The default base: the mainline "rwsem" (BRAVO_IDX_ + its ops symbol). */
+#define BRAVO_DEFAULT_BASE BRAVO_IDX_lab_rwsem_mainline_ops
 
 #define BRAVO_TABLE_MAX 65536
 

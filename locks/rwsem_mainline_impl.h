@@ -1,0 +1,947 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * locks/rwsem_mainline_impl.h - the one copy of the mainline rwsem algorithm
+ * (Linux v6.3 kernel/locking/rwsem.c, unchanged in v6.18; research/kernel.md
+ * §2.2-2.6, §3.1-3.3, §3.5), shared by two variants:
+ *
+ *   locks/rwsem_mainline.c   "rwsem"           defines LAB_RWSEM_DHANDOFF 0
+ *   locks/rwsem_dhandoff.c   "rwsem-dhandoff"  defines LAB_RWSEM_DHANDOFF 1
+ *
+ * Each variant file defines LAB_RWSEM_DHANDOFF and then includes this header,
+ * which expands into static functions (a template in the dav1d *_tmpl.c
+ * sense): the mainline variant's object code has no direct-handoff branches
+ * at all. Without LAB_RWSEM_DHANDOFF only the layout, the bit constants and
+ * the read-only helpers below are visible; tests/regression/rwsem_mainline.c
+ * includes it that way to look at the count and owner words.
+ *
+ * Design summary and the bit layouts are in the two variant files' headers;
+ * the comments here explain the individual steps.
+ *
+ * Threading: fields marked [wait_lock] are read and written only with
+ * wait_lock held (still through READ_ONCE/WRITE_ONCE, the atomic.h seam).
+ * count and owner are accessed locklessly by every path. A waiter lives on
+ * its sleeper's stack; a waker must not touch it after the store that
+ * releases the sleeper (waiter->task = NULL for readers, handoff =
+ * RWSEM_HANDOFF_GRANTED for a writer under direct handoff).
+ */
+#pragma once
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "atomic.h"
+#include "compiler.h"
+#include "events.h"
+#include "osq.h"
+#include "rwsem.h"
+#include "spinlock.h"
+#include "wait.h"
+#include "wake_q.h"
+
+/* ---- the count word (64-bit long) ------------------------------------- */
+
+#define RWSEM_WRITER_LOCKED	(1L << 0)	/* a writer holds the lock */
+#define RWSEM_FLAG_WAITERS	(1L << 1)	/* the wait list is not empty */
+#define RWSEM_FLAG_HANDOFF	(1L << 2)	/* stealing and spinning are off: the head waiter goes next */
+#define RWSEM_FLAG_READFAIL	LONG_MIN	/* bit 63: reader-count overflow guard, never set in practice */
+#define RWSEM_READER_SHIFT	8
+#define RWSEM_READER_BIAS	(1L << RWSEM_READER_SHIFT)
+#define RWSEM_READER_MASK	(~(RWSEM_READER_BIAS - 1))	/* bits 8..63, READFAIL included */
+#define RWSEM_WRITER_MASK	RWSEM_WRITER_LOCKED
+#define RWSEM_LOCK_MASK		(RWSEM_WRITER_MASK | RWSEM_READER_MASK)
+#define RWSEM_READ_FAILED_MASK	(RWSEM_WRITER_MASK | RWSEM_FLAG_WAITERS | RWSEM_FLAG_HANDOFF | \
+				 RWSEM_FLAG_READFAIL)
+
+/* ---- the owner word: a struct lab_task pointer (64-byte aligned) | flags - */
+
+#define RWSEM_READER_OWNED	(1UL << 0)	/* last taken by readers: the pointer is only a hint */
+#define RWSEM_NONSPINNABLE	(1UL << 1)	/* writers must not optimistically spin */
+#define RWSEM_OWNER_FLAGS_MASK	(RWSEM_READER_OWNED | RWSEM_NONSPINNABLE)
+
+/* A minimal circular doubly linked list for the wait queue. [wait_lock] */
+struct rwsem_list {
+	struct rwsem_list *next, *prev;
+};
+
+enum rwsem_waiter_type {
+	RWSEM_WAITING_FOR_WRITE,
+	RWSEM_WAITING_FOR_READ,
+};
+
+/*
+ * What a waiter knows about the handoff. Mainline uses NONE and REQUESTED
+ * only (its bool handoff_set); GRANTED is the direct handoff's "the lock is
+ * yours" (Waiman Long's enum rwsem_handoff_state, 2022).
+ */
+enum rwsem_handoff_state {
+	RWSEM_HANDOFF_NONE,
+	RWSEM_HANDOFF_REQUESTED,	/* this head waiter's HANDOFF bit is in the count */
+	RWSEM_HANDOFF_GRANTED,		/* dhandoff: the unlocker made us the write owner */
+};
+
+struct rwsem_waiter {
+	struct rwsem_list list;		/* [wait_lock] */
+	struct lab_task *task;		/* readers: set to NULL (release) once granted */
+	enum rwsem_waiter_type type;
+	int handoff;			/* enum rwsem_handoff_state; only the head ever leaves NONE */
+	uint64_t timeout;		/* lab_jiffies_ns() after which it may request a handoff */
+};
+
+struct rwsem_mainline {
+	/* The kernel's struct rw_semaphore, in its order: one cache line. */
+	long count;
+	unsigned long owner;
+	struct optimistic_spin_queue osq;
+	raw_spinlock_t wait_lock;
+	struct rwsem_list wait_list;	/* [wait_lock] */
+
+	/* Knobs, read-only after init, on their own line (the kernel compiles them in). */
+	uint64_t handoff_timeout_ns __lab_cacheline_aligned;	/* RWSEM_WAIT_TIMEOUT */
+	uint64_t spin_budget_ns;	/* need_resched() stand-in for every spin */
+	long max_readers_wakeup;	/* MAX_READERS_WAKEUP */
+	bool wspin;			/* writer optimistic spinning (CONFIG_RWSEM_SPIN_ON_OWNER) */
+	bool rsteal;			/* reader lock stealing in the read slow path */
+} __lab_cacheline_aligned;
+
+/* Knob order = conf->knob[] order (shared by both variants). */
+enum {
+	RWSEM_KNOB_HANDOFF_TIMEOUT_US,
+	RWSEM_KNOB_WSPIN,
+	RWSEM_KNOB_MAX_READERS_WAKEUP,
+	RWSEM_KNOB_RSTEAL,
+	RWSEM_KNOB_SPIN_BUDGET_US,
+};
+
+static const struct lab_knob rwsem_mainline_knobs[] __lab_unused = {
+	{ .name = "handoff_timeout_us", .type = LAB_KNOB_INT, .def = 4000, .min = 0, .max = 10000000,
+	  .help = "us a waiter queues before it may set HANDOFF "
+		  "(RWSEM_WAIT_TIMEOUT, 4 ms at HZ=250/1000)" },
+	{ .name = "wspin", .type = LAB_KNOB_BOOL, .def = 1,
+	  .help = "writer optimistic spinning, and mainline's owner-spin after HANDOFF "
+		  "(CONFIG_RWSEM_SPIN_ON_OWNER=y)" },
+	{ .name = "max_readers_wakeup", .type = LAB_KNOB_INT, .def = 256, .min = 1, .max = 1 << 20,
+	  .help = "readers granted per wakeup (MAX_READERS_WAKEUP = 0x100)" },
+	{ .name = "rsteal", .type = LAB_KNOB_BOOL, .def = 1,
+	  .help = "reader lock stealing in the read slow path (v5.11+, on in the kernel)" },
+	{ .name = "spin_budget_us", .type = LAB_KNOB_INT, .def = 100, .min = 1, .max = 1000000,
+	  .help = "need_resched() stand-in: us a spinner spins before it acts as if its "
+		  "timeslice ended (no kernel value)" },
+	{ .name = NULL },
+};
+
+static inline struct rwsem_mainline *rwsem_ml(struct lab_rwsem *s)
+{
+	return (struct rwsem_mainline *)s;
+}
+
+/* The owner's task pointer without the flag bits. */
+static inline struct lab_task *rwsem_owner_task(unsigned long owner)
+{
+	return (struct lab_task *)(owner & ~RWSEM_OWNER_FLAGS_MASK);
+}
+
+#ifdef LAB_RWSEM_DHANDOFF
+/* ===== the algorithm (variant files only) =============================== */
+
+/* ---- wait list --------------------------------------------------------- */
+
+static inline void rwsem_list_init(struct rwsem_list *h)
+{
+	WRITE_ONCE(h->next, h);
+	WRITE_ONCE(h->prev, h);
+}
+
+static inline bool rwsem_list_empty(struct rwsem_list *h)
+{
+	return READ_ONCE(h->next) == h;
+}
+
+static inline bool rwsem_list_singular(struct rwsem_list *h)
+{
+	struct rwsem_list *n = READ_ONCE(h->next);
+
+	return n != h && READ_ONCE(n->next) == h;
+}
+
+static inline void rwsem_list_add_tail(struct rwsem_list *n, struct rwsem_list *h)
+{
+	struct rwsem_list *last = READ_ONCE(h->prev);
+
+	WRITE_ONCE(n->next, h);
+	WRITE_ONCE(n->prev, last);
+	WRITE_ONCE(last->next, n);
+	WRITE_ONCE(h->prev, n);
+}
+
+static inline void rwsem_list_del(struct rwsem_list *n)
+{
+	struct rwsem_list *next = READ_ONCE(n->next), *prev = READ_ONCE(n->prev);
+
+	WRITE_ONCE(prev->next, next);
+	WRITE_ONCE(next->prev, prev);
+}
+
+static inline struct rwsem_waiter *rwsem_list_waiter(struct rwsem_list *n)
+{
+	return lab_container_of(n, struct rwsem_waiter, list);
+}
+
+/* Wait list head. Needs wait_lock and a non-empty list. */
+static inline struct rwsem_waiter *rwsem_first_waiter(struct rwsem_mainline *sem)
+{
+	return rwsem_list_waiter(READ_ONCE(sem->wait_list.next));
+}
+
+/* ---- owner word -------------------------------------------------------- */
+
+static inline void rwsem_set_owner(struct rwsem_mainline *sem, struct lab_task *t)
+{
+	WRITE_ONCE(sem->owner, (unsigned long)t);
+}
+
+static inline void rwsem_clear_owner(struct rwsem_mainline *sem)
+{
+	WRITE_ONCE(sem->owner, 0UL);
+}
+
+/* Mark reader-owned by @t, keeping a NONSPINNABLE bit that a writer set. */
+static inline void rwsem_set_reader_owned_by(struct rwsem_mainline *sem, struct lab_task *t)
+{
+	unsigned long keep = READ_ONCE(sem->owner) & RWSEM_NONSPINNABLE;
+
+	WRITE_ONCE(sem->owner, (unsigned long)t | RWSEM_READER_OWNED | keep);
+}
+
+static inline void rwsem_set_reader_owned(struct rwsem_mainline *sem)
+{
+	rwsem_set_reader_owned_by(sem, lab_current());
+}
+
+/* Stop writers spinning on a reader-owned lock (only while it is still reader-owned). */
+static inline void rwsem_set_nonspinnable(struct rwsem_mainline *sem)
+{
+	unsigned long o = READ_ONCE(sem->owner);
+
+	while ((o & RWSEM_READER_OWNED) && !(o & RWSEM_NONSPINNABLE)) {
+		if (atomic_try_cmpxchg(&sem->owner, &o, o | RWSEM_NONSPINNABLE))
+			break;
+	}
+}
+
+static inline void rwsem_clear_nonspinnable(struct rwsem_mainline *sem)
+{
+	if (lab_unlikely(READ_ONCE(sem->owner) & RWSEM_NONSPINNABLE))
+		atomic_andnot(&sem->owner, RWSEM_NONSPINNABLE);
+}
+
+static inline bool rwsem_timed_out(const struct rwsem_waiter *w)
+{
+	/* time_after(jiffies, timeout); user space has no RT tasks to exempt */
+	return lab_jiffies_ns() > w->timeout;
+}
+
+/*
+ * Enter schedule(), counting a sleep only if the task still had a sleeping
+ * state (a wakeup that already arrived makes schedule() return at once).
+ */
+static inline void rwsem_schedule(bool writer)
+{
+	if (READ_ONCE(lab_current()->state) != TASK_RUNNING) {
+		if (writer)
+			lockevent_inc(rwsem_sleep_writer);
+		else
+			lockevent_inc(rwsem_sleep_reader);
+	}
+	schedule();
+}
+
+/* ---- waking ------------------------------------------------------------ */
+
+enum rwsem_wake_type {
+	RWSEM_WAKE_ANY,		/* wake whoever heads the queue */
+	RWSEM_WAKE_READERS,	/* wake readers only (the lock may be reader-held) */
+	RWSEM_WAKE_READ_OWNED,	/* the caller holds it for read: grant readers without checking */
+};
+
+#if LAB_RWSEM_DHANDOFF
+/*
+ * Direct handoff to a writer at the head of the queue (Waiman Long's
+ * unmerged 2022-2023 series, kernel.md §3.4). The head asked for the handoff
+ * (HANDOFF in the count, its state REQUESTED) and the lock is now free: make
+ * it the write owner right here, under wait_lock, instead of waking it to
+ * race for the lock. A reader's transient fast-path bias makes the lock look
+ * held; that reader undoes its bias in the slow path and calls back in here
+ * through rwsem_cond_wake_waiter(), which is the "secondary" handoff.
+ * Returns true if granted. Needs wait_lock.
+ */
+static bool rwsem_handoff_to_writer(struct rwsem_mainline *sem, struct rwsem_waiter *first,
+				    struct wake_q_head *wake_q)
+{
+	struct lab_task *t = first->task;
+	long count = READ_ONCE(sem->count), new;
+
+	if (READ_ONCE(first->handoff) != RWSEM_HANDOFF_REQUESTED)
+		return false;
+	do {
+		if ((count & RWSEM_LOCK_MASK) || !(count & RWSEM_FLAG_HANDOFF))
+			return false;
+		new = (count | RWSEM_WRITER_LOCKED) & ~RWSEM_FLAG_HANDOFF;
+		if (rwsem_list_singular(&sem->wait_list))
+			new &= ~RWSEM_FLAG_WAITERS;
+		/* Fully ordered: acquires the last holder's release, orders before the GRANTED store. */
+	} while (!atomic_try_cmpxchg(&sem->count, &count, new));
+
+	rwsem_list_del(&first->list);
+	rwsem_set_owner(sem, t);
+	/* Release: pairs with the writer's acquire of handoff; @first is gone after this. */
+	smp_store_release(&first->handoff, RWSEM_HANDOFF_GRANTED);
+	wake_q_add(wake_q, t);
+	lockevent_inc(rwsem_handoff_grant);
+	lockevent_inc(rwsem_wake_writer);
+	return true;
+}
+#endif
+
+/*
+ * rwsem_mark_wake() - hand the lock to the waiters at the front.
+ * - wait_lock held, wait list not empty;
+ * - a writer at the head is only woken (WAKE_ANY), to take the lock itself
+ *   (dhandoff: granted directly when it asked for the handoff);
+ * - a reader at the head: take one reader bias provisionally (unless the
+ *   caller holds it for read); if a writer got in first, undo, and request a
+ *   handoff if the head has waited past its timeout. Otherwise grant up to
+ *   max_readers_wakeup readers from anywhere in the queue, writers skipped,
+ *   in two passes: all counts are added before any reader is released.
+ */
+static void rwsem_mark_wake(struct rwsem_mainline *sem, enum rwsem_wake_type wake_type,
+			    struct wake_q_head *wake_q)
+{
+	struct rwsem_waiter *first = rwsem_first_waiter(sem);
+	struct rwsem_list granted, *pos, *next;
+	long adjustment = 0, oldcount, woken = 0;
+
+	if (first->type == RWSEM_WAITING_FOR_WRITE) {
+		if (wake_type == RWSEM_WAKE_ANY) {
+#if LAB_RWSEM_DHANDOFF
+			if (rwsem_handoff_to_writer(sem, first, wake_q))
+				return;
+#endif
+			wake_q_add(wake_q, first->task);
+			lockevent_inc(rwsem_wake_writer);
+		}
+		return;
+	}
+
+	/* Reader count overflowed: grant nothing. */
+	if (lab_unlikely(READ_ONCE(sem->count) < 0))
+		return;
+
+	if (wake_type != RWSEM_WAKE_READ_OWNED) {
+		adjustment = RWSEM_READER_BIAS;
+		/* Fully ordered: the provisional grant races with writers taking the lock. */
+		oldcount = atomic_fetch_add(&sem->count, adjustment);
+		if (lab_unlikely(oldcount & RWSEM_WRITER_MASK)) {
+			/* A writer won. A head reader that waited too long asks for the handoff. */
+			if (rwsem_timed_out(first)) {
+				if (!(oldcount & RWSEM_FLAG_HANDOFF)) {
+					adjustment -= RWSEM_FLAG_HANDOFF;
+					lockevent_inc(rwsem_rlock_handoff);
+				}
+				WRITE_ONCE(first->handoff, RWSEM_HANDOFF_REQUESTED);
+			}
+			atomic_add(&sem->count, -adjustment);
+			return;
+		}
+		rwsem_set_reader_owned_by(sem, first->task);
+	}
+
+	/* Pass 1: move the readers to a private list, from the whole queue. */
+	rwsem_list_init(&granted);
+	for (pos = READ_ONCE(sem->wait_list.next); pos != &sem->wait_list; pos = next) {
+		struct rwsem_waiter *w = rwsem_list_waiter(pos);
+
+		next = READ_ONCE(pos->next);
+		if (w->type == RWSEM_WAITING_FOR_WRITE)
+			continue;
+		rwsem_list_del(pos);
+		rwsem_list_add_tail(pos, &granted);
+		if (++woken >= sem->max_readers_wakeup)
+			break;
+	}
+
+	adjustment = woken * RWSEM_READER_BIAS - adjustment;
+	lockevent_cond_inc(rwsem_wake_reader, woken);
+
+	/* HANDOFF changes only under wait_lock, so this read stays true. */
+	oldcount = READ_ONCE(sem->count);
+	if (rwsem_list_empty(&sem->wait_list)) {
+		adjustment -= RWSEM_FLAG_WAITERS;
+		if (oldcount & RWSEM_FLAG_HANDOFF)
+			adjustment -= RWSEM_FLAG_HANDOFF;
+	} else if (woken && (oldcount & RWSEM_FLAG_HANDOFF)) {
+		/* Readers got it: the handoff is served. */
+		adjustment -= RWSEM_FLAG_HANDOFF;
+	}
+	if (adjustment)
+		atomic_add(&sem->count, adjustment);
+
+	/* Pass 2: release the readers. Read each link before its owner may leave. */
+	for (pos = READ_ONCE(granted.next); pos != &granted; pos = next) {
+		struct rwsem_waiter *w = rwsem_list_waiter(pos);
+		struct lab_task *t = READ_ONCE(w->task);
+
+		next = READ_ONCE(pos->next);
+		/* Release: the count update above is visible to the reader (its acquire of task). */
+		smp_store_release(&w->task, (struct lab_task *)NULL);
+		wake_q_add(wake_q, t);
+	}
+}
+
+/*
+ * Called by a slow path that just queued itself and read @count: if no
+ * writer holds the lock, someone at the head may be able to go. Needs
+ * wait_lock.
+ */
+static void rwsem_cond_wake_waiter(struct rwsem_mainline *sem, long count,
+				   struct wake_q_head *wake_q)
+{
+	enum rwsem_wake_type wake_type;
+
+	if (count & RWSEM_WRITER_MASK)
+		return;
+	if (count & RWSEM_READER_MASK) {
+		wake_type = RWSEM_WAKE_READERS;
+	} else {
+		wake_type = RWSEM_WAKE_ANY;
+		rwsem_clear_nonspinnable(sem);
+	}
+	rwsem_mark_wake(sem, wake_type, wake_q);
+}
+
+/*
+ * Unlink @waiter; if the queue is now empty, clear WAITERS and HANDOFF
+ * (the handoff belonged to a waiter that is gone). Returns true if waiters
+ * remain. Needs wait_lock. (rwsem_del_wake_waiter(), which adds a wakeup of
+ * the new head, exists in the kernel only for the killable/interruptible
+ * out_nolock paths, which rwlab does not have.)
+ */
+static inline bool rwsem_del_waiter(struct rwsem_mainline *sem, struct rwsem_waiter *waiter)
+{
+	rwsem_list_del(&waiter->list);
+	if (lab_likely(!rwsem_list_empty(&sem->wait_list)))
+		return true;
+	atomic_andnot(&sem->count, RWSEM_FLAG_HANDOFF | RWSEM_FLAG_WAITERS);
+	return false;
+}
+
+static __lab_noinline void rwsem_wake(struct rwsem_mainline *sem)
+{
+	struct wake_q_head wake_q;
+
+	wake_q_init(&wake_q);
+	raw_spin_lock(&sem->wait_lock);
+	if (!rwsem_list_empty(&sem->wait_list))
+		rwsem_mark_wake(sem, RWSEM_WAKE_ANY, &wake_q);
+	raw_spin_unlock(&sem->wait_lock);
+	wake_up_q(&wake_q);
+}
+
+static __lab_noinline void rwsem_downgrade_wake(struct rwsem_mainline *sem)
+{
+	struct wake_q_head wake_q;
+
+	wake_q_init(&wake_q);
+	raw_spin_lock(&sem->wait_lock);
+	if (!rwsem_list_empty(&sem->wait_list))
+		rwsem_mark_wake(sem, RWSEM_WAKE_READ_OWNED, &wake_q);
+	raw_spin_unlock(&sem->wait_lock);
+	wake_up_q(&wake_q);
+}
+
+/* ---- writer optimistic spinning ---------------------------------------- */
+
+enum owner_state {
+	OWNER_NULL		= 1 << 0,
+	OWNER_WRITER		= 1 << 1,
+	OWNER_READER		= 1 << 2,
+	OWNER_NONSPINNABLE	= 1 << 3,
+};
+#define OWNER_SPINNABLE (OWNER_NULL | OWNER_WRITER | OWNER_READER)
+
+static inline enum owner_state rwsem_owner_state(unsigned long owner)
+{
+	if (owner & RWSEM_NONSPINNABLE)
+		return OWNER_NONSPINNABLE;
+	if (owner & RWSEM_READER_OWNED)
+		return OWNER_READER;
+	return rwsem_owner_task(owner) ? OWNER_WRITER : OWNER_NULL;
+}
+
+/* True while the caller's spin budget (the need_resched() stand-in) lasts; no polling. */
+static inline bool rwsem_spin_budget_left(void)
+{
+	return lab_clock_ns() <= lab_current()->spin_deadline;
+}
+
+/*
+ * Is spinning worth it? Not when the budget is gone, when spinning was
+ * disabled on this lock, or when a writer owns it and is asleep. A reader
+ * owner is not checked: the pointer may be stale.
+ */
+static bool rwsem_can_spin_on_owner(struct rwsem_mainline *sem)
+{
+	unsigned long owner;
+	struct lab_task *t;
+	bool ret = true;
+
+	if (need_resched()) {
+		lockevent_inc(rwsem_opt_fail);
+		return false;
+	}
+	owner = READ_ONCE(sem->owner);
+	t = rwsem_owner_task(owner);
+	if ((owner & RWSEM_NONSPINNABLE) || (t && !(owner & RWSEM_READER_OWNED) && !lab_task_on_cpu(t)))
+		ret = false;
+	lockevent_cond_inc(rwsem_opt_fail, !ret);
+	return ret;
+}
+
+/*
+ * Spin while a running writer owns the lock; return how it changed. The
+ * owner's struct lab_task never goes away (wait.c keeps them in a static
+ * array), which is what the kernel's preempt-disabled RCU section buys.
+ */
+static __lab_noinline enum owner_state rwsem_spin_on_owner(struct rwsem_mainline *sem)
+{
+	unsigned long owner = READ_ONCE(sem->owner), now;
+	enum owner_state state = rwsem_owner_state(owner);
+
+	if (state != OWNER_WRITER)
+		return state;
+	for (;;) {
+		now = READ_ONCE(sem->owner);
+		if (now != owner)
+			return rwsem_owner_state(now);
+		if (need_resched() || !lab_task_on_cpu(rwsem_owner_task(owner)))
+			return OWNER_NONSPINNABLE;
+		cpu_relax();
+	}
+}
+
+/* Take the write lock without queueing: only if unlocked and no handoff is pending. */
+static inline bool rwsem_try_write_lock_unqueued(struct rwsem_mainline *sem)
+{
+	long count = READ_ONCE(sem->count);
+
+	while (!(count & (RWSEM_LOCK_MASK | RWSEM_FLAG_HANDOFF))) {
+		/* Acquire: pairs with the release in up_read/up_write. */
+		if (atomic_try_cmpxchg_acquire(&sem->count, &count, count | RWSEM_WRITER_LOCKED)) {
+			rwsem_set_owner(sem, lab_current());
+			lockevent_inc(rwsem_opt_lock);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* How long a writer may spin on a reader-owned lock: 10 us + 0.5 us per reader, at most 25 us. */
+static inline uint64_t rwsem_rspin_threshold(struct rwsem_mainline *sem)
+{
+	long readers = READ_ONCE(sem->count) >> RWSEM_READER_SHIFT;
+
+	if (readers > 30)
+		readers = 30;
+	return lab_clock_ns() + (uint64_t)(20 + readers) * 1000 / 2;
+}
+
+/*
+ * Writer optimistic spinning behind the osq: spin on the owner, try the
+ * lock whenever it changes; give up when a writer owner sleeps, when readers
+ * have held it past the rspin threshold (then mark it NONSPINNABLE), or when
+ * the spin budget runs out. The caller started the budget.
+ */
+static __lab_noinline bool rwsem_optimistic_spin(struct rwsem_mainline *sem)
+{
+	enum owner_state prev_state = OWNER_NULL;
+	uint64_t rspin_deadline = 0;
+	unsigned loop = 0;
+	bool taken = false;
+
+	if (!osq_lock(&sem->osq))
+		goto done;
+	for (;;) {
+		enum owner_state state = rwsem_spin_on_owner(sem);
+
+		if (!(state & OWNER_SPINNABLE))
+			break;
+		taken = rwsem_try_write_lock_unqueued(sem);
+		if (taken)
+			break;
+		if (state == OWNER_READER) {
+			/* A new reader phase restarts the clock. */
+			if (prev_state != OWNER_READER) {
+				if (READ_ONCE(sem->owner) & RWSEM_NONSPINNABLE)
+					break;
+				rspin_deadline = rwsem_rspin_threshold(sem);
+				loop = 0;
+			} else if (!(++loop & 15) && lab_clock_ns() > rspin_deadline) {
+				rwsem_set_nonspinnable(sem);
+				lockevent_inc(rwsem_opt_nospin);
+				break;
+			}
+		}
+		/* spin_on_owner checks need_resched() only for a writer owner. */
+		if (state != OWNER_WRITER && need_resched())
+			break;
+		prev_state = state;
+		cpu_relax();
+	}
+	osq_unlock(&sem->osq);
+done:
+	lockevent_cond_inc(rwsem_opt_fail, !taken);
+	return taken;
+}
+
+/* ---- slow paths ---------------------------------------------------------- */
+
+/*
+ * rwsem_down_read_slowpath() - the fast path failed with @count (its reader
+ * bias is still in the count).
+ * - No reader spinning (removed in v5.11).
+ * - Lock stealing: keep the bias and go if no writer holds it and no handoff
+ *   is pending - except when the lock is probably reader-owned by others
+ *   (rcnt > 1), so that a stream of readers cannot starve a queued writer.
+ * - Otherwise queue (FIFO), trade the bias for WAITERS if first, wake the
+ *   head if the lock is free, and sleep until a waker sets waiter.task NULL.
+ */
+static __lab_noinline __lab_cold void rwsem_down_read_slowpath(struct rwsem_mainline *sem, long count)
+{
+	long adjustment = -RWSEM_READER_BIAS;
+	long rcnt = count >> RWSEM_READER_SHIFT;
+	struct rwsem_waiter waiter;
+	struct wake_q_head wake_q;
+
+	wake_q_init(&wake_q);
+	if (!sem->rsteal)
+		goto queue;
+	if ((READ_ONCE(sem->owner) & RWSEM_READER_OWNED) && rcnt > 1 && !(count & RWSEM_WRITER_LOCKED))
+		goto queue;
+	if (!(count & (RWSEM_WRITER_LOCKED | RWSEM_FLAG_HANDOFF))) {
+		/* The fast path's add_return_acquire already ordered us after the last holder. */
+		rwsem_set_reader_owned(sem);
+		lockevent_inc(rwsem_rlock_steal);
+		/* The first reader in brings the queued readers along. */
+		if (rcnt == 1 && (count & RWSEM_FLAG_WAITERS)) {
+			raw_spin_lock(&sem->wait_lock);
+			if (!rwsem_list_empty(&sem->wait_list))
+				rwsem_mark_wake(sem, RWSEM_WAKE_READ_OWNED, &wake_q);
+			raw_spin_unlock(&sem->wait_lock);
+			wake_up_q(&wake_q);
+		}
+		return;
+	}
+
+queue:
+	waiter.task = lab_current();
+	waiter.type = RWSEM_WAITING_FOR_READ;
+	waiter.handoff = RWSEM_HANDOFF_NONE;
+	waiter.timeout = lab_jiffies_ns() + sem->handoff_timeout_ns;
+
+	raw_spin_lock(&sem->wait_lock);
+	if (rwsem_list_empty(&sem->wait_list)) {
+		/*
+		 * Nobody queued and no writer: our bias is a read lock.
+		 * Acquire: pairs with the last writer's release in up_write
+		 * (the kernel uses a control dependency plus
+		 * smp_acquire__after_ctrl_dep(); an acquire load is the same
+		 * on x86 and, unlike a lone fence, ThreadSanitizer sees it).
+		 */
+		if (!(smp_load_acquire(&sem->count) & RWSEM_WRITER_MASK)) {
+			raw_spin_unlock(&sem->wait_lock);
+			rwsem_set_reader_owned(sem);
+			lockevent_inc(rwsem_rlock_fast);
+			return;
+		}
+		adjustment += RWSEM_FLAG_WAITERS;
+	}
+	rwsem_list_add_tail(&waiter.list, &sem->wait_list);
+
+	/* Fully ordered: we are queued before anyone sees our bias gone. */
+	count = atomic_add_return(&sem->count, adjustment);
+	rwsem_cond_wake_waiter(sem, count, &wake_q);
+	raw_spin_unlock(&sem->wait_lock);
+	if (!wake_q_empty(&wake_q))
+		wake_up_q(&wake_q);
+
+	for (;;) {
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		/* Acquire: pairs with rwsem_mark_wake()'s release of waiter->task. */
+		if (!smp_load_acquire(&waiter.task))
+			break;
+		rwsem_schedule(false);
+	}
+	__set_current_state(TASK_RUNNING);
+	lockevent_inc(rwsem_rlock);
+}
+
+/*
+ * rwsem_try_write_lock() - the queued writer @waiter tries for the lock.
+ * - wait_lock held; @waiter is queued;
+ * - a HANDOFF requested by the head stops everyone else;
+ * - if the lock is held, a waiter that has waited past its timeout sets
+ *   HANDOFF, and the request is recorded on the head (only the head spins
+ *   for it, v6.3);
+ * - on success the waiter leaves the queue and owns the lock.
+ */
+static bool rwsem_try_write_lock(struct rwsem_mainline *sem, struct rwsem_waiter *waiter)
+{
+	struct rwsem_waiter *first = rwsem_first_waiter(sem);
+	long count = READ_ONCE(sem->count), new;
+
+	do {
+		bool has_handoff = count & RWSEM_FLAG_HANDOFF;
+
+		if (has_handoff && waiter != first && READ_ONCE(first->handoff) != RWSEM_HANDOFF_NONE)
+			return false;
+		new = count;
+		if (count & RWSEM_LOCK_MASK) {
+			if (has_handoff || !rwsem_timed_out(waiter))
+				return false;
+			new |= RWSEM_FLAG_HANDOFF;
+		} else {
+			new |= RWSEM_WRITER_LOCKED;
+			new &= ~RWSEM_FLAG_HANDOFF;
+			if (rwsem_list_singular(&sem->wait_list))
+				new &= ~RWSEM_FLAG_WAITERS;
+		}
+		/* Acquire: pairs with the release in up_read/up_write. */
+	} while (!atomic_try_cmpxchg_acquire(&sem->count, &count, new));
+
+	if (new & RWSEM_FLAG_HANDOFF) {
+		WRITE_ONCE(first->handoff, RWSEM_HANDOFF_REQUESTED);
+		lockevent_inc(rwsem_wlock_handoff);
+		return false;
+	}
+	rwsem_del_waiter(sem, waiter);
+	rwsem_set_owner(sem, lab_current());
+	return true;
+}
+
+#if LAB_RWSEM_DHANDOFF
+static inline bool rwsem_granted(struct rwsem_waiter *w)
+{
+	/* Acquire: pairs with the granter's release in rwsem_handoff_to_writer(). */
+	return smp_load_acquire(&w->handoff) == RWSEM_HANDOFF_GRANTED;
+}
+#endif
+
+/*
+ * rwsem_down_write_slowpath() - the fast path's cmpxchg(0 -> WRITER_LOCKED) failed.
+ * - Spin optimistically first (wspin), behind the osq.
+ * - Queue; a non-first writer wakes the head if the lock is not write-held,
+ *   the first one sets WAITERS.
+ * - Loop: try under wait_lock; the head that set HANDOFF spins on a running
+ *   owner and retries at once when the owner leaves (OWNER_NULL); otherwise
+ *   sleep until woken.
+ * - dhandoff: the head that set HANDOFF never spins; the unlocker grants the
+ *   lock (handoff == GRANTED, owner and count already set) and wakes it.
+ */
+static __lab_noinline __lab_cold void rwsem_down_write_slowpath(struct rwsem_mainline *sem)
+{
+	struct rwsem_waiter waiter;
+	struct wake_q_head wake_q;
+
+	if (sem->wspin) {
+		lab_spin_budget_start(sem->spin_budget_ns);
+		if (rwsem_can_spin_on_owner(sem) && rwsem_optimistic_spin(sem))
+			return;
+	}
+
+	wake_q_init(&wake_q);
+	waiter.task = lab_current();
+	waiter.type = RWSEM_WAITING_FOR_WRITE;
+	waiter.handoff = RWSEM_HANDOFF_NONE;
+	waiter.timeout = lab_jiffies_ns() + sem->handoff_timeout_ns;
+
+	raw_spin_lock(&sem->wait_lock);
+	rwsem_list_add_tail(&waiter.list, &sem->wait_list);
+	if (rwsem_first_waiter(sem) != &waiter) {
+		rwsem_cond_wake_waiter(sem, READ_ONCE(sem->count), &wake_q);
+		if (!wake_q_empty(&wake_q)) {
+			/* Do not wake a crowd of readers with wait_lock held. */
+			raw_spin_unlock(&sem->wait_lock);
+			wake_up_q(&wake_q);
+			raw_spin_lock(&sem->wait_lock);
+		}
+	} else {
+		atomic_or(&sem->count, RWSEM_FLAG_WAITERS);
+	}
+
+	set_current_state(TASK_UNINTERRUPTIBLE);
+	for (;;) {
+#if LAB_RWSEM_DHANDOFF
+		if (rwsem_granted(&waiter))
+			break;
+#endif
+		if (rwsem_try_write_lock(sem, &waiter))
+			break;
+		raw_spin_unlock(&sem->wait_lock);
+
+#if !LAB_RWSEM_DHANDOFF
+		/*
+		 * The head that asked for the handoff spins while the owner
+		 * runs; if a writer owner just left, try again without
+		 * sleeping. rwlab bounds these retries by the spin budget,
+		 * standing in for the preempt-disabled window the kernel has
+		 * (a reader preempted between its count and owner updates
+		 * shows OWNER_NULL for as long as it is off the CPU).
+		 */
+		if (sem->wspin && READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_REQUESTED) {
+			enum owner_state state;
+
+			lab_spin_budget_start(sem->spin_budget_ns);
+			do {
+				state = rwsem_spin_on_owner(sem);
+				if (state != OWNER_NULL)
+					break;
+				raw_spin_lock(&sem->wait_lock);
+				if (rwsem_try_write_lock(sem, &waiter))
+					goto locked;
+				raw_spin_unlock(&sem->wait_lock);
+			} while (rwsem_spin_budget_left());
+		}
+#else
+		if (rwsem_granted(&waiter))
+			goto granted;
+#endif
+		rwsem_schedule(true);
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		raw_spin_lock(&sem->wait_lock);
+	}
+#if !LAB_RWSEM_DHANDOFF
+locked:
+#endif
+	raw_spin_unlock(&sem->wait_lock);
+#if LAB_RWSEM_DHANDOFF
+granted:
+#endif
+	__set_current_state(TASK_RUNNING);
+	lockevent_inc(rwsem_wlock);
+}
+
+/* ---- the verbs ----------------------------------------------------------- */
+
+static int rwsem_ml_init(struct lab_rwsem *s, const struct lab_rwsem_conf *conf)
+{
+	struct rwsem_mainline *sem = rwsem_ml(s);
+
+	WRITE_ONCE(sem->count, 0L);
+	WRITE_ONCE(sem->owner, 0UL);
+	osq_lock_init(&sem->osq);
+	raw_spin_lock_init(&sem->wait_lock);
+	rwsem_list_init(&sem->wait_list);
+	sem->handoff_timeout_ns = (uint64_t)conf->knob[RWSEM_KNOB_HANDOFF_TIMEOUT_US] * 1000;
+	sem->wspin = conf->knob[RWSEM_KNOB_WSPIN];
+	sem->max_readers_wakeup = conf->knob[RWSEM_KNOB_MAX_READERS_WAKEUP];
+	sem->rsteal = conf->knob[RWSEM_KNOB_RSTEAL];
+	sem->spin_budget_ns = (uint64_t)conf->knob[RWSEM_KNOB_SPIN_BUDGET_US] * 1000;
+	return 0;
+}
+
+static void rwsem_ml_down_read(struct lab_rwsem *s)
+{
+	struct rwsem_mainline *sem = rwsem_ml(s);
+	/* Acquire: pairs with the release in up_write/up_read. */
+	long count = atomic_add_return_acquire(&sem->count, RWSEM_READER_BIAS);
+
+	if (lab_unlikely(count < 0))
+		rwsem_set_nonspinnable(sem);
+	if (lab_likely(!(count & RWSEM_READ_FAILED_MASK))) {
+		rwsem_set_reader_owned(sem);
+		return;
+	}
+	rwsem_down_read_slowpath(sem, count);
+}
+
+static int rwsem_ml_down_read_trylock(struct lab_rwsem *s)
+{
+	struct rwsem_mainline *sem = rwsem_ml(s);
+	long tmp = READ_ONCE(sem->count);
+
+	while (!(tmp & RWSEM_READ_FAILED_MASK)) {
+		/* Acquire: pairs with the release in up_write/up_read. */
+		if (atomic_try_cmpxchg_acquire(&sem->count, &tmp, tmp + RWSEM_READER_BIAS)) {
+			rwsem_set_reader_owned(sem);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void rwsem_ml_up_read(struct lab_rwsem *s)
+{
+	struct rwsem_mainline *sem = rwsem_ml(s);
+	/* Release: our critical section before the next owner's acquire. */
+	long tmp = atomic_add_return_release(&sem->count, -RWSEM_READER_BIAS);
+
+	/* Last one out, with waiters: wake the head. */
+	if (lab_unlikely((tmp & (RWSEM_LOCK_MASK | RWSEM_FLAG_WAITERS)) == RWSEM_FLAG_WAITERS)) {
+		rwsem_clear_nonspinnable(sem);
+		rwsem_wake(sem);
+	}
+}
+
+static void rwsem_ml_down_write(struct lab_rwsem *s)
+{
+	struct rwsem_mainline *sem = rwsem_ml(s);
+	long tmp = 0;
+
+	/* Acquire: pairs with the release in up_write/up_read. */
+	if (lab_likely(atomic_try_cmpxchg_acquire(&sem->count, &tmp, RWSEM_WRITER_LOCKED))) {
+		rwsem_set_owner(sem, lab_current());
+		return;
+	}
+	rwsem_down_write_slowpath(sem);
+}
+
+static int rwsem_ml_down_write_trylock(struct lab_rwsem *s)
+{
+	struct rwsem_mainline *sem = rwsem_ml(s);
+	long tmp = 0;
+
+	if (atomic_try_cmpxchg_acquire(&sem->count, &tmp, RWSEM_WRITER_LOCKED)) {
+		rwsem_set_owner(sem, lab_current());
+		return 1;
+	}
+	return 0;
+}
+
+static void rwsem_ml_up_write(struct lab_rwsem *s)
+{
+	struct rwsem_mainline *sem = rwsem_ml(s);
+	long tmp;
+
+	rwsem_clear_owner(sem);
+	/* Release: our critical section before the next owner's acquire. */
+	tmp = atomic_fetch_add_release(&sem->count, -RWSEM_WRITER_LOCKED);
+	if (lab_unlikely(tmp & RWSEM_FLAG_WAITERS))
+		rwsem_wake(sem);
+}
+
+static void rwsem_ml_downgrade_write(struct lab_rwsem *s)
+{
+	struct rwsem_mainline *sem = rwsem_ml(s);
+	long tmp;
+
+	/* Release: the write section before the readers we let in. */
+	tmp = atomic_fetch_add_release(&sem->count, RWSEM_READER_BIAS - RWSEM_WRITER_LOCKED);
+	rwsem_set_reader_owned(sem);
+	if (tmp & RWSEM_FLAG_WAITERS)
+		rwsem_downgrade_wake(sem);
+}
+
+#define RWSEM_ML_CAPS (LAB_CAP_SLEEPS | LAB_CAP_SPINS | LAB_CAP_EXCLUSION | LAB_CAP_READ_TRYLOCK | \
+		       LAB_CAP_WRITE_TRYLOCK | LAB_CAP_DOWNGRADE | LAB_CAP_EVENTS)
+
+#endif /* LAB_RWSEM_DHANDOFF */
