@@ -9,7 +9,9 @@
  * "CS Load" = 1/20/100 pause instructions evaluation; research/peers.md §14.
  *
  * What a thread does, until the window closes:
- *   pick read (probability rpct%) or write at random, per operation;
+ *   pick read (probability rpct%) or write at random, per operation (or,
+ *   with writers=N, threads 0..N-1 always write and the others always read:
+ *   the "readers streaming, one writer" starvation scenario);
  *   down_read/down_write; lab_delay(load); up_read/up_write;
  *   lab_delay(think)                        (the between-sections load)
  * Units of load/think: cpu_relax() (PAUSE) iterations.
@@ -31,7 +33,7 @@
 #include "wait.h"
 #include "workload.h"
 
-enum { K_RPCT, K_LOAD, K_THINK, K_LAT };
+enum { K_RPCT, K_LOAD, K_THINK, K_LAT, K_WRITERS };
 
 static const struct lab_knob locktest_knobs[] = {
 	[K_RPCT] = { .name = "rpct", .type = LAB_KNOB_INT, .def = 50, .min = 0, .max = 100,
@@ -42,6 +44,8 @@ static const struct lab_knob locktest_knobs[] = {
 		      .help = "between-sections load, cpu_relax() iterations" },
 	[K_LAT] = { .name = "lat", .type = LAB_KNOB_BOOL, .def = 1,
 		    .help = "time every acquisition (2 clock reads per op) for p50/p99/max latency" },
+	[K_WRITERS] = { .name = "writers", .type = LAB_KNOB_INT, .def = -1, .min = -1, .max = 1024,
+			.help = "-1: every op picks read/write by rpct; N >= 0: threads 0..N-1 only write, the rest only read" },
 	{ 0 }
 };
 
@@ -52,6 +56,7 @@ struct locktest_lat {
 struct locktest {
 	struct lab_lock lock;
 	unsigned rthresh;	/* read if (rand % 100) < rthresh */
+	int writers;		/* fixed roles: threads below this id only write (-1: mixed) */
 	unsigned long load, think;
 	bool lat;
 	struct locktest_lat *hist;	/* one per thread */
@@ -73,6 +78,7 @@ static int locktest_setup(void **state, const struct lab_cell *cell, char *err, 
 		return -1;
 	}
 	lt->rthresh = (unsigned)cell->wl->knob[K_RPCT];
+	lt->writers = (int)cell->wl->knob[K_WRITERS];
 	lt->load = (unsigned long)cell->wl->knob[K_LOAD];
 	lt->think = (unsigned long)cell->wl->knob[K_THINK];
 	lt->lat = cell->wl->knob[K_LAT] != 0;
@@ -95,6 +101,8 @@ static void locktest_worker(void *state, struct lab_worker *w)
 	const struct lab_lock *l = &lt->lock;
 	struct locktest_lat *h = lt->lat ? &lt->hist[w->id] : NULL;
 	uint32_t seen = LAB_PHASE_WARMUP;
+	/* Fixed roles: a writer thread never reads, a reader thread never writes. */
+	unsigned rthresh = lt->writers < 0 ? lt->rthresh : w->id < lt->writers ? 0 : 100;
 
 	if (h) {
 		lab_hist_reset(&h->rd);
@@ -111,7 +119,7 @@ static void locktest_worker(void *state, struct lab_worker *w)
 		}
 		if (h)
 			t0 = lab_clock_ns();
-		if (lab_worker_rand(w) % 100 < lt->rthresh) {
+		if (lab_worker_rand(w) % 100 < rthresh) {
 			lab_down_read(l);
 			if (h)
 				lab_hist_add(&h->rd, lab_clock_ns() - t0);
