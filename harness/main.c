@@ -5,6 +5,7 @@
  *   rwlab list [--verbose] [--names]
  *   rwlab run [-l LOCKS] [-w WORKLOADS] [-t THREADS] [-n N] [-d DUR] [--warmup DUR]
  *             [--pin compact|scatter|none] [-o FILE.csv] [--seed N] [-q] [--no-report]
+ *             [--mm-lock MODES] [--repo DIR] [--commits LIST]
  *   rwlab report FILE.csv [--metric NAME] [--baseline VARIANT]
  *   rwlab bench [-l LOCKS] [--pairs N] [-n REPS] [-o FILE.csv]
  */
@@ -53,6 +54,10 @@ static void usage(FILE *f)
 		"      --seed N           PRNG seed (default 1)\n"
 		"  -q, --quiet            no progress or per-cell lines\n"
 		"      --no-report        do not print the table at the end\n"
+		"      --mm-lock LIST     fault paths of the mm workloads: mmap, vma, vma-refcnt (one cell each;\n"
+		"                         sets the mm_lock knob of every workload that has it)\n"
+		"      --repo DIR         gitcheckout: git tree to read manifests from (default: rwlab's source)\n"
+		"      --commits LIST     gitcheckout: commits to check out in turn, or manifest files\n"
 		"\n"
 		"report options:\n"
 		"  -m, --metric NAME      metric to tabulate (default: each workload's headline)\n"
@@ -181,6 +186,9 @@ static int cmd_run(int argc, char **argv)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-report", no_argument, NULL, 'R' },
+		{ "mm-lock", required_argument, NULL, 'M' },
+		{ "repo", required_argument, NULL, 'G' },
+		{ "commits", required_argument, NULL, 'C' },
 		{ 0 }
 	};
 	static struct lab_rwsem_conf locks[MAX_LOCKS];
@@ -188,7 +196,7 @@ static int cmd_run(int argc, char **argv)
 	int threads[LAB_THREAD_LIST_MAX];
 	struct lab_run_opts o = { 0 };
 	char err[1024], defcsv[128];
-	const char *thr_arg = NULL;
+	const char *thr_arg = NULL, *mm_lock = NULL;
 	int c, nlocks = 0, nwls = 0, report = 1, st;
 	long v;
 	unsigned long long ns;
@@ -257,6 +265,15 @@ static int cmd_run(int argc, char **argv)
 		case 'R':
 			report = 0;
 			break;
+		case 'M':
+			mm_lock = optarg;
+			break;
+		case 'G':
+			o.settings.repo = optarg;
+			break;
+		case 'C':
+			o.settings.commits = optarg;
+			break;
 		default:
 			fprintf(stderr, "%s: see 'rwlab help'\n", prog);
 			return 2;
@@ -270,6 +287,10 @@ static int cmd_run(int argc, char **argv)
 		return 2;
 	if (!nwls && lab_workload_parse_list("locktest", wls, MAX_WLS, &nwls, err, sizeof(err)))
 		return 2;
+	if (mm_lock && lab_workload_expand_knob(wls, MAX_WLS, &nwls, "mm_lock", mm_lock, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return 2;
+	}
 	st = lab_parse_threads(thr_arg ? thr_arg : "mmtests", ncpus, threads, LAB_THREAD_LIST_MAX, err,
 			       sizeof(err));
 	if (st < 0) {
