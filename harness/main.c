@@ -45,7 +45,7 @@ static void usage(FILE *f)
 		"run options:\n"
 		"  -l, --lock LIST        variants, comma-separated, NAME[:key=val,...] or all (default all)\n"
 		"  -w, --workload LIST    workloads, NAME[:key=val,...] (default locktest)\n"
-		"  -t, --threads LIST     N, A-B, A-B:STEP, mmtests[:MAX] (default mmtests up to the CPUs)\n"
+		"  -t, --threads LIST     N, A-B, A-B:STEP, mmtests[:MAX], reaim[:NCPUS] (default mmtests up to the CPUs)\n"
 		"  -n, --iterations N     iterations per cell (default 5)\n"
 		"  -d, --duration DUR     measurement window of timed workloads (default 2s; s, ms, us, m)\n"
 		"      --warmup DUR       unmeasured warm-up before each window (default 500ms)\n"
