@@ -6,3 +6,4 @@
 LAB_WORKLOAD(lab_workload_locktest)
 LAB_WORKLOAD(lab_workload_pft)
 LAB_WORKLOAD(lab_workload_reaim)
+LAB_WORKLOAD(lab_workload_gitcheckout)
