@@ -480,7 +480,11 @@ static int vms_setup(void **state, const struct lab_cell *cell, char *err, size_
 	}
 	v->meta = calloc(v->npfn, sizeof(*v->meta));
 	v->w = aligned_alloc(LAB_CACHELINE, (size_t)v->nworkers * sizeof(*v->w));
-	v->wk = calloc((size_t)(v->nwalkers ? v->nwalkers : 1), sizeof(*v->wk));
+	if (v->w)	/* vms_free() looks at the arrays */
+		memset(v->w, 0, (size_t)v->nworkers * sizeof(*v->w));
+	v->wk = aligned_alloc(LAB_CACHELINE, (size_t)(v->nwalkers ? v->nwalkers : 1) * sizeof(*v->wk));
+	if (v->wk)	/* vms_free() looks at the thread ids */
+		memset(v->wk, 0, (size_t)(v->nwalkers ? v->nwalkers : 1) * sizeof(*v->wk));
 	v->hp = aligned_alloc(LAB_CACHELINE, (size_t)(v->nwalkers ? v->nwalkers : 1) * sizeof(*v->hp));
 	if (!v->meta || !v->w || !v->wk || !v->hp)
 		goto nomem_free;
