@@ -530,3 +530,44 @@ Test(vma_fallback, reused_vma_of_another_mm_aborts, .timeout = 30)
 	lab_mm_destroy(&mm2, &e.t);
 	env_fini(&e);
 }
+
+struct writer_hold {
+	struct env *e;
+	int hold_ms, locked;
+};
+
+static void *hold_mmap_write(void *arg)
+{
+	struct writer_hold *h = arg;
+
+	lab_mmap_write_lock(&h->e->mm);
+	__atomic_store_n(&h->locked, 1, __ATOMIC_RELEASE);
+	lab_sleep_ns((uint64_t)h->hold_ms * 1000000);
+	lab_mmap_write_unlock(&h->e->mm);
+	return NULL;
+}
+
+/* v6.15: anon_vma is prepared under the VMA lock only if mmap_lock can be read-trylocked. */
+Test(vma_fallback, anon_prepare_needs_mmap_lock, .timeout = 30)
+{
+	struct env e;
+	struct writer_hold h = { &e, 50, 0 };
+	uint64_t s[LAB_MM_EV_NR];
+	pthread_t tid;
+	uintptr_t a;
+
+	env_init(&e, LAB_MM_LOCK_VMA_REFCNT);
+	a = lab_mm_mmap(&e.mm, 2 * PG, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
+	cr_assert_eq(pthread_create(&tid, NULL, hold_mmap_write, &h), 0);
+	while (!__atomic_load_n(&h.locked, __ATOMIC_ACQUIRE))
+		lab_sleep_ns(100000);
+	SNAP(&e, s);
+	cr_assert_eq(put64(&e, a, 1), 0);	/* waits for the writer in the fallback */
+	pthread_join(tid, NULL);
+	cr_expect_eq(DELTA(&e, s, vma_lock_retry), 1u, "no anon_vma and mmap_lock busy: VM_FAULT_RETRY");
+	cr_expect_eq(DELTA(&e, s, fault_mmap), 1u);
+	SNAP(&e, s);
+	cr_assert_eq(put64(&e, a + PG, 2), 0);
+	cr_expect_eq(DELTA(&e, s, vma_lock_success), 1u, "anon_vma is there now");
+	env_fini(&e);
+}
