@@ -75,7 +75,7 @@ static const struct lab_knob vms_knobs[] = {
 			.help = "memory of the case (unit_size); each process maps unit/(workers+1)" },
 	[K_WALKERS] = { .name = "walkers", .type = LAB_KNOB_INT, .def = 1, .min = 0, .max = 64,
 			.help = "speculative PFN walker threads" },
-	[K_WALK_BATCH] = { .name = "walk_batch", .type = LAB_KNOB_INT, .def = 64, .min = 1, .max = 1 << 20,
+	[K_WALK_BATCH] = { .name = "walk_batch", .type = LAB_KNOB_INT, .def = 512, .min = 1, .max = 1 << 20,
 			   .help = "PFNs a walker reads per read-side section" },
 	[K_WALK_PAUSE] = { .name = "walk_pause_us", .type = LAB_KNOB_INT, .def = 1000, .min = 0, .max = 1000000,
 			   .help = "walker pause between sweeps, microseconds" },
