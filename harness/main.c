@@ -5,7 +5,7 @@
  *   rwlab list [--verbose] [--names]
  *   rwlab run [--matrix NAME] [-l LOCKS] [-m SCHEMES] [-w WORKLOADS] [-t THREADS] [-n N] [-d DUR]
  *             [--warmup DUR] [--pin compact|scatter|none] [-o FILE.csv] [--seed N] [-q]
- *             [--no-report] [--unsafe]
+ *             [--no-report] [--unsafe] [--mm-lock MODES] [--repo DIR] [--commits LIST]
  *   rwlab report FILE.csv [--format F] [--metric NAME] [--baseline VARIANT] [--matrix NAME]
  *             [--reference PUBLISHED.csv] ...
  *   rwlab plot FILE.csv -o OUT.png|OUT.svg [-m METRIC] [-w WORKLOAD] [--fairness [-t N]]
@@ -61,7 +61,7 @@ static void usage(FILE *f)
 		"  -m, --lazy-mm LIST     lazy-mm schemes for context_switch/tlb_flush, NAME[:key=val,...] or all\n"
 		"                         (default all = every scheme but none)\n"
 		"      --unsafe           accept none where a release races with lazy users\n"
-		"  -t, --threads LIST     N, A-B, A-B:STEP, mmtests[:MAX] (default mmtests up to the CPUs)\n"
+		"  -t, --threads LIST     N, A-B, A-B:STEP, mmtests[:MAX], reaim[:NCPUS] (default mmtests up to the CPUs)\n"
 		"  -n, --iterations N     iterations per cell (default 5)\n"
 		"  -d, --duration DUR     measurement window of timed workloads (default 2s; s, ms, us, m)\n"
 		"      --warmup DUR       unmeasured warm-up before each window (default 500ms)\n"
@@ -70,7 +70,12 @@ static void usage(FILE *f)
 		"      --seed N           PRNG seed (default 1)\n"
 		"  -q, --quiet            no progress or per-cell lines\n"
 		"      --no-report        do not print the table at the end\n"
-		"\n"
+		"      --mm-lock LIST     fault paths of the mm workloads: mmap, vma, vma-refcnt (one cell each;\n"
+		"                         sets the mm_lock knob of every workload that has it)\n"
+		"      --repo DIR         gitcheckout: git tree to read manifests from (default: rwlab's source)\n"
+		"      --commits LIST     gitcheckout: commits to check out in turn, or manifest files\n"
+		"\n");
+	fprintf(f,
 		"report options:\n"
 		"  -f, --format F         " LAB_REPORT_FORMATS " (default table)\n"
 		"  -m, --metric LIST      metrics to tabulate (default: each workload's headline)\n"
@@ -94,6 +99,8 @@ static void usage(FILE *f)
 		"  -t, --threads N        thread count of the fairness plot (default: the largest)\n"
 		"      --keep-script      keep OUT.gp and OUT.dat\n"
 		"\n"
+		"");
+	fprintf(f,
 		"bench options:\n"
 		"  -l, --lock LIST        variants (default all)\n"
 		"      --pairs N          pairs per repetition (default 2000000)\n"
@@ -252,8 +259,8 @@ static void matrix_report_opts(const struct lab_matrix *mx, struct lab_report_op
 
 /* The last -l, -w and -t given, with the "rwlab: FILE:LINE" prefix of their origin. */
 struct run_lists {
-	const char *locks, *wls, *threads, *schemes;
-	char locks_prog[4200], wls_prog[4200], threads_prog[4200], schemes_prog[4200];
+	const char *locks, *wls, *threads, *schemes, *mm_lock;
+	char locks_prog[4200], wls_prog[4200], threads_prog[4200], schemes_prog[4200], mm_lock_prog[4200];
 };
 
 /* One `rwlab run` option. Returns 0 or the exit status of a bad value. */
@@ -281,6 +288,16 @@ static int run_option(int c, struct run_lists *lists, struct lab_run_opts *o, in
 		break;
 	case 'U':
 		o->settings.allow_unsafe = true;
+		break;
+	case 'K':
+		lists->mm_lock = optarg;
+		snprintf(lists->mm_lock_prog, sizeof(lists->mm_lock_prog), "%s", prog);
+		break;
+	case 'G':
+		o->settings.repo = optarg;
+		break;
+	case 'C':
+		o->settings.commits = optarg;
 		break;
 	case 'n':
 		if (parse_positive("-n/--iterations", optarg, 100000, &v))
@@ -403,6 +420,9 @@ static int cmd_run(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-report", no_argument, NULL, 'R' },
 		{ "matrix", required_argument, NULL, 'M' },
+		{ "mm-lock", required_argument, NULL, 'K' },
+		{ "repo", required_argument, NULL, 'G' },
+		{ "commits", required_argument, NULL, 'C' },
 		{ 0 }
 	};
 	static struct lab_rwsem_conf locks[MAX_LOCKS];
@@ -462,6 +482,11 @@ static int cmd_run(int argc, char **argv)
 	if (lab_workload_parse_list(lists.wls ? lists.wls : nschemes ? "context_switch,tlb_flush" : "locktest",
 				    wls, MAX_WLS, &nwls, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", lists.wls ? lists.wls_prog : prog, err);
+		return 2;
+	}
+	if (lists.mm_lock &&
+	    lab_workload_expand_knob(wls, MAX_WLS, &nwls, "mm_lock", lists.mm_lock, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", lists.mm_lock_prog, err);
 		return 2;
 	}
 	for (int i = 0; i < nwls; i++)

@@ -6,7 +6,7 @@
 
 #include "threads.h"
 
-#define THREADS_FORMS "valid: N, A-B, A-B:STEP, mmtests, mmtests:MAX; counts 1..1024"
+#define THREADS_FORMS "valid: N, A-B, A-B:STEP, mmtests, mmtests:MAX, reaim, reaim:NCPUS; counts 1..1024"
 
 static int push(int *out, int cap, int *n, int v)
 {
@@ -40,6 +40,16 @@ int lab_mmtests_stride(int max, int *out, int cap)
 	}
 	if (n == 0 || out[n - 1] != max)
 		push(out, cap, &n, max);
+	return n;
+}
+
+int lab_reaim_clients(int ncpus, int *out, int cap)
+{
+	int incr = ncpus / 2 > 0 ? ncpus / 2 : 1, end = ncpus * 4 + incr, n = 0;
+
+	for (int v = 1; v <= end && v <= LAB_THREADS_MAX; v += incr)
+		if (push(out, cap, &n, v))
+			break;
 	return n;
 }
 
@@ -95,6 +105,22 @@ int lab_parse_threads(const char *arg, int ncpus, int *out, int cap, char *err, 
 				return -1;
 			}
 			k = lab_mmtests_stride((int)max, tmp, LAB_THREAD_LIST_MAX);
+			for (int i = 0; i < k; i++)
+				if (push(out, cap, &n, tmp[i]))
+					goto too_many;
+			continue;
+		}
+		if (!strncmp(tok, "reaim", 5) && (tok[5] == 0 || tok[5] == ':')) {
+			long cpus = ncpus;
+			int tmp[LAB_THREAD_LIST_MAX], k;
+
+			if (tok[5] == ':' && (parse_count(tok + 6, tok + strlen(tok), &cpus) || cpus < 1 ||
+					      cpus > LAB_THREADS_MAX)) {
+				snprintf(err, errlen, "bad thread list '%s': '%s' needs NCPUS in 1..%d (%s)", arg,
+					 tok, LAB_THREADS_MAX, THREADS_FORMS);
+				return -1;
+			}
+			k = lab_reaim_clients((int)cpus, tmp, LAB_THREAD_LIST_MAX);
 			for (int i = 0; i < k; i++)
 				if (push(out, cap, &n, tmp[i]))
 					goto too_many;

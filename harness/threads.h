@@ -18,8 +18,17 @@
 int lab_mmtests_stride(int max, int *out, int cap);
 
 /*
+ * lab_reaim_clients() - the client counts of mmtests' reaim configs for a
+ * machine of @ncpus CPUs: 1, then steps of ncpus/2 (at least 1) while
+ * <= ncpus*4 + ncpus/2 (research/workloads.md §2.b; 40 CPUs: 1, 21, ..., 161).
+ * Returns the count written to @out (capacity @cap).
+ */
+int lab_reaim_clients(int ncpus, int *out, int cap);
+
+/*
  * lab_parse_threads() - parse a -t list: comma-separated N, A-B (inclusive),
- * A-B:STEP, "mmtests" (stride up to @ncpus) or "mmtests:MAX".
+ * A-B:STEP, "mmtests" (stride up to @ncpus), "mmtests:MAX", "reaim" (the
+ * reaim client counts for @ncpus) or "reaim:NCPUS".
  * Every count must be in 1..LAB_THREADS_MAX. Duplicates are kept in order.
  * Returns the number of counts written to @out (capacity @cap), or -1 with a
  * one-line message naming the problem and the valid forms in @err.

@@ -206,10 +206,17 @@ void lab_knobs_format(const struct lab_knob *defs, const long *vals, char *buf, 
 	size_t off = 0;
 
 	buf[0] = 0;
+	/* The positional knob names the workload's flavour: always shown, bare and first. */
+	for (size_t i = 0; defs && defs[i].name && off < len; i++) {
+		if (defs[i].positional) {
+			lab_knob_value_str(&defs[i], vals[i], buf, len);
+			off = strlen(buf);
+		}
+	}
 	for (size_t i = 0; defs && defs[i].name && off < len; i++) {
 		char v[64];
 
-		if (vals[i] == defs[i].def)
+		if (vals[i] == defs[i].def || defs[i].positional)
 			continue;
 		lab_knob_value_str(&defs[i], vals[i], v, sizeof(v));
 		off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", off ? "," : "", defs[i].name, v);

@@ -47,7 +47,11 @@ int lab_knobs_parse(const char *owner, const struct lab_knob *defs, const char *
 /* Number of entries in a NULL-terminated knob table (0 for NULL). */
 size_t lab_knobs_count(const struct lab_knob *defs);
 
-/* Write "key=val,key=val" for every knob whose value differs from its default. */
+/*
+ * Write "key=val,key=val" for every knob whose value differs from its default;
+ * a positional knob comes first as its bare value, default or not
+ * ("compute,jobs=50"), so the label parses back to the same values.
+ */
 void lab_knobs_format(const struct lab_knob *defs, const long *vals, char *buf, size_t len);
 
 /* Write the value of knob @i as the user would type it. */

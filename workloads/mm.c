@@ -1,137 +1,1272 @@
 /* SPDX-License-Identifier: MIT */
-/* The address-space model: see mm.h. */
+/*
+ * The address-space model: see mm.h (what is modelled) and vma_lock.h (the
+ * per-VMA lock schemes). Sources: research/kernel.md §6.
+ */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "atomic.h"
-#include "mm.h"
+#include "compiler.h"
+#include "vma_lock.h"
 
-int lab_mm_init(struct lab_mm *mm, const struct lab_rwsem_conf *lock)
+const char *const lab_mm_event_names[LAB_MM_EV_NR] = {
+#define LAB_MM_EV_NAME(n) #n,
+	LAB_MM_EVENTS(LAB_MM_EV_NAME)
+#undef LAB_MM_EV_NAME
+};
+
+const char *lab_mm_lock_mode_name(enum lab_mm_lock_mode m)
 {
-	memset(mm, 0, sizeof(*mm));
-	mm->mmap_base = 0x10000000ul;
-	return lab_lock_init(&mm->mmap_lock, lock);
+	return m == LAB_MM_LOCK_VMA ? "vma" : m == LAB_MM_LOCK_VMA_REFCNT ? "vma-refcnt" : "mmap";
 }
 
-void lab_mm_destroy(struct lab_mm *mm)
+/* ---- RCU reader registration --------------------------------------------------- */
+
+static __thread int rcu_registered;
+static pthread_key_t rcu_key;
+static pthread_once_t rcu_once = PTHREAD_ONCE_INIT;
+
+static void rcu_thread_exit(void *arg)
 {
-	for (int i = 0; i < mm->nr_vmas; i++) {
-		free(mm->vmas[i]->pte);
-		free(mm->vmas[i]);
+	(void)arg;
+	if (rcu_registered) {
+		urcu_memb_unregister_thread();
+		rcu_registered = 0;
 	}
-	free(mm->vmas);
-	lab_lock_destroy(&mm->mmap_lock);
-	memset(mm, 0, sizeof(*mm));
 }
 
-struct lab_vma *lab_mm_mmap(struct lab_mm *mm, size_t len, unsigned long flags)
+static void rcu_key_create(void)
 {
-	size_t pages = (len + LAB_PAGE_SIZE - 1) >> LAB_PAGE_SHIFT;
-	struct lab_vma *vma = calloc(1, sizeof(*vma));
+	if (pthread_key_create(&rcu_key, rcu_thread_exit))
+		abort();
+}
 
-	if (!vma || !pages)
-		goto fail;
-	vma->pte = calloc(pages, sizeof(void *));
-	if (!vma->pte)
-		goto fail;
-	vma->vm_flags = flags;
+void lab_rcu_online(void)
+{
+	if (lab_likely(rcu_registered))
+		return;
+	pthread_once(&rcu_once, rcu_key_create);
+	urcu_memb_register_thread();
+	rcu_registered = 1;
+	/* A non-NULL value makes the key's destructor unregister us at thread exit. */
+	pthread_setspecific(rcu_key, &rcu_registered);
+}
 
-	lab_down_write(&mm->mmap_lock);
-	if (mm->nr_vmas == mm->cap) {
-		int cap = mm->cap ? 2 * mm->cap : 8;
-		struct lab_vma **v = realloc(mm->vmas, (size_t)cap * sizeof(*v));
+void lab_rcu_offline(void)
+{
+	if (!rcu_registered)
+		return;
+	urcu_memb_unregister_thread();
+	rcu_registered = 0;
+	pthread_setspecific(rcu_key, NULL);
+}
 
-		if (!v) {
-			lab_up_write(&mm->mmap_lock);
-			goto fail;
+void lab_mm_rcu_barrier(void)
+{
+	lab_rcu_online();
+	urcu_memb_barrier();
+}
+
+/* ---- page allocator -------------------------------------------------------------- */
+
+#define CHUNK_SHIFT	21
+#define CHUNK_SIZE	(1ul << CHUNK_SHIFT)
+#define CHUNK_PAGES	(CHUNK_SIZE >> LAB_PAGE_SHIFT)
+
+/* Reference count of a page: a uint32_t in its chunk's header page, indexed by page number. */
+static inline uint32_t *page_ref(const void *page)
+{
+	uintptr_t chunk = (uintptr_t)page & ~(CHUNK_SIZE - 1);
+
+	return (uint32_t *)chunk + (((uintptr_t)page - chunk) >> LAB_PAGE_SHIFT);
+}
+
+int lab_page_alloc_init(struct lab_page_alloc *pa, size_t max_mb)
+{
+	memset(pa, 0, sizeof(*pa));
+	pa->max_chunks = max_mb ? (max_mb << 20) / CHUNK_SIZE + 1 : 0;
+	return -pthread_mutex_init(&pa->lock, NULL);
+}
+
+/* Map one more chunk and put its pages on the free list. Caller holds pa->lock. */
+static int page_alloc_grow(struct lab_page_alloc *pa)
+{
+	char *raw, *chunk;
+	size_t lead;
+
+	if (pa->max_chunks && pa->nchunks >= pa->max_chunks)
+		return -ENOMEM;
+	if (pa->nchunks == pa->cap_chunks) {
+		size_t cap = pa->cap_chunks ? 2 * pa->cap_chunks : 16;
+		void **c = realloc(pa->chunks, cap * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		pa->chunks = c;
+		pa->cap_chunks = cap;
+	}
+	raw = mmap(NULL, 2 * CHUNK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		return -ENOMEM;
+	chunk = (char *)(((uintptr_t)raw + CHUNK_SIZE - 1) & ~(CHUNK_SIZE - 1));
+	lead = (size_t)(chunk - raw);
+	if (lead)
+		munmap(raw, lead);
+	munmap(chunk + CHUNK_SIZE, CHUNK_SIZE - lead);
+	/* Pre-fault every page (the host's faults are not part of what we measure). */
+	for (size_t i = 0; i < CHUNK_PAGES; i++)
+		chunk[i << LAB_PAGE_SHIFT] = 0;
+	for (size_t i = CHUNK_PAGES - 1; i >= 1; i--) {
+		void **p = (void **)(chunk + (i << LAB_PAGE_SHIFT));
+
+		*p = pa->free;
+		pa->free = p;
+	}
+	pa->nfree += CHUNK_PAGES - 1;
+	pa->chunks[pa->nchunks++] = chunk;
+	return 0;
+}
+
+int lab_page_alloc_reserve(struct lab_page_alloc *pa, size_t npages)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&pa->lock);
+	while (pa->nfree < npages && !r)
+		r = page_alloc_grow(pa);
+	pthread_mutex_unlock(&pa->lock);
+	return r;
+}
+
+void lab_page_alloc_destroy(struct lab_page_alloc *pa)
+{
+	for (size_t i = 0; i < pa->nchunks; i++)
+		munmap(pa->chunks[i], CHUNK_SIZE);
+	free(pa->chunks);
+	pthread_mutex_destroy(&pa->lock);
+	memset(pa, 0, sizeof(*pa));
+}
+
+size_t lab_page_alloc_pages(struct lab_page_alloc *pa)
+{
+	size_t n;
+
+	pthread_mutex_lock(&pa->lock);
+	n = pa->nchunks * (CHUNK_PAGES - 1);
+	pthread_mutex_unlock(&pa->lock);
+	return n;
+}
+
+void lab_mm_thread_init(struct lab_mm_thread *t, struct lab_page_alloc *pa)
+{
+	memset(t, 0, sizeof(*t));
+	t->pa = pa;
+}
+
+/* Move up to @n pages from the thread cache to the global list. */
+static void cache_spill(struct lab_mm_thread *t, unsigned n)
+{
+	void *head = NULL, **tail = NULL;
+	unsigned k = 0;
+
+	while (k < n && t->cache) {
+		void **p = t->cache;
+
+		t->cache = *p;
+		*p = head;
+		if (!head)
+			tail = p;
+		head = p;
+		k++;
+	}
+	if (!k)
+		return;
+	t->ncache -= k;
+	pthread_mutex_lock(&t->pa->lock);
+	*tail = t->pa->free;
+	t->pa->free = head;
+	t->pa->nfree += k;
+	pthread_mutex_unlock(&t->pa->lock);
+}
+
+void lab_mm_thread_drain(struct lab_mm_thread *t)
+{
+	if (t->pa)
+		cache_spill(t, t->ncache);
+}
+
+static void *page_alloc(struct lab_mm_thread *t)
+{
+	void **p;
+
+	if (lab_unlikely(!t->ncache)) {
+		struct lab_page_alloc *pa = t->pa;
+
+		pthread_mutex_lock(&pa->lock);
+		if (pa->nfree < LAB_MM_CACHE_BATCH)
+			page_alloc_grow(pa);		/* may fail at the limit: take what is left */
+		while (t->ncache < LAB_MM_CACHE_BATCH && pa->free) {
+			p = pa->free;
+			pa->free = *p;
+			pa->nfree--;
+			*p = t->cache;
+			t->cache = p;
+			t->ncache++;
 		}
-		mm->vmas = v;
-		mm->cap = cap;
+		pthread_mutex_unlock(&pa->lock);
+		if (!t->ncache)
+			return NULL;
 	}
-	vma->vm_start = mm->mmap_base;
-	vma->vm_end = vma->vm_start + (pages << LAB_PAGE_SHIFT);
-	mm->mmap_base = vma->vm_end + LAB_PAGE_SIZE;	/* a guard gap between VMAs */
-	mm->vmas[mm->nr_vmas++] = vma;			/* bump allocator: stays sorted */
-	lab_up_write(&mm->mmap_lock);
-	return vma;
-fail:
-	if (vma)
-		free(vma->pte);
-	free(vma);
-	return NULL;
+	p = t->cache;
+	t->cache = *p;
+	t->ncache--;
+	WRITE_ONCE(*page_ref(p), 1u);
+	return p;
 }
 
-int lab_mm_munmap(struct lab_mm *mm, uintptr_t start)
+static void page_free(struct lab_mm_thread *t, void *page)
 {
-	struct lab_vma *vma = NULL;
+	void **p = page;
 
-	lab_down_write(&mm->mmap_lock);
-	for (int i = 0; i < mm->nr_vmas; i++) {
-		if (mm->vmas[i]->vm_start == start) {
-			vma = mm->vmas[i];
-			memmove(&mm->vmas[i], &mm->vmas[i + 1], (size_t)(mm->nr_vmas - i - 1) * sizeof(vma));
-			mm->nr_vmas--;
-			break;
-		}
+	*p = t->cache;
+	t->cache = p;
+	if (++t->ncache > 2 * LAB_MM_CACHE_BATCH)
+		cache_spill(t, LAB_MM_CACHE_BATCH);
+}
+
+static inline void page_get(void *page)
+{
+	atomic_fetch_add_relaxed(page_ref(page), 1u);
+}
+
+static void page_put(struct lab_mm_thread *t, void *page)
+{
+	/* Release/acquire: every user's accesses happen before the page is reused. */
+	if (atomic_sub_return_release(page_ref(page), 1u) == 0) {
+		smp_acquire__after_ctrl_dep();
+		page_free(t, page);
 	}
-	lab_up_write(&mm->mmap_lock);
-	if (!vma)
-		return -EINVAL;
-	free(vma->pte);
-	free(vma);
+}
+
+/* ---- files ---------------------------------------------------------------------------- */
+
+int lab_mm_file_init(struct lab_mm_file *f, size_t npages, struct lab_page_alloc *pa,
+		     void (*fill)(void *arg, size_t pgoff, void *page), void *arg)
+{
+	memset(f, 0, sizeof(*f));
+	f->page = calloc(npages ? npages : 1, sizeof(*f->page));
+	if (!f->page)
+		return -ENOMEM;
+	f->npages = npages;
+	f->fill = fill;
+	f->arg = arg;
+	f->pa = pa;
+	return 0;
+}
+
+void lab_mm_file_destroy(struct lab_mm_file *f, struct lab_mm_thread *t)
+{
+	for (size_t i = 0; f->page && i < f->npages; i++)
+		if (f->page[i])
+			page_put(t, (void *)f->page[i]);
+	free(f->page);
+	memset(f, 0, sizeof(*f));
+}
+
+/* ---- the VMA set ---------------------------------------------------------------------- */
+
+static inline size_t vma_pages(const struct lab_vma *vma)
+{
+	return (vma->vm_end - vma->vm_start) >> LAB_PAGE_SHIFT;
+}
+
+static struct lab_vma_tree *tree_alloc(int n)
+{
+	struct lab_vma_tree *t = malloc(sizeof(*t) + (size_t)(n ? n : 1) * sizeof(t->v[0]));
+
+	if (t)
+		t->n = n;
+	return t;
+}
+
+static void tree_free_rcu(struct rcu_head *head)
+{
+	free(lab_container_of(head, struct lab_vma_tree, rcu));
+}
+
+/* Index of the first VMA with vm_end > addr in @mt (writer side: no concurrent change). */
+static int tree_index(const struct lab_vma_tree *mt, uintptr_t addr)
+{
+	int lo = 0, hi = mt->n;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (mt->v[mid]->vm_end > addr)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+static int vma_cmp(const void *a, const void *b)
+{
+	const struct lab_vma *x = *(struct lab_vma *const *)a, *y = *(struct lab_vma *const *)b;
+
+	return x->vm_start < y->vm_start ? -1 : x->vm_start > y->vm_start;
+}
+
+/*
+ * Publish a new VMA set: the current one minus @old plus @add. Caller holds
+ * mmap_lock for write; the old array is freed after a grace period (lockless
+ * walkers may still be searching it). Returns 0 or -ENOMEM (nothing changed).
+ */
+static int tree_replace(struct lab_mm *mm, struct lab_vma **old, int nold, struct lab_vma **add, int nadd)
+{
+	struct lab_vma_tree *cur = mm->mt, *nt = tree_alloc(cur->n - nold + nadd);
+	int k = 0;
+
+	if (!nt)
+		return -ENOMEM;
+	for (int i = 0; i < cur->n; i++) {
+		bool gone = false;
+
+		for (int j = 0; j < nold && !gone; j++)
+			gone = cur->v[i] == old[j];
+		if (!gone)
+			nt->v[k++] = cur->v[i];
+	}
+	for (int j = 0; j < nadd; j++)
+		nt->v[k++] = add[j];
+	qsort(nt->v, (size_t)k, sizeof(nt->v[0]), vma_cmp);
+	/* rcu_assign_pointer: the array's contents before the pointer (pairs with lab_vma_lookup). */
+	smp_store_release(&mm->mt, nt);
+	if (mm->mode == LAB_MM_LOCK_MMAP)
+		free(cur);		/* only mmap_lock holders read it */
+	else
+		urcu_memb_call_rcu(&cur->rcu, tree_free_rcu);
 	return 0;
 }
 
 struct lab_vma *lab_mm_find_vma(struct lab_mm *mm, uintptr_t addr)
 {
-	int lo = 0, hi = mm->nr_vmas;
+	struct lab_vma_tree *mt = mm->mt;
+	int i = tree_index(mt, addr);
 
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (mm->vmas[mid]->vm_end > addr)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo < mm->nr_vmas ? mm->vmas[lo] : NULL;
+	return i < mt->n ? mt->v[i] : NULL;
 }
 
-int lab_mm_fault(struct lab_mm *mm, uintptr_t addr, struct lab_page_pool *pool, char **pagep)
+int lab_mm_map_count(struct lab_mm *mm)
 {
-	struct lab_vma *vma;
-	char *page, *old;
-	void **slot;
+	return mm->mt->n;
+}
 
-	lab_down_read(&mm->mmap_lock);
-	vma = lab_mm_find_vma(mm, addr);
-	if (!vma || addr < vma->vm_start) {
-		lab_up_read(&mm->mmap_lock);
-		return -EFAULT;
-	}
-	slot = &vma->pte[(addr - vma->vm_start) >> LAB_PAGE_SHIFT];
-	page = smp_load_acquire(slot);
-	if (!page) {
-		if (pool->next >= pool->npages) {
-			lab_up_read(&mm->mmap_lock);
-			return -ENOMEM;
-		}
-		page = pool->base + (pool->next++ << LAB_PAGE_SHIFT);
-		memset(page, 0, LAB_PAGE_SIZE);		/* clear_page */
-		old = NULL;
-		/* Release: the zeroed page is visible before its pte (pairs with the acquire above). */
-		if (!atomic_try_cmpxchg_release(slot, (void **)&old, page)) {
-			pool->next--;			/* lost the race: give the page back */
-			page = old;
-		}
-	}
-	lab_up_read(&mm->mmap_lock);
-	*pagep = page;
+/* ---- VMA objects ------------------------------------------------------------------------ */
+
+/* Grow @vma's page table to at least @pages entries (new entries empty). */
+static int pte_reserve(struct lab_vma *vma, size_t pages)
+{
+	size_t cap = vma->pte_cap;
+	uintptr_t *p;
+
+	if (pages <= cap)
+		return 0;
+	cap = cap * 2 > pages ? cap * 2 : pages;
+	p = realloc(vma->pte, cap * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	memset(p + vma->pte_cap, 0, (cap - vma->pte_cap) * sizeof(*p));
+	vma->pte = p;
+	vma->pte_cap = cap;
 	return 0;
 }
 
-void lab_mm_unpopulate(struct lab_vma *vma)
+/*
+ * A new VMA, write-locked in the current mmap_lock session (readers cannot
+ * use it before mmap_write_unlock), not yet attached. Caller holds mmap_lock
+ * for write.
+ */
+static struct lab_vma *vma_new(struct lab_mm *mm, uintptr_t start, uintptr_t end, unsigned long flags,
+			       struct lab_mm_file *file, size_t pgoff)
 {
-	memset(vma->pte, 0, ((vma->vm_end - vma->vm_start) >> LAB_PAGE_SHIFT) * sizeof(void *));
+	struct lab_vma *vma = lab_vma_obj_alloc(mm);
+
+	if (!vma)
+		return NULL;
+	if (pte_reserve(vma, (end - start) >> LAB_PAGE_SHIFT)) {
+		lab_vma_obj_free(mm, vma, false);
+		return NULL;
+	}
+	vma->vm_flags = flags;
+	vma->vm_file = file;
+	vma->vm_pgoff = pgoff;
+	WRITE_ONCE(vma->vm_start, start);
+	WRITE_ONCE(vma->vm_end, end);
+	WRITE_ONCE(vma->vm_lock_seq, mm->mm_lock_seq);
+	return vma;
+}
+
+/*
+ * A copy of [start, end) of @src with @flags; the page-table entries of that
+ * range move to the copy (src keeps zeroes there). Caller holds mmap_lock for
+ * write and has write-locked @src.
+ */
+static struct lab_vma *vma_carve(struct lab_mm *mm, struct lab_vma *src, uintptr_t start, uintptr_t end,
+				 unsigned long flags)
+{
+	size_t off = (start - src->vm_start) >> LAB_PAGE_SHIFT;
+	struct lab_vma *vma = vma_new(mm, start, end, flags, src->vm_file,
+				      src->vm_file ? src->vm_pgoff + off : 0);
+
+	if (!vma)
+		return NULL;
+	vma->anon_vma = src->anon_vma;
+	memcpy(vma->pte, src->pte + off, vma_pages(vma) * sizeof(uintptr_t));
+	memset(src->pte + off, 0, vma_pages(vma) * sizeof(uintptr_t));
+	return vma;
+}
+
+/* Undo vma_carve() (allocation failed later): entries go back to @src. */
+static void vma_uncarve(struct lab_mm *mm, struct lab_vma *src, struct lab_vma *vma)
+{
+	size_t off = (vma->vm_start - src->vm_start) >> LAB_PAGE_SHIFT;
+
+	memcpy(src->pte + off, vma->pte, vma_pages(vma) * sizeof(uintptr_t));
+	lab_vma_obj_free(mm, vma, false);
+}
+
+/* Clear [start, end) of @vma's page table and drop the pages. No fault may run on it. */
+static void zap_range(struct lab_vma *vma, uintptr_t start, uintptr_t end, struct lab_mm_thread *t)
+{
+	for (uintptr_t a = start; a < end; a += LAB_PAGE_SIZE) {
+		uintptr_t *slot = &vma->pte[(a - vma->vm_start) >> LAB_PAGE_SHIFT];
+		uintptr_t e = atomic_xchg_relaxed(slot, (uintptr_t)0);
+
+		if (e && !(e & LAB_PTE_FILE))
+			page_put(t, (void *)(e & ~LAB_PTE_FLAGS));
+	}
+}
+
+/* Take a write-locked VMA out of service: detach it, then free it (RCU-deferred where readers may look). */
+static void vma_retire(struct lab_mm *mm, struct lab_vma *vma)
+{
+	lab_vma_mark_detached(mm, vma);
+	lab_vma_obj_free(mm, vma, true);
+}
+
+static inline void tlb_flush_mm(struct lab_mm *mm)
+{
+	/* Release: page-table changes before the generation other threads' utlbs compare. */
+	atomic_fetch_add_release(&mm->tlb_gen, 1u);
+}
+
+/* ---- mm lifetime ---------------------------------------------------------------------------- */
+
+#define LAB_MMAP_BASE	0x7f0000000000ul	/* mmap area, grows up, addresses never reused */
+#define LAB_BRK_BASE	0x000010000000ul	/* program break reservations, grow up */
+#define LAB_BRK_MAX	(1ul << 30)		/* the mm's own break may grow 1 GiB */
+
+int lab_mm_init(struct lab_mm *mm, const struct lab_rwsem_conf *lock, enum lab_mm_lock_mode mode,
+		struct lab_page_alloc *pa)
+{
+	int r;
+
+	lab_rcu_online();
+	memset(mm, 0, sizeof(*mm));
+	if (mode == LAB_MM_LOCK_VMA && !lock->ops->down_read_trylock)
+		return -EINVAL;		/* v6.4 per-VMA locks are taken with down_read_trylock */
+	mm->mode = mode;
+	mm->lock_conf = lock;
+	mm->pa = pa;
+	mm->mmap_base = LAB_MMAP_BASE;
+	mm->brk_base = LAB_BRK_BASE;
+	mm->mt = tree_alloc(0);
+	if (!mm->mt)
+		return -ENOMEM;
+	r = lab_lock_init(&mm->mmap_lock, lock);
+	if (r) {
+		free(mm->mt);
+		return r;
+	}
+	lab_mm_brk_reserve(mm, &mm->brk, LAB_BRK_MAX);
+	return 0;
+}
+
+void lab_mm_destroy(struct lab_mm *mm, struct lab_mm_thread *t)
+{
+	struct lab_vma_tree *mt = mm->mt;
+
+	if (!mt)
+		return;
+	lab_rcu_online();
+	lab_mmap_write_lock(mm);
+	for (int i = 0; i < mt->n; i++) {
+		struct lab_vma *vma = mt->v[i];
+
+		lab_vma_start_write(mm, vma);
+		zap_range(vma, vma->vm_start, vma->vm_end, t);
+		lab_vma_mark_detached(mm, vma);
+		/* Nobody walks this mm any more; refcnt VMAs still go back to the type-stable cache. */
+		lab_vma_obj_free(mm, vma, false);
+	}
+	mm->mt = NULL;
+	lab_mmap_write_unlock(mm);
+	free(mt);
+	lab_lock_destroy(&mm->mmap_lock);
+}
+
+int lab_mm_dup(struct lab_mm *child, struct lab_mm *parent, struct lab_mm_thread *t)
+{
+	struct lab_vma_tree *pt, *ct;
+	int n, made = 0;
+
+	lab_rcu_online();
+	lab_mmap_write_lock(parent);
+	lab_mmap_write_lock(child);	/* new VMAs are write-locked until the child's unlock */
+	pt = parent->mt;
+	n = pt->n;
+	ct = tree_alloc(n);
+	if (!ct)
+		goto nomem;
+	for (; made < n; made++) {
+		struct lab_vma *pv = pt->v[made], *cv;
+		bool cow = !(pv->vm_flags & LAB_VM_SHARED);
+
+		lab_vma_start_write(parent, pv);
+		cv = vma_new(child, pv->vm_start, pv->vm_end, pv->vm_flags, pv->vm_file, pv->vm_pgoff);
+		if (!cv)
+			goto nomem;
+		cv->anon_vma = pv->anon_vma;
+		for (size_t i = 0; i < vma_pages(pv); i++) {
+			uintptr_t e = pv->pte[i];
+
+			if (!e)
+				continue;
+			if (!(e & LAB_PTE_FILE)) {
+				page_get((void *)(e & ~LAB_PTE_FLAGS));
+				if (cow && !(e & LAB_PTE_WP)) {
+					e |= LAB_PTE_WP;
+					WRITE_ONCE(pv->pte[i], e);
+				}
+			}
+			cv->pte[i] = e;
+		}
+		ct->v[made] = cv;
+	}
+	free(child->mt);
+	child->mt = ct;
+	for (int i = 0; i < n; i++)
+		lab_vma_mark_attached(child, ct->v[i]);
+	child->mmap_base = parent->mmap_base;
+	child->brk_base = parent->brk_base;
+	child->brk = parent->brk;
+	tlb_flush_mm(parent);		/* parent translations lost their write permission */
+	lab_mmap_write_unlock(child);
+	lab_mmap_write_unlock(parent);
+	return 0;
+nomem:
+	for (int i = 0; i < made; i++) {
+		zap_range(ct->v[i], ct->v[i]->vm_start, ct->v[i]->vm_end, t);
+		lab_vma_obj_free(child, ct->v[i], false);
+	}
+	free(ct);
+	lab_mmap_write_unlock(child);
+	lab_mmap_write_unlock(parent);
+	return -ENOMEM;
+}
+
+/* ---- mapping changes ----------------------------------------------------------------------- */
+
+uintptr_t lab_mm_mmap(struct lab_mm *mm, size_t len, unsigned long flags, struct lab_mm_file *file,
+		      size_t pgoff)
+{
+	size_t pages = LAB_PAGE_ALIGN(len) >> LAB_PAGE_SHIFT;
+	struct lab_vma *vma;
+	uintptr_t start;
+
+	if (!pages || (file && pgoff + pages > file->npages) || (!file && (flags & LAB_VM_SHARED)))
+		return 0;
+	lab_rcu_online();
+	lab_mmap_write_lock(mm);
+	start = mm->mmap_base;
+	vma = vma_new(mm, start, start + (pages << LAB_PAGE_SHIFT), flags, file, pgoff);
+	if (!vma || tree_replace(mm, NULL, 0, &vma, 1)) {
+		if (vma)
+			lab_vma_obj_free(mm, vma, false);
+		lab_mmap_write_unlock(mm);
+		return 0;
+	}
+	lab_vma_mark_attached(mm, vma);
+	mm->mmap_base = vma->vm_end + LAB_PAGE_SIZE;	/* a guard gap: mappings never merge */
+	lab_mmap_write_unlock(mm);
+	return start;
+}
+
+/* Caller holds mmap_lock for write. */
+static int do_munmap(struct lab_mm *mm, uintptr_t start, uintptr_t end, struct lab_mm_thread *t)
+{
+	struct lab_vma_tree *mt = mm->mt;
+	struct lab_vma **old, *add[2], *src[2];
+	int first = tree_index(mt, start), nold = 0, nadd = 0, r = -ENOMEM;
+
+	while (first + nold < mt->n && mt->v[first + nold]->vm_start < end)
+		nold++;
+	if (!nold)
+		return 0;
+	old = malloc((size_t)nold * sizeof(*old));
+	if (!old)
+		return -ENOMEM;
+	for (int i = 0; i < nold; i++) {
+		old[i] = mt->v[first + i];
+		lab_vma_start_write(mm, old[i]);
+	}
+	/* Only the first and the last VMA can stick out of the range. */
+	if (old[0]->vm_start < start) {
+		src[nadd] = old[0];
+		add[nadd] = vma_carve(mm, old[0], old[0]->vm_start, start, old[0]->vm_flags);
+		if (!add[nadd])
+			goto undo;
+		nadd++;
+	}
+	if (old[nold - 1]->vm_end > end) {
+		src[nadd] = old[nold - 1];
+		add[nadd] = vma_carve(mm, old[nold - 1], end, old[nold - 1]->vm_end, old[nold - 1]->vm_flags);
+		if (!add[nadd])
+			goto undo;
+		nadd++;
+	}
+	if (tree_replace(mm, old, nold, add, nadd))
+		goto undo;
+	for (int i = 0; i < nadd; i++)
+		lab_vma_mark_attached(mm, add[i]);
+	for (int i = 0; i < nold; i++) {
+		zap_range(old[i], old[i]->vm_start, old[i]->vm_end, t);	/* carved parts are already empty */
+		vma_retire(mm, old[i]);
+	}
+	tlb_flush_mm(mm);
+	free(old);
+	return 0;
+undo:
+	while (nadd--)
+		vma_uncarve(mm, src[nadd], add[nadd]);
+	free(old);
+	return r;
+}
+
+int lab_mm_munmap(struct lab_mm *mm, uintptr_t start, size_t len, struct lab_mm_thread *t)
+{
+	int r;
+
+	if ((start & (LAB_PAGE_SIZE - 1)) || !len)
+		return -EINVAL;
+	lab_rcu_online();
+	lab_mmap_write_lock(mm);
+	r = do_munmap(mm, start, start + LAB_PAGE_ALIGN(len), t);
+	lab_mmap_write_unlock(mm);
+	return r;
+}
+
+/* One piece of the layout mprotect builds: [start, end) of @src, to get @flags. */
+struct piece {
+	struct lab_vma *src;
+	uintptr_t start, end;
+	unsigned long flags;
+};
+
+/* Can @b continue the VMA that ends with @a? (vma_merge's conditions, simplified) */
+static bool pieces_mergeable(const struct piece *a, const struct piece *b)
+{
+	if (a->end != b->start || a->flags != b->flags || a->src->vm_file != b->src->vm_file)
+		return false;
+	if (!a->src->vm_file)
+		return true;
+	/* file-backed: the file offsets must continue */
+	return a->src->vm_pgoff + ((a->end - a->src->vm_start) >> LAB_PAGE_SHIFT) ==
+	       b->src->vm_pgoff + ((b->start - b->src->vm_start) >> LAB_PAGE_SHIFT);
+}
+
+/* Move the entries of pieces [i, j) into @vma (which spans them) or, with @back, return them. */
+static void pieces_move(const struct piece *pc, int i, int j, struct lab_vma *vma, bool back)
+{
+	for (int k = i; k < j; k++) {
+		uintptr_t *sp = pc[k].src->pte + ((pc[k].start - pc[k].src->vm_start) >> LAB_PAGE_SHIFT);
+		uintptr_t *dp = vma->pte + ((pc[k].start - vma->vm_start) >> LAB_PAGE_SHIFT);
+		size_t n = (pc[k].end - pc[k].start) >> LAB_PAGE_SHIFT;
+
+		if (back) {
+			memcpy(sp, dp, n * sizeof(*sp));
+		} else {
+			memcpy(dp, sp, n * sizeof(*sp));
+			memset(sp, 0, n * sizeof(*sp));
+			vma->anon_vma |= pc[k].src->anon_vma;
+		}
+	}
+}
+
+int lab_mm_mprotect(struct lab_mm *mm, uintptr_t start, size_t len, unsigned long prot)
+{
+	const unsigned long pmask = LAB_VM_READ | LAB_VM_WRITE | LAB_VM_EXEC;
+	uintptr_t end = start + LAB_PAGE_ALIGN(len);
+	struct lab_vma_tree *mt;
+	struct piece *pc = NULL;
+	struct lab_vma **old = NULL, **add = NULL;
+	int *grp = NULL;
+	int first, last, n, np = 0, ng = 0, nold = 0, nadd = 0, r = -ENOMEM;
+	bool revoke = false;
+
+	if ((start & (LAB_PAGE_SIZE - 1)) || !len || (prot & ~pmask))
+		return -EINVAL;
+	lab_rcu_online();
+	lab_mmap_write_lock(mm);
+	mt = mm->mt;
+	first = tree_index(mt, start);
+	for (last = first; last < mt->n && mt->v[last]->vm_start < end; last++) {
+		uintptr_t expect = last == first ? start : mt->v[last - 1]->vm_end;
+
+		if (mt->v[last]->vm_start > expect)
+			goto out;		/* a hole: -ENOMEM, nothing changed */
+	}
+	if (last == first || mt->v[last - 1]->vm_end < end)
+		goto out;
+	n = last - first;
+	pc = calloc((size_t)(3 * n + 2), sizeof(*pc));
+	grp = calloc((size_t)(3 * n + 3), sizeof(*grp));
+	old = calloc((size_t)(n + 2), sizeof(*old));
+	add = calloc((size_t)(3 * n + 2), sizeof(*add));
+	if (!pc || !grp || !old || !add)
+		goto out;
+	/* The neighbours, whole: they are replaced only if they merge. */
+	if (first > 0) {
+		struct lab_vma *prev = mt->v[first - 1];
+
+		pc[np++] = (struct piece){ prev, prev->vm_start, prev->vm_end, prev->vm_flags };
+	}
+	for (int i = first; i < last; i++) {
+		struct lab_vma *v = mt->v[i];
+		unsigned long nf = (v->vm_flags & ~pmask) | prot;
+		uintptr_t s = v->vm_start > start ? v->vm_start : start;
+		uintptr_t e = v->vm_end < end ? v->vm_end : end;
+
+		if ((v->vm_flags & LAB_VM_WRITE) && !(prot & LAB_VM_WRITE))
+			revoke = true;
+		if (v->vm_start < s)
+			pc[np++] = (struct piece){ v, v->vm_start, s, v->vm_flags };
+		pc[np++] = (struct piece){ v, s, e, nf };
+		if (e < v->vm_end)
+			pc[np++] = (struct piece){ v, e, v->vm_end, v->vm_flags };
+	}
+	if (last < mt->n) {
+		struct lab_vma *next = mt->v[last];
+
+		pc[np++] = (struct piece){ next, next->vm_start, next->vm_end, next->vm_flags };
+	}
+	/* Groups of mergeable pieces become one VMA each: grp[g] is the first piece of group g. */
+	for (int i = 0; i < np; i++)
+		if (i == 0 || !pieces_mergeable(&pc[i - 1], &pc[i]))
+			grp[ng++] = i;
+	grp[ng] = np;
+	/* An unmerged neighbour stays as it is. */
+	if (first > 0 && grp[1] == 1) {
+		memmove(grp, grp + 1, (size_t)ng * sizeof(*grp));
+		ng--;
+	}
+	if (last < mt->n && grp[ng - 1] == np - 1) {
+		ng--;
+		grp[ng] = np - 1;
+	}
+	/* Every VMA a group takes entries from is replaced. */
+	for (int g = 0; g < ng; g++) {
+		for (int k = grp[g]; k < grp[g + 1]; k++) {
+			bool seen = false;
+
+			for (int q = 0; q < nold; q++)
+				seen |= old[q] == pc[k].src;
+			if (!seen) {
+				lab_vma_start_write(mm, pc[k].src);
+				old[nold++] = pc[k].src;
+			}
+		}
+	}
+	for (nadd = 0; nadd < ng; nadd++) {
+		const struct piece *p0 = &pc[grp[nadd]], *p1 = &pc[grp[nadd + 1] - 1];
+		struct lab_vma *src = p0->src;
+
+		add[nadd] = vma_new(mm, p0->start, p1->end, p0->flags, src->vm_file,
+				    src->vm_file ? src->vm_pgoff + ((p0->start - src->vm_start) >> LAB_PAGE_SHIFT) : 0);
+		if (!add[nadd])
+			goto undo;
+		pieces_move(pc, grp[nadd], grp[nadd + 1], add[nadd], false);
+	}
+	if (tree_replace(mm, old, nold, add, nadd))
+		goto undo;
+	for (int i = 0; i < nadd; i++)
+		lab_vma_mark_attached(mm, add[i]);
+	for (int i = 0; i < nold; i++)
+		vma_retire(mm, old[i]);
+	if (revoke)
+		tlb_flush_mm(mm);
+	r = 0;
+	goto out;
+undo:
+	while (nadd--) {
+		pieces_move(pc, grp[nadd], grp[nadd + 1], add[nadd], true);
+		lab_vma_obj_free(mm, add[nadd], false);
+	}
+out:
+	lab_mmap_write_unlock(mm);
+	free(pc);
+	free(grp);
+	free(old);
+	free(add);
+	return r;
+}
+
+int lab_mm_brk_reserve(struct lab_mm *mm, struct lab_brk *b, size_t max)
+{
+	lab_rcu_online();
+	lab_mmap_write_lock(mm);
+	b->start_brk = b->brk = mm->brk_base;
+	b->max = LAB_PAGE_ALIGN(max);
+	mm->brk_base += b->max + LAB_PAGE_SIZE;
+	lab_mmap_write_unlock(mm);
+	return mm->brk_base >= LAB_MMAP_BASE ? -ENOMEM : 0;
+}
+
+uintptr_t lab_mm_brk(struct lab_mm *mm, struct lab_brk *b, uintptr_t newbrk, struct lab_mm_thread *t)
+{
+	uintptr_t oldend, newend;
+	struct lab_vma *vma = NULL;
+
+	if (!b)
+		b = &mm->brk;
+	lab_rcu_online();
+	lab_mmap_write_lock(mm);
+	if (newbrk < b->start_brk || newbrk > b->start_brk + b->max)
+		goto out;
+	oldend = LAB_PAGE_ALIGN(b->brk);
+	newend = LAB_PAGE_ALIGN(newbrk);
+	if (oldend > b->start_brk) {
+		vma = lab_mm_find_vma(mm, b->start_brk);
+		if (vma && (vma->vm_start != b->start_brk || vma->vm_end != oldend))
+			vma = NULL;		/* the heap was split by someone: use the generic paths */
+	}
+	if (newend > oldend) {
+		if (!vma && oldend > b->start_brk) {
+			/* split heap: map the extension as its own VMA */
+			struct lab_vma *v = vma_new(mm, oldend, newend, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
+
+			if (!v || tree_replace(mm, NULL, 0, &v, 1)) {
+				if (v)
+					lab_vma_obj_free(mm, v, false);
+				goto out;
+			}
+			lab_vma_mark_attached(mm, v);
+		} else if (!vma) {
+			vma = vma_new(mm, b->start_brk, newend, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
+			if (!vma || tree_replace(mm, NULL, 0, &vma, 1)) {
+				if (vma)
+					lab_vma_obj_free(mm, vma, false);
+				goto out;
+			}
+			lab_vma_mark_attached(mm, vma);
+		} else {
+			/* expand in place (do_brk_flags: vma_start_write, then the new end) */
+			lab_vma_start_write(mm, vma);
+			if (pte_reserve(vma, (newend - vma->vm_start) >> LAB_PAGE_SHIFT))
+				goto out;
+			WRITE_ONCE(vma->vm_end, newend);
+		}
+	} else if (newend < oldend) {
+		if (vma && newend > b->start_brk) {
+			/* shrink in place */
+			lab_vma_start_write(mm, vma);
+			zap_range(vma, newend, oldend, t);
+			WRITE_ONCE(vma->vm_end, newend);
+			tlb_flush_mm(mm);
+		} else if (do_munmap(mm, newend, oldend, t)) {
+			goto out;
+		}
+	}
+	b->brk = newbrk;
+out:
+	newbrk = b->brk;
+	lab_mmap_write_unlock(mm);
+	return newbrk;
+}
+
+size_t lab_mm_pageout(struct lab_mm *mm, uintptr_t start, size_t len)
+{
+	uintptr_t end = start + LAB_PAGE_ALIGN(len);
+	struct lab_vma_tree *mt;
+	size_t n = 0;
+
+	lab_rcu_online();
+	lab_mmap_read_lock(mm);
+	mt = mm->mt;
+	for (int i = tree_index(mt, start); i < mt->n && mt->v[i]->vm_start < end; i++) {
+		struct lab_vma *v = mt->v[i];
+		uintptr_t s = v->vm_start > start ? v->vm_start : start;
+		uintptr_t e = v->vm_end < end ? v->vm_end : end;
+
+		if (v->vm_file)
+			continue;
+		for (uintptr_t a = s; a < e; a += LAB_PAGE_SIZE) {
+			uintptr_t *slot = &v->pte[(a - v->vm_start) >> LAB_PAGE_SHIFT];
+			uintptr_t pte = smp_load_acquire(slot);
+
+			if (!pte || (pte & (LAB_PTE_SWP | LAB_PTE_FILE)) ||
+			    READ_ONCE(*page_ref((void *)(pte & ~LAB_PTE_FLAGS))) != 1)
+				continue;
+			if (atomic_try_cmpxchg_release(slot, &pte, pte | LAB_PTE_SWP))
+				n++;
+		}
+	}
+	tlb_flush_mm(mm);
+	lab_mmap_read_unlock(mm);
+	return n;
+}
+
+/* ---- the fault path ---------------------------------------------------------------------- */
+
+static bool access_error(const struct lab_vma *vma, const struct lab_fault *f)
+{
+	if (f->flags & LAB_FAULT_WRITE)
+		return !(vma->vm_flags & LAB_VM_WRITE);
+	return !(vma->vm_flags & (LAB_VM_READ | LAB_VM_WRITE | LAB_VM_EXEC));
+}
+
+/*
+ * anon_vma_prepare(). Under a per-VMA lock it needs mmap_lock as well (as
+ * later kernels' vmf_anon_prepare: trylock, else VM_FAULT_RETRY).
+ */
+static int anon_prepare(struct lab_mm *mm, struct lab_vma *vma, bool vma_locked)
+{
+	if (lab_likely(READ_ONCE(vma->anon_vma)))
+		return 0;
+	if (vma_locked) {
+		if (!lab_mmap_read_trylock(mm))
+			return LAB_FAULT_RETRY;
+		WRITE_ONCE(vma->anon_vma, 1u);
+		lab_mmap_read_unlock(mm);
+		return 0;
+	}
+	WRITE_ONCE(vma->anon_vma, 1u);
+	return 0;
+}
+
+/* A page-cache page of @vma's file at page @idx of the VMA, read in if needed. */
+static int file_page(struct lab_vma *vma, size_t idx, bool vma_locked, struct lab_mm_thread *t,
+		     uintptr_t *pagep)
+{
+	struct lab_mm_file *f = vma->vm_file;
+	size_t pgoff = vma->vm_pgoff + idx;
+	uintptr_t p, np;
+
+	if (pgoff >= f->npages)
+		return -EFAULT;		/* SIGBUS beyond the end of the file */
+	p = smp_load_acquire(&f->page[pgoff]);
+	if (p) {
+		*pagep = p;
+		return 0;
+	}
+	if (f->fill && vma_locked)
+		return LAB_FAULT_RETRY;	/* I/O is done with mmap_lock held, not under the VMA lock */
+	np = (uintptr_t)page_alloc(t);
+	if (!np)
+		return -ENOMEM;
+	if (f->fill)
+		f->fill(f->arg, pgoff, (void *)np);
+	else
+		memset((void *)np, 0, LAB_PAGE_SIZE);
+	t->ev[LAB_MM_EV_fault_file]++;
+	/* Release: the contents before the page-cache entry (pairs with the acquire above). */
+	if (!atomic_try_cmpxchg_release(&f->page[pgoff], &p, np))
+		page_put(t, (void *)np);	/* someone else read it in: use theirs (p) */
+	else
+		p = np;
+	*pagep = p;
+	return 0;
+}
+
+/*
+ * handle_mm_fault(): make the entry for f->addr present (and writable for a
+ * write fault). Returns 0, LAB_FAULT_RETRY (only when @vma_locked), -EFAULT
+ * or -ENOMEM.
+ */
+static int handle_mm_fault(struct lab_mm *mm, struct lab_vma *vma, struct lab_fault *f, bool vma_locked,
+			   struct lab_mm_thread *t)
+{
+	bool write = f->flags & LAB_FAULT_WRITE;
+	size_t idx = (f->addr - vma->vm_start) >> LAB_PAGE_SHIFT;
+	uintptr_t *slot = &vma->pte[idx];
+	uintptr_t e, np;
+	void *page;
+	int r;
+
+	for (;;) {
+		e = smp_load_acquire(slot);
+		if (!e) {
+			if (vma->vm_file) {
+				uintptr_t p;
+
+				r = file_page(vma, idx, vma_locked, t, &p);
+				if (r)
+					return r;
+				if (!(vma->vm_flags & LAB_VM_SHARED) && write) {
+					/* private file mapping written: copy into an anonymous page */
+					r = anon_prepare(mm, vma, vma_locked);
+					if (r)
+						return r;
+					np = (uintptr_t)page_alloc(t);
+					if (!np)
+						return -ENOMEM;
+					memcpy((void *)np, (void *)p, LAB_PAGE_SIZE);
+					t->ev[LAB_MM_EV_fault_cow]++;
+				} else {
+					np = p | LAB_PTE_FILE |
+					     (vma->vm_flags & LAB_VM_SHARED ? 0 : LAB_PTE_WP);
+				}
+			} else {
+				r = anon_prepare(mm, vma, vma_locked);
+				if (r)
+					return r;
+				np = (uintptr_t)page_alloc(t);
+				if (!np)
+					return -ENOMEM;
+				memset((void *)np, 0, LAB_PAGE_SIZE);	/* clear_page */
+			}
+			/* Release: the page's contents before the entry (pairs with the acquire above). */
+			if (!atomic_try_cmpxchg_release(slot, &e, np) && !(np & LAB_PTE_FILE))
+				page_put(t, (void *)(np & ~LAB_PTE_FLAGS));	/* lost a race: retry */
+			continue;
+		}
+		page = (void *)(e & ~LAB_PTE_FLAGS);
+		if (e & LAB_PTE_SWP) {
+			if (vma_locked)
+				return LAB_FAULT_RETRY;	/* v6.4 do_swap_page under the VMA lock */
+			if (atomic_try_cmpxchg_release(slot, &e, e & ~LAB_PTE_SWP))
+				t->ev[LAB_MM_EV_fault_swapin]++;
+			continue;
+		}
+		if (write && (e & LAB_PTE_WP)) {
+			/* do_wp_page: reuse an exclusive anonymous page, else copy it */
+			if (!(e & LAB_PTE_FILE) && smp_load_acquire(page_ref(page)) == 1) {
+				atomic_try_cmpxchg_relaxed(slot, &e, e & ~LAB_PTE_WP);
+				continue;
+			}
+			np = (uintptr_t)page_alloc(t);
+			if (!np)
+				return -ENOMEM;
+			memcpy((void *)np, page, LAB_PAGE_SIZE);
+			if (atomic_try_cmpxchg_release(slot, &e, np)) {
+				t->ev[LAB_MM_EV_fault_cow]++;
+				if (!(e & LAB_PTE_FILE))
+					page_put(t, page);
+			} else {
+				page_put(t, (void *)np);
+			}
+			continue;
+		}
+		break;
+	}
+	f->page = page;
+	f->writable = (vma->vm_flags & LAB_VM_WRITE) && !(e & LAB_PTE_WP);
+	if (f->buf) {
+		char *p = (char *)page + (f->addr & (LAB_PAGE_SIZE - 1));
+
+		if (write)
+			memcpy(p, f->buf, f->len);
+		else
+			memcpy(f->buf, p, f->len);
+	}
+	return 0;
+}
+
+int lab_mm_fault(struct lab_mm *mm, struct lab_fault *f, struct lab_mm_thread *t)
+{
+	struct lab_vma *vma;
+	int r;
+
+	lab_rcu_online();
+	if (mm->mode != LAB_MM_LOCK_MMAP) {
+		vma = lab_lock_vma_under_rcu(mm, f->addr, t);
+		if (vma) {
+			if (access_error(vma, f)) {
+				lab_vma_end_read(mm, vma);
+				goto lock_mmap;
+			}
+			r = handle_mm_fault(mm, vma, f, true, t);
+			lab_vma_end_read(mm, vma);
+			if (r != LAB_FAULT_RETRY) {
+				t->ev[LAB_MM_EV_vma_lock_success]++;
+				return r;
+			}
+			t->ev[LAB_MM_EV_vma_lock_retry]++;
+		}
+	}
+lock_mmap:
+	lab_mmap_read_lock(mm);
+	vma = lab_mm_find_vma(mm, f->addr);
+	if (!vma || f->addr < vma->vm_start || access_error(vma, f)) {
+		lab_mmap_read_unlock(mm);
+		t->ev[LAB_MM_EV_fault_segv]++;
+		return -EFAULT;
+	}
+	r = handle_mm_fault(mm, vma, f, false, t);
+	lab_mmap_read_unlock(mm);
+	t->ev[LAB_MM_EV_fault_mmap]++;
+	return r;
+}
+
+int lab_mm_access(struct lab_mm *mm, uintptr_t addr, void *buf, size_t len, bool write,
+		  struct lab_mm_thread *t)
+{
+	while (len) {
+		size_t chunk = LAB_PAGE_SIZE - (addr & (LAB_PAGE_SIZE - 1));
+		struct lab_fault f = { .addr = addr, .flags = write ? LAB_FAULT_WRITE : 0, .buf = buf };
+		int r;
+
+		f.len = chunk < len ? chunk : len;
+		r = lab_mm_fault(mm, &f, t);
+		if (r)
+			return r;
+		addr += f.len;
+		buf = (char *)buf + f.len;
+		len -= f.len;
+	}
+	return 0;
+}
+
+/* ---- the software TLB ----------------------------------------------------------------------- */
+
+void lab_utlb_flush(struct lab_utlb *tlb)
+{
+	memset(tlb->e, 0, sizeof(tlb->e));
+}
+
+char *lab_utlb_get(struct lab_mm *mm, struct lab_utlb *tlb, uintptr_t addr, bool write,
+		   struct lab_mm_thread *t)
+{
+	uint32_t gen = smp_load_acquire(&mm->tlb_gen);	/* pairs with tlb_flush_mm() */
+	uintptr_t vpn = addr >> LAB_PAGE_SHIFT;
+	struct lab_fault f = { .addr = addr, .flags = write ? LAB_FAULT_WRITE : 0 };
+	__typeof__(tlb->e[0]) *e = &tlb->e[vpn % LAB_UTLB_SIZE];
+
+	if (gen != tlb->gen) {
+		lab_utlb_flush(tlb);
+		tlb->gen = gen;
+	}
+	if (e->vpn == vpn + 1 && (!write || e->writable))
+		return e->page + (addr & (LAB_PAGE_SIZE - 1));
+	if (lab_mm_fault(mm, &f, t))
+		return NULL;
+	e->vpn = vpn + 1;
+	e->page = f.page;
+	e->writable = f.writable;
+	return f.page + (addr & (LAB_PAGE_SIZE - 1));
+}
+
+/* Walk [addr, addr + len) page by page through the TLB. */
+#define UTLB_FOR_EACH(mm, tlb, addr, len, write, t, p, n, body)				\
+	do {										\
+		while (len) {								\
+			size_t n = LAB_PAGE_SIZE - ((addr) & (LAB_PAGE_SIZE - 1));	\
+			char *p = lab_utlb_get((mm), (tlb), (addr), (write), (t));	\
+											\
+			if (!p)								\
+				return -EFAULT;						\
+			if (n > len)							\
+				n = len;						\
+			body;								\
+			addr += n;							\
+			len -= n;							\
+		}									\
+	} while (0)
+
+int lab_uwrite(struct lab_mm *mm, struct lab_utlb *tlb, uintptr_t addr, const void *src, size_t len,
+	       struct lab_mm_thread *t)
+{
+	const char *s = src;
+
+	UTLB_FOR_EACH(mm, tlb, addr, len, true, t, p, n, { memcpy(p, s, n); s += n; });
+	return 0;
+}
+
+int lab_uread(struct lab_mm *mm, struct lab_utlb *tlb, uintptr_t addr, void *dst, size_t len,
+	      struct lab_mm_thread *t)
+{
+	char *d = dst;
+
+	UTLB_FOR_EACH(mm, tlb, addr, len, false, t, p, n, { memcpy(d, p, n); d += n; });
+	return 0;
+}
+
+int lab_umemset(struct lab_mm *mm, struct lab_utlb *tlb, uintptr_t addr, int c, size_t len,
+		struct lab_mm_thread *t)
+{
+	UTLB_FOR_EACH(mm, tlb, addr, len, true, t, p, n, memset(p, c, n));
+	return 0;
+}
+
+/* ---- invariants -------------------------------------------------------------------------------- */
+
+int lab_mm_check(struct lab_mm *mm, char *err, size_t errlen)
+{
+	struct lab_vma_tree *mt = mm->mt;
+
+	for (int i = 0; i < mt->n; i++) {
+		const struct lab_vma *v = mt->v[i];
+
+		if (!v || v->vm_mm != mm) {
+			snprintf(err, errlen, "vma %d: missing or of another mm", i);
+			return -1;
+		}
+		if (v->vm_start >= v->vm_end || (v->vm_start | v->vm_end) & (LAB_PAGE_SIZE - 1)) {
+			snprintf(err, errlen, "vma %d: bad range [%#lx, %#lx)", i, (unsigned long)v->vm_start,
+				 (unsigned long)v->vm_end);
+			return -1;
+		}
+		if (i && mt->v[i - 1]->vm_end > v->vm_start) {
+			snprintf(err, errlen, "vma %d [%#lx, %#lx) overlaps or precedes vma %d ending at %#lx", i,
+				 (unsigned long)v->vm_start, (unsigned long)v->vm_end, i - 1,
+				 (unsigned long)mt->v[i - 1]->vm_end);
+			return -1;
+		}
+		if (v->pte_cap < vma_pages(v)) {
+			snprintf(err, errlen, "vma %d: page table of %zu entries for %zu pages", i, v->pte_cap,
+				 vma_pages(v));
+			return -1;
+		}
+		if ((mm->mode == LAB_MM_LOCK_VMA && READ_ONCE(v->detached)) ||
+		    (mm->mode == LAB_MM_LOCK_VMA_REFCNT && (READ_ONCE(v->vm_refcnt) == 0 ||
+							     READ_ONCE(v->vm_refcnt) >= VMA_LOCK_OFFSET))) {
+			snprintf(err, errlen, "vma %d: published but detached (refcnt %u)", i,
+				 READ_ONCE(v->vm_refcnt));
+			return -1;
+		}
+		if (v->vm_file && v->vm_pgoff + vma_pages(v) > v->vm_file->npages) {
+			snprintf(err, errlen, "vma %d: maps beyond the end of its file", i);
+			return -1;
+		}
+		for (size_t k = 0; k < vma_pages(v); k++) {
+			uintptr_t e = READ_ONCE(v->pte[k]);
+
+			if (!e)
+				continue;
+			if ((e & LAB_PTE_FILE) && !v->vm_file) {
+				snprintf(err, errlen, "vma %d page %zu: file page in an anonymous VMA", i, k);
+				return -1;
+			}
+			if (!(e & LAB_PTE_FILE) && READ_ONCE(*page_ref((void *)(e & ~LAB_PTE_FLAGS))) == 0) {
+				snprintf(err, errlen, "vma %d page %zu: maps a free page", i, k);
+				return -1;
+			}
+		}
+	}
+	return 0;
 }

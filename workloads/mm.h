@@ -2,79 +2,358 @@
 /*
  * workloads/mm.h - a user-space model of a process address space (struct mm_struct).
  *
- * What is modelled (first version: the mmap_lock fault path):
- * - VMAs [vm_start, vm_end) with flags, kept sorted in an array that writers
- *   change under mmap_lock held for write and readers search under mmap_lock
- *   held for read (find_vma: the first VMA with vm_end > addr);
- * - a page table: one slot per page of each VMA, holding the address of a
- *   real 4 KiB page of memory, installed by the fault path;
- * - the fault path: down_read(mmap_lock), find_vma, take a page from the
- *   faulting thread's pre-faulted pool, clear it (clear_page: a real 4 KiB
- *   memset), install it, up_read(mmap_lock);
- * - the mmap_lock is a struct lab_lock of the variant under test, so the lock
- *   being measured is rwlab's, not the host kernel's.
+ * Sources: research/kernel.md §6 (per-VMA locks v6.4 and v6.15+), mm/memory.c
+ * handle_mm_fault and arch/x86/mm/fault.c do_user_addr_fault as described there.
  *
- * Model addresses are numbers, not host pointers: a VMA at 0x10000000 in the
- * model maps nothing in the host. Pages are host memory.
+ * What is modelled:
+ * - VMAs [vm_start, vm_end) with flags, optionally backed by a file object.
+ *   The VMA set is a sorted array published under RCU (liburcu, urcu-memb):
+ *   writers copy it, change the copy and publish it while holding mmap_lock
+ *   for write; lockless readers binary-search the published array under
+ *   rcu_read_lock(). This plays the role of the kernel's maple tree.
+ * - mmap, munmap (splitting VMAs at the ends), mprotect (split + merge), brk
+ *   (expand and shrink the heap VMA in place), madvise(MADV_PAGEOUT)-like
+ *   pageout, fork's dup_mmap (copy-on-write sharing of anonymous pages) and
+ *   exit_mmap.
+ * - A page table per VMA: one slot per page holding the host address of a real
+ *   4 KiB page plus state bits (swapped, write-protected, file page). Anonymous
+ *   pages come from a page allocator with a per-page reference count; the
+ *   fault path clears them (clear_page: a real memset), copies them on a COW
+ *   write fault and frees them on unmap.
+ * - The fault path, in one of three modes (--mm-lock):
+ *     mmap        mmap_lock held for read + find_vma (pre-6.4);
+ *     vma         per-VMA locks as merged in v6.4: lock_vma_under_rcu, the
+ *                 per-VMA lock is an instance of the variant under test taken
+ *                 with down_read_trylock, VMA write-locked state = (vm_lock_seq
+ *                 == mm_lock_seq), mmap_write_unlock bumps mm_lock_seq;
+ *     vma-refcnt  the v6.15+ vm_refcnt scheme: VMA_LOCK_OFFSET writer bit,
+ *                 limited increment for readers, the writer waits for
+ *                 VMA_LOCK_OFFSET + 1, VMAs are type-stable (reused without
+ *                 an RCU grace period, as SLAB_TYPESAFE_BY_RCU).
+ *   Any per-VMA failure falls back to mmap_lock, as in the kernel.
+ *   Counters vma_lock_success/abort/retry/miss are kept per thread.
  *
- * Threading: lab_mm_fault() may run on any number of threads at once;
- * lab_mm_mmap()/lab_mm_munmap() take mmap_lock for write; lab_mm_unpopulate()
- * requires that no fault runs on that VMA.
- * Source: mm/memory.c handle_mm_fault and arch/x86/mm/fault.c
- * do_user_addr_fault (v6.3: mmap_read_lock + find_vma), research/kernel.md §6.
+ * Model addresses are numbers, not host pointers. Pages are host memory.
+ *
+ * Threading:
+ * - Every thread that calls into this file must be an RCU reader thread; the
+ *   calls register it on first use (lab_rcu_online()) and unregister it when
+ *   the thread exits. Worker threads should call lab_rcu_online() at their
+ *   start and lab_rcu_offline() before they return.
+ * - lab_mm_fault()/lab_mm_access()/lab_mm_pageout() run concurrently with
+ *   each other and with the mmap_lock writers (mmap, munmap, mprotect, brk,
+ *   dup). lab_mm_destroy() needs that nobody else uses the mm.
+ * - Each thread passes its own struct lab_mm_thread (page cache + counters).
+ * - A page returned by a fault stays valid until its range is unmapped or the
+ *   mm is destroyed; a caller that keeps page pointers must not race its own
+ *   unmaps (like user code that munmaps memory another thread still uses).
+ *
+ * What is not modelled: THP, NUMA, the zero page (read faults allocate a page),
+ * userfaultfd, stack expansion, reclaim other than explicit pageout.
  */
 #pragma once
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <urcu/urcu-memb.h>
 
 #include "rwsem.h"
 
 #define LAB_PAGE_SHIFT	12
 #define LAB_PAGE_SIZE	(1ul << LAB_PAGE_SHIFT)
+#define LAB_PAGE_ALIGN(x)	(((x) + LAB_PAGE_SIZE - 1) & ~(LAB_PAGE_SIZE - 1))
 
+/* vm_flags (the kernel's values for the first four). */
 #define LAB_VM_READ	0x1ul
 #define LAB_VM_WRITE	0x2ul
+#define LAB_VM_EXEC	0x4ul
+#define LAB_VM_SHARED	0x8ul
+
+/* ---- RCU reader registration --------------------------------------------- */
+
+/* Register the calling thread with liburcu (urcu-memb) if it is not yet; idempotent. */
+void lab_rcu_online(void);
+/* Unregister it now (also done automatically at thread exit). Idempotent. */
+void lab_rcu_offline(void);
+
+/* ---- page allocator ---------------------------------------------------------
+ *
+ * Pages are carved from 2 MiB-aligned chunks of pre-faulted host memory; the
+ * first page of each chunk holds the reference counts of the other 511.
+ * Free pages form a global list (mutex) and per-thread caches (like the
+ * per-CPU page lists) that refill and spill in batches.
+ */
+struct lab_page_alloc {
+	pthread_mutex_t lock;
+	void *free;			/* free pages, linked through their first word */
+	size_t nfree;
+	void **chunks;			/* chunk bases, for destroy */
+	size_t nchunks, cap_chunks;
+	size_t max_chunks;		/* 0 = no limit */
+};
+
+/* Limit @max_mb MiB of pages (0 = none). Returns 0 or -errno. */
+int lab_page_alloc_init(struct lab_page_alloc *pa, size_t max_mb);
+/* Make sure @npages pages are free (pre-faulted), growing now. Returns 0 or -ENOMEM. */
+int lab_page_alloc_reserve(struct lab_page_alloc *pa, size_t npages);
+/* Unmap every chunk. No page may be in use. */
+void lab_page_alloc_destroy(struct lab_page_alloc *pa);
+/* Host memory held, in pages (for reports). */
+size_t lab_page_alloc_pages(struct lab_page_alloc *pa);
+
+/* ---- per-thread state ------------------------------------------------------ */
+
+#define LAB_MM_EVENTS(X)						\
+	X(vma_lock_success)	/* fault handled under the per-VMA lock */	\
+	X(vma_lock_abort)	/* per-VMA lock not taken: fell back */		\
+	X(vma_lock_retry)	/* handled under it, needed mmap_lock: fell back */ \
+	X(vma_lock_miss)	/* found a detached VMA: walked again */	\
+	X(fault_mmap)		/* faults completed under mmap_lock */		\
+	X(fault_segv)		/* faults with no VMA or a bad access */	\
+	X(fault_cow)		/* write faults that copied a shared page */	\
+	X(fault_swapin)		/* faults that read a swapped page back */	\
+	X(fault_file)		/* faults that read a file page in */
+
+enum lab_mm_event {
+#define LAB_MM_EV_ENUM(n) LAB_MM_EV_##n,
+	LAB_MM_EVENTS(LAB_MM_EV_ENUM)
+#undef LAB_MM_EV_ENUM
+	LAB_MM_EV_NR
+};
+
+extern const char *const lab_mm_event_names[LAB_MM_EV_NR];
+
+#define LAB_MM_CACHE_BATCH 63		/* pages moved between a thread cache and the global list */
+
+struct lab_mm_thread {
+	struct lab_page_alloc *pa;
+	void *cache;			/* free pages owned by this thread */
+	unsigned ncache;
+	uint64_t ev[LAB_MM_EV_NR];
+};
+
+void lab_mm_thread_init(struct lab_mm_thread *t, struct lab_page_alloc *pa);
+/* Give the cached pages back to the allocator (counters are kept). */
+void lab_mm_thread_drain(struct lab_mm_thread *t);
+
+/* ---- files (the page cache) ----------------------------------------------- */
+
+/*
+ * A file object whose pages are read in on first use. With @fill NULL it is
+ * shmem-like (a missing page is a fresh zeroed page, no I/O); otherwise a
+ * missing page needs "I/O": @fill(arg, pgoff, page) writes its contents. A
+ * fault under a per-VMA lock never does I/O: it returns VM_FAULT_RETRY and
+ * the mmap_lock path reads the page.
+ */
+struct lab_mm_file {
+	size_t npages;
+	uintptr_t *page;		/* host page per offset, 0 until read in */
+	void (*fill)(void *arg, size_t pgoff, void *page);
+	void *arg;
+	struct lab_page_alloc *pa;
+};
+
+int lab_mm_file_init(struct lab_mm_file *f, size_t npages, struct lab_page_alloc *pa,
+		     void (*fill)(void *arg, size_t pgoff, void *page), void *arg);
+/* Free the page cache. No mapping of the file may remain. */
+void lab_mm_file_destroy(struct lab_mm_file *f, struct lab_mm_thread *t);
+
+/* ---- VMAs and the mm -------------------------------------------------------- */
+
+enum lab_mm_lock_mode { LAB_MM_LOCK_MMAP = 0, LAB_MM_LOCK_VMA = 1, LAB_MM_LOCK_VMA_REFCNT = 2 };
+#define LAB_MM_LOCK_CHOICES "mmap|vma|vma-refcnt"
+const char *lab_mm_lock_mode_name(enum lab_mm_lock_mode m);
+
+/* v6.15+ vm_refcnt (include/linux/mm_types.h). */
+#define VMA_LOCK_OFFSET	0x40000000u
+#define VMA_REF_LIMIT	(VMA_LOCK_OFFSET - 1)
+
+/* Page-table entry bits (the low bits of a page address). */
+#define LAB_PTE_SWP	0x1ul		/* swapped out: the page holds the swap copy */
+#define LAB_PTE_WP	0x2ul		/* write-protected: a write copies (COW) */
+#define LAB_PTE_FILE	0x4ul		/* a page-cache page: not refcounted by the mapping */
+#define LAB_PTE_FLAGS	0x7ul
+
+struct lab_mm;
 
 struct lab_vma {
-	uintptr_t vm_start, vm_end;	/* model addresses, page aligned */
+	uintptr_t vm_start, vm_end;	/* written under mmap_lock(w) + VMA write lock; READ_ONCE elsewhere */
 	unsigned long vm_flags;
-	void **pte;			/* one slot per page; NULL = not present */
+	struct lab_mm *vm_mm;
+	struct lab_mm_file *vm_file;	/* NULL = anonymous */
+	size_t vm_pgoff;		/* file offset of vm_start, in pages */
+	uintptr_t *pte;			/* one entry per page; capacity pte_cap */
+	size_t pte_cap;
+	uint32_t anon_vma;		/* 1 once anon_vma_prepare() ran (v6.4 needs it) */
+	uint32_t vm_lock_seq;		/* == mm->mm_lock_seq: write-locked */
+	/* vma (v6.4): a separately allocated lock of the variant under test */
+	struct lab_lock *vm_lock;
+	uint32_t detached;
+	/* vma-refcnt (v6.15+): 0 detached, 1 attached, 1+k readers, OFFSET bit writer */
+	uint32_t vm_refcnt __attribute__((aligned(64)));
+	struct rcu_head vm_rcu;
+	struct lab_vma *free_next;	/* type-stable cache link */
+};
+
+/* The RCU-published VMA set: sorted by vm_start, non-overlapping. */
+struct lab_vma_tree {
+	struct rcu_head rcu;
+	int n;
+	struct lab_vma *v[];
+};
+
+/* A program break: [start_brk, brk) is the heap VMA, growing up to start_brk + max. */
+struct lab_brk {
+	uintptr_t start_brk, brk, max;
 };
 
 struct lab_mm {
 	struct lab_lock mmap_lock;
-	struct lab_vma **vmas;		/* sorted by vm_start; under mmap_lock */
-	int nr_vmas, cap;
-	uintptr_t mmap_base;		/* next free model address (bump allocator) */
+	enum lab_mm_lock_mode mode;
+	const struct lab_rwsem_conf *lock_conf;	/* the variant, for per-VMA locks */
+	struct lab_page_alloc *pa;
+	struct lab_vma_tree *mt;	/* RCU-published */
+	uint32_t mm_lock_seq;		/* vma: +1 per write unlock; vma-refcnt: odd while write-locked */
+	uint32_t tlb_gen;		/* bumped when translations are revoked (utlb shootdown) */
+	uintptr_t mmap_base;		/* next unmapped address for mmap (bump, never reused) */
+	uintptr_t brk_base;		/* next address for a new program break reservation */
+	struct lab_brk brk;		/* the mm's own break (lab_mm_brk with NULL) */
 };
-
-/* A thread's supply of pre-faulted pages (the page allocator's per-CPU list). */
-struct lab_page_pool {
-	char *base;
-	size_t npages, next;
-};
-
-/* Init an empty mm whose mmap_lock is a new lock of @lock. Returns 0 or -errno. */
-int lab_mm_init(struct lab_mm *mm, const struct lab_rwsem_conf *lock);
-/* Free every VMA and the lock. No other thread may use @mm. */
-void lab_mm_destroy(struct lab_mm *mm);
-
-/* Map @len bytes (rounded up to pages) at a fresh model address. Takes mmap_lock for write. */
-struct lab_vma *lab_mm_mmap(struct lab_mm *mm, size_t len, unsigned long flags);
-/* Unmap the VMA that starts at @start. Takes mmap_lock for write. Returns 0 or -EINVAL. */
-int lab_mm_munmap(struct lab_mm *mm, uintptr_t start);
-
-/* The first VMA with vm_end > addr, or NULL. Caller holds mmap_lock (read or write). */
-struct lab_vma *lab_mm_find_vma(struct lab_mm *mm, uintptr_t addr);
 
 /*
- * lab_mm_fault() - fault in the page at model address @addr.
- * Takes mmap_lock for read. On success stores the host address of the page in
- * *@page and returns 0; -EFAULT if no VMA covers @addr (SIGSEGV);
- * -ENOMEM if @pool is empty.
+ * lab_mm_init() - an empty mm whose mmap_lock (and, in vma mode, every per-VMA
+ * lock) is a lock of @lock, faulting in @mode, taking pages from @pa.
+ * Returns 0, -EINVAL if vma mode is asked of a variant without
+ * down_read_trylock, or -ENOMEM.
  */
-int lab_mm_fault(struct lab_mm *mm, uintptr_t addr, struct lab_page_pool *pool, char **page);
+int lab_mm_init(struct lab_mm *mm, const struct lab_rwsem_conf *lock, enum lab_mm_lock_mode mode,
+		struct lab_page_alloc *pa);
+/* exit_mmap: unmap everything (pages back through @t) and free the mm's state. */
+void lab_mm_destroy(struct lab_mm *mm, struct lab_mm_thread *t);
+/*
+ * lab_mm_dup() - fork's dup_mmap: @child (fresh from lab_mm_init) gets a copy
+ * of every VMA of @parent; private anonymous pages become shared and
+ * write-protected in both (copy on write). Takes @parent's mmap_lock for
+ * write and write-locks each of its VMAs. Returns 0 or -ENOMEM.
+ */
+int lab_mm_dup(struct lab_mm *child, struct lab_mm *parent, struct lab_mm_thread *t);
 
-/* Clear every page-table slot of @vma (zap_page_range). No fault may run on it. */
-void lab_mm_unpopulate(struct lab_vma *vma);
+/* Wait until every VMA freed so far through RCU is gone (rcu_barrier). Not from a reader section. */
+void lab_mm_rcu_barrier(void);
+
+/*
+ * lab_mm_mmap() - map @len bytes (rounded up to pages) at a fresh address.
+ * @file/@pgoff: backing file and offset in pages, or NULL for anonymous.
+ * Returns the address, or 0 on failure (out of memory, bad arguments).
+ */
+uintptr_t lab_mm_mmap(struct lab_mm *mm, size_t len, unsigned long flags, struct lab_mm_file *file,
+		      size_t pgoff);
+/* Unmap [start, start + len) (page aligned); VMAs partly inside are split. Returns 0 or -EINVAL. */
+int lab_mm_munmap(struct lab_mm *mm, uintptr_t start, size_t len, struct lab_mm_thread *t);
+/*
+ * lab_mm_mprotect() - set the READ/WRITE/EXEC bits of every VMA in the range
+ * (splitting at the ends, merging equal neighbours). Returns 0, -EINVAL, or
+ * -ENOMEM when part of the range is not mapped (as mprotect(2)).
+ */
+int lab_mm_mprotect(struct lab_mm *mm, uintptr_t start, size_t len, unsigned long prot);
+
+/*
+ * lab_mm_brk_reserve() - give @b its own address range of @max bytes, for a
+ * per-thread program break (glibc's per-thread heaps); lab_mm_init() sets up
+ * mm->brk the same way.
+ */
+int lab_mm_brk_reserve(struct lab_mm *mm, struct lab_brk *b, size_t max);
+/*
+ * lab_mm_brk() - sys_brk on @b (NULL = the mm's own): move the break to
+ * @newbrk, growing or shrinking the heap VMA in place. Returns the new break,
+ * or the old one if @newbrk is out of range (as brk(2)).
+ */
+uintptr_t lab_mm_brk(struct lab_mm *mm, struct lab_brk *b, uintptr_t newbrk, struct lab_mm_thread *t);
+
+/* madvise(MADV_PAGEOUT)-like: mark the present anonymous pages of the range swapped. Returns pages. */
+size_t lab_mm_pageout(struct lab_mm *mm, uintptr_t start, size_t len);
+
+/* ---- faults ------------------------------------------------------------------ */
+
+#define LAB_FAULT_WRITE 0x1u
+
+struct lab_fault {
+	uintptr_t addr;
+	unsigned flags;			/* LAB_FAULT_WRITE */
+	/* optional access performed while the fault still holds its lock */
+	void *buf;
+	size_t len;			/* bytes at addr (within one page) copied to/from buf */
+	/* out */
+	char *page;			/* host address of the page */
+	bool writable;			/* the mapping allows writes without another fault */
+};
+
+/*
+ * lab_mm_fault() - handle a user fault at f->addr. Returns 0 with f->page set;
+ * -EFAULT if no VMA covers the address or the access is not allowed (SIGSEGV);
+ * -ENOMEM if no page could be allocated. If f->buf is set, f->len bytes are
+ * written from it (LAB_FAULT_WRITE) or read into it under the fault's lock.
+ */
+int lab_mm_fault(struct lab_mm *mm, struct lab_fault *f, struct lab_mm_thread *t);
+
+/* Copy to/from model memory, faulting as needed, each page under its fault's lock. */
+int lab_mm_access(struct lab_mm *mm, uintptr_t addr, void *buf, size_t len, bool write,
+		  struct lab_mm_thread *t);
+
+/* Caller holds mmap_lock (read or write): the VMA containing @addr, else the next one, else NULL. */
+struct lab_vma *lab_mm_find_vma(struct lab_mm *mm, uintptr_t addr);
+
+void lab_mmap_read_lock(struct lab_mm *mm);
+int lab_mmap_read_trylock(struct lab_mm *mm);
+void lab_mmap_read_unlock(struct lab_mm *mm);
+void lab_mmap_write_lock(struct lab_mm *mm);
+/* Also releases every VMA write lock taken in this session (bumps mm_lock_seq). */
+void lab_mmap_write_unlock(struct lab_mm *mm);
+
+/*
+ * lab_mm_check() - verify the structure: sorted, non-overlapping, page
+ * aligned VMAs of this mm, attached, with consistent page tables. Caller holds
+ * mmap_lock for write (or nobody else uses the mm). Returns 0 or -1 with a
+ * message in @err.
+ */
+int lab_mm_check(struct lab_mm *mm, char *err, size_t errlen);
+/* Number of VMAs (caller holds mmap_lock). */
+int lab_mm_map_count(struct lab_mm *mm);
+
+/*
+ * Test seam: when set, lock_vma_under_rcu() calls it between the lockless
+ * lookup and vma_start_read(), inside the RCU read-side section, so a test can
+ * change the address space at exactly that point. NULL in normal runs.
+ */
+extern void (*lab_mm_walk_hook)(struct lab_mm *mm, struct lab_vma *vma, uintptr_t addr);
+
+/* ---- a software TLB for workloads that touch model memory ------------------
+ *
+ * Translations cached by one thread; dropped when the mm's tlb_gen moves
+ * (unmap, write-protect, pageout), a lazy stand-in for TLB shootdown.
+ */
+#define LAB_UTLB_SIZE 64
+
+struct lab_utlb {
+	uint32_t gen;
+	struct {
+		uintptr_t vpn;		/* page number + 1; 0 = empty */
+		char *page;
+		bool writable;
+	} e[LAB_UTLB_SIZE];
+};
+
+void lab_utlb_flush(struct lab_utlb *tlb);
+/* Host address backing @addr for a read or write, faulting if needed; NULL on SIGSEGV/OOM. */
+char *lab_utlb_get(struct lab_mm *mm, struct lab_utlb *tlb, uintptr_t addr, bool write,
+		   struct lab_mm_thread *t);
+/* memcpy/memset into model memory through @tlb. Return 0 or -EFAULT. */
+int lab_uwrite(struct lab_mm *mm, struct lab_utlb *tlb, uintptr_t addr, const void *src, size_t len,
+	       struct lab_mm_thread *t);
+int lab_uread(struct lab_mm *mm, struct lab_utlb *tlb, uintptr_t addr, void *dst, size_t len,
+	      struct lab_mm_thread *t);
+int lab_umemset(struct lab_mm *mm, struct lab_utlb *tlb, uintptr_t addr, int c, size_t len,
+		struct lab_mm_thread *t);

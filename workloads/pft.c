@@ -10,20 +10,21 @@
  * One iteration = one pft run:
  * - the region of size_mb MiB is rounded as pft does: pages = ceil(bytes /
  *   4 KiB), pages_per_thread = ceil(pages / N), pages = pages_per_thread * N;
- *   it is one VMA of one shared mm, carved into N contiguous slices;
- * - every thread faults each page of its slice once: the model's fault path
- *   takes the mm's mmap_lock for read (the variant under test), finds the VMA,
- *   clears a real 4 KiB page from a pre-faulted pool and installs it; then the
- *   thread writes 'r' at `cachelines` offsets of the page, one cache line
- *   apart (pft -c);
+ *   it is one fresh anonymous VMA of one shared mm (unmapped and mapped again
+ *   before every iteration, as every pft run is a new process), carved into N
+ *   contiguous slices;
+ * - every thread write-faults each page of its slice once through the mm
+ *   model's fault path in the mm_lock mode (mmap_lock read + find_vma, or the
+ *   v6.4 / v6.15 per-VMA locks with their fallbacks), which clears a real
+ *   4 KiB page taken from the page allocator and installs it; then the thread
+ *   writes 'r' at `cachelines` offsets of the page, one cache line apart (pft -c);
  * - touch=fresh also writes to a real, freshly madvise(MADV_DONTNEED)'d
- *   anonymous region, so the host kernel's own page faults happen as well;
- * - before every iteration the model's page table is cleared (and, for
- *   touch=fresh, the host region is dropped), so every page faults again.
+ *   anonymous region, so the host kernel's own page faults happen as well.
  *
  * Metrics (pft's definitions): faults/sec = pages / wall seconds (barrier
  * release to the last thread's end), faults/cpu = pages / (user + system
- * seconds of the process over that window).
+ * seconds of the process over that window); plus the per-VMA lock counters
+ * vma_lock_success/abort/retry/miss and fault_mmap (faults under mmap_lock).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,7 +36,7 @@
 #include "mm.h"
 #include "workload.h"
 
-enum { K_SIZE_MB, K_CACHELINES, K_TOUCH };
+enum { K_SIZE_MB, K_CACHELINES, K_TOUCH, K_MM_LOCK };
 enum { TOUCH_POOL, TOUCH_FRESH };
 
 static const struct lab_knob pft_knobs[] = {
@@ -45,32 +46,38 @@ static const struct lab_knob pft_knobs[] = {
 			   .help = "cache lines written per page (pft -c)" },
 	[K_TOUCH] = { .name = "touch", .type = LAB_KNOB_ENUM, .def = TOUCH_POOL, .choices = "pool|fresh",
 		      .help = "pool: model faults only; fresh: also touch real anonymous memory" },
+	[K_MM_LOCK] = { .name = "mm_lock", .type = LAB_KNOB_ENUM, .def = LAB_MM_LOCK_MMAP,
+			.choices = LAB_MM_LOCK_CHOICES,
+			.help = "fault path: mmap_lock, v6.4 per-VMA locks, v6.15 vm_refcnt (--mm-lock)" },
 	{ 0 }
 };
 
 struct pft_slice {
-	struct lab_page_pool pool;
+	struct lab_mm_thread t;
 } __lab_cacheline_aligned;
 
 struct pft {
+	struct lab_page_alloc pa;
 	struct lab_mm mm;
-	struct lab_vma *vma;
+	struct lab_mm_thread main_t;	/* the harness thread's (munmap in prepare) */
+	uintptr_t region;
 	size_t pages, pages_per_thread, cls;
-	int cachelines, touch, nthreads;
-	char *pool_mem;			/* pre-faulted pages, pages * 4 KiB */
+	int cachelines, nthreads;
+	bool mm_ok, pa_ok;
 	char *fresh;			/* touch=fresh: host region */
 	struct pft_slice *slice;
 };
 
 static void pft_free(struct pft *p)
 {
-	if (p->pool_mem)
-		munmap(p->pool_mem, p->pages << LAB_PAGE_SHIFT);
 	if (p->fresh)
 		munmap(p->fresh, p->pages << LAB_PAGE_SHIFT);
-	if (p->mm.mmap_lock.sem)
-		lab_mm_destroy(&p->mm);
+	if (p->mm_ok)
+		lab_mm_destroy(&p->mm, &p->main_t);
+	lab_mm_rcu_barrier();		/* VMAs freed through RCU are gone before their locks' variant is */
 	free(p->slice);
+	if (p->pa_ok)
+		lab_page_alloc_destroy(&p->pa);
 	free(p);
 }
 
@@ -78,7 +85,6 @@ static int pft_setup(void **state, const struct lab_cell *cell, char *err, size_
 {
 	struct pft *p = calloc(1, sizeof(*p));
 	size_t bytes = (size_t)cell->wl->knob[K_SIZE_MB] << 20;
-	size_t len;
 	long cls = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
 	int r;
 
@@ -90,34 +96,39 @@ static int pft_setup(void **state, const struct lab_cell *cell, char *err, size_
 	p->pages = p->pages_per_thread * (size_t)p->nthreads;
 	p->cls = cls > 0 ? (size_t)cls : 128;	/* pft's default when sysconf can't tell */
 	p->cachelines = (int)cell->wl->knob[K_CACHELINES];
-	p->touch = (int)cell->wl->knob[K_TOUCH];
 	if ((size_t)p->cachelines * p->cls > LAB_PAGE_SIZE)
 		p->cachelines = (int)(LAB_PAGE_SIZE / p->cls);
-	len = p->pages << LAB_PAGE_SHIFT;
 
-	r = lab_mm_init(&p->mm, cell->lock);
+	if (lab_page_alloc_init(&p->pa, 0))
+		goto nomem_free;
+	p->pa_ok = true;
+	lab_mm_thread_init(&p->main_t, &p->pa);
+	r = lab_mm_init(&p->mm, cell->lock, (enum lab_mm_lock_mode)cell->wl->knob[K_MM_LOCK], &p->pa);
 	if (r) {
-		snprintf(err, errlen, "pft: cannot init %s: error %d", cell->lock->label, r);
-		free(p);
+		snprintf(err, errlen, "pft: cannot build an mm on %s in mm_lock=%s mode: %s", cell->lock->label,
+			 lab_mm_lock_mode_name((enum lab_mm_lock_mode)cell->wl->knob[K_MM_LOCK]),
+			 r == -EINVAL ? "per-VMA locks need down_read_trylock" : strerror(-r));
+		pft_free(p);
 		return -1;
 	}
-	p->vma = lab_mm_mmap(&p->mm, len, LAB_VM_READ | LAB_VM_WRITE);
-	p->slice = calloc((size_t)p->nthreads, sizeof(*p->slice));
-	p->pool_mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-			   -1, 0);
-	if (p->pool_mem == MAP_FAILED)
-		p->pool_mem = NULL;
-	if (p->touch == TOUCH_FRESH) {
-		p->fresh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p->fresh == MAP_FAILED)
+	p->mm_ok = true;
+	p->slice = aligned_alloc(LAB_CACHELINE, (size_t)p->nthreads * sizeof(*p->slice));
+	if (!p->slice || lab_page_alloc_reserve(&p->pa, p->pages + 2 * LAB_MM_CACHE_BATCH * (size_t)p->nthreads))
+		goto nomem_free;
+	for (int i = 0; i < p->nthreads; i++)
+		lab_mm_thread_init(&p->slice[i].t, &p->pa);
+	if (cell->wl->knob[K_TOUCH] == TOUCH_FRESH) {
+		p->fresh = mmap(NULL, p->pages << LAB_PAGE_SHIFT, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p->fresh == MAP_FAILED) {
 			p->fresh = NULL;
-	}
-	if (!p->vma || !p->slice || !p->pool_mem || (p->touch == TOUCH_FRESH && !p->fresh)) {
-		pft_free(p);
-		goto nomem;
+			goto nomem_free;
+		}
 	}
 	*state = p;
 	return 0;
+nomem_free:
+	pft_free(p);
 nomem:
 	snprintf(err, errlen, "pft: cannot allocate a %zu MiB region", bytes >> 20);
 	return -1;
@@ -128,12 +139,14 @@ static int pft_prepare(void *state, const struct lab_cell *cell)
 	struct pft *p = state;
 
 	(void)cell;
-	lab_mm_unpopulate(p->vma);
-	for (int i = 0; i < p->nthreads; i++) {
-		p->slice[i].pool.base = p->pool_mem + (((size_t)i * p->pages_per_thread) << LAB_PAGE_SHIFT);
-		p->slice[i].pool.npages = p->pages_per_thread;
-		p->slice[i].pool.next = 0;
-	}
+	/* A new pft process: a fresh, untouched mapping (the previous run's pages are freed). */
+	if (p->region && lab_mm_munmap(&p->mm, p->region, p->pages << LAB_PAGE_SHIFT, &p->main_t))
+		return -EINVAL;
+	p->region = lab_mm_mmap(&p->mm, p->pages << LAB_PAGE_SHIFT, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
+	if (!p->region)
+		return -ENOMEM;
+	for (int i = 0; i < p->nthreads; i++)
+		memset(p->slice[i].t.ev, 0, sizeof(p->slice[i].t.ev));
 	if (p->fresh && madvise(p->fresh, p->pages << LAB_PAGE_SHIFT, MADV_DONTNEED))
 		return -errno;
 	return 0;
@@ -142,19 +155,19 @@ static int pft_prepare(void *state, const struct lab_cell *cell)
 static void pft_worker(void *state, struct lab_worker *w)
 {
 	struct pft *p = state;
-	struct lab_page_pool *pool = &p->slice[w->id].pool;
+	struct lab_mm_thread *t = &p->slice[w->id].t;
 	size_t first = (size_t)w->id * p->pages_per_thread;
 
+	lab_rcu_online();
 	for (size_t i = first; i < first + p->pages_per_thread; i++) {
-		uintptr_t addr = p->vma->vm_start + (i << LAB_PAGE_SHIFT);
-		char *page;
+		struct lab_fault f = { .addr = p->region + (i << LAB_PAGE_SHIFT), .flags = LAB_FAULT_WRITE };
 
-		if (lab_mm_fault(&p->mm, addr, pool, &page)) {
+		if (lab_mm_fault(&p->mm, &f, t)) {
 			w->count[0]++;		/* failed faults: must stay 0 */
 			continue;
 		}
 		for (int c = 0; c < p->cachelines; c++)
-			page[(size_t)c * p->cls] = 'r';
+			f.page[(size_t)c * p->cls] = 'r';
 		if (p->fresh) {
 			char *host = p->fresh + (i << LAB_PAGE_SHIFT);
 
@@ -163,23 +176,29 @@ static void pft_worker(void *state, struct lab_worker *w)
 		}
 		w->ops++;
 	}
+	lab_rcu_offline();
 }
 
 static void pft_metrics(void *state, const struct lab_iter *it, struct lab_sink *sink)
 {
 	struct pft *p = state;
-	uint64_t faults = 0, failed = 0;
+	uint64_t faults = 0, failed = 0, ev[LAB_MM_EV_NR] = { 0 };
 	double cpu = it->user_s + it->sys_s;
 
 	for (int i = 0; i < it->nthreads; i++) {
 		faults += it->workers[i].ops;
 		failed += it->workers[i].count[0];
+		for (int e = 0; e < LAB_MM_EV_NR && i < p->nthreads; e++)
+			ev[e] += p->slice[i].t.ev[e];
 	}
 	lab_emit(sink, "faults/cpu", cpu > 0 ? (double)faults / cpu : 0, "faults/s", LAB_BETTER_HIGHER);
-	lab_emit(sink, "faults/sec", (double)faults / it->wall_s, "faults/s", LAB_BETTER_HIGHER);
+	lab_emit(sink, "faults/sec", it->wall_s > 0 ? (double)faults / it->wall_s : 0, "faults/s",
+		 LAB_BETTER_HIGHER);
 	lab_emit(sink, "pages", (double)faults, "pages", LAB_BETTER_NONE);
 	lab_emit(sink, "failed_faults", (double)failed, "faults", LAB_BETTER_NONE);
 	lab_emit(sink, "region_mb", (double)(p->pages << LAB_PAGE_SHIFT) / (1 << 20), "MiB", LAB_BETTER_NONE);
+	for (int e = LAB_MM_EV_vma_lock_success; e <= LAB_MM_EV_fault_mmap; e++)
+		lab_emit(sink, lab_mm_event_names[e], (double)ev[e], "count", LAB_BETTER_NONE);
 }
 
 static void pft_teardown(void *state)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "workload.h"
@@ -32,9 +33,18 @@ void lab_workload_names(char *buf, size_t len)
 		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", lab_workloads[i]->name);
 }
 
+/* "name" or "name:key=val,..." with the knobs that differ from their defaults. */
+static void workload_label(struct lab_workload_conf *conf)
+{
+	char kvs[LAB_SPEC_MAX];
+
+	lab_knobs_format(conf->ops->knobs, conf->knob, kvs, sizeof(kvs));
+	snprintf(conf->label, sizeof(conf->label), "%.60s%s%.98s", conf->ops->name, kvs[0] ? ":" : "", kvs);
+}
+
 int lab_workload_parse(const char *spec, struct lab_workload_conf *conf, char *err, size_t errlen)
 {
-	char name[64], kvs[LAB_SPEC_MAX];
+	char name[64];
 	const char *kv;
 
 	memset(conf, 0, sizeof(*conf));
@@ -52,9 +62,67 @@ int lab_workload_parse(const char *spec, struct lab_workload_conf *conf, char *e
 	}
 	if (lab_knobs_parse(conf->ops->name, conf->ops->knobs, kv, conf->knob, err, errlen))
 		return -1;
-	lab_knobs_format(conf->ops->knobs, conf->knob, kvs, sizeof(kvs));
-	snprintf(conf->label, sizeof(conf->label), "%.60s%s%.98s", conf->ops->name, kvs[0] ? ":" : "", kvs);
+	workload_label(conf);
 	return 0;
+}
+
+int lab_workload_expand_knob(struct lab_workload_conf *confs, int max, int *n, const char *key,
+			     const char *values, char *err, size_t errlen)
+{
+	struct lab_workload_conf *out = calloc((size_t)max, sizeof(*out));
+	char buf[512];
+	int k = 0, hits = 0;
+
+	if (!out || !values || !*values || strlen(values) >= sizeof(buf)) {
+		snprintf(err, errlen, "bad value list for knob %s", key);
+		free(out);
+		return -1;
+	}
+	for (int i = 0; i < *n; i++) {
+		const struct lab_knob *defs = confs[i].ops->knobs;
+		char *save = NULL, *tok;
+		size_t idx = 0, nk = lab_knobs_count(defs);
+
+		while (idx < nk && strcmp(defs[idx].name, key))
+			idx++;
+		if (idx == nk) {
+			if (k == max)
+				goto too_many;
+			out[k++] = confs[i];
+			continue;
+		}
+		hits++;
+		strcpy(buf, values);
+		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			char kv[LAB_SPEC_MAX];
+			long vals[LAB_KNOBS_MAX];
+
+			snprintf(kv, sizeof(kv), "%s=%s", key, tok);
+			if (lab_knobs_parse(confs[i].ops->name, defs, kv, vals, err, errlen)) {
+				free(out);
+				return -1;
+			}
+			if (k == max)
+				goto too_many;
+			out[k] = confs[i];
+			out[k].knob[idx] = vals[idx];
+			workload_label(&out[k]);
+			k++;
+		}
+	}
+	if (!hits) {
+		snprintf(err, errlen, "none of the workloads has a knob '%s' to vary", key);
+		free(out);
+		return -1;
+	}
+	memcpy(confs, out, (size_t)k * sizeof(*out));
+	*n = k;
+	free(out);
+	return 0;
+too_many:
+	snprintf(err, errlen, "varying %s: too many workloads (max %d)", key, max);
+	free(out);
+	return -1;
 }
 
 int lab_workload_parse_list(const char *arg, struct lab_workload_conf *confs, int max, int *n,

@@ -54,6 +54,8 @@ struct lab_run_settings {
 	uint64_t warmup_ns;		/* --warmup */
 	uint64_t seed;			/* --seed */
 	bool allow_unsafe;		/* --unsafe: accept LAB_LAZY_UNSAFE schemes under release load */
+	const char *repo;		/* --repo: git tree for gitcheckout (NULL: rwlab's own source tree) */
+	const char *commits;		/* --commits: comma-separated commits or manifest files (NULL: default) */
 };
 
 /* One cell, as a workload sees it. */
@@ -171,3 +173,13 @@ void lab_workload_names(char *buf, size_t len);
 int lab_workload_parse(const char *spec, struct lab_workload_conf *conf, char *err, size_t errlen);
 int lab_workload_parse_list(const char *arg, struct lab_workload_conf *confs, int max, int *n,
 			    char *err, size_t errlen);
+/*
+ * lab_workload_expand_knob() - give every workload in confs[0..*n) that has a
+ * knob named @key one copy per value of the comma-separated @values (in that
+ * order; workloads without the knob stay as they are), e.g. --mm-lock
+ * mmap,vma turns "pft" into "pft" and "pft:mm_lock=vma". Returns 0, or -1 with
+ * a message if a value is invalid, no workload has the knob or more than @max
+ * would result.
+ */
+int lab_workload_expand_knob(struct lab_workload_conf *confs, int max, int *n, const char *key,
+			     const char *values, char *err, size_t errlen);
