@@ -77,15 +77,23 @@ static void buf_reserve(struct lab_buf *b, size_t more)
 void lab_buf_printf(struct lab_buf *b, const char *fmt, ...)
 {
 	va_list ap;
+	size_t room;
 	int n;
 
+	/* Format straight into the spare room; grow and redo only when it did not fit. */
+	buf_reserve(b, 64);
+	room = b->cap - b->len;
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(b->p + b->len, room, fmt, ap);
 	va_end(ap);
-	buf_reserve(b, (size_t)n);
-	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
+	if (n < 0)
+		abort();
+	if ((size_t)n >= room) {
+		buf_reserve(b, (size_t)n);
+		va_start(ap, fmt);
+		vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
 	b->len += (size_t)n;
 }
 

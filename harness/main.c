@@ -7,6 +7,7 @@
  *             [--pin compact|scatter|none] [-o FILE.csv] [--seed N] [-q] [--no-report]
  *   rwlab report FILE.csv [--metric NAME] [--baseline VARIANT]
  *   rwlab bench [-l LOCKS] [--pairs N] [-n REPS] [-o FILE.csv]
+ *   rwlab torture [-l LOCKS] [-d DUR] [--readers R] [--writers W] ...   (torture_cmd.c)
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +23,7 @@
 #include "report.h"
 #include "runner.h"
 #include "threads.h"
+#include "torture.h"
 #include "version.h"
 #include "workload.h"
 
@@ -40,6 +42,8 @@ static void usage(FILE *f)
 		"  run [options]                run a matrix of variants x workloads x threads, write CSV\n"
 		"  report FILE.csv [options]    comparison tables from a results CSV\n"
 		"  bench [options]              uncontended ns per lock/unlock pair, per variant\n"
+		"  torture [options]            locktorture: exclusion checks under load, per variant\n"
+		"                               (rwlab torture --help)\n"
 		"\n"
 		"run options:\n"
 		"  -l, --lock LIST        variants, comma-separated, NAME[:key=val,...] or all (default all)\n"
@@ -397,6 +401,9 @@ int main(int argc, char **argv)
 		return cmd_report(argc, argv);
 	if (!strcmp(cmd, "bench"))
 		return cmd_bench(argc, argv);
-	fprintf(stderr, "%s: unknown command '%s' (valid: list, run, report, bench, help)\n", prog, cmd);
+	if (!strcmp(cmd, "torture"))
+		return lab_torture_cmd(argc, argv);
+	fprintf(stderr, "%s: unknown command '%s' (valid: list, run, report, bench, torture, help)\n", prog,
+		cmd);
 	return 2;
 }
