@@ -4,7 +4,7 @@
  *
  *   rwlab list [--verbose] [--names]
  *   rwlab run [-l LOCKS] [-w WORKLOADS] [-t THREADS] [-n N] [-d DUR] [--warmup DUR]
- *             [--pin compact|scatter|none] [-o FILE.csv] [--seed N] [-q] [--no-report]
+ *             [--pin compact|scatter|none] [-o FILE.csv [--resume]] [--seed N] [-q] [--no-report]
  *   rwlab report FILE.csv [--metric NAME] [--baseline VARIANT]
  *   rwlab bench [-l LOCKS] [--pairs N] [-n REPS] [-o FILE.csv]
  *   rwlab torture [-l LOCKS] [-d DUR] [--readers R] [--writers W] ...   (torture_cmd.c)
@@ -53,7 +53,8 @@ static void usage(FILE *f)
 		"  -d, --duration DUR     measurement window of timed workloads (default 2s; s, ms, us, m)\n"
 		"      --warmup DUR       unmeasured warm-up before each window (default 500ms)\n"
 		"      --pin POLICY       compact, scatter or none (default compact)\n"
-		"  -o, --csv FILE         results CSV (default rwlab-<date>-<pid>.csv)\n"
+		"  -o, --csv FILE         results CSV (default rwlab-<date>-<pid>.csv); overwritten\n"
+		"      --resume           keep FILE's finished cells, skip them, append the rest\n"
 		"      --seed N           PRNG seed (default 1)\n"
 		"  -q, --quiet            no progress or per-cell lines\n"
 		"      --no-report        do not print the table at the end\n"
@@ -171,6 +172,37 @@ static int parse_dur(const char *opt, const char *arg, bool allow_zero, unsigned
 	return 0;
 }
 
+/*
+ * A cell given twice would be measured twice and averaged together by
+ * report, and --resume refuses such a file: refuse the matrix instead.
+ */
+static int check_unique(const struct lab_rwsem_conf *locks, int nlocks, const struct lab_workload_conf *wls,
+			int nwls, const int *threads, int nthreads)
+{
+	for (int i = 0; i < nlocks; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(locks[i].label, locks[j].label)) {
+				fprintf(stderr, "%s: lock variant '%s' given twice in -l (each cell runs once)\n",
+					prog, locks[i].label);
+				return -1;
+			}
+	for (int i = 0; i < nwls; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(wls[i].label, wls[j].label)) {
+				fprintf(stderr, "%s: workload '%s' given twice in -w (each cell runs once)\n", prog,
+					wls[i].label);
+				return -1;
+			}
+	for (int i = 0; i < nthreads; i++)
+		for (int j = 0; j < i; j++)
+			if (threads[i] == threads[j]) {
+				fprintf(stderr, "%s: thread count %d given twice in -t (each cell runs once)\n", prog,
+					threads[i]);
+				return -1;
+			}
+	return 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -185,6 +217,7 @@ static int cmd_run(int argc, char **argv)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-report", no_argument, NULL, 'R' },
+		{ "resume", no_argument, NULL, 'r' },
 		{ 0 }
 	};
 	static struct lab_rwsem_conf locks[MAX_LOCKS];
@@ -261,8 +294,10 @@ static int cmd_run(int argc, char **argv)
 		case 'R':
 			report = 0;
 			break;
-		default:
-			fprintf(stderr, "%s: see 'rwlab help'\n", prog);
+		case 'r':
+			o.resume = true;
+			break;
+		default:	/* getopt_long said what was wrong */
 			return 2;
 		}
 	}
@@ -280,6 +315,12 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return 2;
 	}
+	if (check_unique(locks, nlocks, wls, nwls, threads, st))
+		return 2;
+	if (o.resume && !o.csv_path) {
+		fprintf(stderr, "%s: --resume needs -o FILE: the results file of the run to carry on\n", prog);
+		return 2;
+	}
 	if (!o.csv_path) {
 		char id[64];
 
@@ -294,6 +335,8 @@ static int cmd_run(int argc, char **argv)
 	o.threads = threads;
 	o.nthreads = st;
 	st = lab_run(&o);
+	if (st == 2)		/* the CSV could not be opened (or resumed): nothing was run */
+		return st;
 	if (st != 130 && report) {
 		struct lab_report_opts ro = { .path = o.csv_path };
 
@@ -389,8 +432,8 @@ int main(int argc, char **argv)
 		printf("rwlab %s (%s, %s)\n", LAB_GIT_REV, LAB_BUILD_TYPE, LAB_COMPILER);
 		return 0;
 	}
-	/* Subcommand options start after the subcommand. */
-	argv[1] = argv[0];
+	/* Subcommand options start after the subcommand; getopt's messages say "rwlab: ...". */
+	argv[1] = (char *)prog;
 	argc--;
 	argv++;
 	if (!strcmp(cmd, "list"))

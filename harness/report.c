@@ -79,6 +79,9 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 		fprintf(stderr, "rwlab report: %s\n", err);
 		return 1;
 	}
+	if (t.torn_line)
+		fprintf(stderr, "rwlab report: %s:%d: the last line is incomplete (an interrupted write); left out\n",
+			o->path, t.torn_line);
 	for (int i = 0; i < 6; i++) {
 		col[i] = lab_csv_col(&t, need[i]);
 		if (col[i] < 0) {
@@ -96,13 +99,13 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 		int k;
 
 		if (!*f[col[2]] || *end || th < 1) {
-			fprintf(stderr, "rwlab report: %s: row %d: threads '%s' is not a positive integer\n",
-				o->path, r + 2, f[col[2]]);
+			fprintf(stderr, "rwlab report: %s:%d: threads '%s' is not a positive integer\n",
+				o->path, t.line[r], f[col[2]]);
 			lab_csv_free(&t);
 			return 1;
 		}
 		if (parse_double(f[col[4]], &v)) {
-			fprintf(stderr, "rwlab report: %s: row %d: value '%s' is not a number\n", o->path, r + 2,
+			fprintf(stderr, "rwlab report: %s:%d: value '%s' is not a number\n", o->path, t.line[r],
 				f[col[4]]);
 			lab_csv_free(&t);
 			return 1;

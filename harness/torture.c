@@ -9,17 +9,6 @@
 #include "torture.h"
 #include "wait.h"
 
-#if defined(__SANITIZE_THREAD__)
-#define LAB_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define LAB_TSAN 1
-#endif
-#endif
-#ifndef LAB_TSAN
-#define LAB_TSAN 0
-#endif
-
 #define PAYLOAD_WORDS	4
 #define JIFFY_NS	4000000ull	/* one tick at HZ=250, the jiffy rwlab models */
 
@@ -30,7 +19,6 @@ struct torture_shared {
 	uint32_t stop;
 	uint32_t go;
 	uint32_t paused;		/* stutter: 1 while the threads should pause */
-	bool payload_atomic;		/* TSan build and a variant TSan cannot see */
 	const struct lab_torture_opts *o;
 	/* Plain words only the lock protects; on their own cache line. */
 	unsigned long payload[PAYLOAD_WORDS] __lab_cacheline_aligned;
@@ -57,23 +45,17 @@ static uint64_t xorshift(uint64_t *s)
 
 /* ---- the protected payload ------------------------------------------------ */
 
+/* Plain (volatile, not atomic) accesses: ThreadSanitizer checks them. */
 static unsigned long payload_load(struct torture_shared *sh, int i)
 {
-	unsigned long v;
+	unsigned long v = *(volatile unsigned long *)&sh->payload[i];
 
-	if (sh->payload_atomic)
-		return READ_ONCE(sh->payload[i]);
-	v = *(volatile unsigned long *)&sh->payload[i];
 	barrier();
 	return v;
 }
 
 static void payload_store(struct torture_shared *sh, int i, unsigned long v)
 {
-	if (sh->payload_atomic) {
-		WRITE_ONCE(sh->payload[i], v);
-		return;
-	}
 	*(volatile unsigned long *)&sh->payload[i] = v;
 	barrier();
 }
@@ -334,7 +316,6 @@ int lab_torture_run(const struct lab_torture_opts *o, struct lab_torture_result 
 	}
 	memset(sh, 0, sizeof(*sh));
 	sh->o = o;
-	sh->payload_atomic = LAB_TSAN && (o->lock->ops->caps & LAB_CAP_FOREIGN_ATOMICS);
 	r = lab_lock_init(&sh->lock, o->lock);
 	if (r)
 		goto out;

@@ -15,9 +15,9 @@
  * are all equal. A torn payload is a failure too, and in a ThreadSanitizer
  * build the plain accesses let TSan prove the lock orders its critical
  * sections (acquire/release), which x86 alone cannot show. Variants with
- * LAB_CAP_FOREIGN_ATOMICS (synchronisation TSan cannot see) use relaxed
- * atomic payload accesses in TSan builds instead, so they are tortured but
- * exempt from the race check.
+ * LAB_CAP_FOREIGN_ATOMICS synchronise in ways TSan cannot see, so under TSan
+ * they draw false race reports: `rwlab torture` skips them in TSan builds
+ * and says so.
  *
  * From locktorture, optionally:
  * - long_hold: now and then a writer holds the lock 10 x long_hold and a

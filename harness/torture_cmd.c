@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compiler.h"
 #include "threads.h"
 #include "torture.h"
 
@@ -36,7 +37,8 @@ static void torture_usage(FILE *f)
 	fprintf(f,
 		"usage: rwlab torture [-l LOCKS] [-d DUR] [--readers R] [--writers W] [options]\n"
 		"  -l, --lock LIST          variants, NAME[:key=val,...] or all (default all; variants\n"
-		"                           that claim no exclusion, like null, are skipped)\n"
+		"                           that claim no exclusion, like null, are skipped, and so are\n"
+		"                           ck-* in ThreadSanitizer builds)\n"
 		"  -d, --duration DUR       per variant (default 5s; s, ms, us, m)\n"
 		"      --readers R          reader threads (default: online CPUs)\n"
 		"      --writers W          writer threads (default: online CPUs)\n"
@@ -264,8 +266,7 @@ int lab_torture_cmd(int argc, char **argv)
 		case 'h':
 			torture_usage(stdout);
 			return 0;
-		default:
-			fprintf(stderr, "%s: see 'rwlab torture --help'\n", prog);
+		default:	/* getopt_long said what was wrong */
 			return 2;
 		}
 	}
@@ -282,10 +283,6 @@ int lab_torture_cmd(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return 2;
 	}
-	if (o.readers + o.writers > ncpus)
-		fprintf(stderr, "%s: %d threads on %ld CPUs: oversubscribed (as locktorture's defaults are); "
-			"spinning variants slow down when a holder is preempted\n", prog, o.readers + o.writers,
-			ncpus);
 
 	for (int i = 0; i < nlocks; i++) {
 		struct torture_print p = { locks[i].label, &o, verbose };
@@ -296,7 +293,16 @@ int lab_torture_cmd(int argc, char **argv)
 			printf("%s-torture: skipped: the variant claims no exclusion\n", locks[i].label);
 			continue;
 		}
-		tried++;
+		if (LAB_SANITIZE_THREAD && (locks[i].ops->caps & LAB_CAP_FOREIGN_ATOMICS)) {
+			printf("%s-torture: skipped under ThreadSanitizer: it synchronises through atomics "
+			       "TSan cannot see (ck_pr inline assembly), so TSan would report false races\n",
+			       locks[i].label);
+			continue;
+		}
+		if (!tried++ && o.readers + o.writers > ncpus)
+			fprintf(stderr, "%s: %d threads on %ld CPUs: oversubscribed (as locktorture's defaults "
+				"are); spinning variants slow down when a holder is preempted\n", prog,
+				o.readers + o.writers, ncpus);
 		o.lock = &locks[i];
 		o.stat = print_stats;
 		o.stat_arg = &p;
@@ -322,7 +328,7 @@ int lab_torture_cmd(int argc, char **argv)
 		fflush(stdout);
 	}
 	if (!tried) {
-		fprintf(stderr, "%s: nothing to torture: every variant given claims no exclusion\n", prog);
+		fprintf(stderr, "%s: nothing to torture: every variant given was skipped\n", prog);
 		return 2;
 	}
 	if (failed)
