@@ -172,9 +172,9 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 			for (int ti = 0; ti < nthr; ti++) {
 				double basev = NAN;
 				bool any = false;
-				char line[8192];
-				int off = snprintf(line, sizeof(line), "%-8d", threads[ti]);
+				struct lab_buf line = { 0 };	/* one column per variant: no fixed width */
 
+				lab_buf_printf(&line, "%-8d", threads[ti]);
 				for (int v = 0; v < vars.n; v++) {
 					int nv = 0;
 					double c, sd;
@@ -195,7 +195,7 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 						parse_double(f[col[4]], &vals[nv++]);
 					}
 					if (!nv) {
-						off += snprintf(line + off, sizeof(line) - (size_t)off, " %32s", "-");
+						lab_buf_printf(&line, " %32s", "-");
 						continue;
 					}
 					any = true;
@@ -212,12 +212,13 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 						snprintf(cell, sizeof(cell), "%.4g +-%4.1f%% (%+6.1f%%)", c,
 							 c ? 100 * sd / fabs(c) : 0,
 							 100 * (higher ? c / basev - 1 : 1 - c / basev));
-					off += snprintf(line + off, sizeof(line) - (size_t)off, " %32s", cell);
+					lab_buf_printf(&line, " %32s", cell);
 				}
 				if (any) {
-					fprintf(out, "%s\n", line);
+					fprintf(out, "%s\n", line.p);
 					printed++;
 				}
+				lab_buf_free(&line);
 			}
 			free(vals);
 		}
