@@ -309,7 +309,8 @@ int lab_torture_run(const struct lab_torture_opts *o, struct lab_torture_result 
 	sh = aligned_alloc(LAB_CACHELINE, (sizeof(*sh) + LAB_CACHELINE - 1) / LAB_CACHELINE * LAB_CACHELINE);
 	th = aligned_alloc(LAB_CACHELINE, (size_t)n * sizeof(*th));
 	tid = calloc((size_t)n, sizeof(*tid));
-	res->threads = calloc((size_t)n, sizeof(*res->threads));
+	/* collect() fills per-thread copies: the caller's, or scratch ones. */
+	res->threads = o->threads ? o->threads : calloc((size_t)n, sizeof(*res->threads));
 	if (!sh || !th || !tid || !res->threads) {
 		r = -ENOMEM;
 		goto out;
@@ -350,15 +351,12 @@ int lab_torture_run(const struct lab_torture_opts *o, struct lab_torture_result 
 		res->trylock_fail += th[i].trylock_fail;
 	}
 out:
+	if (!o->threads) {
+		free(res->threads);
+		res->threads = NULL;
+	}
 	free(sh);
 	free(th);
 	free(tid);
 	return r;
-}
-
-void lab_torture_result_free(struct lab_torture_result *r)
-{
-	free(r->threads);
-	r->threads = NULL;
-	r->nthreads = 0;
 }

@@ -65,6 +65,8 @@ struct lab_torture_opts {
 	uint64_t stat_interval_ns;	/* call stat() this often; 0 = never */
 	void (*stat)(void *arg, const struct lab_torture_result *r);
 	void *stat_arg;
+	/* Optional, caller-owned: writers + readers entries for the per-thread counts. */
+	struct lab_torture_thread *threads;
 };
 
 /* One thread's counts (locktorture's struct lock_stress_stats, plus timing). */
@@ -84,18 +86,17 @@ struct lab_torture_result {
 	uint64_t wr_acq_max_ns;		/* longest down_write over all writers */
 	uint64_t wr_acq_over_lim;	/* acquisitions over acq_writer_lim_ns */
 	uint64_t long_holds, stutter_pauses;
-	int nthreads;			/* writers first, then readers */
-	struct lab_torture_thread *threads;	/* nthreads entries; lab_torture_result_free() */
+	int nthreads;			/* threads that ran: writers first, then readers */
+	struct lab_torture_thread *threads;	/* opts->threads (NULL if not given) */
 };
 
 /*
  * lab_torture_run() - run the torture for opts->duration_ns.
  * Returns 0, or -errno if setup failed (-EINVAL for no threads at all).
- * On return @r holds the totals and per-thread counts; free it with
- * lab_torture_result_free() (also after an error).
+ * On return @r holds the totals, and opts->threads (when given) the
+ * per-thread counts. Nothing in @r needs freeing.
  */
 int lab_torture_run(const struct lab_torture_opts *o, struct lab_torture_result *r);
-void lab_torture_result_free(struct lab_torture_result *r);
 
 /* locktorture's unfairness flag: "???" when max / 2 > min (integer division, as the kernel). */
 static inline bool lab_torture_unfair(uint64_t max, uint64_t min)

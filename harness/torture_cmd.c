@@ -286,6 +286,7 @@ int lab_torture_cmd(int argc, char **argv)
 
 	for (int i = 0; i < nlocks; i++) {
 		struct torture_print p = { locks[i].label, &o, verbose };
+		struct lab_torture_thread threads[2 * MAX_THREADS_PER_ROLE];
 		struct lab_torture_result r;
 		int rc;
 
@@ -304,6 +305,7 @@ int lab_torture_cmd(int argc, char **argv)
 				"are); spinning variants slow down when a holder is preempted\n", prog,
 				o.readers + o.writers, ncpus);
 		o.lock = &locks[i];
+		o.threads = threads;
 		o.stat = print_stats;
 		o.stat_arg = &p;
 		print_params(&o, p.tag, "Start of test");
@@ -311,7 +313,6 @@ int lab_torture_cmd(int argc, char **argv)
 		rc = lab_torture_run(&o, &r);
 		if (rc) {
 			fprintf(stderr, "%s: %s: %s\n", prog, p.tag, strerror(-rc));
-			lab_torture_result_free(&r);
 			failed++;
 			snprintf(failed_names + strlen(failed_names), sizeof(failed_names) - strlen(failed_names),
 				 "%s%s", failed > 1 ? ", " : "", p.tag);
@@ -324,7 +325,6 @@ int lab_torture_cmd(int argc, char **argv)
 			snprintf(failed_names + strlen(failed_names), sizeof(failed_names) - strlen(failed_names),
 				 "%s%s", failed > 1 ? ", " : "", p.tag);
 		}
-		lab_torture_result_free(&r);
 		fflush(stdout);
 	}
 	if (!tried) {

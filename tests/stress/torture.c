@@ -54,9 +54,11 @@ ParameterizedTestParameters(stress, torture)
 ParameterizedTest(struct lab_test_variant *v, stress, torture, .timeout = 120)
 {
 	struct lab_torture_opts o = opts(v->name, 2, 2, 0.4);
+	struct lab_torture_thread threads[4];
 	struct lab_torture_result r;
 	uint64_t sum_w = 0, sum_r = 0;
 
+	o.threads = threads;
 	run(&o, &r);
 	cr_expect_eq(r.wr_fail, 0, "%s: %lu write-side exclusion failures", v->name, r.wr_fail);
 	cr_expect_eq(r.rd_fail, 0, "%s: %lu read-side exclusion failures", v->name, r.rd_fail);
@@ -64,6 +66,7 @@ ParameterizedTest(struct lab_test_variant *v, stress, torture, .timeout = 120)
 	cr_expect_gt(r.rd_total, 0, "%s: no reader ever got the lock", v->name);
 	/* The per-thread counts add up to the totals, writers first. */
 	cr_assert_eq(r.nthreads, 4);
+	cr_assert_eq(r.threads, threads);
 	for (int i = 0; i < r.nthreads; i++) {
 		cr_expect_eq(r.threads[i].writer, i < 2);
 		*(r.threads[i].writer ? &sum_w : &sum_r) += r.threads[i].acquired;
@@ -71,7 +74,6 @@ ParameterizedTest(struct lab_test_variant *v, stress, torture, .timeout = 120)
 	cr_expect_eq(sum_w, r.wr_total);
 	cr_expect_eq(sum_r, r.rd_total);
 	cr_expect_gt(r.wr_acq_max_ns, 0, "%s: writer acquisitions were not timed", v->name);
-	lab_torture_result_free(&r);
 }
 
 /* The expected failure: the checker must be able to fail. */
@@ -83,7 +85,6 @@ Test(stress, busted_is_caught, .timeout = 120)
 	run(&o, &r);
 	cr_expect_gt(r.wr_fail + r.rd_fail, 0, "the torture checker did not catch busted");
 	cr_expect(lab_torture_failed(&r));
-	lab_torture_result_free(&r);
 }
 
 /* Writers only: busted lets writers overlap each other, which write_held and the payload catch. */
@@ -95,7 +96,6 @@ Test(stress, busted_writers_only, .timeout = 120)
 	run(&o, &r);
 	cr_expect_gt(r.wr_fail, 0, "two busted writers never overlapped");
 	cr_expect_eq(r.rd_total, 0);
-	lab_torture_result_free(&r);
 }
 
 /* stutter pauses everyone; long_hold fires; the counts still check out. */
@@ -111,7 +111,6 @@ Test(stress, stutter_and_long_hold, .timeout = 120)
 	cr_expect_geq(r.stutter_pauses, 2, "stutter paused %lu times in 0.6 s", r.stutter_pauses);
 	cr_expect_gt(r.long_holds, 0, "no long hold in %lu acquisitions", r.wr_total + r.rd_total);
 	cr_expect_eq(r.wr_fail + r.rd_fail, 0);
-	lab_torture_result_free(&r);
 }
 
 /*
@@ -132,7 +131,6 @@ Test(stress, acq_writer_lim_fires, .timeout = 120)
 	cr_expect_gt(r.wr_acq_max_ns, o.acq_writer_lim_ns);
 	cr_expect(lab_torture_failed(&r), "an acquisition over acq_writer_lim must fail the run");
 	cr_expect_eq(r.wr_fail, 0, "pthread broke exclusion");
-	lab_torture_result_free(&r);
 }
 
 struct stat_log {
@@ -166,7 +164,6 @@ Test(stress, stat_interval, .timeout = 120)
 	cr_expect_eq(l.calls, 3, "stat() called %d times in 0.35 s at 0.1 s intervals", l.calls);
 	cr_expect(l.monotonic);
 	cr_expect_geq(r.wr_total + r.rd_total, l.last_total);
-	lab_torture_result_free(&r);
 }
 
 Test(stress, no_threads_is_einval)
@@ -175,5 +172,4 @@ Test(stress, no_threads_is_einval)
 	struct lab_torture_result r;
 
 	cr_expect_eq(lab_torture_run(&o, &r), -EINVAL);
-	lab_torture_result_free(&r);
 }
