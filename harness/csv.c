@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -34,6 +35,21 @@ int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t e
 	if (r) {
 		snprintf(err, errlen, "cannot write results to '%s': %s", path, strerror(-r));
 		close(w->fd);
+		w->fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+int lab_csv_open_append(struct lab_csv_writer *w, const char *path, size_t keep, char *err, size_t errlen)
+{
+	snprintf(w->path, sizeof(w->path), "%s", path);
+	w->fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (w->fd < 0 || ftruncate(w->fd, (off_t)keep) || lseek(w->fd, 0, SEEK_END) < 0 ||
+	    (fsync(w->fd) && errno != EINVAL && errno != EROFS)) {
+		snprintf(err, errlen, "cannot append results to '%s': %s", path, strerror(errno));
+		if (w->fd >= 0)
+			close(w->fd);
 		w->fd = -1;
 		return -1;
 	}
@@ -77,15 +93,23 @@ static void buf_reserve(struct lab_buf *b, size_t more)
 void lab_buf_printf(struct lab_buf *b, const char *fmt, ...)
 {
 	va_list ap;
+	size_t room;
 	int n;
 
+	/* Format straight into the spare room; grow and redo only when it did not fit. */
+	buf_reserve(b, 64);
+	room = b->cap - b->len;
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(b->p + b->len, room, fmt, ap);
 	va_end(ap);
-	buf_reserve(b, (size_t)n);
-	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
+	if (n < 0)
+		abort();
+	if ((size_t)n >= room) {
+		buf_reserve(b, (size_t)n);
+		va_start(ap, fmt);
+		vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
 	b->len += (size_t)n;
 }
 
@@ -229,13 +253,83 @@ fail:
 	return -1;
 }
 
+int lab_csv_parse(const char *data, size_t len, const char *name, struct lab_csv_table *t, char *err,
+		  size_t errlen)
+{
+	size_t pos = 0;
+	int line = 1, rcap = 0;
+	const char *why = NULL;
+	bool ends_nl = len && data[len - 1] == '\n';
+
+	memset(t, 0, sizeof(*t));
+	if (len == 0) {
+		snprintf(err, errlen, "%s: empty file (expected a CSV header)", name);
+		return -1;
+	}
+	t->ncols = parse_record(data, &pos, len, &t->header, &line, &why);
+	if (t->ncols < 0) {
+		t->ncols = 0;
+		snprintf(err, errlen, "%s:%d: %s", name, line, why);
+		return -1;
+	}
+	t->parsed_len = pos;
+	while (pos < len) {
+		char **f;
+		size_t at = pos;
+		int start = ++line, n;
+
+		if (data[pos] == '\n' || data[pos] == '\r') {	/* blank line */
+			pos++;
+			t->parsed_len = pos;
+			continue;
+		}
+		n = parse_record(data, &pos, len, &f, &line, &why);
+		if (n >= 0 && n != t->ncols) {
+			for (int k = 0; k < n; k++)
+				free(f[k]);
+			free(f);
+		}
+		/*
+		 * An unterminated last line that is short or ends inside quotes is
+		 * the tail of an interrupted write: leave it out and say where.
+		 */
+		if (!ends_nl && (n < 0 ? !strcmp(why, "unterminated quoted field") : n < t->ncols && pos == len)) {
+			t->torn_line = start;
+			break;
+		}
+		if (n < 0) {
+			snprintf(err, errlen, "%s:%d: %s", name, start, why);
+			goto fail;
+		}
+		if (n != t->ncols) {
+			snprintf(err, errlen, "%s:%d: %d fields, the header has %d", name, start, n, t->ncols);
+			goto fail;
+		}
+		if (t->nrows == rcap) {
+			rcap = rcap ? 2 * rcap : 1024;
+			t->rows = realloc(t->rows, (size_t)rcap * sizeof(*t->rows));
+			t->offset = realloc(t->offset, (size_t)rcap * sizeof(*t->offset));
+			t->line = realloc(t->line, (size_t)rcap * sizeof(*t->line));
+			if (!t->rows || !t->offset || !t->line)
+				abort();
+		}
+		t->offset[t->nrows] = at;
+		t->line[t->nrows] = start;
+		t->rows[t->nrows++] = f;
+		t->parsed_len = pos;
+	}
+	return 0;
+fail:
+	lab_csv_free(t);
+	return -1;
+}
+
 int lab_csv_read(const char *path, struct lab_csv_table *t, char *err, size_t errlen)
 {
 	FILE *fp = fopen(path, "rb");
 	char *data = NULL;
-	size_t len = 0, cap = 0, pos = 0;
-	int line = 1, rcap = 0;
-	const char *why = NULL;
+	size_t len = 0, cap = 0;
+	int r;
 
 	memset(t, 0, sizeof(*t));
 	if (!fp) {
@@ -256,52 +350,16 @@ int lab_csv_read(const char *path, struct lab_csv_table *t, char *err, size_t er
 			break;
 		len += n;
 	}
+	if (ferror(fp)) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		fclose(fp);
+		free(data);
+		return -1;
+	}
 	fclose(fp);
-	if (len == 0) {
-		snprintf(err, errlen, "%s: empty file (expected a CSV header)", path);
-		free(data);
-		return -1;
-	}
-	t->ncols = parse_record(data, &pos, len, &t->header, &line, &why);
-	if (t->ncols < 0) {
-		snprintf(err, errlen, "%s:%d: %s", path, line, why);
-		free(data);
-		return -1;
-	}
-	while (pos < len) {
-		char **f;
-		int start = ++line, n;
-
-		if (data[pos] == '\n' || data[pos] == '\r') {	/* blank line */
-			pos++;
-			continue;
-		}
-		n = parse_record(data, &pos, len, &f, &line, &why);
-		if (n < 0) {
-			snprintf(err, errlen, "%s:%d: %s", path, start, why);
-			goto fail;
-		}
-		if (n != t->ncols) {
-			snprintf(err, errlen, "%s:%d: %d fields, the header has %d", path, start, n, t->ncols);
-			for (int k = 0; k < n; k++)
-				free(f[k]);
-			free(f);
-			goto fail;
-		}
-		if (t->nrows == rcap) {
-			rcap = rcap ? 2 * rcap : 1024;
-			t->rows = realloc(t->rows, (size_t)rcap * sizeof(*t->rows));
-			if (!t->rows)
-				abort();
-		}
-		t->rows[t->nrows++] = f;
-	}
+	r = lab_csv_parse(data, len, path, t, err, errlen);
 	free(data);
-	return 0;
-fail:
-	free(data);
-	lab_csv_free(t);
-	return -1;
+	return r;
 }
 
 int lab_csv_col(const struct lab_csv_table *t, const char *name)
@@ -323,5 +381,7 @@ void lab_csv_free(struct lab_csv_table *t)
 		free(t->header[c]);
 	free(t->header);
 	free(t->rows);
+	free(t->offset);
+	free(t->line);
 	memset(t, 0, sizeof(*t));
 }

@@ -49,6 +49,12 @@ struct lab_csv_writer {
  * Returns 0 or -1 with a message ("cannot write 'x': Permission denied").
  */
 int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t errlen);
+/*
+ * Open an existing results file @path to carry on writing (run --resume):
+ * cut it to its first @keep bytes (lab_resume_load() says how many are whole
+ * cells) and append after them. Returns 0 or -1 with a message.
+ */
+int lab_csv_open_append(struct lab_csv_writer *w, const char *path, size_t keep, char *err, size_t errlen);
 /* Append @len bytes of complete rows in one write(2), then fsync. Returns 0 or -errno. */
 int lab_csv_append(struct lab_csv_writer *w, const char *buf, size_t len);
 void lab_csv_close(struct lab_csv_writer *w);
@@ -77,13 +83,26 @@ struct lab_csv_table {
 	int ncols, nrows;
 	char **header;		/* ncols names */
 	char ***rows;		/* nrows x ncols fields */
+	size_t *offset;		/* byte offset where each row starts */
+	int *line;		/* line number where each row starts (1 = header) */
+	size_t parsed_len;	/* bytes up to the end of the last row kept */
+	int torn_line;		/* 0, or the line of a torn last record that was left out */
 };
 
 /*
- * lab_csv_read() - read a whole CSV file (RFC 4180: quoted fields, "" escapes).
- * Every row must have as many fields as the header.
- * Returns 0 or -1 with "FILE:LINE: problem" in @err.
+ * lab_csv_parse() - parse @len bytes of CSV (RFC 4180: quoted fields, ""
+ * escapes, LF or CRLF line ends, blank lines skipped). The first record is
+ * the header; every other record must have as many fields as the header.
+ * One exception: when the data does not end with a newline and its last
+ * record is short or ends inside quotes, that record is the tail of an
+ * interrupted write: it is left out, and t->torn_line says where it began.
+ * @name labels error messages. Returns 0 or -1 with "NAME:LINE: problem".
+ * The table is empty after an error; free it with lab_csv_free() otherwise.
  */
+int lab_csv_parse(const char *data, size_t len, const char *name, struct lab_csv_table *t, char *err,
+		  size_t errlen);
+
+/* lab_csv_read() - read a whole CSV file and lab_csv_parse() it. */
 int lab_csv_read(const char *path, struct lab_csv_table *t, char *err, size_t errlen);
 /* Column index of @name, or -1. */
 int lab_csv_col(const struct lab_csv_table *t, const char *name);

@@ -4,12 +4,13 @@
  *
  *   rwlab list [--verbose] [--names]
  *   rwlab run [--matrix NAME] [-l LOCKS] [-m SCHEMES] [-w WORKLOADS] [-t THREADS] [-n N] [-d DUR]
- *             [--warmup DUR] [--pin compact|scatter|none] [-o FILE.csv] [--seed N] [-q]
+ *             [--warmup DUR] [--pin compact|scatter|none] [-o FILE.csv [--resume]] [--seed N] [-q]
  *             [--no-report] [--unsafe] [--mm-lock MODES] [--repo DIR] [--commits LIST]
  *   rwlab report FILE.csv [--format F] [--metric NAME] [--baseline VARIANT] [--matrix NAME]
  *             [--reference PUBLISHED.csv] ...
  *   rwlab plot FILE.csv -o OUT.png|OUT.svg [-m METRIC] [-w WORKLOAD] [--fairness [-t N]]
  *   rwlab bench [-l LOCKS] [--pairs N] [-n REPS] [-o FILE.csv]
+ *   rwlab torture [-l LOCKS] [-d DUR] [--readers R] [--writers W] ...   (torture_cmd.c)
  *   rwlab bench-lazy [-m SCHEMES] [--round-trips N] [--switches N] [-n REPS] [-o FILE.csv]
  */
 #include <errno.h>
@@ -30,6 +31,7 @@
 #include "report.h"
 #include "runner.h"
 #include "threads.h"
+#include "torture.h"
 #include "version.h"
 #include "workload.h"
 
@@ -51,6 +53,8 @@ static void usage(FILE *f)
 		"  plot FILE.csv -o OUT [opts]  a metric against threads, or locktest fairness (gnuplot)\n"
 		"  bench [options]              uncontended ns per lock/unlock pair, per variant\n"
 		"  bench-lazy [options]         lazy-mm cost per pipe round trip at one pair, vs none and bare pipe\n"
+		"  torture [options]            locktorture: exclusion checks under load, per variant\n"
+		"                               (rwlab torture --help)\n"
 		"\n"
 		"run options:\n"
 		"      --matrix NAME|PATH a matrix file (tools/matrices/NAME.matrix); options after it\n"
@@ -66,7 +70,8 @@ static void usage(FILE *f)
 		"  -d, --duration DUR     measurement window of timed workloads (default 2s; s, ms, us, m)\n"
 		"      --warmup DUR       unmeasured warm-up before each window (default 500ms)\n"
 		"      --pin POLICY       compact, scatter or none (default compact)\n"
-		"  -o, --csv FILE         results CSV (default rwlab-<date>-<pid>.csv)\n"
+		"  -o, --csv FILE         results CSV (default rwlab-<date>-<pid>.csv); overwritten\n"
+		"      --resume           keep FILE's finished cells, skip them, append the rest\n"
 		"      --seed N           PRNG seed (default 1)\n"
 		"  -q, --quiet            no progress or per-cell lines\n"
 		"      --no-report        do not print the table at the end\n"
@@ -258,6 +263,37 @@ static void matrix_report_opts(const struct lab_matrix *mx, struct lab_report_op
 }
 
 /* The last -l, -w and -t given, with the "rwlab: FILE:LINE" prefix of their origin. */
+/*
+ * A cell given twice would be measured twice and averaged together by
+ * report, and --resume refuses such a file: refuse the matrix instead.
+ */
+static int check_unique(const struct lab_rwsem_conf *locks, int nlocks, const struct lab_workload_conf *wls,
+			int nwls, const int *threads, int nthreads)
+{
+	for (int i = 0; i < nlocks; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(locks[i].label, locks[j].label)) {
+				fprintf(stderr, "%s: lock variant '%s' given twice in -l (each cell runs once)\n",
+					prog, locks[i].label);
+				return -1;
+			}
+	for (int i = 0; i < nwls; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(wls[i].label, wls[j].label)) {
+				fprintf(stderr, "%s: workload '%s' given twice in -w (each cell runs once)\n", prog,
+					wls[i].label);
+				return -1;
+			}
+	for (int i = 0; i < nthreads; i++)
+		for (int j = 0; j < i; j++)
+			if (threads[i] == threads[j]) {
+				fprintf(stderr, "%s: thread count %d given twice in -t (each cell runs once)\n", prog,
+					threads[i]);
+				return -1;
+			}
+	return 0;
+}
+
 struct run_lists {
 	const char *locks, *wls, *threads, *schemes, *mm_lock;
 	char locks_prog[4200], wls_prog[4200], threads_prog[4200], schemes_prog[4200], mm_lock_prog[4200];
@@ -340,11 +376,13 @@ static int run_option(int c, struct run_lists *lists, struct lab_run_opts *o, in
 	case 'R':
 		*report = 0;
 		break;
+	case 'r':
+		o->resume = true;
+		break;
 	case 'M':
 		fprintf(stderr, "%s: --matrix given twice\n", prog);
 		return 2;
-	default:
-		fprintf(stderr, "%s: see 'rwlab help'\n", prog);
+	default:	/* getopt_long said what was wrong */
 		return 2;
 	}
 	return 0;
@@ -419,6 +457,7 @@ static int cmd_run(int argc, char **argv)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-report", no_argument, NULL, 'R' },
+		{ "resume", no_argument, NULL, 'r' },
 		{ "matrix", required_argument, NULL, 'M' },
 		{ "mm-lock", required_argument, NULL, 'K' },
 		{ "repo", required_argument, NULL, 'G' },
@@ -501,6 +540,12 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", lists.threads ? lists.threads_prog : prog, err);
 		return 2;
 	}
+	if (check_unique(locks, nlocks, wls, nwls, threads, st))
+		return 2;
+	if (o.resume && !o.csv_path) {
+		fprintf(stderr, "%s: --resume needs -o FILE: the results file of the run to carry on\n", prog);
+		return 2;
+	}
 	if (!o.csv_path) {
 		char id[64];
 
@@ -517,6 +562,8 @@ static int cmd_run(int argc, char **argv)
 	o.threads = threads;
 	o.nthreads = st;
 	st = lab_run(&o);
+	if (st == 2)		/* the CSV could not be opened (or resumed): nothing was run */
+		return st;
 	if (st != 130 && report) {
 		struct lab_report_opts ro = { .path = o.csv_path };
 
@@ -825,7 +872,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	/* Subcommand options start after the subcommand. */
-	argv[1] = argv[0];
+	argv[1] = (char *)prog;
 	argc--;
 	argv++;
 	if (!strcmp(cmd, "list"))
@@ -840,7 +887,9 @@ int main(int argc, char **argv)
 		return cmd_bench(argc, argv);
 	if (!strcmp(cmd, "bench-lazy"))
 		return cmd_bench_lazy(argc, argv);
-	fprintf(stderr, "%s: unknown command '%s' (valid: list, run, report, plot, bench, bench-lazy, help)\n",
+	if (!strcmp(cmd, "torture"))
+		return lab_torture_cmd(argc, argv);
+	fprintf(stderr, "%s: unknown command '%s' (valid: list, run, report, plot, bench, bench-lazy, torture, help)\n",
 		prog, cmd);
 	return 2;
 }

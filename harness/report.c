@@ -223,8 +223,9 @@ int rep_table(struct lab_rctx *c)
 			for (int ti = 0; ti < r->nthreads; ti++) {
 				const struct lab_series *base = lab_results_find(r, g, 0, m, r->threads[ti]);
 				bool any = false;
-				char line[8192];
-				int off = snprintf(line, sizeof(line), "%-8d", r->threads[ti]);
+				struct lab_buf line = { 0 };	/* grows: any number of columns */
+
+				lab_buf_printf(&line, "%-8d", r->threads[ti]);
 
 				for (int v = 0; v < r->ncolumns; v++) {
 					const struct lab_series *s = lab_results_find(r, g, v, m, r->threads[ti]);
@@ -232,7 +233,7 @@ int rep_table(struct lab_rctx *c)
 					char cell[64];
 
 					if (!s || !rep_workload_kept(c, s->workload)) {
-						off += snprintf(line + off, sizeof(line) - (size_t)off, " %32s", "-");
+						lab_buf_printf(&line, " %32s", "-");
 						continue;
 					}
 					any = true;
@@ -247,12 +248,13 @@ int rep_table(struct lab_rctx *c)
 							 mean ? 100 * sd / fabs(mean) : 0,
 							 higher ? lab_pdiff(mean, bm) : lab_pndiff(mean, bm),
 							 rep_significant(c, s, base) ? "*" : "");
-					off += snprintf(line + off, sizeof(line) - (size_t)off, " %32s", cell);
+					lab_buf_printf(&line, " %32s", cell);
 				}
 				if (any) {
-					fprintf(c->out, "%s\n", line);
+					fprintf(c->out, "%s\n", line.p);
 					printed++;
 				}
+				lab_buf_free(&line);
 			}
 		}
 	}

@@ -190,6 +190,9 @@ int lab_results_load(struct lab_results *r, const char *path, const char *by, co
 	r->path = path;
 	if (lab_csv_read(path, &r->t, err, errlen))
 		return -1;
+	if (r->t.torn_line)
+		fprintf(stderr, "rwlab report: %s:%d: the last line is incomplete (an interrupted write); left out\n",
+			path, r->t.torn_line);
 	for (int i = 0; i < C_NR; i++) {
 		col[i] = lab_csv_col(&r->t, need[i]);
 		if (col[i] < 0) {
@@ -236,14 +239,14 @@ int lab_results_load(struct lab_results *r, const char *path, const char *by, co
 		errno = 0;
 		th = strtol(f[col[C_THREADS]], &end, 10);
 		if (!*f[col[C_THREADS]] || *end || errno || th < 1 || th > 1 << 20) {
-			snprintf(err, errlen, "%s:%d: threads '%s' is not a positive integer", path, row + 2,
+			snprintf(err, errlen, "%s:%d: threads '%s' is not a positive integer", path, r->t.line[row],
 				 f[col[C_THREADS]]);
 			goto fail;
 		}
 		errno = 0;
 		v = strtod(f[col[C_VALUE]], &end);
 		if (!*f[col[C_VALUE]] || *end || errno == ERANGE) {
-			snprintf(err, errlen, "%s:%d: value '%s' is not a number", path, row + 2, f[col[C_VALUE]]);
+			snprintf(err, errlen, "%s:%d: value '%s' is not a number", path, r->t.line[row], f[col[C_VALUE]]);
 			goto fail;
 		}
 		ig = ngr ? key_index(r, &r->groups, &r->ngroups, f, grcol, ngr) : str_add(&r->groups, &r->ngroups, "");

@@ -12,6 +12,7 @@
 
 #include "context.h"
 #include "csv.h"
+#include "resume.h"
 #include "runner.h"
 #include "stats.h"
 #include "wait.h"
@@ -239,10 +240,17 @@ static void fmt_eta(char *buf, size_t len, double s)
 		snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
 }
 
+/* The CSV variant label of column @li: a lock, or a lazy-mm scheme for lazy-mm workloads. */
+static const char *variant_label(const struct lab_run_opts *o, const struct lab_workload_conf *wl, int li)
+{
+	return wl->ops->uses_lazy_mm ? o->lazy[li].label : o->locks[li].label;
+}
+
 int lab_run(const struct lab_run_opts *o)
 {
 	struct lab_context ctx;
 	struct lab_csv_writer csv;
+	struct lab_resume done_cells = { 0 };
 	struct lab_buf suffix = { 0 };
 	struct sigaction sa, old_int, old_term;
 	char err[1024], run_id[64], why[256];
@@ -254,9 +262,30 @@ int lab_run(const struct lab_run_opts *o)
 		ncells += o->nthreads * (o->wls[i].ops->uses_lazy_mm ? o->nlazy : o->nlocks);
 	lab_topology_init();
 	lab_context_get(&ctx);
-	if (lab_csv_open(&csv, o->csv_path, err, sizeof(err))) {
+	if (o->resume) {
+		if (lab_resume_load(&done_cells, o->csv_path, o->iterations, &ctx, lab_pin_name(o->pin), err,
+				    sizeof(err))) {
+			fprintf(stderr, "rwlab: %s\n", err);
+			return 2;
+		}
+		for (int wi = 0; wi < o->nwls; wi++)
+			for (int ti = 0; ti < o->nthreads; ti++)
+				for (int li = 0; li < (o->wls[wi].ops->uses_lazy_mm ? o->nlazy : o->nlocks); li++)
+					ncells -= lab_resume_has(&done_cells, variant_label(o, &o->wls[wi], li),
+								 o->wls[wi].label, o->threads[ti]);
+	}
+	if (done_cells.exists ? lab_csv_open_append(&csv, o->csv_path, done_cells.keep_len, err, sizeof(err)) :
+				lab_csv_open(&csv, o->csv_path, err, sizeof(err))) {
 		fprintf(stderr, "rwlab: %s\n", err);
-		return 1;
+		lab_resume_free(&done_cells);
+		return 2;	/* before any measurement */
+	}
+	if (done_cells.exists) {
+		fprintf(stderr, "rwlab: resuming %s: %d finished cells kept, %d of this matrix to run\n",
+			o->csv_path, done_cells.ncells, ncells);
+		if (done_cells.dropped_rows || done_cells.torn_line)
+			fprintf(stderr, "rwlab: cut off the unfinished last cell (%d whole rows%s) to run it again\n",
+				done_cells.dropped_rows, done_cells.torn_line ? " and a torn line" : "");
 	}
 	for (int i = 0; i < o->nthreads; i++)
 		max_threads = o->threads[i] > max_threads ? o->threads[i] : max_threads;
@@ -310,6 +339,10 @@ int lab_run(const struct lab_run_opts *o)
 				bool failed = false, bind_warned = false;
 				const char *vlabel;
 
+				if (lab_resume_has(&done_cells, variant_label(o, wl, li), wl->label, n)) {
+					free(cell);
+					continue;	/* finished in the file we resume */
+				}
 				done++;
 				memset(cell, 0, sizeof(*cell));
 				if (wl->ops->uses_lazy_mm)
@@ -439,6 +472,7 @@ int lab_run(const struct lab_run_opts *o)
 	sigaction(SIGTERM, &old_term, NULL);
 	lab_csv_close(&csv);
 	lab_buf_free(&suffix);
+	lab_resume_free(&done_cells);
 	if (lab_interrupted) {
 		fprintf(stderr, "rwlab: interrupted; the finished cells are in %s\n", o->csv_path);
 		return 130;

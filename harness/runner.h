@@ -34,12 +34,14 @@ struct lab_run_opts {
 	enum lab_pin pin;
 	const char *csv_path;
 	bool quiet;			/* no progress line, no per-cell line */
+	bool resume;			/* keep csv_path's finished cells, skip them, append (resume.h) */
 };
 
 /*
  * lab_run() - run the matrix and write the CSV.
  * Returns the process exit status: 0 on success, 1 if a cell failed to set up
- * or the CSV could not be written (the other cells still run), 130 if
+ * or writing a cell's rows failed (the other cells still run), 2 if nothing
+ * was run because the CSV could not be opened or --resume refused it, 130 if
  * interrupted (finished cells are kept).
  */
 int lab_run(const struct lab_run_opts *o);

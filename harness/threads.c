@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,11 +171,13 @@ int lab_parse_duration(const char *arg, unsigned long long *ns)
 	char *end;
 	double v;
 
-	if (!arg || !*arg || *arg == '-')
+	/* Decimal only: strtod() would also take "nan", "inf" and hex ("0x10"). */
+	if (!arg || !(isdigit((unsigned char)arg[0]) || (arg[0] == '.' && isdigit((unsigned char)arg[1]))) ||
+	    strpbrk(arg, "xX"))
 		return -1;
 	errno = 0;
 	v = strtod(arg, &end);
-	if (errno || end == arg || v < 0)
+	if (errno || end == arg || !isfinite(v) || v < 0)
 		return -1;
 	if (!*end || !strcmp(end, "s"))
 		v *= 1e9;

@@ -37,6 +37,7 @@ int lab_parse_threads(const char *arg, int ncpus, int *out, int cap, char *err, 
 
 /*
  * lab_parse_duration() - "2", "2s", "500ms", "250us", "1m" into nanoseconds.
- * A bare number is seconds (decimals allowed). Returns 0 or -1.
+ * A bare number is seconds (decimals and exponents allowed, hex, nan and
+ * inf not). At most 1e15 ns. Returns 0 or -1.
  */
 int lab_parse_duration(const char *arg, unsigned long long *ns);

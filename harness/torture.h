@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * locktorture-style invariant checking (kernel/locking/locktorture.c,
+ * locktorture-style invariant checking (kernel/locking/locktorture.c v6.18,
  * research/kernel.md §7), shared by the stress tests and `rwlab torture`.
  *
  * Writers: after down_write, write_held must be 0 (set it to 1) and
@@ -9,6 +9,38 @@
  * decrement; up_read. Any violation counts as a failure of that role.
  * Optionally writers downgrade_write part of the time (then check as a
  * reader) and both roles use the trylock verbs part of the time.
+ *
+ * Besides the two sentinels, the lock protects a small payload of plain
+ * (non-atomic) words: a writer bumps them one by one, a reader checks they
+ * are all equal. A torn payload is a failure too, and in a ThreadSanitizer
+ * build the plain accesses let TSan prove the lock orders its critical
+ * sections (acquire/release), which x86 alone cannot show. Variants with
+ * LAB_CAP_FOREIGN_ATOMICS synchronise in ways TSan cannot see, so under TSan
+ * they draw false race reports: `rwlab torture` skips them in TSan builds
+ * and says so.
+ *
+ * From locktorture, optionally:
+ * - long_hold: now and then a writer holds the lock 10 x long_hold and a
+ *   reader 2 x long_hold (the kernel's rwsem write/read delays), 1 in
+ *   (writers x 2000) resp. (readers x 2000) acquisitions. The kernel also
+ *   scales that rarity by long_hold in ms; rwlab's acquisitions are far
+ *   faster than the kernel test's (whose readers hold 50 ms each time), so it
+ *   keeps only the thread-count factor. The long hold sleeps (the kernel's
+ *   mdelay spins); the lock stays held and the holder stays "on CPU" for
+ *   the lock's owner-spinning heuristics either way.
+ * - stutter: all threads run for `stutter`, then pause between acquisitions
+ *   for `stutter`, and so on (torture_stutter).
+ * - acq_writer_lim: the blocking down_write is timed; the longest time is
+ *   reported, and with a limit set, each acquisition over it is counted and
+ *   fails the test (the kernel WARNs, which its test scripts treat as a
+ *   failure).
+ * Always, as in locktorture: 1 in 2^20 writer iterations first sleep one
+ * jiffy (4 ms at HZ=250), and 1 in (n x 20000) holds yield the CPU while
+ * holding the lock (torture_preempt_schedule).
+ *
+ * Threading: lab_torture_run() blocks the caller for the duration; the
+ * stat callback runs on the caller's thread with racy (but torn-free)
+ * snapshots of the counters, as the kernel's stat kthread reads them.
  */
 #pragma once
 
@@ -16,6 +48,8 @@
 #include <stdint.h>
 
 #include "rwsem.h"
+
+struct lab_torture_result;
 
 struct lab_torture_opts {
 	const struct lab_rwsem_conf *lock;
@@ -25,13 +59,56 @@ struct lab_torture_opts {
 	unsigned long think_loops;	/* between acquisitions */
 	bool trylock;			/* 1 in 8 acquisitions use the trylock verb when supported */
 	bool downgrade;			/* 1 in 4 write holds downgrade when supported */
+	uint64_t long_hold_ns;		/* locktorture long_hold; 0 = off */
+	uint64_t stutter_ns;		/* run/pause period; 0 = off */
+	uint64_t acq_writer_lim_ns;	/* writer acquisition limit; 0 = off (report the max only) */
+	uint64_t stat_interval_ns;	/* call stat() this often; 0 = never */
+	void (*stat)(void *arg, const struct lab_torture_result *r);
+	void *stat_arg;
+	/* Optional, caller-owned: writers + readers entries for the per-thread counts. */
+	struct lab_torture_thread *threads;
+};
+
+/* One thread's counts (locktorture's struct lock_stress_stats, plus timing). */
+struct lab_torture_thread {
+	bool writer;
+	uint64_t acquired;		/* lock acquisitions (n_lock_acquired) */
+	uint64_t fail;			/* failed checks (n_lock_fail) */
+	uint64_t acq_max_ns;		/* longest blocking acquisition (writers: down_write) */
+	uint64_t acq_over_lim;		/* writer acquisitions longer than acq_writer_lim_ns */
+	uint64_t long_holds;
 };
 
 struct lab_torture_result {
 	uint64_t rd_total, rd_min, rd_max, rd_fail;
 	uint64_t wr_total, wr_min, wr_max, wr_fail;
 	uint64_t downgrades, trylock_fail;
+	uint64_t wr_acq_max_ns;		/* longest down_write over all writers */
+	uint64_t wr_acq_over_lim;	/* acquisitions over acq_writer_lim_ns */
+	uint64_t long_holds, stutter_pauses;
+	int nthreads;			/* threads that ran: writers first, then readers */
+	struct lab_torture_thread *threads;	/* opts->threads (NULL if not given) */
 };
 
-/* Run the torture for opts->duration_ns. Returns 0, or -errno if setup failed. */
+/*
+ * lab_torture_run() - run the torture for opts->duration_ns.
+ * Returns 0, or -errno if setup failed (-EINVAL for no threads at all).
+ * On return @r holds the totals, and opts->threads (when given) the
+ * per-thread counts. Nothing in @r needs freeing.
+ */
 int lab_torture_run(const struct lab_torture_opts *o, struct lab_torture_result *r);
+
+/* locktorture's unfairness flag: "???" when max / 2 > min (integer division, as the kernel). */
+static inline bool lab_torture_unfair(uint64_t max, uint64_t min)
+{
+	return max / 2 > min;
+}
+
+/* True when the run failed: any failed check, or any writer acquisition over the limit. */
+static inline bool lab_torture_failed(const struct lab_torture_result *r)
+{
+	return r->rd_fail || r->wr_fail || r->wr_acq_over_lim;
+}
+
+/* `rwlab torture ...` (harness/torture_cmd.c): argv[0] is the program name. Returns the exit status. */
+int lab_torture_cmd(int argc, char **argv);

@@ -26,7 +26,8 @@
  *   ckbr_register), and frees all records in destroy(). No downgrade.
  *
  * These use ck's own atomics (ck_pr, inline assembly), not locks/atomic.h:
- * ThreadSanitizer cannot see them, so the TSan suite exempts the ck-* variants.
+ * ThreadSanitizer cannot see them, so they carry LAB_CAP_FOREIGN_ATOMICS and
+ * the TSan checks exempt them (they are still tortured for exclusion).
  */
 #include <ck_brlock.h>
 #include <ck_pflock.h>
@@ -39,7 +40,7 @@
 #include "rwsem.h"
 #include "wait.h"
 
-#define CK_CAPS (LAB_CAP_SPINS | LAB_CAP_EXCLUSION)
+#define CK_CAPS (LAB_CAP_SPINS | LAB_CAP_EXCLUSION | LAB_CAP_FOREIGN_ATOMICS)
 
 /* ---- ck-rwlock -------------------------------------------------------- */
 

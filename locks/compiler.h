@@ -8,6 +8,18 @@
 
 #define LAB_CACHELINE 64
 
+/* 1 in a ThreadSanitizer build (GCC defines __SANITIZE_THREAD__, clang has the feature test). */
+#if defined(__SANITIZE_THREAD__)
+#define LAB_SANITIZE_THREAD 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define LAB_SANITIZE_THREAD 1
+#endif
+#endif
+#ifndef LAB_SANITIZE_THREAD
+#define LAB_SANITIZE_THREAD 0
+#endif
+
 #define lab_likely(x)	__builtin_expect(!!(x), 1)
 #define lab_unlikely(x)	__builtin_expect(!!(x), 0)
 

@@ -48,6 +48,7 @@
 
 #include "events.h"
 #include "lazy_mm.h"
+#include "rcu.h"
 
 #define PERCPU_REF_PERCPU	0ul
 #define PERCPU_REF_ATOMIC	1ul
@@ -87,14 +88,14 @@ static void percpu_ref_cpu_online(struct lab_lazy_domain *d, int cpu)
 {
 	(void)d;
 	(void)cpu;
-	urcu_memb_register_thread();
+	lab_rcu_thread_online();
 }
 
 static void percpu_ref_cpu_offline(struct lab_lazy_domain *d, int cpu)
 {
+	/* The thread stays registered until it exits (locks/rcu.h). */
 	(void)d;
 	(void)cpu;
-	urcu_memb_unregister_thread();
 }
 
 static void percpu_ref_grab(struct lab_lazy_domain *d, int cpu, struct lab_lazy_mm *mm)

@@ -103,6 +103,7 @@
 
 #include "atomic.h"
 #include "events.h"
+#include "rcu.h"
 #include "rwsem.h"
 #include "spinlock.h"
 #include "wait.h"
@@ -231,40 +232,6 @@ static void rcu_sync_dtor(struct rcu_sync *rss)
 			return;
 		urcu_memb_barrier();
 	}
-}
-
-/* ---- liburcu thread registration --------------------------------------- */
-
-static pthread_key_t pcpu_rcu_key;
-static pthread_once_t pcpu_rcu_once = PTHREAD_ONCE_INIT;
-static __thread bool pcpu_rcu_registered;
-
-static void pcpu_rcu_thread_exit(void *arg)
-{
-	(void)arg;
-	urcu_memb_unregister_thread();
-}
-
-static void pcpu_rcu_key_init(void)
-{
-	if (pthread_key_create(&pcpu_rcu_key, pcpu_rcu_thread_exit))
-		abort();
-}
-
-static __lab_cold void pcpu_rcu_register(void)
-{
-	pthread_once(&pcpu_rcu_once, pcpu_rcu_key_init);
-	urcu_memb_register_thread();
-	/* Any non-NULL value: the destructor unregisters the thread when it exits. */
-	pthread_setspecific(pcpu_rcu_key, &pcpu_rcu_registered);
-	pcpu_rcu_registered = true;
-}
-
-/* liburcu wants every thread that reads, synchronizes or calls call_rcu registered. */
-static inline void pcpu_rcu_self(void)
-{
-	if (lab_unlikely(!pcpu_rcu_registered))
-		pcpu_rcu_register();
 }
 
 /* ---- the semaphore ------------------------------------------------------ */
@@ -476,7 +443,7 @@ static void pcpu_destroy(struct lab_rwsem *lsem)
 {
 	struct percpu_rwsem *sem = (struct percpu_rwsem *)lsem;
 
-	pcpu_rcu_self();
+	lab_rcu_thread_online();
 	rcu_sync_dtor(&sem->rss);
 	free(sem->read_count);
 	sem->read_count = NULL;
@@ -487,7 +454,7 @@ static void percpu_down_read(struct lab_rwsem *lsem)
 	struct percpu_rwsem *sem = (struct percpu_rwsem *)lsem;
 	bool fast;
 
-	pcpu_rcu_self();
+	lab_rcu_thread_online();
 	urcu_memb_read_lock();
 	fast = rcu_sync_is_idle(&sem->rss);
 	if (lab_likely(fast))
@@ -506,7 +473,7 @@ static int percpu_down_read_trylock(struct lab_rwsem *lsem)
 	struct percpu_rwsem *sem = (struct percpu_rwsem *)lsem;
 	bool fast;
 
-	pcpu_rcu_self();
+	lab_rcu_thread_online();
 	urcu_memb_read_lock();
 	fast = rcu_sync_is_idle(&sem->rss);
 	if (lab_likely(fast))
@@ -523,7 +490,7 @@ static void percpu_up_read(struct lab_rwsem *lsem)
 	struct percpu_rwsem *sem = (struct percpu_rwsem *)lsem;
 	bool fast;
 
-	pcpu_rcu_self();
+	lab_rcu_thread_online();
 	urcu_memb_read_lock();
 	fast = rcu_sync_is_idle(&sem->rss);
 	if (lab_likely(fast))
@@ -542,7 +509,7 @@ static void percpu_down_write(struct lab_rwsem *lsem)
 	struct percpu_rwsem *sem = (struct percpu_rwsem *)lsem;
 	bool slept = false;
 
-	pcpu_rcu_self();
+	lab_rcu_thread_online();
 	/* From here on new readers take the slow path and look at block. */
 	rcu_sync_enter(&sem->rss);
 	if (!__percpu_down_write_trylock(sem))

@@ -48,6 +48,12 @@ enum lab_rwsem_caps {
 	LAB_CAP_DOWNGRADE	= 1u << 5,	/* downgrade_write is provided */
 	LAB_CAP_NOT_IN_ALL	= 1u << 6,	/* excluded from "all" (the busted negative control) */
 	LAB_CAP_EVENTS		= 1u << 7,	/* feeds the lock event counters */
+	/*
+	 * Synchronises through atomics outside locks/atomic.h that
+	 * ThreadSanitizer cannot see (ck's inline-assembly ck_pr_*): exempt
+	 * from the TSan race checks, which would report false races.
+	 */
+	LAB_CAP_FOREIGN_ATOMICS	= 1u << 8,
 };
 
 struct lab_rwsem_conf;

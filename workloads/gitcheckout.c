@@ -964,7 +964,7 @@ static void gc_worker(void *state, struct lab_worker *lw)
 	struct gc_worker *w = &g->w[lw->id];
 	bool lead = lw->id == 0;
 
-	lab_rcu_online();
+	lab_rcu_thread_online();
 	for (int ck = 0; ck < g->nm; ck++) {
 		const struct plan *p = &g->plan[ck];
 		uint32_t i;
@@ -1012,7 +1012,6 @@ static void gc_worker(void *state, struct lab_worker *lw)
 		}
 	}
 	lw->ops = (uint64_t)g->nm;
-	lab_rcu_offline();
 }
 
 static void gc_metrics(void *state, const struct lab_iter *it, struct lab_sink *sink)

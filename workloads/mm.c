@@ -24,50 +24,9 @@ const char *lab_mm_lock_mode_name(enum lab_mm_lock_mode m)
 	return m == LAB_MM_LOCK_VMA ? "vma" : m == LAB_MM_LOCK_VMA_REFCNT ? "vma-refcnt" : "mmap";
 }
 
-/* ---- RCU reader registration --------------------------------------------------- */
-
-static __thread int rcu_registered;
-static pthread_key_t rcu_key;
-static pthread_once_t rcu_once = PTHREAD_ONCE_INIT;
-
-static void rcu_thread_exit(void *arg)
-{
-	(void)arg;
-	if (rcu_registered) {
-		urcu_memb_unregister_thread();
-		rcu_registered = 0;
-	}
-}
-
-static void rcu_key_create(void)
-{
-	if (pthread_key_create(&rcu_key, rcu_thread_exit))
-		abort();
-}
-
-void lab_rcu_online(void)
-{
-	if (lab_likely(rcu_registered))
-		return;
-	pthread_once(&rcu_once, rcu_key_create);
-	urcu_memb_register_thread();
-	rcu_registered = 1;
-	/* A non-NULL value makes the key's destructor unregister us at thread exit. */
-	pthread_setspecific(rcu_key, &rcu_registered);
-}
-
-void lab_rcu_offline(void)
-{
-	if (!rcu_registered)
-		return;
-	urcu_memb_unregister_thread();
-	rcu_registered = 0;
-	pthread_setspecific(rcu_key, NULL);
-}
-
 void lab_mm_rcu_barrier(void)
 {
-	lab_rcu_online();
+	lab_rcu_thread_online();
 	urcu_memb_barrier();
 }
 
@@ -476,7 +435,7 @@ int lab_mm_init(struct lab_mm *mm, const struct lab_rwsem_conf *lock, enum lab_m
 {
 	int r;
 
-	lab_rcu_online();
+	lab_rcu_thread_online();
 	memset(mm, 0, sizeof(*mm));
 	if (mode == LAB_MM_LOCK_VMA && !lock->ops->down_read_trylock)
 		return -EINVAL;		/* v6.4 per-VMA locks are taken with down_read_trylock */
@@ -503,7 +462,7 @@ void lab_mm_destroy(struct lab_mm *mm, struct lab_mm_thread *t)
 
 	if (!mt)
 		return;
-	lab_rcu_online();
+	lab_rcu_thread_online();
 	lab_mmap_write_lock(mm);
 	for (int i = 0; i < mt->n; i++) {
 		struct lab_vma *vma = mt->v[i];
@@ -525,7 +484,7 @@ int lab_mm_dup(struct lab_mm *child, struct lab_mm *parent, struct lab_mm_thread
 	struct lab_vma_tree *pt, *ct;
 	int n, made = 0;
 
-	lab_rcu_online();
+	lab_rcu_thread_online();
 	lab_mmap_write_lock(parent);
 	lab_mmap_write_lock(child);	/* new VMAs are write-locked until the child's unlock */
 	pt = parent->mt;
@@ -591,7 +550,7 @@ uintptr_t lab_mm_mmap(struct lab_mm *mm, size_t len, unsigned long flags, struct
 
 	if (!pages || (file && pgoff + pages > file->npages) || (!file && (flags & LAB_VM_SHARED)))
 		return 0;
-	lab_rcu_online();
+	lab_rcu_thread_online();
 	lab_mmap_write_lock(mm);
 	start = mm->mmap_base;
 	vma = vma_new(mm, start, start + (pages << LAB_PAGE_SHIFT), flags, file, pgoff);
@@ -664,7 +623,7 @@ int lab_mm_munmap(struct lab_mm *mm, uintptr_t start, size_t len, struct lab_mm_
 
 	if ((start & (LAB_PAGE_SIZE - 1)) || !len)
 		return -EINVAL;
-	lab_rcu_online();
+	lab_rcu_thread_online();
 	lab_mmap_write_lock(mm);
 	r = do_munmap(mm, start, start + LAB_PAGE_ALIGN(len), t);
 	lab_mmap_write_unlock(mm);
@@ -721,7 +680,7 @@ int lab_mm_mprotect(struct lab_mm *mm, uintptr_t start, size_t len, unsigned lon
 
 	if ((start & (LAB_PAGE_SIZE - 1)) || !len || (prot & ~pmask))
 		return -EINVAL;
-	lab_rcu_online();
+	lab_rcu_thread_online();
 	lab_mmap_write_lock(mm);
 	mt = mm->mt;
 	first = tree_index(mt, start);
@@ -828,7 +787,7 @@ out:
 
 int lab_mm_brk_reserve(struct lab_mm *mm, struct lab_brk *b, size_t max)
 {
-	lab_rcu_online();
+	lab_rcu_thread_online();
 	lab_mmap_write_lock(mm);
 	b->start_brk = b->brk = mm->brk_base;
 	b->max = LAB_PAGE_ALIGN(max);
@@ -844,7 +803,7 @@ uintptr_t lab_mm_brk(struct lab_mm *mm, struct lab_brk *b, uintptr_t newbrk, str
 
 	if (!b)
 		b = &mm->brk;
-	lab_rcu_online();
+	lab_rcu_thread_online();
 	lab_mmap_write_lock(mm);
 	if (newbrk < b->start_brk || newbrk > b->start_brk + b->max)
 		goto out;
@@ -905,7 +864,7 @@ size_t lab_mm_pageout(struct lab_mm *mm, uintptr_t start, size_t len)
 	struct lab_vma_tree *mt;
 	size_t n = 0;
 
-	lab_rcu_online();
+	lab_rcu_thread_online();
 	lab_mmap_read_lock(mm);
 	mt = mm->mt;
 	for (int i = tree_index(mt, start); i < mt->n && mt->v[i]->vm_start < end; i++) {
@@ -1092,7 +1051,7 @@ int lab_mm_fault(struct lab_mm *mm, struct lab_fault *f, struct lab_mm_thread *t
 	struct lab_vma *vma;
 	int r;
 
-	lab_rcu_online();
+	lab_rcu_thread_online();
 	if (mm->mode != LAB_MM_LOCK_MMAP) {
 		vma = lab_lock_vma_under_rcu(mm, f->addr, t);
 		if (vma) {

@@ -37,9 +37,9 @@
  *
  * Threading:
  * - Every thread that calls into this file must be an RCU reader thread; the
- *   calls register it on first use (lab_rcu_online()) and unregister it when
- *   the thread exits. Worker threads should call lab_rcu_online() at their
- *   start and lab_rcu_offline() before they return.
+ *   calls register it on first use (lab_rcu_thread_online(), locks/rcu.h,
+ *   shared with every other RCU user in the thread) and it is unregistered
+ *   when the thread exits.
  * - lab_mm_fault()/lab_mm_access()/lab_mm_pageout() run concurrently with
  *   each other and with the mmap_lock writers (mmap, munmap, mprotect, brk,
  *   dup). lab_mm_destroy() needs that nobody else uses the mm.
@@ -72,12 +72,8 @@
 #define LAB_VM_EXEC	0x4ul
 #define LAB_VM_SHARED	0x8ul
 
-/* ---- RCU reader registration --------------------------------------------- */
-
-/* Register the calling thread with liburcu (urcu-memb) if it is not yet; idempotent. */
-void lab_rcu_online(void);
-/* Unregister it now (also done automatically at thread exit). Idempotent. */
-void lab_rcu_offline(void);
+/* RCU reader registration: lab_rcu_thread_online() from locks/rcu.h. */
+#include "rcu.h"
 
 /* ---- page allocator ---------------------------------------------------------
  *

@@ -158,7 +158,7 @@ static void pft_worker(void *state, struct lab_worker *w)
 	struct lab_mm_thread *t = &p->slice[w->id].t;
 	size_t first = (size_t)w->id * p->pages_per_thread;
 
-	lab_rcu_online();
+	lab_rcu_thread_online();
 	for (size_t i = first; i < first + p->pages_per_thread; i++) {
 		struct lab_fault f = { .addr = p->region + (i << LAB_PAGE_SHIFT), .flags = LAB_FAULT_WRITE };
 
@@ -176,7 +176,6 @@ static void pft_worker(void *state, struct lab_worker *w)
 		}
 		w->ops++;
 	}
-	lab_rcu_offline();
 }
 
 static void pft_metrics(void *state, const struct lab_iter *it, struct lab_sink *sink)

@@ -56,6 +56,7 @@
 
 #include "dirtree.h"
 #include "mm.h"
+#include "rcu.h"
 #include "reaim.h"
 #include "wait.h"
 #include "workload.h"
@@ -1476,7 +1477,7 @@ static void reaim_worker(void *state, struct lab_worker *w)
 	struct child *c = &r->child[w->id];
 	int n = r->jobs_per_child;
 
-	lab_rcu_online();
+	lab_rcu_thread_online();
 	c->rng = lab_worker_rand(w) | 1;
 	lab_utlb_flush(&c->tlb);
 	/* reaim picks a random remaining job each time: a random permutation of the list. */
@@ -1493,7 +1494,6 @@ static void reaim_worker(void *state, struct lab_worker *w)
 		w->ops++;
 	}
 	w->count[0] = c->errors;
-	lab_rcu_offline();
 }
 
 static void reaim_metrics(void *state, const struct lab_iter *it, struct lab_sink *sink)

@@ -165,5 +165,9 @@ int lab_workload_parse_list(const char *arg, struct lab_workload_conf *confs, in
 		strcpy(spec, tok);
 		have = true;
 	}
+	if (!have) {	/* "," or ",,": only separators */
+		snprintf(err, errlen, "empty workload list '%s'", arg);
+		return -1;
+	}
 	return 0;
 }

@@ -287,7 +287,7 @@ static void vms_worker(void *state, struct lab_worker *lw)
 	uint64_t next_tick = lab_clock_ns() + v->tick_ns;
 	struct tusage u0, u1;
 
-	lab_rcu_online();
+	lab_rcu_thread_online();
 	rusage_thread(&u0);
 	w->in_rcu = v->tick_ns && v->policy != POL_HAZPTR;
 	if (w->in_rcu)
@@ -330,7 +330,6 @@ static void vms_worker(void *state, struct lab_worker *lw)
 	/* The last worker ends the walkers' period. */
 	if (atomic_sub_return(&v->workers_left, 1u) == 0)
 		smp_store_release(&v->walking, 0u);
-	lab_rcu_offline();
 }
 
 /* ---- walkers ------------------------------------------------------------------------------ */
@@ -382,7 +381,7 @@ static void *walker_main(void *arg)
 	struct vms *v = wk->v;
 	uint32_t seen = 0;
 
-	lab_rcu_online();
+	lab_rcu_thread_online();
 	for (;;) {
 		uint32_t g;
 		struct tusage u0, u1;
@@ -408,7 +407,6 @@ static void *walker_main(void *arg)
 		wk->nvcsw = u1.nv - u0.nv;
 		wk->nivcsw = u1.niv - u0.niv;
 	}
-	lab_rcu_offline();
 	return NULL;
 }
 

@@ -60,7 +60,7 @@ static void *mutator(void *arg)
 	uint64_t s = (uint64_t)(uintptr_t)&t | 1;
 	int n = 0;
 
-	lab_rcu_online();
+	lab_rcu_thread_online();
 	lab_mm_thread_init(&t, &st->pa);
 	lab_mm_brk_reserve(&st->mm, &brk, 64 * PG);
 	while (!__atomic_load_n(&st->stop, __ATOMIC_ACQUIRE)) {
@@ -105,7 +105,6 @@ static void *mutator(void *arg)
 		lab_delay(2000);
 	}
 	add_events(st, &t);
-	lab_rcu_offline();
 	return NULL;
 }
 
@@ -115,7 +114,7 @@ static void *faulter(void *arg)
 	struct lab_mm_thread t;
 	uint64_t s = (uint64_t)(uintptr_t)&t | 3, ok = 0;
 
-	lab_rcu_online();
+	lab_rcu_thread_online();
 	lab_mm_thread_init(&t, &st->pa);
 	while (!__atomic_load_n(&st->stop, __ATOMIC_ACQUIRE)) {
 		uintptr_t top = __atomic_load_n(&st->mm.mmap_base, __ATOMIC_RELAXED);
@@ -139,7 +138,6 @@ static void *faulter(void *arg)
 	}
 	__atomic_fetch_add(&st->faults_ok, ok, __ATOMIC_RELAXED);
 	add_events(st, &t);
-	lab_rcu_offline();
 	return NULL;
 }
 
@@ -148,7 +146,7 @@ static void *checker(void *arg)
 	struct stress *st = arg;
 	char err[256];
 
-	lab_rcu_online();
+	lab_rcu_thread_online();
 	while (!__atomic_load_n(&st->stop, __ATOMIC_ACQUIRE)) {
 		lab_mmap_write_lock(&st->mm);
 		if (lab_mm_check(&st->mm, err, sizeof(err))) {
@@ -158,7 +156,6 @@ static void *checker(void *arg)
 		lab_mmap_write_unlock(&st->mm);
 		lab_sleep_ns(2000000);
 	}
-	lab_rcu_offline();
 	return NULL;
 }
 

@@ -1,35 +1,46 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * locktorture-style stress of every variant (write_held flag and read_held
- * count checked in every critical section, trylock and downgrade mixed in),
- * and the negative control: the same checker must catch busted.
+ * locktorture-style stress of every variant (write_held flag, read_held
+ * count and a plain payload checked in every critical section, trylock and
+ * downgrade mixed in), the negative control (the same checker must catch
+ * busted), and the locktorture options: long_hold, stutter, the
+ * acq_writer_lim watchdog and interim statistics.
  */
+#include <errno.h>
 #include <stdio.h>
 
 #include "common.h"
 #include "torture.h"
 
-static void torture(const char *spec, int readers, int writers, struct lab_torture_result *r)
+static struct lab_rwsem_conf conf;
+
+static struct lab_torture_opts opts(const char *spec, int readers, int writers, double seconds)
 {
-	struct lab_rwsem_conf conf;
-	struct lab_torture_opts o = {
+	char err[512];
+
+	cr_assert_eq(lab_rwsem_parse(spec, &conf, err, sizeof(err)), 0, "%s", err);
+	return (struct lab_torture_opts){
 		.lock = &conf,
 		.readers = readers,
 		.writers = writers,
-		.duration_ns = (uint64_t)(400e6 * lab_test_scale()),
+		.duration_ns = (uint64_t)(seconds * 1e9 * lab_test_scale()),
 		.hold_loops = 20,
 		.think_loops = 20,
 		.trylock = true,
 		.downgrade = true,
 	};
-	char err[512];
+}
 
-	cr_assert_eq(lab_rwsem_parse(spec, &conf, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(lab_torture_run(&o, r), 0);
-	printf("%-14s Writes: Total: %lu Max/Min: %lu/%lu Fail: %lu  Reads: Total: %lu Max/Min: %lu/%lu "
-	       "Fail: %lu  downgrades %lu\n",
-	       spec, r->wr_total, r->wr_max, r->wr_min, r->wr_fail, r->rd_total, r->rd_max, r->rd_min,
-	       r->rd_fail, r->downgrades);
+static void run(const struct lab_torture_opts *o, struct lab_torture_result *r)
+{
+	cr_assert_eq(lab_torture_run(o, r), 0);
+	printf("%-14s Writes:  Total: %lu  Max/Min: %lu/%lu %s  Fail: %lu %s\n", o->lock->label,
+	       r->wr_total, r->wr_max, r->wr_min, lab_torture_unfair(r->wr_max, r->wr_min) ? "???" : "",
+	       r->wr_fail, r->wr_fail ? "!!!" : "");
+	printf("%-14s Reads :  Total: %lu  Max/Min: %lu/%lu %s  Fail: %lu %s  (downgrades %lu)\n",
+	       o->lock->label, r->rd_total, r->rd_max, r->rd_min,
+	       lab_torture_unfair(r->rd_max, r->rd_min) ? "???" : "", r->rd_fail, r->rd_fail ? "!!!" : "",
+	       r->downgrades);
 }
 
 ParameterizedTestParameters(stress, torture)
@@ -42,20 +53,123 @@ ParameterizedTestParameters(stress, torture)
 
 ParameterizedTest(struct lab_test_variant *v, stress, torture, .timeout = 120)
 {
+	struct lab_torture_opts o = opts(v->name, 2, 2, 0.4);
+	struct lab_torture_thread threads[4];
 	struct lab_torture_result r;
+	uint64_t sum_w = 0, sum_r = 0;
 
-	torture(v->name, 2, 2, &r);
+	o.threads = threads;
+	run(&o, &r);
 	cr_expect_eq(r.wr_fail, 0, "%s: %lu write-side exclusion failures", v->name, r.wr_fail);
 	cr_expect_eq(r.rd_fail, 0, "%s: %lu read-side exclusion failures", v->name, r.rd_fail);
 	cr_expect_gt(r.wr_total, 0, "%s: no writer ever got the lock", v->name);
 	cr_expect_gt(r.rd_total, 0, "%s: no reader ever got the lock", v->name);
+	/* The per-thread counts add up to the totals, writers first. */
+	cr_assert_eq(r.nthreads, 4);
+	cr_assert_eq(r.threads, threads);
+	for (int i = 0; i < r.nthreads; i++) {
+		cr_expect_eq(r.threads[i].writer, i < 2);
+		*(r.threads[i].writer ? &sum_w : &sum_r) += r.threads[i].acquired;
+	}
+	cr_expect_eq(sum_w, r.wr_total);
+	cr_expect_eq(sum_r, r.rd_total);
+	cr_expect_gt(r.wr_acq_max_ns, 0, "%s: writer acquisitions were not timed", v->name);
 }
 
 /* The expected failure: the checker must be able to fail. */
 Test(stress, busted_is_caught, .timeout = 120)
 {
+	struct lab_torture_opts o = opts("busted", 2, 2, 0.4);
 	struct lab_torture_result r;
 
-	torture("busted", 2, 2, &r);
+	run(&o, &r);
 	cr_expect_gt(r.wr_fail + r.rd_fail, 0, "the torture checker did not catch busted");
+	cr_expect(lab_torture_failed(&r));
+}
+
+/* Writers only: busted lets writers overlap each other, which write_held and the payload catch. */
+Test(stress, busted_writers_only, .timeout = 120)
+{
+	struct lab_torture_opts o = opts("busted", 0, 2, 0.4);
+	struct lab_torture_result r;
+
+	run(&o, &r);
+	cr_expect_gt(r.wr_fail, 0, "two busted writers never overlapped");
+	cr_expect_eq(r.rd_total, 0);
+}
+
+/* stutter pauses everyone; long_hold fires; the counts still check out. */
+Test(stress, stutter_and_long_hold, .timeout = 120)
+{
+	struct lab_torture_opts o = opts("pthread", 2, 2, 0.6);
+	struct lab_torture_result r;
+
+	o.stutter_ns = 100000000;		/* 100 ms on, 100 ms off */
+	o.long_hold_ns = 100000;		/* writers hold 1 ms, readers 0.2 ms, now and then */
+	o.duration_ns = (uint64_t)(0.6e9 * lab_test_scale());
+	run(&o, &r);
+	cr_expect_geq(r.stutter_pauses, 2, "stutter paused %lu times in 0.6 s", r.stutter_pauses);
+	cr_expect_gt(r.long_holds, 0, "no long hold in %lu acquisitions", r.wr_total + r.rd_total);
+	cr_expect_eq(r.wr_fail + r.rd_fail, 0);
+}
+
+/*
+ * The watchdog: writers that sometimes hold for 10 x 20 ms make the other
+ * writer wait longer than a 5 ms limit, which must fail the run; the
+ * longest acquisition reported covers such a wait.
+ */
+Test(stress, acq_writer_lim_fires, .timeout = 120)
+{
+	struct lab_torture_opts o = opts("pthread", 0, 2, 1.0);
+	struct lab_torture_result r;
+
+	o.long_hold_ns = 20000000;
+	o.acq_writer_lim_ns = 5000000;
+	run(&o, &r);
+	cr_expect_gt(r.long_holds, 0, "no long hold happened (%lu acquisitions)", r.wr_total);
+	cr_expect_gt(r.wr_acq_over_lim, 0, "no acquisition over the limit; max %lu ns", r.wr_acq_max_ns);
+	cr_expect_gt(r.wr_acq_max_ns, o.acq_writer_lim_ns);
+	cr_expect(lab_torture_failed(&r), "an acquisition over acq_writer_lim must fail the run");
+	cr_expect_eq(r.wr_fail, 0, "pthread broke exclusion");
+}
+
+struct stat_log {
+	int calls;
+	uint64_t last_total;
+	bool monotonic;
+};
+
+static void on_stat(void *arg, const struct lab_torture_result *r)
+{
+	struct stat_log *l = arg;
+	uint64_t tot = r->wr_total + r->rd_total;
+
+	l->monotonic &= tot >= l->last_total;
+	l->last_total = tot;
+	l->calls++;
+}
+
+/* Interim statistics come on time, and the counts only grow. */
+Test(stress, stat_interval, .timeout = 120)
+{
+	struct lab_torture_opts o = opts("pthread-wp", 1, 1, 0.35);
+	struct lab_torture_result r;
+	struct stat_log l = { 0, 0, true };
+
+	o.duration_ns = 350000000;
+	o.stat_interval_ns = 100000000;
+	o.stat = on_stat;
+	o.stat_arg = &l;
+	run(&o, &r);
+	cr_expect_eq(l.calls, 3, "stat() called %d times in 0.35 s at 0.1 s intervals", l.calls);
+	cr_expect(l.monotonic);
+	cr_expect_geq(r.wr_total + r.rd_total, l.last_total);
+}
+
+Test(stress, no_threads_is_einval)
+{
+	struct lab_torture_opts o = opts("pthread", 0, 0, 0.1);
+	struct lab_torture_result r;
+
+	cr_expect_eq(lab_torture_run(&o, &r), -EINVAL);
 }

@@ -79,6 +79,35 @@ Test(csv, malformed)
 	cr_expect_eq(read_text("a,b\n1,2\n\n3,4\n", err), 0, "blank lines are allowed");
 }
 
+/* The tail of an interrupted write is left out, and only that. */
+Test(csv, torn_tail)
+{
+	struct lab_csv_table t;
+	char err[512];
+	const char *ok[] = { "a,b\n1,2\n3", "a,b\n1,2\n\"3", "a,b\n1,2\n3,\"x" };
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		cr_assert_eq(lab_csv_parse(ok[i], strlen(ok[i]), "t", &t, err, sizeof(err)), 0, "%s: %s", ok[i], err);
+		cr_expect_eq(t.nrows, 1, "%s", ok[i]);
+		cr_expect_eq(t.torn_line, 3, "%s", ok[i]);
+		cr_expect_eq(t.parsed_len, 8, "%s", ok[i]);
+		cr_expect_eq(t.offset[0], 4);
+		cr_expect_eq(t.line[0], 2);
+		lab_csv_free(&t);
+	}
+	/* A whole last record without a newline is a record, not a torn one. */
+	cr_assert_eq(lab_csv_parse("a,b\n1,2\n3,4", 11, "t", &t, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(t.nrows, 2);
+	cr_expect_eq(t.torn_line, 0);
+	lab_csv_free(&t);
+	/* Too many fields, or a short line that ends with a newline, are errors. */
+	cr_expect_eq(lab_csv_parse("a,b\n1,2\n3,4,5", 13, "t", &t, err, sizeof(err)), -1);
+	cr_expect_eq(lab_csv_parse("a,b\n1\n3,4\n", 10, "t", &t, err, sizeof(err)), -1);
+	cr_expect(strstr(err, "t:2:") != NULL, "%s", err);
+	/* A short line in the middle is an error even when the file ends torn. */
+	cr_expect_eq(lab_csv_parse("a,b\n1\n3", 7, "t", &t, err, sizeof(err)), -1);
+}
+
 Test(csv, unwritable)
 {
 	struct lab_csv_writer w;

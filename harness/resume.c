@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "csv.h"
+#include "resume.h"
+
+/* A run of consecutive rows of one cell. */
+struct group {
+	int first, last;		/* row indices, inclusive */
+	int threads;
+	bool last_group;		/* the last cell in the file */
+};
+
+static int parse_int(const char *s, int *v)
+{
+	char *end;
+	long x;
+
+	errno = 0;
+	x = strtol(s, &end, 10);
+	if (!*s || *end || errno || x < 0 || x > 1 << 30)
+		return -1;
+	*v = (int)x;
+	return 0;
+}
+
+static bool same_key(char **a, char **b, const int *col)
+{
+	return !strcmp(a[col[0]], b[col[0]]) && !strcmp(a[col[1]], b[col[1]]) && !strcmp(a[col[2]], b[col[2]]);
+}
+
+/*
+ * Is the group a finished cell of @n iterations? Returns 1 yes, 0 no (an
+ * unfinished cell), -1 when it cannot be one this run would write (@err says
+ * why).
+ */
+static int group_finished(const struct lab_csv_table *t, const struct group *g, int n, const int *col,
+			  const char *path, char *err, size_t errlen)
+{
+	int rows = g->last - g->first + 1, per, ret = 1;
+	int *iter = calloc((size_t)rows, sizeof(int)), *count = calloc((size_t)n, sizeof(int));
+	int **byit = calloc((size_t)n, sizeof(int *));
+	char **key = t->rows[g->first];
+
+	if (!iter || !count || !byit)
+		abort();
+	for (int i = 0; i < rows; i++) {
+		const char *s = t->rows[g->first + i][col[3]];
+
+		if (parse_int(s, &iter[i])) {
+			snprintf(err, errlen, "--resume: %s:%d: iteration '%s' is not a number", path,
+				 t->line[g->first + i], s);
+			ret = -1;
+			goto out;
+		}
+		if (iter[i] >= n) {
+			snprintf(err, errlen, "--resume: %s:%d: cell %s %s t=%s has iteration %d, but this run asks "
+				 "for -n %d: resume with the -n of the first run", path, t->line[g->first + i],
+				 key[col[0]], key[col[1]], key[col[2]], iter[i], n);
+			ret = -1;
+			goto out;
+		}
+		count[iter[i]]++;
+	}
+	per = count[0];
+	for (int it = 0; it < n; it++)
+		if (count[it] != per || !per)
+			ret = 0;
+	if (ret != 1) {
+		/* Whole iterations 0..m-1 of a cell that is not last: it was run with -n m. */
+		int m = 0;
+
+		while (m < n && count[m] == per && per)
+			m++;
+		for (int it = m; it < n && m; it++)
+			if (count[it])
+				m = 0;
+		if (m && !g->last_group) {
+			snprintf(err, errlen, "--resume: %s:%d: cell %s %s t=%s has %d iterations, but this run asks "
+				 "for -n %d: resume with the -n of the first run", path, t->line[g->first],
+				 key[col[0]], key[col[1]], key[col[2]], m, n);
+			ret = -1;
+		}
+		goto out;
+	}
+	/* Each iteration's rows, in file order. */
+	for (int it = 0; it < n; it++) {
+		int k = 0;
+
+		byit[it] = calloc((size_t)per, sizeof(int));
+		if (!byit[it])
+			abort();
+		for (int i = 0; i < rows; i++)
+			if (iter[i] == it)
+				byit[it][k++] = g->first + i;
+	}
+	/* Iteration 0 names each metric once... */
+	for (int k = 0; k < per; k++) {
+		const char *m = t->rows[byit[0][k]][col[4]];
+
+		for (int j = 0; j < k; j++) {
+			if (!strcmp(t->rows[byit[0][j]][col[4]], m)) {
+				snprintf(err, errlen, "--resume: %s:%d: cell %s %s t=%s has metric '%s' twice in one "
+					 "iteration: not a file rwlab wrote", path, t->line[byit[0][k]],
+					 key[col[0]], key[col[1]], key[col[2]], m);
+				ret = -1;
+				goto out;
+			}
+		}
+	}
+	/* ...and every other iteration the same metrics in the same order. */
+	for (int it = 1; it < n; it++)
+		for (int k = 0; k < per; k++)
+			if (strcmp(t->rows[byit[it][k]][col[4]], t->rows[byit[0][k]][col[4]]))
+				ret = 0;
+out:
+	for (int it = 0; it < n; it++)
+		free(byit[it]);
+	free(byit);
+	free(iter);
+	free(count);
+	return ret;
+}
+
+int lab_resume_load(struct lab_resume *r, const char *path, int iterations, const struct lab_context *ctx,
+		    const char *pin, char *err, size_t errlen)
+{
+	static const char *ctx_cols[] = { "pin", "cpus", "cpu_model", "kernel", "compiler", "build_type",
+					  "allocator", "event_counts", "git_rev", "host" };
+	char want[10][160];
+	int ctx_col[10], col[5], ngroups = 0, gcap = 0;
+	struct lab_csv_table t;
+	struct group *g = NULL;
+	struct stat st;
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (stat(path, &st)) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "--resume: cannot read '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (st.st_size == 0)
+		return 0;
+	if (lab_csv_read(path, &t, err, errlen))
+		return -1;
+	r->exists = true;
+
+	/* The schema: exactly this header. */
+	for (int i = 0; lab_csv_columns[i] || i < t.ncols; i++) {
+		if (!lab_csv_columns[i] || i >= t.ncols || strcmp(lab_csv_columns[i], t.header[i])) {
+			snprintf(err, errlen, "--resume: %s: the header differs from this rwlab's CSV schema %d at "
+				 "column %d ('%s', expected '%s'): not a results file of this version",
+				 path, LAB_CSV_SCHEMA, i + 1, i < t.ncols ? t.header[i] : "(none)",
+				 lab_csv_columns[i] ? lab_csv_columns[i] : "(none)");
+			goto out;
+		}
+	}
+	col[0] = lab_csv_col(&t, "variant");
+	col[1] = lab_csv_col(&t, "workload");
+	col[2] = lab_csv_col(&t, "threads");
+	col[3] = lab_csv_col(&t, "iteration");
+	col[4] = lab_csv_col(&t, "metric");
+
+	/* The run-wide settings the rows record must be this run's. */
+	snprintf(want[0], sizeof(want[0]), "%s", pin);
+	snprintf(want[1], sizeof(want[1]), "%d", ctx->cpus);
+	snprintf(want[2], sizeof(want[2]), "%s", ctx->cpu_model);
+	snprintf(want[3], sizeof(want[3]), "%s", ctx->kernel);
+	snprintf(want[4], sizeof(want[4]), "%s", ctx->compiler);
+	snprintf(want[5], sizeof(want[5]), "%s", ctx->build_type);
+	snprintf(want[6], sizeof(want[6]), "%s", ctx->allocator);
+	snprintf(want[7], sizeof(want[7]), "%d", ctx->event_counts);
+	snprintf(want[8], sizeof(want[8]), "%s", ctx->git_rev);
+	snprintf(want[9], sizeof(want[9]), "%s", ctx->host);
+	for (int c = 0; c < 10; c++)
+		ctx_col[c] = lab_csv_col(&t, ctx_cols[c]);
+	for (int row = 0; row < t.nrows; row++) {
+		char **f = t.rows[row];
+
+		if (strcmp(f[0], "1")) {
+			snprintf(err, errlen, "--resume: %s:%d: schema '%s', expected %d", path, t.line[row], f[0],
+				 LAB_CSV_SCHEMA);
+			goto out;
+		}
+		for (int c = 0; c < 10; c++) {
+			if (strcmp(f[ctx_col[c]], want[c])) {
+				snprintf(err, errlen, "--resume: %s:%d: %s is '%s' there but '%s' in this run: the "
+					 "results would mix two %s; start a new file", path, t.line[row],
+					 ctx_cols[c], f[ctx_col[c]], want[c],
+					 c == 0 ? "pinning policies" : "builds or machines");
+				goto out;
+			}
+		}
+		if (!row || !same_key(f, t.rows[row - 1], col)) {
+			int th;
+
+			if (parse_int(f[col[2]], &th) || th < 1) {
+				snprintf(err, errlen, "--resume: %s:%d: threads '%s' is not a positive integer", path,
+					 t.line[row], f[col[2]]);
+				goto out;
+			}
+			if (ngroups == gcap) {
+				gcap = gcap ? 2 * gcap : 64;
+				g = realloc(g, (size_t)gcap * sizeof(*g));
+				if (!g)
+					abort();
+			}
+			g[ngroups].first = row;
+			g[ngroups].threads = th;
+			ngroups++;
+		}
+		g[ngroups - 1].last = row;
+	}
+
+	r->keep_len = t.parsed_len;
+	r->torn_line = t.torn_line;
+	r->cells = calloc((size_t)(ngroups ? ngroups : 1), sizeof(*r->cells));
+	if (!r->cells)
+		abort();
+	for (int i = 0; i < ngroups; i++) {
+		char **f = t.rows[g[i].first];
+		int fin;
+
+		for (int j = 0; j < i; j++) {
+			if (same_key(t.rows[g[j].first], f, col)) {
+				snprintf(err, errlen, "--resume: %s:%d: cell %s %s t=%s is there twice (also at line "
+					 "%d): not a file one rwlab run writes", path, t.line[g[i].first], f[col[0]],
+					 f[col[1]], f[col[2]], t.line[g[j].first]);
+				goto out;
+			}
+		}
+		g[i].last_group = i == ngroups - 1;
+		fin = group_finished(&t, &g[i], iterations, col, path, err, errlen);
+		if (fin < 0)
+			goto out;
+		if (!fin && i != ngroups - 1) {
+			snprintf(err, errlen, "--resume: %s:%d: cell %s %s t=%s is unfinished but other cells follow "
+				 "it: not what an interrupted run leaves", path, t.line[g[i].first], f[col[0]],
+				 f[col[1]], f[col[2]]);
+			goto out;
+		}
+		if (!fin) {
+			r->keep_len = t.offset[g[i].first];
+			r->dropped_rows = g[i].last - g[i].first + 1;
+			continue;
+		}
+		r->cells[r->ncells].variant = strdup(f[col[0]]);
+		r->cells[r->ncells].workload = strdup(f[col[1]]);
+		r->cells[r->ncells].threads = g[i].threads;
+		if (!r->cells[r->ncells].variant || !r->cells[r->ncells].workload)
+			abort();
+		r->ncells++;
+	}
+	ret = 0;
+out:
+	free(g);
+	lab_csv_free(&t);
+	if (ret)
+		lab_resume_free(r);
+	return ret;
+}
+
+bool lab_resume_has(const struct lab_resume *r, const char *variant, const char *workload, int threads)
+{
+	for (int i = 0; i < r->ncells; i++)
+		if (r->cells[i].threads == threads && !strcmp(r->cells[i].variant, variant) &&
+		    !strcmp(r->cells[i].workload, workload))
+			return true;
+	return false;
+}
+
+void lab_resume_free(struct lab_resume *r)
+{
+	for (int i = 0; i < r->ncells; i++) {
+		free(r->cells[i].variant);
+		free(r->cells[i].workload);
+	}
+	free(r->cells);
+	memset(r, 0, sizeof(*r));
+}

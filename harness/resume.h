@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `rwlab run -o FILE --resume`: carry on with a matrix whose CSV an earlier,
+ * interrupted run left behind (Ctrl-C, SIGKILL, a crash, a power cut).
+ *
+ * The runner writes each cell's rows with one write(2) and fsyncs, so such a
+ * file holds whole cells, except that the last write may have been cut short
+ * (Linux stops a write to a regular file between pages when the process is
+ * killed). lab_resume_load() reads the file and decides, per cell
+ * (variant label, workload label, threads, in the order the cells were
+ * written):
+ *
+ * - finished: rows for iterations 0..N-1 (N = this run's -n), every
+ *   iteration with the same metrics in the same order, each metric once.
+ *   The new run skips it.
+ * - unfinished, and the last cell in the file: the tail of the interrupted
+ *   write. It is cut off (with a torn last line, if any) and run again.
+ * - anything else is refused, since it is not what an interrupted rwlab run
+ *   leaves: an unfinished cell followed by others, a cell written twice,
+ *   iterations outside 0..N-1 (the file was written with another -n).
+ *
+ * Run-wide settings: the header must be this schema's, and every row's pin
+ * and context columns (cpus, cpu_model, kernel, compiler, build_type,
+ * allocator, event_counts, git_rev, host) must equal this run's, or the
+ * resume is refused (results from two builds or machines would mix in one
+ * table). -d, --warmup and --seed are not recorded in the CSV, so they
+ * cannot be checked: resume with the same ones.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "context.h"
+
+struct lab_resume_cell {
+	char *variant, *workload;
+	int threads;
+};
+
+struct lab_resume {
+	bool exists;			/* false: no file (or an empty one): start afresh */
+	size_t keep_len;		/* bytes of the file to keep */
+	int ncells;			/* finished cells */
+	struct lab_resume_cell *cells;
+	int dropped_rows;		/* rows of an unfinished last cell that are cut off */
+	int torn_line;			/* 0, or the line of a torn last record that is cut off */
+};
+
+/*
+ * lab_resume_load() - read @path for a resumed run of @iterations iterations
+ * per cell, measured in @ctx with pin policy @pin. Returns 0, or -1 with a
+ * one-line reason in @err (the file is then left untouched).
+ */
+int lab_resume_load(struct lab_resume *r, const char *path, int iterations, const struct lab_context *ctx,
+		    const char *pin, char *err, size_t errlen);
+
+/* Is the cell already finished in the file? */
+bool lab_resume_has(const struct lab_resume *r, const char *variant, const char *workload, int threads);
+
+void lab_resume_free(struct lab_resume *r);

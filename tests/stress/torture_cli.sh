@@ -1,0 +1,64 @@
+#!/bin/sh
+# `rwlab torture` end to end (issue #7 item 1), with the built binary:
+# - `-l all`: every registered variant in "all" is tortured (or skipped for a
+#   stated reason), each ends "End of test: SUCCESS", the run exits 0, and the
+#   statistics lines are in locktorture's format;
+# - `-l busted`: the negative control ends "End of test: FAILURE" with "!!!"
+#   and a non-zero exit (under ThreadSanitizer, TSan may stop it first with a
+#   race report on the payload and exit 66: also a failure, and also right);
+# - bad options exit 2 before anything runs.
+# Usage: torture_cli.sh RWLAB
+set -u
+rwlab=$1
+tmp=${TMPDIR:-/tmp}/rwlab-torture-cli.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# 1. Every variant in all: SUCCESS.
+"$rwlab" torture -l all -d 0.3s --readers 2 --writers 2 >"$tmp/all.out" 2>"$tmp/all.err"
+rc=$?
+cat "$tmp/all.out"
+[ $rc -eq 0 ] || fail "torture -l all exited $rc"
+grep -q '^rwlab torture: SUCCESS: [1-9][0-9]* variants$' "$tmp/all.out" || fail "no final SUCCESS line"
+grep -q 'FAILURE\|!!!' "$tmp/all.out" && fail "a FAILURE or !!! in -l all"
+for v in $("$rwlab" list --names | sed -n 's/^variant //p'); do
+	[ "$v" = busted ] && continue
+	grep -q "^$v-torture:--- End of test: SUCCESS: " "$tmp/all.out" ||
+		grep -q "^$v-torture: skipped" "$tmp/all.out" || fail "variant $v neither succeeded nor was skipped"
+done
+# locktorture's lines: "Writes:  Total: N  Max/Min: a/b ???  Fail: k !!!" and "Reads :  ...".
+n_w=$(grep -c '^[^ ]*-torture: Writes:  Total: [0-9]*  Max/Min: [0-9]*/[0-9]* \(???\)\{0,1\}  Fail: 0 $' "$tmp/all.out")
+n_r=$(grep -c '^[^ ]*-torture: Reads :  Total: [0-9]*  Max/Min: [0-9]*/[0-9]* \(???\)\{0,1\}  Fail: 0 $' "$tmp/all.out")
+n_ok=$(grep -c -- '-torture:--- End of test: SUCCESS' "$tmp/all.out")
+[ "$n_w" -eq "$n_ok" ] && [ "$n_r" -eq "$n_ok" ] || fail "$n_ok variants but $n_w Writes and $n_r Reads lines in the format"
+grep -q '^busted-torture' "$tmp/all.out" && fail "busted ran in -l all"
+
+# 2. busted must fail.
+"$rwlab" torture -l busted -d 0.3s --readers 2 --writers 2 >"$tmp/busted.out" 2>"$tmp/busted.err"
+rc=$?
+cat "$tmp/busted.out"
+[ $rc -ne 0 ] || fail "torture -l busted exited 0"
+if grep -q 'ThreadSanitizer: data race' "$tmp/busted.err"; then
+	echo "busted: ThreadSanitizer reported the race (exit $rc)"
+else
+	[ $rc -eq 1 ] || fail "torture -l busted exited $rc, want 1"
+	grep -q '^busted-torture:--- End of test: FAILURE: ' "$tmp/busted.out" || fail "busted: no End of test: FAILURE"
+	grep -q '^busted-torture: \(Writes\|Reads \):.*Fail: [1-9][0-9]* !!!$' "$tmp/busted.out" || fail "busted: no Fail: k !!! line"
+	grep -q '^rwlab torture: FAILURE: 1 of 1 variants failed: busted$' "$tmp/busted.out" || fail "busted: no final FAILURE line"
+fi
+
+# 3. Usage errors: exit 2, one line naming the problem, nothing run.
+for args in "-d 0" "-d nan" "--readers -1" "--writers x" "--readers 0 --writers 0" "-l nosuch" "-l null" \
+	"-m refcount" "--stutter 5q" "extra"; do
+	# shellcheck disable=SC2086
+	"$rwlab" torture $args >"$tmp/u.out" 2>"$tmp/u.err"
+	rc=$?
+	[ $rc -eq 2 ] || fail "torture $args exited $rc, want 2"
+	grep -q 'Start of test' "$tmp/u.out" && fail "torture $args started a test"
+	[ -s "$tmp/u.err" ] || fail "torture $args printed no error"
+done
+
+[ $fails -eq 0 ] && echo "torture CLI: all checks passed"
+[ $fails -eq 0 ]
