@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "csv.h"
@@ -21,6 +22,8 @@ int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t e
 	struct lab_buf b = { 0 };
 	int r;
 
+	if (lab_csv_keep_old(path, err, errlen))
+		return -1;
 	snprintf(w->path, sizeof(w->path), "%s", path);
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
@@ -54,6 +57,28 @@ int lab_csv_open_append(struct lab_csv_writer *w, const char *path, size_t keep,
 		return -1;
 	}
 	return 0;
+}
+
+int lab_csv_keep_old(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	char old[4200];
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || st.st_size == 0)
+		return 0;
+	for (int n = 1; n < 10000; n++) {
+		snprintf(old, sizeof(old), "%s.%d", path, n);
+		if (access(old, F_OK) == 0)
+			continue;
+		if (rename(path, old)) {
+			snprintf(err, errlen, "cannot keep the existing '%s' as '%s': %s", path, old, strerror(errno));
+			return -1;
+		}
+		fprintf(stderr, "rwlab: %s existed: kept it as %s\n", path, old);
+		return 0;
+	}
+	snprintf(err, errlen, "'%s' exists and %s.1 .. %s.9999 are taken: remove some", path, path, path);
+	return -1;
 }
 
 int lab_csv_append(struct lab_csv_writer *w, const char *buf, size_t len)

@@ -45,7 +45,9 @@ struct lab_csv_writer {
 };
 
 /*
- * Open @path for writing results: truncate it and write the header.
+ * Open @path for writing results and write the header. An existing non-empty
+ * file is first kept as "@path.N" (lab_csv_keep_old): nothing measured
+ * earlier is lost.
  * Returns 0 or -1 with a message ("cannot write 'x': Permission denied").
  */
 int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t errlen);
@@ -55,6 +57,13 @@ int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t e
  * cells) and append after them. Returns 0 or -1 with a message.
  */
 int lab_csv_open_append(struct lab_csv_writer *w, const char *path, size_t keep, char *err, size_t errlen);
+/*
+ * lab_csv_keep_old() - if @path exists and is not empty, rename it to the
+ * first free "@path.N" (N = 1, 2, ...) and say so on stderr, so that a new
+ * run never overwrites results measured earlier. Returns 0, or -1 with a
+ * message in @err.
+ */
+int lab_csv_keep_old(const char *path, char *err, size_t errlen);
 /* Append @len bytes of complete rows in one write(2), then fsync. Returns 0 or -errno. */
 int lab_csv_append(struct lab_csv_writer *w, const char *buf, size_t len);
 void lab_csv_close(struct lab_csv_writer *w);
