@@ -572,7 +572,7 @@ static int cmd_run(int argc, char **argv)
 		lab_report_print(stdout, &ro);
 	}
 	if (st != 130)
-		fprintf(stderr, "results: %s\n", o.csv_path);
+		fflush(stdout), fprintf(stderr, "results: %s\n", o.csv_path);
 	lab_matrix_free(&mx);
 	return st;
 }

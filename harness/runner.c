@@ -455,7 +455,7 @@ int lab_run(const struct lab_run_opts *o)
 					snprintf(head, sizeof(head), "%.*s", (int)strcspn(wl->ops->headline, ","),
 						 wl->ops->headline);
 					fprintf(stderr, "%s", tty ? "\r\033[K" : "");
-					printf("%-28s %-24s t=%-4d %s %14.1f  +- %5.2f%%\n", vlabel, wl->label,
+					printf("%-28s %-24s t=%-4d %s %14.6g  +- %5.2f%%\n", vlabel, wl->label,
 					       n, head, m, m ? 100 * sd / m : 0);
 					fflush(stdout);
 				}
