@@ -571,8 +571,10 @@ static int cmd_run(int argc, char **argv)
 			matrix_report_opts(&mx, &ro, locks, nlocks);
 		lab_report_print(stdout, &ro);
 	}
-	if (st != 130)
-		fflush(stdout), fprintf(stderr, "results: %s\n", o.csv_path);
+	if (st != 130) {
+		fflush(stdout);		/* the table first, then where it came from */
+		fprintf(stderr, "results: %s\n", o.csv_path);
+	}
 	lab_matrix_free(&mx);
 	return st;
 }
