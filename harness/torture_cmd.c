@@ -294,7 +294,7 @@ int lab_torture_cmd(int argc, char **argv)
 			printf("%s-torture: skipped: the variant claims no exclusion\n", locks[i].label);
 			continue;
 		}
-		if (LAB_SANITIZE_THREAD && (locks[i].ops->caps & LAB_CAP_FOREIGN_ATOMICS)) {
+		if (LAB_SANITIZE_THREAD && lab_rwsem_conf_foreign_atomics(&locks[i])) {
 			printf("%s-torture: skipped under ThreadSanitizer: it synchronises through atomics "
 			       "TSan cannot see (ck_pr inline assembly), so TSan would report false races\n",
 			       locks[i].label);

@@ -241,3 +241,28 @@ Test(bravo, torture_over_ck_rwlock, .timeout = 120)
 	cr_expect_gt(r.wr_total, 0, "no writer ever got the lock");
 	cr_expect_gt(r.rd_total, 0, "no reader ever got the lock");
 }
+
+/*
+ * Regression: under ThreadSanitizer `rwlab torture -l bravo:base=ck-rwlock`
+ * ran and drew false race reports (exit 66): the TSan skip looked at bravo's
+ * own caps, not at its base's ck_pr atomics. The exemption now follows a
+ * variant's lock knobs.
+ */
+Test(bravo, foreign_atomics_follow_the_base)
+{
+	static const struct {
+		const char *spec;
+		bool foreign;
+	} c[] = {
+		{ "ck-rwlock", true }, { "bravo:base=ck-rwlock", true }, { "bravo:base=ck-brlock", true },
+		{ "bravo", false }, { "bravo:base=pthread-wp", false }, { "rwsem", false },
+	};
+
+	for (size_t i = 0; i < LAB_ARRAY_SIZE(c); i++) {
+		struct lab_rwsem_conf conf;
+		char err[512];
+
+		cr_assert_eq(lab_rwsem_parse(c[i].spec, &conf, err, sizeof(err)), 0, "%s", err);
+		cr_expect_eq(lab_rwsem_conf_foreign_atomics(&conf), c[i].foreign, "%s", c[i].spec);
+	}
+}
