@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "matrix.h"
@@ -150,10 +151,16 @@ static int check_map(const char *key, const char *value, const char *path, int l
 	return 0;
 }
 
+/* Longest line accepted, newline excluded (a matrix is a short hand-written file). */
+#define MATRIX_LINE_MAX 4095
+
 int lab_matrix_load(const char *name, struct lab_matrix *m, char *err, size_t errlen)
 {
 	FILE *f;
-	char line[4096];
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	struct stat st;
 	const char *base;
 	int lineno = 0;
 
@@ -168,15 +175,32 @@ int lab_matrix_load(const char *name, struct lab_matrix *m, char *err, size_t er
 		snprintf(err, errlen, "cannot read matrix '%s': %s", m->path, strerror(errno));
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f)) {
+	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "cannot read matrix '%s': %s", m->path, strerror(EISDIR));
+		fclose(f);
+		return -1;
+	}
+	while ((len = getline(&line, &cap, f)) >= 0) {
 		char *s, *eq, *key, *value;
 
 		lineno++;
-		if (!strchr(line, '\n') && !feof(f)) {
-			fail(err, errlen, m->path, lineno, "line longer than %zu characters", sizeof(line) - 2);
+		if (len - (line[len - 1] == '\n') > MATRIX_LINE_MAX) {
+			fail(err, errlen, m->path, lineno, "line longer than %d characters", MATRIX_LINE_MAX);
 			goto bad;
 		}
+		/* A NUL or other control byte: not a text file (and not for an error message). */
+		for (ssize_t i = 0; i < len; i++) {
+			unsigned char c = (unsigned char)line[i];
+
+			if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+				fail(err, errlen, m->path, lineno,
+				     "control byte 0x%02x at column %zd: not a text matrix file", c, i + 1);
+				goto bad;
+			}
+		}
 		s = line;
+		if (lineno == 1 && !strncmp(s, "\xef\xbb\xbf", 3))
+			s += 3;	/* a UTF-8 byte order mark */
 		if (strchr(s, '#'))
 			*strchr(s, '#') = 0;
 		s = trim(s);
@@ -256,6 +280,11 @@ int lab_matrix_load(const char *name, struct lab_matrix *m, char *err, size_t er
 			abort();
 		m->kv[m->n++].line = lineno;
 	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "cannot read matrix '%s': %s", m->path, strerror(errno));
+		goto bad;
+	}
+	free(line);
 	fclose(f);
 	if (!m->n) {
 		snprintf(err, errlen, "%s: empty matrix (expected 'key = value' lines)", m->path);
@@ -264,6 +293,7 @@ int lab_matrix_load(const char *name, struct lab_matrix *m, char *err, size_t er
 	}
 	return 0;
 bad:
+	free(line);
 	fclose(f);
 	lab_matrix_free(m);
 	return -1;

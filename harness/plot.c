@@ -347,10 +347,17 @@ static int plot_one(struct plot_ctx *p, const char *out)
 	const struct lab_plot_opts *o = p->o;
 	char dir[64] = "", gp[4200], dat[4200];
 	bool svg = ends_with(out, ".svg") != NULL;
-	int st = 1, rc;
+	int st = 1, rc, fd;
 
 	if (!o->fairness && pick_metric(p))
 		return 1;
+	/* Say why the figure cannot be written ourselves, not through gnuplot's script dump. */
+	fd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		fprintf(stderr, "rwlab plot: cannot write '%s': %s\n", out, strerror(errno));
+		return 1;
+	}
+	close(fd);
 	if (o->keep_script) {
 		snprintf(gp, sizeof(gp), "%s.gp", out);
 		snprintf(dat, sizeof(dat), "%s.dat", out);

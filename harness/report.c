@@ -518,49 +518,64 @@ static bool has_prefix(const struct lab_results *r, const char *prefix)
 	return false;
 }
 
+/* "metric 'M' is not in FILE (metrics: ...)": @m may be "" (an empty -m list). */
+static int missing_metric(const struct lab_results *r, const char *m)
+{
+	fprintf(stderr, "rwlab report: metric '%s' is not in %s (metrics:", m, r->path);
+	for (int i = 0, k = 0; i < r->nmetrics; i++)
+		if (strncmp(r->metrics[i], "event.", 6) && strncmp(r->metrics[i], "thread_ops.", 11))
+			fprintf(stderr, "%s %s", k++ ? "," : "", r->metrics[i]);
+	fprintf(stderr, "%s)\n", has_prefix(r, "event.") ? ", event.*" : "");
+	return 1;
+}
+
+/* "workload 'W' is not in FILE (workloads: ...)": @w may be "" (an empty -w list). */
+static int missing_workload(const struct lab_results *r, const char *w)
+{
+	fprintf(stderr, "rwlab report: workload '%s' is not in %s (workloads:", w, r->path);
+	for (int i = 0, k = 0; i < r->ns; i++) {
+		bool seen = false;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = !strcmp(r->s[j].workload, r->s[i].workload);
+		if (!seen)
+			fprintf(stderr, "%s %s", k++ ? "," : "", r->s[i].workload);
+	}
+	fprintf(stderr, ")\n");
+	return 1;
+}
+
 static int check_names(const struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
 	const struct lab_report_opts *o = c->o;
 	char buf[256], *save = NULL;
+	int n = 0;
 
 	if (o->metric) {
 		snprintf(buf, sizeof(buf), "%s", o->metric);
-		for (char *m = strtok_r(buf, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
-			if (lab_results_metric(r, m) >= 0)
-				continue;
-			fprintf(stderr, "rwlab report: metric '%s' is not in %s (metrics:", m, r->path);
-			for (int i = 0, k = 0; i < r->nmetrics; i++)
-				if (strncmp(r->metrics[i], "event.", 6) && strncmp(r->metrics[i], "thread_ops.", 11))
-					fprintf(stderr, "%s %s", k++ ? "," : "", r->metrics[i]);
-			fprintf(stderr, "%s)\n", has_prefix(r, "event.") ? ", event.*" : "");
-			return 1;
-		}
+		for (char *m = strtok_r(buf, ",", &save); m; m = strtok_r(NULL, ",", &save), n++)
+			if (lab_results_metric(r, m) < 0)
+				return missing_metric(r, m);
+		if (!n)	/* -m '' or -m ',': no metric at all, not "every metric" */
+			return missing_metric(r, "");
 	}
 	if (o->workload) {
 		save = NULL;
+		n = 0;
 		snprintf(buf, sizeof(buf), "%s", o->workload);
-		for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save), n++) {
 			bool found = false;
 			char name[64];
 
 			for (int i = 0; i < r->ns && !found; i++)
 				found = !strcmp(r->s[i].workload, w) ||
 					!strcmp(lab_workload_base(r->s[i].workload, name, sizeof(name)), w);
-			if (found)
-				continue;
-			fprintf(stderr, "rwlab report: workload '%s' is not in %s (workloads:", w, r->path);
-			for (int i = 0, k = 0; i < r->ns; i++) {
-				bool seen = false;
-
-				for (int j = 0; j < i && !seen; j++)
-					seen = !strcmp(r->s[j].workload, r->s[i].workload);
-				if (!seen)
-					fprintf(stderr, "%s %s", k++ ? "," : "", r->s[i].workload);
-			}
-			fprintf(stderr, ")\n");
-			return 1;
+			if (!found)
+				return missing_workload(r, w);
 		}
+		if (!n)
+			return missing_workload(r, "");
 	}
 	return 0;
 }

@@ -17,7 +17,7 @@
  * sections (acquire/release), which x86 alone cannot show. Variants with
  * LAB_CAP_FOREIGN_ATOMICS synchronise in ways TSan cannot see, so under TSan
  * they draw false race reports: `rwlab torture` skips them in TSan builds
- * and says so.
+ * and says so, and so are wrappers over them (bravo:base=ck-rwlock).
  *
  * From locktorture, optionally:
  * - long_hold: now and then a writer holds the lock 10 x long_hold and a

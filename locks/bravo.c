@@ -40,9 +40,10 @@
  *   capabilities belong to the variant, not to the instance, and many bases
  *   have no downgrade (pthread, pthread-wp, ck-brlock), so bravo cannot offer
  *   one for every base. The trylocks it does pass through (every base worth
- *   wrapping here has them), so init() rejects bases without them
- *   (ck-pflock, ck-tflock, percpu-rwsem), as well as bravo itself and bases
- *   without real exclusion (null, busted).
+ *   wrapping here has them), so bases without them (ck-pflock, ck-tflock,
+ *   percpu-rwsem), bravo itself and bases without real exclusion (null,
+ *   busted) are refused when the spec is parsed (the base knob's caps), and
+ *   again by init() for a conf built without the parser.
  *
  * Barrier pairing: the reader's CAS on its slot (fully ordered) comes before
  * its second load of RBias; the writer's store clearing RBias comes before
@@ -110,11 +111,12 @@ enum { K_BASE, K_INHIBIT_FACTOR, K_TABLE_SLOTS };
 
 static const struct lab_knob bravo_knobs[] = {
 	[K_BASE] = { .name = "base", .type = LAB_KNOB_LOCK, .def = BRAVO_DEFAULT_BASE,
+		     .caps = LAB_CAP_EXCLUSION | LAB_CAP_READ_TRYLOCK | LAB_CAP_WRITE_TRYLOCK,
 		     .help = "the underlying lock (a variant with exclusion and both trylocks; its default knobs)" },
 	[K_INHIBIT_FACTOR] = { .name = "inhibit_factor", .type = LAB_KNOB_INT, .def = 9, .min = 0, .max = 1000,
 			       .help = "N: bias stays off for N x the revocation time (paper: 9)" },
 	[K_TABLE_SLOTS] = { .name = "table_slots", .type = LAB_KNOB_INT, .def = 4096, .min = 64,
-			    .max = BRAVO_TABLE_MAX,
+			    .max = BRAVO_TABLE_MAX, .pow2 = true,
 			    .help = "visible-readers slots this lock hashes into, a power of two (paper: 4096)" },
 	{ .name = NULL },
 };

@@ -41,6 +41,48 @@ static int parse_long(const char *s, long *out)
 	return 0;
 }
 
+/*
+ * Why @ops cannot be the value of lock knob @k of @owner, or NULL if it can:
+ * it must exist, not be the owner (a lock cannot wrap itself), not be hidden
+ * (busted is a negative control) and have every capability in k->caps.
+ */
+static const char *lock_knob_refusal(const char *owner, const struct lab_knob *k,
+				     const struct lab_rwsem_ops *ops)
+{
+	unsigned missing;
+
+	if (!ops)
+		return "is not a lock variant";
+	if (!strcmp(ops->name, owner))
+		return "is the variant itself";
+	if (ops->caps & LAB_CAP_NOT_IN_ALL)
+		return "is a hidden negative control";
+	missing = k->caps & ~ops->caps;
+	if (missing & LAB_CAP_EXCLUSION)
+		return "does not exclude";
+	if (missing & LAB_CAP_READ_TRYLOCK)
+		return "has no down_read_trylock";
+	if (missing & LAB_CAP_WRITE_TRYLOCK)
+		return "has no down_write_trylock";
+	if (missing & LAB_CAP_DOWNGRADE)
+		return "has no downgrade_write";
+	if (missing)
+		return "lacks a capability it needs";
+	return NULL;
+}
+
+/* The variants lock knob @k of @owner accepts, comma-separated. */
+static void lock_knob_names(const char *owner, const struct lab_knob *k, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (int i = 0; lab_rwsem_variants[i] && off < len; i++)
+		if (!lock_knob_refusal(owner, k, lab_rwsem_variants[i]))
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
+						lab_rwsem_variants[i]->name);
+}
+
 static int parse_one(const char *owner, const struct lab_knob *k, const char *val, long *out,
 		     char *err, size_t errlen)
 {
@@ -48,9 +90,9 @@ static int parse_one(const char *owner, const struct lab_knob *k, const char *va
 
 	switch (k->type) {
 	case LAB_KNOB_INT:
-		if (parse_long(val, &v) || v < k->min || v > k->max) {
-			snprintf(err, errlen, "%s: bad value '%s' for %s (an integer in %ld..%ld)",
-				 owner, val, k->name, k->min, k->max);
+		if (parse_long(val, &v) || v < k->min || v > k->max || (k->pow2 && (v <= 0 || (v & (v - 1))))) {
+			snprintf(err, errlen, "%s: bad value '%s' for %s (%s in %ld..%ld)", owner, val, k->name,
+				 k->pow2 ? "a power of two" : "an integer", k->min, k->max);
 			return -1;
 		}
 		*out = v;
@@ -91,13 +133,19 @@ static int parse_one(const char *owner, const struct lab_knob *k, const char *va
 	}
 	case LAB_KNOB_LOCK: {
 		int idx = lab_rwsem_index(val);
+		const struct lab_rwsem_ops *ops = lab_rwsem_by_index(idx);
+		const char *why = lock_knob_refusal(owner, k, ops);
 
-		if (idx < 0) {
+		if (why) {
 			char names[512];
 
-			lab_rwsem_names(names, sizeof(names), true);
-			snprintf(err, errlen, "%s: unknown lock variant '%s' for %s (valid: %s)", owner,
-				 val, k->name, names);
+			lock_knob_names(owner, k, names, sizeof(names));
+			if (!ops)
+				snprintf(err, errlen, "%s: unknown lock variant '%s' for %s (valid: %s)", owner,
+					 val, k->name, names[0] ? names : "none");
+			else
+				snprintf(err, errlen, "%s: %s '%s' %s (valid: %s)", owner, k->name, val, why,
+					 names[0] ? names : "none");
 			return -1;
 		}
 		*out = idx;

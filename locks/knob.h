@@ -22,7 +22,9 @@ enum lab_knob_type {
 	LAB_KNOB_INT,		/* decimal integer in [min, max] */
 	LAB_KNOB_BOOL,		/* 0/1, true/false, on/off, yes/no */
 	LAB_KNOB_ENUM,		/* one word of `choices` ("a|b|c"); value = its index */
-	LAB_KNOB_LOCK,		/* a registered rwsem variant name; value = registry index */
+	LAB_KNOB_LOCK,		/* a registered rwsem variant name; value = registry index
+				 * (not the owner itself, not a hidden variant, and
+				 * having every bit of `caps`) */
 };
 
 struct lab_knob {
@@ -30,7 +32,9 @@ struct lab_knob {
 	enum lab_knob_type type;
 	long def;
 	long min, max;		/* LAB_KNOB_INT only */
+	bool pow2;		/* LAB_KNOB_INT only: the value must also be a power of two */
 	const char *choices;	/* LAB_KNOB_ENUM only: "a|b|c" */
+	unsigned caps;		/* LAB_KNOB_LOCK only: enum lab_rwsem_caps bits the variant needs */
 	const char *help;	/* one line, with the unit and the source of the default */
 	bool positional;	/* may be given bare: "reaim:compute" sets this knob */
 };

@@ -154,6 +154,25 @@ int lab_rwsem_parse_list(const char *arg, struct lab_rwsem_conf *confs, int max,
 	return 0;
 }
 
+bool lab_rwsem_conf_foreign_atomics(const struct lab_rwsem_conf *conf)
+{
+	const struct lab_knob *k = conf->ops->knobs;
+
+	if (conf->ops->caps & LAB_CAP_FOREIGN_ATOMICS)
+		return true;
+	for (size_t i = 0; k && k[i].name; i++) {
+		const struct lab_rwsem_ops *inner;
+
+		if (k[i].type != LAB_KNOB_LOCK)
+			continue;
+		inner = lab_rwsem_by_index((int)conf->knob[i]);
+		/* The wrapped lock gets its default knobs (see bravo's base). */
+		if (inner && (inner->caps & LAB_CAP_FOREIGN_ATOMICS))
+			return true;
+	}
+	return false;
+}
+
 int lab_lock_init(struct lab_lock *l, const struct lab_rwsem_conf *conf)
 {
 	const struct lab_rwsem_ops *ops = conf->ops;

@@ -124,6 +124,14 @@ int lab_rwsem_parse_list(const char *arg, struct lab_rwsem_conf *confs, int max,
 			 char *err, size_t errlen);
 
 /*
+ * lab_rwsem_conf_foreign_atomics() - true when a lock built from @conf
+ * synchronises through atomics ThreadSanitizer cannot see: its variant has
+ * LAB_CAP_FOREIGN_ATOMICS, or a variant it wraps through a lock knob does
+ * (bravo:base=ck-rwlock).
+ */
+bool lab_rwsem_conf_foreign_atomics(const struct lab_rwsem_conf *conf);
+
+/*
  * lab_lock_init() - allocate (aligned) and init a lock per @conf.
  * Returns 0 or a negative errno (-ENOMEM, or init's error).
  * lab_lock_destroy() - destroy and free it; the lock must be free.

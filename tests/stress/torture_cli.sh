@@ -60,5 +60,21 @@ for args in "-d 0" "-d nan" "--readers -1" "--writers x" "--readers 0 --writers 
 	[ -s "$tmp/u.err" ] || fail "torture $args printed no error"
 done
 
+# 4. A wrapper inherits its base's TSan exemption: where ck-rwlock is skipped
+#    (ThreadSanitizer builds), bravo:base=ck-rwlock is skipped too (its base's
+#    ck_pr atomics are as invisible to TSan), and elsewhere both run.
+"$rwlab" torture -l ck-rwlock,bravo:base=ck-rwlock -d 0.2s --readers 1 --writers 1 >"$tmp/wrap.out" 2>"$tmp/wrap.err"
+rc=$?
+cat "$tmp/wrap.out"
+grep -q 'ThreadSanitizer: data race' "$tmp/wrap.err" && fail "bravo:base=ck-rwlock drew a TSan report"
+if grep -q '^ck-rwlock-torture: skipped under ThreadSanitizer' "$tmp/wrap.out"; then
+	grep -q '^bravo:base=ck-rwlock-torture: skipped under ThreadSanitizer' "$tmp/wrap.out" ||
+		fail "ck-rwlock skipped under TSan but bravo:base=ck-rwlock ran"
+else
+	[ $rc -eq 0 ] || fail "torture -l ck-rwlock,bravo:base=ck-rwlock exited $rc"
+	grep -q '^bravo:base=ck-rwlock-torture:--- End of test: SUCCESS' "$tmp/wrap.out" ||
+		fail "bravo:base=ck-rwlock did not succeed"
+fi
+
 [ $fails -eq 0 ] && echo "torture CLI: all checks passed"
 [ $fails -eq 0 ]
