@@ -271,6 +271,56 @@ void lab_knobs_format(const struct lab_knob *defs, const long *vals, char *buf, 
 	}
 }
 
+int lab_spec_list_each(const char *arg, const char *what,
+		       int (*fn)(const char *spec, void *ctx, char *err, size_t errlen), void *ctx,
+		       char *err, size_t errlen)
+{
+	char buf[1024], spec[LAB_SPEC_MAX];
+	char *save = NULL, *tok;
+	bool have = false;
+
+	if (!arg || !*arg) {
+		snprintf(err, errlen, "empty %s list", what);
+		return -1;
+	}
+	if (strlen(arg) >= sizeof(buf)) {
+		snprintf(err, errlen, "%s list too long", what);
+		return -1;
+	}
+	strcpy(buf, arg);
+	spec[0] = 0;
+	for (tok = strtok_r(buf, ",", &save);; tok = strtok_r(NULL, ",", &save)) {
+		if (tok && strchr(tok, '=') && !strchr(tok, ':')) {	/* "k=v": more knobs */
+			if (!have) {
+				snprintf(err, errlen, "knob '%s' given before any %s", tok, what);
+				return -1;
+			}
+			if (strlen(spec) + strlen(tok) + 2 >= sizeof(spec)) {
+				snprintf(err, errlen, "%s spec too long", what);
+				return -1;
+			}
+			strcat(spec, ",");
+			strcat(spec, tok);
+			continue;
+		}
+		if (have && fn(spec, ctx, err, errlen))
+			return -1;
+		if (!tok)
+			break;
+		if (strlen(tok) >= sizeof(spec)) {
+			snprintf(err, errlen, "%s spec too long", what);
+			return -1;
+		}
+		strcpy(spec, tok);
+		have = true;
+	}
+	if (!have) {	/* "," or ",,": only separators */
+		snprintf(err, errlen, "empty %s list '%s'", what, arg);
+		return -1;
+	}
+	return 0;
+}
+
 int lab_spec_split(const char *spec, char *name, size_t namelen, const char **kv)
 {
 	const char *colon = strchr(spec, ':');

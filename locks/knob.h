@@ -61,5 +61,18 @@ void lab_knobs_format(const struct lab_knob *defs, const long *vals, char *buf, 
 /* Write the value of knob @i as the user would type it. */
 void lab_knob_value_str(const struct lab_knob *k, long v, char *buf, size_t len);
 
+/*
+ * lab_spec_list_each() - split a -l/-w/-m list into specs and call
+ * @fn(spec, ctx, err, errlen) on each, in order, stopping at the first
+ * non-zero return. Specs are comma-separated; a token with '=' but no ':'
+ * continues the previous spec's knob list ("rwsem:wspin=0,rsteal=0,pthread"
+ * is two specs). @what names the list's items in messages ("lock variant").
+ * Returns 0, or -1 with a one-line message in @err (an empty list, a knob
+ * before any name, an over-long spec, or @fn's message).
+ */
+int lab_spec_list_each(const char *arg, const char *what,
+		       int (*fn)(const char *spec, void *ctx, char *err, size_t errlen), void *ctx,
+		       char *err, size_t errlen);
+
 /* Split "NAME[:kv]" into name (copied into @name) and a pointer to kv (or NULL). */
 int lab_spec_split(const char *spec, char *name, size_t namelen, const char **kv);

@@ -66,64 +66,38 @@ int lab_lazy_mm_parse(const char *spec, struct lab_lazy_mm_conf *conf, char *err
 	return 0;
 }
 
-static int push_spec(const char *spec, struct lab_lazy_mm_conf *confs, int max, int *n, char *err,
-		     size_t errlen)
+struct lazy_list {
+	struct lab_lazy_mm_conf *confs;
+	int max, *n;
+};
+
+static int lazy_list_push(const char *spec, void *arg, char *err, size_t errlen)
 {
+	struct lazy_list *l = arg;
+
 	if (!strcmp(spec, "all")) {
-		for (int i = 0; lab_lazy_mm_schemes[i]; i++) {
-			if (lab_lazy_mm_schemes[i]->flags & LAB_LAZY_NOT_IN_ALL)
-				continue;
-			if (push_spec(lab_lazy_mm_schemes[i]->name, confs, max, n, err, errlen))
+		for (int i = 0; lab_lazy_mm_schemes[i]; i++)
+			if (!(lab_lazy_mm_schemes[i]->flags & LAB_LAZY_NOT_IN_ALL) &&
+			    lazy_list_push(lab_lazy_mm_schemes[i]->name, l, err, errlen))
 				return -1;
-		}
 		return 0;
 	}
-	if (*n >= max) {
-		snprintf(err, errlen, "too many lazy-mm schemes (max %d)", max);
+	if (*l->n >= l->max) {
+		snprintf(err, errlen, "too many lazy-mm schemes (max %d)", l->max);
 		return -1;
 	}
-	if (lab_lazy_mm_parse(spec, &confs[*n], err, errlen))
+	if (lab_lazy_mm_parse(spec, &l->confs[*l->n], err, errlen))
 		return -1;
-	(*n)++;
+	(*l->n)++;
 	return 0;
 }
 
 int lab_lazy_mm_parse_list(const char *arg, struct lab_lazy_mm_conf *confs, int max, int *n,
 			   char *err, size_t errlen)
 {
-	char buf[1024], spec[LAB_SPEC_MAX];
-	char *save = NULL, *tok;
-	bool have = false;
+	struct lazy_list l = { confs, max, n };
 
-	if (!arg || !*arg || strlen(arg) >= sizeof(buf)) {
-		snprintf(err, errlen, "empty or too long lazy-mm list");
-		return -1;
-	}
-	strcpy(buf, arg);
-	spec[0] = 0;
-	/* Gather "NAME:k=v" plus following "k=v" tokens into one spec, then parse it. */
-	for (tok = strtok_r(buf, ",", &save);; tok = strtok_r(NULL, ",", &save)) {
-		if (tok && strchr(tok, '=') && !strchr(tok, ':')) {
-			if (!have || strlen(spec) + strlen(tok) + 2 >= sizeof(spec)) {
-				snprintf(err, errlen, "knob '%s' given before any scheme, or spec too long", tok);
-				return -1;
-			}
-			strcat(spec, ",");
-			strcat(spec, tok);
-			continue;
-		}
-		if (have && push_spec(spec, confs, max, n, err, errlen))
-			return -1;
-		if (!tok)
-			break;
-		if (strlen(tok) >= sizeof(spec)) {
-			snprintf(err, errlen, "lazy-mm spec too long");
-			return -1;
-		}
-		strcpy(spec, tok);
-		have = true;
-	}
-	return 0;
+	return lab_spec_list_each(arg, "lazy-mm scheme", lazy_list_push, &l, err, errlen);
 }
 
 int lab_lazy_mm_allowed(const struct lab_lazy_mm_conf *conf, bool releases_under_load,

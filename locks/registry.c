@@ -81,77 +81,38 @@ int lab_rwsem_parse(const char *spec, struct lab_rwsem_conf *conf, char *err, si
 	return 0;
 }
 
+struct rwsem_list {
+	struct lab_rwsem_conf *confs;
+	int max, *n;
+};
+
+static int rwsem_list_push(const char *spec, void *arg, char *err, size_t errlen)
+{
+	struct rwsem_list *l = arg;
+
+	if (!strcmp(spec, "all")) {
+		for (int i = 0; lab_rwsem_variants[i]; i++)
+			if (!(lab_rwsem_variants[i]->caps & LAB_CAP_NOT_IN_ALL) &&
+			    rwsem_list_push(lab_rwsem_variants[i]->name, l, err, errlen))
+				return -1;
+		return 0;
+	}
+	if (*l->n >= l->max) {
+		snprintf(err, errlen, "too many lock variants (max %d)", l->max);
+		return -1;
+	}
+	if (lab_rwsem_parse(spec, &l->confs[*l->n], err, errlen))
+		return -1;
+	(*l->n)++;
+	return 0;
+}
+
 int lab_rwsem_parse_list(const char *arg, struct lab_rwsem_conf *confs, int max, int *n,
 			 char *err, size_t errlen)
 {
-	char buf[1024], spec[LAB_SPEC_MAX];
-	char *save = NULL, *tok;
-	bool have = false;
+	struct rwsem_list l = { confs, max, n };
 
-	if (!arg || !*arg) {
-		snprintf(err, errlen, "empty lock list");
-		return -1;
-	}
-	if (strlen(arg) >= sizeof(buf)) {
-		snprintf(err, errlen, "lock list too long");
-		return -1;
-	}
-	strcpy(buf, arg);
-	spec[0] = 0;
-	/* Gather "NAME:k=v" plus following "k=v" tokens into one spec, then parse it. */
-	for (tok = strtok_r(buf, ",", &save);; tok = strtok_r(NULL, ",", &save)) {
-		bool cont = tok && strchr(tok, '=') && !strchr(tok, ':');
-
-		if (cont) {
-			if (!have) {
-				snprintf(err, errlen, "knob '%s' given before any lock variant", tok);
-				return -1;
-			}
-			if (strlen(spec) + strlen(tok) + 2 >= sizeof(spec)) {
-				snprintf(err, errlen, "lock spec too long");
-				return -1;
-			}
-			strcat(spec, ",");
-			strcat(spec, tok);
-			continue;
-		}
-		if (have) {
-			if (!strcmp(spec, "all")) {
-				for (int i = 0; lab_rwsem_variants[i]; i++) {
-					if (lab_rwsem_variants[i]->caps & LAB_CAP_NOT_IN_ALL)
-						continue;
-					if (*n >= max) {
-						snprintf(err, errlen, "too many lock variants (max %d)", max);
-						return -1;
-					}
-					if (lab_rwsem_parse(lab_rwsem_variants[i]->name, &confs[(*n)++], err,
-							    errlen))
-						return -1;
-				}
-			} else {
-				if (*n >= max) {
-					snprintf(err, errlen, "too many lock variants (max %d)", max);
-					return -1;
-				}
-				if (lab_rwsem_parse(spec, &confs[*n], err, errlen))
-					return -1;
-				(*n)++;
-			}
-		}
-		if (!tok)
-			break;
-		if (strlen(tok) >= sizeof(spec)) {
-			snprintf(err, errlen, "lock spec too long");
-			return -1;
-		}
-		strcpy(spec, tok);
-		have = true;
-	}
-	if (!have) {
-		snprintf(err, errlen, "empty lock list '%s'", arg);
-		return -1;
-	}
-	return 0;
+	return lab_spec_list_each(arg, "lock variant", rwsem_list_push, &l, err, errlen);
 }
 
 bool lab_rwsem_conf_foreign_atomics(const struct lab_rwsem_conf *conf)

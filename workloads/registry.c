@@ -125,49 +125,29 @@ too_many:
 	return -1;
 }
 
+struct workload_list {
+	struct lab_workload_conf *confs;
+	int max, *n;
+};
+
+static int workload_list_push(const char *spec, void *arg, char *err, size_t errlen)
+{
+	struct workload_list *l = arg;
+
+	if (*l->n >= l->max) {
+		snprintf(err, errlen, "too many workloads (max %d)", l->max);
+		return -1;
+	}
+	if (lab_workload_parse(spec, &l->confs[*l->n], err, errlen))
+		return -1;
+	(*l->n)++;
+	return 0;
+}
+
 int lab_workload_parse_list(const char *arg, struct lab_workload_conf *confs, int max, int *n,
 			    char *err, size_t errlen)
 {
-	char buf[1024], spec[LAB_SPEC_MAX];
-	char *save = NULL, *tok;
-	bool have = false;
+	struct workload_list l = { confs, max, n };
 
-	if (!arg || !*arg || strlen(arg) >= sizeof(buf)) {
-		snprintf(err, errlen, "empty or too long workload list");
-		return -1;
-	}
-	strcpy(buf, arg);
-	for (tok = strtok_r(buf, ",", &save);; tok = strtok_r(NULL, ",", &save)) {
-		if (tok && strchr(tok, '=') && !strchr(tok, ':')) {
-			if (!have || strlen(spec) + strlen(tok) + 2 >= sizeof(spec)) {
-				snprintf(err, errlen, "knob '%s' given before any workload, or spec too long", tok);
-				return -1;
-			}
-			strcat(spec, ",");
-			strcat(spec, tok);
-			continue;
-		}
-		if (have) {
-			if (*n >= max) {
-				snprintf(err, errlen, "too many workloads (max %d)", max);
-				return -1;
-			}
-			if (lab_workload_parse(spec, &confs[*n], err, errlen))
-				return -1;
-			(*n)++;
-		}
-		if (!tok)
-			break;
-		if (strlen(tok) >= sizeof(spec)) {
-			snprintf(err, errlen, "workload spec too long");
-			return -1;
-		}
-		strcpy(spec, tok);
-		have = true;
-	}
-	if (!have) {	/* "," or ",,": only separators */
-		snprintf(err, errlen, "empty workload list '%s'", arg);
-		return -1;
-	}
-	return 0;
+	return lab_spec_list_each(arg, "workload", workload_list_push, &l, err, errlen);
 }
