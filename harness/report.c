@@ -204,17 +204,19 @@ int rep_table(struct lab_rctx *c)
 
 	for (int g = 0; g < r->ngroups; g++) {
 		for (int m = 0; m < r->nmetrics; m++) {
-			bool higher = false, found = false;
+			bool higher = false, found = false, info = false;
 
 			if (!rep_metric_in_group(c, g, m))
 				continue;
 			for (int i = 0; i < r->ns && !found; i++)
 				if (r->s[i].ig == g && r->s[i].im == m) {
 					higher = rep_higher(&r->s[i]);
+					info = r->s[i].better == LAB_BETTER_NONE;
 					found = true;
 				}
 			fprintf(c->out, "\n%s  %s  (%s; %s of iterations, +-stddev%%, change vs %s)\n", r->groups[g],
-				r->metrics[m], higher ? "higher is better" : "lower is better",
+				r->metrics[m],
+				higher ? "higher is better" : info ? "informational, + = lower" : "lower is better",
 				higher ? "Hmean" : "Amean", r->columns[0]);
 			fprintf(c->out, "%-8s", "threads");
 			for (int v = 0; v < r->ncolumns; v++)
