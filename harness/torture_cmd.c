@@ -21,10 +21,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "compiler.h"
 #include "threads.h"
+#include "lazy_mm.h"
 #include "torture.h"
 
 #define MAX_LOCKS 64
@@ -51,7 +53,8 @@ static void torture_usage(FILE *f)
 		"      --no-trylock         never use the trylock verbs (default: 1 in 8 acquisitions)\n"
 		"      --no-downgrade       never downgrade_write (default: 1 in 4 write holds)\n"
 		"  -v, --verbose            per-thread counts\n"
-		"  -m, --mm SCHEMES         lazy-mm schemes (no torture driver yet: refused)\n");
+		"  -m, --mm SCHEMES         lazy-mm schemes (all = every scheme but none): release racing\n"
+		"                           grab/drop on 3 CPU threads, use after free detected\n");
 }
 
 static int parse_count(const char *opt, const char *arg, long min, long max, long *out)
@@ -160,6 +163,63 @@ static void print_final(const struct torture_print *p, const struct lab_torture_
 	}
 }
 
+/*
+ * Lazy-mm torture: the release-versus-switch race of harness/lazy_race.h
+ * (3 CPU threads switching to kernel threads and back on a shared mm while
+ * the owner keeps replacing and releasing it; freed mms are poisoned and
+ * every grab checks the canary, so a use after free aborts). Each scheme
+ * runs in a child process, so that an abort or a failed check becomes a
+ * FAILURE line here. `none` is expected to FAIL (use after free).
+ */
+#define LAZY_CHECK(cond, ...)								\
+	do {										\
+		if (!(cond)) {								\
+			fprintf(stderr, "lazy-mm torture: check failed: ");		\
+			fprintf(stderr, __VA_ARGS__);					\
+			fprintf(stderr, "\n");						\
+			fflush(NULL);							\
+			_exit(1);							\
+		}									\
+	} while (0)
+#include "lazy_race.h"
+
+static int torture_lazy(const char *spec, uint64_t duration_ns)
+{
+	int status;
+	pid_t pid;
+
+	printf("%s-torture:--- Start of test: lazy-mm release vs grab/drop, cpus=%d duration=%.3gs\n", spec,
+	       NCPUS, (double)duration_ns / 1e9);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		struct race r;
+
+		race_run(spec, &r, race_sync_free(spec), duration_ns);
+		race_verify(spec, &r);
+		fflush(NULL);
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		printf("%s-torture:--- End of test: SUCCESS\n", spec);
+		return 0;
+	}
+	if (WIFSIGNALED(status))
+		printf("%s-torture:--- End of test: FAILURE: killed by signal %d (%s; a use after free aborts "
+		       "at the poisoned mm's canary) !!!\n", spec, WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else
+		printf("%s-torture:--- End of test: FAILURE: a check failed (exit %d) !!!\n", spec,
+		       WEXITSTATUS(status));
+	fflush(stdout);
+	return -1;
+}
+
 int lab_torture_cmd(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -181,6 +241,8 @@ int lab_torture_cmd(int argc, char **argv)
 		{ 0 }
 	};
 	static struct lab_rwsem_conf locks[MAX_LOCKS];
+	static struct lab_lazy_mm_conf schemes[MAX_LOCKS];
+	int nschemes = 0;
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN), v;
 	struct lab_torture_opts o = {
 		.duration_ns = 5000000000ull,
@@ -205,16 +267,11 @@ int lab_torture_cmd(int argc, char **argv)
 			}
 			break;
 		case 'm':
-			/*
-			 * Hook for the lazy-mm schemes (issue #7 item 1: release
-			 * racing grab/drop with use-after-free detection). The
-			 * schemes are in the tree (locks/lazy_mm.h) but have no
-			 * torture driver here yet; their race test is
-			 * tests/stress/lazy_mm_race.c. Until then -m is refused.
-			 */
-			fprintf(stderr, "%s: -m/--mm: lazy-mm schemes have no torture driver yet "
-				"(meson test stress-lazy_mm_race checks them); torture lock variants with -l\n", prog);
-			return 2;
+			if (lab_lazy_mm_parse_list(optarg, schemes, MAX_LOCKS, &nschemes, err, sizeof(err))) {
+				fprintf(stderr, "%s: %s\n", prog, err);
+				return 2;
+			}
+			break;
 		case 'd':
 			if (parse_dur("-d/--duration", optarg, false, &o.duration_ns))
 				return 2;
@@ -280,9 +337,19 @@ int lab_torture_cmd(int argc, char **argv)
 		fprintf(stderr, "%s: --readers 0 and --writers 0: no thread to torture with\n", prog);
 		return 2;
 	}
-	if (!nlocks && lab_rwsem_parse_list("all", locks, MAX_LOCKS, &nlocks, err, sizeof(err))) {
+	if (!nlocks && !nschemes && lab_rwsem_parse_list("all", locks, MAX_LOCKS, &nlocks, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return 2;
+	}
+
+	/* Lazy-mm schemes first: each runs in a child, before this process starts any liburcu thread. */
+	for (int i = 0; i < nschemes; i++) {
+		tried++;
+		if (torture_lazy(schemes[i].label, o.duration_ns)) {
+			failed++;
+			snprintf(failed_names + strlen(failed_names), sizeof(failed_names) - strlen(failed_names),
+				 "%s%s", failed > 1 ? ", " : "", schemes[i].label);
+		}
 	}
 
 	for (int i = 0; i < nlocks; i++) {

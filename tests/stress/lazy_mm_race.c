@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Lazy-mm schemes under load (the race in tests/lazy_race.h): CPU threads
+ * Lazy-mm schemes under load (the race in harness/lazy_race.h): CPU threads
  * switch between their user task and a kernel thread as fast as they can
  * (sometimes sleeping while lazy), while an owner thread keeps replacing the
  * mm they run and releasing the old one.

@@ -51,7 +51,7 @@ fi
 
 # 3. Usage errors: exit 2, one line naming the problem, nothing run.
 for args in "-d 0" "-d nan" "--readers -1" "--writers x" "--readers 0 --writers 0" "-l nosuch" "-l null" \
-	"-m refcount" "--stutter 5q" "extra"; do
+	"-m bogus" "--stutter 5q" "extra"; do
 	# shellcheck disable=SC2086
 	"$rwlab" torture $args >"$tmp/u.out" 2>"$tmp/u.err"
 	rc=$?
@@ -60,7 +60,17 @@ for args in "-d 0" "-d nan" "--readers -1" "--writers x" "--readers 0 --writers 
 	[ -s "$tmp/u.err" ] || fail "torture $args printed no error"
 done
 
-# 4. A wrapper inherits its base's TSan exemption: where ck-rwlock is skipped
+# 4. Lazy-mm schemes: a safe scheme passes, none (no tracking) must fail.
+"$rwlab" torture -m hazptr -d 0.3s >"$tmp/lazy.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] || fail "torture -m hazptr exited $rc, want 0"
+grep -q '^hazptr-torture:--- End of test: SUCCESS$' "$tmp/lazy.out" || fail "hazptr: no End of test: SUCCESS"
+"$rwlab" torture -m none -d 0.3s >"$tmp/lazynone.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "torture -m none exited $rc, want 1"
+grep -q '^none-torture:--- End of test: FAILURE' "$tmp/lazynone.out" || fail "none: no End of test: FAILURE"
+
+# 5. A wrapper inherits its base's TSan exemption: where ck-rwlock is skipped
 #    (ThreadSanitizer builds), bravo:base=ck-rwlock is skipped too (its base's
 #    ck_pr atomics are as invisible to TSan), and elsewhere both run.
 "$rwlab" torture -l ck-rwlock,bravo:base=ck-rwlock -d 0.2s --readers 1 --writers 1 >"$tmp/wrap.out" 2>"$tmp/wrap.err"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The lazy-mm race (tests/lazy_race.h) without Criterion, for sanitizer
+ * The lazy-mm race (harness/lazy_race.h) without Criterion, for sanitizer
  * builds in which Criterion cannot start (ThreadSanitizer: its arena setup
  * fails, Snaipe/Criterion#274). Runs every scheme but none, plus
  * hpref:reserved=7, with the same verdict as the Criterion stress suite; then

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The lazy-mm release-vs-switch race, shared by the Criterion stress suite
- * (tests/stress/lazy_mm_race.c) and the plain driver that runs it under
+ * (tests/stress/lazy_mm_race.c), `rwlab torture -m` (harness/torture_cmd.c)
+ * and the plain driver that runs it under
  * ThreadSanitizer (tests/tsan/lazy_mm_race.c; Criterion itself cannot start
  * under TSan, Snaipe/Criterion#274).
  *
