@@ -213,27 +213,15 @@ static int cmd_list(int argc, char **argv)
 	return 0;
 }
 
+/* The value parsers print "rwlab: FILE:LINE: ..." for matrix options (prog varies). */
 static int parse_positive(const char *opt, const char *arg, long max, long *out)
 {
-	char *end;
-
-	errno = 0;
-	*out = strtol(arg, &end, 10);
-	if (!*arg || *end || errno || *out < 1 || *out > max) {
-		fprintf(stderr, "%s: bad value '%s' for %s (an integer in 1..%ld)\n", prog, arg, opt, max);
-		return -1;
-	}
-	return 0;
+	return lab_opt_count(prog, opt, arg, 1, max, out);
 }
 
 static int parse_dur(const char *opt, const char *arg, bool allow_zero, unsigned long long *ns)
 {
-	if (lab_parse_duration(arg, ns) || (!allow_zero && *ns == 0)) {
-		fprintf(stderr, "%s: bad duration '%s' for %s (a %snumber with unit s, ms, us or m, e.g. 2s)\n",
-			prog, arg, opt, allow_zero ? "" : "positive ");
-		return -1;
-	}
-	return 0;
+	return lab_opt_duration(prog, opt, arg, allow_zero, ns);
 }
 
 /*

@@ -196,3 +196,28 @@ int lab_parse_duration(const char *arg, unsigned long long *ns)
 	*ns = (unsigned long long)v;
 	return 0;
 }
+
+int lab_opt_count(const char *prog, const char *opt, const char *arg, long min, long max, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(arg, &end, 10);
+	if (!*arg || *end || errno || *out < min || *out > max) {
+		fprintf(stderr, "%s: bad value '%s' for %s (an integer in %ld..%ld)\n", prog, arg, opt, min,
+			max);
+		return -1;
+	}
+	return 0;
+}
+
+int lab_opt_duration(const char *prog, const char *opt, const char *arg, int allow_zero,
+		     unsigned long long *ns)
+{
+	if (lab_parse_duration(arg, ns) || (!allow_zero && *ns == 0)) {
+		fprintf(stderr, "%s: bad duration '%s' for %s (a %snumber with unit s, ms, us or m, e.g. 2s)\n",
+			prog, arg, opt, allow_zero ? "" : "positive ");
+		return -1;
+	}
+	return 0;
+}

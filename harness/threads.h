@@ -41,3 +41,13 @@ int lab_parse_threads(const char *arg, int ncpus, int *out, int cap, char *err, 
  * inf not). At most 1e15 ns. Returns 0 or -1.
  */
 int lab_parse_duration(const char *arg, unsigned long long *ns);
+
+/*
+ * Command-line option values, for every subcommand: on a bad value print one
+ * line "PROG: bad value 'ARG' for OPT (...)" naming the valid range and
+ * return -1. lab_opt_count: a decimal integer in [min, max].
+ * lab_opt_duration: lab_parse_duration(), and not 0 unless @allow_zero.
+ */
+int lab_opt_count(const char *prog, const char *opt, const char *arg, long min, long max, long *out);
+int lab_opt_duration(const char *prog, const char *opt, const char *arg, int allow_zero,
+		     unsigned long long *ns);

@@ -59,27 +59,15 @@ static void torture_usage(FILE *f)
 
 static int parse_count(const char *opt, const char *arg, long min, long max, long *out)
 {
-	char *end;
-
-	errno = 0;
-	*out = strtol(arg, &end, 10);
-	if (!*arg || *end || errno || *out < min || *out > max) {
-		fprintf(stderr, "%s: bad value '%s' for %s (an integer in %ld..%ld)\n", prog, arg, opt, min,
-			max);
-		return -1;
-	}
-	return 0;
+	return lab_opt_count(prog, opt, arg, min, max, out);
 }
 
 static int parse_dur(const char *opt, const char *arg, bool allow_zero, uint64_t *ns)
 {
 	unsigned long long v;
 
-	if (lab_parse_duration(arg, &v) || (!allow_zero && v == 0)) {
-		fprintf(stderr, "%s: bad duration '%s' for %s (a %snumber with unit s, ms, us or m, e.g. 2s)\n",
-			prog, arg, opt, allow_zero ? "" : "positive ");
+	if (lab_opt_duration(prog, opt, arg, allow_zero, &v))
 		return -1;
-	}
 	*ns = v;
 	return 0;
 }
