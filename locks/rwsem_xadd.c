@@ -3,7 +3,9 @@
  * rwsem-xadd - the pre-5.3 Linux rwsem ("rwsem-xadd"), ported to user space.
  *
  * Citation: Linux v4.20 kernel/locking/rwsem-xadd.c (slow paths),
- * include/asm-generic/rwsem.h (fast paths), kernel/locking/rwsem.h and
+ * arch/x86/include/asm/rwsem.h + arch/x86/lib/rwsem.S (fast paths, the
+ * default: knob fastpath=x86) or include/asm-generic/rwsem.h (knob
+ * fastpath=generic), kernel/locking/rwsem.h and
  * rwsem.c (owner field), kernel/locking/osq_lock.c (spinner queue, here
  * locks/osq.c); research/kernel.md §1 and §8. Re-implemented from those
  * descriptions; no kernel code or comments are reused.
@@ -12,15 +14,21 @@
  * - down_read: add ACTIVE_READ_BIAS (acquire); a result <= 0 means a writer
  *   is active or someone waits: the slow path keeps the +1 only if the list
  *   is empty and no writer owns the lock, otherwise it queues.
- * - down_write: add ACTIVE_WRITE_BIAS (acquire); any other result than
- *   ACTIVE_WRITE_BIAS means contention: take the bias back, spin
+ * - down_write: add ACTIVE_WRITE_BIAS (acquire). x86 (default): the lock is
+ *   ours if the active half of the old count was zero, so one xadd takes it
+ *   even at count == WAITING_BIAS (waiters queued, nobody active) and the
+ *   write trylock succeeds there too; asm-generic (fastpath=generic): only
+ *   from count == 0. Otherwise it is contention: take the bias back, spin
  *   optimistically (writers only, behind the osq, while the owner is a
  *   writer that runs), else queue and take the lock itself once the count
  *   reads WAITING_BIAS (nobody active). Writers are woken, never granted:
  *   a spinning or fast-path writer may steal the lock first.
  * - up_read/up_write/downgrade_write: one atomic each; the slow path
  *   (rwsem_wake) runs only when the count says "waiters and nobody active"
- *   (downgrade: "waiters").
+ *   (downgrade: "waiters"). x86's up_write also skips rwsem_wake while
+ *   other lockers are still counted active (call_rwsem_wake's test of the
+ *   old active half); asm-generic calls it whenever waiters exist. Both
+ *   up_read tests are the same condition.
  * - Wakeup (__rwsem_mark_wake): a writer at the head is only woken; readers
  *   at the head are granted in a batch: the contiguous FIFO run of readers
  *   up to the first writer (no reader is taken from behind a writer).
@@ -159,10 +167,12 @@ struct xadd_rwsem {
 	struct lab_task *owner;
 	/* knobs */
 	bool wspin;
+	bool x86;		/* fastpath=x86: arch/x86 write fast paths */
 	uint64_t spin_budget_ns;
 } __lab_cacheline_aligned;
 
-enum { K_WSPIN, K_SPIN_BUDGET_US };
+enum { K_WSPIN, K_SPIN_BUDGET_US, K_FASTPATH };
+enum { FASTPATH_X86, FASTPATH_GENERIC };
 
 /*
  * spin_budget_us default, 100 us: need_resched() in the kernel turns true when
@@ -181,6 +191,10 @@ static const struct lab_knob xadd_knobs[] = {
 	[K_SPIN_BUDGET_US] = { .name = "spin_budget_us", .type = LAB_KNOB_INT, .def = 100,
 			       .min = 0, .max = 1000000,
 			       .help = "us one writer may spin before need_resched() (stand-in; see rwsem_xadd.c)" },
+	[K_FASTPATH] = { .name = "fastpath", .type = LAB_KNOB_ENUM, .def = FASTPATH_X86,
+			 .choices = "x86|generic",
+			 .help = "v4.20 fast paths: x86 (arch/x86/include/asm/rwsem.h, the seed machines') "
+				 "or generic (include/asm-generic/rwsem.h)" },
 	{ 0 }
 };
 
@@ -640,7 +654,10 @@ static __lab_cold void rwsem_downgrade_wake(struct xadd_rwsem *sem)
 	wake_up_q(&wake_q);
 }
 
-/* ---- fast paths (include/asm-generic/rwsem.h + kernel/locking/rwsem.c) -- */
+/*
+ * ---- fast paths (arch/x86/include/asm/rwsem.h or include/asm-generic/rwsem.h,
+ * + kernel/locking/rwsem.c). The read paths are the same test in both.
+ */
 
 static void xadd_down_read(struct lab_rwsem *s)
 {
@@ -678,9 +695,10 @@ static void xadd_up_read(struct lab_rwsem *s)
 static void xadd_down_write(struct lab_rwsem *s)
 {
 	struct xadd_rwsem *sem = to_xadd(s);
+	long old = atomic_fetch_add_acquire(&sem->count, RWSEM_ACTIVE_WRITE_BIAS);
 
-	if (lab_unlikely(atomic_add_return_acquire(&sem->count, RWSEM_ACTIVE_WRITE_BIAS) !=
-			 RWSEM_ACTIVE_WRITE_BIAS))
+	/* x86: nobody was active (queued waiters allowed). generic: free and unqueued. */
+	if (lab_unlikely(sem->x86 ? (old & RWSEM_ACTIVE_MASK) != 0 : old != RWSEM_UNLOCKED_VALUE))
 		rwsem_down_write_failed(sem);
 	rwsem_set_owner(sem);
 }
@@ -688,22 +706,31 @@ static void xadd_down_write(struct lab_rwsem *s)
 static int xadd_down_write_trylock(struct lab_rwsem *s)
 {
 	struct xadd_rwsem *sem = to_xadd(s);
+	long count = sem->x86 ? READ_ONCE(sem->count) : RWSEM_UNLOCKED_VALUE;
 
-	if (atomic_cmpxchg_acquire(&sem->count, RWSEM_UNLOCKED_VALUE, RWSEM_ACTIVE_WRITE_BIAS) ==
-	    RWSEM_UNLOCKED_VALUE) {
-		rwsem_set_owner(sem);
-		return 1;
-	}
+	/* x86: retry while the active half reads zero. generic: one cmpxchg from 0. */
+	do {
+		if (count & RWSEM_ACTIVE_MASK)
+			return 0;
+		if (atomic_try_cmpxchg_acquire(&sem->count, &count, count + RWSEM_ACTIVE_WRITE_BIAS)) {
+			rwsem_set_owner(sem);
+			return 1;
+		}
+	} while (sem->x86);
 	return 0;
 }
 
 static void xadd_up_write(struct lab_rwsem *s)
 {
 	struct xadd_rwsem *sem = to_xadd(s);
+	long old;
 
 	rwsem_clear_owner(sem);
-	/* Negative after our bias is gone: waiters are queued. */
-	if (lab_unlikely(atomic_sub_return_release(&sem->count, RWSEM_ACTIVE_WRITE_BIAS) < 0))
+	old = atomic_fetch_sub_release(&sem->count, RWSEM_ACTIVE_WRITE_BIAS);
+	/* Negative after our bias is gone: waiters are queued. x86 also wants
+	 * our bias to have been the only active one (call_rwsem_wake). */
+	if (lab_unlikely(old - RWSEM_ACTIVE_WRITE_BIAS < 0) &&
+	    (!sem->x86 || (old & RWSEM_ACTIVE_MASK) == RWSEM_ACTIVE_BIAS))
 		rwsem_wake(sem);
 }
 
@@ -728,6 +755,7 @@ static int xadd_init(struct lab_rwsem *s, const struct lab_rwsem_conf *conf)
 	WRITE_ONCE(sem->owner, (struct lab_task *)NULL);
 	sem->wspin = conf->knob[K_WSPIN] != 0;
 	sem->spin_budget_ns = (uint64_t)conf->knob[K_SPIN_BUDGET_US] * 1000u;
+	sem->x86 = conf->knob[K_FASTPATH] == FASTPATH_X86;
 	return 0;
 }
 
@@ -755,8 +783,8 @@ const struct lab_rwsem_ops lab_rwsem_rwsem_xadd_ops = {
 	.name = "rwsem-xadd",
 	.summary = "Linux v4.20 rwsem-xadd: active/waiting bias count, FIFO reader-prefix wakeup, "
 		   "writer-only osq spinning, writer stealing",
-	.cite = "Linux v4.20 kernel/locking/rwsem-xadd.c, include/asm-generic/rwsem.h, "
-		"kernel/locking/osq_lock.c",
+	.cite = "Linux v4.20 kernel/locking/rwsem-xadd.c, arch/x86/include/asm/rwsem.h "
+		"(default; fastpath=generic: include/asm-generic/rwsem.h), kernel/locking/osq_lock.c",
 	.caps = LAB_CAP_SLEEPS | LAB_CAP_SPINS | LAB_CAP_EXCLUSION | LAB_CAP_READ_TRYLOCK |
 		LAB_CAP_WRITE_TRYLOCK | LAB_CAP_DOWNGRADE | LAB_CAP_EVENTS,
 	.size = sizeof(struct xadd_rwsem),

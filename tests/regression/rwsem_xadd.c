@@ -372,7 +372,8 @@ Test(rwsem_xadd, spinning_writer_steals, .timeout = 60)
 	int steals = 0;
 
 	need_events();
-	lab_test_lock(&l, "rwsem-xadd");
+	/* generic: on x86 the fast path itself steals (see x86_write_fast_path_at_waiting_bias). */
+	lab_test_lock(&l, "rwsem-xadd:fastpath=generic");
 	for (int round = 0; round < 10 && !steals; round++) {
 		struct lab_events before, after;
 		struct xt w;
@@ -393,5 +394,92 @@ Test(rwsem_xadd, spinning_writer_steals, .timeout = 60)
 		steals += stole;
 	}
 	cr_expect_gt(steals, 0, "no spinning writer ever stole the lock from a woken queued writer");
+	lab_lock_destroy(&l);
+}
+
+/*
+ * (7) x86 write fast paths (v4.20 arch/x86/include/asm/rwsem.h): with a
+ * writer queued and nobody active (count == WAITING_BIAS, the moment
+ * between up_write and the woken writer running), one xadd takes the lock
+ * (down_write) and the write trylock succeeds; asm-generic takes neither.
+ * The window is the queued writer's wakeup latency, so a few rounds are
+ * allowed for x86; for generic every round must refuse.
+ */
+enum fast_op { OP_DOWN_WRITE, OP_TRYLOCK };
+
+/* One round: hold write, queue W, up_write, then @op at once. Returns true if
+ * @op took the lock in its fast path with W still queued (count shows it). */
+static bool fast_take_at_waiting_bias(const struct lab_lock *l, enum fast_op op)
+{
+	struct lab_events before, after;
+	long count = 0;
+	bool took, fast;
+	struct xt w;
+
+	lab_down_write(l);
+	queue_hold(&w, l, true, 1, 1);
+	lab_events_snapshot(&before);
+	lab_up_write(l);
+	if (op == OP_DOWN_WRITE) {
+		lab_down_write(l);
+		took = true;
+	} else {
+		took = lab_down_write_trylock(l);
+	}
+	if (took)
+		count = rwsem_xadd_count(l->sem);
+	lab_events_snapshot(&after);
+	/* No slow-path event of ours: no spin tried, no queueing. */
+	fast = after.count[LAB_EV_rwsem_opt_wlock] == before.count[LAB_EV_rwsem_opt_wlock] &&
+	       after.count[LAB_EV_rwsem_opt_fail] == before.count[LAB_EV_rwsem_opt_fail] &&
+	       after.count[LAB_EV_rwsem_opt_nospin] == before.count[LAB_EV_rwsem_opt_nospin] &&
+	       after.count[LAB_EV_rwsem_wlock] == before.count[LAB_EV_rwsem_wlock];
+	if (took)
+		lab_up_write(l);
+	cr_assert(wait_flag(&w.acquired, WAKE_MS), "the queued writer never got in");
+	xt_join(&w);
+	cr_assert_eq(rwsem_xadd_count(l->sem), 0, "count %#lx after the round", (unsigned long)rwsem_xadd_count(l->sem));
+	/* W still queued while we held it: its waiting bias beside our write bias. */
+	return took && fast && count == ACTIVE_WRITE_BIAS + WAITING_BIAS;
+}
+
+Test(rwsem_xadd, x86_write_fast_path_at_waiting_bias, .timeout = 60)
+{
+	struct lab_lock l;
+	int hits = 0;
+
+	need_events();
+	lab_test_lock(&l, "rwsem-xadd");	/* fastpath=x86 is the default */
+	for (int round = 0; round < 10 && !hits; round++)
+		hits += fast_take_at_waiting_bias(&l, OP_DOWN_WRITE);
+	cr_expect_gt(hits, 0, "x86 down_write never took the lock in one xadd with a writer queued");
+	lab_lock_destroy(&l);
+}
+
+Test(rwsem_xadd, x86_write_trylock_at_waiting_bias, .timeout = 60)
+{
+	struct lab_lock l;
+	int hits = 0;
+
+	need_events();
+	lab_test_lock(&l, "rwsem-xadd");
+	for (int round = 0; round < 10 && !hits; round++)
+		hits += fast_take_at_waiting_bias(&l, OP_TRYLOCK);
+	cr_expect_gt(hits, 0, "x86 down_write_trylock never succeeded with a writer queued");
+	lab_lock_destroy(&l);
+}
+
+Test(rwsem_xadd, generic_write_fast_paths_refuse_with_waiters, .timeout = 60)
+{
+	struct lab_lock l;
+
+	need_events();
+	lab_test_lock(&l, "rwsem-xadd:fastpath=generic");
+	for (int round = 0; round < 5; round++) {
+		cr_expect_not(fast_take_at_waiting_bias(&l, OP_TRYLOCK),
+			      "round %d: asm-generic write trylock succeeded with a writer queued", round);
+		cr_expect_not(fast_take_at_waiting_bias(&l, OP_DOWN_WRITE),
+			      "round %d: asm-generic down_write took the fast path with a writer queued", round);
+	}
 	lab_lock_destroy(&l);
 }
