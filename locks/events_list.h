@@ -25,6 +25,7 @@ LAB_EVENT(rwsem_wlock)		/* # of write locks acquired in the slow path */
 LAB_EVENT(rwsem_wlock_fail)	/* # of failed write lock acquisitions */
 LAB_EVENT(rwsem_wlock_handoff)	/* # of write lock handoffs */
 LAB_EVENT(rwsem_handoff_grant)	/* rwlab: # of locks granted directly by the unlocker (dhandoff) */
+LAB_EVENT(spin_ns)		/* rwlab: nanoseconds spent in optimistic spinning, osq wait included (a sum, not a count) */
 LAB_EVENT(osq_abort)		/* rwlab: # of osq (MCS spinner queue) aborts */
 LAB_EVENT(brlock_register)	/* rwlab: # of ck-brlock per-thread reader registrations */
 LAB_EVENT(percpu_rwsem_slow_read) /* rwlab: # of percpu-rwsem read locks that missed the rcu_sync fast path */

@@ -52,7 +52,7 @@ static inline bool prev_preempted(struct optimistic_spin_node *prev)
 {
 	struct lab_task *t = lab_task_by_id(READ_ONCE(prev->cpu) - 1);
 
-	return t && !lab_task_on_cpu(t);
+	return t && !owner_on_cpu(t);
 }
 
 bool osq_lock(struct optimistic_spin_queue *lock)

@@ -12,8 +12,8 @@
  * - the lock word is the encoded tail, node id + 1 (0 = empty);
  * - osq_lock: xchg the tail; if it was empty we own the queue; else link
  *   behind prev and spin on our node's `locked`;
- * - abort when need_resched() (the spin budget ran out: see wait.h) or the
- *   predecessor's task is off CPU (the vcpu_is_preempted stand-in): the
+ * - abort when need_resched() (see wait.h) or the predecessor's thread is
+ *   off CPU (owner_on_cpu() on it: the vcpu_is_preempted stand-in): the
  *   three-step unqueue (unlink from prev, find or wait for next, stitch
  *   next to prev), as in the kernel;
  * - osq_unlock: cmpxchg the tail back to empty, else hand the queue to next.

@@ -39,11 +39,16 @@
  * - preemption: the kernel runs every lock/unlock path with preemption off
  *   (v6.3); here a thread can be preempted anywhere, also holding wait_lock
  *   (spinlock.h yields to it) or between a reader's count and owner updates;
- * - owner->on_cpu is lab_task_on_cpu(): false only while the owner sleeps in
- *   a futex, so a preempted owner still looks runnable;
- * - need_resched() is a time budget (knob spin_budget_us, default 100 us)
- *   started before each spin; it also bounds the head writer's OWNER_NULL
- *   retries, which the kernel bounds by running them preempt-disabled;
+ * - owner->on_cpu && !vcpu_is_preempted() is owner_on_cpu() (wait.h): false
+ *   while the owner sleeps in a futex, or when its thread CPU clock stopped
+ *   between two samples (knob oncpu=clock, default; oncpu=flag: the futex
+ *   flag only, so a preempted owner looks runnable); the osq tests its
+ *   predecessor the same way;
+ * - need_resched() is "this spinner was preempted since its spin began"
+ *   (spin_budget_us=0, default) or a fixed time budget started before each
+ *   spin (spin_budget_us > 0: the earlier 100 us stand-in, for ablation); it
+ *   also bounds the head writer's OWNER_NULL retries, which the kernel
+ *   bounds by running them preempt-disabled. Spinning time: spin_ns;
  * - jiffies is CLOCK_MONOTONIC_COARSE: 4 ms ticks here, and it can lag real
  *   time by a tick or more, so the 4 ms timeout fires after roughly 0-8 ms
  *   of queueing (the kernel's is 4-8 ms at HZ=250); there are no RT tasks,

@@ -98,10 +98,11 @@ struct rwsem_mainline {
 
 	/* Knobs, read-only after init, on their own line (the kernel compiles them in). */
 	uint64_t handoff_timeout_ns __lab_cacheline_aligned;	/* RWSEM_WAIT_TIMEOUT */
-	uint64_t spin_budget_ns;	/* need_resched() stand-in for every spin */
+	uint64_t spin_budget_ns;	/* need_resched() as a budget (ablation); 0: preempted */
 	long max_readers_wakeup;	/* MAX_READERS_WAKEUP */
 	bool wspin;			/* writer optimistic spinning (CONFIG_RWSEM_SPIN_ON_OWNER) */
 	bool rsteal;			/* reader lock stealing in the read slow path */
+	bool oncpu_clock;		/* owner_on_cpu() samples the owner's CPU clock */
 } __lab_cacheline_aligned;
 
 /* Knob order = conf->knob[] order (shared by both variants). */
@@ -111,6 +112,7 @@ enum {
 	RWSEM_KNOB_MAX_READERS_WAKEUP,
 	RWSEM_KNOB_RSTEAL,
 	RWSEM_KNOB_SPIN_BUDGET_US,
+	RWSEM_KNOB_ONCPU,
 };
 
 static const struct lab_knob rwsem_mainline_knobs[] __lab_unused = {
@@ -124,9 +126,12 @@ static const struct lab_knob rwsem_mainline_knobs[] __lab_unused = {
 	  .help = "readers granted per wakeup (MAX_READERS_WAKEUP = 0x100)" },
 	{ .name = "rsteal", .type = LAB_KNOB_BOOL, .def = 1,
 	  .help = "reader lock stealing in the read slow path (v5.11+, on in the kernel)" },
-	{ .name = "spin_budget_us", .type = LAB_KNOB_INT, .def = 100, .min = 1, .max = 1000000,
-	  .help = "need_resched() stand-in: us a spinner spins before it acts as if its "
-		  "timeslice ended (no kernel value)" },
+	{ .name = "spin_budget_us", .type = LAB_KNOB_INT, .def = 0, .min = 0, .max = 1000000,
+	  .help = "need_resched() as a fixed spin budget in us (ablation; no kernel value); "
+		  "0: the spinner was preempted (getrusage ru_nivcsw)" },
+	{ .name = "oncpu", .type = LAB_KNOB_ENUM, .def = 0, .choices = "clock|flag",
+	  .help = "owner_on_cpu(): clock = futex flag + the owner's thread CPU clock sampled "
+		  "every 16 polls; flag = futex flag only (ablation)" },
 	{ .name = NULL },
 };
 
@@ -478,10 +483,10 @@ static inline enum owner_state rwsem_owner_state(unsigned long owner)
 	return rwsem_owner_task(owner) ? OWNER_WRITER : OWNER_NULL;
 }
 
-/* True while the caller's spin budget (the need_resched() stand-in) lasts; no polling. */
+/* True while need_resched() is false, checked now (no polling). */
 static inline bool rwsem_spin_budget_left(void)
 {
-	return lab_clock_ns() <= lab_current()->spin_deadline;
+	return !lab_need_resched_now();
 }
 
 /*
@@ -501,7 +506,7 @@ static bool rwsem_can_spin_on_owner(struct rwsem_mainline *sem)
 	}
 	owner = READ_ONCE(sem->owner);
 	t = rwsem_owner_task(owner);
-	if ((owner & RWSEM_NONSPINNABLE) || (t && !(owner & RWSEM_READER_OWNED) && !lab_task_on_cpu(t)))
+	if ((owner & RWSEM_NONSPINNABLE) || (t && !(owner & RWSEM_READER_OWNED) && !owner_on_cpu(t)))
 		ret = false;
 	lockevent_cond_inc(rwsem_opt_fail, !ret);
 	return ret;
@@ -523,7 +528,7 @@ static __lab_noinline enum owner_state rwsem_spin_on_owner(struct rwsem_mainline
 		now = READ_ONCE(sem->owner);
 		if (now != owner)
 			return rwsem_owner_state(now);
-		if (need_resched() || !lab_task_on_cpu(rwsem_owner_task(owner)))
+		if (need_resched() || !owner_on_cpu(rwsem_owner_task(owner)))
 			return OWNER_NONSPINNABLE;
 		cpu_relax();
 	}
@@ -564,7 +569,7 @@ static inline uint64_t rwsem_rspin_threshold(struct rwsem_mainline *sem)
 static __lab_noinline bool rwsem_optimistic_spin(struct rwsem_mainline *sem)
 {
 	enum owner_state prev_state = OWNER_NULL;
-	uint64_t rspin_deadline = 0;
+	uint64_t rspin_deadline = 0, t0 = lab_clock_ns();
 	unsigned loop = 0;
 	bool taken = false;
 
@@ -600,6 +605,7 @@ static __lab_noinline bool rwsem_optimistic_spin(struct rwsem_mainline *sem)
 	osq_unlock(&sem->osq);
 done:
 	lockevent_cond_inc(rwsem_opt_fail, !taken);
+	lockevent_add(spin_ns, lab_clock_ns() - t0);
 	return taken;
 }
 
@@ -753,7 +759,7 @@ static __lab_noinline __lab_cold void rwsem_down_write_slowpath(struct rwsem_mai
 	struct wake_q_head wake_q;
 
 	if (sem->wspin) {
-		lab_spin_budget_start(sem->spin_budget_ns);
+		lab_spin_start(sem->spin_budget_ns, sem->oncpu_clock);
 		if (rwsem_can_spin_on_owner(sem) && rwsem_optimistic_spin(sem))
 			return;
 	}
@@ -799,17 +805,21 @@ static __lab_noinline __lab_cold void rwsem_down_write_slowpath(struct rwsem_mai
 		 */
 		if (sem->wspin && READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_REQUESTED) {
 			enum owner_state state;
+			uint64_t t0 = lab_clock_ns();
 
-			lab_spin_budget_start(sem->spin_budget_ns);
+			lab_spin_start(sem->spin_budget_ns, sem->oncpu_clock);
 			do {
 				state = rwsem_spin_on_owner(sem);
 				if (state != OWNER_NULL)
 					break;
 				raw_spin_lock(&sem->wait_lock);
-				if (rwsem_try_write_lock(sem, &waiter))
+				if (rwsem_try_write_lock(sem, &waiter)) {
+					lockevent_add(spin_ns, lab_clock_ns() - t0);
 					goto locked;
+				}
 				raw_spin_unlock(&sem->wait_lock);
 			} while (rwsem_spin_budget_left());
+			lockevent_add(spin_ns, lab_clock_ns() - t0);
 		}
 #else
 		if (rwsem_granted(&waiter))
@@ -846,6 +856,7 @@ static int rwsem_ml_init(struct lab_rwsem *s, const struct lab_rwsem_conf *conf)
 	sem->max_readers_wakeup = conf->knob[RWSEM_KNOB_MAX_READERS_WAKEUP];
 	sem->rsteal = conf->knob[RWSEM_KNOB_RSTEAL];
 	sem->spin_budget_ns = (uint64_t)conf->knob[RWSEM_KNOB_SPIN_BUDGET_US] * 1000;
+	sem->oncpu_clock = conf->knob[RWSEM_KNOB_ONCPU] == 0;
 	return 0;
 }
 

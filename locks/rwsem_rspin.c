@@ -42,13 +42,15 @@
  * - holder preemption: the kernel runs the lock paths with preemption off; a
  *   user-space holder (or the wait_lock holder, or an osq node) can be
  *   descheduled anywhere. Spinners cannot see that.
- * - owner->on_cpu: lab_task_on_cpu() is 0 only while the owner sleeps in a
- *   futex (schedule()); preemption and vcpu_is_preempted() are invisible.
- * - need_resched(): a spin budget (knob spin_budget_us) started at slow-path
- *   entry stands in for "the timeslice is over / someone else wants this
- *   CPU"; it bounds the osq wait and every spin loop (on a writer, on
- *   readers, on a free lock). Default 100 us: well above the 25 us reader
- *   spin cap, well below a timeslice.
+ * - owner->on_cpu && !vcpu_is_preempted(): owner_on_cpu() (wait.h) is 0
+ *   while the owner sleeps in a futex, or when its thread CPU clock stopped
+ *   between two samples (knob oncpu=clock, default; oncpu=flag: the futex
+ *   flag only, the earlier stand-in). The osq tests its predecessor the same way.
+ * - need_resched(): true once the spinner has been preempted since its spin
+ *   began (spin_budget_us=0, default), or after a fixed budget started at
+ *   slow-path entry (spin_budget_us > 0, the earlier stand-in at 100 us, kept
+ *   for ablation); it bounds the osq wait and every spin loop (on a writer,
+ *   on readers, on a free lock). Time spent spinning: the spin_ns event.
  * - jiffies: CLOCK_MONOTONIC_COARSE (lab_jiffies_ns(), tick resolution,
  *   4 ms on this host); waiter timeouts are compared with it as the kernel
  *   compares jiffies, so the 4 ms RWSEM_WAIT_TIMEOUT means 4-8 ms. The
@@ -215,6 +217,7 @@ struct rspin_rwsem {
 	uint64_t spin_budget_ns;
 	long max_readers_wakeup;
 	bool rspin, wspin;
+	bool oncpu_clock;		/* oncpu=clock */
 };
 
 enum {
@@ -224,6 +227,7 @@ enum {
 	K_MAX_READERS_WAKEUP,
 	K_RSPIN_THRESHOLD_US,
 	K_SPIN_BUDGET_US,
+	K_ONCPU,
 };
 
 static const struct lab_knob rspin_knobs[] = {
@@ -243,8 +247,13 @@ static const struct lab_knob rspin_knobs[] = {
 		.name = "rspin_threshold_us", .type = LAB_KNOB_INT, .def = 0, .min = 0, .max = 1000000,
 		.help = "writer spin limit on a reader-owned lock, us; 0 = kernel formula 10 + readers/2, max 25" },
 	[K_SPIN_BUDGET_US] = {
-		.name = "spin_budget_us", .type = LAB_KNOB_INT, .def = 100, .min = 0, .max = 1000000,
-		.help = "need_resched() stand-in: spinning per slow path ends after this long, us" },
+		.name = "spin_budget_us", .type = LAB_KNOB_INT, .def = 0, .min = 0, .max = 1000000,
+		.help = "need_resched() as a fixed spin budget per slow path in us (ablation); "
+			"0: the spinner was preempted (getrusage ru_nivcsw)" },
+	[K_ONCPU] = {
+		.name = "oncpu", .type = LAB_KNOB_ENUM, .def = 0, .choices = "clock|flag",
+		.help = "owner_on_cpu(): clock = futex flag + the owner's thread CPU clock sampled every "
+			"16 polls; flag = futex flag only (ablation)" },
 	{ 0 }
 };
 
@@ -533,11 +542,6 @@ static bool rwsem_try_write_lock_unqueued(struct rspin_rwsem *sem)
 	return false;
 }
 
-static inline bool owner_on_cpu(const struct lab_task *owner)
-{
-	return lab_task_on_cpu(owner);
-}
-
 /*
  * May we spin at all? Not past the budget, not when our kind's NONSPINNABLE
  * bit is set, not behind a writer that sleeps. A reader owner is not checked:
@@ -627,12 +631,12 @@ static bool rwsem_optimistic_spin(struct rspin_rwsem *sem, bool wlock)
 {
 	enum owner_state prev_owner_state = OWNER_NULL;
 	long nonspinnable = wlock ? RWSEM_WR_NONSPINNABLE : RWSEM_RD_NONSPINNABLE;
-	uint64_t rspin_threshold = 0;
+	uint64_t rspin_threshold = 0, t0 = lab_clock_ns();
 	unsigned loop = 0;
 	bool taken = false;
 
 	if (!osq_lock(&sem->osq))
-		return false;
+		goto done;
 
 	for (;;) {
 		enum owner_state owner_state = rwsem_spin_on_owner(sem, nonspinnable);
@@ -666,6 +670,8 @@ static bool rwsem_optimistic_spin(struct rspin_rwsem *sem, bool wlock)
 		cpu_relax();
 	}
 	osq_unlock(&sem->osq);
+done:
+	lockevent_add(spin_ns, lab_clock_ns() - t0);
 	return taken;
 }
 
@@ -709,7 +715,7 @@ static __lab_cold void rwsem_down_read_slowpath(struct rspin_rwsem *sem)
 
 	if (!sem->rspin)
 		goto queue;
-	lab_spin_budget_start(sem->spin_budget_ns);
+	lab_spin_start(sem->spin_budget_ns, sem->oncpu_clock);
 	if (!rwsem_can_spin_on_owner(sem, RWSEM_RD_NONSPINNABLE))
 		goto queue;
 
@@ -808,7 +814,7 @@ static __lab_cold void rwsem_down_write_slowpath(struct rspin_rwsem *sem)
 	wake_q_init(&wake_q);
 
 	if (sem->wspin) {
-		lab_spin_budget_start(sem->spin_budget_ns);
+		lab_spin_start(sem->spin_budget_ns, sem->oncpu_clock);
 		if (rwsem_can_spin_on_owner(sem, RWSEM_WR_NONSPINNABLE)) {
 			if (rwsem_optimistic_spin(sem, true))
 				return;
@@ -995,6 +1001,7 @@ static int rspin_init(struct lab_rwsem *s, const struct lab_rwsem_conf *conf)
 	sem->max_readers_wakeup = conf->knob[K_MAX_READERS_WAKEUP];
 	sem->rspin_threshold_ns = (uint64_t)conf->knob[K_RSPIN_THRESHOLD_US] * 1000;
 	sem->spin_budget_ns = (uint64_t)conf->knob[K_SPIN_BUDGET_US] * 1000;
+	sem->oncpu_clock = conf->knob[K_ONCPU] == 0;
 	return 0;
 }
 

@@ -51,13 +51,14 @@
  * - preemption: the kernel runs the spin loops and the wait_lock sections
  *   with preemption disabled; here the lock holder, a wait_lock holder and
  *   a spinner can all be descheduled at any point;
- * - owner->on_cpu is lab_task_on_cpu(): 0 only while the owner sleeps in a
- *   futex wait, so a preempted owner still looks "on CPU";
- *   vcpu_is_preempted() has no stand-in (always false);
- * - need_resched() is a spin budget (knob spin_budget_us) started when a
- *   writer begins to spin: it stands in for "the scheduler wants this CPU"
- *   (a tick with another runnable task, or the timeslice end), which is
- *   also the only thing that bounds a spin on a preempted owner here;
+ * - owner->on_cpu && !vcpu_is_preempted() is owner_on_cpu() (wait.h): off
+ *   while the owner sleeps in a futex, or when its thread CPU clock stopped
+ *   between two samples (knob oncpu=clock, the default; oncpu=flag: the
+ *   futex flag only, so a preempted owner looks on CPU). The osq uses the
+ *   same test on its predecessor;
+ * - need_resched() is "this spinner was preempted since its spin began"
+ *   (spin_budget_us=0, the default), or a fixed time budget (spin_budget_us
+ *   > 0, the ablation); the time spent spinning is the spin_ns event;
  * - rt_task() livelock avoidance is dropped: the lab has no RT tasks;
  * - jiffies are not used by v4.20 rwsem-xadd (no handoff timeout).
  *
@@ -168,33 +169,34 @@ struct xadd_rwsem {
 	/* knobs */
 	bool wspin;
 	bool x86;		/* fastpath=x86: arch/x86 write fast paths */
+	bool oncpu_clock;	/* oncpu=clock: owner_on_cpu() samples the owner's CPU clock */
 	uint64_t spin_budget_ns;
 } __lab_cacheline_aligned;
 
-enum { K_WSPIN, K_SPIN_BUDGET_US, K_FASTPATH };
+enum { K_WSPIN, K_SPIN_BUDGET_US, K_FASTPATH, K_ONCPU };
 enum { FASTPATH_X86, FASTPATH_GENERIC };
 
 /*
- * spin_budget_us default, 100 us: need_resched() in the kernel turns true when
- * another task wants the CPU (at the next tick on a busy CPU, never on an idle
- * one), so a kernel spinner is bounded by owner changes and the owner sleeping.
- * Here a preempted owner still looks on-CPU, so the budget is what stops a
- * hopeless spin. It should be well above one critical section of the lab's
- * workloads (locktest load=100 PAUSEs is a few us) and above a futex
- * sleep+wake round trip (a few us to tens of us), so that spinning pays off
- * when the owner really runs, and well below a scheduler timeslice (ms), so
- * that a spin on a preempted owner wastes little.
+ * spin_budget_us: 0 (default) makes need_resched() the real signal (this
+ * spinner was preempted). A value > 0 is the earlier stand-in kept for
+ * ablation: a fixed budget (rwlab used 100 us: above one locktest critical
+ * section and a futex round trip, below a timeslice), paired with oncpu=flag
+ * it is rwlab's behaviour before owner_on_cpu() had a real signal.
  */
 static const struct lab_knob xadd_knobs[] = {
 	[K_WSPIN] = { .name = "wspin", .type = LAB_KNOB_BOOL, .def = 1,
 		      .help = "writer optimistic spinning on the owner (CONFIG_RWSEM_SPIN_ON_OWNER=y: 1)" },
-	[K_SPIN_BUDGET_US] = { .name = "spin_budget_us", .type = LAB_KNOB_INT, .def = 100,
+	[K_SPIN_BUDGET_US] = { .name = "spin_budget_us", .type = LAB_KNOB_INT, .def = 0,
 			       .min = 0, .max = 1000000,
-			       .help = "us one writer may spin before need_resched() (stand-in; see rwsem_xadd.c)" },
+			       .help = "need_resched() as a fixed spin budget in us (ablation); 0: the spinner was "
+				       "preempted (getrusage ru_nivcsw)" },
 	[K_FASTPATH] = { .name = "fastpath", .type = LAB_KNOB_ENUM, .def = FASTPATH_X86,
 			 .choices = "x86|generic",
 			 .help = "v4.20 fast paths: x86 (arch/x86/include/asm/rwsem.h, the seed machines') "
 				 "or generic (include/asm-generic/rwsem.h)" },
+	[K_ONCPU] = { .name = "oncpu", .type = LAB_KNOB_ENUM, .def = 0, .choices = "clock|flag",
+		      .help = "owner_on_cpu(): clock = futex flag + the owner's thread CPU clock sampled "
+			      "every 16 polls; flag = futex flag only (ablation)" },
 	{ 0 }
 };
 
@@ -276,12 +278,6 @@ static inline void rwsem_set_reader_owned(struct xadd_rwsem *sem)
 static inline bool is_rwsem_owner_spinnable(struct lab_task *owner)
 {
 	return !((uintptr_t)owner & RWSEM_ANONYMOUSLY_OWNED);
-}
-
-/* owner->on_cpu && !vcpu_is_preempted(): only the first half has a stand-in. */
-static inline bool owner_on_cpu(struct lab_task *owner)
-{
-	return lab_task_on_cpu(owner);
 }
 
 /* ---- __rwsem_mark_wake ----------------------------------------------- */
@@ -489,10 +485,10 @@ static inline bool rwsem_try_write_lock_unqueued(struct xadd_rwsem *sem)
 /* Returns true with the write lock held. Caller holds no lock. */
 static bool rwsem_optimistic_spin(struct xadd_rwsem *sem)
 {
+	uint64_t t0 = lab_clock_ns();
 	bool taken = false;
 
-	/* need_resched() stand-in: this spin may last spin_budget_us. */
-	lab_spin_budget_start(sem->spin_budget_ns);
+	lab_spin_start(sem->spin_budget_ns, sem->oncpu_clock);
 	if (!rwsem_can_spin_on_owner(sem)) {
 		lockevent_inc(rwsem_opt_nospin);
 		return false;
@@ -516,6 +512,7 @@ static bool rwsem_optimistic_spin(struct xadd_rwsem *sem)
 	osq_unlock(&sem->osq);
 done:
 	lockevent_cond_inc(rwsem_opt_fail, !taken);
+	lockevent_add(spin_ns, lab_clock_ns() - t0);
 	return taken;
 }
 
@@ -756,6 +753,7 @@ static int xadd_init(struct lab_rwsem *s, const struct lab_rwsem_conf *conf)
 	sem->wspin = conf->knob[K_WSPIN] != 0;
 	sem->spin_budget_ns = (uint64_t)conf->knob[K_SPIN_BUDGET_US] * 1000u;
 	sem->x86 = conf->knob[K_FASTPATH] == FASTPATH_X86;
+	sem->oncpu_clock = conf->knob[K_ONCPU] == 0;
 	return 0;
 }
 

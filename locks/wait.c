@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -59,6 +60,12 @@ struct lab_task *lab_task_attach(void)
 		fprintf(stderr, "rwlab: more than %d threads use locks at once\n", LAB_MAX_TASKS);
 		abort();
 	}
+	/* Its CPU clock, for spinners' owner_on_cpu(); an error leaves it unreadable. */
+	clockid_t clk;
+
+	if (pthread_getcpuclockid(pthread_self(), &clk))
+		clk = (clockid_t)-1;
+	WRITE_ONCE(t->cpu_clock, clk);
 	pthread_setspecific(lab_task_key, t);
 	lab_current_task = t;
 	return t;
@@ -69,6 +76,39 @@ struct lab_task *lab_task_by_id(int id)
 	if (id < 0 || id >= LAB_MAX_TASKS || !READ_ONCE(lab_task_used[id]))
 		return NULL;
 	return &lab_tasks[id];
+}
+
+long lab_task_nivcsw(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return 0;
+	return ru.ru_nivcsw;
+}
+
+/*
+ * Sample @owner's CPU clock every LAB_SPIN_SAMPLE_POLLS calls; true when it
+ * has not advanced since the previous sample of the same watch (or cannot be
+ * read: the thread is gone). A new owner starts a new watch (first sample).
+ */
+bool lab_owner_clock_stopped(struct lab_task *me, const struct lab_task *owner)
+{
+	uint64_t seq = READ_ONCE(owner->seq), ns;
+	struct timespec ts;
+
+	if (me->watch == owner && me->watch_seq == seq && ++me->watch_poll % LAB_SPIN_SAMPLE_POLLS)
+		return false;
+	if (clock_gettime(READ_ONCE(owner->cpu_clock), &ts))
+		return true;
+	ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (me->watch == owner && me->watch_seq == seq && ns == me->watch_cpu_ns)
+		return true;
+	me->watch = owner;
+	me->watch_seq = seq;
+	me->watch_cpu_ns = ns;
+	me->watch_poll = 0;
+	return false;
 }
 
 int lab_futex_wait(uint32_t *uaddr, uint32_t val, int64_t timeout_ns)

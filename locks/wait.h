@@ -5,10 +5,13 @@
  * Kernel primitive -> user-space stand-in (research/kernel.md §8):
  *   task_struct / current   -> struct lab_task, one per thread (lab_current())
  *   schedule() / wake_up_q  -> lab_futex_wait() / lab_futex_wake() on a per-waiter word
- *   owner->on_cpu           -> lab_task.on_cpu: 1 while the thread runs, 0 while
- *                              it sleeps in lab_futex_wait(). Preemption by the
- *                              host scheduler is invisible (user space cannot see
- *                              it), so spinners also keep a time budget.
+ *   owner->on_cpu           -> owner_on_cpu(): 0 while the owner sleeps in
+ *   && !vcpu_is_preempted()    lab_futex_wait() (lab_task.on_cpu), and 0 when the
+ *                              owner's thread CPU clock stopped advancing between
+ *                              two samples (preempted, or blocked elsewhere)
+ *   need_resched()          -> "this spinner was preempted since its spin began"
+ *                              (its involuntary context switch count went up), or
+ *                              a fixed time budget for ablation (spin_budget_us)
  *   jiffies                 -> lab_jiffies_ns() (CLOCK_MONOTONIC_COARSE)
  *   sched_clock()           -> lab_clock_ns() (CLOCK_MONOTONIC)
  *   critical-section load   -> lab_delay(loops): `loops` cpu_relax() calls
@@ -18,6 +21,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 #include "compiler.h"
@@ -33,8 +37,15 @@ struct lab_task {
 	int id;			/* dense id in [0, LAB_MAX_TASKS), reused after thread exit */
 	int on_cpu;		/* 1 while running; 0 while sleeping in lab_futex_wait() */
 	uint32_t state;		/* TASK_RUNNING or TASK_UNINTERRUPTIBLE; the futex schedule() sleeps on */
-	unsigned resched_poll;	/* need_resched(): clock read every 16 polls */
-	uint64_t spin_deadline;	/* need_resched(): end of the current spin budget (ns) */
+	unsigned resched_poll;	/* need_resched(): sampled every LAB_SPIN_SAMPLE_POLLS polls */
+	uint64_t spin_deadline;	/* need_resched(): end of the current spin budget (ns); 0: no budget */
+	long spin_nivcsw;	/* need_resched() without a budget: involuntary switches at spin start */
+	bool spin_oncpu_clock;	/* owner_on_cpu() samples owners' CPU clocks during this spin */
+	clockid_t cpu_clock;	/* this thread's CPU-time clock (pthread_getcpuclockid) */
+	const struct lab_task *watch;	/* owner_on_cpu(): the task whose clock this spinner samples */
+	uint64_t watch_seq;	/* ... its generation, so a reused id starts a new watch */
+	uint64_t watch_cpu_ns;	/* ... its CPU time at the last sample */
+	unsigned watch_poll;	/* ... polls since the last sample */
 	struct lab_task *wake_q_next;	/* wake_q link (wake_q.h); NULL when not queued */
 	uint64_t seq;		/* generation: bumped when the id is reused */
 } __lab_cacheline_aligned;
@@ -142,31 +153,81 @@ void schedule(void);
  */
 int wake_up_process(struct lab_task *t);
 
-/*
- * need_resched() stand-in. User space cannot see the host scheduler wanting
- * the CPU back, so a spinner gives itself a budget with
- * lab_spin_budget_start(ns) and need_resched() turns true when it runs out.
- * The clock is read every 16 polls, as the kernel reads sched_clock() in
- * rwsem_optimistic_spin.
+/* ---- the spinner's view of the scheduler ---------------------------------
+ *
+ * need_resched() and owner_on_cpu() sample a real signal every
+ * LAB_SPIN_SAMPLE_POLLS calls (each sample is a system call; the cost per
+ * sample is measured by build/spin-cost, results/kernel/README.md):
+ *
+ * - need_resched(): true once the spinner has been preempted since
+ *   lab_spin_start() (getrusage(RUSAGE_THREAD) ru_nivcsw went up): the host
+ *   scheduler wanted this CPU, which is when the kernel sets TIF_NEED_RESCHED.
+ *   With a budget (lab_spin_start(ns > 0, ...)) it is instead true once the
+ *   budget has run out: rwlab's earlier stand-in, kept for ablation.
+ * - owner_on_cpu(owner): false while the owner sleeps in lab_futex_wait(),
+ *   and (oncpu_clock) false when the owner's thread CPU clock did not advance
+ *   between two samples: it is runnable but preempted, or blocked outside
+ *   rwlab's futexes. This also covers osq's vcpu_is_preempted(): a
+ *   predecessor whose thread is off CPU. Reading another thread's CPU clock
+ *   gives its run time up to now even while it runs (the kernel updates the
+ *   running task's sum_exec_runtime for the read).
  */
-static inline void lab_spin_budget_start(uint64_t ns)
+#define LAB_SPIN_SAMPLE_POLLS 16	/* the kernel reads sched_clock() every 16 polls */
+
+long lab_task_nivcsw(void);
+bool lab_owner_clock_stopped(struct lab_task *me, const struct lab_task *owner);
+
+/*
+ * lab_spin_start() - begin a spin: @budget_ns > 0 bounds it by time (the
+ * ablation), 0 ends it when this thread is preempted; @oncpu_clock chooses
+ * owner_on_cpu()'s clock sampling (false: the futex-sleep flag only).
+ */
+static inline void lab_spin_start(uint64_t budget_ns, bool oncpu_clock)
 {
 	struct lab_task *t = lab_current();
 
 	t->resched_poll = 0;
-	t->spin_deadline = lab_clock_ns() + ns;
+	t->spin_oncpu_clock = oncpu_clock;
+	t->watch = NULL;
+	if (budget_ns) {
+		t->spin_deadline = lab_clock_ns() + budget_ns;
+	} else {
+		t->spin_deadline = 0;
+		t->spin_nivcsw = lab_task_nivcsw();
+	}
+}
+
+/* need_resched() now, without waiting for the next sample point. */
+static inline int lab_need_resched_now(void)
+{
+	struct lab_task *t = lab_current();
+
+	if (t->spin_deadline)
+		return lab_clock_ns() > t->spin_deadline;
+	return lab_task_nivcsw() != t->spin_nivcsw;
 }
 
 static inline int need_resched(void)
 {
-	struct lab_task *t = lab_current();
-
-	if (++t->resched_poll & 15)
+	if (++lab_current()->resched_poll % LAB_SPIN_SAMPLE_POLLS)
 		return 0;
-	return lab_clock_ns() > t->spin_deadline;
+	return lab_need_resched_now();
 }
 
-/* owner->on_cpu stand-in: is @t running (not asleep in schedule()/lab_futex_wait())? */
+/* owner->on_cpu && !vcpu_is_preempted(task_cpu(owner)), for a spinner on @t. */
+static inline int owner_on_cpu(const struct lab_task *t)
+{
+	struct lab_task *me;
+
+	if (!READ_ONCE(t->on_cpu))
+		return 0;
+	me = lab_current();
+	if (!me->spin_oncpu_clock)
+		return 1;
+	return !lab_owner_clock_stopped(me, t);
+}
+
+/* The futex-sleep flag alone: is @t not asleep in schedule()/lab_futex_wait()? */
 static inline int lab_task_on_cpu(const struct lab_task *t)
 {
 	return READ_ONCE(t->on_cpu);
