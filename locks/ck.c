@@ -24,6 +24,10 @@
  *   given lock, keyed by
  *   lab_current()->id (pushing it onto ck's reader list with a CAS, see
  *   ckbr_register), and frees all records in destroy(). No downgrade.
+ *   Each thread keeps the record of the brlock it last read-locked in a
+ *   thread-local slot (lock, generation, record), so a read pair costs what
+ *   ck's own pair does: no lab_current() and no per-lock table on the hot
+ *   path (ck's callers hold their reader record themselves).
  *
  * These use ck's own atomics (ck_pr, inline assembly), not locks/atomic.h:
  * ThreadSanitizer cannot see them, so they carry LAB_CAP_FOREIGN_ATOMICS and
@@ -138,8 +142,19 @@ struct ckbr_reader {
 	ck_brlock_reader_t r;
 } __lab_cacheline_aligned;
 
+struct ckbr_rwsem;
+
+/* Generations of ck-brlock inits (0: none), and each thread's last-used record. */
+static uint64_t ckbr_gen_next;
+static __thread struct {
+	const struct ckbr_rwsem *lock;
+	uint64_t gen;
+	ck_brlock_reader_t *rec;
+} ckbr_mine;
+
 struct ckbr_rwsem {
 	ck_brlock_t br;
+	uint64_t gen;		/* unique per init: tells a reused address from the lock a thread cached */
 	/* Per-thread reader records, indexed by lab_current()->id; only that thread writes its slot. */
 	struct ckbr_reader *reader[LAB_MAX_TASKS];
 };
@@ -150,6 +165,7 @@ static int ckbr_init(struct lab_rwsem *sem, const struct lab_rwsem_conf *conf)
 
 	(void)conf;
 	ck_brlock_init(&b->br);
+	b->gen = __atomic_add_fetch(&ckbr_gen_next, 1, __ATOMIC_RELAXED);
 	for (int i = 0; i < LAB_MAX_TASKS; i++)
 		b->reader[i] = NULL;
 	return 0;
@@ -194,11 +210,23 @@ static __lab_cold ck_brlock_reader_t *ckbr_register(struct ckbr_rwsem *b, int id
 	return &rd->r;
 }
 
-static inline ck_brlock_reader_t *ckbr_self(struct ckbr_rwsem *b)
+/* The calling thread's record on @b, from the table (registering it if new); caches it. */
+static __lab_noinline ck_brlock_reader_t *ckbr_lookup(struct ckbr_rwsem *b)
 {
 	int id = lab_current()->id;
+	ck_brlock_reader_t *r = b->reader[id] != NULL ? &b->reader[id]->r : ckbr_register(b, id);
 
-	return lab_likely(b->reader[id] != NULL) ? &b->reader[id]->r : ckbr_register(b, id);
+	ckbr_mine.lock = b;
+	ckbr_mine.gen = b->gen;
+	ckbr_mine.rec = r;
+	return r;
+}
+
+static inline ck_brlock_reader_t *ckbr_self(struct ckbr_rwsem *b)
+{
+	if (lab_likely(ckbr_mine.lock == b && ckbr_mine.gen == b->gen))
+		return ckbr_mine.rec;
+	return ckbr_lookup(b);
 }
 
 static void ckbr_down_read(struct lab_rwsem *sem)
@@ -220,7 +248,7 @@ static void ckbr_up_read(struct lab_rwsem *sem)
 {
 	struct ckbr_rwsem *b = (struct ckbr_rwsem *)sem;
 
-	ck_brlock_read_unlock(&b->reader[lab_current()->id]->r);
+	ck_brlock_read_unlock(ckbr_self(b));
 }
 
 static void ckbr_down_write(struct lab_rwsem *sem) { ck_brlock_write_lock(&((struct ckbr_rwsem *)sem)->br); }
