@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Lock event counters, one LAB_EVENT(name) per line. Names are the kernel's
- * lockevent names (kernel/locking/lock_events_list.h, v5.3..v6.18) where the
- * meaning matches; rwlab-only events say so. No include guard: this file is
+ * lockevent names (kernel/locking/lock_events_list.h, v5.2..v6.18) where the
+ * meaning matches; each kernel port counts them with its own version's
+ * meaning and at its places (README.md, "Lock events", has the table);
+ * rwlab-only events say so, and non-kernel locks use names of their own. No include guard: this file is
  * expanded several times with different LAB_EVENT definitions.
  */
 LAB_EVENT(rwsem_sleep_reader)	/* # of reader sleeps */
@@ -19,6 +21,8 @@ LAB_EVENT(rwsem_opt_nospin)	/* # of disabled optimistic spinnings */
 LAB_EVENT(rwsem_rlock)		/* # of read locks acquired in the slow path */
 LAB_EVENT(rwsem_rlock_fast)	/* # of fast read locks acquired in the slow path */
 LAB_EVENT(rwsem_rlock_fail)	/* # of failed read lock acquisitions */
+LAB_EVENT(rwsem_rtrylock)	/* # of read trylock calls (v5.2 only) */
+LAB_EVENT(rwsem_wtrylock)	/* # of write trylock calls (v5.2 only) */
 LAB_EVENT(rwsem_rlock_steal)	/* # of read locks by lock stealing */
 LAB_EVENT(rwsem_rlock_handoff)	/* # of read lock handoffs */
 LAB_EVENT(rwsem_wlock)		/* # of write locks acquired in the slow path */
@@ -29,6 +33,11 @@ LAB_EVENT(spin_ns)		/* rwlab: nanoseconds spent in optimistic spinning, osq wait
 LAB_EVENT(osq_abort)		/* rwlab: # of osq (MCS spinner queue) aborts */
 LAB_EVENT(brlock_register)	/* rwlab: # of ck-brlock per-thread reader registrations */
 LAB_EVENT(percpu_rwsem_slow_read) /* rwlab: # of percpu-rwsem read locks that missed the rcu_sync fast path */
+LAB_EVENT(percpu_rwsem_queue_reader) /* rwlab: # of percpu-rwsem readers that queued (once per wait) */
+LAB_EVENT(percpu_rwsem_queue_writer) /* rwlab: # of percpu-rwsem writers that queued (once per wait) */
+LAB_EVENT(percpu_rwsem_drain_wait) /* rwlab: # of percpu-rwsem writers that slept while readers drained */
+LAB_EVENT(percpu_rwsem_wake_reader) /* rwlab: # of percpu-rwsem queued readers granted and woken (per waiter) */
+LAB_EVENT(percpu_rwsem_wake_writer) /* rwlab: # of percpu-rwsem queued writers granted and woken */
 LAB_EVENT(rcu_sync_gp)		/* rwlab: # of RCU grace periods waited for by rcu_sync_enter (first writer) */
 LAB_EVENT(bravo_fast_read)	/* rwlab: # of BRAVO read locks taken through the visible-readers table */
 LAB_EVENT(bravo_slot_busy)	/* rwlab: # of BRAVO fast reads that found their table slot taken */

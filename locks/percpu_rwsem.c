@@ -36,10 +36,12 @@
  *   grace period.
  *
  * Events: percpu_rwsem_slow_read (a read lock that missed the fast path),
- * rcu_sync_gp (a grace period a writer waited for), rwsem_sleep_reader and
- * rwsem_sleep_writer (a wait in the queue; for a writer also a sleep while
- * readers drain, once per down_write), rwsem_wake_reader/rwsem_wake_writer
- * (a waiter granted the lock by up_write's wakeup).
+ * rcu_sync_gp (a grace period a writer waited for), percpu_rwsem_queue_reader
+ * and percpu_rwsem_queue_writer (a wait in the queue, once per wait),
+ * percpu_rwsem_drain_wait (a writer that slept while readers drained, once
+ * per down_write), percpu_rwsem_wake_reader/percpu_rwsem_wake_writer (a
+ * waiter granted the lock by the queue wakeup, per waiter). They have names
+ * of their own: the kernel's rwsem_* events count other things.
  *
  * What user space cannot model:
  * - per-CPU counters are per-thread counters (one cache line each, indexed by
@@ -373,9 +375,9 @@ static void percpu_rwsem_wake(struct percpu_rwsem *sem)
 		 */
 		wake_q_add(&wake_q, t);
 		if (reader) {
-			lockevent_inc(rwsem_wake_reader);
+			lockevent_inc(percpu_rwsem_wake_reader);
 		} else {
-			lockevent_inc(rwsem_wake_writer);
+			lockevent_inc(percpu_rwsem_wake_writer);
 			break;
 		}
 	}
@@ -406,9 +408,9 @@ static __lab_cold __lab_noinline void percpu_rwsem_wait(struct percpu_rwsem *sem
 		return;
 
 	if (reader)
-		lockevent_inc(rwsem_sleep_reader);
+		lockevent_inc(percpu_rwsem_queue_reader);
 	else
-		lockevent_inc(rwsem_sleep_writer);
+		lockevent_inc(percpu_rwsem_queue_writer);
 	for (;;) {
 		set_current_state(TASK_UNINTERRUPTIBLE);
 		/* Acquire: pairs with the waker's release after it took the lock for us. */
@@ -522,7 +524,7 @@ static void percpu_down_write(struct lab_rwsem *lsem)
 		if (readers_active_check(sem))
 			break;
 		if (!slept) {
-			lockevent_inc(rwsem_sleep_writer);
+			lockevent_inc(percpu_rwsem_drain_wait);
 			slept = true;
 		}
 		schedule();

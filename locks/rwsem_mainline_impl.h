@@ -247,18 +247,16 @@ static inline bool rwsem_timed_out(const struct rwsem_waiter *w)
 }
 
 /*
- * Enter schedule(), counting a sleep only if the task still had a sleeping
- * state (a wakeup that already arrived makes schedule() return at once).
+ * Enter schedule() and count the sleep, at every call as v6.x does (a
+ * wakeup that already arrived makes schedule() return at once; it counts).
  */
 static inline void rwsem_schedule(bool writer)
 {
-	if (READ_ONCE(lab_current()->state) != TASK_RUNNING) {
-		if (writer)
-			lockevent_inc(rwsem_sleep_writer);
-		else
-			lockevent_inc(rwsem_sleep_reader);
-	}
 	schedule();
+	if (writer)
+		lockevent_inc(rwsem_sleep_writer);
+	else
+		lockevent_inc(rwsem_sleep_reader);
 }
 
 /* ---- waking ------------------------------------------------------------ */

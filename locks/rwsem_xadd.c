@@ -98,19 +98,24 @@
  * counts as spinnable). struct lab_task is cache-line aligned, so bits 0-1
  * of a task pointer are free.
  *
- * Lock events (locks/events_list.h; per thread, kernel v5.1+ names):
+ * Lock events (locks/events_list.h; per thread), with the meanings of v5.2's
+ * kernel/locking/lock_events_list.h and counted where v5.2's rwsem-xadd.c
+ * and rwsem.h count them (v5.2 is the last xadd release; v4.20 had none):
  *   rwsem_sleep_reader / rwsem_sleep_writer  one per schedule() call of a
- *                                            queued waiter (as the kernel counts)
- *   rwsem_wake_reader   readers granted and woken by __rwsem_mark_wake (summed)
- *   rwsem_wake_writer   head writers woken by __rwsem_mark_wake
+ *                                            queued waiter
+ *   rwsem_wake_reader   one per __rwsem_mark_wake that granted readers (a batch)
+ *   rwsem_wake_writer   one per head writer woken by __rwsem_mark_wake
  *   rwsem_opt_wlock     write locks taken while spinning
- *   rwsem_opt_fail      spins that began (owner spinnable) but did not get the lock
- *   rwsem_opt_nospin    spins not begun: owner a reader/anonymous or a writer off CPU
- *   rwsem_rlock         read locks taken in the slow path without sleeping
- *                       (empty-list shortcut, or the reader woke itself)
+ *   rwsem_opt_fail      rwsem_optimistic_spin() calls that did not get the
+ *                       lock, refusals to spin (rwsem_can_spin_on_owner) included
+ *   rwsem_rlock_fast    read slow paths that found the list empty and no
+ *                       writer, and kept their bias without queueing
+ *   rwsem_rlock         read locks acquired after queueing (slept or not)
+ *   rwsem_rtrylock / rwsem_wtrylock  trylock calls (v5.2 only; removed in v5.3)
  *   rwsem_wlock         write locks taken from the wait list
- *   osq_abort           counted by locks/osq.c
- * With wspin=0 the spin code is not entered at all, so no opt_* event counts.
+ *   spin_ns, osq_abort  rwlab's (spin time; counted by locks/osq.c)
+ * rwsem_opt_nospin does not exist before v5.3 and never fires here. With
+ * wspin=0 the spin code is not entered at all, so no opt_* event counts.
  */
 #include <stdint.h>
 
@@ -342,6 +347,7 @@ static void __rwsem_mark_wake(struct xadd_rwsem *sem, enum rwsem_wake_type wake_
 	/* One active bias per reader in the batch (one is already there), and
 	 * the waiting bias goes if the batch empties the list. */
 	adjustment = woken * RWSEM_ACTIVE_READ_BIAS - adjustment;
+	lockevent_cond_inc(rwsem_wake_reader, woken);
 	if (pos == head)
 		adjustment -= RWSEM_WAITING_BIAS;
 	if (adjustment)
@@ -364,7 +370,6 @@ static void __rwsem_mark_wake(struct xadd_rwsem *sem, enum rwsem_wake_type wake_
 		xadd_list_del(pos);
 		smp_store_release(&w->task, (struct lab_task *)NULL);
 		wake_q_add(wake_q, tsk);
-		lockevent_inc(rwsem_wake_reader);
 		if (pos == last)
 			break;
 	}
@@ -382,7 +387,6 @@ static __lab_cold void rwsem_down_read_failed(struct xadd_rwsem *sem)
 	long count, adjustment = -RWSEM_ACTIVE_READ_BIAS;
 	struct rwsem_waiter waiter;
 	struct wake_q_head wake_q;
-	bool slept = false;
 
 	wake_q_init(&wake_q);
 	waiter.task = lab_current();
@@ -397,7 +401,7 @@ static __lab_cold void rwsem_down_read_failed(struct xadd_rwsem *sem)
 		 */
 		if (smp_load_acquire(&sem->count) >= 0) {
 			raw_spin_unlock(&sem->wait_lock);
-			lockevent_inc(rwsem_rlock);
+			lockevent_inc(rwsem_rlock_fast);
 			return;
 		}
 		adjustment += RWSEM_WAITING_BIAS;	/* first waiter */
@@ -426,11 +430,10 @@ static __lab_cold void rwsem_down_read_failed(struct xadd_rwsem *sem)
 		if (!smp_load_acquire(&waiter.task))
 			break;
 		schedule();
-		slept = true;
 		lockevent_inc(rwsem_sleep_reader);
 	}
 	__set_current_state(TASK_RUNNING);
-	lockevent_cond_inc(rwsem_rlock, !slept);
+	lockevent_inc(rwsem_rlock);
 }
 
 /* ---- writer optimistic spinning ----------------------------------------- */
@@ -489,10 +492,8 @@ static bool rwsem_optimistic_spin(struct xadd_rwsem *sem)
 	bool taken = false;
 
 	lab_spin_start(sem->spin_budget_ns, sem->oncpu_clock);
-	if (!rwsem_can_spin_on_owner(sem)) {
-		lockevent_inc(rwsem_opt_nospin);
-		return false;
-	}
+	if (!rwsem_can_spin_on_owner(sem))
+		goto done;
 	if (!osq_lock(&sem->osq))
 		goto done;
 
@@ -511,6 +512,7 @@ static bool rwsem_optimistic_spin(struct xadd_rwsem *sem)
 	}
 	osq_unlock(&sem->osq);
 done:
+	/* v5.2: refusals to spin count as failures too. */
 	lockevent_cond_inc(rwsem_opt_fail, !taken);
 	lockevent_add(spin_ns, lab_clock_ns() - t0);
 	return taken;
@@ -670,6 +672,7 @@ static int xadd_down_read_trylock(struct lab_rwsem *s)
 	struct xadd_rwsem *sem = to_xadd(s);
 	long count = READ_ONCE(sem->count);
 
+	lockevent_inc(rwsem_rtrylock);
 	while (count >= 0) {
 		if (atomic_try_cmpxchg_acquire(&sem->count, &count, count + RWSEM_ACTIVE_READ_BIAS)) {
 			rwsem_set_reader_owned(sem);
@@ -705,6 +708,7 @@ static int xadd_down_write_trylock(struct lab_rwsem *s)
 	struct xadd_rwsem *sem = to_xadd(s);
 	long count = sem->x86 ? READ_ONCE(sem->count) : RWSEM_UNLOCKED_VALUE;
 
+	lockevent_inc(rwsem_wtrylock);
 	/* x86: retry while the active half reads zero. generic: one cmpxchg from 0. */
 	do {
 		if (count & RWSEM_ACTIVE_MASK)

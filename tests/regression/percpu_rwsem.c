@@ -54,10 +54,10 @@ Test(percpu_rwsem, writer_waits_for_every_reader, .timeout = 60)
 		     "readers of an idle lock took the slow path");
 	cr_expect_eq(EV(&w.ev, rcu_sync_gp), 1, "the first writer waited %lu grace periods, not 1",
 		     (unsigned long)EV(&w.ev, rcu_sync_gp));
-	cr_expect_geq(EV(&w.ev, rwsem_sleep_writer), 1, "the writer never slept waiting for readers");
-	cr_expect_geq(EV(&w.ev, rwsem_wake_reader), 1, "up_write granted no waiting reader");
+	cr_expect_geq(EV(&w.ev, percpu_rwsem_drain_wait), 1, "the writer never slept waiting for readers");
+	cr_expect_geq(EV(&w.ev, percpu_rwsem_wake_reader), 1, "up_write granted no waiting reader");
 	cr_expect_geq(EV(&r3.ev, percpu_rwsem_slow_read), 1, "the reader during the write was not slow");
-	cr_expect_geq(EV(&r3.ev, rwsem_sleep_reader), 1, "the reader during the write did not queue");
+	cr_expect_geq(EV(&r3.ev, percpu_rwsem_queue_reader), 1, "the reader during the write did not queue");
 	lab_lock_destroy(&l);
 }
 
@@ -115,9 +115,9 @@ Test(percpu_rwsem, back_to_back_writers_share_one_grace_period, .timeout = 60)
 	actor_finish(&w2);
 
 	cr_expect_eq(ev_delta(&before, LAB_EV_rcu_sync_gp), 1, "the first writer: no grace period");
-	cr_expect_eq(ev_delta(&before, LAB_EV_rwsem_wake_writer), 1, "up_write did not grant the queued writer");
+	cr_expect_eq(ev_delta(&before, LAB_EV_percpu_rwsem_wake_writer), 1, "up_write did not grant the queued writer");
 	cr_expect_eq(EV(&w2.ev, rcu_sync_gp), 0, "the second writer waited for a grace period (GP_PASSED skips it)");
-	cr_expect_geq(EV(&w2.ev, rwsem_sleep_writer), 1, "the second writer never queued");
+	cr_expect_geq(EV(&w2.ev, percpu_rwsem_queue_writer), 1, "the second writer never queued");
 	lab_lock_destroy(&l);
 }
 
@@ -142,8 +142,8 @@ Test(percpu_rwsem, wakeup_grants_readers_until_a_writer, .timeout = 60)
 
 	lab_events_snapshot(&before);
 	lab_up_write(&l);
-	cr_expect_eq(ev_delta(&before, LAB_EV_rwsem_wake_reader), 2, "up_write did not grant exactly R1 and R2");
-	cr_expect_eq(ev_delta(&before, LAB_EV_rwsem_wake_writer), 1, "up_write did not grant W2");
+	cr_expect_eq(ev_delta(&before, LAB_EV_percpu_rwsem_wake_reader), 2, "up_write did not grant exactly R1 and R2");
+	cr_expect_eq(ev_delta(&before, LAB_EV_percpu_rwsem_wake_writer), 1, "up_write did not grant W2");
 	cr_expect(actor_wait(&r1, WAKE_MS) && actor_wait(&r2, WAKE_MS), "granted readers did not run");
 	/* W2 owns block now and waits for R1 and R2; R3 stays queued behind it. */
 	cr_expect_not(actor_wait(&w2, BLOCK_MS), "writer 2 got in past two readers");
@@ -155,7 +155,7 @@ Test(percpu_rwsem, wakeup_grants_readers_until_a_writer, .timeout = 60)
 	actor_finish(&w2);
 	cr_expect(actor_wait(&r3, WAKE_MS), "reader 3 never got in");
 	actor_finish(&r3);
-	cr_expect_eq(EV(&w2.ev, rwsem_wake_reader), 1, "writer 2's up_write did not grant reader 3");
+	cr_expect_eq(EV(&w2.ev, percpu_rwsem_wake_reader), 1, "writer 2's up_write did not grant reader 3");
 	lab_lock_destroy(&l);
 }
 
