@@ -155,9 +155,11 @@ int wake_up_process(struct lab_task *t);
 
 /* ---- the spinner's view of the scheduler ---------------------------------
  *
- * need_resched() and owner_on_cpu() sample a real signal every
- * LAB_SPIN_SAMPLE_POLLS calls (each sample is a system call; the cost per
- * sample is measured by build/spin-cost, results/kernel/README.md):
+ * owner_on_cpu() samples a real signal every LAB_SPIN_SAMPLE_POLLS calls and
+ * need_resched() every LAB_RESCHED_SAMPLE_POLLS calls (each sample is a
+ * system call of 0.5-1 us on the 2-CPU VM; build/tools/bench/spin-cost
+ * measures them, results/kernel/README.md has the figures). Preemption is a
+ * millisecond-scale event, so need_resched() samples 4x less often:
  *
  * - need_resched(): true once the spinner has been preempted since
  *   lab_spin_start() (getrusage(RUSAGE_THREAD) ru_nivcsw went up): the host
@@ -173,6 +175,7 @@ int wake_up_process(struct lab_task *t);
  *   running task's sum_exec_runtime for the read).
  */
 #define LAB_SPIN_SAMPLE_POLLS 16	/* the kernel reads sched_clock() every 16 polls */
+#define LAB_RESCHED_SAMPLE_POLLS 64	/* need_resched() without a budget: getrusage() */
 
 long lab_task_nivcsw(void);
 bool lab_owner_clock_stopped(struct lab_task *me, const struct lab_task *owner);
@@ -209,7 +212,9 @@ static inline int lab_need_resched_now(void)
 
 static inline int need_resched(void)
 {
-	if (++lab_current()->resched_poll % LAB_SPIN_SAMPLE_POLLS)
+	struct lab_task *t = lab_current();
+
+	if (++t->resched_poll % (t->spin_deadline ? LAB_SPIN_SAMPLE_POLLS : LAB_RESCHED_SAMPLE_POLLS))
 		return 0;
 	return lab_need_resched_now();
 }

@@ -4,9 +4,10 @@
  * (locks/wait.h): reading another thread's CPU clock (owner_on_cpu(), while
  * that thread runs and while it sleeps), getrusage(RUSAGE_THREAD) for
  * need_resched(), CLOCK_MONOTONIC (the budget ablation's clock), and one
- * cpu_relax() (a poll). A spinner pays one owner sample and one need_resched
- * sample per LAB_SPIN_SAMPLE_POLLS polls; the last lines say what that adds
- * per poll and how long a sampling interval lasts.
+ * cpu_relax() (a poll). A spinner pays one owner sample per
+ * LAB_SPIN_SAMPLE_POLLS polls and one need_resched sample per
+ * LAB_RESCHED_SAMPLE_POLLS polls; the last lines say what that adds per poll
+ * and how long an owner sampling interval lasts.
  *
  * Usage: spin-cost [N]  (N samples per figure, default 200000; best of 5)
  * Threading: the measuring thread plus one owner thread that spins or sleeps.
@@ -116,12 +117,15 @@ int main(int argc, char **argv)
 	printf("%-44s %10.1f\n", "getrusage(RUSAGE_THREAD) (need_resched)", ru);
 	printf("%-44s %10.1f\n", "CLOCK_MONOTONIC (budget ablation)", mono);
 	printf("%-44s %10.1f\n", "cpu_relax() (one poll)", relax);
-	printf("%-44s %10d\n", "polls per sample (LAB_SPIN_SAMPLE_POLLS)", LAB_SPIN_SAMPLE_POLLS);
-	printf("%-44s %10.1f\n", "sampling interval, ns (polls + both samples)",
-	       LAB_SPIN_SAMPLE_POLLS * relax + run + ru);
-	printf("%-44s %10.1f\n", "added per poll vs the budget, ns",
-	       (run + ru - mono) / LAB_SPIN_SAMPLE_POLLS);
+	double per_poll = run / LAB_SPIN_SAMPLE_POLLS + ru / LAB_RESCHED_SAMPLE_POLLS;
+
+	printf("%-44s %10d\n", "polls per owner sample", LAB_SPIN_SAMPLE_POLLS);
+	printf("%-44s %10d\n", "polls per need_resched sample", LAB_RESCHED_SAMPLE_POLLS);
+	printf("%-44s %10.1f\n", "owner sampling interval, ns",
+	       LAB_SPIN_SAMPLE_POLLS * (relax + per_poll));
+	printf("%-44s %10.1f\n", "added per poll vs the budget ablation, ns",
+	       per_poll - mono / LAB_SPIN_SAMPLE_POLLS);
 	printf("%-44s %9.0f%%\n", "share of a spinner's time spent sampling",
-	       100.0 * (run + ru) / (LAB_SPIN_SAMPLE_POLLS * relax + run + ru));
+	       100.0 * per_poll / (relax + per_poll));
 	return 0;
 }
