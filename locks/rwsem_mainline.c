@@ -5,7 +5,12 @@
  * Citation: Linux v6.3 kernel/locking/rwsem.c (Waiman Long and Peter
  * Zijlstra's 2019 rework, v5.3, with the v5.11 removal of reader spinning,
  * the v5.16-v6.2 handoff refinements and the v6.3 first-waiter fixes);
- * unchanged in v6.18 (!PREEMPT_RT). research/kernel.md §2.2-2.6, §3.1-3.3,
+ * unchanged in v6.18 (!PREEMPT_RT) but for one knob: hung_task_blocker=1
+ * (default) is v6.18's up_read under CONFIG_DETECT_HUNG_TASK_BLOCKER, which
+ * clears the owner word when it names the unlocking reader (Kconfig: default
+ * y whenever DETECT_HUNG_TASK=y and !PREEMPT_RT, as distribution kernels are
+ * built); hung_task_blocker=0 is v6.3's up_read, which leaves the stale
+ * reader in the owner word. research/kernel.md §2.2-2.6, §3.1-3.3,
  * §3.5, §8. The algorithm lives in rwsem_mainline_impl.h, shared with
  * rwsem-dhandoff; this file instantiates it without direct handoff.
  *
@@ -81,11 +86,13 @@
  */
 #define LAB_RWSEM_DHANDOFF 0
 #include "rwsem_mainline_impl.h"
+#include "rwsem_mainline.h"
 
 const struct lab_rwsem_ops lab_rwsem_mainline_ops = {
 	.name = "rwsem",
 	.summary = "mainline rwsem: reader stealing, writer osq spinning, 4 ms HANDOFF bit (no reader spinning)",
-	.cite = "Linux v6.3 kernel/locking/rwsem.c (unchanged in v6.18)",
+	.cite = "Linux v6.3 kernel/locking/rwsem.c (unchanged in v6.18 but for up_read under "
+		"CONFIG_DETECT_HUNG_TASK_BLOCKER: knob hung_task_blocker)",
 	.caps = RWSEM_ML_CAPS,
 	.size = sizeof(struct rwsem_mainline),
 	.align = _Alignof(struct rwsem_mainline),
@@ -99,3 +106,8 @@ const struct lab_rwsem_ops lab_rwsem_mainline_ops = {
 	.up_write = rwsem_ml_up_write,
 	.downgrade_write = rwsem_ml_downgrade_write,
 };
+
+unsigned long rwsem_mainline_owner(struct lab_rwsem *s)
+{
+	return READ_ONCE(rwsem_ml(s)->owner);
+}

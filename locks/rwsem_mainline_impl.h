@@ -103,6 +103,7 @@ struct rwsem_mainline {
 	bool wspin;			/* writer optimistic spinning (CONFIG_RWSEM_SPIN_ON_OWNER) */
 	bool rsteal;			/* reader lock stealing in the read slow path */
 	bool oncpu_clock;		/* owner_on_cpu() samples the owner's CPU clock */
+	bool clear_reader_owner;	/* up_read clears the owner word naming it (v6.18 blocker) */
 } __lab_cacheline_aligned;
 
 /* Knob order = conf->knob[] order (shared by both variants). */
@@ -113,6 +114,7 @@ enum {
 	RWSEM_KNOB_RSTEAL,
 	RWSEM_KNOB_SPIN_BUDGET_US,
 	RWSEM_KNOB_ONCPU,
+	RWSEM_KNOB_HUNG_TASK_BLOCKER,
 };
 
 static const struct lab_knob rwsem_mainline_knobs[] __lab_unused = {
@@ -132,6 +134,10 @@ static const struct lab_knob rwsem_mainline_knobs[] __lab_unused = {
 	{ .name = "oncpu", .type = LAB_KNOB_ENUM, .def = 0, .choices = "clock|flag",
 	  .help = "owner_on_cpu(): clock = futex flag + the owner's thread CPU clock sampled "
 		  "every 16 polls; flag = futex flag only (ablation)" },
+	{ .name = "hung_task_blocker", .type = LAB_KNOB_BOOL, .def = 1,
+	  .help = "v6.18 CONFIG_DETECT_HUNG_TASK_BLOCKER: up_read clears an owner word that names "
+		  "the reader (a cmpxchg); Kconfig default y with DETECT_HUNG_TASK, as distributions "
+		  "build; 0 = v6.3" },
 	{ .name = NULL },
 };
 
@@ -221,6 +227,22 @@ static inline void rwsem_set_reader_owned_by(struct rwsem_mainline *sem, struct 
 static inline void rwsem_set_reader_owned(struct rwsem_mainline *sem)
 {
 	rwsem_set_reader_owned_by(sem, lab_current());
+}
+
+/*
+ * rwsem_clear_reader_owned() (v6.18, CONFIG_DEBUG_RWSEMS or
+ * CONFIG_DETECT_HUNG_TASK_BLOCKER): if the owner word names us, drop the
+ * task and keep the flags, so that no stale reader is reported as a
+ * blocker. A fully ordered cmpxchg on the count's cache line, in up_read.
+ */
+static inline void rwsem_clear_reader_owned(struct rwsem_mainline *sem)
+{
+	unsigned long val = READ_ONCE(sem->owner);
+
+	while ((val & ~RWSEM_OWNER_FLAGS_MASK) == (unsigned long)lab_current()) {
+		if (atomic_try_cmpxchg(&sem->owner, &val, val & RWSEM_OWNER_FLAGS_MASK))
+			return;
+	}
 }
 
 /* Stop writers spinning on a reader-owned lock (only while it is still reader-owned). */
@@ -855,6 +877,7 @@ static int rwsem_ml_init(struct lab_rwsem *s, const struct lab_rwsem_conf *conf)
 	sem->rsteal = conf->knob[RWSEM_KNOB_RSTEAL];
 	sem->spin_budget_ns = (uint64_t)conf->knob[RWSEM_KNOB_SPIN_BUDGET_US] * 1000;
 	sem->oncpu_clock = conf->knob[RWSEM_KNOB_ONCPU] == 0;
+	sem->clear_reader_owner = conf->knob[RWSEM_KNOB_HUNG_TASK_BLOCKER];
 	return 0;
 }
 
@@ -891,8 +914,12 @@ static int rwsem_ml_down_read_trylock(struct lab_rwsem *s)
 static void rwsem_ml_up_read(struct lab_rwsem *s)
 {
 	struct rwsem_mainline *sem = rwsem_ml(s);
+	long tmp;
+
+	if (sem->clear_reader_owner)
+		rwsem_clear_reader_owned(sem);
 	/* Release: our critical section before the next owner's acquire. */
-	long tmp = atomic_add_return_release(&sem->count, -RWSEM_READER_BIAS);
+	tmp = atomic_add_return_release(&sem->count, -RWSEM_READER_BIAS);
 
 	/* Last one out, with waiters: wake the head. */
 	if (lab_unlikely((tmp & (RWSEM_LOCK_MASK | RWSEM_FLAG_WAITERS)) == RWSEM_FLAG_WAITERS)) {
