@@ -37,7 +37,7 @@ struct lab_task {
 	int id;			/* dense id in [0, LAB_MAX_TASKS), reused after thread exit */
 	int on_cpu;		/* 1 while running; 0 while sleeping in lab_futex_wait() */
 	uint32_t state;		/* TASK_RUNNING or TASK_UNINTERRUPTIBLE; the futex schedule() sleeps on */
-	unsigned resched_poll;	/* need_resched(): sampled every LAB_SPIN_SAMPLE_POLLS polls */
+	unsigned resched_poll;	/* need_resched(): polls since lab_spin_start() (sampled every N) */
 	uint64_t spin_deadline;	/* need_resched(): end of the current spin budget (ns); 0: no budget */
 	long spin_nivcsw;	/* need_resched() without a budget: involuntary switches at spin start */
 	bool spin_oncpu_clock;	/* owner_on_cpu() samples owners' CPU clocks during this spin */
@@ -157,7 +157,7 @@ int wake_up_process(struct lab_task *t);
  *
  * owner_on_cpu() samples a real signal every LAB_SPIN_SAMPLE_POLLS calls and
  * need_resched() every LAB_RESCHED_SAMPLE_POLLS calls (each sample is a
- * system call of 0.5-1 us on the 2-CPU VM; build/tools/bench/spin-cost
+ * system call of 0.5-2 us on the loaded 2-CPU VM; build/tools/bench/spin-cost
  * measures them, results/kernel/README.md has the figures). Preemption is a
  * millisecond-scale event, so need_resched() samples 4x less often:
  *
