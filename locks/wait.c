@@ -49,7 +49,7 @@ struct lab_task *lab_task_attach(void)
 			WRITE_ONCE(lab_task_used[i], 1);
 			t = &lab_tasks[i];
 			t->id = i;
-			t->seq++;
+			WRITE_ONCE(t->seq, t->seq + 1);	/* read racily by owner_on_cpu() */
 			WRITE_ONCE(t->on_cpu, 1);
 			WRITE_ONCE(t->state, TASK_RUNNING);
 			break;
