@@ -197,7 +197,7 @@ static const struct lab_knob xadd_knobs[] = {
 				       "preempted (getrusage ru_nivcsw)" },
 	[K_FASTPATH] = { .name = "fastpath", .type = LAB_KNOB_ENUM, .def = FASTPATH_X86,
 			 .choices = "x86|generic",
-			 .help = "v4.20 fast paths: x86 (arch/x86/include/asm/rwsem.h, the seed machines') "
+			 .help = "v4.20 fast paths: x86 (arch/x86/include/asm/rwsem.h; the seed tables ran on x86) "
 				 "or generic (include/asm-generic/rwsem.h)" },
 	[K_ONCPU] = { .name = "oncpu", .type = LAB_KNOB_ENUM, .def = 0, .choices = "clock|flag",
 		      .help = "owner_on_cpu(): clock = futex flag + the owner's thread CPU clock sampled "
