@@ -1037,7 +1037,7 @@ static void gc_metrics(void *state, const struct lab_iter *it, struct lab_sink *
 			ev[e] += w->t.ev[e];
 	}
 	/* The tree must now be the last commit's: files + gitlinks + directories + root + index. */
-	lab_dt_count(g->fs.root, &files, &ndirs);
+	lab_dt_count(&g->fs, g->fs.root, &files, &ndirs);
 	for (int i = 0; i < last->n; i++) {
 		if (last->e[i].mode == GITLINK_MODE)
 			want_dirs++;
