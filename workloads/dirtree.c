@@ -94,15 +94,25 @@ static void dentry_publish(struct lab_dirtree *t, struct lab_dentry *d)
 		atomic_fetch_add_relaxed(&t->ndirs, 1);
 }
 
-/* Removed from its directory: dead from now on, data released once; the memory stays until destroy. */
-static void dentry_retire(struct lab_dirtree *t, struct lab_dentry *d, bool release)
+/*
+ * Removed from its directory: dead from now on, its data released; the memory
+ * stays until destroy. The data is taken with an exchange (as rename takes it
+ * over), so a file's data has one owner and is released once, even when a
+ * lock without exclusion lets two threads remove or rename the same entry.
+ */
+static void dentry_retire(struct lab_dirtree *t, struct lab_dentry *d)
 {
+	void *data;
+
 	if (atomic_cmpxchg(&d->dead, 0u, 1u))
 		return;			/* already retired (only a lock without exclusion gets here) */
-	if (d->dir)
+	if (d->dir) {
 		atomic_fetch_sub_relaxed(&t->ndirs, 1);
-	else if (release && t->release && d->data)
-		t->release(d->data);
+		return;
+	}
+	data = atomic_xchg(&d->data, NULL);
+	if (data && t->release)
+		t->release(data);
 }
 
 int lab_dirtree_init(struct lab_dirtree *t, const struct lab_rwsem_conf *conf, void (*release)(void *data))
@@ -126,7 +136,7 @@ void lab_dirtree_destroy(struct lab_dirtree *t)
 
 	for (d = t->all; d; d = dn) {
 		dn = d->all_next;
-		if (!d->dead && !d->dir && t->release && d->data)
+		if (!d->dir && t->release && d->data)	/* dead entries gave theirs away */
 			t->release(d->data);
 		dentry_put(d);
 	}
@@ -310,7 +320,7 @@ int lab_dt_unlink(struct lab_dirtree *t, struct lab_dentry *parent, const char *
 	lab_up_write(&parent->dir->i_rwsem);
 	if (!d)
 		return -ENOENT;
-	dentry_retire(t, d, true);
+	dentry_retire(t, d);
 	return 0;
 }
 
@@ -338,7 +348,7 @@ int lab_dt_rmdir(struct lab_dirtree *t, struct lab_dentry *parent, const char *n
 	}
 	lab_up_write(&parent->dir->i_rwsem);
 	if (!r)
-		dentry_retire(t, d, true);
+		dentry_retire(t, d);
 	return r;
 }
 
@@ -376,14 +386,14 @@ int lab_dt_rename(struct lab_dirtree *t, struct lab_dentry *parent, const char *
 	dir_remove(parent->dir, oname, ol);
 	nd->mode = d->mode;
 	nd->size = d->size;
-	nd->data = d->data;
+	nd->data = atomic_xchg(&d->data, NULL);	/* the file moves to the new name */
 	old = dir_remove(parent->dir, nname, nl);
 	dentry_publish(t, nd);
 	dir_insert(t, parent->dir, nd);
 	lab_up_write(&parent->dir->i_rwsem);
-	dentry_retire(t, d, false);	/* its data lives on under the new name */
+	dentry_retire(t, d);		/* its data lives on under the new name */
 	if (old)
-		dentry_retire(t, old, true);
+		dentry_retire(t, old);
 	return 0;
 }
 
