@@ -1085,6 +1085,8 @@ static int gc_setup(void **state, const struct lab_cell *cell, char *err, size_t
 	if (lab_mm_file_init(&g->pack, g->pack_bytes >> LAB_PAGE_SHIFT, &g->pa, pack_fill, NULL))
 		goto nomem;
 	g->pack_ok = true;
+	if (lab_mm_file_i_mmap(&g->pack, cell->lock))	/* git's mmap/munmap of the pack take its i_mmap_rwsem */
+		goto nomem;
 	if (lab_dirtree_init(&g->fs, cell->lock, NULL))
 		goto nomem;
 	g->fs_ok = true;
