@@ -67,7 +67,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
 #include "dirtree.h"
 #include "git_trees.h"
 #include "mm.h"
