@@ -287,9 +287,10 @@ static void reaim_every_task(const char *spec, int children, double want_jobs)
 
 Test(reaim, every_task_runs, .timeout = 120)
 {
+	/* forked children (the default) and, for new_dbase, threads of one mm */
 	reaim_every_task("reaim:shared,jobs=1", 2, 52);
-	reaim_every_task("reaim:new_dbase,jobs=1,mm_lock=vma", 2, 25);
-	reaim_every_task("reaim:compute,jobs=1,mm=private,mm_lock=vma-refcnt", 2, 26);
+	reaim_every_task("reaim:new_dbase,jobs=1,mm=shared,mm_lock=vma", 2, 25);
+	reaim_every_task("reaim:compute,jobs=1,mm_lock=vma-refcnt", 2, 26);
 }
 
 /* ---- gitcheckout ------------------------------------------------------------------------------ */
