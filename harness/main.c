@@ -77,8 +77,10 @@ static void usage(FILE *f)
 		"      --no-report        do not print the table at the end\n"
 		"      --mm-lock LIST     fault paths of the mm workloads: mmap, vma, vma-refcnt (one cell each;\n"
 		"                         sets the mm_lock knob of every workload that has it)\n"
-		"      --repo DIR         gitcheckout: git tree to read manifests from (default: rwlab's source)\n"
-		"      --commits LIST     gitcheckout: commits to check out in turn, or manifest files\n"
+		"      --repo DIR         gitcheckout: git tree to read commits from (default: the git/git\n"
+		"                         releases shipped in rwlab)\n"
+		"      --commits LIST     gitcheckout: commits, shipped releases (v2.20.0 v2.30.0 v2.40.0\n"
+		"                         v2.47.0) or manifest files, checked out in turn\n"
 		"\n");
 	fprintf(f,
 		"report options:\n"

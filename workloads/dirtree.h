@@ -14,9 +14,23 @@
  * Every i_rwsem is a lock of the variant under test.
  *
  * Entries are found by name in a per-directory hash table (FNV-1a).
- * Lifetime: a dentry pointer returned by a lookup stays valid until that
- * entry is unlinked; callers must not unlink what another thread may still be
- * using (the workloads give every path to one thread at a time).
+ *
+ * Lifetime: nothing the tree allocates goes back to the process heap before
+ * lab_dirtree_destroy(). A removed entry (unlink, rmdir, the target of a
+ * rename) and an outgrown hash table are retired: marked dead, the file's data
+ * released once (an atomic flag: a second removal of the same entry is a
+ * no-op), the memory kept. destroy() frees every allocation from the tree's own
+ * list of them, not by walking the directories, and hash-chain walks are
+ * bounded. So a variant that does not exclude (null, busted) can lose entries
+ * or leave the directories wrong -- which the workloads count as errors and
+ * tree_mismatch -- but cannot free memory another thread still reads, free it
+ * twice or hang: the damage stays in this tree and ends with it, and the next
+ * cell's heap is clean. (It was not: a null cell of gitcheckout freed dentries
+ * that a concurrent lookup was walking, and the freed-twice memory came back
+ * to the following cells as aliased dentries.) Memory grows with the entries
+ * removed during the tree's life: bytes, not megabytes, per removal.
+ * Callers must still not unlink what another thread may be using (the
+ * workloads give every path to one thread at a time).
  */
 #pragma once
 
@@ -30,6 +44,7 @@ struct lab_dir;
 
 struct lab_dentry {
 	struct lab_dentry *next;	/* hash chain of the parent directory */
+	struct lab_dentry *all_next;	/* the tree's list of every entry it made (for destroy) */
 	struct lab_dentry *parent;
 	struct lab_dir *dir;		/* NULL for a file */
 	unsigned mode;			/* git mode (100644, 100755, 120000, 40000) */
@@ -37,6 +52,7 @@ struct lab_dentry {
 	void *data;			/* the owner's per-file state */
 	uint32_t hash;
 	uint32_t namelen;
+	uint32_t dead;			/* 1 once removed (atomic) */
 	char name[];
 };
 
@@ -51,10 +67,13 @@ struct lab_dirtree {
 	struct lab_dentry *root;
 	void (*release)(void *data);	/* called on a file's data when it goes; may be NULL */
 	uint64_t ndirs;			/* directories alive (atomic) */
+	struct lab_dentry *all;		/* every entry ever published (atomic push) */
+	void *tables;			/* every hash table ever allocated (atomic push) */
+	uint64_t nalloc;		/* entries ever published (atomic) */
 };
 
 int lab_dirtree_init(struct lab_dirtree *t, const struct lab_rwsem_conf *conf, void (*release)(void *data));
-/* Free everything. Nobody may use the tree. */
+/* Free everything, whatever state the directories are in. Nobody may use the tree. */
 void lab_dirtree_destroy(struct lab_dirtree *t);
 
 /*
@@ -84,5 +103,9 @@ int lab_dt_rename(struct lab_dirtree *t, struct lab_dentry *parent, const char *
 /* Call @cb on every entry of directory @d under down_read. Returns the number of entries. */
 size_t lab_dt_readdir(struct lab_dirtree *t, struct lab_dentry *d, void (*cb)(void *arg, const struct lab_dentry *e),
 		      void *arg);
-/* Files and directories below @d (no locks: quiescent trees only, for checks). */
-void lab_dt_count(const struct lab_dentry *d, uint64_t *files, uint64_t *dirs);
+/*
+ * Files and directories below @d (no locks: quiescent trees only, for checks).
+ * Visits at most as many entries as the tree ever made, so a tree damaged by
+ * a variant without exclusion (a cycle in a hash chain) still returns.
+ */
+void lab_dt_count(const struct lab_dirtree *t, const struct lab_dentry *d, uint64_t *files, uint64_t *dirs);

@@ -9,18 +9,27 @@
  * cache; today's commits v6.18,v3.4,v5.15), research/workloads.md §2.c.
  *
  * The trees: one manifest per commit (path, mode, size and, when known, the
- * blob id), from `git -C REPO ls-tree -r -l COMMIT` (--repo, --commits), from
- * manifest files named in --commits (the same format, or mode<TAB>size<TAB>path),
- * or by default from rwlab's own git history (HEAD, the root commit and the
- * one in the middle), so it runs out of the box.
+ * blob id). By default the real trees of git/git releases shipped in the
+ * binary (workloads/git_trees.c, made by tools/git-trees from `git ls-tree -r
+ * -l`): checkouts of v2.47.0, v2.20.0 and v2.40.0 in turn, newest, oldest,
+ * recent, as mmtests checks out v6.18, v3.4 and v5.15 of the kernel; --commits
+ * names any of the shipped releases (v2.20.0 v2.30.0 v2.40.0 v2.47.0) or
+ * manifest files (ls-tree -l lines, or mode<TAB>size<TAB>path); with --repo
+ * DIR, commits of that git tree (`git -C DIR ls-tree -r -l COMMIT`; without
+ * --commits: HEAD, the root commit and the one in the middle).
  *
  * One iteration = one pass of the mmtests script: checkouts of commit 1, 2,
  * ..., N in turn, starting from N (the tree is populated with N at setup,
- * like the warm-up pass). One checkout, by W worker threads (the thread count,
- * like git's checkout.workers), separated by barriers:
+ * like the warm-up pass). mmtests runs one git process; git checks out in one
+ * thread (checkout.workers = 1, its default) after refreshing the index with
+ * up to 20 preload threads, one per 500 entries (preload-index.c). So by
+ * default (checkout=serial) the thread count only sizes that preload: worker 0
+ * does everything else. checkout=parallel is git's parallel checkout
+ * (checkout.workers = the thread count): every phase is shared. One checkout,
+ * phases separated by barriers:
  *   1. worker 0 maps the pack (mmap of a file region in the mm model);
  *   2. refresh the index: lstat every path of the current tree (path lookup
- *      takes down_read on each directory's i_rwsem);
+ *      takes down_read on each directory's i_rwsem), by the preload threads;
  *   3. unlink the files that go or change (down_write on the parent);
  *   4. worker 0 removes the directories that go (deepest first);
  *   5. write the files that come or change: mkdir -p, create (down_write on
@@ -35,13 +44,20 @@
  *
  * Metrics (the mmtests Duration table, per iteration): elapsed = wall seconds;
  * system = CPU seconds the workers spent in the modelled kernel (VFS calls,
- * faults, page-cache copies: CLOCK_THREAD_CPUTIME_ID around each); user = the
- * rest of the process's CPU seconds. Host user_s/sys_s rows come from the
+ * faults, page-cache copies), sampled as the kernel's tick accounting does:
+ * a timer on each worker's CPU clock fires every millisecond of its CPU time
+ * and the signal handler charges the tick to system or user by a flag the
+ * modelled kernel calls set and clear (a plain store, no clock read: reading
+ * CLOCK_THREAD_CPUTIME_ID around each call was a syscall per operation, 20%
+ * of the samples); a worker's system time is its CPU time times its system
+ * share of ticks. user = the rest of the process's CPU seconds. Host user_s/sys_s rows come from the
  * harness as for every workload. Also files written/removed, bytes, and
  * tree_mismatch: the tree after the pass differs from the last commit's
  * manifest (must be 0).
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,21 +67,25 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
 #include "dirtree.h"
+#include "git_trees.h"
 #include "mm.h"
 #include "wait.h"
 #include "workload.h"
 
 extern char **environ;
 
-enum { K_PACK_MB, K_MM_LOCK };
+enum { K_PACK_MB, K_MM_LOCK, K_CHECKOUT };
+enum { CHECKOUT_SERIAL, CHECKOUT_PARALLEL };
 
 static const struct lab_knob gc_knobs[] = {
 	[K_PACK_MB] = { .name = "pack_mb", .type = LAB_KNOB_INT, .def = 256, .min = 1, .max = 4095,
 			.help = "size of the mapped pack, MiB (objects wrap around beyond it)" },
 	[K_MM_LOCK] = { .name = "mm_lock", .type = LAB_KNOB_ENUM, .def = LAB_MM_LOCK_MMAP,
 			.choices = LAB_MM_LOCK_CHOICES, .help = "fault path of the mm model (--mm-lock)" },
+	[K_CHECKOUT] = { .name = "checkout", .type = LAB_KNOB_ENUM, .def = CHECKOUT_SERIAL, .choices = "serial|parallel",
+			 .help = "serial: git's default (one thread writes; -t threads preload the index); "
+				 "parallel: checkout.workers = -t" },
 	{ 0 }
 };
 
@@ -104,8 +124,9 @@ struct gc_worker {
 	uint8_t *out, *pagecache;	/* 16 KiB inflate output, 64 KiB page-cache stand-in */
 	size_t pcpos;
 	uint64_t written, removed, bytes, lookups, errors, dirs_removed;
-	double ksys;			/* CPU seconds in the modelled kernel */
-	double t0;
+	double cpu;			/* the worker's CPU seconds over the pass */
+	uint64_t ticks_sys, ticks_user;	/* CPU-clock ticks in / outside the modelled kernel */
+	volatile sig_atomic_t in_kernel;
 	uint32_t sink;
 } __lab_cacheline_aligned;
 
@@ -130,6 +151,7 @@ struct gc {
 	uint32_t *cursor;		/* [checkout][phase] work cursors */
 	struct gc_worker *w;
 	int nthreads;
+	bool parallel;			/* checkout=parallel */
 };
 
 /* ---- manifests ---------------------------------------------------------------------------------- */
@@ -143,12 +165,13 @@ static uint64_t fnv64(const char *s, size_t n)
 	return h;
 }
 
+static int manifest_add(struct manifest *m, unsigned mode, uint64_t size, const char *path, const char *id);
+
 /* One manifest line: "mode<TAB>size<TAB>path" or ls-tree's "mode type id size<TAB>path". */
 static int manifest_line(struct manifest *m, char *line)
 {
 	char *tab = strchr(line, '\t'), *path, *f[4];
 	int nf = 0;
-	struct gc_entry *e;
 	char *save = NULL, *tok;
 
 	line[strcspn(line, "\n")] = 0;
@@ -176,6 +199,15 @@ static int manifest_line(struct manifest *m, char *line)
 	}
 	if (!*path)
 		return -1;
+	return manifest_add(m, (unsigned)strtoul(f[0], NULL, 8), strcmp(f[3], "-") ? strtoull(f[3], NULL, 10) : 0,
+			    path, f[2]);
+}
+
+/* Append an entry; @id = the object id, or NULL (same path, size and mode = same contents). */
+static int manifest_add(struct manifest *m, unsigned mode, uint64_t size, const char *path, const char *id)
+{
+	struct gc_entry *e;
+
 	if (m->n == m->cap) {
 		int cap = m->cap ? 2 * m->cap : 1024;
 		struct gc_entry *ne = realloc(m->e, (size_t)cap * sizeof(*ne));
@@ -187,8 +219,8 @@ static int manifest_line(struct manifest *m, char *line)
 	}
 	e = &m->e[m->n];
 	memset(e, 0, sizeof(*e));
-	e->mode = (unsigned)strtoul(f[0], NULL, 8);
-	e->size = strcmp(f[3], "-") ? strtoull(f[3], NULL, 10) : 0;
+	e->mode = mode;
+	e->size = size;
 	e->path = strdup(path);
 	if (!e->path)
 		return -ENOMEM;
@@ -196,8 +228,8 @@ static int manifest_line(struct manifest *m, char *line)
 	e->base = e->len;
 	while (e->base > 0 && path[e->base - 1] != '/')
 		e->base--;
-	if (f[2])	/* the object id */
-		e->blob = fnv64(f[2], strlen(f[2]));
+	if (id)		/* the object id */
+		e->blob = fnv64(id, strlen(id));
 	else		/* no id in the manifest: same path, size and mode = same contents */
 		e->blob = fnv64(path, e->len) ^ (e->size * 0x9e3779b97f4a7c15ull) ^ e->mode;
 	m->n++;
@@ -335,9 +367,55 @@ static int default_commits(const char *repo, char ***out, int *n, char *err, siz
 	return 0;
 }
 
+/* The shipped release @name ("v2.40.0" or "git-v2.40.0") into @m: 0, 1 if it is not shipped, or -ENOMEM. */
+static int builtin_manifest(const char *name, struct manifest *m)
+{
+	static char path[4096];
+	const char *p = lab_git_trees;
+	int col = -1, r = 0;
+
+	if (!strncmp(name, "git-", 4))
+		name += 4;
+	for (int i = 0; lab_git_tree_names[i]; i++)
+		if (!strcmp(lab_git_tree_names[i], name))
+			col = i;
+	if (col < 0)
+		return 1;
+	while (*p && !r) {
+		char *end;
+		size_t k = strtoul(p, &end, 10), slen = strcspn(end + 1, "\t");
+		const char *c = end + 1 + slen + 1, *val = NULL;
+
+		memcpy(path + k, end + 1, slen);		/* PREFIX bytes of the last path, then SUFFIX */
+		path[k + slen] = 0;
+		for (int i = 0; i <= col; i++) {		/* '-' absent, '=' as the release before */
+			if (*c != '=')
+				val = *c == '-' ? NULL : c;
+			c += strcspn(c, " \n") + (c[strcspn(c, " \n")] == ' ');
+		}
+		if (val) {
+			const char *colon = memchr(val, ':', strcspn(val, " \n"));
+
+			r = manifest_add(m, colon ? (unsigned)strtoul(val, NULL, 8) : 0100644,
+					 strtoull(colon ? colon + 1 : val, NULL, 10), path, NULL);
+		}
+		p = strchr(p, '\n') + 1;
+	}
+	return r;
+}
+
+static void builtin_names(char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (int i = 0; lab_git_tree_names[i] && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? " " : "", lab_git_tree_names[i]);
+}
+
 static int load_manifests(struct gc *g, const struct lab_run_settings *s, char *err, size_t errlen)
 {
-	const char *repo = s->repo ? s->repo : LAB_SOURCE_ROOT;
+	const char *repo = s->repo;
 	char **names = NULL;
 	int n = 0, r = 0;
 
@@ -353,6 +431,12 @@ static int load_manifests(struct gc *g, const struct lab_run_settings *s, char *
 			snprintf(err, errlen, "--commits needs at least two commits or manifests");
 			r = -1;
 		}
+	} else if (!repo) {		/* the shipped releases, as mmtests' v6.18,v3.4,v5.15 */
+		static const char *const def[] = { "v2.47.0", "v2.20.0", "v2.40.0" };
+
+		names = malloc(sizeof(def) / sizeof(def[0]) * sizeof(*names));
+		for (n = 0; n < 3; n++)
+			names[n] = strdup(def[n]);
 	} else if (default_commits(repo, &names, &n, err, errlen)) {
 		r = -1;
 	}
@@ -371,10 +455,19 @@ static int load_manifests(struct gc *g, const struct lab_run_settings *s, char *
 				snprintf(err, errlen, "cannot read manifest %s: %s", names[i], strerror(errno));
 			if (f)
 				fclose(f);
-		} else {
+		} else if (repo) {
 			char *argv[] = { "git", "-C", (char *)repo, "ls-tree", "-r", "-l", names[i], NULL };
 
 			r = run_git(argv, read_manifest_cb, m, err, errlen);
+		} else if ((r = builtin_manifest(names[i], m)) == 1) {
+			char shipped[128];
+
+			builtin_names(shipped, sizeof(shipped));
+			snprintf(err, errlen, "--commits %s: no such manifest file or shipped release (shipped: %s; "
+				 "--repo DIR reads commits of a git tree)", names[i], shipped);
+			r = -1;
+		} else if (r) {
+			snprintf(err, errlen, "out of memory");
 		}
 		if (!r && m->n == 0) {
 			snprintf(err, errlen, "%s: empty tree", names[i]);
@@ -615,7 +708,41 @@ static int place_objects(struct gc *g)
 	return 0;
 }
 
-/* ---- the model kernel calls, timed --------------------------------------------------------------- */
+/* ---- the model kernel calls, accounted by ticks ------------------------------------------------- */
+
+#define TICK_NS 1000000			/* one tick per millisecond of a worker's CPU time */
+#define TICK_SIGNAL (SIGRTMIN + 2)
+
+static __thread struct gc_worker *tick_worker;
+static __thread timer_t tick_timer;
+
+/* account_process_tick(): charge the tick (and any it coalesced) to where the worker is. */
+static void on_tick(int sig, siginfo_t *si, void *uc)
+{
+	struct gc_worker *w = tick_worker;
+	int over;
+
+	(void)sig;
+	(void)si;
+	(void)uc;
+	if (!w)
+		return;
+	over = timer_getoverrun(tick_timer);
+	if (w->in_kernel)
+		w->ticks_sys += 1 + (over > 0 ? (uint64_t)over : 0);
+	else
+		w->ticks_user += 1 + (over > 0 ? (uint64_t)over : 0);
+}
+
+static void tick_install(void)
+{
+	struct sigaction sa = { 0 };
+
+	sa.sa_sigaction = on_tick;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(TICK_SIGNAL, &sa, NULL);
+}
 
 static double thread_cpu_s(void)
 {
@@ -625,14 +752,48 @@ static double thread_cpu_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Start this thread's tick timer on its own CPU clock. Returns 0 or -1 (then no system time is sampled). */
+static int tick_start(struct gc_worker *w)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	struct sigevent sev = { 0 };
+	struct itimerspec its = { { 0, TICK_NS }, { 0, TICK_NS } };
+	clockid_t clk;
+
+	pthread_once(&once, tick_install);
+	w->cpu = thread_cpu_s();
+	tick_worker = w;
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = TICK_SIGNAL;
+	sev._sigev_un._tid = gettid();
+	if (pthread_getcpuclockid(pthread_self(), &clk) || timer_create(clk, &sev, &tick_timer))
+		return -1;
+	if (timer_settime(tick_timer, 0, &its, NULL)) {
+		timer_delete(tick_timer);
+		return -1;
+	}
+	return 0;
+}
+
+static void tick_stop(struct gc_worker *w, bool started)
+{
+	if (started)
+		timer_delete(tick_timer);
+	tick_worker = NULL;
+	w->cpu = thread_cpu_s() - w->cpu;
+}
+
+/* In and out of the modelled kernel: one store each, read by the tick. */
 static inline void kbegin(struct gc_worker *w)
 {
-	w->t0 = thread_cpu_s();
+	w->in_kernel = 1;
+	__asm__ __volatile__("" ::: "memory");
 }
 
 static inline void kend(struct gc_worker *w)
 {
-	w->ksys += thread_cpu_s() - w->t0;
+	__asm__ __volatile__("" ::: "memory");
+	w->in_kernel = 0;
 }
 
 /* write(2)'s copy into the page cache: page by page into the worker's 64 KiB stand-in. */
@@ -726,14 +887,17 @@ static void write_entry(struct gc *g, struct gc_worker *w, const struct gc_entry
 		outlen = 4 * inlen < left ? 4 * inlen : left;
 		if (in + inlen >= e->pack_len)
 			outlen = left;		/* the last chunk yields the rest */
-		for (size_t o = 0; o < outlen;) {
+		for (size_t o = 0, j = 0; o < outlen;) {
 			size_t n = outlen - o < 16384 ? outlen - o : 16384;
 
+			/* byte k of the output comes from input byte (o + k) / 4, wrapping (no division per byte) */
 			for (size_t k = 0; k < n; k++) {
-				uint8_t b = src[((o + k) >> 2) % inlen];
+				uint8_t b = src[j];
 
 				state = state * 31u + b;
 				w->out[k] = (uint8_t)(b ^ (state >> 7) ^ (uint8_t)k);
+				if (((o + k) & 3) == 3 && ++j == inlen)
+					j = 0;
 			}
 			/* write(2): copy into the page cache, page by page */
 			kbegin(w);
@@ -881,6 +1045,7 @@ static int gc_setup(void **state, const struct lab_cell *cell, char *err, size_t
 	}
 	*err = 0;
 	g->nthreads = cell->nthreads;
+	g->parallel = cell->wl->knob[K_CHECKOUT] == CHECKOUT_PARALLEL;
 	g->pack_bytes = (size_t)cell->wl->knob[K_PACK_MB] << 20;
 	if (load_manifests(g, cell->run, err, errlen)) {
 		char msg[512];
@@ -919,6 +1084,8 @@ static int gc_setup(void **state, const struct lab_cell *cell, char *err, size_t
 	if (lab_mm_file_init(&g->pack, g->pack_bytes >> LAB_PAGE_SHIFT, &g->pa, pack_fill, NULL))
 		goto nomem;
 	g->pack_ok = true;
+	if (lab_mm_file_i_mmap(&g->pack, cell->lock))	/* git's mmap/munmap of the pack take its i_mmap_rwsem */
+		goto nomem;
 	if (lab_dirtree_init(&g->fs, cell->lock, NULL))
 		goto nomem;
 	g->fs_ok = true;
@@ -950,37 +1117,37 @@ static int gc_prepare(void *state, const struct lab_cell *cell)
 		struct gc_worker *w = &g->w[i];
 
 		w->written = w->removed = w->bytes = w->lookups = w->errors = w->dirs_removed = 0;
-		w->ksys = 0;
+		w->cpu = 0;
+		w->ticks_sys = w->ticks_user = 0;
 		memset(w->t.ev, 0, sizeof(w->t.ev));
 	}
 	return 0;
 }
 
 #define BATCH 8u
+#define PRELOAD_PER_THREAD 500		/* git preload-index.c: THREAD_COST */
+#define PRELOAD_MAX 20			/* ... and MAX_PARALLEL */
 
-static void gc_worker(void *state, struct lab_worker *lw)
+/* Threads that refresh the index of @n entries: git's preload threads, or every worker in parallel mode. */
+static int preload_threads(const struct gc *g, int n)
 {
-	struct gc *g = state;
-	struct gc_worker *w = &g->w[lw->id];
-	bool lead = lw->id == 0;
+	int t = n / PRELOAD_PER_THREAD;
 
-	lab_rcu_thread_online();
-	for (int ck = 0; ck < g->nm; ck++) {
-		const struct plan *p = &g->plan[ck];
-		uint32_t i;
+	if (g->parallel)
+		return g->nthreads;
+	t = t < 1 ? 1 : t > PRELOAD_MAX ? PRELOAD_MAX : t;
+	return t < g->nthreads ? t : g->nthreads;
+}
 
-		if (lead) {
-			kbegin(w);
-			g->region = lab_mm_mmap(&g->mm, g->pack_bytes, LAB_VM_READ, &g->pack, 0);
-			kend(w);
-		}
-		barrier_wait(&g->bar);
-		if (!g->region) {
-			w->errors++;
-			break;
-		}
-		lab_utlb_flush(&w->tlb);
-		/* refresh the index: lstat every path of the tree we are on */
+static void gc_checkout(struct gc *g, struct gc_worker *w, int id, int ck)
+{
+	const struct plan *p = &g->plan[ck];
+	bool lead = id == 0, share = g->parallel;
+	uint32_t i;
+
+	lab_utlb_flush(&w->tlb);
+	/* refresh the index: lstat every path of the tree we are on */
+	if (id < preload_threads(g, p->from->n))
 		while ((i = claim(g, ck, PH_LSTAT, 4 * BATCH)) < (uint32_t)p->from->n)
 			for (uint32_t k = i; k < i + 4 * BATCH && k < (uint32_t)p->from->n; k++) {
 				const struct gc_entry *e = &p->from->e[k];
@@ -991,26 +1158,54 @@ static void gc_worker(void *state, struct lab_worker *lw)
 					w->errors++;
 				kend(w);
 			}
-		barrier_wait(&g->bar);
+	barrier_wait(&g->bar);
+	if (lead || share)
 		while ((i = claim(g, ck, PH_UNLINK, BATCH)) < (uint32_t)p->nrm)
 			for (uint32_t k = i; k < i + BATCH && k < (uint32_t)p->nrm; k++)
 				unlink_entry(g, w, p->rm[k]);
+	if (share)
 		barrier_wait(&g->bar);
-		if (lead)
-			remove_dirs(g, w, p);
+	if (lead)
+		remove_dirs(g, w, p);
+	if (share)
 		barrier_wait(&g->bar);
+	if (lead || share)
 		while ((i = claim(g, ck, PH_WRITE, BATCH)) < (uint32_t)p->nwr)
 			for (uint32_t k = i; k < i + BATCH && k < (uint32_t)p->nwr; k++)
 				write_entry(g, w, p->wr[k]);
+	if (share)
 		barrier_wait(&g->bar);
+	if (lead) {
+		write_index(g, w, p->to);
+		kbegin(w);
+		if (lab_mm_munmap(&g->mm, g->region, g->pack_bytes, &w->t))
+			w->errors++;
+		kend(w);
+	}
+}
+
+static void gc_worker(void *state, struct lab_worker *lw)
+{
+	struct gc *g = state;
+	struct gc_worker *w = &g->w[lw->id];
+	bool lead = lw->id == 0, ticking;
+
+	lab_rcu_thread_online();
+	ticking = !tick_start(w);
+	for (int ck = 0; ck < g->nm; ck++) {
 		if (lead) {
-			write_index(g, w, p->to);
 			kbegin(w);
-			if (lab_mm_munmap(&g->mm, g->region, g->pack_bytes, &w->t))
-				w->errors++;
+			g->region = lab_mm_mmap(&g->mm, g->pack_bytes, LAB_VM_READ, &g->pack, 0);
 			kend(w);
 		}
+		barrier_wait(&g->bar);
+		if (!g->region) {
+			w->errors++;
+			break;
+		}
+		gc_checkout(g, w, lw->id, ck);
 	}
+	tick_stop(w, ticking);
 	lw->ops = (uint64_t)g->nm;
 }
 
@@ -1032,12 +1227,13 @@ static void gc_metrics(void *state, const struct lab_iter *it, struct lab_sink *
 		lookups += w->lookups;
 		errors += w->errors;
 		dirs += w->dirs_removed;
-		ksys += w->ksys;
+		if (w->ticks_sys + w->ticks_user)
+			ksys += w->cpu * (double)w->ticks_sys / (double)(w->ticks_sys + w->ticks_user);
 		for (int e = 0; e < LAB_MM_EV_NR; e++)
 			ev[e] += w->t.ev[e];
 	}
 	/* The tree must now be the last commit's: files + gitlinks + directories + root + index. */
-	lab_dt_count(g->fs.root, &files, &ndirs);
+	lab_dt_count(&g->fs, g->fs.root, &files, &ndirs);
 	for (int i = 0; i < last->n; i++) {
 		if (last->e[i].mode == GITLINK_MODE)
 			want_dirs++;

@@ -227,8 +227,18 @@ int lab_mm_file_init(struct lab_mm_file *f, size_t npages, struct lab_page_alloc
 	return 0;
 }
 
+int lab_mm_file_i_mmap(struct lab_mm_file *f, const struct lab_rwsem_conf *conf)
+{
+	int r = lab_lock_init(&f->i_mmap_rwsem, conf);
+
+	f->i_mmap_ok = !r;
+	return r;
+}
+
 void lab_mm_file_destroy(struct lab_mm_file *f, struct lab_mm_thread *t)
 {
+	if (f->i_mmap_ok)
+		lab_lock_destroy(&f->i_mmap_rwsem);
 	for (size_t i = 0; f->page && i < f->npages; i++)
 		if (f->page[i])
 			page_put(t, (void *)f->page[i]);
@@ -411,9 +421,52 @@ static void zap_range(struct lab_vma *vma, uintptr_t start, uintptr_t end, struc
 	}
 }
 
+/* vma_link_file / dup_mmap: the new mapping goes into its file's i_mmap under i_mmap_rwsem for write. */
+static void i_mmap_link(struct lab_vma *vma)
+{
+	struct lab_mm_file *f = vma->vm_file;
+
+	if (!f || !f->i_mmap_ok)
+		return;
+	lab_down_write(&f->i_mmap_rwsem);
+	vma->i_mmap_prev = NULL;
+	vma->i_mmap_next = f->i_mmap;
+	if (f->i_mmap)
+		f->i_mmap->i_mmap_prev = vma;
+	f->i_mmap = vma;
+	f->i_mmap_count++;
+	lab_up_write(&f->i_mmap_rwsem);
+}
+
+/* unlink_file_vma: out of its file's i_mmap under i_mmap_rwsem for write. */
+static void i_mmap_unlink(struct lab_vma *vma)
+{
+	struct lab_mm_file *f = vma->vm_file;
+
+	if (!f || !f->i_mmap_ok)
+		return;
+	lab_down_write(&f->i_mmap_rwsem);
+	if (vma->i_mmap_prev)
+		vma->i_mmap_prev->i_mmap_next = vma->i_mmap_next;
+	else
+		f->i_mmap = vma->i_mmap_next;
+	if (vma->i_mmap_next)
+		vma->i_mmap_next->i_mmap_prev = vma->i_mmap_prev;
+	f->i_mmap_count--;
+	lab_up_write(&f->i_mmap_rwsem);
+}
+
+/* A new VMA goes live: in the tree (done by the caller), attached, in its file's i_mmap. */
+static void vma_attach(struct lab_mm *mm, struct lab_vma *vma)
+{
+	lab_vma_mark_attached(mm, vma);
+	i_mmap_link(vma);
+}
+
 /* Take a write-locked VMA out of service: detach it, then free it (RCU-deferred where readers may look). */
 static void vma_retire(struct lab_mm *mm, struct lab_vma *vma)
 {
+	i_mmap_unlink(vma);
 	lab_vma_mark_detached(mm, vma);
 	lab_vma_obj_free(mm, vma, true);
 }
@@ -469,6 +522,7 @@ void lab_mm_destroy(struct lab_mm *mm, struct lab_mm_thread *t)
 
 		lab_vma_start_write(mm, vma);
 		zap_range(vma, vma->vm_start, vma->vm_end, t);
+		i_mmap_unlink(vma);		/* exit_mmap -> free_pgtables -> unlink_file_vma */
 		lab_vma_mark_detached(mm, vma);
 		/* Nobody walks this mm any more; refcnt VMAs still go back to the type-stable cache. */
 		lab_vma_obj_free(mm, vma, false);
@@ -520,7 +574,7 @@ int lab_mm_dup(struct lab_mm *child, struct lab_mm *parent, struct lab_mm_thread
 	free(child->mt);
 	child->mt = ct;
 	for (int i = 0; i < n; i++)
-		lab_vma_mark_attached(child, ct->v[i]);
+		vma_attach(child, ct->v[i]);	/* dup_mmap: the copy joins the file's i_mmap */
 	child->mmap_base = parent->mmap_base;
 	child->brk_base = parent->brk_base;
 	child->brk = parent->brk;
@@ -560,7 +614,7 @@ uintptr_t lab_mm_mmap(struct lab_mm *mm, size_t len, unsigned long flags, struct
 		lab_mmap_write_unlock(mm);
 		return 0;
 	}
-	lab_vma_mark_attached(mm, vma);
+	vma_attach(mm, vma);
 	mm->mmap_base = vma->vm_end + LAB_PAGE_SIZE;	/* a guard gap: mappings never merge */
 	lab_mmap_write_unlock(mm);
 	return start;
@@ -602,7 +656,7 @@ static int do_munmap(struct lab_mm *mm, uintptr_t start, uintptr_t end, struct l
 	if (tree_replace(mm, old, nold, add, nadd))
 		goto undo;
 	for (int i = 0; i < nadd; i++)
-		lab_vma_mark_attached(mm, add[i]);
+		vma_attach(mm, add[i]);
 	for (int i = 0; i < nold; i++) {
 		zap_range(old[i], old[i]->vm_start, old[i]->vm_end, t);	/* carved parts are already empty */
 		vma_retire(mm, old[i]);
@@ -764,7 +818,7 @@ int lab_mm_mprotect(struct lab_mm *mm, uintptr_t start, size_t len, unsigned lon
 	if (tree_replace(mm, old, nold, add, nadd))
 		goto undo;
 	for (int i = 0; i < nadd; i++)
-		lab_vma_mark_attached(mm, add[i]);
+		vma_attach(mm, add[i]);
 	for (int i = 0; i < nold; i++)
 		vma_retire(mm, old[i]);
 	if (revoke)

@@ -144,16 +144,34 @@ void lab_mm_thread_drain(struct lab_mm_thread *t);
  * fault under a per-VMA lock never does I/O: it returns VM_FAULT_RETRY and
  * the mmap_lock path reads the page.
  */
+struct lab_vma;
+
 struct lab_mm_file {
 	size_t npages;
 	uintptr_t *page;		/* host page per offset, 0 until read in */
 	void (*fill)(void *arg, size_t pgoff, void *page);
 	void *arg;
 	struct lab_page_alloc *pa;
+	/* address_space->i_mmap and i_mmap_rwsem, once lab_mm_file_i_mmap() gave it a lock */
+	struct lab_lock i_mmap_rwsem;
+	bool i_mmap_ok;
+	struct lab_vma *i_mmap;		/* the VMAs that map the file (a list here, an interval tree there) */
+	long i_mmap_count;		/* their number, under i_mmap_rwsem */
 };
 
 int lab_mm_file_init(struct lab_mm_file *f, size_t npages, struct lab_page_alloc *pa,
 		     void (*fill)(void *arg, size_t pgoff, void *page), void *arg);
+/*
+ * lab_mm_file_i_mmap() - give @f an i_mmap_rwsem of variant @conf. From then
+ * on, as in the kernel (v6.x mm/vma.c, mm/mmap.c: vma_link_file,
+ * unlink_file_vma, dup_mmap), every mapping of the file is linked into and
+ * unlinked from its i_mmap under down_write(i_mmap_rwsem): on mmap, on munmap
+ * and mprotect (the VMAs they replace and create: one lock round each, where
+ * the kernel takes one for the whole split), on fork (each file VMA of the
+ * copy) and on exit (each file VMA). Without it no lock is taken (pft, the
+ * tests). Returns 0 or the lock's init error. Call before the first mapping.
+ */
+int lab_mm_file_i_mmap(struct lab_mm_file *f, const struct lab_rwsem_conf *conf);
 /* Free the page cache. No mapping of the file may remain. */
 void lab_mm_file_destroy(struct lab_mm_file *f, struct lab_mm_thread *t);
 
@@ -192,6 +210,7 @@ struct lab_vma {
 	uint32_t vm_refcnt __attribute__((aligned(64)));
 	struct rcu_head vm_rcu;
 	struct lab_vma *free_next;	/* type-stable cache link */
+	struct lab_vma *i_mmap_next, *i_mmap_prev;	/* vm_file->i_mmap, under its i_mmap_rwsem */
 };
 
 /* The RCU-published VMA set: sorted by vm_start, non-overlapping. */

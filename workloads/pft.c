@@ -7,8 +7,13 @@
  * mmtests as pft-threads (`pft -m <bytes> -t <nthreads>`);
  * research/workloads.md §2.a.
  *
- * One iteration = one pft run:
- * - the region of size_mb MiB is rounded as pft does: pages = ceil(bytes /
+ * One iteration = one pft run (mmtests runs 30 per client count:
+ * PFT_ITERATIONS=30, i.e. -n 30):
+ * - the region is MemTotal / 5 by default, as mmtests' PFT_MAPPING_SIZE, but
+ *   never more than half of MemAvailable at setup (its pages are real host
+ *   memory, held for the cell: on a shared or small machine the region is
+ *   what memory allows; the region_mb metric says what it was); size_mb=N
+ *   sets it. It is rounded as pft does: pages = ceil(bytes /
  *   4 KiB), pages_per_thread = ceil(pages / N), pages = pages_per_thread * N;
  *   it is one fresh anonymous VMA of one shared mm (unmapped and mapped again
  *   before every iteration, as every pft run is a new process), carved into N
@@ -40,8 +45,9 @@ enum { K_SIZE_MB, K_CACHELINES, K_TOUCH, K_MM_LOCK };
 enum { TOUCH_POOL, TOUCH_FRESH };
 
 static const struct lab_knob pft_knobs[] = {
-	[K_SIZE_MB] = { .name = "size_mb", .type = LAB_KNOB_INT, .def = 256, .min = 1, .max = 65536,
-			.help = "region size in MiB, split across the threads (pft -m)" },
+	[K_SIZE_MB] = { .name = "size_mb", .type = LAB_KNOB_INT, .def = 0, .min = 0, .max = 1 << 20,
+			.help = "region size in MiB, split across the threads (pft -m); 0: MemTotal/5 as mmtests, "
+				"at most half of MemAvailable" },
 	[K_CACHELINES] = { .name = "cachelines", .type = LAB_KNOB_INT, .def = 1, .min = 1, .max = 64,
 			   .help = "cache lines written per page (pft -c)" },
 	[K_TOUCH] = { .name = "touch", .type = LAB_KNOB_ENUM, .def = TOUCH_POOL, .choices = "pool|fresh",
@@ -81,10 +87,40 @@ static void pft_free(struct pft *p)
 	free(p);
 }
 
+/* A /proc/meminfo field in bytes, or 0. */
+static size_t meminfo(const char *field)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	size_t len = strlen(field), kb = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, len) && line[len] == ':') {
+			kb = strtoull(line + len + 1, NULL, 10);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return kb << 10;
+}
+
+/* mmtests' PFT_MAPPING_SIZE = MemTotal / 5, capped at MemAvailable / 2; at least 1 MiB. */
+static size_t default_bytes(void)
+{
+	size_t total = meminfo("MemTotal"), avail = meminfo("MemAvailable"), b = total / 5;
+
+	if (!total)
+		total = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE), b = total / 5;
+	if (avail && b > avail / 2)
+		b = avail / 2;
+	b &= ~(size_t)((1 << 20) - 1);
+	return b ? b : 1 << 20;
+}
+
 static int pft_setup(void **state, const struct lab_cell *cell, char *err, size_t errlen)
 {
 	struct pft *p = calloc(1, sizeof(*p));
-	size_t bytes = (size_t)cell->wl->knob[K_SIZE_MB] << 20;
+	size_t bytes = cell->wl->knob[K_SIZE_MB] ? (size_t)cell->wl->knob[K_SIZE_MB] << 20 : default_bytes();
 	long cls = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
 	int r;
 

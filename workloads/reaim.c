@@ -12,9 +12,21 @@
  *   test (at least 1), jobs = 100: 101 jobs per child for compute, 103 for
  *   new_dbase, 96 for shared without signal_test;
  * - every child runs its own copy of the list in a random order;
- * - children are threads sharing one mm by default (mm=private gives each
- *   child its own mm and mmap_lock), so the memory tasks contend on one
- *   mmap_lock (or on per-VMA locks with mm_lock=vma|vma-refcnt).
+ * - children are processes, as re-aim forks them: by default (mm=private)
+ *   each step forks every child's mm from the parent's (dup_mmap, before the
+ *   window, as reaim forks before its start signal) and each child exits at
+ *   its end (exit_mmap, inside the window, as reaim's real_time runs to the
+ *   last child's exit). mm=shared makes them threads of one mm instead, whose
+ *   memory tasks then contend on one mmap_lock (or on per-VMA locks with
+ *   mm_lock=vma|vma-refcnt);
+ * - file mappings take the file's i_mmap_rwsem (a lock of the variant under
+ *   test) for write on mmap, munmap, fork and exit, as the kernel does
+ *   (workloads/mm.h lab_mm_file_i_mmap): the parent's mm maps the reaim
+ *   image and libc (sizes ours: 64 and 512 pages), so every fork and exit of
+ *   a child, and of fork_test's and exec_test's copies, links or unlinks
+ *   them in those two files' i_mmap -- shared by all children, as the
+ *   rwsem-rework thread names mmap_sem and i_mmap as what reaim exercises;
+ *   exec maps the "true" image and libc, shared_memory its segment.
  *
  * Tasks do real work, in user space:
  * - arithmetic (add/mul/div of short, int, long, float, double): 12 dependent
@@ -70,8 +82,8 @@ static const struct lab_knob reaim_knobs[] = {
 			 .help = "job mix (reaim -f data/workfile.X)" },
 	[K_JOBS] = { .name = "jobs", .type = LAB_KNOB_INT, .def = 100, .min = 1, .max = 100000,
 		     .help = "jobs per child before rounding (reaim -j, default 100)" },
-	[K_MM] = { .name = "mm", .type = LAB_KNOB_ENUM, .def = 0, .choices = "shared|private",
-		   .help = "children are threads of one mm, or each has its own mm" },
+	[K_MM] = { .name = "mm", .type = LAB_KNOB_ENUM, .def = 1, .choices = "shared|private",
+		   .help = "private: children are forked processes with their own mm (reaim); shared: threads of one mm" },
 	[K_MM_LOCK] = { .name = "mm_lock", .type = LAB_KNOB_ENUM, .def = LAB_MM_LOCK_MMAP,
 			.choices = LAB_MM_LOCK_CHOICES, .help = "fault path of the mm model (--mm-lock)" },
 	[K_FILESIZE] = { .name = "filesize_kb", .type = LAB_KNOB_INT, .def = 10, .min = 1, .max = 1 << 20,
@@ -362,6 +374,8 @@ struct reaim {
 	struct lab_dirtree fs;
 	struct lab_dentry *diskdir, *bindir, *fakeh;
 	struct lab_mm_file bin;		/* the executable image exec maps (page cache) */
+	struct lab_mm_file prog, libc;	/* the reaim image and libc, mapped by the parent's mm */
+	bool prog_ok, libc_ok;
 	int *joblist;			/* the template: task index per job */
 	struct child *child;
 };
@@ -886,6 +900,10 @@ static int t_shared_memory(struct child *c)
 
 	if (lab_mm_file_init(&seg, 16, &c->r->pa, NULL, NULL))
 		return -ENOMEM;
+	if (lab_mm_file_i_mmap(&seg, c->r->conf)) {
+		lab_mm_file_destroy(&seg, &c->t);
+		return -ENOMEM;
+	}
 	at = lab_mm_mmap(c->mm, 64 << 10, LAB_VM_READ | LAB_VM_WRITE | LAB_VM_SHARED, &seg, 0);
 	if (!at) {
 		lab_mm_file_destroy(&seg, &c->t);
@@ -909,7 +927,20 @@ static int t_shared_memory(struct child *c)
 
 /* ---- fork and exec ---------------------------------------------------------------------------- */
 
-#define BIN_PAGES 64			/* the exec'd image: text and data of "true" + libc (ours) */
+#define BIN_PAGES 64			/* the exec'd image: text and data of "true" (ours) */
+#define PROG_PAGES 64			/* the reaim image: 48 text pages, 16 data (ours) */
+#define PROG_TEXT 48
+#define LIBC_PAGES 512			/* libc: 448 text pages, 64 data (ours; libc.so.6 is about 2 MB) */
+#define LIBC_TEXT 448
+
+/* ld.so's two mappings of an image: text (read, exec) and private data (read, write). */
+static int map_image(struct lab_mm *mm, struct lab_mm_file *f, size_t text, size_t pages)
+{
+	if (!lab_mm_mmap(mm, text * LAB_PAGE_SIZE, LAB_VM_READ | LAB_VM_EXEC, f, 0) ||
+	    !lab_mm_mmap(mm, (pages - text) * LAB_PAGE_SIZE, LAB_VM_READ | LAB_VM_WRITE, f, text))
+		return -ENOMEM;
+	return 0;
+}
 
 /* fork(): an mm copy (dup_mmap of the child's mm). */
 static int do_fork(struct child *c, struct lab_mm *copy)
@@ -940,7 +971,7 @@ static int do_exec_run(struct child *c)
 	text = lab_mm_mmap(&nm, 48 * LAB_PAGE_SIZE, LAB_VM_READ | LAB_VM_EXEC, &c->r->bin, 0);
 	data = lab_mm_mmap(&nm, 16 * LAB_PAGE_SIZE, LAB_VM_READ | LAB_VM_WRITE, &c->r->bin, 48);
 	stack = lab_mm_mmap(&nm, 32 * LAB_PAGE_SIZE, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
-	if (!text || !data || !stack) {
+	if (!text || !data || !stack || map_image(&nm, &c->r->libc, LIBC_TEXT, LIBC_PAGES)) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -1329,6 +1360,10 @@ static void reaim_free(struct reaim *r)
 		lab_mm_destroy(&r->mm, &r->main_t);
 	if (r->bin_ok)
 		lab_mm_file_destroy(&r->bin, &r->main_t);
+	if (r->prog_ok)
+		lab_mm_file_destroy(&r->prog, &r->main_t);
+	if (r->libc_ok)
+		lab_mm_file_destroy(&r->libc, &r->main_t);
 	lab_mm_rcu_barrier();
 	if (r->pa_ok) {
 		lab_mm_thread_drain(&r->main_t);
@@ -1337,6 +1372,29 @@ static void reaim_free(struct reaim *r)
 	free(r->child);
 	free(r->joblist);
 	free(r);
+}
+
+/* fork() of a reaim child: its mm is a copy of the parent's (dup_mmap), plus its stack. */
+static int child_fork(struct reaim *r, struct child *c)
+{
+	if (lab_mm_init(&c->own_mm, r->conf, r->mode, &r->pa))
+		return -ENOMEM;
+	c->own_mm_ok = true;
+	c->mm = &c->own_mm;
+	c->brk = &c->own_mm.brk;
+	if (lab_mm_dup(&c->own_mm, &r->mm, &r->main_t))
+		return -ENOMEM;
+	c->stack = lab_mm_mmap(c->mm, 64 << 10, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
+	return c->stack ? 0 : -ENOMEM;
+}
+
+/* exit() of a reaim child: exit_mmap. */
+static void child_exit(struct child *c)
+{
+	if (c->own_mm_ok)
+		lab_mm_destroy(&c->own_mm, &c->t);
+	c->own_mm_ok = false;
+	c->stack = 0;
 }
 
 static int child_init(struct reaim *r, struct child *c, int id)
@@ -1353,21 +1411,15 @@ static int child_init(struct reaim *r, struct child *c, int id)
 	if (!c->dev || !c->chan || !c->iobuf || !c->jobs)
 		return -ENOMEM;
 	memset(c->iobuf, 0x33, 2 * 65536 + 64);
-	if (r->private_mm) {
-		if (lab_mm_init(&c->own_mm, r->conf, r->mode, &r->pa))
-			return -ENOMEM;
-		c->own_mm_ok = true;
-		c->mm = &c->own_mm;
-		c->brk = &c->own_mm.brk;
-	} else {
+	if (!r->private_mm) {		/* threads of the parent's mm: a heap segment and a stack each */
 		c->mm = &r->mm;
 		c->brk = &c->brk_own;
 		if (lab_mm_brk_reserve(c->mm, c->brk, 64 << 20))
 			return -ENOMEM;
-	}
-	c->stack = lab_mm_mmap(c->mm, 64 << 10, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
-	if (!c->stack)
-		return -ENOMEM;
+		c->stack = lab_mm_mmap(c->mm, 64 << 10, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
+		if (!c->stack)
+			return -ENOMEM;
+	}	/* else each step forks the child's mm (child_fork) */
 	snprintf(name, sizeof(name), "bc.%d", id);
 	if (make_file(c, name, r->file_kb, &c->bcfile, false))
 		return -ENOMEM;
@@ -1420,6 +1472,16 @@ static int reaim_setup(void **state, const struct lab_cell *cell, char *err, siz
 	if (lab_mm_file_init(&r->bin, BIN_PAGES, &r->pa, bin_fill, NULL))
 		goto fail;
 	r->bin_ok = true;
+	if (lab_mm_file_init(&r->prog, PROG_PAGES, &r->pa, bin_fill, NULL))
+		goto fail;
+	r->prog_ok = true;
+	if (lab_mm_file_init(&r->libc, LIBC_PAGES, &r->pa, bin_fill, NULL))
+		goto fail;
+	r->libc_ok = true;
+	if (lab_mm_file_i_mmap(&r->bin, r->conf) || lab_mm_file_i_mmap(&r->prog, r->conf) ||
+	    lab_mm_file_i_mmap(&r->libc, r->conf) || map_image(&r->mm, &r->prog, PROG_TEXT, PROG_PAGES) ||
+	    map_image(&r->mm, &r->libc, LIBC_TEXT, LIBC_PAGES))
+		goto fail;
 	if (lab_dirtree_init(&r->fs, r->conf, mf_release))
 		goto fail;
 	r->fs_ok = true;
@@ -1465,8 +1527,15 @@ static int reaim_prepare(void *state, const struct lab_cell *cell)
 
 	(void)cell;
 	for (int i = 0; i < r->nchildren; i++) {
-		memset(r->child[i].t.ev, 0, sizeof(r->child[i].t.ev));
-		r->child[i].errors = 0;
+		struct child *c = &r->child[i];
+
+		memset(c->t.ev, 0, sizeof(c->t.ev));
+		c->errors = 0;
+		if (r->private_mm) {
+			child_exit(c);	/* only after a failed step */
+			if (child_fork(r, c))
+				return -1;
+		}
 	}
 	return 0;
 }
@@ -1493,6 +1562,8 @@ static void reaim_worker(void *state, struct lab_worker *w)
 			c->errors++;
 		w->ops++;
 	}
+	if (r->private_mm)
+		child_exit(c);
 	w->count[0] = c->errors;
 }
 
@@ -1541,7 +1612,7 @@ static void reaim_teardown(void *state)
 
 const struct lab_workload_ops lab_workload_reaim = {
 	.name = "reaim",
-	.summary = "re-aim-7 compute/new_dbase/shared mixes: children = threads, memory tasks on the mm model; JPM",
+	.summary = "re-aim-7 compute/new_dbase/shared mixes: forked children (own mm), memory tasks on the mm model; JPM",
 	.cite = "re-aim-7 7.0.1.13 (OSDL AIM7) as run by mmtests reaim-io-*; workloads.md §2.b",
 	.kind = LAB_WL_WORK,
 	.knobs = reaim_knobs,

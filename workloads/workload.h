@@ -54,8 +54,8 @@ struct lab_run_settings {
 	uint64_t warmup_ns;		/* --warmup */
 	uint64_t seed;			/* --seed */
 	bool allow_unsafe;		/* --unsafe: accept LAB_LAZY_UNSAFE schemes under release load */
-	const char *repo;		/* --repo: git tree for gitcheckout (NULL: rwlab's own source tree) */
-	const char *commits;		/* --commits: comma-separated commits or manifest files (NULL: default) */
+	const char *repo;		/* --repo: git tree for gitcheckout (NULL: the git/git releases shipped in rwlab) */
+	const char *commits;		/* --commits: commits, shipped releases or manifest files (NULL: default) */
 };
 
 /* One cell, as a workload sees it. */

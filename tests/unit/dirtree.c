@@ -53,7 +53,7 @@ Test(dirtree, operations)
 	cr_expect_eq(lab_dt_unlink(&t, d, "c.txt", 5), 0);
 	cr_expect_eq(lab_dt_unlink(&t, d, "c.txt", 5), -ENOENT);
 	cr_expect_eq(lab_dt_rmdir(&t, lab_dt_lookup(&t, NULL, "a", 1), "b", 1), 0);
-	lab_dt_count(t.root, &files, &dirs);
+	lab_dt_count(&t, t.root, &files, &dirs);
 	cr_expect(files == 0 && dirs == 2, "left: %lu files, %lu dirs", files, dirs);
 	lab_dirtree_destroy(&t);
 }
@@ -98,7 +98,7 @@ Test(dirtree, concurrent_creators, .timeout = 60)
 		pthread_join(tid[i], NULL);
 		cr_expect_eq(c[i].bad, 0, "creator %d: %d failures", i, c[i].bad);
 	}
-	lab_dt_count(t.root, &files, &dirs);
+	lab_dt_count(&t, t.root, &files, &dirs);
 	cr_expect_eq(files, 6000u, "entries lost by concurrent creates: %lu", files);
 	cr_expect_eq(dirs, 9u, "root, shared and d0..d6: %lu", dirs);
 	lab_dirtree_destroy(&t);

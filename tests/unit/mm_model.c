@@ -211,6 +211,50 @@ Test(mm, dup_is_copy_on_write, .timeout = 30)
 	}
 }
 
+/* Walk the file's i_mmap: its length, and every member a VMA of @f. */
+static long i_mmap_len(struct lab_mm_file *f)
+{
+	long n = 0;
+
+	for (struct lab_vma *v = f->i_mmap; v; v = v->i_mmap_next, n++)
+		cr_assert_eq(v->vm_file, f, "a VMA of another file in the i_mmap");
+	cr_assert_eq(n, f->i_mmap_count, "i_mmap list (%ld) and count (%ld) disagree", n, f->i_mmap_count);
+	return n;
+}
+
+Test(mm, i_mmap_follows_mmap_munmap_fork_exit, .timeout = 30)
+{
+	struct env e;
+	struct lab_mm child;
+	struct lab_mm_file f;
+	uintptr_t a, b;
+
+	env_init(&e, LAB_MM_LOCK_MMAP);
+	cr_assert_eq(lab_mm_file_init(&f, 64, &e.pa, NULL, NULL), 0);
+	cr_assert_eq(lab_mm_file_i_mmap(&f, &e.conf), 0);
+	a = lab_mm_mmap(&e.mm, 16 * PG, LAB_VM_READ | LAB_VM_EXEC, &f, 0);
+	b = lab_mm_mmap(&e.mm, 8 * PG, LAB_VM_READ | LAB_VM_WRITE, &f, 16);
+	cr_assert(a && b);
+	lab_mm_mmap(&e.mm, 4 * PG, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);	/* anonymous: not in any i_mmap */
+	cr_expect_eq(i_mmap_len(&f), 2, "mmap links each mapping");
+	cr_assert_eq(lab_mm_munmap(&e.mm, a + 4 * PG, 4 * PG, &e.t), 0);
+	cr_expect_eq(i_mmap_len(&f), 3, "a hole splits the text mapping in two");
+	cr_assert_eq(lab_mm_mprotect(&e.mm, b, 4 * PG, LAB_VM_READ), 0);
+	cr_expect_eq(i_mmap_len(&f), 4, "mprotect of half of the data mapping splits it");
+	cr_assert_eq(lab_mm_init(&child, &e.conf, LAB_MM_LOCK_MMAP, &e.pa), 0);
+	cr_assert_eq(lab_mm_dup(&child, &e.mm, &e.t), 0);
+	cr_expect_eq(i_mmap_len(&f), 8, "fork links the copy's file mappings");
+	lab_mm_destroy(&child, &e.t);
+	cr_expect_eq(i_mmap_len(&f), 4, "exit unlinks them");
+	cr_assert_eq(lab_mm_munmap(&e.mm, b, 8 * PG, &e.t), 0);
+	cr_expect_eq(i_mmap_len(&f), 2);
+	check(&e);
+	env_fini(&e);
+	cr_expect_eq(i_mmap_len(&f), 0, "exit of the last mm left mappings in the i_mmap");
+	cr_expect_null(f.i_mmap);
+	lab_mm_file_destroy(&f, NULL);
+}
+
 Test(mm, vma_mode_needs_read_trylock)
 {
 	struct lab_rwsem_conf c;
