@@ -21,8 +21,8 @@
  * wait_lock held (still through READ_ONCE/WRITE_ONCE, the atomic.h seam).
  * count and owner are accessed locklessly by every path. A waiter lives on
  * its sleeper's stack; a waker must not touch it after the store that
- * releases the sleeper (waiter->task = NULL for readers, handoff =
- * RWSEM_HANDOFF_GRANTED for a writer under direct handoff).
+ * releases the sleeper (waiter->task = NULL: for readers, and for a writer
+ * granted the lock under direct handoff).
  */
 #pragma once
 
@@ -70,19 +70,18 @@ enum rwsem_waiter_type {
 };
 
 /*
- * What a waiter knows about the handoff. Mainline uses NONE and REQUESTED
- * only (its bool handoff_set); GRANTED is the direct handoff's "the lock is
- * yours" (Waiman Long's enum rwsem_handoff_state, 2022).
+ * What a waiter knows about the handoff: mainline's bool handoff_set as
+ * NONE/REQUESTED. (The direct handoff v4-v6 added a GRANTED state; v7,
+ * which rwsem-dhandoff follows, signals a grant with waiter->task = NULL.)
  */
 enum rwsem_handoff_state {
 	RWSEM_HANDOFF_NONE,
 	RWSEM_HANDOFF_REQUESTED,	/* this head waiter's HANDOFF bit is in the count */
-	RWSEM_HANDOFF_GRANTED,		/* dhandoff: the unlocker made us the write owner */
 };
 
 struct rwsem_waiter {
 	struct rwsem_list list;		/* [wait_lock] */
-	struct lab_task *task;		/* readers: set to NULL (release) once granted */
+	struct lab_task *task;		/* set to NULL (release) once granted (dhandoff: writers too) */
 	enum rwsem_waiter_type type;
 	int handoff;			/* enum rwsem_handoff_state; only the head ever leaves NONE */
 	uint64_t timeout;		/* lab_jiffies_ns() after which it may request a handoff */
@@ -264,50 +263,13 @@ enum rwsem_wake_type {
 	RWSEM_WAKE_READ_OWNED,	/* the caller holds it for read: grant readers without checking */
 };
 
-#if LAB_RWSEM_DHANDOFF
-/*
- * Direct handoff to a writer at the head of the queue (Waiman Long's
- * unmerged 2022-2023 series, kernel.md §3.4). The head asked for the handoff
- * (HANDOFF in the count, its state REQUESTED) and the lock is now free: make
- * it the write owner right here, under wait_lock, instead of waking it to
- * race for the lock. A reader's transient fast-path bias makes the lock look
- * held; that reader undoes its bias in the slow path and calls back in here
- * through rwsem_cond_wake_waiter(), which is the "secondary" handoff.
- * Returns true if granted. Needs wait_lock.
- */
-static bool rwsem_handoff_to_writer(struct rwsem_mainline *sem, struct rwsem_waiter *first,
-				    struct wake_q_head *wake_q)
-{
-	struct lab_task *t = first->task;
-	long count = READ_ONCE(sem->count), new;
-
-	if (READ_ONCE(first->handoff) != RWSEM_HANDOFF_REQUESTED)
-		return false;
-	do {
-		if ((count & RWSEM_LOCK_MASK) || !(count & RWSEM_FLAG_HANDOFF))
-			return false;
-		new = (count | RWSEM_WRITER_LOCKED) & ~RWSEM_FLAG_HANDOFF;
-		if (rwsem_list_singular(&sem->wait_list))
-			new &= ~RWSEM_FLAG_WAITERS;
-		/* Fully ordered: acquires the last holder's release, orders before the GRANTED store. */
-	} while (!atomic_try_cmpxchg(&sem->count, &count, new));
-
-	rwsem_list_del(&first->list);
-	rwsem_set_owner(sem, t);
-	/* Release: pairs with the writer's acquire of handoff; @first is gone after this. */
-	smp_store_release(&first->handoff, RWSEM_HANDOFF_GRANTED);
-	wake_q_add(wake_q, t);
-	lockevent_inc(rwsem_handoff_grant);
-	lockevent_inc(rwsem_wake_writer);
-	return true;
-}
-#endif
 
 /*
  * rwsem_mark_wake() - hand the lock to the waiters at the front.
  * - wait_lock held, wait list not empty;
  * - a writer at the head is only woken (WAKE_ANY), to take the lock itself
- *   (dhandoff: granted directly when it asked for the handoff);
+ *   (dhandoff: rwsem_wake() grants it first when HANDOFF is set and the
+ *   lock is free, see rwsem_handoff_to_writer());
  * - a reader at the head: take one reader bias provisionally (unless the
  *   caller holds it for read); if a writer got in first, undo, and request a
  *   handoff if the head has waited past its timeout. Otherwise grant up to
@@ -323,10 +285,6 @@ static void rwsem_mark_wake(struct rwsem_mainline *sem, enum rwsem_wake_type wak
 
 	if (first->type == RWSEM_WAITING_FOR_WRITE) {
 		if (wake_type == RWSEM_WAKE_ANY) {
-#if LAB_RWSEM_DHANDOFF
-			if (rwsem_handoff_to_writer(sem, first, wake_q))
-				return;
-#endif
 			wake_q_add(wake_q, first->task);
 			lockevent_inc(rwsem_wake_writer);
 		}
@@ -349,6 +307,10 @@ static void rwsem_mark_wake(struct rwsem_mainline *sem, enum rwsem_wake_type wak
 					lockevent_inc(rwsem_rlock_handoff);
 				}
 				WRITE_ONCE(first->handoff, RWSEM_HANDOFF_REQUESTED);
+#if LAB_RWSEM_DHANDOFF
+				/* v7: a reader's handoff must stop all spinning. */
+				rwsem_set_nonspinnable(sem);
+#endif
 			}
 			atomic_add(&sem->count, -adjustment);
 			return;
@@ -435,13 +397,54 @@ static inline bool rwsem_del_waiter(struct rwsem_mainline *sem, struct rwsem_wai
 	return false;
 }
 
+#if LAB_RWSEM_DHANDOFF
+/*
+ * Direct handoff to a writer at the head (v7 4/4, in rwsem_wake() only).
+ * With wait_lock held, a free lock with HANDOFF set cannot be taken by
+ * anyone else (stealing and spinning check HANDOFF; a reader's transient
+ * fast-path bias backs out). A reader head needs nothing new: mark_wake()
+ * already grants readers. For a writer head: owner = its task, count +=
+ * WRITER_LOCKED - HANDOFF, unlink it (clearing WAITERS if it was the last),
+ * then waiter->task = NULL (release) signals the grant: the waiter may be
+ * gone after that store. Returns true if granted. Needs wait_lock.
+ */
+static bool rwsem_handoff_to_writer(struct rwsem_mainline *sem, struct wake_q_head *wake_q)
+{
+	long count = READ_ONCE(sem->count);
+	struct rwsem_waiter *first = rwsem_first_waiter(sem);
+	struct lab_task *t = first->task;
+
+	if ((count & RWSEM_LOCK_MASK) || !(count & RWSEM_FLAG_HANDOFF) ||
+	    first->type != RWSEM_WAITING_FOR_WRITE)
+		return false;
+	rwsem_set_owner(sem, t);
+	/*
+	 * Fully ordered (the kernel's add is relaxed and relies on wait_lock
+	 * and a control dependency): acquires the last holder's release, which
+	 * the grant passes on to the writer; TSan sees the chain.
+	 */
+	(void)atomic_fetch_add(&sem->count, RWSEM_WRITER_LOCKED - RWSEM_FLAG_HANDOFF);
+	wake_q_add(wake_q, t);
+	rwsem_del_waiter(sem, first);
+	/* Release: pairs with the writer's acquire of waiter.task; @first may be gone after this. */
+	smp_store_release(&first->task, (struct lab_task *)NULL);
+	lockevent_inc(rwsem_handoff_grant);
+	lockevent_inc(rwsem_wake_writer);
+	return true;
+}
+#endif
+
 static __lab_noinline void rwsem_wake(struct rwsem_mainline *sem)
 {
 	struct wake_q_head wake_q;
 
 	wake_q_init(&wake_q);
 	raw_spin_lock(&sem->wait_lock);
+#if LAB_RWSEM_DHANDOFF
+	if (!rwsem_list_empty(&sem->wait_list) && !rwsem_handoff_to_writer(sem, &wake_q))
+#else
 	if (!rwsem_list_empty(&sem->wait_list))
+#endif
 		rwsem_mark_wake(sem, RWSEM_WAKE_ANY, &wake_q);
 	raw_spin_unlock(&sem->wait_lock);
 	wake_up_q(&wake_q);
@@ -517,6 +520,10 @@ static __lab_noinline enum owner_state rwsem_spin_on_owner(struct rwsem_mainline
 	unsigned long owner = READ_ONCE(sem->owner), now;
 	enum owner_state state = rwsem_owner_state(owner);
 
+#if LAB_RWSEM_DHANDOFF
+	if (rwsem_owner_task(owner) == lab_current())
+		return OWNER_NONSPINNABLE;	/* v7: the handoff was granted to us */
+#endif
 	if (state != OWNER_WRITER)
 		return state;
 	for (;;) {
@@ -694,11 +701,26 @@ queue:
  *   for it, v6.3);
  * - on success the waiter leaves the queue and owns the lock.
  */
+#if LAB_RWSEM_DHANDOFF
+/* v7: waiter->task == NULL means rwsem_wake() made us the write owner. */
+static inline bool rwsem_granted(struct rwsem_waiter *w)
+{
+	/* Acquire: pairs with the granter's release in rwsem_handoff_to_writer(). */
+	return !smp_load_acquire(&w->task);
+}
+#endif
+
 static bool rwsem_try_write_lock(struct rwsem_mainline *sem, struct rwsem_waiter *waiter)
 {
-	struct rwsem_waiter *first = rwsem_first_waiter(sem);
-	long count = READ_ONCE(sem->count), new;
+	struct rwsem_waiter *first;
+	long count, new;
 
+#if LAB_RWSEM_DHANDOFF
+	if (rwsem_granted(waiter))
+		return true;	/* v7: rwsem_wake() handed the lock over (and unlinked us) */
+#endif
+	first = rwsem_first_waiter(sem);
+	count = READ_ONCE(sem->count);
 	do {
 		bool has_handoff = count & RWSEM_FLAG_HANDOFF;
 
@@ -728,14 +750,6 @@ static bool rwsem_try_write_lock(struct rwsem_mainline *sem, struct rwsem_waiter
 	return true;
 }
 
-#if LAB_RWSEM_DHANDOFF
-static inline bool rwsem_granted(struct rwsem_waiter *w)
-{
-	/* Acquire: pairs with the granter's release in rwsem_handoff_to_writer(). */
-	return smp_load_acquire(&w->handoff) == RWSEM_HANDOFF_GRANTED;
-}
-#endif
-
 /*
  * rwsem_down_write_slowpath() - the fast path's cmpxchg(0 -> WRITER_LOCKED) failed.
  * - Spin optimistically first (wspin), behind the osq.
@@ -744,8 +758,10 @@ static inline bool rwsem_granted(struct rwsem_waiter *w)
  * - Loop: try under wait_lock; the head that set HANDOFF spins on a running
  *   owner and retries at once when the owner leaves (OWNER_NULL); otherwise
  *   sleep until woken.
- * - dhandoff: the head that set HANDOFF never spins; the unlocker grants the
- *   lock (handoff == GRANTED, owner and count already set) and wakes it.
+ * - dhandoff (v7): the head that set HANDOFF spins on a running owner too,
+ *   but does not retry on OWNER_NULL: the unlocker's rwsem_wake() grants it
+ *   the lock (owner and count set, unlinked, waiter.task = NULL) and wakes
+ *   it; it sees the grant after the spin, or in rwsem_try_write_lock().
  */
 static __lab_noinline __lab_cold void rwsem_down_write_slowpath(struct rwsem_mainline *sem)
 {
@@ -780,10 +796,6 @@ static __lab_noinline __lab_cold void rwsem_down_write_slowpath(struct rwsem_mai
 
 	set_current_state(TASK_UNINTERRUPTIBLE);
 	for (;;) {
-#if LAB_RWSEM_DHANDOFF
-		if (rwsem_granted(&waiter))
-			break;
-#endif
 		if (rwsem_try_write_lock(sem, &waiter))
 			break;
 		raw_spin_unlock(&sem->wait_lock);
@@ -812,8 +824,20 @@ static __lab_noinline __lab_cold void rwsem_down_write_slowpath(struct rwsem_mai
 			} while (rwsem_spin_budget_left());
 		}
 #else
-		if (rwsem_granted(&waiter))
-			goto granted;
+		/*
+		 * v7: the head that asked for the handoff spins while the
+		 * owner runs (no OWNER_NULL retry any more: the unlocker's
+		 * rwsem_wake() hands the lock over), then checks the grant
+		 * without wait_lock and skips the sleep if it came.
+		 */
+		if (READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_REQUESTED) {
+			if (sem->wspin) {
+				lab_spin_budget_start(sem->spin_budget_ns);
+				rwsem_spin_on_owner(sem);
+			}
+			if (rwsem_granted(&waiter))
+				goto granted;
+		}
 #endif
 		rwsem_schedule(true);
 		set_current_state(TASK_UNINTERRUPTIBLE);
