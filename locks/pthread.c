@@ -14,15 +14,26 @@
  *   stream of overlapping readers can starve writers;
  * - pthread-wp (PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP): new readers
  *   wait while a writer waits;
- * - no downgrade (POSIX has none): downgrade_write is NULL.
+ * - no downgrade (POSIX has none): downgrade_write is NULL;
+ * - killable and timed waits (rwsem.h) map onto
+ *   pthread_rwlock_clock{rd,wr}lock(CLOCK_MONOTONIC) (glibc 2.30+), waiting
+ *   in slices of at most PTHREAD_KILL_SLICE_NS: between slices the fatal
+ *   flag (wait.h) is checked, so a fatal signal ends the wait within one
+ *   slice; the caller's deadline ends the last slice exactly. glibc itself
+ *   has no cancellation path to model: a timed-out waiter just leaves its
+ *   futex.
  *
  * Both go through the ops table like every other variant, so that the
  * comparison with the kernel ports is fair (LITL's pthread interposition).
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 
 #include "rwsem.h"
+#include "wait.h"
+
+#define PTHREAD_KILL_SLICE_NS	1000000ull	/* how often a killable wait looks at the fatal flag */
 
 struct pthread_rwsem {
 	pthread_rwlock_t rw;
@@ -83,7 +94,53 @@ static int pthread_down_write_trylock(struct lab_rwsem *sem)
 	return pthread_rwlock_trywrlock(&((struct pthread_rwsem *)sem)->rw) == 0;
 }
 
-#define PTHREAD_CAPS (LAB_CAP_SLEEPS | LAB_CAP_EXCLUSION | LAB_CAP_READ_TRYLOCK | LAB_CAP_WRITE_TRYLOCK)
+/* Killable (@deadline_ns 0) or timed acquisition in slices; see the header. */
+static int pthread_lock_killable(struct lab_rwsem *sem, bool write, uint64_t deadline_ns)
+{
+	pthread_rwlock_t *rw = &((struct pthread_rwsem *)sem)->rw;
+
+	for (;;) {
+		uint64_t until = lab_clock_ns() + PTHREAD_KILL_SLICE_NS;
+		struct timespec ts;
+		int r;
+
+		if (deadline_ns && deadline_ns < until)
+			until = deadline_ns;
+		ts.tv_sec = (time_t)(until / 1000000000ull);
+		ts.tv_nsec = (long)(until % 1000000000ull);
+		r = write ? pthread_rwlock_clockwrlock(rw, CLOCK_MONOTONIC, &ts)
+			  : pthread_rwlock_clockrdlock(rw, CLOCK_MONOTONIC, &ts);
+		if (r != ETIMEDOUT)
+			return -r;
+		if (fatal_signal_pending())
+			return -EINTR;
+		if (deadline_ns && lab_clock_ns() >= deadline_ns)
+			return -ETIMEDOUT;
+	}
+}
+
+static int pthread_down_read_killable(struct lab_rwsem *sem)
+{
+	return pthread_lock_killable(sem, false, 0);
+}
+
+static int pthread_down_write_killable(struct lab_rwsem *sem)
+{
+	return pthread_lock_killable(sem, true, 0);
+}
+
+static int pthread_down_read_timed(struct lab_rwsem *sem, uint64_t deadline_ns)
+{
+	return pthread_lock_killable(sem, false, deadline_ns);	/* 0: no deadline (rwsem.h) */
+}
+
+static int pthread_down_write_timed(struct lab_rwsem *sem, uint64_t deadline_ns)
+{
+	return pthread_lock_killable(sem, true, deadline_ns);
+}
+
+#define PTHREAD_CAPS (LAB_CAP_SLEEPS | LAB_CAP_EXCLUSION | LAB_CAP_READ_TRYLOCK | LAB_CAP_WRITE_TRYLOCK | \
+		      LAB_CAP_KILLABLE)
 
 const struct lab_rwsem_ops lab_rwsem_pthread_ops = {
 	.name = "pthread",
@@ -100,6 +157,10 @@ const struct lab_rwsem_ops lab_rwsem_pthread_ops = {
 	.down_write = pthread_down_write,
 	.down_write_trylock = pthread_down_write_trylock,
 	.up_write = pthread_up,
+	.down_read_killable = pthread_down_read_killable,
+	.down_write_killable = pthread_down_write_killable,
+	.down_read_timed = pthread_down_read_timed,
+	.down_write_timed = pthread_down_write_timed,
 };
 
 const struct lab_rwsem_ops lab_rwsem_pthread_wp_ops = {
@@ -117,4 +178,8 @@ const struct lab_rwsem_ops lab_rwsem_pthread_wp_ops = {
 	.down_write = pthread_down_write,
 	.down_write_trylock = pthread_down_write_trylock,
 	.up_write = pthread_up,
+	.down_read_killable = pthread_down_read_killable,
+	.down_write_killable = pthread_down_write_killable,
+	.down_read_timed = pthread_down_read_timed,
+	.down_write_timed = pthread_down_write_timed,
 };

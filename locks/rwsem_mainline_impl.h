@@ -26,12 +26,15 @@
  */
 #pragma once
 
+#include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "atomic.h"
 #include "compiler.h"
+#include "debug.h"
 #include "events.h"
 #include "osq.h"
 #include "rwsem.h"
@@ -190,6 +193,27 @@ static inline struct rwsem_waiter *rwsem_list_waiter(struct rwsem_list *n)
 static inline struct rwsem_waiter *rwsem_first_waiter(struct rwsem_mainline *sem)
 {
 	return rwsem_list_waiter(READ_ONCE(sem->wait_list.next));
+}
+
+/* ---- wait_lock release: the invariants (debug.h) ---------------------- */
+
+#define RWSEM_ML_NAME (LAB_RWSEM_DHANDOFF ? "rwsem-dhandoff" : "rwsem")
+
+/*
+ * Release wait_lock, first checking what must hold whenever nobody holds
+ * it: HANDOFF and WAITERS only with waiters queued, WAITERS whenever there
+ * are, and no reader-count underflow (the count's sign bit is READFAIL,
+ * which a real reader count never reaches).
+ */
+static inline void rwsem_wait_unlock(struct rwsem_mainline *sem)
+{
+	long c = READ_ONCE(sem->count);
+	bool empty = rwsem_list_empty(&sem->wait_list);
+
+	LAB_RWSEM_CHECK((c & RWSEM_FLAG_HANDOFF) && empty, RWSEM_ML_NAME, "HANDOFF with no waiter", c);
+	LAB_RWSEM_CHECK(!(c & RWSEM_FLAG_WAITERS) != empty, RWSEM_ML_NAME, "WAITERS != queue not empty", c);
+	LAB_RWSEM_CHECK(c < 0, RWSEM_ML_NAME, "count underflow", c);
+	raw_spin_unlock(&sem->wait_lock);
 }
 
 /* ---- owner word -------------------------------------------------------- */
@@ -384,9 +408,9 @@ static void rwsem_cond_wake_waiter(struct rwsem_mainline *sem, long count,
 /*
  * Unlink @waiter; if the queue is now empty, clear WAITERS and HANDOFF
  * (the handoff belonged to a waiter that is gone). Returns true if waiters
- * remain. Needs wait_lock. (rwsem_del_wake_waiter(), which adds a wakeup of
- * the new head, exists in the kernel only for the killable/interruptible
- * out_nolock paths, which rwlab does not have.)
+ * remain. Needs wait_lock. (d257cc8cb8d5 "Make handoff bit handling more
+ * consistent", v5.16: one helper for every path, bits cleared with andnot,
+ * never subtracted, so a stale waiter state cannot clear them twice.)
  */
 static inline bool rwsem_del_waiter(struct rwsem_mainline *sem, struct rwsem_waiter *waiter)
 {
@@ -434,6 +458,25 @@ static bool rwsem_handoff_to_writer(struct rwsem_mainline *sem, struct wake_q_he
 }
 #endif
 
+/*
+ * The out_nolock paths of the killable waits: unlink @waiter and, if it was
+ * the head and others remain, wake the new head, which inherits a HANDOFF
+ * bit and may be able to take or spin on the lock (1ee326196c66 "Always try
+ * to wake waiters in out_nolock path", v5.18). Needs wait_lock; releases it.
+ */
+static void rwsem_del_wake_waiter(struct rwsem_mainline *sem, struct rwsem_waiter *waiter,
+				  struct wake_q_head *wake_q)
+{
+	bool first = rwsem_first_waiter(sem) == waiter;
+
+	wake_q_init(wake_q);
+	if (rwsem_del_waiter(sem, waiter) && first)
+		rwsem_mark_wake(sem, RWSEM_WAKE_ANY, wake_q);
+	rwsem_wait_unlock(sem);
+	if (!wake_q_empty(wake_q))
+		wake_up_q(wake_q);
+}
+
 static __lab_noinline void rwsem_wake(struct rwsem_mainline *sem)
 {
 	struct wake_q_head wake_q;
@@ -446,7 +489,7 @@ static __lab_noinline void rwsem_wake(struct rwsem_mainline *sem)
 	if (!rwsem_list_empty(&sem->wait_list))
 #endif
 		rwsem_mark_wake(sem, RWSEM_WAKE_ANY, &wake_q);
-	raw_spin_unlock(&sem->wait_lock);
+	rwsem_wait_unlock(sem);
 	wake_up_q(&wake_q);
 }
 
@@ -458,7 +501,7 @@ static __lab_noinline void rwsem_downgrade_wake(struct rwsem_mainline *sem)
 	raw_spin_lock(&sem->wait_lock);
 	if (!rwsem_list_empty(&sem->wait_list))
 		rwsem_mark_wake(sem, RWSEM_WAKE_READ_OWNED, &wake_q);
-	raw_spin_unlock(&sem->wait_lock);
+	rwsem_wait_unlock(sem);
 	wake_up_q(&wake_q);
 }
 
@@ -621,8 +664,12 @@ done:
  *   (rcnt > 1), so that a stream of readers cannot starve a queued writer.
  * - Otherwise queue (FIFO), trade the bias for WAITERS if first, wake the
  *   head if the lock is free, and sleep until a waker sets waiter.task NULL.
+ * - @state TASK_KILLABLE: a fatal signal (or deadline, wait.h) seen after a
+ *   wakeup, with the waiter still queued under wait_lock, leaves through
+ *   out_nolock: rwsem_del_wake_waiter(), -EINTR. Returns 0 with the lock.
  */
-static __lab_noinline __lab_cold void rwsem_down_read_slowpath(struct rwsem_mainline *sem, long count)
+static __lab_noinline __lab_cold int rwsem_down_read_slowpath(struct rwsem_mainline *sem, long count,
+							       uint32_t state)
 {
 	long adjustment = -RWSEM_READER_BIAS;
 	long rcnt = count >> RWSEM_READER_SHIFT;
@@ -643,10 +690,10 @@ static __lab_noinline __lab_cold void rwsem_down_read_slowpath(struct rwsem_main
 			raw_spin_lock(&sem->wait_lock);
 			if (!rwsem_list_empty(&sem->wait_list))
 				rwsem_mark_wake(sem, RWSEM_WAKE_READ_OWNED, &wake_q);
-			raw_spin_unlock(&sem->wait_lock);
+			rwsem_wait_unlock(sem);
 			wake_up_q(&wake_q);
 		}
-		return;
+		return 0;
 	}
 
 queue:
@@ -665,10 +712,10 @@ queue:
 		 * on x86 and, unlike a lone fence, ThreadSanitizer sees it).
 		 */
 		if (!(smp_load_acquire(&sem->count) & RWSEM_WRITER_MASK)) {
-			raw_spin_unlock(&sem->wait_lock);
+			rwsem_wait_unlock(sem);
 			rwsem_set_reader_owned(sem);
 			lockevent_inc(rwsem_rlock_fast);
-			return;
+			return 0;
 		}
 		adjustment += RWSEM_FLAG_WAITERS;
 	}
@@ -677,19 +724,34 @@ queue:
 	/* Fully ordered: we are queued before anyone sees our bias gone. */
 	count = atomic_add_return(&sem->count, adjustment);
 	rwsem_cond_wake_waiter(sem, count, &wake_q);
-	raw_spin_unlock(&sem->wait_lock);
+	rwsem_wait_unlock(sem);
 	if (!wake_q_empty(&wake_q))
 		wake_up_q(&wake_q);
 
 	for (;;) {
-		set_current_state(TASK_UNINTERRUPTIBLE);
+		set_current_state(state);
 		/* Acquire: pairs with rwsem_mark_wake()'s release of waiter->task. */
 		if (!smp_load_acquire(&waiter.task))
 			break;
+		if (signal_pending_state(state)) {
+			raw_spin_lock(&sem->wait_lock);
+			if (READ_ONCE(waiter.task))
+				goto out_nolock;
+			/* Granted meanwhile: wait_lock orders us after rwsem_mark_wake(). */
+			rwsem_wait_unlock(sem);
+			break;
+		}
 		rwsem_schedule(false);
 	}
 	__set_current_state(TASK_RUNNING);
 	lockevent_inc(rwsem_rlock);
+	return 0;
+
+out_nolock:
+	rwsem_del_wake_waiter(sem, &waiter, &wake_q);
+	__set_current_state(TASK_RUNNING);
+	lockevent_inc(rwsem_rlock_fail);
+	return -EINTR;
 }
 
 /*
@@ -763,7 +825,7 @@ static bool rwsem_try_write_lock(struct rwsem_mainline *sem, struct rwsem_waiter
  *   the lock (owner and count set, unlinked, waiter.task = NULL) and wakes
  *   it; it sees the grant after the spin, or in rwsem_try_write_lock().
  */
-static __lab_noinline __lab_cold void rwsem_down_write_slowpath(struct rwsem_mainline *sem)
+static __lab_noinline __lab_cold int rwsem_down_write_slowpath(struct rwsem_mainline *sem, uint32_t state)
 {
 	struct rwsem_waiter waiter;
 	struct wake_q_head wake_q;
@@ -771,7 +833,7 @@ static __lab_noinline __lab_cold void rwsem_down_write_slowpath(struct rwsem_mai
 	if (sem->wspin) {
 		lab_spin_budget_start(sem->spin_budget_ns);
 		if (rwsem_can_spin_on_owner(sem) && rwsem_optimistic_spin(sem))
-			return;
+			return 0;
 	}
 
 	wake_q_init(&wake_q);
@@ -786,7 +848,7 @@ static __lab_noinline __lab_cold void rwsem_down_write_slowpath(struct rwsem_mai
 		rwsem_cond_wake_waiter(sem, READ_ONCE(sem->count), &wake_q);
 		if (!wake_q_empty(&wake_q)) {
 			/* Do not wake a crowd of readers with wait_lock held. */
-			raw_spin_unlock(&sem->wait_lock);
+			rwsem_wait_unlock(sem);
 			wake_up_q(&wake_q);
 			raw_spin_lock(&sem->wait_lock);
 		}
@@ -794,11 +856,13 @@ static __lab_noinline __lab_cold void rwsem_down_write_slowpath(struct rwsem_mai
 		atomic_or(&sem->count, RWSEM_FLAG_WAITERS);
 	}
 
-	set_current_state(TASK_UNINTERRUPTIBLE);
+	set_current_state(state);
 	for (;;) {
 		if (rwsem_try_write_lock(sem, &waiter))
 			break;
-		raw_spin_unlock(&sem->wait_lock);
+		rwsem_wait_unlock(sem);
+		if (signal_pending_state(state))
+			goto out_nolock;
 
 #if !LAB_RWSEM_DHANDOFF
 		/*
@@ -810,17 +874,17 @@ static __lab_noinline __lab_cold void rwsem_down_write_slowpath(struct rwsem_mai
 		 * shows OWNER_NULL for as long as it is off the CPU).
 		 */
 		if (sem->wspin && READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_REQUESTED) {
-			enum owner_state state;
+			enum owner_state owner_state;
 
 			lab_spin_budget_start(sem->spin_budget_ns);
 			do {
-				state = rwsem_spin_on_owner(sem);
-				if (state != OWNER_NULL)
+				owner_state = rwsem_spin_on_owner(sem);
+				if (owner_state != OWNER_NULL)
 					break;
 				raw_spin_lock(&sem->wait_lock);
 				if (rwsem_try_write_lock(sem, &waiter))
 					goto locked;
-				raw_spin_unlock(&sem->wait_lock);
+				rwsem_wait_unlock(sem);
 			} while (rwsem_spin_budget_left());
 		}
 #else
@@ -840,18 +904,33 @@ static __lab_noinline __lab_cold void rwsem_down_write_slowpath(struct rwsem_mai
 		}
 #endif
 		rwsem_schedule(true);
-		set_current_state(TASK_UNINTERRUPTIBLE);
+		set_current_state(state);
 		raw_spin_lock(&sem->wait_lock);
 	}
 #if !LAB_RWSEM_DHANDOFF
 locked:
 #endif
-	raw_spin_unlock(&sem->wait_lock);
+	rwsem_wait_unlock(sem);
 #if LAB_RWSEM_DHANDOFF
 granted:
 #endif
 	__set_current_state(TASK_RUNNING);
 	lockevent_inc(rwsem_wlock);
+	return 0;
+
+out_nolock:
+	__set_current_state(TASK_RUNNING);
+	raw_spin_lock(&sem->wait_lock);
+#if LAB_RWSEM_DHANDOFF
+	/* v7: granted while we were leaving: keep the lock. */
+	if (rwsem_granted(&waiter)) {
+		rwsem_wait_unlock(sem);
+		goto granted;
+	}
+#endif
+	rwsem_del_wake_waiter(sem, &waiter, &wake_q);
+	lockevent_inc(rwsem_wlock_fail);
+	return -EINTR;
 }
 
 /* ---- the verbs ----------------------------------------------------------- */
@@ -873,9 +952,9 @@ static int rwsem_ml_init(struct lab_rwsem *s, const struct lab_rwsem_conf *conf)
 	return 0;
 }
 
-static void rwsem_ml_down_read(struct lab_rwsem *s)
+/* __down_read_common(): the fast path, then the slow path in @state. */
+static inline int rwsem_ml_down_read_common(struct rwsem_mainline *sem, uint32_t state)
 {
-	struct rwsem_mainline *sem = rwsem_ml(s);
 	/* Acquire: pairs with the release in up_write/up_read. */
 	long count = atomic_add_return_acquire(&sem->count, RWSEM_READER_BIAS);
 
@@ -883,9 +962,19 @@ static void rwsem_ml_down_read(struct lab_rwsem *s)
 		rwsem_set_nonspinnable(sem);
 	if (lab_likely(!(count & RWSEM_READ_FAILED_MASK))) {
 		rwsem_set_reader_owned(sem);
-		return;
+		return 0;
 	}
-	rwsem_down_read_slowpath(sem, count);
+	return rwsem_down_read_slowpath(sem, count, state);
+}
+
+static void rwsem_ml_down_read(struct lab_rwsem *s)
+{
+	rwsem_ml_down_read_common(rwsem_ml(s), TASK_UNINTERRUPTIBLE);
+}
+
+static int rwsem_ml_down_read_killable(struct lab_rwsem *s)
+{
+	return rwsem_ml_down_read_common(rwsem_ml(s), TASK_KILLABLE);
 }
 
 static int rwsem_ml_down_read_trylock(struct lab_rwsem *s)
@@ -906,8 +995,13 @@ static int rwsem_ml_down_read_trylock(struct lab_rwsem *s)
 static void rwsem_ml_up_read(struct lab_rwsem *s)
 {
 	struct rwsem_mainline *sem = rwsem_ml(s);
+	long tmp;
+
+	DEBUG_RWSEMS_WARN_ON(!(READ_ONCE(sem->owner) & RWSEM_READER_OWNED), RWSEM_ML_NAME,
+			     "up_read of a lock not reader-owned", READ_ONCE(sem->count));
 	/* Release: our critical section before the next owner's acquire. */
-	long tmp = atomic_add_return_release(&sem->count, -RWSEM_READER_BIAS);
+	tmp = atomic_add_return_release(&sem->count, -RWSEM_READER_BIAS);
+	DEBUG_RWSEMS_WARN_ON(tmp < 0, RWSEM_ML_NAME, "up_read count underflow", tmp);
 
 	/* Last one out, with waiters: wake the head. */
 	if (lab_unlikely((tmp & (RWSEM_LOCK_MASK | RWSEM_FLAG_WAITERS)) == RWSEM_FLAG_WAITERS)) {
@@ -916,17 +1010,60 @@ static void rwsem_ml_up_read(struct lab_rwsem *s)
 	}
 }
 
-static void rwsem_ml_down_write(struct lab_rwsem *s)
+/* __down_write_common(): the fast path, then the slow path in @state. */
+static inline int rwsem_ml_down_write_common(struct rwsem_mainline *sem, uint32_t state)
 {
-	struct rwsem_mainline *sem = rwsem_ml(s);
 	long tmp = 0;
 
 	/* Acquire: pairs with the release in up_write/up_read. */
 	if (lab_likely(atomic_try_cmpxchg_acquire(&sem->count, &tmp, RWSEM_WRITER_LOCKED))) {
 		rwsem_set_owner(sem, lab_current());
-		return;
+		return 0;
 	}
-	rwsem_down_write_slowpath(sem);
+	return rwsem_down_write_slowpath(sem, state);
+}
+
+static void rwsem_ml_down_write(struct lab_rwsem *s)
+{
+	rwsem_ml_down_write_common(rwsem_ml(s), TASK_UNINTERRUPTIBLE);
+}
+
+static int rwsem_ml_down_write_killable(struct lab_rwsem *s)
+{
+	return rwsem_ml_down_write_common(rwsem_ml(s), TASK_KILLABLE);
+}
+
+/* Timed waits (rwsem.h): the deadline acts as a fatal signal at the deadline. */
+static int rwsem_ml_down_read_timed(struct lab_rwsem *s, uint64_t deadline_ns)
+{
+	int r;
+
+	lab_wait_deadline_set(deadline_ns);
+	r = rwsem_ml_down_read_common(rwsem_ml(s), TASK_KILLABLE);
+	lab_wait_deadline_set(0);
+	return r ? lab_wait_interrupted_errno() : 0;
+}
+
+static int rwsem_ml_down_write_timed(struct lab_rwsem *s, uint64_t deadline_ns)
+{
+	int r;
+
+	lab_wait_deadline_set(deadline_ns);
+	r = rwsem_ml_down_write_common(rwsem_ml(s), TASK_KILLABLE);
+	lab_wait_deadline_set(0);
+	return r ? lab_wait_interrupted_errno() : 0;
+}
+
+static int rwsem_ml_check_unlocked(struct lab_rwsem *s, char *msg, size_t len)
+{
+	struct rwsem_mainline *sem = rwsem_ml(s);
+	long c = READ_ONCE(sem->count);
+
+	if (c == 0 && rwsem_list_empty(&sem->wait_list))
+		return 0;
+	snprintf(msg, len, "count %#lx, wait list %s (unlocked: 0, empty)", (unsigned long)c,
+		 rwsem_list_empty(&sem->wait_list) ? "empty" : "not empty");
+	return -1;
 }
 
 static int rwsem_ml_down_write_trylock(struct lab_rwsem *s)
@@ -946,9 +1083,12 @@ static void rwsem_ml_up_write(struct lab_rwsem *s)
 	struct rwsem_mainline *sem = rwsem_ml(s);
 	long tmp;
 
+	DEBUG_RWSEMS_WARN_ON(rwsem_owner_task(READ_ONCE(sem->owner)) != lab_current(), RWSEM_ML_NAME,
+			     "up_write by a task that is not the owner", READ_ONCE(sem->count));
 	rwsem_clear_owner(sem);
 	/* Release: our critical section before the next owner's acquire. */
 	tmp = atomic_fetch_add_release(&sem->count, -RWSEM_WRITER_LOCKED);
+	DEBUG_RWSEMS_WARN_ON(!(tmp & RWSEM_WRITER_LOCKED), RWSEM_ML_NAME, "up_write of a lock not write-held", tmp);
 	if (lab_unlikely(tmp & RWSEM_FLAG_WAITERS))
 		rwsem_wake(sem);
 }
@@ -966,6 +1106,6 @@ static void rwsem_ml_downgrade_write(struct lab_rwsem *s)
 }
 
 #define RWSEM_ML_CAPS (LAB_CAP_SLEEPS | LAB_CAP_SPINS | LAB_CAP_EXCLUSION | LAB_CAP_READ_TRYLOCK | \
-		       LAB_CAP_WRITE_TRYLOCK | LAB_CAP_DOWNGRADE | LAB_CAP_EVENTS)
+		       LAB_CAP_WRITE_TRYLOCK | LAB_CAP_DOWNGRADE | LAB_CAP_EVENTS | LAB_CAP_KILLABLE)
 
 #endif /* LAB_RWSEM_DHANDOFF */
