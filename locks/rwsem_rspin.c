@@ -1141,6 +1141,15 @@ void lab_rspin_peek(struct lab_rwsem *s, struct lab_rspin_peek *out)
 	rwsem_wait_unlock(sem);
 }
 
+void lab_rspin_test_set_flags(struct lab_rwsem *s, long bits)
+{
+	struct rspin_rwsem *sem = to_rspin(s);
+
+	raw_spin_lock(&sem->wait_lock);
+	atomic_or(&sem->count, bits);
+	raw_spin_unlock(&sem->wait_lock);
+}
+
 const struct lab_rwsem_ops lab_rwsem_rspin_ops = {
 	.name = "rwsem-rspin",
 	.summary = "Linux v5.3 rwsem: reader+writer optimistic spinning, 4 ms handoff, wakes up to 256 queued readers",
