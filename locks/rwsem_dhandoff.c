@@ -36,7 +36,7 @@
  *   v7 dropped v5's rwsem_handoff_* events patch).
  *
  * What v4 (v5, v6) did differently - materially, but not modelled here
- * (no knob yet; see results/kernel/README-kernel-b.md):
+ * (no knob: see results/kernel/README-kernel-b.md for why):
  * - it granted readers too (rwsem_handoff(): READER_BIAS - HANDOFF, then
  *   mark_wake(READ_OWNED)), with a GRANTED handoff state instead of
  *   task = NULL, and the granted writer stayed queued until it unlinked
@@ -45,6 +45,11 @@
  *   transient bias was the only one left with HANDOFF set handed over there;
  * - a killed head passed REQUESTED on to the next waiter;
  * - no NONSPINNABLE on a reader's handoff request.
+ * Read against the v6.3 base, v4 also looks open to a hang v7 cannot have:
+ * a granted writer stays queued, and a timed-out non-first writer's
+ * rwsem_try_write_lock() may set HANDOFF and mark the head REQUESTED over
+ * GRANTED before the head has run; the head then no longer sees its grant
+ * and sleeps holding the lock. (From the patch text; not run.)
  * The earlier rwlab port mixed the two: it granted from
  * rwsem_cond_wake_waiter() (v4's secondary handoff, in another place), never
  * spun after requesting the handoff (both versions did), and had no
