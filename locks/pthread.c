@@ -16,12 +16,15 @@
  *   wait while a writer waits;
  * - no downgrade (POSIX has none): downgrade_write is NULL;
  * - killable and timed waits (rwsem.h) map onto
- *   pthread_rwlock_clock{rd,wr}lock(CLOCK_MONOTONIC) (glibc 2.30+), waiting
- *   in slices of at most PTHREAD_KILL_SLICE_NS: between slices the fatal
- *   flag (wait.h) is checked, so a fatal signal ends the wait within one
- *   slice; the caller's deadline ends the last slice exactly. glibc itself
- *   has no cancellation path to model: a timed-out waiter just leaves its
- *   futex.
+ *   pthread_rwlock_timed{rd,wr}lock, waiting in slices of at most
+ *   PTHREAD_KILL_SLICE_NS: between slices the fatal flag (wait.h) is
+ *   checked, so a fatal signal ends the wait within one slice; the caller's
+ *   CLOCK_MONOTONIC deadline ends the last slice (each slice's end is
+ *   converted to the CLOCK_REALTIME abstime these calls take; a clock step
+ *   can stretch or shorten one slice, never the deadline check). Not the
+ *   clock{rd,wr}lock variants: ThreadSanitizer does not intercept them and
+ *   would report false races. glibc itself has no cancellation path to
+ *   model: a timed-out waiter just leaves its futex.
  *
  * Both go through the ops table like every other variant, so that the
  * comparison with the kernel ports is fair (LITL's pthread interposition).
@@ -100,16 +103,17 @@ static int pthread_lock_killable(struct lab_rwsem *sem, bool write, uint64_t dea
 	pthread_rwlock_t *rw = &((struct pthread_rwsem *)sem)->rw;
 
 	for (;;) {
-		uint64_t until = lab_clock_ns() + PTHREAD_KILL_SLICE_NS;
+		uint64_t now = lab_clock_ns(), slice = PTHREAD_KILL_SLICE_NS, abs_rt;
 		struct timespec ts;
 		int r;
 
-		if (deadline_ns && deadline_ns < until)
-			until = deadline_ns;
-		ts.tv_sec = (time_t)(until / 1000000000ull);
-		ts.tv_nsec = (long)(until % 1000000000ull);
-		r = write ? pthread_rwlock_clockwrlock(rw, CLOCK_MONOTONIC, &ts)
-			  : pthread_rwlock_clockrdlock(rw, CLOCK_MONOTONIC, &ts);
+		if (deadline_ns && deadline_ns < now + slice)
+			slice = deadline_ns > now ? deadline_ns - now : 0;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		abs_rt = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + slice;
+		ts.tv_sec = (time_t)(abs_rt / 1000000000ull);
+		ts.tv_nsec = (long)(abs_rt % 1000000000ull);
+		r = write ? pthread_rwlock_timedwrlock(rw, &ts) : pthread_rwlock_timedrdlock(rw, &ts);
 		if (r != ETIMEDOUT)
 			return -r;
 		if (fatal_signal_pending())
