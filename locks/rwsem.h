@@ -5,7 +5,8 @@
  * The verbs are the kernel's (include/linux/rwsem.h, v4.20..v6.18):
  *
  *   down_read, down_read_trylock, up_read,
- *   down_write, down_write_trylock, up_write, downgrade_write
+ *   down_write, down_write_trylock, up_write, downgrade_write,
+ *   down_read_killable, down_write_killable (+ rwlab's timed variants)
  *
  * Each variant lives in one file locks/<name>.c and exports one
  * `const struct lab_rwsem_ops`. The state is opaque (struct lab_rwsem is never
