@@ -827,7 +827,7 @@ static void xadd_downgrade_write(struct lab_rwsem *s)
 		rwsem_downgrade_wake(sem);
 }
 
-/* v4.20 down_read_killable(): __down_read_killable (asm-generic) + the killable slow path. */
+/* v4.20 down_read_killable(): __down_read_killable (x86 and asm-generic test alike) + the killable slow path. */
 static int xadd_down_read_killable(struct lab_rwsem *s)
 {
 	struct xadd_rwsem *sem = to_xadd(s);
@@ -839,13 +839,17 @@ static int xadd_down_read_killable(struct lab_rwsem *s)
 	return 0;
 }
 
-/* v4.20 down_write_killable(): __down_write_killable (asm-generic) + the killable slow path. */
+/*
+ * v4.20 down_write_killable(): __down_write_killable + the killable slow
+ * path; the fast path's test follows the fastpath knob as xadd_down_write's.
+ */
 static int xadd_down_write_killable(struct lab_rwsem *s)
 {
 	struct xadd_rwsem *sem = to_xadd(s);
+	long old = atomic_fetch_add_acquire(&sem->count, RWSEM_ACTIVE_WRITE_BIAS);
 
-	if (lab_unlikely(atomic_add_return_acquire(&sem->count, RWSEM_ACTIVE_WRITE_BIAS) !=
-			 RWSEM_ACTIVE_WRITE_BIAS) &&
+	/* x86: nobody was active (queued waiters allowed). generic: free and unqueued. */
+	if (lab_unlikely(sem->x86 ? (old & RWSEM_ACTIVE_MASK) != 0 : old != RWSEM_UNLOCKED_VALUE) &&
 	    rwsem_down_write_failed_killable(sem))
 		return -EINTR;
 	rwsem_set_owner(sem);
