@@ -113,6 +113,7 @@
  *   rwsem_rlock         read locks acquired after queueing (slept or not)
  *   rwsem_rtrylock / rwsem_wtrylock  trylock calls (v5.2 only; removed in v5.3)
  *   rwsem_wlock         write locks taken from the wait list
+ *   rwsem_rlock_fail / rwsem_wlock_fail  killable waits that gave up (out_nolock)
  *   spin_ns, osq_abort  rwlab's (spin time; counted by locks/osq.c)
  * rwsem_opt_nospin does not exist before v5.3 and never fires here. With
  * wspin=0 the spin code is not entered at all, so no opt_* event counts.
@@ -472,6 +473,7 @@ out_nolock:
 		atomic_add(&sem->count, -RWSEM_WAITING_BIAS);
 	rwsem_wait_unlock(sem);
 	__set_current_state(TASK_RUNNING);
+	lockevent_inc(rwsem_rlock_fail);
 	return -EINTR;
 }
 
@@ -670,6 +672,7 @@ out_nolock:
 		__rwsem_mark_wake(sem, RWSEM_WAKE_ANY, &wake_q);
 	rwsem_wait_unlock(sem);
 	wake_up_q(&wake_q);
+	lockevent_inc(rwsem_wlock_fail);
 	return -EINTR;
 }
 

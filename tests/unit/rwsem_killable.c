@@ -9,9 +9,12 @@
  *   (not before, and not much after), a killed one with -EINTR, and in both
  *   cases the lock is back at its unlocked value afterwards (check_unlocked)
  *   and still works;
- * - a waiter that is granted the lock before its signal is seen keeps it.
+ * - a waiter that is granted the lock before its signal is seen keeps it;
+ * - the kernel ports count a killed wait as rwsem_rlock_fail or
+ *   rwsem_wlock_fail (v5.2+ out_nolock), and nothing as acquired.
  */
 #include "common.h"
+#include "events.h"
 
 #define WAKE_MS 5000
 
@@ -81,6 +84,7 @@ struct waiter {
 	struct lab_task *task;
 	int ret, done;
 	uint64_t t_end;
+	struct lab_events ev;	/* the waiter's own events, up to its return */
 };
 
 static void *waiter_main(void *arg)
@@ -88,12 +92,14 @@ static void *waiter_main(void *arg)
 	struct waiter *w = arg;
 	int r;
 
+	lab_events_reset();
 	__atomic_store_n(&w->task, lab_current(), __ATOMIC_RELEASE);
 	if (w->deadline)
 		r = w->write ? lab_down_write_timed(w->lock, w->deadline) : lab_down_read_timed(w->lock, w->deadline);
 	else
 		r = w->write ? lab_down_write_killable(w->lock) : lab_down_read_killable(w->lock);
 	w->t_end = lab_clock_ns();
+	lab_events_snapshot(&w->ev);
 	lab_clear_fatal_signal();
 	if (r == 0) {
 		if (w->write)
@@ -158,6 +164,15 @@ ParameterizedTest(struct lab_test_variant *v, rwsem_killable, killed_waiter_leav
 		cr_expect_eq(w.ret, -EINTR, "%s: killed %s waiter returned %d", v->name, write ? "write" : "read",
 			     w.ret);
 		pthread_join(w.tid, NULL);
+		if (LAB_EVENT_COUNTS && !strncmp(v->name, "rwsem", 5)) {
+			uint64_t fail = w.ev.count[write ? LAB_EV_rwsem_wlock_fail : LAB_EV_rwsem_rlock_fail];
+			uint64_t got = w.ev.count[write ? LAB_EV_rwsem_wlock : LAB_EV_rwsem_rlock];
+
+			cr_expect_eq(fail, 1, "%s: killed %s wait counted %llu fail events", v->name,
+				     write ? "write" : "read", (unsigned long long)fail);
+			cr_expect_eq(got, 0, "%s: killed %s wait counted as acquired", v->name,
+				     write ? "write" : "read");
+		}
 		lab_up_write(&l);
 		expect_unlocked(&l, v->name);
 		lab_lock_destroy(&l);
