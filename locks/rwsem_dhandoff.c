@@ -55,9 +55,12 @@
  * spun after requesting the handoff (both versions did), and had no
  * NONSPINNABLE on a reader's request.
  *
- * What user space cannot model: as for rwsem (preemption anywhere, on_cpu
- * only off while in a futex, need_resched() as a spin budget, 4 ms coarse
- * jiffies, no RT tasks); see rwsem_mainline.c.
+ * What user space cannot model: as for rwsem (preemption anywhere,
+ * owner_on_cpu() from the futex-sleep flag and the owner's thread CPU clock,
+ * need_resched() as "this spinner was preempted since its spin began" (a
+ * fixed budget only with spin_budget_us > 0, for ablation), 4 ms coarse
+ * jiffies, no RT tasks, fatal signals as a per-task flag); see
+ * rwsem_mainline.c.
  *
  * count (long, 64 bits), as mainline:
  *

@@ -55,8 +55,9 @@
  *   4 ms on this host); waiter timeouts are compared with it as the kernel
  *   compares jiffies, so the 4 ms RWSEM_WAIT_TIMEOUT means 4-8 ms. The
  *   reader-owned spin deadline uses lab_clock_ns() as sched_clock().
- * - no RT tasks (rt_task() is always false), no signals (no killable verbs:
- *   rwsem_rlock_fail and rwsem_wlock_fail can never fire), no
+ * - no RT tasks (rt_task() is always false), no signals: a fatal signal is
+ *   a per-task flag that another thread sets (wait.h lab_send_fatal_signal;
+ *   the killable verbs check it where v5.3 checks signal_pending_state), no
  *   RWSEM_OWNER_UNKNOWN anonymous owners, no preempt_disable/rcu_read_lock
  *   (the task structures never go away: lab_task is a static array).
  *
