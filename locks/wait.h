@@ -40,7 +40,7 @@
 struct lab_task {
 	int id;			/* dense id in [0, LAB_MAX_TASKS), reused after thread exit */
 	int on_cpu;		/* 1 while running; 0 while sleeping in lab_futex_wait() */
-	uint32_t state;		/* TASK_RUNNING or TASK_UNINTERRUPTIBLE; the futex schedule() sleeps on */
+	uint32_t state;		/* TASK_RUNNING, TASK_UNINTERRUPTIBLE or TASK_KILLABLE; the futex schedule() sleeps on */
 	unsigned resched_poll;	/* need_resched(): polls since lab_spin_start() (sampled every N) */
 	uint64_t spin_deadline;	/* need_resched(): end of the current spin budget (ns); 0: no budget */
 	long spin_nivcsw;	/* need_resched() without a budget: involuntary switches at spin start */
