@@ -200,9 +200,12 @@ static void race_verify(const char *spec, struct race *r)
 	for (int i = 0; i < NCPUS; i++)
 		promotes += r->cpu_events[i].count[LAB_EV_hpref_promote];
 	if (LAB_EVENT_COUNTS) {
-		if (ops->flags & LAB_LAZY_IPI)
+		/* hpref:reserved=7 holds every lazy mm by a promoted reference: no slot to shoot. */
+		if ((ops->flags & LAB_LAZY_IPI) && !promoted)
 			LAZY_CHECK(r->owner_events.count[LAB_EV_lazy_tlb_shoot] > 0, "%s: no CPU was ever shot down",
 				   spec);
+		if (promoted)
+			LAZY_CHECK(r->owner_events.count[LAB_EV_lazy_tlb_shoot] == 0, "%s: shot a promoted CPU", spec);
 		if (promoted)
 			LAZY_CHECK(promotes > 0, "hpref:reserved=7 never promoted");
 		else

@@ -26,6 +26,8 @@ struct torture_shared {
 
 struct torture_thread {
 	struct torture_shared *sh;
+	struct lab_task *task;		/* published at start, for the killer */
+	uint64_t eintr, etimedout;	/* cancelled acquisitions (kill mode) */
 	int nrole;			/* threads sharing this one's role */
 	/* Written only by the owner (WRITE_ONCE), read by the stat snapshots. */
 	struct lab_torture_thread st;
@@ -133,6 +135,40 @@ static void stutter_wait(struct torture_shared *sh)
 		lab_futex_wait(&sh->paused, p, -1);
 }
 
+/*
+ * Kill mode: a blocking acquisition through the killable verb (3 in 4) or
+ * the timed one with a deadline 0..1 ms away (1 in 4). Returns true with the
+ * lock held; false when the wait was cancelled (counted). The thread handles
+ * its "signal" afterwards either way: the flag is cleared.
+ */
+static bool killable_acquire(struct torture_thread *t, bool write)
+{
+	const struct lab_lock *l = &t->sh->lock;
+	uint64_t r = xorshift(&t->rng);
+	int ret;
+
+	if ((r & 3) == 0) {
+		uint64_t deadline = lab_clock_ns() + (r >> 8) % 1000000;
+
+		ret = write ? lab_down_write_timed(l, deadline) : lab_down_read_timed(l, deadline);
+	} else {
+		ret = write ? lab_down_write_killable(l) : lab_down_read_killable(l);
+	}
+	lab_clear_fatal_signal();
+	if (ret == -EINTR)
+		WRITE_ONCE(t->eintr, t->eintr + 1);
+	else if (ret == -ETIMEDOUT)
+		WRITE_ONCE(t->etimedout, t->etimedout + 1);
+	else if (ret)
+		bump(t, st.fail);	/* no other error exists */
+	return ret == 0;
+}
+
+static bool kill_mode(const struct torture_shared *sh)
+{
+	return sh->o->kill && (sh->lock.ops->caps & LAB_CAP_KILLABLE);
+}
+
 static void writer_iteration(struct torture_thread *t)
 {
 	struct torture_shared *sh = t->sh;
@@ -150,7 +186,12 @@ static void writer_iteration(struct torture_thread *t)
 	} else {
 		uint64_t t0 = lab_clock_ns(), dt;
 
-		lab_down_write(&sh->lock);
+		if (kill_mode(sh)) {
+			if (!killable_acquire(t, true))
+				return;
+		} else {
+			lab_down_write(&sh->lock);
+		}
 		dt = lab_clock_ns() - t0;
 		if (dt > t->st.acq_max_ns)
 			WRITE_ONCE(t->st.acq_max_ns, dt);
@@ -191,6 +232,9 @@ static void reader_iteration(struct torture_thread *t)
 			t->trylock_fail++;
 			return;
 		}
+	} else if (kill_mode(sh)) {
+		if (!killable_acquire(t, false))
+			return;
 	} else {
 		lab_down_read(&sh->lock);
 	}
@@ -204,7 +248,8 @@ static void *torture_main(void *arg)
 	struct torture_thread *t = arg;
 	struct torture_shared *sh = t->sh;
 
-	lab_current();
+	/* Release: the killer reads the task pointer with an acquire. */
+	smp_store_release(&t->task, lab_current());
 	while (!smp_load_acquire(&sh->go))
 		lab_futex_wait(&sh->go, 0, -1);
 	while (!READ_ONCE(sh->stop)) {
@@ -273,8 +318,21 @@ static void supervise(struct torture_shared *sh, struct torture_thread *th, int 
 	uint64_t now = lab_clock_ns(), end = now + o->duration_ns;
 	uint64_t next_stat = o->stat_interval_ns && o->stat ? now + o->stat_interval_ns : UINT64_MAX;
 	uint64_t next_flip = o->stutter_ns ? now + o->stutter_ns : UINT64_MAX;
+	bool killing = kill_mode(sh);
+	uint64_t next_kill = killing ? now : UINT64_MAX;
+	uint64_t krng = (o->seed ? o->seed : 0x2545f4914f6cdd1dull) | 1;
 
 	while ((now = lab_clock_ns()) < end) {
+		if (now >= next_kill) {
+			struct lab_task *victim = smp_load_acquire(&th[xorshift(&krng) % (uint64_t)n].task);
+
+			if (victim) {
+				lab_send_fatal_signal(victim);
+				res->kills_sent++;
+			}
+			next_kill = now + 20000 + xorshift(&krng) % 480000;
+			continue;
+		}
 		if (now >= next_flip) {
 			if (READ_ONCE(sh->paused)) {
 				smp_store_release(&sh->paused, 0);
@@ -292,13 +350,14 @@ static void supervise(struct torture_shared *sh, struct torture_thread *th, int 
 			next_stat += o->stat_interval_ns;
 			continue;
 		}
-		lab_sleep_ns(min3(end, next_flip, next_stat) - now);
+		lab_sleep_ns(min3(end, next_flip < next_kill ? next_flip : next_kill, next_stat) - now);
 	}
 }
 
 int lab_torture_run(const struct lab_torture_opts *o, struct lab_torture_result *res)
 {
-	int n = o->readers + o->writers, created = 0, r;
+	int n = o->readers + o->writers, created = 0, r, checks0 = 0;
+	unsigned long warnings0 = 0;
 	struct torture_shared *sh = NULL;
 	struct torture_thread *th = NULL;
 	pthread_t *tid = NULL;
@@ -320,12 +379,19 @@ int lab_torture_run(const struct lab_torture_opts *o, struct lab_torture_result 
 	r = lab_lock_init(&sh->lock, o->lock);
 	if (r)
 		goto out;
+	res->killable = sh->lock.ops->caps & LAB_CAP_KILLABLE;
+	warnings0 = __atomic_load_n(&lab_rwsem_warnings, __ATOMIC_SEQ_CST);
+	checks0 = lab_rwsem_checks;
+	if (kill_mode(sh))
+		WRITE_ONCE(lab_rwsem_checks, 1);
 	for (int i = 0; i < n; i++) {
 		memset(&th[i], 0, sizeof(th[i]));
 		th[i].sh = sh;
 		th[i].st.writer = i < o->writers;
 		th[i].nrole = th[i].st.writer ? o->writers : o->readers;
-		th[i].rng = 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1);
+		th[i].rng = (0x9e3779b97f4a7c15ull * (uint64_t)(i + 1)) ^ o->seed;
+		if (!th[i].rng)
+			th[i].rng = 1;
 		r = pthread_create(&tid[i], NULL, torture_main, &th[i]);
 		if (r) {
 			r = -r;
@@ -342,6 +408,11 @@ int lab_torture_run(const struct lab_torture_opts *o, struct lab_torture_result 
 	lab_futex_wake(&sh->paused, n);
 	for (int i = 0; i < created; i++)
 		pthread_join(tid[i], NULL);
+	WRITE_ONCE(lab_rwsem_checks, checks0);
+	res->warnings = __atomic_load_n(&lab_rwsem_warnings, __ATOMIC_SEQ_CST) - warnings0;
+	if (sh->lock.ops->check_unlocked &&
+	    sh->lock.ops->check_unlocked(sh->lock.sem, res->unlocked_msg, sizeof(res->unlocked_msg)))
+		res->not_unlocked = true;
 	lab_lock_destroy(&sh->lock);
 
 	res->nthreads = created;
@@ -349,6 +420,8 @@ int lab_torture_run(const struct lab_torture_opts *o, struct lab_torture_result 
 	for (int i = 0; i < created; i++) {
 		res->downgrades += th[i].downgrades;
 		res->trylock_fail += th[i].trylock_fail;
+		res->cancelled_eintr += th[i].eintr;
+		res->cancelled_etimedout += th[i].etimedout;
 	}
 out:
 	if (!o->threads) {

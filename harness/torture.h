@@ -38,6 +38,20 @@
  * jiffy (4 ms at HZ=250), and 1 in (n x 20000) holds yield the CPU while
  * holding the lock (torture_preempt_schedule).
  *
+ * kill (rwlab torture --kill, issue 13): for variants with LAB_CAP_KILLABLE,
+ * every blocking acquisition uses down_*_killable (3 in 4) or down_*_timed
+ * with a deadline 0..1 ms away (1 in 4), and the supervising thread sends a
+ * fatal signal (wait.h) to a random torture thread every 20..500 us. A
+ * cancelled wait (-EINTR, -ETIMEDOUT) skips that iteration; the thread
+ * clears its flag after every acquisition attempt and lives on. The ports'
+ * wait_lock-release invariants (rwsem.h lab_rwsem_checks: HANDOFF only with
+ * waiters queued, WAITERS iff queued, no count underflow) are switched on
+ * for the run; any warning fails it. Kill choices, deadlines and the
+ * threads' random choices come from @seed (the interleavings do not: they
+ * are the machine's).
+ * Always: at the end, a lock with check_unlocked must be back at its
+ * unlocked value.
+ *
  * Threading: lab_torture_run() blocks the caller for the duration; the
  * stat callback runs on the caller's thread with racy (but torn-free)
  * snapshots of the counters, as the kernel's stat kthread reads them.
@@ -63,6 +77,8 @@ struct lab_torture_opts {
 	uint64_t stutter_ns;		/* run/pause period; 0 = off */
 	uint64_t acq_writer_lim_ns;	/* writer acquisition limit; 0 = off (report the max only) */
 	uint64_t stat_interval_ns;	/* call stat() this often; 0 = never */
+	bool kill;			/* cancel random waiters (see above) */
+	uint64_t seed;			/* random choices (0: a fixed default) */
 	void (*stat)(void *arg, const struct lab_torture_result *r);
 	void *stat_arg;
 	/* Optional, caller-owned: writers + readers entries for the per-thread counts. */
@@ -86,6 +102,13 @@ struct lab_torture_result {
 	uint64_t wr_acq_max_ns;		/* longest down_write over all writers */
 	uint64_t wr_acq_over_lim;	/* acquisitions over acq_writer_lim_ns */
 	uint64_t long_holds, stutter_pauses;
+	uint64_t kills_sent;		/* fatal signals sent */
+	uint64_t cancelled_eintr;	/* acquisitions that returned -EINTR */
+	uint64_t cancelled_etimedout;	/* timed acquisitions that returned -ETIMEDOUT */
+	bool killable;			/* the variant had the killable verbs (kill mode used them) */
+	uint64_t warnings;		/* DEBUG_RWSEMS_WARN_ON / wait_lock invariant failures during the run */
+	bool not_unlocked;		/* check_unlocked failed at the end */
+	char unlocked_msg[160];		/* ... and what it said */
 	int nthreads;			/* threads that ran: writers first, then readers */
 	struct lab_torture_thread *threads;	/* opts->threads (NULL if not given) */
 };
@@ -104,10 +127,13 @@ static inline bool lab_torture_unfair(uint64_t max, uint64_t min)
 	return max / 2 > min;
 }
 
-/* True when the run failed: any failed check, or any writer acquisition over the limit. */
+/*
+ * True when the run failed: any failed check, any writer acquisition over
+ * the limit, any invariant warning, or a lock not back at its unlocked value.
+ */
 static inline bool lab_torture_failed(const struct lab_torture_result *r)
 {
-	return r->rd_fail || r->wr_fail || r->wr_acq_over_lim;
+	return r->rd_fail || r->wr_fail || r->wr_acq_over_lim || r->warnings || r->not_unlocked;
 }
 
 /* `rwlab torture ...` (harness/torture_cmd.c): argv[0] is the program name. Returns the exit status. */

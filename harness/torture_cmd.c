@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,11 @@ static void torture_usage(FILE *f)
 		"      --think N            cpu_relax() loops between acquisitions (default 20)\n"
 		"      --no-trylock         never use the trylock verbs (default: 1 in 8 acquisitions)\n"
 		"      --no-downgrade       never downgrade_write (default: 1 in 4 write holds)\n"
+		"      --kill               cancel random waiters: killable/timed acquisitions and fatal\n"
+		"                           signals every 20..500 us; the ports' wait_lock invariants are\n"
+		"                           checked at every wait_lock release (variants without killable\n"
+		"                           verbs run without cancellation)\n"
+		"      --seed N             random choices of the threads and the killer (default 0)\n"
 		"  -v, --verbose            per-thread counts\n"
 		"  -m, --mm SCHEMES         lazy-mm schemes (all = every scheme but none): release racing\n"
 		"                           grab/drop on 3 CPU threads, use after free detected\n");
@@ -99,11 +105,14 @@ static void print_params(const struct lab_torture_opts *o, const char *tag, cons
 	char a[32], b[32], c[32], d[32], e[32];
 
 	printf("%s-torture:--- %s: acq_writer_lim=%s long_hold=%s nreaders_stress=%d nwriters_stress=%d "
-	       "stat_interval=%s stutter=%s duration=%s hold=%lu think=%lu trylock=%d downgrade=%d\n",
+	       "stat_interval=%s stutter=%s duration=%s hold=%lu think=%lu trylock=%d downgrade=%d",
 	       tag, what, fmt_dur(o->acq_writer_lim_ns, a, sizeof(a)), fmt_dur(o->long_hold_ns, b, sizeof(b)),
 	       o->readers, o->writers, fmt_dur(o->stat_interval_ns, c, sizeof(c)),
 	       fmt_dur(o->stutter_ns, d, sizeof(d)), fmt_dur(o->duration_ns, e, sizeof(e)), o->hold_loops,
 	       o->think_loops, o->trylock, o->downgrade);
+	if (o->kill)
+		printf(" kill=1 seed=%" PRIu64, o->seed);
+	printf("\n");
 }
 
 static void print_stats(void *arg, const struct lab_torture_result *r)
@@ -134,6 +143,16 @@ static void print_final(const struct torture_print *p, const struct lab_torture_
 	else
 		printf("%s-torture: Writer acquisition: max %s (acq_writer_lim off)\n", p->tag,
 		       fmt_dur(r->wr_acq_max_ns, a, sizeof(a)));
+	if (o->kill && r->killable)
+		printf("%s-torture: Kills: sent %" PRIu64 ", waits cancelled: %" PRIu64 " -EINTR, %" PRIu64
+		       " -ETIMEDOUT; wait_lock invariant warnings: %" PRIu64 " %s\n", p->tag, r->kills_sent,
+		       r->cancelled_eintr, r->cancelled_etimedout, r->warnings, r->warnings ? "!!!" : "");
+	else if (o->kill)
+		printf("%s-torture: Kills: none (no killable verbs: ran without cancellation)\n", p->tag);
+	else if (r->warnings)
+		printf("%s-torture: DEBUG_RWSEMS_WARN_ON warnings: %" PRIu64 " !!!\n", p->tag, r->warnings);
+	if (r->not_unlocked)
+		printf("%s-torture: not back at the unlocked value at the end: %s !!!\n", p->tag, r->unlocked_msg);
 	if (p->verbose) {
 		printf("%s-torture: downgrades %" PRIu64 ", failed trylocks %" PRIu64 ", long holds %" PRIu64
 		       ", stutter pauses %" PRIu64 "\n",
@@ -224,6 +243,8 @@ int lab_torture_cmd(int argc, char **argv)
 		{ "think", required_argument, NULL, 'T' },
 		{ "no-trylock", no_argument, NULL, 't' },
 		{ "no-downgrade", no_argument, NULL, 'g' },
+		{ "kill", no_argument, NULL, 'K' },
+		{ "seed", required_argument, NULL, 'E' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -305,6 +326,14 @@ int lab_torture_cmd(int argc, char **argv)
 			break;
 		case 'g':
 			o.downgrade = false;
+			break;
+		case 'K':
+			o.kill = true;
+			break;
+		case 'E':
+			if (parse_count("--seed", optarg, 0, LONG_MAX, &v))
+				return 2;
+			o.seed = (uint64_t)v;
 			break;
 		case 'v':
 			verbose = true;

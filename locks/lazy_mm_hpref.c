@@ -20,11 +20,22 @@
  *   then store-release NULL into the slot; the CPU now holds a reference;
  * - drop (hpref_put): a hazard pointer is cleared with a store-release; a
  *   promoted reference is dropped with a dec_and_test whose last caller frees;
- * - release (hpref_synchronize_put): smp_mb(), then wait while any slot of
- *   any CPU holds mm (no IPI: hpref waits for hazard pointers, which it
- *   expects to be short-lived; an idle CPU keeping the mm lazily delays the
- *   release until it switches), then drop the owner's reference: if promoted
- *   references remain, the last drop frees (LAB_LAZY_MAY_DEFER);
+ * - release (hpref_synchronize_put with a match callback): smp_mb(), then
+ *   for every CPU whose slot holds mm, "IPI" that CPU: the handler switches
+ *   it to init_mm and clears its slot (hpref_shoot); then wait while the slot
+ *   still holds mm (a CPU past its switch but before its drop clears it
+ *   itself). Then drop the owner's reference: if promoted references remain,
+ *   the last drop frees (LAB_LAZY_MAY_DEFER);
+ * - why the IPI: hpref's own synchronize busy-waits on the slots, expecting
+ *   hazard pointers to be short-lived, but a lazy mm is held for as long as
+ *   the CPU idles (the release spun 30 ms of CPU behind a CPU idling 30 ms,
+ *   issue 13). The kernel's final mmdrop must not wait on that, so rwlab
+ *   follows the fix the same author proposed for lazy mms in the kernel:
+ *   hazptr_scan() with an on-match callback that IPIs the holder to switch
+ *   away (sched+mm hazard-pointer RFC v2/v3 patch 4, cleanup_lazy_tlbs;
+ *   research/kernel.md §5.4), as the hazptr scheme does. The free is not
+ *   deferred: release still returns with mm freed unless promoted
+ *   references remain;
  * - knob reserved=K fills K of the 7 ordinary slots of every CPU with a
  *   dummy object at init, standing for other users of a shared hpref domain,
  *   so that K=7 sends every grab through the emergency slot and promotion;
@@ -152,9 +163,16 @@ static void hpref_drop(struct lab_lazy_domain *d, int cpu, struct lab_lazy_mm *m
 	ctx->type = HPREF_TYPE_NONE;
 }
 
+/* Inside the shootdown IPI: the CPU now runs on init_mm; give up its hold on the lazy mm. */
+static void hpref_shoot(struct lab_lazy_domain *d, int cpu, struct lab_lazy_mm *mm)
+{
+	hpref_drop(d, cpu, mm);
+}
+
 static void hpref_release(struct lab_lazy_domain *d, struct lab_lazy_mm *mm)
 {
 	struct hpref_domain *h = d->priv;
+	int shot = 0;
 
 	/* Full barrier: the unpublication (no user left) before reading the slots. */
 	smp_mb();
@@ -163,6 +181,10 @@ static void hpref_release(struct lab_lazy_domain *d, struct lab_lazy_mm *mm)
 			void **slot = &h->slots[cpu].slot[i];
 
 			/* Acquire: pairs with drop's and promotion's store-release. */
+			if (smp_load_acquire(slot) != (void *)mm)
+				continue;
+			/* The on-match callback: make the holder switch away instead of waiting for it. */
+			shot += lab_lazy_ipi(d, cpu, lab_lazy_shoot_lazy_ipi, mm);
 			for (unsigned spins = 0; smp_load_acquire(slot) == (void *)mm; spins++) {
 				if (spins < 1000)
 					cpu_relax();
@@ -171,14 +193,15 @@ static void hpref_release(struct lab_lazy_domain *d, struct lab_lazy_mm *mm)
 			}
 		}
 	}
+	lockevent_add(lazy_tlb_shoot, shot);
 	hpref_put_ref(d, mm);
 }
 
 const struct lab_lazy_mm_ops lab_lazy_mm_hpref_ops = {
 	.name = "hpref",
-	.summary = "8 hazard slots per CPU, emergency slot promotes to mm_count; release waits for the slots",
+	.summary = "8 hazard slots per CPU, emergency slot promotes to mm_count; release IPIs slot holders",
 	.cite = "Desnoyers, hpref: Hazard Pointers with Reference Counter, RFC 2024-09-21 (liburcu hpref branch)",
-	.flags = LAB_LAZY_MAY_DEFER,
+	.flags = LAB_LAZY_MAY_DEFER | LAB_LAZY_IPI,
 	.size = sizeof(struct hpref_domain),
 	.align = _Alignof(struct hpref_domain),
 	.knobs = hpref_knobs,
@@ -187,4 +210,5 @@ const struct lab_lazy_mm_ops lab_lazy_mm_hpref_ops = {
 	.grab = hpref_grab,
 	.drop = hpref_drop,
 	.release = hpref_release,
+	.shoot = hpref_shoot,
 };

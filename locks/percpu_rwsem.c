@@ -99,11 +99,13 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <urcu/urcu-memb.h>
 
 #include "atomic.h"
+#include "debug.h"
 #include "events.h"
 #include "rcu.h"
 #include "rwsem.h"
@@ -350,6 +352,14 @@ static bool percpu_rwsem_trylock(struct percpu_rwsem *sem, bool reader)
  * lock on each waiter's behalf and hand it over; a granted reader lets the
  * next waiter be tried, a granted writer or a failed try ends the pass.
  */
+/* Release waiters_lock, first checking the queue's two ends agree (debug.h). */
+static inline void pcpu_wait_unlock(struct percpu_rwsem *sem)
+{
+	LAB_RWSEM_CHECK(!READ_ONCE(sem->wait_head) != !READ_ONCE(sem->wait_tail), "percpu-rwsem",
+			"wait_head and wait_tail disagree", (long)READ_ONCE(sem->block));
+	raw_spin_unlock(&sem->waiters_lock);
+}
+
 static void percpu_rwsem_wake(struct percpu_rwsem *sem)
 {
 	struct wake_q_head wake_q;
@@ -381,7 +391,7 @@ static void percpu_rwsem_wake(struct percpu_rwsem *sem)
 			break;
 		}
 	}
-	raw_spin_unlock(&sem->waiters_lock);
+	pcpu_wait_unlock(sem);
 	wake_up_q(&wake_q);
 }
 
@@ -403,7 +413,7 @@ static __lab_cold __lab_noinline void percpu_rwsem_wait(struct percpu_rwsem *sem
 			WRITE_ONCE(sem->wait_head, &w);
 		WRITE_ONCE(sem->wait_tail, &w);
 	}
-	raw_spin_unlock(&sem->waiters_lock);
+	pcpu_wait_unlock(sem);
 	if (!wait)
 		return;
 
@@ -537,10 +547,27 @@ static void percpu_up_write(struct lab_rwsem *lsem)
 {
 	struct percpu_rwsem *sem = (struct percpu_rwsem *)lsem;
 
+	DEBUG_RWSEMS_WARN_ON(!READ_ONCE(sem->block), "percpu-rwsem", "up_write of a lock not write-held", 0L);
 	/* Release: slow-path readers that see block == 0 see our critical section. */
 	smp_store_release(&sem->block, 0);
 	percpu_rwsem_wake(sem);
 	rcu_sync_exit(&sem->rss);
+}
+
+/* Unlocked: block open, nobody queued, the reader counters sum to zero. */
+static int pcpu_check_unlocked(struct lab_rwsem *lsem, char *msg, size_t len)
+{
+	struct percpu_rwsem *sem = (struct percpu_rwsem *)lsem;
+	unsigned n = smp_load_acquire(&sem->nr_slots);
+	uint32_t sum = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		sum += smp_load_acquire(&sem->read_count[i].count);
+	if (!READ_ONCE(sem->block) && !READ_ONCE(sem->wait_head) && sum == 0)
+		return 0;
+	snprintf(msg, len, "block %d, queue %s, reader sum %d (unlocked: 0, empty, 0)", READ_ONCE(sem->block),
+		 READ_ONCE(sem->wait_head) ? "not empty" : "empty", (int32_t)sum);
+	return -1;
 }
 
 const struct lab_rwsem_ops lab_rwsem_percpu_rwsem_ops = {
@@ -558,6 +585,7 @@ const struct lab_rwsem_ops lab_rwsem_percpu_rwsem_ops = {
 	.up_read = percpu_up_read,
 	.down_write = percpu_down_write,
 	.up_write = percpu_up_write,
+	.check_unlocked = pcpu_check_unlocked,
 	/* The kernel has no percpu_down_write_trylock and no downgrade. */
 	.down_write_trylock = NULL,
 	.downgrade_write = NULL,

@@ -14,15 +14,29 @@
  *   stream of overlapping readers can starve writers;
  * - pthread-wp (PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP): new readers
  *   wait while a writer waits;
- * - no downgrade (POSIX has none): downgrade_write is NULL.
+ * - no downgrade (POSIX has none): downgrade_write is NULL;
+ * - killable and timed waits (rwsem.h) map onto
+ *   pthread_rwlock_timed{rd,wr}lock, waiting in slices of at most
+ *   PTHREAD_KILL_SLICE_NS: between slices the fatal flag (wait.h) is
+ *   checked, so a fatal signal ends the wait within one slice; the caller's
+ *   CLOCK_MONOTONIC deadline ends the last slice (each slice's end is
+ *   converted to the CLOCK_REALTIME abstime these calls take; a clock step
+ *   can stretch or shorten one slice, never the deadline check). Not the
+ *   clock{rd,wr}lock variants: ThreadSanitizer does not intercept them and
+ *   would report false races. glibc itself has no cancellation path to
+ *   model: a timed-out waiter just leaves its futex.
  *
  * Both go through the ops table like every other variant, so that the
  * comparison with the kernel ports is fair (LITL's pthread interposition).
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 
 #include "rwsem.h"
+#include "wait.h"
+
+#define PTHREAD_KILL_SLICE_NS	1000000ull	/* how often a killable wait looks at the fatal flag */
 
 struct pthread_rwsem {
 	pthread_rwlock_t rw;
@@ -83,7 +97,54 @@ static int pthread_down_write_trylock(struct lab_rwsem *sem)
 	return pthread_rwlock_trywrlock(&((struct pthread_rwsem *)sem)->rw) == 0;
 }
 
-#define PTHREAD_CAPS (LAB_CAP_SLEEPS | LAB_CAP_EXCLUSION | LAB_CAP_READ_TRYLOCK | LAB_CAP_WRITE_TRYLOCK)
+/* Killable (@deadline_ns 0) or timed acquisition in slices; see the header. */
+static int pthread_lock_killable(struct lab_rwsem *sem, bool write, uint64_t deadline_ns)
+{
+	pthread_rwlock_t *rw = &((struct pthread_rwsem *)sem)->rw;
+
+	for (;;) {
+		uint64_t now = lab_clock_ns(), slice = PTHREAD_KILL_SLICE_NS, abs_rt;
+		struct timespec ts;
+		int r;
+
+		if (deadline_ns && deadline_ns < now + slice)
+			slice = deadline_ns > now ? deadline_ns - now : 0;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		abs_rt = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + slice;
+		ts.tv_sec = (time_t)(abs_rt / 1000000000ull);
+		ts.tv_nsec = (long)(abs_rt % 1000000000ull);
+		r = write ? pthread_rwlock_timedwrlock(rw, &ts) : pthread_rwlock_timedrdlock(rw, &ts);
+		if (r != ETIMEDOUT)
+			return -r;
+		if (fatal_signal_pending())
+			return -EINTR;
+		if (deadline_ns && lab_clock_ns() >= deadline_ns)
+			return -ETIMEDOUT;
+	}
+}
+
+static int pthread_down_read_killable(struct lab_rwsem *sem)
+{
+	return pthread_lock_killable(sem, false, 0);
+}
+
+static int pthread_down_write_killable(struct lab_rwsem *sem)
+{
+	return pthread_lock_killable(sem, true, 0);
+}
+
+static int pthread_down_read_timed(struct lab_rwsem *sem, uint64_t deadline_ns)
+{
+	return pthread_lock_killable(sem, false, deadline_ns);	/* 0: no deadline (rwsem.h) */
+}
+
+static int pthread_down_write_timed(struct lab_rwsem *sem, uint64_t deadline_ns)
+{
+	return pthread_lock_killable(sem, true, deadline_ns);
+}
+
+#define PTHREAD_CAPS (LAB_CAP_SLEEPS | LAB_CAP_EXCLUSION | LAB_CAP_READ_TRYLOCK | LAB_CAP_WRITE_TRYLOCK | \
+		      LAB_CAP_KILLABLE)
 
 const struct lab_rwsem_ops lab_rwsem_pthread_ops = {
 	.name = "pthread",
@@ -100,6 +161,10 @@ const struct lab_rwsem_ops lab_rwsem_pthread_ops = {
 	.down_write = pthread_down_write,
 	.down_write_trylock = pthread_down_write_trylock,
 	.up_write = pthread_up,
+	.down_read_killable = pthread_down_read_killable,
+	.down_write_killable = pthread_down_write_killable,
+	.down_read_timed = pthread_down_read_timed,
+	.down_write_timed = pthread_down_write_timed,
 };
 
 const struct lab_rwsem_ops lab_rwsem_pthread_wp_ops = {
@@ -117,4 +182,8 @@ const struct lab_rwsem_ops lab_rwsem_pthread_wp_ops = {
 	.down_write = pthread_down_write,
 	.down_write_trylock = pthread_down_write_trylock,
 	.up_write = pthread_up,
+	.down_read_killable = pthread_down_read_killable,
+	.down_write_killable = pthread_down_write_killable,
+	.down_read_timed = pthread_down_read_timed,
+	.down_write_timed = pthread_down_write_timed,
 };

@@ -5,7 +5,8 @@
  * The verbs are the kernel's (include/linux/rwsem.h, v4.20..v6.18):
  *
  *   down_read, down_read_trylock, up_read,
- *   down_write, down_write_trylock, up_write, downgrade_write
+ *   down_write, down_write_trylock, up_write, downgrade_write,
+ *   down_read_killable, down_write_killable (+ rwlab's timed variants)
  *
  * Each variant lives in one file locks/<name>.c and exports one
  * `const struct lab_rwsem_ops`. The state is opaque (struct lab_rwsem is never
@@ -35,6 +36,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "knob.h"
 
 struct lab_rwsem;	/* opaque: each variant's .c defines its own layout */
@@ -54,6 +56,8 @@ enum lab_rwsem_caps {
 	 * from the TSan race checks, which would report false races.
 	 */
 	LAB_CAP_FOREIGN_ATOMICS	= 1u << 8,
+	/* down_read_killable, down_write_killable, down_read_timed, down_write_timed are provided */
+	LAB_CAP_KILLABLE	= 1u << 9,
 };
 
 struct lab_rwsem_conf;
@@ -78,6 +82,49 @@ struct lab_rwsem_ops {
 	int (*down_write_trylock)(struct lab_rwsem *sem);	/* 1 = got it; NULL = unsupported */
 	void (*up_write)(struct lab_rwsem *sem);
 	void (*downgrade_write)(struct lab_rwsem *sem);	/* NULL = unsupported */
+
+	/*
+	 * Killable and timed acquisition (NULL = unsupported, and then
+	 * LAB_CAP_KILLABLE is clear; all four or none).
+	 *
+	 * down_read_killable / down_write_killable: the kernel's (v4.20 ..
+	 * v6.18), each port following its version's cancellation path (the
+	 * out_nolock code). Return 0 with the lock held, or -EINTR without it
+	 * when the caller has a fatal signal pending (wait.h
+	 * lab_send_fatal_signal(), from any thread) at a point where that
+	 * version checks signal_pending_state(): before each sleep, and in
+	 * v5.3+ readers also after a wakeup. The fast paths do not check (an
+	 * uncontended lock is taken even with a signal pending), as in the
+	 * kernel. The caller clears the flag (lab_clear_fatal_signal()).
+	 *
+	 * down_read_timed / down_write_timed: no kernel counterpart; for the
+	 * LD_PRELOAD library's pthread_rwlock_timedrdlock/timedwrlock (issue
+	 * 16). @deadline_ns is absolute lab_clock_ns() time (CLOCK_MONOTONIC
+	 * nanoseconds; the library converts the caller's CLOCK_REALTIME
+	 * abstime). The deadline is handled exactly like a fatal signal that
+	 * arrives at the deadline: same check points, same cancellation path,
+	 * and sleeps end at the deadline. Returns 0 with the lock held,
+	 * -ETIMEDOUT without it once the deadline passed, or -EINTR if a fatal
+	 * signal came first. A deadline already past still takes a free lock
+	 * (POSIX: "the validity of abstime need not be checked if the lock can
+	 * be acquired immediately"); 0 never times out. Not for nesting: the
+	 * calling thread has one deadline at a time.
+	 *
+	 * Threading as for down_read/down_write. glibc variants map both onto
+	 * pthread_rwlock_clock{rd,wr}lock(CLOCK_MONOTONIC) in slices, checking
+	 * the fatal flag between slices.
+	 */
+	int (*down_read_killable)(struct lab_rwsem *sem);
+	int (*down_write_killable)(struct lab_rwsem *sem);
+	int (*down_read_timed)(struct lab_rwsem *sem, uint64_t deadline_ns);
+	int (*down_write_timed)(struct lab_rwsem *sem, uint64_t deadline_ns);
+
+	/*
+	 * check_unlocked: NULL, or checks that a lock nobody holds or waits for
+	 * is back at its unlocked value (count, wait list). Returns 0, or -1
+	 * with a one-line description in @msg. Torture calls it at the end.
+	 */
+	int (*check_unlocked)(struct lab_rwsem *sem, char *msg, size_t len);
 };
 
 /* A variant chosen by the user, with its knob values. */
@@ -153,3 +200,27 @@ static inline int lab_down_write_trylock(const struct lab_lock *l)
 	return l->ops->down_write_trylock(l->sem);
 }
 static inline void lab_downgrade_write(const struct lab_lock *l) { l->ops->downgrade_write(l->sem); }
+static inline int lab_down_read_killable(const struct lab_lock *l) { return l->ops->down_read_killable(l->sem); }
+static inline int lab_down_write_killable(const struct lab_lock *l) { return l->ops->down_write_killable(l->sem); }
+static inline int lab_down_read_timed(const struct lab_lock *l, uint64_t deadline_ns)
+{
+	return l->ops->down_read_timed(l->sem, deadline_ns);
+}
+static inline int lab_down_write_timed(const struct lab_lock *l, uint64_t deadline_ns)
+{
+	return l->ops->down_write_timed(l->sem, deadline_ns);
+}
+
+/* ---- debug checks (locks/debug.c) ----------------------------------------
+ *
+ * DEBUG_RWSEMS_WARN_ON-style checks inside the kernel ports. Built with
+ * -Ddebug_checks=true they are always on (owner on up_write, count
+ * underflow, wait-list invariants at every wait_lock release). Otherwise
+ * only the wait_lock-release invariants exist, off until a caller sets
+ * lab_rwsem_checks (rwlab torture --kill does). A failed check prints one
+ * line (the first 20) and counts in lab_rwsem_warnings; it does not abort,
+ * as the kernel's WARN does not.
+ */
+extern int lab_rwsem_checks;			/* runtime switch for the wait_lock invariants */
+extern unsigned long lab_rwsem_warnings;	/* failed checks so far (atomic) */
+void lab_rwsem_warn(const char *variant, const char *what, long count, const char *file, int line);

@@ -3,38 +3,64 @@
  * rwsem-dhandoff - mainline rwsem plus a true (direct) lock handoff to a
  * waiting writer.
  *
- * Citation: Waiman Long, "locking/rwsem: Enable direct rwsem lock handoff"
- * (LKML series v4 2022-10-24 ... v6 2022-11-17, v7 "Fix rwsem bugs & enable
- * true lock handoff" 2023-01-25; never merged: PeterZ objected, and neither
- * HANDOFF_GRANTED nor the writer-wakeup rework is in v6.3..v6.18), applied
- * to Linux v6.3 kernel/locking/rwsem.c. research/kernel.md §3.2-3.4,
- * peers.md §14. The mainline algorithm is shared with "rwsem" through
- * rwsem_mainline_impl.h; this file instantiates it with direct handoff.
+ * Citation: Waiman Long, "[PATCH v7 4/4] locking/rwsem: Enable direct rwsem
+ * lock handoff", LKML 2023-01-25 (msg-id 20230126003628.365092-5-longman@
+ * redhat.com; series "lockinig/rwsem: Fix rwsem bugs & enable true lock
+ * handoff"), applied to Linux v6.3 kernel/locking/rwsem.c, which already
+ * holds the series' patches 1-3. Never merged: PeterZ objected to a second
+ * way of waking writers (2023-02-13) and reworked writer wakeup instead;
+ * neither is in v6.3..v6.18. Compared with v4 of the same patch, "[PATCH v4
+ * 4/5] locking/rwsem: Enable direct rwsem lock handoff" 2022-10-24 (msg-id
+ * 20221024174418.796468-5; v5 and v6 as v4). research/kernel.md §3.3-3.4.
+ * The mainline algorithm is shared with "rwsem" through
+ * rwsem_mainline_impl.h; this file instantiates it with the v7 handoff.
  *
- * Design summary (everything else is mainline, see rwsem_mainline.c):
- * - the head waiter's handoff state is NONE, REQUESTED (it set HANDOFF
- *   after the 4 ms timeout) or GRANTED;
- * - whoever calls rwsem_mark_wake(WAKE_ANY) under wait_lock - the last
- *   unlocker through rwsem_wake(), or a slow path that finds the lock free
- *   after queueing - and sees a writer head with REQUESTED, HANDOFF set and
- *   the lock free, grants it: count += WRITER_LOCKED - HANDOFF (- WAITERS if
- *   it was the only waiter), owner = the head's task, the head is unlinked,
- *   its state becomes GRANTED (release) and it is woken. The writer owns the
- *   lock before it runs; nobody can race it in between;
- * - a reader that added its bias in the fast path at the moment of release
- *   makes the lock look held; it backs the bias out in its slow path and
- *   then grants in rwsem_cond_wake_waiter() (the "secondary" handoff);
- * - the writer's wait loop checks GRANTED (acquire) before trying and before
- *   sleeping; once it asked for the handoff it does not spin on the owner
- *   (the unlocker hands over), unlike mainline;
- * - a reader head needs nothing new: mainline's rwsem_mark_wake() already
- *   grants readers directly (this follows v7, which kept the handoff to
- *   writers only);
- * - event rwsem_handoff_grant counts direct grants (on the granter's thread).
+ * Design summary (v7; everything else is mainline, see rwsem_mainline.c):
+ * - only rwsem_wake() (the unlock side, wait_lock held) hands over: if the
+ *   count shows the lock free with HANDOFF set and a writer heads the queue,
+ *   owner = its task, count += WRITER_LOCKED - HANDOFF, the writer is
+ *   unlinked (WAITERS cleared if it was the last) and waiter->task = NULL
+ *   tells it the lock is its own; then it is woken. Otherwise mark_wake();
+ * - a reader head needs nothing new: mark_wake() already grants readers;
+ * - a reader head that requests the handoff in mark_wake() also sets
+ *   NONSPINNABLE ("with HANDOFF set for reader, we must terminate all
+ *   spinning"); mainline does not;
+ * - the head writer that set HANDOFF still spins on the owner while it runs
+ *   (rwsem_spin_on_owner, which now returns at once if the owner is the
+ *   spinner itself: granted); it then checks waiter.task without wait_lock
+ *   and skips the sleep when granted. Mainline's OWNER_NULL trylock retry
+ *   is gone: the unlocker grants instead;
+ * - rwsem_try_write_lock() returns true at once for a granted waiter, and a
+ *   killed writer that finds itself granted in out_nolock keeps the lock;
+ * - event rwsem_handoff_grant counts direct grants (on the granter's thread;
+ *   v7 dropped v5's rwsem_handoff_* events patch).
  *
- * What user space cannot model: as for rwsem (preemption anywhere, on_cpu
- * only off while in a futex, need_resched() as a spin budget, 4 ms coarse
- * jiffies, no RT tasks); see rwsem_mainline.c.
+ * What v4 (v5, v6) did differently - materially, but not modelled here
+ * (no knob: see results/kernel/README-kernel-b.md for why):
+ * - it granted readers too (rwsem_handoff(): READER_BIAS - HANDOFF, then
+ *   mark_wake(READ_OWNED)), with a GRANTED handoff state instead of
+ *   task = NULL, and the granted writer stayed queued until it unlinked
+ *   itself under wait_lock;
+ * - a "secondary" handoff in rwsem_down_read_slowpath(): a reader whose
+ *   transient bias was the only one left with HANDOFF set handed over there;
+ * - a killed head passed REQUESTED on to the next waiter;
+ * - no NONSPINNABLE on a reader's handoff request.
+ * Read against the v6.3 base, v4 also looks open to a hang v7 cannot have:
+ * a granted writer stays queued, and a timed-out non-first writer's
+ * rwsem_try_write_lock() may set HANDOFF and mark the head REQUESTED over
+ * GRANTED before the head has run; the head then no longer sees its grant
+ * and sleeps holding the lock. (From the patch text; not run.)
+ * The earlier rwlab port mixed the two: it granted from
+ * rwsem_cond_wake_waiter() (v4's secondary handoff, in another place), never
+ * spun after requesting the handoff (both versions did), and had no
+ * NONSPINNABLE on a reader's request.
+ *
+ * What user space cannot model: as for rwsem (preemption anywhere,
+ * owner_on_cpu() from the futex-sleep flag and the owner's thread CPU clock,
+ * need_resched() as "this spinner was preempted since its spin began" (a
+ * fixed budget only with spin_budget_us > 0, for ablation), 4 ms coarse
+ * jiffies, no RT tasks, fatal signals as a per-task flag); see
+ * rwsem_mainline.c.
  *
  * count (long, 64 bits), as mainline:
  *
@@ -57,8 +83,8 @@
 const struct lab_rwsem_ops lab_rwsem_dhandoff_ops = {
 	.name = "rwsem-dhandoff",
 	.summary = "mainline rwsem + direct handoff: the unlocker grants the lock to the head writer",
-	.cite = "Waiman Long, 'locking/rwsem: Enable direct rwsem lock handoff', LKML 2022-2023 "
-		"(never merged), on Linux v6.3 kernel/locking/rwsem.c",
+	.cite = "Waiman Long, '[PATCH v7 4/4] locking/rwsem: Enable direct rwsem lock handoff', "
+		"LKML 2023-01-25 (never merged), on Linux v6.3 kernel/locking/rwsem.c",
 	.caps = RWSEM_ML_CAPS,
 	.size = sizeof(struct rwsem_mainline),
 	.align = _Alignof(struct rwsem_mainline),
@@ -71,4 +97,9 @@ const struct lab_rwsem_ops lab_rwsem_dhandoff_ops = {
 	.down_write_trylock = rwsem_ml_down_write_trylock,
 	.up_write = rwsem_ml_up_write,
 	.downgrade_write = rwsem_ml_downgrade_write,
+	.down_read_killable = rwsem_ml_down_read_killable,
+	.down_write_killable = rwsem_ml_down_write_killable,
+	.down_read_timed = rwsem_ml_down_read_timed,
+	.down_write_timed = rwsem_ml_down_write_timed,
+	.check_unlocked = rwsem_ml_check_unlocked,
 };

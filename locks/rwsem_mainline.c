@@ -105,6 +105,11 @@ const struct lab_rwsem_ops lab_rwsem_mainline_ops = {
 	.down_write_trylock = rwsem_ml_down_write_trylock,
 	.up_write = rwsem_ml_up_write,
 	.downgrade_write = rwsem_ml_downgrade_write,
+	.down_read_killable = rwsem_ml_down_read_killable,
+	.down_write_killable = rwsem_ml_down_write_killable,
+	.down_read_timed = rwsem_ml_down_read_timed,
+	.down_write_timed = rwsem_ml_down_write_timed,
+	.check_unlocked = rwsem_ml_check_unlocked,
 };
 
 unsigned long rwsem_mainline_owner(struct lab_rwsem *s)

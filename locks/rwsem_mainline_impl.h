@@ -21,17 +21,20 @@
  * wait_lock held (still through READ_ONCE/WRITE_ONCE, the atomic.h seam).
  * count and owner are accessed locklessly by every path. A waiter lives on
  * its sleeper's stack; a waker must not touch it after the store that
- * releases the sleeper (waiter->task = NULL for readers, handoff =
- * RWSEM_HANDOFF_GRANTED for a writer under direct handoff).
+ * releases the sleeper (waiter->task = NULL: for readers, and for a writer
+ * granted the lock under direct handoff).
  */
 #pragma once
 
+#include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "atomic.h"
 #include "compiler.h"
+#include "debug.h"
 #include "events.h"
 #include "osq.h"
 #include "rwsem.h"
@@ -70,19 +73,18 @@ enum rwsem_waiter_type {
 };
 
 /*
- * What a waiter knows about the handoff. Mainline uses NONE and REQUESTED
- * only (its bool handoff_set); GRANTED is the direct handoff's "the lock is
- * yours" (Waiman Long's enum rwsem_handoff_state, 2022).
+ * What a waiter knows about the handoff: mainline's bool handoff_set as
+ * NONE/REQUESTED. (The direct handoff v4-v6 added a GRANTED state; v7,
+ * which rwsem-dhandoff follows, signals a grant with waiter->task = NULL.)
  */
 enum rwsem_handoff_state {
 	RWSEM_HANDOFF_NONE,
 	RWSEM_HANDOFF_REQUESTED,	/* this head waiter's HANDOFF bit is in the count */
-	RWSEM_HANDOFF_GRANTED,		/* dhandoff: the unlocker made us the write owner */
 };
 
 struct rwsem_waiter {
 	struct rwsem_list list;		/* [wait_lock] */
-	struct lab_task *task;		/* readers: set to NULL (release) once granted */
+	struct lab_task *task;		/* set to NULL (release) once granted (dhandoff: writers too) */
 	enum rwsem_waiter_type type;
 	int handoff;			/* enum rwsem_handoff_state; only the head ever leaves NONE */
 	uint64_t timeout;		/* lab_jiffies_ns() after which it may request a handoff */
@@ -204,6 +206,27 @@ static inline struct rwsem_waiter *rwsem_first_waiter(struct rwsem_mainline *sem
 	return rwsem_list_waiter(READ_ONCE(sem->wait_list.next));
 }
 
+/* ---- wait_lock release: the invariants (debug.h) ---------------------- */
+
+#define RWSEM_ML_NAME (LAB_RWSEM_DHANDOFF ? "rwsem-dhandoff" : "rwsem")
+
+/*
+ * Release wait_lock, first checking what must hold whenever nobody holds
+ * it: HANDOFF and WAITERS only with waiters queued, WAITERS whenever there
+ * are, and no reader-count underflow (the count's sign bit is READFAIL,
+ * which a real reader count never reaches).
+ */
+static inline void rwsem_wait_unlock(struct rwsem_mainline *sem)
+{
+	long c = READ_ONCE(sem->count);
+	bool empty = rwsem_list_empty(&sem->wait_list);
+
+	LAB_RWSEM_CHECK((c & RWSEM_FLAG_HANDOFF) && empty, RWSEM_ML_NAME, "HANDOFF with no waiter", c);
+	LAB_RWSEM_CHECK(!(c & RWSEM_FLAG_WAITERS) != empty, RWSEM_ML_NAME, "WAITERS != queue not empty", c);
+	LAB_RWSEM_CHECK(c < 0, RWSEM_ML_NAME, "count underflow", c);
+	raw_spin_unlock(&sem->wait_lock);
+}
+
 /* ---- owner word -------------------------------------------------------- */
 
 static inline void rwsem_set_owner(struct rwsem_mainline *sem, struct lab_task *t)
@@ -289,50 +312,13 @@ enum rwsem_wake_type {
 	RWSEM_WAKE_READ_OWNED,	/* the caller holds it for read: grant readers without checking */
 };
 
-#if LAB_RWSEM_DHANDOFF
-/*
- * Direct handoff to a writer at the head of the queue (Waiman Long's
- * unmerged 2022-2023 series, kernel.md §3.4). The head asked for the handoff
- * (HANDOFF in the count, its state REQUESTED) and the lock is now free: make
- * it the write owner right here, under wait_lock, instead of waking it to
- * race for the lock. A reader's transient fast-path bias makes the lock look
- * held; that reader undoes its bias in the slow path and calls back in here
- * through rwsem_cond_wake_waiter(), which is the "secondary" handoff.
- * Returns true if granted. Needs wait_lock.
- */
-static bool rwsem_handoff_to_writer(struct rwsem_mainline *sem, struct rwsem_waiter *first,
-				    struct wake_q_head *wake_q)
-{
-	struct lab_task *t = first->task;
-	long count = READ_ONCE(sem->count), new;
-
-	if (READ_ONCE(first->handoff) != RWSEM_HANDOFF_REQUESTED)
-		return false;
-	do {
-		if ((count & RWSEM_LOCK_MASK) || !(count & RWSEM_FLAG_HANDOFF))
-			return false;
-		new = (count | RWSEM_WRITER_LOCKED) & ~RWSEM_FLAG_HANDOFF;
-		if (rwsem_list_singular(&sem->wait_list))
-			new &= ~RWSEM_FLAG_WAITERS;
-		/* Fully ordered: acquires the last holder's release, orders before the GRANTED store. */
-	} while (!atomic_try_cmpxchg(&sem->count, &count, new));
-
-	rwsem_list_del(&first->list);
-	rwsem_set_owner(sem, t);
-	/* Release: pairs with the writer's acquire of handoff; @first is gone after this. */
-	smp_store_release(&first->handoff, RWSEM_HANDOFF_GRANTED);
-	wake_q_add(wake_q, t);
-	lockevent_inc(rwsem_handoff_grant);
-	lockevent_inc(rwsem_wake_writer);
-	return true;
-}
-#endif
 
 /*
  * rwsem_mark_wake() - hand the lock to the waiters at the front.
  * - wait_lock held, wait list not empty;
  * - a writer at the head is only woken (WAKE_ANY), to take the lock itself
- *   (dhandoff: granted directly when it asked for the handoff);
+ *   (dhandoff: rwsem_wake() grants it first when HANDOFF is set and the
+ *   lock is free, see rwsem_handoff_to_writer());
  * - a reader at the head: take one reader bias provisionally (unless the
  *   caller holds it for read); if a writer got in first, undo, and request a
  *   handoff if the head has waited past its timeout. Otherwise grant up to
@@ -348,10 +334,6 @@ static void rwsem_mark_wake(struct rwsem_mainline *sem, enum rwsem_wake_type wak
 
 	if (first->type == RWSEM_WAITING_FOR_WRITE) {
 		if (wake_type == RWSEM_WAKE_ANY) {
-#if LAB_RWSEM_DHANDOFF
-			if (rwsem_handoff_to_writer(sem, first, wake_q))
-				return;
-#endif
 			wake_q_add(wake_q, first->task);
 			lockevent_inc(rwsem_wake_writer);
 		}
@@ -374,6 +356,10 @@ static void rwsem_mark_wake(struct rwsem_mainline *sem, enum rwsem_wake_type wak
 					lockevent_inc(rwsem_rlock_handoff);
 				}
 				WRITE_ONCE(first->handoff, RWSEM_HANDOFF_REQUESTED);
+#if LAB_RWSEM_DHANDOFF
+				/* v7: a reader's handoff must stop all spinning. */
+				rwsem_set_nonspinnable(sem);
+#endif
 			}
 			atomic_add(&sem->count, -adjustment);
 			return;
@@ -447,9 +433,9 @@ static void rwsem_cond_wake_waiter(struct rwsem_mainline *sem, long count,
 /*
  * Unlink @waiter; if the queue is now empty, clear WAITERS and HANDOFF
  * (the handoff belonged to a waiter that is gone). Returns true if waiters
- * remain. Needs wait_lock. (rwsem_del_wake_waiter(), which adds a wakeup of
- * the new head, exists in the kernel only for the killable/interruptible
- * out_nolock paths, which rwlab does not have.)
+ * remain. Needs wait_lock. (d257cc8cb8d5 "Make handoff bit handling more
+ * consistent", v5.16: one helper for every path, bits cleared with andnot,
+ * never subtracted, so a stale waiter state cannot clear them twice.)
  */
 static inline bool rwsem_del_waiter(struct rwsem_mainline *sem, struct rwsem_waiter *waiter)
 {
@@ -460,15 +446,75 @@ static inline bool rwsem_del_waiter(struct rwsem_mainline *sem, struct rwsem_wai
 	return false;
 }
 
+#if LAB_RWSEM_DHANDOFF
+/*
+ * Direct handoff to a writer at the head (v7 4/4, in rwsem_wake() only).
+ * With wait_lock held, a free lock with HANDOFF set cannot be taken by
+ * anyone else (stealing and spinning check HANDOFF; a reader's transient
+ * fast-path bias backs out). A reader head needs nothing new: mark_wake()
+ * already grants readers. For a writer head: owner = its task, count +=
+ * WRITER_LOCKED - HANDOFF, unlink it (clearing WAITERS if it was the last),
+ * then waiter->task = NULL (release) signals the grant: the waiter may be
+ * gone after that store. Returns true if granted. Needs wait_lock.
+ */
+static bool rwsem_handoff_to_writer(struct rwsem_mainline *sem, struct wake_q_head *wake_q)
+{
+	long count = READ_ONCE(sem->count);
+	struct rwsem_waiter *first = rwsem_first_waiter(sem);
+	struct lab_task *t = first->task;
+
+	if ((count & RWSEM_LOCK_MASK) || !(count & RWSEM_FLAG_HANDOFF) ||
+	    first->type != RWSEM_WAITING_FOR_WRITE)
+		return false;
+	rwsem_set_owner(sem, t);
+	/*
+	 * Fully ordered (the kernel's add is relaxed and relies on wait_lock
+	 * and a control dependency): acquires the last holder's release, which
+	 * the grant passes on to the writer; TSan sees the chain.
+	 */
+	(void)atomic_fetch_add(&sem->count, RWSEM_WRITER_LOCKED - RWSEM_FLAG_HANDOFF);
+	wake_q_add(wake_q, t);
+	rwsem_del_waiter(sem, first);
+	/* Release: pairs with the writer's acquire of waiter.task; @first may be gone after this. */
+	smp_store_release(&first->task, (struct lab_task *)NULL);
+	lockevent_inc(rwsem_handoff_grant);
+	lockevent_inc(rwsem_wake_writer);
+	return true;
+}
+#endif
+
+/*
+ * The out_nolock paths of the killable waits: unlink @waiter and, if it was
+ * the head and others remain, wake the new head, which inherits a HANDOFF
+ * bit and may be able to take or spin on the lock (1ee326196c66 "Always try
+ * to wake waiters in out_nolock path", v5.18). Needs wait_lock; releases it.
+ */
+static void rwsem_del_wake_waiter(struct rwsem_mainline *sem, struct rwsem_waiter *waiter,
+				  struct wake_q_head *wake_q)
+{
+	bool first = rwsem_first_waiter(sem) == waiter;
+
+	wake_q_init(wake_q);
+	if (rwsem_del_waiter(sem, waiter) && first)
+		rwsem_mark_wake(sem, RWSEM_WAKE_ANY, wake_q);
+	rwsem_wait_unlock(sem);
+	if (!wake_q_empty(wake_q))
+		wake_up_q(wake_q);
+}
+
 static __lab_noinline void rwsem_wake(struct rwsem_mainline *sem)
 {
 	struct wake_q_head wake_q;
 
 	wake_q_init(&wake_q);
 	raw_spin_lock(&sem->wait_lock);
+#if LAB_RWSEM_DHANDOFF
+	if (!rwsem_list_empty(&sem->wait_list) && !rwsem_handoff_to_writer(sem, &wake_q))
+#else
 	if (!rwsem_list_empty(&sem->wait_list))
+#endif
 		rwsem_mark_wake(sem, RWSEM_WAKE_ANY, &wake_q);
-	raw_spin_unlock(&sem->wait_lock);
+	rwsem_wait_unlock(sem);
 	wake_up_q(&wake_q);
 }
 
@@ -480,7 +526,7 @@ static __lab_noinline void rwsem_downgrade_wake(struct rwsem_mainline *sem)
 	raw_spin_lock(&sem->wait_lock);
 	if (!rwsem_list_empty(&sem->wait_list))
 		rwsem_mark_wake(sem, RWSEM_WAKE_READ_OWNED, &wake_q);
-	raw_spin_unlock(&sem->wait_lock);
+	rwsem_wait_unlock(sem);
 	wake_up_q(&wake_q);
 }
 
@@ -542,6 +588,10 @@ static __lab_noinline enum owner_state rwsem_spin_on_owner(struct rwsem_mainline
 	unsigned long owner = READ_ONCE(sem->owner), now;
 	enum owner_state state = rwsem_owner_state(owner);
 
+#if LAB_RWSEM_DHANDOFF
+	if (rwsem_owner_task(owner) == lab_current())
+		return OWNER_NONSPINNABLE;	/* v7: the handoff was granted to us */
+#endif
 	if (state != OWNER_WRITER)
 		return state;
 	for (;;) {
@@ -640,8 +690,12 @@ done:
  *   (rcnt > 1), so that a stream of readers cannot starve a queued writer.
  * - Otherwise queue (FIFO), trade the bias for WAITERS if first, wake the
  *   head if the lock is free, and sleep until a waker sets waiter.task NULL.
+ * - @state TASK_KILLABLE: a fatal signal (or deadline, wait.h) seen after a
+ *   wakeup, with the waiter still queued under wait_lock, leaves through
+ *   out_nolock: rwsem_del_wake_waiter(), -EINTR. Returns 0 with the lock.
  */
-static __lab_noinline __lab_cold void rwsem_down_read_slowpath(struct rwsem_mainline *sem, long count)
+static __lab_noinline __lab_cold int rwsem_down_read_slowpath(struct rwsem_mainline *sem, long count,
+							       uint32_t state)
 {
 	long adjustment = -RWSEM_READER_BIAS;
 	long rcnt = count >> RWSEM_READER_SHIFT;
@@ -662,10 +716,10 @@ static __lab_noinline __lab_cold void rwsem_down_read_slowpath(struct rwsem_main
 			raw_spin_lock(&sem->wait_lock);
 			if (!rwsem_list_empty(&sem->wait_list))
 				rwsem_mark_wake(sem, RWSEM_WAKE_READ_OWNED, &wake_q);
-			raw_spin_unlock(&sem->wait_lock);
+			rwsem_wait_unlock(sem);
 			wake_up_q(&wake_q);
 		}
-		return;
+		return 0;
 	}
 
 queue:
@@ -684,10 +738,10 @@ queue:
 		 * on x86 and, unlike a lone fence, ThreadSanitizer sees it).
 		 */
 		if (!(smp_load_acquire(&sem->count) & RWSEM_WRITER_MASK)) {
-			raw_spin_unlock(&sem->wait_lock);
+			rwsem_wait_unlock(sem);
 			rwsem_set_reader_owned(sem);
 			lockevent_inc(rwsem_rlock_fast);
-			return;
+			return 0;
 		}
 		adjustment += RWSEM_FLAG_WAITERS;
 	}
@@ -696,19 +750,34 @@ queue:
 	/* Fully ordered: we are queued before anyone sees our bias gone. */
 	count = atomic_add_return(&sem->count, adjustment);
 	rwsem_cond_wake_waiter(sem, count, &wake_q);
-	raw_spin_unlock(&sem->wait_lock);
+	rwsem_wait_unlock(sem);
 	if (!wake_q_empty(&wake_q))
 		wake_up_q(&wake_q);
 
 	for (;;) {
-		set_current_state(TASK_UNINTERRUPTIBLE);
+		set_current_state(state);
 		/* Acquire: pairs with rwsem_mark_wake()'s release of waiter->task. */
 		if (!smp_load_acquire(&waiter.task))
 			break;
+		if (signal_pending_state(state)) {
+			raw_spin_lock(&sem->wait_lock);
+			if (READ_ONCE(waiter.task))
+				goto out_nolock;
+			/* Granted meanwhile: wait_lock orders us after rwsem_mark_wake(). */
+			rwsem_wait_unlock(sem);
+			break;
+		}
 		rwsem_schedule(false);
 	}
 	__set_current_state(TASK_RUNNING);
 	lockevent_inc(rwsem_rlock);
+	return 0;
+
+out_nolock:
+	rwsem_del_wake_waiter(sem, &waiter, &wake_q);
+	__set_current_state(TASK_RUNNING);
+	lockevent_inc(rwsem_rlock_fail);
+	return -EINTR;
 }
 
 /*
@@ -720,11 +789,26 @@ queue:
  *   for it, v6.3);
  * - on success the waiter leaves the queue and owns the lock.
  */
+#if LAB_RWSEM_DHANDOFF
+/* v7: waiter->task == NULL means rwsem_wake() made us the write owner. */
+static inline bool rwsem_granted(struct rwsem_waiter *w)
+{
+	/* Acquire: pairs with the granter's release in rwsem_handoff_to_writer(). */
+	return !smp_load_acquire(&w->task);
+}
+#endif
+
 static bool rwsem_try_write_lock(struct rwsem_mainline *sem, struct rwsem_waiter *waiter)
 {
-	struct rwsem_waiter *first = rwsem_first_waiter(sem);
-	long count = READ_ONCE(sem->count), new;
+	struct rwsem_waiter *first;
+	long count, new;
 
+#if LAB_RWSEM_DHANDOFF
+	if (rwsem_granted(waiter))
+		return true;	/* v7: rwsem_wake() handed the lock over (and unlinked us) */
+#endif
+	first = rwsem_first_waiter(sem);
+	count = READ_ONCE(sem->count);
 	do {
 		bool has_handoff = count & RWSEM_FLAG_HANDOFF;
 
@@ -754,14 +838,6 @@ static bool rwsem_try_write_lock(struct rwsem_mainline *sem, struct rwsem_waiter
 	return true;
 }
 
-#if LAB_RWSEM_DHANDOFF
-static inline bool rwsem_granted(struct rwsem_waiter *w)
-{
-	/* Acquire: pairs with the granter's release in rwsem_handoff_to_writer(). */
-	return smp_load_acquire(&w->handoff) == RWSEM_HANDOFF_GRANTED;
-}
-#endif
-
 /*
  * rwsem_down_write_slowpath() - the fast path's cmpxchg(0 -> WRITER_LOCKED) failed.
  * - Spin optimistically first (wspin), behind the osq.
@@ -770,10 +846,12 @@ static inline bool rwsem_granted(struct rwsem_waiter *w)
  * - Loop: try under wait_lock; the head that set HANDOFF spins on a running
  *   owner and retries at once when the owner leaves (OWNER_NULL); otherwise
  *   sleep until woken.
- * - dhandoff: the head that set HANDOFF never spins; the unlocker grants the
- *   lock (handoff == GRANTED, owner and count already set) and wakes it.
+ * - dhandoff (v7): the head that set HANDOFF spins on a running owner too,
+ *   but does not retry on OWNER_NULL: the unlocker's rwsem_wake() grants it
+ *   the lock (owner and count set, unlinked, waiter.task = NULL) and wakes
+ *   it; it sees the grant after the spin, or in rwsem_try_write_lock().
  */
-static __lab_noinline __lab_cold void rwsem_down_write_slowpath(struct rwsem_mainline *sem)
+static __lab_noinline __lab_cold int rwsem_down_write_slowpath(struct rwsem_mainline *sem, uint32_t state)
 {
 	struct rwsem_waiter waiter;
 	struct wake_q_head wake_q;
@@ -781,7 +859,7 @@ static __lab_noinline __lab_cold void rwsem_down_write_slowpath(struct rwsem_mai
 	if (sem->wspin) {
 		lab_spin_start(sem->spin_budget_ns, sem->oncpu_clock);
 		if (rwsem_can_spin_on_owner(sem) && rwsem_optimistic_spin(sem))
-			return;
+			return 0;
 	}
 
 	wake_q_init(&wake_q);
@@ -796,7 +874,7 @@ static __lab_noinline __lab_cold void rwsem_down_write_slowpath(struct rwsem_mai
 		rwsem_cond_wake_waiter(sem, READ_ONCE(sem->count), &wake_q);
 		if (!wake_q_empty(&wake_q)) {
 			/* Do not wake a crowd of readers with wait_lock held. */
-			raw_spin_unlock(&sem->wait_lock);
+			rwsem_wait_unlock(sem);
 			wake_up_q(&wake_q);
 			raw_spin_lock(&sem->wait_lock);
 		}
@@ -804,15 +882,13 @@ static __lab_noinline __lab_cold void rwsem_down_write_slowpath(struct rwsem_mai
 		atomic_or(&sem->count, RWSEM_FLAG_WAITERS);
 	}
 
-	set_current_state(TASK_UNINTERRUPTIBLE);
+	set_current_state(state);
 	for (;;) {
-#if LAB_RWSEM_DHANDOFF
-		if (rwsem_granted(&waiter))
-			break;
-#endif
 		if (rwsem_try_write_lock(sem, &waiter))
 			break;
-		raw_spin_unlock(&sem->wait_lock);
+		rwsem_wait_unlock(sem);
+		if (signal_pending_state(state))
+			goto out_nolock;
 
 #if !LAB_RWSEM_DHANDOFF
 		/*
@@ -824,40 +900,70 @@ static __lab_noinline __lab_cold void rwsem_down_write_slowpath(struct rwsem_mai
 		 * shows OWNER_NULL for as long as it is off the CPU).
 		 */
 		if (sem->wspin && READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_REQUESTED) {
-			enum owner_state state;
+			enum owner_state owner_state;
 			uint64_t t0 = lab_clock_ns();
 
 			lab_spin_start(sem->spin_budget_ns, sem->oncpu_clock);
 			do {
-				state = rwsem_spin_on_owner(sem);
-				if (state != OWNER_NULL)
+				owner_state = rwsem_spin_on_owner(sem);
+				if (owner_state != OWNER_NULL)
 					break;
 				raw_spin_lock(&sem->wait_lock);
 				if (rwsem_try_write_lock(sem, &waiter)) {
 					lockevent_add(spin_ns, lab_clock_ns() - t0);
 					goto locked;
 				}
-				raw_spin_unlock(&sem->wait_lock);
+				rwsem_wait_unlock(sem);
 			} while (rwsem_spin_budget_left());
 			lockevent_add(spin_ns, lab_clock_ns() - t0);
 		}
 #else
-		if (rwsem_granted(&waiter))
-			goto granted;
+		/*
+		 * v7: the head that asked for the handoff spins while the
+		 * owner runs (no OWNER_NULL retry any more: the unlocker's
+		 * rwsem_wake() hands the lock over), then checks the grant
+		 * without wait_lock and skips the sleep if it came.
+		 */
+		if (READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_REQUESTED) {
+			if (sem->wspin) {
+				uint64_t t0 = lab_clock_ns();
+
+				lab_spin_start(sem->spin_budget_ns, sem->oncpu_clock);
+				rwsem_spin_on_owner(sem);
+				lockevent_add(spin_ns, lab_clock_ns() - t0);
+			}
+			if (rwsem_granted(&waiter))
+				goto granted;
+		}
 #endif
 		rwsem_schedule(true);
-		set_current_state(TASK_UNINTERRUPTIBLE);
+		set_current_state(state);
 		raw_spin_lock(&sem->wait_lock);
 	}
 #if !LAB_RWSEM_DHANDOFF
 locked:
 #endif
-	raw_spin_unlock(&sem->wait_lock);
+	rwsem_wait_unlock(sem);
 #if LAB_RWSEM_DHANDOFF
 granted:
 #endif
 	__set_current_state(TASK_RUNNING);
 	lockevent_inc(rwsem_wlock);
+	return 0;
+
+out_nolock:
+	__set_current_state(TASK_RUNNING);
+	raw_spin_lock(&sem->wait_lock);
+#if LAB_RWSEM_DHANDOFF
+	/* v7: granted while we were leaving: keep the lock. */
+	if (rwsem_granted(&waiter)) {
+		rwsem_wait_unlock(sem);
+		goto granted;
+	}
+#endif
+	rwsem_del_wake_waiter(sem, &waiter, &wake_q);
+	lockevent_inc(rwsem_wlock_fail);
+	return -EINTR;
 }
 
 /* ---- the verbs ----------------------------------------------------------- */
@@ -881,9 +987,9 @@ static int rwsem_ml_init(struct lab_rwsem *s, const struct lab_rwsem_conf *conf)
 	return 0;
 }
 
-static void rwsem_ml_down_read(struct lab_rwsem *s)
+/* __down_read_common(): the fast path, then the slow path in @state. */
+static inline int rwsem_ml_down_read_common(struct rwsem_mainline *sem, uint32_t state)
 {
-	struct rwsem_mainline *sem = rwsem_ml(s);
 	/* Acquire: pairs with the release in up_write/up_read. */
 	long count = atomic_add_return_acquire(&sem->count, RWSEM_READER_BIAS);
 
@@ -891,9 +997,19 @@ static void rwsem_ml_down_read(struct lab_rwsem *s)
 		rwsem_set_nonspinnable(sem);
 	if (lab_likely(!(count & RWSEM_READ_FAILED_MASK))) {
 		rwsem_set_reader_owned(sem);
-		return;
+		return 0;
 	}
-	rwsem_down_read_slowpath(sem, count);
+	return rwsem_down_read_slowpath(sem, count, state);
+}
+
+static void rwsem_ml_down_read(struct lab_rwsem *s)
+{
+	rwsem_ml_down_read_common(rwsem_ml(s), TASK_UNINTERRUPTIBLE);
+}
+
+static int rwsem_ml_down_read_killable(struct lab_rwsem *s)
+{
+	return rwsem_ml_down_read_common(rwsem_ml(s), TASK_KILLABLE);
 }
 
 static int rwsem_ml_down_read_trylock(struct lab_rwsem *s)
@@ -916,10 +1032,13 @@ static void rwsem_ml_up_read(struct lab_rwsem *s)
 	struct rwsem_mainline *sem = rwsem_ml(s);
 	long tmp;
 
+	DEBUG_RWSEMS_WARN_ON(!(READ_ONCE(sem->owner) & RWSEM_READER_OWNED), RWSEM_ML_NAME,
+			     "up_read of a lock not reader-owned", READ_ONCE(sem->count));
 	if (sem->clear_reader_owner)
 		rwsem_clear_reader_owned(sem);
 	/* Release: our critical section before the next owner's acquire. */
 	tmp = atomic_add_return_release(&sem->count, -RWSEM_READER_BIAS);
+	DEBUG_RWSEMS_WARN_ON(tmp < 0, RWSEM_ML_NAME, "up_read count underflow", tmp);
 
 	/* Last one out, with waiters: wake the head. */
 	if (lab_unlikely((tmp & (RWSEM_LOCK_MASK | RWSEM_FLAG_WAITERS)) == RWSEM_FLAG_WAITERS)) {
@@ -928,17 +1047,60 @@ static void rwsem_ml_up_read(struct lab_rwsem *s)
 	}
 }
 
-static void rwsem_ml_down_write(struct lab_rwsem *s)
+/* __down_write_common(): the fast path, then the slow path in @state. */
+static inline int rwsem_ml_down_write_common(struct rwsem_mainline *sem, uint32_t state)
 {
-	struct rwsem_mainline *sem = rwsem_ml(s);
 	long tmp = 0;
 
 	/* Acquire: pairs with the release in up_write/up_read. */
 	if (lab_likely(atomic_try_cmpxchg_acquire(&sem->count, &tmp, RWSEM_WRITER_LOCKED))) {
 		rwsem_set_owner(sem, lab_current());
-		return;
+		return 0;
 	}
-	rwsem_down_write_slowpath(sem);
+	return rwsem_down_write_slowpath(sem, state);
+}
+
+static void rwsem_ml_down_write(struct lab_rwsem *s)
+{
+	rwsem_ml_down_write_common(rwsem_ml(s), TASK_UNINTERRUPTIBLE);
+}
+
+static int rwsem_ml_down_write_killable(struct lab_rwsem *s)
+{
+	return rwsem_ml_down_write_common(rwsem_ml(s), TASK_KILLABLE);
+}
+
+/* Timed waits (rwsem.h): the deadline acts as a fatal signal at the deadline. */
+static int rwsem_ml_down_read_timed(struct lab_rwsem *s, uint64_t deadline_ns)
+{
+	int r;
+
+	lab_wait_deadline_set(deadline_ns);
+	r = rwsem_ml_down_read_common(rwsem_ml(s), TASK_KILLABLE);
+	lab_wait_deadline_set(0);
+	return r ? lab_wait_interrupted_errno() : 0;
+}
+
+static int rwsem_ml_down_write_timed(struct lab_rwsem *s, uint64_t deadline_ns)
+{
+	int r;
+
+	lab_wait_deadline_set(deadline_ns);
+	r = rwsem_ml_down_write_common(rwsem_ml(s), TASK_KILLABLE);
+	lab_wait_deadline_set(0);
+	return r ? lab_wait_interrupted_errno() : 0;
+}
+
+static int rwsem_ml_check_unlocked(struct lab_rwsem *s, char *msg, size_t len)
+{
+	struct rwsem_mainline *sem = rwsem_ml(s);
+	long c = READ_ONCE(sem->count);
+
+	if (c == 0 && rwsem_list_empty(&sem->wait_list))
+		return 0;
+	snprintf(msg, len, "count %#lx, wait list %s (unlocked: 0, empty)", (unsigned long)c,
+		 rwsem_list_empty(&sem->wait_list) ? "empty" : "not empty");
+	return -1;
 }
 
 static int rwsem_ml_down_write_trylock(struct lab_rwsem *s)
@@ -958,9 +1120,12 @@ static void rwsem_ml_up_write(struct lab_rwsem *s)
 	struct rwsem_mainline *sem = rwsem_ml(s);
 	long tmp;
 
+	DEBUG_RWSEMS_WARN_ON(rwsem_owner_task(READ_ONCE(sem->owner)) != lab_current(), RWSEM_ML_NAME,
+			     "up_write by a task that is not the owner", READ_ONCE(sem->count));
 	rwsem_clear_owner(sem);
 	/* Release: our critical section before the next owner's acquire. */
 	tmp = atomic_fetch_add_release(&sem->count, -RWSEM_WRITER_LOCKED);
+	DEBUG_RWSEMS_WARN_ON(!(tmp & RWSEM_WRITER_LOCKED), RWSEM_ML_NAME, "up_write of a lock not write-held", tmp);
 	if (lab_unlikely(tmp & RWSEM_FLAG_WAITERS))
 		rwsem_wake(sem);
 }
@@ -978,6 +1143,6 @@ static void rwsem_ml_downgrade_write(struct lab_rwsem *s)
 }
 
 #define RWSEM_ML_CAPS (LAB_CAP_SLEEPS | LAB_CAP_SPINS | LAB_CAP_EXCLUSION | LAB_CAP_READ_TRYLOCK | \
-		       LAB_CAP_WRITE_TRYLOCK | LAB_CAP_DOWNGRADE | LAB_CAP_EVENTS)
+		       LAB_CAP_WRITE_TRYLOCK | LAB_CAP_DOWNGRADE | LAB_CAP_EVENTS | LAB_CAP_KILLABLE)
 
 #endif /* LAB_RWSEM_DHANDOFF */

@@ -55,8 +55,9 @@
  *   4 ms on this host); waiter timeouts are compared with it as the kernel
  *   compares jiffies, so the 4 ms RWSEM_WAIT_TIMEOUT means 4-8 ms. The
  *   reader-owned spin deadline uses lab_clock_ns() as sched_clock().
- * - no RT tasks (rt_task() is always false), no signals (no killable verbs:
- *   rwsem_rlock_fail and rwsem_wlock_fail can never fire), no
+ * - no RT tasks (rt_task() is always false), no signals: a fatal signal is
+ *   a per-task flag that another thread sets (wait.h lab_send_fatal_signal;
+ *   the killable verbs check it where v5.3 checks signal_pending_state), no
  *   RWSEM_OWNER_UNKNOWN anonymous owners, no preempt_disable/rcu_read_lock
  *   (the task structures never go away: lab_task is a static array).
  *
@@ -91,11 +92,14 @@
  *  +-----------------------------------------------+--------+-------+-------+-------+
  *  A reader-owned value is a hint: the named reader may be gone.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "atomic.h"
 #include "compiler.h"
+#include "debug.h"
 #include "events.h"
 #include "osq.h"
 #include "rwsem.h"
@@ -345,6 +349,24 @@ static inline void clear_wr_nonspinnable(struct rspin_rwsem *sem)
 		atomic_andnot(&sem->owner, RWSEM_WR_NONSPINNABLE);
 }
 
+/* ---- wait_lock release: the invariants (debug.h) ------------------------ */
+
+/*
+ * Release wait_lock, first checking what must hold whenever nobody holds
+ * it: HANDOFF and WAITERS only with waiters queued, WAITERS whenever there
+ * are, no reader-count underflow (sign bit = READFAIL, never reached).
+ */
+static inline void rwsem_wait_unlock(struct rspin_rwsem *sem)
+{
+	long c = READ_ONCE(sem->count);
+	bool empty = list_empty(&sem->wait_list);
+
+	LAB_RWSEM_CHECK((c & RWSEM_FLAG_HANDOFF) && empty, "rwsem-rspin", "HANDOFF with no waiter", c);
+	LAB_RWSEM_CHECK(!(c & RWSEM_FLAG_WAITERS) != empty, "rwsem-rspin", "WAITERS != queue not empty", c);
+	LAB_RWSEM_CHECK(c < 0, "rwsem-rspin", "count underflow", c);
+	raw_spin_unlock(&sem->wait_lock);
+}
+
 /* ---- waking -------------------------------------------------------------- */
 
 /*
@@ -455,7 +477,7 @@ static __lab_noinline void rwsem_wake(struct rspin_rwsem *sem)
 	raw_spin_lock(&sem->wait_lock);
 	if (!list_empty(&sem->wait_list))
 		rwsem_mark_wake(sem, RWSEM_WAKE_ANY, &wake_q);
-	raw_spin_unlock(&sem->wait_lock);
+	rwsem_wait_unlock(sem);
 	wake_up_q(&wake_q);
 }
 
@@ -468,7 +490,7 @@ static __lab_noinline void rwsem_downgrade_wake(struct rspin_rwsem *sem)
 	raw_spin_lock(&sem->wait_lock);
 	if (!list_empty(&sem->wait_list))
 		rwsem_mark_wake(sem, RWSEM_WAKE_READ_OWNED, &wake_q);
-	raw_spin_unlock(&sem->wait_lock);
+	rwsem_wait_unlock(sem);
 	wake_up_q(&wake_q);
 }
 
@@ -697,9 +719,11 @@ static bool rwsem_reader_phase_trylock(struct rspin_rwsem *sem, long last_rowner
 
 /*
  * rwsem_down_read_slowpath() - the read fast path failed; our READER_BIAS is
- * still in the count.
+ * still in the count. @state TASK_KILLABLE: v5.3's out_nolock (list_del;
+ * WAITERS and HANDOFF cleared only if the queue is now empty; nobody woken).
+ * Returns 0 with the lock, or -EINTR.
  */
-static __lab_cold void rwsem_down_read_slowpath(struct rspin_rwsem *sem)
+static __lab_cold int rwsem_down_read_slowpath(struct rspin_rwsem *sem, uint32_t state)
 {
 	long count, adjustment = -RWSEM_READER_BIAS;
 	struct rwsem_waiter waiter;
@@ -728,13 +752,13 @@ static __lab_cold void rwsem_down_read_slowpath(struct rspin_rwsem *sem)
 			raw_spin_lock(&sem->wait_lock);
 			if (!list_empty(&sem->wait_list))
 				rwsem_mark_wake(sem, RWSEM_WAKE_READ_OWNED, &wake_q);
-			raw_spin_unlock(&sem->wait_lock);
+			rwsem_wait_unlock(sem);
 			wake_up_q(&wake_q);
 		}
-		return;
+		return 0;
 	}
 	if (rwsem_reader_phase_trylock(sem, waiter.last_rowner))
-		return;
+		return 0;
 	lockevent_inc(rwsem_opt_fail);
 
 queue:
@@ -752,10 +776,10 @@ queue:
 		 */
 		if (adjustment && !(smp_load_acquire(&sem->count) &
 				    (RWSEM_WRITER_MASK | RWSEM_FLAG_HANDOFF))) {
-			raw_spin_unlock(&sem->wait_lock);
+			rwsem_wait_unlock(sem);
 			rwsem_set_reader_owned(sem);
 			lockevent_inc(rwsem_rlock_fast);
-			return;
+			return 0;
 		}
 		adjustment += RWSEM_FLAG_WAITERS;
 	}
@@ -777,20 +801,37 @@ queue:
 	}
 	if (wake || (!(count & RWSEM_WRITER_MASK) && (adjustment & RWSEM_FLAG_WAITERS)))
 		rwsem_mark_wake(sem, RWSEM_WAKE_ANY, &wake_q);
-	raw_spin_unlock(&sem->wait_lock);
+	rwsem_wait_unlock(sem);
 	wake_up_q(&wake_q);
 
 	/* Sleep until rwsem_mark_wake() grants us the lock. */
 	for (;;) {
-		set_current_state(TASK_UNINTERRUPTIBLE);
+		set_current_state(state);
 		/* Acquire: pairs with the store-release in rwsem_mark_wake(). */
 		if (!smp_load_acquire(&waiter.task))
 			break;
+		if (signal_pending_state(state)) {
+			raw_spin_lock(&sem->wait_lock);
+			if (READ_ONCE(waiter.task))
+				goto out_nolock;
+			rwsem_wait_unlock(sem);
+			break;
+		}
 		schedule();
 		lockevent_inc(rwsem_sleep_reader);
 	}
 	__set_current_state(TASK_RUNNING);
 	lockevent_inc(rwsem_rlock);
+	return 0;
+
+out_nolock:
+	list_del(&waiter.list);
+	if (list_empty(&sem->wait_list))
+		atomic_andnot(&sem->count, RWSEM_FLAG_WAITERS | RWSEM_FLAG_HANDOFF);
+	rwsem_wait_unlock(sem);
+	__set_current_state(TASK_RUNNING);
+	lockevent_inc(rwsem_rlock_fail);
+	return -EINTR;
 }
 
 /* Called by the new write owner, so the owner word is stable apart from flags. */
@@ -802,8 +843,15 @@ static inline void rwsem_disable_reader_optspin(struct rspin_rwsem *sem, bool di
 	}
 }
 
-/* rwsem_down_write_slowpath() - the write fast path's cmpxchg failed. */
-static __lab_cold void rwsem_down_write_slowpath(struct rspin_rwsem *sem)
+/*
+ * rwsem_down_write_slowpath() - the write fast path's cmpxchg failed.
+ * @state TASK_KILLABLE: v5.3's out_nolock, as released: list_del; subtract
+ * HANDOFF if wstate says WRITER_HANDOFF (a local set outside wait_lock);
+ * clear WAITERS if the queue is now empty, else mark_wake(WAKE_ANY). It
+ * never clears a HANDOFF it did not account for itself (the bug that
+ * d257cc8cb8d5 fixed in v5.16). Returns 0 with the lock, or -EINTR.
+ */
+static __lab_cold int rwsem_down_write_slowpath(struct rspin_rwsem *sem, uint32_t state)
 {
 	enum writer_wait_state wstate;
 	struct rwsem_waiter waiter;
@@ -817,7 +865,7 @@ static __lab_cold void rwsem_down_write_slowpath(struct rspin_rwsem *sem)
 		lab_spin_start(sem->spin_budget_ns, sem->oncpu_clock);
 		if (rwsem_can_spin_on_owner(sem, RWSEM_WR_NONSPINNABLE)) {
 			if (rwsem_optimistic_spin(sem, true))
-				return;
+				return 0;
 			lockevent_inc(rwsem_opt_fail);
 		}
 	}
@@ -846,7 +894,7 @@ static __lab_cold void rwsem_down_write_slowpath(struct rspin_rwsem *sem)
 									: RWSEM_WAKE_ANY, &wake_q);
 			if (!wake_q_empty(&wake_q)) {
 				/* Keep the wait_lock hold short when many readers wake. */
-				raw_spin_unlock(&sem->wait_lock);
+				rwsem_wait_unlock(sem);
 				wake_up_q(&wake_q);
 				raw_spin_lock(&sem->wait_lock);
 			}
@@ -856,17 +904,19 @@ static __lab_cold void rwsem_down_write_slowpath(struct rspin_rwsem *sem)
 	}
 
 	/* State before every check: a wakeup after the check makes schedule() return. */
-	set_current_state(TASK_UNINTERRUPTIBLE);
+	set_current_state(state);
 	for (;;) {
 		if (rwsem_try_write_lock(sem, wstate))
 			break;
-		raw_spin_unlock(&sem->wait_lock);
+		rwsem_wait_unlock(sem);
 
 		/* Sleep until the lock looks free, or it is time for a handoff. */
 		for (;;) {
+			if (signal_pending_state(state))
+				goto out_nolock;
 			schedule();
 			lockevent_inc(rwsem_sleep_writer);
-			set_current_state(TASK_UNINTERRUPTIBLE);
+			set_current_state(state);
 			/* HANDOFF requested: try unconditionally. */
 			if (wstate == WRITER_HANDOFF)
 				break;
@@ -887,24 +937,51 @@ static __lab_cold void rwsem_down_write_slowpath(struct rspin_rwsem *sem)
 	__set_current_state(TASK_RUNNING);
 	list_del(&waiter.list);
 	rwsem_disable_reader_optspin(sem, disable_rspin);
-	raw_spin_unlock(&sem->wait_lock);
+	rwsem_wait_unlock(sem);
 	lockevent_inc(rwsem_wlock);
+	return 0;
+
+out_nolock:
+	__set_current_state(TASK_RUNNING);
+	raw_spin_lock(&sem->wait_lock);
+	list_del(&waiter.list);
+	if (lab_unlikely(wstate == WRITER_HANDOFF))
+		atomic_add(&sem->count, -RWSEM_FLAG_HANDOFF);
+	if (list_empty(&sem->wait_list))
+		atomic_andnot(&sem->count, RWSEM_FLAG_WAITERS);
+	else
+		rwsem_mark_wake(sem, RWSEM_WAKE_ANY, &wake_q);
+	rwsem_wait_unlock(sem);
+	wake_up_q(&wake_q);
+	lockevent_inc(rwsem_wlock_fail);
+	return -EINTR;
 }
 
 /* ---- the verbs ----------------------------------------------------------- */
 
-static void rspin_down_read(struct lab_rwsem *s)
+/* __down_read(), __down_read_killable(): the fast path, then the slow path in @state. */
+static inline int rspin_down_read_common(struct rspin_rwsem *sem, uint32_t state)
 {
-	struct rspin_rwsem *sem = to_rspin(s);
 	/* Acquire: pairs with the release of the previous writer's up_write. */
 	long cnt = atomic_add_return_acquire(&sem->count, RWSEM_READER_BIAS);
 
 	if (lab_unlikely(cnt < 0))	/* READFAIL: reader count overflow (cannot happen here) */
 		rwsem_set_nonspinnable(sem);
-	if (lab_likely(!(cnt & RWSEM_READ_FAILED_MASK)))
+	if (lab_likely(!(cnt & RWSEM_READ_FAILED_MASK))) {
 		rwsem_set_reader_owned(sem);
-	else
-		rwsem_down_read_slowpath(sem);
+		return 0;
+	}
+	return rwsem_down_read_slowpath(sem, state);
+}
+
+static void rspin_down_read(struct lab_rwsem *s)
+{
+	rspin_down_read_common(to_rspin(s), TASK_UNINTERRUPTIBLE);
+}
+
+static int rspin_down_read_killable(struct lab_rwsem *s)
+{
+	return rspin_down_read_common(to_rspin(s), TASK_KILLABLE);
 }
 
 static int rspin_down_read_trylock(struct lab_rwsem *s)
@@ -928,22 +1005,68 @@ static void rspin_up_read(struct lab_rwsem *s)
 	/* Release: the read section stays before the unlock. */
 	long tmp = atomic_add_return_release(&sem->count, -RWSEM_READER_BIAS);
 
+	DEBUG_RWSEMS_WARN_ON(tmp < 0, "rwsem-rspin", "up_read count underflow", tmp);
+
 	if (lab_unlikely((tmp & (RWSEM_LOCK_MASK | RWSEM_FLAG_WAITERS)) == RWSEM_FLAG_WAITERS)) {
 		clear_wr_nonspinnable(sem);
 		rwsem_wake(sem);
 	}
 }
 
-static void rspin_down_write(struct lab_rwsem *s)
+/* __down_write(), __down_write_killable(): the fast path, then the slow path in @state. */
+static inline int rspin_down_write_common(struct rspin_rwsem *sem, uint32_t state)
 {
-	struct rspin_rwsem *sem = to_rspin(s);
 	long tmp = RWSEM_UNLOCKED_VALUE;
 
 	/* Acquire: pairs with the release of the last unlock. */
-	if (lab_likely(atomic_try_cmpxchg_acquire(&sem->count, &tmp, RWSEM_WRITER_LOCKED)))
+	if (lab_likely(atomic_try_cmpxchg_acquire(&sem->count, &tmp, RWSEM_WRITER_LOCKED))) {
 		rwsem_set_owner(sem);
-	else
-		rwsem_down_write_slowpath(sem);
+		return 0;
+	}
+	return rwsem_down_write_slowpath(sem, state);
+}
+
+static void rspin_down_write(struct lab_rwsem *s)
+{
+	rspin_down_write_common(to_rspin(s), TASK_UNINTERRUPTIBLE);
+}
+
+static int rspin_down_write_killable(struct lab_rwsem *s)
+{
+	return rspin_down_write_common(to_rspin(s), TASK_KILLABLE);
+}
+
+/* Timed waits (rwsem.h): the deadline acts as a fatal signal at the deadline. */
+static int rspin_down_read_timed(struct lab_rwsem *s, uint64_t deadline_ns)
+{
+	int r;
+
+	lab_wait_deadline_set(deadline_ns);
+	r = rspin_down_read_common(to_rspin(s), TASK_KILLABLE);
+	lab_wait_deadline_set(0);
+	return r ? lab_wait_interrupted_errno() : 0;
+}
+
+static int rspin_down_write_timed(struct lab_rwsem *s, uint64_t deadline_ns)
+{
+	int r;
+
+	lab_wait_deadline_set(deadline_ns);
+	r = rspin_down_write_common(to_rspin(s), TASK_KILLABLE);
+	lab_wait_deadline_set(0);
+	return r ? lab_wait_interrupted_errno() : 0;
+}
+
+static int rspin_check_unlocked(struct lab_rwsem *s, char *msg, size_t len)
+{
+	struct rspin_rwsem *sem = to_rspin(s);
+	long c = READ_ONCE(sem->count);
+
+	if (c == RWSEM_UNLOCKED_VALUE && list_empty(&sem->wait_list))
+		return 0;
+	snprintf(msg, len, "count %#lx, wait list %s (unlocked: 0, empty)", (unsigned long)c,
+		 list_empty(&sem->wait_list) ? "empty" : "not empty");
+	return -1;
 }
 
 static int rspin_down_write_trylock(struct lab_rwsem *s)
@@ -963,9 +1086,12 @@ static void rspin_up_write(struct lab_rwsem *s)
 	struct rspin_rwsem *sem = to_rspin(s);
 	long tmp;
 
+	DEBUG_RWSEMS_WARN_ON((READ_ONCE(sem->owner) & ~RWSEM_OWNER_FLAGS_MASK) != (long)lab_current(),
+			     "rwsem-rspin", "up_write by a task that is not the owner", READ_ONCE(sem->count));
 	rwsem_clear_owner(sem);
 	/* Release: the write section stays before the unlock. */
 	tmp = atomic_fetch_add_release(&sem->count, -RWSEM_WRITER_LOCKED);
+	DEBUG_RWSEMS_WARN_ON(!(tmp & RWSEM_WRITER_LOCKED), "rwsem-rspin", "up_write of a lock not write-held", tmp);
 	if (lab_unlikely(tmp & RWSEM_FLAG_WAITERS))
 		rwsem_wake(sem);
 }
@@ -1020,6 +1146,15 @@ void lab_rspin_peek(struct lab_rwsem *s, struct lab_rspin_peek *out)
 		else
 			out->nr_write_waiters++;
 	}
+	rwsem_wait_unlock(sem);
+}
+
+void lab_rspin_test_set_flags(struct lab_rwsem *s, long bits)
+{
+	struct rspin_rwsem *sem = to_rspin(s);
+
+	raw_spin_lock(&sem->wait_lock);
+	atomic_or(&sem->count, bits);
 	raw_spin_unlock(&sem->wait_lock);
 }
 
@@ -1029,7 +1164,7 @@ const struct lab_rwsem_ops lab_rwsem_rspin_ops = {
 	.cite = "Linux v5.3 kernel/locking/rwsem.c; Waiman Long & Peter Zijlstra, \"locking/rwsem: "
 		"Rework rwsem-xadd & enable new rwsem features\" (2019)",
 	.caps = LAB_CAP_SLEEPS | LAB_CAP_SPINS | LAB_CAP_EXCLUSION | LAB_CAP_READ_TRYLOCK |
-		LAB_CAP_WRITE_TRYLOCK | LAB_CAP_DOWNGRADE | LAB_CAP_EVENTS,
+		LAB_CAP_WRITE_TRYLOCK | LAB_CAP_DOWNGRADE | LAB_CAP_EVENTS | LAB_CAP_KILLABLE,
 	.size = sizeof(struct rspin_rwsem),
 	.align = LAB_CACHELINE,
 	.knobs = rspin_knobs,
@@ -1041,4 +1176,9 @@ const struct lab_rwsem_ops lab_rwsem_rspin_ops = {
 	.down_write_trylock = rspin_down_write_trylock,
 	.up_write = rspin_up_write,
 	.downgrade_write = rspin_downgrade_write,
+	.down_read_killable = rspin_down_read_killable,
+	.down_write_killable = rspin_down_write_killable,
+	.down_read_timed = rspin_down_read_timed,
+	.down_write_timed = rspin_down_write_timed,
+	.check_unlocked = rspin_check_unlocked,
 };

@@ -26,3 +26,11 @@ struct lab_rspin_peek {
  * Any thread. Calling it on a lock of another variant is undefined.
  */
 void lab_rspin_peek(struct lab_rwsem *sem, struct lab_rspin_peek *out);
+
+/*
+ * lab_rspin_test_set_flags() - OR @bits into the count word under wait_lock,
+ * as rwsem_mark_wake() does when a timed-out reader head requests the
+ * handoff (tests/regression/rwsem_out_nolock.c plants a reader head's
+ * HANDOFF request this way). Test-only; any thread.
+ */
+void lab_rspin_test_set_flags(struct lab_rwsem *sem, long bits);

@@ -113,12 +113,16 @@
  *   rwsem_rlock         read locks acquired after queueing (slept or not)
  *   rwsem_rtrylock / rwsem_wtrylock  trylock calls (v5.2 only; removed in v5.3)
  *   rwsem_wlock         write locks taken from the wait list
+ *   rwsem_rlock_fail / rwsem_wlock_fail  killable waits that gave up (out_nolock)
  *   spin_ns, osq_abort  rwlab's (spin time; counted by locks/osq.c)
  * rwsem_opt_nospin does not exist before v5.3 and never fires here. With
  * wspin=0 the spin code is not entered at all, so no opt_* event counts.
  */
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "debug.h"
 #include "events.h"
 #include "osq.h"
 #include "rwsem.h"
@@ -285,6 +289,24 @@ static inline bool is_rwsem_owner_spinnable(struct lab_task *owner)
 	return !((uintptr_t)owner & RWSEM_ANONYMOUSLY_OWNED);
 }
 
+/* ---- wait_lock release: the invariants (debug.h) ---------------------- */
+
+/*
+ * Release wait_lock, first checking what must hold whenever nobody holds
+ * it: the active half (low 32 bits: lockers and transient attempts) never
+ * underflows, and a non-empty queue always has its WAITING_BIAS in the
+ * upper half (count >> 32 <= -1; a writer adds another -1).
+ */
+static inline void rwsem_wait_unlock(struct xadd_rwsem *sem)
+{
+	long c = READ_ONCE(sem->count);
+
+	LAB_RWSEM_CHECK((uint32_t)c >= 0x80000000u, "rwsem-xadd", "active count underflow", c);
+	LAB_RWSEM_CHECK(!xadd_list_empty(&sem->wait_list) && (c >> 32) >= 0, "rwsem-xadd",
+			"waiters queued without WAITING_BIAS", c);
+	raw_spin_unlock(&sem->wait_lock);
+}
+
 /* ---- __rwsem_mark_wake ----------------------------------------------- */
 
 /*
@@ -380,9 +402,11 @@ static void __rwsem_mark_wake(struct xadd_rwsem *sem, enum rwsem_wake_type wake_
 /*
  * rwsem_down_read_failed - the fast path's +1 made the count <= 0.
  * - the count still holds this reader's ACTIVE_READ_BIAS;
- * - returns with the read lock held.
+ * - returns with the read lock held (0), or for @state TASK_KILLABLE
+ *   (rwsem_down_read_failed_killable) -EINTR after v4.20's out_nolock:
+ *   list_del; the WAITING_BIAS goes if the queue is now empty; nobody woken.
  */
-static __lab_cold void rwsem_down_read_failed(struct xadd_rwsem *sem)
+static __lab_cold int __rwsem_down_read_failed_common(struct xadd_rwsem *sem, uint32_t state)
 {
 	long count, adjustment = -RWSEM_ACTIVE_READ_BIAS;
 	struct rwsem_waiter waiter;
@@ -400,9 +424,9 @@ static __lab_cold void rwsem_down_read_failed(struct xadd_rwsem *sem)
 		 * writer that made our fast path fail may have left since.
 		 */
 		if (smp_load_acquire(&sem->count) >= 0) {
-			raw_spin_unlock(&sem->wait_lock);
+			rwsem_wait_unlock(sem);
 			lockevent_inc(rwsem_rlock_fast);
-			return;
+			return 0;
 		}
 		adjustment += RWSEM_WAITING_BIAS;	/* first waiter */
 	}
@@ -420,20 +444,47 @@ static __lab_cold void rwsem_down_read_failed(struct xadd_rwsem *sem)
 	    (count > RWSEM_WAITING_BIAS && adjustment != -RWSEM_ACTIVE_READ_BIAS))
 		__rwsem_mark_wake(sem, RWSEM_WAKE_ANY, &wake_q);
 
-	raw_spin_unlock(&sem->wait_lock);
+	rwsem_wait_unlock(sem);
 	wake_up_q(&wake_q);
 
 	/* Sleep until a waker has granted us the lock. */
 	for (;;) {
-		set_current_state(TASK_UNINTERRUPTIBLE);
+		set_current_state(state);
 		/* Pairs with the release store in __rwsem_mark_wake. */
 		if (!smp_load_acquire(&waiter.task))
 			break;
+		if (signal_pending_state(state)) {
+			raw_spin_lock(&sem->wait_lock);
+			if (READ_ONCE(waiter.task))
+				goto out_nolock;
+			rwsem_wait_unlock(sem);
+			break;
+		}
 		schedule();
 		lockevent_inc(rwsem_sleep_reader);
 	}
 	__set_current_state(TASK_RUNNING);
 	lockevent_inc(rwsem_rlock);
+	return 0;
+
+out_nolock:
+	xadd_list_del(&waiter.list);
+	if (xadd_list_empty(&sem->wait_list))
+		atomic_add(&sem->count, -RWSEM_WAITING_BIAS);
+	rwsem_wait_unlock(sem);
+	__set_current_state(TASK_RUNNING);
+	lockevent_inc(rwsem_rlock_fail);
+	return -EINTR;
+}
+
+static __lab_cold void rwsem_down_read_failed(struct xadd_rwsem *sem)
+{
+	__rwsem_down_read_failed_common(sem, TASK_UNINTERRUPTIBLE);
+}
+
+static __lab_cold int rwsem_down_read_failed_killable(struct xadd_rwsem *sem)
+{
+	return __rwsem_down_read_failed_common(sem, TASK_KILLABLE);
 }
 
 /* ---- writer optimistic spinning ----------------------------------------- */
@@ -544,9 +595,12 @@ static inline bool rwsem_try_write_lock(long count, struct xadd_rwsem *sem)
 /*
  * rwsem_down_write_failed - the fast path found the lock active or queued.
  * - the count holds this writer's ACTIVE_WRITE_BIAS;
- * - returns with the write lock held.
+ * - returns with the write lock held (0), or for @state TASK_KILLABLE
+ *   (rwsem_down_write_failed_killable) -EINTR after v4.20's out_nolock:
+ *   list_del; the WAITING_BIAS goes if the queue is now empty, else the new
+ *   head is woken (__rwsem_mark_wake(WAKE_ANY)).
  */
-static __lab_cold void rwsem_down_write_failed(struct xadd_rwsem *sem)
+static __lab_cold int __rwsem_down_write_failed_common(struct xadd_rwsem *sem, uint32_t state)
 {
 	struct rwsem_waiter waiter;
 	struct wake_q_head wake_q;
@@ -558,7 +612,7 @@ static __lab_cold void rwsem_down_write_failed(struct xadd_rwsem *sem)
 	count = atomic_sub_return(&sem->count, RWSEM_ACTIVE_WRITE_BIAS);
 
 	if (sem->wspin && rwsem_optimistic_spin(sem))
-		return;
+		return 0;
 
 	wake_q_init(&wake_q);
 	waiter.task = lab_current();
@@ -585,25 +639,51 @@ static __lab_cold void rwsem_down_write_failed(struct xadd_rwsem *sem)
 		count = atomic_add_return(&sem->count, RWSEM_WAITING_BIAS);
 	}
 
-	set_current_state(TASK_UNINTERRUPTIBLE);
+	set_current_state(state);
 	for (;;) {
 		if (rwsem_try_write_lock(count, sem))
 			break;
-		raw_spin_unlock(&sem->wait_lock);
+		rwsem_wait_unlock(sem);
 
 		/* Sleep until nobody is active, then race for the lock. */
 		do {
+			if (signal_pending_state(state))
+				goto out_nolock;
 			schedule();
 			lockevent_inc(rwsem_sleep_writer);
-			set_current_state(TASK_UNINTERRUPTIBLE);
+			set_current_state(state);
 		} while ((count = READ_ONCE(sem->count)) & RWSEM_ACTIVE_MASK);
 
 		raw_spin_lock(&sem->wait_lock);
 	}
 	__set_current_state(TASK_RUNNING);
 	xadd_list_del(&waiter.list);
-	raw_spin_unlock(&sem->wait_lock);
+	rwsem_wait_unlock(sem);
 	lockevent_inc(rwsem_wlock);
+	return 0;
+
+out_nolock:
+	__set_current_state(TASK_RUNNING);
+	raw_spin_lock(&sem->wait_lock);
+	xadd_list_del(&waiter.list);
+	if (xadd_list_empty(&sem->wait_list))
+		atomic_add(&sem->count, -RWSEM_WAITING_BIAS);
+	else
+		__rwsem_mark_wake(sem, RWSEM_WAKE_ANY, &wake_q);
+	rwsem_wait_unlock(sem);
+	wake_up_q(&wake_q);
+	lockevent_inc(rwsem_wlock_fail);
+	return -EINTR;
+}
+
+static __lab_cold void rwsem_down_write_failed(struct xadd_rwsem *sem)
+{
+	__rwsem_down_write_failed_common(sem, TASK_UNINTERRUPTIBLE);
+}
+
+static __lab_cold int rwsem_down_write_failed_killable(struct xadd_rwsem *sem)
+{
+	return __rwsem_down_write_failed_common(sem, TASK_KILLABLE);
 }
 
 /* ---- wakeups from the release paths ---------------------------------- */
@@ -636,7 +716,7 @@ static __lab_cold void rwsem_wake(struct xadd_rwsem *sem)
 	if (!xadd_list_empty(&sem->wait_list))
 		__rwsem_mark_wake(sem, RWSEM_WAKE_ANY, &wake_q);
 
-	raw_spin_unlock(&sem->wait_lock);
+	rwsem_wait_unlock(sem);
 	wake_up_q(&wake_q);
 }
 
@@ -649,7 +729,7 @@ static __lab_cold void rwsem_downgrade_wake(struct xadd_rwsem *sem)
 	raw_spin_lock(&sem->wait_lock);
 	if (!xadd_list_empty(&sem->wait_list))
 		__rwsem_mark_wake(sem, RWSEM_WAKE_READ_OWNED, &wake_q);
-	raw_spin_unlock(&sem->wait_lock);
+	rwsem_wait_unlock(sem);
 	wake_up_q(&wake_q);
 }
 
@@ -686,6 +766,9 @@ static void xadd_up_read(struct lab_rwsem *s)
 {
 	struct xadd_rwsem *sem = to_xadd(s);
 	long count = atomic_sub_return_release(&sem->count, RWSEM_ACTIVE_READ_BIAS);
+
+	DEBUG_RWSEMS_WARN_ON((uint32_t)count >= 0x80000000u, "rwsem-xadd", "up_read active count underflow",
+			     count);
 
 	/* Waiters queued (count < -1) and we were the last active locker. */
 	if (lab_unlikely(count < -1 && (count & RWSEM_ACTIVE_MASK) == 0))
@@ -726,6 +809,8 @@ static void xadd_up_write(struct lab_rwsem *s)
 	struct xadd_rwsem *sem = to_xadd(s);
 	long old;
 
+	DEBUG_RWSEMS_WARN_ON(READ_ONCE(sem->owner) != lab_current(), "rwsem-xadd",
+			     "up_write by a task that is not the owner", READ_ONCE(sem->count));
 	rwsem_clear_owner(sem);
 	old = atomic_fetch_sub_release(&sem->count, RWSEM_ACTIVE_WRITE_BIAS);
 	/* Negative after our bias is gone: waiters are queued. x86 also wants
@@ -743,6 +828,68 @@ static void xadd_downgrade_write(struct lab_rwsem *s)
 	/* Turn our write bias into one read bias; negative: waiters queued. */
 	if (lab_unlikely(atomic_add_return_release(&sem->count, -RWSEM_WAITING_BIAS) < 0))
 		rwsem_downgrade_wake(sem);
+}
+
+/* v4.20 down_read_killable(): __down_read_killable (x86 and asm-generic test alike) + the killable slow path. */
+static int xadd_down_read_killable(struct lab_rwsem *s)
+{
+	struct xadd_rwsem *sem = to_xadd(s);
+
+	if (lab_unlikely(atomic_add_return_acquire(&sem->count, RWSEM_ACTIVE_READ_BIAS) <= 0) &&
+	    rwsem_down_read_failed_killable(sem))
+		return -EINTR;
+	rwsem_set_reader_owned(sem);
+	return 0;
+}
+
+/*
+ * v4.20 down_write_killable(): __down_write_killable + the killable slow
+ * path; the fast path's test follows the fastpath knob as xadd_down_write's.
+ */
+static int xadd_down_write_killable(struct lab_rwsem *s)
+{
+	struct xadd_rwsem *sem = to_xadd(s);
+	long old = atomic_fetch_add_acquire(&sem->count, RWSEM_ACTIVE_WRITE_BIAS);
+
+	/* x86: nobody was active (queued waiters allowed). generic: free and unqueued. */
+	if (lab_unlikely(sem->x86 ? (old & RWSEM_ACTIVE_MASK) != 0 : old != RWSEM_UNLOCKED_VALUE) &&
+	    rwsem_down_write_failed_killable(sem))
+		return -EINTR;
+	rwsem_set_owner(sem);
+	return 0;
+}
+
+/* Timed waits (rwsem.h): the deadline acts as a fatal signal at the deadline. */
+static int xadd_down_read_timed(struct lab_rwsem *s, uint64_t deadline_ns)
+{
+	int r;
+
+	lab_wait_deadline_set(deadline_ns);
+	r = xadd_down_read_killable(s);
+	lab_wait_deadline_set(0);
+	return r ? lab_wait_interrupted_errno() : 0;
+}
+
+static int xadd_down_write_timed(struct lab_rwsem *s, uint64_t deadline_ns)
+{
+	int r;
+
+	lab_wait_deadline_set(deadline_ns);
+	r = xadd_down_write_killable(s);
+	lab_wait_deadline_set(0);
+	return r ? lab_wait_interrupted_errno() : 0;
+}
+
+static int xadd_check_unlocked(struct lab_rwsem *s, char *msg, size_t len)
+{
+	struct xadd_rwsem *sem = to_xadd(s);
+	long c = READ_ONCE(sem->count);
+
+	if (c == RWSEM_UNLOCKED_VALUE && xadd_list_empty(&sem->wait_list))
+		return 0;
+	snprintf(msg, len, "count %#lx, wait list %s (unlocked: 0, empty)", (unsigned long)c,
+		 xadd_list_empty(&sem->wait_list) ? "empty" : "not empty");
+	return -1;
 }
 
 static int xadd_init(struct lab_rwsem *s, const struct lab_rwsem_conf *conf)
@@ -772,7 +919,7 @@ int rwsem_xadd_nr_waiters(struct lab_rwsem *s)
 	raw_spin_lock(&sem->wait_lock);
 	for (pos = READ_ONCE(sem->wait_list.next); pos != &sem->wait_list; pos = READ_ONCE(pos->next))
 		n++;
-	raw_spin_unlock(&sem->wait_lock);
+	rwsem_wait_unlock(sem);
 	return n;
 }
 
@@ -788,7 +935,7 @@ const struct lab_rwsem_ops lab_rwsem_rwsem_xadd_ops = {
 	.cite = "Linux v4.20 kernel/locking/rwsem-xadd.c, arch/x86/include/asm/rwsem.h "
 		"(default; fastpath=generic: include/asm-generic/rwsem.h), kernel/locking/osq_lock.c",
 	.caps = LAB_CAP_SLEEPS | LAB_CAP_SPINS | LAB_CAP_EXCLUSION | LAB_CAP_READ_TRYLOCK |
-		LAB_CAP_WRITE_TRYLOCK | LAB_CAP_DOWNGRADE | LAB_CAP_EVENTS,
+		LAB_CAP_WRITE_TRYLOCK | LAB_CAP_DOWNGRADE | LAB_CAP_EVENTS | LAB_CAP_KILLABLE,
 	.size = sizeof(struct xadd_rwsem),
 	.align = LAB_CACHELINE,
 	.knobs = xadd_knobs,
@@ -800,4 +947,9 @@ const struct lab_rwsem_ops lab_rwsem_rwsem_xadd_ops = {
 	.down_write_trylock = xadd_down_write_trylock,
 	.up_write = xadd_up_write,
 	.downgrade_write = xadd_downgrade_write,
+	.down_read_killable = xadd_down_read_killable,
+	.down_write_killable = xadd_down_write_killable,
+	.down_read_timed = xadd_down_read_timed,
+	.down_write_timed = xadd_down_write_timed,
+	.check_unlocked = xadd_check_unlocked,
 };

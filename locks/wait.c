@@ -135,8 +135,36 @@ void schedule(void)
 	struct lab_task *t = lab_current();
 	uint32_t s;
 
-	while ((s = smp_load_acquire(&t->state)) != TASK_RUNNING)
-		lab_futex_wait(&t->state, s, -1);
+	while ((s = smp_load_acquire(&t->state)) != TASK_RUNNING) {
+		uint64_t d = READ_ONCE(t->wait_deadline), now;
+
+		if (!d || !(s & TASK_WAKEKILL)) {
+			lab_futex_wait(&t->state, s, -1);
+			continue;
+		}
+		/* A timed wait: the deadline's timer wakes us like wake_up_process(). */
+		now = lab_clock_ns();
+		if (now >= d) {
+			atomic_xchg(&t->state, TASK_RUNNING);
+			return;
+		}
+		lab_futex_wait(&t->state, s, (int64_t)(d - now));
+	}
+}
+
+void lab_send_fatal_signal(struct lab_task *t)
+{
+	uint32_t s;
+
+	WRITE_ONCE(t->fatal_signal, 1);
+	/* Full barrier: the flag before reading the state (pairs with set_current_state()'s). */
+	smp_mb();
+	s = READ_ONCE(t->state);
+	/* signal_wake_up_state(): wake only a killable sleeper. */
+	while ((s & TASK_WAKEKILL) && !atomic_try_cmpxchg(&t->state, &s, TASK_RUNNING))
+		;
+	if (s & TASK_WAKEKILL)
+		lab_futex_wake(&t->state, 1);
 }
 
 int wake_up_process(struct lab_task *t)

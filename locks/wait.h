@@ -21,6 +21,7 @@
  */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -31,12 +32,15 @@
 #define LAB_MAX_TASKS 1024
 
 #define TASK_RUNNING		0u
+#define TASK_INTERRUPTIBLE	1u
 #define TASK_UNINTERRUPTIBLE	2u
+#define TASK_WAKEKILL		0x100u		/* a fatal signal wakes the sleeper */
+#define TASK_KILLABLE		(TASK_WAKEKILL | TASK_UNINTERRUPTIBLE)
 
 struct lab_task {
 	int id;			/* dense id in [0, LAB_MAX_TASKS), reused after thread exit */
 	int on_cpu;		/* 1 while running; 0 while sleeping in lab_futex_wait() */
-	uint32_t state;		/* TASK_RUNNING or TASK_UNINTERRUPTIBLE; the futex schedule() sleeps on */
+	uint32_t state;		/* TASK_RUNNING, TASK_UNINTERRUPTIBLE or TASK_KILLABLE; the futex schedule() sleeps on */
 	unsigned resched_poll;	/* need_resched(): polls since lab_spin_start() (sampled every N) */
 	uint64_t spin_deadline;	/* need_resched(): end of the current spin budget (ns); 0: no budget */
 	long spin_nivcsw;	/* need_resched() without a budget: involuntary switches at spin start */
@@ -48,6 +52,8 @@ struct lab_task {
 	unsigned watch_poll;	/* ... polls since the last sample */
 	struct lab_task *wake_q_next;	/* wake_q link (wake_q.h); NULL when not queued */
 	uint64_t seq;		/* generation: bumped when the id is reused */
+	uint32_t fatal_signal;	/* set by lab_send_fatal_signal(), cleared by the task itself */
+	uint64_t wait_deadline;	/* lab_clock_ns() deadline of a timed wait; 0 = none (lab_wait_deadline_set) */
 } __lab_cacheline_aligned;
 
 extern __thread struct lab_task *lab_current_task;
@@ -240,3 +246,67 @@ static inline int lab_task_on_cpu(const struct lab_task *t)
 
 /* Sleep the calling thread for @ns nanoseconds (clock_nanosleep, restarts on EINTR). */
 void lab_sleep_ns(uint64_t ns);
+
+/* ---- fatal signals and deadlines (killable and timed waits) --------------
+ *
+ * The kernel's down_*_killable() sleep in TASK_KILLABLE and give up with
+ * -EINTR where they check signal_pending_state(state, current): a fatal
+ * signal is pending (SIGKILL; the task would die on return to user space).
+ * rwlab has no signals: another thread calls lab_send_fatal_signal(t), which
+ * sets t->fatal_signal and wakes @t if it sleeps in a TASK_WAKEKILL state
+ * (signal_wake_up_state()). The task clears the flag when it has handled the
+ * "signal" (lab_clear_fatal_signal(); rwlab's torture lets it live on).
+ *
+ * Timed waits (rwsem.h down_*_timed; no kernel counterpart) arm a deadline
+ * with lab_wait_deadline_set(): until cleared, signal_pending_state() of a
+ * killable state is also true once lab_clock_ns() passes it, and schedule()
+ * sleeps at most until then - an expiring timer treated like a fatal signal,
+ * at exactly the points where each kernel version checks for one.
+ */
+
+/* Send @t a fatal signal: set its flag, then wake it if it sleeps killably. Any thread. */
+void lab_send_fatal_signal(struct lab_task *t);
+
+/* The caller handled its fatal signal (or never got one): clear the flag. */
+static inline void lab_clear_fatal_signal(void)
+{
+	WRITE_ONCE(lab_current()->fatal_signal, 0);
+}
+
+/* Arm (@deadline_ns > 0, lab_clock_ns() time) or disarm (0) the caller's wait deadline. */
+static inline void lab_wait_deadline_set(uint64_t deadline_ns)
+{
+	WRITE_ONCE(lab_current()->wait_deadline, deadline_ns);
+}
+
+/* fatal_signal_pending(current) */
+static inline int fatal_signal_pending(void)
+{
+	return READ_ONCE(lab_current()->fatal_signal) != 0;
+}
+
+/* True once the caller's armed deadline has passed. */
+static inline int lab_wait_deadline_passed(void)
+{
+	uint64_t d = READ_ONCE(lab_current()->wait_deadline);
+
+	return d && lab_clock_ns() >= d;
+}
+
+/*
+ * signal_pending_state(state, current): only TASK_WAKEKILL (and
+ * TASK_INTERRUPTIBLE) states can be interrupted, by a fatal signal or (timed
+ * waits) the deadline.
+ */
+static inline int signal_pending_state(uint32_t state)
+{
+	if (!(state & (TASK_INTERRUPTIBLE | TASK_WAKEKILL)))
+		return 0;
+	return fatal_signal_pending() || lab_wait_deadline_passed();
+}
+
+/* The -errno a killable slow path's -EINTR means: -EINTR (signal) or -ETIMEDOUT (deadline). */
+static inline int lab_wait_interrupted_errno(void)
+{
+	return fatal_signal_pending() ? -EINTR : -ETIMEDOUT;
+}

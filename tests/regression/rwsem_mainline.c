@@ -15,11 +15,17 @@
  * (d) downgrade_write grants the queued readers (also one queued behind a
  *     writer) while the downgrader still holds it for read; the writer waits;
  * (e) rwsem-dhandoff: up_write makes a head writer that requested the
- *     handoff the owner before it even runs.
+ *     handoff the owner before it even runs;
+ * (f) the head writer that requested the handoff spins on the running owner
+ *     instead of sleeping, in mainline and (v7) in rwsem-dhandoff alike
+ *     (issue 13: the earlier dhandoff port slept at once), and gets the lock
+ *     when the owner releases it without ever going to sleep.
  *
  * Event counters are per thread: every thread snapshots its own, and the
- * test sums them. "Asleep in the lock" is lab_task_on_cpu() == 0: a thread
- * is off the CPU only inside the lock's futex wait.
+ * test sums them. "Asleep in the lock" is lab_task_on_cpu() == 0: the
+ * futex-sleep flag (the sleep state), not owner_on_cpu(), which also reads
+ * the thread CPU clock (a preempted thread is off CPU there, but it did not
+ * go to sleep in the lock).
  */
 #include "common.h"
 #include "events.h"
@@ -454,6 +460,106 @@ Test(rwsem_mainline, dhandoff_up_write_grants_head_writer, .timeout = 60)
 		cr_expect_eq(EV(g.ev, rwsem_wlock_handoff), 1, "the writer set HANDOFF %lu times",
 			     (unsigned long)EV(g.ev, rwsem_wlock_handoff));
 		cr_expect_eq(EV(g.ev, rwsem_opt_lock), 0, "the granted writer took the lock itself");
+		proven = true;
+	}
+	cr_expect(proven, "in 10 attempts the woken writer always beat the main thread's re-lock");
+	lab_lock_destroy(&l);
+}
+
+/* ---- (f) the head writer spins while its handoff is pending ---------------------- */
+
+#define SPIN_SAMPLE_MS 50	/* how long the owner keeps the lock, running, after HANDOFF */
+
+ParameterizedTestParameters(rwsem_mainline, handoff_head_writer_spins)
+{
+	/*
+	 * A spin budget (need_resched stand-in) far beyond the sampling
+	 * window, and owner_on_cpu() from the futex flag (oncpu=flag): this
+	 * test is about the handoff path choosing to spin on a running owner;
+	 * with the default oncpu=clock a loaded 2-CPU host preempts the owner
+	 * within 50 ms and the spinner rightly goes to sleep (the clock signal
+	 * itself is tested in owner_on_cpu.c). The old dhandoff port slept at
+	 * once under either signal.
+	 */
+	static struct lab_test_variant v[] = { { "rwsem:oncpu=flag,spin_budget_us=200000" },
+					       { "rwsem-dhandoff:oncpu=flag,spin_budget_us=200000" } };
+
+	return cr_make_param_array(struct lab_test_variant, v, LAB_ARRAY_SIZE(v));
+}
+
+ParameterizedTest(struct lab_test_variant *v, rwsem_mainline, handoff_head_writer_spins, .timeout = 60)
+{
+	bool dhandoff = strstr(v->name, "dhandoff") != NULL;
+	struct lab_lock l;
+	struct rwsem_mainline *sem;
+	bool proven = false;
+
+	need_events();
+	lab_test_lock(&l, v->name);
+	sem = sem_of(&l);
+	for (int attempt = 0; attempt < 10 && !proven; attempt++) {
+		struct grant_writer g = { .lock = &l };
+		struct lab_events before, after;
+		struct lab_task *gt = NULL;
+		unsigned long samples = 0, off_cpu = 0;
+		uint64_t end, deadline;
+		int i;
+
+		/* 1. The writer queues behind a write hold and sleeps past the handoff timeout. */
+		lab_down_write(&l);
+		cr_assert_eq(pthread_create(&g.tid, NULL, grant_writer_main, &g), 0);
+		for (i = 0; i < WAKE_MS * 10; i++) {
+			gt = __atomic_load_n(&g.task, __ATOMIC_ACQUIRE);
+			if (gt && !lab_task_on_cpu(gt))
+				break;
+			lab_sleep_ns(100000);
+		}
+		cr_assert_lt(i, WAKE_MS * 10, "the writer did not queue");
+		lab_sleep_ns(20000000);
+
+		/*
+		 * 2. Release and re-take it: the woken writer finds it held and
+		 * sets HANDOFF. From here on the owner (this thread) runs
+		 * without sleeping.
+		 */
+		lab_up_write(&l);
+		lab_down_write(&l);
+		if (__atomic_load_n(&g.early, __ATOMIC_ACQUIRE)) {
+			lab_up_write(&l);
+			pthread_join(g.tid, NULL);
+			continue;
+		}
+		__atomic_store_n(&g.phase2, 1, __ATOMIC_RELEASE);
+		deadline = lab_clock_ns() + WAKE_MS * 1000000ull;
+		while (!(READ_ONCE(sem->count) & RWSEM_FLAG_HANDOFF) && lab_clock_ns() < deadline)
+			lab_delay(100);
+		cr_assert(READ_ONCE(sem->count) & RWSEM_FLAG_HANDOFF,
+			  "the head writer never requested the handoff");
+
+		/* 3. The owner keeps running (burns CPU); the head must stay on CPU, spinning. */
+		end = lab_clock_ns() + SPIN_SAMPLE_MS * 1000000ull;
+		while (lab_clock_ns() < end) {
+			samples++;
+			off_cpu += !lab_task_on_cpu(gt);
+			lab_delay(100);
+		}
+		lab_events_snapshot(&before);
+		lab_up_write(&l);
+		lab_events_snapshot(&after);
+		for (i = 0; i < WAKE_MS && !__atomic_load_n(&g.done, __ATOMIC_ACQUIRE); i++)
+			lab_sleep_ns(1000000);
+		cr_expect(__atomic_load_n(&g.done, __ATOMIC_ACQUIRE), "the head writer never got the lock");
+		__atomic_store_n(&g.release, 1, __ATOMIC_RELEASE);
+		pthread_join(g.tid, NULL);
+		cr_log_info("%s: head writer off CPU in %lu of %lu samples over %d ms with HANDOFF pending\n",
+			    v->name, off_cpu, samples, SPIN_SAMPLE_MS);
+		cr_expect_eq(off_cpu, 0, "%s: the head writer slept (off CPU in %lu of %lu samples) "
+			     "instead of spinning on the running owner", v->name, off_cpu, samples);
+		if (dhandoff)
+			cr_expect_eq(EV(after, rwsem_handoff_grant) - EV(before, rwsem_handoff_grant), 1,
+				     "up_write did not grant the spinning head writer");
+		cr_expect_eq(EV(g.ev, rwsem_wlock_handoff), 1, "the writer set HANDOFF %lu times",
+			     (unsigned long)EV(g.ev, rwsem_wlock_handoff));
 		proven = true;
 	}
 	cr_expect(proven, "in 10 attempts the woken writer always beat the main thread's re-lock");

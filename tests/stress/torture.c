@@ -173,3 +173,38 @@ Test(stress, no_threads_is_einval)
 
 	cr_expect_eq(lab_torture_run(&o, &r), -EINVAL);
 }
+
+/*
+ * Kill mode (issue 13): every killable variant survives random cancellation
+ * - no exclusion failure, no wait_lock invariant warning, waits really were
+ * cancelled both ways, and the lock ends at its unlocked value.
+ */
+ParameterizedTestParameters(stress, torture_kill)
+{
+	size_t n;
+	struct lab_test_variant *v = lab_test_variants(LAB_CAP_EXCLUSION | LAB_CAP_KILLABLE, LAB_CAP_NOT_IN_ALL, &n);
+
+	return cr_make_param_array(struct lab_test_variant, v, n);
+}
+
+ParameterizedTest(struct lab_test_variant *v, stress, torture_kill, .timeout = 120)
+{
+	struct lab_torture_opts o = opts(v->name, 2, 2, 0.5);
+	struct lab_torture_result r;
+
+	o.kill = true;
+	o.seed = 1;
+	run(&o, &r);
+	printf("%-14s Kills: sent %lu, cancelled %lu -EINTR, %lu -ETIMEDOUT, warnings %lu\n", v->name,
+	       r.kills_sent, r.cancelled_eintr, r.cancelled_etimedout, r.warnings);
+	cr_expect(r.killable);
+	cr_expect_eq(r.wr_fail + r.rd_fail, 0, "%s: exclusion failures under kill", v->name);
+	cr_expect_eq(r.warnings, 0, "%s: %lu wait_lock invariant warnings", v->name, r.warnings);
+	cr_expect_not(r.not_unlocked, "%s: not unlocked at the end: %s", v->name, r.unlocked_msg);
+	cr_expect_gt(r.kills_sent, 0, "%s: no signal sent", v->name);
+	cr_expect_gt(r.cancelled_eintr, 0, "%s: no wait was cancelled by a signal", v->name);
+	cr_expect_gt(r.cancelled_etimedout, 0, "%s: no timed wait timed out", v->name);
+	cr_expect_gt(r.wr_total, 0);
+	cr_expect_gt(r.rd_total, 0);
+	cr_expect_not(lab_torture_failed(&r));
+}
