@@ -425,6 +425,7 @@ static double ctxsw_batch(void)
 
 static _Alignas(LINE) atomic_int wword;	/* 0: wait, 1: woken */
 static _Alignas(LINE) atomic_int wready;	/* waiter about to sleep */
+static _Alignas(LINE) atomic_int waiter_tid;
 static _Alignas(LINE) _Atomic double wake_sent, wake_ran;
 static _Alignas(LINE) atomic_int waiter_slept;
 static long wake_samples;
@@ -433,6 +434,7 @@ static void *wake_waiter(void *arg)
 {
 	(void)arg;
 	pin(cpu_b);
+	atomic_store(&waiter_tid, (int)syscall(SYS_gettid));
 	for (long i = 0; i < wake_samples; i++) {
 		long r;
 
@@ -448,6 +450,24 @@ static void *wake_waiter(void *arg)
 	return NULL;
 }
 
+/* The waiter's scheduler state is S (asleep in futex_wait). */
+static int waiter_asleep(void)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", atomic_load(&waiter_tid));
+	f = fopen(path, "r");
+	if (!f)
+		return 1;	/* cannot tell: rely on the sleep above */
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* "tid (comm) S ..." */
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
 static double wakeup_batch(void)
 {
 	pthread_t t;
@@ -457,15 +477,19 @@ static double wakeup_batch(void)
 	wake_samples = ops(400) < 256 ? ops(400) : 256;
 	atomic_store(&wword, 0);
 	atomic_store(&wready, 0);
+	atomic_store(&waiter_tid, 0);
 	pin(cpu_a);
 	pthread_create(&t, NULL, wake_waiter, NULL);
+	while (!atomic_load(&waiter_tid))
+		cpu_relax();
 	for (long i = 0; i < wake_samples; i++) {
 		while (!atomic_load(&wready))
 			cpu_relax();
 		atomic_store(&wready, 0);
 		atomic_store(&wake_ran, 0);
-		sched_yield();
 		usleep(200);			/* let the waiter sleep and B go idle */
+		for (int tries = 0; tries < 100 && !waiter_asleep(); tries++)
+			usleep(100);		/* a loaded machine: wait for the sleep */
 		atomic_store(&wake_sent, now_ns());
 		atomic_store(&wword, 1);
 		futex(&wword, FUTEX_WAKE_PRIVATE, 1);
