@@ -6,7 +6,7 @@
 # are [calc], [proxy], [missing: ...], [calib PATH [METRIC]] with PATH present;
 # a [calib PATH METRIC] value without [calc] must equal that metric's summary
 # in PATH), name = file name, the topology giving the CPU count the summary
-# states, and c2c latencies ordered smt <= l3 <= socket <= remote (socket <=
+# states (": N CPUs"), and c2c latencies ordered smt <= l3 <= socket <= remote (socket <=
 # socket_far_home; both equal to l3 when l3_per_socket = 1). Then the same
 # check must FAIL on broken copies, each for the reason it was broken.
 # Usage: machines.sh SOURCE-ROOT
@@ -141,8 +141,8 @@ check_machine() {
 			if (!isint(value["sockets"]) || !isint(value["l3_per_socket"]) || !isint(value["cores_per_l3"]))
 				problem("sockets, l3_per_socket and cores_per_l3 must be whole numbers")
 			cpus = value["sockets"] * value["l3_per_socket"] * value["cores_per_l3"] * value["smt"]
-			if (!match(value["summary"], /= [0-9]+ CPUs/))
-				problem("the summary does not state \"= N CPUs\"")
+			if (!match(value["summary"], /: [0-9]+ CPUs/))
+				problem("the summary does not state \": N CPUs\"")
 			else if (substr(value["summary"], RSTART + 2, RLENGTH - 7) + 0 != cpus)
 				problem("CPU count: the summary says " substr(value["summary"], RSTART + 2, RLENGTH - 7) \
 					" CPUs, the topology gives " cpus)
@@ -196,13 +196,15 @@ broken uncited 'c2c.l3_ns = 24.0 has no citation' 's/^\(c2c.l3_ns = 24.0\) .*/\1
 broken missing-key 'missing key hz' '/^hz = /d'
 broken order 'c2c order broken' 's/^c2c.remote_ns = 193.0/c2c.remote_ns = 50/'
 broken far-home 'socket 100.5 > socket_far_home 90' 's/^c2c.socket_far_home_ns = 193.0/c2c.socket_far_home_ns = 90/'
-broken cpus 'CPU count: the summary says 256 CPUs, the topology gives 384' 's/= 384 CPUs/= 256 CPUs/'
+broken cpus 'CPU count: the summary says 256 CPUs, the topology gives 384' 's/: 384 CPUs/: 256 CPUs/'
 broken topology 'CPU count: the summary says 384 CPUs, the topology gives 320' 's/^l3_per_socket = 12/l3_per_socket = 10/'
 broken rename 'name epyc9654-2s384 does not match the file name other' ''
 broken unknown-source 'unknown source \[nosuch\]' 's/^\(ghz = 2.4 *\)# .*/\1# [nosuch] made up/'
 broken only-calc 'names no source, only' 's/^\(ghz = 2.4 *\)# .*/\1# [calc] [proxy]/'
+# shellcheck disable=SC2016  # sed's $a (append after the last line)
 broken unknown-key 'unknown key foo.bar' '$a\
 foo.bar = 3   # [c2c]'
+# shellcheck disable=SC2016
 broken twice 'hz given twice' '$a\
 hz = 100   # [linux-6.18]'
 broken negative 'is not positive' 's/^relax_ns = [0-9.]*/relax_ns = 0/'
