@@ -165,6 +165,42 @@ check_machine() {
 	}' "$1"
 }
 
+# check_record FILE: a calibration record's summary lines are, per metric,
+# the median of the run medians (its min and max those of the runs).
+check_record() {
+	awk -F '\t' -v file="$1" '
+	function problem(msg) { printf "%s: %s\n", file, msg; bad++ }
+	/^#/ || NF != 6 && $1 != "summary" { next }
+	$1 == "summary" { sum[$2] = $3; smin[$2] = $4; smax[$2] = $5; next }
+	{ v[$1, ++n[$1]] = $2 }
+	END {
+		for (m in n) {
+			k = n[m]
+			for (i = 1; i <= k; i++)	# insertion sort of the run medians
+				for (j = i; j > 1 && v[m, j - 1] + 0 > v[m, j] + 0; j--) {
+					t = v[m, j]; v[m, j] = v[m, j - 1]; v[m, j - 1] = t
+				}
+			med = k % 2 ? v[m, (k + 1) / 2] : (v[m, k / 2] + v[m, k / 2 + 1]) / 2
+			if (!(m in sum))
+				problem("no summary line for " m)
+			else if (sum[m] - med > 0.0005 || med - sum[m] > 0.0005 || smin[m] + 0 != v[m, 1] + 0 || smax[m] + 0 != v[m, k] + 0)
+				problem("summary of " m " is " sum[m] " (" smin[m] ".." smax[m] "), the runs give " med " (" v[m, 1] ".." v[m, k] ")")
+		}
+		if (length(n) < 13)
+			problem("only " length(n) " metrics recorded")
+		exit bad > 0
+	}' "$1"
+}
+for r in "$root"/results/sim/calibration/*.txt; do
+	check_record "$r" || fail "$(basename "$r"): summary does not match its runs (above)"
+done
+sed 's/^\(summary	c2c_ns	\)[0-9.]*/\1999.5/' "$root/results/sim/calibration/epyc-2vcpu.txt" >"$tmp/record.txt"
+if check_record "$tmp/record.txt" >"$tmp/record.log"; then
+	fail "a record whose c2c_ns summary was edited passed"
+elif ! grep -q "summary of c2c_ns is 999.5" "$tmp/record.log"; then
+	fail "edited record failed for another reason: $(cat "$tmp/record.log")"
+fi
+
 n=0
 for m in "$root"/sim/machines/*.machine; do
 	n=$((n + 1))
@@ -222,5 +258,5 @@ sed -n '/^<!-- machine-tables -->$/,/^<!-- \/machine-tables -->$/p' "$sources" |
 cmp -s "$tmp/doc.md" "$tmp/gen.md" ||
 	fail "results/sim/machines.md tables are stale: re-run tools/machine-tables (diff: $(diff "$tmp/doc.md" "$tmp/gen.md" | head -3))"
 
-[ "$fails" = 0 ] && echo "machines: $n files ok, 16 broken copies refused, tables current"
+[ "$fails" = 0 ] && echo "machines: $n files ok, 16 broken copies refused, tables current, records consistent"
 exit "$fails"
