@@ -708,6 +708,8 @@ int main(int argc, char **argv)
 	memset(bw_dst, 2, bw_bytes);
 	measure("memset_gbs", "GB/s", memset_batch);
 	measure("memcpy_gbs", "GB/s", memcpy_batch);
+	free(bw_src);
+	free(bw_dst);
 	print_context("after");
 	return 0;
 }
