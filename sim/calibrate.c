@@ -1,0 +1,715 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rwlab-calibrate: the microbenchmarks behind a machine file's costs
+ * (sim/machines/NAME.machine, issue #10 item 7: "every cost comes from a
+ * published measurement of the modelled hardware or from a microbenchmark
+ * run here and recorded").
+ *
+ * Each metric is measured in REPEATS repeats after one warm-up batch; a
+ * repeat's figure is the median of 7 sub-batches, a sub-batch's figure its
+ * total time over its operations (for c2c the median of its chunks of 1000
+ * round trips, for the wake-to-run latency the median of its samples).
+ * Printed: the median of the repeats, their minimum and maximum, all in the
+ * unit named. Medians, because on a shared virtual machine a batch during
+ * which a vCPU was descheduled is an outlier.
+ *
+ *   c2c            CAS ping-pong on one 64-byte line between two pinned
+ *                  threads on CPUs A and B: round trip / 2, as
+ *                  nviennot/core-to-core-latency measures it.
+ *   rmw.local      dependent `lock xadd` on a line the thread owns.
+ *   load.local     dependent load chain on one L1-resident line.
+ *   mem.local      dependent load chain through a random cyclic permutation
+ *                  of the lines of a 256 MiB buffer (huge pages asked for
+ *                  with MADV_HUGEPAGE; TLB misses remain where refused).
+ *   relax          one PAUSE (cpu_relax), in bursts of 1000 with gaps (no
+ *                  hypervisor pause-loop exit can trigger).
+ *   relax_loop     one PAUSE in an endless run of PAUSEs, as a spinning
+ *                  lock issues them (includes pause-loop exits, if any).
+ *   syscall        syscall(SYS_getpid): entry and exit only.
+ *   futex_wake     FUTEX_WAKE with no waiter: the caller's cost.
+ *   futex_wait     FUTEX_WAIT whose value no longer matches (EAGAIN): the
+ *                  caller's cost of entering and checking, without sleeping.
+ *   ctxsw          two threads pinned on CPU A exchanging one byte over two
+ *                  pipes: time per hop (one pipe write, one wake-up, one
+ *                  context switch, one pipe read).
+ *   wakeup         FUTEX_WAKE on CPU A until the waiter, asleep on idle CPU
+ *                  B, runs (CLOCK_MONOTONIC read on both sides); samples
+ *                  whose waiter had not yet slept are discarded.
+ *   ipi            membarrier(PRIVATE_EXPEDITED) from CPU A while a thread
+ *                  of the same process spins on CPU B (one IPI, waited for)
+ *                  minus the same call with B idle (no IPI): the IPI round
+ *                  trip as the kernel's smp_call_function_many sees it.
+ *   page_fault     first touch of a 4 KiB anonymous page (fault + zeroing).
+ *   bw.memset      memset of a 64 MiB buffer, bytes written per second.
+ *   bw.memcpy      memcpy between two 64 MiB buffers, bytes copied per
+ *                  second (STREAM would count twice that).
+ *
+ * Usage: rwlab-calibrate [--quick] [--cpus A,B] [--repeats N]
+ * Output: comment lines ('#') naming the host, then one line per metric:
+ *   METRIC<TAB>MEDIAN<TAB>MIN<TAB>MAX<TAB>UNIT<TAB>REPEATS
+ * Native timing: figures are contaminated by whatever else runs on the
+ * machine; the tool prints the load average before and after.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LINE 64
+
+static int cpu_a, cpu_b = 1;
+static int repeats = 11;
+static double scale = 1.0;	/* --quick: 1/20 of the operations */
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static long ops(long n)
+{
+	long s = (long)(n * scale);
+
+	return s < 16 ? 16 : s;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		fprintf(stderr, "rwlab-calibrate: cannot pin to CPU %d: %s\n", cpu, strerror(errno));
+		exit(1);
+	}
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield" ::: "memory");
+#else
+	__asm__ volatile("" ::: "memory");
+#endif
+}
+
+static long futex(atomic_int *uaddr, int op, int val)
+{
+	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* One batch: returns its figure (ns per op, or GB/s). */
+typedef double (*batch_fn)(void);
+
+static void report(const char *metric, const char *unit, double *v, int n)
+{
+	double med = median(v, n);
+
+	printf("%s\t%.3f\t%.3f\t%.3f\t%s\t%d\n", metric, med, v[0], v[n - 1], unit, n);
+	fflush(stdout);
+}
+
+/*
+ * A repeat's figure is the median of SUBS sub-batches of 1/SUBS of the
+ * operations each: on a shared (virtual) machine a sub-batch during which
+ * the vCPU was descheduled is an outlier, not the figure.
+ */
+#define SUBS 7
+#define MAX_REPEATS 101
+
+static double sub_median(batch_fn fn)
+{
+	double sub[SUBS], full = scale;
+
+	scale = full / SUBS;
+	for (int j = 0; j < SUBS; j++)
+		sub[j] = fn();
+	scale = full;
+	return median(sub, SUBS);
+}
+
+static void measure(const char *metric, const char *unit, batch_fn fn)
+{
+	double v[MAX_REPEATS];
+
+	fn();			/* warm-up */
+	for (int i = 0; i < repeats; i++)
+		v[i] = sub_median(fn);
+	report(metric, unit, v, repeats);
+}
+
+/* ---- core to core ---------------------------------------------------- */
+
+static _Alignas(LINE) atomic_long pingpong;
+static _Alignas(LINE) atomic_int go;
+static long c2c_rounds;
+
+static void *c2c_pong(void *arg)
+{
+	(void)arg;
+	pin(cpu_b);
+	while (!atomic_load(&go))
+		cpu_relax();
+	for (long i = 0; i < c2c_rounds; i++) {
+		long want = 2 * i + 1;
+
+		while (!atomic_compare_exchange_strong(&pingpong, &want, 2 * i + 2))
+			want = 2 * i + 1;
+	}
+	return NULL;
+}
+
+/* The figure of a batch: its median chunk of C2C_CHUNK round trips. */
+#define C2C_CHUNK 1000
+#define C2C_MAX_CHUNKS 1024
+
+static double c2c_batch(void)
+{
+	static double chunk[C2C_MAX_CHUNKS];
+	long nchunks;
+	pthread_t t;
+	double t0;
+
+	nchunks = ops(1000000) / C2C_CHUNK;
+	nchunks = nchunks < 5 ? 5 : nchunks > C2C_MAX_CHUNKS ? C2C_MAX_CHUNKS : nchunks;
+	c2c_rounds = nchunks * C2C_CHUNK;
+	atomic_store(&pingpong, 0);
+	atomic_store(&go, 0);
+	pthread_create(&t, NULL, c2c_pong, NULL);
+	pin(cpu_a);
+	atomic_store(&go, 1);
+	for (long c = 0; c < nchunks; c++) {
+		t0 = now_ns();
+		for (long i = c * C2C_CHUNK; i < (c + 1) * C2C_CHUNK; i++) {
+			long want = 2 * i;
+
+			while (!atomic_compare_exchange_strong(&pingpong, &want, 2 * i + 1))
+				want = 2 * i;
+		}
+		chunk[c] = (now_ns() - t0) / (2.0 * C2C_CHUNK);
+	}
+	pthread_join(t, NULL);
+	return median(chunk, (int)nchunks);
+}
+
+/* ---- single-core latencies ------------------------------------------ */
+
+static _Alignas(LINE) atomic_long counter;
+
+static double rmw_batch(void)
+{
+	long n = ops(5000000);
+	double t0 = now_ns();
+
+	for (long i = 0; i < n; i++)
+		atomic_fetch_add(&counter, 1);	/* lock xadd: serialising */
+	return (now_ns() - t0) / n;
+}
+
+static void *volatile chase_self;
+
+static double load_batch(void)
+{
+	long n = ops(20000000);
+	void *p;
+	double t0;
+
+	chase_self = (void *)&chase_self;
+	p = chase_self;
+	t0 = now_ns();
+	for (long i = 0; i < n; i++)
+		p = *(void *volatile *)p;
+	__asm__ volatile("" :: "r"(p));
+	return (now_ns() - t0) / n;
+}
+
+/*
+ * PAUSE in bursts of 1000 separated by ~1000 cycles of other work, so that
+ * a hypervisor's pause-loop exiting (AMD pause filter: an exit after a few
+ * thousand PAUSEs with short gaps) never triggers: the instruction alone.
+ */
+#define RELAX_BURST 1000
+
+static double relax_batch(void)
+{
+	long bursts = ops(2000000) / RELAX_BURST;
+	double total = 0;
+	unsigned long x = 3;
+
+	for (long b = 0; b < (bursts < 1 ? 1 : bursts); b++) {
+		double t0 = now_ns();
+
+		for (int i = 0; i < RELAX_BURST; i++)
+			cpu_relax();
+		total += now_ns() - t0;
+		for (int i = 0; i < 300; i++)	/* gap: a dependent multiply chain */
+			x = x * 2862933555777941757UL + 3037000493UL;
+		__asm__ volatile("" :: "r"(x));
+	}
+	return total / ((bursts < 1 ? 1 : bursts) * (double)RELAX_BURST);
+}
+
+/* PAUSE back to back, as a spinning lock issues it: under a hypervisor this
+ * includes pause-loop exits. */
+static double relax_loop_batch(void)
+{
+	long n = ops(2000000);
+	double t0 = now_ns();
+
+	for (long i = 0; i < n; i++)
+		cpu_relax();
+	return (now_ns() - t0) / n;
+}
+
+static size_t mem_bytes = 256UL << 20;	/* --quick: 64 MiB, still 8x this L3 */
+static void **mem_chain;
+
+static void mem_setup(void)
+{
+	size_t lines = mem_bytes / LINE, stride = LINE / sizeof(void *);
+	size_t *perm;
+	unsigned long long seed = 88172645463325252ULL;
+
+	mem_chain = mmap(NULL, mem_bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem_chain == MAP_FAILED) {
+		fprintf(stderr, "rwlab-calibrate: cannot map %zu MiB: %s\n", mem_bytes >> 20, strerror(errno));
+		exit(1);
+	}
+	madvise(mem_chain, mem_bytes, MADV_HUGEPAGE);
+	perm = malloc(lines * sizeof(*perm));
+	if (!perm) {
+		fprintf(stderr, "rwlab-calibrate: out of memory\n");
+		exit(1);
+	}
+	for (size_t i = 0; i < lines; i++)
+		perm[i] = i;
+	for (size_t i = lines - 1; i > 0; i--) {	/* Fisher-Yates, xorshift64 */
+		size_t j, tmp;
+
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		j = seed % (i + 1);
+		tmp = perm[i];
+		perm[i] = perm[j];
+		perm[j] = tmp;
+	}
+	for (size_t i = 0; i < lines; i++)
+		mem_chain[perm[i] * stride] = &mem_chain[perm[(i + 1) % lines] * stride];
+	free(perm);
+}
+
+static double mem_batch(void)
+{
+	static void **p;	/* continues along the chain: no line is reused early */
+	long n = ops(1000000);
+	double t0;
+
+	if (!p)
+		p = mem_chain;
+	t0 = now_ns();
+	for (long i = 0; i < n; i++)
+		p = *p;
+	__asm__ volatile("" :: "r"(p));
+	return (now_ns() - t0) / n;
+}
+
+/* ---- kernel entry costs --------------------------------------------- */
+
+static _Alignas(LINE) atomic_int fword;
+
+static double syscall_batch(void)
+{
+	long n = ops(300000);
+	double t0 = now_ns();
+
+	for (long i = 0; i < n; i++)
+		syscall(SYS_getpid);
+	return (now_ns() - t0) / n;
+}
+
+static double futex_wake_batch(void)
+{
+	long n = ops(300000);
+	double t0 = now_ns();
+
+	for (long i = 0; i < n; i++)
+		futex(&fword, FUTEX_WAKE_PRIVATE, 1);
+	return (now_ns() - t0) / n;
+}
+
+static double futex_wait_batch(void)
+{
+	long n = ops(300000);
+	double t0;
+
+	atomic_store(&fword, 1);
+	t0 = now_ns();
+	for (long i = 0; i < n; i++)
+		futex(&fword, FUTEX_WAIT_PRIVATE, 0);	/* value is 1: EAGAIN */
+	return (now_ns() - t0) / n;
+}
+
+/* ---- context switch on one CPU -------------------------------------- */
+
+static int pipe_ab[2], pipe_ba[2];
+static long ctx_hops;
+
+static void *ctx_peer(void *arg)
+{
+	char c;
+
+	(void)arg;
+	pin(cpu_a);
+	for (long i = 0; i < ctx_hops; i++) {
+		if (read(pipe_ab[0], &c, 1) != 1 || write(pipe_ba[1], &c, 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+static double ctxsw_batch(void)
+{
+	pthread_t t;
+	char c = 'x';
+	double t0, t1;
+
+	ctx_hops = ops(20000);
+	pin(cpu_a);
+	pthread_create(&t, NULL, ctx_peer, NULL);
+	t0 = now_ns();
+	for (long i = 0; i < ctx_hops; i++) {
+		if (write(pipe_ab[1], &c, 1) != 1 || read(pipe_ba[0], &c, 1) != 1) {
+			fprintf(stderr, "rwlab-calibrate: pipe ping-pong failed: %s\n", strerror(errno));
+			exit(1);
+		}
+	}
+	t1 = now_ns();
+	pthread_join(t, NULL);
+	return (t1 - t0) / (2.0 * ctx_hops);
+}
+
+/* ---- futex wake to run across CPUs ---------------------------------- */
+
+static _Alignas(LINE) atomic_int wword;	/* 0: wait, 1: woken */
+static _Alignas(LINE) atomic_int wready;	/* waiter about to sleep */
+static _Alignas(LINE) atomic_int waiter_tid;
+static _Alignas(LINE) _Atomic double wake_sent, wake_ran;
+static _Alignas(LINE) atomic_int waiter_slept;
+static long wake_samples;
+
+static void *wake_waiter(void *arg)
+{
+	(void)arg;
+	pin(cpu_b);
+	atomic_store(&waiter_tid, (int)syscall(SYS_gettid));
+	for (long i = 0; i < wake_samples; i++) {
+		long r;
+
+		atomic_store(&wready, 1);
+		do {
+			r = futex(&wword, FUTEX_WAIT_PRIVATE, 0);
+		} while (r == -1 && errno == EINTR);
+		atomic_store(&waiter_slept, r == 0);
+		atomic_store(&wake_ran, now_ns());
+		while (atomic_load(&wword) != 0)	/* waker resets */
+			cpu_relax();
+	}
+	return NULL;
+}
+
+/* The waiter's scheduler state is S (asleep in futex_wait). */
+static int waiter_asleep(void)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", atomic_load(&waiter_tid));
+	f = fopen(path, "r");
+	if (!f)
+		return 1;	/* cannot tell: rely on the sleep above */
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* "tid (comm) S ..." */
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
+static double wakeup_batch(void)
+{
+	pthread_t t;
+	double v[256];
+	int kept = 0;
+
+	wake_samples = scale < 0.05 ? 5 : ops(400) < 256 ? ops(400) : 256;	/* --quick: 5 */
+	atomic_store(&wword, 0);
+	atomic_store(&wready, 0);
+	atomic_store(&waiter_tid, 0);
+	pin(cpu_a);
+	pthread_create(&t, NULL, wake_waiter, NULL);
+	while (!atomic_load(&waiter_tid))
+		cpu_relax();
+	for (long i = 0; i < wake_samples; i++) {
+		while (!atomic_load(&wready))
+			cpu_relax();
+		atomic_store(&wready, 0);
+		atomic_store(&wake_ran, 0);
+		usleep(200);			/* let the waiter sleep and B go idle */
+		for (int tries = 0; tries < 100 && !waiter_asleep(); tries++)
+			usleep(100);		/* a loaded machine: wait for the sleep */
+		atomic_store(&wake_sent, now_ns());
+		atomic_store(&wword, 1);
+		futex(&wword, FUTEX_WAKE_PRIVATE, 1);
+		while (atomic_load(&wake_ran) == 0)
+			cpu_relax();
+		if (atomic_load(&waiter_slept) && kept < 256)
+			v[kept++] = atomic_load(&wake_ran) - atomic_load(&wake_sent);
+		atomic_store(&wword, 0);
+	}
+	pthread_join(t, NULL);
+	if (!kept) {
+		fprintf(stderr, "rwlab-calibrate: wake-to-run: the waiter never slept\n");
+		exit(1);
+	}
+	return median(v, kept);
+}
+
+/* ---- IPI via membarrier --------------------------------------------- */
+
+static _Alignas(LINE) atomic_int spin_stop;
+
+static void *ipi_spinner(void *arg)
+{
+	(void)arg;
+	pin(cpu_b);
+	while (!atomic_load(&spin_stop))
+		cpu_relax();
+	return NULL;
+}
+
+static double membarrier_batch(void)
+{
+	long n = ops(100000);
+	double t0;
+
+	pin(cpu_a);
+	t0 = now_ns();
+	for (long i = 0; i < n; i++)
+		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+	return (now_ns() - t0) / n;
+}
+
+static void ipi_spinner_start(pthread_t *t)
+{
+	atomic_store(&spin_stop, 0);
+	pthread_create(t, NULL, ipi_spinner, NULL);
+	usleep(10000);
+}
+
+static void ipi_spinner_stop(pthread_t t)
+{
+	atomic_store(&spin_stop, 1);
+	pthread_join(t, NULL);
+	usleep(1000);
+}
+
+/* Repeats alternate between B busy and B idle, so load drifts hit both. */
+static int ipi_measure(void)
+{
+	double alone[MAX_REPEATS], spun[MAX_REPEATS], diff[MAX_REPEATS];
+	pthread_t t;
+
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0)) {
+		printf("# ipi: membarrier PRIVATE_EXPEDITED unavailable (%s); not measured\n", strerror(errno));
+		return 0;
+	}
+	membarrier_batch();
+	for (int i = 0; i < repeats; i++) {
+		ipi_spinner_start(&t);
+		spun[i] = sub_median(membarrier_batch);
+		ipi_spinner_stop(t);
+		alone[i] = sub_median(membarrier_batch);
+		diff[i] = spun[i] - alone[i];
+	}
+	report("membarrier_alone_ns", "ns", alone, repeats);
+	report("membarrier_ipi_ns", "ns", spun, repeats);
+	report("ipi_roundtrip_ns", "ns", diff, repeats);
+	return 0;
+}
+
+/* ---- page fault and bandwidth --------------------------------------- */
+
+static size_t bw_bytes = 64UL << 20;	/* one pass per sub-batch; --quick: 32 MiB */
+static char *bw_src, *bw_dst;
+
+static double fault_batch(void)
+{
+	size_t bytes = 16UL << 20;
+	char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	double t0, t1;
+
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "rwlab-calibrate: cannot map 16 MiB: %s\n", strerror(errno));
+		exit(1);
+	}
+	madvise(p, bytes, MADV_NOHUGEPAGE);
+	t0 = now_ns();
+	for (size_t off = 0; off < bytes; off += 4096)
+		p[off] = 1;
+	t1 = now_ns();
+	munmap(p, bytes);
+	return (t1 - t0) / (bytes / 4096);
+}
+
+static double memset_batch(void)
+{
+	static int fill;
+	double t0 = now_ns();
+
+	memset(bw_dst, ++fill, bw_bytes);
+	__asm__ volatile("" :: "r"(bw_dst) : "memory");
+	return (double)bw_bytes / (now_ns() - t0);	/* bytes/ns = GB/s */
+}
+
+static double memcpy_batch(void)
+{
+	double t0 = now_ns();
+
+	memcpy(bw_dst, bw_src, bw_bytes);
+	__asm__ volatile("" :: "r"(bw_dst) : "memory");
+	return (double)bw_bytes / (now_ns() - t0);
+}
+
+/* ---- main ----------------------------------------------------------- */
+
+static void usage_error(const char *what)
+{
+	fprintf(stderr, "rwlab-calibrate: %s (valid: --quick, --cpus A,B with two different online CPUs, --repeats 3..101)\n", what);
+	exit(2);
+}
+
+static void parse_args(int argc, char **argv)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	for (int i = 1; i < argc; i++) {
+		char *end;
+
+		if (!strcmp(argv[i], "--quick")) {
+			scale = 0.05;
+			repeats = 3;
+			mem_bytes = 64UL << 20;
+			bw_bytes = 32UL << 20;
+		} else if (!strcmp(argv[i], "--cpus") && i + 1 < argc) {
+			errno = 0;
+			cpu_a = (int)strtol(argv[++i], &end, 10);
+			if (*end != ',' || errno)
+				usage_error("--cpus wants A,B");
+			cpu_b = (int)strtol(end + 1, &end, 10);
+			if (*end || errno || cpu_a < 0 || cpu_b < 0 || cpu_a >= ncpu || cpu_b >= ncpu || cpu_a == cpu_b)
+				usage_error("--cpus wants two different online CPUs A,B");
+		} else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) {
+			long r = strtol(argv[++i], &end, 10);
+
+			if (*end || r < 3 || r > 101)
+				usage_error("--repeats wants a number from 3 to 101");
+			repeats = (int)r;
+		} else {
+			char msg[128];
+
+			snprintf(msg, sizeof(msg), "unknown argument '%.60s'", argv[i]);
+			usage_error(msg);
+		}
+	}
+	if (ncpu < 2)
+		usage_error("needs two online CPUs");
+}
+
+static void print_context(const char *when)
+{
+	double load[3];
+	struct utsname u;
+
+	if (getloadavg(load, 3) == 3)
+		printf("# loadavg %s: %.2f %.2f %.2f\n", when, load[0], load[1], load[2]);
+	if (!strcmp(when, "before") && !uname(&u))
+		printf("# kernel: %s %s %s\n", u.sysname, u.release, u.machine);
+}
+
+int main(int argc, char **argv)
+{
+	parse_args(argc, argv);
+	if (pipe(pipe_ab) || pipe(pipe_ba)) {
+		fprintf(stderr, "rwlab-calibrate: pipe: %s\n", strerror(errno));
+		return 1;
+	}
+	printf("# rwlab-calibrate: cpus %d,%d, repeats %d%s\n", cpu_a, cpu_b, repeats,
+	       scale < 1 ? ", quick" : "");
+	print_context("before");
+	printf("# metric\tmedian\tmin\tmax\tunit\trepeats\n");
+	pin(cpu_a);
+	measure("c2c_ns", "ns", c2c_batch);
+	pin(cpu_a);
+	measure("rmw_local_ns", "ns", rmw_batch);
+	measure("load_local_ns", "ns", load_batch);
+	measure("relax_ns", "ns", relax_batch);
+	measure("relax_loop_ns", "ns", relax_loop_batch);
+	mem_setup();
+	measure("mem_local_ns", "ns", mem_batch);
+	munmap(mem_chain, mem_bytes);
+	measure("syscall_ns", "ns", syscall_batch);
+	measure("futex_wake_ns", "ns", futex_wake_batch);
+	measure("futex_wait_ns", "ns", futex_wait_batch);
+	measure("ctxsw_ns", "ns", ctxsw_batch);
+	measure("wakeup_ns", "ns", wakeup_batch);
+	ipi_measure();
+	pin(cpu_a);
+	measure("page_fault_ns", "ns", fault_batch);
+	bw_src = malloc(bw_bytes);
+	bw_dst = malloc(bw_bytes);
+	if (!bw_src || !bw_dst) {
+		fprintf(stderr, "rwlab-calibrate: out of memory\n");
+		return 1;
+	}
+	memset(bw_src, 1, bw_bytes);
+	memset(bw_dst, 2, bw_bytes);
+	measure("memset_gbs", "GB/s", memset_batch);
+	measure("memcpy_gbs", "GB/s", memcpy_batch);
+	free(bw_src);
+	free(bw_dst);
+	print_context("after");
+	return 0;
+}

@@ -1,0 +1,58 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# rwlab-calibrate --quick: every metric the machine files cite is printed
+# once, as METRIC<TAB>MEDIAN<TAB>MIN<TAB>MAX<TAB>UNIT<TAB>REPEATS with
+# positive finite numbers, min <= median <= max and 3 repeats; bad
+# arguments give one stderr line and exit 2.
+# Usage: calibrate.sh RWLAB-CALIBRATE
+set -u
+cal=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+"$cal" --quick >"$tmp/out" 2>"$tmp/err" || fail "--quick exited $?: $(cat "$tmp/err")"
+[ -s "$tmp/err" ] && fail "--quick wrote to stderr: $(cat "$tmp/err")"
+
+for m in c2c_ns rmw_local_ns load_local_ns relax_ns mem_local_ns syscall_ns \
+	futex_wake_ns futex_wait_ns ctxsw_ns wakeup_ns page_fault_ns memset_gbs memcpy_gbs; do
+	n=$(grep -c "^$m	" "$tmp/out")
+	[ "$n" = 1 ] || fail "metric $m printed $n times"
+done
+
+# Every non-comment line: six fields, numbers positive and finite (the IPI
+# difference of two medians may be negative under load: only finite).
+awk -F '\t' '
+	/^#/ { next }
+	function num(x) { return x ~ /^-?[0-9]+(\.[0-9]+)?$/ }
+	{
+		if (NF != 6) { print "FAIL: " NR ": " NF " fields: " $0; bad++; next }
+		if (!num($2) || !num($3) || !num($4)) { print "FAIL: " NR ": not a finite number: " $0; bad++; next }
+		if ($1 != "ipi_roundtrip_ns" && ($2 <= 0 || $3 <= 0)) { print "FAIL: " NR ": not positive: " $0; bad++ }
+		if ($3 > $2 || $2 > $4) { print "FAIL: " NR ": min <= median <= max broken: " $0; bad++ }
+		if ($5 != "ns" && $5 != "GB/s") { print "FAIL: " NR ": unit " $5; bad++ }
+		if ($6 != 3) { print "FAIL: " NR ": repeats " $6 ", want 3 in --quick"; bad++ }
+		rows++
+	}
+	END { if (rows < 13) { print "FAIL: only " rows " metric lines"; bad++ } exit bad > 0 }
+' "$tmp/out" || fails=$((fails + 1))
+
+# expect_err PATTERN -- args: exit 2, exactly one stderr line matching PATTERN.
+expect_err() {
+	pat=$1
+	shift 2
+	"$cal" "$@" >"$tmp/o" 2>"$tmp/e"
+	st=$?
+	[ "$st" = 2 ] || fail "$* exited $st, want 2"
+	[ "$(wc -l <"$tmp/e")" = 1 ] || fail "$* printed $(wc -l <"$tmp/e") stderr lines"
+	grep -Eq -- "$pat" "$tmp/e" || fail "$*: '$(cat "$tmp/e")' does not match '$pat'"
+	[ -s "$tmp/o" ] && fail "$* printed to stdout"
+}
+expect_err "two different online CPUs.*valid: --quick" -- --cpus 0,0
+expect_err "--cpus wants A,B" -- --cpus 3
+expect_err "--repeats wants a number from 3 to 101" -- --repeats 2
+expect_err "unknown argument '--bogus'" -- --bogus
+
+[ "$fails" = 0 ] && echo "calibrate: ok"
+exit "$fails"
