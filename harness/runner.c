@@ -1,8 +1,23 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The runner as a pipeline:
+ *
+ *   lab_run()           open the CSV, warn, install the signal handlers
+ *     plan_cells()      the cells in run order, minus those --resume keeps
+ *     run_cell()        setup, the iterations, teardown, write the rows
+ *       cell_iteration()  prepare, run_iteration(), emit_rows()
+ *
+ * Failure channel: a failure anywhere in a cell (setup, prepare, thread
+ * creation, a worker's lab_worker_fail(), a metrics() lab_sink_fail(), a
+ * must-be-zero metric that is not zero, writing the rows) fails that cell:
+ * its rows are not written, the message names the cell, the other cells still
+ * run and lab_run() returns 1 naming every failed cell at the end.
+ */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +27,7 @@
 
 #include "context.h"
 #include "csv.h"
+#include "fault.h"
 #include "resume.h"
 #include "runner.h"
 #include "stats.h"
@@ -25,45 +41,136 @@ static void on_signal(int sig)
 	lab_interrupted = 1;
 }
 
-struct run_ctx {
+/*
+ * Metrics that count wrong data: any non-zero value fails the cell (the
+ * numbers beside it are not measurements of a correct run). A workload that
+ * adds such a counter adds its name here.
+ */
+static const char *const must_be_zero[] = {
+	"tree_mismatch", "errors", "task_errors", "failed_faults", "alloc_failures", NULL
+};
+
+/* One cell of the plan: a workload, a thread count, a variant (lock or lazy-mm scheme). */
+struct cell_plan {
+	const struct lab_workload_conf *wl;
+	int nthreads;
+	int vi;
+};
+
+struct runner {
+	const struct lab_run_opts *o;
+	struct lab_csv_writer csv;
+	struct lab_resume resume;
+	struct lab_buf suffix;		/* pin..host, with leading comma */
+	struct lab_buf failed;		/* "VARIANT WORKLOAD t=N, ..." */
+	char run_id[64];
+	struct cell_plan *plan;
+	int nplan, done, nfailed;
+	uint64_t t_start;
+	bool tty;
+};
+
+/* The state of the cell in flight. */
+struct cell_run {
 	struct lab_cell *cell;
 	const struct lab_workload_ops *ops;
 	void *state;
 	struct lab_worker *workers;
-	const int *pu;
+	int *pu;
+	const char *vlabel;
+	struct lab_buf rows;
+	double hv[1024];		/* headline value per iteration */
+	int nh;
+	bool bind_warned;
+	char why[512];			/* the failure, when the cell fails */
+	/* the start/stop protocol of one iteration */
 	uint32_t ready;
 	uint32_t go;
+	uint32_t abort;			/* released without a window: return at once */
 	uint32_t bind_failed;
+	bool inject_worker_fail;	/* RWLAB_FAULT_INJECT=worker: worker 0 fails */
 };
 
+static void cell_fail(struct cell_run *cr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void cell_fail(struct cell_run *cr, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cr->why[0])
+		return;		/* the first cause is the one to report */
+	va_start(ap, fmt);
+	vsnprintf(cr->why, sizeof(cr->why), fmt, ap);
+	va_end(ap);
+}
+
+/* The CSV variant label of variant @vi: a lock, or a lazy-mm scheme for lazy-mm workloads. */
+static const char *variant_label(const struct lab_run_opts *o, const struct lab_workload_conf *wl, int vi)
+{
+	return wl->ops->uses_lazy_mm ? o->lazy[vi].label : o->locks[vi].label;
+}
+
+/* ---- plan ------------------------------------------------------------------- */
+
+/* The cells in run order (workload -> thread count -> variant), minus those --resume keeps. */
+static int plan_cells(struct runner *r)
+{
+	const struct lab_run_opts *o = r->o;
+	int cap = 0;
+
+	for (int wi = 0; wi < o->nwls; wi++)
+		cap += o->nthreads * (o->wls[wi].ops->uses_lazy_mm ? o->nlazy : o->nlocks);
+	r->plan = calloc((size_t)(cap ? cap : 1), sizeof(*r->plan));
+	if (!r->plan)
+		return -ENOMEM;
+	for (int wi = 0; wi < o->nwls; wi++) {
+		const struct lab_workload_conf *wl = &o->wls[wi];
+		int nvar = wl->ops->uses_lazy_mm ? o->nlazy : o->nlocks;
+
+		for (int ti = 0; ti < o->nthreads; ti++)
+			for (int vi = 0; vi < nvar; vi++) {
+				if (lab_resume_has(&r->resume, variant_label(o, wl, vi), wl->label, o->threads[ti]))
+					continue;	/* finished in the file we resume */
+				r->plan[r->nplan++] = (struct cell_plan){ wl, o->threads[ti], vi };
+			}
+	}
+	return 0;
+}
+
+/* ---- one iteration on fresh threads ------------------------------------------ */
+
 struct worker_arg {
-	struct run_ctx *rc;
+	struct cell_run *cr;
 	int i;
 };
 
 static void *worker_main(void *arg)
 {
 	struct worker_arg *a = arg;
-	struct run_ctx *rc = a->rc;
-	struct lab_worker *w = &rc->workers[a->i];
+	struct cell_run *cr = a->cr;
+	struct lab_worker *w = &cr->workers[a->i];
 
 	lab_current();
-	if (lab_topology_bind_self(rc->pu[a->i]))
-		atomic_fetch_add_relaxed(&rc->bind_failed, 1);
+	if (lab_topology_bind_self(cr->pu[a->i]))
+		atomic_fetch_add_relaxed(&cr->bind_failed, 1);
 	w->phase_seen = LAB_PHASE_WARMUP;
 	lab_events_reset();
 
-	atomic_fetch_add_release(&rc->ready, 1);
-	lab_futex_wake(&rc->ready, 1);
-	while (!smp_load_acquire(&rc->go))
-		lab_futex_wait(&rc->go, 0, -1);
+	atomic_fetch_add_release(&cr->ready, 1);
+	lab_futex_wake(&cr->ready, 1);
+	while (!smp_load_acquire(&cr->go))
+		lab_futex_wait(&cr->go, 0, -1);
+	if (READ_ONCE(cr->abort))
+		return NULL;
 
 	w->t_start = lab_clock_ns();
-	if (rc->ops->kind == LAB_WL_WORK) {
+	if (cr->ops->kind == LAB_WL_WORK) {
 		lab_worker_reset(w);
 		w->phase_seen = LAB_PHASE_MEASURE;
 	}
-	rc->ops->worker(rc->state, w);
+	if (a->i == 0 && cr->inject_worker_fail)
+		lab_worker_fail(w, "injected failure (RWLAB_FAULT_INJECT=worker)");
+	else
+		cr->ops->worker(cr->state, w);
 	w->t_end = lab_clock_ns();
 	lab_events_snapshot(&w->events);
 	return NULL;
@@ -93,112 +200,135 @@ static bool sleep_interruptible(uint64_t ns)
 struct iter_out {
 	double wall_s, user_s, sys_s;
 	long nvcsw, nivcsw;
-	bool bind_failed;
+	uint64_t t0, t1;
+	struct rusage ru0, ru1;
 };
 
-/* One iteration on fresh threads. Returns 0, -EINTR if interrupted, or -errno. */
-static int run_iteration(struct run_ctx *rc, int n, struct iter_out *out)
+/*
+ * Create @n workers with SIGINT/SIGTERM blocked (the harness thread takes
+ * them), each waiting on cr->go. Returns how many were created; on a
+ * failure the reason is in cr->why.
+ */
+static int spawn_workers(struct cell_run *cr, int n, pthread_t *tids, struct worker_arg *args)
 {
-	const struct lab_run_settings *s = rc->cell->run;
-	struct worker_arg *args = calloc((size_t)n, sizeof(*args));
-	pthread_t *tids = calloc((size_t)n, sizeof(*tids));
-	struct rusage ru0, ru1;
-	uint64_t t0, t1 = 0;
+	const struct lab_run_settings *s = cr->cell->run;
 	sigset_t block, old;
-	int created = 0, ret = 0;
-	bool ok = true;
+	int created = 0;
 
-	if (!args || !tids) {
-		free(args);
-		free(tids);
-		return -ENOMEM;
-	}
-	rc->ready = 0;
-	rc->go = 0;
-	rc->bind_failed = 0;
-	WRITE_ONCE(rc->cell->phase, rc->ops->kind == LAB_WL_TIMED && s->warmup_ns ? LAB_PHASE_WARMUP
-										     : LAB_PHASE_MEASURE);
-	memset(rc->workers, 0, (size_t)n * sizeof(*rc->workers));
-
-	/* Workers never take SIGINT: the harness thread handles it. */
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	for (int i = 0; i < n; i++) {
-		struct lab_worker *w = &rc->workers[i];
+		struct lab_worker *w = &cr->workers[i];
+		int err;
 
 		w->id = i;
-		w->cpu = rc->pu[i];
-		w->cell = rc->cell;
+		w->cpu = cr->pu[i];
+		w->cell = cr->cell;
 		w->rng = (s->seed + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)(i + 1) * 0xbf58476d1ce4e5b9ull;
 		if (!w->rng)
 			w->rng = 1;
-		args[i].rc = rc;
-		args[i].i = i;
-		if (pthread_create(&tids[i], NULL, worker_main, &args[i])) {
-			ret = -errno;
+		args[i] = (struct worker_arg){ cr, i };
+		/* pthread_create() returns the error; it does not set errno. */
+		err = i == n - 1 && lab_fault_inject("pthread_create", cr->vlabel) ? EAGAIN :
+			pthread_create(&tids[i], NULL, worker_main, &args[i]);
+		if (err) {
+			cell_fail(cr, "creating worker thread %d of %d: %s", i + 1, n, strerror(err));
 			break;
 		}
 		created++;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (created < n) {
-		/* Release the ones we have and let them run to the end. */
-		WRITE_ONCE(rc->cell->phase, LAB_PHASE_STOP);
-		n = created;
-		ok = false;
+	return created;
+}
+
+/* The timed window: --warmup, then --duration, then stop. Returns false if interrupted. */
+static bool timed_window(struct cell_run *cr, struct iter_out *io)
+{
+	const struct lab_run_settings *s = cr->cell->run;
+	bool ok = true;
+
+	if (s->warmup_ns) {
+		ok = sleep_interruptible(s->warmup_ns);
+		getrusage(RUSAGE_SELF, &io->ru0);
+		io->t0 = lab_clock_ns();
+		WRITE_ONCE(cr->cell->phase, LAB_PHASE_MEASURE);
 	}
+	ok = ok && sleep_interruptible(s->duration_ns);
+	WRITE_ONCE(cr->cell->phase, LAB_PHASE_STOP);
+	io->t1 = lab_clock_ns();
+	getrusage(RUSAGE_SELF, &io->ru1);
+	return ok;
+}
+
+/*
+ * One iteration: spawn, barrier, release, window, join. Returns 0, -EINTR if
+ * interrupted, or -1 with cr->why set (the cell fails).
+ */
+static int run_iteration(struct cell_run *cr, int n, struct iter_out *io)
+{
+	const struct lab_run_settings *s = cr->cell->run;
+	struct worker_arg *args = calloc((size_t)n, sizeof(*args));
+	pthread_t *tids = calloc((size_t)n, sizeof(*tids));
+	int created;
+	bool ok = true;
+
+	if (!args || !tids) {
+		free(args);
+		free(tids);
+		cell_fail(cr, "out of memory for %d threads", n);
+		return -1;
+	}
+	cr->ready = cr->go = cr->abort = cr->bind_failed = 0;
+	cr->inject_worker_fail = lab_fault_inject("worker", cr->vlabel);
+	WRITE_ONCE(cr->cell->phase, cr->ops->kind == LAB_WL_TIMED && s->warmup_ns ? LAB_PHASE_WARMUP
+										     : LAB_PHASE_MEASURE);
+	memset(cr->workers, 0, (size_t)n * sizeof(*cr->workers));
+	created = spawn_workers(cr, n, tids, args);
+	if (created < n)
+		cr->abort = 1;		/* release the ones we have without running the workload */
 
 	/* Barrier: every worker is pinned and waiting. */
-	for (uint32_t r; (r = smp_load_acquire(&rc->ready)) < (uint32_t)n;)
-		lab_futex_wait(&rc->ready, r, 50000000);
+	for (uint32_t r; (r = smp_load_acquire(&cr->ready)) < (uint32_t)created;)
+		lab_futex_wait(&cr->ready, r, 50000000);
+	getrusage(RUSAGE_SELF, &io->ru0);
+	io->t0 = lab_clock_ns();
+	smp_store_release(&cr->go, 1);
+	lab_futex_wake(&cr->go, created);
 
-	getrusage(RUSAGE_SELF, &ru0);
-	t0 = lab_clock_ns();
-	smp_store_release(&rc->go, 1);
-	lab_futex_wake(&rc->go, n);
-
-	if (ok && rc->ops->kind == LAB_WL_TIMED) {
-		if (s->warmup_ns) {
-			ok = sleep_interruptible(s->warmup_ns);
-			getrusage(RUSAGE_SELF, &ru0);
-			t0 = lab_clock_ns();
-			WRITE_ONCE(rc->cell->phase, LAB_PHASE_MEASURE);
-		}
-		ok = ok && sleep_interruptible(s->duration_ns);
-		WRITE_ONCE(rc->cell->phase, LAB_PHASE_STOP);
-		t1 = lab_clock_ns();
-		getrusage(RUSAGE_SELF, &ru1);
-	}
-	for (int i = 0; i < n; i++)
+	if (!cr->abort && cr->ops->kind == LAB_WL_TIMED)
+		ok = timed_window(cr, io);
+	for (int i = 0; i < created; i++)
 		pthread_join(tids[i], NULL);
-	if (rc->ops->kind == LAB_WL_WORK) {
-		getrusage(RUSAGE_SELF, &ru1);
+	if (cr->ops->kind == LAB_WL_WORK) {
+		getrusage(RUSAGE_SELF, &io->ru1);
+		io->t1 = 0;
 		for (int i = 0; i < n; i++)
-			t1 = rc->workers[i].t_end > t1 ? rc->workers[i].t_end : t1;
-		if (lab_interrupted)
-			ok = false;
+			io->t1 = cr->workers[i].t_end > io->t1 ? cr->workers[i].t_end : io->t1;
+		ok = !lab_interrupted;
 	}
 	free(args);
 	free(tids);
-	if (ret)
-		return ret;
+	if (cr->abort)
+		return -1;
 	if (!ok)
 		return -EINTR;
-	out->wall_s = (double)(t1 - t0) / 1e9;
-	out->user_s = tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
-	out->sys_s = tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime);
-	out->nvcsw = ru1.ru_nvcsw - ru0.ru_nvcsw;
-	out->nivcsw = ru1.ru_nivcsw - ru0.ru_nivcsw;
-	out->bind_failed = rc->bind_failed != 0;
-	return 0;
+	for (int i = 0; i < n; i++)
+		if (cr->workers[i].failed)
+			cell_fail(cr, "worker %d: %s", i, cr->workers[i].failed);
+	io->wall_s = (double)(io->t1 - io->t0) / 1e9;
+	io->user_s = tv_s(io->ru1.ru_utime) - tv_s(io->ru0.ru_utime);
+	io->sys_s = tv_s(io->ru1.ru_stime) - tv_s(io->ru0.ru_stime);
+	io->nvcsw = io->ru1.ru_nvcsw - io->ru0.ru_nvcsw;
+	io->nivcsw = io->ru1.ru_nivcsw - io->ru0.ru_nivcsw;
+	return cr->why[0] ? -1 : 0;
 }
 
 /* ---- rows ------------------------------------------------------------------ */
 
 struct emit_ctx {
-	struct lab_buf *buf;
+	struct cell_run *cr;
 	const char *prefix;		/* schema..iteration, with trailing comma */
 	const char *suffix;		/* pin..host, with leading comma */
 	const char *headline;		/* workload headline metrics, comma separated */
@@ -211,15 +341,25 @@ static const char *better_name(enum lab_better b)
 	return b == LAB_BETTER_HIGHER ? "higher" : b == LAB_BETTER_LOWER ? "lower" : "none";
 }
 
+static void check_must_be_zero(struct cell_run *cr, const char *metric, double value)
+{
+	for (int i = 0; must_be_zero[i]; i++)
+		if (!strcmp(metric, must_be_zero[i]) && value != 0)
+			cell_fail(cr, "%s = %g in iteration %d (must be 0: the data is wrong)", metric, value,
+				  cr->cell->iteration + 1);
+}
+
 static void emit_row(void *p, const char *metric, double value, const char *unit, enum lab_better better)
 {
 	struct emit_ctx *e = p;
+	struct lab_buf *b = &e->cr->rows;
 
-	lab_buf_printf(e->buf, "%s", e->prefix);
-	lab_buf_field(e->buf, metric);
-	lab_buf_printf(e->buf, ",%.17g,", value);
-	lab_buf_field(e->buf, unit);
-	lab_buf_printf(e->buf, ",%s%s\n", better_name(better), e->suffix);
+	lab_buf_printf(b, "%s", e->prefix);
+	lab_buf_field(b, metric);
+	lab_buf_printf(b, ",%.17g,", value);
+	lab_buf_field(b, unit);
+	lab_buf_printf(b, ",%s%s\n", better_name(better), e->suffix);
+	check_must_be_zero(e->cr, metric, value);
 	if (!e->have_headline && e->headline) {
 		size_t ml = strlen(metric);
 
@@ -229,6 +369,49 @@ static void emit_row(void *p, const char *metric, double value, const char *unit
 		}
 	}
 }
+
+static void emit_fail(void *p, const char *why)
+{
+	struct emit_ctx *e = p;
+
+	cell_fail(e->cr, "metrics: %s", why);
+}
+
+/* The workload's metrics, then the harness's, as rows of iteration @it. */
+static void emit_rows(struct runner *r, struct cell_run *cr, const struct iter_out *io, int it)
+{
+	struct lab_buf prefix = { 0 };
+	struct emit_ctx ec;
+	struct lab_sink sink = { emit_row, &ec, emit_fail };
+	struct lab_iter li = { cr->cell, cr->workers, cr->cell->nthreads, io->wall_s, io->user_s, io->sys_s };
+	int n = cr->cell->nthreads;
+
+	lab_csv_row_prefix(&prefix, r->run_id, cr->vlabel, cr->cell->wl->label, n, it);
+	ec = (struct emit_ctx){ cr, prefix.p, r->suffix.p, cr->ops->headline, 0, false };
+	cr->ops->metrics(cr->state, &li, &sink);
+	lab_emit(&sink, "wall_s", io->wall_s, "s", LAB_BETTER_NONE);
+	lab_emit(&sink, "user_s", io->user_s, "s", LAB_BETTER_NONE);
+	lab_emit(&sink, "sys_s", io->sys_s, "s", LAB_BETTER_NONE);
+	lab_emit(&sink, "nvcsw", (double)io->nvcsw, "count", LAB_BETTER_NONE);
+	lab_emit(&sink, "nivcsw", (double)io->nivcsw, "count", LAB_BETTER_NONE);
+	if (LAB_EVENT_COUNTS) {
+		struct lab_events ev = { 0 };
+
+		for (int i = 0; i < n; i++)
+			lab_events_accumulate(&ev, &cr->workers[i].events);
+		for (int e = 0; e < LAB_EV_NR; e++) {
+			char name[96];
+
+			snprintf(name, sizeof(name), "event.%s", lab_event_names[e]);
+			lab_emit(&sink, name, (double)ev.count[e], "count", LAB_BETTER_NONE);
+		}
+	}
+	if (ec.have_headline && cr->nh < (int)LAB_ARRAY_SIZE(cr->hv))
+		cr->hv[cr->nh++] = ec.headline_value;
+	lab_buf_free(&prefix);
+}
+
+/* ---- progress --------------------------------------------------------------- */
 
 static void fmt_eta(char *buf, size_t len, double s)
 {
@@ -240,242 +423,230 @@ static void fmt_eta(char *buf, size_t len, double s)
 		snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
 }
 
-/* The CSV variant label of column @li: a lock, or a lazy-mm scheme for lazy-mm workloads. */
-static const char *variant_label(const struct lab_run_opts *o, const struct lab_workload_conf *wl, int li)
+static void progress(const struct runner *r, const struct cell_run *cr, int it, int first)
 {
-	return wl->ops->uses_lazy_mm ? o->lazy[li].label : o->locks[li].label;
+	const struct lab_run_opts *o = r->o;
+	double elapsed = (double)(lab_clock_ns() - r->t_start) / 1e9, per_cell;
+	char eta[32];
+
+	if (o->quiet || (!r->tty && it != first))
+		return;
+	per_cell = r->done > 1 ? elapsed / (r->done - 1) :
+		(double)(o->settings.warmup_ns + o->settings.duration_ns) / 1e9 * o->iterations;
+	fmt_eta(eta, sizeof(eta), per_cell * (r->nplan - r->done + 1));
+	fprintf(stderr, "%s[cell %d/%d] %s %s t=%d %s %d/%d ETA %s%s", r->tty ? "\r\033[K" : "", r->done,
+		r->nplan, cr->vlabel, cr->cell->wl->label, cr->cell->nthreads, it < 0 ? "warm-up" : "iter",
+		it < 0 ? 0 : it + 1, o->iterations, eta, r->tty ? "" : "\n");
+}
+
+/* The per-cell line: the headline's mean and relative standard deviation. */
+static void cell_summary(const struct runner *r, const struct cell_run *cr)
+{
+	const char *headline = cr->ops->headline;
+	double sd, m;
+
+	if (r->o->quiet || !cr->nh)
+		return;
+	sd = cr->nh > 1 ? lab_stddev(cr->hv, cr->nh) : 0;
+	m = lab_amean(cr->hv, cr->nh);
+	fprintf(stderr, "%s", r->tty ? "\r\033[K" : "");
+	printf("%-28s %-24s t=%-4d %.*s %14.6g  +- %5.2f%%\n", cr->vlabel, cr->cell->wl->label, cr->cell->nthreads,
+	       (int)strcspn(headline, ","), headline, m, m ? 100 * sd / m : 0);
+	fflush(stdout);
+}
+
+/* ---- one cell ---------------------------------------------------------------- */
+
+/* One iteration of the cell (it < 0: the warm-up pass). Returns 0, -EINTR or -1 (cell failed). */
+static int cell_iteration(struct runner *r, struct cell_run *cr, int it, int first)
+{
+	struct iter_out io = { 0 };
+	int ret;
+
+	progress(r, cr, it, first);
+	cr->cell->iteration = it;
+	ret = lab_fault_inject("prepare", cr->vlabel) ? -EIO : cr->ops->prepare ? cr->ops->prepare(cr->state, cr->cell) : 0;
+	if (ret) {
+		cell_fail(cr, "prepare: %s", strerror(-ret));
+		return -1;
+	}
+	ret = run_iteration(cr, cr->cell->nthreads, &io);
+	if (ret)
+		return ret;
+	if (cr->bind_failed && !cr->bind_warned) {
+		fprintf(stderr, "%sWARNING: could not pin some threads of %s t=%d\n", r->tty ? "\n" : "",
+			cr->cell->wl->label, cr->cell->nthreads);
+		cr->bind_warned = true;
+	}
+	if (it >= 0)
+		emit_rows(r, cr, &io, it);
+	return cr->why[0] ? -1 : 0;
+}
+
+/* Setup, the iterations and teardown of @cr. Returns 0, -EINTR or -1 (cr->why says why). */
+static int cell_measure(struct runner *r, struct cell_run *cr)
+{
+	const struct lab_run_opts *o = r->o;
+	int first = o->settings.warmup_ns && cr->ops->kind == LAB_WL_WORK ? -1 : 0, ret = 0;
+	char err[1024];
+
+	if (cr->ops->setup(&cr->state, cr->cell, err, sizeof(err))) {
+		cell_fail(cr, "%s", err);
+		return -1;
+	}
+	for (int it = first; it < o->iterations && !ret; it++)
+		ret = cell_iteration(r, cr, it, first);
+	cr->ops->teardown(cr->state);
+	if (!ret && cr->rows.len) {
+		ret = lab_csv_append(&r->csv, cr->rows.p, cr->rows.len);
+		if (ret)
+			cell_fail(cr, "writing %s: %s", r->csv.path, strerror(-ret));
+		ret = ret ? -1 : 0;
+	}
+	return ret;
+}
+
+/* Name the failed cell now and in the list lab_run() prints at the end. */
+static void cell_failed(struct runner *r, const struct cell_run *cr)
+{
+	fprintf(stderr, "%srwlab: cell %s %s t=%d failed: %s\n", r->tty ? "\r\033[K" : "", cr->vlabel,
+		cr->cell->wl->label, cr->cell->nthreads, cr->why);
+	lab_buf_printf(&r->failed, "%s%s %s t=%d", r->nfailed ? ", " : "", cr->vlabel, cr->cell->wl->label,
+		       cr->cell->nthreads);
+	r->nfailed++;
+}
+
+static void run_cell(struct runner *r, const struct cell_plan *p)
+{
+	const struct lab_run_opts *o = r->o;
+	struct cell_run cr = { .ops = p->wl->ops };
+	int n = p->nthreads, ret = -1;
+
+	r->done++;
+	cr.vlabel = variant_label(o, p->wl, p->vi);
+	cr.cell = aligned_alloc(LAB_CACHELINE, sizeof(*cr.cell));
+	cr.workers = aligned_alloc(LAB_CACHELINE, (size_t)n * sizeof(*cr.workers));
+	cr.pu = calloc((size_t)n, sizeof(int));
+	if (cr.cell && cr.workers && cr.pu) {
+		memset(cr.cell, 0, sizeof(*cr.cell));
+		cr.cell->lazy_mm = p->wl->ops->uses_lazy_mm ? &o->lazy[p->vi] : NULL;
+		cr.cell->lock = p->wl->ops->uses_lazy_mm ? NULL : &o->locks[p->vi];
+		cr.cell->wl = p->wl;
+		cr.cell->run = &o->settings;
+		cr.cell->nthreads = n;
+		cr.cell->npus = lab_topology_init();
+		cr.cell->bind_self = lab_topology_bind_self;
+		lab_topology_plan(o->pin, n, cr.pu);
+		ret = cell_measure(r, &cr);
+	} else {
+		cell_fail(&cr, "out of memory for %d threads", n);
+	}
+	if (!ret)
+		cell_summary(r, &cr);
+	else if (ret != -EINTR)
+		cell_failed(r, &cr);
+	lab_buf_free(&cr.rows);
+	free(cr.cell);
+	free(cr.workers);
+	free(cr.pu);
+}
+
+/* ---- the run ----------------------------------------------------------------- */
+
+/* Open (or resume) the CSV and plan the cells. Returns 0, or 2: nothing was run. */
+static int runner_open(struct runner *r, const struct lab_context *ctx)
+{
+	const struct lab_run_opts *o = r->o;
+	char err[1024];
+
+	if (o->resume && lab_resume_load(&r->resume, o->csv_path, o->iterations, ctx, lab_pin_name(o->pin), err,
+					 sizeof(err))) {
+		fprintf(stderr, "rwlab: %s\n", err);
+		return 2;
+	}
+	if (plan_cells(r)) {
+		fprintf(stderr, "rwlab: out of memory planning the cells\n");
+		return 2;
+	}
+	if (r->resume.exists ? lab_csv_open_append(&r->csv, o->csv_path, r->resume.keep_len, err, sizeof(err)) :
+			       lab_csv_open(&r->csv, o->csv_path, err, sizeof(err))) {
+		fprintf(stderr, "rwlab: %s\n", err);
+		return 2;	/* before any measurement */
+	}
+	if (r->resume.exists) {
+		fprintf(stderr, "rwlab: resuming %s: %d finished cells kept, %d of this matrix to run\n", o->csv_path,
+			r->resume.ncells, r->nplan);
+		if (r->resume.dropped_rows || r->resume.torn_line)
+			fprintf(stderr, "rwlab: cut off the unfinished last cell (%d whole rows%s) to run it again\n",
+				r->resume.dropped_rows, r->resume.torn_line ? " and a torn line" : "");
+	}
+	return 0;
+}
+
+/* Warnings: the measurement is not trustworthy when... */
+static void runner_warn(const struct runner *r, const struct lab_context *ctx)
+{
+	const struct lab_run_opts *o = r->o;
+	char why[256];
+	int max_threads = 0;
+
+	for (int i = 0; i < o->nthreads; i++)
+		max_threads = o->threads[i] > max_threads ? o->threads[i] : max_threads;
+	if (lab_context_untrusted(ctx, why, sizeof(why)))
+		fprintf(stderr, "WARNING: %s\n", why);
+	if (o->pin == LAB_PIN_NONE)
+		fprintf(stderr, "WARNING: threads are not pinned (--pin none): expect more variance\n");
+	if (max_threads > ctx->cpus)
+		fprintf(stderr,
+			"WARNING: up to %d threads on %d CPUs: cells above %d threads are oversubscribed "
+			"(sleeping vs spinning under preemption), not scaling\n",
+			max_threads, ctx->cpus, ctx->cpus);
+}
+
+static void runner_close(struct runner *r)
+{
+	lab_csv_close(&r->csv);
+	lab_buf_free(&r->suffix);
+	lab_buf_free(&r->failed);
+	lab_resume_free(&r->resume);
+	free(r->plan);
 }
 
 int lab_run(const struct lab_run_opts *o)
 {
+	struct runner r = { .o = o, .t_start = lab_clock_ns(), .tty = isatty(2) };
 	struct lab_context ctx;
-	struct lab_csv_writer csv;
-	struct lab_resume done_cells = { 0 };
-	struct lab_buf suffix = { 0 };
-	struct sigaction sa, old_int, old_term;
-	char err[1024], run_id[64], why[256];
-	int ncells = 0, done = 0, status = 0, max_threads = 0;
-	uint64_t t_start = lab_clock_ns();
-	bool tty = isatty(2);
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	int status;
 
-	for (int i = 0; i < o->nwls; i++)
-		ncells += o->nthreads * (o->wls[i].ops->uses_lazy_mm ? o->nlazy : o->nlocks);
 	lab_topology_init();
 	lab_context_get(&ctx);
-	if (o->resume) {
-		if (lab_resume_load(&done_cells, o->csv_path, o->iterations, &ctx, lab_pin_name(o->pin), err,
-				    sizeof(err))) {
-			fprintf(stderr, "rwlab: %s\n", err);
-			return 2;
-		}
-		for (int wi = 0; wi < o->nwls; wi++)
-			for (int ti = 0; ti < o->nthreads; ti++)
-				for (int li = 0; li < (o->wls[wi].ops->uses_lazy_mm ? o->nlazy : o->nlocks); li++)
-					ncells -= lab_resume_has(&done_cells, variant_label(o, &o->wls[wi], li),
-								 o->wls[wi].label, o->threads[ti]);
+	status = runner_open(&r, &ctx);
+	if (status) {
+		runner_close(&r);
+		return status;
 	}
-	if (done_cells.exists ? lab_csv_open_append(&csv, o->csv_path, done_cells.keep_len, err, sizeof(err)) :
-				lab_csv_open(&csv, o->csv_path, err, sizeof(err))) {
-		fprintf(stderr, "rwlab: %s\n", err);
-		lab_resume_free(&done_cells);
-		return 2;	/* before any measurement */
-	}
-	if (done_cells.exists) {
-		fprintf(stderr, "rwlab: resuming %s: %d finished cells kept, %d of this matrix to run\n",
-			o->csv_path, done_cells.ncells, ncells);
-		if (done_cells.dropped_rows || done_cells.torn_line)
-			fprintf(stderr, "rwlab: cut off the unfinished last cell (%d whole rows%s) to run it again\n",
-				done_cells.dropped_rows, done_cells.torn_line ? " and a torn line" : "");
-	}
-	for (int i = 0; i < o->nthreads; i++)
-		max_threads = o->threads[i] > max_threads ? o->threads[i] : max_threads;
+	runner_warn(&r, &ctx);
+	lab_csv_run_id(r.run_id, sizeof(r.run_id));
+	lab_csv_row_suffix(&r.suffix, &ctx, lab_pin_name(o->pin));
 
-	/* Warnings: the measurement is not trustworthy when... */
-	if (lab_context_untrusted(&ctx, why, sizeof(why)))
-		fprintf(stderr, "WARNING: %s\n", why);
-	if (o->pin == LAB_PIN_NONE)
-		fprintf(stderr, "WARNING: threads are not pinned (--pin none): expect more variance\n");
-	if (max_threads > ctx.cpus)
-		fprintf(stderr,
-			"WARNING: up to %d threads on %d CPUs: cells above %d threads are oversubscribed "
-			"(sleeping vs spinning under preemption), not scaling\n",
-			max_threads, ctx.cpus, ctx.cpus);
-
-	lab_csv_run_id(run_id, sizeof(run_id));
-	lab_csv_row_suffix(&suffix, &ctx, lab_pin_name(o->pin));
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	lab_interrupted = 0;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-
-	for (int wi = 0; wi < o->nwls && !lab_interrupted; wi++) {
-		const struct lab_workload_conf *wl = &o->wls[wi];
-
-		for (int ti = 0; ti < o->nthreads && !lab_interrupted; ti++) {
-			int n = o->threads[ti];
-			/* Lazy-mm workloads: the variants are the -m schemes. */
-			int nvar = wl->ops->uses_lazy_mm ? o->nlazy : o->nlocks;
-			int *pu = calloc((size_t)n, sizeof(int));
-			struct lab_worker *workers = aligned_alloc(LAB_CACHELINE, (size_t)n * sizeof(*workers));
-
-			if (!pu || !workers) {
-				fprintf(stderr, "rwlab: out of memory for %d threads\n", n);
-				free(pu);
-				free(workers);
-				status = 1;
-				continue;
-			}
-			lab_topology_plan(o->pin, n, pu);
-
-			for (int li = 0; li < nvar && !lab_interrupted; li++) {
-				struct lab_cell *cell = aligned_alloc(LAB_CACHELINE, sizeof(*cell));
-				struct lab_buf rows = { 0 };
-				struct run_ctx rc = { 0 };
-				double hv[1024];
-				int nh = 0, first = o->settings.warmup_ns && wl->ops->kind == LAB_WL_WORK ? -1 : 0;
-				bool failed = false, bind_warned = false;
-				const char *vlabel;
-
-				if (lab_resume_has(&done_cells, variant_label(o, wl, li), wl->label, n)) {
-					free(cell);
-					continue;	/* finished in the file we resume */
-				}
-				done++;
-				memset(cell, 0, sizeof(*cell));
-				if (wl->ops->uses_lazy_mm)
-					cell->lazy_mm = &o->lazy[li];
-				else
-					cell->lock = &o->locks[li];
-				vlabel = cell->lazy_mm ? cell->lazy_mm->label : cell->lock->label;
-				cell->wl = wl;
-				cell->run = &o->settings;
-				cell->nthreads = n;
-				rc.cell = cell;
-				rc.ops = wl->ops;
-				rc.workers = workers;
-				rc.pu = pu;
-				if (wl->ops->setup(&rc.state, cell, err, sizeof(err))) {
-					fprintf(stderr, "%srwlab: %s\n", tty ? "\n" : "", err);
-					status = 1;
-					free(cell);
-					continue;
-				}
-				for (int it = first; it < o->iterations; it++) {
-					struct iter_out io;
-					struct lab_iter li_ = { 0 };
-					struct lab_events ev = { 0 };
-					struct lab_buf prefix = { 0 };
-					struct emit_ctx ec;
-					struct lab_sink sink = { emit_row, &ec };
-					double elapsed = (double)(lab_clock_ns() - t_start) / 1e9, eta;
-					char etas[32];
-					int r;
-
-					if (!o->quiet && (tty || it == first)) {
-						double per_cell = done > 1 ? elapsed / (done - 1) :
-							(double)(o->settings.warmup_ns + o->settings.duration_ns) / 1e9 *
-								o->iterations;
-						eta = per_cell * (ncells - done + 1);
-						fmt_eta(etas, sizeof(etas), eta);
-						fprintf(stderr, "%s[cell %d/%d] %s %s t=%d %s %d/%d ETA %s%s",
-							tty ? "\r\033[K" : "", done, ncells, vlabel, wl->label,
-							n, it < 0 ? "warm-up" : "iter", it < 0 ? 0 : it + 1, o->iterations,
-							etas, tty ? "" : "\n");
-					}
-					cell->iteration = it;
-					if (wl->ops->prepare && (r = wl->ops->prepare(rc.state, cell))) {
-						fprintf(stderr, "%srwlab: %s: prepare failed: %s\n", tty ? "\n" : "",
-							wl->label, strerror(-r));
-						failed = true;
-						break;
-					}
-					r = run_iteration(&rc, n, &io);
-					if (r) {
-						if (r != -EINTR) {
-							fprintf(stderr, "%srwlab: %s t=%d: %s\n", tty ? "\n" : "",
-								wl->label, n, strerror(-r));
-							status = 1;
-						}
-						failed = true;
-						break;
-					}
-					if (io.bind_failed && !bind_warned) {
-						fprintf(stderr, "%sWARNING: could not pin some threads of %s t=%d\n",
-							tty ? "\n" : "", wl->label, n);
-						bind_warned = true;
-					}
-					if (it < 0)
-						continue;	/* warm-up pass */
-					lab_csv_row_prefix(&prefix, run_id, vlabel, wl->label, n, it);
-					ec = (struct emit_ctx){ &rows, prefix.p, suffix.p, wl->ops->headline, 0, false };
-
-					li_.cell = cell;
-					li_.workers = workers;
-					li_.nthreads = n;
-					li_.wall_s = io.wall_s;
-					li_.user_s = io.user_s;
-					li_.sys_s = io.sys_s;
-					wl->ops->metrics(rc.state, &li_, &sink);
-					lab_emit(&sink, "wall_s", io.wall_s, "s", LAB_BETTER_NONE);
-					lab_emit(&sink, "user_s", io.user_s, "s", LAB_BETTER_NONE);
-					lab_emit(&sink, "sys_s", io.sys_s, "s", LAB_BETTER_NONE);
-					lab_emit(&sink, "nvcsw", (double)io.nvcsw, "count", LAB_BETTER_NONE);
-					lab_emit(&sink, "nivcsw", (double)io.nivcsw, "count", LAB_BETTER_NONE);
-					if (LAB_EVENT_COUNTS) {
-						for (int i = 0; i < n; i++)
-							lab_events_accumulate(&ev, &workers[i].events);
-						for (int e = 0; e < LAB_EV_NR; e++) {
-							char name[96];
-
-							snprintf(name, sizeof(name), "event.%s", lab_event_names[e]);
-							lab_emit(&sink, name, (double)ev.count[e], "count", LAB_BETTER_NONE);
-						}
-					}
-					if (ec.have_headline && nh < (int)LAB_ARRAY_SIZE(hv))
-						hv[nh++] = ec.headline_value;
-					lab_buf_free(&prefix);
-				}
-				wl->ops->teardown(rc.state);
-				if (!failed && rows.len) {
-					int r = lab_csv_append(&csv, rows.p, rows.len);
-
-					if (r) {
-						fprintf(stderr, "%srwlab: writing %s: %s\n", tty ? "\n" : "", csv.path,
-							strerror(-r));
-						status = 1;
-					}
-				}
-				if (!failed && !o->quiet && nh) {
-					char head[64];
-					double sd = nh > 1 ? lab_stddev(hv, nh) : 0, m = lab_amean(hv, nh);
-
-					snprintf(head, sizeof(head), "%.*s", (int)strcspn(wl->ops->headline, ","),
-						 wl->ops->headline);
-					fprintf(stderr, "%s", tty ? "\r\033[K" : "");
-					printf("%-28s %-24s t=%-4d %s %14.6g  +- %5.2f%%\n", vlabel, wl->label,
-					       n, head, m, m ? 100 * sd / m : 0);
-					fflush(stdout);
-				}
-				lab_buf_free(&rows);
-				free(cell);
-			}
-			free(pu);
-			free(workers);
-		}
-	}
-	if (!o->quiet && tty)
-		fprintf(stderr, "\r\033[K");
+	for (int i = 0; i < r.nplan && !lab_interrupted; i++)
+		run_cell(&r, &r.plan[i]);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
-	lab_csv_close(&csv);
-	lab_buf_free(&suffix);
-	lab_resume_free(&done_cells);
-	if (lab_interrupted) {
+	if (!o->quiet && r.tty)
+		fprintf(stderr, "\r\033[K");
+
+	status = lab_interrupted ? 130 : r.nfailed ? 1 : 0;
+	if (lab_interrupted)
 		fprintf(stderr, "rwlab: interrupted; the finished cells are in %s\n", o->csv_path);
-		return 130;
-	}
+	else if (r.nfailed)
+		fprintf(stderr, "rwlab: %d of %d cells failed (their rows are not in %s): %s\n", r.nfailed, r.nplan,
+			o->csv_path, r.failed.p);
+	runner_close(&r);
 	return status;
 }

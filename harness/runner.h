@@ -38,10 +38,16 @@ struct lab_run_opts {
 };
 
 /*
- * lab_run() - run the matrix and write the CSV.
- * Returns the process exit status: 0 on success, 1 if a cell failed to set up
- * or writing a cell's rows failed (the other cells still run), 2 if nothing
- * was run because the CSV could not be opened or --resume refused it, 130 if
- * interrupted (finished cells are kept).
+ * lab_run() - run the matrix and write the CSV (runner.c: plan the cells ->
+ * run a cell -> run an iteration -> emit rows).
+ * A cell fails when its setup or prepare() fails, a worker thread cannot be
+ * created, a worker calls lab_worker_fail(), metrics() calls lab_sink_fail(),
+ * a must-be-zero metric (errors, tree_mismatch, ...) is not zero, or its rows
+ * cannot be written: it is named on stderr, its rows are not written, and the
+ * other cells still run.
+ * Returns the process exit status: 0 when every cell succeeded, 1 if any cell
+ * failed (the last line names them all), 2 if nothing was run because the
+ * CSV could not be opened or --resume refused it, 130 if interrupted
+ * (finished cells are kept).
  */
 int lab_run(const struct lab_run_opts *o);

@@ -1490,8 +1490,9 @@ static void reaim_worker(void *state, struct lab_worker *w)
 	}
 	for (int i = 0; i < n; i++) {
 		if (tasks[c->jobs[i]].fn(c))
-			c->errors++;
-		w->ops++;
+			c->errors++;	/* a failed task is not a finished job; task_errors fails the cell */
+		else
+			w->ops++;
 	}
 	w->count[0] = c->errors;
 }
