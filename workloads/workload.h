@@ -201,6 +201,9 @@ struct lab_workload_ops {
 /* ---- registry (workloads/registry.c) ---------------------------------- */
 
 extern const struct lab_workload_ops *const lab_workloads[];
+struct lab_registry;
+/* The workloads as a plugin registry (locks/plugin.h). */
+extern const struct lab_registry lab_workload_registry;
 const struct lab_workload_ops *lab_workload_lookup(const char *name);
 void lab_workload_names(char *buf, size_t len);
 /* Parse "-w" lists: "locktest,pft:size_mb=64,locktest:rpct=90". Same rules as lab_rwsem_parse_list. */
