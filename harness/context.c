@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "context.h"
+#include "topology.h"
 #include "version.h"
 
 static void cpu_model(char *buf, size_t len)
@@ -38,7 +39,7 @@ void lab_context_get(struct lab_context *ctx)
 
 	memset(ctx, 0, sizeof(*ctx));
 	cpu_model(ctx->cpu_model, sizeof(ctx->cpu_model));
-	ctx->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	ctx->cpus = lab_topology_init();	/* hwloc's allowed PUs: right under a cpuset */
 	if (uname(&u) == 0) {
 		snprintf(ctx->kernel, sizeof(ctx->kernel), "%.40s %.80s", u.sysname, u.release);
 		snprintf(ctx->host, sizeof(ctx->host), "%.63s", u.nodename);

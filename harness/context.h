@@ -9,7 +9,7 @@
 
 struct lab_context {
 	char cpu_model[128];
-	int cpus;			/* online CPUs */
+	int cpus;			/* CPUs the process may run on (hwloc allowed PUs) */
 	char kernel[128];		/* uname -r */
 	char compiler[64];
 	char build_type[32];		/* meson buildtype, e.g. release */
@@ -21,7 +21,7 @@ struct lab_context {
 	char host[64];
 };
 
-/* Fill @ctx from /proc/cpuinfo, sysconf, uname and the build configuration. */
+/* Fill @ctx from /proc/cpuinfo, hwloc (the allowed PUs), uname and the build configuration. */
 void lab_context_get(struct lab_context *ctx);
 
 /* True when the build's numbers should not be trusted (debug, sanitizer, debug-yield). */

@@ -178,21 +178,140 @@ static void fail_cols(const struct lab_csv_table *t, const char *path, const cha
 		snprintf(err + off, errlen - off, ")");
 }
 
+/* Read one CSV into @t, saying so when its last line was torn. */
+static int read_one(const char *path, struct lab_csv_table *t, char *err, size_t errlen)
+{
+	if (lab_csv_read(path, t, err, errlen))
+		return -1;
+	if (t->torn_line)
+		fprintf(stderr, "rwlab report: %s:%d: the last line is incomplete (an interrupted write); left out\n",
+			path, t->torn_line);
+	return 0;
+}
+
+/* Move the rows of @add (same header as @t) to the end of @t. */
+static void append_rows(struct lab_csv_table *t, struct lab_csv_table *add)
+{
+	int n = t->nrows + add->nrows;
+
+	t->rows = realloc(t->rows, (size_t)n * sizeof(*t->rows));
+	t->offset = realloc(t->offset, (size_t)n * sizeof(*t->offset));
+	t->line = realloc(t->line, (size_t)n * sizeof(*t->line));
+	if (!t->rows || !t->offset || !t->line)
+		abort();
+	memcpy(t->rows + t->nrows, add->rows, (size_t)add->nrows * sizeof(*t->rows));
+	memcpy(t->offset + t->nrows, add->offset, (size_t)add->nrows * sizeof(*t->offset));
+	memcpy(t->line + t->nrows, add->line, (size_t)add->nrows * sizeof(*t->line));
+	t->nrows = n;
+	add->nrows = 0;		/* the rows are t's now */
+	lab_csv_free(add);
+}
+
+/* Every input into r->t (the same header in each); r->path names them ("a.csv + b.csv"). */
+static int read_inputs(struct lab_results *r, const char *const *paths, int npaths, char *err, size_t errlen)
+{
+	size_t off = 0;
+
+	for (int i = 0; i < npaths; i++)
+		off += (size_t)snprintf(r->path_buf + off, off < sizeof(r->path_buf) ? sizeof(r->path_buf) - off : 0,
+					"%s%s", i ? " + " : "", strcmp(paths[i], "-") ? paths[i] : "stdin");
+	r->path = r->path_buf;
+	if (read_one(paths[0], &r->t, err, errlen))
+		return -1;
+	for (int i = 1; i < npaths; i++) {
+		struct lab_csv_table t;
+		bool same;
+
+		if (read_one(paths[i], &t, err, errlen)) {
+			lab_csv_free(&r->t);
+			return -1;
+		}
+		same = t.ncols == r->t.ncols;
+		for (int c = 0; same && c < t.ncols; c++)
+			same = !strcmp(t.header[c], r->t.header[c]);
+		if (!same) {
+			snprintf(err, errlen, "%s: its columns differ from %s's: not CSVs of one rwlab schema", paths[i],
+				 paths[0]);
+			lab_csv_free(&t);
+			lab_csv_free(&r->t);
+			return -1;
+		}
+		append_rows(&r->t, &t);
+	}
+	return 0;
+}
+
+struct host_cols {
+	const struct lab_csv_table *t;
+	int v, w, th, host;
+};
+
+static int cell_host_cmp(const void *a, const void *b, void *arg)
+{
+	const struct host_cols *h = arg;
+	char **x = h->t->rows[*(const int *)a], **y = h->t->rows[*(const int *)b];
+	int c;
+
+	if ((c = strcmp(x[h->v], y[h->v])) || (c = strcmp(x[h->w], y[h->w])) || (c = strcmp(x[h->th], y[h->th])))
+		return c;
+	return strcmp(x[h->host], y[h->host]);
+}
+
+/*
+ * One cell (variant, workload, threads) measured on two hosts would be
+ * pooled into one mean: refuse unless the hosts are compared side by side
+ * (--by with host).
+ */
+static int check_hosts(const struct lab_results *r, const char *by, char *err, size_t errlen)
+{
+	struct host_cols h = { &r->t, lab_csv_col(&r->t, "variant"), lab_csv_col(&r->t, "workload"),
+			       lab_csv_col(&r->t, "threads"), lab_csv_col(&r->t, "host") };
+	int *idx, ret = 0;
+
+	if (h.host < 0 || h.v < 0 || h.w < 0 || h.th < 0 || (by && strstr(by, "host")) || r->t.nrows < 2)
+		return 0;
+	idx = malloc((size_t)r->t.nrows * sizeof(*idx));
+	if (!idx)
+		abort();
+	for (int i = 0; i < r->t.nrows; i++)
+		idx[i] = i;
+	qsort_r(idx, (size_t)r->t.nrows, sizeof(*idx), cell_host_cmp, &h);
+	for (int i = 1; i < r->t.nrows && !ret; i++) {
+		char **a = r->t.rows[idx[i - 1]], **b = r->t.rows[idx[i]];
+
+		if (!strcmp(a[h.v], b[h.v]) && !strcmp(a[h.w], b[h.w]) && !strcmp(a[h.th], b[h.th]) &&
+		    strcmp(a[h.host], b[h.host])) {
+			snprintf(err, errlen, "%s: cell %s %s t=%s was measured on hosts '%s' and '%s': give --by "
+				 "variant,host to compare them side by side (not pooled)", r->path, a[h.v], a[h.w],
+				 a[h.th], a[h.host], b[h.host]);
+			ret = -1;
+		}
+	}
+	free(idx);
+	return ret;
+}
+
 int lab_results_load(struct lab_results *r, const char *path, const char *by, const char *baseline,
 		     char *err, size_t errlen)
 {
+	return lab_results_load_many(r, &path, 1, by, baseline, err, errlen);
+}
+
+int lab_results_load_many(struct lab_results *r, const char *const *paths, int npaths, const char *by,
+			  const char *baseline, char *err, size_t errlen)
+{
+	const char *path;
 	static const char *need[] = { "variant", "workload", "threads", "metric", "value", "better", "unit" };
 	enum { C_VARIANT, C_WORKLOAD, C_THREADS, C_METRIC, C_VALUE, C_BETTER, C_UNIT, C_NR };
 	int col[C_NR], bycol[MAX_BY], nby = 0, grcol[2], ngr = 0;
 	char bybuf[256], *save = NULL;
 
 	memset(r, 0, sizeof(*r));
-	r->path = path;
-	if (lab_csv_read(path, &r->t, err, errlen))
+	if (read_inputs(r, paths, npaths, err, errlen))
 		return -1;
-	if (r->t.torn_line)
-		fprintf(stderr, "rwlab report: %s:%d: the last line is incomplete (an interrupted write); left out\n",
-			path, r->t.torn_line);
+	path = r->path;
+	if (check_hosts(r, by, err, errlen))
+		goto fail;
 	for (int i = 0; i < C_NR; i++) {
 		col[i] = lab_csv_col(&r->t, need[i]);
 		if (col[i] < 0) {

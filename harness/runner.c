@@ -68,6 +68,7 @@ struct runner {
 	int nplan, done, nfailed;
 	uint64_t t_start;
 	bool tty;
+	FILE *summary;			/* where the per-cell lines go */
 };
 
 /* The state of the cell in flight. */
@@ -450,9 +451,10 @@ static void cell_summary(const struct runner *r, const struct cell_run *cr)
 	sd = cr->nh > 1 ? lab_stddev(cr->hv, cr->nh) : 0;
 	m = lab_amean(cr->hv, cr->nh);
 	fprintf(stderr, "%s", r->tty ? "\r\033[K" : "");
-	printf("%-28s %-24s t=%-4d %.*s %14.6g  +- %5.2f%%\n", cr->vlabel, cr->cell->wl->label, cr->cell->nthreads,
-	       (int)strcspn(headline, ","), headline, m, m ? 100 * sd / m : 0);
-	fflush(stdout);
+	/* stdout, unless the CSV goes there (-o -) */
+	fprintf(r->summary, "%-28s %-24s t=%-4d %.*s %14.6g  +- %5.2f%%\n", cr->vlabel, cr->cell->wl->label,
+		cr->cell->nthreads, (int)strcspn(headline, ","), headline, m, m ? 100 * sd / m : 0);
+	fflush(r->summary);
 }
 
 /* ---- one cell ---------------------------------------------------------------- */
@@ -614,7 +616,8 @@ static void runner_close(struct runner *r)
 
 int lab_run(const struct lab_run_opts *o)
 {
-	struct runner r = { .o = o, .t_start = lab_clock_ns(), .tty = isatty(2) };
+	struct runner r = { .o = o, .t_start = lab_clock_ns(), .tty = isatty(2),
+			    .summary = strcmp(o->csv_path, "-") ? stdout : stderr };
 	struct lab_context ctx;
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
 	int status;

@@ -24,9 +24,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cmds.h"
 #include "compiler.h"
 #include "threads.h"
 #include "lazy_mm.h"
+#include "topology.h"
 #include "torture.h"
 
 #define MAX_LOCKS 64
@@ -34,28 +36,32 @@
 
 static const char *prog = "rwlab torture";
 
-static void torture_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: rwlab torture [-l LOCKS] [-d DUR] [--readers R] [--writers W] [options]\n"
-		"  -l, --lock LIST          variants, NAME[:key=val,...] or all (default all; variants\n"
-		"                           that claim no exclusion, like null, are skipped, and so are\n"
-		"                           ck-* in ThreadSanitizer builds)\n"
-		"  -d, --duration DUR       per variant (default 5s; s, ms, us, m)\n"
-		"      --readers R          reader threads (default: online CPUs)\n"
-		"      --writers W          writer threads (default: online CPUs)\n"
-		"      --long-hold DUR      now and then hold 10x (writers) / 2x (readers) DUR (default 0: off)\n"
-		"      --stutter DUR        run DUR, pause DUR, ... (default 0: off)\n"
-		"      --acq-writer-lim DUR fail when a down_write takes longer (default 0: report the max)\n"
-		"      --stat-interval DUR  print the statistics lines this often too (default 0: at the end)\n"
-		"      --hold N             cpu_relax() loops inside each critical section (default 20)\n"
-		"      --think N            cpu_relax() loops between acquisitions (default 20)\n"
-		"      --no-trylock         never use the trylock verbs (default: 1 in 8 acquisitions)\n"
-		"      --no-downgrade       never downgrade_write (default: 1 in 4 write holds)\n"
-		"  -v, --verbose            per-thread counts\n"
-		"  -m, --mm SCHEMES         lazy-mm schemes (all = every scheme but none): release racing\n"
-		"                           grab/drop on 3 CPU threads, use after free detected\n");
-}
+#define DUR_UNITS "units s, ms, us or m"
+
+/* Adding an option: one entry here and one case in lab_torture_cmd()'s switch. */
+const struct lab_opt lab_torture_opts[] = {
+	{ "lock", 'l', 'l', "LIST", "variants, NAME[:key=val,...] or all; variants that claim no exclusion, like "
+	  "null, are skipped, and so are ck-* in ThreadSanitizer builds", "all", NULL, LAB_COMP_VARIANTS, NULL },
+	{ "duration", 'd', 'd', "DUR", "per variant", "5s", DUR_UNITS, 0, NULL },
+	{ "readers", 0, 'R', "R", "reader threads", "the allowed CPUs", "0..256", 0, NULL },
+	{ "writers", 0, 'W', "W", "writer threads", "the allowed CPUs", "0..256", 0, NULL },
+	{ "long-hold", 0, 'L', "DUR", "now and then hold 10x (writers) / 2x (readers) DUR", "0: off", DUR_UNITS, 0,
+	  NULL },
+	{ "stutter", 0, 'S', "DUR", "run DUR, pause DUR, ...", "0: off", DUR_UNITS, 0, NULL },
+	{ "acq-writer-lim", 0, 'A', "DUR", "fail when a down_write takes longer", "0: report the max", DUR_UNITS, 0,
+	  NULL },
+	{ "stat-interval", 0, 'I', "DUR", "print the statistics lines this often too", "0: at the end", DUR_UNITS,
+	  0, NULL },
+	{ "hold", 0, 'H', "N", "cpu_relax() loops inside each critical section", "20", "0..100000000", 0, NULL },
+	{ "think", 0, 'T', "N", "cpu_relax() loops between acquisitions", "20", "0..100000000", 0, NULL },
+	{ "no-trylock", 0, 't', NULL, "never use the trylock verbs (default: 1 in 8 acquisitions)", NULL, NULL, 0,
+	  NULL },
+	{ "no-downgrade", 0, 'g', NULL, "never downgrade_write (default: 1 in 4 write holds)", NULL, NULL, 0, NULL },
+	{ "verbose", 'v', 'v', NULL, "per-thread counts", NULL, NULL, 0, NULL },
+	{ "mm", 'm', 'm', "SCHEMES", "lazy-mm schemes (all = every scheme but none): release racing grab/drop on 3 "
+	  "CPU threads, use after free detected", NULL, NULL, LAB_COMP_SCHEMES, NULL },
+	{ 0 }
+};
 
 static int parse_count(const char *opt, const char *arg, long min, long max, long *out)
 {
@@ -210,28 +216,10 @@ static int torture_lazy(const char *spec, uint64_t duration_ns)
 
 int lab_torture_cmd(int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{ "lock", required_argument, NULL, 'l' },
-		{ "mm", required_argument, NULL, 'm' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "readers", required_argument, NULL, 'R' },
-		{ "writers", required_argument, NULL, 'W' },
-		{ "long-hold", required_argument, NULL, 'L' },
-		{ "stutter", required_argument, NULL, 'S' },
-		{ "acq-writer-lim", required_argument, NULL, 'A' },
-		{ "stat-interval", required_argument, NULL, 'I' },
-		{ "hold", required_argument, NULL, 'H' },
-		{ "think", required_argument, NULL, 'T' },
-		{ "no-trylock", no_argument, NULL, 't' },
-		{ "no-downgrade", no_argument, NULL, 'g' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	static struct lab_rwsem_conf locks[MAX_LOCKS];
 	static struct lab_lazy_mm_conf schemes[MAX_LOCKS];
 	int nschemes = 0;
-	long ncpus = sysconf(_SC_NPROCESSORS_ONLN), v;
+	long ncpus = lab_topology_init(), v;
 	struct lab_torture_opts o = {
 		.duration_ns = 5000000000ull,
 		.hold_loops = 20,
@@ -242,11 +230,14 @@ int lab_torture_cmd(int argc, char **argv)
 	int c, nlocks = 0, failed = 0, tried = 0;
 	bool verbose = false;
 	char err[1024], failed_names[512] = "";
+	struct lab_cli cli;
 
 	if (ncpus < 1)
 		ncpus = 1;
 	o.readers = o.writers = (int)(ncpus < MAX_THREADS_PER_ROLE ? ncpus : MAX_THREADS_PER_ROLE);
-	while ((c = getopt_long(argc, argv, "l:m:d:vh", lopts, NULL)) != -1) {
+	if (lab_cli_begin(&cli, lab_cmd_find("torture"), argc, argv))
+		return 2;
+	while ((c = lab_cli_next(&cli)) != -1) {
 		switch (c) {
 		case 'l':
 			if (lab_rwsem_parse_list(optarg, locks, MAX_LOCKS, &nlocks, err, sizeof(err))) {
@@ -309,9 +300,6 @@ int lab_torture_cmd(int argc, char **argv)
 		case 'v':
 			verbose = true;
 			break;
-		case 'h':
-			torture_usage(stdout);
-			return 0;
 		default:	/* getopt_long said what was wrong */
 			return 2;
 		}

@@ -151,3 +151,22 @@ Test(labels, too_long_is_an_error)
 	cr_assert(strstr(err, "too long"), "%s", err);
 	(void)s;
 }
+
+/* 'all' works for every list: -l, -m and -w (issue 14 item 4). */
+Test(labels, all_in_every_list)
+{
+	static struct lab_rwsem_conf l[64];
+	static struct lab_lazy_mm_conf m[32];
+	static struct lab_workload_conf w[32];
+	char err[1024];
+	int nl = 0, nm = 0, nw = 0, want = 0;
+
+	cr_assert_eq(lab_rwsem_parse_list("all", l, 64, &nl, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_lazy_mm_parse_list("all", m, 32, &nm, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_workload_parse_list("all", w, 32, &nw, err, sizeof(err)), 0, "%s", err);
+	while (lab_workloads[want])
+		want++;
+	cr_expect_eq(nw, want, "-w all gave %d of %d workloads", nw, want);
+	cr_expect_gt(nl, 5);
+	cr_expect_gt(nm, 3);
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* rwlab bench-lazy: lazy-mm cost per pipe round trip at one pair, vs none and the bare pipe (bench_lazy.h). */
+#include <stdio.h>
+
+#include "bench_lazy.h"
+#include "cmds.h"
+#include "lazy_mm.h"
+#include "threads.h"
+
+/* Adding an option: one entry here and one case in lab_cmd_bench_lazy()'s switch. */
+const struct lab_opt lab_bench_lazy_opts[] = {
+	{ "lazy-mm", 'm', 'm', "LIST", "lazy-mm schemes (none is always added as the reference)", "all", NULL,
+	  LAB_COMP_SCHEMES, NULL },
+	{ "round-trips", 0, 'r', "N", "pipe round trips per measurement", "20000", "1..1000000000", 0, NULL },
+	{ "switches", 0, 's', "N", "switch-path rounds per measurement", "1000000", "1..1000000000", 0, NULL },
+	{ "reps", 'n', 'n', "N", "repetitions, interleaved; best switch, median round trip", "11", "1..1000", 0,
+	  NULL },
+	{ "csv", 'o', 'o', "FILE", "also write the figures as CSV", NULL, NULL, LAB_COMP_FILE, NULL },
+	{ 0 }
+};
+
+int lab_cmd_bench_lazy(int argc, char **argv)
+{
+	static struct lab_lazy_mm_conf schemes[LAB_MAX_SCHEMES];
+	struct lab_bench_lazy_opts o = { .round_trips = 20000, .switches = 1000000, .reps = 11 };
+	struct lab_cli cli;
+	char err[4200];
+	int c, n = 0;
+	long v;
+
+	if (lab_cli_begin(&cli, lab_cmd_find("bench-lazy"), argc, argv))
+		return 2;
+	while ((c = lab_cli_next(&cli)) != -1) {
+		switch (c) {
+		case 'm':
+			if (lab_lazy_mm_parse_list(optarg, schemes, LAB_MAX_SCHEMES, &n, err, sizeof(err))) {
+				fprintf(stderr, "%s: %s\n", lab_prog, err);
+				return 2;
+			}
+			break;
+		case 'r':
+			if (lab_opt_count(lab_prog, "--round-trips", optarg, 1, 1000000000, &v))
+				return 2;
+			o.round_trips = (unsigned long)v;
+			break;
+		case 's':
+			if (lab_opt_count(lab_prog, "--switches", optarg, 1, 1000000000, &v))
+				return 2;
+			o.switches = (unsigned long)v;
+			break;
+		case 'n':
+			if (lab_opt_count(lab_prog, "-n/--reps", optarg, 1, 1000, &v))
+				return 2;
+			o.reps = (int)v;
+			break;
+		case 'o':
+			o.csv_path = optarg;
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab bench-lazy --help')\n", lab_prog,
+			argv[optind]);
+		return 2;
+	}
+	if (!n && lab_lazy_mm_parse_list("all", schemes, LAB_MAX_SCHEMES, &n, err, sizeof(err)))
+		return 2;
+	o.schemes = schemes;
+	o.nschemes = n;
+	return lab_bench_lazy_run(&o);
+}
