@@ -573,6 +573,14 @@ int lab_matrix_reference(const struct lab_matrix *m, char *path, size_t len)
 		snprintf(joined, sizeof(joined), "%s", ref);
 	else
 		snprintf(joined, sizeof(joined), "%.*s/%s", (int)(slash - m->path), m->path, ref);
+	/* Installed: the matrices in share/rwlab/matrices, the tables in share/rwlab/reference. */
+	if (access(joined, R_OK) && slash && ref[0] != '/' && strrchr(ref, '/')) {
+		char inst[8192];
+
+		snprintf(inst, sizeof(inst), "%.*s/../reference%s", (int)(slash - m->path), m->path, strrchr(ref, '/'));
+		if (!access(inst, R_OK))
+			snprintf(joined, sizeof(joined), "%s", inst);
+	}
 	real = realpath(joined, NULL);	/* tidy "dir/../../x" when the file exists */
 	snprintf(path, len, "%s", real ? real : joined);
 	free(real);
