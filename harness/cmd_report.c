@@ -28,6 +28,8 @@ const struct lab_opt lab_report_opts[] = {
 	  LAB_COMP_FILE, NULL },
 	{ "flat", 0, 'F', "PCT", "a change below PCT% counts as flat in the comparison", "1", "percent, 0..100", 0,
 	  NULL },
+	{ "include-failed", 0, 'I', NULL, "also compare cells marked cell_failed (a count that must be 0 was not)",
+	  NULL, NULL, 0, NULL },
 	{ 0 }
 };
 
@@ -65,6 +67,9 @@ static int report_option(int c, struct report_args *a)
 		return 0;
 	case 'F':
 		a->flat = optarg;
+		return 0;
+	case 'I':
+		a->o.include_failed = true;
 		return 0;
 	default:	/* getopt_long said what was wrong */
 		return 2;

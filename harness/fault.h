@@ -9,8 +9,9 @@
  *
  * SITE is a named injection point: pthread_create (the runner's last worker
  * of an iteration fails to start with EAGAIN) or prepare (a workload's
- * prepare() fails with EIO) or worker (worker 0 calls lab_worker_fail()
- * instead of running the workload). With =VARIANT only the cells of that variant
+ * prepare() fails with EIO) worker (worker 0 calls lab_worker_fail()
+ * instead of running the workload) or must_be_zero (each iteration gets an
+ * extra "errors" row of 1, a must-be-zero count that is not). With =VARIANT only the cells of that variant
  * label fail. Unset (the normal case): nothing is injected.
  *
  * Threading: read-only; call from the harness thread.

@@ -291,14 +291,76 @@ static int check_hosts(const struct lab_results *r, const char *by, char *err, s
 	return ret;
 }
 
+/* Does @row belong to the cell (variant, workload, threads) @key, columns @col? */
+static bool same_cell(char **row, char *const *key, const int *col)
+{
+	return !strcmp(row[col[0]], key[0]) && !strcmp(row[col[1]], key[1]) && !strcmp(row[col[2]], key[2]);
+}
+
+/* Drop every row of cell @key from r->t. */
+static void drop_cell(struct lab_results *r, char *const *key, const int *col)
+{
+	int k = 0;
+
+	for (int i = 0; i < r->t.nrows; i++) {
+		char **row = r->t.rows[i];
+
+		if (same_cell(row, key, col)) {
+			for (int c = 0; c < r->t.ncols; c++)
+				free(row[c]);
+			free(row);
+			continue;
+		}
+		r->t.rows[k] = row;
+		r->t.offset[k] = r->t.offset[i];
+		r->t.line[k++] = r->t.line[i];
+	}
+	r->t.nrows = k;
+}
+
+/*
+ * Cells the runner marked cell_failed (a must-be-zero count was not): their
+ * numbers are not measurements of a correct run. Left out, named on stderr,
+ * unless @include (report --include-failed), which names them and keeps them.
+ */
+static void failed_cells(struct lab_results *r, bool include)
+{
+	int col[3] = { lab_csv_col(&r->t, "variant"), lab_csv_col(&r->t, "workload"), lab_csv_col(&r->t, "threads") };
+	int cm = lab_csv_col(&r->t, "metric"), cv = lab_csv_col(&r->t, "value");
+
+	if (cm < 0 || cv < 0 || col[0] < 0 || col[1] < 0 || col[2] < 0)
+		return;
+	for (int i = 0; i < r->t.nrows; i++) {
+		char **row = r->t.rows[i], *key[3];
+
+		if (strcmp(row[cm], "cell_failed") || atof(row[cv]) == 0)
+			continue;
+		for (int k = 0; k < 3; k++)
+			key[k] = strdup(row[col[k]]);
+		fprintf(stderr, "rwlab report: %s: cell %s %s t=%s failed (a count that must be 0 was not): %s\n",
+			r->path, key[0], key[1], key[2],
+			include ? "compared as --include-failed asks" : "left out (--include-failed compares it)");
+		if (include) {	/* keep the rows; say it once per cell */
+			for (int j = i; j < r->t.nrows; j++)
+				if (!strcmp(r->t.rows[j][cm], "cell_failed") && same_cell(r->t.rows[j], key, col))
+					r->t.rows[j][cm][4] = '-';	/* "cell-failed": still in the CSV's words */
+		} else {
+			drop_cell(r, key, col);
+			i = -1;		/* rows moved: look again from the start */
+		}
+		for (int k = 0; k < 3; k++)
+			free(key[k]);
+	}
+}
+
 int lab_results_load(struct lab_results *r, const char *path, const char *by, const char *baseline,
 		     char *err, size_t errlen)
 {
-	return lab_results_load_many(r, &path, 1, by, baseline, err, errlen);
+	return lab_results_load_many(r, &path, 1, by, baseline, 0, err, errlen);
 }
 
 int lab_results_load_many(struct lab_results *r, const char *const *paths, int npaths, const char *by,
-			  const char *baseline, char *err, size_t errlen)
+			  const char *baseline, unsigned flags, char *err, size_t errlen)
 {
 	const char *path;
 	static const char *need[] = { "variant", "workload", "threads", "metric", "value", "better", "unit" };
@@ -310,6 +372,7 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 	if (read_inputs(r, paths, npaths, err, errlen))
 		return -1;
 	path = r->path;
+	failed_cells(r, flags & LAB_RESULTS_INCLUDE_FAILED);
 	if (check_hosts(r, by, err, errlen))
 		goto fail;
 	for (int i = 0; i < C_NR; i++) {

@@ -67,7 +67,13 @@ int lab_results_load(struct lab_results *r, const char *path, const char *by, co
  * and the hosts) unless @by has the host column.
  */
 int lab_results_load_many(struct lab_results *r, const char *const *paths, int npaths, const char *by,
-			  const char *baseline, char *err, size_t errlen);
+			  const char *baseline, unsigned flags, char *err, size_t errlen);
+/*
+ * @flags for lab_results_load_many(). Cells the runner marked cell_failed
+ * (a must-be-zero count was not zero) are left out, each named on stderr,
+ * unless LAB_RESULTS_INCLUDE_FAILED.
+ */
+#define LAB_RESULTS_INCLUDE_FAILED 1u
 void lab_results_free(struct lab_results *r);
 
 /* The series of (group, column, metric, threads), or NULL. Indexes as in the arrays. */

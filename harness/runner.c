@@ -10,8 +10,11 @@
  * Failure channel: a failure anywhere in a cell (setup, prepare, thread
  * creation, a worker's lab_worker_fail(), a metrics() lab_sink_fail(), a
  * must-be-zero metric that is not zero, writing the rows) fails that cell:
- * its rows are not written, the message names the cell, the other cells still
- * run and lab_run() returns 1 naming every failed cell at the end.
+ * the message names the cell, the other cells still run and lab_run()
+ * returns 1 naming every failed cell at the end. Its rows are not written,
+ * except after a must-be-zero count: then every iteration runs, and the rows
+ * are written with a cell_failed row in each bad iteration, which report
+ * reads as "leave this cell out".
  */
 #include <errno.h>
 #include <math.h>
@@ -63,6 +66,8 @@ struct runner {
 	struct lab_resume resume;
 	struct lab_buf suffix;		/* pin..host, with leading comma */
 	struct lab_buf failed;		/* "VARIANT WORKLOAD t=N, ..." */
+	struct lab_buf skipped;		/* the first cell skip_unsafe() left out */
+	int nskipped;
 	char run_id[64];
 	struct cell_plan *plan;
 	int nplan, done, nfailed;
@@ -84,6 +89,8 @@ struct cell_run {
 	int nh;
 	bool bind_warned;
 	char why[512];			/* the failure, when the cell fails */
+	char bad_why[512];		/* the first must-be-zero count that was not */
+	int bad_data;			/* such counts so far: the cell runs on, its rows marked */
 	/* the start/stop protocol of one iteration */
 	uint32_t ready;
 	uint32_t go;
@@ -112,6 +119,23 @@ static const char *variant_label(const struct lab_run_opts *o, const struct lab_
 
 /* ---- plan ------------------------------------------------------------------- */
 
+/*
+ * A lock variant that claims no exclusion (null) on a workload whose data the
+ * lock protects would measure a corrupted run: such cells are not planned.
+ * Says so once, in one line. Returns true when cell (@wl, @vi) is skipped.
+ */
+static bool skip_unsafe(struct runner *r, const struct lab_workload_conf *wl, int vi)
+{
+	const struct lab_rwsem_conf *l = &r->o->locks[vi];
+
+	if (wl->ops->uses_lazy_mm || !wl->ops->needs_exclusion || (l->ops->caps & LAB_CAP_EXCLUSION))
+		return false;
+	if (!r->skipped.len)
+		lab_buf_printf(&r->skipped, "%s on %s", l->label, wl->label);
+	r->nskipped++;
+	return true;
+}
+
 /* The cells in run order (workload -> thread count -> variant), minus those --resume keeps. */
 static int plan_cells(struct runner *r)
 {
@@ -131,6 +155,8 @@ static int plan_cells(struct runner *r)
 			for (int vi = 0; vi < nvar; vi++) {
 				if (lab_resume_has(&r->resume, variant_label(o, wl, vi), wl->label, o->threads[ti]))
 					continue;	/* finished in the file we resume */
+				if (skip_unsafe(r, wl, vi))
+					continue;
 				r->plan[r->nplan++] = (struct cell_plan){ wl, o->threads[ti], vi };
 			}
 	}
@@ -335,6 +361,7 @@ struct emit_ctx {
 	const char *headline;		/* workload headline metrics, comma separated */
 	double headline_value;		/* first headline metric of this iteration */
 	bool have_headline;
+	int bad;			/* must-be-zero metrics that were not, this iteration */
 };
 
 static const char *better_name(enum lab_better b)
@@ -342,12 +369,19 @@ static const char *better_name(enum lab_better b)
 	return b == LAB_BETTER_HIGHER ? "higher" : b == LAB_BETTER_LOWER ? "lower" : "none";
 }
 
-static void check_must_be_zero(struct cell_run *cr, const char *metric, double value)
+/* Returns true when @metric must be zero and is not (counted in cr->bad_data). */
+static bool check_must_be_zero(struct cell_run *cr, const char *metric, double value)
 {
-	for (int i = 0; must_be_zero[i]; i++)
-		if (!strcmp(metric, must_be_zero[i]) && value != 0)
-			cell_fail(cr, "%s = %g in iteration %d (must be 0: the data is wrong)", metric, value,
-				  cr->cell->iteration + 1);
+	for (int i = 0; must_be_zero[i]; i++) {
+		if (strcmp(metric, must_be_zero[i]) || value == 0)
+			continue;
+		if (!cr->bad_data++)
+			snprintf(cr->bad_why, sizeof(cr->bad_why),
+				 "%s = %g in iteration %d (must be 0: the data is wrong; its rows are marked cell_failed)",
+				 metric, value, cr->cell->iteration + 1);
+		return true;
+	}
+	return false;
 }
 
 static void emit_row(void *p, const char *metric, double value, const char *unit, enum lab_better better)
@@ -360,7 +394,7 @@ static void emit_row(void *p, const char *metric, double value, const char *unit
 	lab_buf_printf(b, ",%.17g,", value);
 	lab_buf_field(b, unit);
 	lab_buf_printf(b, ",%s%s\n", better_name(better), e->suffix);
-	check_must_be_zero(e->cr, metric, value);
+	e->bad += check_must_be_zero(e->cr, metric, value);
 	if (!e->have_headline && e->headline) {
 		size_t ml = strlen(metric);
 
@@ -388,8 +422,10 @@ static void emit_rows(struct runner *r, struct cell_run *cr, const struct iter_o
 	int n = cr->cell->nthreads;
 
 	lab_csv_row_prefix(&prefix, r->run_id, cr->vlabel, cr->cell->wl->label, n, it);
-	ec = (struct emit_ctx){ cr, prefix.p, r->suffix.p, cr->ops->headline, 0, false };
+	ec = (struct emit_ctx){ cr, prefix.p, r->suffix.p, cr->ops->headline, 0, false, 0 };
 	cr->ops->metrics(cr->state, &li, &sink);
+	if (lab_fault_inject("must_be_zero", cr->vlabel))	/* a count that must be 0 and is not */
+		lab_emit(&sink, "errors", 1, "count", LAB_BETTER_NONE);
 	lab_emit(&sink, "wall_s", io->wall_s, "s", LAB_BETTER_NONE);
 	lab_emit(&sink, "user_s", io->user_s, "s", LAB_BETTER_NONE);
 	lab_emit(&sink, "sys_s", io->sys_s, "s", LAB_BETTER_NONE);
@@ -407,6 +443,9 @@ static void emit_rows(struct runner *r, struct cell_run *cr, const struct iter_o
 			lab_emit(&sink, name, (double)ev.count[e], "count", LAB_BETTER_NONE);
 		}
 	}
+	/* The mark report reads: this iteration's data is wrong (report leaves the cell out). */
+	if (ec.bad)
+		lab_emit(&sink, "cell_failed", ec.bad, "count", LAB_BETTER_NONE);
 	if (ec.have_headline && cr->nh < (int)LAB_ARRAY_SIZE(cr->hv))
 		cr->hv[cr->nh++] = ec.headline_value;
 	lab_buf_free(&prefix);
@@ -505,6 +544,10 @@ static int cell_measure(struct runner *r, struct cell_run *cr)
 			cell_fail(cr, "writing %s: %s", r->csv.path, strerror(-ret));
 		ret = ret ? -1 : 0;
 	}
+	if (!ret && cr->bad_data) {	/* written and marked, but failed */
+		cell_fail(cr, "%s", cr->bad_why);
+		ret = -1;
+	}
 	return ret;
 }
 
@@ -570,6 +613,13 @@ static int runner_open(struct runner *r, const struct lab_context *ctx)
 		fprintf(stderr, "rwlab: out of memory planning the cells\n");
 		return 2;
 	}
+	if (r->nskipped) {
+		fprintf(stderr, "rwlab: %s%s: a variant that claims no exclusion would corrupt the data its lock "
+			"protects (%d cell%s left out)\n", r->nplan || r->resume.exists ? "" : "nothing to run: ",
+			r->skipped.p, r->nskipped, r->nskipped > 1 ? "s" : "");
+		if (!r->nplan && !r->resume.exists)
+			return 2;
+	}
 	if (r->resume.exists ? lab_csv_open_append(&r->csv, o->csv_path, r->resume.keep_len, err, sizeof(err)) :
 			       lab_csv_open(&r->csv, o->csv_path, err, sizeof(err))) {
 		fprintf(stderr, "rwlab: %s\n", err);
@@ -610,6 +660,7 @@ static void runner_close(struct runner *r)
 	lab_csv_close(&r->csv);
 	lab_buf_free(&r->suffix);
 	lab_buf_free(&r->failed);
+	lab_buf_free(&r->skipped);
 	lab_resume_free(&r->resume);
 	free(r->plan);
 }
@@ -648,8 +699,8 @@ int lab_run(const struct lab_run_opts *o)
 	if (lab_interrupted)
 		fprintf(stderr, "rwlab: interrupted; the finished cells are in %s\n", o->csv_path);
 	else if (r.nfailed)
-		fprintf(stderr, "rwlab: %d of %d cells failed (their rows are not in %s): %s\n", r.nfailed, r.nplan,
-			o->csv_path, r.failed.p);
+		fprintf(stderr, "rwlab: %d of %d cells failed (left out of %s, or marked cell_failed there): %s\n",
+			r.nfailed, r.nplan, o->csv_path, r.failed.p);
 	runner_close(&r);
 	return status;
 }

@@ -43,8 +43,11 @@ struct lab_run_opts {
  * A cell fails when its setup or prepare() fails, a worker thread cannot be
  * created, a worker calls lab_worker_fail(), metrics() calls lab_sink_fail(),
  * a must-be-zero metric (errors, tree_mismatch, ...) is not zero, or its rows
- * cannot be written: it is named on stderr, its rows are not written, and the
- * other cells still run.
+ * cannot be written: it is named on stderr and the other cells still run. Its
+ * rows are not written, except after a must-be-zero count: then they are,
+ * with a cell_failed row in each bad iteration (report leaves the cell out).
+ * Lock variants that claim no exclusion are not run on workloads that
+ * need_exclusion (one line says so; nothing left to run: 2).
  * Returns the process exit status: 0 when every cell succeeded, 1 if any cell
  * failed (the last line names them all), 2 if nothing was run because the
  * CSV could not be opened or --resume refused it, 130 if interrupted

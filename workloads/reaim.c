@@ -1547,6 +1547,7 @@ const struct lab_workload_ops lab_workload_reaim = {
 	.kind = LAB_WL_WORK,
 	.knobs = reaim_knobs,
 	.headline = "JPM",
+	.needs_exclusion = true,
 	.setup = reaim_setup,
 	.prepare = reaim_prepare,
 	.worker = reaim_worker,

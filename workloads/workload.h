@@ -189,6 +189,8 @@ struct lab_workload_ops {
 	const struct lab_knob *knobs;
 	const char *headline;		/* metric shown in run's summary table */
 	bool uses_lazy_mm;		/* cells iterate over -m lazy-mm schemes instead of -l locks */
+	bool needs_exclusion;		/* its data is protected by the cell's lock: a variant without
+					 * LAB_CAP_EXCLUSION (null) would corrupt it, so runs skip it */
 
 	/* Returns 0, or -1 with a one-line message in err. */
 	int (*setup)(void **state, const struct lab_cell *cell, char *err, size_t errlen);

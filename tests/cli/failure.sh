@@ -35,6 +35,25 @@ check pthread_create null pthread "creating worker thread 2 of 2"
 check prepare pthread null "prepare: "
 check worker null pthread "worker 0: injected failure"
 
+# A must-be-zero count that is not (issue 12 item 3): exit 1 naming the cell;
+# its rows stay in the CSV marked cell_failed; report leaves it out, naming
+# it, unless --include-failed.
+out=$dir/mz.csv
+RWLAB_FAULT_INJECT=must_be_zero=null "$rwlab" run -l pthread,null -w locktest -t 2 -n 2 -d 20ms --warmup 0 \
+	-o "$out" --no-report -q 2>"$dir/stderr"
+rc=$?
+[ "$rc" = 1 ] || { echo "FAIL must_be_zero: exit $rc, want 1"; fails=$((fails + 1)); }
+grep -q "^rwlab: cell null locktest t=2 failed: errors = 1 in iteration 1 (must be 0" "$dir/stderr" ||
+	{ echo "FAIL must_be_zero: cell not named"; cat "$dir/stderr"; fails=$((fails + 1)); }
+[ "$(grep -c ',null,locktest,2,[01],cell_failed,1,' "$out")" = 2 ] ||
+	{ echo "FAIL must_be_zero: want a cell_failed row in each of the 2 iterations"; fails=$((fails + 1)); }
+"$rwlab" report "$out" -f csv >"$dir/rep" 2>"$dir/rerr"
+grep -q "cell null locktest t=2 failed.*left out" "$dir/rerr" && ! grep -q null "$dir/rep" ||
+	{ echo "FAIL must_be_zero: report compared the failed cell"; cat "$dir/rep" "$dir/rerr"; fails=$((fails + 1)); }
+"$rwlab" report "$out" -f csv --include-failed >"$dir/rep" 2>"$dir/rerr"
+grep -q null "$dir/rep" || { echo "FAIL must_be_zero: --include-failed left it out"; fails=$((fails + 1)); }
+echo "ok must_be_zero: exit 1, cell named, rows marked, report leaves it out"
+
 # Without injection the same run succeeds (the checks above can fail for the right reason only).
 "$rwlab" run -l pthread,null -w locktest -t 2 -n 2 -d 20ms --warmup 0 -o "$dir/ok.csv" --no-report -q 2>"$dir/stderr"
 rc=$?
