@@ -359,12 +359,80 @@ int lab_results_load(struct lab_results *r, const char *path, const char *by, co
 	return lab_results_load_many(r, &path, 1, by, baseline, 0, err, errlen);
 }
 
+/* The columns lab_results_load_many() needs, in need[] order. */
+enum { C_VARIANT, C_WORKLOAD, C_THREADS, C_METRIC, C_VALUE, C_BETTER, C_UNIT, C_NR };
+
+/* Value @v of row @f into its series (group @ig, column @ic, metric @im, @th threads). */
+static void add_value(struct lab_results *r, char **f, const int *col, int ig, int ic, int im, int th, double v)
+{
+	struct lab_series *s;
+	int *p;
+
+	if (r->ns * 2 >= r->hcap)
+		rehash(r);
+	p = slot(r, ig, ic, im, th);
+	if (*p < 0) {
+		if (r->ns == r->scap) {
+			r->scap = r->scap ? 2 * r->scap : 256;
+			r->s = xrealloc(r->s, (size_t)r->scap * sizeof(*r->s));
+		}
+		s = &r->s[r->ns];
+		memset(s, 0, sizeof(*s));
+		s->group = r->groups[ig];
+		s->column = r->columns[ic];
+		s->workload = f[col[C_WORKLOAD]];
+		s->metric = r->metrics[im];
+		s->unit = f[col[C_UNIT]];
+		s->better = parse_better(f[col[C_BETTER]]);
+		s->threads = th;
+		s->ig = ig, s->ic = ic, s->im = im;
+		*p = r->ns++;
+		add_threads(r, th);
+	}
+	s = &r->s[*p];
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 8;
+		s->v = xrealloc(s->v, (size_t)s->cap * sizeof(double));
+	}
+	s->v[s->n++] = v;
+}
+
+/* Move column @baseline (NULL: keep the first) to columns[0]. Returns 0, or -1 naming the valid ones. */
+static int set_baseline(struct lab_results *r, const char *baseline, const char *path, char *err, size_t errlen)
+{
+	r->base = 0;
+	if (baseline) {
+		r->base = lab_results_column(r, baseline);
+		if (r->base < 0) {
+			size_t off = (size_t)snprintf(err, errlen, "baseline '%s' is not in %s (valid:", baseline, path);
+
+			for (int i = 0; i < r->ncolumns && off < errlen; i++)
+				off += (size_t)snprintf(err + off, errlen - off, "%s %s", i ? "," : "", r->columns[i]);
+			if (off < errlen)
+				snprintf(err + off, errlen - off, ")");
+			return -1;
+		}
+	}
+	if (r->base > 0) {
+		/* Move the baseline to the front, keeping the others in order, and renumber. */
+		const char *b = r->columns[r->base];
+		int old = r->base;
+
+		memmove(&r->columns[1], &r->columns[0], (size_t)old * sizeof(*r->columns));
+		r->columns[0] = b;
+		for (int i = 0; i < r->ns; i++)
+			r->s[i].ic = r->s[i].ic == old ? 0 : r->s[i].ic < old ? r->s[i].ic + 1 : r->s[i].ic;
+		r->base = 0;
+		rehash(r);
+	}
+	return 0;
+}
+
 int lab_results_load_many(struct lab_results *r, const char *const *paths, int npaths, const char *by,
 			  const char *baseline, unsigned flags, char *err, size_t errlen)
 {
 	const char *path;
 	static const char *need[] = { "variant", "workload", "threads", "metric", "value", "better", "unit" };
-	enum { C_VARIANT, C_WORKLOAD, C_THREADS, C_METRIC, C_VALUE, C_BETTER, C_UNIT, C_NR };
 	int col[C_NR], bycol[MAX_BY], nby = 0, grcol[2], ngr = 0;
 	char bybuf[256], *save = NULL;
 
@@ -415,8 +483,7 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 		char *end;
 		long th;
 		double v;
-		int ig, ic, im, *p;
-		struct lab_series *s;
+		int ig, ic, im;
 
 		errno = 0;
 		th = strtol(f[col[C_THREADS]], &end, 10);
@@ -434,61 +501,12 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 		ig = ngr ? key_index(r, &r->groups, &r->ngroups, f, grcol, ngr) : str_add(&r->groups, &r->ngroups, "");
 		ic = key_index(r, &r->columns, &r->ncolumns, f, bycol, nby);
 		im = str_add(&r->metrics, &r->nmetrics, f[col[C_METRIC]]);
-		if (r->ns * 2 >= r->hcap)
-			rehash(r);
-		p = slot(r, ig, ic, im, (int)th);
-		if (*p < 0) {
-			if (r->ns == r->scap) {
-				r->scap = r->scap ? 2 * r->scap : 256;
-				r->s = xrealloc(r->s, (size_t)r->scap * sizeof(*r->s));
-			}
-			s = &r->s[r->ns];
-			memset(s, 0, sizeof(*s));
-			s->group = r->groups[ig];
-			s->column = r->columns[ic];
-			s->workload = f[col[C_WORKLOAD]];
-			s->metric = r->metrics[im];
-			s->unit = f[col[C_UNIT]];
-			s->better = parse_better(f[col[C_BETTER]]);
-			s->threads = (int)th;
-			s->ig = ig, s->ic = ic, s->im = im;
-			*p = r->ns++;
-			add_threads(r, (int)th);
-		}
-		s = &r->s[*p];
-		if (s->n == s->cap) {
-			s->cap = s->cap ? 2 * s->cap : 8;
-			s->v = xrealloc(s->v, (size_t)s->cap * sizeof(double));
-		}
-		s->v[s->n++] = v;
+		add_value(r, f, col, ig, ic, im, (int)th, v);
 	}
 	qsort(r->threads, (size_t)r->nthreads, sizeof(int), cmp_int);
 
-	r->base = 0;
-	if (baseline) {
-		r->base = lab_results_column(r, baseline);
-		if (r->base < 0) {
-			size_t off = (size_t)snprintf(err, errlen, "baseline '%s' is not in %s (valid:", baseline, path);
-
-			for (int i = 0; i < r->ncolumns && off < errlen; i++)
-				off += (size_t)snprintf(err + off, errlen - off, "%s %s", i ? "," : "", r->columns[i]);
-			if (off < errlen)
-				snprintf(err + off, errlen - off, ")");
-			goto fail;
-		}
-	}
-	if (r->base > 0) {
-		/* Move the baseline to the front, keeping the others in order, and renumber. */
-		const char *b = r->columns[r->base];
-		int old = r->base;
-
-		memmove(&r->columns[1], &r->columns[0], (size_t)old * sizeof(*r->columns));
-		r->columns[0] = b;
-		for (int i = 0; i < r->ns; i++)
-			r->s[i].ic = r->s[i].ic == old ? 0 : r->s[i].ic < old ? r->s[i].ic + 1 : r->s[i].ic;
-		r->base = 0;
-		rehash(r);
-	}
+	if (set_baseline(r, baseline, path, err, errlen))
+		goto fail;
 	return 0;
 fail:
 	lab_results_free(r);

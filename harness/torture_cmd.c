@@ -214,109 +214,118 @@ static int torture_lazy(const char *spec, uint64_t duration_ns)
 	return -1;
 }
 
-int lab_torture_cmd(int argc, char **argv)
-{
-	static struct lab_rwsem_conf locks[MAX_LOCKS];
-	static struct lab_lazy_mm_conf schemes[MAX_LOCKS];
-	int nschemes = 0;
-	long ncpus = lab_topology_init(), v;
-	struct lab_torture_opts o = {
-		.duration_ns = 5000000000ull,
-		.hold_loops = 20,
-		.think_loops = 20,
-		.trylock = true,
-		.downgrade = true,
-	};
-	int c, nlocks = 0, failed = 0, tried = 0;
-	bool verbose = false;
-	char err[1024], failed_names[512] = "";
-	struct lab_cli cli;
+/* What `rwlab torture` parsed. */
+struct torture_args {
+	struct lab_rwsem_conf locks[MAX_LOCKS];
+	struct lab_lazy_mm_conf schemes[MAX_LOCKS];
+	int nlocks, nschemes;
+	struct lab_torture_opts o;
+	bool verbose;
+};
 
-	if (ncpus < 1)
-		ncpus = 1;
-	o.readers = o.writers = (int)(ncpus < MAX_THREADS_PER_ROLE ? ncpus : MAX_THREADS_PER_ROLE);
-	if (lab_cli_begin(&cli, lab_cmd_find("torture"), argc, argv))
-		return 2;
-	while ((c = lab_cli_next(&cli)) != -1) {
-		switch (c) {
-		case 'l':
-			if (lab_rwsem_parse_list(optarg, locks, MAX_LOCKS, &nlocks, err, sizeof(err))) {
-				fprintf(stderr, "%s: %s\n", prog, err);
-				return 2;
-			}
-			break;
-		case 'm':
-			if (lab_lazy_mm_parse_list(optarg, schemes, MAX_LOCKS, &nschemes, err, sizeof(err))) {
-				fprintf(stderr, "%s: %s\n", prog, err);
-				return 2;
-			}
-			break;
-		case 'd':
-			if (parse_dur("-d/--duration", optarg, false, &o.duration_ns))
-				return 2;
-			break;
-		case 'R':
-			if (parse_count("--readers", optarg, 0, MAX_THREADS_PER_ROLE, &v))
-				return 2;
-			o.readers = (int)v;
-			break;
-		case 'W':
-			if (parse_count("--writers", optarg, 0, MAX_THREADS_PER_ROLE, &v))
-				return 2;
-			o.writers = (int)v;
-			break;
-		case 'L':
-			if (parse_dur("--long-hold", optarg, true, &o.long_hold_ns))
-				return 2;
-			break;
-		case 'S':
-			if (parse_dur("--stutter", optarg, true, &o.stutter_ns))
-				return 2;
-			break;
-		case 'A':
-			if (parse_dur("--acq-writer-lim", optarg, true, &o.acq_writer_lim_ns))
-				return 2;
-			break;
-		case 'I':
-			if (parse_dur("--stat-interval", optarg, true, &o.stat_interval_ns))
-				return 2;
-			break;
-		case 'H':
-			if (parse_count("--hold", optarg, 0, 100000000, &v))
-				return 2;
-			o.hold_loops = (unsigned long)v;
-			break;
-		case 'T':
-			if (parse_count("--think", optarg, 0, 100000000, &v))
-				return 2;
-			o.think_loops = (unsigned long)v;
-			break;
-		case 't':
-			o.trylock = false;
-			break;
-		case 'g':
-			o.downgrade = false;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		default:	/* getopt_long said what was wrong */
+/* One `rwlab torture` option. Returns 0 or the exit status of a bad value. */
+static int torture_option(int c, struct torture_args *a)
+{
+	struct lab_torture_opts *o = &a->o;
+	char err[1024];
+	long v;
+
+	switch (c) {
+	case 'l':
+	case 'm':
+		if (c == 'l' ? lab_rwsem_parse_list(optarg, a->locks, MAX_LOCKS, &a->nlocks, err, sizeof(err)) :
+			       lab_lazy_mm_parse_list(optarg, a->schemes, MAX_LOCKS, &a->nschemes, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", prog, err);
 			return 2;
 		}
+		return 0;
+	case 'd':
+		return parse_dur("-d/--duration", optarg, false, &o->duration_ns) ? 2 : 0;
+	case 'R':
+	case 'W':
+		if (parse_count(c == 'R' ? "--readers" : "--writers", optarg, 0, MAX_THREADS_PER_ROLE, &v))
+			return 2;
+		*(c == 'R' ? &o->readers : &o->writers) = (int)v;
+		return 0;
+	case 'L':
+		return parse_dur("--long-hold", optarg, true, &o->long_hold_ns) ? 2 : 0;
+	case 'S':
+		return parse_dur("--stutter", optarg, true, &o->stutter_ns) ? 2 : 0;
+	case 'A':
+		return parse_dur("--acq-writer-lim", optarg, true, &o->acq_writer_lim_ns) ? 2 : 0;
+	case 'I':
+		return parse_dur("--stat-interval", optarg, true, &o->stat_interval_ns) ? 2 : 0;
+	case 'H':
+	case 'T':
+		if (parse_count(c == 'H' ? "--hold" : "--think", optarg, 0, 100000000, &v))
+			return 2;
+		*(c == 'H' ? &o->hold_loops : &o->think_loops) = (unsigned long)v;
+		return 0;
+	case 't':
+		o->trylock = false;
+		return 0;
+	case 'g':
+		o->downgrade = false;
+		return 0;
+	case 'v':
+		a->verbose = true;
+		return 0;
+	default:	/* getopt_long said what was wrong */
+		return 2;
 	}
+}
+
+/* The options and their defaults (every allowed CPU a reader and a writer). Returns 0 or 2. */
+static int torture_parse(struct torture_args *a, int argc, char **argv)
+{
+	long ncpus = lab_topology_init();
+	struct lab_cli cli;
+	char err[1024];
+	int c, st;
+
+	a->o = (struct lab_torture_opts){ .duration_ns = 5000000000ull, .hold_loops = 20, .think_loops = 20,
+					  .trylock = true, .downgrade = true };
+	ncpus = ncpus < 1 ? 1 : ncpus;
+	a->o.readers = a->o.writers = (int)(ncpus < MAX_THREADS_PER_ROLE ? ncpus : MAX_THREADS_PER_ROLE);
+	if (lab_cli_begin(&cli, lab_cmd_find("torture"), argc, argv))
+		return 2;
+	while ((c = lab_cli_next(&cli)) != -1)
+		if ((st = torture_option(c, a)))
+			return st;
 	if (optind < argc) {
 		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab torture --help')\n", prog,
 			argv[optind]);
 		return 2;
 	}
-	if (o.readers + o.writers == 0) {
+	if (a->o.readers + a->o.writers == 0) {
 		fprintf(stderr, "%s: --readers 0 and --writers 0: no thread to torture with\n", prog);
 		return 2;
 	}
-	if (!nlocks && !nschemes && lab_rwsem_parse_list("all", locks, MAX_LOCKS, &nlocks, err, sizeof(err))) {
+	if (!a->nlocks && !a->nschemes &&
+	    lab_rwsem_parse_list("all", a->locks, MAX_LOCKS, &a->nlocks, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return 2;
 	}
+	return 0;
+}
+
+int lab_torture_cmd(int argc, char **argv)
+{
+	static struct torture_args a;
+	struct lab_torture_opts o;
+	struct lab_rwsem_conf *locks = a.locks;
+	struct lab_lazy_mm_conf *schemes = a.schemes;
+	int nlocks, nschemes, failed = 0, tried = 0, st;
+	long ncpus = lab_topology_init();
+	bool verbose;
+	char failed_names[512] = "";
+
+	if ((st = torture_parse(&a, argc, argv)))
+		return st;
+	o = a.o;
+	nlocks = a.nlocks;
+	nschemes = a.nschemes;
+	verbose = a.verbose;
 
 	/* Lazy-mm schemes first: each runs in a child, before this process starts any liburcu thread. */
 	for (int i = 0; i < nschemes; i++) {
