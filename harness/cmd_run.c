@@ -37,7 +37,11 @@ const struct lab_opt lab_run_opts[] = {
 	{ "csv", 'o', 'o', "FILE", "results CSV; an existing FILE is kept as FILE.1 (FILE.2, ...); - is stdout",
 	  "rwlab-<date>-<pid>.csv", NULL, LAB_COMP_FILE, NULL },
 	{ "resume", 0, 'r', NULL, "keep FILE's finished cells, skip them, append the rest", NULL, NULL, 0, NULL },
-	{ "seed", 0, 'S', "N", "PRNG seed", "1", "an unsigned integer", 0, NULL },
+	{ "seed", 0, 'S', "N", "PRNG seed (the workloads' and the interleaved order's)", "1", "an unsigned integer",
+	  0, NULL },
+	{ "order", 0, 'O', "ORDER", "iterations of a comparison block (one workload and thread count, every "
+	  "variant): interleaved (A1 B1 C1 A2 ..., shuffled per round from --seed) or sequential (every iteration "
+	  "of A, then of B)", "interleaved", NULL, LAB_COMP_CHOICES, "interleaved sequential" },
 	{ "quiet", 'q', 'q', NULL, "no progress or per-cell lines", NULL, NULL, 0, NULL },
 	{ "no-report", 0, 'R', NULL, "do not print the table at the end", NULL, NULL, 0, NULL },
 	{ "mm-lock", 0, 'K', "LIST", "fault paths of the mm workloads: mmap, vma, vma-refcnt (one cell each; sets "
@@ -196,6 +200,13 @@ static int run_option(int c, int from_matrix, struct run_lists *lists, struct la
 		}
 		break;
 	}
+	case 'O':
+		if (strcmp(optarg, "interleaved") && strcmp(optarg, "sequential")) {
+			fprintf(stderr, "%s: bad --order '%s' (valid: interleaved, sequential)\n", lab_prog, optarg);
+			return 2;
+		}
+		o->order = strcmp(optarg, "interleaved") ? LAB_ORDER_SEQUENTIAL : LAB_ORDER_INTERLEAVED;
+		break;
 	case 'q':
 		o->quiet = true;
 		break;

@@ -70,7 +70,8 @@ struct runner {
 	int nskipped;
 	char run_id[64];
 	struct cell_plan *plan;
-	int nplan, done, nfailed;
+	int nplan, nfailed;
+	int entry, nentries;		/* iterations run so far (warm-ups too), and in all */
 	uint64_t t_start;
 	bool tty;
 	FILE *summary;			/* where the per-cell lines go */
@@ -84,6 +85,8 @@ struct cell_run {
 	struct lab_worker *workers;
 	int *pu;
 	const char *vlabel;
+	int index;			/* 1-based, in the plan */
+	bool open;			/* set up: teardown() is owed */
 	struct lab_buf rows;
 	double hv[1024];		/* headline value per iteration */
 	int nh;
@@ -158,6 +161,7 @@ static int plan_cells(struct runner *r)
 				if (skip_unsafe(r, wl, vi))
 					continue;
 				r->plan[r->nplan++] = (struct cell_plan){ wl, o->threads[ti], vi };
+				r->nentries += o->iterations + (o->settings.warmup_ns && wl->ops->kind == LAB_WL_WORK);
 			}
 	}
 	return 0;
@@ -426,6 +430,7 @@ static void emit_rows(struct runner *r, struct cell_run *cr, const struct iter_o
 	cr->ops->metrics(cr->state, &li, &sink);
 	if (lab_fault_inject("must_be_zero", cr->vlabel))	/* a count that must be 0 and is not */
 		lab_emit(&sink, "errors", 1, "count", LAB_BETTER_NONE);
+	lab_emit(&sink, "position", r->entry, "index", LAB_BETTER_NONE);	/* in the run's order, from 1 */
 	lab_emit(&sink, "wall_s", io->wall_s, "s", LAB_BETTER_NONE);
 	lab_emit(&sink, "user_s", io->user_s, "s", LAB_BETTER_NONE);
 	lab_emit(&sink, "sys_s", io->sys_s, "s", LAB_BETTER_NONE);
@@ -466,15 +471,15 @@ static void fmt_eta(char *buf, size_t len, double s)
 static void progress(const struct runner *r, const struct cell_run *cr, int it, int first)
 {
 	const struct lab_run_opts *o = r->o;
-	double elapsed = (double)(lab_clock_ns() - r->t_start) / 1e9, per_cell;
+	double elapsed = (double)(lab_clock_ns() - r->t_start) / 1e9, per_entry;
 	char eta[32];
 
 	if (o->quiet || (!r->tty && it != first))
 		return;
-	per_cell = r->done > 1 ? elapsed / (r->done - 1) :
-		(double)(o->settings.warmup_ns + o->settings.duration_ns) / 1e9 * o->iterations;
-	fmt_eta(eta, sizeof(eta), per_cell * (r->nplan - r->done + 1));
-	fprintf(stderr, "%s[cell %d/%d] %s %s t=%d %s %d/%d ETA %s%s", r->tty ? "\r\033[K" : "", r->done,
+	per_entry = r->entry > 1 ? elapsed / (r->entry - 1) :
+		(double)(o->settings.warmup_ns + o->settings.duration_ns) / 1e9;
+	fmt_eta(eta, sizeof(eta), per_entry * (r->nentries - r->entry + 1));
+	fprintf(stderr, "%s[cell %d/%d] %s %s t=%d %s %d/%d ETA %s%s", r->tty ? "\r\033[K" : "", cr->index,
 		r->nplan, cr->vlabel, cr->cell->wl->label, cr->cell->nthreads, it < 0 ? "warm-up" : "iter",
 		it < 0 ? 0 : it + 1, o->iterations, eta, r->tty ? "" : "\n");
 }
@@ -504,6 +509,7 @@ static int cell_iteration(struct runner *r, struct cell_run *cr, int it, int fir
 	struct iter_out io = { 0 };
 	int ret;
 
+	r->entry++;
 	progress(r, cr, it, first);
 	cr->cell->iteration = it;
 	ret = lab_fault_inject("prepare", cr->vlabel) ? -EIO : cr->ops->prepare ? cr->ops->prepare(cr->state, cr->cell) : 0;
@@ -524,33 +530,6 @@ static int cell_iteration(struct runner *r, struct cell_run *cr, int it, int fir
 	return cr->why[0] ? -1 : 0;
 }
 
-/* Setup, the iterations and teardown of @cr. Returns 0, -EINTR or -1 (cr->why says why). */
-static int cell_measure(struct runner *r, struct cell_run *cr)
-{
-	const struct lab_run_opts *o = r->o;
-	int first = o->settings.warmup_ns && cr->ops->kind == LAB_WL_WORK ? -1 : 0, ret = 0;
-	char err[1024];
-
-	if (cr->ops->setup(&cr->state, cr->cell, err, sizeof(err))) {
-		cell_fail(cr, "%s", err);
-		return -1;
-	}
-	for (int it = first; it < o->iterations && !ret; it++)
-		ret = cell_iteration(r, cr, it, first);
-	cr->ops->teardown(cr->state);
-	if (!ret && cr->rows.len) {
-		ret = lab_csv_append(&r->csv, cr->rows.p, cr->rows.len);
-		if (ret)
-			cell_fail(cr, "writing %s: %s", r->csv.path, strerror(-ret));
-		ret = ret ? -1 : 0;
-	}
-	if (!ret && cr->bad_data) {	/* written and marked, but failed */
-		cell_fail(cr, "%s", cr->bad_why);
-		ret = -1;
-	}
-	return ret;
-}
-
 /* Name the failed cell now and in the list lab_run() prints at the end. */
 static void cell_failed(struct runner *r, const struct cell_run *cr)
 {
@@ -561,39 +540,123 @@ static void cell_failed(struct runner *r, const struct cell_run *cr)
 	r->nfailed++;
 }
 
-static void run_cell(struct runner *r, const struct cell_plan *p)
+/* Allocate cell @p and set it up. Returns 0 or -1 (cr->why says why). */
+static int cell_open(struct runner *r, struct cell_run *cr, const struct cell_plan *p)
 {
 	const struct lab_run_opts *o = r->o;
-	struct cell_run cr = { .ops = p->wl->ops };
-	int n = p->nthreads, ret = -1;
+	int n = p->nthreads;
+	char err[1024];
 
-	r->done++;
-	cr.vlabel = variant_label(o, p->wl, p->vi);
-	cr.cell = aligned_alloc(LAB_CACHELINE, sizeof(*cr.cell));
-	cr.workers = aligned_alloc(LAB_CACHELINE, (size_t)n * sizeof(*cr.workers));
-	cr.pu = calloc((size_t)n, sizeof(int));
-	if (cr.cell && cr.workers && cr.pu) {
-		memset(cr.cell, 0, sizeof(*cr.cell));
-		cr.cell->lazy_mm = p->wl->ops->uses_lazy_mm ? &o->lazy[p->vi] : NULL;
-		cr.cell->lock = p->wl->ops->uses_lazy_mm ? NULL : &o->locks[p->vi];
-		cr.cell->wl = p->wl;
-		cr.cell->run = &o->settings;
-		cr.cell->nthreads = n;
-		cr.cell->npus = lab_topology_init();
-		cr.cell->bind_self = lab_topology_bind_self;
-		lab_topology_plan(o->pin, n, cr.pu);
-		ret = cell_measure(r, &cr);
-	} else {
-		cell_fail(&cr, "out of memory for %d threads", n);
+	*cr = (struct cell_run){ .ops = p->wl->ops, .vlabel = variant_label(o, p->wl, p->vi),
+				 .index = (int)(p - r->plan) + 1 };
+	cr->cell = aligned_alloc(LAB_CACHELINE, sizeof(*cr->cell));
+	cr->workers = aligned_alloc(LAB_CACHELINE, (size_t)n * sizeof(*cr->workers));
+	cr->pu = calloc((size_t)n, sizeof(int));
+	if (!cr->cell || !cr->workers || !cr->pu) {
+		cell_fail(cr, "out of memory for %d threads", n);
+		return -1;
+	}
+	memset(cr->cell, 0, sizeof(*cr->cell));
+	cr->cell->lazy_mm = p->wl->ops->uses_lazy_mm ? &o->lazy[p->vi] : NULL;
+	cr->cell->lock = p->wl->ops->uses_lazy_mm ? NULL : &o->locks[p->vi];
+	cr->cell->wl = p->wl;
+	cr->cell->run = &o->settings;
+	cr->cell->nthreads = n;
+	cr->cell->npus = lab_topology_init();
+	cr->cell->bind_self = lab_topology_bind_self;
+	lab_topology_plan(o->pin, n, cr->pu);
+	if (cr->ops->setup(&cr->state, cr->cell, err, sizeof(err))) {
+		cell_fail(cr, "%s", err);
+		return -1;
+	}
+	cr->open = true;
+	return 0;
+}
+
+/* Teardown, then write the rows of a cell that ran to the end (@ret 0), say how it went, free. */
+static void cell_close(struct runner *r, struct cell_run *cr, int ret)
+{
+	if (cr->open)
+		cr->ops->teardown(cr->state);
+	if (!ret && cr->rows.len) {
+		ret = lab_csv_append(&r->csv, cr->rows.p, cr->rows.len);
+		if (ret)
+			cell_fail(cr, "writing %s: %s", r->csv.path, strerror(-ret));
+		ret = ret ? -1 : 0;
+	}
+	if (!ret && cr->bad_data) {	/* written and marked, but failed */
+		cell_fail(cr, "%s", cr->bad_why);
+		ret = -1;
 	}
 	if (!ret)
-		cell_summary(r, &cr);
+		cell_summary(r, cr);
 	else if (ret != -EINTR)
-		cell_failed(r, &cr);
-	lab_buf_free(&cr.rows);
-	free(cr.cell);
-	free(cr.workers);
-	free(cr.pu);
+		cell_failed(r, cr);
+	lab_buf_free(&cr->rows);
+	free(cr->cell);
+	free(cr->workers);
+	free(cr->pu);
+}
+
+/* The order of round @it of the block at plan[@b0]: shuffled from --seed, or as planned. */
+static void round_order(const struct runner *r, int b0, int it, int *order, int n)
+{
+	uint64_t x = (r->o->settings.seed + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)(b0 + 1) << 20 ^
+		     (uint64_t)(it + 2);
+
+	for (int i = 0; i < n; i++)
+		order[i] = i;
+	for (int i = n - 1; i > 0 && r->o->order == LAB_ORDER_INTERLEAVED; i--) {
+		int j, t;
+
+		x ^= x >> 12, x ^= x << 25, x ^= x >> 27;	/* xorshift64* */
+		j = (int)((x * 0x2545f4914f6cdd1dull >> 33) % (uint64_t)(i + 1));
+		t = order[i], order[i] = order[j], order[j] = t;
+	}
+}
+
+/*
+ * One comparison block: cells plan[b0..b0+n) (one workload, one thread
+ * count, its variants), all set up, then round after round one iteration of
+ * each, in an order shuffled per round (A1 B1 C1, B2 A2 C2, ...), so that
+ * drifting machine load does not land on one variant; then each is torn
+ * down and its rows written. Sequential order runs blocks of one cell.
+ */
+static void run_block(struct runner *r, int b0, int n)
+{
+	const struct lab_run_opts *o = r->o;
+	struct cell_run *cr = calloc((size_t)n, sizeof(*cr));
+	int *ret = calloc((size_t)n, sizeof(*ret)), *order = calloc((size_t)n, sizeof(*order));
+	int first = o->settings.warmup_ns && r->plan[b0].wl->ops->kind == LAB_WL_WORK ? -1 : 0;
+
+	if (!cr || !ret || !order) {
+		fprintf(stderr, "rwlab: out of memory for a block of %d cells\n", n);
+		exit(1);
+	}
+	for (int i = 0; i < n; i++)
+		ret[i] = cell_open(r, &cr[i], &r->plan[b0 + i]);
+	for (int it = first; it < o->iterations && !lab_interrupted; it++) {
+		round_order(r, b0, it, order, n);
+		for (int k = 0; k < n && !lab_interrupted; k++)
+			if (!ret[order[k]])
+				ret[order[k]] = cell_iteration(r, &cr[order[k]], it, first);
+	}
+	for (int i = 0; i < n; i++)
+		cell_close(r, &cr[i], lab_interrupted && !ret[i] ? -EINTR : ret[i]);
+	free(cr);
+	free(ret);
+	free(order);
+}
+
+/* Blocks: the planned cells of one workload and thread count (one cell each in sequential order). */
+static void run_blocks(struct runner *r)
+{
+	for (int b0 = 0, n; b0 < r->nplan && !lab_interrupted; b0 += n) {
+		for (n = 1; b0 + n < r->nplan && r->o->order == LAB_ORDER_INTERLEAVED; n++)
+			if (r->plan[b0 + n].wl != r->plan[b0].wl || r->plan[b0 + n].nthreads != r->plan[b0].nthreads)
+				break;
+		run_block(r, b0, n);
+	}
 }
 
 /* ---- the run ----------------------------------------------------------------- */
@@ -688,8 +751,7 @@ int lab_run(const struct lab_run_opts *o)
 	lab_interrupted = 0;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	for (int i = 0; i < r.nplan && !lab_interrupted; i++)
-		run_cell(&r, &r.plan[i]);
+	run_blocks(&r);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (!o->quiet && r.tty)

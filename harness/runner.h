@@ -2,14 +2,18 @@
 /*
  * The matrix runner behind `rwlab run`.
  *
- * Cells are run in the order workload -> thread count -> variant, each for
- * `iterations` iterations on freshly created, pinned threads that start on one
- * barrier. A workload with uses_lazy_mm iterates over the lazy-mm schemes
- * instead of the lock variants (the CSV variant column carries the scheme's
- * label). The measurement window is timed with CLOCK_MONOTONIC and charged
- * with getrusage(RUSAGE_SELF) deltas. After each cell its rows are written to
- * the CSV in one write and fsync'd; SIGINT/SIGTERM abandons the cell in
- * flight, keeps every finished one and returns 130.
+ * Cells are planned in the order workload -> thread count -> variant. The
+ * cells of one workload and thread count form a comparison block: all set
+ * up, then run round by round, one iteration of each per round in an order
+ * shuffled from --seed (--order sequential: cell by cell), each iteration on
+ * freshly created, pinned threads that start on one barrier. Each row of an
+ * iteration carries its place in the run (metric "position"). A workload
+ * with uses_lazy_mm iterates over the lazy-mm schemes instead of the lock
+ * variants (the CSV variant column carries the scheme's label). The
+ * measurement window is timed with CLOCK_MONOTONIC and charged with
+ * getrusage(RUSAGE_SELF) deltas. After a cell's last iteration its rows are
+ * written to the CSV in one write and fsync'd; SIGINT/SIGTERM abandons the
+ * block in flight, keeps every finished cell and returns 130.
  */
 #pragma once
 
@@ -19,6 +23,12 @@
 #include "rwsem.h"
 #include "topology.h"
 #include "workload.h"
+
+/* Run order of the iterations of a comparison block (one workload, one thread count, every variant). */
+enum lab_order {
+	LAB_ORDER_INTERLEAVED,	/* A1 B1 C1, then A2 B2 C2 in an order shuffled per round from --seed */
+	LAB_ORDER_SEQUENTIAL,	/* every iteration of A, then of B, ... (one cell set up at a time) */
+};
 
 struct lab_run_opts {
 	const struct lab_rwsem_conf *locks;
@@ -35,6 +45,7 @@ struct lab_run_opts {
 	const char *csv_path;
 	bool quiet;			/* no progress line, no per-cell line */
 	bool resume;			/* keep csv_path's finished cells, skip them, append (resume.h) */
+	enum lab_order order;		/* --order */
 };
 
 /*
