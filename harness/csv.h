@@ -35,7 +35,7 @@
 
 #include "context.h"
 
-#define LAB_CSV_SCHEMA 1
+#define LAB_CSV_SCHEMA 2	/* 2: the provenance columns settings..isolated */
 
 extern const char *const lab_csv_columns[];	/* NULL-terminated, in schema order */
 

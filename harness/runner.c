@@ -75,6 +75,7 @@ struct runner {
 	uint64_t t_start;
 	bool tty;
 	FILE *summary;			/* where the per-cell lines go */
+	int cpus;			/* the CPUs the run may use (the load-average warning) */
 };
 
 /* The state of the cell in flight. */
@@ -90,7 +91,7 @@ struct cell_run {
 	struct lab_buf rows;
 	double hv[1024];		/* headline value per iteration */
 	int nh;
-	bool bind_warned;
+	bool bind_warned, load_warned;
 	char why[512];			/* the failure, when the cell fails */
 	char bad_why[512];		/* the first must-be-zero count that was not */
 	int bad_data;			/* such counts so far: the cell runs on, its rows marked */
@@ -230,6 +231,7 @@ static bool sleep_interruptible(uint64_t ns)
 
 struct iter_out {
 	double wall_s, user_s, sys_s;
+	double load_start, load_end;	/* 1-minute load average around the iteration */
 	long nvcsw, nivcsw;
 	uint64_t t0, t1;
 	struct rusage ru0, ru1;
@@ -431,6 +433,8 @@ static void emit_rows(struct runner *r, struct cell_run *cr, const struct iter_o
 	if (lab_fault_inject("must_be_zero", cr->vlabel))	/* a count that must be 0 and is not */
 		lab_emit(&sink, "errors", 1, "count", LAB_BETTER_NONE);
 	lab_emit(&sink, "position", r->entry, "index", LAB_BETTER_NONE);	/* in the run's order, from 1 */
+	lab_emit(&sink, "loadavg_start", io->load_start, "load", LAB_BETTER_NONE);
+	lab_emit(&sink, "loadavg_end", io->load_end, "load", LAB_BETTER_NONE);
 	lab_emit(&sink, "wall_s", io->wall_s, "s", LAB_BETTER_NONE);
 	lab_emit(&sink, "user_s", io->user_s, "s", LAB_BETTER_NONE);
 	lab_emit(&sink, "sys_s", io->sys_s, "s", LAB_BETTER_NONE);
@@ -496,8 +500,9 @@ static void cell_summary(const struct runner *r, const struct cell_run *cr)
 	m = lab_amean(cr->hv, cr->nh);
 	fprintf(stderr, "%s", r->tty ? "\r\033[K" : "");
 	/* stdout, unless the CSV goes there (-o -) */
-	fprintf(r->summary, "%-28s %-24s t=%-4d %.*s %14.6g  +- %5.2f%%\n", cr->vlabel, cr->cell->wl->label,
-		cr->cell->nthreads, (int)strcspn(headline, ","), headline, m, m ? 100 * sd / m : 0);
+	fprintf(r->summary, "%-28s %-24s t=%-4d %.*s %14.6g  +- %5.2f%%%s\n", cr->vlabel, cr->cell->wl->label,
+		cr->cell->nthreads, (int)strcspn(headline, ","), headline, m, m ? 100 * sd / m : 0,
+		cr->nh < 3 ? "  [fewer than 3 iterations]" : m && 100 * sd / fabs(m) > 10 ? "  [CoeffVar > 10%]" : "");
 	fflush(r->summary);
 }
 
@@ -507,9 +512,16 @@ static void cell_summary(const struct runner *r, const struct cell_run *cr)
 static int cell_iteration(struct runner *r, struct cell_run *cr, int it, int first)
 {
 	struct iter_out io = { 0 };
+	double load[2] = { -1, -1 };
 	int ret;
 
 	r->entry++;
+	if (getloadavg(load, 1) == 1 && load[0] > r->cpus && !cr->load_warned) {
+		fprintf(stderr, "%sWARNING: load average %.2f above the %d CPUs at the start of %s %s t=%d: "
+			"other work competes with the measurement\n", r->tty ? "\r\033[K" : "", load[0], r->cpus,
+			cr->vlabel, cr->cell->wl->label, cr->cell->nthreads);
+		cr->load_warned = true;
+	}
 	progress(r, cr, it, first);
 	cr->cell->iteration = it;
 	ret = lab_fault_inject("prepare", cr->vlabel) ? -EIO : cr->ops->prepare ? cr->ops->prepare(cr->state, cr->cell) : 0;
@@ -525,6 +537,9 @@ static int cell_iteration(struct runner *r, struct cell_run *cr, int it, int fir
 			cr->cell->wl->label, cr->cell->nthreads);
 		cr->bind_warned = true;
 	}
+	getloadavg(&load[1], 1);
+	io.load_start = load[0];
+	io.load_end = load[1];
 	if (it >= 0)
 		emit_rows(r, cr, &io, it);
 	return cr->why[0] ? -1 : 0;
@@ -698,6 +713,14 @@ static int runner_open(struct runner *r, const struct lab_context *ctx)
 	return 0;
 }
 
+/* "d=2s warmup=500ms n=5 seed=1 order=interleaved": the settings every row records. */
+static void run_settings(const struct lab_run_opts *o, char *buf, size_t len)
+{
+	snprintf(buf, len, "d=%gs warmup=%gs n=%d seed=%llu order=%s", (double)o->settings.duration_ns / 1e9,
+		 (double)o->settings.warmup_ns / 1e9, o->iterations, (unsigned long long)o->settings.seed,
+		 o->order == LAB_ORDER_SEQUENTIAL ? "sequential" : "interleaved");
+}
+
 /* Warnings: the measurement is not trustworthy when... */
 static void runner_warn(const struct runner *r, const struct lab_context *ctx)
 {
@@ -738,6 +761,8 @@ int lab_run(const struct lab_run_opts *o)
 
 	lab_topology_init();
 	lab_context_get(&ctx);
+	run_settings(o, ctx.settings, sizeof(ctx.settings));
+	r.cpus = ctx.cpus;
 	status = runner_open(&r, &ctx);
 	if (status) {
 		runner_close(&r);
