@@ -178,11 +178,29 @@ static void fail_cols(const struct lab_csv_table *t, const char *path, const cha
 		snprintf(err + off, errlen - off, ")");
 }
 
+/* True when @path's first line is not empty and is not an rwlab header ("schema,run,..."). */
+static bool not_rwlab(const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : NULL;
+	char line[64] = "";
+	bool r;
+
+	if (!f)
+		return false;
+	r = fgets(line, sizeof(line), f) && line[0] != '\n' && strncmp(line, "schema,run,", 11);
+	fclose(f);
+	return r;
+}
+
 /* Read one CSV into @t, saying so when its last line was torn. */
 static int read_one(const char *path, struct lab_csv_table *t, char *err, size_t errlen)
 {
-	if (lab_csv_read(path, t, err, errlen))
+	if (lab_csv_read(path, t, err, errlen)) {
+		if (not_rwlab(path))	/* a parse error in a file that is not ours: say that instead */
+			snprintf(err, errlen, "%s: not an rwlab results CSV (its first line is not the header "
+				 "'schema,run,timestamp,...')", path);
 		return -1;
+	}
 	if (t->torn_line)
 		fprintf(stderr, "rwlab report: %s:%d: the last line is incomplete (an interrupted write); left out\n",
 			path, t->torn_line);
