@@ -3,12 +3,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "threads.h"
 #include "lazy_mm.h"
 #include "plugin.h"
 #include "rwsem.h"
 #include "workload.h"
 
-static const struct lab_opt help_opt = { "help", 'h', 'h', NULL, "this help", NULL, NULL, LAB_COMP_NONE, NULL };
+static const struct lab_opt help_opt = { "help", 'h', 'h', NULL, "this help", NULL, NULL, LAB_COMP_NONE, NULL, 0, 0 };
 
 static int nopts(const struct lab_opt *o)
 {
@@ -56,6 +57,20 @@ int lab_cli_next(struct lab_cli *c)
 	return key;
 }
 
+int lab_cli_count(const struct lab_cli *c, const char *prog, int key, long *v)
+{
+	const struct lab_opt *o = c->cmd->opts;
+	char name[64];
+
+	while (o->lname && o->key != key)
+		o++;
+	if (!o->lname)
+		return -1;
+	snprintf(name, sizeof(name), "%s%c%s--%s", o->sname ? "-" : "", o->sname ? o->sname : '-',
+		 o->sname ? "/" : "", o->lname);
+	return lab_opt_count(prog, o->sname ? name : name + 1, optarg, o->min, o->max, v);
+}
+
 const struct lab_cmd *lab_cmd_find(const char *name)
 {
 	for (const struct lab_cmd *cmd = lab_cmds; cmd->name; cmd++)
@@ -86,18 +101,30 @@ static void wrap(FILE *f, const char *text, int col, int indent)
 	}
 }
 
+/* The unit text of @o: .unit, or "min..max" for a count. */
+static void opt_unit(const struct lab_opt *o, char *buf, size_t len)
+{
+	if (o->unit)
+		snprintf(buf, len, "%s", o->unit);
+	else if (o->max > o->min)
+		snprintf(buf, len, "%ld..%ld", o->min, o->max);
+	else
+		buf[0] = 0;
+}
+
 /* "  -l, --lock LIST" padded to 26 columns, then the help with default and unit. */
 static void opt_help(FILE *f, const struct lab_opt *o)
 {
-	char left[64], text[1024];
+	char left[64], text[1024], unit[128];
 	int n, off;
 
 	n = snprintf(left, sizeof(left), "  %c%c%s--%s%s%s", o->sname ? '-' : ' ', o->sname ? o->sname : ' ',
 		     o->sname ? ", " : "  ", o->lname, o->arg ? " " : "", o->arg ? o->arg : "");
 	off = snprintf(text, sizeof(text), "%s", o->help);
-	if (o->def || o->unit)
+	opt_unit(o, unit, sizeof(unit));
+	if (o->def || unit[0])
 		snprintf(text + off, sizeof(text) - (size_t)off, " (%s%s%s%s)", o->def ? "default " : "",
-			 o->def ? o->def : "", o->def && o->unit ? "; " : "", o->unit ? o->unit : "");
+			 o->def ? o->def : "", o->def && unit[0] ? "; " : "", unit);
 	if (n >= 26)
 		fprintf(f, "%s\n%26s", left, "");
 	else
@@ -149,6 +176,8 @@ static void roff(FILE *f, const char *s)
 
 void lab_cli_man(FILE *f, const char *version)
 {
+	char unit[128];
+
 	fprintf(f, ".TH RWLAB 1 \"\" \"rwlab %s\" \"User Commands\"\n.SH NAME\nrwlab \\- "
 		   "re-implemented kernel rwsem generations and peers against mm-shaped workloads\n"
 		   ".SH SYNOPSIS\n.B rwlab\n.I command\n[\\fIoptions\\fR]\n.SH COMMANDS\n", version);
@@ -173,9 +202,10 @@ void lab_cli_man(FILE *f, const char *version)
 				roff(f, o->def);
 				fprintf(f, ")");
 			}
-			if (o->unit) {
+			opt_unit(o, unit, sizeof(unit));
+			if (unit[0]) {
 				fprintf(f, "; ");
-				roff(f, o->unit);
+				roff(f, unit);
 			}
 			fprintf(f, "\n");
 		}

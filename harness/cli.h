@@ -40,6 +40,8 @@ struct lab_opt {
 	const char *unit;	/* units of the argument ("s, ms, us or m"); NULL: none */
 	enum lab_complete complete;
 	const char *choices;	/* LAB_COMP_CHOICES: space-separated words */
+	long min, max;		/* a count in [min, max] (max > min): lab_cli_count() checks it and
+				 * --help shows "min..max" when .unit is NULL */
 };
 
 struct lab_cmd {
@@ -76,6 +78,13 @@ int lab_cli_begin(struct lab_cli *c, const struct lab_cmd *cmd, int argc, char *
  * the command's help on stdout and exits 0.
  */
 int lab_cli_next(struct lab_cli *c);
+
+/*
+ * lab_cli_count() - optarg of option @key as a count in its table entry's
+ * [min, max]. Returns 0, or -1 after "PROG: bad value 'ARG' for -n/--reps
+ * (an integer in MIN..MAX)".
+ */
+int lab_cli_count(const struct lab_cli *c, const char *prog, int key, long *v);
 
 /* The command named @name, or NULL. */
 const struct lab_cmd *lab_cmd_find(const char *name);

@@ -9,10 +9,10 @@
 
 /* Adding an option: one entry here and one case in lab_cmd_bench()'s switch. */
 const struct lab_opt lab_bench_opts[] = {
-	{ "lock", 'l', 'l', "LIST", "lock variants, NAME[:key=val,...] or all", "all", NULL, LAB_COMP_VARIANTS, NULL },
-	{ "pairs", 0, 'p', "N", "lock/unlock pairs per repetition", "2000000", "1..1000000000", 0, NULL },
-	{ "reps", 'n', 'n', "N", "repetitions, the best reported", "5", "1..1000", 0, NULL },
-	{ "csv", 'o', 'o', "FILE", "also write the figures as CSV", NULL, NULL, LAB_COMP_FILE, NULL },
+	{ "lock", 'l', 'l', "LIST", "lock variants, NAME[:key=val,...] or all", "all", NULL, LAB_COMP_VARIANTS, NULL, 0, 0 },
+	{ "pairs", 0, 'p', "N", "lock/unlock pairs per repetition", "2000000", NULL, 0, NULL, 1, 1000000000 },
+	{ "reps", 'n', 'n', "N", "repetitions, the best reported", "5", NULL, 0, NULL, 1, 1000 },
+	{ "csv", 'o', 'o', "FILE", "also write the figures as CSV", NULL, NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ 0 }
 };
 
@@ -36,14 +36,13 @@ int lab_cmd_bench(int argc, char **argv)
 			}
 			break;
 		case 'p':
-			if (lab_opt_count(lab_prog, "--pairs", optarg, 1, 1000000000, &v))
-				return 2;
-			o.pairs = (unsigned long)v;
-			break;
 		case 'n':
-			if (lab_opt_count(lab_prog, "-n/--reps", optarg, 1, 1000, &v))
+			if (lab_cli_count(&cli, lab_prog, c, &v))
 				return 2;
-			o.reps = (int)v;
+			if (c == 'p')
+				o.pairs = (unsigned long)v;
+			else
+				o.reps = (int)v;
 			break;
 		case 'o':
 			o.csv_path = optarg;

@@ -10,12 +10,12 @@
 /* Adding an option: one entry here and one case in lab_cmd_bench_lazy()'s switch. */
 const struct lab_opt lab_bench_lazy_opts[] = {
 	{ "lazy-mm", 'm', 'm', "LIST", "lazy-mm schemes (none is always added as the reference)", "all", NULL,
-	  LAB_COMP_SCHEMES, NULL },
-	{ "round-trips", 0, 'r', "N", "pipe round trips per measurement", "20000", "1..1000000000", 0, NULL },
-	{ "switches", 0, 's', "N", "switch-path rounds per measurement", "1000000", "1..1000000000", 0, NULL },
-	{ "reps", 'n', 'n', "N", "repetitions, interleaved; best switch, median round trip", "11", "1..1000", 0,
-	  NULL },
-	{ "csv", 'o', 'o', "FILE", "also write the figures as CSV", NULL, NULL, LAB_COMP_FILE, NULL },
+	  LAB_COMP_SCHEMES, NULL, 0, 0 },
+	{ "round-trips", 0, 'r', "N", "pipe round trips per measurement", "20000", NULL, 0, NULL, 1, 1000000000 },
+	{ "switches", 0, 's', "N", "switch-path rounds per measurement", "1000000", NULL, 0, NULL, 1, 1000000000 },
+	{ "reps", 'n', 'n', "N", "repetitions, interleaved; best switch, median round trip", "11", NULL, 0, NULL,
+	  1, 1000 },
+	{ "csv", 'o', 'o', "FILE", "also write the figures as CSV", NULL, NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ 0 }
 };
 
@@ -39,19 +39,14 @@ int lab_cmd_bench_lazy(int argc, char **argv)
 			}
 			break;
 		case 'r':
-			if (lab_opt_count(lab_prog, "--round-trips", optarg, 1, 1000000000, &v))
-				return 2;
-			o.round_trips = (unsigned long)v;
-			break;
 		case 's':
-			if (lab_opt_count(lab_prog, "--switches", optarg, 1, 1000000000, &v))
-				return 2;
-			o.switches = (unsigned long)v;
-			break;
 		case 'n':
-			if (lab_opt_count(lab_prog, "-n/--reps", optarg, 1, 1000, &v))
+			if (lab_cli_count(&cli, lab_prog, c, &v))
 				return 2;
-			o.reps = (int)v;
+			if (c == 'n')
+				o.reps = (int)v;
+			else
+				*(c == 'r' ? &o.round_trips : &o.switches) = (unsigned long)v;
 			break;
 		case 'o':
 			o.csv_path = optarg;

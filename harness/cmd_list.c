@@ -11,9 +11,9 @@
 
 /* Adding an option: one entry here and one case in lab_cmd_list()'s switch. */
 const struct lab_opt lab_list_opts[] = {
-	{ "verbose", 'v', 'v', NULL, "also each variant's, scheme's and workload's knobs", NULL, NULL, 0, NULL },
+	{ "verbose", 'v', 'v', NULL, "also each variant's, scheme's and workload's knobs", NULL, NULL, 0, NULL, 0, 0 },
 	{ "names", 0, 'N', NULL, "only the names, one a line: 'variant NAME', 'workload NAME', 'lazy-mm NAME'",
-	  NULL, NULL, 0, NULL },
+	  NULL, NULL, 0, NULL, 0, 0 },
 	{ 0 }
 };
 

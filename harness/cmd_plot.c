@@ -9,16 +9,17 @@
 /* Adding an option: one entry here and one case in plot_option(). */
 const struct lab_opt lab_plot_opts[] = {
 	{ "output", 'o', 'o', "FILE", ".png or .svg (required); a %w in it draws one figure per workload, %w "
-	  "replaced by its label", NULL, NULL, LAB_COMP_FILE, NULL },
-	{ "metric", 'm', 'm', "NAME", "metric", "the workload's headline", NULL, 0, NULL },
+	  "replaced by its label", NULL, NULL, LAB_COMP_FILE, NULL, 0, 0 },
+	{ "metric", 'm', 'm', "NAME", "metric", "the workload's headline", NULL, 0, NULL, 0, 0 },
 	{ "workload", 'w', 'w', "NAME", "the workload to plot when the file holds several", NULL, NULL,
-	  LAB_COMP_WORKLOADS, NULL },
-	{ "baseline", 'b', 'b', "NAME", "column drawn first", NULL, NULL, 0, NULL },
-	{ "by", 0, 'B', "COLUMNS", "CSV columns compared side by side, as in report", "variant", NULL, 0, NULL },
+	  LAB_COMP_WORKLOADS, NULL, 0, 0 },
+	{ "baseline", 'b', 'b', "NAME", "column drawn first", NULL, NULL, 0, NULL, 0, 0 },
+	{ "by", 0, 'B', "COLUMNS", "CSV columns compared side by side, as in report", "variant", NULL, 0, NULL, 0, 0 },
 	{ "fairness", 0, 'F', NULL, "locktest operations per thread, sorted (-t: thread count)", NULL, NULL, 0,
-	  NULL },
-	{ "threads", 't', 't', "N", "thread count of the fairness plot", "the largest", "1..1024", 0, NULL },
-	{ "keep-script", 0, 'K', NULL, "keep OUT.gp and OUT.dat", NULL, NULL, 0, NULL },
+	  NULL, 0, 0 },
+	{ "threads", 't', 't', "N", "thread count of the fairness plot", "the largest", NULL, 0, NULL, 1,
+	  LAB_THREADS_MAX },
+	{ "keep-script", 0, 'K', NULL, "keep OUT.gp and OUT.dat", NULL, NULL, 0, NULL, 0, 0 },
 	{ 0 }
 };
 

@@ -13,23 +13,23 @@
 /* Adding an option: one entry here and one case in report_option(). */
 const struct lab_opt lab_report_opts[] = {
 	{ "format", 'f', 'f', "F", "output format: " LAB_REPORT_FORMATS, "table", NULL, LAB_COMP_CHOICES,
-	  "table mmtests lkp locktest speedup duration csv markdown none" },
-	{ "metric", 'm', 'm', "LIST", "metrics to tabulate", "each workload's headline", NULL, 0, NULL },
-	{ "baseline", 'b', 'b', "NAME", "column the changes are computed against", "the first", NULL, 0, NULL },
+	  "table mmtests lkp locktest speedup duration csv markdown none", 0, 0 },
+	{ "metric", 'm', 'm', "LIST", "metrics to tabulate", "each workload's headline", NULL, 0, NULL, 0, 0 },
+	{ "baseline", 'b', 'b', "NAME", "column the changes are computed against", "the first", NULL, 0, NULL, 0, 0 },
 	{ "workload", 'w', 'w', "LIST", "only these workloads (labels or names)", NULL, NULL, LAB_COMP_WORKLOADS,
-	  NULL },
+	  NULL, 0, 0 },
 	{ "by", 0, 'B', "COLUMNS", "CSV columns compared side by side (e.g. workload, host)", "variant", NULL, 0,
-	  NULL },
+	  NULL, 0, 0 },
 	{ "significance", 0, 's', "RULE", "mmtests stars: ci (|diff| > 1.96 (sd_a + sd_b)), ttest (p < 0.10, "
-	  "mmtests 2018-2024) or none", "ci", NULL, LAB_COMP_CHOICES, "ci ttest none" },
+	  "mmtests 2018-2024) or none", "ci", NULL, LAB_COMP_CHOICES, "ci ttest none", 0, 0 },
 	{ "matrix", 0, 'M', "NAME", "take format, baseline, metrics and the reference mapping from a matrix", NULL,
-	  NULL, LAB_COMP_FILE, NULL },
+	  NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ "reference", 0, 'r', "FILE", "published table (results/reference/*.csv) to print alongside", NULL, NULL,
-	  LAB_COMP_FILE, NULL },
+	  LAB_COMP_FILE, NULL, 0, 0 },
 	{ "flat", 0, 'F', "PCT", "a change below PCT% counts as flat in the comparison", "1", "percent, 0..100", 0,
-	  NULL },
+	  NULL, 0, 0 },
 	{ "include-failed", 0, 'I', NULL, "also compare cells marked cell_failed (a count that must be 0 was not)",
-	  NULL, NULL, 0, NULL },
+	  NULL, NULL, 0, NULL, 0, 0 },
 	{ 0 }
 };
 

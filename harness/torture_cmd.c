@@ -41,25 +41,25 @@ static const char *prog = "rwlab torture";
 /* Adding an option: one entry here and one case in lab_torture_cmd()'s switch. */
 const struct lab_opt lab_torture_opts[] = {
 	{ "lock", 'l', 'l', "LIST", "variants, NAME[:key=val,...] or all; variants that claim no exclusion, like "
-	  "null, are skipped, and so are ck-* in ThreadSanitizer builds", "all", NULL, LAB_COMP_VARIANTS, NULL },
-	{ "duration", 'd', 'd', "DUR", "per variant", "5s", DUR_UNITS, 0, NULL },
-	{ "readers", 0, 'R', "R", "reader threads", "the allowed CPUs", "0..256", 0, NULL },
-	{ "writers", 0, 'W', "W", "writer threads", "the allowed CPUs", "0..256", 0, NULL },
+	  "null, are skipped, and so are ck-* in ThreadSanitizer builds", "all", NULL, LAB_COMP_VARIANTS, NULL, 0, 0 },
+	{ "duration", 'd', 'd', "DUR", "per variant", "5s", DUR_UNITS, 0, NULL, 0, 0 },
+	{ "readers", 0, 'R', "R", "reader threads", "the allowed CPUs", "0..256", 0, NULL, 0, 0 },
+	{ "writers", 0, 'W', "W", "writer threads", "the allowed CPUs", "0..256", 0, NULL, 0, 0 },
 	{ "long-hold", 0, 'L', "DUR", "now and then hold 10x (writers) / 2x (readers) DUR", "0: off", DUR_UNITS, 0,
-	  NULL },
-	{ "stutter", 0, 'S', "DUR", "run DUR, pause DUR, ...", "0: off", DUR_UNITS, 0, NULL },
+	  NULL, 0, 0 },
+	{ "stutter", 0, 'S', "DUR", "run DUR, pause DUR, ...", "0: off", DUR_UNITS, 0, NULL, 0, 0 },
 	{ "acq-writer-lim", 0, 'A', "DUR", "fail when a down_write takes longer", "0: report the max", DUR_UNITS, 0,
-	  NULL },
+	  NULL, 0, 0 },
 	{ "stat-interval", 0, 'I', "DUR", "print the statistics lines this often too", "0: at the end", DUR_UNITS,
-	  0, NULL },
-	{ "hold", 0, 'H', "N", "cpu_relax() loops inside each critical section", "20", "0..100000000", 0, NULL },
-	{ "think", 0, 'T', "N", "cpu_relax() loops between acquisitions", "20", "0..100000000", 0, NULL },
+	  0, NULL, 0, 0 },
+	{ "hold", 0, 'H', "N", "cpu_relax() loops inside each critical section", "20", "0..100000000", 0, NULL, 0, 0 },
+	{ "think", 0, 'T', "N", "cpu_relax() loops between acquisitions", "20", "0..100000000", 0, NULL, 0, 0 },
 	{ "no-trylock", 0, 't', NULL, "never use the trylock verbs (default: 1 in 8 acquisitions)", NULL, NULL, 0,
-	  NULL },
-	{ "no-downgrade", 0, 'g', NULL, "never downgrade_write (default: 1 in 4 write holds)", NULL, NULL, 0, NULL },
-	{ "verbose", 'v', 'v', NULL, "per-thread counts", NULL, NULL, 0, NULL },
+	  NULL, 0, 0 },
+	{ "no-downgrade", 0, 'g', NULL, "never downgrade_write (default: 1 in 4 write holds)", NULL, NULL, 0, NULL, 0, 0 },
+	{ "verbose", 'v', 'v', NULL, "per-thread counts", NULL, NULL, 0, NULL, 0, 0 },
 	{ "mm", 'm', 'm', "SCHEMES", "lazy-mm schemes (all = every scheme but none): release racing grab/drop on 3 "
-	  "CPU threads, use after free detected", NULL, NULL, LAB_COMP_SCHEMES, NULL },
+	  "CPU threads, use after free detected", NULL, NULL, LAB_COMP_SCHEMES, NULL, 0, 0 },
 	{ 0 }
 };
 
