@@ -516,7 +516,7 @@ static int cell_iteration(struct runner *r, struct cell_run *cr, int it, int fir
 	int ret;
 
 	r->entry++;
-	if (getloadavg(load, 1) == 1 && load[0] > r->cpus && !cr->load_warned) {
+	if (getloadavg(load, 1) == 1 && load[0] > r->cpus && it == first && !cr->load_warned) {	/* at the cell's start */
 		fprintf(stderr, "%sWARNING: load average %.2f above the %d CPUs at the start of %s %s t=%d: "
 			"other work competes with the measurement\n", r->tty ? "\r\033[K" : "", load[0], r->cpus,
 			cr->vlabel, cr->cell->wl->label, cr->cell->nthreads);
