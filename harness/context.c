@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "context.h"
+#include "topology.h"
 #include "version.h"
 
 static void cpu_model(char *buf, size_t len)
@@ -32,13 +33,59 @@ static void cpu_model(char *buf, size_t len)
 	fclose(f);
 }
 
+/* The first line of sysfs/procfs file @path into @buf, or @def; for "[a] b c" lists, the bracketed word. */
+static void read_line(const char *path, char *buf, size_t len, const char *def)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024], *lb, *rb;
+
+	snprintf(buf, len, "%s", def);
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		lb = strchr(line, '[');
+		rb = lb ? strchr(lb, ']') : NULL;
+		if (lb && rb)
+			snprintf(buf, len, "%.*s", (int)(rb - lb - 1), lb + 1);
+		else
+			snprintf(buf, len, "%.*s", (int)len - 1, line);	/* a longer line is cut: it is context, not a key */
+	}
+	fclose(f);
+}
+
+/* Turbo/boost: acpi-cpufreq's boost (1 = on), or intel_pstate's no_turbo (1 = off). */
+static void boost(char *buf, size_t len)
+{
+	char v[16];
+
+	read_line("/sys/devices/system/cpu/cpufreq/boost", v, sizeof(v), "");
+	if (v[0]) {
+		snprintf(buf, len, "%s", strcmp(v, "0") ? "on" : "off");
+		return;
+	}
+	read_line("/sys/devices/system/cpu/intel_pstate/no_turbo", v, sizeof(v), "");
+	snprintf(buf, len, "%s", !v[0] ? "unknown" : strcmp(v, "0") ? "off" : "on");
+}
+
+static void provenance(struct lab_context *ctx)
+{
+	read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", ctx->governor, sizeof(ctx->governor),
+		  "unknown");
+	read_line("/sys/devices/system/cpu/smt/control", ctx->smt, sizeof(ctx->smt), "unknown");
+	boost(ctx->boost, sizeof(ctx->boost));
+	read_line("/sys/kernel/mm/transparent_hugepage/enabled", ctx->thp, sizeof(ctx->thp), "unknown");
+	read_line("/proc/cmdline", ctx->cmdline, sizeof(ctx->cmdline), "unknown");
+	read_line("/sys/devices/system/cpu/isolated", ctx->isolated, sizeof(ctx->isolated), "");
+}
+
 void lab_context_get(struct lab_context *ctx)
 {
 	struct utsname u;
 
 	memset(ctx, 0, sizeof(*ctx));
 	cpu_model(ctx->cpu_model, sizeof(ctx->cpu_model));
-	ctx->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	ctx->cpus = lab_topology_init();	/* hwloc's allowed PUs: right under a cpuset */
 	if (uname(&u) == 0) {
 		snprintf(ctx->kernel, sizeof(ctx->kernel), "%.40s %.80s", u.sysname, u.release);
 		snprintf(ctx->host, sizeof(ctx->host), "%.63s", u.nodename);
@@ -50,6 +97,7 @@ void lab_context_get(struct lab_context *ctx)
 	snprintf(ctx->git_rev, sizeof(ctx->git_rev), "%s", LAB_GIT_REV);
 	ctx->event_counts = LAB_EVENT_COUNTS;
 	ctx->debug_yield = LAB_DEBUG_YIELD;
+	provenance(ctx);
 }
 
 bool lab_context_untrusted(const struct lab_context *ctx, char *why, unsigned long len)

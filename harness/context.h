@@ -9,7 +9,7 @@
 
 struct lab_context {
 	char cpu_model[128];
-	int cpus;			/* online CPUs */
+	int cpus;			/* CPUs the process may run on (hwloc allowed PUs) */
 	char kernel[128];		/* uname -r */
 	char compiler[64];
 	char build_type[32];		/* meson buildtype, e.g. release */
@@ -19,9 +19,20 @@ struct lab_context {
 	char sanitize[32];		/* b_sanitize, "none" normally */
 	char git_rev[48];
 	char host[64];
+	/* provenance (schema 2): how the machine was set up, "unknown" where it cannot tell */
+	char settings[160];		/* the run's -d, --warmup, -n, --seed, --order (lab_run fills it) */
+	char governor[32];		/* cpufreq scaling_governor of CPU 0 */
+	char smt[16];			/* on, off, notsupported, ... (/sys/devices/system/cpu/smt/control) */
+	char boost[16];			/* turbo/boost: on or off */
+	char thp[16];			/* transparent hugepages: always, madvise or never */
+	char cmdline[512];		/* /proc/cmdline */
+	char isolated[64];		/* isolated CPUs (isolcpus=), "" for none */
 };
 
-/* Fill @ctx from /proc/cpuinfo, sysconf, uname and the build configuration. */
+/*
+ * Fill @ctx from /proc/cpuinfo, hwloc (the allowed PUs), uname, the build
+ * configuration, /proc/cmdline and sysfs (cpufreq, SMT, boost, THP, isolated).
+ */
 void lab_context_get(struct lab_context *ctx);
 
 /* True when the build's numbers should not be trusted (debug, sanitizer, debug-yield). */

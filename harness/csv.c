@@ -14,7 +14,9 @@
 const char *const lab_csv_columns[] = {
 	"schema", "run", "timestamp", "variant", "workload", "threads", "iteration", "metric",
 	"value", "unit", "better", "pin", "cpus", "cpu_model", "kernel", "compiler", "build_type",
-	"allocator", "event_counts", "git_rev", "host", NULL
+	"allocator", "event_counts", "git_rev", "host",
+	/* schema 2: provenance */
+	"settings", "governor", "smt", "boost", "thp", "cmdline", "isolated", NULL
 };
 
 int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
@@ -22,10 +24,12 @@ int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t e
 	struct lab_buf b = { 0 };
 	int r;
 
-	if (lab_csv_keep_old(path, err, errlen))
+	bool out = !strcmp(path, "-");	/* stdout: the rows stream out as each cell finishes */
+
+	if (!out && lab_csv_keep_old(path, err, errlen))
 		return -1;
-	snprintf(w->path, sizeof(w->path), "%s", path);
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	snprintf(w->path, sizeof(w->path), "%s", out ? "stdout" : path);
+	w->fd = out ? fcntl(1, F_DUPFD_CLOEXEC, 3) : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
 		snprintf(err, errlen, "cannot write results to '%s': %s", path, strerror(errno));
 		return -1;
@@ -185,6 +189,20 @@ void lab_csv_row_suffix(struct lab_buf *b, const struct lab_context *ctx, const 
 	lab_buf_field(b, ctx->git_rev);
 	lab_buf_printf(b, ",");
 	lab_buf_field(b, ctx->host);
+	lab_buf_printf(b, ",");
+	lab_buf_field(b, ctx->settings);
+	lab_buf_printf(b, ",");
+	lab_buf_field(b, ctx->governor);
+	lab_buf_printf(b, ",");
+	lab_buf_field(b, ctx->smt);
+	lab_buf_printf(b, ",");
+	lab_buf_field(b, ctx->boost);
+	lab_buf_printf(b, ",");
+	lab_buf_field(b, ctx->thp);
+	lab_buf_printf(b, ",");
+	lab_buf_field(b, ctx->cmdline);
+	lab_buf_printf(b, ",");
+	lab_buf_field(b, ctx->isolated);
 }
 
 void lab_csv_run_id(char *buf, size_t len)
@@ -352,14 +370,22 @@ fail:
 	return -1;
 }
 
+/* stdin, read once: a report may read its input more than once. */
+static char *stdin_data;
+static size_t stdin_len;
+static bool stdin_read;
+
 int lab_csv_read(const char *path, struct lab_csv_table *t, char *err, size_t errlen)
 {
-	FILE *fp = fopen(path, "rb");
+	bool in = !strcmp(path, "-");
+	FILE *fp = in ? (stdin_read ? NULL : stdin) : fopen(path, "rb");
 	char *data = NULL;
 	size_t len = 0, cap = 0;
 	int r;
 
 	memset(t, 0, sizeof(*t));
+	if (in && stdin_read)
+		return lab_csv_parse(stdin_data ? stdin_data : "", stdin_len, "stdin", t, err, errlen);
 	if (!fp) {
 		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
 		return -1;
@@ -383,6 +409,12 @@ int lab_csv_read(const char *path, struct lab_csv_table *t, char *err, size_t er
 		fclose(fp);
 		free(data);
 		return -1;
+	}
+	if (in) {
+		stdin_read = true;
+		stdin_data = data;
+		stdin_len = len;
+		return lab_csv_parse(data ? data : "", len, "stdin", t, err, errlen);
 	}
 	fclose(fp);
 	r = lab_csv_parse(data, len, path, t, err, errlen);

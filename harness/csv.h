@@ -35,7 +35,7 @@
 
 #include "context.h"
 
-#define LAB_CSV_SCHEMA 1
+#define LAB_CSV_SCHEMA 2	/* 2: the provenance columns settings..isolated */
 
 extern const char *const lab_csv_columns[];	/* NULL-terminated, in schema order */
 
@@ -47,7 +47,7 @@ struct lab_csv_writer {
 /*
  * Open @path for writing results and write the header. An existing non-empty
  * file is first kept as "@path.N" (lab_csv_keep_old): nothing measured
- * earlier is lost.
+ * earlier is lost. "-" is stdout (the rows stream out as each cell ends).
  * Returns 0 or -1 with a message ("cannot write 'x': Permission denied").
  */
 int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t errlen);
@@ -111,7 +111,7 @@ struct lab_csv_table {
 int lab_csv_parse(const char *data, size_t len, const char *name, struct lab_csv_table *t, char *err,
 		  size_t errlen);
 
-/* lab_csv_read() - read a whole CSV file and lab_csv_parse() it. */
+/* lab_csv_read() - read a whole CSV file ("-": stdin, read once and kept) and lab_csv_parse() it. */
 int lab_csv_read(const char *path, struct lab_csv_table *t, char *err, size_t errlen);
 /* Column index of @name, or -1. */
 int lab_csv_col(const struct lab_csv_table *t, const char *name);

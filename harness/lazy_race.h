@@ -10,19 +10,31 @@
  * fast as they can (one switch in eight sleeps 20-50 us while lazy), moving
  * their user reference when the mm changes; the owner keeps publishing a new
  * mm, waiting for the users to leave the old one, and releasing it while CPUs
- * may still borrow it. The includer defines LAZY_CHECK(cond, fmt, ...): a
- * fatal check with a printf-style message.
+ * may still borrow it. The includer may define LAZY_CHECK(cond, fmt, ...): a
+ * fatal check with a printf-style message (default: print it and abort).
  */
 #pragma once
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "events.h"
 #include "lazy_mm.h"
 #include "wait.h"
+
+#ifndef LAZY_CHECK
+#define LAZY_CHECK(cond, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			fprintf(stderr, __VA_ARGS__);			\
+			fputc('\n', stderr);				\
+			abort();					\
+		}							\
+	} while (0)
+#endif
 
 #define NCPUS 3
 

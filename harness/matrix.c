@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,9 +52,56 @@ static bool key_in(const char *const *list, const char *k)
 	return false;
 }
 
-int lab_matrix_resolve(const char *name, char *path, size_t len, char *err, size_t errlen)
+/*
+ * Where named matrices are looked for, in order: $RWLAB_MATRIX_DIR, the
+ * installed share/rwlab/matrices beside the binary's prefix (found from
+ * /proc/self/exe, so that an installed tree works wherever it is moved),
+ * and the source tree the binary was built from.
+ */
+static int matrix_dirs(char dirs[][4096])
 {
 	const char *env = getenv("RWLAB_MATRIX_DIR");
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int k = 0;
+
+	if (env && *env)
+		snprintf(dirs[k++], 4096, "%s", env);
+	if (n > 0) {
+		exe[n] = 0;
+		*strrchr(exe, '/') = 0;
+		snprintf(dirs[k], 4096, "%.4000s/../share/rwlab/matrices", exe);
+		if (!access(dirs[k], R_OK))
+			k++;
+	}
+	snprintf(dirs[k++], 4096, "%s", LAB_MATRIX_DIR);
+	return k;
+}
+
+/* "a, b, c": the matrix names in @dir. */
+static void matrix_names(const char *dir, char *buf, size_t len)
+{
+	struct dirent **ents;
+	int n = scandir(dir, &ents, NULL, alphasort);
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < n; i++) {
+		size_t l = strlen(ents[i]->d_name);
+
+		if (l > 7 && !strcmp(ents[i]->d_name + l - 7, ".matrix") && off < len)
+			off += (size_t)snprintf(buf + off, len - off, "%s%.*s", off ? ", " : "", (int)(l - 7),
+						ents[i]->d_name);
+		free(ents[i]);
+	}
+	if (n >= 0)
+		free(ents);
+}
+
+int lab_matrix_resolve(const char *name, char *path, size_t len, char *err, size_t errlen)
+{
+	char dirs[3][4096], names[1024];
+	int nd;
 
 	if (strchr(name, '/') || (strlen(name) > 7 && !strcmp(name + strlen(name) - 7, ".matrix"))) {
 		snprintf(path, len, "%s", name);
@@ -63,16 +111,15 @@ int lab_matrix_resolve(const char *name, char *path, size_t len, char *err, size
 		}
 		return 0;
 	}
-	if (env && *env) {
-		snprintf(path, len, "%s/%s.matrix", env, name);
+	nd = matrix_dirs(dirs);
+	for (int i = 0; i < nd; i++) {
+		snprintf(path, len, "%.2000s/%.1000s.matrix", dirs[i], name);
 		if (!access(path, R_OK))
 			return 0;
 	}
-	snprintf(path, len, "%s/%s.matrix", LAB_MATRIX_DIR, name);
-	if (!access(path, R_OK))
-		return 0;
-	snprintf(err, errlen, "no matrix '%s' (looked in %s%s%s; give a path or set RWLAB_MATRIX_DIR)", name,
-		 env && *env ? env : "", env && *env ? " and " : "", LAB_MATRIX_DIR);
+	matrix_names(dirs[nd > 1 && access(dirs[0], R_OK) ? 1 : 0], names, sizeof(names));
+	snprintf(err, errlen, "no matrix '%s' (valid: %s; or a path to a .matrix file)", name,
+		 names[0] ? names : "none found");
 	return -1;
 }
 
@@ -526,6 +573,14 @@ int lab_matrix_reference(const struct lab_matrix *m, char *path, size_t len)
 		snprintf(joined, sizeof(joined), "%s", ref);
 	else
 		snprintf(joined, sizeof(joined), "%.*s/%s", (int)(slash - m->path), m->path, ref);
+	/* Installed: the matrices in share/rwlab/matrices, the tables in share/rwlab/reference. */
+	if (access(joined, R_OK) && slash && ref[0] != '/' && strrchr(ref, '/')) {
+		char inst[8192];
+
+		snprintf(inst, sizeof(inst), "%.*s/../reference%s", (int)(slash - m->path), m->path, strrchr(ref, '/'));
+		if (!access(inst, R_OK))
+			snprintf(joined, sizeof(joined), "%s", inst);
+	}
 	real = realpath(joined, NULL);	/* tidy "dir/../../x" when the file exists */
 	snprintf(path, len, "%s", real ? real : joined);
 	free(real);

@@ -595,7 +595,8 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 	char err[2048];
 	int st = 0;
 
-	if (lab_results_load(&r, o->path, o->by, o->baseline, err, sizeof(err))) {
+	if (lab_results_load_many(&r, o->npaths ? o->paths : &o->path, o->npaths ? o->npaths : 1, o->by, o->baseline,
+				  o->include_failed ? LAB_RESULTS_INCLUDE_FAILED : 0, err, sizeof(err))) {
 		fprintf(stderr, "rwlab report: %s\n", err);
 		return 1;
 	}

@@ -78,7 +78,10 @@ struct lab_refmap {
 };
 
 struct lab_report_opts {
-	const char *path;		/* results CSV */
+	const char *path;		/* results CSV; "-" is stdin */
+	const char *const *paths;	/* several CSVs pooled (paths[0] == path), npaths of them; */
+	int npaths;			/* 0: path alone. Cells from different hosts are refused unless by has host */
+	bool include_failed;		/* compare cells marked cell_failed too (they are left out otherwise) */
 	enum lab_report_format format;
 	const char *metric;		/* comma-separated metric names; NULL: each workload's headline */
 	const char *workload;		/* comma-separated workload labels or names to keep; NULL: all */

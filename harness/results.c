@@ -178,21 +178,289 @@ static void fail_cols(const struct lab_csv_table *t, const char *path, const cha
 		snprintf(err + off, errlen - off, ")");
 }
 
+/* True when @path's first line is not empty and is not an rwlab header ("schema,run,..."). */
+static bool not_rwlab(const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : NULL;
+	char line[64] = "";
+	bool r;
+
+	if (!f)
+		return false;
+	r = fgets(line, sizeof(line), f) && line[0] != '\n' && strncmp(line, "schema,run,", 11);
+	fclose(f);
+	return r;
+}
+
+/* Read one CSV into @t, saying so when its last line was torn. */
+static int read_one(const char *path, struct lab_csv_table *t, char *err, size_t errlen)
+{
+	if (lab_csv_read(path, t, err, errlen)) {
+		if (not_rwlab(path))	/* a parse error in a file that is not ours: say that instead */
+			snprintf(err, errlen, "%s: not an rwlab results CSV (its first line is not the header "
+				 "'schema,run,timestamp,...')", path);
+		return -1;
+	}
+	if (t->torn_line)
+		fprintf(stderr, "rwlab report: %s:%d: the last line is incomplete (an interrupted write); left out\n",
+			path, t->torn_line);
+	return 0;
+}
+
+/* Move the rows of @add (same header as @t) to the end of @t. */
+static void append_rows(struct lab_csv_table *t, struct lab_csv_table *add)
+{
+	int n = t->nrows + add->nrows;
+
+	t->rows = realloc(t->rows, (size_t)n * sizeof(*t->rows));
+	t->offset = realloc(t->offset, (size_t)n * sizeof(*t->offset));
+	t->line = realloc(t->line, (size_t)n * sizeof(*t->line));
+	if (!t->rows || !t->offset || !t->line)
+		abort();
+	memcpy(t->rows + t->nrows, add->rows, (size_t)add->nrows * sizeof(*t->rows));
+	memcpy(t->offset + t->nrows, add->offset, (size_t)add->nrows * sizeof(*t->offset));
+	memcpy(t->line + t->nrows, add->line, (size_t)add->nrows * sizeof(*t->line));
+	t->nrows = n;
+	add->nrows = 0;		/* the rows are t's now */
+	lab_csv_free(add);
+}
+
+/* Every input into r->t (the same header in each); r->path names them ("a.csv + b.csv"). */
+static int read_inputs(struct lab_results *r, const char *const *paths, int npaths, char *err, size_t errlen)
+{
+	size_t off = 0;
+
+	for (int i = 0; i < npaths; i++)
+		off += (size_t)snprintf(r->path_buf + off, off < sizeof(r->path_buf) ? sizeof(r->path_buf) - off : 0,
+					"%s%s", i ? " + " : "", strcmp(paths[i], "-") ? paths[i] : "stdin");
+	r->path = r->path_buf;
+	if (read_one(paths[0], &r->t, err, errlen))
+		return -1;
+	for (int i = 1; i < npaths; i++) {
+		struct lab_csv_table t;
+		bool same;
+
+		if (read_one(paths[i], &t, err, errlen)) {
+			lab_csv_free(&r->t);
+			return -1;
+		}
+		same = t.ncols == r->t.ncols;
+		for (int c = 0; same && c < t.ncols; c++)
+			same = !strcmp(t.header[c], r->t.header[c]);
+		if (!same) {
+			snprintf(err, errlen, "%s: its columns differ from %s's: not CSVs of one rwlab schema", paths[i],
+				 paths[0]);
+			lab_csv_free(&t);
+			lab_csv_free(&r->t);
+			return -1;
+		}
+		append_rows(&r->t, &t);
+	}
+	return 0;
+}
+
+struct host_cols {
+	const struct lab_csv_table *t;
+	int v, w, th, host;
+};
+
+static int cell_host_cmp(const void *a, const void *b, void *arg)
+{
+	const struct host_cols *h = arg;
+	char **x = h->t->rows[*(const int *)a], **y = h->t->rows[*(const int *)b];
+	int c;
+
+	if ((c = strcmp(x[h->v], y[h->v])) || (c = strcmp(x[h->w], y[h->w])) || (c = strcmp(x[h->th], y[h->th])))
+		return c;
+	return strcmp(x[h->host], y[h->host]);
+}
+
+/*
+ * One cell (variant, workload, threads) measured on two hosts would be
+ * pooled into one mean: refuse unless the hosts are compared side by side
+ * (--by with host).
+ */
+static int check_hosts(const struct lab_results *r, const char *by, char *err, size_t errlen)
+{
+	struct host_cols h = { &r->t, lab_csv_col(&r->t, "variant"), lab_csv_col(&r->t, "workload"),
+			       lab_csv_col(&r->t, "threads"), lab_csv_col(&r->t, "host") };
+	int *idx, ret = 0;
+
+	if (h.host < 0 || h.v < 0 || h.w < 0 || h.th < 0 || (by && strstr(by, "host")) || r->t.nrows < 2)
+		return 0;
+	idx = malloc((size_t)r->t.nrows * sizeof(*idx));
+	if (!idx)
+		abort();
+	for (int i = 0; i < r->t.nrows; i++)
+		idx[i] = i;
+	qsort_r(idx, (size_t)r->t.nrows, sizeof(*idx), cell_host_cmp, &h);
+	for (int i = 1; i < r->t.nrows && !ret; i++) {
+		char **a = r->t.rows[idx[i - 1]], **b = r->t.rows[idx[i]];
+
+		if (!strcmp(a[h.v], b[h.v]) && !strcmp(a[h.w], b[h.w]) && !strcmp(a[h.th], b[h.th]) &&
+		    strcmp(a[h.host], b[h.host])) {
+			snprintf(err, errlen, "%s: cell %s %s t=%s was measured on hosts '%s' and '%s': give --by "
+				 "variant,host to compare them side by side (not pooled)", r->path, a[h.v], a[h.w],
+				 a[h.th], a[h.host], b[h.host]);
+			ret = -1;
+		}
+	}
+	free(idx);
+	return ret;
+}
+
+/* Does @row belong to the cell (variant, workload, threads) @key, columns @col? */
+static bool same_cell(char **row, char *const *key, const int *col)
+{
+	return !strcmp(row[col[0]], key[0]) && !strcmp(row[col[1]], key[1]) && !strcmp(row[col[2]], key[2]);
+}
+
+/* Drop every row of cell @key from r->t. */
+static void drop_cell(struct lab_results *r, char *const *key, const int *col)
+{
+	int k = 0;
+
+	for (int i = 0; i < r->t.nrows; i++) {
+		char **row = r->t.rows[i];
+
+		if (same_cell(row, key, col)) {
+			for (int c = 0; c < r->t.ncols; c++)
+				free(row[c]);
+			free(row);
+			continue;
+		}
+		r->t.rows[k] = row;
+		r->t.offset[k] = r->t.offset[i];
+		r->t.line[k++] = r->t.line[i];
+	}
+	r->t.nrows = k;
+}
+
+/*
+ * Cells the runner marked cell_failed (a must-be-zero count was not): their
+ * numbers are not measurements of a correct run. Left out, named on stderr,
+ * unless @include (report --include-failed), which names them and keeps them.
+ */
+static void failed_cells(struct lab_results *r, bool include)
+{
+	int col[3] = { lab_csv_col(&r->t, "variant"), lab_csv_col(&r->t, "workload"), lab_csv_col(&r->t, "threads") };
+	int cm = lab_csv_col(&r->t, "metric"), cv = lab_csv_col(&r->t, "value");
+
+	if (cm < 0 || cv < 0 || col[0] < 0 || col[1] < 0 || col[2] < 0)
+		return;
+	for (int i = 0; i < r->t.nrows; i++) {
+		char **row = r->t.rows[i], *key[3];
+
+		if (strcmp(row[cm], "cell_failed") || atof(row[cv]) == 0)
+			continue;
+		for (int k = 0; k < 3; k++)
+			key[k] = strdup(row[col[k]]);
+		fprintf(stderr, "rwlab report: %s: cell %s %s t=%s failed (a count that must be 0 was not): %s\n",
+			r->path, key[0], key[1], key[2],
+			include ? "compared as --include-failed asks" : "left out (--include-failed compares it)");
+		if (include) {	/* keep the rows; say it once per cell */
+			for (int j = i; j < r->t.nrows; j++)
+				if (!strcmp(r->t.rows[j][cm], "cell_failed") && same_cell(r->t.rows[j], key, col))
+					r->t.rows[j][cm][4] = '-';	/* "cell-failed": still in the CSV's words */
+		} else {
+			drop_cell(r, key, col);
+			i = -1;		/* rows moved: look again from the start */
+		}
+		for (int k = 0; k < 3; k++)
+			free(key[k]);
+	}
+}
+
 int lab_results_load(struct lab_results *r, const char *path, const char *by, const char *baseline,
 		     char *err, size_t errlen)
 {
+	return lab_results_load_many(r, &path, 1, by, baseline, 0, err, errlen);
+}
+
+/* The columns lab_results_load_many() needs, in need[] order. */
+enum { C_VARIANT, C_WORKLOAD, C_THREADS, C_METRIC, C_VALUE, C_BETTER, C_UNIT, C_NR };
+
+/* Value @v of row @f into its series (group @ig, column @ic, metric @im, @th threads). */
+static void add_value(struct lab_results *r, char **f, const int *col, int ig, int ic, int im, int th, double v)
+{
+	struct lab_series *s;
+	int *p;
+
+	if (r->ns * 2 >= r->hcap)
+		rehash(r);
+	p = slot(r, ig, ic, im, th);
+	if (*p < 0) {
+		if (r->ns == r->scap) {
+			r->scap = r->scap ? 2 * r->scap : 256;
+			r->s = xrealloc(r->s, (size_t)r->scap * sizeof(*r->s));
+		}
+		s = &r->s[r->ns];
+		memset(s, 0, sizeof(*s));
+		s->group = r->groups[ig];
+		s->column = r->columns[ic];
+		s->workload = f[col[C_WORKLOAD]];
+		s->metric = r->metrics[im];
+		s->unit = f[col[C_UNIT]];
+		s->better = parse_better(f[col[C_BETTER]]);
+		s->threads = th;
+		s->ig = ig, s->ic = ic, s->im = im;
+		*p = r->ns++;
+		add_threads(r, th);
+	}
+	s = &r->s[*p];
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 8;
+		s->v = xrealloc(s->v, (size_t)s->cap * sizeof(double));
+	}
+	s->v[s->n++] = v;
+}
+
+/* Move column @baseline (NULL: keep the first) to columns[0]. Returns 0, or -1 naming the valid ones. */
+static int set_baseline(struct lab_results *r, const char *baseline, const char *path, char *err, size_t errlen)
+{
+	r->base = 0;
+	if (baseline) {
+		r->base = lab_results_column(r, baseline);
+		if (r->base < 0) {
+			size_t off = (size_t)snprintf(err, errlen, "baseline '%s' is not in %s (valid:", baseline, path);
+
+			for (int i = 0; i < r->ncolumns && off < errlen; i++)
+				off += (size_t)snprintf(err + off, errlen - off, "%s %s", i ? "," : "", r->columns[i]);
+			if (off < errlen)
+				snprintf(err + off, errlen - off, ")");
+			return -1;
+		}
+	}
+	if (r->base > 0) {
+		/* Move the baseline to the front, keeping the others in order, and renumber. */
+		const char *b = r->columns[r->base];
+		int old = r->base;
+
+		memmove(&r->columns[1], &r->columns[0], (size_t)old * sizeof(*r->columns));
+		r->columns[0] = b;
+		for (int i = 0; i < r->ns; i++)
+			r->s[i].ic = r->s[i].ic == old ? 0 : r->s[i].ic < old ? r->s[i].ic + 1 : r->s[i].ic;
+		r->base = 0;
+		rehash(r);
+	}
+	return 0;
+}
+
+int lab_results_load_many(struct lab_results *r, const char *const *paths, int npaths, const char *by,
+			  const char *baseline, unsigned flags, char *err, size_t errlen)
+{
+	const char *path;
 	static const char *need[] = { "variant", "workload", "threads", "metric", "value", "better", "unit" };
-	enum { C_VARIANT, C_WORKLOAD, C_THREADS, C_METRIC, C_VALUE, C_BETTER, C_UNIT, C_NR };
 	int col[C_NR], bycol[MAX_BY], nby = 0, grcol[2], ngr = 0;
 	char bybuf[256], *save = NULL;
 
 	memset(r, 0, sizeof(*r));
-	r->path = path;
-	if (lab_csv_read(path, &r->t, err, errlen))
+	if (read_inputs(r, paths, npaths, err, errlen))
 		return -1;
-	if (r->t.torn_line)
-		fprintf(stderr, "rwlab report: %s:%d: the last line is incomplete (an interrupted write); left out\n",
-			path, r->t.torn_line);
+	path = r->path;
+	failed_cells(r, flags & LAB_RESULTS_INCLUDE_FAILED);
+	if (check_hosts(r, by, err, errlen))
+		goto fail;
 	for (int i = 0; i < C_NR; i++) {
 		col[i] = lab_csv_col(&r->t, need[i]);
 		if (col[i] < 0) {
@@ -233,8 +501,7 @@ int lab_results_load(struct lab_results *r, const char *path, const char *by, co
 		char *end;
 		long th;
 		double v;
-		int ig, ic, im, *p;
-		struct lab_series *s;
+		int ig, ic, im;
 
 		errno = 0;
 		th = strtol(f[col[C_THREADS]], &end, 10);
@@ -252,61 +519,12 @@ int lab_results_load(struct lab_results *r, const char *path, const char *by, co
 		ig = ngr ? key_index(r, &r->groups, &r->ngroups, f, grcol, ngr) : str_add(&r->groups, &r->ngroups, "");
 		ic = key_index(r, &r->columns, &r->ncolumns, f, bycol, nby);
 		im = str_add(&r->metrics, &r->nmetrics, f[col[C_METRIC]]);
-		if (r->ns * 2 >= r->hcap)
-			rehash(r);
-		p = slot(r, ig, ic, im, (int)th);
-		if (*p < 0) {
-			if (r->ns == r->scap) {
-				r->scap = r->scap ? 2 * r->scap : 256;
-				r->s = xrealloc(r->s, (size_t)r->scap * sizeof(*r->s));
-			}
-			s = &r->s[r->ns];
-			memset(s, 0, sizeof(*s));
-			s->group = r->groups[ig];
-			s->column = r->columns[ic];
-			s->workload = f[col[C_WORKLOAD]];
-			s->metric = r->metrics[im];
-			s->unit = f[col[C_UNIT]];
-			s->better = parse_better(f[col[C_BETTER]]);
-			s->threads = (int)th;
-			s->ig = ig, s->ic = ic, s->im = im;
-			*p = r->ns++;
-			add_threads(r, (int)th);
-		}
-		s = &r->s[*p];
-		if (s->n == s->cap) {
-			s->cap = s->cap ? 2 * s->cap : 8;
-			s->v = xrealloc(s->v, (size_t)s->cap * sizeof(double));
-		}
-		s->v[s->n++] = v;
+		add_value(r, f, col, ig, ic, im, (int)th, v);
 	}
 	qsort(r->threads, (size_t)r->nthreads, sizeof(int), cmp_int);
 
-	r->base = 0;
-	if (baseline) {
-		r->base = lab_results_column(r, baseline);
-		if (r->base < 0) {
-			size_t off = (size_t)snprintf(err, errlen, "baseline '%s' is not in %s (valid:", baseline, path);
-
-			for (int i = 0; i < r->ncolumns && off < errlen; i++)
-				off += (size_t)snprintf(err + off, errlen - off, "%s %s", i ? "," : "", r->columns[i]);
-			if (off < errlen)
-				snprintf(err + off, errlen - off, ")");
-			goto fail;
-		}
-	}
-	if (r->base > 0) {
-		/* Move the baseline to the front, keeping the others in order, and renumber. */
-		const char *b = r->columns[r->base];
-		int old = r->base;
-
-		memmove(&r->columns[1], &r->columns[0], (size_t)old * sizeof(*r->columns));
-		r->columns[0] = b;
-		for (int i = 0; i < r->ns; i++)
-			r->s[i].ic = r->s[i].ic == old ? 0 : r->s[i].ic < old ? r->s[i].ic + 1 : r->s[i].ic;
-		r->base = 0;
-		rehash(r);
-	}
+	if (set_baseline(r, baseline, path, err, errlen))
+		goto fail;
 	return 0;
 fail:
 	lab_results_free(r);

@@ -43,6 +43,7 @@ struct lab_results {
 	int *threads;			/* distinct thread counts, ascending */
 	int nthreads;
 	int base;			/* index of the baseline column (moved to columns[0]) */
+	char path_buf[1024];		/* the input names, "a.csv + b.csv" */
 	char **owned;			/* composite keys */
 	int nowned;
 };
@@ -59,6 +60,20 @@ struct lab_results {
  */
 int lab_results_load(struct lab_results *r, const char *path, const char *by, const char *baseline,
 		     char *err, size_t errlen);
+/*
+ * lab_results_load_many() - the same for @npaths CSVs ("-" is stdin) with
+ * one header, pooled; r->path names them all. A cell (variant, workload,
+ * threads) measured on more than one host is refused (one line naming it
+ * and the hosts) unless @by has the host column.
+ */
+int lab_results_load_many(struct lab_results *r, const char *const *paths, int npaths, const char *by,
+			  const char *baseline, unsigned flags, char *err, size_t errlen);
+/*
+ * @flags for lab_results_load_many(). Cells the runner marked cell_failed
+ * (a must-be-zero count was not zero) are left out, each named on stderr,
+ * unless LAB_RESULTS_INCLUDE_FAILED.
+ */
+#define LAB_RESULTS_INCLUDE_FAILED 1u
 void lab_results_free(struct lab_results *r);
 
 /* The series of (group, column, metric, threads), or NULL. Indexes as in the arrays. */

@@ -1,8 +1,26 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The runner as a pipeline:
+ *
+ *   lab_run()           open the CSV, warn, install the signal handlers
+ *     plan_cells()      the cells in run order, minus those --resume keeps
+ *     run_cell()        setup, the iterations, teardown, write the rows
+ *       cell_iteration()  prepare, run_iteration(), emit_rows()
+ *
+ * Failure channel: a failure anywhere in a cell (setup, prepare, thread
+ * creation, a worker's lab_worker_fail(), a metrics() lab_sink_fail(), a
+ * must-be-zero metric that is not zero, writing the rows) fails that cell:
+ * the message names the cell, the other cells still run and lab_run()
+ * returns 1 naming every failed cell at the end. Its rows are not written,
+ * except after a must-be-zero count: then every iteration runs, and the rows
+ * are written with a cell_failed row in each bad iteration, which report
+ * reads as "leave this cell out".
+ */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +30,7 @@
 
 #include "context.h"
 #include "csv.h"
+#include "fault.h"
 #include "resume.h"
 #include "runner.h"
 #include "stats.h"
@@ -25,45 +44,165 @@ static void on_signal(int sig)
 	lab_interrupted = 1;
 }
 
-struct run_ctx {
+/*
+ * Metrics that count wrong data: any non-zero value fails the cell (the
+ * numbers beside it are not measurements of a correct run). A workload that
+ * adds such a counter adds its name here.
+ */
+static const char *const must_be_zero[] = {
+	"tree_mismatch", "errors", "task_errors", "failed_faults", "alloc_failures", NULL
+};
+
+/* One cell of the plan: a workload, a thread count, a variant (lock or lazy-mm scheme). */
+struct cell_plan {
+	const struct lab_workload_conf *wl;
+	int nthreads;
+	int vi;
+};
+
+struct runner {
+	const struct lab_run_opts *o;
+	struct lab_csv_writer csv;
+	struct lab_resume resume;
+	struct lab_buf suffix;		/* pin..host, with leading comma */
+	struct lab_buf failed;		/* "VARIANT WORKLOAD t=N, ..." */
+	struct lab_buf skipped;		/* the first cell skip_unsafe() left out */
+	int nskipped;
+	char run_id[64];
+	struct cell_plan *plan;
+	int nplan, nfailed;
+	int entry, nentries;		/* iterations run so far (warm-ups too), and in all */
+	uint64_t t_start;
+	bool tty;
+	FILE *summary;			/* where the per-cell lines go */
+	int cpus;			/* the CPUs the run may use (the load-average warning) */
+};
+
+/* The state of the cell in flight. */
+struct cell_run {
 	struct lab_cell *cell;
 	const struct lab_workload_ops *ops;
 	void *state;
 	struct lab_worker *workers;
-	const int *pu;
+	int *pu;
+	const char *vlabel;
+	int index;			/* 1-based, in the plan */
+	bool open;			/* set up: teardown() is owed */
+	struct lab_buf rows;
+	double hv[1024];		/* headline value per iteration */
+	int nh;
+	bool bind_warned, load_warned;
+	char why[512];			/* the failure, when the cell fails */
+	char bad_why[512];		/* the first must-be-zero count that was not */
+	int bad_data;			/* such counts so far: the cell runs on, its rows marked */
+	/* the start/stop protocol of one iteration */
 	uint32_t ready;
 	uint32_t go;
+	uint32_t abort;			/* released without a window: return at once */
 	uint32_t bind_failed;
+	bool inject_worker_fail;	/* RWLAB_FAULT_INJECT=worker: worker 0 fails */
 };
 
+static void cell_fail(struct cell_run *cr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void cell_fail(struct cell_run *cr, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cr->why[0])
+		return;		/* the first cause is the one to report */
+	va_start(ap, fmt);
+	vsnprintf(cr->why, sizeof(cr->why), fmt, ap);
+	va_end(ap);
+}
+
+/* The CSV variant label of variant @vi: a lock, or a lazy-mm scheme for lazy-mm workloads. */
+static const char *variant_label(const struct lab_run_opts *o, const struct lab_workload_conf *wl, int vi)
+{
+	return wl->ops->uses_lazy_mm ? o->lazy[vi].label : o->locks[vi].label;
+}
+
+/* ---- plan ------------------------------------------------------------------- */
+
+/*
+ * A lock variant that claims no exclusion (null) on a workload whose data the
+ * lock protects would measure a corrupted run: such cells are not planned.
+ * Says so once, in one line. Returns true when cell (@wl, @vi) is skipped.
+ */
+static bool skip_unsafe(struct runner *r, const struct lab_workload_conf *wl, int vi)
+{
+	const struct lab_rwsem_conf *l = &r->o->locks[vi];
+
+	if (wl->ops->uses_lazy_mm || !wl->ops->needs_exclusion || (l->ops->caps & LAB_CAP_EXCLUSION))
+		return false;
+	if (!r->skipped.len)
+		lab_buf_printf(&r->skipped, "%s on %s", l->label, wl->label);
+	r->nskipped++;
+	return true;
+}
+
+/* The cells in run order (workload -> thread count -> variant), minus those --resume keeps. */
+static int plan_cells(struct runner *r)
+{
+	const struct lab_run_opts *o = r->o;
+	int cap = 0;
+
+	for (int wi = 0; wi < o->nwls; wi++)
+		cap += o->nthreads * (o->wls[wi].ops->uses_lazy_mm ? o->nlazy : o->nlocks);
+	r->plan = calloc((size_t)(cap ? cap : 1), sizeof(*r->plan));
+	if (!r->plan)
+		return -ENOMEM;
+	for (int wi = 0; wi < o->nwls; wi++) {
+		const struct lab_workload_conf *wl = &o->wls[wi];
+		int nvar = wl->ops->uses_lazy_mm ? o->nlazy : o->nlocks;
+
+		for (int ti = 0; ti < o->nthreads; ti++)
+			for (int vi = 0; vi < nvar; vi++) {
+				if (lab_resume_has(&r->resume, variant_label(o, wl, vi), wl->label, o->threads[ti]))
+					continue;	/* finished in the file we resume */
+				if (skip_unsafe(r, wl, vi))
+					continue;
+				r->plan[r->nplan++] = (struct cell_plan){ wl, o->threads[ti], vi };
+				r->nentries += o->iterations + (o->settings.warmup_ns && wl->ops->kind == LAB_WL_WORK);
+			}
+	}
+	return 0;
+}
+
+/* ---- one iteration on fresh threads ------------------------------------------ */
+
 struct worker_arg {
-	struct run_ctx *rc;
+	struct cell_run *cr;
 	int i;
 };
 
 static void *worker_main(void *arg)
 {
 	struct worker_arg *a = arg;
-	struct run_ctx *rc = a->rc;
-	struct lab_worker *w = &rc->workers[a->i];
+	struct cell_run *cr = a->cr;
+	struct lab_worker *w = &cr->workers[a->i];
 
 	lab_current();
-	if (lab_topology_bind_self(rc->pu[a->i]))
-		atomic_fetch_add_relaxed(&rc->bind_failed, 1);
+	if (lab_topology_bind_self(cr->pu[a->i]))
+		atomic_fetch_add_relaxed(&cr->bind_failed, 1);
 	w->phase_seen = LAB_PHASE_WARMUP;
 	lab_events_reset();
 
-	atomic_fetch_add_release(&rc->ready, 1);
-	lab_futex_wake(&rc->ready, 1);
-	while (!smp_load_acquire(&rc->go))
-		lab_futex_wait(&rc->go, 0, -1);
+	atomic_fetch_add_release(&cr->ready, 1);
+	lab_futex_wake(&cr->ready, 1);
+	while (!smp_load_acquire(&cr->go))
+		lab_futex_wait(&cr->go, 0, -1);
+	if (READ_ONCE(cr->abort))
+		return NULL;
 
 	w->t_start = lab_clock_ns();
-	if (rc->ops->kind == LAB_WL_WORK) {
+	if (cr->ops->kind == LAB_WL_WORK) {
 		lab_worker_reset(w);
 		w->phase_seen = LAB_PHASE_MEASURE;
 	}
-	rc->ops->worker(rc->state, w);
+	if (a->i == 0 && cr->inject_worker_fail)
+		lab_worker_fail(w, "injected failure (RWLAB_FAULT_INJECT=worker)");
+	else
+		cr->ops->worker(cr->state, w);
 	w->t_end = lab_clock_ns();
 	lab_events_snapshot(&w->events);
 	return NULL;
@@ -92,118 +231,143 @@ static bool sleep_interruptible(uint64_t ns)
 
 struct iter_out {
 	double wall_s, user_s, sys_s;
+	double load_start, load_end;	/* 1-minute load average around the iteration */
 	long nvcsw, nivcsw;
-	bool bind_failed;
+	uint64_t t0, t1;
+	struct rusage ru0, ru1;
 };
 
-/* One iteration on fresh threads. Returns 0, -EINTR if interrupted, or -errno. */
-static int run_iteration(struct run_ctx *rc, int n, struct iter_out *out)
+/*
+ * Create @n workers with SIGINT/SIGTERM blocked (the harness thread takes
+ * them), each waiting on cr->go. Returns how many were created; on a
+ * failure the reason is in cr->why.
+ */
+static int spawn_workers(struct cell_run *cr, int n, pthread_t *tids, struct worker_arg *args)
 {
-	const struct lab_run_settings *s = rc->cell->run;
-	struct worker_arg *args = calloc((size_t)n, sizeof(*args));
-	pthread_t *tids = calloc((size_t)n, sizeof(*tids));
-	struct rusage ru0, ru1;
-	uint64_t t0, t1 = 0;
+	const struct lab_run_settings *s = cr->cell->run;
 	sigset_t block, old;
-	int created = 0, ret = 0;
-	bool ok = true;
+	int created = 0;
 
-	if (!args || !tids) {
-		free(args);
-		free(tids);
-		return -ENOMEM;
-	}
-	rc->ready = 0;
-	rc->go = 0;
-	rc->bind_failed = 0;
-	WRITE_ONCE(rc->cell->phase, rc->ops->kind == LAB_WL_TIMED && s->warmup_ns ? LAB_PHASE_WARMUP
-										     : LAB_PHASE_MEASURE);
-	memset(rc->workers, 0, (size_t)n * sizeof(*rc->workers));
-
-	/* Workers never take SIGINT: the harness thread handles it. */
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	for (int i = 0; i < n; i++) {
-		struct lab_worker *w = &rc->workers[i];
+		struct lab_worker *w = &cr->workers[i];
+		int err;
 
 		w->id = i;
-		w->cpu = rc->pu[i];
-		w->cell = rc->cell;
+		w->cpu = cr->pu[i];
+		w->cell = cr->cell;
 		w->rng = (s->seed + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)(i + 1) * 0xbf58476d1ce4e5b9ull;
 		if (!w->rng)
 			w->rng = 1;
-		args[i].rc = rc;
-		args[i].i = i;
-		if (pthread_create(&tids[i], NULL, worker_main, &args[i])) {
-			ret = -errno;
+		args[i] = (struct worker_arg){ cr, i };
+		/* pthread_create() returns the error; it does not set errno. */
+		err = i == n - 1 && lab_fault_inject("pthread_create", cr->vlabel) ? EAGAIN :
+			pthread_create(&tids[i], NULL, worker_main, &args[i]);
+		if (err) {
+			cell_fail(cr, "creating worker thread %d of %d: %s", i + 1, n, strerror(err));
 			break;
 		}
 		created++;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (created < n) {
-		/* Release the ones we have and let them run to the end. */
-		WRITE_ONCE(rc->cell->phase, LAB_PHASE_STOP);
-		n = created;
-		ok = false;
+	return created;
+}
+
+/* The timed window: --warmup, then --duration, then stop. Returns false if interrupted. */
+static bool timed_window(struct cell_run *cr, struct iter_out *io)
+{
+	const struct lab_run_settings *s = cr->cell->run;
+	bool ok = true;
+
+	if (s->warmup_ns) {
+		ok = sleep_interruptible(s->warmup_ns);
+		getrusage(RUSAGE_SELF, &io->ru0);
+		io->t0 = lab_clock_ns();
+		WRITE_ONCE(cr->cell->phase, LAB_PHASE_MEASURE);
 	}
+	ok = ok && sleep_interruptible(s->duration_ns);
+	WRITE_ONCE(cr->cell->phase, LAB_PHASE_STOP);
+	io->t1 = lab_clock_ns();
+	getrusage(RUSAGE_SELF, &io->ru1);
+	return ok;
+}
+
+/*
+ * One iteration: spawn, barrier, release, window, join. Returns 0, -EINTR if
+ * interrupted, or -1 with cr->why set (the cell fails).
+ */
+static int run_iteration(struct cell_run *cr, int n, struct iter_out *io)
+{
+	const struct lab_run_settings *s = cr->cell->run;
+	struct worker_arg *args = calloc((size_t)n, sizeof(*args));
+	pthread_t *tids = calloc((size_t)n, sizeof(*tids));
+	int created;
+	bool ok = true;
+
+	if (!args || !tids) {
+		free(args);
+		free(tids);
+		cell_fail(cr, "out of memory for %d threads", n);
+		return -1;
+	}
+	cr->ready = cr->go = cr->abort = cr->bind_failed = 0;
+	cr->inject_worker_fail = lab_fault_inject("worker", cr->vlabel);
+	WRITE_ONCE(cr->cell->phase, cr->ops->kind == LAB_WL_TIMED && s->warmup_ns ? LAB_PHASE_WARMUP
+										     : LAB_PHASE_MEASURE);
+	memset(cr->workers, 0, (size_t)n * sizeof(*cr->workers));
+	created = spawn_workers(cr, n, tids, args);
+	if (created < n)
+		cr->abort = 1;		/* release the ones we have without running the workload */
 
 	/* Barrier: every worker is pinned and waiting. */
-	for (uint32_t r; (r = smp_load_acquire(&rc->ready)) < (uint32_t)n;)
-		lab_futex_wait(&rc->ready, r, 50000000);
+	for (uint32_t r; (r = smp_load_acquire(&cr->ready)) < (uint32_t)created;)
+		lab_futex_wait(&cr->ready, r, 50000000);
+	getrusage(RUSAGE_SELF, &io->ru0);
+	io->t0 = lab_clock_ns();
+	smp_store_release(&cr->go, 1);
+	lab_futex_wake(&cr->go, created);
 
-	getrusage(RUSAGE_SELF, &ru0);
-	t0 = lab_clock_ns();
-	smp_store_release(&rc->go, 1);
-	lab_futex_wake(&rc->go, n);
-
-	if (ok && rc->ops->kind == LAB_WL_TIMED) {
-		if (s->warmup_ns) {
-			ok = sleep_interruptible(s->warmup_ns);
-			getrusage(RUSAGE_SELF, &ru0);
-			t0 = lab_clock_ns();
-			WRITE_ONCE(rc->cell->phase, LAB_PHASE_MEASURE);
-		}
-		ok = ok && sleep_interruptible(s->duration_ns);
-		WRITE_ONCE(rc->cell->phase, LAB_PHASE_STOP);
-		t1 = lab_clock_ns();
-		getrusage(RUSAGE_SELF, &ru1);
-	}
-	for (int i = 0; i < n; i++)
+	if (!cr->abort && cr->ops->kind == LAB_WL_TIMED)
+		ok = timed_window(cr, io);
+	for (int i = 0; i < created; i++)
 		pthread_join(tids[i], NULL);
-	if (rc->ops->kind == LAB_WL_WORK) {
-		getrusage(RUSAGE_SELF, &ru1);
+	if (cr->ops->kind == LAB_WL_WORK) {
+		getrusage(RUSAGE_SELF, &io->ru1);
+		io->t1 = 0;
 		for (int i = 0; i < n; i++)
-			t1 = rc->workers[i].t_end > t1 ? rc->workers[i].t_end : t1;
-		if (lab_interrupted)
-			ok = false;
+			io->t1 = cr->workers[i].t_end > io->t1 ? cr->workers[i].t_end : io->t1;
+		ok = !lab_interrupted;
 	}
 	free(args);
 	free(tids);
-	if (ret)
-		return ret;
+	if (cr->abort)
+		return -1;
 	if (!ok)
 		return -EINTR;
-	out->wall_s = (double)(t1 - t0) / 1e9;
-	out->user_s = tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
-	out->sys_s = tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime);
-	out->nvcsw = ru1.ru_nvcsw - ru0.ru_nvcsw;
-	out->nivcsw = ru1.ru_nivcsw - ru0.ru_nivcsw;
-	out->bind_failed = rc->bind_failed != 0;
-	return 0;
+	for (int i = 0; i < n; i++)
+		if (cr->workers[i].failed)
+			cell_fail(cr, "worker %d: %s", i, cr->workers[i].failed);
+	io->wall_s = (double)(io->t1 - io->t0) / 1e9;
+	io->user_s = tv_s(io->ru1.ru_utime) - tv_s(io->ru0.ru_utime);
+	io->sys_s = tv_s(io->ru1.ru_stime) - tv_s(io->ru0.ru_stime);
+	io->nvcsw = io->ru1.ru_nvcsw - io->ru0.ru_nvcsw;
+	io->nivcsw = io->ru1.ru_nivcsw - io->ru0.ru_nivcsw;
+	return cr->why[0] ? -1 : 0;
 }
 
 /* ---- rows ------------------------------------------------------------------ */
 
 struct emit_ctx {
-	struct lab_buf *buf;
+	struct cell_run *cr;
 	const char *prefix;		/* schema..iteration, with trailing comma */
 	const char *suffix;		/* pin..host, with leading comma */
 	const char *headline;		/* workload headline metrics, comma separated */
 	double headline_value;		/* first headline metric of this iteration */
 	bool have_headline;
+	int bad;			/* must-be-zero metrics that were not, this iteration */
 };
 
 static const char *better_name(enum lab_better b)
@@ -211,15 +375,32 @@ static const char *better_name(enum lab_better b)
 	return b == LAB_BETTER_HIGHER ? "higher" : b == LAB_BETTER_LOWER ? "lower" : "none";
 }
 
+/* Returns true when @metric must be zero and is not (counted in cr->bad_data). */
+static bool check_must_be_zero(struct cell_run *cr, const char *metric, double value)
+{
+	for (int i = 0; must_be_zero[i]; i++) {
+		if (strcmp(metric, must_be_zero[i]) || value == 0)
+			continue;
+		if (!cr->bad_data++)
+			snprintf(cr->bad_why, sizeof(cr->bad_why),
+				 "%s = %g in iteration %d (must be 0: the data is wrong; its rows are marked cell_failed)",
+				 metric, value, cr->cell->iteration + 1);
+		return true;
+	}
+	return false;
+}
+
 static void emit_row(void *p, const char *metric, double value, const char *unit, enum lab_better better)
 {
 	struct emit_ctx *e = p;
+	struct lab_buf *b = &e->cr->rows;
 
-	lab_buf_printf(e->buf, "%s", e->prefix);
-	lab_buf_field(e->buf, metric);
-	lab_buf_printf(e->buf, ",%.17g,", value);
-	lab_buf_field(e->buf, unit);
-	lab_buf_printf(e->buf, ",%s%s\n", better_name(better), e->suffix);
+	lab_buf_printf(b, "%s", e->prefix);
+	lab_buf_field(b, metric);
+	lab_buf_printf(b, ",%.17g,", value);
+	lab_buf_field(b, unit);
+	lab_buf_printf(b, ",%s%s\n", better_name(better), e->suffix);
+	e->bad += check_must_be_zero(e->cr, metric, value);
 	if (!e->have_headline && e->headline) {
 		size_t ml = strlen(metric);
 
@@ -229,6 +410,57 @@ static void emit_row(void *p, const char *metric, double value, const char *unit
 		}
 	}
 }
+
+static void emit_fail(void *p, const char *why)
+{
+	struct emit_ctx *e = p;
+
+	cell_fail(e->cr, "metrics: %s", why);
+}
+
+/* The workload's metrics, then the harness's, as rows of iteration @it. */
+static void emit_rows(struct runner *r, struct cell_run *cr, const struct iter_out *io, int it)
+{
+	struct lab_buf prefix = { 0 };
+	struct emit_ctx ec;
+	struct lab_sink sink = { emit_row, &ec, emit_fail };
+	struct lab_iter li = { cr->cell, cr->workers, cr->cell->nthreads, io->wall_s, io->user_s, io->sys_s };
+	int n = cr->cell->nthreads;
+
+	lab_csv_row_prefix(&prefix, r->run_id, cr->vlabel, cr->cell->wl->label, n, it);
+	ec = (struct emit_ctx){ cr, prefix.p, r->suffix.p, cr->ops->headline, 0, false, 0 };
+	cr->ops->metrics(cr->state, &li, &sink);
+	if (lab_fault_inject("must_be_zero", cr->vlabel))	/* a count that must be 0 and is not */
+		lab_emit(&sink, "errors", 1, "count", LAB_BETTER_NONE);
+	lab_emit(&sink, "position", r->entry, "index", LAB_BETTER_NONE);	/* in the run's order, from 1 */
+	lab_emit(&sink, "loadavg_start", io->load_start, "load", LAB_BETTER_NONE);
+	lab_emit(&sink, "loadavg_end", io->load_end, "load", LAB_BETTER_NONE);
+	lab_emit(&sink, "wall_s", io->wall_s, "s", LAB_BETTER_NONE);
+	lab_emit(&sink, "user_s", io->user_s, "s", LAB_BETTER_NONE);
+	lab_emit(&sink, "sys_s", io->sys_s, "s", LAB_BETTER_NONE);
+	lab_emit(&sink, "nvcsw", (double)io->nvcsw, "count", LAB_BETTER_NONE);
+	lab_emit(&sink, "nivcsw", (double)io->nivcsw, "count", LAB_BETTER_NONE);
+	if (LAB_EVENT_COUNTS) {
+		struct lab_events ev = { 0 };
+
+		for (int i = 0; i < n; i++)
+			lab_events_accumulate(&ev, &cr->workers[i].events);
+		for (int e = 0; e < LAB_EV_NR; e++) {
+			char name[96];
+
+			snprintf(name, sizeof(name), "event.%s", lab_event_names[e]);
+			lab_emit(&sink, name, (double)ev.count[e], "count", LAB_BETTER_NONE);
+		}
+	}
+	/* The mark report reads: this iteration's data is wrong (report leaves the cell out). */
+	if (ec.bad)
+		lab_emit(&sink, "cell_failed", ec.bad, "count", LAB_BETTER_NONE);
+	if (ec.have_headline && cr->nh < (int)LAB_ARRAY_SIZE(cr->hv))
+		cr->hv[cr->nh++] = ec.headline_value;
+	lab_buf_free(&prefix);
+}
+
+/* ---- progress --------------------------------------------------------------- */
 
 static void fmt_eta(char *buf, size_t len, double s)
 {
@@ -240,242 +472,322 @@ static void fmt_eta(char *buf, size_t len, double s)
 		snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
 }
 
-/* The CSV variant label of column @li: a lock, or a lazy-mm scheme for lazy-mm workloads. */
-static const char *variant_label(const struct lab_run_opts *o, const struct lab_workload_conf *wl, int li)
+static void progress(const struct runner *r, const struct cell_run *cr, int it, int first)
 {
-	return wl->ops->uses_lazy_mm ? o->lazy[li].label : o->locks[li].label;
+	const struct lab_run_opts *o = r->o;
+	double elapsed = (double)(lab_clock_ns() - r->t_start) / 1e9, per_entry;
+	char eta[32];
+
+	if (o->quiet || (!r->tty && it != first))
+		return;
+	per_entry = r->entry > 1 ? elapsed / (r->entry - 1) :
+		(double)(o->settings.warmup_ns + o->settings.duration_ns) / 1e9;
+	fmt_eta(eta, sizeof(eta), per_entry * (r->nentries - r->entry + 1));
+	fprintf(stderr, "%s[cell %d/%d] %s %s t=%d %s %d/%d ETA %s%s", r->tty ? "\r\033[K" : "", cr->index,
+		r->nplan, cr->vlabel, cr->cell->wl->label, cr->cell->nthreads, it < 0 ? "warm-up" : "iter",
+		it < 0 ? 0 : it + 1, o->iterations, eta, r->tty ? "" : "\n");
+}
+
+/* The per-cell line: the headline's mean and relative standard deviation. */
+static void cell_summary(const struct runner *r, const struct cell_run *cr)
+{
+	const char *headline = cr->ops->headline;
+	double sd, m;
+
+	if (r->o->quiet || !cr->nh)
+		return;
+	sd = cr->nh > 1 ? lab_stddev(cr->hv, cr->nh) : 0;
+	m = lab_amean(cr->hv, cr->nh);
+	fprintf(stderr, "%s", r->tty ? "\r\033[K" : "");
+	/* stdout, unless the CSV goes there (-o -) */
+	fprintf(r->summary, "%-28s %-24s t=%-4d %.*s %14.6g  +- %5.2f%%%s\n", cr->vlabel, cr->cell->wl->label,
+		cr->cell->nthreads, (int)strcspn(headline, ","), headline, m, m ? 100 * sd / m : 0,
+		cr->nh < 3 ? "  [fewer than 3 iterations]" : m && 100 * sd / fabs(m) > 10 ? "  [CoeffVar > 10%]" : "");
+	fflush(r->summary);
+}
+
+/* ---- one cell ---------------------------------------------------------------- */
+
+/* One iteration of the cell (it < 0: the warm-up pass). Returns 0, -EINTR or -1 (cell failed). */
+static int cell_iteration(struct runner *r, struct cell_run *cr, int it, int first)
+{
+	struct iter_out io = { 0 };
+	double load[2] = { -1, -1 };
+	int ret;
+
+	r->entry++;
+	if (getloadavg(load, 1) == 1 && load[0] > r->cpus && it == first && !cr->load_warned) {	/* at the cell's start */
+		fprintf(stderr, "%sWARNING: load average %.2f above the %d CPUs at the start of %s %s t=%d: "
+			"other work competes with the measurement\n", r->tty ? "\r\033[K" : "", load[0], r->cpus,
+			cr->vlabel, cr->cell->wl->label, cr->cell->nthreads);
+		cr->load_warned = true;
+	}
+	progress(r, cr, it, first);
+	cr->cell->iteration = it;
+	ret = lab_fault_inject("prepare", cr->vlabel) ? -EIO : cr->ops->prepare ? cr->ops->prepare(cr->state, cr->cell) : 0;
+	if (ret) {
+		cell_fail(cr, "prepare: %s", strerror(-ret));
+		return -1;
+	}
+	ret = run_iteration(cr, cr->cell->nthreads, &io);
+	if (ret)
+		return ret;
+	if (cr->bind_failed && !cr->bind_warned) {
+		fprintf(stderr, "%sWARNING: could not pin some threads of %s t=%d\n", r->tty ? "\n" : "",
+			cr->cell->wl->label, cr->cell->nthreads);
+		cr->bind_warned = true;
+	}
+	getloadavg(&load[1], 1);
+	io.load_start = load[0];
+	io.load_end = load[1];
+	if (it >= 0)
+		emit_rows(r, cr, &io, it);
+	return cr->why[0] ? -1 : 0;
+}
+
+/* Name the failed cell now and in the list lab_run() prints at the end. */
+static void cell_failed(struct runner *r, const struct cell_run *cr)
+{
+	fprintf(stderr, "%srwlab: cell %s %s t=%d failed: %s\n", r->tty ? "\r\033[K" : "", cr->vlabel,
+		cr->cell->wl->label, cr->cell->nthreads, cr->why);
+	lab_buf_printf(&r->failed, "%s%s %s t=%d", r->nfailed ? ", " : "", cr->vlabel, cr->cell->wl->label,
+		       cr->cell->nthreads);
+	r->nfailed++;
+}
+
+/* Allocate cell @p and set it up. Returns 0 or -1 (cr->why says why). */
+static int cell_open(struct runner *r, struct cell_run *cr, const struct cell_plan *p)
+{
+	const struct lab_run_opts *o = r->o;
+	int n = p->nthreads;
+	char err[1024];
+
+	*cr = (struct cell_run){ .ops = p->wl->ops, .vlabel = variant_label(o, p->wl, p->vi),
+				 .index = (int)(p - r->plan) + 1 };
+	cr->cell = aligned_alloc(LAB_CACHELINE, sizeof(*cr->cell));
+	cr->workers = aligned_alloc(LAB_CACHELINE, (size_t)n * sizeof(*cr->workers));
+	cr->pu = calloc((size_t)n, sizeof(int));
+	if (!cr->cell || !cr->workers || !cr->pu) {
+		cell_fail(cr, "out of memory for %d threads", n);
+		return -1;
+	}
+	memset(cr->cell, 0, sizeof(*cr->cell));
+	cr->cell->lazy_mm = p->wl->ops->uses_lazy_mm ? &o->lazy[p->vi] : NULL;
+	cr->cell->lock = p->wl->ops->uses_lazy_mm ? NULL : &o->locks[p->vi];
+	cr->cell->wl = p->wl;
+	cr->cell->run = &o->settings;
+	cr->cell->nthreads = n;
+	cr->cell->npus = lab_topology_init();
+	cr->cell->bind_self = lab_topology_bind_self;
+	lab_topology_plan(o->pin, n, cr->pu);
+	if (cr->ops->setup(&cr->state, cr->cell, err, sizeof(err))) {
+		cell_fail(cr, "%s", err);
+		return -1;
+	}
+	cr->open = true;
+	return 0;
+}
+
+/* Teardown, then write the rows of a cell that ran to the end (@ret 0), say how it went, free. */
+static void cell_close(struct runner *r, struct cell_run *cr, int ret)
+{
+	if (cr->open)
+		cr->ops->teardown(cr->state);
+	if (!ret && cr->rows.len) {
+		ret = lab_csv_append(&r->csv, cr->rows.p, cr->rows.len);
+		if (ret)
+			cell_fail(cr, "writing %s: %s", r->csv.path, strerror(-ret));
+		ret = ret ? -1 : 0;
+	}
+	if (!ret && cr->bad_data) {	/* written and marked, but failed */
+		cell_fail(cr, "%s", cr->bad_why);
+		ret = -1;
+	}
+	if (!ret)
+		cell_summary(r, cr);
+	else if (ret != -EINTR)
+		cell_failed(r, cr);
+	lab_buf_free(&cr->rows);
+	free(cr->cell);
+	free(cr->workers);
+	free(cr->pu);
+}
+
+/* The order of round @it of the block at plan[@b0]: shuffled from --seed, or as planned. */
+static void round_order(const struct runner *r, int b0, int it, int *order, int n)
+{
+	uint64_t x = (r->o->settings.seed + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)(b0 + 1) << 20 ^
+		     (uint64_t)(it + 2);
+
+	for (int i = 0; i < n; i++)
+		order[i] = i;
+	for (int i = n - 1; i > 0 && r->o->order == LAB_ORDER_INTERLEAVED; i--) {
+		int j, t;
+
+		x ^= x >> 12, x ^= x << 25, x ^= x >> 27;	/* xorshift64* */
+		j = (int)((x * 0x2545f4914f6cdd1dull >> 33) % (uint64_t)(i + 1));
+		t = order[i], order[i] = order[j], order[j] = t;
+	}
+}
+
+/*
+ * One comparison block: cells plan[b0..b0+n) (one workload, one thread
+ * count, its variants), all set up, then round after round one iteration of
+ * each, in an order shuffled per round (A1 B1 C1, B2 A2 C2, ...), so that
+ * drifting machine load does not land on one variant; then each is torn
+ * down and its rows written. Sequential order runs blocks of one cell.
+ */
+static void run_block(struct runner *r, int b0, int n)
+{
+	const struct lab_run_opts *o = r->o;
+	struct cell_run *cr = calloc((size_t)n, sizeof(*cr));
+	int *ret = calloc((size_t)n, sizeof(*ret)), *order = calloc((size_t)n, sizeof(*order));
+	int first = o->settings.warmup_ns && r->plan[b0].wl->ops->kind == LAB_WL_WORK ? -1 : 0;
+
+	if (!cr || !ret || !order) {
+		fprintf(stderr, "rwlab: out of memory for a block of %d cells\n", n);
+		exit(1);
+	}
+	for (int i = 0; i < n; i++)
+		ret[i] = cell_open(r, &cr[i], &r->plan[b0 + i]);
+	for (int it = first; it < o->iterations && !lab_interrupted; it++) {
+		round_order(r, b0, it, order, n);
+		for (int k = 0; k < n && !lab_interrupted; k++)
+			if (!ret[order[k]])
+				ret[order[k]] = cell_iteration(r, &cr[order[k]], it, first);
+	}
+	for (int i = 0; i < n; i++)
+		cell_close(r, &cr[i], lab_interrupted && !ret[i] ? -EINTR : ret[i]);
+	free(cr);
+	free(ret);
+	free(order);
+}
+
+/* Blocks: the planned cells of one workload and thread count (one cell each in sequential order). */
+static void run_blocks(struct runner *r)
+{
+	for (int b0 = 0, n; b0 < r->nplan && !lab_interrupted; b0 += n) {
+		for (n = 1; b0 + n < r->nplan && r->o->order == LAB_ORDER_INTERLEAVED; n++)
+			if (r->plan[b0 + n].wl != r->plan[b0].wl || r->plan[b0 + n].nthreads != r->plan[b0].nthreads)
+				break;
+		run_block(r, b0, n);
+	}
+}
+
+/* ---- the run ----------------------------------------------------------------- */
+
+/* Open (or resume) the CSV and plan the cells. Returns 0, or 2: nothing was run. */
+static int runner_open(struct runner *r, const struct lab_context *ctx)
+{
+	const struct lab_run_opts *o = r->o;
+	char err[1024];
+
+	if (o->resume && lab_resume_load(&r->resume, o->csv_path, o->iterations, ctx, lab_pin_name(o->pin), err,
+					 sizeof(err))) {
+		fprintf(stderr, "rwlab: %s\n", err);
+		return 2;
+	}
+	if (plan_cells(r)) {
+		fprintf(stderr, "rwlab: out of memory planning the cells\n");
+		return 2;
+	}
+	if (r->nskipped) {
+		fprintf(stderr, "rwlab: %s%s: a variant that claims no exclusion would corrupt the data its lock "
+			"protects (%d cell%s left out)\n", r->nplan || r->resume.exists ? "" : "nothing to run: ",
+			r->skipped.p, r->nskipped, r->nskipped > 1 ? "s" : "");
+		if (!r->nplan && !r->resume.exists)
+			return 2;
+	}
+	if (r->resume.exists ? lab_csv_open_append(&r->csv, o->csv_path, r->resume.keep_len, err, sizeof(err)) :
+			       lab_csv_open(&r->csv, o->csv_path, err, sizeof(err))) {
+		fprintf(stderr, "rwlab: %s\n", err);
+		return 2;	/* before any measurement */
+	}
+	if (r->resume.exists) {
+		fprintf(stderr, "rwlab: resuming %s: %d finished cells kept, %d of this matrix to run\n", o->csv_path,
+			r->resume.ncells, r->nplan);
+		if (r->resume.dropped_rows || r->resume.torn_line)
+			fprintf(stderr, "rwlab: cut off the unfinished last cell (%d whole rows%s) to run it again\n",
+				r->resume.dropped_rows, r->resume.torn_line ? " and a torn line" : "");
+	}
+	return 0;
+}
+
+/* "d=2s warmup=500ms n=5 seed=1 order=interleaved": the settings every row records. */
+static void run_settings(const struct lab_run_opts *o, char *buf, size_t len)
+{
+	snprintf(buf, len, "d=%gs warmup=%gs n=%d seed=%llu order=%s", (double)o->settings.duration_ns / 1e9,
+		 (double)o->settings.warmup_ns / 1e9, o->iterations, (unsigned long long)o->settings.seed,
+		 o->order == LAB_ORDER_SEQUENTIAL ? "sequential" : "interleaved");
+}
+
+/* Warnings: the measurement is not trustworthy when... */
+static void runner_warn(const struct runner *r, const struct lab_context *ctx)
+{
+	const struct lab_run_opts *o = r->o;
+	char why[256];
+	int max_threads = 0;
+
+	for (int i = 0; i < o->nthreads; i++)
+		max_threads = o->threads[i] > max_threads ? o->threads[i] : max_threads;
+	if (lab_context_untrusted(ctx, why, sizeof(why)))
+		fprintf(stderr, "WARNING: %s\n", why);
+	if (o->pin == LAB_PIN_NONE)
+		fprintf(stderr, "WARNING: threads are not pinned (--pin none): expect more variance\n");
+	if (max_threads > ctx->cpus)
+		fprintf(stderr,
+			"WARNING: up to %d threads on %d CPUs: cells above %d threads are oversubscribed "
+			"(sleeping vs spinning under preemption), not scaling\n",
+			max_threads, ctx->cpus, ctx->cpus);
+}
+
+static void runner_close(struct runner *r)
+{
+	lab_csv_close(&r->csv);
+	lab_buf_free(&r->suffix);
+	lab_buf_free(&r->failed);
+	lab_buf_free(&r->skipped);
+	lab_resume_free(&r->resume);
+	free(r->plan);
 }
 
 int lab_run(const struct lab_run_opts *o)
 {
+	struct runner r = { .o = o, .t_start = lab_clock_ns(), .tty = isatty(2),
+			    .summary = strcmp(o->csv_path, "-") ? stdout : stderr };
 	struct lab_context ctx;
-	struct lab_csv_writer csv;
-	struct lab_resume done_cells = { 0 };
-	struct lab_buf suffix = { 0 };
-	struct sigaction sa, old_int, old_term;
-	char err[1024], run_id[64], why[256];
-	int ncells = 0, done = 0, status = 0, max_threads = 0;
-	uint64_t t_start = lab_clock_ns();
-	bool tty = isatty(2);
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	int status;
 
-	for (int i = 0; i < o->nwls; i++)
-		ncells += o->nthreads * (o->wls[i].ops->uses_lazy_mm ? o->nlazy : o->nlocks);
 	lab_topology_init();
 	lab_context_get(&ctx);
-	if (o->resume) {
-		if (lab_resume_load(&done_cells, o->csv_path, o->iterations, &ctx, lab_pin_name(o->pin), err,
-				    sizeof(err))) {
-			fprintf(stderr, "rwlab: %s\n", err);
-			return 2;
-		}
-		for (int wi = 0; wi < o->nwls; wi++)
-			for (int ti = 0; ti < o->nthreads; ti++)
-				for (int li = 0; li < (o->wls[wi].ops->uses_lazy_mm ? o->nlazy : o->nlocks); li++)
-					ncells -= lab_resume_has(&done_cells, variant_label(o, &o->wls[wi], li),
-								 o->wls[wi].label, o->threads[ti]);
+	run_settings(o, ctx.settings, sizeof(ctx.settings));
+	r.cpus = ctx.cpus;
+	status = runner_open(&r, &ctx);
+	if (status) {
+		runner_close(&r);
+		return status;
 	}
-	if (done_cells.exists ? lab_csv_open_append(&csv, o->csv_path, done_cells.keep_len, err, sizeof(err)) :
-				lab_csv_open(&csv, o->csv_path, err, sizeof(err))) {
-		fprintf(stderr, "rwlab: %s\n", err);
-		lab_resume_free(&done_cells);
-		return 2;	/* before any measurement */
-	}
-	if (done_cells.exists) {
-		fprintf(stderr, "rwlab: resuming %s: %d finished cells kept, %d of this matrix to run\n",
-			o->csv_path, done_cells.ncells, ncells);
-		if (done_cells.dropped_rows || done_cells.torn_line)
-			fprintf(stderr, "rwlab: cut off the unfinished last cell (%d whole rows%s) to run it again\n",
-				done_cells.dropped_rows, done_cells.torn_line ? " and a torn line" : "");
-	}
-	for (int i = 0; i < o->nthreads; i++)
-		max_threads = o->threads[i] > max_threads ? o->threads[i] : max_threads;
+	runner_warn(&r, &ctx);
+	lab_csv_run_id(r.run_id, sizeof(r.run_id));
+	lab_csv_row_suffix(&r.suffix, &ctx, lab_pin_name(o->pin));
 
-	/* Warnings: the measurement is not trustworthy when... */
-	if (lab_context_untrusted(&ctx, why, sizeof(why)))
-		fprintf(stderr, "WARNING: %s\n", why);
-	if (o->pin == LAB_PIN_NONE)
-		fprintf(stderr, "WARNING: threads are not pinned (--pin none): expect more variance\n");
-	if (max_threads > ctx.cpus)
-		fprintf(stderr,
-			"WARNING: up to %d threads on %d CPUs: cells above %d threads are oversubscribed "
-			"(sleeping vs spinning under preemption), not scaling\n",
-			max_threads, ctx.cpus, ctx.cpus);
-
-	lab_csv_run_id(run_id, sizeof(run_id));
-	lab_csv_row_suffix(&suffix, &ctx, lab_pin_name(o->pin));
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	lab_interrupted = 0;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-
-	for (int wi = 0; wi < o->nwls && !lab_interrupted; wi++) {
-		const struct lab_workload_conf *wl = &o->wls[wi];
-
-		for (int ti = 0; ti < o->nthreads && !lab_interrupted; ti++) {
-			int n = o->threads[ti];
-			/* Lazy-mm workloads: the variants are the -m schemes. */
-			int nvar = wl->ops->uses_lazy_mm ? o->nlazy : o->nlocks;
-			int *pu = calloc((size_t)n, sizeof(int));
-			struct lab_worker *workers = aligned_alloc(LAB_CACHELINE, (size_t)n * sizeof(*workers));
-
-			if (!pu || !workers) {
-				fprintf(stderr, "rwlab: out of memory for %d threads\n", n);
-				free(pu);
-				free(workers);
-				status = 1;
-				continue;
-			}
-			lab_topology_plan(o->pin, n, pu);
-
-			for (int li = 0; li < nvar && !lab_interrupted; li++) {
-				struct lab_cell *cell = aligned_alloc(LAB_CACHELINE, sizeof(*cell));
-				struct lab_buf rows = { 0 };
-				struct run_ctx rc = { 0 };
-				double hv[1024];
-				int nh = 0, first = o->settings.warmup_ns && wl->ops->kind == LAB_WL_WORK ? -1 : 0;
-				bool failed = false, bind_warned = false;
-				const char *vlabel;
-
-				if (lab_resume_has(&done_cells, variant_label(o, wl, li), wl->label, n)) {
-					free(cell);
-					continue;	/* finished in the file we resume */
-				}
-				done++;
-				memset(cell, 0, sizeof(*cell));
-				if (wl->ops->uses_lazy_mm)
-					cell->lazy_mm = &o->lazy[li];
-				else
-					cell->lock = &o->locks[li];
-				vlabel = cell->lazy_mm ? cell->lazy_mm->label : cell->lock->label;
-				cell->wl = wl;
-				cell->run = &o->settings;
-				cell->nthreads = n;
-				rc.cell = cell;
-				rc.ops = wl->ops;
-				rc.workers = workers;
-				rc.pu = pu;
-				if (wl->ops->setup(&rc.state, cell, err, sizeof(err))) {
-					fprintf(stderr, "%srwlab: %s\n", tty ? "\n" : "", err);
-					status = 1;
-					free(cell);
-					continue;
-				}
-				for (int it = first; it < o->iterations; it++) {
-					struct iter_out io;
-					struct lab_iter li_ = { 0 };
-					struct lab_events ev = { 0 };
-					struct lab_buf prefix = { 0 };
-					struct emit_ctx ec;
-					struct lab_sink sink = { emit_row, &ec };
-					double elapsed = (double)(lab_clock_ns() - t_start) / 1e9, eta;
-					char etas[32];
-					int r;
-
-					if (!o->quiet && (tty || it == first)) {
-						double per_cell = done > 1 ? elapsed / (done - 1) :
-							(double)(o->settings.warmup_ns + o->settings.duration_ns) / 1e9 *
-								o->iterations;
-						eta = per_cell * (ncells - done + 1);
-						fmt_eta(etas, sizeof(etas), eta);
-						fprintf(stderr, "%s[cell %d/%d] %s %s t=%d %s %d/%d ETA %s%s",
-							tty ? "\r\033[K" : "", done, ncells, vlabel, wl->label,
-							n, it < 0 ? "warm-up" : "iter", it < 0 ? 0 : it + 1, o->iterations,
-							etas, tty ? "" : "\n");
-					}
-					cell->iteration = it;
-					if (wl->ops->prepare && (r = wl->ops->prepare(rc.state, cell))) {
-						fprintf(stderr, "%srwlab: %s: prepare failed: %s\n", tty ? "\n" : "",
-							wl->label, strerror(-r));
-						failed = true;
-						break;
-					}
-					r = run_iteration(&rc, n, &io);
-					if (r) {
-						if (r != -EINTR) {
-							fprintf(stderr, "%srwlab: %s t=%d: %s\n", tty ? "\n" : "",
-								wl->label, n, strerror(-r));
-							status = 1;
-						}
-						failed = true;
-						break;
-					}
-					if (io.bind_failed && !bind_warned) {
-						fprintf(stderr, "%sWARNING: could not pin some threads of %s t=%d\n",
-							tty ? "\n" : "", wl->label, n);
-						bind_warned = true;
-					}
-					if (it < 0)
-						continue;	/* warm-up pass */
-					lab_csv_row_prefix(&prefix, run_id, vlabel, wl->label, n, it);
-					ec = (struct emit_ctx){ &rows, prefix.p, suffix.p, wl->ops->headline, 0, false };
-
-					li_.cell = cell;
-					li_.workers = workers;
-					li_.nthreads = n;
-					li_.wall_s = io.wall_s;
-					li_.user_s = io.user_s;
-					li_.sys_s = io.sys_s;
-					wl->ops->metrics(rc.state, &li_, &sink);
-					lab_emit(&sink, "wall_s", io.wall_s, "s", LAB_BETTER_NONE);
-					lab_emit(&sink, "user_s", io.user_s, "s", LAB_BETTER_NONE);
-					lab_emit(&sink, "sys_s", io.sys_s, "s", LAB_BETTER_NONE);
-					lab_emit(&sink, "nvcsw", (double)io.nvcsw, "count", LAB_BETTER_NONE);
-					lab_emit(&sink, "nivcsw", (double)io.nivcsw, "count", LAB_BETTER_NONE);
-					if (LAB_EVENT_COUNTS) {
-						for (int i = 0; i < n; i++)
-							lab_events_accumulate(&ev, &workers[i].events);
-						for (int e = 0; e < LAB_EV_NR; e++) {
-							char name[96];
-
-							snprintf(name, sizeof(name), "event.%s", lab_event_names[e]);
-							lab_emit(&sink, name, (double)ev.count[e], "count", LAB_BETTER_NONE);
-						}
-					}
-					if (ec.have_headline && nh < (int)LAB_ARRAY_SIZE(hv))
-						hv[nh++] = ec.headline_value;
-					lab_buf_free(&prefix);
-				}
-				wl->ops->teardown(rc.state);
-				if (!failed && rows.len) {
-					int r = lab_csv_append(&csv, rows.p, rows.len);
-
-					if (r) {
-						fprintf(stderr, "%srwlab: writing %s: %s\n", tty ? "\n" : "", csv.path,
-							strerror(-r));
-						status = 1;
-					}
-				}
-				if (!failed && !o->quiet && nh) {
-					char head[64];
-					double sd = nh > 1 ? lab_stddev(hv, nh) : 0, m = lab_amean(hv, nh);
-
-					snprintf(head, sizeof(head), "%.*s", (int)strcspn(wl->ops->headline, ","),
-						 wl->ops->headline);
-					fprintf(stderr, "%s", tty ? "\r\033[K" : "");
-					printf("%-28s %-24s t=%-4d %s %14.6g  +- %5.2f%%\n", vlabel, wl->label,
-					       n, head, m, m ? 100 * sd / m : 0);
-					fflush(stdout);
-				}
-				lab_buf_free(&rows);
-				free(cell);
-			}
-			free(pu);
-			free(workers);
-		}
-	}
-	if (!o->quiet && tty)
-		fprintf(stderr, "\r\033[K");
+	run_blocks(&r);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
-	lab_csv_close(&csv);
-	lab_buf_free(&suffix);
-	lab_resume_free(&done_cells);
-	if (lab_interrupted) {
+	if (!o->quiet && r.tty)
+		fprintf(stderr, "\r\033[K");
+
+	status = lab_interrupted ? 130 : r.nfailed ? 1 : 0;
+	if (lab_interrupted)
 		fprintf(stderr, "rwlab: interrupted; the finished cells are in %s\n", o->csv_path);
-		return 130;
-	}
+	else if (r.nfailed)
+		fprintf(stderr, "rwlab: %d of %d cells failed (left out of %s, or marked cell_failed there): %s\n",
+			r.nfailed, r.nplan, o->csv_path, r.failed.p);
+	runner_close(&r);
 	return status;
 }

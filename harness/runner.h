@@ -2,14 +2,18 @@
 /*
  * The matrix runner behind `rwlab run`.
  *
- * Cells are run in the order workload -> thread count -> variant, each for
- * `iterations` iterations on freshly created, pinned threads that start on one
- * barrier. A workload with uses_lazy_mm iterates over the lazy-mm schemes
- * instead of the lock variants (the CSV variant column carries the scheme's
- * label). The measurement window is timed with CLOCK_MONOTONIC and charged
- * with getrusage(RUSAGE_SELF) deltas. After each cell its rows are written to
- * the CSV in one write and fsync'd; SIGINT/SIGTERM abandons the cell in
- * flight, keeps every finished one and returns 130.
+ * Cells are planned in the order workload -> thread count -> variant. The
+ * cells of one workload and thread count form a comparison block: all set
+ * up, then run round by round, one iteration of each per round in an order
+ * shuffled from --seed (--order sequential: cell by cell), each iteration on
+ * freshly created, pinned threads that start on one barrier. Each row of an
+ * iteration carries its place in the run (metric "position"). A workload
+ * with uses_lazy_mm iterates over the lazy-mm schemes instead of the lock
+ * variants (the CSV variant column carries the scheme's label). The
+ * measurement window is timed with CLOCK_MONOTONIC and charged with
+ * getrusage(RUSAGE_SELF) deltas. After a cell's last iteration its rows are
+ * written to the CSV in one write and fsync'd; SIGINT/SIGTERM abandons the
+ * block in flight, keeps every finished cell and returns 130.
  */
 #pragma once
 
@@ -19,6 +23,12 @@
 #include "rwsem.h"
 #include "topology.h"
 #include "workload.h"
+
+/* Run order of the iterations of a comparison block (one workload, one thread count, every variant). */
+enum lab_order {
+	LAB_ORDER_INTERLEAVED,	/* A1 B1 C1, then A2 B2 C2 in an order shuffled per round from --seed */
+	LAB_ORDER_SEQUENTIAL,	/* every iteration of A, then of B, ... (one cell set up at a time) */
+};
 
 struct lab_run_opts {
 	const struct lab_rwsem_conf *locks;
@@ -35,13 +45,23 @@ struct lab_run_opts {
 	const char *csv_path;
 	bool quiet;			/* no progress line, no per-cell line */
 	bool resume;			/* keep csv_path's finished cells, skip them, append (resume.h) */
+	enum lab_order order;		/* --order */
 };
 
 /*
- * lab_run() - run the matrix and write the CSV.
- * Returns the process exit status: 0 on success, 1 if a cell failed to set up
- * or writing a cell's rows failed (the other cells still run), 2 if nothing
- * was run because the CSV could not be opened or --resume refused it, 130 if
- * interrupted (finished cells are kept).
+ * lab_run() - run the matrix and write the CSV (runner.c: plan the cells ->
+ * run a cell -> run an iteration -> emit rows).
+ * A cell fails when its setup or prepare() fails, a worker thread cannot be
+ * created, a worker calls lab_worker_fail(), metrics() calls lab_sink_fail(),
+ * a must-be-zero metric (errors, tree_mismatch, ...) is not zero, or its rows
+ * cannot be written: it is named on stderr and the other cells still run. Its
+ * rows are not written, except after a must-be-zero count: then they are,
+ * with a cell_failed row in each bad iteration (report leaves the cell out).
+ * Lock variants that claim no exclusion are not run on workloads that
+ * need_exclusion (one line says so; nothing left to run: 2).
+ * Returns the process exit status: 0 when every cell succeeded, 1 if any cell
+ * failed (the last line names them all), 2 if nothing was run because the
+ * CSV could not be opened or --resume refused it, 130 if interrupted
+ * (finished cells are kept).
  */
 int lab_run(const struct lab_run_opts *o);

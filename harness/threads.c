@@ -179,6 +179,8 @@ int lab_parse_duration(const char *arg, unsigned long long *ns)
 	v = strtod(arg, &end);
 	if (errno || end == arg || !isfinite(v) || v < 0)
 		return -1;
+	if (!*end && v != 0)
+		return -1;	/* a unit is required: "2" could be s or ms (0 needs none) */
 	if (!*end || !strcmp(end, "s"))
 		v *= 1e9;
 	else if (!strcmp(end, "ms"))

@@ -36,9 +36,10 @@ int lab_reaim_clients(int ncpus, int *out, int cap);
 int lab_parse_threads(const char *arg, int ncpus, int *out, int cap, char *err, size_t errlen);
 
 /*
- * lab_parse_duration() - "2", "2s", "500ms", "250us", "1m" into nanoseconds.
- * A bare number is seconds (decimals and exponents allowed, hex, nan and
- * inf not). At most 1e15 ns. Returns 0 or -1.
+ * lab_parse_duration() - "2s", "500ms", "250us", "100ns", "1m" into
+ * nanoseconds (decimals and exponents allowed, hex, nan and inf not). A
+ * number needs its unit; only "0" may go without. At most 1e15 ns.
+ * Returns 0 or -1.
  */
 int lab_parse_duration(const char *arg, unsigned long long *ns);
 

@@ -25,9 +25,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cmds.h"
 #include "compiler.h"
 #include "threads.h"
 #include "lazy_mm.h"
+#include "topology.h"
 #include "torture.h"
 
 #define MAX_LOCKS 64
@@ -35,33 +37,36 @@
 
 static const char *prog = "rwlab torture";
 
-static void torture_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: rwlab torture [-l LOCKS] [-d DUR] [--readers R] [--writers W] [options]\n"
-		"  -l, --lock LIST          variants, NAME[:key=val,...] or all (default all; variants\n"
-		"                           that claim no exclusion, like null, are skipped, and so are\n"
-		"                           ck-* in ThreadSanitizer builds)\n"
-		"  -d, --duration DUR       per variant (default 5s; s, ms, us, m)\n"
-		"      --readers R          reader threads (default: online CPUs)\n"
-		"      --writers W          writer threads (default: online CPUs)\n"
-		"      --long-hold DUR      now and then hold 10x (writers) / 2x (readers) DUR (default 0: off)\n"
-		"      --stutter DUR        run DUR, pause DUR, ... (default 0: off)\n"
-		"      --acq-writer-lim DUR fail when a down_write takes longer (default 0: report the max)\n"
-		"      --stat-interval DUR  print the statistics lines this often too (default 0: at the end)\n"
-		"      --hold N             cpu_relax() loops inside each critical section (default 20)\n"
-		"      --think N            cpu_relax() loops between acquisitions (default 20)\n"
-		"      --no-trylock         never use the trylock verbs (default: 1 in 8 acquisitions)\n"
-		"      --no-downgrade       never downgrade_write (default: 1 in 4 write holds)\n"
-		"      --kill               cancel random waiters: killable/timed acquisitions and fatal\n"
-		"                           signals every 20..500 us; the ports' wait_lock invariants are\n"
-		"                           checked at every wait_lock release (variants without killable\n"
-		"                           verbs run without cancellation)\n"
-		"      --seed N             random choices of the threads and the killer (default 0)\n"
-		"  -v, --verbose            per-thread counts\n"
-		"  -m, --mm SCHEMES         lazy-mm schemes (all = every scheme but none): release racing\n"
-		"                           grab/drop on 3 CPU threads, use after free detected\n");
-}
+#define DUR_UNITS "units s, ms, us or m"
+
+/* Adding an option: one entry here and one case in lab_torture_cmd()'s switch. */
+const struct lab_opt lab_torture_opts[] = {
+	{ "lock", 'l', 'l', "LIST", "variants, NAME[:key=val,...] or all; variants that claim no exclusion, like "
+	  "null, are skipped, and so are ck-* in ThreadSanitizer builds", "all", NULL, LAB_COMP_VARIANTS, NULL, 0, 0 },
+	{ "duration", 'd', 'd', "DUR", "per variant", "5s", DUR_UNITS, 0, NULL, 0, 0 },
+	{ "readers", 0, 'R', "R", "reader threads", "the allowed CPUs", "0..256", 0, NULL, 0, 0 },
+	{ "writers", 0, 'W', "W", "writer threads", "the allowed CPUs", "0..256", 0, NULL, 0, 0 },
+	{ "long-hold", 0, 'L', "DUR", "now and then hold 10x (writers) / 2x (readers) DUR", "0: off", DUR_UNITS, 0,
+	  NULL, 0, 0 },
+	{ "stutter", 0, 'S', "DUR", "run DUR, pause DUR, ...", "0: off", DUR_UNITS, 0, NULL, 0, 0 },
+	{ "acq-writer-lim", 0, 'A', "DUR", "fail when a down_write takes longer", "0: report the max", DUR_UNITS, 0,
+	  NULL, 0, 0 },
+	{ "stat-interval", 0, 'I', "DUR", "print the statistics lines this often too", "0: at the end", DUR_UNITS,
+	  0, NULL, 0, 0 },
+	{ "hold", 0, 'H', "N", "cpu_relax() loops inside each critical section", "20", "0..100000000", 0, NULL, 0, 0 },
+	{ "think", 0, 'T', "N", "cpu_relax() loops between acquisitions", "20", "0..100000000", 0, NULL, 0, 0 },
+	{ "no-trylock", 0, 't', NULL, "never use the trylock verbs (default: 1 in 8 acquisitions)", NULL, NULL, 0,
+	  NULL, 0, 0 },
+	{ "no-downgrade", 0, 'g', NULL, "never downgrade_write (default: 1 in 4 write holds)", NULL, NULL, 0, NULL, 0, 0 },
+	{ "kill", 0, 'K', NULL, "cancel random waiters: killable/timed acquisitions and fatal signals every "
+	  "20..500 us; the ports' wait_lock invariants are checked at every wait_lock release (variants without "
+	  "killable verbs run without cancellation)", NULL, NULL, 0, NULL, 0, 0 },
+	{ "seed", 0, 'E', "N", "random choices of the threads and the killer", "0", NULL, 0, NULL, 0, 0 },
+	{ "verbose", 'v', 'v', NULL, "per-thread counts", NULL, NULL, 0, NULL, 0, 0 },
+	{ "mm", 'm', 'm', "SCHEMES", "lazy-mm schemes (all = every scheme but none): release racing grab/drop on 3 "
+	  "CPU threads, use after free detected", NULL, NULL, LAB_COMP_SCHEMES, NULL, 0, 0 },
+	{ 0 }
+};
 
 static int parse_count(const char *opt, const char *arg, long min, long max, long *out)
 {
@@ -227,137 +232,126 @@ static int torture_lazy(const char *spec, uint64_t duration_ns)
 	return -1;
 }
 
-int lab_torture_cmd(int argc, char **argv)
-{
-	static const struct option lopts[] = {
-		{ "lock", required_argument, NULL, 'l' },
-		{ "mm", required_argument, NULL, 'm' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "readers", required_argument, NULL, 'R' },
-		{ "writers", required_argument, NULL, 'W' },
-		{ "long-hold", required_argument, NULL, 'L' },
-		{ "stutter", required_argument, NULL, 'S' },
-		{ "acq-writer-lim", required_argument, NULL, 'A' },
-		{ "stat-interval", required_argument, NULL, 'I' },
-		{ "hold", required_argument, NULL, 'H' },
-		{ "think", required_argument, NULL, 'T' },
-		{ "no-trylock", no_argument, NULL, 't' },
-		{ "no-downgrade", no_argument, NULL, 'g' },
-		{ "kill", no_argument, NULL, 'K' },
-		{ "seed", required_argument, NULL, 'E' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	static struct lab_rwsem_conf locks[MAX_LOCKS];
-	static struct lab_lazy_mm_conf schemes[MAX_LOCKS];
-	int nschemes = 0;
-	long ncpus = sysconf(_SC_NPROCESSORS_ONLN), v;
-	struct lab_torture_opts o = {
-		.duration_ns = 5000000000ull,
-		.hold_loops = 20,
-		.think_loops = 20,
-		.trylock = true,
-		.downgrade = true,
-	};
-	int c, nlocks = 0, failed = 0, tried = 0;
-	bool verbose = false;
-	char err[1024], failed_names[512] = "";
+/* What `rwlab torture` parsed. */
+struct torture_args {
+	struct lab_rwsem_conf locks[MAX_LOCKS];
+	struct lab_lazy_mm_conf schemes[MAX_LOCKS];
+	int nlocks, nschemes;
+	struct lab_torture_opts o;
+	bool verbose;
+};
 
-	if (ncpus < 1)
-		ncpus = 1;
-	o.readers = o.writers = (int)(ncpus < MAX_THREADS_PER_ROLE ? ncpus : MAX_THREADS_PER_ROLE);
-	while ((c = getopt_long(argc, argv, "l:m:d:vh", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'l':
-			if (lab_rwsem_parse_list(optarg, locks, MAX_LOCKS, &nlocks, err, sizeof(err))) {
-				fprintf(stderr, "%s: %s\n", prog, err);
-				return 2;
-			}
-			break;
-		case 'm':
-			if (lab_lazy_mm_parse_list(optarg, schemes, MAX_LOCKS, &nschemes, err, sizeof(err))) {
-				fprintf(stderr, "%s: %s\n", prog, err);
-				return 2;
-			}
-			break;
-		case 'd':
-			if (parse_dur("-d/--duration", optarg, false, &o.duration_ns))
-				return 2;
-			break;
-		case 'R':
-			if (parse_count("--readers", optarg, 0, MAX_THREADS_PER_ROLE, &v))
-				return 2;
-			o.readers = (int)v;
-			break;
-		case 'W':
-			if (parse_count("--writers", optarg, 0, MAX_THREADS_PER_ROLE, &v))
-				return 2;
-			o.writers = (int)v;
-			break;
-		case 'L':
-			if (parse_dur("--long-hold", optarg, true, &o.long_hold_ns))
-				return 2;
-			break;
-		case 'S':
-			if (parse_dur("--stutter", optarg, true, &o.stutter_ns))
-				return 2;
-			break;
-		case 'A':
-			if (parse_dur("--acq-writer-lim", optarg, true, &o.acq_writer_lim_ns))
-				return 2;
-			break;
-		case 'I':
-			if (parse_dur("--stat-interval", optarg, true, &o.stat_interval_ns))
-				return 2;
-			break;
-		case 'H':
-			if (parse_count("--hold", optarg, 0, 100000000, &v))
-				return 2;
-			o.hold_loops = (unsigned long)v;
-			break;
-		case 'T':
-			if (parse_count("--think", optarg, 0, 100000000, &v))
-				return 2;
-			o.think_loops = (unsigned long)v;
-			break;
-		case 't':
-			o.trylock = false;
-			break;
-		case 'g':
-			o.downgrade = false;
-			break;
-		case 'K':
-			o.kill = true;
-			break;
-		case 'E':
-			if (parse_count("--seed", optarg, 0, LONG_MAX, &v))
-				return 2;
-			o.seed = (uint64_t)v;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case 'h':
-			torture_usage(stdout);
-			return 0;
-		default:	/* getopt_long said what was wrong */
+/* One `rwlab torture` option. Returns 0 or the exit status of a bad value. */
+static int torture_option(int c, struct torture_args *a)
+{
+	struct lab_torture_opts *o = &a->o;
+	char err[1024];
+	long v;
+
+	switch (c) {
+	case 'l':
+	case 'm':
+		if (c == 'l' ? lab_rwsem_parse_list(optarg, a->locks, MAX_LOCKS, &a->nlocks, err, sizeof(err)) :
+			       lab_lazy_mm_parse_list(optarg, a->schemes, MAX_LOCKS, &a->nschemes, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", prog, err);
 			return 2;
 		}
+		return 0;
+	case 'd':
+		return parse_dur("-d/--duration", optarg, false, &o->duration_ns) ? 2 : 0;
+	case 'R':
+	case 'W':
+		if (parse_count(c == 'R' ? "--readers" : "--writers", optarg, 0, MAX_THREADS_PER_ROLE, &v))
+			return 2;
+		*(c == 'R' ? &o->readers : &o->writers) = (int)v;
+		return 0;
+	case 'L':
+		return parse_dur("--long-hold", optarg, true, &o->long_hold_ns) ? 2 : 0;
+	case 'S':
+		return parse_dur("--stutter", optarg, true, &o->stutter_ns) ? 2 : 0;
+	case 'A':
+		return parse_dur("--acq-writer-lim", optarg, true, &o->acq_writer_lim_ns) ? 2 : 0;
+	case 'I':
+		return parse_dur("--stat-interval", optarg, true, &o->stat_interval_ns) ? 2 : 0;
+	case 'H':
+	case 'T':
+		if (parse_count(c == 'H' ? "--hold" : "--think", optarg, 0, 100000000, &v))
+			return 2;
+		*(c == 'H' ? &o->hold_loops : &o->think_loops) = (unsigned long)v;
+		return 0;
+	case 't':
+		o->trylock = false;
+		return 0;
+	case 'g':
+		o->downgrade = false;
+		return 0;
+	case 'v':
+		a->verbose = true;
+		return 0;
+	case 'K':
+		o->kill = true;
+		return 0;
+	case 'E':
+		if (parse_count("--seed", optarg, 0, LONG_MAX, &v))
+			return 2;
+		o->seed = (uint64_t)v;
+		return 0;
+	default:	/* getopt_long said what was wrong */
+		return 2;
 	}
+}
+
+/* The options and their defaults (every allowed CPU a reader and a writer). Returns 0 or 2. */
+static int torture_parse(struct torture_args *a, int argc, char **argv)
+{
+	long ncpus = lab_topology_init();
+	struct lab_cli cli;
+	char err[1024];
+	int c, st;
+
+	a->o = (struct lab_torture_opts){ .duration_ns = 5000000000ull, .hold_loops = 20, .think_loops = 20,
+					  .trylock = true, .downgrade = true };
+	ncpus = ncpus < 1 ? 1 : ncpus;
+	a->o.readers = a->o.writers = (int)(ncpus < MAX_THREADS_PER_ROLE ? ncpus : MAX_THREADS_PER_ROLE);
+	if (lab_cli_begin(&cli, lab_cmd_find("torture"), argc, argv))
+		return 2;
+	while ((c = lab_cli_next(&cli)) != -1)
+		if ((st = torture_option(c, a)))
+			return st;
 	if (optind < argc) {
 		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab torture --help')\n", prog,
 			argv[optind]);
 		return 2;
 	}
-	if (o.readers + o.writers == 0) {
+	if (a->o.readers + a->o.writers == 0) {
 		fprintf(stderr, "%s: --readers 0 and --writers 0: no thread to torture with\n", prog);
 		return 2;
 	}
-	if (!nlocks && !nschemes && lab_rwsem_parse_list("all", locks, MAX_LOCKS, &nlocks, err, sizeof(err))) {
+	if (!a->nlocks && !a->nschemes &&
+	    lab_rwsem_parse_list("all", a->locks, MAX_LOCKS, &a->nlocks, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return 2;
 	}
+	return 0;
+}
+
+int lab_torture_cmd(int argc, char **argv)
+{
+	static struct torture_args a;
+	struct lab_torture_opts o;
+	struct lab_rwsem_conf *locks = a.locks;
+	struct lab_lazy_mm_conf *schemes = a.schemes;
+	int nlocks, nschemes, failed = 0, tried = 0, st;
+	long ncpus = lab_topology_init();
+	bool verbose;
+	char failed_names[512] = "";
+
+	if ((st = torture_parse(&a, argc, argv)))
+		return st;
+	o = a.o;
+	nlocks = a.nlocks;
+	nschemes = a.nschemes;
+	verbose = a.verbose;
 
 	/* Lazy-mm schemes first: each runs in a child, before this process starts any liburcu thread. */
 	for (int i = 0; i < nschemes; i++) {

@@ -271,12 +271,20 @@ void lab_knobs_format(const struct lab_knob *defs, const long *vals, char *buf, 
 	}
 }
 
+/* Append ",@tok" to the knob list of @spec. Returns 0 or -1 (too long). */
+static int spec_add_knob(char *spec, size_t len, const char *tok)
+{
+	size_t l = strlen(spec);
+	int n = snprintf(spec + l, len - l, ",%s", tok);
+
+	return n < 0 || (size_t)n >= len - l ? -1 : 0;
+}
+
 int lab_spec_list_each(const char *arg, const char *what,
 		       int (*fn)(const char *spec, void *ctx, char *err, size_t errlen), void *ctx,
 		       char *err, size_t errlen)
 {
-	char buf[1024], spec[LAB_SPEC_MAX];
-	char *save = NULL, *tok;
+	char buf[4096], spec[LAB_SPEC_MAX], *rest = buf, *tok;
 	bool have = false;
 
 	if (!arg || !*arg) {
@@ -284,41 +292,37 @@ int lab_spec_list_each(const char *arg, const char *what,
 		return -1;
 	}
 	if (strlen(arg) >= sizeof(buf)) {
-		snprintf(err, errlen, "%s list too long", what);
+		snprintf(err, errlen, "%s list too long (at most %zu characters)", what, sizeof(buf) - 1);
 		return -1;
 	}
 	strcpy(buf, arg);
 	spec[0] = 0;
-	for (tok = strtok_r(buf, ",", &save);; tok = strtok_r(NULL, ",", &save)) {
-		if (tok && strchr(tok, '=') && !strchr(tok, ':')) {	/* "k=v": more knobs */
+	while ((tok = strsep(&rest, ","))) {
+		if (!*tok) {	/* "a,", ",a", "a,,b" */
+			snprintf(err, errlen, "empty entry in %s list '%s' (a comma with nothing on one side)",
+				 what, arg);
+			return -1;
+		}
+		if (strchr(tok, '=') && !strchr(tok, ':')) {	/* "k=v": more knobs */
 			if (!have) {
 				snprintf(err, errlen, "knob '%s' given before any %s", tok, what);
 				return -1;
 			}
-			if (strlen(spec) + strlen(tok) + 2 >= sizeof(spec)) {
-				snprintf(err, errlen, "%s spec too long", what);
-				return -1;
-			}
-			strcat(spec, ",");
-			strcat(spec, tok);
+			if (spec_add_knob(spec, sizeof(spec), tok))
+				goto too_long;
 			continue;
 		}
 		if (have && fn(spec, ctx, err, errlen))
 			return -1;
-		if (!tok)
-			break;
-		if (strlen(tok) >= sizeof(spec)) {
-			snprintf(err, errlen, "%s spec too long", what);
-			return -1;
-		}
+		if (strlen(tok) >= sizeof(spec))
+			goto too_long;
 		strcpy(spec, tok);
 		have = true;
 	}
-	if (!have) {	/* "," or ",,": only separators */
-		snprintf(err, errlen, "empty %s list '%s'", what, arg);
-		return -1;
-	}
-	return 0;
+	return fn(spec, ctx, err, errlen);
+too_long:
+	snprintf(err, errlen, "%s spec too long (at most %d characters)", what, LAB_SPEC_MAX - 1);
+	return -1;
 }
 
 int lab_spec_split(const char *spec, char *name, size_t namelen, const char **kv)

@@ -16,7 +16,7 @@
 #include <stddef.h>
 
 #define LAB_KNOBS_MAX 16
-#define LAB_SPEC_MAX 160
+#define LAB_SPEC_MAX 512	/* one spec, and one label (the cell key); never truncated */
 
 enum lab_knob_type {
 	LAB_KNOB_INT,		/* decimal integer in [min, max] */
@@ -67,8 +67,9 @@ void lab_knob_value_str(const struct lab_knob *k, long v, char *buf, size_t len)
  * non-zero return. Specs are comma-separated; a token with '=' but no ':'
  * continues the previous spec's knob list ("rwsem:wspin=0,rsteal=0,pthread"
  * is two specs). @what names the list's items in messages ("lock variant").
- * Returns 0, or -1 with a one-line message in @err (an empty list, a knob
- * before any name, an over-long spec, or @fn's message).
+ * Returns 0, or -1 with a one-line message in @err (an empty list, an empty
+ * entry "a,,b" or "a,", a knob before any name, an over-long spec, or @fn's
+ * message).
  */
 int lab_spec_list_each(const char *arg, const char *what,
 		       int (*fn)(const char *spec, void *ctx, char *err, size_t errlen), void *ctx,

@@ -297,6 +297,9 @@ int lab_lazy_flush_mm(struct lab_lazy_domain *d, int self, struct lab_lazy_mm *m
 
 /* All registered schemes, NULL-terminated, in `rwlab list` order. */
 extern const struct lab_lazy_mm_ops *const lab_lazy_mm_schemes[];
+struct lab_registry;
+/* The schemes as a plugin registry (locks/plugin.h). */
+extern const struct lab_registry lab_lazy_mm_registry;
 
 const struct lab_lazy_mm_ops *lab_lazy_mm_lookup(const char *name);
 /* Comma-separated names; @with_hidden includes LAB_LAZY_NOT_IN_ALL schemes. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lazy_mm.h"
+#include "plugin.h"
 
 #define LAB_LAZY_SCHEME(sym) extern const struct lab_lazy_mm_ops sym;
 #include "lazy_mm_schemes.h"
@@ -19,50 +20,46 @@ const struct lab_lazy_mm_ops *const lab_lazy_mm_schemes[] = {
 	NULL
 };
 
+static bool lazy_describe(int i, struct lab_plugin *p)
+{
+	const struct lab_lazy_mm_ops *ops = lab_lazy_mm_schemes[i];
+
+	if (!ops)
+		return false;
+	*p = (struct lab_plugin){ ops->name, ops->summary, ops->cite, ops->knobs,
+				  (ops->flags & LAB_LAZY_NOT_IN_ALL) != 0 };
+	return true;
+}
+
+const struct lab_registry lab_lazy_mm_registry = { "lazy-mm scheme", lazy_describe };
+
 const struct lab_lazy_mm_ops *lab_lazy_mm_lookup(const char *name)
 {
-	for (int i = 0; lab_lazy_mm_schemes[i]; i++)
-		if (!strcmp(lab_lazy_mm_schemes[i]->name, name))
-			return lab_lazy_mm_schemes[i];
-	return NULL;
+	int i = lab_registry_index(&lab_lazy_mm_registry, name);
+
+	return i < 0 ? NULL : lab_lazy_mm_schemes[i];
 }
 
 void lab_lazy_mm_names(char *buf, size_t len, bool with_hidden)
 {
-	size_t off = 0;
+	lab_registry_names(&lab_lazy_mm_registry, buf, len, with_hidden);
+}
 
-	buf[0] = 0;
-	for (int i = 0; lab_lazy_mm_schemes[i] && off < len; i++) {
-		const struct lab_lazy_mm_ops *ops = lab_lazy_mm_schemes[i];
-
-		if (!with_hidden && (ops->flags & LAB_LAZY_NOT_IN_ALL))
-			continue;
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", ops->name);
-	}
+static void lazy_fill(struct lab_lazy_mm_conf *conf, const struct lab_spec *s)
+{
+	conf->ops = lab_lazy_mm_schemes[s->idx];
+	memcpy(conf->knob, s->knob, sizeof(conf->knob));
+	memcpy(conf->label, s->label, sizeof(conf->label));
 }
 
 int lab_lazy_mm_parse(const char *spec, struct lab_lazy_mm_conf *conf, char *err, size_t errlen)
 {
-	char name[64], kvs[LAB_SPEC_MAX];
-	const char *kv;
+	struct lab_spec s;
 
 	memset(conf, 0, sizeof(*conf));
-	if (lab_spec_split(spec, name, sizeof(name), &kv)) {
-		snprintf(err, errlen, "bad lazy-mm spec '%s' (expected NAME or NAME:key=val,...)", spec);
+	if (lab_registry_parse(&lab_lazy_mm_registry, spec, &s, err, errlen))
 		return -1;
-	}
-	conf->ops = lab_lazy_mm_lookup(name);
-	if (!conf->ops) {
-		char names[512];
-
-		lab_lazy_mm_names(names, sizeof(names), true);
-		snprintf(err, errlen, "unknown lazy-mm scheme '%s' (valid: all, %s)", name, names);
-		return -1;
-	}
-	if (lab_knobs_parse(conf->ops->name, conf->ops->knobs, kv, conf->knob, err, errlen))
-		return -1;
-	lab_knobs_format(conf->ops->knobs, conf->knob, kvs, sizeof(kvs));
-	snprintf(conf->label, sizeof(conf->label), "%.60s%s%.98s", conf->ops->name, kvs[0] ? ":" : "", kvs);
+	lazy_fill(conf, &s);
 	return 0;
 }
 
@@ -71,24 +68,15 @@ struct lazy_list {
 	int max, *n;
 };
 
-static int lazy_list_push(const char *spec, void *arg, char *err, size_t errlen)
+static int lazy_list_add(void *arg, const struct lab_spec *s, char *err, size_t errlen)
 {
 	struct lazy_list *l = arg;
 
-	if (!strcmp(spec, "all")) {
-		for (int i = 0; lab_lazy_mm_schemes[i]; i++)
-			if (!(lab_lazy_mm_schemes[i]->flags & LAB_LAZY_NOT_IN_ALL) &&
-			    lazy_list_push(lab_lazy_mm_schemes[i]->name, l, err, errlen))
-				return -1;
-		return 0;
-	}
 	if (*l->n >= l->max) {
 		snprintf(err, errlen, "too many lazy-mm schemes (max %d)", l->max);
 		return -1;
 	}
-	if (lab_lazy_mm_parse(spec, &l->confs[*l->n], err, errlen))
-		return -1;
-	(*l->n)++;
+	lazy_fill(&l->confs[(*l->n)++], s);
 	return 0;
 }
 
@@ -97,7 +85,7 @@ int lab_lazy_mm_parse_list(const char *arg, struct lab_lazy_mm_conf *confs, int 
 {
 	struct lazy_list l = { confs, max, n };
 
-	return lab_spec_list_each(arg, "lazy-mm scheme", lazy_list_push, &l, err, errlen);
+	return lab_registry_parse_list(&lab_lazy_mm_registry, arg, lazy_list_add, &l, err, errlen);
 }
 
 int lab_lazy_mm_allowed(const struct lab_lazy_mm_conf *conf, bool releases_under_load,

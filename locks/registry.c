@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugin.h"
 #include "rwsem.h"
 
 #define LAB_VARIANT(sym) extern const struct lab_rwsem_ops sym;
@@ -20,12 +21,22 @@ const struct lab_rwsem_ops *const lab_rwsem_variants[] = {
 	NULL
 };
 
+static bool rwsem_describe(int i, struct lab_plugin *p)
+{
+	const struct lab_rwsem_ops *ops = lab_rwsem_variants[i];
+
+	if (!ops)
+		return false;
+	*p = (struct lab_plugin){ ops->name, ops->summary, ops->cite, ops->knobs,
+				  (ops->caps & LAB_CAP_NOT_IN_ALL) != 0 };
+	return true;
+}
+
+const struct lab_registry lab_rwsem_registry = { "lock variant", rwsem_describe };
+
 int lab_rwsem_index(const char *name)
 {
-	for (int i = 0; lab_rwsem_variants[i]; i++)
-		if (!strcmp(lab_rwsem_variants[i]->name, name))
-			return i;
-	return -1;
+	return lab_registry_index(&lab_rwsem_registry, name);
 }
 
 const struct lab_rwsem_ops *lab_rwsem_by_index(int idx)
@@ -44,40 +55,24 @@ const struct lab_rwsem_ops *lab_rwsem_lookup(const char *name)
 
 void lab_rwsem_names(char *buf, size_t len, bool with_hidden)
 {
-	size_t off = 0;
+	lab_registry_names(&lab_rwsem_registry, buf, len, with_hidden);
+}
 
-	buf[0] = 0;
-	for (int i = 0; lab_rwsem_variants[i] && off < len; i++) {
-		const struct lab_rwsem_ops *ops = lab_rwsem_variants[i];
-
-		if (!with_hidden && (ops->caps & LAB_CAP_NOT_IN_ALL))
-			continue;
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", ops->name);
-	}
+static void rwsem_fill(struct lab_rwsem_conf *conf, const struct lab_spec *s)
+{
+	conf->ops = lab_rwsem_variants[s->idx];
+	memcpy(conf->knob, s->knob, sizeof(conf->knob));
+	memcpy(conf->label, s->label, sizeof(conf->label));
 }
 
 int lab_rwsem_parse(const char *spec, struct lab_rwsem_conf *conf, char *err, size_t errlen)
 {
-	char name[64], kvs[LAB_SPEC_MAX];
-	const char *kv;
+	struct lab_spec s;
 
 	memset(conf, 0, sizeof(*conf));
-	if (lab_spec_split(spec, name, sizeof(name), &kv)) {
-		snprintf(err, errlen, "bad lock spec '%s' (expected NAME or NAME:key=val,...)", spec);
+	if (lab_registry_parse(&lab_rwsem_registry, spec, &s, err, errlen))
 		return -1;
-	}
-	conf->ops = lab_rwsem_lookup(name);
-	if (!conf->ops) {
-		char names[512];
-
-		lab_rwsem_names(names, sizeof(names), true);
-		snprintf(err, errlen, "unknown lock variant '%s' (valid: all, %s)", name, names);
-		return -1;
-	}
-	if (lab_knobs_parse(conf->ops->name, conf->ops->knobs, kv, conf->knob, err, errlen))
-		return -1;
-	lab_knobs_format(conf->ops->knobs, conf->knob, kvs, sizeof(kvs));
-	snprintf(conf->label, sizeof(conf->label), "%.60s%s%.98s", conf->ops->name, kvs[0] ? ":" : "", kvs);
+	rwsem_fill(conf, &s);
 	return 0;
 }
 
@@ -86,24 +81,15 @@ struct rwsem_list {
 	int max, *n;
 };
 
-static int rwsem_list_push(const char *spec, void *arg, char *err, size_t errlen)
+static int rwsem_list_add(void *arg, const struct lab_spec *s, char *err, size_t errlen)
 {
 	struct rwsem_list *l = arg;
 
-	if (!strcmp(spec, "all")) {
-		for (int i = 0; lab_rwsem_variants[i]; i++)
-			if (!(lab_rwsem_variants[i]->caps & LAB_CAP_NOT_IN_ALL) &&
-			    rwsem_list_push(lab_rwsem_variants[i]->name, l, err, errlen))
-				return -1;
-		return 0;
-	}
 	if (*l->n >= l->max) {
 		snprintf(err, errlen, "too many lock variants (max %d)", l->max);
 		return -1;
 	}
-	if (lab_rwsem_parse(spec, &l->confs[*l->n], err, errlen))
-		return -1;
-	(*l->n)++;
+	rwsem_fill(&l->confs[(*l->n)++], s);
 	return 0;
 }
 
@@ -112,7 +98,7 @@ int lab_rwsem_parse_list(const char *arg, struct lab_rwsem_conf *confs, int max,
 {
 	struct rwsem_list l = { confs, max, n };
 
-	return lab_spec_list_each(arg, "lock variant", rwsem_list_push, &l, err, errlen);
+	return lab_registry_parse_list(&lab_rwsem_registry, arg, rwsem_list_add, &l, err, errlen);
 }
 
 bool lab_rwsem_conf_foreign_atomics(const struct lab_rwsem_conf *conf)

@@ -145,6 +145,10 @@ struct lab_lock {
 /* All registered variants, NULL-terminated, in `rwlab list` order. */
 extern const struct lab_rwsem_ops *const lab_rwsem_variants[];
 
+struct lab_registry;
+/* The variants as a plugin registry (locks/plugin.h). */
+extern const struct lab_registry lab_rwsem_registry;
+
 /* Variant by exact name, or NULL. */
 const struct lab_rwsem_ops *lab_rwsem_lookup(const char *name);
 /* Index of a variant in lab_rwsem_variants[], or -1. */

@@ -53,7 +53,6 @@
 
 #include "channel.h"
 #include "lazy_mm.h"
-#include "topology.h"
 #include "wait.h"
 #include "workload.h"
 
@@ -151,7 +150,7 @@ static void *cs_partner(void *arg)
 	bool measuring = false;
 
 	if (cs->placement == PLACE_SPREAD && p->pu >= 0 && cs->npus > 0 &&
-	    lab_topology_bind_self((p->pu + 1) % cs->npus))
+	    cs->cell->bind_self((p->pu + 1) % cs->npus))
 		p->err = -EINVAL;
 	if (lab_lazy_cpu_online(cs->d, cpu, cs_user_get(cs, t))) {
 		smp_store_release(&t->user_mm, NULL);
@@ -349,7 +348,7 @@ static int cs_setup(void **state, const struct lab_cell *cell, char *err, size_t
 	cs->npairs = n;
 	cs->placement = (int)cell->wl->knob[K_PLACEMENT];
 	cs->recreate_hz = cell->wl->knob[K_RECREATE_HZ];
-	cs->npus = lab_topology_init();
+	cs->npus = cell->npus;
 	if (lab_lazy_domain_create(&cs->d, cell->lazy_mm, 2 * n, err, errlen)) {
 		free(cs);
 		return -1;

@@ -1275,6 +1275,7 @@ const struct lab_workload_ops lab_workload_gitcheckout = {
 	.kind = LAB_WL_WORK,
 	.knobs = gc_knobs,
 	.headline = "elapsed,user,system",
+	.needs_exclusion = true,
 	.setup = gc_setup,
 	.prepare = gc_prepare,
 	.worker = gc_worker,

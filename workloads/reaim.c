@@ -1559,8 +1559,9 @@ static void reaim_worker(void *state, struct lab_worker *w)
 	}
 	for (int i = 0; i < n; i++) {
 		if (tasks[c->jobs[i]].fn(c))
-			c->errors++;
-		w->ops++;
+			c->errors++;	/* a failed task is not a finished job; task_errors fails the cell */
+		else
+			w->ops++;
 	}
 	if (r->private_mm)
 		child_exit(c);
@@ -1617,6 +1618,7 @@ const struct lab_workload_ops lab_workload_reaim = {
 	.kind = LAB_WL_WORK,
 	.knobs = reaim_knobs,
 	.headline = "JPM",
+	.needs_exclusion = true,
 	.setup = reaim_setup,
 	.prepare = reaim_prepare,
 	.worker = reaim_worker,

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugin.h"
 #include "workload.h"
 
 #define LAB_WORKLOAD(sym) extern const struct lab_workload_ops sym;
@@ -16,53 +17,45 @@ const struct lab_workload_ops *const lab_workloads[] = {
 	NULL
 };
 
+static bool workload_describe(int i, struct lab_plugin *p)
+{
+	const struct lab_workload_ops *ops = lab_workloads[i];
+
+	if (!ops)
+		return false;
+	*p = (struct lab_plugin){ ops->name, ops->summary, ops->cite, ops->knobs, false };
+	return true;
+}
+
+const struct lab_registry lab_workload_registry = { "workload", workload_describe };
+
 const struct lab_workload_ops *lab_workload_lookup(const char *name)
 {
-	for (int i = 0; lab_workloads[i]; i++)
-		if (!strcmp(lab_workloads[i]->name, name))
-			return lab_workloads[i];
-	return NULL;
+	int i = lab_registry_index(&lab_workload_registry, name);
+
+	return i < 0 ? NULL : lab_workloads[i];
 }
 
 void lab_workload_names(char *buf, size_t len)
 {
-	size_t off = 0;
-
-	buf[0] = 0;
-	for (int i = 0; lab_workloads[i] && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", lab_workloads[i]->name);
+	lab_registry_names(&lab_workload_registry, buf, len, true);
 }
 
-/* "name" or "name:key=val,..." with the knobs that differ from their defaults. */
-static void workload_label(struct lab_workload_conf *conf)
+static void workload_fill(struct lab_workload_conf *conf, const struct lab_spec *s)
 {
-	char kvs[LAB_SPEC_MAX];
-
-	lab_knobs_format(conf->ops->knobs, conf->knob, kvs, sizeof(kvs));
-	snprintf(conf->label, sizeof(conf->label), "%.60s%s%.98s", conf->ops->name, kvs[0] ? ":" : "", kvs);
+	conf->ops = lab_workloads[s->idx];
+	memcpy(conf->knob, s->knob, sizeof(conf->knob));
+	memcpy(conf->label, s->label, sizeof(conf->label));
 }
 
 int lab_workload_parse(const char *spec, struct lab_workload_conf *conf, char *err, size_t errlen)
 {
-	char name[64];
-	const char *kv;
+	struct lab_spec s;
 
 	memset(conf, 0, sizeof(*conf));
-	if (lab_spec_split(spec, name, sizeof(name), &kv)) {
-		snprintf(err, errlen, "bad workload spec '%s' (expected NAME or NAME:key=val,...)", spec);
+	if (lab_registry_parse(&lab_workload_registry, spec, &s, err, errlen))
 		return -1;
-	}
-	conf->ops = lab_workload_lookup(name);
-	if (!conf->ops) {
-		char names[512];
-
-		lab_workload_names(names, sizeof(names));
-		snprintf(err, errlen, "unknown workload '%s' (valid: %s)", name, names);
-		return -1;
-	}
-	if (lab_knobs_parse(conf->ops->name, conf->ops->knobs, kv, conf->knob, err, errlen))
-		return -1;
-	workload_label(conf);
+	workload_fill(conf, &s);
 	return 0;
 }
 
@@ -106,7 +99,11 @@ int lab_workload_expand_knob(struct lab_workload_conf *confs, int max, int *n, c
 				goto too_many;
 			out[k] = confs[i];
 			out[k].knob[idx] = vals[idx];
-			workload_label(&out[k]);
+			if (lab_registry_label(&lab_workload_registry, lab_registry_index(&lab_workload_registry, confs[i].ops->name),
+					       out[k].knob, out[k].label, sizeof(out[k].label), err, errlen)) {
+				free(out);
+				return -1;
+			}
 			k++;
 		}
 	}
@@ -130,7 +127,7 @@ struct workload_list {
 	int max, *n;
 };
 
-static int workload_list_push(const char *spec, void *arg, char *err, size_t errlen)
+static int workload_list_add(void *arg, const struct lab_spec *s, char *err, size_t errlen)
 {
 	struct workload_list *l = arg;
 
@@ -138,9 +135,7 @@ static int workload_list_push(const char *spec, void *arg, char *err, size_t err
 		snprintf(err, errlen, "too many workloads (max %d)", l->max);
 		return -1;
 	}
-	if (lab_workload_parse(spec, &l->confs[*l->n], err, errlen))
-		return -1;
-	(*l->n)++;
+	workload_fill(&l->confs[(*l->n)++], s);
 	return 0;
 }
 
@@ -149,5 +144,5 @@ int lab_workload_parse_list(const char *arg, struct lab_workload_conf *confs, in
 {
 	struct workload_list l = { confs, max, n };
 
-	return lab_spec_list_each(arg, "workload", workload_list_push, &l, err, errlen);
+	return lab_registry_parse_list(&lab_workload_registry, arg, workload_list_add, &l, err, errlen);
 }

@@ -466,7 +466,8 @@ static int vms_setup(void **state, const struct lab_cell *cell, char *err, size_
 	v->walk_pause_ns = (uint64_t)cell->wl->knob[K_WALK_PAUSE] * 1000;
 	v->batch = (size_t)cell->wl->knob[K_BATCH];
 	v->tick_ns = (uint64_t)cell->wl->knob[K_TICK] * 1000;
-	v->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	/* the harness's CPU count (hwloc allowed PUs); a cell built without one, as in unit tests: sysconf */
+	v->ncpus = cell->npus > 0 ? cell->npus : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	unit = (size_t)cell->wl->knob[K_UNIT_MB] << 20;
 	/* usemem's region per process: unit_size / (nr_task + 1), in whole huge pages */
 	v->pages = unit / (size_t)(v->nworkers + 1) / HPAGE_SIZE;

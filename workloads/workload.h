@@ -66,6 +66,14 @@ struct lab_cell {
 	const struct lab_lazy_mm_conf *lazy_mm;	/* the scheme, for uses_lazy_mm workloads (lock is NULL) */
 	int nthreads;
 	int iteration;			/* 0-based; -1 for a warm-up pass */
+	/*
+	 * CPU placement, from the harness (which owns the topology): the
+	 * number of PUs the process may run on, and a call that binds the
+	 * calling thread to PU 0..npus-1 (returns 0 or -1). A workload that
+	 * places helper threads of its own uses these, not a harness header.
+	 */
+	int npus;
+	int (*bind_self)(int pu);
 	uint32_t phase __lab_cacheline_aligned;	/* enum lab_phase; read by every worker every op */
 	char pad[LAB_CACHELINE - sizeof(uint32_t)];
 };
@@ -85,7 +93,20 @@ struct lab_worker {
 	uint64_t count[LAB_WORKER_COUNTS];	/* workload-defined */
 	uint64_t t_start, t_end;	/* ns (CLOCK_MONOTONIC), set by the harness */
 	struct lab_events events;	/* the thread's lock events over the window */
+	const char *failed;		/* set by lab_worker_fail(): the iteration failed */
 } __lab_cacheline_aligned;
+
+/*
+ * lab_worker_fail() - the worker could not do its work (an allocation, a
+ * system call, wrong data): the cell fails, named with @why (a string that
+ * outlives the iteration, e.g. a literal), and its rows are not written.
+ * The worker should return soon after.
+ */
+static inline void lab_worker_fail(struct lab_worker *w, const char *why)
+{
+	if (!w->failed)
+		w->failed = why;
+}
 
 static inline void lab_worker_reset(struct lab_worker *w)
 {
@@ -137,7 +158,20 @@ struct lab_sink {
 	void (*emit)(void *ctx, const char *metric, double value, const char *unit,
 		     enum lab_better better);
 	void *ctx;
+	void (*fail)(void *ctx, const char *why);	/* may be NULL: failures are ignored */
 };
+
+/*
+ * lab_sink_fail() - metrics() found the iteration's data wrong: the cell
+ * fails with @why (copied) and its rows are not written. Metrics that must
+ * be zero (errors, tree_mismatch, task_errors, ...) need not call this: the
+ * harness fails a cell whose such metric is not zero.
+ */
+static inline void lab_sink_fail(struct lab_sink *s, const char *why)
+{
+	if (s->fail)
+		s->fail(s->ctx, why);
+}
 
 static inline void lab_emit(struct lab_sink *s, const char *metric, double value, const char *unit,
 			    enum lab_better better)
@@ -155,18 +189,23 @@ struct lab_workload_ops {
 	const struct lab_knob *knobs;
 	const char *headline;		/* metric shown in run's summary table */
 	bool uses_lazy_mm;		/* cells iterate over -m lazy-mm schemes instead of -l locks */
+	bool needs_exclusion;		/* its data is protected by the cell's lock: a variant without
+					 * LAB_CAP_EXCLUSION (null) would corrupt it, so runs skip it */
 
 	/* Returns 0, or -1 with a one-line message in err. */
 	int (*setup)(void **state, const struct lab_cell *cell, char *err, size_t errlen);
-	int (*prepare)(void *state, const struct lab_cell *cell);	/* may be NULL */
-	void (*worker)(void *state, struct lab_worker *w);
-	void (*metrics)(void *state, const struct lab_iter *it, struct lab_sink *sink);
+	int (*prepare)(void *state, const struct lab_cell *cell);	/* may be NULL; 0 or -errno */
+	void (*worker)(void *state, struct lab_worker *w);	/* fails with lab_worker_fail() */
+	void (*metrics)(void *state, const struct lab_iter *it, struct lab_sink *sink);	/* lab_sink_fail() */
 	void (*teardown)(void *state);
 };
 
 /* ---- registry (workloads/registry.c) ---------------------------------- */
 
 extern const struct lab_workload_ops *const lab_workloads[];
+struct lab_registry;
+/* The workloads as a plugin registry (locks/plugin.h). */
+extern const struct lab_registry lab_workload_registry;
 const struct lab_workload_ops *lab_workload_lookup(const char *name);
 void lab_workload_names(char *buf, size_t len);
 /* Parse "-w" lists: "locktest,pft:size_mb=64,locktest:rpct=90". Same rules as lab_rwsem_parse_list. */

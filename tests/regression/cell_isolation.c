@@ -113,7 +113,7 @@ static double run_cell(const char *lock, const char *commits, int nthreads, int 
 	struct lab_run_settings run = { .commits = commits };
 	struct lab_cell *cell = aligned_alloc(LAB_CACHELINE, sizeof(*cell));
 	struct lab_worker *w = aligned_alloc(LAB_CACHELINE, 4 * sizeof(*w));
-	struct lab_sink sink = { emit, NULL };
+	struct lab_sink sink = { .emit = emit };
 	struct cell_run cr[4];
 	pthread_t tid[4];
 	double bad = 0;

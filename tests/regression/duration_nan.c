@@ -24,7 +24,7 @@ Test(regression, duration_nan)
 		ns = 7;
 	}
 	/* What stays valid. */
-	cr_assert_eq(lab_parse_duration(".5", &ns), 0);
+	cr_assert_eq(lab_parse_duration(".5s", &ns), 0);
 	cr_expect_eq(ns, 500000000ull);
 	cr_assert_eq(lab_parse_duration("1e-3s", &ns), 0);
 	cr_expect_eq(ns, 1000000ull);

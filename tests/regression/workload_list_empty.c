@@ -6,7 +6,8 @@
  * held only separators (",", ",,"): strtok_r() found no token, so nothing
  * was parsed and nothing was reported, and `run` then fell back to its
  * default, locktest. The lock list already refused this. Found by the
- * workloadspec fuzz target (input ","). Fixed: an empty list is an error.
+ * workloadspec fuzz target (input ","). Fixed: an empty list is an error,
+ * and since issue 14 so is any empty entry ("locktest,").
  */
 #include <criterion/criterion.h>
 
@@ -25,13 +26,18 @@ Test(regression, workload_list_empty)
 		cr_expect_eq(lab_workload_parse_list(bad[i], confs, 4, &n, err, sizeof(err)), -1,
 			     "'%s' parsed as %d workloads", bad[i], n);
 		cr_expect_eq(n, 0);
-		cr_expect(strstr(err, "empty workload list") != NULL, "'%s': %s", bad[i], err);
+		cr_expect(strstr(err, "empty entry in workload list") != NULL, "'%s': %s", bad[i], err);
 	}
-	/* Separators around real entries are still fine, as for -l. */
+	/* An empty entry beside real ones is refused too, as for -l and -t (issue 14 item 4). */
 	{
-		int n = 0;
+		static const char *edge[] = { ",locktest", "locktest,", "locktest,,pft" };
 
-		cr_expect_eq(lab_workload_parse_list(",locktest,", confs, 4, &n, err, sizeof(err)), 0, "%s", err);
-		cr_expect_eq(n, 1);
+		for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+			int n = 0;
+
+			cr_expect_eq(lab_workload_parse_list(edge[i], confs, 4, &n, err, sizeof(err)), -1,
+				     "'%s' accepted", edge[i]);
+			cr_expect(strstr(err, "empty entry") != NULL, "'%s': %s", edge[i], err);
+		}
 	}
 }

@@ -88,7 +88,7 @@ static int wait_status(pid_t pid)
 static pid_t run_matrix(bool resume, const char *path)
 {
 	char *argv[] = { (char *)rwlab, "run", "-l", "pthread,pthread-wp,ck-rwlock", "-w", "locktest",
-			 "-t", "1,2", "-n", ITER, "-d", "0.15", "--warmup", "0", "-o", (char *)path, "-q",
+			 "-t", "1,2", "-n", ITER, "-d", "0.15s", "--warmup", "0", "--order", "sequential", "-o", (char *)path, "-q",
 			 "--no-report", resume ? "--resume" : NULL, NULL };
 
 	return spawn(argv);

@@ -79,7 +79,10 @@ Test(duration, units)
 {
 	unsigned long long ns;
 
-	cr_assert_eq(lab_parse_duration("2", &ns), 0);
+	cr_expect_eq(lab_parse_duration("2", &ns), -1, "a unitless duration must be refused");
+	cr_assert_eq(lab_parse_duration("0", &ns), 0);
+	cr_expect_eq(ns, 0);
+	cr_assert_eq(lab_parse_duration("2s", &ns), 0);
 	cr_expect_eq(ns, 2000000000ull);
 	cr_assert_eq(lab_parse_duration("500ms", &ns), 0);
 	cr_expect_eq(ns, 500000000ull);

@@ -20,10 +20,10 @@ sed -n '/<!-- errors/,/<!-- \/errors -->/p' "$readme" |
 while IFS="$tab" read -r cmd want msg; do
 	rows=$((rows + 1))
 	case $cmd in
-	rwlab\ *) ;;
+	rwlab | rwlab\ *) ;;
 	*) echo "FAIL: row '$cmd' does not start with rwlab"; fails=$((fails + 1)); continue ;;
 	esac
-	(cd "$tmp" && eval "\"\$rwlab\" ${cmd#rwlab }") >"$tmp/out" 2>"$tmp/err" </dev/null
+	(cd "$tmp" && eval "\"\$rwlab\"${cmd#rwlab}") >"$tmp/out" 2>"$tmp/err" </dev/null
 	rc=$?
 	got=$(head -n 1 "$tmp/err")
 	nl=$(wc -l <"$tmp/err")

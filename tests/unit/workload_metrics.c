@@ -88,7 +88,7 @@ static int rig_open(struct rig *r, char *err, size_t errlen)
 static void rig_metrics(struct rig *r, double wall, double user, double sys)
 {
 	struct lab_iter it = { r->cell, r->w, r->cell->nthreads, wall, user, sys };
-	struct lab_sink sink = { rec_emit, NULL };
+	struct lab_sink sink = { rec_emit, NULL, NULL };
 
 	nrec = 0;
 	r->wl.ops->metrics(r->state, &it, &sink);

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * harness/cli.h - the table-driven command line.
+ *
+ * Each subcommand is one struct lab_cmd in lab_cmds[] (main.c) with a table
+ * of struct lab_opt. From the tables come: the getopt_long short and long
+ * option strings, `rwlab CMD --help` / `-h` / `rwlab help CMD` (with
+ * defaults and units), the usage list of bare `rwlab help`, the man page
+ * (`rwlab help --man`) and the bash completion (`rwlab help --bash`).
+ *
+ * Adding an option is one entry in its command's table (the handler's
+ * switch gets one case for its key); adding a subcommand is one entry in
+ * lab_cmds[] plus its function. -h/--help is added to every table.
+ *
+ * Threading: single-threaded (getopt_long's globals).
+ */
+#pragma once
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+/* What bash completion offers for an option's argument. */
+enum lab_complete {
+	LAB_COMP_NONE,		/* free text */
+	LAB_COMP_FILE,		/* a path */
+	LAB_COMP_VARIANTS,	/* lock variant names and all */
+	LAB_COMP_SCHEMES,	/* lazy-mm scheme names and all */
+	LAB_COMP_WORKLOADS,	/* workload names and all */
+	LAB_COMP_CHOICES,	/* the words of .choices */
+};
+
+struct lab_opt {
+	const char *lname;	/* long name, without "--" */
+	char sname;		/* short letter, or 0 */
+	int key;		/* what lab_cli_next() returns: sname, or a private letter */
+	const char *arg;	/* argument placeholder ("LIST", "DUR"); NULL: a flag */
+	const char *help;	/* one line, no default */
+	const char *def;	/* default shown as "(default: DEF)"; NULL: none */
+	const char *unit;	/* units of the argument ("s, ms, us or m"); NULL: none */
+	enum lab_complete complete;
+	const char *choices;	/* LAB_COMP_CHOICES: space-separated words */
+	long min, max;		/* a count in [min, max] (max > min): lab_cli_count() checks it and
+				 * --help shows "min..max" when .unit is NULL */
+};
+
+struct lab_cmd {
+	const char *name;
+	const char *synopsis;	/* after "rwlab NAME ": "FILE.csv [options]" */
+	const char *summary;	/* one line for `rwlab help` */
+	const struct lab_opt *opts;	/* terminated by an entry with lname NULL */
+	int (*fn)(int argc, char **argv);	/* argv[0] is "rwlab"; returns the exit status */
+	const char *more;	/* text printed after the options in --help, or NULL */
+};
+
+extern const struct lab_cmd lab_cmds[];	/* terminated by name NULL (main.c) */
+
+#define LAB_CLI_MAX_OPTS 48	/* options in one command's table */
+
+/* The option iterator of one command (lab_cli_begin, then lab_cli_next). */
+struct lab_cli {
+	const struct lab_cmd *cmd;
+	int argc;
+	char **argv;
+	char shortopts[2 * LAB_CLI_MAX_OPTS + 4];
+	struct option longopts[LAB_CLI_MAX_OPTS + 2];
+};
+
+/*
+ * lab_cli_begin() - prepare to parse @argv (argv[0] the program) against
+ * @cmd's table. Returns 0 or -1 (a table longer than LAB_CLI_MAX_OPTS).
+ */
+int lab_cli_begin(struct lab_cli *c, const struct lab_cmd *cmd, int argc, char **argv);
+
+/*
+ * lab_cli_next() - the next option's key (optarg holds its argument), or -1
+ * at the end, or '?' after getopt_long printed an error. -h/--help prints
+ * the command's help on stdout and exits 0.
+ */
+int lab_cli_next(struct lab_cli *c);
+
+/*
+ * lab_cli_count() - optarg of option @key as a count in its table entry's
+ * [min, max]. Returns 0, or -1 after "PROG: bad value 'ARG' for -n/--reps
+ * (an integer in MIN..MAX)".
+ */
+int lab_cli_count(const struct lab_cli *c, const char *prog, int key, long *v);
+
+/* The command named @name, or NULL. */
+const struct lab_cmd *lab_cmd_find(const char *name);
+
+/* `rwlab CMD --help`. */
+void lab_cmd_help(FILE *f, const struct lab_cmd *cmd);
+
+/* Bare `rwlab help`: the commands, one line each. */
+void lab_cli_usage(FILE *f);
+
+/* "list, run, report, ...": the command names. */
+void lab_cli_names(char *buf, size_t len);
+
+/* The man page rwlab(1), roff, from the tables. */
+void lab_cli_man(FILE *f, const char *version);
+
+/* A bash completion script for rwlab, from the tables. */
+void lab_cli_bash_completion(FILE *f);

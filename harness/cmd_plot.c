@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* rwlab plot: a metric against threads, or locktest fairness, through gnuplot (plot.h). */
+#include <stdio.h>
+
+#include "cmds.h"
+#include "plot.h"
+#include "threads.h"
+
+/* Adding an option: one entry here and one case in plot_option(). */
+const struct lab_opt lab_plot_opts[] = {
+	{ "output", 'o', 'o', "FILE", ".png or .svg (required); a %w in it draws one figure per workload, %w "
+	  "replaced by its label", NULL, NULL, LAB_COMP_FILE, NULL, 0, 0 },
+	{ "metric", 'm', 'm', "NAME", "metric", "the workload's headline", NULL, 0, NULL, 0, 0 },
+	{ "workload", 'w', 'w', "NAME", "the workload to plot when the file holds several", NULL, NULL,
+	  LAB_COMP_WORKLOADS, NULL, 0, 0 },
+	{ "baseline", 'b', 'b', "NAME", "column drawn first", NULL, NULL, 0, NULL, 0, 0 },
+	{ "by", 0, 'B', "COLUMNS", "CSV columns compared side by side, as in report", "variant", NULL, 0, NULL, 0, 0 },
+	{ "fairness", 0, 'F', NULL, "locktest operations per thread, sorted (-t: thread count)", NULL, NULL, 0,
+	  NULL, 0, 0 },
+	{ "threads", 't', 't', "N", "thread count of the fairness plot", "the largest", NULL, 0, NULL, 1,
+	  LAB_THREADS_MAX },
+	{ "keep-script", 0, 'K', NULL, "keep OUT.gp and OUT.dat", NULL, NULL, 0, NULL, 0, 0 },
+	{ 0 }
+};
+
+/* One `rwlab plot` option. Returns 0 or the exit status. */
+static int plot_option(int c, struct lab_plot_opts *o)
+{
+	long v;
+
+	switch (c) {
+	case 'o':
+		o->out = optarg;
+		return 0;
+	case 'm':
+		o->metric = optarg;
+		return 0;
+	case 'w':
+		o->workload = optarg;
+		return 0;
+	case 'b':
+		o->baseline = optarg;
+		return 0;
+	case 'B':
+		o->by = optarg;
+		return 0;
+	case 'F':
+		o->fairness = true;
+		return 0;
+	case 't':
+		if (lab_opt_count(lab_prog, "-t/--threads", optarg, 1, LAB_THREADS_MAX, &v))
+			return 2;
+		o->threads = (int)v;
+		return 0;
+	case 'K':
+		o->keep_script = true;
+		return 0;
+	default:	/* getopt_long said what was wrong */
+		return 2;
+	}
+}
+
+int lab_cmd_plot(int argc, char **argv)
+{
+	struct lab_plot_opts o = { 0 };
+	struct lab_cli cli;
+	int c, st;
+
+	if (lab_cli_begin(&cli, lab_cmd_find("plot"), argc, argv))
+		return 2;
+	while ((c = lab_cli_next(&cli)) != -1)
+		if ((st = plot_option(c, &o)))
+			return st;
+	if (optind != argc - 1 || !o.out) {
+		fprintf(stderr, "%s: plot needs one CSV file and -o OUT.png|OUT.svg (rwlab plot FILE.csv -o OUT.png)\n",
+			lab_prog);
+		return 2;
+	}
+	o.path = argv[optind];
+	return lab_plot(&o);
+}

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* rwlab report: comparison tables from one or more results CSVs (report.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "matrix.h"
+#include "report.h"
+
+#define MAX_INPUTS 64	/* CSV files one report reads */
+
+/* Adding an option: one entry here and one case in report_option(). */
+const struct lab_opt lab_report_opts[] = {
+	{ "format", 'f', 'f', "F", "output format: " LAB_REPORT_FORMATS, "table", NULL, LAB_COMP_CHOICES,
+	  "table mmtests lkp locktest speedup duration csv markdown none", 0, 0 },
+	{ "metric", 'm', 'm', "LIST", "metrics to tabulate", "each workload's headline", NULL, 0, NULL, 0, 0 },
+	{ "baseline", 'b', 'b', "NAME", "column the changes are computed against", "the first", NULL, 0, NULL, 0, 0 },
+	{ "workload", 'w', 'w', "LIST", "only these workloads (labels or names)", NULL, NULL, LAB_COMP_WORKLOADS,
+	  NULL, 0, 0 },
+	{ "by", 0, 'B', "COLUMNS", "CSV columns compared side by side (e.g. workload, host)", "variant", NULL, 0,
+	  NULL, 0, 0 },
+	{ "significance", 0, 's', "RULE", "mmtests stars: ci (|diff| > 1.96 (sd_a + sd_b)), ttest (p < 0.10, "
+	  "mmtests 2018-2024) or none", "ci", NULL, LAB_COMP_CHOICES, "ci ttest none", 0, 0 },
+	{ "matrix", 0, 'M', "NAME", "take format, baseline, metrics and the reference mapping from a matrix", NULL,
+	  NULL, LAB_COMP_FILE, NULL, 0, 0 },
+	{ "reference", 0, 'r', "FILE", "published table (results/reference/*.csv) to print alongside", NULL, NULL,
+	  LAB_COMP_FILE, NULL, 0, 0 },
+	{ "flat", 0, 'F', "PCT", "a change below PCT% counts as flat in the comparison", "1", "percent, 0..100", 0,
+	  NULL, 0, 0 },
+	{ "include-failed", 0, 'I', NULL, "also compare cells marked cell_failed (a count that must be 0 was not)",
+	  NULL, NULL, 0, NULL, 0, 0 },
+	{ 0 }
+};
+
+struct report_args {
+	struct lab_report_opts o;
+	const char *matrix, *fmt, *sig, *flat;
+	char metrics[4096], workloads[4096];
+};
+
+/* One `rwlab report` option. Returns 0 or the exit status. */
+static int report_option(int c, struct report_args *a)
+{
+	switch (c) {
+	case 'f':
+		a->fmt = optarg;
+		return 0;
+	case 'm':
+		return (a->o.metric = lab_list_add(a->metrics, sizeof(a->metrics), optarg, "-m")) ? 0 : 2;
+	case 'b':
+		a->o.baseline = optarg;
+		return 0;
+	case 'w':
+		return (a->o.workload = lab_list_add(a->workloads, sizeof(a->workloads), optarg, "-w")) ? 0 : 2;
+	case 'B':
+		a->o.by = optarg;
+		return 0;
+	case 's':
+		a->sig = optarg;
+		return 0;
+	case 'M':
+		a->matrix = optarg;
+		return 0;
+	case 'r':
+		a->o.reference = optarg;
+		return 0;
+	case 'F':
+		a->flat = optarg;
+		return 0;
+	case 'I':
+		a->o.include_failed = true;
+		return 0;
+	default:	/* getopt_long said what was wrong */
+		return 2;
+	}
+}
+
+/* --matrix: the matrix supplies what the command line did not. Returns 0 or 2. */
+static int report_matrix(struct report_args *a, struct lab_matrix *mx, struct lab_refmap *map)
+{
+	static char refpath[4200];
+	char err[4200];
+	const char *v;
+
+	if (lab_matrix_load(a->matrix, mx, err, sizeof(err)) || lab_matrix_refmap(mx, map, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", lab_prog, err);
+		return 2;
+	}
+	a->fmt = a->fmt ? a->fmt : lab_matrix_get(mx, "report", NULL);
+	a->sig = a->sig ? a->sig : lab_matrix_get(mx, "significance", NULL);
+	a->flat = a->flat ? a->flat : lab_matrix_get(mx, "flat", NULL);
+	a->o.baseline = a->o.baseline ? a->o.baseline : lab_matrix_get(mx, "baseline", NULL);
+	a->o.by = a->o.by ? a->o.by : lab_matrix_get(mx, "by", NULL);
+	a->o.metric = a->o.metric ? a->o.metric : lab_matrix_get(mx, "metrics", NULL);
+	if (!a->o.reference && !lab_matrix_reference(mx, refpath, sizeof(refpath)))
+		a->o.reference = refpath;
+	if (map->ncol || map->nmet)
+		a->o.map = map;
+	a->o.title = mx->name;
+	v = lab_matrix_get(mx, "description", NULL);
+	if (v && a->o.reference)
+		printf("%s: %s\n", mx->name, v);
+	if (a->o.map && (a->o.map->ncol < 2 || !a->o.map->nmet)) {
+		fprintf(stderr, "%s: %s: a reference mapping needs two map.column and at least one map.metric\n",
+			lab_prog, mx->path);
+		return 2;
+	}
+	return 0;
+}
+
+/* --format, --significance and --flat, by name. Returns 0 or 2. */
+static int report_values(struct report_args *a)
+{
+	if (a->fmt && lab_report_format_parse(a->fmt, &a->o.format)) {
+		fprintf(stderr, "%s: unknown report format '%s' (valid: %s)\n", lab_prog, a->fmt, LAB_REPORT_FORMATS);
+		return 2;
+	}
+	if (a->sig && lab_report_sig_parse(a->sig, &a->o.sig)) {
+		fprintf(stderr, "%s: unknown significance rule '%s' (valid: %s)\n", lab_prog, a->sig, LAB_REPORT_SIGS);
+		return 2;
+	}
+	if (a->flat) {
+		char *end;
+
+		a->o.flat_pct = strtod(a->flat, &end);
+		if (!*a->flat || *end || !(a->o.flat_pct >= 0) || a->o.flat_pct > 100) {
+			fprintf(stderr, "%s: bad --flat '%s' (a percentage in 0..100)\n", lab_prog, a->flat);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+int lab_cmd_report(int argc, char **argv)
+{
+	static struct report_args a;
+	static struct lab_matrix mx;
+	static struct lab_refmap map;
+	struct lab_cli cli;
+	int c, st;
+
+	if (lab_cli_begin(&cli, lab_cmd_find("report"), argc, argv))
+		return 2;
+	while ((c = lab_cli_next(&cli)) != -1)
+		if ((st = report_option(c, &a)))
+			return st;
+	if (optind == argc) {
+		fprintf(stderr, "%s: report needs a results CSV (rwlab report FILE.csv... [options]; - reads stdin)\n",
+			lab_prog);
+		return 2;
+	}
+	if (argc - optind > MAX_INPUTS) {
+		fprintf(stderr, "%s: report reads at most %d CSV files, not %d\n", lab_prog, MAX_INPUTS, argc - optind);
+		return 2;
+	}
+	a.o.path = argv[optind];
+	a.o.paths = (const char *const *)&argv[optind];
+	a.o.npaths = argc - optind;
+	if ((a.matrix && (st = report_matrix(&a, &mx, &map))) || (st = report_values(&a)))
+		return st;
+	st = lab_report_print(stdout, &a.o);
+	lab_matrix_free(&mx);
+	return st;
+}

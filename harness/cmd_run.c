@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* rwlab run: a matrix of variants x workloads x thread counts, into a results CSV (runner.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "csv.h"
+#include "lazy_mm.h"
+#include "matrix.h"
+#include "report.h"
+#include "runner.h"
+#include "threads.h"
+#include "topology.h"
+#include "workload.h"
+
+#define DUR_UNITS "units s, ms, us or m"
+
+/* Adding an option: one entry here and one case in run_option(). */
+const struct lab_opt lab_run_opts[] = {
+	{ "matrix", 0, 'M', "NAME|PATH", "a matrix file (tools/matrices/NAME.matrix); options after it override "
+	  "its settings, options before it are overridden", NULL, NULL, LAB_COMP_FILE, NULL, 0, 0 },
+	{ "lock", 'l', 'l', "LIST", "lock variants, NAME[:key=val,...] or all", "all", NULL, LAB_COMP_VARIANTS, NULL, 0, 0 },
+	{ "workload", 'w', 'w', "LIST", "workloads, NAME[:key=val,...] or all",
+	  "locktest; with -m: context_switch,tlb_flush", NULL, LAB_COMP_WORKLOADS, NULL, 0, 0 },
+	{ "lazy-mm", 'm', 'm', "LIST", "lazy-mm schemes for context_switch/tlb_flush, NAME[:key=val,...] or all",
+	  "all = every scheme but none", NULL, LAB_COMP_SCHEMES, NULL, 0, 0 },
+	{ "unsafe", 0, 'U', NULL, "accept none where a release races with lazy users", NULL, NULL, 0, NULL, 0, 0 },
+	{ "threads", 't', 't', "LIST", "thread counts: N, A-B, A-B:STEP, mmtests[:MAX], reaim[:NCPUS]",
+	  "mmtests up to the allowed CPUs", NULL, 0, NULL, 0, 0 },
+	{ "iterations", 'n', 'n', "N", "iterations per cell", "5", NULL, 0, NULL, 1, 100000 },
+	{ "duration", 'd', 'd', "DUR", "measurement window of timed workloads", "2s", DUR_UNITS, 0, NULL, 0, 0 },
+	{ "warmup", 0, 'W', "DUR", "unmeasured warm-up before each window", "500ms", DUR_UNITS, 0, NULL, 0, 0 },
+	{ "pin", 0, 'P', "POLICY", "thread placement: compact, scatter or none", "compact", NULL, LAB_COMP_CHOICES,
+	  "compact scatter none", 0, 0 },
+	{ "csv", 'o', 'o', "FILE", "results CSV; an existing FILE is kept as FILE.1 (FILE.2, ...); - is stdout",
+	  "rwlab-<date>-<pid>.csv", NULL, LAB_COMP_FILE, NULL, 0, 0 },
+	{ "resume", 0, 'r', NULL, "keep FILE's finished cells, skip them, append the rest", NULL, NULL, 0, NULL, 0, 0 },
+	{ "seed", 0, 'S', "N", "PRNG seed (the workloads' and the interleaved order's)", "1", "an unsigned integer",
+	  0, NULL, 0, 0 },
+	{ "order", 0, 'O', "ORDER", "iterations of a comparison block (one workload and thread count, every "
+	  "variant): interleaved (A1 B1 C1 A2 ..., shuffled per round from --seed) or sequential (every iteration "
+	  "of A, then of B)", "interleaved", NULL, LAB_COMP_CHOICES, "interleaved sequential", 0, 0 },
+	{ "quiet", 'q', 'q', NULL, "no progress or per-cell lines", NULL, NULL, 0, NULL, 0, 0 },
+	{ "no-report", 0, 'R', NULL, "do not print the table at the end", NULL, NULL, 0, NULL, 0, 0 },
+	{ "mm-lock", 0, 'K', "LIST", "fault paths of the mm workloads: mmap, vma, vma-refcnt (one cell each; sets "
+	  "the mm_lock knob of every workload that has it)", NULL, NULL, LAB_COMP_CHOICES, "mmap vma vma-refcnt", 0, 0 },
+	{ "repo", 0, 'G', "DIR", "gitcheckout: git tree to read commits from", "the git/git releases shipped in rwlab", NULL,
+	  LAB_COMP_FILE, NULL, 0, 0 },
+	{ "commits", 0, 'C', "LIST", "gitcheckout: commits, shipped releases (v2.20.0 v2.30.0 v2.40.0 v2.47.0) or manifest files, checked out in turn", NULL, NULL, 0,
+	  NULL, 0, 0 },
+	{ 0 }
+};
+
+/*
+ * A list option (-l, -w, -t, -m, --mm-lock): repeated, it appends
+ * (-l a -l b is -l a,b); given on the command line it replaces the
+ * matrix's list and the other way round (whichever comes later wins).
+ */
+struct run_list {
+	char val[4096];
+	char prog[4200];	/* where it came from, for its error messages */
+	int origin;		/* -1 unset, 0 command line, 1 matrix */
+};
+
+struct run_lists {
+	struct run_list locks, wls, threads, schemes, mm_lock;
+};
+
+static const char *list_val(const struct run_list *l, const char *def)
+{
+	return l->origin < 0 ? def : l->val;
+}
+
+static int list_opt(struct run_list *l, const char *arg, int from_matrix, const char *opt)
+{
+	if (l->origin != from_matrix)
+		l->val[0] = 0;
+	l->origin = from_matrix;
+	snprintf(l->prog, sizeof(l->prog), "%s", lab_prog);
+	return lab_list_add(l->val, sizeof(l->val), arg, opt) ? 0 : 2;
+}
+
+/*
+ * The report settings of a matrix: format, baseline (when that variant was
+ * run: -l may have replaced the matrix's list), column key, metrics, rule.
+ */
+static void matrix_report_opts(const struct lab_matrix *mx, struct lab_report_opts *ro,
+			       const struct lab_rwsem_conf *locks, int nlocks)
+{
+	const char *v;
+
+	if ((v = lab_matrix_get(mx, "report", NULL)))
+		lab_report_format_parse(v, &ro->format);
+	if ((v = lab_matrix_get(mx, "significance", NULL)))
+		lab_report_sig_parse(v, &ro->sig);
+	ro->by = lab_matrix_get(mx, "by", NULL);
+	ro->metric = lab_matrix_get(mx, "metrics", NULL);
+	if ((v = lab_matrix_get(mx, "baseline", NULL))) {
+		bool by_variant = !ro->by || !strcmp(ro->by, "variant");
+
+		for (int i = 0; i < nlocks && by_variant; i++)
+			if (!strcmp(locks[i].label, v))
+				ro->baseline = v;
+		if (!by_variant)
+			ro->baseline = v;
+	}
+}
+
+/*
+ * A cell given twice would be measured twice and averaged together by
+ * report, and --resume refuses such a file: refuse the matrix instead.
+ */
+static int check_unique(const struct lab_rwsem_conf *locks, int nlocks, const struct lab_workload_conf *wls,
+			int nwls, const int *threads, int nthreads)
+{
+	for (int i = 0; i < nlocks; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(locks[i].label, locks[j].label)) {
+				fprintf(stderr, "%s: lock variant '%s' given twice in -l (each cell runs once)\n",
+					lab_prog, locks[i].label);
+				return -1;
+			}
+	for (int i = 0; i < nwls; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(wls[i].label, wls[j].label)) {
+				fprintf(stderr, "%s: workload '%s' given twice in -w (each cell runs once)\n", lab_prog,
+					wls[i].label);
+				return -1;
+			}
+	for (int i = 0; i < nthreads; i++)
+		for (int j = 0; j < i; j++)
+			if (threads[i] == threads[j]) {
+				fprintf(stderr, "%s: thread count %d given twice in -t (each cell runs once)\n", lab_prog,
+					threads[i]);
+				return -1;
+			}
+	return 0;
+}
+
+/* One `rwlab run` option. Returns 0 or the exit status of a bad value. */
+static int run_option(int c, int from_matrix, struct run_lists *lists, struct lab_run_opts *o, int *report)
+{
+	unsigned long long ns;
+	long v;
+
+	switch (c) {
+	case 'l':
+		return list_opt(&lists->locks, optarg, from_matrix, "-l");
+	case 'w':
+		return list_opt(&lists->wls, optarg, from_matrix, "-w");
+	case 't':
+		return list_opt(&lists->threads, optarg, from_matrix, "-t");
+	case 'm':
+		return list_opt(&lists->schemes, optarg, from_matrix, "-m");
+	case 'U':
+		o->settings.allow_unsafe = true;
+		break;
+	case 'K':
+		return list_opt(&lists->mm_lock, optarg, from_matrix, "--mm-lock");
+	case 'G':
+		o->settings.repo = optarg;
+		break;
+	case 'C':
+		o->settings.commits = optarg;
+		break;
+	case 'n':
+		if (lab_opt_count(lab_prog, "-n/--iterations", optarg, 1, 100000, &v))
+			return 2;
+		o->iterations = (int)v;
+		break;
+	case 'd':
+		if (lab_opt_duration(lab_prog, "-d/--duration", optarg, false, &ns))
+			return 2;
+		o->settings.duration_ns = ns;
+		break;
+	case 'W':
+		if (lab_opt_duration(lab_prog, "--warmup", optarg, true, &ns))
+			return 2;
+		o->settings.warmup_ns = ns;
+		break;
+	case 'P':
+		if (lab_pin_parse(optarg, &o->pin)) {
+			fprintf(stderr, "%s: bad --pin '%s' (valid: compact, scatter, none)\n", lab_prog, optarg);
+			return 2;
+		}
+		break;
+	case 'o':
+		o->csv_path = optarg;
+		break;
+	case 'S': {
+		char *end;
+
+		errno = 0;
+		o->settings.seed = strtoull(optarg, &end, 0);
+		if (!*optarg || *end || errno) {
+			fprintf(stderr, "%s: bad --seed '%s' (an unsigned integer)\n", lab_prog, optarg);
+			return 2;
+		}
+		break;
+	}
+	case 'O':
+		if (strcmp(optarg, "interleaved") && strcmp(optarg, "sequential")) {
+			fprintf(stderr, "%s: bad --order '%s' (valid: interleaved, sequential)\n", lab_prog, optarg);
+			return 2;
+		}
+		o->order = strcmp(optarg, "interleaved") ? LAB_ORDER_SEQUENTIAL : LAB_ORDER_INTERLEAVED;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case 'R':
+		*report = 0;
+		break;
+	case 'r':
+		o->resume = true;
+		break;
+	case 'M':
+		fprintf(stderr, "%s: --matrix given twice\n", lab_prog);
+		return 2;
+	default:	/* getopt_long said what was wrong */
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * Replace "--matrix NAME" in argv by the matrix's options, in place, so that
+ * options after it override the matrix and options before it are overridden.
+ * @origin gets the matrix line of each resulting argument (0 = command line).
+ */
+static int expand_matrix(int argc, char **argv, int ncpus, struct lab_matrix *mx, char **out, int *origin, int cap,
+			 int *nout)
+{
+	char err[4200], *margs[128];
+	int mlines[128], at = -1, skip = 0, n = 0, nm = 0;
+	const char *name = NULL;
+
+	for (int i = 1; i < argc && at < 0; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--matrix") && i + 1 < argc) {
+			at = i, skip = 2, name = argv[i + 1];
+		} else if (!strncmp(argv[i], "--matrix=", 9)) {
+			at = i, skip = 1, name = argv[i] + 9;
+		}
+	}
+	if (name) {
+		if (lab_matrix_load(name, mx, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", lab_prog, err);
+			return -1;
+		}
+		nm = lab_matrix_run_args(mx, ncpus, margs, mlines, 128, err, sizeof(err));
+		if (nm < 0) {
+			fprintf(stderr, "%s: %s\n", lab_prog, err);
+			return -1;
+		}
+	}
+	if (argc + nm > cap) {
+		fprintf(stderr, "%s: too many arguments\n", lab_prog);
+		return -1;
+	}
+	for (int i = 0; i < argc; i++) {
+		if (i == at) {
+			for (int k = 0; k < nm; k++) {
+				origin[n] = mlines[k];
+				out[n++] = margs[k];
+			}
+			i += skip - 1;
+			continue;
+		}
+		origin[n] = 0;
+		out[n++] = argv[i];
+	}
+	out[n] = NULL;
+	*nout = n;
+	return 0;
+}
+
+/* Everything `rwlab run` parsed: the option values and the lists they name. */
+struct run_args {
+	struct lab_run_opts o;
+	struct lab_matrix mx;
+	struct run_lists lists;
+	struct lab_rwsem_conf locks[LAB_MAX_LOCKS];
+	struct lab_workload_conf wls[LAB_MAX_WLS];
+	struct lab_lazy_mm_conf schemes[LAB_MAX_SCHEMES];
+	int threads[LAB_THREAD_LIST_MAX];
+	int report, ncpus;
+	char defcsv[128];
+};
+
+/* The options, the --matrix ones in their place. Returns 0 or the exit status. */
+static int run_parse_options(struct run_args *a, int argc, char **argv)
+{
+	static char *nargv[256];
+	static int origin[256];
+	char progbuf[4200];
+	struct lab_cli cli;
+	int c, st, nargc;
+
+	if (expand_matrix(argc, argv, a->ncpus, &a->mx, nargv, origin, 256, &nargc))
+		return 2;
+	if (lab_cli_begin(&cli, lab_cmd_find("run"), nargc, nargv))
+		return 2;
+	for (;;) {
+		const char *run_prog = lab_prog;
+		int from_matrix = optind < nargc && origin[optind];
+
+		/* An option read from the matrix reports errors as "rwlab: FILE:LINE: ...". */
+		if (from_matrix) {
+			snprintf(progbuf, sizeof(progbuf), "%s: %s:%d", run_prog, a->mx.path, origin[optind]);
+			lab_prog = progbuf;
+		}
+		c = lab_cli_next(&cli);
+		st = c == -1 ? 0 : run_option(c, from_matrix, &a->lists, &a->o, &a->report);
+		lab_prog = run_prog;
+		if (c == -1)
+			break;
+		if (st)
+			return st;
+	}
+	if (optind < nargc) {
+		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab run --help')\n", lab_prog, nargv[optind]);
+		return 2;
+	}
+	return 0;
+}
+
+/* -l, -m, -w and --mm-lock into the variant, scheme and workload lists. Returns 0 or 2. */
+static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *nwls)
+{
+	struct run_lists *l = &a->lists;
+	char err[4200];
+	bool lazy_wl = false;
+
+	if (lab_rwsem_parse_list(list_val(&l->locks, "all"), a->locks, LAB_MAX_LOCKS, nlocks, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", l->locks.origin < 0 ? lab_prog : l->locks.prog, err);
+		return 2;
+	}
+	if (l->schemes.origin >= 0 &&
+	    lab_lazy_mm_parse_list(l->schemes.val, a->schemes, LAB_MAX_SCHEMES, nschemes, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", l->schemes.prog, err);
+		return 2;
+	}
+	/* The lazy-mm matrix: -m without -w runs context_switch and its tlb_flush counterpart. */
+	if (lab_workload_parse_list(list_val(&l->wls, *nschemes ? "context_switch,tlb_flush" : "locktest"), a->wls,
+				    LAB_MAX_WLS, nwls, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", l->wls.origin < 0 ? lab_prog : l->wls.prog, err);
+		return 2;
+	}
+	if (l->mm_lock.origin >= 0 &&
+	    lab_workload_expand_knob(a->wls, LAB_MAX_WLS, nwls, "mm_lock", l->mm_lock.val, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", l->mm_lock.prog, err);
+		return 2;
+	}
+	for (int i = 0; i < *nwls; i++)
+		lazy_wl |= a->wls[i].ops->uses_lazy_mm;
+	if (lazy_wl && !*nschemes &&
+	    lab_lazy_mm_parse_list("all", a->schemes, LAB_MAX_SCHEMES, nschemes, err, sizeof(err)))
+		return 2;
+	if (*nschemes && !lazy_wl)
+		fprintf(stderr, "%s: warning: -m given but no workload uses lazy-mm schemes\n", lab_prog);
+	return 0;
+}
+
+/* The table after the run: the matrix's report settings, or the default and locktest's own. */
+static void run_report(struct run_args *a)
+{
+	struct lab_report_opts ro = { .path = a->o.csv_path };
+
+	if (a->mx.n)
+		matrix_report_opts(&a->mx, &ro, a->locks, a->o.nlocks);
+	lab_report_print(stdout, &ro);
+	/* locktest cells also as Waiman Long's locktest prints them, lock events included. */
+	for (int i = 0; i < a->o.nwls && !a->mx.n; i++) {
+		if (!strcmp(a->wls[i].ops->name, "locktest")) {
+			struct lab_report_opts lo = { .path = a->o.csv_path, .format = LAB_FMT_LOCKTEST,
+						      .workload = "locktest" };
+
+			printf("\n");
+			lab_report_print(stdout, &lo);
+			break;
+		}
+	}
+}
+
+/* The output file: -o FILE, - (stdout: no table at the end), or rwlab-<run id>.csv. Returns 0 or 2. */
+static int run_output(struct run_args *a)
+{
+	if (a->o.resume && !a->o.csv_path) {
+		fprintf(stderr, "%s: --resume needs -o FILE: the results file of the run to carry on\n", lab_prog);
+		return 2;
+	}
+	if (a->o.csv_path && !strcmp(a->o.csv_path, "-")) {
+		if (a->o.resume) {
+			fprintf(stderr, "%s: --resume needs a file, not -o - (stdout)\n", lab_prog);
+			return 2;
+		}
+		a->report = 0;	/* stdout is the CSV: pipe it into 'rwlab report -' */
+	}
+	if (!a->o.csv_path) {
+		char id[64];
+
+		lab_csv_run_id(id, sizeof(id));
+		snprintf(a->defcsv, sizeof(a->defcsv), "rwlab-%s.csv", id);
+		a->o.csv_path = a->defcsv;
+	}
+	return 0;
+}
+
+int lab_cmd_run(int argc, char **argv)
+{
+	static struct run_args a;
+	struct run_lists *l = &a.lists;
+	char err[4200];
+	int st, nlocks = 0, nwls = 0, nschemes = 0;
+
+	a.o = (struct lab_run_opts){ .iterations = 5, .pin = LAB_PIN_COMPACT,
+				     .settings = { .duration_ns = 2000000000ull, .warmup_ns = 500000000ull, .seed = 1 } };
+	a.report = 1;
+	a.ncpus = lab_topology_init();
+	l->locks.origin = l->wls.origin = l->threads.origin = l->schemes.origin = l->mm_lock.origin = -1;
+	if ((st = run_parse_options(&a, argc, argv)) || (st = run_parse_lists(&a, &nlocks, &nschemes, &nwls)))
+		return st;
+	st = lab_parse_threads(list_val(&l->threads, "mmtests"), a.ncpus, a.threads, LAB_THREAD_LIST_MAX, err,
+			       sizeof(err));
+	if (st < 0) {
+		fprintf(stderr, "%s: %s\n", l->threads.origin < 0 ? lab_prog : l->threads.prog, err);
+		return 2;
+	}
+	a.o.nthreads = st;
+	if (check_unique(a.locks, nlocks, a.wls, nwls, a.threads, a.o.nthreads) || run_output(&a))
+		return 2;
+	a.o.locks = a.locks;
+	a.o.nlocks = nlocks;
+	a.o.lazy = a.schemes;
+	a.o.nlazy = nschemes;
+	a.o.wls = a.wls;
+	a.o.nwls = nwls;
+	a.o.threads = a.threads;
+	st = lab_run(&a.o);
+	if (st == 2)		/* the CSV could not be opened (or resumed): nothing was run */
+		return st;
+	if (st != 130 && a.report)
+		run_report(&a);
+	if (st != 130 && strcmp(a.o.csv_path, "-")) {
+		fflush(stdout);		/* the table first, then where it came from */
+		fprintf(stderr, "results: %s\n", a.o.csv_path);
+	}
+	lab_matrix_free(&a.mx);
+	return st;
+}

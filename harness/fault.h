@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Fault injection for the harness's failure paths, in the spirit of the
+ * kernel's fault-injection framework (failslab, fail_futex): a test makes a
+ * call that cannot fail on demand fail, and checks that the failure is
+ * reported.
+ *
+ *   RWLAB_FAULT_INJECT=SITE[=VARIANT][,SITE[=VARIANT]...]
+ *
+ * SITE is a named injection point: pthread_create (the runner's last worker
+ * of an iteration fails to start with EAGAIN) or prepare (a workload's
+ * prepare() fails with EIO) worker (worker 0 calls lab_worker_fail()
+ * instead of running the workload) or must_be_zero (each iteration gets an
+ * extra "errors" row of 1, a must-be-zero count that is not). With =VARIANT only the cells of that variant
+ * label fail. Unset (the normal case): nothing is injected.
+ *
+ * Threading: read-only; call from the harness thread.
+ */
+#pragma once
+
+#include <stdbool.h>
+
+/* lab_fault_inject() - true when RWLAB_FAULT_INJECT names @site for @variant (NULL: any). */
+bool lab_fault_inject(const char *site, const char *variant);

@@ -1,0 +1,29 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Provenance (issue 12 item 4): every row records the run's settings (-d,
+# --warmup, -n, --seed, --order) and the machine's set-up columns; every
+# iteration its load average before and after; the per-cell line flags
+# fewer than 3 iterations; --resume refuses a file made with other settings.
+#   usage: provenance.sh RWLAB
+set -u
+rwlab=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+csv=$dir/p.csv
+"$rwlab" run -l pthread -w locktest -t 1 -n 2 -d 10ms --warmup 0 --seed 42 --order sequential -o "$csv" \
+	--no-report >"$dir/out" 2>"$dir/err" || fail "run exited $?"
+head -n 1 "$csv" | grep -q ',settings,governor,smt,boost,thp,cmdline,isolated$' || fail "no provenance columns"
+[ "$(grep -c ',d=0.01s warmup=0s n=2 seed=42 order=sequential,' "$csv")" = "$(($(wc -l <"$csv") - 1))" ] ||
+	fail "not every row records the settings"
+for m in loadavg_start loadavg_end; do
+	[ "$(grep -c ",$m,[0-9.]*,load," "$csv")" = 2 ] || fail "want one $m row per iteration"
+done
+grep -q 'fewer than 3 iterations' "$dir/out" || fail "the per-cell line does not flag 2 iterations"
+"$rwlab" run -l pthread -w locktest -t 1 -n 2 -d 20ms --warmup 0 --seed 42 --order sequential -o "$csv" \
+	--resume --no-report -q 2>"$dir/err"
+[ $? = 2 ] && grep -q "settings is .* the results would mix two run settings" "$dir/err" ||
+	fail "--resume with another -d was not refused: $(cat "$dir/err")"
+echo "provenance: $fails failures"
+exit $((fails > 0))
