@@ -91,7 +91,8 @@ static void usage(FILE *f)
 		"                         ttest (p < 0.10, mmtests 2018-2024) or none\n"
 		"      --matrix NAME      take format, baseline, metrics and the reference mapping from a matrix\n"
 		"      --reference FILE   published table (results/reference/*.csv) to print alongside\n"
-		"      --flat PCT         a change below PCT%% counts as flat in the comparison (default 1)\n"
+		"      --flat PCT         a published change below PCT%% with no published spread is flat (default 1)\n"
+		"      --mmtests-era E    " LAB_REPORT_ERAS ": the mmtests rows, names and star rule (default current)\n"
 		"\n"
 		"plot options:\n"
 		"  -o, --output FILE      .png or .svg (required); a %%w in it draws one figure per\n"
@@ -599,6 +600,7 @@ static int cmd_report(int argc, char **argv)
 		{ "matrix", required_argument, NULL, 'M' },
 		{ "reference", required_argument, NULL, 'r' },
 		{ "flat", required_argument, NULL, 'F' },
+		{ "mmtests-era", required_argument, NULL, 'E' },
 		{ 0 }
 	};
 	static struct lab_matrix mx;
@@ -636,6 +638,12 @@ static int cmd_report(int argc, char **argv)
 			break;
 		case 'F':
 			flat = optarg;
+			break;
+		case 'E':
+			if (lab_report_era_parse(optarg, &o.era)) {
+				fprintf(stderr, "%s: unknown --mmtests-era '%s' (valid: %s)\n", prog, optarg, LAB_REPORT_ERAS);
+				return 2;
+			}
 			break;
 		default:
 			fprintf(stderr, "%s: see 'rwlab help'\n", prog);

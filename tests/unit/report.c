@@ -223,13 +223,78 @@ Test(report, markdown_table)
 	free(out);
 }
 
-Test(report, default_table_kept)
+Test(report, default_table_readable)
 {
 	char *out = report_fmt(LAB_FMT_TABLE, "locktest");
 
-	expect_line(out, "locktest  total_rate  (higher is better; Hmean of iterations, +-stddev%, change vs pthread)");
-	cr_expect(strstr(out, "109.4 +- 9.1% (base)"), "%s", out);
-	cr_expect(strstr(out, "209.7 +- 4.8% ( +91.7%*)"), "%s", out);
+	expect_line(out, "locktest: total_rate (op/s, higher is better), Hmean ±HCoeffVar, change vs pthread");
+	/*
+	 * Hmean 109.3923 -> "109.4"; HCoeffVar = sqrt(sum((1/x - 1/H)^2) H^4 / 3) / H
+	 * = 8.153 / 109.39 = 7.5%; ck-rwlock 209.68, 8.16 / 209.68 = 3.9%, +91.7%,
+	 * significant under ci with HStddev (100.3 > 1.96 (8.15 + 8.16)).
+	 */
+	expect_line(out, "1 thread   109.4 ±7.5%  209.7 ±3.9% +91.7%*");
+	expect_line(out, "2 threads  100.0 ±0.0%  99.99 ±0.8%   +0.0%");
+	expect_no(out, "e+");
+	free(out);
+}
+
+/* Every line of @text fits in @width display columns (UTF-8 code points). */
+static void expect_width(const char *text, int width)
+{
+	int col = 0, line = 1;
+
+	for (const char *p = text; *p; p++) {
+		if (*p == '\n') {
+			col = 0;
+			line++;
+			continue;
+		}
+		col += ((unsigned char)*p & 0xc0) != 0x80;
+		cr_expect(col <= width, "line %d is wider than %d columns:\n%s", line, width, text);
+		if (col > width)
+			return;
+	}
+}
+
+Test(report, email_fits_80_columns)
+{
+	char *out = report_fmt(LAB_FMT_EMAIL, NULL);
+
+	expect_width(out, 80);
+	expect_line(out, "rwlab abc123, 2 CPUs (Test CPU), Linux 6.1.0, gcc 12.2.0 release, jemalloc,");
+	expect_line(out, "  up to 3 iterations per cell");
+	expect_line(out, "1 thread   109.4 ±7.5%  209.7 ±3.9% +91.7%*");
+	free(out);
+}
+
+/* 256 variants at one thread count: the default table turns them into rows, within 100 columns. */
+Test(report, table_transposed_when_wide)
+{
+	char path[] = "/tmp/rwlab-many-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f;
+	struct lab_report_opts o = { .path = path };
+	int rc, rows = 0;
+	char *out;
+
+	cr_assert_geq(fd, 0);
+	f = fdopen(fd, "w");
+	fprintf(f, "schema,run,timestamp,variant,workload,threads,iteration,metric,value,unit,better\n");
+	for (int i = 0; i < 40; i++)
+		for (int t = 1; t <= 4; t *= 2)
+			fprintf(f, "1,r,t,a-long-variant-name-%02d,locktest,%d,0,total_rate,%d,op/s,higher\n", i, t,
+				1000 + i);
+	fclose(f);
+	out = report(&o, &rc);
+	unlink(path);
+	cr_assert_eq(rc, 0);
+	expect_width(out, 100);
+	/* names whole, one row each; 1039 over 1000 = +3.9% */
+	for (const char *p = out; (p = strstr(p, "\na-long-variant-name-")); p++)
+		rows++;
+	cr_expect_eq(rows, 40, "%s", out);
+	cr_expect(strstr(out, "a-long-variant-name-39  1,039 +3.9%  1,039 +3.9%  1,039 +3.9%"), "%s", out);
 	free(out);
 }
 
@@ -259,35 +324,106 @@ Test(report, errors_return_1)
 	cr_expect_eq(rc, 1);
 }
 
-Test(report, reference_side_by_side)
+static char *verdicts(enum lab_report_format fmt, enum lab_report_sig sig)
 {
-	struct lab_matrix m;
-	struct lab_refmap map;
-	struct lab_report_opts o = { .path = FIXTURE, .format = LAB_FMT_NONE, .map = &map, .title = "fixture" };
-	char err[1024], ref[4200];
+	static struct lab_matrix m;
+	static struct lab_refmap map;
+	struct lab_report_opts o = { .path = LAB_TEST_DATA "/verdict.csv", .format = fmt, .map = &map, .sig = sig };
+	char err[1024], ref[4200], *out;
 	int rc;
-	char *out;
 
-	cr_assert_eq(lab_matrix_load(LAB_TEST_DATA "/fixture.matrix", &m, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_matrix_load(LAB_TEST_DATA "/verdict.matrix", &m, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(lab_matrix_refmap(&m, &map, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(lab_matrix_reference(&m, ref, sizeof(ref)), 0);
+	cr_assert_eq(map.cpus, 16);
 	o.reference = ref;
 	out = report(&o, &rc);
 	cr_assert_eq(rc, 0);
-	/* published 100 -> 80 (-20%), rwlab Amean 11 -> 8.5 (-22.73%): both '-' */
-	cr_expect(strstr(out, "1               100.00         80.00   -20.00% |       1         11.00          8.50  -22.73%  | - -  agree"),
-		  "%s", out);
-	/* published +10% at 8 clients -> cpus = 2 threads: rwlab 10.10 -> 10.17 = +0.66%, flat */
-	cr_expect(strstr(out, "| + =  DISAGREE"), "%s", out);
-	/* 99 clients: no such thread count in the results, not counted */
-	cr_expect(strstr(out, "| = ?  n/a"), "%s", out);
-	/* speedup-percent rows are the change itself: +12% against rwlab's -0.01% at 2*cpus/2 = 2 */
-	cr_expect(strstr(out, "4                    -         12.00   +12.00% |       2        100.00         99.99   -0.01%"),
-		  "%s", out);
-	expect_line(out, "direction agrees in 1 of 3 rows (4 shown; '=' when |change| < 1%; change = 100 (new/base - 1); "
-			 "* = rwlab change significant)");
-	free(out);
 	lab_matrix_free(&m);
+	return out;
+}
+
+/* A row: the published clients at the start of a line and the verdict text after the last '|'. */
+static void expect_verdict(const char *out, const char *clients, const char *verdict)
+{
+	char want[64];
+	const char *p;
+
+	snprintf(want, sizeof(want), "\n%s ", clients);
+	p = strstr(out, want);
+	cr_assert(p, "no row for clients %s in\n%s", clients, out);
+	p = strchr(p + 1, '\n');
+	while (p > out && p[-1] != '|')
+		p--;
+	cr_expect(!strncmp(p + 1, verdict, strlen(verdict)) && (p[1 + strlen(verdict)] == '\n' ||
+								p[1 + strlen(verdict)] == ','),
+		  "clients %s: want '%s' in\n%s", clients, verdict, out);
+}
+
+/*
+ * tests/data/verdict.csv (rwlab, 8 CPUs, 3 iterations per cell) against
+ * verdict-published.csv (published_cpus 16), one client count per class:
+ *   1   published 100 -> 80 (sd 1, 1); rwlab 100/101/99 -> 80/81/79: -20%, significant: agree
+ *   2   published 100 -> 80; rwlab -> 120/121/119, significant the other way: disagree
+ *   3   published +20%; rwlab 100/130/70 -> 110/140/80: |diff| 10.6 < 1.96 (24 + 23): inconclusive
+ *   4   published 100 -> 102 with sd 5, 5: 2 <= 19.6, published-flat; rwlab +0.3% n.s. too
+ *   5   published +10%, no spread rows, map.flat quotes the thread: published-flat; rwlab +20% significant
+ *   64  mapped to 6 threads: 64 / 6 = 10.7 > 4: scale-gap
+ *   8   mapped to 10 threads on 8 CPUs, published 8 clients on 16 CPUs: scale-gap (oversubscribed)
+ *   7   published +0.5%, no spread, no words: below --flat 1%, published-flat; rwlab n.s.
+ *   99  not mapped: n/a, not counted
+ */
+Test(report, verdict_classes)
+{
+	char *out = verdicts(LAB_FMT_NONE, LAB_SIG_AUTO);
+
+	expect_verdict(out, "1", "agree");
+	expect_verdict(out, "2", "disagree");
+	expect_verdict(out, "3", "inconclusive");
+	expect_verdict(out, "4", "published-flat, rwlab not significant either");
+	expect_verdict(out, "5", "published-flat, rwlab significant");
+	expect_verdict(out, "64", "scale-gap");
+	expect_verdict(out, "8", "scale-gap");
+	expect_verdict(out, "7", "published-flat, rwlab not significant either");
+	expect_verdict(out, "99", "n/a");
+	cr_expect(strstr(out, "(the thread: \"the +10% at 5 clients is noise\""), "%s", out);
+	cr_expect(strstr(out, "(published 64 clients vs rwlab 6 threads (11x apart))"), "%s", out);
+	expect_line(out, "agree 1, disagree 1, inconclusive 1, published-flat 3, scale-gap 2 of 8 rows (ci, alpha 0.05)");
+	free(out);
+	/* the 2019 t-test (p < 0.10) judges the same rows alike here, and says so */
+	out = verdicts(LAB_FMT_NONE, LAB_SIG_TTEST);
+	expect_line(out, "agree 1, disagree 1, inconclusive 1, published-flat 3, scale-gap 2 of 8 rows (t-test, alpha 0.10)");
+	free(out);
+	/* no test: nothing rwlab measured is significant, so no row can agree */
+	out = verdicts(LAB_FMT_NONE, LAB_SIG_NONE);
+	expect_line(out, "agree 0, disagree 0, inconclusive 3, published-flat 3, scale-gap 2 of 8 rows (none)");
+	free(out);
+}
+
+Test(report, verdicts_in_json)
+{
+	char *out = verdicts(LAB_FMT_JSON, LAB_SIG_AUTO);
+
+	cr_expect(strstr(out, "\"clients\": \"1\", \"threads\": 1,"), "%s", out);
+	cr_expect(strstr(out, "\"rwlab_significant\": true, \"verdict\": \"agree\""), "%s", out);
+	cr_expect(strstr(out, "\"summary\": {\"agree\": 1, \"disagree\": 1, \"inconclusive\": 1, \"published_flat\": 3, "
+			      "\"scale_gap\": 2, \"rows\": 8, \"not_compared\": 1"), "%s", out);
+	cr_expect(strstr(out, "\"series\": [\n    {\"group\": \"fixture-rate\", \"column\": \"pthread\""), "%s", out);
+	free(out);
+}
+
+Test(report, json_series)
+{
+	char *out = report_fmt(LAB_FMT_JSON, "locktest");
+
+	cr_expect(out[0] == '{' && strstr(out, "\n}\n"), "%s", out);
+	cr_expect(strstr(out, "\"significance\": \"ci, alpha 0.05\""), "%s", out);
+	/* t=1 ck-rwlock: Hmean 209.6823, +91.68%, significant, its three values */
+	cr_expect(strstr(out, "\"column\": \"ck-rwlock\", \"workload\": \"locktest\", \"metric\": \"total_rate\", "
+			      "\"unit\": \"op/s\", \"better\": \"higher\", \"threads\": 1, \"n\": 3, \"mean_kind\": \"hmean\", "
+			      "\"mean\": 209.682"), "%s", out);
+	cr_expect(strstr(out, "\"significant\": true, \"values\": [200, 210, 220]}"), "%s", out);
+	free(out);
 }
 
 Test(report, reference_identity_map_needs_shared_names)

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Readable numbers for the report tables and the per-cell progress line
+ * (see format.h). Rounding goes through snprintf so that the digits shown
+ * are the correctly rounded ones.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "format.h"
+#include "stats.h"
+
+/* Insert thousands separators into the integer part of the decimal string @s (no sign). */
+static void group_thousands(const char *s, char *buf, size_t len)
+{
+	size_t ilen = strcspn(s, "."), off = 0;
+
+	for (size_t i = 0; s[i] && off + 1 < len; i++) {
+		if (i && i < ilen && (ilen - i) % 3 == 0 && off + 2 < len)
+			buf[off++] = ',';
+		buf[off++] = s[i];
+	}
+	buf[off] = 0;
+}
+
+void lab_fmt_num(double v, char *buf, size_t len)
+{
+	char digits[400];
+	double a = fabs(v);
+	int mag, dec;
+
+	if (isnan(v)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (isinf(v)) {
+		snprintf(buf, len, "%sinf", v < 0 ? "-" : "");
+		return;
+	}
+	if (a < 1e-9) {
+		snprintf(buf, len, "0");
+		return;
+	}
+	mag = (int)floor(log10(a));		/* 163246 -> 5, 16.66 -> 1, 0.22 -> -1 */
+	if (mag >= 3) {
+		double scale = pow(10, mag - 3);
+
+		snprintf(digits, sizeof(digits), "%.0f", round(a / scale) * scale);
+	} else {
+		dec = 3 - mag;
+		snprintf(digits, sizeof(digits), "%.*f", dec, a);
+		/* 999.96 rounds to "1000.0": drop the decimal a carry made surplus */
+		if (strcspn(digits, ".") > (size_t)(mag + 1) && strchr(digits, '.'))
+			snprintf(digits, sizeof(digits), "%.*f", dec > 0 ? dec - 1 : 0, a);
+	}
+	if (v < 0 && len > 1) {
+		buf[0] = '-';
+		group_thousands(digits, buf + 1, len - 1);
+	} else {
+		group_thousands(digits, buf, len);
+	}
+}
+
+void lab_fmt_pct(double pct, char *buf, size_t len)
+{
+	char digits[400], grouped[420];
+
+	if (isnan(pct)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	snprintf(digits, sizeof(digits), fabs(pct) < 99.95 ? "%.1f" : "%.0f", fabs(pct));
+	group_thousands(digits, grouped, sizeof(grouped));
+	snprintf(buf, len, "%c%s%%", pct < 0 && strspn(digits, "0.") != strlen(digits) ? '-' : '+', grouped);
+}
+
+const char *lab_fmt_mean_name(enum lab_better better)
+{
+	return better == LAB_BETTER_HIGHER ? "Hmean" : "Amean";
+}
+
+void lab_fmt_aggregate(const double *v, int n, enum lab_better better, char *buf, size_t len)
+{
+	bool higher = better == LAB_BETTER_HIGHER;
+	double m = higher ? lab_hmean(v, n) : lab_amean(v, n), cv;
+	const char *name = lab_fmt_mean_name(better);
+	char num[64];
+
+	if (isnan(m) && higher) {	/* a value <= 0: no harmonic mean */
+		m = lab_amean(v, n);
+		higher = false;
+		name = "Amean";
+	}
+	cv = higher ? lab_hcoeffvar(v, n) : lab_coeffvar(v, n);
+	lab_fmt_num(m, num, sizeof(num));
+	if (n < 2 || isnan(cv))
+		snprintf(buf, len, "%s %s", name, num);
+	else
+		snprintf(buf, len, "%s %s ±%.1f%%", name, num, fabs(cv));
+}
