@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "matrix.h"
 #include "report.h"
@@ -63,9 +64,34 @@ static int has_line(const char *text, const char *line)
 #define expect_line(text, line) cr_expect(has_line(text, line), "missing line\n[%s]\nin\n%s", line, text)
 #define expect_no(text, s) cr_expect(!strstr(text, s), "unexpected '%s' in\n%s", s, text)
 
-Test(report, mmtests_layout_and_stars)
+/*
+ * mmtests today (the default era): HStddev = sqrt(sum((1/x - 1/H)^2) H^4 / n):
+ * pthread t=1 8.153, HCoeffVar 7.45%; ck-rwlock 8.16, 3.89%. One BHmean row, named
+ * BHmean.95. Stars by the interval rule on Hmean and HStddev: 100.3 > 1.96 x 16.3.
+ */
+Test(report, mmtests_current_layout_and_stars)
 {
 	char *out = report_fmt(LAB_FMT_MMTESTS, "locktest");
+
+	expect_line(out, "Hmean     total_rate-1      109.39 (   0.00%)      209.68 *  91.68%*");
+	expect_line(out, "Hmean     total_rate-2      100.00 (   0.00%)       99.99 (  -0.01%)");
+	expect_line(out, "HStddev   total_rate-1        8.15 (   0.00%)        8.16 (  -0.10%)");
+	expect_line(out, "HCoeffVar total_rate-1        7.45 (   0.00%)        3.89 (  47.78%)");
+	expect_line(out, "BHmean.95 total_rate-1      114.78 (   0.00%)      214.88 (  87.21%)");
+	expect_no(out, "BHmean-");
+	expect_no(out, "\nStddev");
+	free(out);
+}
+
+/* mmtests as of 2019 (--mmtests-era 2019): Stddev/CoeffVar of the samples, three BHmean rows, t-test stars on the Hmean */
+Test(report, mmtests_2019_layout_and_stars)
+{
+	struct lab_report_opts o = { .path = FIXTURE, .format = LAB_FMT_MMTESTS, .workload = "locktest",
+				     .era = LAB_ERA_2019 };
+	int rc;
+	char *out = report(&o, &rc);
+
+	cr_assert_eq(rc, 0);
 
 	expect_line(out, "locktest");
 	/* header: stat (9) + ' ' + op (12) + ' ' = 22, then %23s per column, split at '-' */
@@ -79,7 +105,9 @@ Test(report, mmtests_layout_and_stars)
 	expect_line(out, "Stddev    total_rate-2        0.00 (   0.00%)        1.00 ( -99.00%)");
 	expect_line(out, "CoeffVar  total_rate-1        9.09 (   0.00%)        4.76 (  47.62%)");
 	expect_line(out, "Max       total_rate-1      120.00 (   0.00%)      220.00 (  83.33%)");
-	/* best int(3 x 0.95) = 2 samples: 2/(1/110+1/120) = 114.78 */
+	/* best int(3 x 0.95) = 2 samples: 2/(1/110+1/120) = 114.78; best int(3 x 0.5) = 1: 120 */
+	expect_line(out, "BHmean-50 total_rate-1      120.00 (   0.00%)      220.00 (  83.33%)");
+	expect_line(out, "BHmean-99 total_rate-1      114.78 (   0.00%)      214.88 (  87.21%)");
 	expect_line(out, "BHmean-95 total_rate-1      114.78 (   0.00%)      214.88 (  87.21%)");
 	/* stat blocks in mmtests order: all Min rows, then all Hmean rows, ... */
 	cr_expect(strstr(out, "Min       total_rate-2") < strstr(out, "Hmean     total_rate-1"));
@@ -95,7 +123,8 @@ Test(report, mmtests_lower_is_better_and_rules)
 	out = report(&o, &rc);
 	cr_assert_eq(rc, 0);
 	expect_line(out, "Amean     elapsed-1       11.00 (   0.00%)        8.50 (  22.73%)");
-	expect_line(out, "BAmean-95 elapsed-1       10.50 (   0.00%)        8.25 (  21.43%)");
+	expect_line(out, "Stddev    elapsed-1        1.00 (   0.00%)        0.50 (  50.00%)");
+	expect_line(out, "BAmean.95 elapsed-1       10.50 (   0.00%)        8.25 (  21.43%)");
 	free(out);
 	o.sig = LAB_SIG_TTEST;
 	out = report(&o, &rc);
@@ -433,4 +462,69 @@ Test(report, reference_identity_map_needs_shared_names)
 
 	free(report(&o, &rc));
 	cr_expect_eq(rc, 1);	/* old/new are not rwlab columns: a map is needed */
+}
+
+/* Write a small results CSV; returns its path (caller unlinks). */
+static void write_csv(char *path, const char *rows)
+{
+	int fd = mkstemp(path);
+	FILE *f;
+
+	cr_assert_geq(fd, 0);
+	f = fdopen(fd, "w");
+	fprintf(f, "schema,run,timestamp,variant,workload,threads,iteration,metric,value,unit,better\n%s", rows);
+	fclose(f);
+}
+
+/* reaim's job mixes make one mmtests table, operations named WORKFILE-CLIENTS as ExtractReaim names them. */
+Test(report, mmtests_reaim_one_table)
+{
+	char path[] = "/tmp/rwlab-reaim-XXXXXX";
+	struct lab_report_opts o = { .path = path, .format = LAB_FMT_MMTESTS };
+	int rc;
+	char *out;
+
+	write_csv(path, "1,r,t,a,reaim:compute,1,0,JPM,100,jobs/min,higher\n"
+			"1,r,t,b,reaim:compute,1,0,JPM,110,jobs/min,higher\n"
+			"1,r,t,a,reaim:shared,1,0,JPM,200,jobs/min,higher\n"
+			"1,r,t,b,reaim:shared,1,0,JPM,180,jobs/min,higher\n"
+			"1,r,t,a,reaim:shared,4,0,JPM,300,jobs/min,higher\n"
+			"1,r,t,b,reaim:shared,4,0,JPM,330,jobs/min,higher\n");
+	out = report(&o, &rc);
+	unlink(path);
+	cr_assert_eq(rc, 0);
+	expect_line(out, "reaim");
+	expect_line(out, "Hmean     compute-1      100.00 (   0.00%)      110.00 (  10.00%)");
+	expect_line(out, "Hmean     shared-1       200.00 (   0.00%)      180.00 ( -10.00%)");
+	expect_line(out, "Hmean     shared-4       300.00 (   0.00%)      330.00 (  10.00%)");
+	expect_no(out, "reaim:compute");
+	expect_no(out, "JPM-");
+	free(out);
+}
+
+/* LKP: names already in LKP's form are kept whole, the harness's duplicate is left out, "commit:" heads the columns. */
+Test(report, lkp_names_and_commit_line)
+{
+	char path[] = "/tmp/rwlab-lkp-XXXXXX";
+	struct lab_report_opts o = { .path = path, .format = LAB_FMT_LKP,
+				     .metric = "vm-scalability.throughput,time.voluntary_context_switches,nvcsw" };
+	int rc;
+	char *out;
+
+	write_csv(path, "1,r,t,a,vmscale,2,0,vm-scalability.throughput,100,KB/s,higher\n"
+			"1,r,t,b,vmscale,2,0,vm-scalability.throughput,90,KB/s,higher\n"
+			"1,r,t,a,vmscale,2,0,time.voluntary_context_switches,10,count,lower\n"
+			"1,r,t,b,vmscale,2,0,time.voluntary_context_switches,500,count,lower\n"
+			"1,r,t,a,vmscale,2,0,nvcsw,7,count,none\n"
+			"1,r,t,b,vmscale,2,0,nvcsw,900,count,none\n");
+	out = report(&o, &rc);
+	unlink(path);
+	cr_assert_eq(rc, 0);
+	expect_line(out, "commit: ");
+	cr_expect(strstr(out, "  vm-scalability.throughput\n"), "%s", out);
+	expect_no(out, "vmscale.vm-scalability");
+	/* one time.voluntary_context_switches row: the workload's (10 -> 500), not the harness's nvcsw */
+	cr_expect(strstr(out, "+4900.0%"), "%s", out);
+	expect_no(out, "+12757.1%");
+	free(out);
 }
