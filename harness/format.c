@@ -99,3 +99,13 @@ void lab_fmt_aggregate(const double *v, int n, enum lab_better better, char *buf
 	else
 		snprintf(buf, len, "%s %s ±%.1f%%", name, num, fabs(cv));
 }
+
+void lab_fmt_cell_line(FILE *f, const char *variant, const char *workload, int threads, const char *headline,
+		       const double *v, int n, enum lab_better better)
+{
+	char agg[96];
+
+	lab_fmt_aggregate(v, n, better, agg, sizeof(agg));
+	fprintf(f, "%-28s %-24s t=%-4d %-14.*s %s\n", variant, workload, threads, (int)strcspn(headline, ","), headline,
+		agg);
+}

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "workload.h"
 
@@ -38,3 +39,13 @@ const char *lab_fmt_mean_name(enum lab_better better);
  * value <= 0 has no Hmean: its Amean is printed, labelled so.
  */
 void lab_fmt_aggregate(const double *v, int n, enum lab_better better, char *buf, size_t len);
+
+/*
+ * lab_fmt_cell_line() - the runner's line for a finished cell: variant,
+ * workload, threads, the headline metric (the first of the comma-separated
+ * @headline) and lab_fmt_aggregate() of its @n iteration values, e.g.
+ * "pthread   locktest   t=2    total_rate  Hmean 157,700 ±3.8%". The
+ * figure is the one the default report table prints for the cell.
+ */
+void lab_fmt_cell_line(FILE *f, const char *variant, const char *workload, int threads, const char *headline,
+		       const double *v, int n, enum lab_better better);

@@ -559,17 +559,7 @@ static int cmd_run(int argc, char **argv)
 		if (mx.n)
 			matrix_report_opts(&mx, &ro, locks, nlocks);
 		lab_report_print(stdout, &ro);
-		/* locktest cells also as Waiman Long's locktest prints them, lock events included. */
-		for (int i = 0; i < nwls; i++) {
-			if (!strcmp(wls[i].ops->name, "locktest") && !mx.n) {
-				struct lab_report_opts lo = { .path = o.csv_path, .format = LAB_FMT_LOCKTEST,
-							      .workload = "locktest" };
-
-				printf("\n");
-				lab_report_print(stdout, &lo);
-				break;
-			}
-		}
+		/* one aggregate per screen: the locktest layout is `report --format locktest` */
 	}
 	if (st != 130) {
 		fflush(stdout);		/* the table first, then where it came from */

@@ -232,8 +232,12 @@ static bool published_flat(const struct lab_refmap *map, const struct lab_report
 
 		if (fabs(row->pn - row->pb) > lim)
 			return false;
-		snprintf(row->why, sizeof(row->why), "published |diff| %.4g <= 1.96 (sd %.4g + %.4g)",
-			 fabs(row->pn - row->pb), row->psb, row->psn);
+		char d[48], sb[48], sn[48];
+
+		lab_fmt_num(fabs(row->pn - row->pb), d, sizeof(d));
+		lab_fmt_num(row->psb, sb, sizeof(sb));
+		lab_fmt_num(row->psn, sn, sizeof(sn));
+		snprintf(row->why, sizeof(row->why), "published |diff| %s <= 1.96 (sd %s + %s)", d, sb, sn);
 		return true;
 	}
 	for (int i = 0; i < map->nflat; i++)
@@ -276,7 +280,9 @@ static void classify(const struct lab_rctx *c, const struct lab_refmap *map, int
 {
 	if (isnan(row->pch) || isnan(row->och)) {
 		row->v = V_NA;
-		snprintf(row->why, sizeof(row->why), "%s", isnan(row->pch) ? "no published change" : "not in rwlab's results");
+		snprintf(row->why, sizeof(row->why), "%s",
+			 isnan(row->pch) ? "no published change" :
+			 row->th < 0 ? "no rwlab thread count for these clients (map.threads)" : "not in rwlab's results");
 	} else if (collapsed) {
 		row->v = V_NA;
 	} else if (scale_gap(map, ncpus, row)) {
@@ -464,9 +470,10 @@ static void print_text(const struct lab_rctx *c, const struct ref *ref, const st
 			fprintf(c->out, "\n%s | %s (published %s)  <->  rwlab %s %s (%s)\n", map->met[k].bench,
 				map->met[k].metric, stat, map->met[k].workload, metric ? metric : map->met[k].ours,
 				map->met[k].sum ? "total over iterations" : "Hmean or Amean of iterations");
-			fprintf(c->out, "%-7s %10.10s %10.10s %8s | %7s %10.10s %10.10s %8s | verdict\n", "clients",
-				map->col[0].ref, map->col[row->col].ref, "change", "threads", map->col[0].ours,
-				map->col[row->col].ours, "change");
+			fprintf(c->out, "published: base %s, new %s; rwlab: base %s, new %s\n", map->col[0].ref,
+				map->col[row->col].ref, map->col[0].ours, map->col[row->col].ours);
+			fprintf(c->out, "%-7s %10s %10s %8s | %7s %10s %10s %8s | verdict\n", "clients", "base", "new",
+				"change", "threads", "base", "new", "change");
 		}
 		print_row(c->out, row);
 	}

@@ -13,6 +13,7 @@
 #include "context.h"
 #include "csv.h"
 #include "resume.h"
+#include "format.h"
 #include "runner.h"
 #include "stats.h"
 #include "wait.h"
@@ -204,6 +205,7 @@ struct emit_ctx {
 	const char *headline;		/* workload headline metrics, comma separated */
 	double headline_value;		/* first headline metric of this iteration */
 	bool have_headline;
+	enum lab_better headline_better;
 };
 
 static const char *better_name(enum lab_better b)
@@ -225,6 +227,7 @@ static void emit_row(void *p, const char *metric, double value, const char *unit
 
 		if (!strncmp(e->headline, metric, ml) && (e->headline[ml] == 0 || e->headline[ml] == ',')) {
 			e->headline_value = value;
+			e->headline_better = better;
 			e->have_headline = true;
 		}
 	}
@@ -335,6 +338,7 @@ int lab_run(const struct lab_run_opts *o)
 				struct lab_buf rows = { 0 };
 				struct run_ctx rc = { 0 };
 				double hv[1024];
+				enum lab_better hbetter = LAB_BETTER_NONE;
 				int nh = 0, first = o->settings.warmup_ns && wl->ops->kind == LAB_WL_WORK ? -1 : 0;
 				bool failed = false, bind_warned = false;
 				const char *vlabel;
@@ -410,7 +414,7 @@ int lab_run(const struct lab_run_opts *o)
 					if (it < 0)
 						continue;	/* warm-up pass */
 					lab_csv_row_prefix(&prefix, run_id, vlabel, wl->label, n, it);
-					ec = (struct emit_ctx){ &rows, prefix.p, suffix.p, wl->ops->headline, 0, false };
+					ec = (struct emit_ctx){ &rows, prefix.p, suffix.p, wl->ops->headline, 0, false, LAB_BETTER_NONE };
 
 					li_.cell = cell;
 					li_.workers = workers;
@@ -434,8 +438,10 @@ int lab_run(const struct lab_run_opts *o)
 							lab_emit(&sink, name, (double)ev.count[e], "count", LAB_BETTER_NONE);
 						}
 					}
-					if (ec.have_headline && nh < (int)LAB_ARRAY_SIZE(hv))
+					if (ec.have_headline && nh < (int)LAB_ARRAY_SIZE(hv)) {
 						hv[nh++] = ec.headline_value;
+						hbetter = ec.headline_better;
+					}
 					lab_buf_free(&prefix);
 				}
 				wl->ops->teardown(rc.state);
@@ -449,14 +455,8 @@ int lab_run(const struct lab_run_opts *o)
 					}
 				}
 				if (!failed && !o->quiet && nh) {
-					char head[64];
-					double sd = nh > 1 ? lab_stddev(hv, nh) : 0, m = lab_amean(hv, nh);
-
-					snprintf(head, sizeof(head), "%.*s", (int)strcspn(wl->ops->headline, ","),
-						 wl->ops->headline);
 					fprintf(stderr, "%s", tty ? "\r\033[K" : "");
-					printf("%-28s %-24s t=%-4d %s %14.6g  +- %5.2f%%\n", vlabel, wl->label,
-					       n, head, m, m ? 100 * sd / m : 0);
+					lab_fmt_cell_line(stdout, vlabel, wl->label, n, wl->ops->headline, hv, nh, hbetter);
 					fflush(stdout);
 				}
 				lab_buf_free(&rows);

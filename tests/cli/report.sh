@@ -89,11 +89,27 @@ fi
 # tools/reproduce on an existing CSV: both tables and the agreement count.
 if "$root/tools/reproduce" "$data/fixture.matrix" --csv "$data/two-variants.csv" --rwlab "$rwlab" >"$tmp/out" 2>"$tmp/err"; then
 	grep -q '^Hmean     total_rate-1 ' "$tmp/out" || fail "reproduce: no mmtests table"
-	grep -q 'direction agrees in 1 of 3 rows' "$tmp/out" || fail "reproduce: no agreement count"
+	grep -q '^agree 0, disagree 0, inconclusive 3, published-flat 0, scale-gap 0 of 3 rows (ci, alpha 0.05)$' "$tmp/out" ||
+		fail "reproduce: no verdict summary: $(grep -i agree "$tmp/out")"
 else
 	fail "reproduce: $(cat "$tmp/err")"
 fi
 expect_err 2 "reproduce: no matrix 'nosuch' \(valid: .*quick" -- "$root/tools/reproduce" nosuch --rwlab "$rwlab"
+
+# tools/reproduce never writes over a tracked file: the committed quick report stays as it is.
+before=$(cksum <"$root/results/2cpu/quick.report.txt")
+expect_err 2 "reproduce: .*results/2cpu/quick.report.txt is tracked by git; not writing over it" -- \
+	"$root/tools/reproduce" quick --csv "$root/results/2cpu/quick.csv" --out "$root/results/2cpu" --no-plots --rwlab "$rwlab"
+[ "$(cksum <"$root/results/2cpu/quick.report.txt")" = "$before" ] || fail "reproduce changed results/2cpu/quick.report.txt"
+
+# By default every run gets a directory of its own.
+for i in 1 2; do
+	RWLAB_RESULTS_DIR=$tmp/res "$root/tools/reproduce" "$tmp/tiny.matrix" --no-plots --rwlab "$rwlab" -- -n 1 -q \
+		>"$tmp/out" 2>"$tmp/err" || fail "reproduce tiny ($i): $(tail -2 "$tmp/err")"
+done
+ndirs=$(find "$tmp/res" -mindepth 2 -maxdepth 2 -type d -name 'tiny-*' | wc -l)
+[ "$ndirs" = 2 ] || fail "two reproduce runs made $ndirs directories, want 2: $(find "$tmp/res")"
+[ "$(find "$tmp/res" -name tiny.csv | wc -l)" = 2 ] || fail "reproduce: no tiny.csv in each run directory"
 
 [ "$fails" = 0 ] && echo "all command-line checks passed"
 exit $((fails > 0))
