@@ -111,5 +111,25 @@ ndirs=$(find "$tmp/res" -mindepth 2 -maxdepth 2 -type d -name 'tiny-*' | wc -l)
 [ "$ndirs" = 2 ] || fail "two reproduce runs made $ndirs directories, want 2: $(find "$tmp/res")"
 [ "$(find "$tmp/res" -name tiny.csv | wc -l)" = 2 ] || fail "reproduce: no tiny.csv in each run directory"
 
+# Readable tables: the quick matrix's final table within 100 columns, --format email within 80
+# (display columns: ± is one), the per-cell figure and the table's the same labelled aggregate.
+width() { LC_ALL=C.UTF-8 wc -L; }
+w=$("$rwlab" report "$root/results/2cpu/quick.csv" --matrix quick | width)
+[ "$w" -le 100 ] || fail "the quick matrix's table is $w columns wide, want <= 100"
+for f in quick rwsem-rework per-vma-locks; do
+	w=$("$rwlab" report "$root/results/2cpu/$f.csv" --format email | width)
+	[ "$w" -le 80 ] || fail "report $f.csv --format email is $w columns wide, want <= 80"
+done
+"$rwlab" report "$root/results/2cpu/quick.csv" >"$tmp/out"
+grep -q 'e+' "$tmp/out" && fail "the default table uses e-notation: $(grep 'e+' "$tmp/out" | head -1)"
+if "$rwlab" run -l pthread -w locktest:load=10 -t 1 -n 2 -d 50ms --warmup 0 -o "$tmp/agg2.csv" >"$tmp/out" 2>/dev/null; then
+	cell=$(grep -o 'Hmean [0-9,.]* ±[0-9.]*%' "$tmp/out" | head -1)
+	[ -n "$cell" ] || fail "run printed no labelled per-cell aggregate: $(head -3 "$tmp/out")"
+	grep -q "^1 thread *${cell#Hmean }\$" "$tmp/out" ||
+		fail "the per-cell line's '$cell' is not the table's figure: $(cat "$tmp/out")"
+else
+	fail "run for the aggregate check failed"
+fi
+
 [ "$fails" = 0 ] && echo "all command-line checks passed"
 exit $((fails > 0))
