@@ -665,7 +665,7 @@ static int cmd_report(int argc, char **argv)
 			o.map = &map;
 		o.title = mx.name;
 		v = lab_matrix_get(&mx, "description", NULL);
-		if (v && o.reference)
+		if (v && o.reference && !(fmt && !strcmp(fmt, "json")))	/* json: one object on stdout */
 			printf("%s: %s\n", mx.name, v);
 	}
 	if (fmt && lab_report_format_parse(fmt, &o.format)) {

@@ -131,5 +131,13 @@ else
 	fail "run for the aggregate check failed"
 fi
 
+# --format json is one JSON document on stdout, with a matrix's reference verdicts too.
+if command -v python3 >/dev/null; then
+	"$rwlab" report "$root/results/2cpu/rwsem-rework.csv" --matrix rwsem-rework --format json >"$tmp/out.json" ||
+		fail "report --format json exited $?"
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["series"] and d["reference"]["summary"]["rows"] > 0' \
+		"$tmp/out.json" || fail "report --format json is not one JSON object with series and verdicts"
+fi
+
 [ "$fails" = 0 ] && echo "all command-line checks passed"
 exit $((fails > 0))
