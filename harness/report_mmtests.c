@@ -215,6 +215,7 @@ static int make_ops(const struct lab_rctx *c, const struct table *t, struct op *
 				const struct lab_series *s = NULL;
 				const char *head;
 				char tbl[200], mix[64];
+				bool is_head;
 
 				for (int v = 0; v < r->ncolumns && !s; v++) {
 					s = lab_results_find(r, g, v, m, r->threads[ti]);
@@ -230,12 +231,12 @@ static int make_ops(const struct lab_rctx *c, const struct table *t, struct op *
 					abort();
 				ops[nops] = (struct op){ .ig = g, .im = m, .threads = r->threads[ti], .higher = rep_higher(s) };
 				head = rep_headline(s->workload);
+				is_head = head && strlen(r->metrics[m]) == strcspn(head, ",") &&
+					  !strncmp(head, r->metrics[m], strcspn(head, ","));
 				if (t->ng > 1 && reaim_split(s->workload, tbl, sizeof(tbl), mix, sizeof(mix)))
-					snprintf(ops[nops].name, sizeof(ops[0].name), "%s%s%s-%d", mix,
-						 head && !strncmp(head, r->metrics[m], strcspn(head, ",")) ? "" : "-",
-						 head && !strncmp(head, r->metrics[m], strcspn(head, ",")) ? "" :
-													     r->metrics[m],
-						 r->threads[ti]);
+					/* compute-21 for the mix's JPM, compute-JTI-21 for another metric */
+					snprintf(ops[nops].name, sizeof(ops[0].name), "%s%s%s-%d", mix, is_head ? "" : "-",
+						 is_head ? "" : r->metrics[m], r->threads[ti]);
 				else
 					snprintf(ops[nops].name, sizeof(ops[0].name), "%s-%d", r->metrics[m],
 						 r->threads[ti]);
