@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "format.h"
@@ -50,8 +51,8 @@ void lab_fmt_num(double v, char *buf, size_t len)
 	} else {
 		dec = 3 - mag;
 		snprintf(digits, sizeof(digits), "%.*f", dec, a);
-		/* 999.96 rounds to "1000.0": drop the decimal a carry made surplus */
-		if (strcspn(digits, ".") > (size_t)(mag + 1) && strchr(digits, '.'))
+		/* 999.96 rounds to "1000.0", 0.099996 to "0.10000": drop the digit a carry made surplus */
+		if (floor(log10(strtod(digits, NULL))) > mag)
 			snprintf(digits, sizeof(digits), "%.*f", dec > 0 ? dec - 1 : 0, a);
 	}
 	if (v < 0 && len > 1) {
