@@ -69,7 +69,8 @@ int rep_email(struct lab_rctx *c);
 int rep_json(struct lab_rctx *c);
 /* The reference comparison as a JSON member ("reference": {...}); 0, or 1 with an error on stderr. */
 int rep_reference_json(struct lab_rctx *c);
-/* Print @s as a JSON string literal. */
+/* Print @s as a JSON string literal; @v as a JSON number, null when NaN or infinite. */
 void rep_json_str(FILE *f, const char *s);
+void rep_json_num(FILE *f, double v);
 /* The reference comparison; returns 0 or 1 with a one-line error on stderr. */
 int rep_reference(struct lab_rctx *c);

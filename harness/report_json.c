@@ -28,13 +28,18 @@ void rep_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void num(FILE *f, const char *key, double v)
+void rep_json_num(FILE *f, double v)
 {
-	fprintf(f, ", \"%s\": ", key);
 	if (isnan(v) || isinf(v))
 		fputs("null", f);
 	else
 		fprintf(f, "%.10g", v);
+}
+
+static void num(FILE *f, const char *key, double v)
+{
+	fprintf(f, ", \"%s\": ", key);
+	rep_json_num(f, v);
 }
 
 static void str(FILE *f, const char *key, const char *v, bool first)

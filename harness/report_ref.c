@@ -487,14 +487,6 @@ static void print_text(const struct lab_rctx *c, const struct ref *ref, const st
 		vt->flat_quiet, vt->count[V_PUBFLAT], vt->count[V_NA]);
 }
 
-static void json_num(FILE *f, double v)
-{
-	if (isnan(v) || isinf(v))
-		fputs("null", f);
-	else
-		fprintf(f, "%.10g", v);
-}
-
 static void print_json(const struct lab_rctx *c, const struct lab_refmap *map, const struct vtab *vt)
 {
 	FILE *f = c->out;
@@ -526,7 +518,7 @@ static void print_json(const struct lab_rctx *c, const struct lab_refmap *map, c
 		fprintf(f, ", \"threads\": %d", row->th);
 		for (size_t j = 0; j < sizeof(nums) / sizeof(nums[0]); j++) {
 			fprintf(f, ", \"%s\": ", keys[j]);
-			json_num(f, nums[j]);
+			rep_json_num(f, nums[j]);
 		}
 		fprintf(f, ", \"rwlab_significant\": %s, \"verdict\": ", row->sig ? "true" : "false");
 		rep_json_str(f, verdict_names[row->v]);
