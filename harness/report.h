@@ -9,9 +9,11 @@
  *             thread counts as rows and columns side by side, or transposed
  *             (columns as rows) when that fits 100 columns and the other
  *             does not; wider still, the table is cut into column blocks
- *   mmtests   compare-mmtests.pl: Min/Hmean|Amean/Stddev/CoeffVar/Max/
- *             BHmean-95 rows of metric-threads ops, "(   0.00%)" for the
- *             baseline, "*  -9.86%*" where significant, positive = better
+ *   mmtests   compare-mmtests.pl as of the --mmtests-era: Min, Hmean|Amean,
+ *             HStddev|Stddev, HCoeffVar|CoeffVar, Max, BHmean.95 (today) or
+ *             the 2019 rows; metric-threads ops (reaim: mix-clients, one
+ *             table), "(   0.00%)" for the baseline, "*  -9.86%*" where
+ *             significant, positive = better
  *   lkp       0-day robot: "%stddev %change %stddev", " ±  N%" where the
  *             population stddev is above 2%, only changed stats (plus the
  *             workload's headline)
@@ -25,8 +27,11 @@
  *   json      every selected series (mean, spread, change, significance) and,
  *             with a reference, the verdict rows, as one JSON object
  *
- * Means: Hmean for higher-is-better metrics, Amean otherwise; standard
- * deviations are sample (n - 1) ones except in lkp (population, as LKP).
+ * Means: Hmean for higher-is-better metrics, Amean otherwise; spreads are
+ * HStddev (harmonic, population) around a Hmean, the sample (n - 1) Stddev
+ * around an Amean, except in the 2019 mmtests rows (Stddev always) and lkp
+ * (population, as LKP). Significance and verdicts: README "Reports and
+ * verdicts" (harness/report_ref.c).
  */
 #pragma once
 
@@ -115,7 +120,7 @@ struct lab_report_opts {
 	enum lab_report_sig sig;
 	const char *reference;		/* published CSV to compare against, or NULL */
 	const struct lab_refmap *map;	/* NULL: identity (same names, same thread counts) */
-	double flat_pct;		/* |change| below this is "flat" in the comparison (default 1) */
+	double flat_pct;		/* a published |change| below this, with no published spread, is flat (default 1) */
 	const char *title;		/* reference comparison title (matrix name), or NULL */
 	enum lab_mmtests_era era;	/* mmtests format and default significance rule */
 };
