@@ -42,17 +42,30 @@ static int dwidth(const char *s)
 	return w;
 }
 
-static void pad(FILE *f, int n)
+static void pad(struct lab_buf *b, int n)
 {
-	while (n-- > 0)
-		fputc(' ', f);
+	if (n > 0)
+		lab_buf_printf(b, "%*s", n, "");
 }
 
 /* Right-align @s (display width) in @w columns. */
-static void put_right(FILE *f, const char *s, int w)
+static void put_right(struct lab_buf *b, const char *s, int w)
 {
-	pad(f, w - dwidth(s));
-	fputs(s, f);
+	pad(b, w - dwidth(s));
+	lab_buf_printf(b, "%s", s);
+}
+
+/* Print the line in @b without its trailing blanks (a mail keeps them), and empty @b. */
+static void flush_line(FILE *f, struct lab_buf *b)
+{
+	size_t n = b->len;
+
+	while (n && b->p[n - 1] == ' ')
+		n--;
+	fprintf(f, "%.*s\n", (int)n, b->p ? b->p : "");
+	b->len = 0;
+	if (b->p)
+		b->p[0] = 0;
 }
 
 static const char *gcell(const struct grid *g, bool tr, int i, int j, int part)
@@ -107,40 +120,42 @@ static int total_width(const struct grid *g, bool tr)
 static void print_block(FILE *f, const struct grid *g, bool tr, int j0, int j1)
 {
 	int rows = tr ? g->nc : g->nr, lw = label_width(g, tr), pw[PARTS], w;
+	struct lab_buf b = { 0 };
 
-	fprintf(f, "%s", g->corner[tr]);
-	pad(f, lw - dwidth(g->corner[tr]));
+	lab_buf_printf(&b, "%s", g->corner[tr]);
+	pad(&b, lw - dwidth(g->corner[tr]));
 	for (int j = j0; j < j1; j++) {
 		col_widths(g, tr, j, pw, &w);
-		fputs("  ", f);
-		put_right(f, tr ? g->rlab[j] : g->clab[j], w);
+		lab_buf_printf(&b, "  ");
+		put_right(&b, tr ? g->rlab[j] : g->clab[j], w);
 	}
-	fputc('\n', f);
+	flush_line(f, &b);
 	for (int i = 0; i < rows; i++) {
 		const char *lab = tr ? g->clab[i] : g->rlab[i];
 
-		fputs(lab, f);
-		pad(f, lw - dwidth(lab));
+		lab_buf_printf(&b, "%s", lab);
+		pad(&b, lw - dwidth(lab));
 		for (int j = j0; j < j1; j++) {
 			int sum = 0, first = 1;
 
 			col_widths(g, tr, j, pw, &w);
 			for (int k = 0; k < PARTS; k++)
 				sum += pw[k] + (pw[k] && !first ? 1 : 0), first &= !pw[k];
-			fputs("  ", f);
-			pad(f, w - sum);
+			lab_buf_printf(&b, "  ");
+			pad(&b, w - sum);
 			first = 1;
 			for (int k = 0; k < PARTS; k++) {
 				if (!pw[k])
 					continue;
 				if (!first)
-					fputc(' ', f);
+					lab_buf_printf(&b, " ");
 				first = 0;
-				put_right(f, gcell(g, tr, i, j, k), pw[k]);
+				put_right(&b, gcell(g, tr, i, j, k), pw[k]);
 			}
 		}
-		fputc('\n', f);
+		flush_line(f, &b);
 	}
+	lab_buf_free(&b);
 }
 
 /* Print @g within @width columns (see the file comment for the choice of layout). */
@@ -150,7 +165,7 @@ static void print_grid(FILE *f, const struct grid *g, int width)
 	int cols, lw, pw[PARTS], w;
 
 	if (total_width(g, false) > width)
-		tr = total_width(g, true) <= width || g->nr > g->nc;
+		tr = total_width(g, true) <= width || g->nr < g->nc;	/* else the fewer columns */
 	cols = tr ? g->nr : g->nc;
 	lw = label_width(g, tr);
 	for (int j0 = 0; j0 < cols;) {
@@ -197,29 +212,37 @@ static double table_mean(const struct lab_series *s, bool *higher)
 	return isnan(m) ? lab_amean(s->v, s->n) : m;
 }
 
+/*
+ * One cell: aggregate, spread, change. @compact (email) prints the spread in
+ * whole percent, as LKP's "±  3%", and changes of 10% or more without a
+ * decimal, to fit 80 columns.
+ */
 static void fill_cell(const struct lab_rctx *c, const struct lab_series *s, const struct lab_series *base,
-		      bool is_base, char out[PARTS][48])
+		      bool is_base, bool compact, char out[PARTS][48])
 {
 	bool higher, bh;
 	double m = table_mean(s, &higher), cv = higher ? lab_hcoeffvar(s->v, s->n) : lab_coeffvar(s->v, s->n);
 
 	lab_fmt_num(m, out[0], sizeof(out[0]));
 	if (s->n > 1 && !isnan(cv))
-		snprintf(out[1], sizeof(out[1]), "±%.1f%%", fabs(cv));
+		snprintf(out[1], sizeof(out[1]), compact ? "±%.0f%%" : "±%.1f%%", fabs(cv));
 	if (!is_base && base) {
 		double bm = table_mean(base, &bh), ch;
 
 		if (isnan(bm) || bm == 0)
 			return;
 		ch = rep_higher(s) ? lab_pdiff(m, bm) : lab_pndiff(m, bm);
-		lab_fmt_pct(ch, out[2], sizeof(out[2]) - 1);
+		if (compact && fabs(ch) >= 9.95)
+			snprintf(out[2], sizeof(out[2]) - 1, "%+.0f%%", ch);
+		else
+			lab_fmt_pct(ch, out[2], sizeof(out[2]) - 1);
 		if (rep_significant(c, s, base))
 			strcat(out[2], "*");
 	}
 }
 
 /* Build the grid of (group @g, metric @m); returns the number of thread counts with data. */
-static int build_grid(const struct lab_rctx *c, int g, int m, struct grid *gr)
+static int build_grid(const struct lab_rctx *c, int g, int m, bool compact, struct grid *gr)
 {
 	const struct lab_results *r = c->r;
 	int rows = 0;
@@ -245,7 +268,7 @@ static int build_grid(const struct lab_rctx *c, int g, int m, struct grid *gr)
 			if (!s || !rep_workload_kept(c, s->workload))
 				continue;
 			any = true;
-			fill_cell(c, s, base, v == 0, gr->cell[rows * gr->nc + v]);
+			fill_cell(c, s, base, v == 0, compact, gr->cell[rows * gr->nc + v]);
 		}
 		if (!any)
 			continue;
@@ -297,7 +320,7 @@ static int readable(struct lab_rctx *c, int width)
 			for (int i = 0; i < r->ns && !any; i++)
 				if (r->s[i].ig == g && r->s[i].im == m)
 					any = &r->s[i];
-			if (!build_grid(c, g, m, &gr)) {
+			if (!build_grid(c, g, m, width < 100, &gr)) {
 				grid_free(&gr);
 				continue;
 			}
