@@ -120,6 +120,8 @@ for f in quick rwsem-rework per-vma-locks; do
 	w=$("$rwlab" report "$root/results/2cpu/$f.csv" --format email | width)
 	[ "$w" -le 80 ] || fail "report $f.csv --format email is $w columns wide, want <= 80"
 done
+"$rwlab" report "$root/results/2cpu/quick.csv" --format email | grep -q '^variant  ' ||
+	fail "quick's 7 variants at 3 thread counts: --format email is not transposed (one row per variant)"
 "$rwlab" report "$root/results/2cpu/quick.csv" >"$tmp/out"
 grep -q 'e+' "$tmp/out" && fail "the default table uses e-notation: $(grep 'e+' "$tmp/out" | head -1)"
 if "$rwlab" run -l pthread -w locktest:load=10 -t 1 -n 2 -d 50ms --warmup 0 -o "$tmp/agg2.csv" >"$tmp/out" 2>/dev/null; then
