@@ -414,7 +414,8 @@ int lab_run(const struct lab_run_opts *o)
 					if (it < 0)
 						continue;	/* warm-up pass */
 					lab_csv_row_prefix(&prefix, run_id, vlabel, wl->label, n, it);
-					ec = (struct emit_ctx){ &rows, prefix.p, suffix.p, wl->ops->headline, 0, false, LAB_BETTER_NONE };
+					ec = (struct emit_ctx){ &rows, prefix.p, suffix.p, wl->ops->headline, 0, false,
+								LAB_BETTER_NONE };
 
 					li_.cell = cell;
 					li_.workers = workers;
