@@ -6,6 +6,8 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "format.h"
 #include "stats.h"
@@ -210,4 +212,33 @@ Test(stats, readable_numbers)
 	cr_expect_str_eq(buf, "Hmean 109.4 ±7.5%");
 	lab_fmt_aggregate((const double[]){ 10, 11, 12 }, 3, LAB_BETTER_LOWER, buf, sizeof(buf));
 	cr_expect_str_eq(buf, "Amean 11.00 ±9.1%");
+}
+
+/* The runner's per-cell line: the table's aggregate, then a flag for few iterations or a wide spread. */
+static void cell_line(const double *v, int n, enum lab_better better, char *buf, size_t len)
+{
+	FILE *f = fmemopen(buf, len, "w");
+
+	cr_assert(f);
+	lab_fmt_cell_line(f, "pthread", "locktest", 2, "total_rate,ops_mean", v, n, better);
+	fclose(f);
+}
+
+Test(stats, cell_line_flags)
+{
+	char buf[256];
+
+	cell_line((const double[]){ 100, 110, 120 }, 3, LAB_BETTER_HIGHER, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "pthread                      locktest                 t=2    total_rate     Hmean 109.4 ±7.5%\n");
+	cell_line((const double[]){ 100, 110 }, 2, LAB_BETTER_HIGHER, buf, sizeof(buf));
+	cr_expect(strstr(buf, "  [fewer than 3 iterations]\n"), "%s", buf);
+	/* 100, 200, 300: HCoeffVar well above 10%, printed and flagged by that name */
+	cell_line((const double[]){ 100, 200, 300 }, 3, LAB_BETTER_HIGHER, buf, sizeof(buf));
+	cr_expect(strstr(buf, "Hmean ") && strstr(buf, "%  [HCoeffVar > 10%]\n"), "%s", buf);
+	/* lower is better: Amean 20 ±50.0% (sample stddev 10), flagged as CoeffVar */
+	cell_line((const double[]){ 10, 20, 30 }, 3, LAB_BETTER_LOWER, buf, sizeof(buf));
+	cr_expect(strstr(buf, "Amean 20.00 ±50.0%  [CoeffVar > 10%]\n"), "%s", buf);
+	/* 9.1% stays unflagged */
+	cell_line((const double[]){ 10, 11, 12 }, 3, LAB_BETTER_LOWER, buf, sizeof(buf));
+	cr_expect(strstr(buf, "Amean 11.00 ±9.1%\n"), "%s", buf);
 }
