@@ -13,21 +13,24 @@
 /* Adding an option: one entry here and one case in report_option(). */
 const struct lab_opt lab_report_opts[] = {
 	{ "format", 'f', 'f', "F", "output format: " LAB_REPORT_FORMATS, "table", NULL, LAB_COMP_CHOICES,
-	  "table mmtests lkp locktest speedup duration csv markdown none", 0, 0 },
+	  "table mmtests lkp locktest speedup duration csv markdown email json none", 0, 0 },
 	{ "metric", 'm', 'm', "LIST", "metrics to tabulate", "each workload's headline", NULL, 0, NULL, 0, 0 },
 	{ "baseline", 'b', 'b', "NAME", "column the changes are computed against", "the first", NULL, 0, NULL, 0, 0 },
 	{ "workload", 'w', 'w', "LIST", "only these workloads (labels or names)", NULL, NULL, LAB_COMP_WORKLOADS,
 	  NULL, 0, 0 },
 	{ "by", 0, 'B', "COLUMNS", "CSV columns compared side by side (e.g. workload, host)", "variant", NULL, 0,
 	  NULL, 0, 0 },
-	{ "significance", 0, 's', "RULE", "mmtests stars: ci (|diff| > 1.96 (sd_a + sd_b)), ttest (p < 0.10, "
-	  "mmtests 2018-2024) or none", "ci", NULL, LAB_COMP_CHOICES, "ci ttest none", 0, 0 },
+	{ "significance", 0, 's', "RULE", "stars and verdicts: ci (|diff| > 1.96 (sd_a + sd_b), today's mmtests), "
+	  "ttest (p < 0.10, mmtests 2018-2024) or none", "ci, or ttest with --mmtests-era 2019", NULL,
+	  LAB_COMP_CHOICES, "ci ttest none", 0, 0 },
 	{ "matrix", 0, 'M', "NAME", "take format, baseline, metrics and the reference mapping from a matrix", NULL,
 	  NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ "reference", 0, 'r', "FILE", "published table (results/reference/*.csv) to print alongside", NULL, NULL,
 	  LAB_COMP_FILE, NULL, 0, 0 },
-	{ "flat", 0, 'F', "PCT", "a change below PCT% counts as flat in the comparison", "1", "percent, 0..100", 0,
-	  NULL, 0, 0 },
+	{ "flat", 0, 'F', "PCT", "a published change below PCT% with no published spread is flat", "1",
+	  "percent, 0..100", 0, NULL, 0, 0 },
+	{ "mmtests-era", 0, 'E', "ERA", "the mmtests rows, names and star rule: " LAB_REPORT_ERAS, "current", NULL,
+	  LAB_COMP_CHOICES, "current 2019", 0, 0 },
 	{ "include-failed", 0, 'I', NULL, "also compare cells marked cell_failed (a count that must be 0 was not)",
 	  NULL, NULL, 0, NULL, 0, 0 },
 	{ 0 }
@@ -35,7 +38,7 @@ const struct lab_opt lab_report_opts[] = {
 
 struct report_args {
 	struct lab_report_opts o;
-	const char *matrix, *fmt, *sig, *flat;
+	const char *matrix, *fmt, *sig, *flat, *era;
 	char metrics[4096], workloads[4096];
 };
 
@@ -71,6 +74,9 @@ static int report_option(int c, struct report_args *a)
 	case 'I':
 		a->o.include_failed = true;
 		return 0;
+	case 'E':
+		a->era = optarg;
+		return 0;
 	default:	/* getopt_long said what was wrong */
 		return 2;
 	}
@@ -99,7 +105,7 @@ static int report_matrix(struct report_args *a, struct lab_matrix *mx, struct la
 		a->o.map = map;
 	a->o.title = mx->name;
 	v = lab_matrix_get(mx, "description", NULL);
-	if (v && a->o.reference)
+	if (v && a->o.reference && !(a->fmt && !strcmp(a->fmt, "json")))	/* json: one object on stdout */
 		printf("%s: %s\n", mx->name, v);
 	if (a->o.map && (a->o.map->ncol < 2 || !a->o.map->nmet)) {
 		fprintf(stderr, "%s: %s: a reference mapping needs two map.column and at least one map.metric\n",
@@ -109,9 +115,13 @@ static int report_matrix(struct report_args *a, struct lab_matrix *mx, struct la
 	return 0;
 }
 
-/* --format, --significance and --flat, by name. Returns 0 or 2. */
+/* --format, --significance, --mmtests-era and --flat, by name. Returns 0 or 2. */
 static int report_values(struct report_args *a)
 {
+	if (a->era && lab_report_era_parse(a->era, &a->o.era)) {
+		fprintf(stderr, "%s: unknown --mmtests-era '%s' (valid: %s)\n", lab_prog, a->era, LAB_REPORT_ERAS);
+		return 2;
+	}
 	if (a->fmt && lab_report_format_parse(a->fmt, &a->o.format)) {
 		fprintf(stderr, "%s: unknown report format '%s' (valid: %s)\n", lab_prog, a->fmt, LAB_REPORT_FORMATS);
 		return 2;

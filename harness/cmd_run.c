@@ -365,7 +365,8 @@ static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *
 	return 0;
 }
 
-/* The table after the run: the matrix's report settings, or the default and locktest's own. */
+/* The table after the run: the matrix's report settings, or the default. One aggregate per screen:
+ * the locktest layout is `report --format locktest`. */
 static void run_report(struct run_args *a)
 {
 	struct lab_report_opts ro = { .path = a->o.csv_path };
@@ -373,17 +374,6 @@ static void run_report(struct run_args *a)
 	if (a->mx.n)
 		matrix_report_opts(&a->mx, &ro, a->locks, a->o.nlocks);
 	lab_report_print(stdout, &ro);
-	/* locktest cells also as Waiman Long's locktest prints them, lock events included. */
-	for (int i = 0; i < a->o.nwls && !a->mx.n; i++) {
-		if (!strcmp(a->wls[i].ops->name, "locktest")) {
-			struct lab_report_opts lo = { .path = a->o.csv_path, .format = LAB_FMT_LOCKTEST,
-						      .workload = "locktest" };
-
-			printf("\n");
-			lab_report_print(stdout, &lo);
-			break;
-		}
-	}
 }
 
 /* The output file: -o FILE, - (stdout: no table at the end), or rwlab-<run id>.csv. Returns 0 or 2. */

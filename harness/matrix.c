@@ -17,9 +17,10 @@
 
 static const char *const single_keys[] = {
 	"description", "locks", "workloads", "threads", "iterations", "duration", "warmup", "pin", "seed",
-	"options", "report", "baseline", "by", "metrics", "significance", "reference", "machine", "flat", NULL
+	"options", "report", "baseline", "by", "metrics", "significance", "reference", "machine", "flat",
+	"published_cpus", NULL
 };
-static const char *const multi_keys[] = { "map.column", "map.metric", "map.threads", NULL };
+static const char *const multi_keys[] = { "map.column", "map.metric", "map.threads", "map.flat", NULL };
 
 /* Comma-separated lists: "a, b ,c" is read as "a,b,c". */
 static const char *const list_keys[] = { "locks", "workloads", "threads", "metrics", "by", NULL };
@@ -181,6 +182,16 @@ static int check_map(const char *key, const char *value, const char *path, int l
 		return 0;
 	}
 	snprintf(buf, sizeof(buf), "%s", value);
+	if (!strcmp(key, "map.flat")) {
+		char *bar;
+
+		if (split_arrow(buf, &a, &b) || !(bar = strchr(a, '|')) || !(bar = strchr(bar + 1, '|')) ||
+		    strchr(bar + 1, '|') || !*trim(bar + 1))
+			return fail(err, errlen, path, line,
+				    "map.flat: expected 'BENCHMARK | METRIC | CLIENTS|* -> the thread's words (source)', "
+				    "got '%s'", value);
+		return 0;
+	}
 	if (split_arrow(buf, &a, &b))
 		return fail(err, errlen, path, line, "%s: expected 'PUBLISHED -> RWLAB', got '%s'", key, value);
 	if (!strcmp(key, "map.metric")) {
@@ -507,10 +518,13 @@ int lab_matrix_run_args(struct lab_matrix *m, int ncpus, char **argv, int *lines
 
 int lab_matrix_refmap(const struct lab_matrix *m, struct lab_refmap *map, char *err, size_t errlen)
 {
-	const char *machine = lab_matrix_get(m, "machine", NULL);
+	int line = 0;
+	const char *machine = lab_matrix_get(m, "machine", NULL), *cpus = lab_matrix_get(m, "published_cpus", &line);
 
 	memset(map, 0, sizeof(*map));
 	snprintf(map->machine, sizeof(map->machine), "%s", machine ? machine : "");
+	if (cpus && (map->cpus = atoi(cpus)) <= 0)
+		return fail(err, errlen, m->path, line, "published_cpus '%s' is not a positive number", cpus);
 	for (int i = 0; i < m->n; i++) {
 		const char *key = m->kv[i].key;
 		char buf[1024], *a, *b, *save = NULL;
@@ -546,6 +560,18 @@ int lab_matrix_refmap(const struct lab_matrix *m, struct lab_refmap *map, char *
 			}
 			snprintf(map->met[map->nmet].workload, sizeof(map->met[0].workload), "%s", trim(b));
 			snprintf(map->met[map->nmet++].ours, sizeof(map->met[0].ours), "%s", trim(bar + 1));
+		} else if (!strcmp(key, "map.flat")) {
+			char *bar, *bar2;
+
+			if (map->nflat == LAB_REFMAP_METRICS)
+				return fail(err, errlen, m->path, m->kv[i].line, "more than %d map.flat", LAB_REFMAP_METRICS);
+			if (split_arrow(buf, &a, &b) || !(bar = strchr(a, '|')) || !(bar2 = strchr(bar + 1, '|')))
+				return fail(err, errlen, m->path, m->kv[i].line, "malformed %s", key);
+			*bar = *bar2 = 0;
+			snprintf(map->flat[map->nflat].bench, sizeof(map->flat[0].bench), "%s", trim(a));
+			snprintf(map->flat[map->nflat].metric, sizeof(map->flat[0].metric), "%s", trim(bar + 1));
+			snprintf(map->flat[map->nflat].clients, sizeof(map->flat[0].clients), "%s", trim(bar2 + 1));
+			snprintf(map->flat[map->nflat++].words, sizeof(map->flat[0].words), "%s", trim(b));
 		} else if (!strcmp(key, "map.threads")) {
 			for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 				if (map->nthr == LAB_REFMAP_THREADS)

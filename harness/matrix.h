@@ -15,7 +15,9 @@
  *   metrics     = --metric list      significance = ci | ttest | none
  *   reference   = published table CSV, relative to the matrix file
  *   machine     = the published machine, for the comparison header
- *   flat        = percent below which a change counts as flat (default 1)
+ *   published_cpus = the published machine's CPUs, for the scale-gap verdict
+ *   flat        = percent below which a published change with no published
+ *                 spread counts as flat (default 1)
  *   map.column  = PUBLISHED VARIANT -> rwlab column key          (repeatable;
  *                 the first is the baseline)
  *   map.metric  = BENCHMARK | METRIC -> WORKLOAD | METRIC [| sum] (repeatable;
@@ -23,6 +25,9 @@
  *   map.threads = CLIENTS -> THREADS, ...   (repeatable; THREADS may use cpus,
  *                 "*" pools every thread count; unmapped clients compare with
  *                 the same thread count)
+ *   map.flat    = BENCHMARK | METRIC | CLIENTS -> the thread's words (source)
+ *                 (repeatable; CLIENTS "*" for all): the published change is
+ *                 noise by its author's account (the published-flat verdict)
  *
  * Any other key, a repeated single key, a line without '=' or a malformed
  * map is an error "FILE:LINE: ...". Names of variants and workloads are

@@ -165,6 +165,46 @@ static void terminal(FILE *f, bool svg, bool cairo)
 		fprintf(f, "set terminal png size 960,600 noenhanced background rgb 'white'\n");
 }
 
+/*
+ * Series style: the Okabe-Ito colour-blind-safe palette without its yellow
+ * (Okabe and Ito, "Color Universal Design", 2008), and a distinct marker per
+ * series (filled and open squares, circles, triangles, diamonds, then
+ * crosses); beyond 7 series the dash pattern changes too, so no two lines
+ * look alike.
+ */
+static void series_style(FILE *s, int i)
+{
+	static const char *const colour[] = { "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00",
+					      "#000000" };
+	static const int marker[] = { 5, 7, 9, 13, 11, 4, 6, 8, 12, 10, 1, 2, 3 };
+	int nc = (int)(sizeof(colour) / sizeof(colour[0])), nm = (int)(sizeof(marker) / sizeof(marker[0]));
+
+	fprintf(s, " linewidth 2 linecolor rgb '%s' pointtype %d pointsize 1.3 dashtype %d", colour[i % nc],
+		marker[i % nm], 1 + (i / nc) % 5);
+}
+
+/*
+ * Times are drawn in ms below one second and in s above: the divisor from
+ * the metric's unit to the shown one, and the shown unit (@unit unchanged
+ * for anything that is not a time).
+ */
+static double time_scale(const char *unit, double maxv, const char **shown)
+{
+	static const struct { const char *u; double to_s; } units[] = {
+		{ "ns", 1e-9 }, { "us", 1e-6 }, { "ms", 1e-3 }, { "s", 1 },
+	};
+
+	*shown = unit;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(unit, units[i].u)) {
+			bool secs = maxv * units[i].to_s >= 1;
+
+			*shown = secs ? "s" : "ms";
+			return secs ? 1 / units[i].to_s : 1e-3 / units[i].to_s;
+		}
+	return 1;
+}
+
 /* Write the data file; returns the number of data blocks (lines to draw). */
 static int write_scaling(struct plot_ctx *p, FILE *d, FILE *s, const char *datpath)
 {
@@ -173,6 +213,16 @@ static int write_scaling(struct plot_ctx *p, FILE *d, FILE *s, const char *datpa
 	int blocks = 0, maxn = 0, tmin = 0, tmax = 0, cpus = atoi(lab_results_ctx(r, "cpus"));
 	bool first = true;
 
+	const char *shown = "";
+	double maxv = 0, div;
+
+	for (int i = 0; i < r->ns; i++)
+		if (r->s[i].ig == p->g && r->s[i].im == p->im && !isnan(rep_mean(&r->s[i])))
+			maxv = rep_mean(&r->s[i]) > maxv ? rep_mean(&r->s[i]) : maxv;
+	for (int i = 0; i < r->ns && !any; i++)
+		if (r->s[i].ig == p->g && r->s[i].im == p->im)
+			any = &r->s[i];
+	div = any ? time_scale(any->unit, maxv, &shown) : 1;
 	for (int v = 0; v < r->ncolumns; v++) {
 		bool have = false;
 
@@ -185,9 +235,8 @@ static int write_scaling(struct plot_ctx *p, FILE *d, FILE *s, const char *datpa
 			if (!have)
 				fprintf(d, "# %s\n", r->columns[v]);
 			have = true;
-			any = x;
 			sd = x->n > 1 ? lab_stddev(x->v, x->n) : 0;
-			fprintf(d, "%d %.10g %.10g\n", x->threads, rep_mean(x), sd);
+			fprintf(d, "%d %.10g %.10g\n", x->threads, rep_mean(x) / div, sd / div);
 			maxn = x->n > maxn ? x->n : maxn;
 			tmin = !tmin || x->threads < tmin ? x->threads : tmin;
 			tmax = x->threads > tmax ? x->threads : tmax;
@@ -204,15 +253,15 @@ static int write_scaling(struct plot_ctx *p, FILE *d, FILE *s, const char *datpa
 		char t[512];
 
 		snprintf(t, sizeof(t), "%s: %s (%s), %s +- stddev over %d iteration%s\n%s CPUs, %s, %s", r->groups[p->g],
-			 p->metric, any->unit, rep_higher(any) ? "Hmean" : "Amean", maxn, maxn == 1 ? "" : "s",
+			 p->metric, shown, rep_higher(any) ? "Hmean" : "Amean", maxn, maxn == 1 ? "" : "s",
 			 lab_results_ctx(r, "cpus"), lab_results_ctx(r, "cpu_model"), lab_results_ctx(r, "git_rev"));
 		gp_str(s, t);
 	}
-	fprintf(s, "\nset xlabel 'threads'\nset ylabel ");
+	fprintf(s, "\nset xlabel %s\nset ylabel ", tmin > 0 && tmax >= 8 * tmin ? "'threads (log scale)'" : "'threads'");
 	{
 		char t[256];
 
-		snprintf(t, sizeof(t), "%s (%s, %s is better)", p->metric, any->unit,
+		snprintf(t, sizeof(t), "%s (%s, %s is better)", p->metric, shown,
 			 any->better == LAB_BETTER_LOWER ? "lower" : any->better == LAB_BETTER_HIGHER ? "higher" : "no direction");
 		gp_str(s, t);
 	}
@@ -240,7 +289,9 @@ static int write_scaling(struct plot_ctx *p, FILE *d, FILE *s, const char *datpa
 		fprintf(s, "%s", first ? "" : ", \\\n     ");
 		first = false;
 		gp_str(s, datpath);
-		fprintf(s, " index %d using 1:2:3 with yerrorlines linewidth 2 pointtype %d title ", b++, 5 + 2 * (v % 4));
+		fprintf(s, " index %d using 1:2:3 with yerrorlines", b);
+		series_style(s, b++);
+		fprintf(s, " title ");
 		gp_str(s, r->columns[v]);
 	}
 	fprintf(s, "\n");
@@ -334,7 +385,9 @@ static int write_fairness(struct plot_ctx *p, FILE *d, FILE *s, const char *datp
 		fprintf(s, "%s", first ? "" : ", \\\n     ");
 		first = false;
 		gp_str(s, datpath);
-		fprintf(s, " index %d using 1:2 with linespoints linewidth 2 pointtype %d title ", b, 5 + 2 * (b % 4));
+		fprintf(s, " index %d using 1:2 with linespoints", b);
+		series_style(s, b);
+		fprintf(s, " title ");
 		gp_str(s, legend[b]);
 	}
 	fprintf(s, "\n");

@@ -16,7 +16,8 @@
 static const char *const format_names[] = {
 	[LAB_FMT_TABLE] = "table",	 [LAB_FMT_MMTESTS] = "mmtests", [LAB_FMT_LKP] = "lkp",
 	[LAB_FMT_LOCKTEST] = "locktest", [LAB_FMT_SPEEDUP] = "speedup", [LAB_FMT_DURATION] = "duration",
-	[LAB_FMT_CSV] = "csv",		 [LAB_FMT_MARKDOWN] = "markdown", [LAB_FMT_NONE] = "none",
+	[LAB_FMT_CSV] = "csv",		 [LAB_FMT_MARKDOWN] = "markdown", [LAB_FMT_EMAIL] = "email",
+	[LAB_FMT_JSON] = "json",	 [LAB_FMT_NONE] = "none",
 };
 
 int lab_report_format_parse(const char *s, enum lab_report_format *f)
@@ -27,6 +28,17 @@ int lab_report_format_parse(const char *s, enum lab_report_format *f)
 			return 0;
 		}
 	return -1;
+}
+
+int lab_report_era_parse(const char *s, enum lab_mmtests_era *era)
+{
+	if (!strcmp(s, "current"))
+		*era = LAB_ERA_CURRENT;
+	else if (!strcmp(s, "2019"))
+		*era = LAB_ERA_2019;
+	else
+		return -1;
+	return 0;
 }
 
 int lab_report_sig_parse(const char *s, enum lab_report_sig *sig)
@@ -136,23 +148,38 @@ double rep_change(const struct lab_series *s, const struct lab_series *base)
 	return rep_higher(s) ? lab_pdiff(m, b) : lab_pndiff(m, b);
 }
 
+bool rep_sig_values(enum lab_report_sig sig, const double *a, int na, const double *b, int nb, bool higher)
+{
+	double ma = higher ? lab_hmean(a, na) : lab_amean(a, na);
+	double mb = higher ? lab_hmean(b, nb) : lab_amean(b, nb), p;
+
+	if (isnan(ma) || isnan(mb)) {	/* a value <= 0: no Hmean, judge the Amean */
+		higher = false;
+		ma = lab_amean(a, na);
+		mb = lab_amean(b, nb);
+	}
+	switch (sig) {
+	case LAB_SIG_CI:
+		return higher ? lab_mmtests_ci_significant(ma, lab_hstddev(a, na), mb, lab_hstddev(b, nb)) :
+				lab_mmtests_ci_significant(ma, lab_stddev(a, na), mb, lab_stddev(b, nb));
+	case LAB_SIG_TTEST:
+		p = lab_mmtests_ttest_p_means(ma, lab_stddev(a, na), na, mb, lab_stddev(b, nb), nb);
+		return !isnan(p) && p < 0.10;
+	default:
+		return false;
+	}
+}
+
+const char *rep_sig_name(enum lab_report_sig sig)
+{
+	return sig == LAB_SIG_CI ? "ci, alpha 0.05" : sig == LAB_SIG_TTEST ? "t-test, alpha 0.10" : "none";
+}
+
 bool rep_significant(const struct lab_rctx *c, const struct lab_series *s, const struct lab_series *base)
 {
 	if (!s || !base || s == base)
 		return false;
-	switch (c->o->sig) {
-	case LAB_SIG_CI:
-		return lab_mmtests_ci_significant(rep_mean(base), lab_stddev(base->v, base->n), rep_mean(s),
-						  lab_stddev(s->v, s->n));
-	case LAB_SIG_TTEST: {
-		double p = lab_mmtests_ttest_p(base->v, base->n, s->v, s->n);
-
-		return !isnan(p) && p < 0.10;
-	}
-	case LAB_SIG_NONE:
-		break;
-	}
-	return false;
+	return rep_sig_values(c->o->sig, base->v, base->n, s->v, s->n, rep_higher(s));
 }
 
 void rep_split_name(const char *name, char *a, size_t alen, char *b, size_t blen)
@@ -185,86 +212,6 @@ void rep_thousands(double v, char *buf, size_t len)
 		buf[off++] = digits[i];
 	}
 	buf[off] = 0;
-}
-
-/* ---- table (the default) ------------------------------------------------------- */
-
-/* The default table's mean falls back to Amean where a Hmean is undefined (a value <= 0). */
-static double table_mean(const struct lab_series *s)
-{
-	double m = rep_mean(s);
-
-	return isnan(m) ? lab_amean(s->v, s->n) : m;
-}
-
-int rep_table(struct lab_rctx *c)
-{
-	const struct lab_results *r = c->r;
-	int printed = 0;
-
-	for (int g = 0; g < r->ngroups; g++) {
-		for (int m = 0; m < r->nmetrics; m++) {
-			bool higher = false, found = false, info = false;
-
-			if (!rep_metric_in_group(c, g, m))
-				continue;
-			for (int i = 0; i < r->ns && !found; i++)
-				if (r->s[i].ig == g && r->s[i].im == m) {
-					higher = rep_higher(&r->s[i]);
-					info = r->s[i].better == LAB_BETTER_NONE;
-					found = true;
-				}
-			fprintf(c->out, "\n%s  %s  (%s; %s of iterations, +-stddev%%, change vs %s)\n", r->groups[g],
-				r->metrics[m],
-				higher ? "higher is better" : info ? "informational, + = lower" : "lower is better",
-				higher ? "Hmean" : "Amean", r->columns[0]);
-			fprintf(c->out, "%-8s", "threads");
-			for (int v = 0; v < r->ncolumns; v++)
-				fprintf(c->out, " %32.32s", r->columns[v]);
-			fprintf(c->out, "\n");
-			for (int ti = 0; ti < r->nthreads; ti++) {
-				const struct lab_series *base = lab_results_find(r, g, 0, m, r->threads[ti]);
-				bool any = false;
-				struct lab_buf line = { 0 };	/* grows: any number of columns */
-
-				lab_buf_printf(&line, "%-8d", r->threads[ti]);
-
-				for (int v = 0; v < r->ncolumns; v++) {
-					const struct lab_series *s = lab_results_find(r, g, v, m, r->threads[ti]);
-					double mean, sd, bm;
-					char cell[64];
-
-					if (!s || !rep_workload_kept(c, s->workload)) {
-						lab_buf_printf(&line, " %32s", "-");
-						continue;
-					}
-					any = true;
-					mean = table_mean(s);
-					sd = s->n > 1 ? lab_stddev(s->v, s->n) : 0;
-					bm = base ? table_mean(base) : NAN;
-					if (v == 0 || isnan(bm) || bm == 0)
-						snprintf(cell, sizeof(cell), "%.4g +-%4.1f%% (%s)", mean,
-							 mean ? 100 * sd / fabs(mean) : 0, v == 0 ? "base" : "   -");
-					else
-						snprintf(cell, sizeof(cell), "%.4g +-%4.1f%% (%+6.1f%%%s)", mean,
-							 mean ? 100 * sd / fabs(mean) : 0,
-							 higher ? lab_pdiff(mean, bm) : lab_pndiff(mean, bm),
-							 rep_significant(c, s, base) ? "*" : "");
-					lab_buf_printf(&line, " %32s", cell);
-				}
-				if (any) {
-					fprintf(c->out, "%s\n", line.p);
-					printed++;
-				}
-				lab_buf_free(&line);
-			}
-		}
-	}
-	if (printed && c->o->sig != LAB_SIG_NONE)
-		fprintf(c->out, "\n* significant (%s)\n",
-			c->o->sig == LAB_SIG_CI ? "|difference of means| > 1.96 x (sd_base + sd)" :
-						  "t-test p < 0.10, df = n_base + n - 2");
-	return printed;
 }
 
 /* ---- speedup --------------------------------------------------------------------- */
@@ -589,12 +536,17 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 		[LAB_FMT_LKP] = rep_lkp,	   [LAB_FMT_LOCKTEST] = rep_locktest,
 		[LAB_FMT_SPEEDUP] = rep_speedup,   [LAB_FMT_DURATION] = rep_duration,
 		[LAB_FMT_CSV] = rep_csv,	   [LAB_FMT_MARKDOWN] = rep_markdown,
+		[LAB_FMT_EMAIL] = rep_email,	   [LAB_FMT_JSON] = rep_json,
 	};
+	struct lab_report_opts ro = *o;
 	struct lab_results r;
-	struct lab_rctx c = { out, o, &r };
+	struct lab_rctx c = { out, &ro, &r };
 	char err[2048];
-	int st = 0;
+	int st = 0, n;
 
+	if (ro.sig == LAB_SIG_AUTO)
+		ro.sig = ro.era == LAB_ERA_2019 ? LAB_SIG_TTEST : LAB_SIG_CI;
+	o = &ro;
 	if (lab_results_load_many(&r, o->npaths ? o->paths : &o->path, o->npaths ? o->npaths : 1, o->by, o->baseline,
 				  o->include_failed ? LAB_RESULTS_INCLUDE_FAILED : 0, err, sizeof(err))) {
 		fprintf(stderr, "rwlab report: %s\n", err);
@@ -604,10 +556,13 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 		lab_results_free(&r);
 		return 1;
 	}
-	if (o->format != LAB_FMT_NONE && !fmt[o->format](&c))
+	n = o->format == LAB_FMT_NONE ? 1 : fmt[o->format](&c);
+	if (n < 0)
+		st = 1;	/* json: its reference member failed, the error is on stderr */
+	else if (!n)
 		fprintf(out, "%s: no rows to report in the %s format%s\n", o->path, format_names[o->format],
 			o->format == LAB_FMT_LOCKTEST ? " (no locktest rows)" : o->metric ? " for that metric" : "");
-	if (o->reference)
+	if (o->reference && o->format != LAB_FMT_JSON)
 		st = rep_reference(&c);
 	lab_results_free(&r);
 	return st;

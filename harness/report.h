@@ -4,11 +4,16 @@
  * layouts the mailing-list threads use (research/workloads.md §2.d, §3;
  * research/peers.md §14):
  *
- *   table     (default) thread counts as rows, columns side by side, mean
- *             +-stddev% and the change against the baseline
- *   mmtests   compare-mmtests.pl: Min/Hmean|Amean/Stddev/CoeffVar/Max/
- *             BHmean-95 rows of metric-threads ops, "(   0.00%)" for the
- *             baseline, "*  -9.86%*" where significant, positive = better
+ *   table     (default) the labelled aggregate (Hmean or Amean, ±(H)CoeffVar)
+ *             and the change against the baseline, 4 significant digits,
+ *             thread counts as rows and columns side by side, or transposed
+ *             (columns as rows) when that fits 100 columns and the other
+ *             does not; wider still, the table is cut into column blocks
+ *   mmtests   compare-mmtests.pl as of the --mmtests-era: Min, Hmean|Amean,
+ *             HStddev|Stddev, HCoeffVar|CoeffVar, Max, BHmean.95 (today) or
+ *             the 2019 rows; metric-threads ops (reaim: mix-clients, one
+ *             table), "(   0.00%)" for the baseline, "*  -9.86%*" where
+ *             significant, positive = better
  *   lkp       0-day robot: "%stddev %change %stddev", " ±  N%" where the
  *             population stddev is above 2%, only changed stats (plus the
  *             workload's headline)
@@ -18,9 +23,15 @@
  *   duration  User/System/Elapsed seconds summed over a column's cells
  *   csv       the comparison as tidy CSV (one row per series)
  *   markdown  the comparison as Markdown tables
+ *   email     the default table within 80 columns, with the machine, for a mail
+ *   json      every selected series (mean, spread, change, significance) and,
+ *             with a reference, the verdict rows, as one JSON object
  *
- * Means: Hmean for higher-is-better metrics, Amean otherwise; standard
- * deviations are sample (n - 1) ones except in lkp (population, as LKP).
+ * Means: Hmean for higher-is-better metrics, Amean otherwise; spreads are
+ * HStddev (harmonic, population) around a Hmean, the sample (n - 1) Stddev
+ * around an Amean, except in the 2019 mmtests rows (Stddev always) and lkp
+ * (population, as LKP). Significance and verdicts: README "Reports and
+ * verdicts" (harness/report_ref.c).
  */
 #pragma once
 
@@ -36,11 +47,26 @@ enum lab_report_format {
 	LAB_FMT_DURATION,
 	LAB_FMT_CSV,
 	LAB_FMT_MARKDOWN,
+	LAB_FMT_EMAIL,			/* the readable table, 80 columns, for a mail */
+	LAB_FMT_JSON,			/* every series and the reference verdicts as one JSON object */
 	LAB_FMT_NONE,			/* only the reference comparison */
 };
 
+/*
+ * Which mmtests the mmtests format (and the significance rule by default)
+ * follows (research/workloads.md §2.d):
+ *   current  (2024-11+) Min, Hmean, HStddev, HCoeffVar, Max, BHmean.95; the
+ *            confidence-interval star rule on the mean and its (H)Stddev
+ *   2019     (2019-04..2024-11) Min, Hmean, Stddev, CoeffVar, Max, BHmean-50,
+ *            BHmean-95, BHmean-99; the t-test star rule on the Hmean
+ */
+enum lab_mmtests_era { LAB_ERA_CURRENT, LAB_ERA_2019 };
+int lab_report_era_parse(const char *s, enum lab_mmtests_era *era);
+#define LAB_REPORT_ERAS "current, 2019"
+
 /* Which mmtests significance rule draws the stars. */
 enum lab_report_sig {
+	LAB_SIG_AUTO,			/* the --mmtests-era's rule: ci (current) or ttest (2019) */
 	LAB_SIG_CI,			/* |mean_b - mean_a| > 1.96 (sd_a + sd_b)  (mmtests since 2024-11) */
 	LAB_SIG_TTEST,			/* t-test p < 0.10, df = n_a + n_b - 2     (mmtests 2018-10..2024-11) */
 	LAB_SIG_NONE,
@@ -75,6 +101,13 @@ struct lab_refmap {
 	} thr[LAB_REFMAP_THREADS];
 	int nthr;
 	char machine[160];		/* the published machine, for the header */
+	int cpus;			/* the published machine's CPUs (published_cpus); 0 = not given */
+	struct {
+		char bench[96], metric[128];	/* published benchmark and metric */
+		char clients[32];	/* published clients, or "*" for every count */
+		char words[256];	/* the thread's own words calling the change noise, with the source */
+	} flat[LAB_REFMAP_METRICS];
+	int nflat;
 };
 
 struct lab_report_opts {
@@ -90,13 +123,14 @@ struct lab_report_opts {
 	enum lab_report_sig sig;
 	const char *reference;		/* published CSV to compare against, or NULL */
 	const struct lab_refmap *map;	/* NULL: identity (same names, same thread counts) */
-	double flat_pct;		/* |change| below this is "flat" in the comparison (default 1) */
+	double flat_pct;		/* a published |change| below this, with no published spread, is flat (default 1) */
 	const char *title;		/* reference comparison title (matrix name), or NULL */
+	enum lab_mmtests_era era;	/* mmtests format and default significance rule */
 };
 
 /* Parse a --format name. Returns 0, or -1 (the caller prints LAB_REPORT_FORMATS). */
 int lab_report_format_parse(const char *s, enum lab_report_format *f);
-#define LAB_REPORT_FORMATS "table, mmtests, lkp, locktest, speedup, duration, csv, markdown, none"
+#define LAB_REPORT_FORMATS "table, mmtests, lkp, locktest, speedup, duration, csv, markdown, email, json, none"
 int lab_report_sig_parse(const char *s, enum lab_report_sig *sig);
 #define LAB_REPORT_SIGS "ci, ttest, none"
 

@@ -35,6 +35,15 @@ double rep_mean(const struct lab_series *s);
 bool rep_higher(const struct lab_series *s);
 /* mmtests' change of @s against @base on the table mean: pdiff or pndiff, positive = better. */
 double rep_change(const struct lab_series *s, const struct lab_series *base);
+/*
+ * Significance of set @b against base set @a under @sig (LAB_SIG_CI or
+ * LAB_SIG_TTEST; anything else: false), on the table mean (Hmean when
+ * @higher and defined, else Amean) and its spread (HStddev with the Hmean
+ * under ci; the sample Stddev otherwise).
+ */
+bool rep_sig_values(enum lab_report_sig sig, const double *a, int na, const double *b, int nb, bool higher);
+/* "ci, alpha 0.05", "t-test, alpha 0.10" or "none". */
+const char *rep_sig_name(enum lab_report_sig sig);
 /* Significance of @s against @base under o->sig (false for the baseline itself). */
 bool rep_significant(const struct lab_rctx *c, const struct lab_series *s, const struct lab_series *base);
 
@@ -55,5 +64,13 @@ int rep_speedup(struct lab_rctx *c);
 int rep_duration(struct lab_rctx *c);
 int rep_csv(struct lab_rctx *c);
 int rep_markdown(struct lab_rctx *c);
+int rep_email(struct lab_rctx *c);
+/* Every series, and with o->reference the verdict rows (rep_reference_json()), as one JSON object. */
+int rep_json(struct lab_rctx *c);
+/* The reference comparison as a JSON member ("reference": {...}); 0, or 1 with an error on stderr. */
+int rep_reference_json(struct lab_rctx *c);
+/* Print @s as a JSON string literal; @v as a JSON number, null when NaN or infinite. */
+void rep_json_str(FILE *f, const char *s);
+void rep_json_num(FILE *f, double v);
 /* The reference comparison; returns 0 or 1 with a one-line error on stderr. */
 int rep_reference(struct lab_rctx *c);

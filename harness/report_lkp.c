@@ -7,7 +7,7 @@
  *   compiler/cpus/build_type/allocator/kernel/pin/nr_threads/testcase:
  *     gcc-13.3.0/2/release/jemalloc/Linux-6.8.0/compact/2/locktest
  *
- *   variant:
+ *   commit: 
  *     pthread
  *     ck-rwlock
  *
@@ -54,7 +54,37 @@ static void lkp_name(const struct lab_series *s, char *buf, size_t len)
 		snprintf(buf, len, "lock_events.%s", s->metric + 6);
 		return;
 	}
-	snprintf(buf, len, "%s.%s", lab_workload_base(s->workload, wl, sizeof(wl)), s->metric);
+	/* a metric named as LKP names it ("vm-scalability.throughput", "time.*") keeps its name */
+	if (strchr(s->metric, '.'))
+		snprintf(buf, len, "%s", s->metric);
+	else
+		snprintf(buf, len, "%s.%s", lab_workload_base(s->workload, wl, sizeof(wl)), s->metric);
+}
+
+/*
+ * Is harness metric @m of group @g at @threads shadowed by a metric the
+ * workload emits under the same LKP name (vmscale's own time.* figures are
+ * its workers'; the harness's are the whole process's)?
+ */
+static bool shadowed(const struct lab_rctx *c, int g, int m, int threads)
+{
+	const struct lab_results *r = c->r;
+	const struct lab_series *h = lab_results_find(r, g, 0, m, threads);
+	char hn[256], wn[256];
+
+	if (!h || !rep_harness_metric(h->metric))
+		return false;
+	lkp_name(h, hn, sizeof(hn));
+	for (int k = 0; k < r->nmetrics; k++) {
+		const struct lab_series *w = lab_results_find(r, g, 0, k, threads);
+
+		if (k == m || !w || rep_harness_metric(w->metric))
+			continue;
+		lkp_name(w, wn, sizeof(wn));
+		if (!strcmp(hn, wn))
+			return true;
+	}
+	return false;
 }
 
 static void lkp_value(FILE *f, double avg)
@@ -89,7 +119,8 @@ static bool shown(const struct lab_rctx *c, int g, int m, int threads)
 	const struct lab_series *base = lab_results_find(r, g, 0, m, threads);
 	const char *head;
 
-	if (!base || !rep_workload_kept(c, base->workload) || !strncmp(base->metric, "thread_ops.", 11))
+	if (!base || !rep_workload_kept(c, base->workload) || !strncmp(base->metric, "thread_ops.", 11) ||
+	    shadowed(c, g, m, threads))
 		return false;
 	if (c->o->metric)
 		return rep_in_list(c->o->metric, base->metric);
@@ -108,7 +139,6 @@ static bool shown(const struct lab_rctx *c, int g, int m, int threads)
 int rep_lkp(struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
-	const char *by = c->o->by && *c->o->by ? c->o->by : "variant";
 	int printed = 0, n = r->ncolumns - 1;
 
 	for (int g = 0; g < r->ngroups; g++)
@@ -134,7 +164,7 @@ int rep_lkp(struct lab_rctx *c)
 					}
 					fprintf(c->out, "%d/", r->threads[t]);
 					axis_value(c->out, r->groups[g]);
-					fprintf(c->out, "\n\n%s:\n", by);
+					fprintf(c->out, "\n\ncommit: \n");
 					for (int v = 0; v < r->ncolumns; v++)
 						fprintf(c->out, "  %s\n", r->columns[v]);
 					fprintf(c->out, "\n%16.16s ", r->columns[0]);

@@ -31,6 +31,7 @@
 #include "context.h"
 #include "csv.h"
 #include "fault.h"
+#include "format.h"
 #include "resume.h"
 #include "runner.h"
 #include "stats.h"
@@ -91,6 +92,7 @@ struct cell_run {
 	struct lab_buf rows;
 	double hv[1024];		/* headline value per iteration */
 	int nh;
+	enum lab_better hbetter;	/* the headline's direction: which aggregate the line prints */
 	bool bind_warned, load_warned;
 	char why[512];			/* the failure, when the cell fails */
 	char bad_why[512];		/* the first must-be-zero count that was not */
@@ -367,6 +369,7 @@ struct emit_ctx {
 	const char *headline;		/* workload headline metrics, comma separated */
 	double headline_value;		/* first headline metric of this iteration */
 	bool have_headline;
+	enum lab_better headline_better;
 	int bad;			/* must-be-zero metrics that were not, this iteration */
 };
 
@@ -406,6 +409,7 @@ static void emit_row(void *p, const char *metric, double value, const char *unit
 
 		if (!strncmp(e->headline, metric, ml) && (e->headline[ml] == 0 || e->headline[ml] == ',')) {
 			e->headline_value = value;
+			e->headline_better = better;
 			e->have_headline = true;
 		}
 	}
@@ -428,7 +432,7 @@ static void emit_rows(struct runner *r, struct cell_run *cr, const struct iter_o
 	int n = cr->cell->nthreads;
 
 	lab_csv_row_prefix(&prefix, r->run_id, cr->vlabel, cr->cell->wl->label, n, it);
-	ec = (struct emit_ctx){ cr, prefix.p, r->suffix.p, cr->ops->headline, 0, false, 0 };
+	ec = (struct emit_ctx){ cr, prefix.p, r->suffix.p, cr->ops->headline, 0, false, LAB_BETTER_NONE, 0 };
 	cr->ops->metrics(cr->state, &li, &sink);
 	if (lab_fault_inject("must_be_zero", cr->vlabel))	/* a count that must be 0 and is not */
 		lab_emit(&sink, "errors", 1, "count", LAB_BETTER_NONE);
@@ -455,8 +459,10 @@ static void emit_rows(struct runner *r, struct cell_run *cr, const struct iter_o
 	/* The mark report reads: this iteration's data is wrong (report leaves the cell out). */
 	if (ec.bad)
 		lab_emit(&sink, "cell_failed", ec.bad, "count", LAB_BETTER_NONE);
-	if (ec.have_headline && cr->nh < (int)LAB_ARRAY_SIZE(cr->hv))
+	if (ec.have_headline && cr->nh < (int)LAB_ARRAY_SIZE(cr->hv)) {
 		cr->hv[cr->nh++] = ec.headline_value;
+		cr->hbetter = ec.headline_better;
+	}
 	lab_buf_free(&prefix);
 }
 
@@ -488,21 +494,15 @@ static void progress(const struct runner *r, const struct cell_run *cr, int it, 
 		it < 0 ? 0 : it + 1, o->iterations, eta, r->tty ? "" : "\n");
 }
 
-/* The per-cell line: the headline's mean and relative standard deviation. */
+/* The per-cell line: the headline's labelled aggregate, as the default report table prints it. */
 static void cell_summary(const struct runner *r, const struct cell_run *cr)
 {
-	const char *headline = cr->ops->headline;
-	double sd, m;
-
 	if (r->o->quiet || !cr->nh)
 		return;
-	sd = cr->nh > 1 ? lab_stddev(cr->hv, cr->nh) : 0;
-	m = lab_amean(cr->hv, cr->nh);
 	fprintf(stderr, "%s", r->tty ? "\r\033[K" : "");
 	/* stdout, unless the CSV goes there (-o -) */
-	fprintf(r->summary, "%-28s %-24s t=%-4d %.*s %14.6g  +- %5.2f%%%s\n", cr->vlabel, cr->cell->wl->label,
-		cr->cell->nthreads, (int)strcspn(headline, ","), headline, m, m ? 100 * sd / m : 0,
-		cr->nh < 3 ? "  [fewer than 3 iterations]" : m && 100 * sd / fabs(m) > 10 ? "  [CoeffVar > 10%]" : "");
+	lab_fmt_cell_line(r->summary, cr->vlabel, cr->cell->wl->label, cr->cell->nthreads, cr->ops->headline,
+			  cr->hv, cr->nh, cr->hbetter);
 	fflush(r->summary);
 }
 

@@ -57,6 +57,24 @@ double lab_stddev_pop(const double *v, int n)
 	return n < 1 ? NAN : sqrt(sum_sq_dev(v, n) / n);
 }
 
+double lab_hstddev(const double *v, int n)
+{
+	double h = lab_hmean(v, n), s = 0;
+
+	if (n < 2 || isnan(h))
+		return NAN;
+	for (int i = 0; i < n; i++)
+		s += (1 / v[i] - 1 / h) * (1 / v[i] - 1 / h);
+	return sqrt(s * h * h * h * h / n);
+}
+
+double lab_hcoeffvar(const double *v, int n)
+{
+	double h = lab_hmean(v, n);
+
+	return isnan(h) ? NAN : 100 * lab_hstddev(v, n) / h;
+}
+
 double lab_coeffvar(const double *v, int n)
 {
 	double m = lab_amean(v, n);
@@ -225,6 +243,18 @@ double lab_mmtests_ttest_p(const double *a, int na, const double *b, int nb)
 	if (deg)
 		return pd;
 	return lab_student_t_sf2(t, na + nb - 2);
+}
+
+double lab_mmtests_ttest_p_means(double mean_a, double sd_a, int na, double mean_b, double sd_b, int nb)
+{
+	double se;
+
+	if (na < 2 || nb < 2 || isnan(mean_a) || isnan(mean_b) || isnan(sd_a) || isnan(sd_b))
+		return NAN;
+	se = sqrt(sd_a * sd_a / na + sd_b * sd_b / nb);
+	if (se == 0)
+		return mean_a == mean_b ? 1 : 0;
+	return lab_student_t_sf2((mean_a - mean_b) / se, na + nb - 2);
 }
 
 bool lab_mmtests_ci_significant(double mean_a, double sd_a, double mean_b, double sd_b)

@@ -20,6 +20,15 @@ double lab_gmean(const double *v, int n);
 double lab_stddev(const double *v, int n);
 /* Population standard deviation (n): the one LKP prints (lib/statistics.rb). */
 double lab_stddev_pop(const double *v, int n);
+/*
+ * mmtests' harmonic standard deviation (HStddev, 2024-11, research/
+ * workloads.md §2.d): sqrt(sum((1/x_i - 1/H)^2) * H^4 / n) around the Hmean
+ * H, the delta-method spread of a harmonic mean; NaN for n < 2 (mmtests
+ * prints 0 for one sample; rwlab judges nothing from one sample) or a value
+ * <= 0. lab_hcoeffvar() is 100 * HStddev / H (HCoeffVar, percent).
+ */
+double lab_hstddev(const double *v, int n);
+double lab_hcoeffvar(const double *v, int n);
 /* mmtests CoeffVar: 100 * sample stddev / arithmetic mean (percent). */
 double lab_coeffvar(const double *v, int n);
 double lab_min(const double *v, int n);
@@ -49,6 +58,16 @@ double lab_welch_p(const double *a, int na, const double *b, int nb);
  * lab_welch_p(). mmtests starred a cell when this is below 0.10.
  */
 double lab_mmtests_ttest_p(const double *a, int na, const double *b, int nb);
+
+/*
+ * lab_mmtests_ttest_p_means() - the same t-test from summary figures, as
+ * mmtests' compare code computed it on the table's own rows: @mean_a/@mean_b
+ * are the mean row (the Hmean for higher-is-better operations, which is how
+ * mmtests 2018-10..2024-11 fed it), @sd_a/@sd_b the Stddev row (sample,
+ * arithmetic), df = n_a + n_b - 2. NaN for n < 2; a zero standard error
+ * gives 1 if the means are equal, else 0.
+ */
+double lab_mmtests_ttest_p_means(double mean_a, double sd_a, int na, double mean_b, double sd_b, int nb);
 
 /* The two-sided 95% normal quantile mmtests uses: qnorm(0.975). */
 #define LAB_QNORM_975 1.959963984540054

@@ -89,11 +89,57 @@ fi
 # tools/reproduce on an existing CSV: both tables and the agreement count.
 if "$root/tools/reproduce" "$data/fixture.matrix" --csv "$data/two-variants.csv" --rwlab "$rwlab" >"$tmp/out" 2>"$tmp/err"; then
 	grep -q '^Hmean     total_rate-1 ' "$tmp/out" || fail "reproduce: no mmtests table"
-	grep -q 'direction agrees in 1 of 3 rows' "$tmp/out" || fail "reproduce: no agreement count"
+	grep -q '^agree 0, disagree 0, inconclusive 3, published-flat 0, scale-gap 0 of 3 rows (ci, alpha 0.05)$' "$tmp/out" ||
+		fail "reproduce: no verdict summary: $(grep -i agree "$tmp/out")"
 else
 	fail "reproduce: $(cat "$tmp/err")"
 fi
 expect_err 2 "reproduce: no matrix 'nosuch' \(valid: .*quick" -- "$root/tools/reproduce" nosuch --rwlab "$rwlab"
+
+# tools/reproduce never writes over a tracked file: the committed quick report stays as it is.
+before=$(cksum <"$root/results/2cpu/quick.report.txt")
+expect_err 2 "reproduce: .*results/2cpu/quick.report.txt is tracked by git; not writing over it" -- \
+	"$root/tools/reproduce" quick --csv "$root/results/2cpu/quick.csv" --out "$root/results/2cpu" --no-plots --rwlab "$rwlab"
+[ "$(cksum <"$root/results/2cpu/quick.report.txt")" = "$before" ] || fail "reproduce changed results/2cpu/quick.report.txt"
+
+# By default every run gets a directory of its own.
+for i in 1 2; do
+	RWLAB_RESULTS_DIR=$tmp/res "$root/tools/reproduce" "$tmp/tiny.matrix" --no-plots --rwlab "$rwlab" -- -n 1 -q \
+		>"$tmp/out" 2>"$tmp/err" || fail "reproduce tiny ($i): $(tail -2 "$tmp/err")"
+done
+ndirs=$(find "$tmp/res" -mindepth 2 -maxdepth 2 -type d -name 'tiny-*' | wc -l)
+[ "$ndirs" = 2 ] || fail "two reproduce runs made $ndirs directories, want 2: $(find "$tmp/res")"
+[ "$(find "$tmp/res" -name tiny.csv | wc -l)" = 2 ] || fail "reproduce: no tiny.csv in each run directory"
+
+# Readable tables: the quick matrix's final table within 100 columns, --format email within 80
+# (display columns: ± is one), the per-cell figure and the table's the same labelled aggregate.
+width() { LC_ALL=C.UTF-8 wc -L; }
+w=$("$rwlab" report "$root/results/2cpu/quick.csv" --matrix quick | width)
+[ "$w" -le 100 ] || fail "the quick matrix's table is $w columns wide, want <= 100"
+for f in quick rwsem-rework per-vma-locks; do
+	w=$("$rwlab" report "$root/results/2cpu/$f.csv" --format email | width)
+	[ "$w" -le 80 ] || fail "report $f.csv --format email is $w columns wide, want <= 80"
+done
+"$rwlab" report "$root/results/2cpu/quick.csv" --format email | grep -q '^variant  ' ||
+	fail "quick's 7 variants at 3 thread counts: --format email is not transposed (one row per variant)"
+"$rwlab" report "$root/results/2cpu/quick.csv" >"$tmp/out"
+grep -q 'e+' "$tmp/out" && fail "the default table uses e-notation: $(grep 'e+' "$tmp/out" | head -1)"
+if "$rwlab" run -l pthread -w locktest:load=10 -t 1 -n 2 -d 50ms --warmup 0 -o "$tmp/agg2.csv" >"$tmp/out" 2>/dev/null; then
+	cell=$(grep -o 'Hmean [0-9,.]* ±[0-9.]*%' "$tmp/out" | head -1)
+	[ -n "$cell" ] || fail "run printed no labelled per-cell aggregate: $(head -3 "$tmp/out")"
+	grep -q "^1 thread *${cell#Hmean }\$" "$tmp/out" ||
+		fail "the per-cell line's '$cell' is not the table's figure: $(cat "$tmp/out")"
+else
+	fail "run for the aggregate check failed"
+fi
+
+# --format json is one JSON document on stdout, with a matrix's reference verdicts too.
+if command -v python3 >/dev/null; then
+	"$rwlab" report "$root/results/2cpu/rwsem-rework.csv" --matrix rwsem-rework --format json >"$tmp/out.json" ||
+		fail "report --format json exited $?"
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["series"] and d["reference"]["summary"]["rows"] > 0' \
+		"$tmp/out.json" || fail "report --format json is not one JSON object with series and verdicts"
+fi
 
 [ "$fails" = 0 ] && echo "all command-line checks passed"
 exit $((fails > 0))

@@ -160,3 +160,33 @@ Test(matrix, shipped_matrices_parse)
 		lab_matrix_free(&m);
 	}
 }
+
+/* published_cpus and map.flat (the verdicts' scale-gap and published-flat inputs) */
+Test(matrix, refmap_flat_and_published_cpus)
+{
+	struct lab_matrix m;
+	struct lab_refmap map;
+	char err[1024];
+
+	write_matrix("published_cpus = 40\n"
+		     "map.flat = reaim | shared (jobs/min) | 41 -> \"within the noise\" (a thread)\n"
+		     "map.flat = pft | faults/cpu | * -> \"noise\" (another)\n");
+	cr_assert_eq(lab_matrix_load(path, &m, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_matrix_refmap(&m, &map, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(map.cpus, 40);
+	cr_expect_eq(map.nflat, 2);
+	cr_expect_str_eq(map.flat[0].bench, "reaim");
+	cr_expect_str_eq(map.flat[0].metric, "shared (jobs/min)");
+	cr_expect_str_eq(map.flat[0].clients, "41");
+	cr_expect_str_eq(map.flat[0].words, "\"within the noise\" (a thread)");
+	cr_expect_str_eq(map.flat[1].clients, "*");
+	lab_matrix_free(&m);
+	unlink(path);
+	expect_error("map.flat = reaim | shared -> noise\n", "1: map.flat: expected 'BENCHMARK | METRIC | CLIENTS|* -> ");
+	write_matrix("published_cpus = many\n");
+	cr_assert_eq(lab_matrix_load(path, &m, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(lab_matrix_refmap(&m, &map, err, sizeof(err)), -1);
+	cr_expect(strstr(err, "published_cpus 'many' is not a positive number"), "%s", err);
+	lab_matrix_free(&m);
+	unlink(path);
+}

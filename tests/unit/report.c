@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "matrix.h"
 #include "report.h"
@@ -63,9 +64,34 @@ static int has_line(const char *text, const char *line)
 #define expect_line(text, line) cr_expect(has_line(text, line), "missing line\n[%s]\nin\n%s", line, text)
 #define expect_no(text, s) cr_expect(!strstr(text, s), "unexpected '%s' in\n%s", s, text)
 
-Test(report, mmtests_layout_and_stars)
+/*
+ * mmtests today (the default era): HStddev = sqrt(sum((1/x - 1/H)^2) H^4 / n):
+ * pthread t=1 8.153, HCoeffVar 7.45%; ck-rwlock 8.16, 3.89%. One BHmean row, named
+ * BHmean.95. Stars by the interval rule on Hmean and HStddev: 100.3 > 1.96 x 16.3.
+ */
+Test(report, mmtests_current_layout_and_stars)
 {
 	char *out = report_fmt(LAB_FMT_MMTESTS, "locktest");
+
+	expect_line(out, "Hmean     total_rate-1      109.39 (   0.00%)      209.68 *  91.68%*");
+	expect_line(out, "Hmean     total_rate-2      100.00 (   0.00%)       99.99 (  -0.01%)");
+	expect_line(out, "HStddev   total_rate-1        8.15 (   0.00%)        8.16 (  -0.10%)");
+	expect_line(out, "HCoeffVar total_rate-1        7.45 (   0.00%)        3.89 (  47.78%)");
+	expect_line(out, "BHmean.95 total_rate-1      114.78 (   0.00%)      214.88 (  87.21%)");
+	expect_no(out, "BHmean-");
+	expect_no(out, "\nStddev");
+	free(out);
+}
+
+/* mmtests as of 2019 (--mmtests-era 2019): Stddev/CoeffVar of the samples, three BHmean rows, t-test stars on the Hmean */
+Test(report, mmtests_2019_layout_and_stars)
+{
+	struct lab_report_opts o = { .path = FIXTURE, .format = LAB_FMT_MMTESTS, .workload = "locktest",
+				     .era = LAB_ERA_2019 };
+	int rc;
+	char *out = report(&o, &rc);
+
+	cr_assert_eq(rc, 0);
 
 	expect_line(out, "locktest");
 	/* header: stat (9) + ' ' + op (12) + ' ' = 22, then %23s per column, split at '-' */
@@ -79,7 +105,9 @@ Test(report, mmtests_layout_and_stars)
 	expect_line(out, "Stddev    total_rate-2        0.00 (   0.00%)        1.00 ( -99.00%)");
 	expect_line(out, "CoeffVar  total_rate-1        9.09 (   0.00%)        4.76 (  47.62%)");
 	expect_line(out, "Max       total_rate-1      120.00 (   0.00%)      220.00 (  83.33%)");
-	/* best int(3 x 0.95) = 2 samples: 2/(1/110+1/120) = 114.78 */
+	/* best int(3 x 0.95) = 2 samples: 2/(1/110+1/120) = 114.78; best int(3 x 0.5) = 1: 120 */
+	expect_line(out, "BHmean-50 total_rate-1      120.00 (   0.00%)      220.00 (  83.33%)");
+	expect_line(out, "BHmean-99 total_rate-1      114.78 (   0.00%)      214.88 (  87.21%)");
 	expect_line(out, "BHmean-95 total_rate-1      114.78 (   0.00%)      214.88 (  87.21%)");
 	/* stat blocks in mmtests order: all Min rows, then all Hmean rows, ... */
 	cr_expect(strstr(out, "Min       total_rate-2") < strstr(out, "Hmean     total_rate-1"));
@@ -95,7 +123,8 @@ Test(report, mmtests_lower_is_better_and_rules)
 	out = report(&o, &rc);
 	cr_assert_eq(rc, 0);
 	expect_line(out, "Amean     elapsed-1       11.00 (   0.00%)        8.50 (  22.73%)");
-	expect_line(out, "BAmean-95 elapsed-1       10.50 (   0.00%)        8.25 (  21.43%)");
+	expect_line(out, "Stddev    elapsed-1        1.00 (   0.00%)        0.50 (  50.00%)");
+	expect_line(out, "BAmean.95 elapsed-1       10.50 (   0.00%)        8.25 (  21.43%)");
 	free(out);
 	o.sig = LAB_SIG_TTEST;
 	out = report(&o, &rc);
@@ -223,13 +252,81 @@ Test(report, markdown_table)
 	free(out);
 }
 
-Test(report, default_table_kept)
+Test(report, default_table_readable)
 {
 	char *out = report_fmt(LAB_FMT_TABLE, "locktest");
 
-	expect_line(out, "locktest  total_rate  (higher is better; Hmean of iterations, +-stddev%, change vs pthread)");
-	cr_expect(strstr(out, "109.4 +- 9.1% (base)"), "%s", out);
-	cr_expect(strstr(out, "209.7 +- 4.8% ( +91.7%*)"), "%s", out);
+	expect_line(out, "locktest: total_rate (op/s, higher is better), Hmean ±HCoeffVar, change vs pthread");
+	/*
+	 * Hmean 109.3923 -> "109.4"; HCoeffVar = sqrt(sum((1/x - 1/H)^2) H^4 / 3) / H
+	 * = 8.153 / 109.39 = 7.5%; ck-rwlock 209.68, 8.16 / 209.68 = 3.9%, +91.7%,
+	 * significant under ci with HStddev (100.3 > 1.96 (8.15 + 8.16)).
+	 */
+	expect_line(out, "1 thread   109.4 ±7.5%  209.7 ±3.9% +91.7%*");
+	expect_line(out, "2 threads  100.0 ±0.0%  99.99 ±0.8%   +0.0%");
+	expect_no(out, "e+");
+	free(out);
+}
+
+/* Every line of @text fits in @width display columns (UTF-8 code points). */
+static void expect_width(const char *text, int width)
+{
+	int col = 0, line = 1;
+
+	for (const char *p = text; *p; p++) {
+		if (*p == '\n') {
+			col = 0;
+			line++;
+			continue;
+		}
+		col += ((unsigned char)*p & 0xc0) != 0x80;
+		cr_expect(col <= width, "line %d is wider than %d columns:\n%s", line, width, text);
+		if (col > width)
+			return;
+	}
+}
+
+Test(report, email_fits_80_columns)
+{
+	char *out = report_fmt(LAB_FMT_EMAIL, NULL);
+
+	expect_width(out, 80);
+	expect_line(out, "rwlab abc123, 2 CPUs (Test CPU), Linux 6.1.0, gcc 12.2.0 release, jemalloc,");
+	expect_line(out, "  up to 3 iterations per cell");
+	/* whole percents for the spread and for changes of 10% or more, as LKP's "±  7%" */
+	expect_line(out, "1 thread   109.4 ±7%  209.7 ±4% +92%*");
+	expect_line(out, "2 threads  100.0 ±0%  99.99 ±1% +0.0%");
+	expect_no(out, " \n");
+	free(out);
+}
+
+/* 256 variants at one thread count: the default table turns them into rows, within 100 columns. */
+Test(report, table_transposed_when_wide)
+{
+	char path[] = "/tmp/rwlab-many-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f;
+	struct lab_report_opts o = { .path = path };
+	int rc, rows = 0;
+	char *out;
+
+	cr_assert_geq(fd, 0);
+	f = fdopen(fd, "w");
+	fprintf(f, "schema,run,timestamp,variant,workload,threads,iteration,metric,value,unit,better\n");
+	for (int i = 0; i < 40; i++)
+		for (int t = 1; t <= 4; t *= 2)
+			fprintf(f, "1,r,t,a-long-variant-name-%02d,locktest,%d,0,total_rate,%d,op/s,higher\n", i, t,
+				1000 + i);
+	fclose(f);
+	out = report(&o, &rc);
+	unlink(path);
+	cr_assert_eq(rc, 0);
+	expect_width(out, 100);
+	/* names whole, one row each; 1039 over 1000 = +3.9% */
+	for (const char *p = out; (p = strstr(p, "\na-long-variant-name-")); p++)
+		rows++;
+	cr_expect_eq(rows, 40, "%s", out);
+	cr_expect(strstr(out, "a-long-variant-name-39  1,039 +3.9%  1,039 +3.9%  1,039 +3.9%"), "%s", out);
 	free(out);
 }
 
@@ -259,35 +356,106 @@ Test(report, errors_return_1)
 	cr_expect_eq(rc, 1);
 }
 
-Test(report, reference_side_by_side)
+static char *verdicts(enum lab_report_format fmt, enum lab_report_sig sig)
 {
-	struct lab_matrix m;
-	struct lab_refmap map;
-	struct lab_report_opts o = { .path = FIXTURE, .format = LAB_FMT_NONE, .map = &map, .title = "fixture" };
-	char err[1024], ref[4200];
+	static struct lab_matrix m;
+	static struct lab_refmap map;
+	struct lab_report_opts o = { .path = LAB_TEST_DATA "/verdict.csv", .format = fmt, .map = &map, .sig = sig };
+	char err[1024], ref[4200], *out;
 	int rc;
-	char *out;
 
-	cr_assert_eq(lab_matrix_load(LAB_TEST_DATA "/fixture.matrix", &m, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_matrix_load(LAB_TEST_DATA "/verdict.matrix", &m, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(lab_matrix_refmap(&m, &map, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(lab_matrix_reference(&m, ref, sizeof(ref)), 0);
+	cr_assert_eq(map.cpus, 16);
 	o.reference = ref;
 	out = report(&o, &rc);
 	cr_assert_eq(rc, 0);
-	/* published 100 -> 80 (-20%), rwlab Amean 11 -> 8.5 (-22.73%): both '-' */
-	cr_expect(strstr(out, "1               100.00         80.00   -20.00% |       1         11.00          8.50  -22.73%  | - -  agree"),
-		  "%s", out);
-	/* published +10% at 8 clients -> cpus = 2 threads: rwlab 10.10 -> 10.17 = +0.66%, flat */
-	cr_expect(strstr(out, "| + =  DISAGREE"), "%s", out);
-	/* 99 clients: no such thread count in the results, not counted */
-	cr_expect(strstr(out, "| = ?  n/a"), "%s", out);
-	/* speedup-percent rows are the change itself: +12% against rwlab's -0.01% at 2*cpus/2 = 2 */
-	cr_expect(strstr(out, "4                    -         12.00   +12.00% |       2        100.00         99.99   -0.01%"),
-		  "%s", out);
-	expect_line(out, "direction agrees in 1 of 3 rows (4 shown; '=' when |change| < 1%; change = 100 (new/base - 1); "
-			 "* = rwlab change significant)");
-	free(out);
 	lab_matrix_free(&m);
+	return out;
+}
+
+/* A row: the published clients at the start of a line and the verdict text after the last '|'. */
+static void expect_verdict(const char *out, const char *clients, const char *verdict)
+{
+	char want[64];
+	const char *p;
+
+	snprintf(want, sizeof(want), "\n%s ", clients);
+	p = strstr(out, want);
+	cr_assert(p, "no row for clients %s in\n%s", clients, out);
+	p = strchr(p + 1, '\n');
+	while (p > out && p[-1] != '|')
+		p--;
+	cr_expect(!strncmp(p + 1, verdict, strlen(verdict)) && (p[1 + strlen(verdict)] == '\n' ||
+								p[1 + strlen(verdict)] == ','),
+		  "clients %s: want '%s' in\n%s", clients, verdict, out);
+}
+
+/*
+ * tests/data/verdict.csv (rwlab, 8 CPUs, 3 iterations per cell) against
+ * verdict-published.csv (published_cpus 16), one client count per class:
+ *   1   published 100 -> 80 (sd 1, 1); rwlab 100/101/99 -> 80/81/79: -20%, significant: agree
+ *   2   published 100 -> 80; rwlab -> 120/121/119, significant the other way: disagree
+ *   3   published +20%; rwlab 100/130/70 -> 110/140/80: |diff| 10.6 < 1.96 (24 + 23): inconclusive
+ *   4   published 100 -> 102 with sd 5, 5: 2 <= 19.6, published-flat; rwlab +0.3% n.s. too
+ *   5   published +10%, no spread rows, map.flat quotes the thread: published-flat; rwlab +20% significant
+ *   64  mapped to 6 threads: 64 / 6 = 10.7 > 4: scale-gap
+ *   8   mapped to 10 threads on 8 CPUs, published 8 clients on 16 CPUs: scale-gap (oversubscribed)
+ *   7   published +0.5%, no spread, no words: below --flat 1%, published-flat; rwlab n.s.
+ *   99  not mapped: n/a, not counted
+ */
+Test(report, verdict_classes)
+{
+	char *out = verdicts(LAB_FMT_NONE, LAB_SIG_AUTO);
+
+	expect_verdict(out, "1", "agree");
+	expect_verdict(out, "2", "disagree");
+	expect_verdict(out, "3", "inconclusive");
+	expect_verdict(out, "4", "published-flat, rwlab not significant either");
+	expect_verdict(out, "5", "published-flat, rwlab significant");
+	expect_verdict(out, "64", "scale-gap");
+	expect_verdict(out, "8", "scale-gap");
+	expect_verdict(out, "7", "published-flat, rwlab not significant either");
+	expect_verdict(out, "99", "n/a");
+	cr_expect(strstr(out, "(the thread: \"the +10% at 5 clients is noise\""), "%s", out);
+	cr_expect(strstr(out, "(published 64 clients vs rwlab 6 threads (11x apart))"), "%s", out);
+	expect_line(out, "agree 1, disagree 1, inconclusive 1, published-flat 3, scale-gap 2 of 8 rows (ci, alpha 0.05)");
+	free(out);
+	/* the 2019 t-test (p < 0.10) judges the same rows alike here, and says so */
+	out = verdicts(LAB_FMT_NONE, LAB_SIG_TTEST);
+	expect_line(out, "agree 1, disagree 1, inconclusive 1, published-flat 3, scale-gap 2 of 8 rows (t-test, alpha 0.10)");
+	free(out);
+	/* no test: nothing rwlab measured is significant, so no row can agree */
+	out = verdicts(LAB_FMT_NONE, LAB_SIG_NONE);
+	expect_line(out, "agree 0, disagree 0, inconclusive 3, published-flat 3, scale-gap 2 of 8 rows (none)");
+	free(out);
+}
+
+Test(report, verdicts_in_json)
+{
+	char *out = verdicts(LAB_FMT_JSON, LAB_SIG_AUTO);
+
+	cr_expect(strstr(out, "\"clients\": \"1\", \"threads\": 1,"), "%s", out);
+	cr_expect(strstr(out, "\"rwlab_significant\": true, \"verdict\": \"agree\""), "%s", out);
+	cr_expect(strstr(out, "\"summary\": {\"agree\": 1, \"disagree\": 1, \"inconclusive\": 1, \"published_flat\": 3, "
+			      "\"scale_gap\": 2, \"rows\": 8, \"not_compared\": 1"), "%s", out);
+	cr_expect(strstr(out, "\"series\": [\n    {\"group\": \"fixture-rate\", \"column\": \"pthread\""), "%s", out);
+	free(out);
+}
+
+Test(report, json_series)
+{
+	char *out = report_fmt(LAB_FMT_JSON, "locktest");
+
+	cr_expect(out[0] == '{' && strstr(out, "\n}\n"), "%s", out);
+	cr_expect(strstr(out, "\"significance\": \"ci, alpha 0.05\""), "%s", out);
+	/* t=1 ck-rwlock: Hmean 209.6823, +91.68%, significant, its three values */
+	cr_expect(strstr(out, "\"column\": \"ck-rwlock\", \"workload\": \"locktest\", \"metric\": \"total_rate\", "
+			      "\"unit\": \"op/s\", \"better\": \"higher\", \"threads\": 1, \"n\": 3, \"mean_kind\": \"hmean\", "
+			      "\"mean\": 209.682"), "%s", out);
+	cr_expect(strstr(out, "\"significant\": true, \"values\": [200, 210, 220]}"), "%s", out);
+	free(out);
 }
 
 Test(report, reference_identity_map_needs_shared_names)
@@ -297,4 +465,69 @@ Test(report, reference_identity_map_needs_shared_names)
 
 	free(report(&o, &rc));
 	cr_expect_eq(rc, 1);	/* old/new are not rwlab columns: a map is needed */
+}
+
+/* Write a small results CSV; returns its path (caller unlinks). */
+static void write_csv(char *path, const char *rows)
+{
+	int fd = mkstemp(path);
+	FILE *f;
+
+	cr_assert_geq(fd, 0);
+	f = fdopen(fd, "w");
+	fprintf(f, "schema,run,timestamp,variant,workload,threads,iteration,metric,value,unit,better\n%s", rows);
+	fclose(f);
+}
+
+/* reaim's job mixes make one mmtests table, operations named WORKFILE-CLIENTS as ExtractReaim names them. */
+Test(report, mmtests_reaim_one_table)
+{
+	char path[] = "/tmp/rwlab-reaim-XXXXXX";
+	struct lab_report_opts o = { .path = path, .format = LAB_FMT_MMTESTS };
+	int rc;
+	char *out;
+
+	write_csv(path, "1,r,t,a,reaim:compute,1,0,JPM,100,jobs/min,higher\n"
+			"1,r,t,b,reaim:compute,1,0,JPM,110,jobs/min,higher\n"
+			"1,r,t,a,reaim:shared,1,0,JPM,200,jobs/min,higher\n"
+			"1,r,t,b,reaim:shared,1,0,JPM,180,jobs/min,higher\n"
+			"1,r,t,a,reaim:shared,4,0,JPM,300,jobs/min,higher\n"
+			"1,r,t,b,reaim:shared,4,0,JPM,330,jobs/min,higher\n");
+	out = report(&o, &rc);
+	unlink(path);
+	cr_assert_eq(rc, 0);
+	expect_line(out, "reaim");
+	expect_line(out, "Hmean     compute-1      100.00 (   0.00%)      110.00 (  10.00%)");
+	expect_line(out, "Hmean     shared-1       200.00 (   0.00%)      180.00 ( -10.00%)");
+	expect_line(out, "Hmean     shared-4       300.00 (   0.00%)      330.00 (  10.00%)");
+	expect_no(out, "reaim:compute");
+	expect_no(out, "JPM-");
+	free(out);
+}
+
+/* LKP: names already in LKP's form are kept whole, the harness's duplicate is left out, "commit:" heads the columns. */
+Test(report, lkp_names_and_commit_line)
+{
+	char path[] = "/tmp/rwlab-lkp-XXXXXX";
+	struct lab_report_opts o = { .path = path, .format = LAB_FMT_LKP,
+				     .metric = "vm-scalability.throughput,time.voluntary_context_switches,nvcsw" };
+	int rc;
+	char *out;
+
+	write_csv(path, "1,r,t,a,vmscale,2,0,vm-scalability.throughput,100,KB/s,higher\n"
+			"1,r,t,b,vmscale,2,0,vm-scalability.throughput,90,KB/s,higher\n"
+			"1,r,t,a,vmscale,2,0,time.voluntary_context_switches,10,count,lower\n"
+			"1,r,t,b,vmscale,2,0,time.voluntary_context_switches,500,count,lower\n"
+			"1,r,t,a,vmscale,2,0,nvcsw,7,count,none\n"
+			"1,r,t,b,vmscale,2,0,nvcsw,900,count,none\n");
+	out = report(&o, &rc);
+	unlink(path);
+	cr_assert_eq(rc, 0);
+	expect_line(out, "commit: ");
+	cr_expect(strstr(out, "  vm-scalability.throughput\n"), "%s", out);
+	expect_no(out, "vmscale.vm-scalability");
+	/* one time.voluntary_context_switches row: the workload's (10 -> 500), not the harness's nvcsw */
+	cr_expect(strstr(out, "+4900.0%"), "%s", out);
+	expect_no(out, "+12757.1%");
+	free(out);
 }

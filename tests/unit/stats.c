@@ -6,7 +6,10 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
+#include "format.h"
 #include "stats.h"
 
 static const double one_to_five[] = { 1, 2, 3, 4, 5 };
@@ -155,4 +158,87 @@ Test(stats, jain_fairness)
 	cr_expect_float_eq(lab_jain_fairness(fair, 4), 1.0, 1e-12);
 	cr_expect_float_eq(lab_jain_fairness(hog, 4), 0.25, 1e-12);
 	cr_expect_float_eq(lab_jain_fairness(mixed, 3), 36.0 / 42.0, 1e-12);	/* 6^2 / (3 x 14) */
+}
+
+/*
+ * HStddev of 100, 110, 120: H = 109.3923, sum((1/x - 1/H)^2) = 1.39255e-6,
+ * times H^4 = 1.43205e8 -> 199.42, / 3 -> 66.47, sqrt -> 8.153 (HCoeffVar 7.45%).
+ */
+Test(stats, harmonic_stddev)
+{
+	const double v[] = { 100, 110, 120 }, same[] = { 5, 5, 5 }, neg[] = { 1, -1 };
+
+	cr_expect(fabs(lab_hstddev(v, 3) - 8.153) < 0.001, "%.6f", lab_hstddev(v, 3));
+	cr_expect(fabs(lab_hcoeffvar(v, 3) - 7.453) < 0.001, "%.6f", lab_hcoeffvar(v, 3));
+	cr_expect(lab_hstddev(same, 3) < 1e-9);
+	cr_expect(isnan(lab_hstddev(v, 1)));
+	cr_expect(isnan(lab_hstddev(neg, 2)));
+}
+
+/* The 2019 t-test from summary rows: means 11 and 8.5, sd 1 and 0.5, n 3: t = 3.873, df 4, p = 0.0179. */
+Test(stats, ttest_from_means)
+{
+	double p = lab_mmtests_ttest_p_means(11, 1, 3, 8.5, 0.5, 3);
+
+	cr_expect(fabs(p - 0.0179) < 0.0005, "%.6f", p);
+	cr_expect_eq(lab_mmtests_ttest_p_means(5, 0, 3, 5, 0, 3), 1);
+	cr_expect_eq(lab_mmtests_ttest_p_means(5, 0, 3, 6, 0, 3), 0);
+	cr_expect(isnan(lab_mmtests_ttest_p_means(5, 1, 1, 6, 1, 3)));
+}
+
+Test(stats, readable_numbers)
+{
+	static const struct { double v; const char *want; } cases[] = {
+		{ 1567072.1, "1,567,000" }, { 163246.5, "163,200" }, { 5879.28, "5,879" }, { 999.96, "1,000" },
+		{ 163.246, "163.2" }, { 16.664, "16.66" }, { 0.22047, "0.2205" }, { 0.0012347, "0.001235" },
+		{ -74506.4, "-74,510" }, { 0, "0" }, { 9.99951, "10.00" }, { 1e12, "1,000,000,000,000" },
+		{ 0.099996, "0.1000" }, { NAN, "-" },
+	};
+	char buf[64];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		lab_fmt_num(cases[i].v, buf, sizeof(buf));
+		cr_expect_str_eq(buf, cases[i].want, "%g", cases[i].v);
+	}
+	lab_fmt_pct(3.04, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "+3.0%");
+	lab_fmt_pct(-14.21, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "-14.2%");
+	lab_fmt_pct(1895.1, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "+1,895%");
+	lab_fmt_pct(-0.01, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "+0.0%");
+	lab_fmt_aggregate((const double[]){ 100, 110, 120 }, 3, LAB_BETTER_HIGHER, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "Hmean 109.4 ±7.5%");
+	lab_fmt_aggregate((const double[]){ 10, 11, 12 }, 3, LAB_BETTER_LOWER, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "Amean 11.00 ±9.1%");
+}
+
+/* The runner's per-cell line: the table's aggregate, then a flag for few iterations or a wide spread. */
+static void cell_line(const double *v, int n, enum lab_better better, char *buf, size_t len)
+{
+	FILE *f = fmemopen(buf, len, "w");
+
+	cr_assert(f);
+	lab_fmt_cell_line(f, "pthread", "locktest", 2, "total_rate,ops_mean", v, n, better);
+	fclose(f);
+}
+
+Test(stats, cell_line_flags)
+{
+	char buf[256];
+
+	cell_line((const double[]){ 100, 110, 120 }, 3, LAB_BETTER_HIGHER, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "pthread                      locktest                 t=2    total_rate     Hmean 109.4 ±7.5%\n");
+	cell_line((const double[]){ 100, 110 }, 2, LAB_BETTER_HIGHER, buf, sizeof(buf));
+	cr_expect(strstr(buf, "  [fewer than 3 iterations]\n"), "%s", buf);
+	/* 100, 200, 300: HCoeffVar well above 10%, printed and flagged by that name */
+	cell_line((const double[]){ 100, 200, 300 }, 3, LAB_BETTER_HIGHER, buf, sizeof(buf));
+	cr_expect(strstr(buf, "Hmean ") && strstr(buf, "%  [HCoeffVar > 10%]\n"), "%s", buf);
+	/* lower is better: Amean 20 ±50.0% (sample stddev 10), flagged as CoeffVar */
+	cell_line((const double[]){ 10, 20, 30 }, 3, LAB_BETTER_LOWER, buf, sizeof(buf));
+	cr_expect(strstr(buf, "Amean 20.00 ±50.0%  [CoeffVar > 10%]\n"), "%s", buf);
+	/* 9.1% stays unflagged */
+	cell_line((const double[]){ 10, 11, 12 }, 3, LAB_BETTER_LOWER, buf, sizeof(buf));
+	cr_expect(strstr(buf, "Amean 11.00 ±9.1%\n"), "%s", buf);
 }

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Number formatting shared by the readable report formats (table, email)
+ * and the runner's per-cell progress line, so that one cell shows one
+ * figure wherever it is printed (research/aesthetics.md §8).
+ *
+ * Every function writes a NUL-terminated string of at most @len - 1 bytes
+ * into @buf and never allocates; it is safe from any thread. NaN prints "-".
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "workload.h"
+
+/*
+ * lab_fmt_num() - @v with 4 significant digits (3 once rounding carries into
+ * a fifth), thousands separators and never e-notation: 1567072 -> "1,567,000",
+ * 163246.5 -> "163,200", 5879.3 -> "5,879", 16.664 -> "16.66", 0.2204 ->
+ * "0.2204". Magnitudes below 1e-9 print "0".
+ */
+void lab_fmt_num(double v, char *buf, size_t len);
+
+/*
+ * lab_fmt_pct() - a signed percentage change: "+3.0%", "-14.2%", "+102%",
+ * "+1,895%" (one decimal below 100%, none above, thousands separators).
+ */
+void lab_fmt_pct(double pct, char *buf, size_t len);
+
+/* The aggregate the tables print for a series: "Hmean" for higher-is-better, else "Amean". */
+const char *lab_fmt_mean_name(enum lab_better better);
+
+/*
+ * lab_fmt_aggregate() - the labelled aggregate of @n iteration values, as
+ * the default report table prints it: "Hmean 163,200 ±3.6%" (Hmean and
+ * HCoeffVar for higher-is-better values, Amean and CoeffVar otherwise;
+ * the spread is left out for one value). A higher-is-better set with a
+ * value <= 0 has no Hmean: its Amean is printed, labelled so.
+ */
+void lab_fmt_aggregate(const double *v, int n, enum lab_better better, char *buf, size_t len);
+
+/*
+ * lab_fmt_cell_line() - the runner's line for a finished cell: variant,
+ * workload, threads, the headline metric (the first of the comma-separated
+ * @headline) and lab_fmt_aggregate() of its @n iteration values, e.g.
+ * "pthread   locktest   t=2    total_rate  Hmean 157,700 ±3.8%". The
+ * figure is the one the default report table prints for the cell. A cell
+ * with fewer than 3 values is flagged "[fewer than 3 iterations]", one whose
+ * printed spread is above 10% "[HCoeffVar > 10%]" (or "[CoeffVar > 10%]").
+ */
+void lab_fmt_cell_line(FILE *f, const char *variant, const char *workload, int threads, const char *headline,
+		       const double *v, int n, enum lab_better better);

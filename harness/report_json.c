@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * `rwlab report --format json`: one JSON object with the results' context,
+ * the significance rule, every selected series (one per group, column,
+ * metric and thread count) and, with --reference, the verdict rows and
+ * their summary (report_ref.c). Numbers that are undefined (a Hmean over a
+ * value <= 0, a spread of one value) are null.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "report_impl.h"
+#include "stats.h"
+
+void rep_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+void rep_json_num(FILE *f, double v)
+{
+	if (isnan(v) || isinf(v))
+		fputs("null", f);
+	else
+		fprintf(f, "%.10g", v);
+}
+
+static void num(FILE *f, const char *key, double v)
+{
+	fprintf(f, ", \"%s\": ", key);
+	rep_json_num(f, v);
+}
+
+static void str(FILE *f, const char *key, const char *v, bool first)
+{
+	fprintf(f, "%s\"%s\": ", first ? "" : ", ", key);
+	rep_json_str(f, v);
+}
+
+static void series(const struct lab_rctx *c, const struct lab_series *s, const struct lab_series *base)
+{
+	FILE *f = c->out;
+	bool h = rep_higher(s);
+
+	fputs("{", f);
+	str(f, "group", s->group, true);
+	str(f, "column", s->column, false);
+	str(f, "workload", s->workload, false);
+	str(f, "metric", s->metric, false);
+	str(f, "unit", s->unit, false);
+	str(f, "better", s->better == LAB_BETTER_HIGHER ? "higher" : s->better == LAB_BETTER_LOWER ? "lower" : "none",
+	    false);
+	fprintf(f, ", \"threads\": %d, \"n\": %d", s->threads, s->n);
+	str(f, "mean_kind", h ? "hmean" : "amean", false);
+	num(f, "mean", rep_mean(s));
+	num(f, "stddev", h ? lab_hstddev(s->v, s->n) : lab_stddev(s->v, s->n));
+	num(f, "coeffvar_pct", h ? lab_hcoeffvar(s->v, s->n) : lab_coeffvar(s->v, s->n));
+	num(f, "min", lab_min(s->v, s->n));
+	num(f, "max", lab_max(s->v, s->n));
+	num(f, "change_pct", base && s != base ? rep_change(s, base) : NAN);
+	fprintf(f, ", \"significant\": %s, \"values\": [", rep_significant(c, s, base) ? "true" : "false");
+	for (int i = 0; i < s->n; i++)
+		fprintf(f, "%s%.10g", i ? ", " : "", s->v[i]);
+	fputs("]}", f);
+}
+
+int rep_json(struct lab_rctx *c)
+{
+	static const char *const ctx[] = { "cpus", "cpu_model", "kernel", "compiler", "build_type", "allocator",
+					   "pin", "git_rev", "host", NULL };
+	const struct lab_results *r = c->r;
+	FILE *f = c->out;
+	int printed = 0;
+
+	fputs("{\n  ", f);
+	str(f, "file", r->path, true);
+	fputs(",\n  \"context\": {", f);
+	for (int i = 0; ctx[i]; i++)
+		str(f, ctx[i], lab_results_ctx(r, ctx[i]), i == 0);
+	fputs("},\n  ", f);
+	str(f, "baseline", r->columns[0], true);
+	fputs(", ", f);
+	str(f, "significance", rep_sig_name(c->o->sig), true);
+	fputs(",\n  \"series\": [", f);
+	for (int g = 0; g < r->ngroups; g++)
+		for (int m = 0; m < r->nmetrics; m++)
+			for (int ti = 0; ti < r->nthreads; ti++) {
+				const struct lab_series *base = lab_results_find(r, g, 0, m, r->threads[ti]);
+
+				for (int v = 0; v < r->ncolumns; v++) {
+					const struct lab_series *s = lab_results_find(r, g, v, m, r->threads[ti]);
+
+					if (!s || !rep_wanted(c, s))
+						continue;
+					fputs(printed++ ? ",\n    " : "\n    ", f);
+					series(c, s, base);
+				}
+			}
+	fputs("\n  ]", f);
+	if (c->o->reference && rep_reference_json(c)) {
+		fputs("\n}\n", f);
+		return -1;
+	}
+	fputs("\n}\n", f);
+	return printed ? printed : 1;	/* an empty series list is still a complete document */
+}

@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The readable formats: `table` (the default, within 100 columns) and
+ * `email` (within 80, with the machine on top, for pasting into a mail).
+ *
+ * One table per (group, metric). A cell is the labelled aggregate of the
+ * iterations (Hmean for higher-is-better metrics, Amean otherwise, the same
+ * figure the runner's per-cell line prints: harness/format.h), its spread
+ * (±HCoeffVar or ±CoeffVar) and the change against the baseline column,
+ * starred when significant. Numbers have 4 significant digits with
+ * thousands separators. Column names are printed whole, never split.
+ *
+ * Layout: thread counts as rows and columns side by side when that fits the
+ * width; otherwise transposed (columns as rows, thread counts across) when
+ * that fits; otherwise the orientation with fewer columns, cut into blocks
+ * of columns that each fit, the row labels repeated in every block.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "report_impl.h"
+#include "stats.h"
+
+#define PARTS 3			/* value, spread, change */
+
+struct grid {
+	int nr, nc;			/* thread counts x columns, before any transposition */
+	const char *corner[2];		/* header of the label column: normal, transposed */
+	char **rlab, **clab;
+	char (*cell)[PARTS][48];	/* nr * nc */
+};
+
+/* Display width of UTF-8 text: code points (every character used here is one column wide). */
+static int dwidth(const char *s)
+{
+	int w = 0;
+
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+static void pad(struct lab_buf *b, int n)
+{
+	if (n > 0)
+		lab_buf_printf(b, "%*s", n, "");
+}
+
+/* Right-align @s (display width) in @w columns. */
+static void put_right(struct lab_buf *b, const char *s, int w)
+{
+	pad(b, w - dwidth(s));
+	lab_buf_printf(b, "%s", s);
+}
+
+/* Print the line in @b without its trailing blanks (a mail keeps them), and empty @b. */
+static void flush_line(FILE *f, struct lab_buf *b)
+{
+	size_t n = b->len;
+
+	while (n && b->p[n - 1] == ' ')
+		n--;
+	fprintf(f, "%.*s\n", (int)n, b->p ? b->p : "");
+	b->len = 0;
+	if (b->p)
+		b->p[0] = 0;
+}
+
+static const char *gcell(const struct grid *g, bool tr, int i, int j, int part)
+{
+	return tr ? g->cell[j * g->nc + i][part] : g->cell[i * g->nc + j][part];
+}
+
+/* Per printed column: the width of each part and of the whole (header included). */
+static void col_widths(const struct grid *g, bool tr, int j, int pw[PARTS], int *w)
+{
+	int rows = tr ? g->nc : g->nr, sum = 0, used = 0;
+
+	for (int k = 0; k < PARTS; k++) {
+		pw[k] = 0;
+		for (int i = 0; i < rows; i++) {
+			int l = dwidth(gcell(g, tr, i, j, k));
+
+			pw[k] = l > pw[k] ? l : pw[k];
+		}
+		sum += pw[k];
+		used += pw[k] > 0;
+	}
+	sum += used > 1 ? used - 1 : 0;
+	*w = dwidth(tr ? g->rlab[j] : g->clab[j]);
+	*w = sum > *w ? sum : *w;
+}
+
+static int label_width(const struct grid *g, bool tr)
+{
+	int rows = tr ? g->nc : g->nr, w = dwidth(g->corner[tr]);
+
+	for (int i = 0; i < rows; i++) {
+		int l = dwidth(tr ? g->clab[i] : g->rlab[i]);
+
+		w = l > w ? l : w;
+	}
+	return w;
+}
+
+/* Total width of the orientation when printed as one block. */
+static int total_width(const struct grid *g, bool tr)
+{
+	int cols = tr ? g->nr : g->nc, tot = label_width(g, tr), pw[PARTS], w;
+
+	for (int j = 0; j < cols; j++) {
+		col_widths(g, tr, j, pw, &w);
+		tot += 2 + w;
+	}
+	return tot;
+}
+
+static void print_block(FILE *f, const struct grid *g, bool tr, int j0, int j1)
+{
+	int rows = tr ? g->nc : g->nr, lw = label_width(g, tr), pw[PARTS], w;
+	struct lab_buf b = { 0 };
+
+	lab_buf_printf(&b, "%s", g->corner[tr]);
+	pad(&b, lw - dwidth(g->corner[tr]));
+	for (int j = j0; j < j1; j++) {
+		col_widths(g, tr, j, pw, &w);
+		lab_buf_printf(&b, "  ");
+		put_right(&b, tr ? g->rlab[j] : g->clab[j], w);
+	}
+	flush_line(f, &b);
+	for (int i = 0; i < rows; i++) {
+		const char *lab = tr ? g->clab[i] : g->rlab[i];
+
+		lab_buf_printf(&b, "%s", lab);
+		pad(&b, lw - dwidth(lab));
+		for (int j = j0; j < j1; j++) {
+			int sum = 0, first = 1;
+
+			col_widths(g, tr, j, pw, &w);
+			for (int k = 0; k < PARTS; k++)
+				sum += pw[k] + (pw[k] && !first ? 1 : 0), first &= !pw[k];
+			lab_buf_printf(&b, "  ");
+			pad(&b, w - sum);
+			first = 1;
+			for (int k = 0; k < PARTS; k++) {
+				if (!pw[k])
+					continue;
+				if (!first)
+					lab_buf_printf(&b, " ");
+				first = 0;
+				put_right(&b, gcell(g, tr, i, j, k), pw[k]);
+			}
+		}
+		flush_line(f, &b);
+	}
+	lab_buf_free(&b);
+}
+
+/* Print @g within @width columns (see the file comment for the choice of layout). */
+static void print_grid(FILE *f, const struct grid *g, int width)
+{
+	bool tr = false;
+	int cols, lw, pw[PARTS], w;
+
+	if (total_width(g, false) > width)
+		tr = total_width(g, true) <= width || g->nr < g->nc;	/* else the fewer columns */
+	cols = tr ? g->nr : g->nc;
+	lw = label_width(g, tr);
+	for (int j0 = 0; j0 < cols;) {
+		int j1 = j0, used = lw;
+
+		do {
+			col_widths(g, tr, j1, pw, &w);
+			used += 2 + w;
+			j1++;
+		} while (j1 < cols && used + 2 + (col_widths(g, tr, j1, pw, &w), w) <= width);
+		if (j0)
+			fputc('\n', f);
+		print_block(f, g, tr, j0, j1);
+		j0 = j1;
+	}
+}
+
+static void grid_free(struct grid *g)
+{
+	for (int i = 0; i < g->nr; i++)
+		free(g->rlab[i]);
+	for (int j = 0; j < g->nc; j++)
+		free(g->clab[j]);
+	free(g->rlab);
+	free(g->clab);
+	free(g->cell);
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		abort();
+	return d;
+}
+
+/* The default table's mean falls back to Amean where a Hmean is undefined (a value <= 0). */
+static double table_mean(const struct lab_series *s, bool *higher)
+{
+	double m = rep_mean(s);
+
+	*higher = rep_higher(s) && !isnan(m);
+	return isnan(m) ? lab_amean(s->v, s->n) : m;
+}
+
+/*
+ * One cell: aggregate, spread, change. @compact (email) prints the spread in
+ * whole percent, as LKP's "±  3%", and changes of 10% or more without a
+ * decimal, to fit 80 columns.
+ */
+static void fill_cell(const struct lab_rctx *c, const struct lab_series *s, const struct lab_series *base,
+		      bool is_base, bool compact, char out[PARTS][48])
+{
+	bool higher, bh;
+	double m = table_mean(s, &higher), cv = higher ? lab_hcoeffvar(s->v, s->n) : lab_coeffvar(s->v, s->n);
+
+	lab_fmt_num(m, out[0], sizeof(out[0]));
+	if (s->n > 1 && !isnan(cv))
+		snprintf(out[1], sizeof(out[1]), compact ? "±%.0f%%" : "±%.1f%%", fabs(cv));
+	if (!is_base && base) {
+		double bm = table_mean(base, &bh), ch;
+
+		if (isnan(bm) || bm == 0)
+			return;
+		ch = rep_higher(s) ? lab_pdiff(m, bm) : lab_pndiff(m, bm);
+		if (compact && fabs(ch) >= 9.95)
+			snprintf(out[2], sizeof(out[2]) - 1, "%+.0f%%", ch);
+		else
+			lab_fmt_pct(ch, out[2], sizeof(out[2]) - 1);
+		if (rep_significant(c, s, base))
+			strcat(out[2], "*");
+	}
+}
+
+/* Build the grid of (group @g, metric @m); returns the number of thread counts with data. */
+static int build_grid(const struct lab_rctx *c, int g, int m, bool compact, struct grid *gr)
+{
+	const struct lab_results *r = c->r;
+	int rows = 0;
+
+	memset(gr, 0, sizeof(*gr));
+	gr->nc = r->ncolumns;
+	gr->rlab = calloc((size_t)r->nthreads + 1, sizeof(*gr->rlab));
+	gr->clab = calloc((size_t)r->ncolumns + 1, sizeof(*gr->clab));
+	gr->cell = calloc((size_t)(r->nthreads * r->ncolumns) + 1, sizeof(*gr->cell));
+	if (!gr->rlab || !gr->clab || !gr->cell)
+		abort();
+	for (int v = 0; v < r->ncolumns; v++)
+		gr->clab[v] = xstrdup(r->columns[v]);
+	for (int ti = 0; ti < r->nthreads; ti++) {
+		const struct lab_series *base = lab_results_find(r, g, 0, m, r->threads[ti]);
+		char lab[32];
+		bool any = false;
+
+		for (int v = 0; v < r->ncolumns; v++) {
+			const struct lab_series *s = lab_results_find(r, g, v, m, r->threads[ti]);
+
+			strcpy(gr->cell[rows * gr->nc + v][0], "-");
+			if (!s || !rep_workload_kept(c, s->workload))
+				continue;
+			any = true;
+			fill_cell(c, s, base, v == 0, compact, gr->cell[rows * gr->nc + v]);
+		}
+		if (!any)
+			continue;
+		snprintf(lab, sizeof(lab), "%d thread%s", r->threads[ti], r->threads[ti] == 1 ? "" : "s");
+		gr->rlab[rows++] = xstrdup(lab);
+	}
+	gr->nr = rows;
+	return rows;
+}
+
+/* Print @text, broken at ", " so that no line exceeds @width (a longer single part is kept whole). */
+static void print_wrapped(FILE *f, const char *text, int width)
+{
+	int col = 0;
+
+	for (const char *p = text; *p;) {
+		const char *q = strstr(p, ", ");
+		int len = q ? (int)(q - p) + 1 : (int)strlen(p);
+
+		if (col && col + 1 + len > width) {
+			fputs("\n  ", f);
+			col = 2;
+		} else if (col) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%.*s", len, p);
+		col += dwidth(p) - dwidth(p + len);
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
+}
+
+static int readable(struct lab_rctx *c, int width)
+{
+	const struct lab_results *r = c->r;
+	int printed = 0;
+	char line[1024];
+
+	for (int g = 0; g < r->ngroups; g++)
+		for (int m = 0; m < r->nmetrics; m++) {
+			const struct lab_series *any = NULL;
+			struct grid gr;
+
+			if (!rep_metric_in_group(c, g, m))
+				continue;
+			for (int i = 0; i < r->ns && !any; i++)
+				if (r->s[i].ig == g && r->s[i].im == m)
+					any = &r->s[i];
+			if (!build_grid(c, g, m, width < 100, &gr)) {
+				grid_free(&gr);
+				continue;
+			}
+			gr.corner[0] = "";
+			gr.corner[1] = c->o->by && *c->o->by ? c->o->by : "variant";
+			snprintf(line, sizeof(line), "%s: %s (%s, %s), %s%s, change vs %s", r->groups[g], r->metrics[m],
+				 any->unit,
+				 any->better == LAB_BETTER_HIGHER ? "higher is better" :
+				 any->better == LAB_BETTER_LOWER ? "lower is better" : "informational, + = lower",
+				 rep_higher(any) ? "Hmean ±HCoeffVar" : "Amean ±CoeffVar", "", r->columns[0]);
+			fputc('\n', c->out);
+			print_wrapped(c->out, line, width);
+			print_grid(c->out, &gr, width);
+			grid_free(&gr);
+			printed++;
+		}
+	if (printed) {
+		fputc('\n', c->out);
+		print_wrapped(c->out, c->o->sig == LAB_SIG_NONE ? "(no significance test)" :
+			      c->o->sig == LAB_SIG_CI ? "* significant: |difference of means| > 1.96 (sd_base + sd), "
+							"sd = HStddev for a Hmean, else Stddev" :
+							"* significant: t-test p < 0.10 on the means, df = n_base + n - 2",
+			      width);
+	}
+	return printed;
+}
+
+int rep_table(struct lab_rctx *c)
+{
+	return readable(c, 100);
+}
+
+int rep_email(struct lab_rctx *c)
+{
+	const struct lab_results *r = c->r;
+	char line[1024];
+	int maxn = 0;
+
+	for (int i = 0; i < r->ns; i++)
+		maxn = r->s[i].n > maxn ? r->s[i].n : maxn;
+	snprintf(line, sizeof(line), "rwlab %s, %s CPUs (%s), %s, %s %s, %s, up to %d iteration%s per cell",
+		 lab_results_ctx(r, "git_rev"), lab_results_ctx(r, "cpus"), lab_results_ctx(r, "cpu_model"),
+		 lab_results_ctx(r, "kernel"), lab_results_ctx(r, "compiler"), lab_results_ctx(r, "build_type"),
+		 lab_results_ctx(r, "allocator"), maxn, maxn == 1 ? "" : "s");
+	print_wrapped(c->out, line, 80);
+	return readable(c, 80);
+}
