@@ -19,6 +19,8 @@ struct lab_context {
 	char sanitize[32];		/* b_sanitize, "none" normally */
 	char git_rev[48];
 	char host[64];
+	char shard[16];			/* "I/N" of a sharded run, else "" (shard.h) */
+	char plan[192];			/* plan fingerprint and settings, "" outside run (shard.h) */
 };
 
 /* Fill @ctx from /proc/cpuinfo, sysconf, uname and the build configuration. */

@@ -14,7 +14,7 @@
 const char *const lab_csv_columns[] = {
 	"schema", "run", "timestamp", "variant", "workload", "threads", "iteration", "metric",
 	"value", "unit", "better", "pin", "cpus", "cpu_model", "kernel", "compiler", "build_type",
-	"allocator", "event_counts", "git_rev", "host", NULL
+	"allocator", "event_counts", "git_rev", "host", "shard", "plan", NULL
 };
 
 int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
@@ -185,6 +185,8 @@ void lab_csv_row_suffix(struct lab_buf *b, const struct lab_context *ctx, const 
 	lab_buf_field(b, ctx->git_rev);
 	lab_buf_printf(b, ",");
 	lab_buf_field(b, ctx->host);
+	lab_buf_printf(b, ",%s,", ctx->shard);
+	lab_buf_field(b, ctx->plan);
 }
 
 void lab_csv_run_id(char *buf, size_t len)

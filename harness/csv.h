@@ -24,6 +24,10 @@
  *   event_counts 1 if lock event counters were compiled in
  *   git_rev      git describe --always --dirty of the build
  *   host         uname -n
+ *   shard        I/N of a sharded run (run --shard), else empty (shard.h)
+ *   plan         fingerprint of the whole plan and the run settings, e.g.
+ *                "fp=3f2a9c0e11d04b7a cells=24 blocks=6 n=2 d=200ms warmup=0ms seed=1"
+ *                (empty for bench and bench-lazy)
  *
  * Rows of one cell are written with a single write(2) and fsync'd, so an
  * interrupted (even SIGKILLed) run keeps every finished cell intact.
@@ -81,7 +85,7 @@ void lab_buf_free(struct lab_buf *b);
 /* Row pieces: "schema,run,timestamp,variant,workload,threads,iteration," ... */
 void lab_csv_row_prefix(struct lab_buf *b, const char *run_id, const char *variant,
 			const char *workload, int threads, int iteration);
-/* ... ",pin,cpus,cpu_model,kernel,compiler,build_type,allocator,event_counts,git_rev,host". */
+/* ... ",pin,cpus,cpu_model,kernel,compiler,build_type,allocator,event_counts,git_rev,host,shard,plan". */
 void lab_csv_row_suffix(struct lab_buf *b, const struct lab_context *ctx, const char *pin);
 /* A run id: YYYYmmddTHHMMSS-pid (UTC). */
 void lab_csv_run_id(char *buf, size_t len);

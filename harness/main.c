@@ -30,6 +30,9 @@
 #include "plot.h"
 #include "report.h"
 #include "runner.h"
+#include "shard.h"
+#include "merge.h"
+#include "slurm.h"
 #include "threads.h"
 #include "torture.h"
 #include "version.h"
@@ -49,7 +52,11 @@ static void usage(FILE *f)
 		"commands:\n"
 		"  list [--verbose] [--names]   lock variants and workloads (--verbose: knobs)\n"
 		"  run [options]                run a matrix of variants x workloads x threads, write CSV\n"
-		"  report FILE.csv [options]    comparison tables from a results CSV\n"
+		"  report FILE.csv... [options] comparison tables from a results CSV (several: a run's shards, merged)\n"
+		"  merge [-o OUT] FILE.csv...   check and merge the CSVs of a run's shards (run --shard I/N)\n"
+		"  slurm --matrix NAME [opts] [-- run options]\n"
+		"                               a matrix as a Slurm job array, one shard per task (--shards N,\n"
+		"                               --constraint F, --partition P, --time T, --dir DIR, --submit)\n"
 		"  plot FILE.csv -o OUT [opts]  a metric against threads, or locktest fairness (gnuplot)\n"
 		"  bench [options]              uncontended ns per lock/unlock pair, per variant\n"
 		"  bench-lazy [options]         lazy-mm cost per pipe round trip at one pair, vs none and bare pipe\n"
@@ -77,6 +84,8 @@ static void usage(FILE *f)
 		"      --no-report        do not print the table at the end\n"
 		"      --mm-lock LIST     fault paths of the mm workloads: mmap, vma, vma-refcnt (one cell each;\n"
 		"                         sets the mm_lock knob of every workload that has it)\n"
+		"      --list-cells       print the plan, one line per cell (id shard workload threads variant)\n"
+		"      --shard I/N        run only shard I of N: every N-th comparison block (workload x threads)\n"
 		"      --repo DIR         gitcheckout: git tree to read manifests from (default: rwlab's source)\n"
 		"      --commits LIST     gitcheckout: commits to check out in turn, or manifest files\n"
 		"\n");
@@ -284,6 +293,7 @@ static int check_unique(const struct lab_rwsem_conf *locks, int nlocks, const st
 
 struct run_lists {
 	const char *locks, *wls, *threads, *schemes, *mm_lock;
+	bool list_cells;
 	char locks_prog[4200], wls_prog[4200], threads_prog[4200], schemes_prog[4200], mm_lock_prog[4200];
 };
 
@@ -370,6 +380,18 @@ static int run_option(int c, struct run_lists *lists, struct lab_run_opts *o, in
 	case 'M':
 		fprintf(stderr, "%s: --matrix given twice\n", prog);
 		return 2;
+	case 'Z': {	/* --shard I/N (shard.h) */
+		char err[128];
+
+		if (lab_shard_parse(optarg, &o->shard, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", prog, err);
+			return 2;
+		}
+		break;
+	}
+	case 'L':
+		lists->list_cells = true;
+		break;
 	default:	/* getopt_long said what was wrong */
 		return 2;
 	}
@@ -450,6 +472,8 @@ static int cmd_run(int argc, char **argv)
 		{ "mm-lock", required_argument, NULL, 'K' },
 		{ "repo", required_argument, NULL, 'G' },
 		{ "commits", required_argument, NULL, 'C' },
+		{ "shard", required_argument, NULL, 'Z' },
+		{ "list-cells", no_argument, NULL, 'L' },
 		{ 0 }
 	};
 	static struct lab_rwsem_conf locks[MAX_LOCKS];
@@ -549,6 +573,12 @@ static int cmd_run(int argc, char **argv)
 	o.nwls = nwls;
 	o.threads = threads;
 	o.nthreads = st;
+	if (lab_shard_check(&o, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return 2;
+	}
+	if (lists.list_cells)
+		return lab_plan_list(stdout, &o);
 	st = lab_run(&o);
 	if (st == 2)		/* the CSV could not be opened (or resumed): nothing was run */
 		return st;
@@ -604,7 +634,7 @@ static int cmd_report(int argc, char **argv)
 	static struct lab_matrix mx;
 	static struct lab_refmap map;
 	struct lab_report_opts o = { 0 };
-	char metrics[1024] = "", workloads[1024] = "", refpath[4200], err[4200];
+	char metrics[1024] = "", workloads[1024] = "", refpath[4200], err[4200], mergedbuf[4200] = "";
 	const char *matrix = NULL, *fmt = NULL, *sig = NULL, *flat = NULL;
 	int c, st;
 
@@ -642,11 +672,16 @@ static int cmd_report(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "%s: report needs exactly one CSV file (rwlab report FILE.csv [options])\n", prog);
+	if (optind >= argc) {
+		fprintf(stderr, "%s: report needs a CSV file, or the CSVs of a run's shards (rwlab report FILE.csv... "
+			"[options])\n", prog);
 		return 2;
 	}
 	o.path = argv[optind];
+	/* Shards are merged first; one file is checked for a cell pooled across hosts (merge.h). */
+	if (lab_report_merge((const char *const *)argv + optind, argc - optind, &o.path, mergedbuf,
+			     sizeof(mergedbuf)))
+		return 1;
 	if (matrix) {
 		const char *v;
 
@@ -693,6 +728,8 @@ static int cmd_report(int argc, char **argv)
 		return 2;
 	}
 	st = lab_report_print(stdout, &o);
+	if (mergedbuf[0])
+		unlink(mergedbuf);
 	lab_matrix_free(&mx);
 	return st;
 }
@@ -890,7 +927,12 @@ int main(int argc, char **argv)
 		return cmd_bench_lazy(argc, argv);
 	if (!strcmp(cmd, "torture"))
 		return lab_torture_cmd(argc, argv);
-	fprintf(stderr, "%s: unknown command '%s' (valid: list, run, report, plot, bench, bench-lazy, torture, help)\n",
+	if (!strcmp(cmd, "merge"))
+		return lab_merge_cmd(argc, argv);
+	if (!strcmp(cmd, "slurm"))
+		return lab_slurm_cmd(argc, argv);
+	fprintf(stderr, "%s: unknown command '%s' (valid: list, run, report, merge, slurm, plot, bench, bench-lazy, "
+		"torture, help)\n",
 		prog, cmd);
 	return 2;
 }

@@ -258,10 +258,10 @@ int lab_run(const struct lab_run_opts *o)
 	uint64_t t_start = lab_clock_ns();
 	bool tty = isatty(2);
 
-	for (int i = 0; i < o->nwls; i++)
-		ncells += o->nthreads * (o->wls[i].ops->uses_lazy_mm ? o->nlazy : o->nlocks);
+	ncells = lab_plan_ncells(o, true);
 	lab_topology_init();
 	lab_context_get(&ctx);
+	lab_plan_context(&ctx, o);	/* the shard and plan columns */
 	if (o->resume) {
 		if (lab_resume_load(&done_cells, o->csv_path, o->iterations, &ctx, lab_pin_name(o->pin), err,
 				    sizeof(err))) {
@@ -270,7 +270,8 @@ int lab_run(const struct lab_run_opts *o)
 		}
 		for (int wi = 0; wi < o->nwls; wi++)
 			for (int ti = 0; ti < o->nthreads; ti++)
-				for (int li = 0; li < (o->wls[wi].ops->uses_lazy_mm ? o->nlazy : o->nlocks); li++)
+				for (int li = 0; li < (o->wls[wi].ops->uses_lazy_mm ? o->nlazy : o->nlocks) &&
+						 lab_shard_has_block(o, wi, ti); li++)
 					ncells -= lab_resume_has(&done_cells, variant_label(o, &o->wls[wi], li),
 								 o->wls[wi].label, o->threads[ti]);
 	}
@@ -315,6 +316,8 @@ int lab_run(const struct lab_run_opts *o)
 		const struct lab_workload_conf *wl = &o->wls[wi];
 
 		for (int ti = 0; ti < o->nthreads && !lab_interrupted; ti++) {
+			if (!lab_shard_has_block(o, wi, ti))
+				continue;	/* another shard's comparison block */
 			int n = o->threads[ti];
 			/* Lazy-mm workloads: the variants are the -m schemes. */
 			int nvar = wl->ops->uses_lazy_mm ? o->nlazy : o->nlocks;

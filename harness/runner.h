@@ -17,6 +17,7 @@
 
 #include "lazy_mm.h"
 #include "rwsem.h"
+#include "shard.h"
 #include "topology.h"
 #include "workload.h"
 
@@ -35,6 +36,7 @@ struct lab_run_opts {
 	const char *csv_path;
 	bool quiet;			/* no progress line, no per-cell line */
 	bool resume;			/* keep csv_path's finished cells, skip them, append (resume.h) */
+	struct lab_shard shard;		/* --shard I/N: only these comparison blocks (shard.h) */
 };
 
 /*
