@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,6 @@ struct mfile {
 	const char *path;
 	struct lab_csv_table t;
 	int c_variant, c_workload, c_threads, c_host, c_shard, c_plan;
-	int shard, nshards;		/* 0/0: not a shard */
 };
 
 struct mrow {
@@ -31,7 +31,8 @@ struct merge {
 	const struct lab_merge_opts *o;
 	struct mfile *f;
 	int nf;
-	int status;
+	int nshards;			/* N of the files' shards, 0 if none is one */
+	int *shard_file;		/* [1..N]: 1 + the file holding shard I, 0 if none */
 };
 
 static const char *field(const struct mfile *f, int row, int col)
@@ -79,7 +80,8 @@ static int load(struct merge *m)
 
 		f->path = m->o->paths[i];
 		if (lab_csv_read(f->path, &f->t, err, sizeof(err))) {
-			fprintf(stderr, "rwlab: merge: %s\n", err);
+			if (!m->o->quiet)	/* quiet: the caller reads the file and says why */
+				fprintf(stderr, "rwlab: merge: %s\n", err);
 			return -1;
 		}
 		f->c_variant = lab_csv_col(&f->t, "variant");
@@ -114,9 +116,9 @@ static int load(struct merge *m)
 /* Shard ids and plans: one plan, one shard count, each shard in one file. */
 static int check_plans(struct merge *m)
 {
-	const char *plan0 = NULL, *path0 = NULL;
+	const char *plan0 = NULL;
 	char fp0[64] = "", fp[64], a[64], b[64], w0[512], w1[512];
-	int row0 = 0, f0 = -1;
+	int row0 = 0, f0 = -1, sf = -1, sr = 0;
 
 	for (int i = 0; i < m->nf; i++) {
 		struct mfile *f = &m->f[i];
@@ -125,23 +127,34 @@ static int check_plans(struct merge *m)
 			const char *sh = field(f, r, f->c_shard), *plan = field(f, r, f->c_plan);
 			int si = 0, sn = 0;
 
-			if (*sh && sscanf(sh, "%d/%d", &si, &sn) != 2) {
+			if (*sh && (sscanf(sh, "%d/%d", &si, &sn) != 2 || si < 1 || si > sn || sn > 100000)) {
 				fprintf(stderr, "rwlab: merge: %s:%d: shard '%s' is not I/N\n", f->path, f->t.line[r], sh);
 				return -1;
 			}
-			if (!r) {
-				f->shard = si;
-				f->nshards = sn;
-			} else if (si != f->shard || sn != f->nshards) {
-				fprintf(stderr, "rwlab: merge: %s:%d: shard %s, but the file began as shard %d/%d: "
-					"one file per shard\n", f->path, f->t.line[r], sh, f->shard, f->nshards);
+			if (sn && !m->nshards) {
+				m->nshards = sn;
+				m->shard_file = calloc((size_t)sn + 1, sizeof(int));
+				if (!m->shard_file)
+					abort();
+				sf = i, sr = r;
+			}
+			if (sn && sn != m->nshards) {
+				fprintf(stderr, "rwlab: merge: %s is shard %s but %s shard of %d: two shard counts\n",
+					where(f, r, w1, sizeof(w1)), sh, where(&m->f[sf], sr, w0, sizeof(w0)), m->nshards);
 				return -1;
 			}
+			if (si && m->shard_file[si] && m->shard_file[si] != i + 1) {
+				fprintf(stderr, "rwlab: merge: shard %s is in both %s and %s: give one of them\n", sh,
+					m->f[m->shard_file[si] - 1].path, f->path);
+				return -1;
+			}
+			if (si)
+				m->shard_file[si] = i + 1;
 			if (!*plan)
 				continue;
 			plan_token(plan, "fp", fp, sizeof(fp));
 			if (!plan0) {
-				plan0 = plan, path0 = f->path, row0 = r, f0 = i;
+				plan0 = plan, row0 = r, f0 = i;
 				snprintf(fp0, sizeof(fp0), "%s", fp);
 				continue;
 			}
@@ -155,24 +168,6 @@ static int check_plans(struct merge *m)
 			}
 		}
 	}
-	(void)path0;
-	for (int i = 0; i < m->nf; i++)
-		for (int j = 0; j < i; j++) {
-			struct mfile *x = &m->f[i], *y = &m->f[j];
-
-			if (!x->t.nrows || !y->t.nrows || !x->nshards || !y->nshards)
-				continue;
-			if (x->nshards != y->nshards) {
-				fprintf(stderr, "rwlab: merge: %s is shard %d/%d but %s shard %d/%d: two shard counts\n",
-					x->path, x->shard, x->nshards, y->path, y->shard, y->nshards);
-				return -1;
-			}
-			if (x->shard == y->shard) {
-				fprintf(stderr, "rwlab: merge: shard %d/%d is in both %s and %s: give one of them\n",
-					x->shard, x->nshards, y->path, x->path);
-				return -1;
-			}
-		}
 	return 0;
 }
 
@@ -316,19 +311,13 @@ static int cmp_int(const void *a, const void *b)
 /* Missing shards and cells of sharded files. Returns the number of problems found. */
 static int check_missing(struct merge *m, const struct mrow *rows, int nrows, int ncells)
 {
-	const struct mfile *sf = NULL;
 	const char **wls = calloc((size_t)nrows + 1, sizeof(char *)), **vars = calloc((size_t)nrows + 1, sizeof(char *));
 	int *vwl = calloc((size_t)nrows + 1, sizeof(int)), *thr = calloc((size_t)nrows + 1, sizeof(int));
-	int nw = 0, nv = 0, nt = 0, problems = 0, printed = 0, nshards = 0, blocks = 0, plan_cells = 0;
+	int nw = 0, nv = 0, nt = 0, problems = 0, printed = 0, nshards = m->nshards, blocks = 0, plan_cells = 0;
 	char tok[64];
 
 	if (!wls || !vars || !vwl || !thr)
 		abort();
-	for (int i = 0; i < m->nf; i++)
-		if (m->f[i].t.nrows && m->f[i].nshards) {
-			sf = &m->f[i];
-			nshards = sf->nshards;
-		}
 	for (int i = 0; i < m->nf && !plan_cells; i++)
 		if (m->f[i].t.nrows) {
 			plan_cells = atoi(plan_token(field(&m->f[i], 0, m->f[i].c_plan), "cells", tok, sizeof(tok)));
@@ -337,12 +326,9 @@ static int check_missing(struct merge *m, const struct mrow *rows, int nrows, in
 	if (!plan_cells)
 		goto out;	/* not written by a run that records its plan: nothing to compare with */
 	for (int s = 1; s <= nshards; s++) {
-		bool seen = false;
 		char bl[256] = "";
 
-		for (int i = 0; i < m->nf; i++)
-			seen |= m->f[i].t.nrows && m->f[i].shard == s;
-		if (seen)
+		if (m->shard_file[s])
 			continue;
 		for (int b = s; b <= blocks; b += nshards)
 			snprintf(bl + strlen(bl), sizeof(bl) - strlen(bl), "%s%d", *bl ? ", " : "", b);
@@ -416,7 +402,7 @@ static int write_out(const struct merge *m, const char *out)
 	}
 	fp = fopen(out, "w");
 	if (!fp) {
-		fprintf(stderr, "rwlab: merge: cannot write '%s': %m\n", out);
+		fprintf(stderr, "rwlab: merge: cannot write '%s': %s\n", out, strerror(errno));
 		return -1;
 	}
 	for (int c = 0; c < m->f[0].t.ncols; c++) {
@@ -437,7 +423,7 @@ static int write_out(const struct merge *m, const char *out)
 	if (fclose(fp))
 		ret = -1;
 	if (ret)
-		fprintf(stderr, "rwlab: merge: writing '%s' failed: %m\n", out);
+		fprintf(stderr, "rwlab: merge: writing '%s' failed: %s\n", out, strerror(errno));
 	lab_buf_free(&b);
 	return ret;
 }
@@ -451,7 +437,11 @@ int lab_merge(const struct lab_merge_opts *o)
 	m.f = calloc((size_t)o->npaths, sizeof(*m.f));
 	if (!m.f)
 		abort();
-	if (load(&m) || check_plans(&m))
+	if (load(&m)) {
+		st = o->quiet ? 0 : 2;
+		goto out;
+	}
+	if (check_plans(&m))
 		goto out;
 	ncells = check_cells(&m, &rows, &nrows);
 	if (ncells < 0)
@@ -472,6 +462,7 @@ out:
 		if (m.f[i].path)
 			lab_csv_free(&m.f[i].t);
 	free(m.f);
+	free(m.shard_file);
 	return st;
 }
 
@@ -510,7 +501,8 @@ int lab_report_merge(const char *const *paths, int n, const char **path, char *t
 	snprintf(tmp, len, "%s/rwlab-merged-XXXXXX", dir && *dir ? dir : "/tmp");
 	fd = mkstemp(tmp);
 	if (fd < 0) {
-		fprintf(stderr, "rwlab: report: cannot create a temporary file in %s: %m\n", dir && *dir ? dir : "/tmp");
+		fprintf(stderr, "rwlab: report: cannot create a temporary file in %s: %s\n", dir && *dir ? dir : "/tmp",
+			strerror(errno));
 		tmp[0] = 0;
 		return -1;
 	}

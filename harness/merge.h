@@ -29,7 +29,8 @@ struct lab_merge_opts {
 	const char *const *paths;	/* shard CSVs, in any order */
 	int npaths;
 	const char *out;		/* merged CSV (an existing one is kept as OUT.N), or NULL: check only */
-	bool quiet;			/* no summary line */
+	bool quiet;			/* no summary line; an unreadable or malformed file: status 0,
+					 * silently (the caller reads it and says why) */
 };
 
 /*

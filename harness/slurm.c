@@ -210,7 +210,7 @@ static int write_script(const struct slurm_opts *o, const char *path, const char
 /* Merge the shards' CSVs into DIR/merged.csv and print the report. Returns 0, 1 or 2 (merge.h). */
 static int merge_and_report(const struct slurm_opts *o)
 {
-	char **paths = calloc((size_t)o->shards, sizeof(char *)), merged[PATH_MAX + 16];
+	char **paths = calloc((size_t)o->shards + 1, sizeof(char *)), merged[PATH_MAX + 16];
 	struct lab_merge_opts mo = { 0 };
 	int n = 0, st;
 
@@ -233,12 +233,13 @@ static int merge_and_report(const struct slurm_opts *o)
 		return 2;
 	}
 	snprintf(merged, sizeof(merged), "%s/merged.csv", o->dir);
+	unlink(merged);		/* derived from the shards' files, which stay */
 	mo.paths = (const char *const *)paths;
 	mo.npaths = n;
 	mo.out = merged;
 	st = lab_merge(&mo);
 	if (st != 2) {
-		char *argv[] = { o->self, "report", merged, "--matrix", (char *)o->matrix_arg, NULL };
+		char *argv[] = { (char *)o->self, "report", merged, "--matrix", (char *)o->matrix_arg, NULL };
 
 		if (spawn(argv, NULL))
 			st = st ? st : 1;
