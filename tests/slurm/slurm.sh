@@ -4,8 +4,9 @@
 # (cluster.sh), a 4-shard job array of a small matrix submitted and waited
 # for, merged, and compared with a local run of the same matrix: the same
 # cells, the same metrics per cell and iteration, the same work where the
-# work is deterministic (pft pages). Then one shard is removed and the same
-# command resubmits only that shard. The cluster is torn down on every exit.
+# work is deterministic (pft pages). Then one shard is marked failed after
+# its first cell and the same command resubmits only that shard, which
+# resumes its CSV. The cluster is torn down on every exit.
 # Skips (exit 77, one line saying why) only when Slurm cannot start.
 # Usage: slurm.sh RWLAB
 set -uo pipefail
@@ -72,13 +73,18 @@ pages() { awk -F, '$8 == "pages" { print $4 "," $6 "," $7 "," $9 }' "$1" | sort;
 [ -n "$(pages "$tmp/local.csv")" ] && [ "$(pages "$tmp/run/merged.csv")" = "$(pages "$tmp/local.csv")" ] ||
 	fail "pft pages differ between the merged and the local run"
 
-# Resubmitting: only the shard that is gone runs again.
-rm -f "$tmp/run/shard-3.status" "$tmp/run/shard-3.csv"
+# Resubmitting: only the failed shard runs again, and --resume keeps its finished cells.
+# Shard 3 "failed" after its first cell (3 cells per block: keep the first cell's rows).
+first=$(awk -F, 'NR == 2 { print $4 }' "$tmp/run/shard-3.csv")
+awk -F, -v v="$first" 'NR == 1 || $4 == v' "$tmp/run/shard-3.csv" >"$tmp/s3" && mv "$tmp/s3" "$tmp/run/shard-3.csv"
+echo 1 >"$tmp/run/shard-3.status"
 "$rwlab" slurm --matrix "$tmp/tiny.matrix" --shards 4 --dir "$tmp/run" --submit -- "${run_opts[@]}" \
 	>"$tmp/out2" 2>"$tmp/err2"
 rc=$?
 [ $rc = 0 ] || fail "resubmit exited $rc: $(cat "$tmp/err2")"
 grep -q 'submitting 1 of 4 shards (array 3)' "$tmp/err2" || fail "resubmit did not submit only shard 3: $(head -3 "$tmp/err2")"
+grep -q 'resuming .*shard-3.csv: 1 finished cells kept, 2 of this matrix to run' "$tmp/run/shard-3.log" ||
+	fail "shard 3 did not resume: $(grep -m1 resum "$tmp/run/shard-3.log")"
 grep -qx '#SBATCH --array=3' "$script" || fail "resubmit script: no '#SBATCH --array=3'"
 cells "$tmp/run/merged.csv" | cmp -s - "$tmp/cells.local" || fail "after the resubmit the merged cells differ from the local run's"
 
