@@ -296,9 +296,7 @@ static int parse_args(int argc, char **argv, struct slurm_opts *o)
 	o->run_args = argv + optind;
 	o->nrun_args = argc - optind;
 	/* A matrix file given by path must be found from the nodes too. */
-	if (strchr(o->matrix, '/') && realpath(o->matrix, o->matrix_arg))
-		;
-	else
+	if (!strchr(o->matrix, '/') || !realpath(o->matrix, o->matrix_arg))
 		snprintf(o->matrix_arg, sizeof(o->matrix_arg), "%s", o->matrix);
 	if (!dir) {
 		static char def[256];
