@@ -366,6 +366,14 @@ int lab_slurm_cmd(int argc, char **argv)
 			fprintf(stderr, "rwlab: slurm: sbatch could not run: is Slurm installed here?\n");
 			return 2;
 		}
+		for (int i = 1; i <= o.shards && sb; i++)
+			if (shard_status(&o, i) >= 0)
+				break;
+			else if (i == o.shards) {
+				fprintf(stderr, "rwlab: slurm: sbatch exited %d and no shard ran (its message is above); "
+					"nothing to merge\n", sb);
+				return 1;
+			}
 	}
 	/* Which shards still failed, and where their logs are. */
 	todo = 0;
