@@ -133,7 +133,7 @@ static bool skip_unsafe(struct runner *r, const struct lab_workload_conf *wl, in
 {
 	const struct lab_rwsem_conf *l = &r->o->locks[vi];
 
-	if (wl->ops->uses_lazy_mm || !wl->ops->needs_exclusion || (l->ops->caps & LAB_CAP_EXCLUSION))
+	if (lab_plan_runs(r->o, (int)(wl - r->o->wls), vi))
 		return false;
 	if (!r->skipped.len)
 		lab_buf_printf(&r->skipped, "%s on %s", l->label, wl->label);

@@ -36,6 +36,13 @@ static int nvariants(const struct lab_run_opts *o, int wi)
 	return o->wls[wi].ops->uses_lazy_mm ? o->nlazy : o->nlocks;
 }
 
+bool lab_plan_runs(const struct lab_run_opts *o, int wi, int vi)
+{
+	const struct lab_workload_conf *wl = &o->wls[wi];
+
+	return wl->ops->uses_lazy_mm || !wl->ops->needs_exclusion || (o->locks[vi].ops->caps & LAB_CAP_EXCLUSION);
+}
+
 static const char *variant(const struct lab_run_opts *o, int wi, int li)
 {
 	return o->wls[wi].ops->uses_lazy_mm ? o->lazy[li].label : o->locks[li].label;
@@ -59,8 +66,8 @@ int lab_plan_ncells(const struct lab_run_opts *o, bool shard_only)
 
 	for (int wi = 0; wi < o->nwls; wi++)
 		for (int ti = 0; ti < o->nthreads; ti++)
-			if (!shard_only || lab_shard_has_block(o, wi, ti))
-				n += nvariants(o, wi);
+			for (int li = 0; li < nvariants(o, wi) && (!shard_only || lab_shard_has_block(o, wi, ti)); li++)
+				n += lab_plan_runs(o, wi, li);
 	return n;
 }
 
@@ -91,7 +98,8 @@ int lab_plan_list(FILE *f, const struct lab_run_opts *o)
 				snprintf(shard, sizeof(shard), "%d/%d", (block - 1) % o->shard.count + 1,
 					 o->shard.count);
 			for (int li = 0; li < nvariants(o, wi); li++)
-				fprintf(f, "%d.%d %s %s %d %s\n", block, li + 1, shard, o->wls[wi].label,
+				if (lab_plan_runs(o, wi, li))
+					fprintf(f, "%d.%d %s %s %d %s\n", block, li + 1, shard, o->wls[wi].label,
 					o->threads[ti], variant(o, wi, li));
 		}
 	return 0;
@@ -113,6 +121,9 @@ void lab_plan_context(struct lab_context *ctx, const struct lab_run_opts *o)
 		for (int ti = 0; ti < o->nthreads; ti++)
 			for (int li = 0; li < nvariants(o, wi); li++) {
 				char t[16];
+
+				if (!lab_plan_runs(o, wi, li))
+					continue;
 
 				snprintf(t, sizeof(t), "%d", o->threads[ti]);
 				h = fnv(fnv(fnv(h, o->wls[wi].label), t), variant(o, wi, li));

@@ -40,6 +40,13 @@ struct lab_shard {
  */
 int lab_shard_parse(const char *s, struct lab_shard *sh, char *err, size_t errlen);
 
+/*
+ * Is variant @vi of workload @wi in the plan? Not a lock variant that claims
+ * no exclusion (null) on a workload whose data the lock protects: the runner
+ * leaves such cells out (runner.h), and so do the counts, --list-cells and
+ * the fingerprint.
+ */
+bool lab_plan_runs(const struct lab_run_opts *o, int wi, int vi);
 /* Comparison blocks of the plan: workloads x thread counts. */
 int lab_plan_nblocks(const struct lab_run_opts *o);
 /* Cells of the plan; with @shard_only, only those of o->shard. */

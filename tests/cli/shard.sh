@@ -28,6 +28,10 @@ for i in 1 2 3; do "$rwlab" run "${opts[@]}" --shard $i/3 --list-cells; done | g
 # A block's variants all land in one shard.
 [ "$(awk '{ split($1, b, "."); print b[1], $2 }' sharded | sort -u | awk '{ print $1 }' | uniq -d)" = "" ] ||
 	fail "a comparison block is split over shards"
+# The plan leaves out what the runner leaves out: null on a workload whose data needs exclusion.
+"$rwlab" run -l pthread,null -w gitcheckout,locktest -t 1 --list-cells >unsafe || fail "--list-cells (null): exit $?"
+[ "$(grep -v '^#' unsafe | awk '{ print $3 "/" $5 }' | tr '\n' ' ')" = "gitcheckout/pthread locktest/pthread locktest/null " ] ||
+	fail "--list-cells with null on gitcheckout: $(cat unsafe)"
 
 for i in 1 2; do "$rwlab" run "${opts[@]}" --shard $i/2 -o s$i.csv 2>/dev/null || fail "shard $i/2: exit $?"; done
 head -1 s1.csv | grep -q ',host,settings,.*,isolated,shard,plan$' || fail "no shard and plan columns: $(head -1 s1.csv)"
