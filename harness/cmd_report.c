@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "merge.h"
 #include "matrix.h"
 #include "report.h"
 
@@ -169,6 +170,9 @@ int lab_cmd_report(int argc, char **argv)
 	a.o.npaths = argc - optind;
 	if ((a.matrix && (st = report_matrix(&a, &mx, &map))) || (st = report_values(&a)))
 		return st;
+	/* The CSVs of a sharded run: merge's checks (one plan, hosts, settings, missing shards). */
+	if (lab_report_merge(a.o.paths, a.o.npaths, a.o.by && strstr(a.o.by, "host")))
+		return 1;
 	st = lab_report_print(stdout, &a.o);
 	lab_matrix_free(&mx);
 	return st;

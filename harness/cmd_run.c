@@ -11,6 +11,7 @@
 #include "matrix.h"
 #include "report.h"
 #include "runner.h"
+#include "shard.h"
 #include "threads.h"
 #include "topology.h"
 #include "workload.h"
@@ -50,6 +51,11 @@ const struct lab_opt lab_run_opts[] = {
 	  LAB_COMP_FILE, NULL, 0, 0 },
 	{ "commits", 0, 'C', "LIST", "gitcheckout: commits, shipped releases (v2.20.0 v2.30.0 v2.40.0 v2.47.0) or manifest files, checked out in turn", NULL, NULL, 0,
 	  NULL, 0, 0 },
+	{ "list-cells", 0, 'L', NULL, "print the plan, one line per cell (id shard workload threads variant), and "
+	  "run nothing", NULL, NULL, 0, NULL, 0, 0 },
+	{ "shard", 0, 'Z', "I/N", "run only shard I of N: every N-th comparison block (workload x thread count), "
+	  "round robin; the CSV's shard and plan columns let 'rwlab merge' check the shards", NULL, NULL, 0, NULL,
+	  0, 0 },
 	{ 0 }
 };
 
@@ -66,6 +72,7 @@ struct run_list {
 
 struct run_lists {
 	struct run_list locks, wls, threads, schemes, mm_lock;
+	bool list_cells;	/* --list-cells */
 };
 
 static const char *list_val(const struct run_list *l, const char *def)
@@ -215,6 +222,18 @@ static int run_option(int c, int from_matrix, struct run_lists *lists, struct la
 		break;
 	case 'r':
 		o->resume = true;
+		break;
+	case 'Z': {	/* --shard I/N (shard.h) */
+		char err[128];
+
+		if (lab_shard_parse(optarg, &o->shard, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", lab_prog, err);
+			return 2;
+		}
+		break;
+	}
+	case 'L':
+		lists->list_cells = true;
 		break;
 	case 'M':
 		fprintf(stderr, "%s: --matrix given twice\n", lab_prog);
@@ -430,6 +449,12 @@ int lab_cmd_run(int argc, char **argv)
 	a.o.wls = a.wls;
 	a.o.nwls = nwls;
 	a.o.threads = a.threads;
+	if (lab_shard_check(&a.o, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", lab_prog, err);
+		return 2;
+	}
+	if (l->list_cells)
+		return lab_plan_list(stdout, &a.o);
 	st = lab_run(&a.o);
 	if (st == 2)		/* the CSV could not be opened (or resumed): nothing was run */
 		return st;

@@ -27,6 +27,8 @@ struct lab_context {
 	char thp[16];			/* transparent hugepages: always, madvise or never */
 	char cmdline[512];		/* /proc/cmdline */
 	char isolated[64];		/* isolated CPUs (isolcpus=), "" for none */
+	char shard[16];			/* "I/N" of a sharded run, else "" (shard.h) */
+	char plan[192];			/* plan fingerprint and settings, "" outside run (shard.h) */
 };
 
 /*

@@ -16,7 +16,9 @@ const char *const lab_csv_columns[] = {
 	"value", "unit", "better", "pin", "cpus", "cpu_model", "kernel", "compiler", "build_type",
 	"allocator", "event_counts", "git_rev", "host",
 	/* schema 2: provenance */
-	"settings", "governor", "smt", "boost", "thp", "cmdline", "isolated", NULL
+	"settings", "governor", "smt", "boost", "thp", "cmdline", "isolated",
+	/* schema 3: the plan */
+	"shard", "plan", NULL
 };
 
 int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
@@ -203,6 +205,8 @@ void lab_csv_row_suffix(struct lab_buf *b, const struct lab_context *ctx, const 
 	lab_buf_field(b, ctx->cmdline);
 	lab_buf_printf(b, ",");
 	lab_buf_field(b, ctx->isolated);
+	lab_buf_printf(b, ",%s,", ctx->shard);
+	lab_buf_field(b, ctx->plan);
 }
 
 void lab_csv_run_id(char *buf, size_t len)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Tidy CSV results: one row per (cell, iteration, metric), RFC 4180 quoting,
- * the context in every row. Schema (LAB_CSV_SCHEMA 1), in column order:
+ * the context in every row. Schema (LAB_CSV_SCHEMA 3), in column order:
  *
- *   schema       1
+ *   schema       3
  *   run          run id: start time and pid (YYYYmmddTHHMMSS-pid)
  *   timestamp    ISO 8601 UTC time the cell finished
  *   variant      lock variant label: name, or name:key=val,... (non-default knobs)
@@ -24,6 +24,17 @@
  *   event_counts 1 if lock event counters were compiled in
  *   git_rev      git describe --always --dirty of the build
  *   host         uname -n
+ *   settings     the run's settings, "d=2s warmup=0.5s n=5 seed=1 order=interleaved"
+ *                (schema 2 on: settings..isolated, the provenance, context.h)
+ *   governor     cpufreq scaling_governor of CPU 0
+ *   smt          SMT control (on, off, notsupported, ...)
+ *   boost        turbo/boost on or off
+ *   thp          transparent hugepages (always, madvise, never)
+ *   cmdline      /proc/cmdline
+ *   isolated     isolated CPUs, "" for none
+ *   shard        I/N of a sharded run (run --shard), else empty (schema 3 on, shard.h)
+ *   plan         fingerprint of the whole plan's cells, e.g.
+ *                "fp=3f2a9c0e11d04b7a cells=24 blocks=6" (empty for bench and bench-lazy)
  *
  * Rows of one cell are written with a single write(2) and fsync'd, so an
  * interrupted (even SIGKILLed) run keeps every finished cell intact.
@@ -35,7 +46,7 @@
 
 #include "context.h"
 
-#define LAB_CSV_SCHEMA 2	/* 2: the provenance columns settings..isolated */
+#define LAB_CSV_SCHEMA 3	/* 2: the provenance columns settings..isolated; 3: shard, plan */
 
 extern const char *const lab_csv_columns[];	/* NULL-terminated, in schema order */
 
@@ -81,7 +92,7 @@ void lab_buf_free(struct lab_buf *b);
 /* Row pieces: "schema,run,timestamp,variant,workload,threads,iteration," ... */
 void lab_csv_row_prefix(struct lab_buf *b, const char *run_id, const char *variant,
 			const char *workload, int threads, int iteration);
-/* ... ",pin,cpus,cpu_model,kernel,compiler,build_type,allocator,event_counts,git_rev,host". */
+/* ... ",pin,cpus,cpu_model,kernel,compiler,build_type,allocator,event_counts,git_rev,host,shard,plan". */
 void lab_csv_row_suffix(struct lab_buf *b, const struct lab_context *ctx, const char *pin);
 /* A run id: YYYYmmddTHHMMSS-pid (UTC). */
 void lab_csv_run_id(char *buf, size_t len);

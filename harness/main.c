@@ -39,6 +39,20 @@ const struct lab_cmd lab_cmds[] = {
 	  lab_bench_lazy_opts, lab_cmd_bench_lazy, NULL },
 	{ "torture", "[options]", "locktorture: exclusion checks under load, per variant", lab_torture_opts,
 	  lab_torture_cmd, NULL },
+	{ "merge", "[-o OUT.csv] FILE.csv...", "check and merge the CSVs of a run's shards (run --shard I/N)",
+	  lab_merge_opts, lab_cmd_merge,
+	  "Refuses (exit 2) files of two plans or schemas, two shard counts, one shard in\n"
+	  "two files and one cell in two files or on two hosts; warns where hosts, builds\n"
+	  "or settings differ; exit 1 when shards or cells are missing (OUT is still\n"
+	  "written), 0 when complete.\n" },
+	{ "slurm", "--matrix NAME [options] [-- run options]",
+	  "a matrix as a Slurm job array, one shard per task; --submit waits, merges and reports",
+	  lab_slurm_opts, lab_cmd_slurm,
+	  "Each task runs 'rwlab run --matrix NAME [run options] --shard I/N -o\n"
+	  "DIR/shard-I.csv --resume --no-report'. Re-running the command submits only\n"
+	  "the shards without a zero DIR/shard-I.status. Exit status: 0 every shard\n"
+	  "finished and the merge is complete; 1 shards failed or cells are missing;\n"
+	  "2 bad input, nothing submitted.\n" },
 	{ 0 }
 };
 

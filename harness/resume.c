@@ -130,9 +130,9 @@ int lab_resume_load(struct lab_resume *r, const char *path, int iterations, cons
 		    const char *pin, char *err, size_t errlen)
 {
 	static const char *ctx_cols[] = { "pin", "cpus", "cpu_model", "kernel", "compiler", "build_type",
-					  "allocator", "event_counts", "git_rev", "host", "settings" };
-	char want[11][160];
-	int ctx_col[11], col[5], ngroups = 0, gcap = 0;
+					  "allocator", "event_counts", "git_rev", "host", "settings", "shard", "plan" };
+	char want[13][200];
+	int ctx_col[13], col[5], ngroups = 0, gcap = 0;
 	struct lab_csv_table t;
 	struct group *g = NULL;
 	struct stat st;
@@ -179,7 +179,9 @@ int lab_resume_load(struct lab_resume *r, const char *path, int iterations, cons
 	snprintf(want[8], sizeof(want[8]), "%s", ctx->git_rev);
 	snprintf(want[9], sizeof(want[9]), "%s", ctx->host);
 	snprintf(want[10], sizeof(want[10]), "%s", ctx->settings);
-	for (int c = 0; c < 11; c++)
+	snprintf(want[11], sizeof(want[11]), "%s", ctx->shard);
+	snprintf(want[12], sizeof(want[12]), "%s", ctx->plan);
+	for (int c = 0; c < 13; c++)
 		ctx_col[c] = lab_csv_col(&t, ctx_cols[c]);
 	for (int row = 0; row < t.nrows; row++) {
 		char **f = t.rows[row];
@@ -189,12 +191,13 @@ int lab_resume_load(struct lab_resume *r, const char *path, int iterations, cons
 				 LAB_CSV_SCHEMA);
 			goto out;
 		}
-		for (int c = 0; c < 11; c++) {
+		for (int c = 0; c < 13; c++) {
 			if (strcmp(f[ctx_col[c]], want[c])) {
 				snprintf(err, errlen, "--resume: %s:%d: %s is '%s' there but '%s' in this run: the "
 					 "results would mix two %s; start a new file", path, t.line[row],
 					 ctx_cols[c], f[ctx_col[c]], want[c],
-					 c == 0 ? "pinning policies" : c == 10 ? "run settings" : "builds or machines");
+					 c == 0 ? "pinning policies" : c == 10 ? "run settings" :
+					 c >= 11 ? "shards or plans" : "builds or machines");
 				goto out;
 			}
 		}

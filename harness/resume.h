@@ -21,10 +21,11 @@
  *
  * Run-wide settings: the header must be this schema's, and every row's pin
  * and context columns (cpus, cpu_model, kernel, compiler, build_type,
- * allocator, event_counts, git_rev, host) must equal this run's, or the
- * resume is refused (results from two builds or machines would mix in one
- * table). -d, --warmup and --seed are not recorded in the CSV, so they
- * cannot be checked: resume with the same ones.
+ * allocator, event_counts, git_rev, host), its settings (-d, --warmup, -n,
+ * --seed, --order) and its shard and plan (--shard I/N and the plan's
+ * fingerprint, shard.h) must equal this run's, or the resume is refused
+ * (results from two builds, machines, settings, shards or matrices would mix
+ * in one file).
  */
 #pragma once
 

@@ -3,7 +3,8 @@
  * The runner as a pipeline:
  *
  *   lab_run()           open the CSV, warn, install the signal handlers
- *     plan_cells()      the cells in run order, minus those --resume keeps
+ *     plan_cells()      the cells in run order: of --shard I/N's blocks only (shard.h),
+ *                       minus those --resume keeps
  *     run_cell()        setup, the iterations, teardown, write the rows
  *       cell_iteration()  prepare, run_iteration(), emit_rows()
  *
@@ -134,7 +135,7 @@ static bool skip_unsafe(struct runner *r, const struct lab_workload_conf *wl, in
 {
 	const struct lab_rwsem_conf *l = &r->o->locks[vi];
 
-	if (wl->ops->uses_lazy_mm || !wl->ops->needs_exclusion || (l->ops->caps & LAB_CAP_EXCLUSION))
+	if (lab_plan_runs(r->o, (int)(wl - r->o->wls), vi))
 		return false;
 	if (!r->skipped.len)
 		lab_buf_printf(&r->skipped, "%s on %s", l->label, wl->label);
@@ -142,7 +143,10 @@ static bool skip_unsafe(struct runner *r, const struct lab_workload_conf *wl, in
 	return true;
 }
 
-/* The cells in run order (workload -> thread count -> variant), minus those --resume keeps. */
+/*
+ * The cells in run order (workload -> thread count -> variant): only the
+ * comparison blocks of --shard I/N (shard.h), minus those --resume keeps.
+ */
 static int plan_cells(struct runner *r)
 {
 	const struct lab_run_opts *o = r->o;
@@ -158,7 +162,7 @@ static int plan_cells(struct runner *r)
 		int nvar = wl->ops->uses_lazy_mm ? o->nlazy : o->nlocks;
 
 		for (int ti = 0; ti < o->nthreads; ti++)
-			for (int vi = 0; vi < nvar; vi++) {
+			for (int vi = 0; vi < nvar && lab_shard_has_block(o, wi, ti); vi++) {
 				if (lab_resume_has(&r->resume, variant_label(o, wl, vi), wl->label, o->threads[ti]))
 					continue;	/* finished in the file we resume */
 				if (skip_unsafe(r, wl, vi))
@@ -762,6 +766,7 @@ int lab_run(const struct lab_run_opts *o)
 	lab_topology_init();
 	lab_context_get(&ctx);
 	run_settings(o, ctx.settings, sizeof(ctx.settings));
+	lab_plan_context(&ctx, o);	/* the shard and plan columns */
 	r.cpus = ctx.cpus;
 	status = runner_open(&r, &ctx);
 	if (status) {

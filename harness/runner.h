@@ -21,6 +21,7 @@
 
 #include "lazy_mm.h"
 #include "rwsem.h"
+#include "shard.h"
 #include "topology.h"
 #include "workload.h"
 
@@ -46,6 +47,7 @@ struct lab_run_opts {
 	bool quiet;			/* no progress line, no per-cell line */
 	bool resume;			/* keep csv_path's finished cells, skip them, append (resume.h) */
 	enum lab_order order;		/* --order */
+	struct lab_shard shard;		/* --shard I/N: only these comparison blocks (shard.h) */
 };
 
 /*

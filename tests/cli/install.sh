@@ -30,6 +30,6 @@ else
 	rc=$? hidden="SOURCE TREE NOT HIDDEN (no unshare -m here)"
 fi
 [ "$rc" = 0 ] || { echo "FAIL: installed rwlab --matrix quick exited $rc ($hidden)"; cat "$d/out"; exit 1; }
-grep -q '^2,.*,rwsem,locktest,1,0,total_rate,' "$d/work/q.csv" || { echo "FAIL: no rwsem row in q.csv"; exit 1; }
+grep -q '^3,.*,rwsem,locktest,1,0,total_rate,' "$d/work/q.csv" || { echo "FAIL: no rwsem row in q.csv"; exit 1; }
 grep -q 'Hmean' "$d/out" || { echo "FAIL: no mmtests table (the matrix's report = mmtests)"; cat "$d/out"; exit 1; }
 echo "ok: installed rwlab ran --matrix quick from $d/work, $hidden"

@@ -14,7 +14,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 csv=$dir/p.csv
 "$rwlab" run -l pthread -w locktest -t 1 -n 2 -d 10ms --warmup 0 --seed 42 --order sequential -o "$csv" \
 	--no-report >"$dir/out" 2>"$dir/err" || fail "run exited $?"
-head -n 1 "$csv" | grep -q ',settings,governor,smt,boost,thp,cmdline,isolated$' || fail "no provenance columns"
+head -n 1 "$csv" | grep -q ',settings,governor,smt,boost,thp,cmdline,isolated,shard,plan$' || fail "no provenance columns"
 [ "$(grep -c ',d=0.01s warmup=0s n=2 seed=42 order=sequential,' "$csv")" = "$(($(wc -l <"$csv") - 1))" ] ||
 	fail "not every row records the settings"
 for m in loadavg_start loadavg_end; do

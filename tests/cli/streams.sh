@@ -15,7 +15,7 @@ run="$rwlab run -l pthread,null -w locktest -t 1 -n 2 -d 10ms --warmup 0"
 
 (cd "$dir" && $run -o - >"$dir/out.csv" 2>"$dir/err") || fail "run -o - exited $?"
 head -n 1 "$dir/out.csv" | grep -q '^schema,run,' || fail "stdout does not start with the CSV header"
-[ "$(grep -vc '^2,' "$dir/out.csv")" = 1 ] || fail "stdout holds lines that are not CSV rows"
+[ "$(grep -vc '^3,' "$dir/out.csv")" = 1 ] || fail "stdout holds lines that are not CSV rows"
 [ "$(ls "$dir" | grep -c '^rwlab-.*\.csv$')" = 0 ] || fail "run -o - also wrote a file"
 grep -q 'total_rate' "$dir/err" || fail "the per-cell lines did not go to stderr"
 "$rwlab" report - <"$dir/out.csv" >"$dir/rep" 2>&1 || fail "report - exited $?"

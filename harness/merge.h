@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Merging the CSVs of a sharded run (`rwlab merge`, `rwlab report A.csv B.csv
+ * ...`): shard.h explains shards and the shard and plan columns.
+ *
+ * Checks, with one line each on stderr:
+ * - refused (status 2): unreadable or malformed files, files of two CSV
+ *   schemas, files of two plans (another matrix, other run options: the
+ *   plan fingerprints differ), two shard counts, one shard in two files, and
+ *   one cell (variant, workload, threads) in two files or measured on two
+ *   hosts: a cell is never pooled across hosts or shards.
+ * - warned: the hosts differ in cpu_model, cpus or kernel, the builds in
+ *   compiler, build_type, allocator, event_counts, git_rev or pin, or the
+ *   shards in a run setting of the plan column (n, d, warmup, seed). Each
+ *   warning names the column, the files (FILE:LINE, shard, host) and both
+ *   values.
+ * - incomplete (status 1): shards no file holds (named, with their
+ *   comparison blocks), cells missing from the grid the files span
+ *   (workloads x thread counts x each workload's variants), and fewer cells
+ *   than the plan's count.
+ *
+ * Threading: single-threaded. Memory: everything is freed before returning.
+ */
+#pragma once
+
+#include <stdbool.h>
+
+struct lab_merge_opts {
+	const char *const *paths;	/* shard CSVs, in any order */
+	int npaths;
+	const char *out;		/* merged CSV (an existing one is kept as OUT.N), or NULL: check only */
+	bool quiet;			/* no summary line; an unreadable or malformed file: status 0,
+					 * silently (the caller reads it and says why) */
+	bool only_shards;		/* check only when a row carries a shard (run --shard) */
+	bool by_host;			/* one cell on two hosts is allowed (report --by host: side by
+					 * side, not pooled); in two files of one host it is not */
+};
+
+/*
+ * lab_merge() - check @o->paths and write their rows, in the order given,
+ * to @o->out. Returns 0 (complete), 1 (incomplete: @o->out is still written)
+ * or 2 (refused: nothing written).
+ */
+int lab_merge(const struct lab_merge_opts *o);
+
+/* `rwlab merge [-o OUT.csv] FILE.csv...` is lab_cmd_merge() (cmds.h), its options lab_merge_opts[]. */
+
+/*
+ * lab_report_merge() - the shard checks of `rwlab report` over @n files
+ * (report itself reads and pools them: results.h, lab_results_load_many(),
+ * which also refuses a cell measured on two hosts unless --by has host).
+ * When some row carries a shard, the files are checked as above without
+ * writing anything: warnings and missing shards and cells on stderr; with
+ * @by_host (report --by with host) a cell on two hosts is not refused. "-"
+ * (stdin, read once) skips the checks. Returns 0, or -1 when the merge
+ * refused the files (the reason is on stderr).
+ */
+int lab_report_merge(const char *const *paths, int n, bool by_host);

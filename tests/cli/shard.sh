@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Shards without Slurm: run --list-cells, --shard I/N (the shards together
+# are the plan, each comparison block in one shard), rwlab merge (a complete
+# merge, a missing shard named, a tampered CPU model and another --seed
+# warned about with both values, a cell pooled across hosts refused, two
+# plans refused), report over several shard files, and the sbatch script
+# rwlab slurm writes (without submitting it).
+# Usage: shard.sh RWLAB
+set -uo pipefail
+rwlab=$1
+case $rwlab in /*) ;; *) rwlab=$PWD/$rwlab ;; esac
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+printf 'locks = pthread, ck-rwlock\nworkloads = locktest:load=10, pft:size_mb=4\nthreads = 1, 2\nreport = mmtests\n' >tiny.matrix
+opts=(--matrix ./tiny.matrix -d 50ms -n 2 --warmup 0 -q --no-report)
+
+"$rwlab" run "${opts[@]}" --list-cells >plan || fail "--list-cells: exit $?"
+[ "$(grep -vc '^#' plan)" = 8 ] || fail "--list-cells: $(grep -vc '^#' plan) cells, want 8"
+grep -qx '4.2 - pft:size_mb=4 2 ck-rwlock' plan || fail "--list-cells: no '4.2 - pft:size_mb=4 2 ck-rwlock': $(cat plan)"
+for i in 1 2 3; do "$rwlab" run "${opts[@]}" --shard $i/3 --list-cells; done | grep -v '^#' >sharded
+[ "$(awk '{ print $1, $3, $4, $5 }' sharded | sort)" = "$(grep -v '^#' plan | awk '{ print $1, $3, $4, $5 }' | sort)" ] ||
+	fail "the shards of 3 together are not the plan"
+# A block's variants all land in one shard.
+[ "$(awk '{ split($1, b, "."); print b[1], $2 }' sharded | sort -u | awk '{ print $1 }' | uniq -d)" = "" ] ||
+	fail "a comparison block is split over shards"
+# The plan leaves out what the runner leaves out: null on a workload whose data needs exclusion.
+"$rwlab" run -l pthread,null -w gitcheckout,locktest -t 1 --list-cells >unsafe || fail "--list-cells (null): exit $?"
+[ "$(grep -v '^#' unsafe | awk '{ print $3 "/" $5 }' | tr '\n' ' ')" = "gitcheckout/pthread locktest/pthread locktest/null " ] ||
+	fail "--list-cells with null on gitcheckout: $(cat unsafe)"
+
+for i in 1 2; do "$rwlab" run "${opts[@]}" --shard $i/2 -o s$i.csv 2>/dev/null || fail "shard $i/2: exit $?"; done
+head -1 s1.csv | grep -q ',host,settings,.*,isolated,shard,plan$' || fail "no shard and plan columns: $(head -1 s1.csv)"
+grep -q ',d=0.05s warmup=0s n=2 seed=1 order=interleaved,.*,1/2,fp=[0-9a-f]\{16\} cells=8 blocks=4$' s1.csv ||
+	fail "settings/shard/plan values: $(sed -n 2p s1.csv)"
+
+"$rwlab" merge -o m.csv s1.csv s2.csv 2>err; rc=$?
+[ $rc = 0 ] || fail "merge of both shards exited $rc: $(cat err)"
+grep -q 'merge: 2 files, 8 cells, complete' err || fail "merge: $(cat err)"
+[ "$(tail -n +2 m.csv | wc -l)" = "$(($(wc -l <s1.csv) + $(wc -l <s2.csv) - 2))" ] || fail "merged rows != the shards' rows"
+
+"$rwlab" merge s1.csv 2>err; rc=$?
+[ $rc = 1 ] || fail "merge with a shard missing exited $rc, want 1"
+grep -q 'missing shard 2/2 (comparison blocks 2, 4): no file holds it' err || fail "missing shard not named: $(cat err)"
+
+# Another --seed and a tampered CPU model: warned, each naming both values.
+"$rwlab" run "${opts[@]}" --shard 2/2 --seed 7 -o t2.csv 2>/dev/null
+sed -i '2,$s/,\([0-9]*\),[^,]*,Linux /,\1,Tampered CPU 9000,Linux /' t2.csv
+"$rwlab" merge s1.csv t2.csv 2>err; rc=$?
+[ $rc = 0 ] || fail "merge with warnings exited $rc: $(cat err)"
+grep -q "WARNING: the hosts differ in cpu_model: s1.csv:2 (shard 1/2, host .*) has '.*', t2.csv:2 (shard 2/2, host .*) has 'Tampered CPU 9000'" err ||
+	fail "no cpu_model warning: $(cat err)"
+grep -q "WARNING: the shards' settings differ in seed: .* has '1', t2.csv:2 .* has '7'" err || fail "no seed warning: $(cat err)"
+[ "$(grep -c WARNING err)" = 2 ] || fail "$(grep -c WARNING err) warnings, want 2: $(cat err)"
+
+# One cell from two hosts: refused, in merge and in report.
+# (host is the column before settings, "d=...")
+{ cat s1.csv; tail -n +2 s1.csv | sed "s/,$(uname -n),d=/,otherhost,d=/"; } >pooled.csv
+grep -q ',otherhost,d=' pooled.csv || fail "pooled.csv: the host column was not replaced"
+"$rwlab" report pooled.csv >/dev/null 2>err; rc=$?
+[ $rc = 1 ] || fail "report of a pooled cell exited $rc, want 1"
+grep -q "merge: cell .* is in pooled.csv:.* (shard 1/2, host .*) and in pooled.csv:.* (shard 1/2, host .*): a cell is never pooled across files or hosts" err ||
+	fail "pooled cell not refused by report: $(cat err)"
+"$rwlab" report pooled.csv --by variant,host >/dev/null 2>err || fail "report --by variant,host of two hosts' cells exited $?: $(cat err)"
+# report over one shard names the shard it lacks.
+"$rwlab" report s1.csv >/dev/null 2>err || fail "report of one shard exited $?"
+grep -q 'missing shard 2/2 (comparison blocks 2, 4): no file holds it' err || fail "report: missing shard not named: $(cat err)"
+"$rwlab" merge pooled.csv 2>err; rc=$?
+[ $rc = 2 ] || fail "merge of a pooled cell exited $rc, want 2"
+grep -q 'a cell is never pooled across files or hosts' err || fail "pooled cell not refused by merge: $(cat err)"
+"$rwlab" merge s1.csv s1.csv 2>err; [ $? = 2 ] || fail "one shard twice not refused"
+grep -q 'shard 1/2 is in both s1.csv and s1.csv' err || fail "shard twice: $(cat err)"
+# Another plan: refused.
+"$rwlab" run "${opts[@]}" -t 1,3 --shard 2/2 -o other.csv 2>/dev/null
+"$rwlab" merge s1.csv other.csv 2>err; [ $? = 2 ] || fail "two plans not refused"
+grep -q 'are not shards of one plan' err || fail "two plans: $(cat err)"
+
+# report over the shards = report over the merged file.
+"$rwlab" report s1.csv s2.csv --matrix ./tiny.matrix >r1 2>/dev/null || fail "report over 2 shards: exit $?"
+"$rwlab" report m.csv --matrix ./tiny.matrix >r2 2>/dev/null
+grep -q '^Hmean' r1 && cmp -s r1 r2 || fail "report over the shards differs from report over the merged file"
+
+# The sbatch script, not submitted.
+"$rwlab" slurm --matrix ./tiny.matrix --shards 2 --constraint skylake --dir "$tmp/sl" -- -d 50ms -n 2 >out 2>err ||
+	fail "slurm (write only): $(cat err)"
+s=$tmp/sl/rwlab.sbatch
+for want in '#SBATCH --array=1,2' '#SBATCH --exclusive' '#SBATCH --constraint=skylake' "#SBATCH --output=$tmp/sl/shard-%a.log"; do
+	grep -qxF -- "$want" "$s" || fail "script: no '$want'"
+done
+grep -q -- "--cpu-bind=none" "$s" || fail "script: no --cpu-bind=none"
+grep -q -- "--shard \"\$i/2\" -o \"\$d/shard-\$i.csv\" --resume --no-report" "$s" || fail "script: no --shard/--resume line"
+sh -n "$s" || fail "script: not valid sh"
+echo 0 >"$tmp/sl/shard-1.status"
+"$rwlab" slurm --matrix ./tiny.matrix --shards 2 --dir "$tmp/sl" -- -d 50ms -n 2 >out 2>err
+grep -qx '#SBATCH --array=2' "$s" || fail "with shard 1 finished the array is not 2: $(grep array "$s")"
+"$rwlab" slurm --matrix ./tiny.matrix --shards 5 --dir "$tmp/sl" >out 2>err; [ $? = 2 ] || fail "--shards 5 of 4 blocks not refused"
+grep -q 'the plan has only 4 comparison blocks' err || fail "--shards 5: $(cat err)"
+
+[ $fails = 0 ] && echo "all shard and merge checks passed"
+exit $((fails > 0))

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Shards (shard.h): I/N parsing, every comparison block in exactly one shard, the plan column. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "context.h"
+#include "runner.h"
+#include "shard.h"
+
+Test(shard, parse)
+{
+	struct lab_shard s;
+	char err[256];
+	static const char *const bad[] = { "", "3", "0/4", "5/4", "2/0", "-1/4", "1/4x", "a/b", "1/", "/4",
+					   "1/100001", NULL };
+
+	cr_assert_eq(lab_shard_parse("2/4", &s, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(s.index, 2);
+	cr_expect_eq(s.count, 4);
+	cr_assert_eq(lab_shard_parse("1/1", &s, err, sizeof(err)), 0, "%s", err);
+	for (int i = 0; bad[i]; i++) {
+		char want[128];
+
+		cr_expect_eq(lab_shard_parse(bad[i], &s, err, sizeof(err)), -1, "accepted '%s'", bad[i]);
+		snprintf(want, sizeof(want), "bad --shard '%s' (I/N with 1 <= I <= N, e.g. 2/4)", bad[i]);
+		cr_expect_str_eq(err, want);
+	}
+}
+
+/* A plan of 3 workloads x 5 thread counts x 4 variants, without running anything. */
+static void plan(struct lab_run_opts *o, struct lab_workload_conf *wls, struct lab_rwsem_conf *locks, int *threads)
+{
+	char err[256];
+	int n = 0;
+
+	cr_assert_eq(lab_workload_parse_list("locktest,locktest:rpct=90,pft", wls, 8, &n, err, sizeof(err)), 0, "%s",
+		     err);
+	n = 0;
+	cr_assert_eq(lab_rwsem_parse_list("pthread,ck-rwlock,rwsem,rwsem-xadd", locks, 8, &n, err, sizeof(err)), 0,
+		     "%s", err);
+	for (int i = 0; i < 5; i++)
+		threads[i] = 1 << i;
+	memset(o, 0, sizeof(*o));
+	o->wls = wls;
+	o->nwls = 3;
+	o->locks = locks;
+	o->nlocks = 4;
+	o->threads = threads;
+	o->nthreads = 5;
+	o->iterations = 5;
+	o->settings.duration_ns = 2000000000ull;
+	o->settings.warmup_ns = 500000000ull;
+	o->settings.seed = 1;
+}
+
+Test(shard, blocks_partition_the_plan)
+{
+	static struct lab_workload_conf wls[8];
+	static struct lab_rwsem_conf locks[8];
+	struct lab_run_opts o;
+	int threads[5];
+	char err[256];
+
+	plan(&o, wls, locks, threads);
+	cr_expect_eq(lab_plan_nblocks(&o), 15);
+	cr_expect_eq(lab_plan_ncells(&o, false), 60);
+	for (int n = 1; n <= 15; n++) {
+		int cells = 0;
+
+		for (int wi = 0; wi < 3; wi++)
+			for (int ti = 0; ti < 5; ti++) {
+				int owners = 0;
+
+				for (int i = 1; i <= n; i++) {
+					o.shard = (struct lab_shard){ i, n };
+					owners += lab_shard_has_block(&o, wi, ti);
+				}
+				cr_expect_eq(owners, 1, "N=%d: block %d/%d in %d shards", n, wi, ti, owners);
+			}
+		for (int i = 1; i <= n; i++) {
+			o.shard = (struct lab_shard){ i, n };
+			cells += lab_plan_ncells(&o, true);
+			cr_expect_eq(lab_shard_check(&o, err, sizeof(err)), 0, "%s", err);
+		}
+		cr_expect_eq(cells, 60, "N=%d: the shards hold %d cells", n, cells);
+	}
+	o.shard = (struct lab_shard){ 1, 16 };
+	cr_expect_eq(lab_shard_check(&o, err, sizeof(err)), -1);
+}
+
+Test(shard, plan_column)
+{
+	static struct lab_workload_conf wls[8];
+	static struct lab_rwsem_conf locks[8];
+	struct lab_run_opts o;
+	struct lab_context a = { 0 }, b = { 0 };
+	int threads[5];
+	char fa[32], fb[32];
+
+	plan(&o, wls, locks, threads);
+	o.shard = (struct lab_shard){ 2, 4 };
+	lab_plan_context(&a, &o);
+	cr_expect_str_eq(a.shard, "2/4");
+	cr_expect(strstr(a.plan, " cells=60 blocks=15") && !strstr(a.plan, "seed"), "plan '%s'", a.plan);
+	/* Another shard or seed: the same fingerprint; another thread list: another one. */
+	o.shard = (struct lab_shard){ 3, 4 };
+	o.settings.seed = 7;
+	lab_plan_context(&b, &o);
+	snprintf(fa, sizeof(fa), "%.19s", a.plan);
+	snprintf(fb, sizeof(fb), "%.19s", b.plan);
+	cr_expect_str_eq(fa, fb);
+	cr_expect_str_eq(a.plan, b.plan);	/* the settings are the settings column's (csv.h) */
+	threads[4] = 32;
+	lab_plan_context(&b, &o);
+	snprintf(fb, sizeof(fb), "%.19s", b.plan);
+	cr_expect_str_neq(fa, fb);
+}
