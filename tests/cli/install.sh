@@ -20,6 +20,14 @@ for f in share/rwlab/matrices/quick.matrix share/man/man1/rwlab.1 share/bash-com
 	[ -s "$prefix/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
 done
 mkdir "$d/empty" "$d/work"
+# A sanitizer's suppressions file lives in the source tree, which the run hides: copy it out.
+case "${TSAN_OPTIONS:-}" in
+*suppressions=*)
+	supp=$(printf '%s' "$TSAN_OPTIONS" | sed -n 's/.*suppressions=\([^:]*\).*/\1/p')
+	cp "$supp" "$d/tsan.supp" || exit 1
+	TSAN_OPTIONS=$(printf '%s' "$TSAN_OPTIONS" | sed "s|suppressions=[^:]*|suppressions=$d/tsan.supp|")
+	export TSAN_OPTIONS ;;
+esac
 run="cd '$d/work' && '$bin' run --matrix quick -l pthread,rwsem -w locktest -t 1 -n 1 -d 20ms --warmup 0 -q -o q.csv"
 if unshare -m true 2>/dev/null; then
 	unshare -m sh -c "mount --bind '$d/empty' '$build' && mount --bind '$d/empty' '$src' &&
