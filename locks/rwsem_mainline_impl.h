@@ -158,7 +158,7 @@ static const struct lab_knob rwsem_dhandoff_knobs[] __lab_unused = {
 	RWSEM_ML_COMMON_KNOBS
 	{ .name = "version", .type = LAB_KNOB_ENUM, .def = 0, .choices = "7|4",
 	  .help = "direct-handoff patch as posted: 7 = v7 4/4 (2023-01-25, writers only); "
-		  "4 = v4 4/5 (2022-10-24, readers too, known to hang: README)" },
+		  "4 = v4 4/5 (2022-10-24, readers too; known broken, hangs: README)" },
 	{ .name = NULL },
 };
 
