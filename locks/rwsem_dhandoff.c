@@ -9,11 +9,12 @@
  * handoff"), applied to Linux v6.3 kernel/locking/rwsem.c, which already
  * holds the series' patches 1-3. Never merged: PeterZ objected to a second
  * way of waking writers (2023-02-13) and reworked writer wakeup instead;
- * neither is in v6.3..v6.18. Compared with v4 of the same patch, "[PATCH v4
- * 4/5] locking/rwsem: Enable direct rwsem lock handoff" 2022-10-24 (msg-id
- * 20221024174418.796468-5; v5 and v6 as v4). research/kernel.md §3.3-3.4.
- * The mainline algorithm is shared with "rwsem" through
- * rwsem_mainline_impl.h; this file instantiates it with the v7 handoff.
+ * neither is in v6.3..v6.18. Knob version=4: "[PATCH v4 4/5]
+ * locking/rwsem: Enable direct rwsem lock handoff" 2022-10-24 (msg-id
+ * 20221024174418.796468-5; v5 and v6 as v4), see below; it hangs.
+ * research/kernel.md §3.3-3.4. The mainline algorithm is shared with
+ * "rwsem" through rwsem_mainline_impl.h; this file instantiates it with
+ * the direct handoff (v7, or v4 at run time).
  *
  * Design summary (v7; everything else is mainline, see rwsem_mainline.c):
  * - only rwsem_wake() (the unlock side, wait_lock held) hands over: if the
@@ -35,21 +36,30 @@
  * - event rwsem_handoff_grant counts direct grants (on the granter's thread;
  *   v7 dropped v5's rwsem_handoff_* events patch).
  *
- * What v4 (v5, v6) did differently - materially, but not modelled here
- * (no knob: see results/kernel/README-kernel-b.md for why):
- * - it granted readers too (rwsem_handoff(): READER_BIAS - HANDOFF, then
- *   mark_wake(READ_OWNED)), with a GRANTED handoff state instead of
- *   task = NULL, and the granted writer stayed queued until it unlinked
- *   itself under wait_lock;
+ * version=4 (knob; v5 and v6 as v4): "[PATCH v4 4/5] locking/rwsem: Enable
+ * direct rwsem lock handoff" as posted, on the same v6.3 base (its 3/5,
+ * handoff_set -> enum, is the handoff field here). What differs from v7:
+ * - rwsem_wake() grants whoever heads the queue (rwsem_handoff_v4()): a
+ *   writer gets owner and WRITER_LOCKED - HANDOFF, a reader READER_BIAS -
+ *   HANDOFF and then mark_wake(READ_OWNED) grants the other readers; the
+ *   head's state becomes GRANTED (a third value; waiter->task stays);
+ * - the granted writer stays queued: it skips the sleep on GRANTED, takes
+ *   wait_lock and unlinks itself; rwsem_try_write_lock() has no grant check
+ *   (GRANTED counts as a handoff state there);
  * - a "secondary" handoff in rwsem_down_read_slowpath(): a reader whose
- *   transient bias was the only one left with HANDOFF set handed over there;
- * - a killed head passed REQUESTED on to the next waiter;
+ *   transient bias is the only one left with HANDOFF set grants the head
+ *   there (a reader head: it rides along; a writer head: its bias goes and
+ *   it queues without touching the count);
+ * - out_nolock: a GRANTED head keeps the lock; a REQUESTED head passes
+ *   REQUESTED on to the new head;
  * - no NONSPINNABLE on a reader's handoff request.
- * Read against the v6.3 base, v4 also looks open to a hang v7 cannot have:
- * a granted writer stays queued, and a timed-out non-first writer's
- * rwsem_try_write_lock() may set HANDOFF and mark the head REQUESTED over
- * GRANTED before the head has run; the head then no longer sees its grant
- * and sleeps holding the lock. (From the patch text; not run.)
+ * v4 hangs, as the patch text suggested and rwlab shows: a writer behind
+ * the granted, still queued head that runs rwsem_try_write_lock() before
+ * the head does (woken by a fatal signal or its deadline) and is past its
+ * timeout finds the lock held and HANDOFF clear, sets HANDOFF and writes
+ * REQUESTED over the head's GRANTED; the head then sleeps holding the lock.
+ * tests/regression/rwsem_dhandoff_v4.c reproduces it deterministically;
+ * `rwlab torture --kill` finds it (README). Known broken, never in `all`.
  * The earlier rwlab port mixed the two: it granted from
  * rwsem_cond_wake_waiter() (v4's secondary handoff, in another place), never
  * spun after requesting the handoff (both versions did), and had no
@@ -84,11 +94,12 @@ const struct lab_rwsem_ops lab_rwsem_dhandoff_ops = {
 	.name = "rwsem-dhandoff",
 	.summary = "mainline rwsem + direct handoff: the unlocker grants the lock to the head writer",
 	.cite = "Waiman Long, '[PATCH v7 4/4] locking/rwsem: Enable direct rwsem lock handoff', "
-		"LKML 2023-01-25 (never merged), on Linux v6.3 kernel/locking/rwsem.c",
+		"LKML 2023-01-25 (never merged), on Linux v6.3 kernel/locking/rwsem.c; "
+		"version=4: v4 4/5, 2022-10-24",
 	.caps = RWSEM_ML_CAPS,
 	.size = sizeof(struct rwsem_mainline),
 	.align = _Alignof(struct rwsem_mainline),
-	.knobs = rwsem_mainline_knobs,
+	.knobs = rwsem_dhandoff_knobs,
 	.init = rwsem_ml_init,
 	.down_read = rwsem_ml_down_read,
 	.down_read_trylock = rwsem_ml_down_read_trylock,

@@ -74,12 +74,13 @@ enum rwsem_waiter_type {
 
 /*
  * What a waiter knows about the handoff: mainline's bool handoff_set as
- * NONE/REQUESTED. (The direct handoff v4-v6 added a GRANTED state; v7,
- * which rwsem-dhandoff follows, signals a grant with waiter->task = NULL.)
+ * NONE/REQUESTED. The direct handoff v4-v6 added a GRANTED state (rwsem-dhandoff
+ * version=4); v7 (the default) signals a grant with waiter->task = NULL.
  */
 enum rwsem_handoff_state {
 	RWSEM_HANDOFF_NONE,
 	RWSEM_HANDOFF_REQUESTED,	/* this head waiter's HANDOFF bit is in the count */
+	RWSEM_HANDOFF_GRANTED,		/* dhandoff version=4 only: rwsem_handoff() granted it */
 };
 
 struct rwsem_waiter {
@@ -106,6 +107,7 @@ struct rwsem_mainline {
 	bool rsteal;			/* reader lock stealing in the read slow path */
 	bool oncpu_clock;		/* owner_on_cpu() samples the owner's CPU clock */
 	bool clear_reader_owner;	/* up_read clears the owner word naming it (v6.18 blocker) */
+	bool dh_v4;			/* rwsem-dhandoff version=4 (never set for rwsem) */
 } __lab_cacheline_aligned;
 
 /* Knob order = conf->knob[] order (shared by both variants). */
@@ -117,29 +119,46 @@ enum {
 	RWSEM_KNOB_SPIN_BUDGET_US,
 	RWSEM_KNOB_ONCPU,
 	RWSEM_KNOB_HUNG_TASK_BLOCKER,
+	RWSEM_KNOB_VERSION,		/* rwsem-dhandoff only */
 };
 
-static const struct lab_knob rwsem_mainline_knobs[] __lab_unused = {
-	{ .name = "handoff_timeout_us", .type = LAB_KNOB_INT, .def = 4000, .min = 0, .max = 10000000,
-	  .help = "us a waiter queues before it may set HANDOFF "
-		  "(RWSEM_WAIT_TIMEOUT, 4 ms at HZ=250/1000)" },
-	{ .name = "wspin", .type = LAB_KNOB_BOOL, .def = 1,
-	  .help = "writer optimistic spinning, and mainline's owner-spin after HANDOFF "
-		  "(CONFIG_RWSEM_SPIN_ON_OWNER=y)" },
-	{ .name = "max_readers_wakeup", .type = LAB_KNOB_INT, .def = 256, .min = 1, .max = 1 << 20,
-	  .help = "readers granted per wakeup (MAX_READERS_WAKEUP = 0x100)" },
-	{ .name = "rsteal", .type = LAB_KNOB_BOOL, .def = 1,
-	  .help = "reader lock stealing in the read slow path (v5.11+, on in the kernel)" },
-	{ .name = "spin_budget_us", .type = LAB_KNOB_INT, .def = 0, .min = 0, .max = 1000000,
-	  .help = "need_resched() as a fixed spin budget in us (ablation; no kernel value); "
-		  "0: the spinner was preempted (getrusage ru_nivcsw)" },
-	{ .name = "oncpu", .type = LAB_KNOB_ENUM, .def = 0, .choices = "clock|flag",
-	  .help = "owner_on_cpu(): clock = futex flag + the owner's thread CPU clock sampled "
-		  "every 16 polls; flag = futex flag only (ablation)" },
-	{ .name = "hung_task_blocker", .type = LAB_KNOB_BOOL, .def = 1,
-	  .help = "v6.18 CONFIG_DETECT_HUNG_TASK_BLOCKER: up_read clears an owner word that names "
-		  "the reader (a cmpxchg); Kconfig default y with DETECT_HUNG_TASK, as distributions "
+/* The knobs both variants have (rwsem-dhandoff adds version after them). */
+#define RWSEM_ML_COMMON_KNOBS \
+	{ .name = "handoff_timeout_us", .type = LAB_KNOB_INT, .def = 4000, .min = 0, .max = 10000000, \
+	  .help = "us a waiter queues before it may set HANDOFF " \
+		  "(RWSEM_WAIT_TIMEOUT, 4 ms at HZ=250/1000)" }, \
+	{ .name = "wspin", .type = LAB_KNOB_BOOL, .def = 1, \
+	  .help = "writer optimistic spinning, and mainline's owner-spin after HANDOFF " \
+		  "(CONFIG_RWSEM_SPIN_ON_OWNER=y)" }, \
+	{ .name = "max_readers_wakeup", .type = LAB_KNOB_INT, .def = 256, .min = 1, .max = 1 << 20, \
+	  .help = "readers granted per wakeup (MAX_READERS_WAKEUP = 0x100)" }, \
+	{ .name = "rsteal", .type = LAB_KNOB_BOOL, .def = 1, \
+	  .help = "reader lock stealing in the read slow path (v5.11+, on in the kernel)" }, \
+	{ .name = "spin_budget_us", .type = LAB_KNOB_INT, .def = 0, .min = 0, .max = 1000000, \
+	  .help = "need_resched() as a fixed spin budget in us (ablation; no kernel value); " \
+		  "0: the spinner was preempted (getrusage ru_nivcsw)" }, \
+	{ .name = "oncpu", .type = LAB_KNOB_ENUM, .def = 0, .choices = "clock|flag", \
+	  .help = "owner_on_cpu(): clock = futex flag + the owner's thread CPU clock sampled " \
+		  "every 16 polls; flag = futex flag only (ablation)" }, \
+	{ .name = "hung_task_blocker", .type = LAB_KNOB_BOOL, .def = 1, \
+	  .help = "v6.18 CONFIG_DETECT_HUNG_TASK_BLOCKER: up_read clears an owner word that names " \
+		  "the reader (a cmpxchg); Kconfig default y with DETECT_HUNG_TASK, as distributions " \
 		  "build; 0 = v6.3" },
+
+static const struct lab_knob rwsem_mainline_knobs[] __lab_unused = {
+	RWSEM_ML_COMMON_KNOBS
+	{ .name = NULL },
+};
+
+/*
+ * rwsem-dhandoff only: which posting of the direct-handoff patch runs
+ * (index 0 = v7 2023-01-25, 1 = v4 2022-10-24; v5 and v6 behave as v4).
+ */
+static const struct lab_knob rwsem_dhandoff_knobs[] __lab_unused = {
+	RWSEM_ML_COMMON_KNOBS
+	{ .name = "version", .type = LAB_KNOB_ENUM, .def = 0, .choices = "7|4",
+	  .help = "direct-handoff patch as posted: 7 = v7 4/4 (2023-01-25, writers only); "
+		  "4 = v4 4/5 (2022-10-24, readers too; known broken, hangs: README)" },
 	{ .name = NULL },
 };
 
@@ -357,8 +376,9 @@ static void rwsem_mark_wake(struct rwsem_mainline *sem, enum rwsem_wake_type wak
 				}
 				WRITE_ONCE(first->handoff, RWSEM_HANDOFF_REQUESTED);
 #if LAB_RWSEM_DHANDOFF
-				/* v7: a reader's handoff must stop all spinning. */
-				rwsem_set_nonspinnable(sem);
+				/* v7: a reader's handoff must stop all spinning (not v4). */
+				if (!sem->dh_v4)
+					rwsem_set_nonspinnable(sem);
 #endif
 			}
 			atomic_add(&sem->count, -adjustment);
@@ -366,6 +386,12 @@ static void rwsem_mark_wake(struct rwsem_mainline *sem, enum rwsem_wake_type wak
 		}
 		rwsem_set_reader_owned_by(sem, first->task);
 	}
+#if LAB_RWSEM_DHANDOFF
+	else if (READ_ONCE(first->handoff) == RWSEM_HANDOFF_GRANTED) {
+		/* v4: rwsem_handoff() already added the head reader's bias. */
+		adjustment = RWSEM_READER_BIAS;
+	}
+#endif
 
 	/* Pass 1: move the readers to a private list, from the whole queue. */
 	rwsem_list_init(&granted);
@@ -481,6 +507,37 @@ static bool rwsem_handoff_to_writer(struct rwsem_mainline *sem, struct wake_q_he
 	lockevent_inc(rwsem_wake_writer);
 	return true;
 }
+
+/*
+ * rwsem_handoff() of v4 4/5: grant the lock to the head, whatever it waits
+ * for, adding @adj (the caller's own bias to drop, or 0) - HANDOFF to the
+ * count. A writer head gets owner and WRITER_LOCKED and is only woken: it
+ * stays queued, state GRANTED, until it unlinks itself under wait_lock. A
+ * reader head gets a READER_BIAS, and rwsem_mark_wake(READ_OWNED) grants it
+ * and the other readers (it sees GRANTED and counts that bias as given).
+ * Needs wait_lock; the caller checked HANDOFF set and no other holder.
+ */
+static void rwsem_handoff_v4(struct rwsem_mainline *sem, long adj, struct wake_q_head *wake_q)
+{
+	struct rwsem_waiter *first = rwsem_first_waiter(sem);
+	enum rwsem_wake_type wake_type;
+
+	adj -= RWSEM_FLAG_HANDOFF;
+	WRITE_ONCE(first->handoff, RWSEM_HANDOFF_GRANTED);
+	if (first->type == RWSEM_WAITING_FOR_WRITE) {
+		wake_type = RWSEM_WAKE_ANY;
+		adj += RWSEM_WRITER_LOCKED;
+		rwsem_set_owner(sem, first->task);
+	} else {
+		wake_type = RWSEM_WAKE_READ_OWNED;
+		adj += RWSEM_READER_BIAS;
+		rwsem_set_reader_owned_by(sem, first->task);
+	}
+	/* Fully ordered, as in rwsem_handoff_to_writer(). */
+	(void)atomic_fetch_add(&sem->count, adj);
+	lockevent_inc(rwsem_handoff_grant);
+	rwsem_mark_wake(sem, wake_type, wake_q);
+}
 #endif
 
 /*
@@ -495,8 +552,18 @@ static void rwsem_del_wake_waiter(struct rwsem_mainline *sem, struct rwsem_waite
 	bool first = rwsem_first_waiter(sem) == waiter;
 
 	wake_q_init(wake_q);
-	if (rwsem_del_waiter(sem, waiter) && first)
+	if (rwsem_del_waiter(sem, waiter) && first) {
+#if LAB_RWSEM_DHANDOFF
+		/* v4: a granted head keeps the lock; a requesting one passes REQUESTED on. */
+		if (sem->dh_v4 && READ_ONCE(waiter->handoff) == RWSEM_HANDOFF_GRANTED) {
+			rwsem_wait_unlock(sem);
+			return;
+		}
+		if (sem->dh_v4 && READ_ONCE(waiter->handoff) == RWSEM_HANDOFF_REQUESTED)
+			WRITE_ONCE(rwsem_first_waiter(sem)->handoff, RWSEM_HANDOFF_REQUESTED);
+#endif
 		rwsem_mark_wake(sem, RWSEM_WAKE_ANY, wake_q);
+	}
 	rwsem_wait_unlock(sem);
 	if (!wake_q_empty(wake_q))
 		wake_up_q(wake_q);
@@ -509,7 +576,13 @@ static __lab_noinline void rwsem_wake(struct rwsem_mainline *sem)
 	wake_q_init(&wake_q);
 	raw_spin_lock(&sem->wait_lock);
 #if LAB_RWSEM_DHANDOFF
-	if (!rwsem_list_empty(&sem->wait_list) && !rwsem_handoff_to_writer(sem, &wake_q))
+	long count = READ_ONCE(sem->count);
+
+	if (sem->dh_v4 && !rwsem_list_empty(&sem->wait_list) &&
+	    !(count & RWSEM_LOCK_MASK) && (count & RWSEM_FLAG_HANDOFF))
+		rwsem_handoff_v4(sem, 0, &wake_q);	/* v4: the head, reader or writer */
+	else if (!rwsem_list_empty(&sem->wait_list) &&
+		 (sem->dh_v4 || !rwsem_handoff_to_writer(sem, &wake_q)))
 #else
 	if (!rwsem_list_empty(&sem->wait_list))
 #endif
@@ -681,6 +754,32 @@ done:
 
 /* ---- slow paths ---------------------------------------------------------- */
 
+#if LAB_RWSEM_DHANDOFF
+/*
+ * v4's secondary handoff in the read slow path (wait_lock held, queue not
+ * empty): if HANDOFF is set and our own transient bias is the only one
+ * left, the unlocker's rwsem_wake() missed its chance, so grant the head
+ * here. A reader head: we keep our bias and hold the lock too (returns
+ * true). A writer head: our bias goes with the grant and we queue with
+ * *@adjustment = 0 (returns false).
+ */
+static bool rwsem_read_handoff_v4(struct rwsem_mainline *sem, long *adjustment,
+				  struct wake_q_head *wake_q)
+{
+	long count = READ_ONCE(sem->count);
+
+	if (!(count & RWSEM_FLAG_HANDOFF) || (count & RWSEM_LOCK_MASK) != RWSEM_READER_BIAS)
+		return false;
+	if (rwsem_first_waiter(sem)->type == RWSEM_WAITING_FOR_READ)
+		*adjustment = 0;
+	rwsem_handoff_v4(sem, *adjustment, wake_q);
+	if (!*adjustment)
+		return true;
+	*adjustment = 0;
+	return false;
+}
+#endif
+
 /*
  * rwsem_down_read_slowpath() - the fast path failed with @count (its reader
  * bias is still in the count).
@@ -745,11 +844,21 @@ queue:
 		}
 		adjustment += RWSEM_FLAG_WAITERS;
 	}
+#if LAB_RWSEM_DHANDOFF
+	else if (sem->dh_v4 && rwsem_read_handoff_v4(sem, &adjustment, &wake_q)) {
+		/* v4: we granted a reader head and ride along on our own bias. */
+		rwsem_wait_unlock(sem);
+		wake_up_q(&wake_q);
+		return 0;
+	}
+#endif
 	rwsem_list_add_tail(&waiter.list, &sem->wait_list);
 
-	/* Fully ordered: we are queued before anyone sees our bias gone. */
-	count = atomic_add_return(&sem->count, adjustment);
-	rwsem_cond_wake_waiter(sem, count, &wake_q);
+	if (adjustment) {
+		/* Fully ordered: we are queued before anyone sees our bias gone. */
+		count = atomic_add_return(&sem->count, adjustment);
+		rwsem_cond_wake_waiter(sem, count, &wake_q);
+	}
 	rwsem_wait_unlock(sem);
 	if (!wake_q_empty(&wake_q))
 		wake_up_q(&wake_q);
@@ -804,7 +913,7 @@ static bool rwsem_try_write_lock(struct rwsem_mainline *sem, struct rwsem_waiter
 	long count, new;
 
 #if LAB_RWSEM_DHANDOFF
-	if (rwsem_granted(waiter))
+	if (!sem->dh_v4 && rwsem_granted(waiter))
 		return true;	/* v7: rwsem_wake() handed the lock over (and unlinked us) */
 #endif
 	first = rwsem_first_waiter(sem);
@@ -932,13 +1041,25 @@ static __lab_noinline __lab_cold int rwsem_down_write_slowpath(struct rwsem_main
 				rwsem_spin_on_owner(sem);
 				lockevent_add(spin_ns, lab_clock_ns() - t0);
 			}
-			if (rwsem_granted(&waiter))
+			if (!sem->dh_v4 && rwsem_granted(&waiter))
 				goto granted;
 		}
+		/* v4: GRANTED is a state; the granted writer is still queued. */
+		if (sem->dh_v4 && READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_GRANTED)
+			goto skip_sleep;
 #endif
 		rwsem_schedule(true);
 		set_current_state(state);
+#if LAB_RWSEM_DHANDOFF
+skip_sleep:
+#endif
 		raw_spin_lock(&sem->wait_lock);
+#if LAB_RWSEM_DHANDOFF
+		if (sem->dh_v4 && waiter.handoff == RWSEM_HANDOFF_GRANTED) {
+			rwsem_del_waiter(sem, &waiter);
+			break;
+		}
+#endif
 	}
 #if !LAB_RWSEM_DHANDOFF
 locked:
@@ -956,12 +1077,17 @@ out_nolock:
 	raw_spin_lock(&sem->wait_lock);
 #if LAB_RWSEM_DHANDOFF
 	/* v7: granted while we were leaving: keep the lock. */
-	if (rwsem_granted(&waiter)) {
+	if (!sem->dh_v4 && rwsem_granted(&waiter)) {
 		rwsem_wait_unlock(sem);
 		goto granted;
 	}
 #endif
 	rwsem_del_wake_waiter(sem, &waiter, &wake_q);
+#if LAB_RWSEM_DHANDOFF
+	/* v4: granted while we were leaving (del_wake_waiter unlinked us): keep the lock. */
+	if (sem->dh_v4 && READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_GRANTED)
+		goto granted;
+#endif
 	lockevent_inc(rwsem_wlock_fail);
 	return -EINTR;
 }
@@ -984,6 +1110,7 @@ static int rwsem_ml_init(struct lab_rwsem *s, const struct lab_rwsem_conf *conf)
 	sem->spin_budget_ns = (uint64_t)conf->knob[RWSEM_KNOB_SPIN_BUDGET_US] * 1000;
 	sem->oncpu_clock = conf->knob[RWSEM_KNOB_ONCPU] == 0;
 	sem->clear_reader_owner = conf->knob[RWSEM_KNOB_HUNG_TASK_BLOCKER];
+	sem->dh_v4 = LAB_RWSEM_DHANDOFF && conf->knob[RWSEM_KNOB_VERSION] == 1;
 	return 0;
 }
 
