@@ -54,6 +54,14 @@ enum lab_rwsem_caps {
 	 * from the TSan race checks, which would report false races.
 	 */
 	LAB_CAP_FOREIGN_ATOMICS	= 1u << 8,
+	/*
+	 * down_read by a thread that already holds the lock for read never
+	 * waits for a queued writer (reader-preferring, or no exclusion).
+	 * Without it a recursive read behind a queued writer deadlocks, as
+	 * in the kernel (lockdep's recursive-read rule); POSIX allows the
+	 * recursion, so the LD_PRELOAD library (harness/preload.c) absorbs it.
+	 */
+	LAB_CAP_READ_RECURSIVE	= 1u << 9,
 };
 
 struct lab_rwsem_conf;
