@@ -25,6 +25,7 @@
 #include "config.h"
 #include "context.h"
 #include "csv.h"
+#include "exec.h"
 #include "lazy_mm.h"
 #include "matrix.h"
 #include "plot.h"
@@ -55,6 +56,7 @@ static void usage(FILE *f)
 		"  bench-lazy [options]         lazy-mm cost per pipe round trip at one pair, vs none and bare pipe\n"
 		"  torture [options]            locktorture: exclusion checks under load, per variant\n"
 		"                               (rwlab torture --help)\n"
+		"  exec -l LOCKS [opts] -- CMD  a program per variant under librwlab-preload.so (rwlab exec --help)\n"
 		"\n"
 		"run options:\n"
 		"      --matrix NAME|PATH a matrix file (tools/matrices/NAME.matrix); options after it\n"
@@ -890,7 +892,9 @@ int main(int argc, char **argv)
 		return cmd_bench_lazy(argc, argv);
 	if (!strcmp(cmd, "torture"))
 		return lab_torture_cmd(argc, argv);
-	fprintf(stderr, "%s: unknown command '%s' (valid: list, run, report, plot, bench, bench-lazy, torture, help)\n",
+	if (!strcmp(cmd, "exec"))
+		return lab_exec_cmd(argc, argv);	/* exec.c: a program per variant under the preload */
+	fprintf(stderr, "%s: unknown command '%s' (valid: list, run, report, plot, bench, bench-lazy, torture, exec, help)\n",
 		prog, cmd);
 	return 2;
 }

@@ -1223,6 +1223,16 @@ static void pl_csv(const char *path, const struct pl_shard *tot, const struct pl
 	}
 #undef ROW
 	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd >= 0 && lseek(fd, 0, SEEK_END) == 0) {
+		/* The first process to write makes the header (two racing ones make two: readers skip it). */
+		struct lab_buf h = { 0 };
+
+		for (int i = 0; lab_csv_columns[i]; i++)
+			lab_buf_printf(&h, "%s%s", i ? "," : "", lab_csv_columns[i]);
+		lab_buf_printf(&h, "\n%.*s", (int)b.len, b.p);
+		lab_buf_free(&b);
+		b = h;
+	}
 	if (fd < 0 || write(fd, b.p, b.len) != (ssize_t)b.len)
 		pl_say("rwlab-preload: cannot write statistics to RWLAB_CSV='%s': %s", path, strerror(errno));
 	if (fd >= 0)
