@@ -98,7 +98,7 @@ static int exec_add_lock(const char *spec, void *ctx, char *err, size_t errlen)
 		return -1;
 	if ((conf.ops->caps & need) != need) {
 		snprintf(err, errlen, "variant '%s' has no %s, which the preload needs (tryrdlock, trywrlock, "
-			 "timed calls); use one with rtry and wtry in `rwlab list`", conf.ops->name,
+			 "timed calls): use a variant with rtry and wtry in rwlab list", conf.ops->name,
 			 conf.ops->caps & LAB_CAP_READ_TRYLOCK ? "down_write_trylock" : "down_read_trylock");
 		return -1;
 	}
