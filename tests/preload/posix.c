@@ -37,6 +37,9 @@ static struct timespec from_now(clockid_t c, long ms)
 	if (ts.tv_nsec >= 1000000000L) {
 		ts.tv_sec++;
 		ts.tv_nsec -= 1000000000L;
+	} else if (ts.tv_nsec < 0) {	/* a deadline in the past */
+		ts.tv_sec--;
+		ts.tv_nsec += 1000000000L;
 	}
 	return ts;
 }
