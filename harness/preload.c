@@ -134,7 +134,7 @@ struct pl_lock {
 	bool passthrough;		/* glibc's lock on the program's object */
 	struct lab_lock lock;		/* the variant, when !passthrough */
 	struct lab_task *owner;		/* write owner or NULL (diagnostics, EDEADLK) */
-	int site;			/* index into pl_sites */
+	int site;			/* creation site, PL_SITE(site) */
 	struct pl_lock *next;		/* overflow list */
 	struct pl_shard shard[PL_SHARDS];
 };
@@ -158,8 +158,15 @@ static pthread_mutex_t pl_mutex = PTHREAD_MUTEX_INITIALIZER;	/* table inserts/re
 static struct pl_slot *pl_table;
 static size_t pl_mask;
 static struct pl_lock *pl_overflow;
-static struct pl_site *pl_sites;
-static int pl_nsites, pl_capsites;
+/*
+ * Creation sites, in chunks that never move: a diagnostic names a lock's
+ * site without pl_mutex while another thread may be adding sites.
+ */
+#define PL_SITE_CHUNK	256
+#define PL_SITE_CHUNKS	256
+static struct pl_site *pl_site_chunk[PL_SITE_CHUNKS];
+static int pl_nsites;
+#define PL_SITE(i)	(&pl_site_chunk[(i) / PL_SITE_CHUNK][(i) % PL_SITE_CHUNK])
 static uint64_t pl_contended_ns = 1000;
 static int pl_top = 5;
 static int pl_quiet;
@@ -435,23 +442,27 @@ static void pl_held_drop(struct pl_thread *t, int i)
 
 static int pl_site_get_locked(void *const pc[2], bool first_use)
 {
-	for (int i = 0; i < pl_nsites; i++)
-		if (pl_sites[i].pc[0] == pc[0] && pl_sites[i].pc[1] == pc[1] && pl_sites[i].first_use == first_use)
-			return i;
-	if (pl_nsites == pl_capsites) {
-		int cap = pl_capsites ? 2 * pl_capsites : 64;
-		struct pl_site *s = realloc(pl_sites, (size_t)cap * sizeof(*s));
+	struct pl_site *st;
+	int n = pl_nsites;
 
-		if (!s)
-			return 0;	/* keeps counting into site 0 */
-		pl_sites = s;
-		pl_capsites = cap;
+	for (int i = 0; i < n; i++) {
+		st = PL_SITE(i);
+		if (st->pc[0] == pc[0] && st->pc[1] == pc[1] && st->first_use == first_use)
+			return i;
 	}
-	memset(&pl_sites[pl_nsites], 0, sizeof(pl_sites[0]));
-	pl_sites[pl_nsites].pc[0] = pc[0];
-	pl_sites[pl_nsites].pc[1] = pc[1];
-	pl_sites[pl_nsites].first_use = first_use;
-	return pl_nsites++;
+	if (n == PL_SITE_CHUNK * PL_SITE_CHUNKS)
+		return 0;	/* 65536 sites: the rest count into the first */
+	if (!pl_site_chunk[n / PL_SITE_CHUNK]) {
+		pl_site_chunk[n / PL_SITE_CHUNK] = calloc(PL_SITE_CHUNK, sizeof(struct pl_site));
+		if (!pl_site_chunk[n / PL_SITE_CHUNK])
+			return 0;
+	}
+	st = PL_SITE(n);
+	st->pc[0] = pc[0];
+	st->pc[1] = pc[1];
+	st->first_use = first_use;
+	__atomic_store_n(&pl_nsites, n + 1, __ATOMIC_RELEASE);
+	return n;
 }
 
 static void pl_pc_name(void *pc, char *buf, size_t len)
@@ -478,13 +489,16 @@ static void pl_site_name(int site, char *buf, size_t len)
 {
 	char a[128], b[128];
 
-	if (site < 0 || site >= pl_nsites) {
+	const struct pl_site *st;
+
+	if (site < 0 || site >= __atomic_load_n(&pl_nsites, __ATOMIC_ACQUIRE)) {
 		snprintf(buf, len, "?");
 		return;
 	}
-	pl_pc_name(pl_sites[site].pc[0], a, sizeof(a));
-	pl_pc_name(pl_sites[site].pc[1], b, sizeof(b));
-	snprintf(buf, len, "%s%s<%s", pl_sites[site].first_use ? "first use " : "", a, b);
+	st = PL_SITE(site);
+	pl_pc_name(st->pc[0], a, sizeof(a));
+	pl_pc_name(st->pc[1], b, sizeof(b));
+	snprintf(buf, len, "%s%s<%s", st->first_use ? "first use " : "", a, b);
 }
 
 /* ---- the side table ------------------------------------------------------- */
@@ -593,8 +607,8 @@ static struct pl_lock *pl_create_locked(pthread_rwlock_t *addr, void *const pc[2
 		}
 	}
 	l->site = pl_site_get_locked(pc, first_use);
-	if (pl_sites)
-		pl_sites[l->site].locks++;
+	if (pl_site_chunk[0])
+		PL_SITE(l->site)->locks++;
 	pl_locks_made++;
 	pl_insert_locked(l);
 	return l;
@@ -603,9 +617,9 @@ static struct pl_lock *pl_create_locked(pthread_rwlock_t *addr, void *const pc[2
 static void pl_free_locked(struct pl_lock *l)
 {
 	pl_remove_locked(l);
-	if (pl_sites)
+	if (pl_site_chunk[0])
 		for (int s = 0; s < PL_SHARDS; s++)
-			pl_shard_add(&pl_sites[l->site].sum, &l->shard[s]);
+			pl_shard_add(&PL_SITE(l->site)->sum, &l->shard[s]);
 	if (!l->passthrough) {
 		pl_inside++;
 		lab_lock_destroy(&l->lock);
@@ -1004,7 +1018,7 @@ static void pl_zero_stats_locked(void)
 	for (struct pl_lock *o = pl_overflow; o; o = o->next)
 		memset(o->shard, 0, sizeof(o->shard));
 	for (int s = 0; s < pl_nsites; s++)
-		memset(&pl_sites[s].sum, 0, sizeof(pl_sites[s].sum));
+		memset(&PL_SITE(s)->sum, 0, sizeof(PL_SITE(s)->sum));
 	memset(&pl_events, 0, sizeof(pl_events));
 	lab_events_reset();
 	pl_locks_made = 0;
@@ -1083,7 +1097,7 @@ static struct pl_shard *pl_collect_locked(struct pl_shard *total)
 	if (!site)
 		return NULL;
 	for (int i = 0; i < pl_nsites; i++)
-		site[i] = pl_sites[i].sum;
+		site[i] = PL_SITE(i)->sum;
 	for (size_t i = 0; i <= pl_mask; i++) {
 		struct pl_lock *l;
 
@@ -1153,7 +1167,7 @@ static void pl_summary(const struct pl_shard *tot, const struct pl_shard *site, 
 
 		pl_site_name(order[i], name, sizeof(name));
 		pl_say("  %-60s %5llu locks %10llu acq %8llu contended %10.3f ms waited", name,
-		       (unsigned long long)pl_sites[order[i]].locks, (unsigned long long)(s->rd + s->wr),
+		       (unsigned long long)PL_SITE(order[i])->locks, (unsigned long long)(s->rd + s->wr),
 		       (unsigned long long)(s->rd_cont + s->wr_cont), (double)s->wait_ns / 1e6);
 	}
 }
