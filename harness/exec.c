@@ -290,15 +290,41 @@ struct exec_run {
 	size_t outlen;
 };
 
+/*
+ * The sanitizer runtime this rwlab runs with (a sanitizer build's preload
+ * needs it first in LD_PRELOAD), from /proc/self/maps; "" when none.
+ */
+static void exec_sanitizer_runtime(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[PATH_MAX + 128];
+
+	buf[0] = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		char *path = strchr(line, '/');
+
+		if (path && (strstr(path, "/libasan.so") || strstr(path, "/libtsan.so"))) {
+			path[strcspn(path, "\n")] = 0;
+			snprintf(buf, len, "%s", path);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
 static void exec_child(const struct exec_opts *o, const char *lock, const char *csv, const char *run_id,
 		       long iteration, int outfd)
 {
 	const char *old = getenv("LD_PRELOAD");
-	char buf[PATH_MAX * 2], num[32];
+	char buf[PATH_MAX * 3], rt[PATH_MAX], num[32];
 
-	/* A sanitizer runtime already in LD_PRELOAD must stay first. */
+	/* A sanitizer runtime must come first: one already in LD_PRELOAD, else our own. */
+	exec_sanitizer_runtime(rt, sizeof(rt));
 	if (old && *old)
 		snprintf(buf, sizeof(buf), "%s:%s", old, o->preload);
+	else if (rt[0])
+		snprintf(buf, sizeof(buf), "%s:%s", rt, o->preload);
 	else
 		snprintf(buf, sizeof(buf), "%s", o->preload);
 	setenv("LD_PRELOAD", buf, 1);

@@ -35,8 +35,10 @@ RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -q --no-report -o "$tmp/f.csv
 grep -q ',exit_status,3,' "$tmp/f.csv" || die "no exit_status 3 row"
 
 # The preload's bad input: one line, exit 2, the program not run.
+# (A sanitizer build's preload needs its runtime first, from its ldd line.)
+rt=$(ldd "$preload" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
 for spec in nosuch percpu-rwsem 'rwsem:nosuch=1'; do
-	LD_PRELOAD=$preload RWLAB_LOCK=$spec sh -c 'echo ran' >"$tmp/out" 2>"$tmp/err"
+	LD_PRELOAD=${rt:+$rt:}$preload RWLAB_LOCK=$spec sh -c 'echo ran' >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	[ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && [ ! -s "$tmp/out" ] ||
 		{ die "RWLAB_LOCK=$spec: exit $rc"; cat "$tmp/err"; }
