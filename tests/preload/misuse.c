@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Misuse under librwlab-preload.so: destroying a held lock, unlocking one the
- * thread does not hold, forking while holding locks. Under the preload each
- * is refused or survived with one diagnostic line on stderr (the test script
- * checks them); glibc alone returns 0 from the first two and corrupts the
- * lock, so this program runs only under the preload.
+ * thread does not hold, forking while holding locks (and, last, SIGUSR2's
+ * statistics). Under the preload each misuse is refused or survived with one
+ * diagnostic line on stderr (the test script checks them); glibc alone
+ * returns 0 from the first two and corrupts the lock, so this program runs
+ * only under the preload.
  * Exits 0 when every call returned what the preload documents.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +108,11 @@ int main(void)
 		failures++;
 	}
 	CHECK(pthread_rwlock_destroy(&c), 0);
+
+	/* 4. SIGUSR2: the statistics so far, on stderr, at the next rwlock call. */
+	raise(SIGUSR2);
+	CHECK(pthread_rwlock_rdlock(&held_by_other), 0);
+	CHECK(pthread_rwlock_unlock(&held_by_other), 0);
 	printf("misuse: %s\n", failures ? "FAILED" : "ok");
 	return failures ? 1 : 0;
 }

@@ -86,6 +86,40 @@ static void hold_start(struct holder *h, pthread_rwlock_t *l, char mode, long ms
 		usleep(100);
 }
 
+/*
+ * Host threads the preload did not see start: a pthread key destructor that
+ * locks after the preload's own per-thread destructors have run, and more
+ * threads over the run than rwlab's task table has ids (1024), so ids must
+ * be handed back at thread exit and taken again by late destructors.
+ */
+static pthread_key_t late_key;
+static int late_runs;
+
+static void late_destructor(void *arg)
+{
+	(void)arg;
+	if (pthread_rwlock_rdlock(&stat_lock) == 0 && pthread_rwlock_unlock(&stat_lock) == 0)
+		__atomic_fetch_add(&late_runs, 1, __ATOMIC_RELAXED);
+}
+
+static void *short_thread(void *arg)
+{
+	pthread_rwlock_wrlock(&stat_lock);
+	pthread_rwlock_unlock(&stat_lock);
+	pthread_setspecific(late_key, arg);
+	return NULL;
+}
+
+/* At exit (atexit runs before the preload's destructor dumps statistics). */
+static void at_exit_locks(void)
+{
+	if (pthread_rwlock_wrlock(&stat_lock) || pthread_rwlock_unlock(&stat_lock)) {
+		printf("FAIL: wrlock/unlock in an atexit handler\n");
+		fflush(stdout);
+		_exit(1);
+	}
+}
+
 static long counter, shadow;
 
 static void *incr(void *arg)
@@ -185,6 +219,14 @@ int main(void)
 		CHECK(pthread_rwlock_destroy(m), 0);
 		free(m);
 	}
+	/* 1100 threads, one at a time, each with a locking key destructor. */
+	pthread_key_create(&late_key, late_destructor);
+	for (int i = 0; i < 1100; i++) {
+		pthread_create(&t[0], NULL, short_thread, &late_key);
+		pthread_join(t[0], NULL);
+	}
+	CHECK(late_runs, 1100);
+	atexit(at_exit_locks);
 	if (failures) {
 		printf("posix: %d failures\n", failures);
 		return 1;

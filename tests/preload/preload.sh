@@ -52,7 +52,7 @@ for v in passthrough $("$variants_bin"); do
 	misuse)
 		for want in 'destroying a lock held for write: EBUSY' 'destroying a lock held for read: EBUSY' \
 			'does not hold it: EPERM' 'fork(.*held for write by the forking thread' \
-			'fork(.*held for read by another thread'; do
+			'fork(.*held for read by another thread' 'preload_misuse on .* at SIGUSR2: .* acquisitions'; do
 			grep -q "$want" "$tmp/err" || die "no diagnostic matching '$want'"
 		done
 		grep -q '^misuse child: ok$' "$tmp/out" || die "the forked child did not finish"
