@@ -794,6 +794,8 @@ static int pl_lock(pthread_rwlock_t *rw, bool write, enum pl_how how, clockid_t 
 	int held = pl_held_find(t, l), r;
 	uint64_t t0 = 0;
 
+	if (how == PL_TIMED && !abstime)
+		how = PL_BLOCK;		/* as glibc: no deadline, no timeout */
 	if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == me) {
 		/* glibc answers EDEADLK here too: a defined error, not a misuse to report. */
 		return how == PL_TRY ? EBUSY : EDEADLK;
