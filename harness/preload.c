@@ -15,8 +15,6 @@
  *                                  the workload/threads/iteration/run columns
  *                                  of those rows (`rwlab exec` sets them)
  *   RWLAB_QUIET=1                  no start-up notes
- *   RWLAB_CONTENDED_NS=N           an acquisition that waited at least N ns
- *                                  counts as contended (default 1000)
  *   RWLAB_TOP=K                    creation sites listed (default 5)
  * SIGUSR2 (when the program leaves it at SIG_DFL): the next rwlock call of
  * any thread prints the statistics so far on stderr.
@@ -56,10 +54,14 @@
  *   until its deadline; ETIMEDOUT is then the correct answer;
  * - statistics per entry in PL_SHARDS cache-line shards chosen by the
  *   thread's task id (relaxed atomic adds, mostly on a line no other thread
- *   writes): read/write acquisitions, contended ones (waited at least
- *   RWLAB_CONTENDED_NS), trylock failures, timeouts and a log2 histogram of
- *   the wait; lock events of locks/events.h per thread, folded at thread
- *   exit and at the exit dump;
+ *   writes): read/write acquisitions, contended ones, trylock failures,
+ *   timeouts, and the wait of contended ones (sum and log2 histogram); lock
+ *   events of locks/events.h per thread, folded at thread exit and at the
+ *   exit dump. Contended = the variant's trylock failed: a blocking or timed
+ *   call first tries the trylock verb and only when it fails reads the clock
+ *   and takes the variant's blocking path (as mutrace does). That keeps
+ *   clock reads (150 ns each on a VM) off the uncontended path, at the price
+ *   of one failed trylock before the variant's own slow path;
  * - reentrancy: variants that call pthread_rwlock_* themselves (pthread,
  *   pthread-wp) run with a thread-local flag set, and calls under it go
  *   straight to glibc.
@@ -167,7 +169,6 @@ static struct pl_lock *pl_overflow;
 static struct pl_site *pl_site_chunk[PL_SITE_CHUNKS];
 static int pl_nsites;
 #define PL_SITE(i)	(&pl_site_chunk[(i) / PL_SITE_CHUNK][(i) % PL_SITE_CHUNK])
-static uint64_t pl_contended_ns = 1000;
 static int pl_top = 5;
 static int pl_quiet;
 static uint64_t pl_locks_made, pl_diag_count, pl_max_threads;
@@ -177,8 +178,8 @@ static int pl_dump_request;
 static pid_t pl_pid;
 static bool pl_dumped;
 
-static __thread int pl_inside;		/* inside a variant's verb or our own code */
-static __thread struct pl_thread pl_self_tls;
+static __thread int pl_inside __attribute__((tls_model("initial-exec")));		/* inside a variant's verb or our own code */
+static __thread struct pl_thread pl_self_tls __attribute__((tls_model("initial-exec")));
 static pthread_key_t pl_thread_key;
 
 /* ---- diagnostics ---------------------------------------------------------- */
@@ -328,7 +329,6 @@ static void pl_init(void)
 	*(void **)&real.clockwrlock = pl_sym("pthread_rwlock_clockwrlock");
 	*(void **)&real.unlock = pl_sym("pthread_rwlock_unlock");
 	pl_quiet = (int)pl_env_long("RWLAB_QUIET", 0, 0, 1);
-	pl_contended_ns = (uint64_t)pl_env_long("RWLAB_CONTENDED_NS", 1000, 0, 1000000000);
 	pl_top = (int)pl_env_long("RWLAB_TOP", 5, 0, 1000);
 	slots = (size_t)1 << pl_env_long("RWLAB_TABLE_BITS", 16, 4, 26);
 	pl_table = calloc(slots, sizeof(*pl_table));
@@ -681,18 +681,18 @@ static inline struct pl_shard *pl_shard_of(struct pl_lock *l)
 	return &l->shard[lab_current()->id & (PL_SHARDS - 1)];
 }
 
-static inline void pl_account(struct pl_lock *l, bool write, uint64_t wait_ns)
+/* One acquisition; @contended: its trylock failed and it waited @wait_ns. */
+static inline void pl_account(struct pl_lock *l, bool write, bool contended, uint64_t wait_ns)
 {
 	struct pl_shard *s = pl_shard_of(l);
-	int b = wait_ns ? 63 - __builtin_clzll(wait_ns) : 0;
 
-	if (b >= PL_HIST)
-		b = PL_HIST - 1;
 	__atomic_fetch_add(write ? &s->wr : &s->rd, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&s->hist[b], 1, __ATOMIC_RELAXED);
-	if (wait_ns >= pl_contended_ns) {
+	if (contended) {
+		int b = wait_ns ? 63 - __builtin_clzll(wait_ns) : 0;
+
 		__atomic_fetch_add(write ? &s->wr_cont : &s->rd_cont, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&s->wait_ns, wait_ns, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&s->hist[b < PL_HIST ? b : PL_HIST - 1], 1, __ATOMIC_RELAXED);
 	}
 	if (lab_unlikely(__atomic_load_n(&pl_dump_request, __ATOMIC_RELAXED)) &&
 	    __atomic_exchange_n(&pl_dump_request, 0, __ATOMIC_RELAXED))
@@ -793,6 +793,7 @@ static int pl_lock(pthread_rwlock_t *rw, bool write, enum pl_how how, clockid_t 
 	struct lab_task *me = lab_current();
 	int held = pl_held_find(t, l), r;
 	uint64_t t0 = 0;
+	bool contended = false;
 
 	if (how == PL_TIMED && !abstime)
 		how = PL_BLOCK;		/* as glibc: no deadline, no timeout */
@@ -812,22 +813,17 @@ static int pl_lock(pthread_rwlock_t *rw, bool write, enum pl_how how, clockid_t 
 	if (!write && held >= 0 && !l->passthrough) {
 		/* A recursive read: POSIX grants it; the variant might queue it behind a writer. */
 		t->held[held].n++;
-		pl_account(l, false, 0);
+		pl_account(l, false, false, 0);
 		return 0;
 	}
-	if (how == PL_BLOCK)
+	r = pl_try(l, write);
+	if (r && how != PL_TRY) {
+		contended = true;
 		t0 = lab_clock_ns();
-	switch (how) {
-	case PL_BLOCK:
-		r = pl_block(l, write);
-		break;
-	case PL_TRY:
-		r = pl_try(l, write);
-		break;
-	default:
-		t0 = lab_clock_ns();
-		r = pl_timed_acquire(l, write, clockid, abstime);
-		break;
+		if (how == PL_BLOCK)
+			r = pl_block(l, write);
+		else
+			r = pl_timed_acquire(l, write, clockid, abstime);
 	}
 	if (r) {
 		struct pl_shard *s = pl_shard_of(l);
@@ -839,7 +835,7 @@ static int pl_lock(pthread_rwlock_t *rw, bool write, enum pl_how how, clockid_t 
 		__atomic_store_n(&l->owner, me, __ATOMIC_RELAXED);
 	else
 		pl_held_add(t, l);
-	pl_account(l, write, t0 ? lab_clock_ns() - t0 : 0);
+	pl_account(l, write, contended, contended ? lab_clock_ns() - t0 : 0);
 	return 0;
 }
 
@@ -1066,9 +1062,10 @@ struct pl_total {
 	uint64_t locks;
 };
 
+/* Percentile @p of the wait of contended acquisitions: its log2 bucket's upper bound. */
 static uint64_t pl_percentile(const struct pl_shard *s, double p)
 {
-	uint64_t n = s->rd + s->wr, want, seen = 0;
+	uint64_t n = s->rd_cont + s->wr_cont, want, seen = 0;
 
 	if (!n)
 		return 0;
@@ -1152,12 +1149,12 @@ static void pl_summary(const struct pl_shard *tot, const struct pl_shard *site, 
 	char name[320];
 
 	pl_say("rwlab-preload: pid %d %s on %s%s%s: %llu locks, %llu acquisitions (%llu read, %llu write), "
-	       "%llu contended (waited >= %llu ns), wait p50 %llu ns p99 %llu ns max %llu ns, %llu trylock "
-	       "failures, %llu timeouts, %llu misuses",
+	       "%llu contended (trylock failed first), their wait p50 %llu ns p99 %llu ns max %llu ns, %llu "
+	       "trylock failures, %llu timeouts, %llu misuses",
 	       (int)pl_pid, program_invocation_short_name, pl_conf.label, why ? " at " : "", why ? why : "",
 	       (unsigned long long)pl_locks_made, (unsigned long long)(tot->rd + tot->wr),
 	       (unsigned long long)tot->rd, (unsigned long long)tot->wr,
-	       (unsigned long long)(tot->rd_cont + tot->wr_cont), (unsigned long long)pl_contended_ns,
+	       (unsigned long long)(tot->rd_cont + tot->wr_cont),
 	       (unsigned long long)pl_percentile(tot, 0.50), (unsigned long long)pl_percentile(tot, 0.99),
 	       (unsigned long long)pl_max_wait(tot), (unsigned long long)tot->try_fail,
 	       (unsigned long long)tot->timeouts, (unsigned long long)pl_diag_count);
@@ -1209,6 +1206,7 @@ static void pl_csv(const char *path, const struct pl_shard *tot, const struct pl
 	ROW("preload.write_acquisitions", tot->wr, "count");
 	ROW("preload.contended", tot->rd_cont + tot->wr_cont, "count");
 	ROW("preload.wait", (double)tot->wait_ns / 1e9, "s");
+	/* Percentiles and maximum: of the contended acquisitions' waits. */
 	ROW("preload.wait_p50", pl_percentile(tot, 0.50), "ns");
 	ROW("preload.wait_p90", pl_percentile(tot, 0.90), "ns");
 	ROW("preload.wait_p99", pl_percentile(tot, 0.99), "ns");
