@@ -644,7 +644,13 @@ static void pl_callers(void *pc[2])
 	if (!self_base && dladdr(&pl_mutex, &di))
 		self_base = di.dli_fbase;
 	n = backtrace(bt, 12);
+	/* Skip what comes before our frames (a sanitizer's backtrace interceptor), then ours. */
+	while (i < n && !(dladdr(bt[i], &di) && di.dli_fbase == self_base))
+		i++;
 	while (i < n && dladdr(bt[i], &di) && di.dli_fbase == self_base)
+		i++;
+	/* ... and a sanitizer's pthread_rwlock_* interceptor in front of ours. */
+	while (i < n && dladdr(bt[i], &di) && di.dli_fname && strstr(di.dli_fname, "san.so"))
 		i++;
 	pl_inside--;
 	pc[0] = i < n ? bt[i] : NULL;
