@@ -214,6 +214,24 @@ int main(void)
 	pthread_join(h.t, NULL);
 	CHECK(writer_got, 1);
 
+	/* More read-held locks than the preload tracks per thread (16): still POSIX. */
+	{
+		pthread_rwlock_t many[20];
+
+		for (int i = 0; i < 20; i++) {
+			CHECK(pthread_rwlock_init(&many[i], NULL), 0);
+			CHECK(pthread_rwlock_rdlock(&many[i]), 0);
+		}
+		CHECK(pthread_rwlock_trywrlock(&many[19]), EBUSY);
+		for (int i = 19; i >= 0; i--)
+			CHECK(pthread_rwlock_unlock(&many[i]), 0);
+		for (int i = 0; i < 20; i++) {
+			CHECK(pthread_rwlock_trywrlock(&many[i]), 0);
+			CHECK(pthread_rwlock_unlock(&many[i]), 0);
+			CHECK(pthread_rwlock_destroy(&many[i]), 0);
+		}
+	}
+
 	/* Bad arguments. */
 	ts = from_now(CLOCK_REALTIME, 100);
 	ts.tv_nsec = 1000000000L;
