@@ -16,6 +16,9 @@
  *                                  of those rows (`rwlab exec` sets them)
  *   RWLAB_QUIET=1                  no start-up notes
  *   RWLAB_TOP=K                    creation sites listed (default 5)
+ *   RWLAB_TABLE_BITS=B             side table of 2^B slots (default 16; more
+ *                                  live locks than fit go to an overflow
+ *                                  list searched under the table mutex)
  * SIGUSR2 (when the program leaves it at SIG_DFL): the next rwlock call of
  * any thread prints the statistics so far on stderr.
  *
