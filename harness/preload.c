@@ -78,6 +78,8 @@
  * than LAB_MAX_TASKS (1024) threads using locks at once abort, as in rwlab.
  */
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <errno.h>
 #include <execinfo.h>
 #include <fcntl.h>
@@ -632,28 +634,79 @@ static void pl_free_locked(struct pl_lock *l)
 }
 
 /*
+ * Address ranges of our own object and of sanitizer runtimes (whose
+ * interceptors sit in front of ours), found once: dladdr() per frame is a
+ * linear search of the object's symbols, milliseconds for libcrypto.
+ */
+struct pl_range {
+	uintptr_t lo, hi;
+};
+static struct pl_range pl_self_range, pl_san_range[4];
+static int pl_nsan;
+
+static int pl_range_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct pl_range r = { UINTPTR_MAX, 0 };
+	uintptr_t self = (uintptr_t)arg;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (info->dlpi_addr + ph->p_vaddr < r.lo)
+			r.lo = info->dlpi_addr + ph->p_vaddr;
+		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > r.hi)
+			r.hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+	}
+	if (self >= r.lo && self < r.hi)
+		pl_self_range = r;
+	else if (info->dlpi_name && strstr(info->dlpi_name, "san.so") && pl_nsan < 4)
+		pl_san_range[pl_nsan++] = r;
+	return 0;
+}
+
+static bool pl_in(const struct pl_range *r, const void *pc)
+{
+	return (uintptr_t)pc >= r->lo && (uintptr_t)pc < r->hi;
+}
+
+static bool pl_in_san(const void *pc)
+{
+	for (int i = 0; i < pl_nsan; i++)
+		if (pl_in(&pl_san_range[i], pc))
+			return true;
+	return false;
+}
+
+/*
  * The two frames that called into the preload: the caller of pthread_rwlock_*
- * and its caller. Only at a lock's creation (backtrace() and dladdr() are
- * slow, and once per lock is cheap enough).
+ * and its caller. Only at a lock's creation (backtrace() takes microseconds).
  */
 static void pl_callers(void *pc[2])
 {
-	static void *self_base;
+	static int ranges_done;
 	void *bt[12];
 	int n, i = 0;
-	Dl_info di;
 
 	pl_inside++;
-	if (!self_base && dladdr(&pl_mutex, &di))
-		self_base = di.dli_fbase;
+	if (!__atomic_load_n(&ranges_done, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&pl_mutex);
+		if (!ranges_done) {
+			dl_iterate_phdr(pl_range_cb, (void *)&pl_mutex);
+			__atomic_store_n(&ranges_done, 1, __ATOMIC_RELEASE);
+		}
+		pthread_mutex_unlock(&pl_mutex);
+	}
 	n = backtrace(bt, 12);
-	/* Skip what comes before our frames (a sanitizer's backtrace interceptor), then ours. */
-	while (i < n && !(dladdr(bt[i], &di) && di.dli_fbase == self_base))
+	/* Skip what comes before our frames (a sanitizer's backtrace interceptor), then ours, */
+	while (i < n && !pl_in(&pl_self_range, bt[i]))
 		i++;
-	while (i < n && dladdr(bt[i], &di) && di.dli_fbase == self_base)
+	while (i < n && pl_in(&pl_self_range, bt[i]))
 		i++;
-	/* ... and a sanitizer's pthread_rwlock_* interceptor in front of ours. */
-	while (i < n && dladdr(bt[i], &di) && di.dli_fname && strstr(di.dli_fname, "san.so"))
+	/* ... then a sanitizer's pthread_rwlock_* interceptor in front of ours. */
+	while (i < n && pl_in_san(bt[i]))
 		i++;
 	pl_inside--;
 	pc[0] = i < n ? bt[i] : NULL;
