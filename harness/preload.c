@@ -56,8 +56,8 @@
  *   A timed waiter does not queue, so it can lose to blocking waiters
  *   until its deadline; ETIMEDOUT is then the correct answer;
  * - statistics per entry in PL_SHARDS cache-line shards chosen by the
- *   thread's task id (relaxed atomic adds, mostly on a line no other thread
- *   writes): read/write acquisitions, contended ones, trylock failures,
+ *   thread's task id (relaxed atomic adds on a line no other thread writes
+ *   unless more than PL_SHARDS threads use the lock): read/write acquisitions, contended ones, trylock failures,
  *   timeouts, and the wait of contended ones (sum and log2 histogram); lock
  *   events of locks/events.h per thread, folded at thread exit and at the
  *   exit dump. Contended = the variant's trylock failed: a blocking or timed
@@ -102,7 +102,7 @@
 #include "wait.h"
 
 #define PL_EXPORT	__attribute__((visibility("default")))
-#define PL_SHARDS	4
+#define PL_SHARDS	16		/* counter lines per lock: threads rarely share one */
 #define PL_HIST		40		/* log2(ns) buckets: [2^i, 2^(i+1)) */
 #define PL_HELD		16		/* read-held locks tracked per thread */
 #define PL_PROBE	32
@@ -124,10 +124,16 @@ static struct {
 
 /* ---- state ---------------------------------------------------------------- */
 
+/* A lock's counters as one thread group updates them: one cache line. */
+struct pl_count {
+	uint64_t rd, wr, rd_cont, wr_cont, try_fail, timeouts, wait_ns;
+} __lab_cacheline_aligned;
+
+/* Summed statistics (a site, the process): counters and the contended-wait histogram. */
 struct pl_shard {
 	uint64_t rd, wr, rd_cont, wr_cont, try_fail, timeouts, wait_ns;
 	uint64_t hist[PL_HIST];
-} __lab_cacheline_aligned;
+};
 
 struct pl_site {
 	void *pc[2];			/* pthread_rwlock_init's caller and its caller */
@@ -143,7 +149,8 @@ struct pl_lock {
 	struct lab_task *owner;		/* write owner or NULL (diagnostics, EDEADLK) */
 	int site;			/* creation site, PL_SITE(site) */
 	struct pl_lock *next;		/* overflow list */
-	struct pl_shard shard[PL_SHARDS];
+	struct pl_count shard[PL_SHARDS];	/* by the thread's task id */
+	uint64_t hist[PL_HIST];		/* contended waits (contended path only) */
 };
 
 struct pl_slot {
@@ -573,6 +580,24 @@ static void pl_remove_locked(struct pl_lock *l)
 	}
 }
 
+/* @to += the counters of every shard of @l and its histogram. */
+static void pl_lock_add(struct pl_shard *to, const struct pl_lock *l)
+{
+	for (int s = 0; s < PL_SHARDS; s++) {
+		const struct pl_count *c = &l->shard[s];
+
+		to->rd += __atomic_load_n(&c->rd, __ATOMIC_RELAXED);
+		to->wr += __atomic_load_n(&c->wr, __ATOMIC_RELAXED);
+		to->rd_cont += __atomic_load_n(&c->rd_cont, __ATOMIC_RELAXED);
+		to->wr_cont += __atomic_load_n(&c->wr_cont, __ATOMIC_RELAXED);
+		to->try_fail += __atomic_load_n(&c->try_fail, __ATOMIC_RELAXED);
+		to->timeouts += __atomic_load_n(&c->timeouts, __ATOMIC_RELAXED);
+		to->wait_ns += __atomic_load_n(&c->wait_ns, __ATOMIC_RELAXED);
+	}
+	for (int b = 0; b < PL_HIST; b++)
+		to->hist[b] += __atomic_load_n(&l->hist[b], __ATOMIC_RELAXED);
+}
+
 static void pl_shard_add(struct pl_shard *to, const struct pl_shard *from)
 {
 	to->rd += __atomic_load_n(&from->rd, __ATOMIC_RELAXED);
@@ -623,8 +648,7 @@ static void pl_free_locked(struct pl_lock *l)
 {
 	pl_remove_locked(l);
 	if (pl_site_chunk[0])
-		for (int s = 0; s < PL_SHARDS; s++)
-			pl_shard_add(&PL_SITE(l->site)->sum, &l->shard[s]);
+		pl_lock_add(&PL_SITE(l->site)->sum, l);
 	if (!l->passthrough) {
 		pl_inside++;
 		lab_lock_destroy(&l->lock);
@@ -738,7 +762,7 @@ static struct pl_lock *pl_get(pthread_rwlock_t *addr)
 
 static void pl_dump(const char *why);
 
-static inline struct pl_shard *pl_shard_of(struct pl_lock *l)
+static inline struct pl_count *pl_shard_of(struct pl_lock *l)
 {
 	return &l->shard[lab_current()->id & (PL_SHARDS - 1)];
 }
@@ -746,7 +770,7 @@ static inline struct pl_shard *pl_shard_of(struct pl_lock *l)
 /* One acquisition; @contended: its trylock failed and it waited @wait_ns. */
 static inline void pl_account(struct pl_lock *l, bool write, bool contended, uint64_t wait_ns)
 {
-	struct pl_shard *s = pl_shard_of(l);
+	struct pl_count *s = pl_shard_of(l);
 
 	__atomic_fetch_add(write ? &s->wr : &s->rd, 1, __ATOMIC_RELAXED);
 	if (contended) {
@@ -754,7 +778,7 @@ static inline void pl_account(struct pl_lock *l, bool write, bool contended, uin
 
 		__atomic_fetch_add(write ? &s->wr_cont : &s->rd_cont, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&s->wait_ns, wait_ns, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&s->hist[b < PL_HIST ? b : PL_HIST - 1], 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&l->hist[b < PL_HIST ? b : PL_HIST - 1], 1, __ATOMIC_RELAXED);
 	}
 	if (lab_unlikely(__atomic_load_n(&pl_dump_request, __ATOMIC_RELAXED)) &&
 	    __atomic_exchange_n(&pl_dump_request, 0, __ATOMIC_RELAXED))
@@ -888,7 +912,7 @@ static int pl_lock(pthread_rwlock_t *rw, bool write, enum pl_how how, clockid_t 
 			r = pl_timed_acquire(l, write, clockid, abstime);
 	}
 	if (r) {
-		struct pl_shard *s = pl_shard_of(l);
+		struct pl_count *s = pl_shard_of(l);
 
 		__atomic_fetch_add(r == ETIMEDOUT ? &s->timeouts : &s->try_fail, 1, __ATOMIC_RELAXED);
 		return r;
@@ -1070,13 +1094,19 @@ static void pl_atfork_parent(void)
 	pthread_mutex_unlock(&pl_mutex);
 }
 
+static void pl_zero_lock_stats(struct pl_lock *l)
+{
+	memset(l->shard, 0, sizeof(l->shard));
+	memset(l->hist, 0, sizeof(l->hist));
+}
+
 static void pl_zero_stats_locked(void)
 {
 	for (size_t i = 0; i <= pl_mask; i++)
 		if (pl_table[i].key > PL_TOMB)
-			memset(pl_table[i].l->shard, 0, sizeof(pl_table[i].l->shard));
+			pl_zero_lock_stats(pl_table[i].l);
 	for (struct pl_lock *o = pl_overflow; o; o = o->next)
-		memset(o->shard, 0, sizeof(o->shard));
+		pl_zero_lock_stats(o);
 	for (int s = 0; s < pl_nsites; s++)
 		memset(&PL_SITE(s)->sum, 0, sizeof(PL_SITE(s)->sum));
 	memset(&pl_events, 0, sizeof(pl_events));
@@ -1165,12 +1195,10 @@ static struct pl_shard *pl_collect_locked(struct pl_shard *total)
 		if (__atomic_load_n(&pl_table[i].key, __ATOMIC_ACQUIRE) <= PL_TOMB)
 			continue;
 		l = pl_table[i].l;
-		for (int s = 0; s < PL_SHARDS; s++)
-			pl_shard_add(&site[l->site], &l->shard[s]);
+		pl_lock_add(&site[l->site], l);
 	}
 	for (struct pl_lock *o = pl_overflow; o; o = o->next)
-		for (int s = 0; s < PL_SHARDS; s++)
-			pl_shard_add(&site[o->site], &o->shard[s]);
+		pl_lock_add(&site[o->site], o);
 	memset(total, 0, sizeof(*total));
 	for (int i = 0; i < pl_nsites; i++)
 		pl_shard_add(total, &site[i]);
