@@ -2,7 +2,7 @@
 /*
  * rwlab - the command line: lab_cmds[], the subcommands, and main().
  *
- * Each subcommand lives in its own file (cmd_*.c, torture_cmd.c) with its
+ * Each subcommand lives in its own file (cmd_*.c, torture_cmd.c, exec.c) with its
  * option table; cli.c turns the tables into getopt, --help, the man page
  * and the bash completion.
  *
@@ -39,6 +39,9 @@ const struct lab_cmd lab_cmds[] = {
 	  lab_bench_lazy_opts, lab_cmd_bench_lazy, NULL },
 	{ "torture", "[options]", "locktorture: exclusion checks under load, per variant", lab_torture_opts,
 	  lab_torture_cmd, NULL },
+	{ "exec", "-l VARIANTS [options] -- CMD [ARGS...]",
+	  "a program per variant under librwlab-preload.so (every pthread_rwlock on the variant), as CSV rows",
+	  lab_exec_opts, lab_cmd_exec, lab_exec_more, true },
 	{ 0 }
 };
 
