@@ -23,22 +23,22 @@ const char *lab_prog = "rwlab";
 
 const struct lab_cmd lab_cmds[] = {
 	{ "list", "[options]", "the lock variants, lazy-mm schemes and workloads (with --verbose, their knobs)",
-	  lab_list_opts, lab_cmd_list, NULL },
+	  lab_list_opts, lab_cmd_list, NULL, false },
 	{ "run", "[options]", "run a matrix of variants x workloads x thread counts, write a results CSV",
 	  lab_run_opts, lab_cmd_run,
 	  "Exit status: 0 every cell succeeded; 1 a cell failed (named on stderr, its\n"
 	  "rows left out); 2 bad usage, nothing run; 130 interrupted (the finished\n"
-	  "cells are kept).\n" },
+	  "cells are kept).\n", false },
 	{ "report", "FILE.csv... [options]", "comparison tables from results CSVs (- reads stdin); cells "
-	  "measured on different hosts are pooled only with --by host", lab_report_opts, lab_cmd_report, NULL },
+	  "measured on different hosts are pooled only with --by host", lab_report_opts, lab_cmd_report, NULL, false },
 	{ "plot", "FILE.csv -o OUT.png|OUT.svg [options]",
-	  "a metric against threads, or locktest fairness (gnuplot)", lab_plot_opts, lab_cmd_plot, NULL },
+	  "a metric against threads, or locktest fairness (gnuplot)", lab_plot_opts, lab_cmd_plot, NULL, false },
 	{ "bench", "[options]", "uncontended ns per lock/unlock pair, per variant", lab_bench_opts, lab_cmd_bench,
-	  NULL },
+	  NULL, false },
 	{ "bench-lazy", "[options]", "lazy-mm cost per pipe round trip at one pair, vs none and the bare pipe",
-	  lab_bench_lazy_opts, lab_cmd_bench_lazy, NULL },
+	  lab_bench_lazy_opts, lab_cmd_bench_lazy, NULL, false },
 	{ "torture", "[options]", "locktorture: exclusion checks under load, per variant", lab_torture_opts,
-	  lab_torture_cmd, NULL },
+	  lab_torture_cmd, NULL, false },
 	{ "exec", "-l VARIANTS [options] -- CMD [ARGS...]",
 	  "a program per variant under librwlab-preload.so (every pthread_rwlock on the variant), as CSV rows",
 	  lab_exec_opts, lab_cmd_exec, lab_exec_more, true },
