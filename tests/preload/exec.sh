@@ -34,6 +34,11 @@ RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -q --no-report -o "$tmp/f.csv
 [ $? = 1 ] || die "a failing command did not make exec exit 1"
 grep -q ',exit_status,3,' "$tmp/f.csv" || die "no exit_status 3 row"
 
+# Options end at CMD (no --): CMD's own -n and --metric go to CMD, not to exec.
+RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -q --no-report -o "$tmp/o.csv" sh -c 'echo "$0 $1"' -n --metric \
+	>/dev/null 2>"$tmp/err" || { die "CMD's own options were taken by exec"; cat "$tmp/err"; }
+grep -q ',exit_status,0,' "$tmp/o.csv" || die "CMD with its own options: no exit_status 0 row"
+
 # The preload's bad input: one line, exit 2, the program not run.
 # (A sanitizer build's preload needs its runtime first, from its ldd line.)
 rt=$(ldd "$preload" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
