@@ -50,11 +50,14 @@
  *   wrlock by a reader of the same thread; EPERM for an unlock by a thread
  *   that holds nothing; EBUSY for destroying a held lock. glibc detects only
  *   the first of these and corrupts its lock or hangs on the others;
- * - timed calls: pl_timed_acquire(), the one function to switch to the
- *   variant's own timed sleep when locks/rwsem.h has it: a trylock polled
- *   with exponential backoff (1 us .. 1 ms sleeps) until the deadline.
- *   A timed waiter does not queue, so it can lose to blocking waiters
- *   until its deadline; ETIMEDOUT is then the correct answer;
+ * - timed calls: pl_timed_acquire(). On a variant with down_read_timed /
+ *   down_write_timed (rwsem.h: the kernel ports, pthread, pthread-wp) the
+ *   waiter queues and sleeps like a blocking one until the deadline, then
+ *   leaves through the variant's own cancellation path. On the others (and
+ *   passthrough) a trylock is polled with exponential backoff (1 us .. 1 ms
+ *   sleeps) until the deadline: such a waiter does not queue, so it can
+ *   lose to blocking waiters until its deadline (ETIMEDOUT is then the
+ *   correct answer);
  * - statistics per entry in PL_SHARDS cache-line shards chosen by the
  *   thread's task id (relaxed atomic adds on a line no other thread writes
  *   unless more than PL_SHARDS threads use the lock): read/write acquisitions, contended ones, trylock failures,
@@ -835,18 +838,22 @@ static void pl_release(struct pl_lock *l, bool write)
 	pl_leave();
 }
 
-/*
- * pl_timed_acquire() - take @l before @abstime on @clockid, or ETIMEDOUT.
- * Fallback until locks/rwsem.h offers a timed/killable down_*: a trylock
- * polled with exponential backoff, 1 us doubling to at most 1 ms sleeps,
- * never past the deadline. This is the one place to switch over.
- */
-static int pl_timed_acquire(struct pl_lock *l, bool write, clockid_t clockid, const struct timespec *abstime)
+/* @ts as nanoseconds; a time before the epoch counts as 0 (long past). */
+static uint64_t pl_ts_ns(const struct timespec *ts)
 {
-	uint64_t backoff = 1000, deadline = (uint64_t)abstime->tv_sec * 1000000000ull + (uint64_t)abstime->tv_nsec;
+	return ts->tv_sec < 0 ? 0 : (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
+}
 
-	if (abstime->tv_sec < 0)
-		deadline = 0;
+/*
+ * pl_timed_poll() - the fallback for variants without down_*_timed (and for
+ * passthrough locks, whose glibc trylock is all the preload has): a trylock
+ * polled with exponential backoff, 1 us doubling to at most 1 ms sleeps,
+ * never past the deadline. Such a timed waiter does not queue.
+ */
+static int pl_timed_poll(struct pl_lock *l, bool write, clockid_t clockid, const struct timespec *abstime)
+{
+	uint64_t backoff = 1000, deadline = pl_ts_ns(abstime);
+
 	for (;;) {
 		struct timespec now, ts;
 		uint64_t t, left;
@@ -854,7 +861,7 @@ static int pl_timed_acquire(struct pl_lock *l, bool write, clockid_t clockid, co
 		if (pl_try(l, write) == 0)
 			return 0;
 		clock_gettime(clockid, &now);
-		t = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+		t = pl_ts_ns(&now);
 		if (t >= deadline)
 			return ETIMEDOUT;
 		left = deadline - t;
@@ -866,6 +873,44 @@ static int pl_timed_acquire(struct pl_lock *l, bool write, clockid_t clockid, co
 		if (backoff < 1000000)
 			backoff *= 2;
 	}
+}
+
+/*
+ * pl_timed_variant() - the variant's own down_read_timed/down_write_timed
+ * (rwsem.h): the waiter queues like a blocking one and leaves through the
+ * variant's cancellation path at the deadline. @abstime on @clockid becomes
+ * a lab_clock_ns() (CLOCK_MONOTONIC) deadline once, here: a CLOCK_REALTIME
+ * step during the wait is not followed (glibc's futex wait would follow it).
+ * A deadline already past is passed as one in the past (never 0, which
+ * means none): a free lock is still taken, as POSIX allows. The preload
+ * sends no fatal signals, so -EINTR means another user of locks/ did; the
+ * flag is cleared and the wait resumed with the same deadline.
+ */
+static int pl_timed_variant(struct pl_lock *l, bool write, clockid_t clockid, const struct timespec *abstime)
+{
+	struct timespec now;
+	uint64_t mono = lab_clock_ns(), at = pl_ts_ns(abstime), t, deadline;
+	int r;
+
+	clock_gettime(clockid, &now);
+	t = pl_ts_ns(&now);
+	deadline = at > t ? mono + (at - t) : (mono > 1 ? mono - 1 : 1);
+	pl_enter();
+	do {
+		r = write ? lab_down_write_timed(&l->lock, deadline) : lab_down_read_timed(&l->lock, deadline);
+		if (r == -EINTR)
+			lab_clear_fatal_signal();
+	} while (r == -EINTR);
+	pl_leave();
+	return r == -ETIMEDOUT ? ETIMEDOUT : r;
+}
+
+/* pl_timed_acquire() - take @l before @abstime on @clockid, or ETIMEDOUT. */
+static int pl_timed_acquire(struct pl_lock *l, bool write, clockid_t clockid, const struct timespec *abstime)
+{
+	if (!l->passthrough && l->lock.ops->down_read_timed && l->lock.ops->down_write_timed)
+		return pl_timed_variant(l, write, clockid, abstime);
+	return pl_timed_poll(l, write, clockid, abstime);
 }
 
 enum pl_how { PL_BLOCK, PL_TRY, PL_TIMED };
