@@ -31,6 +31,8 @@ int lab_cli_begin(struct lab_cli *c, const struct lab_cmd *cmd, int argc, char *
 	}
 	memset(c, 0, sizeof(*c));
 	*c = (struct lab_cli){ .cmd = cmd, .argc = argc, .argv = argv };
+	if (cmd->in_order)
+		c->shortopts[off++] = '+';
 	for (int i = 0; i <= n; i++) {
 		const struct lab_opt *o = i < n ? &cmd->opts[i] : &help_opt;
 

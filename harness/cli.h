@@ -51,6 +51,8 @@ struct lab_cmd {
 	const struct lab_opt *opts;	/* terminated by an entry with lname NULL */
 	int (*fn)(int argc, char **argv);	/* argv[0] is "rwlab"; returns the exit status */
 	const char *more;	/* text printed after the options in --help, or NULL */
+	bool in_order;		/* options end at the first operand (getopt's "+"): the operands
+				 * are another program's command line (exec) */
 };
 
 extern const struct lab_cmd lab_cmds[];	/* terminated by name NULL (main.c) */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * harness/cmds.h - the subcommands: one file each (cmd_*.c, torture_cmd.c),
+ * harness/cmds.h - the subcommands: one file each (cmd_*.c, torture_cmd.c, exec.c),
  * listed in lab_cmds[] (main.c). Each exports its option table and its
  * function; see cli.h for how a table becomes getopt, --help, the man page
  * and the completion.
@@ -37,5 +37,7 @@ LAB_CMD(bench_lazy)
 LAB_CMD(torture)
 LAB_CMD(merge)
 LAB_CMD(slurm)
+LAB_CMD(exec)
 #undef LAB_CMD
 extern const char lab_torture_more[];	/* torture --help's closing text */
+extern const char lab_exec_more[];	/* exec --help's closing text (exec.c) */

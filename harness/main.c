@@ -2,7 +2,7 @@
 /*
  * rwlab - the command line: lab_cmds[], the subcommands, and main().
  *
- * Each subcommand lives in its own file (cmd_*.c, torture_cmd.c) with its
+ * Each subcommand lives in its own file (cmd_*.c, torture_cmd.c, exec.c) with its
  * option table; cli.c turns the tables into getopt, --help, the man page
  * and the bash completion.
  *
@@ -23,28 +23,28 @@ const char *lab_prog = "rwlab";
 
 const struct lab_cmd lab_cmds[] = {
 	{ "list", "[options]", "the lock variants, lazy-mm schemes and workloads (with --verbose, their knobs)",
-	  lab_list_opts, lab_cmd_list, NULL },
+	  lab_list_opts, lab_cmd_list, NULL, false },
 	{ "run", "[options]", "run a matrix of variants x workloads x thread counts, write a results CSV",
 	  lab_run_opts, lab_cmd_run,
 	  "Exit status: 0 every cell succeeded; 1 a cell failed (named on stderr, its\n"
 	  "rows left out); 2 bad usage, nothing run; 130 interrupted (the finished\n"
-	  "cells are kept).\n" },
+	  "cells are kept).\n", false },
 	{ "report", "FILE.csv... [options]", "comparison tables from results CSVs (- reads stdin); cells "
-	  "measured on different hosts are pooled only with --by host", lab_report_opts, lab_cmd_report, NULL },
+	  "measured on different hosts are pooled only with --by host", lab_report_opts, lab_cmd_report, NULL, false },
 	{ "plot", "FILE.csv -o OUT.png|OUT.svg [options]",
-	  "a metric against threads, or locktest fairness (gnuplot)", lab_plot_opts, lab_cmd_plot, NULL },
+	  "a metric against threads, or locktest fairness (gnuplot)", lab_plot_opts, lab_cmd_plot, NULL, false },
 	{ "bench", "[options]", "uncontended ns per lock/unlock pair, per variant", lab_bench_opts, lab_cmd_bench,
-	  NULL },
+	  NULL, false },
 	{ "bench-lazy", "[options]", "lazy-mm cost per pipe round trip at one pair, vs none and the bare pipe",
-	  lab_bench_lazy_opts, lab_cmd_bench_lazy, NULL },
+	  lab_bench_lazy_opts, lab_cmd_bench_lazy, NULL, false },
 	{ "torture", "[options]", "locktorture: exclusion checks under load, per variant", lab_torture_opts,
-	  lab_torture_cmd, NULL },
+	  lab_torture_cmd, NULL, false },
 	{ "merge", "[-o OUT.csv] FILE.csv...", "check and merge the CSVs of a run's shards (run --shard I/N)",
 	  lab_merge_opts, lab_cmd_merge,
 	  "Refuses (exit 2) files of two plans or schemas, two shard counts, one shard in\n"
 	  "two files and one cell in two files or on two hosts; warns where hosts, builds\n"
 	  "or settings differ; exit 1 when shards or cells are missing (OUT is still\n"
-	  "written), 0 when complete.\n" },
+	  "written), 0 when complete.\n", false },
 	{ "slurm", "--matrix NAME [options] [-- run options]",
 	  "a matrix as a Slurm job array, one shard per task; --submit waits, merges and reports",
 	  lab_slurm_opts, lab_cmd_slurm,
@@ -52,7 +52,10 @@ const struct lab_cmd lab_cmds[] = {
 	  "DIR/shard-I.csv --resume --no-report'. Re-running the command submits only\n"
 	  "the shards without a zero DIR/shard-I.status. Exit status: 0 every shard\n"
 	  "finished and the merge is complete; 1 shards failed or cells are missing;\n"
-	  "2 bad input, nothing submitted.\n" },
+	  "2 bad input, nothing submitted.\n", false },
+	{ "exec", "-l VARIANTS [options] -- CMD [ARGS...]",
+	  "a program per variant under librwlab-preload.so (every pthread_rwlock on the variant), as CSV rows",
+	  lab_exec_opts, lab_cmd_exec, lab_exec_more, true },
 	{ 0 }
 };
 

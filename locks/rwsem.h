@@ -58,6 +58,14 @@ enum lab_rwsem_caps {
 	LAB_CAP_FOREIGN_ATOMICS	= 1u << 8,
 	/* down_read_killable, down_write_killable, down_read_timed, down_write_timed are provided */
 	LAB_CAP_KILLABLE	= 1u << 9,
+	/*
+	 * down_read by a thread that already holds the lock for read never
+	 * waits for a queued writer (reader-preferring, or no exclusion).
+	 * Without it a recursive read behind a queued writer deadlocks, as
+	 * in the kernel (lockdep's recursive-read rule); POSIX allows the
+	 * recursion, so the LD_PRELOAD library (harness/preload.c) absorbs it.
+	 */
+	LAB_CAP_READ_RECURSIVE	= 1u << 10,
 };
 
 struct lab_rwsem_conf;

@@ -30,6 +30,13 @@ static void lab_task_detach(void *arg)
 	/* Relaxed store: lab_task_by_id() reads the flag without the mutex. */
 	WRITE_ONCE(lab_task_used[t->id], 0);
 	pthread_mutex_unlock(&lab_task_mutex);
+	/*
+	 * The destructor runs in the exiting thread. A later destructor of the
+	 * host program (LD_PRELOAD: GLib's, OpenSSL's thread-stop) may still
+	 * take locks: it must attach a fresh task, not keep using the id just
+	 * handed back, which another thread may take.
+	 */
+	lab_current_task = NULL;
 }
 
 static void lab_task_key_init(void)

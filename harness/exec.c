@@ -1,0 +1,625 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * `rwlab exec`: a real program as a workload of the matrix.
+ *
+ *   rwlab exec -l VARIANTS [-n N] [--metric [NAME[:higher|:lower]=]REGEX]...
+ *              [-t N] [-w LABEL] [-o FILE.csv] [-q] [--no-report] -- CMD [ARGS...]
+ *
+ * Runs CMD once per variant and iteration, interleaved (iteration 0 on every
+ * variant, then iteration 1, ...), each time with build/librwlab-preload.so
+ * in LD_PRELOAD and RWLAB_LOCK set to the variant (or "passthrough": glibc's
+ * own lock, observed). Per run it records, as rwlab CSV rows:
+ *   wall_s, user_s, sys_s (s; wait4 rusage of CMD and its children),
+ *   nvcsw, nivcsw (voluntary / involuntary context switches), exit_status,
+ *   the preload's statistics (preload.*, event.*, site.*: summed over every
+ *   process CMD started; the wait percentiles and maximum take the largest),
+ *   and one metric per --metric: the first parenthesised group of the last
+ *   match of REGEX (POSIX extended) in CMD's standard output, as a number.
+ * Then prints the comparison table (report's table format).
+ *
+ * Its option table is lab_exec_opts below (cli.h); lab_cmds[] in main.c lists it.
+ *
+ * Threading: single-threaded; blocks until every run has finished.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "context.h"
+#include "csv.h"
+#include "report.h"
+#include "rwsem.h"
+#include "threads.h"
+#include "wait.h"
+
+#define EXEC_MAX_LOCKS 32
+#define EXEC_MAX_METRICS 16
+#define EXEC_OUT_MAX (64u << 20)	/* CMD output kept for --metric */
+
+struct exec_metric {
+	char name[64];
+	const char *better;
+	regex_t re;
+};
+
+struct exec_opts {
+	const char *prog;
+	char locks[EXEC_MAX_LOCKS][LAB_SPEC_MAX];	/* variant labels, or "passthrough" */
+	int nlocks;
+	long iterations, threads;
+	struct exec_metric metric[EXEC_MAX_METRICS];
+	int nmetrics;
+	const char *csv, *label;
+	char labelbuf[160];
+	bool quiet, no_report;
+	char preload[PATH_MAX];
+	char **cmd;
+};
+
+/* Adding an option: one entry here and one case in exec_parse()'s switch. */
+const struct lab_opt lab_exec_opts[] = {
+	{ "lock", 'l', 'l', "LIST", "variants, NAME[:key=val,...], passthrough (glibc's own lock, observed) or all; "
+	  "each needs both trylocks", NULL, NULL, LAB_COMP_VARIANTS, NULL, 0, 0 },
+	{ "iterations", 'n', 'n', "N", "runs per variant, interleaved across variants", "5", NULL, 0, NULL, 1, 100000 },
+	{ "metric", 0, 'M', "SPEC", "[NAME[:higher|:lower]=]REGEX: the first group of REGEX's last match in CMD's "
+	  "standard output is metric NAME (default metric1, metric2, ...); repeatable", NULL, NULL, 0, NULL, 0, 0 },
+	{ "threads", 't', 't', "N", "the threads column of the rows (CMD's own thread count)", "1", NULL, 0, NULL,
+	  0, 1 << 20 },
+	{ "workload", 'w', 'w', "LABEL", "the workload column", "CMD's name and arguments", NULL, 0, NULL, 0, 0 },
+	{ "csv", 'o', 'o', "FILE", "results CSV", "rwlab-exec-<date>-<pid>.csv", NULL, LAB_COMP_FILE, NULL, 0, 0 },
+	{ "quiet", 'q', 'q', NULL, "no per-run lines", NULL, NULL, 0, NULL, 0, 0 },
+	{ "no-report", 0, 'R', NULL, "do not print the table at the end", NULL, NULL, 0, NULL, 0, 0 },
+	{ 0 }
+};
+
+const char lab_exec_more[] =
+	"Options end at CMD (or at --): CMD's own options go to CMD. The preload is\n"
+	"librwlab-preload.so beside rwlab, or $RWLAB_PRELOAD. Exit status: 0 every run\n"
+	"exited 0; 1 a run failed; 2 bad usage, nothing run.\n";
+
+static int exec_add_lock(const char *spec, void *ctx, char *err, size_t errlen)
+{
+	struct exec_opts *o = ctx;
+	unsigned need = LAB_CAP_READ_TRYLOCK | LAB_CAP_WRITE_TRYLOCK;
+	struct lab_rwsem_conf conf;
+
+	if (o->nlocks == EXEC_MAX_LOCKS) {
+		snprintf(err, errlen, "more than %d variants", EXEC_MAX_LOCKS);
+		return -1;
+	}
+	if (!strcmp(spec, "passthrough")) {
+		snprintf(o->locks[o->nlocks++], LAB_SPEC_MAX, "passthrough");
+		return 0;
+	}
+	if (!strcmp(spec, "all")) {
+		for (int i = 0; lab_rwsem_variants[i]; i++) {
+			unsigned c = lab_rwsem_variants[i]->caps;
+
+			if ((c & need) == need && !(c & LAB_CAP_NOT_IN_ALL) &&
+			    exec_add_lock(lab_rwsem_variants[i]->name, ctx, err, errlen))
+				return -1;
+		}
+		return 0;
+	}
+	if (lab_rwsem_parse(spec, &conf, err, errlen))
+		return -1;
+	if ((conf.ops->caps & need) != need) {
+		snprintf(err, errlen, "variant '%s' has no %s, which the preload needs (tryrdlock, trywrlock, "
+			 "timed calls): use a variant with rtry and wtry in rwlab list", conf.ops->name,
+			 conf.ops->caps & LAB_CAP_READ_TRYLOCK ? "down_write_trylock" : "down_read_trylock");
+		return -1;
+	}
+	snprintf(o->locks[o->nlocks++], LAB_SPEC_MAX, "%s", conf.label);
+	return 0;
+}
+
+/* "[NAME[:higher|:lower]=]REGEX" */
+static int exec_add_metric(struct exec_opts *o, const char *spec)
+{
+	struct exec_metric *m = &o->metric[o->nmetrics];
+	const char *eq = strchr(spec, '='), *re = spec;
+	size_t n = eq ? strspn(spec, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-:") : 0;
+	char errbuf[256];
+	int r;
+
+	if (o->nmetrics == EXEC_MAX_METRICS) {
+		fprintf(stderr, "%s: more than %d --metric options\n", o->prog, EXEC_MAX_METRICS);
+		return -1;
+	}
+	snprintf(m->name, sizeof(m->name), "metric%d", o->nmetrics + 1);
+	m->better = "none";
+	if (eq && n == (size_t)(eq - spec) && n > 0 && n < sizeof(m->name)) {
+		char *colon;
+
+		memcpy(m->name, spec, n);
+		m->name[n] = 0;
+		colon = strrchr(m->name, ':');
+		if (colon && (!strcmp(colon + 1, "higher") || !strcmp(colon + 1, "lower"))) {
+			m->better = !strcmp(colon + 1, "higher") ? "higher" : "lower";
+			*colon = 0;
+		}
+		re = eq + 1;
+	}
+	r = regcomp(&m->re, re, REG_EXTENDED | REG_NEWLINE);
+	if (r) {
+		regerror(r, &m->re, errbuf, sizeof(errbuf));
+		fprintf(stderr, "%s: bad --metric regular expression '%s': %s\n", o->prog, re, errbuf);
+		return -1;
+	}
+	if (m->re.re_nsub < 1) {
+		fprintf(stderr, "%s: --metric '%s' has no parenthesised group to take the number from\n", o->prog,
+			re);
+		regfree(&m->re);
+		return -1;
+	}
+	o->nmetrics++;
+	return 0;
+}
+
+/* The preload: $RWLAB_PRELOAD, else librwlab-preload.so in rwlab's own directory. */
+static int exec_find_preload(struct exec_opts *o)
+{
+	const char *env = getenv("RWLAB_PRELOAD");
+	char self[PATH_MAX - 32];
+	ssize_t n;
+
+	if (env && *env) {
+		if (!realpath(env, o->preload)) {
+			fprintf(stderr, "%s: RWLAB_PRELOAD='%s': %s\n", o->prog, env, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = 0;
+		*(strrchr(self, '/') ? strrchr(self, '/') : self) = 0;
+		snprintf(o->preload, sizeof(o->preload), "%s/librwlab-preload.so", self);
+		if (access(o->preload, R_OK) == 0)
+			return 0;
+	}
+	fprintf(stderr, "%s: cannot find librwlab-preload.so beside rwlab (%s): build it, or set RWLAB_PRELOAD\n",
+		o->prog, o->preload);
+	return -1;
+}
+
+/* Is @cmd runnable (as execvp would find it)? */
+static bool exec_runnable(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) == 0;
+	for (const char *p = path ? path : "/usr/bin:/bin"; p && *p;) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? p : ".", cmd);
+		if (access(buf, X_OK) == 0)
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+static int exec_parse(struct exec_opts *o, int argc, char **argv)
+{
+	struct lab_cli cli;
+	char err[512];
+	int c;
+
+	o->iterations = 5;
+	o->threads = 1;
+	if (lab_cli_begin(&cli, lab_cmd_find("exec"), argc, argv))
+		return -1;
+	while ((c = lab_cli_next(&cli)) != -1) {
+		switch (c) {
+		case 'l':
+			if (lab_spec_list_each(optarg, "lock variant", exec_add_lock, o, err, sizeof(err))) {
+				fprintf(stderr, "%s: %s\n", o->prog, err);
+				return -1;
+			}
+			break;
+		case 'n':
+			if (lab_cli_count(&cli, o->prog, c, &o->iterations))
+				return -1;
+			break;
+		case 't':
+			if (lab_cli_count(&cli, o->prog, c, &o->threads))
+				return -1;
+			break;
+		case 'M':
+			if (exec_add_metric(o, optarg))
+				return -1;
+			break;
+		case 'w':
+			o->label = optarg;
+			break;
+		case 'o':
+			o->csv = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'R':
+			o->no_report = true;
+			break;
+		default:
+			return -1;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "%s: no command to run: rwlab exec -l VARIANTS [options] -- CMD [ARGS...]\n", o->prog);
+		return -1;
+	}
+	if (!o->nlocks) {
+		fprintf(stderr, "%s: no variants: give -l (e.g. -l pthread,rwsem,bravo)\n", o->prog);
+		return -1;
+	}
+	o->cmd = argv + optind;
+	if (!exec_runnable(o->cmd[0])) {
+		fprintf(stderr, "%s: cannot run '%s': not an executable file (nor in PATH)\n", o->prog, o->cmd[0]);
+		return -1;
+	}
+	if (!o->label) {
+		size_t off = 0;
+		const char *base = strrchr(o->cmd[0], '/') ? strrchr(o->cmd[0], '/') + 1 : o->cmd[0];
+
+		off += (size_t)snprintf(o->labelbuf, sizeof(o->labelbuf), "%s", base);
+		for (char **a = o->cmd + 1; *a && off < sizeof(o->labelbuf); a++)
+			off += (size_t)snprintf(o->labelbuf + off, sizeof(o->labelbuf) - off, " %s", *a);
+		o->label = o->labelbuf;
+	}
+	return exec_find_preload(o);
+}
+
+/* One run's measurements. */
+struct exec_run {
+	double wall, user, sys;
+	long nvcsw, nivcsw;
+	int status;		/* exit status, or 128 + signal */
+	char *out;		/* CMD's standard output */
+	size_t outlen;
+};
+
+/*
+ * The sanitizer runtime this rwlab runs with (a sanitizer build's preload
+ * needs it first in LD_PRELOAD), from /proc/self/maps; "" when none.
+ */
+static void exec_sanitizer_runtime(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[PATH_MAX + 128];
+
+	buf[0] = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		char *path = strchr(line, '/');
+
+		if (path && (strstr(path, "/libasan.so") || strstr(path, "/libtsan.so"))) {
+			path[strcspn(path, "\n")] = 0;
+			snprintf(buf, len, "%s", path);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+static void exec_child(const struct exec_opts *o, const char *lock, const char *csv, const char *run_id,
+		       long iteration, int outfd)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char buf[PATH_MAX * 3], rt[PATH_MAX], num[32];
+
+	/* A sanitizer runtime must come first: one already in LD_PRELOAD, else our own. */
+	exec_sanitizer_runtime(rt, sizeof(rt));
+	if (old && *old)
+		snprintf(buf, sizeof(buf), "%s:%s", old, o->preload);
+	else if (rt[0])
+		snprintf(buf, sizeof(buf), "%s:%s", rt, o->preload);
+	else
+		snprintf(buf, sizeof(buf), "%s", o->preload);
+	setenv("LD_PRELOAD", buf, 1);
+	setenv("RWLAB_LOCK", lock, 1);
+	setenv("RWLAB_CSV", csv, 1);
+	setenv("RWLAB_WORKLOAD", o->label, 1);
+	setenv("RWLAB_RUN", run_id, 1);
+	setenv("RWLAB_QUIET", "1", 1);
+	snprintf(num, sizeof(num), "%ld", o->threads);
+	setenv("RWLAB_THREADS", num, 1);
+	snprintf(num, sizeof(num), "%ld", iteration);
+	setenv("RWLAB_ITERATION", num, 1);
+	dup2(outfd, 1);
+	close(outfd);
+	execvp(o->cmd[0], o->cmd);
+	fprintf(stderr, "rwlab exec: cannot run '%s': %s\n", o->cmd[0], strerror(errno));
+	_exit(127);
+}
+
+static int exec_one(const struct exec_opts *o, const char *lock, const char *csv, const char *run_id,
+		    long iteration, struct exec_run *r)
+{
+	int pfd[2], st;
+	struct rusage ru;
+	uint64_t t0;
+	pid_t pid;
+	size_t cap = 0;
+
+	memset(r, 0, sizeof(*r));
+	if (pipe(pfd))
+		return -errno;
+	t0 = lab_clock_ns();
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		close(pfd[0]);
+		exec_child(o, lock, csv, run_id, iteration, pfd[1]);
+	}
+	close(pfd[1]);
+	for (;;) {
+		ssize_t n;
+
+		if (r->outlen + 65536 > cap && cap < EXEC_OUT_MAX) {
+			cap = cap ? 2 * cap : 1 << 16;
+			r->out = realloc(r->out, cap + 1);
+			if (!r->out)
+				abort();
+		}
+		if (r->outlen + 65536 > cap) {
+			char sink[65536];	/* beyond EXEC_OUT_MAX: read and drop */
+
+			n = read(pfd[0], sink, sizeof(sink));
+		} else {
+			n = read(pfd[0], r->out + r->outlen, cap - r->outlen);
+			if (n > 0)
+				r->outlen += (size_t)n;
+		}
+		if (n == 0 || (n < 0 && errno != EINTR))
+			break;
+	}
+	close(pfd[0]);
+	r->out[r->outlen] = 0;
+	while (wait4(pid, &st, 0, &ru) < 0)
+		if (errno != EINTR)
+			return -errno;
+	r->wall = (double)(lab_clock_ns() - t0) / 1e9;
+	r->user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+	r->sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	r->nvcsw = ru.ru_nvcsw;
+	r->nivcsw = ru.ru_nivcsw;
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return 0;
+}
+
+static void exec_row(struct lab_buf *b, const struct lab_context *ctx, const char *run_id, const char *lock,
+		     const struct exec_opts *o, long it, const char *metric, double v, const char *unit,
+		     const char *better)
+{
+	lab_csv_row_prefix(b, run_id, lock, o->label, (int)o->threads, (int)it);
+	lab_buf_field(b, metric);
+	lab_buf_printf(b, ",%.17g,", v);
+	lab_buf_field(b, unit);
+	lab_buf_printf(b, ",%s", better);
+	lab_csv_row_suffix(b, ctx, "none");
+	lab_buf_printf(b, "\n");
+}
+
+/* The last match of @m in @out, as a number; false when none. */
+static bool exec_extract(const struct exec_metric *m, const char *out, double *v)
+{
+	regmatch_t g[2];
+	const char *p = out;
+	bool found = false;
+
+	while (*p && regexec(&m->re, p, 2, g, p == out ? 0 : REG_NOTBOL) == 0) {
+		char num[64], *end;
+		int len = (int)(g[1].rm_eo - g[1].rm_so);
+
+		if (g[1].rm_so >= 0 && len > 0 && len < (int)sizeof(num)) {
+			double x;
+
+			memcpy(num, p + g[1].rm_so, (size_t)len);
+			num[len] = 0;
+			x = strtod(num, &end);
+			if (end != num && !*end && isfinite(x)) {
+				*v = x;
+				found = true;
+			}
+		}
+		p += g[0].rm_eo > 0 ? g[0].rm_eo : 1;
+	}
+	return found;
+}
+
+/*
+ * The preload's rows from @path (one block per process CMD started), summed
+ * per metric; the percentiles and the maximum take the largest. Appended as
+ * rows of this run. Returns the number of processes that wrote statistics.
+ */
+static int exec_preload_rows(struct lab_buf *b, const struct lab_context *ctx, const char *run_id,
+			     const char *lock, const struct exec_opts *o, long it, const char *path)
+{
+	struct lab_csv_table t;
+	char err[512];
+	int cm, cv, cu, cb, procs = 0;
+	struct { const char *metric, *unit, *better; double v; } *acc;
+	int nacc = 0;
+
+	if (lab_csv_read(path, &t, err, sizeof(err)))
+		return 0;
+	cm = lab_csv_col(&t, "metric");
+	cv = lab_csv_col(&t, "value");
+	cu = lab_csv_col(&t, "unit");
+	cb = lab_csv_col(&t, "better");
+	acc = calloc((size_t)t.nrows + 1, sizeof(*acc));
+	if (cm < 0 || cv < 0 || cu < 0 || cb < 0 || !acc) {
+		free(acc);
+		lab_csv_free(&t);
+		return 0;
+	}
+	for (int i = 0; i < t.nrows; i++) {
+		const char *m = t.rows[i][cm];
+		double v = strtod(t.rows[i][cv], NULL);
+		bool peak = strstr(m, "wait_p") || strstr(m, "wait_max");
+		int j;
+
+		if (!strcmp(m, "metric"))
+			continue;	/* a second header, from two processes that raced to make the file */
+		if (!strcmp(m, "preload.processes"))
+			procs += (int)v;
+		for (j = 0; j < nacc && strcmp(acc[j].metric, m); j++)
+			;
+		if (j == nacc) {
+			acc[nacc].metric = m;
+			acc[nacc].unit = t.rows[i][cu];
+			acc[nacc].better = t.rows[i][cb];
+			acc[nacc++].v = v;
+		} else {
+			acc[j].v = peak ? fmax(acc[j].v, v) : acc[j].v + v;
+		}
+	}
+	for (int j = 0; j < nacc; j++)
+		exec_row(b, ctx, run_id, lock, o, it, acc[j].metric, acc[j].v, acc[j].unit, acc[j].better);
+	free(acc);
+	lab_csv_free(&t);
+	return procs;
+}
+
+/* Run every (iteration, variant); write the rows. Returns 0, or 1 if a run failed. */
+static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const char *run_id)
+{
+	struct lab_context ctx;
+	char tmpl[PATH_MAX];
+	const char *tmpdir = getenv("TMPDIR");
+	int failed = 0;
+
+	lab_context_get(&ctx);
+	for (long it = 0; it < o->iterations; it++) {
+		for (int k = 0; k < o->nlocks; k++) {
+			struct lab_buf b = { 0 };
+			struct exec_run r;
+			int fd, procs, e;
+
+			snprintf(tmpl, sizeof(tmpl), "%s/rwlab-exec-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+			fd = mkstemp(tmpl);
+			if (fd < 0) {
+				fprintf(stderr, "%s: cannot make a temporary file in %s: %s\n", o->prog,
+					tmpdir ? tmpdir : "/tmp", strerror(errno));
+				return 1;
+			}
+			close(fd);
+			e = exec_one(o, o->locks[k], tmpl, run_id, it, &r);
+			if (e) {
+				fprintf(stderr, "%s: cannot start '%s': %s\n", o->prog, o->cmd[0], strerror(-e));
+				unlink(tmpl);
+				return 1;
+			}
+			for (int m = 0; m < o->nmetrics; m++) {
+				double v;
+
+				if (exec_extract(&o->metric[m], r.out, &v))
+					exec_row(&b, &ctx, run_id, o->locks[k], o, it, o->metric[m].name, v, "", o->metric[m].better);
+				else
+					fprintf(stderr, "%s: %s, iteration %ld: no match for --metric %s in the output\n",
+						o->prog, o->locks[k], it, o->metric[m].name);
+			}
+			exec_row(&b, &ctx, run_id, o->locks[k], o, it, "wall_s", r.wall, "s", "lower");
+			exec_row(&b, &ctx, run_id, o->locks[k], o, it, "user_s", r.user, "s", "lower");
+			exec_row(&b, &ctx, run_id, o->locks[k], o, it, "sys_s", r.sys, "s", "lower");
+			exec_row(&b, &ctx, run_id, o->locks[k], o, it, "nvcsw", (double)r.nvcsw, "count", "none");
+			exec_row(&b, &ctx, run_id, o->locks[k], o, it, "nivcsw", (double)r.nivcsw, "count", "none");
+			exec_row(&b, &ctx, run_id, o->locks[k], o, it, "exit_status", r.status, "", "none");
+			procs = exec_preload_rows(&b, &ctx, run_id, o->locks[k], o, it, tmpl);
+			unlink(tmpl);
+			if (lab_csv_append(w, b.p, b.len))
+				fprintf(stderr, "%s: cannot write %s: %s\n", o->prog, w->path, strerror(errno));
+			lab_buf_free(&b);
+			if (!o->quiet)
+				fprintf(stderr, "%s: %-16s iteration %ld: wall %.3f s, user %.3f s, sys %.3f s, exit %d%s\n",
+					o->prog, o->locks[k], it, r.wall, r.user, r.sys, r.status,
+					procs ? "" : " (no preload statistics: did CMD exit through _exit or a signal?)");
+			if (r.status) {
+				fprintf(stderr, "%s: '%s' exited with status %d on %s, iteration %ld; its output:\n%.*s",
+					o->prog, o->cmd[0], r.status, o->locks[k], it, (int)(r.outlen > 2000 ? 2000 : r.outlen),
+					r.out);
+				failed = 1;
+			}
+			free(r.out);
+		}
+	}
+	return failed;
+}
+
+static void exec_notes(const struct exec_opts *o)
+{
+	for (int k = 0; k < o->nlocks; k++) {
+		const struct lab_rwsem_ops *ops;
+		char name[LAB_SPEC_MAX];
+		const char *kv;
+
+		if (lab_spec_split(o->locks[k], name, sizeof(name), &kv))
+			continue;
+		ops = lab_rwsem_lookup(name);
+		if (ops && !(ops->caps & LAB_CAP_READ_RECURSIVE))
+			fprintf(stderr, "%s: note: %s would deadlock a recursive read behind a queued writer; the "
+				"preload absorbs a thread's re-read of a lock it holds (up to 16 read-held locks "
+				"per thread)\n", o->prog, o->locks[k]);
+	}
+}
+
+int lab_cmd_exec(int argc, char **argv)
+{
+	struct exec_opts o = { .prog = "rwlab exec" };
+	struct lab_csv_writer w;
+	char run_id[64], defcsv[128], err[512], metrics[1024];
+	struct lab_report_opts ro = { 0 };
+	size_t off = 0;
+	int failed;
+
+	if (exec_parse(&o, argc, argv))
+		return 2;
+	lab_csv_run_id(run_id, sizeof(run_id));
+	if (!o.csv) {
+		snprintf(defcsv, sizeof(defcsv), "rwlab-exec-%s.csv", run_id);
+		o.csv = defcsv;
+	}
+	if (lab_csv_open(&w, o.csv, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", o.prog, err);
+		return 2;
+	}
+	if (!o.quiet)
+		exec_notes(&o);
+	failed = exec_all(&o, &w, run_id);
+	lab_csv_close(&w);
+	fprintf(stderr, "%s: results in %s\n", o.prog, o.csv);
+	if (!o.no_report) {
+		for (int m = 0; m < o.nmetrics; m++)
+			off += (size_t)snprintf(metrics + off, sizeof(metrics) - off, "%s,", o.metric[m].name);
+		snprintf(metrics + off, sizeof(metrics) - off,
+			 "wall_s,user_s,sys_s,nvcsw,nivcsw,preload.acquisitions,preload.contended,preload.wait_p99");
+		ro.path = o.csv;
+		ro.metric = metrics;
+		ro.format = LAB_FMT_TABLE;
+		fflush(stderr);
+		if (lab_report_print(stdout, &ro))
+			failed = 1;
+	}
+	for (int m = 0; m < o.nmetrics; m++)
+		regfree(&o.metric[m].re);
+	return failed;
+}
