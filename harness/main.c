@@ -31,6 +31,7 @@
 #include "report.h"
 #include "runner.h"
 #include "threads.h"
+#include "sim_cmd.h"
 #include "torture.h"
 #include "version.h"
 #include "workload.h"
@@ -465,7 +466,7 @@ static int cmd_run(int argc, char **argv)
 	char err[1024], defcsv[128];
 	int c, nlocks = 0, nwls = 0, nschemes = 0, report = 1, st, nargc;
 	bool lazy_wl = false;
-	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	int ncpus = lab_online_cpus();
 
 	o.iterations = 5;
 	o.settings.duration_ns = 2000000000ull;
@@ -863,6 +864,10 @@ static int cmd_bench_lazy(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "help";
+	int simr = lab_sim_cmd(argc, argv);	/* sim list|show, --sim: harness/sim_cmd.c */
+
+	if (simr >= 0)
+		return simr;
 
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
 		usage(stdout);

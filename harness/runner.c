@@ -136,8 +136,8 @@ static int run_iteration(struct run_ctx *rc, int n, struct iter_out *out)
 			w->rng = 1;
 		args[i].rc = rc;
 		args[i].i = i;
-		if (pthread_create(&tids[i], NULL, worker_main, &args[i])) {
-			ret = -errno;
+		if ((ret = lab_thread_create(&tids[i], worker_main, &args[i]))) {
+			ret = -ret;
 			break;
 		}
 		created++;
@@ -172,7 +172,7 @@ static int run_iteration(struct run_ctx *rc, int n, struct iter_out *out)
 		getrusage(RUSAGE_SELF, &ru1);
 	}
 	for (int i = 0; i < n; i++)
-		pthread_join(tids[i], NULL);
+		lab_thread_join(tids[i], NULL);
 	if (rc->ops->kind == LAB_WL_WORK) {
 		getrusage(RUSAGE_SELF, &ru1);
 		for (int i = 0; i < n; i++)

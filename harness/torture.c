@@ -326,7 +326,7 @@ int lab_torture_run(const struct lab_torture_opts *o, struct lab_torture_result 
 		th[i].st.writer = i < o->writers;
 		th[i].nrole = th[i].st.writer ? o->writers : o->readers;
 		th[i].rng = 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1);
-		r = pthread_create(&tid[i], NULL, torture_main, &th[i]);
+		r = lab_thread_create(&tid[i], torture_main, &th[i]);
 		if (r) {
 			r = -r;
 			break;
@@ -341,7 +341,7 @@ int lab_torture_run(const struct lab_torture_opts *o, struct lab_torture_result 
 	smp_store_release(&sh->paused, 0);
 	lab_futex_wake(&sh->paused, n);
 	for (int i = 0; i < created; i++)
-		pthread_join(tid[i], NULL);
+		lab_thread_join(tid[i], NULL);
 	lab_lock_destroy(&sh->lock);
 
 	res->nthreads = created;

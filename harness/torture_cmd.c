@@ -27,6 +27,7 @@
 #include "compiler.h"
 #include "threads.h"
 #include "lazy_mm.h"
+#include "topology.h"
 #include "torture.h"
 
 #define MAX_LOCKS 64
@@ -231,7 +232,7 @@ int lab_torture_cmd(int argc, char **argv)
 	static struct lab_rwsem_conf locks[MAX_LOCKS];
 	static struct lab_lazy_mm_conf schemes[MAX_LOCKS];
 	int nschemes = 0;
-	long ncpus = sysconf(_SC_NPROCESSORS_ONLN), v;
+	long ncpus = lab_online_cpus(), v;
 	struct lab_torture_opts o = {
 		.duration_ns = 5000000000ull,
 		.hold_loops = 20,

@@ -99,7 +99,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "compiler.h"
+#if LAB_SIM
+#include "rcu_sim.h"
+#else
 #include <urcu/urcu-memb.h>
+#endif
 
 #include "atomic.h"
 #include "events.h"

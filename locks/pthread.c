@@ -83,7 +83,7 @@ static int pthread_down_write_trylock(struct lab_rwsem *sem)
 	return pthread_rwlock_trywrlock(&((struct pthread_rwsem *)sem)->rw) == 0;
 }
 
-#define PTHREAD_CAPS (LAB_CAP_SLEEPS | LAB_CAP_EXCLUSION | LAB_CAP_READ_TRYLOCK | LAB_CAP_WRITE_TRYLOCK)
+#define PTHREAD_CAPS (LAB_CAP_NO_SIM | LAB_CAP_SLEEPS | LAB_CAP_EXCLUSION | LAB_CAP_READ_TRYLOCK | LAB_CAP_WRITE_TRYLOCK)
 
 const struct lab_rwsem_ops lab_rwsem_pthread_ops = {
 	.name = "pthread",

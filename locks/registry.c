@@ -56,6 +56,19 @@ void lab_rwsem_names(char *buf, size_t len, bool with_hidden)
 	}
 }
 
+/* The variant, or the lock it wraps (bravo's base), cannot run in the simulated build. */
+static bool sim_refused(const struct lab_rwsem_conf *conf)
+{
+	const struct lab_knob *k = conf->ops->knobs;
+
+	if (conf->ops->caps & LAB_CAP_NO_SIM)
+		return true;
+	for (size_t i = 0; k && k[i].name; i++)
+		if (k[i].type == LAB_KNOB_LOCK && (lab_rwsem_by_index((int)conf->knob[i])->caps & LAB_CAP_NO_SIM))
+			return true;
+	return false;
+}
+
 int lab_rwsem_parse(const char *spec, struct lab_rwsem_conf *conf, char *err, size_t errlen)
 {
 	char name[64], kvs[LAB_SPEC_MAX];
@@ -76,6 +89,13 @@ int lab_rwsem_parse(const char *spec, struct lab_rwsem_conf *conf, char *err, si
 	}
 	if (lab_knobs_parse(conf->ops->name, conf->ops->knobs, kv, conf->knob, err, errlen))
 		return -1;
+	if (LAB_SIM && sim_refused(conf)) {
+		snprintf(err, errlen, "lock variant '%s' cannot run under --sim: it synchronises through %s outside "
+			 "locks/atomic.h, which the simulator cannot see (every other variant runs)", spec,
+			 strncmp(name, "ck", 2) && !strstr(spec, "ck") ? "glibc's own atomics and futex calls" :
+			 "ck's inline-assembly atomics");
+		return -1;
+	}
 	lab_knobs_format(conf->ops->knobs, conf->knob, kvs, sizeof(kvs));
 	snprintf(conf->label, sizeof(conf->label), "%.60s%s%.98s", conf->ops->name, kvs[0] ? ":" : "", kvs);
 	return 0;
@@ -93,6 +113,7 @@ static int rwsem_list_push(const char *spec, void *arg, char *err, size_t errlen
 	if (!strcmp(spec, "all")) {
 		for (int i = 0; lab_rwsem_variants[i]; i++)
 			if (!(lab_rwsem_variants[i]->caps & LAB_CAP_NOT_IN_ALL) &&
+			    !(LAB_SIM && (lab_rwsem_variants[i]->caps & LAB_CAP_NO_SIM)) &&
 			    rwsem_list_push(lab_rwsem_variants[i]->name, l, err, errlen))
 				return -1;
 		return 0;

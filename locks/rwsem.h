@@ -35,6 +35,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "compiler.h"
 #include "knob.h"
 
 struct lab_rwsem;	/* opaque: each variant's .c defines its own layout */
@@ -54,6 +55,12 @@ enum lab_rwsem_caps {
 	 * from the TSan race checks, which would report false races.
 	 */
 	LAB_CAP_FOREIGN_ATOMICS	= 1u << 8,
+	/*
+	 * Synchronises outside locks/atomic.h and wait.h (glibc's own atomics
+	 * and futex calls, ck_pr): the simulated build (--sim) cannot see or
+	 * charge those accesses, so it refuses the variant, and "all" skips it.
+	 */
+	LAB_CAP_NO_SIM		= 1u << 9,
 };
 
 struct lab_rwsem_conf;

@@ -39,8 +39,20 @@ struct lab_task {
 	uint64_t seq;		/* generation: bumped when the id is reused */
 } __lab_cacheline_aligned;
 
-extern __thread struct lab_task *lab_current_task;
 struct lab_task *lab_task_attach(void);
+#if LAB_SIM
+/* Simulated: tasks are coroutines on one host thread; index by the engine's task id. */
+extern struct lab_task *lab_sim_current[LAB_MAX_TASKS];
+#define lab_current_task (lab_sim_current[sim_cur_id])
+/*
+ * Per-task storage for what is __thread natively (events, bravo's slots):
+ * register each array of LAB_MAX_TASKS elements of @size bytes once; the
+ * element of a task id is zeroed when a new task takes that id.
+ */
+void lab_sim_tls_register(void *base, size_t size);
+#else
+extern __thread struct lab_task *lab_current_task;
+#endif
 
 /*
  * lab_current() - the calling thread's task. The first call in a thread
@@ -71,6 +83,41 @@ int lab_futex_wait(uint32_t *uaddr, uint32_t val, int64_t timeout_ns);
 /* lab_futex_wake() - wake up to @n waiters on @uaddr. Returns how many woke. */
 int lab_futex_wake(uint32_t *uaddr, int n);
 
+#if LAB_SIM
+/* Simulated: sched_yield() is the simulated CPU's (CFS yield), not the host's. */
+#include <sched.h>
+static inline int lab_sim_sched_yield(void)
+{
+	sim_yield();
+	return 0;
+}
+#define sched_yield() lab_sim_sched_yield()
+
+/*
+ * Simulated: getrusage(RUSAGE_SELF) is the simulated CPU time of every task
+ * (user; no system time is modelled apart from syscall costs charged as
+ * user work) and the engine's voluntary/involuntary context switches.
+ */
+#include <sys/resource.h>
+int lab_sim_getrusage(int who, struct rusage *ru);
+#define getrusage(who, ru) lab_sim_getrusage((who), (ru))
+
+/* Simulated: virtual CLOCK_MONOTONIC, jiffies at the machine's HZ, cost-model work. */
+static inline uint64_t lab_clock_ns(void)
+{
+	return sim_now();
+}
+
+static inline uint64_t lab_jiffies_ns(void)
+{
+	return sim_jiffies_ns();
+}
+
+static inline void lab_delay(unsigned long loops)
+{
+	sim_delay_relax(loops);
+}
+#else
 /* Nanoseconds of CLOCK_MONOTONIC. */
 static inline uint64_t lab_clock_ns(void)
 {
@@ -98,6 +145,7 @@ static inline void lab_delay(unsigned long loops)
 	for (unsigned long i = 0; i < loops; i++)
 		cpu_relax();
 }
+#endif
 
 /* ---- schedule() and wake_up_process() ------------------------------------
  *
@@ -149,6 +197,18 @@ int wake_up_process(struct lab_task *t);
  * The clock is read every 16 polls, as the kernel reads sched_clock() in
  * rwsem_optimistic_spin.
  */
+#if LAB_SIM
+/* Simulated: need_resched() is exact (the CPU's scheduler wants it back); no budget. */
+static inline void lab_spin_budget_start(uint64_t ns)
+{
+	(void)ns;
+}
+
+static inline int need_resched(void)
+{
+	return sim_need_resched();
+}
+#else
 static inline void lab_spin_budget_start(uint64_t ns)
 {
 	struct lab_task *t = lab_current();
@@ -165,6 +225,7 @@ static inline int need_resched(void)
 		return 0;
 	return lab_clock_ns() > t->spin_deadline;
 }
+#endif
 
 /* owner->on_cpu stand-in: is @t running (not asleep in schedule()/lab_futex_wait())? */
 static inline int lab_task_on_cpu(const struct lab_task *t)
@@ -174,3 +235,41 @@ static inline int lab_task_on_cpu(const struct lab_task *t)
 
 /* Sleep the calling thread for @ns nanoseconds (clock_nanosleep, restarts on EINTR). */
 void lab_sleep_ns(uint64_t ns);
+
+/*
+ * lab_thread_create()/lab_thread_join() - the thread seam the harness and
+ * workloads create their workers through: pthread_create/pthread_join
+ * natively; a simulated task (sim_spawn/sim_join) in the simulated build.
+ * Returns 0 or an errno value, as pthread_create does.
+ */
+#include <pthread.h>
+#if LAB_SIM
+static inline int lab_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg)
+{
+	int id = sim_spawn(fn, arg);
+
+	if (id < 0)
+		return 11;	/* EAGAIN: no free task slot */
+	*tid = (pthread_t)id;
+	return 0;
+}
+
+static inline int lab_thread_join(pthread_t tid, void **ret)
+{
+	void *r = sim_join((int)tid);
+
+	if (ret)
+		*ret = r;
+	return 0;
+}
+#else
+static inline int lab_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg)
+{
+	return pthread_create(tid, NULL, fn, arg);
+}
+
+static inline int lab_thread_join(pthread_t tid, void **ret)
+{
+	return pthread_join(tid, ret);
+}
+#endif
