@@ -84,6 +84,7 @@ struct cpu {
 	int64_t min_vruntime;
 	int socket, l3, core;
 	int in_work;
+	uint64_t work_end;	/* while in_work: when the chunk ends if nothing cuts it */
 };
 
 struct line {
@@ -671,7 +672,7 @@ static void repark_deadline(struct cpu *c)
 			d = c->resched_at > c->clock ? c->resched_at : c->clock;
 		if (d != INF)
 			cpu_push(c, d);
-	} else if (c->in_work && c->nrq && c->resched_at != INF) {
+	} else if (c->in_work && c->nrq && c->resched_at < c->work_end) {
 		/* Cut a work chunk short: the scheduler wants the CPU back. */
 		cpu_push(c, c->resched_at > c->clock ? c->resched_at : c->clock);
 	}
@@ -827,6 +828,7 @@ void sim_work_ns(double ns)
 			}
 		}
 		c->in_work = 1;
+		c->work_end = end;
 		cpu_push(c, c->nrq && c->resched_at < end ? (c->resched_at > start ? c->resched_at : start) : end);
 		to_scheduler();
 		c = &cpus[t->cpu];
