@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sim.h"
@@ -117,47 +118,59 @@ static void print_replay(const struct sim_args *a, unsigned long long seed)
 	fprintf(stderr, " --sim %s --seed %llu\n", a->machine, seed);
 }
 
-/* torture --seeds N: one engine per seed; a seed's output is shown only when it fails. */
+/*
+ * torture --seeds N: each seed in a forked child, so that it starts from the
+ * very state (heap layout included) a fresh `--seed S` run has at that point
+ * and its replay is exact. A seed's output is shown only when it fails.
+ */
 static int torture_seeds(const struct sim_machine *m, const struct sim_args *a)
 {
 	unsigned long long failed = 0, first = 0;
-	int saved = dup(1);
 
 	for (unsigned long long k = 0; k < a->seeds; k++) {
 		unsigned long long seed = a->seed + k;
-		FILE *out = tmpfile();
-		int r;
+		char path[] = "/tmp/rwlab-sim-seed-XXXXXX";
+		int fd = mkstemp(path), status = 0, r;
+		pid_t pid;
 
-		fflush(stdout);
-		if (out)
-			dup2(fileno(out), 1);
-		r = run_once(m, a, seed);
-		fflush(stdout);
-		dup2(saved, 1);
+		if (fd < 0) {
+			perror("rwlab-sim: mkstemp");
+			return 2;
+		}
+		unlink(path);
+		fflush(NULL);
+		pid = fork();
+		if (pid == 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+			_exit(run_once(m, a, seed) & 0xff);
+		}
+		while (pid > 0 && waitpid(pid, &status, 0) < 0)
+			;
+		r = pid < 0 ? 2 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 		if (r) {
 			char buf[4096];
-			size_t n;
+			ssize_t n;
 
 			if (!failed++)
 				first = seed;
 			printf("rwlab-sim: seed %llu: FAILURE (exit %d); its output:\n", seed, r);
-			if (out) {
-				rewind(out);
-				while ((n = fread(buf, 1, sizeof(buf), out)) > 0)
-					fwrite(buf, 1, n, stdout);
-			}
 			fflush(stdout);
+			lseek(fd, 0, SEEK_SET);
+			while ((n = read(fd, buf, sizeof(buf))) > 0)
+				if (write(1, buf, (size_t)n) != n)
+					break;
 			print_replay(a, seed);
 		}
-		if (out)
-			fclose(out);
+		close(fd);
 	}
-	printf("rwlab-sim: torture on %s: %llu seeds (%llu..%llu): %llu SUCCESS, %llu FAILURE%s\n", m->name,
-	       a->seeds, a->seed, a->seed + a->seeds - 1, a->seeds - failed, failed,
-	       failed ? " (replay commands above)" : "");
-	if (failed)
+	printf("rwlab-sim: torture on %s: %llu seeds (%llu..%llu): %llu SUCCESS, %llu FAILURE\n", m->name,
+	       a->seeds, a->seed, a->seed + a->seeds - 1, a->seeds - failed, failed);
+	fflush(stdout);
+	if (failed) {
+		fprintf(stderr, "rwlab-sim: the first failing seed replays exactly with:\n");
 		print_replay(a, first);
-	close(saved);
+	}
 	return failed ? 1 : 0;
 }
 
@@ -200,7 +213,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rwlab: %s\n", err);
 		return 2;
 	}
-	if (!strcmp(a.argv[1], "torture") && (a.seeds > 1 || !a.have_seed))
+	if (!strcmp(a.argv[1], "torture") && a.seeds > 1)
 		return torture_seeds(&m, &a);
 	r = run_once(&m, &a, a.seed);
 	return r;
