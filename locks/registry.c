@@ -91,7 +91,7 @@ int lab_rwsem_parse(const char *spec, struct lab_rwsem_conf *conf, char *err, si
 		return -1;
 	if (LAB_SIM && sim_refused(conf)) {
 		snprintf(err, errlen, "lock variant '%s' cannot run under --sim: it synchronises through %s outside "
-			 "locks/atomic.h, which the simulator cannot see (every other variant runs)", spec,
+			 "locks/atomic.h, which the simulator cannot see (valid under --sim: every variant but pthread, pthread-wp and ck-*)", spec,
 			 strncmp(name, "ck", 2) && !strstr(spec, "ck") ? "glibc's own atomics and futex calls" :
 			 "ck's inline-assembly atomics");
 		return -1;
