@@ -118,6 +118,8 @@ static int live_tasks;
 static uint64_t total_cpu_ns, nvcsw, nivcsw;
 static struct timespec host_t0;
 static int deadlock;
+/* Host-side statistics (RWLAB_SIM_STATS=1 prints them at sim_shutdown). */
+static uint64_t st_mem, st_switch, st_park, st_unpark, st_work;
 
 /* ---- random ---------------------------------------------------------------- */
 
@@ -242,6 +244,7 @@ static void run_task(struct task *t)
 
 	running = t;
 	sim_cur_id = t->id;
+	st_switch++;
 	r = jump_fcontext(t->ctx, t);
 	t->ctx = r.fctx;
 	running = NULL;
@@ -365,44 +368,90 @@ static void wake_watchers(struct line *l, uint64_t when)
 		unpark(l->watchers->t, when);
 }
 
-/* Cost of bringing the line to @c for reading: nearest holder, else memory. */
+/*
+ * Per-CPU masks of the CPUs sharing its core, L3 domain and socket: the
+ * nearest (read) or farthest (invalidate) sharer of a line is found by
+ * category in O(words), not by visiting every sharer.
+ */
+static uint64_t *mask_core, *mask_l3, *mask_socket;
+
+static int any_outside(const struct line *l, const uint64_t *mask, int c)
+{
+	for (int w = 0; w < nwords; w++) {
+		uint64_t b = l->sharers[w] & ~mask[(size_t)c * nwords + w];
+
+		if (b)
+			return 1;
+	}
+	return 0;
+}
+
+static int any_inside(const struct line *l, const uint64_t *mask, int c)
+{
+	for (int w = 0; w < nwords; w++) {
+		uint64_t b = l->sharers[w] & mask[(size_t)c * nwords + w];
+
+		if (w == c >> 6)
+			b &= ~(1ull << (c & 63));
+		if (b)
+			return 1;
+	}
+	return 0;
+}
+
+static int no_sharers(const struct line *l, int except)
+{
+	for (int w = 0; w < nwords; w++) {
+		uint64_t b = l->sharers[w];
+
+		if (w == except >> 6 && except >= 0)
+			b &= ~(1ull << (except & 63));
+		if (b)
+			return 0;
+	}
+	return 1;
+}
+
+static double mem_ns(const struct line *l, int c)
+{
+	return l->home == cpus[c].socket ? M.mem_local_ns : M.mem_remote_ns;
+}
+
+static double socket_ns(const struct line *l, int c)
+{
+	return l->home == cpus[c].socket ? M.c2c_socket_ns : M.c2c_socket_far_home_ns;
+}
+
+/* Cost of bringing the line to @c for reading: the nearest holder, else memory. */
 static double read_source_ns(struct line *l, int c)
 {
-	double best = -1;
-
 	if (l->owner >= 0)
 		return xfer_ns(c, l->owner, l->home);
-	for (int w = 0; w < nwords; w++)
-		for (uint64_t b = l->sharers[w]; b; b &= b - 1) {
-			int s = w * 64 + __builtin_ctzll(b);
-			double x = xfer_ns(c, s, l->home);
-
-			if (best < 0 || x < best)
-				best = x;
-		}
-	if (best >= 0)
-		return best;
-	return l->home == cpus[c].socket ? M.mem_local_ns : M.mem_remote_ns;
+	if (no_sharers(l, c))
+		return mem_ns(l, c);
+	if (any_inside(l, mask_core, c))
+		return M.c2c_smt_ns;
+	if (any_inside(l, mask_l3, c))
+		return M.c2c_l3_ns;
+	if (any_inside(l, mask_socket, c))
+		return socket_ns(l, c);
+	return M.c2c_remote_ns;
 }
 
 /* Cost of taking the line exclusive at @c: invalidate the farthest holder. */
 static double own_source_ns(struct line *l, int c)
 {
-	double worst = -1;
-
 	if (l->owner >= 0)
 		return xfer_ns(c, l->owner, l->home);
-	for (int w = 0; w < nwords; w++)
-		for (uint64_t b = l->sharers[w]; b; b &= b - 1) {
-			int s = w * 64 + __builtin_ctzll(b);
-			double x = xfer_ns(c, s, l->home);
-
-			if (x > worst)
-				worst = x;
-		}
-	if (worst >= 0)
-		return worst;
-	return l->home == cpus[c].socket ? M.mem_local_ns : M.mem_remote_ns;
+	if (no_sharers(l, -1))
+		return mem_ns(l, c);
+	if (any_outside(l, mask_socket, c))
+		return M.c2c_remote_ns;
+	if (any_outside(l, mask_l3, c))
+		return socket_ns(l, c);
+	if (any_outside(l, mask_core, c))
+		return M.c2c_l3_ns;
+	return no_sharers(l, c) ? 0 : M.c2c_smt_ns;
 }
 
 /* The engine's own store (on_cpu words): no charge, but watchers see it. */
@@ -657,6 +706,7 @@ static void unpark(struct task *t, uint64_t when)
 
 	watch_detach(t);
 	t->state = T_RUN;
+	st_unpark++;
 	cpu_push(c, c->clock > when ? c->clock : when);
 }
 
@@ -711,6 +761,7 @@ void sim_relax(void)
 			w->l->watchers = w;
 		}
 		t->state = T_PARK;
+		st_park++;
 		c->park_deadline = t->sclock ? c->clock + SPIN_CLOCK_QUANTUM : INF;
 		cpu_cancel(c);
 		repark_deadline(c);
@@ -732,6 +783,7 @@ void sim_mem(const volatile void *addr, enum sim_op op)
 	uint64_t now, start;
 	double x;
 
+	st_mem++;
 	sync_point(t);
 	ci = t->cpu;
 	c = &cpus[ci];
@@ -777,13 +829,8 @@ void sim_mem(const volatile void *addr, enum sim_op op)
 		double local = op == SIM_RMW ? M.rmw_local_ns : M.load_local_ns;
 		int alone = l->owner == ci;
 
-		if (!alone && l->owner < 0 && sharer(l, ci)) {
-			int others = 0;
-
-			for (int w = 0; w < nwords && !others; w++)
-				others = (l->sharers[w] & ~(w == ci >> 6 ? 1ull << (ci & 63) : 0)) != 0;
-			alone = !others;
-		}
+		if (!alone && l->owner < 0 && sharer(l, ci))
+			alone = no_sharers(l, ci);	/* S -> M with no other copy: no transfer */
 		if (alone) {
 			c->clock = now + ns_round(local);
 		} else {
@@ -1197,9 +1244,23 @@ int sim_boot(const struct sim_machine *m, uint64_t seed)
 		if (!cpus[i].rq)
 			return -1;
 	}
+	mask_core = calloc((size_t)ncpu * (size_t)nwords, 8);
+	mask_l3 = calloc((size_t)ncpu * (size_t)nwords, 8);
+	mask_socket = calloc((size_t)ncpu * (size_t)nwords, 8);
+	if (!mask_core || !mask_l3 || !mask_socket)
+		return -1;
 	for (int a = 0; a < ncpu; a++)
 		for (int b = 0; b < ncpu; b++) {
 			struct cpu *x = &cpus[a], *y = &cpus[b];
+			uint64_t bit = 1ull << (b & 63);
+			size_t w = (size_t)a * nwords + (size_t)(b >> 6);
+
+			if (x->core == y->core)
+				mask_core[w] |= bit;
+			if (x->l3 == y->l3)
+				mask_l3[w] |= bit;
+			if (x->socket == y->socket)
+				mask_socket[w] |= bit;
 
 			cat[a * ncpu + b] = a == b ? CAT_SELF : x->core == y->core ? CAT_SMT :
 					    x->l3 == y->l3 ? CAT_L3 : x->socket == y->socket ? CAT_SOCKET :
@@ -1291,6 +1352,14 @@ int sim_run(int (*fn)(int, char **), int argc, char **argv)
 
 void sim_shutdown(void)
 {
+	const char *s = getenv("RWLAB_SIM_STATS");
+
+	if (s && *s == '1')
+		fprintf(stderr, "rwlab-sim stats: %.3f s virtual (cpu 0), %.3f s host; %llu accesses, %llu task switches, "
+			"%llu parks, %llu line-change wakes; %llu lines\n", (double)(cpus[0].clock - 1000000000ull) / 1e9,
+			sim_host_seconds(), (unsigned long long)st_mem, (unsigned long long)st_switch,
+			(unsigned long long)st_park, (unsigned long long)st_unpark, (unsigned long long)lcount);
+	st_mem = st_switch = st_park = st_unpark = st_work = 0;
 	for (int i = 0; i < SIM_MAX_TASKS; i++)
 		if (tasks[i].stack) {
 			munmap(tasks[i].stack, tasks[i].stack_size);
@@ -1300,6 +1369,9 @@ void sim_shutdown(void)
 		free(cpus[i].rq);
 	free(cpus);
 	free(cat);
+	free(mask_core);
+	free(mask_l3);
+	free(mask_socket);
 	free(ltab);
 	ltab = NULL;
 	lcap = lcount = 0;
