@@ -55,6 +55,9 @@ static void sources(const struct sim_machine *m, char *out, size_t len)
 				break;
 			memcpy(key, c, (size_t)(e - c + 1));
 			key[e - c + 1] = 0;
+			/* "[calib FILE what]" -> "[calib FILE]" */
+			if (!strncmp(key, "[calib ", 7) && strchr(key + 7, ' '))
+				strcpy(strchr(key + 7, ' '), "]");
 			c = e + 1;
 			if (strncmp(key, "[missing", 8) && !strstr(out, key) && n + strlen(key) + 2 < len)
 				n += (size_t)snprintf(out + n, len - n, "%s%s", n ? " " : "", key);

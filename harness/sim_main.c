@@ -105,6 +105,9 @@ static int run_once(const struct sim_machine *m, const struct sim_args *a, unsig
 	}
 	r = sim_run(rwlab_main, a->argc, av);
 	fflush(NULL);
+	if (a->seeds == 1 && r == 0)
+		fprintf(stderr, "rwlab-sim: %s seed %llu: %.3f s simulated in %.2f s of host time\n", m->name, seed,
+			(double)sim_elapsed_ns() / 1e9, sim_host_seconds());
 	sim_shutdown();
 	free(av);
 	return r;

@@ -931,6 +931,15 @@ uint64_t sim_total_cpu_ns(void)
 	return s;
 }
 
+uint64_t sim_elapsed_ns(void)
+{
+	uint64_t mx = 0;
+
+	for (int i = 0; i < ncpu; i++)
+		mx = cpus[i].clock > mx ? cpus[i].clock : mx;
+	return mx - 1000000000ull;
+}
+
 uint64_t sim_ctxsw_count(int voluntary)
 {
 	return voluntary ? nvcsw : nivcsw;

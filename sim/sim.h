@@ -58,6 +58,7 @@ uint64_t sim_jiffies_ns(void);		/* now rounded down to the machine's jiffy */
 uint64_t sim_task_cpu_ns(void);		/* the caller's CPU time */
 uint64_t sim_total_cpu_ns(void);	/* every task's CPU time, ended ones included */
 uint64_t sim_ctxsw_count(int voluntary);
+uint64_t sim_elapsed_ns(void);		/* virtual time since boot (the latest CPU clock) */
 
 int sim_need_resched(void);		/* exact: the CPU's scheduler wants it back */
 int sim_task_on_cpu(int id);		/* task @id is running (not queued, not asleep) */
