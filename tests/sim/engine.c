@@ -134,6 +134,8 @@ Test(sim_analytic, hot_line_saturates_at_one_transfer_per_transfer_time)
 		/* generic-64: 8 L3 domains on one socket, and the line homed there: c2c.l3 = c2c.socket. */
 		expect = 1.0 / (mach.c2c_socket_ns + mach.rmw_local_ns);
 		sim_shutdown();
+		cr_log_info("hot line T=%d: %.5f RMW/ns, model %.5f (%+.2f%%)", t, rate, expect,
+			    100 * (rate / expect - 1));
 		cr_expect(rate > expect * 0.95 && rate < expect * 1.05,
 			  "T=%d: %.4f RMW/ns, model 1/(c2c + rmw.local) = %.4f", t, rate, expect);
 	}
@@ -147,6 +149,7 @@ Test(sim_analytic, private_lines_scale_linearly)
 	for (int t = 2; t <= 64; t *= 2) {
 		double r = run(PRIVATE, t);
 
+		cr_log_info("private lines T=%d: %.3fx one task's rate", t, r / one);
 		cr_expect(r / one > t * 0.99 && r / one < t * 1.01, "T=%d: %.2fx one thread's rate", t, r / one);
 	}
 }
@@ -163,6 +166,8 @@ Test(sim_analytic, exclusive_lock_at_64_cpus_within_the_model_bound)
 	sim_shutdown();
 	hi = 1.0 / (cs_ns + mach.c2c_socket_ns);
 	lo = 1.0 / (cs_ns + 65 * xfer);
+	cr_log_info("TTAS lock, 64 CPUs, CS %.0f ns, think %.0f ns: %.6f acquisitions/ns; bounds [%.6f, %.6f]",
+		    cs_ns, think_ns, rate, lo, hi);
 	cr_expect(rate <= hi, "%.5f acquisitions/ns above the bound 1/(CS + c2c) = %.5f", rate, hi);
 	cr_expect(rate >= lo, "%.5f acquisitions/ns below 1/(CS + (T+1) transfers) = %.5f", rate, lo);
 }
