@@ -29,6 +29,31 @@ typedef struct {
 extern transfer_t jump_fcontext(fcontext_t const to, void *vp);
 extern fcontext_t make_fcontext(void *sp, size_t size, void (*fn)(transfer_t));
 
+/*
+ * ThreadSanitizer must be told about the stack switches (its fiber API);
+ * each switch also orders the two fibers, as the engine does.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define SIM_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SIM_TSAN 1
+#endif
+#endif
+#ifndef SIM_TSAN
+#define SIM_TSAN 0
+#endif
+#if SIM_TSAN
+void *__tsan_get_current_fiber(void);
+void *__tsan_create_fiber(unsigned flags);
+void __tsan_destroy_fiber(void *fiber);
+void __tsan_switch_to_fiber(void *fiber, unsigned flags);
+static void *sched_fiber;
+#define TSAN_SWITCH(f) __tsan_switch_to_fiber((f), 0)
+#else
+#define TSAN_SWITCH(f) ((void)0)
+#endif
+
 #define INF UINT64_MAX
 #define SPIN_WATCH 8
 /* A pure spin iteration that read a clock wakes at least this often (ns). */
@@ -71,6 +96,7 @@ struct task {
 	struct watch w[SPIN_WATCH];
 	int nwatch;
 	int *oncpu_word;
+	void *fiber;		/* ThreadSanitizer's fiber (SIM_TSAN builds) */
 };
 
 struct cpu {
@@ -222,7 +248,10 @@ static void cpu_cancel(struct cpu *c)
 
 static void to_scheduler(void)
 {
-	transfer_t t = jump_fcontext(sched_ctx, NULL);
+	transfer_t t;
+
+	TSAN_SWITCH(sched_fiber);
+	t = jump_fcontext(sched_ctx, NULL);
 
 	sched_ctx = t.fctx;
 }
@@ -245,10 +274,15 @@ static void run_task(struct task *t)
 	running = t;
 	sim_cur_id = t->id;
 	st_switch++;
+	TSAN_SWITCH(t->fiber);
 	r = jump_fcontext(t->ctx, t);
 	t->ctx = r.fctx;
 	running = NULL;
 	if (t->state == T_DONE && t->stack) {
+#if SIM_TSAN
+		__tsan_destroy_fiber(t->fiber);
+		t->fiber = NULL;
+#endif
 		munmap(t->stack, t->stack_size);
 		t->stack = NULL;
 		if (t->detached)
@@ -1139,6 +1173,9 @@ static int task_alloc(void *(*fn)(void *), void *arg, size_t stack)
 		if (t->stack == MAP_FAILED)
 			return -1;
 		t->ctx = make_fcontext((char *)t->stack + stack, stack, task_entry);
+#if SIM_TSAN
+		t->fiber = __tsan_create_fiber(0);
+#endif
 		live_tasks++;
 		return i;
 	}
@@ -1323,6 +1360,9 @@ int sim_run(int (*fn)(int, char **), int argc, char **argv)
 	if (id < 0)
 		return 1;
 	tasks[id].detached = 1;
+#if SIM_TSAN
+	sched_fiber = __tsan_get_current_fiber();
+#endif
 	sim_active = 1;
 	cpu_set_curr(&cpus[0], &tasks[id]);
 	cpu_push(&cpus[0], cpus[0].clock);
@@ -1371,6 +1411,9 @@ void sim_shutdown(void)
 	st_mem = st_switch = st_park = st_unpark = st_work = 0;
 	for (int i = 0; i < SIM_MAX_TASKS; i++)
 		if (tasks[i].stack) {
+#if SIM_TSAN
+			__tsan_destroy_fiber(tasks[i].fiber);
+#endif
 			munmap(tasks[i].stack, tasks[i].stack_size);
 			tasks[i].stack = NULL;
 		}
