@@ -56,8 +56,15 @@ static void *sched_fiber;
 
 #define INF UINT64_MAX
 #define SPIN_WATCH 8
-/* A pure spin iteration that read a clock wakes at least this often (ns). */
-#define SPIN_CLOCK_QUANTUM 500
+/*
+ * Spin parking rules (sim/README.md): a spin that read a clock in one of its
+ * last SPIN_CLOCK_MEMORY iterations is not parked (the kernel ports read the
+ * clock only every 16 polls, gated by a local counter the engine cannot
+ * see); any other park also ends after SPIN_PARK_MAX_NS, so that a loop
+ * whose exit depends on its own poll count still makes progress.
+ */
+#define SPIN_CLOCK_MEMORY 64
+#define SPIN_PARK_MAX_NS 100000
 #define STACK_SIZE (256u << 10)
 #define MAIN_STACK_SIZE (16u << 20)
 #define LINE_SHIFT 6
@@ -93,6 +100,7 @@ struct task {
 	uint32_t tgen;
 	/* spin detection: the lines read since the last cpu_relax */
 	int sn, simpure, sclock, sov;
+	unsigned relax_since_clock;	/* cpu_relax() calls since the last clock read */
 	struct watch w[SPIN_WATCH];
 	int nwatch;
 	int *oncpu_word;
@@ -778,7 +786,11 @@ void sim_relax(void)
 
 	sync_point(t);
 	c = &cpus[t->cpu];
-	park = !t->simpure && !t->sov && (t->sn > 0 || t->sclock);
+	if (t->sclock)
+		t->relax_since_clock = 0;
+	else if (t->relax_since_clock < SPIN_CLOCK_MEMORY)
+		t->relax_since_clock++;
+	park = !t->simpure && !t->sov && t->sn > 0 && t->relax_since_clock >= SPIN_CLOCK_MEMORY;
 	for (int i = 0; park && i < t->sn; i++)
 		if (t->w[i].l->version != t->w[i].ver)
 			park = 0;
@@ -796,7 +808,7 @@ void sim_relax(void)
 		}
 		t->state = T_PARK;
 		st_park++;
-		c->park_deadline = t->sclock ? c->clock + SPIN_CLOCK_QUANTUM : INF;
+		c->park_deadline = c->clock + SPIN_PARK_MAX_NS;
 		cpu_cancel(c);
 		repark_deadline(c);
 		to_scheduler();
@@ -1167,6 +1179,7 @@ static int task_alloc(void *(*fn)(void *), void *arg, size_t stack)
 		t->arg = arg;
 		t->pin = -1;
 		t->joiner = -1;
+		t->relax_since_clock = SPIN_CLOCK_MEMORY;
 		t->stack_size = stack;
 		t->stack = mmap(NULL, stack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 				-1, 0);
@@ -1345,11 +1358,23 @@ static void print_deadlock(void)
 	fprintf(stderr, "rwlab-sim: simulated deadlock at t=%.6f s (seed %llu): every task blocked, no event pending;",
 		(double)cpus[0].clock / 1e9, (unsigned long long)seed0);
 	for (int i = 0; i < SIM_MAX_TASKS && n < 8; i++)
-		if (tasks[i].state == T_BLOCK || tasks[i].state == T_SLEEP) {
-			fprintf(stderr, " task %d %s", i, tasks[i].state == T_BLOCK ? "futex" : "join");
+		if (tasks[i].state == T_BLOCK || tasks[i].state == T_SLEEP || tasks[i].state == T_PARK) {
+			fprintf(stderr, " task %d %s", i, tasks[i].state == T_BLOCK ? "futex" :
+				tasks[i].state == T_PARK ? "spinning" : "join");
 			n++;
 		}
 	fprintf(stderr, "\n");
+	if (getenv("RWLAB_SIM_DEBUG"))
+		for (int i = 0; i < SIM_MAX_TASKS; i++)
+			if (tasks[i].state != T_FREE && tasks[i].state != T_DONE)
+			{
+				fprintf(stderr, "rwlab-sim: task %d state %d cpu %d futex %p oncpu %p watches", i,
+					(int)tasks[i].state, tasks[i].cpu, (void *)tasks[i].faddr,
+					(void *)tasks[i].oncpu_word);
+				for (int k = 0; k < tasks[i].nwatch; k++)
+					fprintf(stderr, " %#lx", (unsigned long)(tasks[i].w[k].l->key << LINE_SHIFT));
+				fprintf(stderr, "\n");
+			}
 }
 
 int sim_run(int (*fn)(int, char **), int argc, char **argv)
