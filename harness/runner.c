@@ -255,7 +255,7 @@ int lab_run(const struct lab_run_opts *o)
 	struct sigaction sa, old_int, old_term;
 	char err[1024], run_id[64], why[256];
 	int ncells = 0, done = 0, status = 0, max_threads = 0;
-	uint64_t t_start = lab_clock_ns();
+	uint64_t t_start = lab_host_clock_ns();	/* the ETA is host time, also under --sim */
 	bool tty = isatty(2);
 
 	for (int i = 0; i < o->nwls; i++)
@@ -370,7 +370,7 @@ int lab_run(const struct lab_run_opts *o)
 					struct lab_buf prefix = { 0 };
 					struct emit_ctx ec;
 					struct lab_sink sink = { emit_row, &ec };
-					double elapsed = (double)(lab_clock_ns() - t_start) / 1e9, eta;
+					double elapsed = (double)(lab_host_clock_ns() - t_start) / 1e9, eta;
 					char etas[32];
 					int r;
 
@@ -380,10 +380,10 @@ int lab_run(const struct lab_run_opts *o)
 								o->iterations;
 						eta = per_cell * (ncells - done + 1);
 						fmt_eta(etas, sizeof(etas), eta);
-						fprintf(stderr, "%s[cell %d/%d] %s %s t=%d %s %d/%d ETA %s%s",
+						fprintf(stderr, "%s[cell %d/%d] %s %s t=%d %s %d/%d ETA %s%s%s",
 							tty ? "\r\033[K" : "", done, ncells, vlabel, wl->label,
 							n, it < 0 ? "warm-up" : "iter", it < 0 ? 0 : it + 1, o->iterations,
-							etas, tty ? "" : "\n");
+							etas, lab_sim_progress(), tty ? "" : "\n");
 					}
 					cell->iteration = it;
 					if (wl->ops->prepare && (r = wl->ops->prepare(rc.state, cell))) {

@@ -237,6 +237,27 @@ static inline int lab_task_on_cpu(const struct lab_task *t)
 void lab_sleep_ns(uint64_t ns);
 
 /*
+ * lab_host_clock_ns() - the host's CLOCK_MONOTONIC even in the simulated
+ * build (progress and ETA lines); lab_sim_progress() - "" natively, and
+ * " (simulated 1.234 s, host 5.67 s)" in the simulated build.
+ */
+static inline uint64_t lab_host_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+#if LAB_SIM
+const char *lab_sim_progress(void);
+#else
+static inline const char *lab_sim_progress(void)
+{
+	return "";
+}
+#endif
+
+/*
  * lab_thread_create()/lab_thread_join() - the thread seam the harness and
  * workloads create their workers through: pthread_create/pthread_join
  * natively; a simulated task (sim_spawn/sim_join) in the simulated build.

@@ -82,6 +82,15 @@ void lab_sleep_ns(uint64_t ns)
 	sim_sleep_ns(ns);
 }
 
+const char *lab_sim_progress(void)
+{
+	static char buf[64];
+
+	snprintf(buf, sizeof(buf), " (simulated %.3f s, host %.2f s)", (double)sim_elapsed_ns() / 1e9,
+		 sim_host_seconds());
+	return buf;
+}
+
 int lab_sim_getrusage(int who, struct rusage *ru)
 {
 	uint64_t ns = sim_total_cpu_ns();
