@@ -63,11 +63,19 @@ static unsigned long long parse_ull(const char *opt, const char *v, unsigned lon
 	return x;
 }
 
+static char **args_copy;
+
+static void free_args(void)
+{
+	free(args_copy);
+}
+
 static void parse(int argc, char **argv, struct sim_args *a)
 {
 	int torture = argc > 1 && !strcmp(argv[1], "torture");
 
-	a->argv = calloc((size_t)argc + 1, sizeof(char *));
+	a->argv = args_copy = calloc((size_t)argc + 1, sizeof(char *));
+	atexit(free_args);
 	a->seed = 1;
 	a->seeds = 1;
 	for (int i = 0; i < argc; i++) {
@@ -217,7 +225,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(a.argv[1], "torture") && a.seeds > 1)
-		return torture_seeds(&m, &a);
-	r = run_once(&m, &a, a.seed);
+		r = torture_seeds(&m, &a);
+	else
+		r = run_once(&m, &a, a.seed);
 	return r;
 }

@@ -329,16 +329,22 @@ static struct line **ltab;
 static size_t lcap, lcount;
 static char *lpool;
 static size_t lpool_left, line_size;
+static void **lpools;		/* every pool chunk, freed at shutdown */
+static size_t nlpools;
 
 static struct line *line_new(uintptr_t key, int home)
 {
 	struct line *l;
 
 	if (lpool_left < line_size) {
+		void **np = realloc(lpools, (nlpools + 1) * sizeof(*lpools));
+
 		lpool_left = line_size * 4096;
 		lpool = calloc(1, lpool_left);
-		if (!lpool)
+		if (!lpool || !np)
 			abort();
+		lpools = np;
+		lpools[nlpools++] = lpool;
 	}
 	l = (struct line *)lpool;
 	lpool += line_size;
@@ -1452,7 +1458,15 @@ void sim_shutdown(void)
 	free(ltab);
 	ltab = NULL;
 	lcap = lcount = 0;
-	lpool_left = 0;	/* the pools of lines are leaked per boot: a few MB at most */
+	for (size_t i = 0; i < nlpools; i++)
+		free(lpools[i]);
+	free(lpools);
+	lpools = NULL;
+	nlpools = 0;
+	lpool_left = 0;
+	free(heap);
+	heap = NULL;
+	heap_n = heap_cap = 0;
 	cpus = NULL;
 	cat = NULL;
 }
