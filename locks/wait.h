@@ -201,7 +201,8 @@ int wake_up_process(struct lab_task *t);
 /* Simulated: need_resched() is exact (the CPU's scheduler wants it back); no budget. */
 static inline void lab_spin_budget_start(uint64_t ns)
 {
-	(void)ns;
+	/* Kept for loops that bound themselves by it (rwsem_spin_budget_left); need_resched() ignores it. */
+	lab_current()->spin_deadline = sim_now() + ns;
 }
 
 static inline int need_resched(void)
