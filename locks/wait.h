@@ -201,13 +201,20 @@ int wake_up_process(struct lab_task *t);
 /* Simulated: need_resched() is exact (the CPU's scheduler wants it back); no budget. */
 static inline void lab_spin_budget_start(uint64_t ns)
 {
-	/* Kept for loops that bound themselves by it (rwsem_spin_budget_left); need_resched() ignores it. */
 	lab_current()->spin_deadline = sim_now() + ns;
 }
 
+/*
+ * Exact (the CPU's scheduler wants it back), or the port's spin budget ran
+ * out: the ports end some spins only through need_resched(), and on a CPU
+ * with nothing else runnable the exact answer stays false for ever (a
+ * reader spinning on a reader-owned rwsem-rspin spun without end).
+ */
 static inline int need_resched(void)
 {
-	return sim_need_resched();
+	struct lab_task *t = lab_current();
+
+	return sim_need_resched_by(t->spin_deadline);
 }
 #else
 static inline void lab_spin_budget_start(uint64_t ns)

@@ -101,6 +101,7 @@ struct task {
 	/* spin detection: the lines read since the last cpu_relax */
 	int sn, simpure, sclock, sov;
 	unsigned relax_since_clock;	/* cpu_relax() calls since the last clock read */
+	uint64_t budget;		/* the spin budget need_resched() last checked (0: none) */
 	struct watch w[SPIN_WATCH];
 	int nwatch;
 	int *oncpu_word;
@@ -815,6 +816,8 @@ void sim_relax(void)
 		t->state = T_PARK;
 		st_park++;
 		c->park_deadline = c->clock + SPIN_PARK_MAX_NS;
+		if (t->budget > c->clock && t->budget + 1 < c->park_deadline)
+			c->park_deadline = t->budget + 1;	/* need_resched() turns true then */
 		cpu_cancel(c);
 		repark_deadline(c);
 		to_scheduler();
@@ -1004,6 +1007,14 @@ int sim_need_resched(void)
 	return c->nrq && c->clock >= c->resched_at;
 }
 
+int sim_need_resched_by(uint64_t deadline)
+{
+	struct task *t = running;
+
+	t->budget = deadline;
+	return sim_need_resched() || (deadline && cpus[t->cpu].clock > deadline);
+}
+
 int sim_task_on_cpu(int id)
 {
 	return tasks[id].state == T_RUN || tasks[id].state == T_PARK;
@@ -1186,6 +1197,7 @@ static int task_alloc(void *(*fn)(void *), void *arg, size_t stack)
 		t->pin = -1;
 		t->joiner = -1;
 		t->relax_since_clock = SPIN_CLOCK_MEMORY;
+		t->budget = 0;
 		t->stack_size = stack;
 		t->stack = mmap(NULL, stack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 				-1, 0);

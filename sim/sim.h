@@ -61,6 +61,11 @@ uint64_t sim_ctxsw_count(int voluntary);
 uint64_t sim_elapsed_ns(void);		/* virtual time since boot (the latest CPU clock) */
 
 int sim_need_resched(void);		/* exact: the CPU's scheduler wants it back */
+/*
+ * Exact, or virtual time is past @deadline (0: none): the ports' spin
+ * budget. A spin parked after asking wakes at @deadline (not a clock read).
+ */
+int sim_need_resched_by(uint64_t deadline);
 int sim_task_on_cpu(int id);		/* task @id is running (not queued, not asleep) */
 void sim_set_oncpu_word(int *word);	/* the caller's on_cpu word, kept exact by the engine */
 
