@@ -35,5 +35,6 @@ LAB_CMD(plot)
 LAB_CMD(bench)
 LAB_CMD(bench_lazy)
 LAB_CMD(torture)
+LAB_CMD(sim)
 #undef LAB_CMD
 extern const char lab_torture_more[];	/* torture --help's closing text */

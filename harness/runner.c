@@ -263,9 +263,9 @@ static int spawn_workers(struct cell_run *cr, int n, pthread_t *tids, struct wor
 		if (!w->rng)
 			w->rng = 1;
 		args[i] = (struct worker_arg){ cr, i };
-		/* pthread_create() returns the error; it does not set errno. */
+		/* lab_thread_create() returns the error, as pthread_create() does (wait.h: a simulated task under --sim). */
 		err = i == n - 1 && lab_fault_inject("pthread_create", cr->vlabel) ? EAGAIN :
-			pthread_create(&tids[i], NULL, worker_main, &args[i]);
+			lab_thread_create(&tids[i], worker_main, &args[i]);
 		if (err) {
 			cell_fail(cr, "creating worker thread %d of %d: %s", i + 1, n, strerror(err));
 			break;
@@ -333,7 +333,7 @@ static int run_iteration(struct cell_run *cr, int n, struct iter_out *io)
 	if (!cr->abort && cr->ops->kind == LAB_WL_TIMED)
 		ok = timed_window(cr, io);
 	for (int i = 0; i < created; i++)
-		pthread_join(tids[i], NULL);
+		lab_thread_join(tids[i], NULL);
 	if (cr->ops->kind == LAB_WL_WORK) {
 		getrusage(RUSAGE_SELF, &io->ru1);
 		io->t1 = 0;
@@ -475,7 +475,7 @@ static void fmt_eta(char *buf, size_t len, double s)
 static void progress(const struct runner *r, const struct cell_run *cr, int it, int first)
 {
 	const struct lab_run_opts *o = r->o;
-	double elapsed = (double)(lab_clock_ns() - r->t_start) / 1e9, per_entry;
+	double elapsed = (double)(lab_host_clock_ns() - r->t_start) / 1e9, per_entry;
 	char eta[32];
 
 	if (o->quiet || (!r->tty && it != first))
@@ -483,9 +483,9 @@ static void progress(const struct runner *r, const struct cell_run *cr, int it, 
 	per_entry = r->entry > 1 ? elapsed / (r->entry - 1) :
 		(double)(o->settings.warmup_ns + o->settings.duration_ns) / 1e9;
 	fmt_eta(eta, sizeof(eta), per_entry * (r->nentries - r->entry + 1));
-	fprintf(stderr, "%s[cell %d/%d] %s %s t=%d %s %d/%d ETA %s%s", r->tty ? "\r\033[K" : "", cr->index,
+	fprintf(stderr, "%s[cell %d/%d] %s %s t=%d %s %d/%d ETA %s%s%s", r->tty ? "\r\033[K" : "", cr->index,
 		r->nplan, cr->vlabel, cr->cell->wl->label, cr->cell->nthreads, it < 0 ? "warm-up" : "iter",
-		it < 0 ? 0 : it + 1, o->iterations, eta, r->tty ? "" : "\n");
+		it < 0 ? 0 : it + 1, o->iterations, eta, lab_sim_progress(), r->tty ? "" : "\n");
 }
 
 /* The per-cell line: the headline's mean and relative standard deviation. */
@@ -753,7 +753,7 @@ static void runner_close(struct runner *r)
 
 int lab_run(const struct lab_run_opts *o)
 {
-	struct runner r = { .o = o, .t_start = lab_clock_ns(), .tty = isatty(2),
+	struct runner r = { .o = o, .t_start = lab_host_clock_ns(),	/* the ETA is host time, also under --sim */ .tty = isatty(2),
 			    .summary = strcmp(o->csv_path, "-") ? stdout : stderr };
 	struct lab_context ctx;
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;

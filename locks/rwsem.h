@@ -58,6 +58,12 @@ enum lab_rwsem_caps {
 	LAB_CAP_FOREIGN_ATOMICS	= 1u << 8,
 	/* down_read_killable, down_write_killable, down_read_timed, down_write_timed are provided */
 	LAB_CAP_KILLABLE	= 1u << 9,
+	/*
+	 * Synchronises outside locks/atomic.h and wait.h (glibc's own atomics
+	 * and futex calls, ck_pr): the simulated build (--sim) cannot see or
+	 * charge those accesses, so it refuses the variant, and "all" skips it.
+	 */
+	LAB_CAP_NO_SIM		= 1u << 10,
 };
 
 struct lab_rwsem_conf;
