@@ -18,6 +18,7 @@
  *   at most every other CPU's queued request).
  */
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -229,4 +230,69 @@ Test(sim_machine, generic_n_topology)
 	cr_expect_eq(sim_machine_load(&m, SIM_MACHINE_DIR, "generic-1", err, sizeof(err)), -1);
 	cr_expect_eq(sim_machine_load(&m, SIM_MACHINE_DIR, "nosuch", err, sizeof(err)), -1);
 	cr_expect(strstr(err, "unknown machine 'nosuch'"), "%s", err);
+}
+
+/* Does machine file @file set @key ("key = value" at the start of a line)? */
+static bool file_has_key(const char *file, const char *key)
+{
+	char path[512], line[1024];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.machine", SIM_MACHINE_DIR, file);
+	f = fopen(path, "r");
+	cr_assert(f, "%s", path);
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, key, strlen(key)) && strchr(" \t=", line[strlen(key)]);
+	fclose(f);
+	return found;
+}
+
+static bool machine_has_param(const struct sim_machine *m, const char *key)
+{
+	for (int k = 0; k < m->nparams; k++)
+		if (!strcmp(m->params[k].key, key))
+			return true;
+	return false;
+}
+
+/*
+ * Every machine file on main parses (wip/machines' files are authoritative:
+ * their extra keys sched.base_slice_ns, bw.core_copy_gbs, cost.page_fault_ns
+ * are accepted and kept where a file sets them), and a summary that ends in
+ * ": N CPUs" agrees with the CPU count derived from the topology keys.
+ */
+Test(sim_machine, every_machine_file_parses)
+{
+	static const char *const files[] = { "epyc-2vcpu", "xeon-16vcpu", "ivb-ep-2s40", "icx-8336c-2s128",
+					     "epyc9654-2s384", "icx-6338-2s128", "generic" };
+	static const char *const extra[] = { "sched.base_slice_ns", "bw.core_copy_gbs", "cost.page_fault_ns" };
+	static struct sim_machine m;
+	char err[512];
+	int seen[3] = { 0 };
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		bool generic = !strcmp(files[i], "generic");
+		const char *cpus;
+		int n;
+
+		cr_assert_eq(sim_machine_load(&m, SIM_MACHINE_DIR, generic ? "generic-64" : files[i], err,
+					      sizeof(err)), 0, "%s: %s", files[i], err);
+		for (int k = 0; k < 3; k++) {
+			bool in_file = file_has_key(files[i], extra[k]);
+
+			seen[k] += in_file;
+			cr_expect_eq(in_file, machine_has_param(&m, extra[k]), "%s: %s", files[i], extra[k]);
+		}
+		if (file_has_key(files[i], "sched.base_slice_ns"))
+			cr_expect_gt(m.sched_base_slice_ns, 0, "%s: sched.base_slice_ns", files[i]);
+		cpus = strrchr(m.summary, ':');
+		if (generic)
+			continue;
+		cr_assert(cpus && sscanf(cpus, ": %d CPUs", &n) == 1, "%s: summary '%s' does not end in ': N CPUs'",
+			  files[i], m.summary);
+		cr_expect_eq(n, m.ncpus, "%s: summary says %d CPUs, the topology %d", files[i], n, m.ncpus);
+	}
+	for (int k = 0; k < 3; k++)
+		cr_expect_gt(seen[k], 0, "no machine file sets %s: the check above tested nothing", extra[k]);
 }

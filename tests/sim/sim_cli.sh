@@ -4,6 +4,7 @@
 #   apart from the host-time fields (run id, timestamp); another seed differs;
 # - torture --sim --seeds: every variant SUCCESS, busted FAILURE with a
 #   replay command that reproduces the failing seed's output exactly;
+# - torture --kill --sim cancels waits (-EINTR and -ETIMEDOUT) reproducibly;
 # - variants and workloads that cannot run under --sim are refused.
 # Usage: sim_cli.sh RWLAB
 set -u
@@ -45,6 +46,27 @@ if [ -n "$replay" ]; then
 	grep 'busted-torture: \(Writes\|Reads\)' "$tmp/r" >"$tmp/got"
 	[ -s "$tmp/want" ] && cmp -s "$tmp/want" "$tmp/got" || fail "replay of seed $seed differs: $(cat "$tmp/want" "$tmp/got")"
 fi
+
+# torture --kill under --sim: main's killable waits (fatal signal, deadline,
+# schedule()'s timed sleep) work on the engine: waiters are cancelled both
+# ways, every lock ends unlocked, and one seed replays the same cancellations
+for i in 1 2; do
+	"$rwlab" torture --sim generic-8 -l rwsem,rwsem-xadd,rwsem-rspin,rwsem-dhandoff -d 2ms --kill \
+		>"$tmp/k$i" 2>&1 || fail "torture --sim --kill: $(grep -E 'FAILURE|rwlab' "$tmp/k$i" | head -3)"
+done
+grep -q 'rwlab torture: SUCCESS: 4 variants' "$tmp/k1" || fail "torture --sim --kill: $(tail -2 "$tmp/k1")"
+intr=$(sed -n 's/.*waits cancelled: \([0-9]*\) -EINTR.*/\1/p' "$tmp/k1" | awk '{s += $1} END {print s + 0}')
+tmo=$(sed -n 's/.*-EINTR, \([0-9]*\) -ETIMEDOUT.*/\1/p' "$tmp/k1" | awk '{s += $1} END {print s + 0}')
+[ "$intr" -gt 0 ] && [ "$tmo" -gt 0 ] || fail "torture --sim --kill cancelled $intr -EINTR and $tmo -ETIMEDOUT waits"
+grep 'Kills:' "$tmp/k1" >"$tmp/k1.kills"
+grep 'Kills:' "$tmp/k2" >"$tmp/k2.kills"
+cmp -s "$tmp/k1.kills" "$tmp/k2.kills" || fail "torture --sim --kill: one seed, different kills"
+# the options ported into the tables: --help shows them; --seeds needs --sim
+"$rwlab" run --help | grep -q -- '--sim MACHINE' || fail "run --help lacks --sim"
+"$rwlab" torture --help | grep -q -- '--seeds N' || fail "torture --help lacks --seeds"
+"$rwlab" sim --help | grep -q 'list | show MACHINE' || fail "sim --help lacks its synopsis"
+"$rwlab" torture --seeds 3 -d 1ms >/dev/null 2>"$tmp/e"
+[ $? -eq 2 ] && grep -q 'needs --sim' "$tmp/e" || fail "torture --seeds without --sim: $(cat "$tmp/e")"
 
 # refusals: one line, exit 2
 for args in "run --sim generic-8 -l pthread" "run --sim generic-8 -l ck-rwlock" "run --sim generic-8 -w pft" \
