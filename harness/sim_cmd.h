@@ -6,8 +6,9 @@
  *   rwlab run --sim MACHINE ... and rwlab torture --sim MACHINE [--seeds N] ...
  *                               re-exec build/rwlab-sim (beside this binary)
  *                               with the same arguments
- * Machine files: sim/machines/NAME.machine under the source tree, or the
- * directory in $RWLAB_SIM_MACHINES.
+ * Machine files: NAME.machine in $RWLAB_SIM_MACHINES, else in the installed
+ * share/rwlab/machines beside the binary's prefix, else in the source tree's
+ * sim/machines.
  */
 #pragma once
 
