@@ -16,8 +16,10 @@
  *   sched_clock()           -> lab_clock_ns() (CLOCK_MONOTONIC)
  *   critical-section load   -> lab_delay(loops): `loops` cpu_relax() calls
  *
- * Workloads block, wake and burn time only through these helpers too, so a
- * future virtual-CPU simulator can replace them in one place.
+ * Workloads block, wake and burn time only through these helpers too, so the
+ * simulated build (-DLAB_SIM=1, build/rwlab-sim) replaces them in one place:
+ * tasks, futexes, sleeps, yields, clocks and thread creation go to the engine
+ * (sim/sim.h; wait_sim.c), and the killable waits below run unchanged on it.
  */
 #pragma once
 
