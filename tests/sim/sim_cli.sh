@@ -22,6 +22,8 @@ for i in 1 2; do
 done
 [ "$(wc -l <"$tmp/a1.cut")" -gt 100 ] || fail "run --sim wrote $(wc -l <"$tmp/a1.cut") rows"
 cmp -s "$tmp/a1.cut" "$tmp/a2.cut" || fail "same seed, different CSV: $(diff "$tmp/a1.cut" "$tmp/a2.cut" | head -3)"
+# host load average rows would make one seed's CSV differ with the host's load
+grep -q ',loadavg_' "$tmp/a1.csv" && fail "run --sim recorded the host's load average"
 grep -q 'sim generic-8' "$tmp/a1.csv" || fail "the CSV context does not name the simulated machine"
 grep -q 'rwlab-sim sim-[0-9]* seed 1' "$tmp/a1.csv" || fail "the CSV context does not name the engine version and seed"
 "$rwlab" run --sim generic-8 $cell --seed 7 -o "$tmp/b.csv" >/dev/null 2>&1 || fail "run --sim --seed 7"
