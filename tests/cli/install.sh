@@ -21,6 +21,13 @@ for f in share/rwlab/matrices/quick.matrix share/rwlab/machines/generic.machine 
 	[ -s "$prefix/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
 done
 mkdir "$d/empty" "$d/work"
+# A sanitizer setup's suppressions file lies in the source tree, which the
+# run below hides: give the run a copy (TSan refuses to start without it).
+case ${TSAN_OPTIONS:-} in *suppressions=*)
+	supp=$(printf '%s\n' "$TSAN_OPTIONS" | sed 's/.*suppressions=\([^:]*\).*/\1/')
+	cp "$supp" "$d/tsan.supp" && TSAN_OPTIONS=$(printf '%s\n' "$TSAN_OPTIONS" | sed "s|suppressions=[^:]*|suppressions=$d/tsan.supp|")
+	export TSAN_OPTIONS ;;
+esac
 run="cd '$d/work' && '$bin' run --matrix quick -l pthread,rwsem -w locktest -t 1 -n 1 -d 20ms --warmup 0 -q -o q.csv &&
 	'$bin' run --sim generic-4 -l rwsem -w locktest -t 2 -n 1 -d 1ms --warmup 0 -q --no-report -o s.csv"
 if unshare -m true 2>/dev/null; then
