@@ -12,6 +12,7 @@
 #include "report.h"
 #include "runner.h"
 #include "shard.h"
+#include "sim_cmd.h"
 #include "threads.h"
 #include "topology.h"
 #include "workload.h"
@@ -20,6 +21,9 @@
 
 /* Adding an option: one entry here and one case in run_option(). */
 const struct lab_opt lab_run_opts[] = {
+	{ "sim", 0, 'Z', "MACHINE", "run on a simulated machine (rwlab sim list; generic-N): re-executes "
+	  "build/rwlab-sim; durations are simulated time; locktest and the variants built on locks/atomic.h only",
+	  NULL, NULL, 0, NULL, 0, 0 },
 	{ "matrix", 0, 'M', "NAME|PATH", "a matrix file (tools/matrices/NAME.matrix); options after it override "
 	  "its settings, options before it are overridden", NULL, NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ "lock", 'l', 'l', "LIST", "lock variants, NAME[:key=val,...] or all", "all", NULL, LAB_COMP_VARIANTS, NULL, 0, 0 },
@@ -53,7 +57,7 @@ const struct lab_opt lab_run_opts[] = {
 	  NULL, 0, 0 },
 	{ "list-cells", 0, 'L', NULL, "print the plan, one line per cell (id shard workload threads variant), and "
 	  "run nothing", NULL, NULL, 0, NULL, 0, 0 },
-	{ "shard", 0, 'Z', "I/N", "run only shard I of N: every N-th comparison block (workload x thread count), "
+	{ "shard", 0, 'J', "I/N", "run only shard I of N: every N-th comparison block (workload x thread count), "
 	  "round robin; the CSV's shard and plan columns let 'rwlab merge' check the shards", NULL, NULL, 0, NULL,
 	  0, 0 },
 	{ 0 }
@@ -146,6 +150,9 @@ static int check_unique(const struct lab_rwsem_conf *locks, int nlocks, const st
 	return 0;
 }
 
+/* --sim MACHINE: re-execute rwlab-sim once the options are read (sim_cmd.h). */
+static const char *run_sim;
+
 /* One `rwlab run` option. Returns 0 or the exit status of a bad value. */
 static int run_option(int c, int from_matrix, struct run_lists *lists, struct lab_run_opts *o, int *report)
 {
@@ -223,7 +230,7 @@ static int run_option(int c, int from_matrix, struct run_lists *lists, struct la
 	case 'r':
 		o->resume = true;
 		break;
-	case 'Z': {	/* --shard I/N (shard.h) */
+	case 'J': {	/* --shard I/N (shard.h) */
 		char err[128];
 
 		if (lab_shard_parse(optarg, &o->shard, err, sizeof(err))) {
@@ -238,6 +245,9 @@ static int run_option(int c, int from_matrix, struct run_lists *lists, struct la
 	case 'M':
 		fprintf(stderr, "%s: --matrix given twice\n", lab_prog);
 		return 2;
+	case 'Z':	/* run_parse_options() re-executes rwlab-sim (rwlab-sim itself takes --sim out) */
+		run_sim = optarg;
+		break;
 	default:	/* getopt_long said what was wrong */
 		return 2;
 	}
@@ -344,6 +354,8 @@ static int run_parse_options(struct run_args *a, int argc, char **argv)
 		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab run --help')\n", lab_prog, nargv[optind]);
 		return 2;
 	}
+	if (run_sim && !LAB_SIM)
+		return lab_sim_reexec();	/* returns only when rwlab-sim cannot be started */
 	return 0;
 }
 

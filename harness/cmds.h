@@ -38,6 +38,7 @@ LAB_CMD(torture)
 LAB_CMD(merge)
 LAB_CMD(slurm)
 LAB_CMD(exec)
+LAB_CMD(sim)
 #undef LAB_CMD
 extern const char lab_torture_more[];	/* torture --help's closing text */
 extern const char lab_exec_more[];	/* exec --help's closing text (exec.c) */

@@ -4,10 +4,14 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "compiler.h"
 #include "config.h"
 #include "context.h"
 #include "topology.h"
 #include "version.h"
+#if LAB_SIM
+#include "sim.h"
+#endif
 
 static void cpu_model(char *buf, size_t len)
 {
@@ -98,6 +102,17 @@ void lab_context_get(struct lab_context *ctx)
 	ctx->event_counts = LAB_EVENT_COUNTS;
 	ctx->debug_yield = LAB_DEBUG_YIELD;
 	provenance(ctx);
+#if LAB_SIM
+	/* Simulated: the machine, the engine version and the seed are the context. */
+	{
+		const struct sim_machine *m = sim_machine();
+
+		snprintf(ctx->cpu_model, sizeof(ctx->cpu_model), "sim %.40s: %.60s", m->name, m->summary);
+		ctx->cpus = m->ncpus;
+		snprintf(ctx->kernel, sizeof(ctx->kernel), "rwlab-sim %s seed %llu", SIM_ENGINE_VERSION,
+			 (unsigned long long)sim_seed());
+	}
+#endif
 }
 
 bool lab_context_untrusted(const struct lab_context *ctx, char *why, unsigned long len)

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "config.h"
+#include "sim_cmd.h"
 #include "torture.h"
 #include "version.h"
 
@@ -56,6 +57,10 @@ const struct lab_cmd lab_cmds[] = {
 	{ "exec", "-l VARIANTS [options] -- CMD [ARGS...]",
 	  "a program per variant under librwlab-preload.so (every pthread_rwlock on the variant), as CSV rows",
 	  lab_exec_opts, lab_cmd_exec, lab_exec_more, true },
+	{ "sim", "list | show MACHINE", "the simulated machines (run and torture take --sim MACHINE): list them, "
+	  "or show one's parameters with their citations", lab_sim_opts, lab_cmd_sim,
+	  "MACHINE is sim/machines/NAME.machine (or $RWLAB_SIM_MACHINES/NAME.machine), or\n"
+	  "generic-N for N = 2..512 (from generic.machine).\n", false },
 	{ 0 }
 };
 
@@ -104,6 +109,7 @@ int main(int argc, char **argv)
 {
 	const struct lab_cmd *cmd;
 	char names[256];
+	int st;
 
 	if (argc < 2) {
 		lab_cli_names(names, sizeof(names));
@@ -122,6 +128,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: unknown command '%s' (valid: %s)\n", lab_prog, argv[1], names);
 		return 2;
 	}
+	if ((st = lab_sim_misplaced(argc, argv)) >= 0)
+		return st;
+	lab_sim_save_argv(argc, argv);	/* run/torture --sim re-execute rwlab-sim with it (sim_cmd.h) */
 	/* Subcommand options start after the subcommand: argv[0] becomes "rwlab". */
 	argv[1] = (char *)lab_prog;
 	return cmd->fn(argc - 1, argv + 1);

@@ -269,9 +269,9 @@ static int spawn_workers(struct cell_run *cr, int n, pthread_t *tids, struct wor
 		if (!w->rng)
 			w->rng = 1;
 		args[i] = (struct worker_arg){ cr, i };
-		/* pthread_create() returns the error; it does not set errno. */
+		/* lab_thread_create() returns the error, as pthread_create() does (wait.h: a simulated task under --sim). */
 		err = i == n - 1 && lab_fault_inject("pthread_create", cr->vlabel) ? EAGAIN :
-			pthread_create(&tids[i], NULL, worker_main, &args[i]);
+			lab_thread_create(&tids[i], worker_main, &args[i]);
 		if (err) {
 			cell_fail(cr, "creating worker thread %d of %d: %s", i + 1, n, strerror(err));
 			break;
@@ -339,7 +339,7 @@ static int run_iteration(struct cell_run *cr, int n, struct iter_out *io)
 	if (!cr->abort && cr->ops->kind == LAB_WL_TIMED)
 		ok = timed_window(cr, io);
 	for (int i = 0; i < created; i++)
-		pthread_join(tids[i], NULL);
+		lab_thread_join(tids[i], NULL);
 	if (cr->ops->kind == LAB_WL_WORK) {
 		getrusage(RUSAGE_SELF, &io->ru1);
 		io->t1 = 0;
@@ -441,8 +441,10 @@ static void emit_rows(struct runner *r, struct cell_run *cr, const struct iter_o
 	if (lab_fault_inject("must_be_zero", cr->vlabel))	/* a count that must be 0 and is not */
 		lab_emit(&sink, "errors", 1, "count", LAB_BETTER_NONE);
 	lab_emit(&sink, "position", r->entry, "index", LAB_BETTER_NONE);	/* in the run's order, from 1 */
-	lab_emit(&sink, "loadavg_start", io->load_start, "load", LAB_BETTER_NONE);
-	lab_emit(&sink, "loadavg_end", io->load_end, "load", LAB_BETTER_NONE);
+	if (!LAB_SIM) {	/* the host's load does not touch simulated time, and would break one seed's byte-identical CSV */
+		lab_emit(&sink, "loadavg_start", io->load_start, "load", LAB_BETTER_NONE);
+		lab_emit(&sink, "loadavg_end", io->load_end, "load", LAB_BETTER_NONE);
+	}
 	lab_emit(&sink, "wall_s", io->wall_s, "s", LAB_BETTER_NONE);
 	lab_emit(&sink, "user_s", io->user_s, "s", LAB_BETTER_NONE);
 	lab_emit(&sink, "sys_s", io->sys_s, "s", LAB_BETTER_NONE);
@@ -485,7 +487,7 @@ static void fmt_eta(char *buf, size_t len, double s)
 static void progress(const struct runner *r, const struct cell_run *cr, int it, int first)
 {
 	const struct lab_run_opts *o = r->o;
-	double elapsed = (double)(lab_clock_ns() - r->t_start) / 1e9, per_entry;
+	double elapsed = (double)(lab_host_clock_ns() - r->t_start) / 1e9, per_entry;
 	char eta[32];
 
 	if (o->quiet || (!r->tty && it != first))
@@ -493,9 +495,9 @@ static void progress(const struct runner *r, const struct cell_run *cr, int it, 
 	per_entry = r->entry > 1 ? elapsed / (r->entry - 1) :
 		(double)(o->settings.warmup_ns + o->settings.duration_ns) / 1e9;
 	fmt_eta(eta, sizeof(eta), per_entry * (r->nentries - r->entry + 1));
-	fprintf(stderr, "%s[cell %d/%d] %s %s t=%d %s %d/%d ETA %s%s", r->tty ? "\r\033[K" : "", cr->index,
+	fprintf(stderr, "%s[cell %d/%d] %s %s t=%d %s %d/%d ETA %s%s%s", r->tty ? "\r\033[K" : "", cr->index,
 		r->nplan, cr->vlabel, cr->cell->wl->label, cr->cell->nthreads, it < 0 ? "warm-up" : "iter",
-		it < 0 ? 0 : it + 1, o->iterations, eta, r->tty ? "" : "\n");
+		it < 0 ? 0 : it + 1, o->iterations, eta, lab_sim_progress(), r->tty ? "" : "\n");
 }
 
 /* The per-cell line: the headline's labelled aggregate, as the default report table prints it. */
@@ -520,7 +522,7 @@ static int cell_iteration(struct runner *r, struct cell_run *cr, int it, int fir
 	int ret;
 
 	r->entry++;
-	if (getloadavg(load, 1) == 1 && load[0] > r->cpus && it == first && !cr->load_warned) {	/* at the cell's start */
+	if (!LAB_SIM && getloadavg(load, 1) == 1 && load[0] > r->cpus && it == first && !cr->load_warned) {	/* at the cell's start */
 		fprintf(stderr, "%sWARNING: load average %.2f above the %d CPUs at the start of %s %s t=%d: "
 			"other work competes with the measurement\n", r->tty ? "\r\033[K" : "", load[0], r->cpus,
 			cr->vlabel, cr->cell->wl->label, cr->cell->nthreads);
@@ -757,7 +759,7 @@ static void runner_close(struct runner *r)
 
 int lab_run(const struct lab_run_opts *o)
 {
-	struct runner r = { .o = o, .t_start = lab_clock_ns(), .tty = isatty(2),
+	struct runner r = { .o = o, .t_start = lab_host_clock_ns(),	/* the ETA is host time, also under --sim */ .tty = isatty(2),
 			    .summary = strcmp(o->csv_path, "-") ? stdout : stderr };
 	struct lab_context ctx;
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;

@@ -3,8 +3,57 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "compiler.h"
 #include "topology.h"
+
+#if LAB_SIM
+/*
+ * The simulated build places workers on the simulated machine's CPUs in
+ * hwloc's logical order (cores in order, SMT siblings adjacent) and binds
+ * them with the engine's pinning (a pinned task only ever runs there).
+ */
+#include "sim.h"
+
+int lab_topology_init(void)
+{
+	return sim_machine()->ncpus;
+}
+
+int lab_online_cpus(void)
+{
+	return sim_machine()->ncpus;
+}
+
+void lab_topology_plan(enum lab_pin pin, int n, int *pu)
+{
+	const struct sim_machine *m = sim_machine();
+	int np = m->ncpus, nc = np / m->smt;
+
+	for (int i = 0; i < n; i++) {
+		if (pin == LAB_PIN_NONE) {
+			pu[i] = -1;
+		} else if (pin == LAB_PIN_COMPACT) {
+			pu[i] = sim_machine_logical(m, i % np);
+		} else {
+			/* scatter: one thread per core first, round-robin over sockets then L3 domains */
+			int k = i % np, thread = k / nc, j = k % nc, s = j % m->sockets, r = j / m->sockets;
+			int l3 = r % m->l3_per_socket, c = r / m->l3_per_socket;
+			int core = s * m->cores_per_socket + l3 * m->cores_per_l3 + c;
+
+			if (core >= (s + 1) * m->cores_per_socket || l3 * m->cores_per_l3 + c >= m->cores_per_socket)
+				core = s * m->cores_per_socket + (r % m->cores_per_socket);
+			pu[i] = sim_machine_logical(m, core * m->smt + thread);
+		}
+	}
+}
+
+int lab_topology_bind_self(int pu)
+{
+	return pu < 0 ? 0 : sim_pin(pu);
+}
+#else
 
 static hwloc_topology_t topo;
 static int npus;
@@ -25,6 +74,13 @@ int lab_topology_init(void)
 	return npus;
 }
 
+int lab_online_cpus(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+#endif /* LAB_SIM */
+
 int lab_pin_parse(const char *s, enum lab_pin *pin)
 {
 	if (!strcmp(s, "compact"))
@@ -42,6 +98,8 @@ const char *lab_pin_name(enum lab_pin pin)
 {
 	return pin == LAB_PIN_COMPACT ? "compact" : pin == LAB_PIN_SCATTER ? "scatter" : "none";
 }
+
+#if !LAB_SIM
 
 void lab_topology_plan(enum lab_pin pin, int n, int *pu)
 {
@@ -93,3 +151,4 @@ int lab_topology_bind_self(int pu)
 		return -1;
 	return hwloc_set_cpubind(topo, obj->cpuset, HWLOC_CPUBIND_THREAD) ? -1 : 0;
 }
+#endif /* !LAB_SIM */

@@ -392,7 +392,7 @@ int lab_torture_run(const struct lab_torture_opts *o, struct lab_torture_result 
 		th[i].rng = (0x9e3779b97f4a7c15ull * (uint64_t)(i + 1)) ^ o->seed;
 		if (!th[i].rng)
 			th[i].rng = 1;
-		r = pthread_create(&tid[i], NULL, torture_main, &th[i]);
+		r = lab_thread_create(&tid[i], torture_main, &th[i]);
 		if (r) {
 			r = -r;
 			break;
@@ -407,7 +407,7 @@ int lab_torture_run(const struct lab_torture_opts *o, struct lab_torture_result 
 	smp_store_release(&sh->paused, 0);
 	lab_futex_wake(&sh->paused, n);
 	for (int i = 0; i < created; i++)
-		pthread_join(tid[i], NULL);
+		lab_thread_join(tid[i], NULL);
 	WRITE_ONCE(lab_rwsem_checks, checks0);
 	res->warnings = __atomic_load_n(&lab_rwsem_warnings, __ATOMIC_SEQ_CST) - warnings0;
 	if (sh->lock.ops->check_unlocked &&

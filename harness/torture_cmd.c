@@ -30,6 +30,7 @@
 #include "threads.h"
 #include "lazy_mm.h"
 #include "topology.h"
+#include "sim_cmd.h"
 #include "torture.h"
 
 #define MAX_LOCKS 64
@@ -62,6 +63,10 @@ const struct lab_opt lab_torture_opts[] = {
 	  "20..500 us; the ports' wait_lock invariants are checked at every wait_lock release (variants without "
 	  "killable verbs run without cancellation)", NULL, NULL, 0, NULL, 0, 0 },
 	{ "seed", 0, 'E', "N", "random choices of the threads and the killer", "0", NULL, 0, NULL, 0, 0 },
+	{ "sim", 0, 'Z', "MACHINE", "torture on a simulated machine (rwlab sim list; generic-N): re-executes "
+	  "build/rwlab-sim; -d is simulated time; --seed is the engine's schedule seed", NULL, NULL, 0, NULL, 0, 0 },
+	{ "seeds", 0, 'N', "N", "with --sim: N schedules, seeds --seed .. --seed+N-1; a failing seed prints its "
+	  "output and the command that replays it", "1", NULL, 0, NULL, 1, 1000000000 },
 	{ "verbose", 'v', 'v', NULL, "per-thread counts", NULL, NULL, 0, NULL, 0, 0 },
 	{ "mm", 'm', 'm', "SCHEMES", "lazy-mm schemes (all = every scheme but none): release racing grab/drop on 3 "
 	  "CPU threads, use after free detected", NULL, NULL, LAB_COMP_SCHEMES, NULL, 0, 0 },
@@ -239,6 +244,8 @@ struct torture_args {
 	int nlocks, nschemes;
 	struct lab_torture_opts o;
 	bool verbose;
+	const char *sim;	/* --sim MACHINE */
+	bool seeds;		/* --seeds N given */
 };
 
 /* One `rwlab torture` option. Returns 0 or the exit status of a bad value. */
@@ -296,6 +303,14 @@ static int torture_option(int c, struct torture_args *a)
 			return 2;
 		o->seed = (uint64_t)v;
 		return 0;
+	case 'Z':	/* torture_parse() re-executes rwlab-sim (rwlab-sim itself takes --sim out) */
+		a->sim = optarg;
+		return 0;
+	case 'N':	/* rwlab-sim takes --seeds out and runs one schedule per seed (sim_main.c) */
+		if (parse_count("--seeds", optarg, 1, 1000000000, &v))
+			return 2;
+		a->seeds = true;
+		return 0;
 	default:	/* getopt_long said what was wrong */
 		return 2;
 	}
@@ -323,6 +338,12 @@ static int torture_parse(struct torture_args *a, int argc, char **argv)
 			argv[optind]);
 		return 2;
 	}
+	if (a->seeds && !a->sim && !LAB_SIM) {
+		fprintf(stderr, "%s: --seeds needs --sim MACHINE (one simulated schedule per seed)\n", prog);
+		return 2;
+	}
+	if (a->sim && !LAB_SIM)
+		return lab_sim_reexec();	/* returns only when rwlab-sim cannot be started */
 	if (a->o.readers + a->o.writers == 0) {
 		fprintf(stderr, "%s: --readers 0 and --writers 0: no thread to torture with\n", prog);
 		return 2;

@@ -30,6 +30,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include "compiler.h"
 #include "config.h"
 
 #ifdef atomic_fetch_add
@@ -47,12 +48,26 @@ static inline void lab_yield_point(void)
 
 #define __LAB_ATOMIC(expr) __extension__({ lab_yield_point(); (expr); })
 
-/* Plain accesses that must not be torn, fused or invented. */
-#define READ_ONCE(x)		__LAB_ATOMIC(__atomic_load_n(&(x), __ATOMIC_RELAXED))
-#define WRITE_ONCE(x, v)	do { lab_yield_point(); __atomic_store_n(&(x), (v), __ATOMIC_RELAXED); } while (0)
+/*
+ * The simulated build (-DLAB_SIM=1, build/rwlab-sim) charges every access to
+ * the engine (sim/sim.h) just before making it: the engine runs simulated
+ * threads one at a time on one host thread, so the builtin that follows is
+ * the access itself, made at the task's virtual time.
+ */
+#if LAB_SIM
+#include "sim.h"
+#define __LAB_PRE(p, op)	sim_mem((p), (op))
+#else
+#define __LAB_PRE(p, op)	lab_yield_point()
+#endif
+#define __LAB_ACC(p, op, expr) __extension__({ __LAB_PRE(p, op); (expr); })
 
-#define smp_load_acquire(p)	__LAB_ATOMIC(__atomic_load_n((p), __ATOMIC_ACQUIRE))
-#define smp_store_release(p, v)	do { lab_yield_point(); __atomic_store_n((p), (v), __ATOMIC_RELEASE); } while (0)
+/* Plain accesses that must not be torn, fused or invented. */
+#define READ_ONCE(x)		__LAB_ACC(&(x), SIM_LOAD, __atomic_load_n(&(x), __ATOMIC_RELAXED))
+#define WRITE_ONCE(x, v)	do { __LAB_PRE(&(x), SIM_STORE); __atomic_store_n(&(x), (v), __ATOMIC_RELAXED); } while (0)
+
+#define smp_load_acquire(p)	__LAB_ACC((p), SIM_LOAD, __atomic_load_n((p), __ATOMIC_ACQUIRE))
+#define smp_store_release(p, v)	do { __LAB_PRE((p), SIM_STORE); __atomic_store_n((p), (v), __ATOMIC_RELEASE); } while (0)
 
 /*
  * Fences. ThreadSanitizer does not model stand-alone fences (GCC says so with
@@ -72,6 +87,19 @@ static inline void __lab_fence_release(void) { __atomic_thread_fence(__ATOMIC_RE
 #pragma GCC diagnostic pop
 #endif
 
+#if LAB_SIM
+/*
+ * Simulated: one host thread makes every access in virtual-time order, so the
+ * fences order nothing that is not already ordered. smp_mb() is charged as
+ * x86's locked no-op RMW (rmw.local_ns); the others cost nothing on x86.
+ */
+#define smp_mb()		sim_mem(NULL, SIM_FENCE)
+#define smp_rmb()		__asm__ __volatile__("" ::: "memory")
+#define smp_wmb()		__asm__ __volatile__("" ::: "memory")
+#define smp_mb__after_atomic()	__asm__ __volatile__("" ::: "memory")
+#define smp_mb__before_atomic()	__asm__ __volatile__("" ::: "memory")
+#define smp_acquire__after_ctrl_dep()	__asm__ __volatile__("" ::: "memory")
+#else
 #define smp_mb()		__lab_fence_seq_cst()
 #define smp_rmb()		__lab_fence_acquire()
 #define smp_wmb()		__lab_fence_release()
@@ -79,38 +107,39 @@ static inline void __lab_fence_release(void) { __atomic_thread_fence(__ATOMIC_RE
 #define smp_mb__after_atomic()	__lab_fence_seq_cst()
 #define smp_mb__before_atomic()	__lab_fence_seq_cst()
 #define smp_acquire__after_ctrl_dep()	__lab_fence_acquire()
+#endif
 
 /* fetch_<op>: return the old value. */
-#define atomic_fetch_add_relaxed(p, v)	__LAB_ATOMIC(__atomic_fetch_add((p), (v), __ATOMIC_RELAXED))
-#define atomic_fetch_add_acquire(p, v)	__LAB_ATOMIC(__atomic_fetch_add((p), (v), __ATOMIC_ACQUIRE))
-#define atomic_fetch_add_release(p, v)	__LAB_ATOMIC(__atomic_fetch_add((p), (v), __ATOMIC_RELEASE))
-#define atomic_fetch_add(p, v)		__LAB_ATOMIC(__atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST))
+#define atomic_fetch_add_relaxed(p, v)	__LAB_ACC((p), SIM_RMW, __atomic_fetch_add((p), (v), __ATOMIC_RELAXED))
+#define atomic_fetch_add_acquire(p, v)	__LAB_ACC((p), SIM_RMW, __atomic_fetch_add((p), (v), __ATOMIC_ACQUIRE))
+#define atomic_fetch_add_release(p, v)	__LAB_ACC((p), SIM_RMW, __atomic_fetch_add((p), (v), __ATOMIC_RELEASE))
+#define atomic_fetch_add(p, v)		__LAB_ACC((p), SIM_RMW, __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST))
 
-#define atomic_fetch_sub_relaxed(p, v)	__LAB_ATOMIC(__atomic_fetch_sub((p), (v), __ATOMIC_RELAXED))
-#define atomic_fetch_sub_acquire(p, v)	__LAB_ATOMIC(__atomic_fetch_sub((p), (v), __ATOMIC_ACQUIRE))
-#define atomic_fetch_sub_release(p, v)	__LAB_ATOMIC(__atomic_fetch_sub((p), (v), __ATOMIC_RELEASE))
-#define atomic_fetch_sub(p, v)		__LAB_ATOMIC(__atomic_fetch_sub((p), (v), __ATOMIC_SEQ_CST))
+#define atomic_fetch_sub_relaxed(p, v)	__LAB_ACC((p), SIM_RMW, __atomic_fetch_sub((p), (v), __ATOMIC_RELAXED))
+#define atomic_fetch_sub_acquire(p, v)	__LAB_ACC((p), SIM_RMW, __atomic_fetch_sub((p), (v), __ATOMIC_ACQUIRE))
+#define atomic_fetch_sub_release(p, v)	__LAB_ACC((p), SIM_RMW, __atomic_fetch_sub((p), (v), __ATOMIC_RELEASE))
+#define atomic_fetch_sub(p, v)		__LAB_ACC((p), SIM_RMW, __atomic_fetch_sub((p), (v), __ATOMIC_SEQ_CST))
 
-#define atomic_fetch_or_relaxed(p, v)	__LAB_ATOMIC(__atomic_fetch_or((p), (v), __ATOMIC_RELAXED))
-#define atomic_fetch_or_acquire(p, v)	__LAB_ATOMIC(__atomic_fetch_or((p), (v), __ATOMIC_ACQUIRE))
-#define atomic_fetch_or_release(p, v)	__LAB_ATOMIC(__atomic_fetch_or((p), (v), __ATOMIC_RELEASE))
-#define atomic_fetch_or(p, v)		__LAB_ATOMIC(__atomic_fetch_or((p), (v), __ATOMIC_SEQ_CST))
+#define atomic_fetch_or_relaxed(p, v)	__LAB_ACC((p), SIM_RMW, __atomic_fetch_or((p), (v), __ATOMIC_RELAXED))
+#define atomic_fetch_or_acquire(p, v)	__LAB_ACC((p), SIM_RMW, __atomic_fetch_or((p), (v), __ATOMIC_ACQUIRE))
+#define atomic_fetch_or_release(p, v)	__LAB_ACC((p), SIM_RMW, __atomic_fetch_or((p), (v), __ATOMIC_RELEASE))
+#define atomic_fetch_or(p, v)		__LAB_ACC((p), SIM_RMW, __atomic_fetch_or((p), (v), __ATOMIC_SEQ_CST))
 
-#define atomic_fetch_andnot_relaxed(p, v) __LAB_ATOMIC(__atomic_fetch_and((p), ~(v), __ATOMIC_RELAXED))
-#define atomic_fetch_andnot_acquire(p, v) __LAB_ATOMIC(__atomic_fetch_and((p), ~(v), __ATOMIC_ACQUIRE))
-#define atomic_fetch_andnot_release(p, v) __LAB_ATOMIC(__atomic_fetch_and((p), ~(v), __ATOMIC_RELEASE))
-#define atomic_fetch_andnot(p, v)	__LAB_ATOMIC(__atomic_fetch_and((p), ~(v), __ATOMIC_SEQ_CST))
+#define atomic_fetch_andnot_relaxed(p, v) __LAB_ACC((p), SIM_RMW, __atomic_fetch_and((p), ~(v), __ATOMIC_RELAXED))
+#define atomic_fetch_andnot_acquire(p, v) __LAB_ACC((p), SIM_RMW, __atomic_fetch_and((p), ~(v), __ATOMIC_ACQUIRE))
+#define atomic_fetch_andnot_release(p, v) __LAB_ACC((p), SIM_RMW, __atomic_fetch_and((p), ~(v), __ATOMIC_RELEASE))
+#define atomic_fetch_andnot(p, v)	__LAB_ACC((p), SIM_RMW, __atomic_fetch_and((p), ~(v), __ATOMIC_SEQ_CST))
 
 /* <op>_return: return the new value. */
-#define atomic_add_return_relaxed(p, v)	__LAB_ATOMIC(__atomic_add_fetch((p), (v), __ATOMIC_RELAXED))
-#define atomic_add_return_acquire(p, v)	__LAB_ATOMIC(__atomic_add_fetch((p), (v), __ATOMIC_ACQUIRE))
-#define atomic_add_return_release(p, v)	__LAB_ATOMIC(__atomic_add_fetch((p), (v), __ATOMIC_RELEASE))
-#define atomic_add_return(p, v)		__LAB_ATOMIC(__atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST))
+#define atomic_add_return_relaxed(p, v)	__LAB_ACC((p), SIM_RMW, __atomic_add_fetch((p), (v), __ATOMIC_RELAXED))
+#define atomic_add_return_acquire(p, v)	__LAB_ACC((p), SIM_RMW, __atomic_add_fetch((p), (v), __ATOMIC_ACQUIRE))
+#define atomic_add_return_release(p, v)	__LAB_ACC((p), SIM_RMW, __atomic_add_fetch((p), (v), __ATOMIC_RELEASE))
+#define atomic_add_return(p, v)		__LAB_ACC((p), SIM_RMW, __atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST))
 
-#define atomic_sub_return_relaxed(p, v)	__LAB_ATOMIC(__atomic_sub_fetch((p), (v), __ATOMIC_RELAXED))
-#define atomic_sub_return_acquire(p, v)	__LAB_ATOMIC(__atomic_sub_fetch((p), (v), __ATOMIC_ACQUIRE))
-#define atomic_sub_return_release(p, v)	__LAB_ATOMIC(__atomic_sub_fetch((p), (v), __ATOMIC_RELEASE))
-#define atomic_sub_return(p, v)		__LAB_ATOMIC(__atomic_sub_fetch((p), (v), __ATOMIC_SEQ_CST))
+#define atomic_sub_return_relaxed(p, v)	__LAB_ACC((p), SIM_RMW, __atomic_sub_fetch((p), (v), __ATOMIC_RELAXED))
+#define atomic_sub_return_acquire(p, v)	__LAB_ACC((p), SIM_RMW, __atomic_sub_fetch((p), (v), __ATOMIC_ACQUIRE))
+#define atomic_sub_return_release(p, v)	__LAB_ACC((p), SIM_RMW, __atomic_sub_fetch((p), (v), __ATOMIC_RELEASE))
+#define atomic_sub_return(p, v)		__LAB_ACC((p), SIM_RMW, __atomic_sub_fetch((p), (v), __ATOMIC_SEQ_CST))
 
 /* Void RMW (no return value, no ordering: the kernel's atomic_add/atomic_or). */
 #define atomic_add(p, v)	((void)atomic_fetch_add_relaxed((p), (v)))
@@ -121,10 +150,10 @@ static inline void __lab_fence_release(void) { __atomic_thread_fence(__ATOMIC_RE
 #define atomic_dec(p)		atomic_sub((p), 1)
 
 /* Exchange. */
-#define atomic_xchg_relaxed(p, v)	__LAB_ATOMIC(__atomic_exchange_n((p), (v), __ATOMIC_RELAXED))
-#define atomic_xchg_acquire(p, v)	__LAB_ATOMIC(__atomic_exchange_n((p), (v), __ATOMIC_ACQUIRE))
-#define atomic_xchg_release(p, v)	__LAB_ATOMIC(__atomic_exchange_n((p), (v), __ATOMIC_RELEASE))
-#define atomic_xchg(p, v)		__LAB_ATOMIC(__atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST))
+#define atomic_xchg_relaxed(p, v)	__LAB_ACC((p), SIM_RMW, __atomic_exchange_n((p), (v), __ATOMIC_RELAXED))
+#define atomic_xchg_acquire(p, v)	__LAB_ACC((p), SIM_RMW, __atomic_exchange_n((p), (v), __ATOMIC_ACQUIRE))
+#define atomic_xchg_release(p, v)	__LAB_ACC((p), SIM_RMW, __atomic_exchange_n((p), (v), __ATOMIC_RELEASE))
+#define atomic_xchg(p, v)		__LAB_ACC((p), SIM_RMW, __atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST))
 
 /*
  * try_cmpxchg: if *p == *oldp store new and return true; else load *p into
@@ -132,18 +161,18 @@ static inline void __lab_fence_release(void) { __atomic_thread_fence(__ATOMIC_RE
  * _acquire and the fully ordered form), as in the kernel.
  */
 #define atomic_try_cmpxchg_relaxed(p, oldp, new) \
-	__LAB_ATOMIC(__atomic_compare_exchange_n((p), (oldp), (new), false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+	__LAB_ACC((p), SIM_RMW, __atomic_compare_exchange_n((p), (oldp), (new), false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 #define atomic_try_cmpxchg_acquire(p, oldp, new) \
-	__LAB_ATOMIC(__atomic_compare_exchange_n((p), (oldp), (new), false, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+	__LAB_ACC((p), SIM_RMW, __atomic_compare_exchange_n((p), (oldp), (new), false, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
 #define atomic_try_cmpxchg_release(p, oldp, new) \
-	__LAB_ATOMIC(__atomic_compare_exchange_n((p), (oldp), (new), false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+	__LAB_ACC((p), SIM_RMW, __atomic_compare_exchange_n((p), (oldp), (new), false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 #define atomic_try_cmpxchg(p, oldp, new) \
-	__LAB_ATOMIC(__atomic_compare_exchange_n((p), (oldp), (new), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+	__LAB_ACC((p), SIM_RMW, __atomic_compare_exchange_n((p), (oldp), (new), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 
 /* cmpxchg: return the value found in *p (== old on success). */
 #define __lab_cmpxchg(p, old, new, so, fo) __extension__({			\
 	__typeof__(*(p)) __old = (old);						\
-	lab_yield_point();							\
+	__LAB_PRE((p), SIM_RMW);						\
 	__atomic_compare_exchange_n((p), &__old, (new), false, (so), (fo));	\
 	__old;									\
 })
@@ -155,7 +184,9 @@ static inline void __lab_fence_release(void) { __atomic_thread_fence(__ATOMIC_RE
 /* Spin-wait hint. */
 static inline void cpu_relax(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if LAB_SIM
+	sim_relax();	/* parks a pure spin iteration until a line it read changes */
+#elif defined(__x86_64__) || defined(__i386__)
 	__builtin_ia32_pause();
 #elif defined(__aarch64__)
 	__asm__ __volatile__("yield" ::: "memory");

@@ -105,7 +105,18 @@ struct bravo_rwsem {
 static struct bravo_rwsem *bravo_visible_readers[BRAVO_TABLE_MAX] __lab_cacheline_aligned;
 
 /* Slots this thread filled (private to the thread: plain accesses). */
+#if LAB_SIM
+/* Per simulated task (tasks share one host thread): see lab_sim_tls_register(). */
+static uint64_t bravo_mine_sim[LAB_MAX_TASKS][BRAVO_TABLE_MAX / 64];
+#define bravo_mine (bravo_mine_sim[sim_cur_id])
+
+__attribute__((constructor)) static void bravo_sim_init(void)
+{
+	lab_sim_tls_register(bravo_mine_sim, sizeof(bravo_mine_sim[0]));
+}
+#else
 static __thread uint64_t bravo_mine[BRAVO_TABLE_MAX / 64];
+#endif
 
 enum { K_BASE, K_INHIBIT_FACTOR, K_TABLE_SLOTS };
 

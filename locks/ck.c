@@ -44,7 +44,7 @@
 #include "rwsem.h"
 #include "wait.h"
 
-#define CK_CAPS (LAB_CAP_SPINS | LAB_CAP_EXCLUSION | LAB_CAP_FOREIGN_ATOMICS)
+#define CK_CAPS (LAB_CAP_SPINS | LAB_CAP_EXCLUSION | LAB_CAP_FOREIGN_ATOMICS | LAB_CAP_NO_SIM)
 
 /* ---- ck-rwlock -------------------------------------------------------- */
 

@@ -4,6 +4,11 @@
  */
 #pragma once
 
+/* 1 in the simulated build (build/rwlab-sim, sim/): the seams call the engine. */
+#ifndef LAB_SIM
+#define LAB_SIM 0
+#endif
+
 #include <stddef.h>
 
 #define LAB_CACHELINE 64

@@ -2,7 +2,17 @@
 #include <string.h>
 #include "events.h"
 
+#if LAB_SIM
+#include "wait.h"
+struct lab_events lab_events_sim[SIM_MAX_TASKS];
+
+__attribute__((constructor)) static void lab_events_sim_init(void)
+{
+	lab_sim_tls_register(lab_events_sim, sizeof(lab_events_sim[0]));
+}
+#else
 __thread struct lab_events lab_events_tls;
+#endif
 
 const char *const lab_event_names[LAB_EV_NR] = {
 #define LAB_EVENT(name) #name,

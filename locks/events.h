@@ -29,7 +29,13 @@ struct lab_events {
 	uint64_t count[LAB_EV_NR];
 } __lab_cacheline_aligned;
 
+#if LAB_SIM
+#include "sim.h"
+extern struct lab_events lab_events_sim[];	/* per simulated task (locks/wait.h) */
+#define lab_events_tls (lab_events_sim[sim_cur_id])
+#else
 extern __thread struct lab_events lab_events_tls;
+#endif
 extern const char *const lab_event_names[LAB_EV_NR];
 
 #if LAB_EVENT_COUNTS

@@ -102,7 +102,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "compiler.h"
+#if LAB_SIM
+#include "rcu_sim.h"
+#else
 #include <urcu/urcu-memb.h>
+#endif
 
 #include "atomic.h"
 #include "debug.h"

@@ -143,7 +143,7 @@ static int pthread_down_write_timed(struct lab_rwsem *sem, uint64_t deadline_ns)
 	return pthread_lock_killable(sem, true, deadline_ns);
 }
 
-#define PTHREAD_CAPS (LAB_CAP_SLEEPS | LAB_CAP_EXCLUSION | LAB_CAP_READ_TRYLOCK | LAB_CAP_WRITE_TRYLOCK | \
+#define PTHREAD_CAPS (LAB_CAP_NO_SIM | LAB_CAP_SLEEPS | LAB_CAP_EXCLUSION | LAB_CAP_READ_TRYLOCK | LAB_CAP_WRITE_TRYLOCK | \
 		      LAB_CAP_KILLABLE)
 
 const struct lab_rwsem_ops lab_rwsem_pthread_ops = {

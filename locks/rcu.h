@@ -20,6 +20,12 @@
 #include <stdbool.h>
 #include "compiler.h"
 
+#if LAB_SIM
+/* Simulated build: no liburcu registration (see rcu_sim.h). */
+static inline void lab_rcu_thread_online(void)
+{
+}
+#else
 extern __thread bool lab_rcu_registered;
 void lab_rcu_thread_register(void);
 
@@ -28,3 +34,4 @@ static inline void lab_rcu_thread_online(void)
 	if (lab_unlikely(!lab_rcu_registered))
 		lab_rcu_thread_register();
 }
+#endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler.h"
 #include "plugin.h"
 #include "rwsem.h"
 
@@ -27,8 +28,9 @@ static bool rwsem_describe(int i, struct lab_plugin *p)
 
 	if (!ops)
 		return false;
+	/* The simulated build leaves the variants it cannot see out of "all" too. */
 	*p = (struct lab_plugin){ ops->name, ops->summary, ops->cite, ops->knobs,
-				  (ops->caps & LAB_CAP_NOT_IN_ALL) != 0 };
+				  (ops->caps & LAB_CAP_NOT_IN_ALL) || (LAB_SIM && (ops->caps & LAB_CAP_NO_SIM)) };
 	return true;
 }
 
@@ -65,6 +67,31 @@ static void rwsem_fill(struct lab_rwsem_conf *conf, const struct lab_spec *s)
 	memcpy(conf->label, s->label, sizeof(conf->label));
 }
 
+/* The variant, or the lock it wraps (bravo's base), cannot run in the simulated build. */
+static bool sim_refused(const struct lab_rwsem_conf *conf)
+{
+	const struct lab_knob *k = conf->ops->knobs;
+
+	if (conf->ops->caps & LAB_CAP_NO_SIM)
+		return true;
+	for (size_t i = 0; k && k[i].name; i++)
+		if (k[i].type == LAB_KNOB_LOCK && (lab_rwsem_by_index((int)conf->knob[i])->caps & LAB_CAP_NO_SIM))
+			return true;
+	return false;
+}
+
+/* The simulated build's refusal of @conf, in @err; 0 when it can run (always natively). */
+static int sim_check(const struct lab_rwsem_conf *conf, char *err, size_t errlen)
+{
+	if (!LAB_SIM || !sim_refused(conf))
+		return 0;
+	snprintf(err, errlen, "lock variant '%s' cannot run under --sim: it synchronises through %s outside "
+		 "locks/atomic.h, which the simulator cannot see (valid under --sim: every variant but pthread, "
+		 "pthread-wp and ck-*)", conf->label,
+		 strstr(conf->label, "ck") ? "ck's inline-assembly atomics" : "glibc's own atomics and futex calls");
+	return -1;
+}
+
 int lab_rwsem_parse(const char *spec, struct lab_rwsem_conf *conf, char *err, size_t errlen)
 {
 	struct lab_spec s;
@@ -73,7 +100,7 @@ int lab_rwsem_parse(const char *spec, struct lab_rwsem_conf *conf, char *err, si
 	if (lab_registry_parse(&lab_rwsem_registry, spec, &s, err, errlen))
 		return -1;
 	rwsem_fill(conf, &s);
-	return 0;
+	return sim_check(conf, err, errlen);
 }
 
 struct rwsem_list {
@@ -89,8 +116,8 @@ static int rwsem_list_add(void *arg, const struct lab_spec *s, char *err, size_t
 		snprintf(err, errlen, "too many lock variants (max %d)", l->max);
 		return -1;
 	}
-	rwsem_fill(&l->confs[(*l->n)++], s);
-	return 0;
+	rwsem_fill(&l->confs[*l->n], s);
+	return sim_check(&l->confs[(*l->n)++], err, errlen);
 }
 
 int lab_rwsem_parse_list(const char *arg, struct lab_rwsem_conf *confs, int max, int *n,

@@ -66,6 +66,12 @@ enum lab_rwsem_caps {
 	 * recursion, so the LD_PRELOAD library (harness/preload.c) absorbs it.
 	 */
 	LAB_CAP_READ_RECURSIVE	= 1u << 10,
+	/*
+	 * Synchronises outside locks/atomic.h and wait.h (glibc's own atomics
+	 * and futex calls, ck_pr): the simulated build (--sim) cannot see or
+	 * charge those accesses, so it refuses the variant, and "all" skips it.
+	 */
+	LAB_CAP_NO_SIM		= 1u << 11,
 };
 
 struct lab_rwsem_conf;

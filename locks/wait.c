@@ -14,6 +14,8 @@
 
 #include "wait.h"
 
+/* The simulated build's tasks, futexes and sleeps are in wait_sim.c. */
+#if !LAB_SIM
 __thread struct lab_task *lab_current_task;
 
 static struct lab_task lab_tasks[LAB_MAX_TASKS];
@@ -137,6 +139,26 @@ int lab_futex_wait(uint32_t *uaddr, uint32_t val, int64_t timeout_ns)
 	return -errno;
 }
 
+int lab_futex_wake(uint32_t *uaddr, int n)
+{
+	long r = syscall(SYS_futex, uaddr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+
+	return r < 0 ? -errno : (int)r;
+}
+
+
+void lab_sleep_ns(uint64_t ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(ns / 1000000000ull),
+		.tv_nsec = (long)(ns % 1000000000ull),
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+		;
+}
+#endif /* !LAB_SIM */
+
 void schedule(void)
 {
 	struct lab_task *t = lab_current();
@@ -181,24 +203,6 @@ int wake_up_process(struct lab_task *t)
 		return 0;
 	lab_futex_wake(&t->state, 1);
 	return 1;
-}
-
-int lab_futex_wake(uint32_t *uaddr, int n)
-{
-	long r = syscall(SYS_futex, uaddr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
-
-	return r < 0 ? -errno : (int)r;
-}
-
-void lab_sleep_ns(uint64_t ns)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)(ns / 1000000000ull),
-		.tv_nsec = (long)(ns % 1000000000ull),
-	};
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-		;
 }
 
 /*

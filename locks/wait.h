@@ -16,8 +16,10 @@
  *   sched_clock()           -> lab_clock_ns() (CLOCK_MONOTONIC)
  *   critical-section load   -> lab_delay(loops): `loops` cpu_relax() calls
  *
- * Workloads block, wake and burn time only through these helpers too, so a
- * future virtual-CPU simulator can replace them in one place.
+ * Workloads block, wake and burn time only through these helpers too, so the
+ * simulated build (-DLAB_SIM=1, build/rwlab-sim) replaces them in one place:
+ * tasks, futexes, sleeps, yields, clocks and thread creation go to the engine
+ * (sim/sim.h; wait_sim.c), and the killable waits below run unchanged on it.
  */
 #pragma once
 
@@ -56,8 +58,20 @@ struct lab_task {
 	uint64_t wait_deadline;	/* lab_clock_ns() deadline of a timed wait; 0 = none (lab_wait_deadline_set) */
 } __lab_cacheline_aligned;
 
-extern __thread struct lab_task *lab_current_task;
 struct lab_task *lab_task_attach(void);
+#if LAB_SIM
+/* Simulated: tasks are coroutines on one host thread; index by the engine's task id. */
+extern struct lab_task *lab_sim_current[LAB_MAX_TASKS];
+#define lab_current_task (lab_sim_current[sim_cur_id])
+/*
+ * Per-task storage for what is __thread natively (events, bravo's slots):
+ * register each array of LAB_MAX_TASKS elements of @size bytes once; the
+ * element of a task id is zeroed when a new task takes that id.
+ */
+void lab_sim_tls_register(void *base, size_t size);
+#else
+extern __thread struct lab_task *lab_current_task;
+#endif
 
 /*
  * lab_current() - the calling thread's task. The first call in a thread
@@ -88,6 +102,41 @@ int lab_futex_wait(uint32_t *uaddr, uint32_t val, int64_t timeout_ns);
 /* lab_futex_wake() - wake up to @n waiters on @uaddr. Returns how many woke. */
 int lab_futex_wake(uint32_t *uaddr, int n);
 
+#if LAB_SIM
+/* Simulated: sched_yield() is the simulated CPU's (CFS yield), not the host's. */
+#include <sched.h>
+static inline int lab_sim_sched_yield(void)
+{
+	sim_yield();
+	return 0;
+}
+#define sched_yield() lab_sim_sched_yield()
+
+/*
+ * Simulated: getrusage(RUSAGE_SELF) is the simulated CPU time of every task
+ * (user; no system time is modelled apart from syscall costs charged as
+ * user work) and the engine's voluntary/involuntary context switches.
+ */
+#include <sys/resource.h>
+int lab_sim_getrusage(int who, struct rusage *ru);
+#define getrusage(who, ru) lab_sim_getrusage((who), (ru))
+
+/* Simulated: virtual CLOCK_MONOTONIC, jiffies at the machine's HZ, cost-model work. */
+static inline uint64_t lab_clock_ns(void)
+{
+	return sim_now();
+}
+
+static inline uint64_t lab_jiffies_ns(void)
+{
+	return sim_jiffies_ns();
+}
+
+static inline void lab_delay(unsigned long loops)
+{
+	sim_delay_relax(loops);
+}
+#else
 /* Nanoseconds of CLOCK_MONOTONIC. */
 static inline uint64_t lab_clock_ns(void)
 {
@@ -115,6 +164,7 @@ static inline void lab_delay(unsigned long loops)
 	for (unsigned long i = 0; i < loops; i++)
 		cpu_relax();
 }
+#endif
 
 /* ---- schedule() and wake_up_process() ------------------------------------
  *
@@ -183,6 +233,38 @@ int wake_up_process(struct lab_task *t);
 #define LAB_SPIN_SAMPLE_POLLS 16	/* the kernel reads sched_clock() every 16 polls */
 #define LAB_RESCHED_SAMPLE_POLLS 64	/* need_resched() without a budget: getrusage() */
 
+#if LAB_SIM
+/*
+ * Simulated: need_resched() is exact (the CPU's scheduler wants it back),
+ * and owner_on_cpu() reads the exact on_cpu word the engine keeps. A spin
+ * also ends when its budget runs out: the ports end some spins only
+ * through need_resched(), and on a CPU with nothing else runnable the
+ * exact answer stays false for ever (a reader spinning on a reader-owned
+ * rwsem-rspin spun without end). With no budget given (spin_budget_us=0,
+ * whose native meaning is "until the host preempts the spinner") the
+ * simulated build uses LAB_SIM_SPIN_BUDGET_NS, the earlier default budget.
+ */
+#define LAB_SIM_SPIN_BUDGET_NS 100000ull
+
+static inline void lab_spin_start(uint64_t budget_ns, bool oncpu_clock)
+{
+	struct lab_task *t = lab_current();
+
+	(void)oncpu_clock;
+	t->spin_oncpu_clock = false;
+	t->spin_deadline = sim_now() + (budget_ns ? budget_ns : LAB_SIM_SPIN_BUDGET_NS);
+}
+
+static inline int lab_need_resched_now(void)
+{
+	return sim_need_resched_by(lab_current()->spin_deadline);
+}
+
+static inline int need_resched(void)
+{
+	return lab_need_resched_now();
+}
+#else
 long lab_task_nivcsw(void);
 bool lab_owner_clock_stopped(struct lab_task *me, const struct lab_task *owner);
 
@@ -224,10 +306,14 @@ static inline int need_resched(void)
 		return 0;
 	return lab_need_resched_now();
 }
+#endif
 
 /* owner->on_cpu && !vcpu_is_preempted(task_cpu(owner)), for a spinner on @t. */
 static inline int owner_on_cpu(const struct lab_task *t)
 {
+#if LAB_SIM
+	return READ_ONCE(t->on_cpu);	/* the engine keeps on_cpu exact */
+#else
 	struct lab_task *me;
 
 	if (!READ_ONCE(t->on_cpu))
@@ -236,6 +322,7 @@ static inline int owner_on_cpu(const struct lab_task *t)
 	if (!me->spin_oncpu_clock)
 		return 1;
 	return !lab_owner_clock_stopped(me, t);
+#endif
 }
 
 /* The futex-sleep flag alone: is @t not asleep in schedule()/lab_futex_wait()? */
@@ -310,3 +397,62 @@ static inline int lab_wait_interrupted_errno(void)
 {
 	return fatal_signal_pending() ? -EINTR : -ETIMEDOUT;
 }
+
+/*
+ * lab_host_clock_ns() - the host's CLOCK_MONOTONIC even in the simulated
+ * build (progress and ETA lines); lab_sim_progress() - "" natively, and
+ * " (simulated 1.234 s, host 5.67 s)" in the simulated build.
+ */
+static inline uint64_t lab_host_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+#if LAB_SIM
+const char *lab_sim_progress(void);
+#else
+static inline const char *lab_sim_progress(void)
+{
+	return "";
+}
+#endif
+
+/*
+ * lab_thread_create()/lab_thread_join() - the thread seam the harness and
+ * workloads create their workers through: pthread_create/pthread_join
+ * natively; a simulated task (sim_spawn/sim_join) in the simulated build.
+ * Returns 0 or an errno value, as pthread_create does.
+ */
+#include <pthread.h>
+#if LAB_SIM
+static inline int lab_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg)
+{
+	int id = sim_spawn(fn, arg);
+
+	if (id < 0)
+		return 11;	/* EAGAIN: no free task slot */
+	*tid = (pthread_t)id;
+	return 0;
+}
+
+static inline int lab_thread_join(pthread_t tid, void **ret)
+{
+	void *r = sim_join((int)tid);
+
+	if (ret)
+		*ret = r;
+	return 0;
+}
+#else
+static inline int lab_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg)
+{
+	return pthread_create(tid, NULL, fn, arg);
+}
+
+static inline int lab_thread_join(pthread_t tid, void **ret)
+{
+	return pthread_join(tid, ret);
+}
+#endif

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* `rwlab sim list|show` and the --sim re-exec: see sim_cmd.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "compiler.h"
+#include "sim_cmd.h"
+
+#ifndef LAB_SIM_MACHINE_DIR
+#define LAB_SIM_MACHINE_DIR "sim/machines"
+#endif
+
+/*
+ * Where machine files are looked for: $RWLAB_SIM_MACHINES, the installed
+ * share/rwlab/machines beside the binary's prefix (found from
+ * /proc/self/exe, as the matrices are), then the source tree's sim/machines.
+ */
+static const char *machine_dir(void)
+{
+	static char dir[4200];
+	const char *d = getenv("RWLAB_SIM_MACHINES");
+	char exe[4096];
+	ssize_t n;
+
+	if (d && *d)
+		return d;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		*strrchr(exe, '/') = 0;
+		snprintf(dir, sizeof(dir), "%s/../share/rwlab/machines", exe);
+		if (!access(dir, R_OK))
+			return dir;
+	}
+	return LAB_SIM_MACHINE_DIR;
+}
+
+int lab_sim_machine_load(struct sim_machine *m, const char *name, char *err, size_t errlen)
+{
+	return sim_machine_load(m, machine_dir(), name, err, errlen);
+}
+
+int lab_sim_args_refused(int argc, char **argv, char *err, size_t errlen)
+{
+	for (int i = 2; i < argc; i++)
+		if (!strcmp(argv[1], "torture") && (!strcmp(argv[i], "-m") || !strncmp(argv[i], "--mm", 4))) {
+			snprintf(err, errlen, "torture -m (lazy-mm schemes) cannot run under --sim yet (issue 11); "
+				 "valid under --sim: the lock variants (-l)");
+			return -1;
+		}
+	return 0;
+}
+
+/* The distinct [source] keys of a machine's citations, for `sim list`. */
+static void sources(const struct sim_machine *m, char *out, size_t len)
+{
+	size_t n = 0;
+
+	out[0] = 0;
+	for (int i = 0; i < m->nparams; i++) {
+		const char *c = m->params[i].cite;
+
+		while ((c = strchr(c, '['))) {
+			const char *e = strchr(c, ']');
+			char key[64];
+
+			if (!e || (size_t)(e - c) >= sizeof(key) - 1)
+				break;
+			memcpy(key, c, (size_t)(e - c + 1));
+			key[e - c + 1] = 0;
+			/* "[calib FILE what]" -> "[calib FILE]" */
+			if (!strncmp(key, "[calib ", 7) && strchr(key + 7, ' '))
+				strcpy(strchr(key + 7, ' '), "]");
+			c = e + 1;
+			if (strncmp(key, "[missing", 8) && !strstr(out, key) && n + strlen(key) + 2 < len)
+				n += (size_t)snprintf(out + n, len - n, "%s%s", n ? " " : "", key);
+		}
+	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int sim_list(void)
+{
+	DIR *d = opendir(machine_dir());
+	struct dirent *e;
+	char *names[256], err[1024], src[512];
+	int n = 0, bad = 0;
+	static struct sim_machine m;
+
+	if (!d) {
+		fprintf(stderr, "rwlab sim list: %s: %s (set RWLAB_SIM_MACHINES)\n", machine_dir(), strerror(errno));
+		return 1;
+	}
+	while ((e = readdir(d)) && n < 256) {
+		size_t l = strlen(e->d_name);
+
+		if (l > 8 && !strcmp(e->d_name + l - 8, ".machine"))
+			names[n++] = strndup(e->d_name, l - 8);
+	}
+	closedir(d);
+	qsort(names, (size_t)n, sizeof(*names), cmp_str);
+	printf("%-18s %5s  %-28s  %s\n", "machine", "CPUs", "topology", "summary / sources");
+	for (int i = 0; i < n; i++) {
+		int generic = !strcmp(names[i], "generic");
+		char nm[80];
+
+		snprintf(nm, sizeof(nm), "%s", generic ? "generic-64" : names[i]);
+		if (lab_sim_machine_load(&m, nm, err, sizeof(err))) {
+			printf("%-18s  BAD: %s\n", names[i], err);
+			bad = 1;
+			free(names[i]);
+			continue;
+		}
+		sources(&m, src, sizeof(src));
+		if (generic)
+			printf("%-18s %5s  %-28s  %s\n", "generic-N", "2-512", "1 socket <= 64, else 2; 8/L3",
+			       m.summary);
+		else {
+			char topo[64];
+
+			snprintf(topo, sizeof(topo), "%dS x %dL3 x %dC x %dT %s", m.sockets, m.l3_per_socket,
+				 m.cores_per_l3, m.smt, m.numbering_adjacent ? "adj" : "linux");
+			printf("%-18s %5d  %-28s  %s\n", m.name, m.ncpus, topo, m.summary);
+		}
+		printf("%-18s %5s  %-28s  sources: %s\n", "", "", "", src);
+		free(names[i]);
+	}
+	return bad;
+}
+
+static int sim_show(const char *name)
+{
+	static struct sim_machine m;
+	char err[1024];
+
+	if (lab_sim_machine_load(&m, name, err, sizeof(err))) {
+		fprintf(stderr, "rwlab sim show: %s\n", err);
+		return 2;
+	}
+	printf("machine %s (%s)\n%s\n", m.name, m.path, m.summary);
+	printf("derived: %d CPUs = %d sockets x %d cores (%d L3 domains of up to %d cores each) x %d SMT, "
+	       "numbering %s; CFS tunables scaled x%d\n",
+	       m.ncpus, m.sockets, m.cores_per_socket, m.l3_per_socket, m.cores_per_l3, m.smt,
+	       m.numbering_adjacent ? "adjacent" : "linux", sim_machine_sched_factor(&m));
+	for (int i = 0; i < m.nparams; i++)
+		printf("  %-28s = %-12s # %s\n", m.params[i].key, m.params[i].value, m.params[i].cite);
+	return 0;
+}
+
+/* The command line as main() got it, before it handed the subcommand its options. */
+static char **saved_argv;
+
+void lab_sim_save_argv(int argc, char **argv)
+{
+	free(saved_argv);
+	saved_argv = calloc((size_t)argc + 1, sizeof(*saved_argv));
+	if (saved_argv)
+		memcpy(saved_argv, argv, (size_t)argc * sizeof(*argv));
+}
+
+/* Re-exec build/rwlab-sim beside this binary with the same arguments. */
+int lab_sim_reexec(void)
+{
+	char self[PATH_MAX], path[PATH_MAX + 16];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (LAB_SIM || !saved_argv) {
+		fprintf(stderr, "rwlab: --sim: no command line to re-execute\n");
+		return 2;
+	}
+	if (n <= 0) {
+		fprintf(stderr, "rwlab: --sim: cannot find this binary (/proc/self/exe): %s\n", strerror(errno));
+		return 2;
+	}
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	*slash = 0;
+	snprintf(path, sizeof(path), "%s/rwlab-sim", self);
+	fflush(NULL);
+	execv(path, saved_argv);
+	fprintf(stderr, "rwlab: --sim needs the simulated build %s: %s (rebuild with tools/setup)\n", path,
+		strerror(errno));
+	return 2;
+}
+
+int lab_sim_misplaced(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "run") || !strcmp(argv[1], "torture"))
+		return -1;
+	for (int i = 2; i < argc; i++)
+		if (!strcmp(argv[i], "--sim") || !strncmp(argv[i], "--sim=", 6)) {
+			fprintf(stderr, "rwlab: --sim takes the run and torture commands only\n");
+			return 2;
+		}
+	return -1;
+}
+
+/* `sim` takes no options but -h: its words are positional. */
+const struct lab_opt lab_sim_opts[] = {
+	{ 0 }
+};
+
+int lab_cmd_sim(int argc, char **argv)
+{
+	struct lab_cli cli;
+
+	if (lab_cli_begin(&cli, lab_cmd_find("sim"), argc, argv))
+		return 2;
+	while (lab_cli_next(&cli) != -1)
+		return 2;	/* getopt_long said what was wrong */
+	argc -= optind;
+	argv += optind;
+	if (argc == 1 && !strcmp(argv[0], "list"))
+		return sim_list();
+	if (argc == 2 && !strcmp(argv[0], "show"))
+		return sim_show(argv[1]);
+	fprintf(stderr, "rwlab sim: expected 'list' or 'show MACHINE' (machines: rwlab sim list)\n");
+	return 2;
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The simulated build's side of locks/wait.h (compiled empty natively):
+ * struct lab_task per engine task id (dense ids, as natively), futexes,
+ * sleeps and sched_yield through the engine (sim/sim.h), and per-task
+ * storage for what is __thread natively. lab_task.on_cpu is kept exact by
+ * the engine (sim_set_oncpu_word): 1 exactly while the task runs on a
+ * simulated CPU, so owner_on_cpu() spinning decides as the kernel does.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wait.h"
+
+#if LAB_SIM
+struct lab_task *lab_sim_current[LAB_MAX_TASKS];
+static struct lab_task lab_tasks[LAB_MAX_TASKS];
+static unsigned char lab_task_used[LAB_MAX_TASKS];
+
+struct tls_area {
+	char *base;
+	size_t size;
+};
+static struct tls_area tls_areas[16];
+static int ntls;
+
+void lab_sim_tls_register(void *base, size_t size)
+{
+	if (ntls == (int)(sizeof(tls_areas) / sizeof(tls_areas[0])))
+		abort();
+	tls_areas[ntls].base = base;
+	tls_areas[ntls++].size = size;
+}
+
+static void lab_task_sim_exit(int id)
+{
+	if (lab_sim_current[id]) {
+		lab_task_used[id] = 0;
+		lab_sim_current[id] = NULL;
+	}
+}
+
+struct lab_task *lab_task_attach(void)
+{
+	int id = sim_cur_id;
+	struct lab_task *t = &lab_tasks[id];
+
+	sim_set_exit_hook(lab_task_sim_exit);
+	for (int i = 0; i < ntls; i++)
+		memset(tls_areas[i].base + (size_t)id * tls_areas[i].size, 0, tls_areas[i].size);
+	t->id = id;
+	t->seq++;
+	t->state = TASK_RUNNING;
+	t->wake_q_next = NULL;
+	t->fatal_signal = 0;	/* a reused id starts without the last task's signal or deadline */
+	t->wait_deadline = 0;
+	sim_set_oncpu_word(&t->on_cpu);
+	lab_task_used[id] = 1;
+	lab_sim_current[id] = t;
+	return t;
+}
+
+struct lab_task *lab_task_by_id(int id)
+{
+	if (id < 0 || id >= LAB_MAX_TASKS || !lab_task_used[id])
+		return NULL;
+	return &lab_tasks[id];
+}
+
+int lab_futex_wait(uint32_t *uaddr, uint32_t val, int64_t timeout_ns)
+{
+	lab_current();
+	return sim_futex_wait(uaddr, val, timeout_ns);
+}
+
+int lab_futex_wake(uint32_t *uaddr, int n)
+{
+	return sim_futex_wake(uaddr, n);
+}
+
+void lab_sleep_ns(uint64_t ns)
+{
+	sim_sleep_ns(ns);
+}
+
+const char *lab_sim_progress(void)
+{
+	static char buf[64];
+
+	snprintf(buf, sizeof(buf), " (simulated %.3f s, host %.2f s)", (double)sim_elapsed_ns() / 1e9,
+		 sim_host_seconds());
+	return buf;
+}
+
+int lab_sim_getrusage(int who, struct rusage *ru)
+{
+	uint64_t ns = sim_total_cpu_ns();
+
+	(void)who;
+	memset(ru, 0, sizeof(*ru));
+	ru->ru_utime.tv_sec = (time_t)(ns / 1000000000ull);
+	ru->ru_utime.tv_usec = (suseconds_t)(ns % 1000000000ull / 1000);
+	ru->ru_nvcsw = (long)sim_ctxsw_count(1);
+	ru->ru_nivcsw = (long)sim_ctxsw_count(0);
+	return 0;
+}
+#endif

@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Machine files: see machine.h and sim/machines/README.md. Every numeric
+ * value must carry a citation comment ("# [source] what"); unknown keys are
+ * refused except cost.*, note.* and bw.* (accepted with a citation).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "machine.h"
+
+enum kind { K_INT, K_DBL, K_TEXT, K_AUTO_INT, K_NUMBERING };
+
+struct key {
+	const char *name;
+	enum kind kind;
+	size_t off;
+	int required;
+	double min, max;
+};
+
+#define F(f) offsetof(struct sim_machine, f)
+static const struct key keys[] = {
+	{ "name", K_TEXT, F(name), 1, 0, 0 },
+	{ "summary", K_TEXT, F(summary), 1, 0, 0 },
+	{ "sockets", K_AUTO_INT, F(sockets), 1, 1, 16 },
+	{ "l3_per_socket", K_AUTO_INT, F(l3_per_socket), 1, 1, 64 },
+	{ "cores_per_l3", K_AUTO_INT, F(cores_per_l3), 1, 1, 512 },
+	{ "smt", K_INT, F(smt), 1, 1, 2 },
+	{ "numbering", K_NUMBERING, F(numbering_adjacent), 1, 0, 0 },
+	{ "hz", K_INT, F(hz), 1, 24, 10000 },
+	{ "ghz", K_DBL, F(ghz), 1, 0.1, 10 },
+	{ "c2c.smt_ns", K_DBL, F(c2c_smt_ns), 1, 0, 1e4 },
+	{ "c2c.l3_ns", K_DBL, F(c2c_l3_ns), 1, 0, 1e4 },
+	{ "c2c.socket_ns", K_DBL, F(c2c_socket_ns), 1, 0, 1e4 },
+	{ "c2c.socket_far_home_ns", K_DBL, F(c2c_socket_far_home_ns), 1, 0, 1e4 },
+	{ "c2c.remote_ns", K_DBL, F(c2c_remote_ns), 1, 0, 1e4 },
+	{ "rmw.local_ns", K_DBL, F(rmw_local_ns), 1, 0, 1e3 },
+	{ "load.local_ns", K_DBL, F(load_local_ns), 1, 0, 1e3 },
+	{ "mem.local_ns", K_DBL, F(mem_local_ns), 1, 0, 1e4 },
+	{ "mem.remote_ns", K_DBL, F(mem_remote_ns), 1, 0, 1e4 },
+	{ "bw.core_gbs", K_DBL, F(bw_core_gbs), 1, 0.01, 1e4 },
+	{ "bw.socket_gbs", K_DBL, F(bw_socket_gbs), 1, 0.01, 1e5 },
+	{ "relax_ns", K_DBL, F(relax_ns), 1, 0.01, 1e4 },
+	{ "sched.latency_ns", K_DBL, F(sched_latency_ns), 1, 1e3, 1e9 },
+	{ "sched.min_granularity_ns", K_DBL, F(sched_min_granularity_ns), 1, 1e3, 1e9 },
+	{ "sched.wakeup_granularity_ns", K_DBL, F(sched_wakeup_granularity_ns), 1, 0, 1e9 },
+	{ "sched.base_slice_ns", K_DBL, F(sched_base_slice_ns), 0, 1e3, 1e9 },
+	{ "cost.ctxsw_ns", K_DBL, F(ctxsw_ns), 1, 0, 1e6 },
+	{ "cost.wakeup_ns", K_DBL, F(wakeup_ns), 1, 0, 1e7 },
+	{ "cost.futex_wake_ns", K_DBL, F(futex_wake_ns), 1, 0, 1e6 },
+	{ "cost.futex_wait_ns", K_DBL, F(futex_wait_ns), 1, 0, 1e6 },
+	{ "cost.syscall_ns", K_DBL, F(syscall_ns), 1, 0, 1e6 },
+	{ "cost.ipi_ns", K_DBL, F(ipi_ns), 1, 0, 1e7 },
+};
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
+}
+
+static int parse_num(const char *v, double *out)
+{
+	char *e;
+
+	if (!*v || isspace((unsigned char)*v))
+		return -1;
+	errno = 0;
+	*out = strtod(v, &e);
+	if (errno || *e || !isfinite(*out) || (v[0] == '0' && (v[1] == 'x' || v[1] == 'X')))
+		return -1;
+	return 0;
+}
+
+static void keep_param(struct sim_machine *m, const char *k, const char *v, const char *cite)
+{
+	struct sim_param *p;
+
+	if (m->nparams >= (int)(sizeof(m->params) / sizeof(m->params[0])))
+		return;
+	p = &m->params[m->nparams++];
+	snprintf(p->key, sizeof(p->key), "%s", k);
+	snprintf(p->value, sizeof(p->value), "%s", v);
+	snprintf(p->cite, sizeof(p->cite), "%s", cite);
+}
+
+static int set_key(struct sim_machine *m, const struct key *k, const char *v, const char *cite,
+		   int *auto_seen, char *why, size_t wl)
+{
+	char *base = (char *)m + k->off;
+	double d;
+
+	if (k->kind == K_TEXT) {
+		snprintf(base, k->off == F(name) ? SIM_NAME_MAX : sizeof(m->summary), "%s", v);
+		return 0;
+	}
+	if (k->kind == K_NUMBERING) {
+		if (!strcmp(v, "linux") || !strcmp(v, "adjacent")) {
+			*(int *)base = !strcmp(v, "adjacent");
+			return 0;
+		}
+		snprintf(why, wl, "numbering must be linux or adjacent, not '%s'", v);
+		return -1;
+	}
+	if (k->kind == K_AUTO_INT && !strcmp(v, "auto")) {
+		*(int *)base = 0;
+		*auto_seen = 1;
+		return 0;
+	}
+	if (parse_num(v, &d)) {
+		snprintf(why, wl, "%s: '%s' is not a number", k->name, v);
+		return -1;
+	}
+	if (!cite || !strchr(cite, '[')) {
+		snprintf(why, wl, "%s = %s has no citation (append '# [source] what')", k->name, v);
+		return -1;
+	}
+	if (d < k->min || d > k->max) {
+		snprintf(why, wl, "%s = %s out of range [%g, %g]", k->name, v, k->min, k->max);
+		return -1;
+	}
+	if (k->kind == K_DBL) {
+		*(double *)base = d;
+	} else {
+		if (d != floor(d)) {
+			snprintf(why, wl, "%s = %s must be an integer", k->name, v);
+			return -1;
+		}
+		*(int *)base = (int)d;
+	}
+	return 0;
+}
+
+static int check_extra(const char *k, const char *v, const char *cite, char *why, size_t wl)
+{
+	double d;
+
+	if (strncmp(k, "cost.", 5) && strncmp(k, "note.", 5) && strncmp(k, "bw.", 3)) {
+		snprintf(why, wl, "unknown key '%s' (valid: the keys of sim/machines/README.md, cost.*, note.*, bw.*)", k);
+		return -1;
+	}
+	if (!parse_num(v, &d) && (!cite || !strchr(cite, '['))) {
+		snprintf(why, wl, "%s = %s has no citation (append '# [source] what')", k, v);
+		return -1;
+	}
+	return 0;
+}
+
+static const char *basename_of(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+/* Derive generic-N's topology: 1 socket up to 64 CPUs, else 2; 8 cores per L3; no SMT. */
+static int derive_generic(struct sim_machine *m, int n, char *err, size_t el)
+{
+	if (n < 2 || n > SIM_MAX_CPUS || (n > 64 && n % 2)) {
+		snprintf(err, el, "generic-%d: N must be 2..512 (even above 64)", n);
+		return -1;
+	}
+	m->sockets = n <= 64 ? 1 : 2;
+	m->smt = 1;
+	m->cores_per_l3 = 8;
+	m->cores_per_socket = n / m->sockets;
+	m->l3_per_socket = (m->cores_per_socket + 7) / 8;
+	m->ncpus = n;
+	snprintf(m->name, sizeof(m->name), "generic-%d", n);
+	return 0;
+}
+
+int sim_machine_parse(struct sim_machine *m, const char *path, int generic_n, char *err, size_t el)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024], why[512];
+	int lineno = 0, seen[NKEYS] = { 0 }, auto_seen = 0;
+
+	memset(m, 0, sizeof(*m));
+	snprintf(m->path, sizeof(m->path), "%s", path);
+	if (!f) {
+		snprintf(err, el, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *s = trim(line), *eq, *hash, *k, *v, *cite = NULL;
+		size_t i;
+
+		lineno++;
+		if (!*s || *s == '#')
+			continue;
+		eq = strchr(s, '=');
+		if (!eq) {
+			snprintf(err, el, "%s:%d: expected 'key = value  # [source] what'", path, lineno);
+			goto bad;
+		}
+		*eq = 0;
+		k = trim(s);
+		v = eq + 1;
+		hash = strchr(v, '#');
+		if (hash) {
+			*hash = 0;
+			cite = trim(hash + 1);
+		}
+		v = trim(v);
+		for (i = 0; i < NKEYS && strcmp(keys[i].name, k); i++)
+			;
+		if (i == NKEYS) {
+			if (check_extra(k, v, cite, why, sizeof(why)))
+				goto bad_why;
+		} else {
+			if (seen[i]) {
+				snprintf(why, sizeof(why), "%s given twice", k);
+				goto bad_why;
+			}
+			seen[i] = 1;
+			if (set_key(m, &keys[i], v, cite, &auto_seen, why, sizeof(why)))
+				goto bad_why;
+		}
+		keep_param(m, k, v, cite ? cite : "");
+		continue;
+bad_why:
+		snprintf(err, el, "%s:%d: %s", path, lineno, why);
+		goto bad;
+	}
+	fclose(f);
+	for (size_t i = 0; i < NKEYS; i++)
+		if (keys[i].required && !seen[i]) {
+			snprintf(err, el, "%s: missing required key %s", path, keys[i].name);
+			return -1;
+		}
+	{
+		char want[SIM_NAME_MAX + 16];
+
+		snprintf(want, sizeof(want), "%s.machine", m->name);
+		if (strcmp(want, basename_of(path))) {
+			snprintf(err, el, "%s: name = %s does not match the file name", path, m->name);
+			return -1;
+		}
+	}
+	if (generic_n > 0) {
+		if (!auto_seen) {
+			snprintf(err, el, "%s: generic-N needs sockets/l3_per_socket/cores_per_l3 = auto", path);
+			return -1;
+		}
+		return derive_generic(m, generic_n, err, el);
+	}
+	if (auto_seen) {
+		snprintf(err, el, "%s: 'auto' topology is only for generic-N (use --sim %s-N)", path, m->name);
+		return -1;
+	}
+	m->cores_per_socket = m->l3_per_socket * m->cores_per_l3;
+	m->ncpus = m->sockets * m->cores_per_socket * m->smt;
+	if (m->ncpus > SIM_MAX_CPUS || m->ncpus < 1) {
+		snprintf(err, el, "%s: %d CPUs (the engine takes 1..%d)", path, m->ncpus, SIM_MAX_CPUS);
+		return -1;
+	}
+	return 0;
+bad:
+	fclose(f);
+	return -1;
+}
+
+int sim_machine_load(struct sim_machine *m, const char *dir, const char *name, char *err, size_t el)
+{
+	char path[1024];
+	const char *dash = strrchr(name, '-');
+	int n = 0;
+
+	if (strchr(name, '/') || (strlen(name) > 8 && !strcmp(name + strlen(name) - 8, ".machine")))
+		return sim_machine_parse(m, name, 0, err, el);
+	if (!strncmp(name, "generic-", 8) && dash == name + 7) {
+		char *e;
+		long v = strtol(name + 8, &e, 10);
+
+		if (*e || e == name + 8 || v < 2 || v > SIM_MAX_CPUS || (v > 64 && v % 2)) {
+			snprintf(err, el, "bad machine '%s' (generic-N takes N from 2 to 512, even above 64)", name);
+			return -1;
+		}
+		n = (int)v;
+		snprintf(path, sizeof(path), "%s/generic.machine", dir);
+		return sim_machine_parse(m, path, n, err, el);
+	}
+	for (const char *c = name; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_') {
+			snprintf(err, el, "bad machine name '%s' (see rwlab sim list)", name);
+			return -1;
+		}
+	snprintf(path, sizeof(path), "%s/%s.machine", dir, name);
+	{
+		FILE *f = fopen(path, "r");
+
+		if (!f) {
+			snprintf(err, el, "unknown machine '%s' (no %s; see rwlab sim list, or generic-N for N = 2..512)",
+				 name, path);
+			return -1;
+		}
+		fclose(f);
+	}
+	return sim_machine_parse(m, path, 0, err, el);
+}
+
+void sim_machine_place(const struct sim_machine *m, int cpu, struct sim_cpu_place *p)
+{
+	int ncores = m->sockets * m->cores_per_socket, core;
+
+	if (m->numbering_adjacent) {
+		core = cpu / m->smt;
+		p->thread = cpu % m->smt;
+	} else {
+		core = cpu % ncores;
+		p->thread = cpu / ncores;
+	}
+	p->core = core;
+	p->socket = core / m->cores_per_socket;
+	p->l3 = p->socket * m->l3_per_socket + (core % m->cores_per_socket) / m->cores_per_l3;
+}
+
+int sim_machine_logical(const struct sim_machine *m, int i)
+{
+	int ncores = m->sockets * m->cores_per_socket;
+
+	i %= m->ncpus;
+	if (m->numbering_adjacent || m->smt == 1)
+		return i;
+	/* logical i = core i / smt, thread i % smt; linux numbering puts thread t at t * ncores + core */
+	return (i % m->smt) * ncores + i / m->smt;
+}
+
+int sim_machine_sched_factor(const struct sim_machine *m)
+{
+	int n = m->ncpus < 8 ? m->ncpus : 8, f = 1;
+
+	while (n > 1) {
+		n >>= 1;
+		f++;
+	}
+	return f;
+}

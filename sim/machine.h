@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sim/machine.h - a simulated machine: topology and cited costs, parsed from
+ * sim/machines/NAME.machine (format: the project's machine-file contract,
+ * summarised in sim/machines/README.md).
+ *
+ * Units: every *_ns field is nanoseconds, *_gbs is GB/s (1e9 bytes/s), ghz is
+ * GHz. CPU ids follow the file's `numbering` (linux or adjacent).
+ *
+ * Errors: sim_machine_load() refuses the whole file on the first bad line
+ * (unknown key, missing citation on a numeric value, value out of range,
+ * missing required key, name not equal to the file name) with one line
+ * "FILE:LINE: problem" (or "FILE: problem") in @err.
+ *
+ * Threading: none (parse once, then read only).
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SIM_MAX_CPUS 512
+#define SIM_NAME_MAX 64
+
+/* One cited parameter, kept for `rwlab sim show`. */
+struct sim_param {
+	char key[48];
+	char value[96];
+	char cite[256];
+};
+
+struct sim_machine {
+	char name[SIM_NAME_MAX];
+	char summary[256];
+	char path[512];
+	int ncpus;			/* sockets * l3_per_socket * cores_per_l3 * smt (generic: N) */
+	int sockets, l3_per_socket, cores_per_l3, smt;
+	int cores_per_socket;		/* generic-N: N / sockets (last L3 domain may be partial) */
+	int numbering_adjacent;		/* 0: linux, 1: adjacent */
+	int hz;
+	double ghz;
+	double c2c_smt_ns, c2c_l3_ns, c2c_socket_ns, c2c_socket_far_home_ns, c2c_remote_ns;
+	double rmw_local_ns, load_local_ns, mem_local_ns, mem_remote_ns;
+	double bw_core_gbs, bw_socket_gbs;
+	double relax_ns;
+	double sched_latency_ns, sched_min_granularity_ns, sched_wakeup_granularity_ns;
+	double sched_base_slice_ns;	/* 0 when absent */
+	double ctxsw_ns, wakeup_ns, futex_wake_ns, futex_wait_ns, syscall_ns, ipi_ns;
+	int nparams;
+	struct sim_param params[96];
+};
+
+/* CPU @cpu's place in the topology (computed from the numbering). */
+struct sim_cpu_place {
+	int socket;
+	int l3;		/* global L3-domain index */
+	int core;	/* global core index */
+	int thread;	/* SMT thread within the core */
+};
+
+/*
+ * sim_machine_load() - parse @name ("epyc-2vcpu", "generic-64", or a path
+ * ending in .machine) from directory @dir. Returns 0 or -1 with @err set.
+ */
+int sim_machine_load(struct sim_machine *m, const char *dir, const char *name, char *err, size_t errlen);
+
+/* Parse the file at @path, then derive generic-N when @generic_n > 0. */
+int sim_machine_parse(struct sim_machine *m, const char *path, int generic_n, char *err, size_t errlen);
+
+void sim_machine_place(const struct sim_machine *m, int cpu, struct sim_cpu_place *p);
+
+/*
+ * sim_machine_logical() - the CPU id of the @i-th CPU in hwloc's logical
+ * order (cores in order, SMT siblings adjacent): what --pin compact uses.
+ */
+int sim_machine_logical(const struct sim_machine *m, int i);
+
+/* Per-CFS-tunable scale factor of the kernel: 1 + ilog2(min(ncpus, 8)). */
+int sim_machine_sched_factor(const struct sim_machine *m);

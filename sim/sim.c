@@ -1,0 +1,1484 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The many-CPU engine: see sim.h for the contract and sim/README.md for the
+ * model, its sources and what it leaves out.
+ *
+ * Invariant that makes it a discrete-event simulation: a task acts (touches
+ * a line, wakes a task, reads a clock) only while its CPU's clock is not
+ * later than any pending event, so actions happen in virtual-time order.
+ * Every CPU with a task to run has exactly one valid event in the heap
+ * (cpu->gen); timers are per-task events (task->tgen). Ties are broken by a
+ * per-event random key from the seed, so one seed is one schedule.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "sim.h"
+
+/* Boost.Context's C ABI (libboost_context: make_fcontext/jump_fcontext). */
+typedef void *fcontext_t;
+typedef struct {
+	fcontext_t fctx;
+	void *data;
+} transfer_t;
+extern transfer_t jump_fcontext(fcontext_t const to, void *vp);
+extern fcontext_t make_fcontext(void *sp, size_t size, void (*fn)(transfer_t));
+
+/*
+ * ThreadSanitizer must be told about the stack switches (its fiber API);
+ * each switch also orders the two fibers, as the engine does.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define SIM_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SIM_TSAN 1
+#endif
+#endif
+#ifndef SIM_TSAN
+#define SIM_TSAN 0
+#endif
+#if SIM_TSAN
+void *__tsan_get_current_fiber(void);
+void *__tsan_create_fiber(unsigned flags);
+void __tsan_destroy_fiber(void *fiber);
+void __tsan_switch_to_fiber(void *fiber, unsigned flags);
+static void *sched_fiber;
+#define TSAN_SWITCH(f) __tsan_switch_to_fiber((f), 0)
+#else
+#define TSAN_SWITCH(f) ((void)0)
+#endif
+
+#define INF UINT64_MAX
+#define SPIN_WATCH 8
+/*
+ * Spin parking rules (sim/README.md): a spin that read a clock in one of its
+ * last SPIN_CLOCK_MEMORY iterations is not parked (the kernel ports read the
+ * clock only every 16 polls, gated by a local counter the engine cannot
+ * see); any other park also ends after SPIN_PARK_MAX_NS, so that a loop
+ * whose exit depends on its own poll count still makes progress.
+ */
+#define SPIN_CLOCK_MEMORY 64
+#define SPIN_PARK_MAX_NS 100000
+#define STACK_SIZE (256u << 10)
+#define MAIN_STACK_SIZE (16u << 20)
+#define LINE_SHIFT 6
+
+enum tstate { T_FREE, T_RUN, T_READY, T_BLOCK, T_SLEEP, T_PARK, T_DONE };
+enum evkind { EV_CPU, EV_TIMER };
+
+struct line;
+struct watch {
+	struct line *l;
+	uint64_t ver;
+	struct watch *next, **pprev;
+	struct task *t;
+};
+
+struct task {
+	int id;
+	enum tstate state;
+	fcontext_t ctx;
+	void *stack;
+	size_t stack_size;
+	void *(*fn)(void *);
+	void *arg;
+	void *ret;
+	int detached, joiner;
+	int cpu, pin;
+	int64_t vruntime;
+	uint64_t run_start, cpu_ns;
+	/* futex */
+	uint32_t *faddr;
+	struct task *fnext;
+	int fresult;
+	uint32_t tgen;
+	/* spin detection: the lines read since the last cpu_relax */
+	int sn, simpure, sclock, sov;
+	unsigned relax_since_clock;	/* cpu_relax() calls since the last clock read */
+	uint64_t budget;		/* the spin budget need_resched() last checked (0: none) */
+	struct watch w[SPIN_WATCH];
+	int nwatch;
+	int *oncpu_word;
+	void *fiber;		/* ThreadSanitizer's fiber (SIM_TSAN builds) */
+};
+
+struct cpu {
+	uint64_t clock;
+	struct task *curr;
+	struct task **rq;	/* sorted by vruntime (then id) */
+	int nrq;
+	uint32_t gen;
+	uint64_t resched_at;	/* curr is preempted at the first seam point at or after this */
+	uint64_t park_deadline;
+	int64_t min_vruntime;
+	int socket, l3, core;
+	int in_work;
+	uint64_t work_end;	/* while in_work: when the chunk ends if nothing cuts it */
+};
+
+struct line {
+	uintptr_t key;
+	int owner;		/* CPU holding it in M/E, or -1 */
+	int home;		/* socket of the first toucher (first-touch NUMA) */
+	uint64_t busy_until;	/* end of the ownership transfer in flight */
+	uint64_t version;	/* bumped by every store/RMW */
+	struct watch *watchers;
+	uint64_t sharers[];	/* CPUs holding it in S */
+};
+
+struct event {
+	uint64_t time, tie;
+	int kind, idx;
+	uint32_t gen;
+};
+
+int sim_active;
+int sim_cur_id;
+
+static struct sim_machine M;
+static uint64_t seed0, rng_state;
+static int ncpu, nwords, sched_factor;
+static struct cpu *cpus;
+static unsigned char *cat;	/* ncpu x ncpu distance category */
+static struct task tasks[SIM_MAX_TASKS];
+static struct task *running;
+static fcontext_t sched_ctx;
+static int live_tasks;
+static uint64_t total_cpu_ns, nvcsw, nivcsw;
+static struct timespec host_t0;
+static int deadlock;
+/* Host-side statistics (RWLAB_SIM_STATS=1 prints them at sim_shutdown). */
+static uint64_t st_mem, st_switch, st_park, st_unpark, st_work;
+
+/* ---- random ---------------------------------------------------------------- */
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint64_t sim_random(void)
+{
+	return splitmix(&rng_state);
+}
+
+/* ---- event heap ------------------------------------------------------------ */
+
+static struct event *heap;
+static int heap_n, heap_cap;
+
+static int ev_less(const struct event *a, const struct event *b)
+{
+	return a->time < b->time || (a->time == b->time && a->tie < b->tie);
+}
+
+static void heap_push(uint64_t time, int kind, int idx, uint32_t gen)
+{
+	struct event e = { time, splitmix(&rng_state), kind, idx, gen };
+	int i;
+
+	if (heap_n == heap_cap) {
+		heap_cap = heap_cap ? heap_cap * 2 : 1024;
+		heap = realloc(heap, (size_t)heap_cap * sizeof(*heap));
+		if (!heap)
+			abort();
+	}
+	i = heap_n++;
+	while (i > 0) {
+		int p = (i - 1) / 2;
+
+		if (!ev_less(&e, &heap[p]))
+			break;
+		heap[i] = heap[p];
+		i = p;
+	}
+	heap[i] = e;
+}
+
+static struct event heap_pop(void)
+{
+	struct event top = heap[0], last = heap[--heap_n];
+	int i = 0;
+
+	for (;;) {
+		int c = 2 * i + 1;
+
+		if (c >= heap_n)
+			break;
+		if (c + 1 < heap_n && ev_less(&heap[c + 1], &heap[c]))
+			c++;
+		if (!ev_less(&heap[c], &last))
+			break;
+		heap[i] = heap[c];
+		i = c;
+	}
+	if (heap_n)
+		heap[i] = last;
+	return top;
+}
+
+/* Drop invalid entries at the top so heap[0] is a real event. */
+static int event_valid(const struct event *e)
+{
+	if (e->kind == EV_CPU)
+		return e->gen == cpus[e->idx].gen;
+	return e->gen == tasks[e->idx].tgen;
+}
+
+static uint64_t heap_min(void)
+{
+	while (heap_n && !event_valid(&heap[0]))
+		heap_pop();
+	return heap_n ? heap[0].time : INF;
+}
+
+static void cpu_push(struct cpu *c, uint64_t t)
+{
+	c->gen++;
+	heap_push(t, EV_CPU, (int)(c - cpus), c->gen);
+}
+
+static void cpu_cancel(struct cpu *c)
+{
+	c->gen++;
+}
+
+/* ---- coroutines ------------------------------------------------------------ */
+
+static void to_scheduler(void)
+{
+	transfer_t t;
+
+	TSAN_SWITCH(sched_fiber);
+	t = jump_fcontext(sched_ctx, NULL);
+
+	sched_ctx = t.fctx;
+}
+
+static void task_exit(struct task *t);
+
+static void task_entry(transfer_t tr)
+{
+	struct task *t = tr.data;
+
+	sched_ctx = tr.fctx;
+	t->ret = t->fn(t->arg);
+	task_exit(t);
+}
+
+static void run_task(struct task *t)
+{
+	transfer_t r;
+
+	running = t;
+	sim_cur_id = t->id;
+	st_switch++;
+	TSAN_SWITCH(t->fiber);
+	r = jump_fcontext(t->ctx, t);
+	t->ctx = r.fctx;
+	running = NULL;
+	if (t->state == T_DONE && t->stack) {
+#if SIM_TSAN
+		__tsan_destroy_fiber(t->fiber);
+		t->fiber = NULL;
+#endif
+		munmap(t->stack, t->stack_size);
+		t->stack = NULL;
+		if (t->detached)
+			t->state = T_FREE;
+	}
+}
+
+/* ---- topology and costs ---------------------------------------------------- */
+
+enum { CAT_SELF, CAT_SMT, CAT_L3, CAT_SOCKET, CAT_REMOTE };
+
+static double xfer_ns(int a, int b, int home)
+{
+	switch (cat[a * ncpu + b]) {
+	case CAT_SELF:
+		return 0;
+	case CAT_SMT:
+		return M.c2c_smt_ns;
+	case CAT_L3:
+		return M.c2c_l3_ns;
+	case CAT_SOCKET:
+		return home == cpus[a].socket ? M.c2c_socket_ns : M.c2c_socket_far_home_ns;
+	default:
+		return M.c2c_remote_ns;
+	}
+}
+
+static uint64_t ns_round(double ns)
+{
+	return (uint64_t)(ns + 0.5);
+}
+
+/* ---- coherence directory --------------------------------------------------- */
+
+static struct line **ltab;
+static size_t lcap, lcount;
+static char *lpool;
+static size_t lpool_left, line_size;
+static void **lpools;		/* every pool chunk, freed at shutdown */
+static size_t nlpools;
+
+static struct line *line_new(uintptr_t key, int home)
+{
+	struct line *l;
+
+	if (lpool_left < line_size) {
+		void **np = realloc(lpools, (nlpools + 1) * sizeof(*lpools));
+
+		lpool_left = line_size * 4096;
+		lpool = calloc(1, lpool_left);
+		if (!lpool || !np)
+			abort();
+		lpools = np;
+		lpools[nlpools++] = lpool;
+	}
+	l = (struct line *)lpool;
+	lpool += line_size;
+	lpool_left -= line_size;
+	l->key = key;
+	l->owner = -1;
+	l->home = home;
+	return l;
+}
+
+static size_t lhash(uintptr_t k)
+{
+	k *= 0x9e3779b97f4a7c15ull;
+	return (size_t)(k >> 20);
+}
+
+static void ltab_grow(void)
+{
+	size_t ncap = lcap ? lcap * 2 : 1 << 14;
+	struct line **n = calloc(ncap, sizeof(*n));
+
+	if (!n)
+		abort();
+	for (size_t i = 0; i < lcap; i++)
+		if (ltab[i]) {
+			size_t j = lhash(ltab[i]->key) & (ncap - 1);
+
+			while (n[j])
+				j = (j + 1) & (ncap - 1);
+			n[j] = ltab[i];
+		}
+	free(ltab);
+	ltab = n;
+	lcap = ncap;
+}
+
+static struct line *line_get(const volatile void *addr, int cpu)
+{
+	uintptr_t key = (uintptr_t)addr >> LINE_SHIFT;
+	size_t j;
+
+	if (lcount * 2 >= lcap)
+		ltab_grow();
+	j = lhash(key) & (lcap - 1);
+	while (ltab[j]) {
+		if (ltab[j]->key == key)
+			return ltab[j];
+		j = (j + 1) & (lcap - 1);
+	}
+	lcount++;
+	return ltab[j] = line_new(key, cpus[cpu].socket);
+}
+
+static inline int sharer(const struct line *l, int c)
+{
+	return (l->sharers[c >> 6] >> (c & 63)) & 1;
+}
+
+static inline void sharer_set(struct line *l, int c)
+{
+	l->sharers[c >> 6] |= 1ull << (c & 63);
+}
+
+static void unpark(struct task *t, uint64_t when);
+
+static void wake_watchers(struct line *l, uint64_t when)
+{
+	while (l->watchers)
+		unpark(l->watchers->t, when);
+}
+
+/*
+ * Per-CPU masks of the CPUs sharing its core, L3 domain and socket: the
+ * nearest (read) or farthest (invalidate) sharer of a line is found by
+ * category in O(words), not by visiting every sharer.
+ */
+static uint64_t *mask_core, *mask_l3, *mask_socket;
+
+static int any_outside(const struct line *l, const uint64_t *mask, int c)
+{
+	for (int w = 0; w < nwords; w++) {
+		uint64_t b = l->sharers[w] & ~mask[(size_t)c * nwords + w];
+
+		if (b)
+			return 1;
+	}
+	return 0;
+}
+
+static int any_inside(const struct line *l, const uint64_t *mask, int c)
+{
+	for (int w = 0; w < nwords; w++) {
+		uint64_t b = l->sharers[w] & mask[(size_t)c * nwords + w];
+
+		if (w == c >> 6)
+			b &= ~(1ull << (c & 63));
+		if (b)
+			return 1;
+	}
+	return 0;
+}
+
+static int no_sharers(const struct line *l, int except)
+{
+	for (int w = 0; w < nwords; w++) {
+		uint64_t b = l->sharers[w];
+
+		if (w == except >> 6 && except >= 0)
+			b &= ~(1ull << (except & 63));
+		if (b)
+			return 0;
+	}
+	return 1;
+}
+
+static double mem_ns(const struct line *l, int c)
+{
+	return l->home == cpus[c].socket ? M.mem_local_ns : M.mem_remote_ns;
+}
+
+static double socket_ns(const struct line *l, int c)
+{
+	return l->home == cpus[c].socket ? M.c2c_socket_ns : M.c2c_socket_far_home_ns;
+}
+
+/* Cost of bringing the line to @c for reading: the nearest holder, else memory. */
+static double read_source_ns(struct line *l, int c)
+{
+	if (l->owner >= 0)
+		return xfer_ns(c, l->owner, l->home);
+	if (no_sharers(l, c))
+		return mem_ns(l, c);
+	if (any_inside(l, mask_core, c))
+		return M.c2c_smt_ns;
+	if (any_inside(l, mask_l3, c))
+		return M.c2c_l3_ns;
+	if (any_inside(l, mask_socket, c))
+		return socket_ns(l, c);
+	return M.c2c_remote_ns;
+}
+
+/* Cost of taking the line exclusive at @c: invalidate the farthest holder. */
+static double own_source_ns(struct line *l, int c)
+{
+	if (l->owner >= 0)
+		return xfer_ns(c, l->owner, l->home);
+	if (no_sharers(l, -1))
+		return mem_ns(l, c);
+	if (any_outside(l, mask_socket, c))
+		return M.c2c_remote_ns;
+	if (any_outside(l, mask_l3, c))
+		return socket_ns(l, c);
+	if (any_outside(l, mask_core, c))
+		return M.c2c_l3_ns;
+	return no_sharers(l, c) ? 0 : M.c2c_smt_ns;
+}
+
+/* The engine's own store (on_cpu words): no charge, but watchers see it. */
+static void line_touch_store(void *addr, int c)
+{
+	struct line *l = line_get(addr, c);
+
+	memset(l->sharers, 0, (size_t)nwords * 8);
+	l->owner = c;
+	l->version++;
+	if (l->watchers)
+		wake_watchers(l, cpus[c].clock);
+}
+
+/* ---- scheduler ------------------------------------------------------------- */
+
+static uint64_t slice_ns(struct cpu *c)
+{
+	int nr = c->nrq + (c->curr != NULL);
+	double lat = M.sched_latency_ns * sched_factor, gran = M.sched_min_granularity_ns * sched_factor;
+	double s = nr > 0 ? lat / nr : lat;
+
+	return ns_round(s > gran ? s : gran);
+}
+
+static void update_resched(struct cpu *c)
+{
+	if (!c->curr || !c->nrq) {
+		c->resched_at = INF;
+		return;
+	}
+	{
+		uint64_t end = c->curr->run_start + slice_ns(c);
+
+		if (end < c->resched_at)
+			c->resched_at = end;
+	}
+}
+
+static void set_oncpu(struct task *t, int v, int c)
+{
+	if (t->oncpu_word) {
+		*t->oncpu_word = v;
+		line_touch_store(t->oncpu_word, c);
+	}
+}
+
+static void cpu_set_curr(struct cpu *c, struct task *t)
+{
+	c->curr = t;
+	t->cpu = (int)(c - cpus);
+	t->state = T_RUN;
+	t->run_start = c->clock;
+	t->sn = 0;
+	t->simpure = 1;
+	c->resched_at = INF;
+	update_resched(c);
+	set_oncpu(t, 1, t->cpu);
+}
+
+static void cpu_account(struct cpu *c, struct task *t)
+{
+	uint64_t d = c->clock > t->run_start ? c->clock - t->run_start : 0;
+
+	t->cpu_ns += d;
+	total_cpu_ns += d;
+	t->vruntime += (int64_t)d;
+	t->run_start = c->clock;
+	if (t->vruntime > c->min_vruntime && (!c->nrq || c->rq[0]->vruntime > c->min_vruntime))
+		c->min_vruntime = c->nrq && c->rq[0]->vruntime < t->vruntime ? c->rq[0]->vruntime : t->vruntime;
+}
+
+static void rq_insert(struct cpu *c, struct task *t)
+{
+	int i = c->nrq++;
+
+	while (i > 0 && (c->rq[i - 1]->vruntime > t->vruntime ||
+			 (c->rq[i - 1]->vruntime == t->vruntime && c->rq[i - 1]->id > t->id))) {
+		c->rq[i] = c->rq[i - 1];
+		i--;
+	}
+	c->rq[i] = t;
+	t->cpu = (int)(c - cpus);
+	t->state = T_READY;
+}
+
+static struct task *rq_take(struct cpu *c, int i)
+{
+	struct task *t = c->rq[i];
+
+	memmove(&c->rq[i], &c->rq[i + 1], (size_t)(c->nrq - i - 1) * sizeof(*c->rq));
+	c->nrq--;
+	return t;
+}
+
+static void migrate_vruntime(struct task *t, struct cpu *from, struct cpu *to)
+{
+	t->vruntime += to->min_vruntime - from->min_vruntime;
+}
+
+/* Newly idle balance: pull the leftmost movable task of the busiest queue. */
+static struct task *steal(struct cpu *c)
+{
+	int best = -1, bestn = 0, me = (int)(c - cpus);
+
+	for (int k = 1; k < ncpu; k++) {
+		struct cpu *o = &cpus[(me + k) % ncpu];
+
+		if (o->nrq > bestn) {
+			for (int i = 0; i < o->nrq; i++)
+				if (o->rq[i]->pin < 0) {
+					best = (me + k) % ncpu;
+					bestn = o->nrq;
+					break;
+				}
+		}
+	}
+	if (best < 0)
+		return NULL;
+	for (int i = 0; i < cpus[best].nrq; i++)
+		if (cpus[best].rq[i]->pin < 0) {
+			struct task *t = rq_take(&cpus[best], i);
+
+			update_resched(&cpus[best]);
+			migrate_vruntime(t, &cpus[best], c);
+			return t;
+		}
+	return NULL;
+}
+
+/* The CPU's current task has left it (blocked, slept, ended, preempted). */
+static void cpu_pick_next(struct cpu *c)
+{
+	struct task *n = c->nrq ? rq_take(c, 0) : steal(c);
+
+	c->curr = NULL;
+	if (!n) {
+		c->resched_at = INF;
+		cpu_cancel(c);
+		return;
+	}
+	c->clock += ns_round(M.ctxsw_ns);
+	cpu_set_curr(c, n);
+	cpu_push(c, c->clock);
+}
+
+static void switch_out(struct task *t, enum tstate st)
+{
+	struct cpu *c = &cpus[t->cpu];
+
+	cpu_account(c, t);
+	set_oncpu(t, 0, t->cpu);
+	t->state = st;
+	c->curr = NULL;
+	if (st == T_READY)
+		rq_insert(c, t);
+	cpu_pick_next(c);
+}
+
+static int select_cpu(struct task *t)
+{
+	int prev = t->cpu;
+
+	if (t->pin >= 0)
+		return t->pin;
+	if (!cpus[prev].curr)
+		return prev;
+	for (int pass = 0; pass < 3; pass++)
+		for (int k = 1; k < ncpu; k++) {
+			int o = (prev + k) % ncpu;
+
+			if (cpus[o].curr)
+				continue;
+			if (pass == 0 && cpus[o].l3 != cpus[prev].l3)
+				continue;
+			if (pass == 1 && cpus[o].socket != cpus[prev].socket)
+				continue;
+			return o;
+		}
+	return prev;
+}
+
+static void repark_deadline(struct cpu *c);
+
+/* Make @t runnable at @now (a futex wake, a timer). */
+static void wake_task(struct task *t, uint64_t now)
+{
+	int ci = select_cpu(t);
+	struct cpu *c = &cpus[ci], *from = &cpus[t->cpu];
+	int64_t floor_vr;
+
+	if (from != c)
+		migrate_vruntime(t, from, c);
+	/* Sleeper credit: at most half a latency period behind min_vruntime. */
+	floor_vr = c->min_vruntime - (int64_t)(M.sched_latency_ns * sched_factor / 2);
+	if (t->vruntime < floor_vr)
+		t->vruntime = floor_vr;
+	if (!c->curr) {
+		uint64_t at = now + ns_round(M.wakeup_ns);
+
+		c->clock = c->clock > at ? c->clock : at;
+		cpu_set_curr(c, t);
+		cpu_push(c, c->clock);
+		return;
+	}
+	rq_insert(c, t);
+	{
+		struct task *cur = c->curr;
+		int64_t cur_vr = cur->vruntime + (int64_t)(now > cur->run_start ? now - cur->run_start : 0);
+
+		if (cur_vr - t->vruntime > (int64_t)(M.sched_wakeup_granularity_ns * sched_factor))
+			c->resched_at = now;
+	}
+	update_resched(c);
+	repark_deadline(c);
+}
+
+/* A running task meets a seam: preempt it if due, then let earlier CPUs go first. */
+static void sync_point(struct task *t)
+{
+	struct cpu *c = &cpus[t->cpu];
+
+	if (c->clock >= c->resched_at && c->nrq) {
+		nivcsw++;
+		switch_out(t, T_READY);
+		to_scheduler();
+		c = &cpus[t->cpu];
+	}
+	if (heap_n && c->clock > heap_min()) {
+		cpu_push(c, c->clock);
+		to_scheduler();
+	}
+}
+
+/* ---- spin parking ---------------------------------------------------------- */
+
+static void watch_detach(struct task *t)
+{
+	for (int i = 0; i < t->nwatch; i++) {
+		struct watch *w = &t->w[i];
+
+		*w->pprev = w->next;
+		if (w->next)
+			w->next->pprev = w->pprev;
+	}
+	t->nwatch = 0;
+}
+
+static void unpark(struct task *t, uint64_t when)
+{
+	struct cpu *c = &cpus[t->cpu];
+
+	watch_detach(t);
+	t->state = T_RUN;
+	st_unpark++;
+	cpu_push(c, c->clock > when ? c->clock : when);
+}
+
+static void repark_deadline(struct cpu *c)
+{
+	uint64_t d;
+
+	if (!c->curr)
+		return;
+	if (c->curr->state == T_PARK) {
+		d = c->park_deadline;
+		if (c->nrq && c->resched_at < d)
+			d = c->resched_at > c->clock ? c->resched_at : c->clock;
+		if (d != INF)
+			cpu_push(c, d);
+	} else if (c->in_work && c->nrq && c->resched_at < c->work_end) {
+		/* Cut a work chunk short: the scheduler wants the CPU back. */
+		cpu_push(c, c->resched_at > c->clock ? c->resched_at : c->clock);
+	}
+}
+
+static void spin_reset(struct task *t)
+{
+	t->sn = 0;
+	t->simpure = 0;
+	t->sclock = 0;
+	t->sov = 0;
+}
+
+void sim_relax(void)
+{
+	struct task *t = running;
+	struct cpu *c;
+	int park;
+
+	sync_point(t);
+	c = &cpus[t->cpu];
+	if (t->sclock)
+		t->relax_since_clock = 0;
+	else if (t->relax_since_clock < SPIN_CLOCK_MEMORY)
+		t->relax_since_clock++;
+	park = !t->simpure && !t->sov && t->sn > 0 && t->relax_since_clock >= SPIN_CLOCK_MEMORY;
+	for (int i = 0; park && i < t->sn; i++)
+		if (t->w[i].l->version != t->w[i].ver)
+			park = 0;
+	if (park) {
+		t->nwatch = t->sn;
+		for (int i = 0; i < t->sn; i++) {
+			struct watch *w = &t->w[i];
+
+			w->t = t;
+			w->next = w->l->watchers;
+			if (w->next)
+				w->next->pprev = &w->next;
+			w->pprev = &w->l->watchers;
+			w->l->watchers = w;
+		}
+		t->state = T_PARK;
+		st_park++;
+		c->park_deadline = c->clock + SPIN_PARK_MAX_NS;
+		if (t->budget > c->clock && t->budget + 1 < c->park_deadline)
+			c->park_deadline = t->budget + 1;	/* need_resched() turns true then */
+		cpu_cancel(c);
+		repark_deadline(c);
+		to_scheduler();
+		c = &cpus[t->cpu];
+	}
+	c->clock += ns_round(M.relax_ns);
+	spin_reset(t);
+}
+
+/* ---- memory ---------------------------------------------------------------- */
+
+void sim_mem(const volatile void *addr, enum sim_op op)
+{
+	struct task *t = running;
+	struct cpu *c;
+	struct line *l;
+	int ci;
+	uint64_t now, start;
+	double x;
+
+	st_mem++;
+	sync_point(t);
+	ci = t->cpu;
+	c = &cpus[ci];
+	now = c->clock;
+	if (op == SIM_FENCE) {
+		c->clock += ns_round(M.rmw_local_ns);
+		return;
+	}
+	l = line_get(addr, ci);
+	if (op == SIM_LOAD) {
+		if (l->owner == ci || sharer(l, ci)) {
+			c->clock = now + ns_round(M.load_local_ns);
+		} else {
+			start = now > l->busy_until ? now : l->busy_until;
+			x = read_source_ns(l, ci);
+			if (l->owner >= 0) {
+				sharer_set(l, l->owner);
+				l->owner = -1;
+			}
+			sharer_set(l, ci);
+			c->clock = start + ns_round(x);
+		}
+		if (t->sn < SPIN_WATCH) {
+			if (!t->sn || t->w[t->sn - 1].l != l) {
+				int dup = 0;
+
+				for (int i = 0; i < t->sn; i++)
+					dup |= t->w[i].l == l;
+				if (!dup) {
+					t->w[t->sn].l = l;
+					t->w[t->sn].ver = l->version;
+					t->sn++;
+				}
+			}
+		} else {
+			t->sov = 1;
+		}
+		return;
+	}
+	/* SIM_STORE, SIM_RMW */
+	t->simpure = 1;
+	{
+		double local = op == SIM_RMW ? M.rmw_local_ns : M.load_local_ns;
+		int alone = l->owner == ci;
+
+		if (!alone && l->owner < 0 && sharer(l, ci))
+			alone = no_sharers(l, ci);	/* S -> M with no other copy: no transfer */
+		if (alone) {
+			c->clock = now + ns_round(local);
+		} else {
+			start = now > l->busy_until ? now : l->busy_until;
+			x = own_source_ns(l, ci);
+			l->busy_until = start + ns_round(x + local);
+			c->clock = l->busy_until;
+		}
+		memset(l->sharers, 0, (size_t)nwords * 8);
+		l->owner = ci;
+		l->version++;
+		if (l->watchers)
+			wake_watchers(l, c->clock);
+	}
+}
+
+/* ---- work, clocks ---------------------------------------------------------- */
+
+static double work_frac;
+
+void sim_work_ns(double ns)
+{
+	struct task *t = running;
+	uint64_t rem;
+
+	work_frac += ns;
+	rem = (uint64_t)work_frac;
+	work_frac -= (double)rem;
+	t->simpure = 1;
+	while (rem) {
+		struct cpu *c;
+		uint64_t start, end;
+
+		sync_point(t);
+		c = &cpus[t->cpu];
+		start = c->clock;
+		end = start + rem;
+		if (!heap_n || end <= heap_min()) {
+			if (!(c->nrq && c->resched_at < end)) {
+				c->clock = end;	/* nothing can happen before it ends */
+				return;
+			}
+		}
+		c->in_work = 1;
+		c->work_end = end;
+		cpu_push(c, c->nrq && c->resched_at < end ? (c->resched_at > start ? c->resched_at : start) : end);
+		to_scheduler();
+		c = &cpus[t->cpu];
+		c->in_work = 0;
+		if (c->clock > start)
+			rem -= c->clock - start < rem ? c->clock - start : rem;
+	}
+}
+
+void sim_copy_bytes(size_t bytes)
+{
+	static int copiers[16];
+	int s = cpus[running->cpu].socket;
+	double bw = M.bw_core_gbs, share;
+
+	copiers[s]++;
+	share = M.bw_socket_gbs / copiers[s];
+	if (share < bw)
+		bw = share;
+	sim_work_ns((double)bytes / bw);	/* GB/s = bytes/ns */
+	copiers[s]--;
+}
+
+uint64_t sim_now(void)
+{
+	struct task *t = running;
+
+	t->sclock = 1;
+	return cpus[t->cpu].clock;
+}
+
+uint64_t sim_jiffies_ns(void)
+{
+	uint64_t j = 1000000000ull / (uint64_t)M.hz;
+
+	return sim_now() / j * j;
+}
+
+uint64_t sim_task_cpu_ns(void)
+{
+	struct task *t = running;
+
+	return t->cpu_ns + (cpus[t->cpu].clock - t->run_start);
+}
+
+uint64_t sim_total_cpu_ns(void)
+{
+	uint64_t s = total_cpu_ns;
+
+	for (int i = 0; i < ncpu; i++)
+		if (cpus[i].curr)
+			s += cpus[i].clock - cpus[i].curr->run_start;
+	return s;
+}
+
+uint64_t sim_elapsed_ns(void)
+{
+	uint64_t mx = 0;
+
+	for (int i = 0; i < ncpu; i++)
+		mx = cpus[i].clock > mx ? cpus[i].clock : mx;
+	return mx - 1000000000ull;
+}
+
+uint64_t sim_ctxsw_count(int voluntary)
+{
+	return voluntary ? nvcsw : nivcsw;
+}
+
+int sim_need_resched(void)
+{
+	struct cpu *c = &cpus[running->cpu];
+
+	return c->nrq && c->clock >= c->resched_at;
+}
+
+int sim_need_resched_by(uint64_t deadline)
+{
+	struct task *t = running;
+
+	t->budget = deadline;
+	return sim_need_resched() || (deadline && cpus[t->cpu].clock > deadline);
+}
+
+int sim_task_on_cpu(int id)
+{
+	return tasks[id].state == T_RUN || tasks[id].state == T_PARK;
+}
+
+void sim_set_oncpu_word(int *word)
+{
+	running->oncpu_word = word;
+	*word = 1;
+}
+
+int sim_current_cpu(void)
+{
+	return running->cpu;
+}
+
+const struct sim_machine *sim_machine(void)
+{
+	return &M;
+}
+
+uint64_t sim_seed(void)
+{
+	return seed0;
+}
+
+double sim_host_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)(ts.tv_sec - host_t0.tv_sec) + (double)(ts.tv_nsec - host_t0.tv_nsec) / 1e9;
+}
+
+/* ---- futex, sleep, yield ----------------------------------------------------- */
+
+#define FUTEX_BUCKETS 4096
+static struct task *fq[FUTEX_BUCKETS];
+
+static size_t fbucket(const uint32_t *a)
+{
+	return (size_t)(((uintptr_t)a >> 2) * 0x9e3779b97f4a7c15ull >> 52) & (FUTEX_BUCKETS - 1);
+}
+
+static void futex_unqueue(struct task *t)
+{
+	struct task **pp = &fq[fbucket(t->faddr)];
+
+	while (*pp && *pp != t)
+		pp = &(*pp)->fnext;
+	if (*pp)
+		*pp = t->fnext;
+	t->faddr = NULL;
+}
+
+static void block_current(struct task *t, enum tstate st, int64_t timeout_ns)
+{
+	struct cpu *c = &cpus[t->cpu];
+
+	t->tgen++;
+	if (timeout_ns >= 0)
+		heap_push(c->clock + (uint64_t)timeout_ns, EV_TIMER, t->id, t->tgen);
+	nvcsw++;
+	switch_out(t, st);
+	to_scheduler();
+}
+
+int sim_futex_wait(uint32_t *uaddr, uint32_t val, int64_t timeout_ns)
+{
+	struct task *t = running;
+	struct task **pp;
+
+	sim_work_ns(M.futex_wait_ns);
+	sim_mem(uaddr, SIM_LOAD);
+	spin_reset(t);
+	t->simpure = 1;
+	if (__atomic_load_n(uaddr, __ATOMIC_RELAXED) != val)
+		return 0;
+	t->faddr = uaddr;
+	t->fnext = NULL;
+	t->fresult = 0;
+	for (pp = &fq[fbucket(uaddr)]; *pp; pp = &(*pp)->fnext)
+		;
+	*pp = t;
+	block_current(t, T_BLOCK, timeout_ns);
+	return t->fresult;
+}
+
+int sim_futex_wake(uint32_t *uaddr, int n)
+{
+	struct task *t = running, **pp;
+	int woke = 0;
+
+	sim_work_ns(M.futex_wake_ns);
+	t->simpure = 1;
+	for (pp = &fq[fbucket(uaddr)]; *pp && woke < n;) {
+		struct task *w = *pp;
+
+		if (w->faddr != uaddr) {
+			pp = &w->fnext;
+			continue;
+		}
+		*pp = w->fnext;
+		w->faddr = NULL;
+		w->tgen++;	/* cancel its timeout */
+		wake_task(w, cpus[t->cpu].clock);
+		woke++;
+	}
+	return woke;
+}
+
+void sim_sleep_ns(uint64_t ns)
+{
+	struct task *t = running;
+
+	sim_work_ns(M.syscall_ns);
+	t->simpure = 1;
+	block_current(t, T_SLEEP, (int64_t)ns);
+}
+
+void sim_yield(void)
+{
+	struct task *t = running;
+	struct cpu *c;
+
+	sim_work_ns(M.syscall_ns);
+	t->simpure = 1;
+	c = &cpus[t->cpu];
+	if (c->nrq) {
+		/* CFS yield: go behind the queue's leftmost task. */
+		if (t->vruntime <= c->rq[0]->vruntime)
+			t->vruntime = c->rq[0]->vruntime + 1;
+		nvcsw++;
+		switch_out(t, T_READY);
+		to_scheduler();
+	}
+}
+
+static void timer_fire(struct task *t, uint64_t now)
+{
+	if (t->state == T_BLOCK) {
+		futex_unqueue(t);
+		t->fresult = -ETIMEDOUT;
+	} else if (t->state != T_SLEEP) {
+		return;
+	}
+	wake_task(t, now);
+}
+
+/* ---- tasks ------------------------------------------------------------------ */
+
+static void (*exit_hook)(int id);
+static int detach_next;
+
+int sim_spawn_detached(void *(*fn)(void *), void *arg)
+{
+	detach_next = 1;
+	return sim_spawn(fn, arg);
+}
+
+void sim_delay_relax(unsigned long loops)
+{
+	/* +-1% jitter from the seed: PAUSE latency is not a constant */
+	double j = 1.0 + ((double)(splitmix(&rng_state) >> 11) / 9007199254740992.0 - 0.5) * 0.02;
+
+	sim_work_ns((double)loops * M.relax_ns * j);
+}
+
+static int task_alloc(void *(*fn)(void *), void *arg, size_t stack)
+{
+	for (int i = 0; i < SIM_MAX_TASKS; i++) {
+		struct task *t = &tasks[i];
+
+		if (t->state != T_FREE)
+			continue;
+		memset(t, 0, sizeof(*t));
+		t->id = i;
+		t->fn = fn;
+		t->arg = arg;
+		t->pin = -1;
+		t->joiner = -1;
+		t->relax_since_clock = SPIN_CLOCK_MEMORY;
+		t->budget = 0;
+		t->stack_size = stack;
+		t->stack = mmap(NULL, stack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				-1, 0);
+		if (t->stack == MAP_FAILED)
+			return -1;
+		t->ctx = make_fcontext((char *)t->stack + stack, stack, task_entry);
+#if SIM_TSAN
+		t->fiber = __tsan_create_fiber(0);
+#endif
+		live_tasks++;
+		return i;
+	}
+	return -1;
+}
+
+int sim_spawn(void *(*fn)(void *), void *arg)
+{
+	struct task *p = running;
+	int id = task_alloc(fn, arg, STACK_SIZE);
+
+	if (id < 0)
+		return -1;
+	tasks[id].detached = detach_next;
+	detach_next = 0;
+	sim_work_ns(M.syscall_ns);
+	tasks[id].cpu = p->cpu;
+	tasks[id].vruntime = cpus[p->cpu].min_vruntime;
+	tasks[id].state = T_SLEEP;
+	wake_task(&tasks[id], cpus[p->cpu].clock);
+	return id;
+}
+
+void *sim_join(int id)
+{
+	struct task *t = &tasks[id], *me = running;
+	void *r;
+
+	while (t->state != T_DONE) {
+		t->joiner = me->id;
+		me->tgen++;
+		nvcsw++;
+		switch_out(me, T_SLEEP);
+		to_scheduler();
+	}
+	r = t->ret;
+	t->state = T_FREE;
+	return r;
+}
+
+int sim_pin(int cpu)
+{
+	struct task *t = running;
+
+	if (cpu >= ncpu)
+		return -1;
+	t->pin = cpu;
+	if (cpu >= 0 && t->cpu != cpu) {
+		/* Migrate now: leave this CPU, queue on the pinned one. */
+		struct cpu *from = &cpus[t->cpu];
+
+		cpu_account(from, t);
+		set_oncpu(t, 0, t->cpu);
+		from->curr = NULL;
+		t->state = T_SLEEP;
+		cpu_pick_next(from);
+		wake_task(t, from->clock);
+		to_scheduler();
+	}
+	return 0;
+}
+
+
+void sim_set_exit_hook(void (*fn)(int id))
+{
+	exit_hook = fn;
+}
+
+static void task_exit(struct task *t)
+{
+	struct cpu *c = &cpus[t->cpu];
+
+	if (exit_hook)
+		exit_hook(t->id);
+	cpu_account(c, t);
+	set_oncpu(t, 0, t->cpu);
+	t->state = T_DONE;
+	live_tasks--;
+	c->curr = NULL;
+	cpu_pick_next(c);
+	if (t->joiner >= 0 && tasks[t->joiner].state == T_SLEEP)
+		wake_task(&tasks[t->joiner], c->clock);
+	to_scheduler();
+	abort();	/* never resumed */
+}
+
+/* ---- boot and run ------------------------------------------------------------- */
+
+int sim_boot(const struct sim_machine *m, uint64_t seed)
+{
+	M = *m;
+	ncpu = m->ncpus;
+	nwords = (ncpu + 63) / 64;
+	sched_factor = sim_machine_sched_factor(m);
+	seed0 = seed;
+	rng_state = seed * 0x2545f4914f6cdd1dull + 0x632be59bd9b4e019ull;
+	line_size = (sizeof(struct line) + (size_t)nwords * 8 + 15) & ~(size_t)15;
+	cpus = calloc((size_t)ncpu, sizeof(*cpus));
+	cat = malloc((size_t)ncpu * (size_t)ncpu);
+	if (!cpus || !cat)
+		return -1;
+	for (int i = 0; i < ncpu; i++) {
+		struct sim_cpu_place p;
+
+		sim_machine_place(m, i, &p);
+		cpus[i].socket = p.socket;
+		cpus[i].l3 = p.l3;
+		cpus[i].core = p.core;
+		cpus[i].resched_at = INF;
+		cpus[i].clock = 1000000000ull;	/* CLOCK_MONOTONIC starts at 1 s */
+		cpus[i].rq = calloc(SIM_MAX_TASKS, sizeof(*cpus[i].rq));
+		if (!cpus[i].rq)
+			return -1;
+	}
+	mask_core = calloc((size_t)ncpu * (size_t)nwords, 8);
+	mask_l3 = calloc((size_t)ncpu * (size_t)nwords, 8);
+	mask_socket = calloc((size_t)ncpu * (size_t)nwords, 8);
+	if (!mask_core || !mask_l3 || !mask_socket)
+		return -1;
+	for (int a = 0; a < ncpu; a++)
+		for (int b = 0; b < ncpu; b++) {
+			struct cpu *x = &cpus[a], *y = &cpus[b];
+			uint64_t bit = 1ull << (b & 63);
+			size_t w = (size_t)a * nwords + (size_t)(b >> 6);
+
+			if (x->core == y->core)
+				mask_core[w] |= bit;
+			if (x->l3 == y->l3)
+				mask_l3[w] |= bit;
+			if (x->socket == y->socket)
+				mask_socket[w] |= bit;
+
+			cat[a * ncpu + b] = a == b ? CAT_SELF : x->core == y->core ? CAT_SMT :
+					    x->l3 == y->l3 ? CAT_L3 : x->socket == y->socket ? CAT_SOCKET :
+					    CAT_REMOTE;
+		}
+	memset(tasks, 0, sizeof(tasks));
+	memset(fq, 0, sizeof(fq));
+	heap_n = 0;
+	live_tasks = 0;
+	total_cpu_ns = nvcsw = nivcsw = 0;
+	work_frac = 0;
+	deadlock = 0;
+	clock_gettime(CLOCK_MONOTONIC, &host_t0);
+	return 0;
+}
+
+struct main_arg {
+	int (*fn)(int, char **);
+	int argc;
+	char **argv;
+	int ret;
+};
+
+static void *main_task(void *p)
+{
+	struct main_arg *a = p;
+
+	a->ret = a->fn(a->argc, a->argv);
+	return NULL;
+}
+
+static void print_deadlock(void)
+{
+	int n = 0;
+
+	fprintf(stderr, "rwlab-sim: simulated deadlock at t=%.6f s (seed %llu): every task blocked, no event pending;",
+		(double)cpus[0].clock / 1e9, (unsigned long long)seed0);
+	for (int i = 0; i < SIM_MAX_TASKS && n < 8; i++)
+		if (tasks[i].state == T_BLOCK || tasks[i].state == T_SLEEP || tasks[i].state == T_PARK) {
+			fprintf(stderr, " task %d %s", i, tasks[i].state == T_BLOCK ? "futex" :
+				tasks[i].state == T_PARK ? "spinning" : "join");
+			n++;
+		}
+	fprintf(stderr, "\n");
+	if (getenv("RWLAB_SIM_DEBUG"))
+		for (int i = 0; i < SIM_MAX_TASKS; i++)
+			if (tasks[i].state != T_FREE && tasks[i].state != T_DONE)
+			{
+				fprintf(stderr, "rwlab-sim: task %d state %d cpu %d futex %p oncpu %p watches", i,
+					(int)tasks[i].state, tasks[i].cpu, (void *)tasks[i].faddr,
+					(void *)tasks[i].oncpu_word);
+				for (int k = 0; k < tasks[i].nwatch; k++)
+					fprintf(stderr, " %#lx", (unsigned long)(tasks[i].w[k].l->key << LINE_SHIFT));
+				fprintf(stderr, "\n");
+			}
+}
+
+int sim_run(int (*fn)(int, char **), int argc, char **argv)
+{
+	struct main_arg a = { fn, argc, argv, 0 };
+	int id = task_alloc(main_task, &a, MAIN_STACK_SIZE);
+
+	if (id < 0)
+		return 1;
+	tasks[id].detached = 1;
+#if SIM_TSAN
+	sched_fiber = __tsan_get_current_fiber();
+#endif
+	sim_active = 1;
+	cpu_set_curr(&cpus[0], &tasks[id]);
+	cpu_push(&cpus[0], cpus[0].clock);
+	while (tasks[id].state != T_FREE) {
+		struct event e;
+
+		if (!heap_n || heap_min() == INF) {
+			deadlock = 1;
+			print_deadlock();
+			a.ret = 99;
+			break;
+		}
+		e = heap_pop();
+		if (e.kind == EV_TIMER) {
+			timer_fire(&tasks[e.idx], e.time);
+			continue;
+		}
+		{
+			struct cpu *c = &cpus[e.idx];
+			struct task *t = c->curr;
+
+			if (e.time > c->clock)
+				c->clock = e.time;
+			if (!t)
+				continue;
+			if (t->state == T_PARK) {
+				watch_detach(t);
+				t->state = T_RUN;
+			}
+			run_task(t);
+		}
+	}
+	sim_active = 0;
+	return a.ret;
+}
+
+void sim_shutdown(void)
+{
+	const char *s = getenv("RWLAB_SIM_STATS");
+
+	if (s && *s == '1')
+		fprintf(stderr, "rwlab-sim stats: %.3f s virtual (cpu 0), %.3f s host; %llu accesses, %llu task switches, "
+			"%llu parks, %llu line-change wakes; %llu lines\n", (double)(cpus[0].clock - 1000000000ull) / 1e9,
+			sim_host_seconds(), (unsigned long long)st_mem, (unsigned long long)st_switch,
+			(unsigned long long)st_park, (unsigned long long)st_unpark, (unsigned long long)lcount);
+	st_mem = st_switch = st_park = st_unpark = st_work = 0;
+	for (int i = 0; i < SIM_MAX_TASKS; i++)
+		if (tasks[i].stack) {
+#if SIM_TSAN
+			__tsan_destroy_fiber(tasks[i].fiber);
+#endif
+			munmap(tasks[i].stack, tasks[i].stack_size);
+			tasks[i].stack = NULL;
+		}
+	for (int i = 0; i < ncpu; i++)
+		free(cpus[i].rq);
+	free(cpus);
+	free(cat);
+	free(mask_core);
+	free(mask_l3);
+	free(mask_socket);
+	free(ltab);
+	ltab = NULL;
+	lcap = lcount = 0;
+	for (size_t i = 0; i < nlpools; i++)
+		free(lpools[i]);
+	free(lpools);
+	lpools = NULL;
+	nlpools = 0;
+	lpool_left = 0;
+	free(heap);
+	heap = NULL;
+	heap_n = heap_cap = 0;
+	cpus = NULL;
+	cat = NULL;
+}

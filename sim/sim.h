@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sim/sim.h - the many-CPU engine beneath locks/'s seams (issue 10).
+ *
+ * Simulated threads ("tasks") are coroutines on the one host thread
+ * (Boost.Context fcontext). A discrete-event loop always resumes the
+ * simulated CPU with the smallest virtual clock; each seam call (a memory
+ * access through locks/atomic.h, a futex call, a clock read, a work charge)
+ * is a point where the running task may yield to an earlier CPU. Costs come
+ * from struct sim_machine (a cited machine file): a per-64-byte-line
+ * coherence directory (owner in M/E, sharers in S, busy-until per ownership
+ * transfer), CFS-like per-CPU run queues with the kernel's granularities,
+ * wake-up latency, futexes, virtual clocks.
+ *
+ * Units: nanoseconds of virtual time unless named otherwise.
+ * Threading: the engine is single-host-threaded; every function except
+ * sim_boot/sim_run/sim_shutdown must be called from a simulated task.
+ * Never includes locks/, workloads/ or harness/ headers.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "machine.h"
+
+#define SIM_ENGINE_VERSION "sim-1"
+#define SIM_MAX_TASKS 1024
+
+extern int sim_active;		/* 1 while sim_run() runs */
+extern int sim_cur_id;		/* the running task's id (0..SIM_MAX_TASKS-1) */
+
+enum sim_op { SIM_LOAD, SIM_STORE, SIM_RMW, SIM_FENCE };
+
+/* Boot the engine on @m with @seed (tie-breaks and think-time jitter). */
+int sim_boot(const struct sim_machine *m, uint64_t seed);
+/*
+ * Run @fn(@argc, @argv) as task 0 and everything it spawns until all tasks
+ * end. Returns @fn's return value, or 99 after printing one line when every
+ * task is blocked with no pending event (a simulated deadlock).
+ */
+int sim_run(int (*fn)(int, char **), int argc, char **argv);
+void sim_shutdown(void);
+const struct sim_machine *sim_machine(void);
+uint64_t sim_seed(void);
+
+/* A memory access through the atomic.h seam, charged before it is made. */
+void sim_mem(const volatile void *addr, enum sim_op op);
+/* cpu_relax(): parks a pure spin iteration until a line it read changes. */
+void sim_relax(void);
+/* Busy work on the CPU (lab_delay, computing). */
+void sim_work_ns(double ns);
+/* Bulk copy/zeroing of @bytes: per-core bandwidth, the socket's shared. */
+void sim_copy_bytes(size_t bytes);
+
+uint64_t sim_now(void);			/* CLOCK_MONOTONIC, virtual */
+uint64_t sim_jiffies_ns(void);		/* now rounded down to the machine's jiffy */
+uint64_t sim_task_cpu_ns(void);		/* the caller's CPU time */
+uint64_t sim_total_cpu_ns(void);	/* every task's CPU time, ended ones included */
+uint64_t sim_ctxsw_count(int voluntary);
+uint64_t sim_elapsed_ns(void);		/* virtual time since boot (the latest CPU clock) */
+
+int sim_need_resched(void);		/* exact: the CPU's scheduler wants it back */
+/*
+ * Exact, or virtual time is past @deadline (0: none): the ports' spin
+ * budget. A spin parked after asking wakes at @deadline (not a clock read).
+ */
+int sim_need_resched_by(uint64_t deadline);
+int sim_task_on_cpu(int id);		/* task @id is running (not queued, not asleep) */
+void sim_set_oncpu_word(int *word);	/* the caller's on_cpu word, kept exact by the engine */
+
+/* Futex on @uaddr (the FUTEX_WAIT/WAKE_PRIVATE contract of locks/wait.h). */
+int sim_futex_wait(uint32_t *uaddr, uint32_t val, int64_t timeout_ns);
+int sim_futex_wake(uint32_t *uaddr, int n);
+void sim_sleep_ns(uint64_t ns);
+void sim_yield(void);
+
+/* Threads: spawn @fn(@arg) as a new task; join returns its result. */
+int sim_spawn(void *(*fn)(void *), void *arg);
+void *sim_join(int id);
+/* A task nobody joins (RCU callbacks): its slot is freed when it ends. */
+int sim_spawn_detached(void *(*fn)(void *), void *arg);
+/* Called with the task id when any task ends (locks/ frees its per-task state). */
+void sim_set_exit_hook(void (*fn)(int id));
+/* lab_delay(): @loops cpu_relax() of work, with +-1% seeded jitter. */
+void sim_delay_relax(unsigned long loops);
+/* Pin the caller to simulated CPU @cpu (-1: any). Returns 0 or -1. */
+int sim_pin(int cpu);
+int sim_current_cpu(void);
+/* A uniformly random 64-bit value from the seed's stream (deterministic). */
+uint64_t sim_random(void);
+/* Context switches per second of host time, for the progress line. */
+double sim_host_seconds(void);

@@ -1,0 +1,30 @@
+#!/bin/bash
+# Speed of the simulator (issue 10), as `meson test --benchmark --suite sim`:
+# - simulated lock acquisitions (locktest operations, window and warm-up
+#   together) per second of host CPU time at 384 simulated CPUs (generic-384);
+# - host time of a 64-CPU locktest sweep from 1 to 128 threads (rwsem);
+# - the cost of one coroutine switch (switch_bench).
+# Host CPU time (user + sys of the run) is printed with wall time: on a shared
+# machine the wall time includes waiting for a CPU.
+# Usage: bench.sh RWLAB SWITCH_BENCH
+set -u
+rwlab=$1 swb=$2
+tmp=${TMPDIR:-/tmp}/rwlab-sim-bench.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+TIMEFORMAT='%U %S %R'
+"$swb"
+echo "uptime: $(uptime)"
+for t in 1 48 384; do
+	{ time RWLAB_SIM_STATS=1 "$rwlab" run --sim generic-384 -l rwsem -w locktest:lat=0 -t $t -d 20ms \
+		--warmup 0 -n 1 -q -o "$tmp/a$t.csv" >/dev/null 2>"$tmp/s$t"; } 2>"$tmp/time$t"
+	read -r u s w <"$tmp/time$t"
+	ops=$(awk -F, '$8 == "ops_mean" { printf "%.0f", $9 * $6 }' "$tmp/a$t.csv")
+	echo "generic-384 locktest rwsem t=$t: $ops acquisitions in 20 ms simulated;" \
+		"host CPU $(echo "$u + $s" | bc) s (wall $w s): $(echo "$ops / ($u + $s + 0.0001)" | bc) acquisitions per host CPU second;" \
+		"$(grep -o '[0-9]* accesses, [0-9]* task switches' "$tmp/s$t")"
+done
+{ time "$rwlab" run --sim generic-64 -l rwsem -w locktest -t 1,2,4,8,16,32,48,64,96,128 -d 10ms -n 1 -q \
+	-o "$tmp/sweep.csv" >/dev/null 2>&1; } 2>"$tmp/tsweep"
+read -r u s w <"$tmp/tsweep"
+echo "generic-64 locktest rwsem, t = 1,2,4,8,16,32,48,64,96,128, 10 ms each: host CPU $(echo "$u + $s" | bc) s, wall $w s"

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The engine's analytic checks (issue 10), on generic-64 (sim/machines/
+ * generic.machine): the model's own closed forms, computed from the machine
+ * file's costs, against what the discrete-event engine produces.
+ *
+ * Operations count when they start inside a window of each worker's own
+ * virtual time, so the controller (which CFS queues behind a pinned worker
+ * when 64 workers fill 64 CPUs, as the kernel would) plays no part.
+ *
+ * - T tasks fetch-adding one line: one ownership transfer at a time, each
+ *   taking c2c + rmw.local, so the line serves 1 / (c2c + rmw.local) RMWs
+ *   per ns for any T >= 2 (within 5%).
+ * - T tasks on private lines: no transfer, so T times one task's rate.
+ * - An exclusive test-and-test-and-set lock at 64 CPUs: throughput at most
+ *   1 / (CS + one transfer) (a handoff needs the line to move at least once)
+ *   and at least 1 / (CS + (T + 1) transfers) (the release store waits behind
+ *   at most every other CPU's queued request).
+ */
+#include <criterion/criterion.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim.h"
+
+struct line64 {
+	uint64_t v;
+	char pad[56];
+} __attribute__((aligned(64)));
+
+static struct sim_machine mach;
+static struct line64 hot, priv[64], lock_word;
+static uint64_t counts[64];
+static uint64_t window_ns = 200000;	/* 200 us of virtual time */
+static int nthreads, mode;
+static double cs_ns, think_ns;
+
+enum { HOT, PRIVATE, LOCK };
+
+static void boot(int ncpus)
+{
+	char err[512], name[32];
+
+	snprintf(name, sizeof(name), "generic-%d", ncpus);
+	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, name, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(sim_boot(&mach, 1), 0);
+}
+
+/*
+ * The window is in each worker's own virtual time: operations that start in
+ * [START, START + window) count. Every worker is spawned and pinned well
+ * before START (the controller spawns 64 in about 15 us).
+ */
+#define START_NS (1000000000ull + 50000)
+
+static int stopped(void)
+{
+	return sim_now() >= START_NS + window_ns;
+}
+
+static void *worker(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+
+	sim_pin(id);
+	while (sim_now() < START_NS || !stopped()) {
+		if (mode == HOT) {
+			sim_mem(&hot.v, SIM_RMW);
+			hot.v++;
+		} else if (mode == PRIVATE) {
+			sim_mem(&priv[id].v, SIM_RMW);
+			priv[id].v++;
+		} else {
+			for (;;) {
+				sim_mem(&lock_word.v, SIM_LOAD);
+				if (!lock_word.v) {
+					sim_mem(&lock_word.v, SIM_RMW);
+					if (!__atomic_exchange_n(&lock_word.v, 1, __ATOMIC_RELAXED))
+						break;
+				}
+				sim_relax();
+			}
+			sim_work_ns(cs_ns);
+			sim_mem(&lock_word.v, SIM_STORE);
+			lock_word.v = 0;
+			sim_work_ns(think_ns);
+		}
+		if (sim_now() >= START_NS)
+			counts[id]++;
+	}
+	return NULL;
+}
+
+static int scenario(int argc, char **argv)
+{
+	int ids[64];
+
+	(void)argc;
+	(void)argv;
+	for (int i = 0; i < nthreads; i++)
+		ids[i] = sim_spawn(worker, (void *)(intptr_t)i);
+	for (int i = 0; i < nthreads; i++)
+		sim_join(ids[i]);
+	return 0;
+}
+
+/* Operations per ns over the window (workers start within a few us: excluded by a warm-up cut). */
+static double run(int m, int t)
+{
+	uint64_t sum = 0;
+
+	memset(counts, 0, sizeof(counts));
+	memset(&hot, 0, sizeof(hot));
+	memset(&lock_word, 0, sizeof(lock_word));
+	mode = m;
+	nthreads = t;
+	boot(64);
+	cr_assert_eq(sim_run(scenario, 0, NULL), 0);
+	sim_shutdown();
+	for (int i = 0; i < t; i++)
+		sum += counts[i];
+	return (double)sum / (double)window_ns;
+}
+
+Test(sim_analytic, hot_line_saturates_at_one_transfer_per_transfer_time)
+{
+	for (int t = 2; t <= 64; t *= 2) {
+		double rate = run(HOT, t);
+		double expect;
+
+		boot(64);
+		/* generic-64: 8 L3 domains on one socket, and the line homed there: c2c.l3 = c2c.socket. */
+		expect = 1.0 / (mach.c2c_socket_ns + mach.rmw_local_ns);
+		sim_shutdown();
+		cr_log_info("hot line T=%d: %.5f RMW/ns, model %.5f (%+.2f%%)", t, rate, expect,
+			    100 * (rate / expect - 1));
+		cr_expect(rate > expect * 0.95 && rate < expect * 1.05,
+			  "T=%d: %.4f RMW/ns, model 1/(c2c + rmw.local) = %.4f", t, rate, expect);
+	}
+}
+
+Test(sim_analytic, private_lines_scale_linearly)
+{
+	double one = run(PRIVATE, 1);
+
+	cr_assert(one > 0);
+	for (int t = 2; t <= 64; t *= 2) {
+		double r = run(PRIVATE, t);
+
+		cr_log_info("private lines T=%d: %.3fx one task's rate", t, r / one);
+		cr_expect(r / one > t * 0.99 && r / one < t * 1.01, "T=%d: %.2fx one thread's rate", t, r / one);
+	}
+}
+
+Test(sim_analytic, exclusive_lock_at_64_cpus_within_the_model_bound)
+{
+	double xfer, rate, hi, lo;
+
+	cs_ns = 200;
+	think_ns = 500;
+	rate = run(LOCK, 64);
+	boot(64);
+	xfer = mach.c2c_socket_ns + mach.rmw_local_ns;
+	sim_shutdown();
+	hi = 1.0 / (cs_ns + mach.c2c_socket_ns);
+	lo = 1.0 / (cs_ns + 65 * xfer);
+	cr_log_info("TTAS lock, 64 CPUs, CS %.0f ns, think %.0f ns: %.6f acquisitions/ns; bounds [%.6f, %.6f]",
+		    cs_ns, think_ns, rate, lo, hi);
+	cr_expect(rate <= hi, "%.5f acquisitions/ns above the bound 1/(CS + c2c) = %.5f", rate, hi);
+	cr_expect(rate >= lo, "%.5f acquisitions/ns below 1/(CS + (T+1) transfers) = %.5f", rate, lo);
+}
+
+/* The engine is deterministic: one seed, one schedule; another seed, another interleaving. */
+Test(sim_engine, same_seed_same_counts)
+{
+	uint64_t a[64], b[64];
+
+	cs_ns = 100;
+	think_ns = 37;
+	run(LOCK, 16);
+	memcpy(a, counts, sizeof(a));
+	run(LOCK, 16);
+	memcpy(b, counts, sizeof(b));
+	cr_assert_arr_eq(a, b, sizeof(a));
+}
+
+/* Machine files: a numeric value without a citation is refused, naming file:line. */
+Test(sim_machine, refuses_uncited_number)
+{
+	char path[] = "/tmp/rwlab-sim-test-XXXXXX", file[64], err[512];
+	FILE *f;
+	struct sim_machine m;
+
+	cr_assert(mkdtemp(path));
+	snprintf(file, sizeof(file), "%s/bad.machine", path);
+	f = fopen(file, "w");
+	cr_assert(f);
+	fprintf(f, "# test\nname = bad\nsmt = 2\n");
+	fclose(f);
+	cr_assert_eq(sim_machine_parse(&m, file, 0, err, sizeof(err)), -1);
+	cr_expect(strstr(err, "bad.machine:3:") && strstr(err, "no citation"), "%s", err);
+	f = fopen(file, "w");
+	fprintf(f, "name = bad\nfoo = 1 # [here]\n");
+	fclose(f);
+	cr_assert_eq(sim_machine_parse(&m, file, 0, err, sizeof(err)), -1);
+	cr_expect(strstr(err, ":2:") && strstr(err, "unknown key 'foo'"), "%s", err);
+	remove(file);
+	rmdir(path);
+}
+
+Test(sim_machine, generic_n_topology)
+{
+	char err[512];
+	struct sim_machine m;
+	struct sim_cpu_place p;
+
+	cr_assert_eq(sim_machine_load(&m, SIM_MACHINE_DIR, "generic-384", err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(m.ncpus, 384);
+	cr_expect_eq(m.sockets, 2);
+	cr_expect_eq(m.cores_per_socket, 192);
+	sim_machine_place(&m, 191, &p);
+	cr_expect_eq(p.socket, 0);
+	sim_machine_place(&m, 192, &p);
+	cr_expect_eq(p.socket, 1);
+	cr_expect_eq(p.l3, 24);
+	cr_expect_eq(sim_machine_load(&m, SIM_MACHINE_DIR, "generic-65", err, sizeof(err)), -1);
+	cr_expect_eq(sim_machine_load(&m, SIM_MACHINE_DIR, "generic-1", err, sizeof(err)), -1);
+	cr_expect_eq(sim_machine_load(&m, SIM_MACHINE_DIR, "nosuch", err, sizeof(err)), -1);
+	cr_expect(strstr(err, "unknown machine 'nosuch'"), "%s", err);
+}
+
+/* Does machine file @file set @key ("key = value" at the start of a line)? */
+static bool file_has_key(const char *file, const char *key)
+{
+	char path[512], line[1024];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.machine", SIM_MACHINE_DIR, file);
+	f = fopen(path, "r");
+	cr_assert(f, "%s", path);
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, key, strlen(key)) && strchr(" \t=", line[strlen(key)]);
+	fclose(f);
+	return found;
+}
+
+static bool machine_has_param(const struct sim_machine *m, const char *key)
+{
+	for (int k = 0; k < m->nparams; k++)
+		if (!strcmp(m->params[k].key, key))
+			return true;
+	return false;
+}
+
+/*
+ * Every machine file on main parses (wip/machines' files are authoritative:
+ * their extra keys sched.base_slice_ns, bw.core_copy_gbs, cost.page_fault_ns
+ * are accepted and kept where a file sets them), and a summary that ends in
+ * ": N CPUs" agrees with the CPU count derived from the topology keys.
+ */
+Test(sim_machine, every_machine_file_parses)
+{
+	static const char *const files[] = { "epyc-2vcpu", "xeon-16vcpu", "ivb-ep-2s40", "icx-8336c-2s128",
+					     "epyc9654-2s384", "icx-6338-2s128", "generic" };
+	static const char *const extra[] = { "sched.base_slice_ns", "bw.core_copy_gbs", "cost.page_fault_ns" };
+	static struct sim_machine m;
+	char err[512];
+	int seen[3] = { 0 };
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		bool generic = !strcmp(files[i], "generic");
+		const char *cpus;
+		int n;
+
+		cr_assert_eq(sim_machine_load(&m, SIM_MACHINE_DIR, generic ? "generic-64" : files[i], err,
+					      sizeof(err)), 0, "%s: %s", files[i], err);
+		for (int k = 0; k < 3; k++) {
+			bool in_file = file_has_key(files[i], extra[k]);
+
+			seen[k] += in_file;
+			cr_expect_eq(in_file, machine_has_param(&m, extra[k]), "%s: %s", files[i], extra[k]);
+		}
+		if (file_has_key(files[i], "sched.base_slice_ns"))
+			cr_expect_gt(m.sched_base_slice_ns, 0, "%s: sched.base_slice_ns", files[i]);
+		cpus = strrchr(m.summary, ':');
+		if (generic)
+			continue;
+		cr_assert(cpus && sscanf(cpus, ": %d CPUs", &n) == 1, "%s: summary '%s' does not end in ': N CPUs'",
+			  files[i], m.summary);
+		cr_expect_eq(n, m.ncpus, "%s: summary says %d CPUs, the topology %d", files[i], n, m.ncpus);
+	}
+	for (int k = 0; k < 3; k++)
+		cr_expect_gt(seen[k], 0, "no machine file sets %s: the check above tested nothing", extra[k]);
+}

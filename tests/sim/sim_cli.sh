@@ -1,0 +1,86 @@
+#!/bin/sh
+# The simulated machine from the command line (issue 10):
+# - determinism: one simulated cell run twice gives byte-identical CSVs
+#   apart from the host-time fields (run id, timestamp); another seed differs;
+# - torture --sim --seeds: every variant SUCCESS, busted FAILURE with a
+#   replay command that reproduces the failing seed's output exactly;
+# - torture --kill --sim cancels waits (-EINTR and -ETIMEDOUT) reproducibly;
+# - variants and workloads that cannot run under --sim are refused.
+# Usage: sim_cli.sh RWLAB
+set -u
+rwlab=$1
+tmp=${TMPDIR:-/tmp}/rwlab-sim-cli.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+cell="-l rwsem,rwsem-xadd,rwsem-rspin,rwsem-dhandoff,percpu-rwsem,bravo,null -w locktest:rpct=90 -t 1,4,12 -d 5ms --warmup 1ms -n 2 -q"
+for i in 1 2; do
+	"$rwlab" run --sim generic-8 $cell -o "$tmp/a$i.csv" >/dev/null 2>"$tmp/err$i" || fail "run --sim $i: $(cat "$tmp/err$i")"
+	cut -d, -f1,4- "$tmp/a$i.csv" >"$tmp/a$i.cut"
+done
+[ "$(wc -l <"$tmp/a1.cut")" -gt 100 ] || fail "run --sim wrote $(wc -l <"$tmp/a1.cut") rows"
+cmp -s "$tmp/a1.cut" "$tmp/a2.cut" || fail "same seed, different CSV: $(diff "$tmp/a1.cut" "$tmp/a2.cut" | head -3)"
+# host load average rows would make one seed's CSV differ with the host's load
+grep -q ',loadavg_' "$tmp/a1.csv" && fail "run --sim recorded the host's load average"
+grep -q 'sim generic-8' "$tmp/a1.csv" || fail "the CSV context does not name the simulated machine"
+grep -q 'rwlab-sim sim-[0-9]* seed 1' "$tmp/a1.csv" || fail "the CSV context does not name the engine version and seed"
+"$rwlab" run --sim generic-8 $cell --seed 7 -o "$tmp/b.csv" >/dev/null 2>&1 || fail "run --sim --seed 7"
+cut -d, -f1,4- "$tmp/b.csv" | sed 's/ seed 7,/ seed 1,/' >"$tmp/b.cut"
+cmp -s "$tmp/a1.cut" "$tmp/b.cut" && fail "seed 7 gave the same CSV as seed 1"
+# report works unchanged on it
+"$rwlab" report "$tmp/a1.csv" >"$tmp/report" 2>&1 || fail "report on a simulated CSV: $(head -2 "$tmp/report")"
+
+# torture: every variant SUCCESS over a few schedules; busted FAILURE, replayable
+"$rwlab" torture --sim generic-4 -d 2ms --seeds 3 >"$tmp/t" 2>&1 ||
+	fail "torture --sim: $(grep -E 'FAILURE|deadlock' "$tmp/t" | head -3)"
+grep -q '3 seeds (1..3): 3 SUCCESS, 0 FAILURE' "$tmp/t" || fail "torture --sim summary: $(tail -1 "$tmp/t")"
+"$rwlab" torture --sim generic-4 -l busted -d 2ms --seeds 2 >"$tmp/tb" 2>&1
+[ $? -eq 1 ] || fail "torture --sim -l busted did not fail"
+replay=$(sed -n 's/^rwlab-sim: replay: rwlab //p' "$tmp/tb" | tail -1)
+[ -n "$replay" ] || fail "no replay command for busted"
+if [ -n "$replay" ]; then
+	seed=${replay##*--seed }
+	# shellcheck disable=SC2086
+	"$rwlab" $replay >"$tmp/r" 2>&1
+	sed -n "/^rwlab-sim: seed $seed: FAILURE/,/^rwlab-sim: replay/p" "$tmp/tb" | grep 'busted-torture: \(Writes\|Reads\)' >"$tmp/want"
+	grep 'busted-torture: \(Writes\|Reads\)' "$tmp/r" >"$tmp/got"
+	[ -s "$tmp/want" ] && cmp -s "$tmp/want" "$tmp/got" || fail "replay of seed $seed differs: $(cat "$tmp/want" "$tmp/got")"
+fi
+
+# torture --kill under --sim: main's killable waits (fatal signal, deadline,
+# schedule()'s timed sleep) work on the engine: waiters are cancelled both
+# ways, every lock ends unlocked, and one seed replays the same cancellations
+for i in 1 2; do
+	"$rwlab" torture --sim generic-8 -l rwsem,rwsem-xadd,rwsem-rspin,rwsem-dhandoff -d 2ms --kill \
+		>"$tmp/k$i" 2>&1 || fail "torture --sim --kill: $(grep -E 'FAILURE|rwlab' "$tmp/k$i" | head -3)"
+done
+grep -q 'rwlab torture: SUCCESS: 4 variants' "$tmp/k1" || fail "torture --sim --kill: $(tail -2 "$tmp/k1")"
+intr=$(sed -n 's/.*waits cancelled: \([0-9]*\) -EINTR.*/\1/p' "$tmp/k1" | awk '{s += $1} END {print s + 0}')
+tmo=$(sed -n 's/.*-EINTR, \([0-9]*\) -ETIMEDOUT.*/\1/p' "$tmp/k1" | awk '{s += $1} END {print s + 0}')
+[ "$intr" -gt 0 ] && [ "$tmo" -gt 0 ] || fail "torture --sim --kill cancelled $intr -EINTR and $tmo -ETIMEDOUT waits"
+grep 'Kills:' "$tmp/k1" >"$tmp/k1.kills"
+grep 'Kills:' "$tmp/k2" >"$tmp/k2.kills"
+cmp -s "$tmp/k1.kills" "$tmp/k2.kills" || fail "torture --sim --kill: one seed, different kills"
+# the options ported into the tables: --help shows them; --seeds needs --sim
+"$rwlab" run --help | grep -q -- '--sim MACHINE' || fail "run --help lacks --sim"
+"$rwlab" torture --help | grep -q -- '--seeds N' || fail "torture --help lacks --seeds"
+"$rwlab" sim --help | grep -q 'list | show MACHINE' || fail "sim --help lacks its synopsis"
+"$rwlab" torture --seeds 3 -d 1ms >/dev/null 2>"$tmp/e"
+[ $? -eq 2 ] && grep -q 'needs --sim' "$tmp/e" || fail "torture --seeds without --sim: $(cat "$tmp/e")"
+
+# refusals: one line, exit 2
+for args in "run --sim generic-8 -l pthread" "run --sim generic-8 -l ck-rwlock" "run --sim generic-8 -w pft" \
+	"run --sim nosuch" "run --sim generic-513" "torture --sim generic-8 -m all"; do
+	# shellcheck disable=SC2086
+	"$rwlab" $args >/dev/null 2>"$tmp/e"
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] || fail "'$args': exit $rc, $(wc -l <"$tmp/e") lines: $(cat "$tmp/e")"
+done
+"$rwlab" sim list >"$tmp/l" 2>&1 || fail "sim list: $(cat "$tmp/l")"
+grep -q '^generic-N' "$tmp/l" || fail "sim list lacks generic-N"
+"$rwlab" sim show generic-64 | grep -q 'c2c.remote_ns' || fail "sim show lacks c2c.remote_ns"
+
+[ $fails -eq 0 ] && echo "sim-cli: all checks passed"
+exit $((fails > 0))
