@@ -108,19 +108,30 @@ void lab_fmt_aggregate(const double *v, int n, enum lab_better better, char *buf
 		snprintf(buf, len, "%s %s ±%.1f%%", name, num, cv);
 }
 
+const char *lab_fmt_flag(const double *v, int n, bool harmonic)
+{
+	double cv;
+
+	if (n < 3)
+		return "fewer than 3 iterations";
+	if (harmonic && isnan(lab_hmean(v, n)))	/* a value <= 0: the Amean and its CoeffVar are printed */
+		harmonic = false;
+	cv = fabs(harmonic ? lab_hcoeffvar(v, n) : lab_coeffvar(v, n));
+	if (cv > 10)
+		return harmonic ? "HCoeffVar > 10%" : "CoeffVar > 10%";
+	return NULL;
+}
+
 void lab_fmt_cell_line(FILE *f, const char *variant, const char *workload, int threads, const char *headline,
 		       const double *v, int n, enum lab_better better)
 {
-	double m, cv;
-	const char *name = aggregate(v, n, better, &m, &cv);
+	const char *flag = lab_fmt_flag(v, n, better == LAB_BETTER_HIGHER);
 	char agg[96];
 
 	lab_fmt_aggregate(v, n, better, agg, sizeof(agg));
 	fprintf(f, "%-28s %-24s t=%-4d %-14.*s %s", variant, workload, threads, (int)strcspn(headline, ","), headline,
 		agg);
-	if (n < 3)
-		fprintf(f, "  [fewer than 3 iterations]");
-	else if (cv > 10)
-		fprintf(f, "  [%s > 10%%]", name[0] == 'H' ? "HCoeffVar" : "CoeffVar");
+	if (flag)
+		fprintf(f, "  [%s]", flag);
 	fprintf(f, "\n");
 }

@@ -9,6 +9,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -39,6 +40,19 @@ const char *lab_fmt_mean_name(enum lab_better better);
  * value <= 0 has no Hmean: its Amean is printed, labelled so.
  */
 void lab_fmt_aggregate(const double *v, int n, enum lab_better better, char *buf, size_t len);
+
+/*
+ * lab_fmt_flag() - why a cell's aggregate is not to be taken at face value,
+ * or NULL: "fewer than 3 iterations" when @n < 3, else "HCoeffVar > 10%"
+ * (@harmonic: the format prints HCoeffVar beside a Hmean, and the Hmean is
+ * defined) or "CoeffVar > 10%" when that spread, in percent, is above 10.
+ * Every report format and the runner's per-cell line decide with this one
+ * rule; they mark a flagged cell with LAB_FMT_FLAG_MARK and explain the mark
+ * with LAB_FMT_FLAG_LEGEND (under 80 columns).
+ */
+const char *lab_fmt_flag(const double *v, int n, bool harmonic);
+#define LAB_FMT_FLAG_MARK '!'
+#define LAB_FMT_FLAG_LEGEND "! flagged: fewer than 3 iterations, or (H)CoeffVar above 10%"
 
 /*
  * lab_fmt_cell_line() - the runner's line for a finished cell: variant,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format.h"
 #include "report_impl.h"
 #include "stats.h"
 #include "workload.h"
@@ -139,6 +140,21 @@ double rep_mean(const struct lab_series *s)
 	return rep_higher(s) ? lab_hmean(s->v, s->n) : lab_amean(s->v, s->n);
 }
 
+const char *rep_flag(const struct lab_series *s, bool harmonic)
+{
+	return s ? lab_fmt_flag(s->v, s->n, harmonic && rep_higher(s)) : NULL;
+}
+
+void rep_mark(char *buf, size_t len)
+{
+	size_t lead = strspn(buf, " "), n = strlen(buf);
+
+	if (lead && lead < n)
+		buf[lead - 1] = LAB_FMT_FLAG_MARK;
+	else if (n + 1 < len)
+		buf[n] = LAB_FMT_FLAG_MARK, buf[n + 1] = 0;
+}
+
 double rep_change(const struct lab_series *s, const struct lab_series *base)
 {
 	double m = rep_mean(s), b = rep_mean(base);
@@ -220,6 +236,7 @@ int rep_speedup(struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
 	int printed = 0, w = 10;
+	bool flagged;
 
 	for (int v = 1; v < r->ncolumns; v++)
 		w = (int)strlen(r->columns[v]) + 2 > w ? (int)strlen(r->columns[v]) + 2 : w;
@@ -240,6 +257,7 @@ int rep_speedup(struct lab_rctx *c)
 			for (int v = 1; v < r->ncolumns; v++)
 				fprintf(c->out, "%*s", w, r->columns[v]);
 			fprintf(c->out, "\n");
+			flagged = false;
 			for (int ti = 0; ti < r->nthreads; ti++) {
 				const struct lab_series *base = lab_results_find(r, g, 0, m, r->threads[ti]);
 
@@ -255,11 +273,18 @@ int rep_speedup(struct lab_rctx *c)
 						snprintf(cell, sizeof(cell), "-");
 					else
 						snprintf(cell, sizeof(cell), "%+.1f%%", ch);
+					/* a change is as trustworthy as the less trustworthy of its two cells */
+					if (s && (rep_flag(s, true) || rep_flag(base, true))) {
+						rep_mark(cell, sizeof(cell));
+						flagged = true;
+					}
 					fprintf(c->out, "%*s", w, cell);
 				}
 				fprintf(c->out, "\n");
 				printed++;
 			}
+			if (flagged)
+				fprintf(c->out, "%s (the column's or the baseline's cell)\n", LAB_FMT_FLAG_LEGEND);
 		}
 	}
 	return printed;
@@ -281,7 +306,7 @@ int rep_duration(struct lab_rctx *c)
 	}
 	for (int g = 0; g < r->ngroups; g++) {
 		double sum[3][256] = { { 0 } };
-		bool have = false;
+		bool have = false, flag[3][256] = { { false } }, flagged = false;
 
 		for (int i = 0; i < r->ns; i++) {
 			const struct lab_series *s = &r->s[i];
@@ -292,6 +317,8 @@ int rep_duration(struct lab_rctx *c)
 				if (!strcmp(s->metric, rows[k][1])) {
 					for (int j = 0; j < s->n; j++)
 						sum[k][s->ic] += s->v[j];
+					flag[k][s->ic] |= rep_flag(s, false) != NULL;
+					flagged |= flag[k][s->ic];
 					have = true;
 				}
 		}
@@ -308,10 +335,18 @@ int rep_duration(struct lab_rctx *c)
 		}
 		for (int k = 0; k < 3; k++) {
 			fprintf(c->out, "%-8s", rows[k][0]);
-			for (int v = 0; v < r->ncolumns && v < 256; v++)
-				fprintf(c->out, "%*.2f", w, sum[k][v]);
+			for (int v = 0; v < r->ncolumns && v < 256; v++) {
+				char num[64];
+
+				snprintf(num, sizeof(num), "%*.2f", w, sum[k][v]);
+				if (flag[k][v])
+					rep_mark(num, sizeof(num));
+				fputs(num, c->out);
+			}
 			fprintf(c->out, "\n");
 		}
+		if (flagged)
+			fprintf(c->out, "%s (in some cell of the sum)\n", LAB_FMT_FLAG_LEGEND);
 		printed++;
 	}
 	if (printed)
@@ -351,7 +386,7 @@ int rep_csv(struct lab_rctx *c)
 	int printed = 0;
 
 	fprintf(c->out, "group,column,workload,metric,unit,better,threads,n,stat,mean,stddev,coeffvar,min,max,"
-			"change_pct,significant,welch_p\n");
+			"change_pct,significant,welch_p,flag\n");
 	for (int g = 0; g < r->ngroups; g++)
 		for (int m = 0; m < r->nmetrics; m++)
 			for (int ti = 0; ti < r->nthreads; ti++) {
@@ -384,6 +419,8 @@ int rep_csv(struct lab_rctx *c)
 					csv_num(c->out, base ? rep_change(s, base) : NAN);
 					fprintf(c->out, ",%d", rep_significant(c, s, base) ? 1 : 0);
 					csv_num(c->out, base && s != base ? lab_welch_p(base->v, base->n, s->v, s->n) : NAN);
+					fputc(',', c->out);
+					csv_field(c->out, rep_flag(s, true) ? rep_flag(s, true) : "");
 					fputc('\n', c->out);
 					printed++;
 				}
@@ -397,7 +434,7 @@ int rep_markdown(struct lab_rctx *c)
 	int printed = 0;
 
 	for (int g = 0; g < r->ngroups; g++) {
-		bool header = false;
+		bool header = false, flagged = false;
 
 		for (int m = 0; m < r->nmetrics; m++) {
 			if (!rep_metric_in_group(c, g, m))
@@ -434,6 +471,10 @@ int rep_markdown(struct lab_rctx *c)
 					fprintf(c->out, " %.2f", mean);
 					if (!isnan(cv))
 						fprintf(c->out, " ±%.2f%%", fabs(cv));
+					if (rep_flag(s, false)) {	/* the CoeffVar printed here */
+						fputc(LAB_FMT_FLAG_MARK, c->out);
+						flagged = true;
+					}
 					if (v == 0 || !base) {
 						fprintf(c->out, " |");
 						continue;
@@ -450,6 +491,8 @@ int rep_markdown(struct lab_rctx *c)
 				printed++;
 			}
 		}
+		if (flagged)
+			fprintf(c->out, "\n%s\n", LAB_FMT_FLAG_LEGEND);
 	}
 	if (printed)
 		fprintf(c->out, "\nMean ±CoeffVar; change vs %s, positive = better; **bold** = significant.\n",

@@ -33,6 +33,18 @@ bool rep_harness_metric(const char *m);
 /* The table mean: Hmean for higher-is-better series, Amean otherwise (NaN if undefined). */
 double rep_mean(const struct lab_series *s);
 bool rep_higher(const struct lab_series *s);
+/*
+ * lab_fmt_flag() of @s (NULL: not flagged, or no series). @harmonic: the
+ * format prints HCoeffVar beside a Hmean for higher-is-better series; false:
+ * it prints CoeffVar.
+ */
+const char *rep_flag(const struct lab_series *s, bool harmonic);
+/*
+ * Mark the right-aligned figure in @buf as flagged: the blank just before
+ * it becomes LAB_FMT_FLAG_MARK, so that columns stay aligned; without a
+ * leading blank the mark is appended (within @len).
+ */
+void rep_mark(char *buf, size_t len);
 /* mmtests' change of @s against @base on the table mean: pdiff or pndiff, positive = better. */
 double rep_change(const struct lab_series *s, const struct lab_series *base);
 /*

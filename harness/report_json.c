@@ -69,6 +69,11 @@ static void series(const struct lab_rctx *c, const struct lab_series *s, const s
 	num(f, "min", lab_min(s->v, s->n));
 	num(f, "max", lab_max(s->v, s->n));
 	num(f, "change_pct", base && s != base ? rep_change(s, base) : NAN);
+	fputs(", \"flag\": ", f);
+	if (rep_flag(s, true))
+		rep_json_str(f, rep_flag(s, true));
+	else
+		fputs("null", f);
 	fprintf(f, ", \"significant\": %s, \"values\": [", rep_significant(c, s, base) ? "true" : "false");
 	for (int i = 0; i < s->n; i++)
 		fprintf(f, "%s%.10g", i ? ", " : "", s->v[i]);

@@ -30,6 +30,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "format.h"
 #include "report_impl.h"
 #include "stats.h"
 
@@ -87,14 +88,22 @@ static bool shadowed(const struct lab_rctx *c, int g, int m, int threads)
 	return false;
 }
 
-static void lkp_value(FILE *f, double avg)
+/* The mean @avg of @s, with LAB_FMT_FLAG_MARK before it when lab_fmt_flag() flags @s; returns whether it did. */
+static bool lkp_value(FILE *f, const struct lab_series *s, double avg)
 {
+	bool flagged = rep_flag(s, false);	/* LKP prints the arithmetic mean and its spread */
+	char buf[64];
+
 	if (fabs(avg) < 1000)
-		fprintf(f, "%10.2f", avg);
+		snprintf(buf, sizeof(buf), "%10.2f", avg);
 	else if (fabs(avg) > 1e8)
-		fprintf(f, "%10.4g", avg);
+		snprintf(buf, sizeof(buf), "%10.4g", avg);
 	else
-		fprintf(f, "%10lld", (long long)avg);
+		snprintf(buf, sizeof(buf), "%10lld", (long long)avg);
+	if (flagged)
+		rep_mark(buf, sizeof(buf));
+	fputs(buf, f);
+	return flagged;
 }
 
 static void lkp_stddev(FILE *f, const struct lab_series *s, double avg)
@@ -144,6 +153,7 @@ int rep_lkp(struct lab_rctx *c)
 	for (int g = 0; g < r->ngroups; g++)
 		for (int t = 0; t < r->nthreads; t++) {
 			int rows = 0;
+			bool flagged = false;
 
 			for (int m = 0; m < r->nmetrics; m++) {
 				if (!shown(c, g, m, r->threads[t]))
@@ -187,7 +197,7 @@ int rep_lkp(struct lab_rctx *c)
 					char name[256];
 
 					lkp_name(base, name, sizeof(name));
-					lkp_value(c->out, b);
+					flagged |= lkp_value(c->out, base, b);
 					lkp_stddev(c->out, base, b);
 					for (int v = 1; v < r->ncolumns; v++) {
 						const struct lab_series *s = lab_results_find(r, g, v, m, r->threads[t]);
@@ -204,12 +214,14 @@ int rep_lkp(struct lab_rctx *c)
 							fprintf(c->out, absolute ? "%+10.2g  " : "%+10.2g%% ", ch);
 						else
 							fprintf(c->out, absolute ? "%+10.1f  " : "%+10.1f%% ", ch);
-						lkp_value(c->out, avg);
+						flagged |= lkp_value(c->out, s, avg);
 						lkp_stddev(c->out, s, avg);
 					}
 					fprintf(c->out, "  %s\n", name);
 				}
 			}
+			if (flagged)
+				fprintf(c->out, "%s\n", LAB_FMT_FLAG_LEGEND);
 			printed += rows > 0;
 		}
 	return printed;

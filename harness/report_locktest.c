@@ -15,6 +15,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "format.h"
 #include "report_impl.h"
 #include "stats.h"
 #include "workload.h"
@@ -74,7 +75,11 @@ int rep_locktest(struct lab_rctx *c)
 				fprintf(c->out, "Threads = %d, Min/Mean/Max = %s/%s/%s\n", r->threads[t], a, b, d);
 				rep_thousands(lab_amean(s->v, s->n), a, sizeof(a));
 				rep_thousands(mean_of(r, g, v, "percpu_rate", r->threads[t]), b, sizeof(b));
-				fprintf(c->out, "Threads = %d, Total Rate = %s op/s; Percpu Rate = %s op/s\n", r->threads[t], a, b);
+				fprintf(c->out, "Threads = %d, Total Rate = %s op/s; Percpu Rate = %s op/s", r->threads[t], a, b);
+				/* the Amean of total_rate is printed: flagged on its CoeffVar, as the per-cell line says */
+				if (rep_flag(s, false))
+					fprintf(c->out, "  [%c %s]", LAB_FMT_FLAG_MARK, rep_flag(s, false));
+				fputc('\n', c->out);
 				for (int m = 0; m < r->nmetrics; m++) {
 					const struct lab_series *e;
 					double ev;

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format.h"
 #include "report_impl.h"
 #include "stats.h"
 
@@ -247,30 +248,40 @@ static int make_ops(const struct lab_rctx *c, const struct table *t, struct op *
 	return nops;
 }
 
-static void print_cell(const struct lab_rctx *c, const struct op *op, int st, int v, int F, int P)
+/*
+ * One cell of row @st; on the mean row a cell lab_fmt_flag() flags (on the
+ * era's CoeffVar row: HCoeffVar now, CoeffVar in 2019) has LAB_FMT_FLAG_MARK
+ * just before its value. Returns whether it did.
+ */
+static bool print_cell(const struct lab_rctx *c, const struct op *op, int st, int v, int F, int P)
 {
 	const struct lab_results *r = c->r;
 	const struct lab_series *s = lab_results_find(r, op->ig, v, op->im, op->threads);
 	const struct lab_series *base = lab_results_find(r, op->ig, 0, op->im, op->threads);
 	double val = s ? stat_value(s, st, c->o->era) : NAN, bv = base ? stat_value(base, st, c->o->era) : NAN, pct;
-	bool star;
+	bool star, flagged = st == ST_MEAN && rep_flag(s, c->o->era == LAB_ERA_CURRENT);
+	char num[96];
 
 	if (isnan(val)) {
 		fprintf(c->out, "%*s%11s", F, "-", "");
-		return;
+		return false;
 	}
-	fprintf(c->out, "%*.*f", F, P, val);
+	snprintf(num, sizeof(num), "%*.*f", F, P, val);
+	if (flagged)
+		rep_mark(num, sizeof(num));
+	fputs(num, c->out);
 	if (v == 0) {
 		fprintf(c->out, " (%7.2f%%)", 0.0);
-		return;
+		return flagged;
 	}
 	if (isnan(bv)) {
 		fprintf(c->out, "%11s", "");
-		return;
+		return flagged;
 	}
 	pct = st == ST_STDDEV || st == ST_COEFFVAR || !op->higher ? lab_pndiff(val, bv) : lab_pdiff(val, bv);
 	star = st == ST_MEAN && rep_significant(c, s, base);
 	fprintf(c->out, " %c%7.2f%%%c", star ? '*' : '(', pct, star ? '*' : ')');
+	return flagged;
 }
 
 static void print_table(struct lab_rctx *c, const struct table *t, const struct op *ops, int nops, int F, int P)
@@ -279,6 +290,7 @@ static void print_table(struct lab_rctx *c, const struct table *t, const struct 
 	int nrows, M = 0, L = 0;
 	const int *rows = era_rows(c->o->era, &nrows);
 	char a[160], b[160];
+	bool flagged = false;
 
 	for (int i = 0; i < nops; i++) {
 		M = (int)strlen(ops[i].name) > M ? (int)strlen(ops[i].name) : M;
@@ -317,9 +329,11 @@ static void print_table(struct lab_rctx *c, const struct table *t, const struct 
 			stat_name(rows[k], ops[i].higher, c->o->era, a, sizeof(a));
 			fprintf(c->out, "%-*s %-*s", L, a, M, ops[i].name);
 			for (int v = 0; v < r->ncolumns; v++)
-				print_cell(c, &ops[i], rows[k], v, F, P);
+				flagged |= print_cell(c, &ops[i], rows[k], v, F, P);
 			fprintf(c->out, "\n");
 		}
+	if (flagged)
+		fprintf(c->out, "%s\n", LAB_FMT_FLAG_LEGEND);
 }
 
 int rep_mmtests(struct lab_rctx *c)

@@ -30,6 +30,7 @@ struct grid {
 	const char *corner[2];		/* header of the label column: normal, transposed */
 	char **rlab, **clab;
 	char (*cell)[PARTS][48];	/* nr * nc */
+	bool flagged;			/* some cell carries LAB_FMT_FLAG_MARK */
 };
 
 /* Display width of UTF-8 text: code points (every character used here is one column wide). */
@@ -213,24 +214,27 @@ static double table_mean(const struct lab_series *s, bool *higher)
 }
 
 /*
- * One cell: aggregate, spread, change. @compact (email) prints the spread in
+ * One cell: aggregate, spread (followed by LAB_FMT_FLAG_MARK when
+ * lab_fmt_flag() flags the cell; returns whether it did), change. @compact (email) prints the spread in
  * whole percent, as LKP's "±  3%", and changes of 10% or more without a
  * decimal, to fit 80 columns.
  */
-static void fill_cell(const struct lab_rctx *c, const struct lab_series *s, const struct lab_series *base,
+static bool fill_cell(const struct lab_rctx *c, const struct lab_series *s, const struct lab_series *base,
 		      bool is_base, bool compact, char out[PARTS][48])
 {
-	bool higher, bh;
+	bool higher, bh, flagged = rep_flag(s, true);
 	double m = table_mean(s, &higher), cv = higher ? lab_hcoeffvar(s->v, s->n) : lab_coeffvar(s->v, s->n);
 
 	lab_fmt_num(m, out[0], sizeof(out[0]));
 	if (s->n > 1 && !isnan(cv))
 		snprintf(out[1], sizeof(out[1]), compact ? "±%.0f%%" : "±%.1f%%", fabs(cv));
+	if (flagged)
+		rep_mark(out[1], sizeof(out[1]));
 	if (!is_base && base) {
 		double bm = table_mean(base, &bh), ch;
 
 		if (isnan(bm) || bm == 0)
-			return;
+			return flagged;
 		ch = rep_higher(s) ? lab_pdiff(m, bm) : lab_pndiff(m, bm);
 		if (compact && fabs(ch) >= 9.95)
 			snprintf(out[2], sizeof(out[2]) - 1, "%+.0f%%", ch);
@@ -239,6 +243,7 @@ static void fill_cell(const struct lab_rctx *c, const struct lab_series *s, cons
 		if (rep_significant(c, s, base))
 			strcat(out[2], "*");
 	}
+	return flagged;
 }
 
 /* Build the grid of (group @g, metric @m); returns the number of thread counts with data. */
@@ -268,7 +273,7 @@ static int build_grid(const struct lab_rctx *c, int g, int m, bool compact, stru
 			if (!s || !rep_workload_kept(c, s->workload))
 				continue;
 			any = true;
-			fill_cell(c, s, base, v == 0, compact, gr->cell[rows * gr->nc + v]);
+			gr->flagged |= fill_cell(c, s, base, v == 0, compact, gr->cell[rows * gr->nc + v]);
 		}
 		if (!any)
 			continue;
@@ -334,6 +339,8 @@ static int readable(struct lab_rctx *c, int width)
 			fputc('\n', c->out);
 			print_wrapped(c->out, line, width);
 			print_grid(c->out, &gr, width);
+			if (gr.flagged)
+				fprintf(c->out, "%s\n", LAB_FMT_FLAG_LEGEND);
 			grid_free(&gr);
 			printed++;
 		}

@@ -127,10 +127,57 @@ grep -q 'e+' "$tmp/out" && fail "the default table uses e-notation: $(grep 'e+' 
 if "$rwlab" run -l pthread -w locktest:load=10 -t 1 -n 2 -d 50ms --warmup 0 -o "$tmp/agg2.csv" >"$tmp/out" 2>/dev/null; then
 	cell=$(grep -o 'Hmean [0-9,.]* ±[0-9.]*%' "$tmp/out" | head -1)
 	[ -n "$cell" ] || fail "run printed no labelled per-cell aggregate: $(head -3 "$tmp/out")"
-	grep -q "^1 thread *${cell#Hmean }\$" "$tmp/out" ||
+	# two iterations: the table flags the cell, as the per-cell line does
+	grep -q "^1 thread *${cell#Hmean }!\$" "$tmp/out" ||
 		fail "the per-cell line's '$cell' is not the table's figure: $(cat "$tmp/out")"
 else
 	fail "run for the aggregate check failed"
+fi
+
+# Flagged cells (lab_fmt_flag()): tests/data/flagged.csv has three cells of locktest total_rate at
+# 2 threads: pthread clean (3 iterations, CoeffVar 1%), ck-rwlock with 2 iterations, percpu-rwsem
+# with CoeffVar 20% (HCoeffVar 16.7%). Every format marks exactly the last two.
+flagged=$data/flagged.csv
+# marks FORMAT [ARGS]: report the fixture into $tmp/flag; echo how many marks it holds outside legend lines
+marks() {
+	"$rwlab" report "$flagged" --format "$@" >"$tmp/flag" 2>&1 || fail "report --format $* exited $?"
+	grep -v '^! flagged: ' "$tmp/flag" | tr -cd '!' | wc -c
+}
+legend='! flagged: fewer than 3 iterations, or (H)CoeffVar above 10%'
+for f in table email "mmtests --mmtests-era current" "mmtests --mmtests-era 2019" lkp locktest speedup duration \
+	markdown; do
+	# shellcheck disable=SC2086
+	n=$(marks $f)
+	want=2
+	[ "$f" = duration ] && want=6	# two columns' User, System and Elapsed sums
+	[ "$n" = "$want" ] || fail "report --format $f marks $n cells of flagged.csv, want $want: $(cat "$tmp/flag")"
+	want=1
+	[ "$f" = locktest ] && want=0	# each cell's own line names its reason instead
+	[ "$(grep -cF -- "$legend" "$tmp/flag")" = "$want" ] ||
+		fail "report --format $f: not $want legend line: $(cat "$tmp/flag")"
+	case $f in
+	table) pat='^2 threads +999\.9 ±0\.8% +1,000 ±0\.0%! \+0\.0% +973\.0 ±16\.7%! -2\.7%$' ;;
+	email) pat='^2 threads +999\.9 ±1% +1,000 ±0%! \+0\.0% +973\.0 ±17%! -2\.7%$' ;;
+	mmtests*) pat='^Hmean +total_rate-2 +999\.93 \( +0\.00%\) +!1000\.00 \( +0\.01%\) +!972\.97 \( +-2\.70%\)$' ;;
+	lkp) pat='^ +1000 +\+0\.0% +!1000 +\+0\.0% +!1000 ± 16% +locktest\.total_rate$' ;;
+	locktest) pat='^Threads = 2, Total Rate = 1,000 op/s; Percpu Rate = 500 op/s  \[! (fewer than 3 iterations|CoeffVar > 10%)\]$' ;;
+	speedup) pat='^ +2 +\+0\.0%! +-2\.7%!$' ;;
+	duration) pat='^Elapsed +6\.00 +!4\.00 +!6\.00$' ;;
+	markdown) pat='^\| Hmean total_rate-2 \| 999\.93 ±1\.00% \| 1000\.00 ±0\.00%! \(\+0\.01%\) \| 972\.97 ±20\.00%! \(-2\.70%\) \|$' ;;
+	esac
+	grep -Eq -- "$pat" "$tmp/flag" || fail "report --format $f does not mark ck-rwlock and percpu-rwsem only: $(cat "$tmp/flag")"
+done
+"$rwlab" report "$flagged" --format csv >"$tmp/flag.csv" || fail "report --format csv exited $?"
+[ "$(cut -d, -f2,18 "$tmp/flag.csv" | tr '\n' ';')" = \
+	"column,flag;pthread,;ck-rwlock,fewer than 3 iterations;percpu-rwsem,HCoeffVar > 10%;" ] ||
+	fail "report --format csv flag column: $(cat "$tmp/flag.csv")"
+if command -v python3 >/dev/null; then
+	"$rwlab" report "$flagged" --format json >"$tmp/flag.json" || fail "report --format json exited $?"
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+got = {s["column"]: s["flag"] for s in d["series"]}
+assert got == {"pthread": None, "ck-rwlock": "fewer than 3 iterations", "percpu-rwsem": "HCoeffVar > 10%"}, got' \
+		"$tmp/flag.json" || fail "report --format json flag members are wrong"
 fi
 
 # --format json is one JSON document on stdout, with a matrix's reference verdicts too.

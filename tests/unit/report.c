@@ -231,12 +231,12 @@ Test(report, csv_rows)
 	char *out = report_fmt(LAB_FMT_CSV, "locktest");
 
 	expect_line(out, "group,column,workload,metric,unit,better,threads,n,stat,mean,stddev,coeffvar,min,max,"
-			 "change_pct,significant,welch_p");
+			 "change_pct,significant,welch_p,flag");
 	/* Welch: t = -100 / sqrt(200/3), df = 4: p = 0.000255216749 (mpmath) */
 	expect_line(out, "locktest,ck-rwlock,locktest,total_rate,op/s,higher,1,3,hmean,209.6822995,10,4.761904762,"
-			 "200,220,91.67927383,1,0.0002552167494");
+			 "200,220,91.67927383,1,0.0002552167494,");
 	expect_line(out, "locktest,pthread,locktest,total_rate,op/s,higher,1,3,hmean,109.3922652,10,9.090909091,"
-			 "100,120,0,0,");
+			 "100,120,0,0,,");
 	free(out);
 }
 
@@ -322,11 +322,11 @@ Test(report, table_transposed_when_wide)
 	unlink(path);
 	cr_assert_eq(rc, 0);
 	expect_width(out, 100);
-	/* names whole, one row each; 1039 over 1000 = +3.9% */
+	/* names whole, one row each; 1039 over 1000 = +3.9%; one iteration: flagged */
 	for (const char *p = out; (p = strstr(p, "\na-long-variant-name-")); p++)
 		rows++;
 	cr_expect_eq(rows, 40, "%s", out);
-	cr_expect(strstr(out, "a-long-variant-name-39  1,039 +3.9%  1,039 +3.9%  1,039 +3.9%"), "%s", out);
+	cr_expect(strstr(out, "a-long-variant-name-39  1,039 ! +3.9%  1,039 ! +3.9%  1,039 ! +3.9%"), "%s", out);
 	free(out);
 }
 
@@ -497,9 +497,10 @@ Test(report, mmtests_reaim_one_table)
 	unlink(path);
 	cr_assert_eq(rc, 0);
 	expect_line(out, "reaim");
-	expect_line(out, "Hmean     compute-1      100.00 (   0.00%)      110.00 (  10.00%)");
-	expect_line(out, "Hmean     shared-1       200.00 (   0.00%)      180.00 ( -10.00%)");
-	expect_line(out, "Hmean     shared-4       300.00 (   0.00%)      330.00 (  10.00%)");
+	/* one iteration each: every mean flagged (fewer than 3 iterations) */
+	expect_line(out, "Hmean     compute-1     !100.00 (   0.00%)     !110.00 (  10.00%)");
+	expect_line(out, "Hmean     shared-1      !200.00 (   0.00%)     !180.00 ( -10.00%)");
+	expect_line(out, "Hmean     shared-4      !300.00 (   0.00%)     !330.00 (  10.00%)");
 	expect_no(out, "reaim:compute");
 	expect_no(out, "JPM-");
 	free(out);

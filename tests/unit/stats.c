@@ -242,3 +242,18 @@ Test(stats, cell_line_flags)
 	cell_line((const double[]){ 10, 11, 12 }, 3, LAB_BETTER_LOWER, buf, sizeof(buf));
 	cr_expect(strstr(buf, "Amean 11.00 ±9.1%\n"), "%s", buf);
 }
+
+/* The one rule every report format flags cells by: n < 3, else the printed spread above 10%. */
+Test(stats, cell_flag_rule)
+{
+	const double wide[] = { 89, 100, 111 };	/* CoeffVar 11.0%, HCoeffVar 9.2%: depends on the spread printed */
+
+	cr_expect_str_eq(lab_fmt_flag(wide, 2, true), "fewer than 3 iterations");
+	cr_expect_str_eq(lab_fmt_flag(wide, 1, false), "fewer than 3 iterations");
+	cr_expect_str_eq(lab_fmt_flag(wide, 3, false), "CoeffVar > 10%");
+	cr_expect_null(lab_fmt_flag(wide, 3, true));
+	cr_expect_str_eq(lab_fmt_flag((const double[]){ 800, 1000, 1200 }, 3, true), "HCoeffVar > 10%");
+	/* a value <= 0 has no Hmean: the Amean's CoeffVar is what is printed and judged */
+	cr_expect_str_eq(lab_fmt_flag((const double[]){ 0, 10, 20 }, 3, true), "CoeffVar > 10%");
+	cr_expect_null(lab_fmt_flag((const double[]){ 100, 101, 99 }, 3, true));
+}
