@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The measurement context recorded with every result row: what machine,
  * kernel, compiler, build and revision produced it.

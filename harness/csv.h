@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Tidy CSV results: one row per (cell, iteration, metric), RFC 4180 quoting,
  * the context in every row. Schema (LAB_CSV_SCHEMA 3), in column order:

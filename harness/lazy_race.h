@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The lazy-mm release-vs-switch race, shared by the Criterion stress suite
  * (tests/stress/lazy_mm_race.c), `rwlab torture -m` (harness/torture_cmd.c)

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * rwlab - the command line: lab_cmds[], the subcommands, and main().
  *

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Matrix files: a named experiment (`rwlab run --matrix NAME`,
  * tools/reproduce NAME). One "key = value" per line; '#' starts a comment;

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * `rwlab plot`: figures from a results CSV, drawn by gnuplot.
  *

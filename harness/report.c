@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * `rwlab report`: loading, selection, the shared helpers, and the simple
  * formats (table, speedup, duration, csv, markdown). The mailing-list

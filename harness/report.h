@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * `rwlab report`: comparison tables read only from a results CSV, in the
  * layouts the mailing-list threads use (research/workloads.md §2.d, §3;

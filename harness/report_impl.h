@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Internals shared by the report formats (harness/report*.c). Not a public
  * interface: the formats are reached through lab_report_print().

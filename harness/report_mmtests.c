@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The mmtests compare layout (compare-mmtests.pl, research/workloads.md §2.d):
  *

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The published figures next to rwlab's, row by row, with a verdict that
  * takes noise into account on both sides (README "Verdicts").

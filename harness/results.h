@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The results CSV as the report formats see it: values grouped into series,
  * one series per (group, column, metric, thread count), in iteration order.

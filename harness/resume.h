@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * `rwlab run -o FILE --resume`: carry on with a matrix whose CSV an earlier,
  * interrupted run left behind (Ctrl-C, SIGKILL, a crash, a power cut).

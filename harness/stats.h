@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Summary statistics over the iterations of one cell, and the significance
  * rules of the report formats (research/workloads.md §2.d and §3.3).

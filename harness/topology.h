@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Thread placement through hwloc.
  *   compact: worker i on PU i (logical order), wrapping when i >= PUs;

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * locktorture-style invariant checking (kernel/locking/locktorture.c v6.18,
  * research/kernel.md §7), shared by the stress tests and `rwlab torture`.

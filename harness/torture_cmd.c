@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * `rwlab torture`: locktorture for rwlab's variants, one after the other.
  *

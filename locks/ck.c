@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * ck-rwlock, ck-pflock, ck-tflock, ck-brlock - Concurrency Kit's reader-writer
  * spinlocks behind the rwsem interface.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * locks/events.h - lock event counters (the kernel's CONFIG_LOCK_EVENT_COUNTS).
  *

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Lock event counters, one LAB_EVENT(name) per line. Names are the kernel's
  * lockevent names (kernel/locking/lock_events_list.h, v5.2..v6.18) where the

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The lazy-mm framework: domains, mm objects with poisoning, CPU slots and
  * their context switches, "IPIs", and the TLB flush. See lazy_mm.h for the

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * locks/lazy_mm.h - lazy-TLB mm existence schemes: how a CPU that switches
  * from a user thread to a kernel thread keeps the borrowed mm alive.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * hazptr - one hazard-pointer slot per CPU tracks the lazy active mm
  * (Mathieu Desnoyers' design).

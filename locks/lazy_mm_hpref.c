@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * hpref - hazard pointers with a reference-count fallback (Desnoyers' hpref),
  * used for the lazy mm.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * none - no tracking of lazy mm users at all: the cost floor, and the
  * negative control of the safety tests.

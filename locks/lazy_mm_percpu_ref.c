@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * percpu-ref - the lazy mm references as a percpu_ref: per-CPU counters while
  * the mm lives, switched to one atomic count when the mm is killed.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * refcount - lazy-TLB mm references counted in mm->mm_count
  * (CONFIG_MMU_LAZY_TLB_REFCOUNT=y, the default on every architecture but

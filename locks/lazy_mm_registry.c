@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The lazy-mm scheme registry, generated from lazy_mm_schemes.h, and the
  * -m/--lazy-mm parser (the same rules as -l, see rwsem.h).

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The list of lazy-mm schemes: one LAB_LAZY_SCHEME(symbol) per
  * locks/lazy_mm_<name>.c ops table, in `rwlab list` order. Adding a scheme =

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * shootdown - no lazy reference count; the final mmdrop "shoots" the lazy
  * CPUs off the mm (CONFIG_MMU_LAZY_TLB_SHOOTDOWN).

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * null's verbs as static inlines, so that `rwlab bench` can call them directly
  * and measure what the ops-table indirection costs (aesthetics.md C5).

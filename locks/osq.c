@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The optimistic spin queue: see osq.h. */
 #include "events.h"
 #include "osq.h"

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * locks/osq.h - the optimistic spin queue (osq): an MCS queue that lets only
  * one spinner at a time spin on a lock's owner, with abortable waits.

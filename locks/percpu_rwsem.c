@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * percpu-rwsem - the kernel's percpu_rw_semaphore as rewritten for v5.8
  * (the version without an embedded rwsem), unchanged in shape through v6.18.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pthread, pthread-wp - glibc's pthread_rwlock_t behind the rwsem interface.
  *

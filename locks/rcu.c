@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* One liburcu registration per thread: see rcu.h. */
 #include <pthread.h>
 #include <stdint.h>

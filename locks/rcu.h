@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * locks/rcu.h - one liburcu (urcu-memb) registration per thread, shared by
  * everything in rwlab that uses RCU (percpu-rwsem's rcu_sync, the mm model's

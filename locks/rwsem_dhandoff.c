@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * rwsem-dhandoff - mainline rwsem plus a true (direct) lock handoff to a
  * waiting writer.

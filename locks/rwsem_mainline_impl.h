@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * locks/rwsem_mainline_impl.h - the one copy of the mainline rwsem algorithm
  * (Linux v6.3 kernel/locking/rwsem.c, unchanged in v6.18; research/kernel.md

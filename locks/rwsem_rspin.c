@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * rwsem-rspin - the Linux v5.3 rw_semaphore: reader and writer optimistic
  * spinning, lock handoff, adaptive disabling of reader spinning.

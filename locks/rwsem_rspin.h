@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * locks/rwsem_rspin.h - test-only introspection of the rwsem-rspin variant
  * (locks/rwsem_rspin.c, the Linux v5.3 rw_semaphore).

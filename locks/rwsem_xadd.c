@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * rwsem-xadd - the pre-5.3 Linux rwsem ("rwsem-xadd"), ported to user space.
  *

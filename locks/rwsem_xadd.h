@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * locks/rwsem_xadd.h - test-only accessors of the rwsem-xadd variant
  * (locks/rwsem_xadd.c). Nothing outside tests/ calls these.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * locks/spinlock.h - raw_spinlock_t for the kernel ports' wait_lock.
  *

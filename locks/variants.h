@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The list of rwsem variants: one LAB_VARIANT(symbol) per locks/<file>.c ops
  * table, in `rwlab list` order. Adding a variant = one file + one line here +

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Tasks, futexes and the debug-yield hook (see wait.h and atomic.h).
  */

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * locks/wait.h - the seam for sleeping, waking, tasks and clocks.
  *

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * locks/wake_q.h - deferred wakeups: collect tasks under a lock, wake them
  * after dropping it (the kernel's wake_q, kernel/sched/core.c wake_q_add /

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Helpers shared by the Criterion suites: variant lists for parameterised
  * tests, a helper thread that runs one lock verb and reports when it

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Helpers for the lazy-mm suites: scheme lists for parameterised tests, a
  * domain constructor, and a "CPU" thread that can be told, step by step, to

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The README's variant, workload and lazy-mm tables must list exactly what `rwlab list --names` prints.
 set -eu
 rwlab=$1 readme=$2

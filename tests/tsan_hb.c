@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * tsan_hb - does a variant order critical sections? A plain-memory check for
  * ThreadSanitizer builds (Criterion cannot run under TSan: its inheritable

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * workloads/channel.h - a one-byte message channel: the wait.h-style seam for
  * blocking in a pipe (DESIGN.md: "the pipe ping-pong of context_switch goes

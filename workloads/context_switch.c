@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * context_switch - will-it-scale context_switch1_threads with the lazy-mm
  * switch path of every block and wake.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The directory-tree model: see dirtree.h (locking and lifetimes). */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * workloads/dirtree.h - an in-memory directory tree with one rwsem per
  * directory (the directory inode's i_rwsem), for gitcheckout and reaim's

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * gitcheckout - `git checkout` between commits of a real tree, on the
  * directory-tree model and the mm model.

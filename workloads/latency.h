@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Per-thread latency histograms (log-linear, HdrHistogram-like): values
  * below 16 ns get a bucket each; above, every power of two is split into 8

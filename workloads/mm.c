@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The address-space model: see mm.h (what is modelled) and vma_lock.h (the
  * per-VMA lock schemes). Sources: research/kernel.md §6.

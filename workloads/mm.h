@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * workloads/mm.h - a user-space model of a process address space (struct mm_struct).
  *

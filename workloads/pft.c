@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pft - the page fault test (mmtests pft-threads), on the user-space mm model.
  *

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * reaim - the re-aim-7 (OSDL AIM7) job mixes compute, new_dbase and shared.
  *

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * tlb_flush - the counterpart of context_switch: threads of one mm keep
  * changing its page tables, and every change must reach every CPU that has

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Per-VMA locks for the mm model: the v6.4 scheme (a per-VMA rwsem of the
  * variant under test plus vm_lock_seq) and the v6.15+ vm_refcnt scheme.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * workloads/vma_lock.h - per-VMA locking for the mm model (internal to mm.c,
  * vma_lock.c and the tests).

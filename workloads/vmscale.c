@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * vmscale - vm-scalability anon-cow-rand-hugetlb, with the release of page
  * metadata that speculative walkers may be reading done under a chosen

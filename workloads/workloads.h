@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The list of workloads: one LAB_WORKLOAD(symbol) per workloads/<name>.c, in
  * `rwlab list` order. No include guard (X-macro list).

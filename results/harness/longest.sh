@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Longest functions (lines from the opening line to the closing brace at column 0) in harness/*.c
 for f in "$@"; do
 awk -v F="$f" '

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The machine you sit on, simulated vs native (issue 10): locktest at r% 50
 # and 90, 1, 2 and 8 threads, the four kernel rwsem ports; for each
 # (r%, threads) the variants' ranking by total_rate, natively and on the

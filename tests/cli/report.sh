@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# SPDX-License-Identifier: MIT
+# SPDX-License-Identifier: GPL-2.0-only
 # Command-line behaviour of report, plot, run --matrix and tools/reproduce:
 # one-line errors with the valid choices and a non-zero status, a tiny
 # matrix run end to end, and a PNG that gnuplot really wrote.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Shared bits of the libFuzzer targets (tools/fuzz builds and runs them).
  * Each target feeds the input to one parser and then checks what the

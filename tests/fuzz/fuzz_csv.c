@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * lab_csv_parse(): the reader behind `rwlab report` and `run --resume`.
  * Promises: every row has the header's field count; row offsets increase

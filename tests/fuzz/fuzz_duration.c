@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * lab_parse_duration(): -d, --warmup and the torture durations.
  * Promises: 0 with at most 1e15 ns (and a defined conversion: UBSan checks

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * lab_knobs_parse(): "key=val,..." against a table with every knob type.
  * Promises: on success every value is in its knob's range (INT), a valid

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * lab_rwsem_parse_list(): the -l list ("all", NAME[:key=val,...], knob
  * continuations). Promises: within capacity, every entry a registered

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * lab_report_print(): `rwlab report FILE` on any input. The input goes to
  * a memfd, read back through /proc/self/fd, the table to /dev/null. The

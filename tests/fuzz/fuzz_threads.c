@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * lab_parse_threads(): the -t list. Byte 0 picks the CPU count "mmtests"
  * expands to and the capacity of the output, the rest is the list.

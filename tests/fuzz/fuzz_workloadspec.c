@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * lab_workload_parse_list(): the -w list. Same promises as the lock list:
  * registered workloads whose labels parse back to the same knob values.

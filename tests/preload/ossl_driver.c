@@ -1,4 +1,9 @@
-/* SPDX-License-Identifier: GPL-2.0-only */
+/* SPDX-License-Identifier: MIT */
+/*
+ * MIT, not GPL-2.0-only: this test program links OpenSSL 3 (Apache-2.0), which
+ * GPL-2.0-only code may not be combined with. It is built for the tests only,
+ * never installed, and links nothing of rwlab.
+ */
 /*
  * OpenSSL 3 driver for the LD_PRELOAD tests and `rwlab exec`: N threads each
  * fetch SHA-256 (EVP_MD_fetch, the provider store's read-locked lookup, and

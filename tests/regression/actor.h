@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A test thread that takes a lock in one mode, says so, holds it until told
  * to let go, then snapshots its own lock event counters (they are

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * bravo mechanisms (locks/bravo.c, Dice & Kogan ATC'19):
  * - with the bias on, reads go through the visible-readers table, not the

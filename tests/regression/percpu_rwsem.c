@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * percpu-rwsem mechanisms (locks/percpu_rwsem.c, kernel v5.8+ design):
  * - a writer waits for every reader, and readers that arrive during a write

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Regression: pft's per-thread slices were calloc()ed, but struct pft_slice
 # is cache-line aligned (64 bytes) and calloc() only promises 16: every
 # access to a slice was misaligned, undefined behaviour that UBSan reported

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Regression: `rwlab report` overflowed a stack buffer on a wide table.
  *

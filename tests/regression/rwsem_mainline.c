@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The mechanisms of the mainline rwsem port ("rwsem") and of its direct
  * handoff variant ("rwsem-dhandoff"), proven with their event counters and,

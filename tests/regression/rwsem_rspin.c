@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * rwsem-rspin (Linux v5.3 rwsem) mechanisms, each shown firing:
  *

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * rwsem-xadd mechanisms (locks/rwsem_xadd.c, Linux v4.20 rwsem-xadd):
  * - no lost wakeup: readers and writers asleep behind a long write hold all

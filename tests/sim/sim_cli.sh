@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The simulated machine from the command line (issue 10):
 # - determinism: one simulated cell run twice gives byte-identical CSVs
 #   apart from the host-time fields (run id, timestamp); another seed differs;

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Crash safety of `rwlab run` (issue #7 item 5), with the real binary:
  *

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Lazy-mm schemes under load (the race in harness/lazy_race.h): CPU threads
  * switch between their user task and a kernel thread as fast as they can

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The mm model under concurrent change, in each fault mode: two mutator
  * threads mmap, munmap (whole and partial), mprotect, brk, pageout and fork

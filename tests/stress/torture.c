@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * locktorture-style stress of every variant (write_held flag, read_held
  * count and a plain payload checked in every critical section, trylock and

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The lazy-mm race (harness/lazy_race.h) without Criterion, for sanitizer
  * builds in which Criterion cannot start (ThreadSanitizer: its arena setup

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* CSV: rows written by the writer read back field for field; malformed input is refused. */
 #include <criterion/criterion.h>
 #include <stdio.h>

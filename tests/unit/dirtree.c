@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The directory-tree model (workloads/dirtree.c): lookups, create/unlink/
  * rmdir/link/rename semantics and errors, readdir, and concurrent creators

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Latency histogram buckets and quantiles against hand-computed values. */
 #include <criterion/criterion.h>
 

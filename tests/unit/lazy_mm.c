@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Lazy-mm schemes, deterministically, through the registry:
  * - the registry and -m parser (all excludes none; knobs; the --unsafe gate);

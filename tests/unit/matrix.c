@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Matrix files: keys, run arguments, thread expressions, errors with FILE:LINE. */
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The mm model (workloads/mm.c, vma_lock.c): VMA operations keep the
  * structure valid and the data where it belongs, copy-on-write after dup,

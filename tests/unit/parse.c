@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Thread lists, durations, knobs and lock/workload specs: valid and invalid input. */
 #include <criterion/criterion.h>
 #include <string.h>

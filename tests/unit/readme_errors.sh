@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Every row of the README's "When the input is wrong" table, run: the command
 # must exit with the documented status and print exactly one line on stderr,
 # the documented message ("..." in it stands for any text). The commands run

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Every report format on tests/data/two-variants.csv, a fixture whose
  * figures were computed by hand:

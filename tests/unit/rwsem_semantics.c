@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Semantics of every registered variant, through the ops table:
  * capability bits agree with the verbs; two readers coexist; a writer

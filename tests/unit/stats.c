@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Statistics of the report formats against values computed by hand (or, for
  * the t-distribution tails, by numerical integration of the Student t

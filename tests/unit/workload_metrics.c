@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The mm workloads (pft, reaim, gitcheckout, vmscale) end to end through
  * their ops tables, without the harness: each metric's arithmetic against
