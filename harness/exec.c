@@ -45,6 +45,10 @@
 #include "threads.h"
 #include "wait.h"
 
+#ifndef LAB_INSTALL_LIBDIR
+#define LAB_INSTALL_LIBDIR "lib"
+#endif
+
 #define EXEC_MAX_LOCKS 32
 #define EXEC_MAX_METRICS 16
 #define EXEC_OUT_MAX (64u << 20)	/* CMD output kept for --metric */
@@ -169,7 +173,11 @@ static int exec_add_metric(struct exec_opts *o, const char *spec)
 	return 0;
 }
 
-/* The preload: $RWLAB_PRELOAD, else librwlab-preload.so in rwlab's own directory. */
+/*
+ * The preload: $RWLAB_PRELOAD, else librwlab-preload.so in rwlab's own
+ * directory (the build tree), else where `meson install` put it: BINDIR/../LIBDIR
+ * (or LIBDIR itself when the prefix's libdir is absolute).
+ */
 static int exec_find_preload(struct exec_opts *o)
 {
 	const char *env = getenv("RWLAB_PRELOAD");
@@ -190,9 +198,15 @@ static int exec_find_preload(struct exec_opts *o)
 		snprintf(o->preload, sizeof(o->preload), "%s/librwlab-preload.so", self);
 		if (access(o->preload, R_OK) == 0)
 			return 0;
+		int len = LAB_INSTALL_LIBDIR[0] == '/' ?
+			snprintf(o->preload, sizeof(o->preload), "%s/librwlab-preload.so", LAB_INSTALL_LIBDIR) :
+			snprintf(o->preload, sizeof(o->preload), "%s/../%s/librwlab-preload.so", self,
+				 LAB_INSTALL_LIBDIR);
+		if (len > 0 && (size_t)len < sizeof(o->preload) && access(o->preload, R_OK) == 0)
+			return 0;
 	}
-	fprintf(stderr, "%s: cannot find librwlab-preload.so beside rwlab (%s): build it, or set RWLAB_PRELOAD\n",
-		o->prog, o->preload);
+	fprintf(stderr, "%s: cannot find librwlab-preload.so beside rwlab nor in the installed libdir (%s): "
+		"build it, or set RWLAB_PRELOAD\n", o->prog, o->preload);
 	return -1;
 }
 

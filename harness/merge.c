@@ -477,8 +477,9 @@ int lab_merge(const struct lab_merge_opts *o)
 		goto out;
 	st = problems ? 1 : 0;
 	if (!o->quiet)
-		fprintf(stderr, "rwlab: merge: %d files, %d cells%s%s%s\n", o->npaths, ncells,
-			problems ? ", INCOMPLETE" : ", complete", o->out ? ": " : "", o->out ? o->out : "");
+		fprintf(stderr, "rwlab: merge: %d file%s, %d cells%s%s%s\n", o->npaths, o->npaths == 1 ? "" : "s",
+			ncells, problems ? ", INCOMPLETE" : ", complete", o->out ? ": " : "",
+			o->out ? o->out : " (checked only: -o OUT.csv writes the merged file)");
 out:
 	for (int i = 0; i < nrows; i++)
 		free((char *)rows[i].key);

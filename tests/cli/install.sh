@@ -29,7 +29,8 @@ case ${TSAN_OPTIONS:-} in *suppressions=*)
 	export TSAN_OPTIONS ;;
 esac
 run="cd '$d/work' && '$bin' run --matrix quick -l pthread,rwsem -w locktest -t 1 -n 1 -d 20ms --warmup 0 -q -o q.csv &&
-	'$bin' run --sim generic-4 -l rwsem -w locktest -t 2 -n 1 -d 1ms --warmup 0 -q --no-report -o s.csv"
+	'$bin' run --sim generic-4 -l rwsem -w locktest -t 2 -n 1 -d 1ms --warmup 0 -q --no-report -o s.csv &&
+	'$bin' exec -l rwsem -n 1 -q -o e.csv -- true"
 if unshare -m true 2>/dev/null; then
 	unshare -m sh -c "mount --bind '$d/empty' '$build' && mount --bind '$d/empty' '$src' &&
 		[ ! -e '$src/tools' ] && $run" >"$d/out" 2>&1
@@ -40,6 +41,7 @@ else
 fi
 [ "$rc" = 0 ] || { echo "FAIL: installed rwlab --matrix quick exited $rc ($hidden)"; cat "$d/out"; exit 1; }
 grep -q '^3,.*,rwsem,locktest,1,0,total_rate,' "$d/work/q.csv" || { echo "FAIL: no rwsem row in q.csv"; exit 1; }
+grep -q ',rwsem,' "$d/work/e.csv" || { echo "FAIL: installed rwlab exec: no rows (librwlab-preload.so not found?)"; cat "$d/out"; exit 1; }
 grep -q 'sim generic-4' "$d/work/s.csv" || { echo "FAIL: installed rwlab run --sim: no simulated CSV"; cat "$d/out"; exit 1; }
 grep -q 'Hmean' "$d/out" || { echo "FAIL: no mmtests table (the matrix's report = mmtests)"; cat "$d/out"; exit 1; }
 echo "ok: installed rwlab ran --matrix quick from $d/work, $hidden"
