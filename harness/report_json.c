@@ -7,6 +7,7 @@
  * value <= 0, a spread of one value) are null.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report_impl.h"
@@ -91,8 +92,16 @@ int rep_json(struct lab_rctx *c)
 	fputs("{\n  ", f);
 	str(f, "file", r->path, true);
 	fputs(",\n  \"context\": {", f);
-	for (int i = 0; ctx[i]; i++)
-		str(f, ctx[i], lab_results_ctx(r, ctx[i]), i == 0);
+	for (int i = 0; ctx[i]; i++) {
+		const char *v = lab_results_ctx(r, ctx[i]);
+		char *end;
+		long n = v ? strtol(v, &end, 10) : 0;
+
+		if (!strcmp(ctx[i], "cpus") && v && *v && !*end && n > 0)	/* a count is a JSON number */
+			fprintf(f, "%s\"%s\": %ld", i ? ", " : "", ctx[i], n);
+		else
+			str(f, ctx[i], v, i == 0);
+	}
 	fputs("},\n  ", f);
 	str(f, "baseline", r->columns[0], true);
 	fputs(", ", f);

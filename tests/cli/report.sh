@@ -184,8 +184,8 @@ fi
 if command -v python3 >/dev/null; then
 	"$rwlab" report "$root/results/2cpu/rwsem-rework.csv" --matrix rwsem-rework --format json >"$tmp/out.json" ||
 		fail "report --format json exited $?"
-	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["series"] and d["reference"]["summary"]["rows"] > 0' \
-		"$tmp/out.json" || fail "report --format json is not one JSON object with series and verdicts"
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["series"] and d["reference"]["summary"]["rows"] > 0 and type(d["context"]["cpus"]) is int and d["context"]["cpus"] > 0' \
+		"$tmp/out.json" || fail "report --format json is not one JSON object with series, verdicts and a numeric cpus"
 fi
 
 [ "$fails" = 0 ] && echo "all command-line checks passed"
