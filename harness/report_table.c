@@ -216,7 +216,8 @@ static double table_mean(const struct lab_series *s, bool *higher)
 /*
  * One cell: aggregate, spread (followed by LAB_FMT_FLAG_MARK when
  * lab_fmt_flag() flags the cell; returns whether it did), change. @compact (email) prints the spread in
- * whole percent, as LKP's "±  3%", and changes of 10% or more without a
+ * whole percent, as LKP's "±  3%" (but 9.5% to 10% as "±9.9%", not as a
+ * "±10%" that is not flagged), and changes of 10% or more without a
  * decimal, to fit 80 columns.
  */
 static bool fill_cell(const struct lab_rctx *c, const struct lab_series *s, const struct lab_series *base,
@@ -226,8 +227,9 @@ static bool fill_cell(const struct lab_rctx *c, const struct lab_series *s, cons
 	double m = table_mean(s, &higher), cv = higher ? lab_hcoeffvar(s->v, s->n) : lab_coeffvar(s->v, s->n);
 
 	lab_fmt_num(m, out[0], sizeof(out[0]));
-	if (s->n > 1 && !isnan(cv))
-		snprintf(out[1], sizeof(out[1]), compact ? "±%.0f%%" : "±%.1f%%", fabs(cv));
+	if (s->n > 1 && !isnan(cv))	/* 9.5 .. 9.99 keeps its decimal: "±10%" would read as flagged */
+		snprintf(out[1], sizeof(out[1]), compact && (fabs(cv) < 9.5 || fabs(cv) >= 10) ? "±%.0f%%" : "±%.1f%%",
+			 fabs(cv));
 	if (flagged)
 		rep_mark(out[1], sizeof(out[1]));
 	if (!is_base && base) {

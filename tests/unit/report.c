@@ -532,3 +532,25 @@ Test(report, lkp_names_and_commit_line)
 	expect_no(out, "+12757.1%");
 	free(out);
 }
+
+/* email rounds the spread to whole percents, but a CoeffVar of 9.5% to 10% keeps its decimal: an
+ * unflagged "±10%" would contradict the 10% flag rule; 10.4% is flagged. */
+Test(report, email_spread_below_flag_threshold)
+{
+	char path[] = "/tmp/rwlab-email-XXXXXX";
+	struct lab_report_opts o = { .path = path, .format = LAB_FMT_EMAIL };
+	int rc;
+	char *out;
+
+	write_csv(path, "1,r,t,a,w,1,0,lat,90.2,ns,lower\n"
+			"1,r,t,a,w,1,1,lat,100,ns,lower\n"
+			"1,r,t,a,w,1,2,lat,109.8,ns,lower\n"
+			"1,r,t,b,w,1,0,lat,89.6,ns,lower\n"
+			"1,r,t,b,w,1,1,lat,100,ns,lower\n"
+			"1,r,t,b,w,1,2,lat,110.4,ns,lower\n");
+	out = report(&o, &rc);
+	unlink(path);
+	cr_assert_eq(rc, 0);
+	expect_line(out, "1 thread  100.0 ±9.8%  100.0 ±10%! +0.0%");
+	free(out);
+}
