@@ -107,7 +107,14 @@ void lab_context_get(struct lab_context *ctx)
 	{
 		const struct sim_machine *m = sim_machine();
 
-		snprintf(ctx->cpu_model, sizeof(ctx->cpu_model), "sim %.40s: %.60s", m->name, m->summary);
+		snprintf(ctx->cpu_model, sizeof(ctx->cpu_model), "sim %.40s: %s", m->name, m->summary);
+		/* the host's settings do not describe the simulated machine */
+		snprintf(ctx->governor, sizeof(ctx->governor), "sim");
+		snprintf(ctx->smt, sizeof(ctx->smt), "sim");
+		snprintf(ctx->boost, sizeof(ctx->boost), "sim");
+		snprintf(ctx->thp, sizeof(ctx->thp), "sim");
+		snprintf(ctx->cmdline, sizeof(ctx->cmdline), "sim");
+		ctx->isolated[0] = 0;
 		ctx->cpus = m->ncpus;
 		snprintf(ctx->kernel, sizeof(ctx->kernel), "rwlab-sim %s seed %llu", SIM_ENGINE_VERSION,
 			 (unsigned long long)sim_seed());

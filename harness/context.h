@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 struct lab_context {
-	char cpu_model[128];
+	char cpu_model[320];
 	int cpus;			/* CPUs the process may run on (hwloc allowed PUs) */
 	char kernel[128];		/* uname -r */
 	char compiler[64];

@@ -131,7 +131,7 @@ int lab_resume_load(struct lab_resume *r, const char *path, int iterations, cons
 {
 	static const char *ctx_cols[] = { "pin", "cpus", "cpu_model", "kernel", "compiler", "build_type",
 					  "allocator", "event_counts", "git_rev", "host", "settings", "shard", "plan" };
-	char want[13][200];
+	char want[13][sizeof(((struct lab_context *)0)->cmdline)];
 	int ctx_col[13], col[5], ngroups = 0, gcap = 0;
 	struct lab_csv_table t;
 	struct group *g = NULL;
