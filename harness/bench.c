@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,11 @@ static double bench_harness_loop(const struct lab_lock *l, unsigned long ops)
 	uint64_t t0;
 	double r;
 
+	if (!cell || !w) {	/* NAN: the caller reports it */
+		free(cell);
+		free(w);
+		return NAN;
+	}
 	memset(cell, 0, sizeof(*cell));
 	memset(w, 0, sizeof(*w));
 	cell->phase = LAB_PHASE_MEASURE;
@@ -110,6 +116,8 @@ static double best_of(bench_fn fn, const struct lab_lock *l, unsigned long pairs
 	for (int i = 0; i < reps; i++) {
 		double v = fn(l, pairs);
 
+		if (isnan(v))
+			return v;
 		best = v < best ? v : best;
 	}
 	return best;
@@ -172,6 +180,12 @@ int lab_bench_run(const struct lab_bench_opts *o)
 				dwr = b < dwr ? b : dwr;
 			}
 			h = best_of(bench_harness_loop, &l, o->pairs, o->reps);
+			if (isnan(h)) {
+				fprintf(stderr, "rwlab bench: out of memory for the harness-loop benchmark\n");
+				status = 1;
+				lab_lock_destroy(&l);
+				continue;
+			}
 			printf("%-28s %14.2f %14.2f\n", "null (direct call)", drd, dwr);
 			printf("%-28s %14.2f ns per operation (locktest loop, load=0 think=0)\n",
 			       "null harness overhead", h);
