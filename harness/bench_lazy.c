@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "barrier.h"
 #include "bench_lazy.h"
 #include "channel.h"
 #include "context.h"
@@ -140,7 +141,7 @@ struct bl_hammer {
 	struct lab_lazy_mm *mm;
 	int cpu, pu;
 	unsigned long n;
-	uint32_t *ready, *go;
+	struct lab_start *start;
 	double ns;
 	int err;
 };
@@ -152,12 +153,14 @@ static void *bl_hammer_main(void *arg)
 
 	if (lab_topology_bind_self(h->pu) || lab_lazy_cpu_online(h->d, h->cpu, h->mm)) {
 		h->err = 1;
-		atomic_fetch_add(h->ready, 1);
+		lab_start_arrive(h->start);	/* counted, so the controller does not wait for us */
 		return NULL;
 	}
-	atomic_fetch_add(h->ready, 1);
-	while (!smp_load_acquire(h->go))
-		cpu_relax();
+	/* Spin at the start line: the slots must start switching together. */
+	if (!lab_start_arrive_spin(h->start)) {
+		lab_lazy_cpu_offline(h->d, h->cpu);
+		return NULL;
+	}
 	t0 = lab_clock_ns();
 	for (unsigned long i = 0; i < h->n; i++) {
 		lab_lazy_switch_to_kthread(h->d, h->cpu);
@@ -175,7 +178,7 @@ static double bl_contended_run(const struct lab_lazy_mm_conf *conf, int nthreads
 	pthread_t tid[64];
 	struct lab_lazy_domain *d;
 	struct lab_lazy_mm *mm;
-	uint32_t ready = 0, go = 0;
+	struct lab_start start;
 	char err[256];
 	double sum = 0;
 	int started = 0, bad = 0;
@@ -191,15 +194,15 @@ static double bl_contended_run(const struct lab_lazy_mm_conf *conf, int nthreads
 		lab_lazy_domain_destroy(d);
 		return -1;
 	}
+	lab_start_init(&start);
 	for (int i = 0; i < nthreads; i++) {
-		h[i] = (struct bl_hammer){ .d = d, .mm = mm, .cpu = i, .pu = i, .n = n, .ready = &ready, .go = &go };
+		h[i] = (struct bl_hammer){ .d = d, .mm = mm, .cpu = i, .pu = i, .n = n, .start = &start };
 		if (pthread_create(&tid[i], NULL, bl_hammer_main, &h[i]))
 			break;
 		started++;
 	}
-	while (smp_load_acquire(&ready) < (uint32_t)started)
-		lab_sleep_ns(100000);
-	smp_store_release(&go, 1);
+	lab_start_wait_ready(&start, (unsigned int)started, -1);
+	lab_start_release(&start, started < nthreads);
 	for (int i = 0; i < started; i++) {
 		pthread_join(tid[i], NULL);
 		bad |= h[i].err;

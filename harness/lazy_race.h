@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "barrier.h"
 #include "events.h"
 #include "lazy_mm.h"
 #include "wait.h"
@@ -42,7 +43,7 @@ struct race {
 	struct lab_lazy_domain *d;
 	struct lab_lazy_mm *cur;		/* the process's mm */
 	struct lab_lazy_mm *user[NCPUS];	/* each task's user reference */
-	uint32_t stop, ready;
+	struct lab_start start;			/* ready, go and stop (barrier.h) */
 	uint64_t duration_ns;
 	/* results */
 	uint64_t releases, still_loaded_after_release, lazy_at_release;
@@ -82,8 +83,8 @@ static void *race_cpu_main(void *arg)
 
 	lab_events_reset();
 	LAZY_CHECK(lab_lazy_cpu_online(r->d, cpu, user_get(r, cpu)) == 0, "CPU %d: online failed", cpu);
-	__atomic_fetch_add(&r->ready, 1, __ATOMIC_RELEASE);
-	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+	lab_start_arrive(&r->start);
+	while (!lab_start_must_stop(&r->start)) {
 		lab_lazy_switch_to_kthread(r->d, cpu);
 		if (READ_ONCE(r->cur) != r->user[cpu])
 			user_get(r, cpu);	/* leave the old mm while this CPU still borrows it */
@@ -159,6 +160,7 @@ static void race_run(const char *spec, struct race *r, bool sync_free, uint64_t 
 	char err[512];
 
 	memset(r, 0, sizeof(*r));
+	lab_start_init(&r->start);
 	LAZY_CHECK(lab_lazy_mm_parse(spec, &conf, err, sizeof(err)) == 0, "%s", err);
 	LAZY_CHECK(lab_lazy_domain_create(&r->d, &conf, NCPUS, err, sizeof(err)) == 0, "%s", err);
 	r->cur = lab_lazy_mm_alloc(r->d);
@@ -168,10 +170,10 @@ static void race_run(const char *spec, struct race *r, bool sync_free, uint64_t 
 		cpus[i].cpu = i;
 		LAZY_CHECK(pthread_create(&cpus[i].tid, NULL, race_cpu_main, &cpus[i]) == 0, "pthread_create");
 	}
-	while (__atomic_load_n(&r->ready, __ATOMIC_ACQUIRE) < NCPUS)
-		lab_sleep_ns(100000);
+	lab_start_wait_ready(&r->start, NCPUS, -1);
+	lab_start_release(&r->start, false);
 	race_owner(r, sync_free);
-	__atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
+	lab_start_stop(&r->start);
 	for (int i = 0; i < NCPUS; i++)
 		pthread_join(cpus[i].tid, NULL);
 	lab_lazy_release(r->d, r->cur);

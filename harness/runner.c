@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "barrier.h"
 #include "context.h"
 #include "csv.h"
 #include "fault.h"
@@ -98,10 +99,7 @@ struct cell_run {
 	char why[512];			/* the failure, when the cell fails */
 	char bad_why[512];		/* the first must-be-zero count that was not */
 	int bad_data;			/* such counts so far: the cell runs on, its rows marked */
-	/* the start/stop protocol of one iteration */
-	uint32_t ready;
-	uint32_t go;
-	uint32_t abort;			/* released without a window: return at once */
+	struct lab_start start;		/* the start protocol of one iteration (barrier.h) */
 	uint32_t bind_failed;
 	bool inject_worker_fail;	/* RWLAB_FAULT_INJECT=worker: worker 0 fails */
 };
@@ -193,12 +191,8 @@ static void *worker_main(void *arg)
 	w->phase_seen = LAB_PHASE_WARMUP;
 	lab_events_reset();
 
-	atomic_fetch_add_release(&cr->ready, 1);
-	lab_futex_wake(&cr->ready, 1);
-	while (!smp_load_acquire(&cr->go))
-		lab_futex_wait(&cr->go, 0, -1);
-	if (READ_ONCE(cr->abort))
-		return NULL;
+	if (!lab_start_arrive(&cr->start))
+		return NULL;		/* released without a window */
 
 	w->t_start = lab_clock_ns();
 	if (cr->ops->kind == LAB_WL_WORK) {
@@ -245,7 +239,7 @@ struct iter_out {
 
 /*
  * Create @n workers with SIGINT/SIGTERM blocked (the harness thread takes
- * them), each waiting on cr->go. Returns how many were created; on a
+ * them), each waiting in lab_start_arrive(). Returns how many were created; on a
  * failure the reason is in cr->why.
  */
 static int spawn_workers(struct cell_run *cr, int n, pthread_t *tids, struct worker_arg *args)
@@ -319,24 +313,21 @@ static int run_iteration(struct cell_run *cr, int n, struct iter_out *io)
 		cell_fail(cr, "out of memory for %d threads", n);
 		return -1;
 	}
-	cr->ready = cr->go = cr->abort = cr->bind_failed = 0;
+	lab_start_init(&cr->start);
+	cr->bind_failed = 0;
 	cr->inject_worker_fail = lab_fault_inject("worker", cr->vlabel);
 	WRITE_ONCE(cr->cell->phase, cr->ops->kind == LAB_WL_TIMED && s->warmup_ns ? LAB_PHASE_WARMUP
 										     : LAB_PHASE_MEASURE);
 	memset(cr->workers, 0, (size_t)n * sizeof(*cr->workers));
 	created = spawn_workers(cr, n, tids, args);
-	if (created < n)
-		cr->abort = 1;		/* release the ones we have without running the workload */
 
-	/* Barrier: every worker is pinned and waiting. */
-	for (uint32_t r; (r = smp_load_acquire(&cr->ready)) < (uint32_t)created;)
-		lab_futex_wait(&cr->ready, r, 50000000);
+	/* Every worker created is pinned and waiting; fewer than n: release them without running. */
+	lab_start_wait_ready(&cr->start, (unsigned int)created, -1);
 	getrusage(RUSAGE_SELF, &io->ru0);
 	io->t0 = lab_clock_ns();
-	smp_store_release(&cr->go, 1);
-	lab_futex_wake(&cr->go, created);
+	lab_start_release(&cr->start, created < n);
 
-	if (!cr->abort && cr->ops->kind == LAB_WL_TIMED)
+	if (!lab_start_aborted(&cr->start) && cr->ops->kind == LAB_WL_TIMED)
 		ok = timed_window(cr, io);
 	for (int i = 0; i < created; i++)
 		lab_thread_join(tids[i], NULL);
@@ -349,7 +340,7 @@ static int run_iteration(struct cell_run *cr, int n, struct iter_out *io)
 	}
 	free(args);
 	free(tids);
-	if (cr->abort)
+	if (lab_start_aborted(&cr->start))
 		return -1;
 	if (!ok)
 		return -EINTR;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "atomic.h"
+#include "barrier.h"
 #include "torture.h"
 #include "wait.h"
 
@@ -16,8 +17,7 @@ struct torture_shared {
 	struct lab_lock lock;
 	int write_held;			/* locktorture lock_is_write_held */
 	int read_held;			/* locktorture lock_is_read_held */
-	uint32_t stop;
-	uint32_t go;
+	struct lab_start start;		/* go and stop (barrier.h) */
 	uint32_t paused;		/* stutter: 1 while the threads should pause */
 	const struct lab_torture_opts *o;
 	/* Plain words only the lock protects; on their own cache line. */
@@ -131,7 +131,7 @@ static void stutter_wait(struct torture_shared *sh)
 {
 	uint32_t p;
 
-	while ((p = smp_load_acquire(&sh->paused)) != 0 && !READ_ONCE(sh->stop))
+	while ((p = smp_load_acquire(&sh->paused)) != 0 && !lab_start_must_stop(&sh->start))
 		lab_futex_wait(&sh->paused, p, -1);
 }
 
@@ -250,9 +250,9 @@ static void *torture_main(void *arg)
 
 	/* Release: the killer reads the task pointer with an acquire. */
 	smp_store_release(&t->task, lab_current());
-	while (!smp_load_acquire(&sh->go))
-		lab_futex_wait(&sh->go, 0, -1);
-	while (!READ_ONCE(sh->stop)) {
+	if (!lab_start_arrive(&sh->start))
+		return NULL;		/* a sibling could not be created */
+	while (!lab_start_must_stop(&sh->start)) {
 		if (t->st.writer)
 			writer_iteration(t);
 		else
@@ -375,6 +375,7 @@ int lab_torture_run(const struct lab_torture_opts *o, struct lab_torture_result 
 		goto out;
 	}
 	memset(sh, 0, sizeof(*sh));
+	lab_start_init(&sh->start);
 	sh->o = o;
 	r = lab_lock_init(&sh->lock, o->lock);
 	if (r)
@@ -399,11 +400,12 @@ int lab_torture_run(const struct lab_torture_opts *o, struct lab_torture_result 
 		}
 		created++;
 	}
-	smp_store_release(&sh->go, 1);
-	lab_futex_wake(&sh->go, n);
+	/* The window starts once every thread created is waiting at the start line. */
+	lab_start_wait_ready(&sh->start, (unsigned int)created, -1);
+	lab_start_release(&sh->start, r != 0);
 	if (!r)
 		supervise(sh, th, created, res);
-	WRITE_ONCE(sh->stop, 1);
+	lab_start_stop(&sh->start);
 	smp_store_release(&sh->paused, 0);
 	lab_futex_wake(&sh->paused, n);
 	for (int i = 0; i < created; i++)

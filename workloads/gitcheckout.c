@@ -67,6 +67,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "barrier.h"
 #include "dirtree.h"
 #include "git_trees.h"
 #include "mm.h"
@@ -130,11 +131,6 @@ struct gc_worker {
 	uint32_t sink;
 } __lab_cacheline_aligned;
 
-struct barrier {
-	uint32_t count, gen;
-	uint32_t n;
-};
-
 struct gc {
 	struct manifest *m;
 	int nm;
@@ -147,7 +143,7 @@ struct gc {
 	size_t pack_bytes;
 	struct lab_dirtree fs;
 	uintptr_t region;		/* the pack mapping of the current checkout */
-	struct barrier bar;
+	struct lab_barrier bar;		/* between phases: every worker (barrier.h) */
 	uint32_t *cursor;		/* [checkout][phase] work cursors */
 	struct gc_worker *w;
 	int nthreads;
@@ -820,20 +816,6 @@ static void pack_fill(void *arg, size_t pgoff, void *page)
 	}
 }
 
-static void barrier_wait(struct barrier *b)
-{
-	uint32_t gen = smp_load_acquire(&b->gen);
-
-	if (atomic_add_return(&b->count, 1u) == b->n) {
-		WRITE_ONCE(b->count, 0u);
-		smp_store_release(&b->gen, gen + 1);
-		lab_futex_wake(&b->gen, (int)b->n);
-		return;
-	}
-	while (smp_load_acquire(&b->gen) == gen)
-		lab_futex_wait(&b->gen, gen, -1);
-}
-
 /* Claim the next batch of @n items of phase @ph of checkout @ck. Returns the first index. */
 static inline uint32_t claim(struct gc *g, int ck, int ph, uint32_t batch)
 {
@@ -1098,7 +1080,7 @@ static int gc_setup(void **state, const struct lab_cell *cell, char *err, size_t
 		if (!g->w[i].out || !g->w[i].pagecache)
 			goto nomem;
 	}
-	g->bar.n = (uint32_t)g->nthreads;
+	lab_barrier_init(&g->bar, (unsigned int)g->nthreads);
 	*state = g;
 	return 0;
 nomem:
@@ -1158,23 +1140,23 @@ static void gc_checkout(struct gc *g, struct gc_worker *w, int id, int ck)
 					w->errors++;
 				kend(w);
 			}
-	barrier_wait(&g->bar);
+	lab_barrier_wait(&g->bar);
 	if (lead || share)
 		while ((i = claim(g, ck, PH_UNLINK, BATCH)) < (uint32_t)p->nrm)
 			for (uint32_t k = i; k < i + BATCH && k < (uint32_t)p->nrm; k++)
 				unlink_entry(g, w, p->rm[k]);
 	if (share)
-		barrier_wait(&g->bar);
+		lab_barrier_wait(&g->bar);
 	if (lead)
 		remove_dirs(g, w, p);
 	if (share)
-		barrier_wait(&g->bar);
+		lab_barrier_wait(&g->bar);
 	if (lead || share)
 		while ((i = claim(g, ck, PH_WRITE, BATCH)) < (uint32_t)p->nwr)
 			for (uint32_t k = i; k < i + BATCH && k < (uint32_t)p->nwr; k++)
 				write_entry(g, w, p->wr[k]);
 	if (share)
-		barrier_wait(&g->bar);
+		lab_barrier_wait(&g->bar);
 	if (lead) {
 		write_index(g, w, p->to);
 		kbegin(w);
@@ -1198,7 +1180,7 @@ static void gc_worker(void *state, struct lab_worker *lw)
 			g->region = lab_mm_mmap(&g->mm, g->pack_bytes, LAB_VM_READ, &g->pack, 0);
 			kend(w);
 		}
-		barrier_wait(&g->bar);
+		lab_barrier_wait(&g->bar);
 		if (!g->region) {
 			w->errors++;
 			break;
