@@ -8,7 +8,8 @@
  *
  * Per spec, twice (writers back to back; writers sleeping 10 ms after each
  * section, so that read fast paths get used): 2 writers and 2 readers for
- * LAB_DURATION_SCALE x 300 ms. Writers
+ * LAB_DURATION_SCALE x 300 ms, and on until each has made one section (at
+ * most 60 s more: a worker shut out that long fails the check). Writers
  * update two plain (non-atomic) words under down_write, readers read them
  * under down_read and check that they agree; at the end the words must equal
  * the number of write sections. Under TSan a missing happens-before edge
@@ -35,6 +36,7 @@ struct worker {
 	bool writer;
 	uint64_t write_gap_ns;	/* writers sleep this long after each write section */
 	unsigned long sections, torn;
+	int ran;		/* set after the first section: the window waits for every worker */
 	pthread_t tid;
 };
 
@@ -76,7 +78,8 @@ static void *worker_main(void *arg)
 			lab_up_read(&sh->lock);
 			w->torn += a != b;
 		}
-		w->sections++;
+		if (!w->sections++)
+			__atomic_store_n(&w->ran, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
 }
@@ -98,7 +101,21 @@ static int check(const char *spec, uint64_t ns, uint64_t write_gap_ns)
 		if (pthread_create(&w[i].tid, NULL, worker_main, &w[i]))
 			abort();
 	}
+	/*
+	 * The window lasts @ns and then until every worker has finished one section (on a loaded
+	 * 2-CPU machine back-to-back writers can keep readers out for a whole 300 ms window, which
+	 * would make the check vacuous, not wrong); a worker still shut out after 60 s fails it.
+	 */
 	lab_sleep_ns(ns);
+	for (int waited = 0; waited < 6000; waited++) {
+		int all = 1;
+
+		for (int i = 0; i < 4; i++)
+			all &= __atomic_load_n(&w[i].ran, __ATOMIC_RELAXED);
+		if (all)
+			break;
+		lab_sleep_ns(10000000);
+	}
 	__atomic_store_n(&sh.stop, 1, __ATOMIC_RELAXED);
 	for (int i = 0; i < 4; i++) {
 		pthread_join(w[i].tid, NULL);
