@@ -21,11 +21,6 @@ int lab_topology_init(void)
 	return sim_machine()->ncpus;
 }
 
-int lab_online_cpus(void)
-{
-	return sim_machine()->ncpus;
-}
-
 void lab_topology_plan(enum lab_pin pin, int n, int *pu)
 {
 	const struct sim_machine *m = sim_machine();
@@ -72,11 +67,6 @@ int lab_topology_init(void)
 {
 	pthread_once(&topo_once, topo_load);
 	return npus;
-}
-
-int lab_online_cpus(void)
-{
-	return (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
 #endif /* LAB_SIM */

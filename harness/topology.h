@@ -14,9 +14,6 @@ enum lab_pin { LAB_PIN_COMPACT, LAB_PIN_SCATTER, LAB_PIN_NONE };
 int lab_pin_parse(const char *s, enum lab_pin *pin);
 const char *lab_pin_name(enum lab_pin pin);
 
-/* Online CPUs (sysconf; the simulated machine's CPUs in the simulated build). */
-int lab_online_cpus(void);
-
 /* Load the topology once. Returns the number of PUs the process may use. */
 int lab_topology_init(void);
 
