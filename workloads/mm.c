@@ -946,6 +946,8 @@ size_t lab_mm_pageout(struct lab_mm *mm, uintptr_t start, size_t len)
 
 /* ---- the fault path ---------------------------------------------------------------------- */
 
+void (*lab_mm_access_hook)(struct lab_mm *mm, uintptr_t addr, void *page);
+
 static bool access_error(const struct lab_vma *vma, const struct lab_fault *f)
 {
 	if (f->flags & LAB_FAULT_WRITE)
@@ -1085,6 +1087,8 @@ static int handle_mm_fault(struct lab_mm *mm, struct lab_vma *vma, struct lab_fa
 			}
 			continue;
 		}
+		if (f->buf && lab_unlikely(lab_mm_access_hook))
+			lab_mm_access_hook(mm, f->addr, page);
 		break;
 	}
 	f->page = page;

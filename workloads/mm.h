@@ -345,6 +345,15 @@ int lab_mm_map_count(struct lab_mm *mm);
  */
 extern void (*lab_mm_walk_hook)(struct lab_mm *mm, struct lab_vma *vma, uintptr_t addr);
 
+/*
+ * Test seam: when set, a fault that copies to or from its page (f->buf set:
+ * lab_mm_access) calls it after it picked @page from the page-table entry and
+ * before it touches the page, still under the fault's lock (the per-VMA lock
+ * or mmap_lock, for read), so a test can change the page tables at exactly
+ * that point. NULL in normal runs.
+ */
+extern void (*lab_mm_access_hook)(struct lab_mm *mm, uintptr_t addr, void *page);
+
 /* ---- a software TLB for workloads that touch model memory ------------------
  *
  * Translations cached by one thread; dropped when the mm's tlb_gen moves
