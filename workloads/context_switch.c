@@ -263,7 +263,7 @@ static void cs_worker(void *state, struct lab_worker *w)
 		goto out_chan;
 	}
 	/* Created from the pinned task: the partner inherits its CPU (will-it-scale's new_task). */
-	if (pthread_create(&p->partner, NULL, cs_partner, p)) {
+	if (lab_thread_create(&p->partner, cs_partner, p)) {
 		lab_lazy_cpu_offline(cs->d, cpu);
 		smp_store_release(&t->user_mm, NULL);
 		goto out_chan;
@@ -272,7 +272,7 @@ static void cs_worker(void *state, struct lab_worker *w)
 		memset(&cs->owner_events, 0, sizeof(cs->owner_events));
 		cs->releases = cs->release_ns_sum = cs->release_ns_max = 0;
 		cs->deferred0 = READ_ONCE(cs->d->deferred_frees);
-		if (pthread_create(&cs->owner, NULL, cs_owner, cs))
+		if (lab_thread_create(&cs->owner, cs_owner, cs))
 			owner = false;
 	}
 	getrusage(RUSAGE_THREAD, &r0);
@@ -291,11 +291,11 @@ static void cs_worker(void *state, struct lab_worker *w)
 	}
 	getrusage(RUSAGE_THREAD, &r1);
 	lab_chan_close_tx(&p->ab);	/* the partner reads end of stream and exits */
-	pthread_join(p->partner, NULL);
+	lab_thread_join(p->partner, NULL);
 	lab_lazy_cpu_offline(cs->d, cpu);
 	smp_store_release(&t->user_mm, NULL);	/* exit_mm */
 	if (owner) {
-		pthread_join(cs->owner, NULL);
+		lab_thread_join(cs->owner, NULL);
 		lab_events_accumulate(&lab_events_tls, &cs->owner_events);
 	}
 	if (measuring) {
