@@ -36,6 +36,15 @@
  *   per-switch path). The owner is created by pair 0's task and so shares its
  *   CPU. none is refused with recreate_hz > 0 unless --unsafe.
  *
+ * Under --sim (build/rwlab-sim): the pipes are channel.h's simulated channel,
+ * the partner, the owner and every slot's interrupt thread are simulated tasks
+ * created through lab_thread_create (a task inherits its creator's pin, so a
+ * pair shares its simulated CPU and switches task -> task there, charged
+ * cost.ctxsw_ns; the lazy-mm path is charged on every block as natively), and
+ * every access the schemes make goes through atomic.h: refcount's mm_count is
+ * one line that every slot's grab and drop transfers, hazptr's slots are one
+ * line per slot. --pin cores places task i on core i as will-it-scale does.
+ *
  * Metrics: ops_per_s (iterations per second, all pairs: will-it-scale's
  * "average"), ops_per_s_min/max (per measured task), round_trips,
  * nvcsw_threads (voluntary context switches of all 2N threads over the window,
