@@ -6,7 +6,9 @@
 # - torture --sim --seeds: every variant SUCCESS, busted FAILURE with a
 #   replay command that reproduces the failing seed's output exactly;
 # - torture --kill --sim cancels waits (-EINTR and -ETIMEDOUT) reproducibly;
-# - context_switch (issue 11) is deterministic too, and its refcount scheme's
+# - context_switch (issue 11) is deterministic too; with releases under load
+#   every scheme but none keeps the mm alive, and none trips the use-after-free
+#   check; and its refcount scheme's
 #   mm_count is one line shared by every pair: per pair, refcount falls behind
 #   hazptr (per-CPU slot lines) as pairs are added, and not at one pair;
 # - variants and workloads that cannot run under --sim are refused.
@@ -62,6 +64,17 @@ awk -F, '$8 == "ops_per_s" { r[$4 "/" $6] = $9 / $6 }
 		if (r["hazptr/32"] < 0.95 * r["hazptr/1"]) exit 1		# private lines scale
 		if (r["refcount/32"] > 0.7 * r["hazptr/32"]) exit 1		# one shared line does not
 	}' "$tmp/mmc.csv" >"$tmp/mmc" || fail "context_switch --sim mm_count sharing: $(cat "$tmp/mmc")"
+
+# Releases under load (recreate_hz): every scheme keeps the borrowed mm alive through the
+# simulated IPIs and lazy drops; none (the cost floor, --unsafe) must hit the use-after-free check.
+rel="-l null -w context_switch:recreate_hz=1000 -t 2 -d 2ms --warmup 1ms -n 1 -q"
+"$rwlab" run --sim generic-8 $rel -m refcount,shootdown,hazptr,hpref,percpu-ref -o "$tmp/rel.csv" >/dev/null 2>"$tmp/relerr" ||
+	fail "context_switch --sim releases: $(head -2 "$tmp/relerr")"
+[ "$(awk -F, '$8 == "releases" && $9 > 0' "$tmp/rel.csv" | wc -l)" -eq 5 ] ||
+	fail "context_switch --sim: not every scheme released an mm: $(awk -F, '$8 == "releases" { printf "%s=%s ", $4, $9 }' "$tmp/rel.csv")"
+(ulimit -c 0; "$rwlab" run --sim generic-8 $rel -m none --unsafe -o "$tmp/none.csv" >/dev/null 2>"$tmp/noneerr")
+rc=$?	# the check aborts the process: no core file
+[ $rc -ne 0 ] && grep -q 'use after free' "$tmp/noneerr" || fail "context_switch --sim -m none --unsafe: exit $rc, $(head -2 "$tmp/noneerr")"
 
 # torture: every variant SUCCESS over a few schedules; busted FAILURE, replayable
 "$rwlab" torture --sim generic-4 -d 2ms --seeds 3 >"$tmp/t" 2>&1 ||
