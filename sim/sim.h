@@ -58,6 +58,7 @@ uint64_t sim_jiffies_ns(void);		/* now rounded down to the machine's jiffy */
 uint64_t sim_task_cpu_ns(void);		/* the caller's CPU time */
 uint64_t sim_total_cpu_ns(void);	/* every task's CPU time, ended ones included */
 uint64_t sim_ctxsw_count(int voluntary);
+uint64_t sim_task_ctxsw_count(int voluntary);	/* the caller's own */
 uint64_t sim_elapsed_ns(void);		/* virtual time since boot (the latest CPU clock) */
 
 int sim_need_resched(void);		/* exact: the CPU's scheduler wants it back */
@@ -75,7 +76,7 @@ int sim_futex_wake(uint32_t *uaddr, int n);
 void sim_sleep_ns(uint64_t ns);
 void sim_yield(void);
 
-/* Threads: spawn @fn(@arg) as a new task; join returns its result. */
+/* Threads: spawn @fn(@arg) as a new task (it inherits the caller's pin); join returns its result. */
 int sim_spawn(void *(*fn)(void *), void *arg);
 void *sim_join(int id);
 /* A task nobody joins (RCU callbacks): its slot is freed when it ends. */
