@@ -58,7 +58,10 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <urcu/urcu-memb.h>
+#include "compiler.h"
+#if !LAB_SIM
+#include <urcu/urcu-memb.h>	/* the simulated build's RCU comes through mm.h */
+#endif
 
 #include "atomic.h"
 #include "mm.h"
