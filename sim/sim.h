@@ -24,7 +24,7 @@
 
 #include "machine.h"
 
-#define SIM_ENGINE_VERSION "sim-1"
+#define SIM_ENGINE_VERSION "sim-2"	/* sim-2: RCU from quiescent states, the wake-up causality fix */
 #define SIM_MAX_TASKS 1024
 
 extern int sim_active;		/* 1 while sim_run() runs */
