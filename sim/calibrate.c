@@ -735,8 +735,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rwlab-calibrate: pipe: %s\n", strerror(errno));
 		return 1;
 	}
-	printf("# rwlab-calibrate: cpus %d,%d, repeats %d%s\n", cpu_a, cpu_b, repeats,
-	       scale < 1 ? ", quick" : "");
+	printf("# rwlab-calibrate: cpus %d,%d, repeats %d%s%s%s\n", cpu_a, cpu_b, repeats,
+	       scale < 1 ? ", quick" : "", only ? ", only " : "", only ? only : "");
 	print_context("before");
 	printf("# metric\tmedian\tmin\tmax\tunit\trepeats\n");
 	pin(cpu_a);
