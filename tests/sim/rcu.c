@@ -184,15 +184,22 @@ Test(sim_rcu, all_cpus_busy_the_grace_period_ends_at_the_next_tick)
 		mean += (double)gp_len[k] / NGP;
 	}
 	check_causality();
+	cr_log_info("busy: %d grace periods, mean %.0f ns (tick %llu ns)", NGP, mean, JIFFY);
 	cr_assert(mean > 0.3 * JIFFY && mean < 0.7 * JIFFY,
 		  "mean grace period %.0f ns: requests at random phases should average about half a tick", mean);
 }
 
 Test(sim_rcu, other_cpus_idle_the_grace_period_ends_at_the_first_fqs_scan)
 {
+	uint64_t mx = 0;
+
 	nhogs = 0;
 	finish(gp_scenario);
 	check_causality();
+	for (int k = 0; k < NGP; k++)
+		mx = gp_len[k] > mx ? gp_len[k] : mx;
+	cr_log_info("idle: %d grace periods, longest %llu ns (one FQS interval: %llu ns)", NGP,
+		    (unsigned long long)mx, JIFFY);
 	for (int k = 0; k < NGP; k++) {
 		cr_assert_geq(gp_len[k], JIFFY, "grace period %d took %llu ns", k, (unsigned long long)gp_len[k]);
 		cr_assert_leq(gp_len[k], JIFFY + SLACK, "grace period %d took %llu ns (> one FQS interval)", k,
