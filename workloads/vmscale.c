@@ -58,8 +58,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "compiler.h"
-#if !LAB_SIM
+#if !(defined(LAB_SIM) && LAB_SIM)
 #include <urcu/urcu-memb.h>	/* the simulated build's RCU comes through mm.h */
 #endif
 
