@@ -1268,16 +1268,21 @@ static void rcu_rearm(uint64_t now)
 	heap_push(now + fqs_ns(), EV_RCU_FQS, 0, rcu_gen);
 }
 
-/* No CPU runs a task: stop the ticks and scans (an idle machine has none) until one does. */
 static int rcu_ticking(const struct cpu *c)
 {
 	return c->curr || c->rcu_cb_seq > rcu.completed;
 }
 
+/*
+ * No CPU runs a task: after this tick or scan nothing can report a quiescent
+ * state until a task runs again (cpu_set_curr() re-arms them), so stop the
+ * events; a GP held by a reader that never runs again is then a simulated
+ * deadlock, reported, not an endless stream of ticks.
+ */
 static int rcu_all_idle(void)
 {
 	for (int i = 0; i < ncpu; i++)
-		if (rcu_ticking(&cpus[i]))
+		if (cpus[i].curr)
 			return 0;
 	return 1;
 }

@@ -13,6 +13,8 @@
  * - a call_rcu() callback never runs while a reader that could see the
  *   object is still inside its section, and every callback runs before
  *   rcu_barrier() returns;
+ * - a reader that blocks for ever inside its section makes synchronize_rcu()
+ *   a reported simulated deadlock, not an endless run of ticks;
  * - causality: a task woken onto a CPU busy with a long-running task never
  *   runs before the wake-up (its clock is at least the waker's), also
  *   checked inside the engine for every switch-in (sim_wake_early_count()).
@@ -344,4 +346,42 @@ Test(sim_engine_causality, a_task_woken_onto_a_busy_cpu_never_runs_before_its_wa
 			      (unsigned long long)woken_at[k], (unsigned long long)waked_at[k],
 			      (unsigned long long)(waked_at[k] - woken_at[k]));
 	check_causality();
+}
+
+/* ---- a reader that never leaves -------------------------------------------------- */
+
+static uint32_t never;
+
+static void *stuck_reader(void *arg)
+{
+	(void)arg;
+	lab_sim_rcu_read_lock();
+	WRITE_ONCE(inside, 1u);
+	lab_futex_wake(&inside, 1);
+	lab_futex_wait(&never, 0u, -1);	/* nobody wakes it */
+	lab_sim_rcu_read_unlock();
+	return NULL;
+}
+
+static int stuck_scenario(int argc, char **argv)
+{
+	pthread_t r;
+
+	(void)argc;
+	(void)argv;
+	inside = 0;
+	if (lab_thread_create(&r, stuck_reader, NULL))
+		return 1;
+	while (!READ_ONCE(inside))
+		lab_futex_wait(&inside, 0u, -1);
+	lab_sim_synchronize_rcu();
+	return 0;
+}
+
+Test(sim_rcu, a_reader_blocked_for_ever_is_a_reported_deadlock)
+{
+	boot();
+	cr_assert_eq(sim_run(stuck_scenario, 0, NULL), 99, "synchronize_rcu behind a reader that never runs "
+		     "again must end in the simulated-deadlock report");
+	sim_shutdown();
 }
