@@ -18,7 +18,7 @@
 static const char *const single_keys[] = {
 	"description", "locks", "workloads", "threads", "iterations", "duration", "warmup", "pin", "seed",
 	"options", "report", "baseline", "by", "metrics", "significance", "reference", "machine", "flat",
-	"published_cpus", NULL
+	"published_cpus", "sim_machine", NULL
 };
 static const char *const multi_keys[] = { "map.column", "map.metric", "map.threads", "map.flat", NULL };
 

@@ -11,59 +11,82 @@
 #include "sim.h"
 #include "wait.h"
 
-static int rcu_nest[SIM_MAX_TASKS];
-static uint64_t rcu_exits[SIM_MAX_TASKS];	/* outermost unlocks so far */
-static uint32_t rcu_pending;			/* call_rcu callbacks not yet run */
+/*
+ * call_rcu callbacks wait on one list, oldest first, each tagged with the
+ * grace period that must complete before it runs; one simulated kthread
+ * (like the kernel's rcuo/rcuc threads: it takes CPU time and a CPU) waits
+ * for each tag in turn and invokes what is due. The engine runs one task at
+ * a time and switches only at seam calls, so the list needs no lock.
+ */
+static struct rcu_head *cb_head, **cb_tail = &cb_head;
+static uint32_t rcu_pending;		/* callbacks queued and not yet run */
+static uint32_t cb_kthread_sleeping;	/* futex: the kthread waits for a callback */
+static int cb_kthread = -1;
+static uint64_t cb_boot;		/* sim_boot_count() when cb_kthread was spawned */
 
 void lab_sim_rcu_read_lock(void)
 {
-	rcu_nest[sim_cur_id]++;
+	sim_rcu_read_lock();
 }
 
 void lab_sim_rcu_read_unlock(void)
 {
-	if (--rcu_nest[sim_cur_id] == 0)
-		rcu_exits[sim_cur_id]++;
+	sim_rcu_read_unlock();
 }
 
 void lab_sim_synchronize_rcu(void)
 {
-	static uint64_t snap[SIM_MAX_TASKS];
-	static unsigned char inside[SIM_MAX_TASKS];
-	int hz = sim_machine()->hz;
-	uint64_t fqs = (uint64_t)(1 + (hz > 250) + (hz > 500)) * (1000000000ull / (uint64_t)hz);
-	int waiting;
-
-	for (int i = 0; i < SIM_MAX_TASKS; i++) {
-		inside[i] = rcu_nest[i] > 0 && i != sim_cur_id;
-		snap[i] = rcu_exits[i];
-	}
-	do {
-		lab_sleep_ns(fqs);
-		waiting = 0;
-		for (int i = 0; i < SIM_MAX_TASKS; i++)
-			if (inside[i] && rcu_exits[i] == snap[i])
-				waiting = 1;
-	} while (waiting);
+	sim_rcu_gp_wait(sim_rcu_gp_request());
 }
 
-static void *rcu_cb_task(void *arg)
+static void *rcu_cb_kthread(void *arg)
 {
-	struct rcu_head *h = arg;
+	(void)arg;
+	for (;;) {
+		struct rcu_head *h = cb_head;
 
-	lab_sim_synchronize_rcu();
-	h->func(h);
-	atomic_fetch_sub(&rcu_pending, 1);
-	lab_futex_wake(&rcu_pending, INT32_MAX);
+		if (!h) {
+			WRITE_ONCE(cb_kthread_sleeping, 1u);
+			lab_futex_wait(&cb_kthread_sleeping, 1u, -1);
+			continue;
+		}
+		sim_rcu_gp_wait(h->gp_seq);
+		while ((h = cb_head) && h->gp_seq <= sim_rcu_gp_completed()) {
+			cb_head = h->next;
+			if (!cb_head)
+				cb_tail = &cb_head;
+			h->func(h);
+			if (atomic_fetch_sub(&rcu_pending, 1u) == 1u)
+				lab_futex_wake(&rcu_pending, INT32_MAX);
+		}
+	}
 	return NULL;
 }
 
 void lab_sim_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
 {
 	head->func = func;
-	atomic_fetch_add(&rcu_pending, 1);
-	if (sim_spawn_detached(rcu_cb_task, head) < 0)
-		abort();
+	head->next = NULL;
+	head->gp_seq = sim_rcu_gp_request();
+	if (cb_kthread >= 0 && cb_boot == sim_boot_count()) {
+		*cb_tail = head;
+		cb_tail = &head->next;
+		atomic_fetch_add(&rcu_pending, 1u);
+	}
+	if (cb_kthread < 0 || cb_boot != sim_boot_count()) {
+		/* A new engine (tests boot several): its first callback starts the kthread. */
+		cb_boot = sim_boot_count();
+		cb_head = head;
+		cb_tail = &head->next;
+		rcu_pending = 1;
+		cb_kthread_sleeping = 0;
+		cb_kthread = sim_spawn_detached(rcu_cb_kthread, NULL);
+		if (cb_kthread < 0)
+			abort();
+	} else if (READ_ONCE(cb_kthread_sleeping)) {
+		WRITE_ONCE(cb_kthread_sleeping, 0u);
+		lab_futex_wake(&cb_kthread_sleeping, 1);
+	}
 }
 
 void lab_sim_rcu_barrier(void)

@@ -1,23 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * locks/rcu_sim.h - the simulated build's RCU for percpu-rwsem (issue 10).
+ * locks/rcu_sim.h - the simulated build's RCU (issues 10 and 11).
  *
- * liburcu cannot run on coroutines that share one host
- * thread, so the urcu-memb calls percpu-rwsem makes are replaced by a simple
- * simulated RCU (rcu.c): read-side sections are per-task nesting counts;
- * synchronize_rcu() sleeps in steps of the kernel's force-quiescent-state
- * interval (1 + (HZ > 250) + (HZ > 500) jiffies, kernel/rcu/tree.h v6.18)
- * until every reader that was inside a section when it began has left it,
- * so a grace period lasts at least one such interval; call_rcu() runs its
- * callback on a detached simulated task after a grace period; rcu_barrier()
- * waits for all of them. Issue 11 models RCU properly (quiescent states at
- * context switches and ticks). Only percpu-rwsem uses these in simulation.
+ * liburcu cannot run on coroutines that share one host thread, so the
+ * urcu-memb calls of percpu-rwsem (rcu_sync) and of the mm model (the
+ * RCU-published VMA set, VMAs freed through call_rcu) go to the engine's
+ * RCU (sim/sim.c): read-side sections are per-task nesting counts; a grace
+ * period ends once every simulated CPU has passed a quiescent state after
+ * its start (a context switch, idle, a scheduler tick at the machine's HZ
+ * outside a section) and every reader preempted inside a section has left
+ * it, as tree RCU does in outline, so its length follows from HZ and load.
+ * synchronize_rcu() blocks the caller in virtual time; call_rcu() queues
+ * the callback for one simulated kthread that runs it after its grace
+ * period; rcu_barrier() waits until every queued callback has run.
  */
 #pragma once
 
 struct rcu_head {
 	struct rcu_head *next;
 	void (*func)(struct rcu_head *head);
+	unsigned long long gp_seq;	/* the grace period it waits for */
 };
 
 void lab_sim_rcu_read_lock(void);

@@ -421,6 +421,26 @@ static inline const char *lab_sim_progress(void)
 #endif
 
 /*
+ * lab_kernel_work() - kernel-side work that a workload's model stands for
+ * but does not perform as the kernel would (issue 11): natively nothing (the
+ * host does the work it does, and its time is measured); in the simulated
+ * build the machine's cost model charges it to the calling task:
+ *   LAB_KWORK_FAULT       page-fault entry and exit (cost.fault_ns)
+ *   LAB_KWORK_PAGE_ALLOC  one page from the page allocator (cost.page_alloc_ns)
+ *   LAB_KWORK_CLEAR_PAGE  zeroing 4 KiB at the machine's per-core bandwidth,
+ *                         shared with the socket's other copiers (bw.*)
+ */
+enum lab_kwork { LAB_KWORK_FAULT, LAB_KWORK_PAGE_ALLOC, LAB_KWORK_CLEAR_PAGE };
+#if LAB_SIM
+void lab_kernel_work(enum lab_kwork w);
+#else
+static inline void lab_kernel_work(enum lab_kwork w)
+{
+	(void)w;
+}
+#endif
+
+/*
  * lab_thread_create()/lab_thread_join() - the thread seam the harness and
  * workloads create their workers through: pthread_create/pthread_join
  * natively; a simulated task (sim_spawn/sim_join) in the simulated build.

@@ -84,6 +84,18 @@ void lab_sleep_ns(uint64_t ns)
 	sim_sleep_ns(ns);
 }
 
+void lab_kernel_work(enum lab_kwork w)
+{
+	const struct sim_machine *m = sim_machine();
+
+	if (w == LAB_KWORK_FAULT)
+		sim_work_ns(m->fault_ns);
+	else if (w == LAB_KWORK_PAGE_ALLOC)
+		sim_work_ns(m->page_alloc_ns);
+	else
+		sim_copy_bytes(4096);
+}
+
 const char *lab_sim_progress(void)
 {
 	static char buf[64];

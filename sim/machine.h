@@ -46,6 +46,8 @@ struct sim_machine {
 	double sched_latency_ns, sched_min_granularity_ns, sched_wakeup_granularity_ns;
 	double sched_base_slice_ns;	/* 0 when absent */
 	double ctxsw_ns, wakeup_ns, futex_wake_ns, futex_wait_ns, syscall_ns, ipi_ns;
+	double fault_ns;		/* page-fault entry and exit (the mm model's fault path) */
+	double page_alloc_ns;		/* one 4 KiB page from the page allocator (zeroing apart) */
 	int nparams;
 	struct sim_param params[96];
 };

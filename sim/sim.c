@@ -70,7 +70,7 @@ static void *sched_fiber;
 #define LINE_SHIFT 6
 
 enum tstate { T_FREE, T_RUN, T_READY, T_BLOCK, T_SLEEP, T_PARK, T_DONE };
-enum evkind { EV_CPU, EV_TIMER };
+enum evkind { EV_CPU, EV_TIMER, EV_RCU_TICK, EV_RCU_FQS };
 
 struct line;
 struct watch {
@@ -106,6 +106,10 @@ struct task {
 	struct watch w[SPIN_WATCH];
 	int nwatch;
 	int *oncpu_word;
+	uint64_t ready_at;	/* when it was last made runnable (checked at switch-in) */
+	int rcu_nest;		/* read-side nesting (sim_rcu_read_lock) */
+	int rcu_blocked;	/* switched out inside a section during a grace period */
+	uint64_t rcu_wait_seq;	/* sim_rcu_gp_wait(): blocked until this GP completes */
 	void *fiber;		/* ThreadSanitizer's fiber (SIM_TSAN builds) */
 };
 
@@ -121,6 +125,12 @@ struct cpu {
 	int socket, l3, core;
 	int in_work;
 	uint64_t work_end;	/* while in_work: when the chunk ends if nothing cuts it */
+	/* RCU, for the grace period in progress (sim_rcu_*) */
+	int rcu_need;		/* this CPU has not reported its quiescent state yet */
+	int rcu_noted;		/* a QS was noted (context switch, unlock): reported at the next tick */
+	int rcu_unlock_qs;	/* a tick found a reader: the outermost unlock notes the QS */
+	int rcu_idle_seen;	/* idle since the GP began: reported by the next FQS scan */
+	uint64_t rcu_cb_seq;	/* a GP requested from here: its tick keeps running while idle */
 };
 
 struct line {
@@ -156,6 +166,7 @@ static struct timespec host_t0;
 static int deadlock;
 /* Host-side statistics (RWLAB_SIM_STATS=1 prints them at sim_shutdown). */
 static uint64_t st_mem, st_switch, st_park, st_unpark, st_work;
+static uint64_t st_wake_early;	/* switch-ins before the wake-up time: must stay 0 */
 
 /* ---- random ---------------------------------------------------------------- */
 
@@ -229,10 +240,14 @@ static struct event heap_pop(void)
 }
 
 /* Drop invalid entries at the top so heap[0] is a real event. */
+static uint32_t rcu_gen;	/* bumped at every GP start and end: stale ticks and FQS scans drop */
+
 static int event_valid(const struct event *e)
 {
 	if (e->kind == EV_CPU)
 		return e->gen == cpus[e->idx].gen;
+	if (e->kind == EV_RCU_TICK || e->kind == EV_RCU_FQS)
+		return e->gen == rcu_gen;
 	return e->gen == tasks[e->idx].tgen;
 }
 
@@ -516,6 +531,33 @@ static void line_touch_store(void *addr, int c)
 		wake_watchers(l, cpus[c].clock);
 }
 
+/* ---- RCU state (the grace-period machine is below, after the scheduler) ---- */
+
+static struct {
+	uint64_t completed;	/* grace periods completed */
+	uint64_t requested;	/* the highest GP number someone waits for */
+	int active;		/* GP number completed + 1 is in progress */
+	uint64_t start;
+	int owing;		/* CPUs that have not reported yet */
+	int blocked;		/* tasks switched out inside a section that the GP waits for */
+	int dormant;		/* every CPU idle: no ticks, no scans until one runs a task */
+} rcu;
+
+static void rcu_rearm(uint64_t now);
+
+/* A context switch on @c is a quiescent state; a reader switched out blocks the GP. */
+static void rcu_note_switch(struct cpu *c, struct task *t)
+{
+	if (!rcu.active)
+		return;
+	if (c->rcu_need)
+		c->rcu_noted = 1;
+	if (t->rcu_nest > 0 && !t->rcu_blocked) {
+		t->rcu_blocked = 1;
+		rcu.blocked++;
+	}
+}
+
 /* ---- scheduler ------------------------------------------------------------- */
 
 static uint64_t slice_ns(struct cpu *c)
@@ -551,6 +593,10 @@ static void set_oncpu(struct task *t, int v, int c)
 
 static void cpu_set_curr(struct cpu *c, struct task *t)
 {
+	if (c->clock < t->ready_at)
+		st_wake_early++;	/* it would run before it was made runnable */
+	if (rcu.dormant)
+		rcu_rearm(c->clock);
 	c->curr = t;
 	t->cpu = (int)(c - cpus);
 	t->state = T_RUN;
@@ -639,6 +685,7 @@ static void cpu_pick_next(struct cpu *c)
 
 	c->curr = NULL;
 	if (!n) {
+		c->rcu_idle_seen = 1;	/* an extended quiescent state */
 		c->resched_at = INF;
 		cpu_cancel(c);
 		return;
@@ -652,10 +699,12 @@ static void switch_out(struct task *t, enum tstate st)
 {
 	struct cpu *c = &cpus[t->cpu];
 
+	rcu_note_switch(c, t);
 	cpu_account(c, t);
 	set_oncpu(t, 0, t->cpu);
 	t->state = st;
 	c->curr = NULL;
+	t->ready_at = c->clock;
 	if (st == T_READY)
 		rq_insert(c, t);
 	cpu_pick_next(c);
@@ -695,6 +744,7 @@ static void wake_task(struct task *t, uint64_t now)
 
 	if (from != c)
 		migrate_vruntime(t, from, c);
+	t->ready_at = now;
 	/* Sleeper credit: at most half a latency period behind min_vruntime. */
 	floor_vr = c->min_vruntime - (int64_t)(M.sched_latency_ns * sched_factor / 2);
 	if (t->vruntime < floor_vr)
@@ -716,6 +766,15 @@ static void wake_task(struct task *t, uint64_t now)
 			c->resched_at = now;
 	}
 	update_resched(c);
+	/*
+	 * The current task's slice may have ended long before @now, while it
+	 * ran alone; the preemption it is due can come no earlier than this
+	 * wake-up. (Pushing the CPU's event at the old slice end ran the woken
+	 * task before the time it was woken: a CPU parked or inside a work
+	 * chunk has its clock behind @now.)
+	 */
+	if (c->resched_at < now)
+		c->resched_at = now;
 	repark_deadline(c);
 }
 
@@ -997,6 +1056,11 @@ uint64_t sim_elapsed_ns(void)
 	return mx - 1000000000ull;
 }
 
+uint64_t sim_wake_early_count(void)
+{
+	return st_wake_early;
+}
+
 uint64_t sim_ctxsw_count(int voluntary)
 {
 	return voluntary ? nvcsw : nivcsw;
@@ -1173,6 +1237,214 @@ static void timer_fire(struct task *t, uint64_t now)
 	wake_task(t, now);
 }
 
+
+/* ---- RCU: grace periods from quiescent states ---------------------------------- */
+
+/*
+ * In outline as tree RCU (kernel/rcu/tree.c, tree_plugin.h; preemptible
+ * flavour): a grace period (GP) ends once every CPU has reported a
+ * quiescent state (QS) after its start and every task switched out inside
+ * a read-side section has left it. A CPU notes a QS at a context switch; a
+ * scheduler tick (aligned across CPUs, every 1/HZ) reports it, or reports
+ * one itself when the CPU's task is outside a section (a tick inside one
+ * makes the outermost unlock note it). An idle CPU's tick keeps running
+ * while a GP it asked for (synchronize_rcu, call_rcu) is pending, as
+ * rcu_needs_cpu() keeps it, and reports its idle QS; other idle CPUs are in
+ * an extended QS that the GP kthread's force-quiescent-state scans report, jiffies_till_first_fqs
+ * after the start and every jiffies_till_next_fqs after that (both
+ * RCU_JIFFIES_TILL_FORCE_QS + nr_cpu_ids / RCU_JIFFIES_FQS_DIV jiffies).
+ * The last blocked reader's unlock reports at once. Not modelled: the tick
+ * on which a CPU first notices a new GP (the kernel may need a second
+ * tick), the GP kthread's own wake-up and run time, callback batching.
+ */
+static uint64_t jiffy_ns(void)
+{
+	return 1000000000ull / (uint64_t)M.hz;
+}
+
+static uint64_t fqs_ns(void)
+{
+	return (uint64_t)(1 + (M.hz > 250) + (M.hz > 500) + ncpu / 256) * jiffy_ns();
+}
+
+static void rcu_rearm(uint64_t now)
+{
+	uint64_t j = jiffy_ns();
+
+	rcu.dormant = 0;
+	rcu_gen++;
+	heap_push((now / j + 1) * j, EV_RCU_TICK, 0, rcu_gen);
+	heap_push(now + fqs_ns(), EV_RCU_FQS, 0, rcu_gen);
+}
+
+static int rcu_ticking(const struct cpu *c)
+{
+	return c->curr || c->rcu_cb_seq > rcu.completed;
+}
+
+/*
+ * No CPU runs a task: after this tick or scan nothing can report a quiescent
+ * state until a task runs again (cpu_set_curr() re-arms them), so stop the
+ * events; a GP held by a reader that never runs again is then a simulated
+ * deadlock, reported, not an endless stream of ticks.
+ */
+static int rcu_all_idle(void)
+{
+	for (int i = 0; i < ncpu; i++)
+		if (cpus[i].curr)
+			return 0;
+	return 1;
+}
+
+static void rcu_gp_start(uint64_t now)
+{
+	rcu.active = 1;
+	rcu.start = now;
+	rcu.owing = ncpu;
+	for (int i = 0; i < ncpu; i++) {
+		struct cpu *c = &cpus[i];
+
+		c->rcu_need = 1;
+		c->rcu_noted = c->rcu_unlock_qs = 0;
+		c->rcu_idle_seen = !c->curr;
+	}
+	for (int i = 0; i < SIM_MAX_TASKS; i++) {
+		struct task *t = &tasks[i];
+
+		if (t->rcu_nest > 0 && t->state != T_RUN && t->state != T_PARK && !t->rcu_blocked) {
+			t->rcu_blocked = 1;
+			rcu.blocked++;
+		}
+	}
+	rcu_rearm(now);
+}
+
+static void rcu_gp_end(uint64_t now)
+{
+	rcu.active = 0;
+	rcu.dormant = 0;
+	rcu.completed++;
+	rcu_gen++;
+	for (int i = 0; i < SIM_MAX_TASKS; i++) {
+		struct task *t = &tasks[i];
+
+		if (t->state == T_BLOCK && t->rcu_wait_seq && t->rcu_wait_seq <= rcu.completed) {
+			t->rcu_wait_seq = 0;
+			wake_task(t, now);
+		}
+	}
+	if (rcu.requested > rcu.completed)
+		rcu_gp_start(now);
+}
+
+static void rcu_try_end(uint64_t now)
+{
+	if (rcu.active && !rcu.owing && !rcu.blocked)
+		rcu_gp_end(now);
+}
+
+static void rcu_report(struct cpu *c)
+{
+	c->rcu_need = 0;
+	rcu.owing--;
+}
+
+static void rcu_tick(uint64_t now)
+{
+	for (int i = 0; i < ncpu; i++) {
+		struct cpu *c = &cpus[i];
+
+		if (!c->rcu_need || !rcu_ticking(c))
+			continue;	/* reported, or idle without a tick: the FQS scan's */
+		if (!c->curr || c->rcu_noted || c->curr->rcu_nest == 0)
+			rcu_report(c);
+		else
+			c->rcu_unlock_qs = 1;
+	}
+	rcu_try_end(now);
+	if (rcu.active && rcu_all_idle())
+		rcu.dormant = 1;
+	else if (rcu.active)
+		heap_push(now + jiffy_ns(), EV_RCU_TICK, 0, rcu_gen);
+}
+
+static void rcu_fqs(uint64_t now)
+{
+	for (int i = 0; i < ncpu; i++) {
+		struct cpu *c = &cpus[i];
+
+		if (c->rcu_need && (!c->curr || c->rcu_idle_seen))
+			rcu_report(c);
+	}
+	rcu_try_end(now);
+	if (rcu.active && rcu_all_idle())
+		rcu.dormant = 1;
+	else if (rcu.active)
+		heap_push(now + fqs_ns(), EV_RCU_FQS, 0, rcu_gen);
+}
+
+void sim_rcu_read_lock(void)
+{
+	sync_point(running);
+	running->rcu_nest++;
+}
+
+void sim_rcu_read_unlock(void)
+{
+	struct task *t = running;
+	struct cpu *c;
+
+	sync_point(t);
+	c = &cpus[t->cpu];
+	if (--t->rcu_nest > 0)
+		return;
+	if (c->rcu_unlock_qs) {
+		c->rcu_unlock_qs = 0;
+		c->rcu_noted = 1;
+	}
+	if (t->rcu_blocked) {
+		t->rcu_blocked = 0;
+		rcu.blocked--;
+		rcu_try_end(c->clock);
+	}
+}
+
+int sim_rcu_read_depth(void)
+{
+	return running->rcu_nest;
+}
+
+uint64_t sim_rcu_gp_request(void)
+{
+	uint64_t need;
+
+	sync_point(running);
+	need = rcu.completed + 1 + (uint64_t)rcu.active;
+	if (need > rcu.requested)
+		rcu.requested = need;
+	cpus[running->cpu].rcu_cb_seq = need;
+	if (!rcu.active)
+		rcu_gp_start(cpus[running->cpu].clock);
+	return need;
+}
+
+uint64_t sim_rcu_gp_completed(void)
+{
+	return rcu.completed;
+}
+
+void sim_rcu_gp_wait(uint64_t seq)
+{
+	struct task *t = running;
+
+	sync_point(t);
+	t->simpure = 1;
+	if (rcu.completed >= seq)
+		return;
+	t->rcu_wait_seq = seq;
+	block_current(t, T_BLOCK, -1);
+}
+
 /* ---- tasks ------------------------------------------------------------------ */
 
 static void (*exit_hook)(int id);
@@ -1272,6 +1544,7 @@ int sim_pin(int cpu)
 		/* Migrate now: leave this CPU, queue on the pinned one. */
 		struct cpu *from = &cpus[t->cpu];
 
+		rcu_note_switch(from, t);
 		cpu_account(from, t);
 		set_oncpu(t, 0, t->cpu);
 		from->curr = NULL;
@@ -1295,6 +1568,7 @@ static void task_exit(struct task *t)
 
 	if (exit_hook)
 		exit_hook(t->id);
+	rcu_note_switch(c, t);
 	cpu_account(c, t);
 	set_oncpu(t, 0, t->cpu);
 	t->state = T_DONE;
@@ -1309,8 +1583,16 @@ static void task_exit(struct task *t)
 
 /* ---- boot and run ------------------------------------------------------------- */
 
+static uint64_t boot_count;
+
+uint64_t sim_boot_count(void)
+{
+	return boot_count;
+}
+
 int sim_boot(const struct sim_machine *m, uint64_t seed)
 {
+	boot_count++;
 	M = *m;
 	ncpu = m->ncpus;
 	nwords = (ncpu + 63) / 64;
@@ -1362,6 +1644,9 @@ int sim_boot(const struct sim_machine *m, uint64_t seed)
 	heap_n = 0;
 	live_tasks = 0;
 	total_cpu_ns = nvcsw = nivcsw = 0;
+	st_wake_early = 0;
+	memset(&rcu, 0, sizeof(rcu));
+	rcu_gen++;
 	work_frac = 0;
 	deadlock = 0;
 	clock_gettime(CLOCK_MONOTONIC, &host_t0);
@@ -1435,6 +1720,13 @@ int sim_run(int (*fn)(int, char **), int argc, char **argv)
 		e = heap_pop();
 		if (e.kind == EV_TIMER) {
 			timer_fire(&tasks[e.idx], e.time);
+			continue;
+		}
+		if (e.kind == EV_RCU_TICK || e.kind == EV_RCU_FQS) {
+			if (e.kind == EV_RCU_TICK)
+				rcu_tick(e.time);
+			else
+				rcu_fqs(e.time);
 			continue;
 		}
 		{

@@ -24,7 +24,7 @@
 
 #include "machine.h"
 
-#define SIM_ENGINE_VERSION "sim-1"
+#define SIM_ENGINE_VERSION "sim-2"	/* sim-2: RCU from quiescent states, the wake-up causality fix */
 #define SIM_MAX_TASKS 1024
 
 extern int sim_active;		/* 1 while sim_run() runs */
@@ -42,6 +42,7 @@ int sim_boot(const struct sim_machine *m, uint64_t seed);
 int sim_run(int (*fn)(int, char **), int argc, char **argv);
 void sim_shutdown(void);
 const struct sim_machine *sim_machine(void);
+uint64_t sim_boot_count(void);		/* sim_boot() calls so far: per-boot state resets */
 uint64_t sim_seed(void);
 
 /* A memory access through the atomic.h seam, charged before it is made. */
@@ -60,6 +61,12 @@ uint64_t sim_total_cpu_ns(void);	/* every task's CPU time, ended ones included *
 uint64_t sim_ctxsw_count(int voluntary);
 uint64_t sim_task_ctxsw_count(int voluntary);	/* the caller's own */
 uint64_t sim_elapsed_ns(void);		/* virtual time since boot (the latest CPU clock) */
+/*
+ * Times since boot a task was switched in on a CPU whose clock was earlier
+ * than the moment it was made runnable (woken, queued): a causality check
+ * the tests assert is 0.
+ */
+uint64_t sim_wake_early_count(void);
 
 int sim_need_resched(void);		/* exact: the CPU's scheduler wants it back */
 /*
@@ -75,6 +82,19 @@ int sim_futex_wait(uint32_t *uaddr, uint32_t val, int64_t timeout_ns);
 int sim_futex_wake(uint32_t *uaddr, int n);
 void sim_sleep_ns(uint64_t ns);
 void sim_yield(void);
+
+/*
+ * RCU in virtual time (sim.c describes the model): read-side sections nest
+ * per task; sim_rcu_gp_request() returns the number of the first grace
+ * period that starts after now (starting one if none runs) and
+ * sim_rcu_gp_wait() blocks the caller until that many have completed.
+ */
+void sim_rcu_read_lock(void);
+void sim_rcu_read_unlock(void);
+int sim_rcu_read_depth(void);
+uint64_t sim_rcu_gp_request(void);
+uint64_t sim_rcu_gp_completed(void);
+void sim_rcu_gp_wait(uint64_t seq);
 
 /* Threads: spawn @fn(@arg) as a new task (it inherits the caller's pin); join returns its result. */
 int sim_spawn(void *(*fn)(void *), void *arg);

@@ -12,6 +12,7 @@
 #include "atomic.h"
 #include "compiler.h"
 #include "vma_lock.h"
+#include "wait.h"
 
 const char *const lab_mm_event_names[LAB_MM_EV_NR] = {
 #define LAB_MM_EV_NAME(n) #n,
@@ -183,6 +184,7 @@ static void *page_alloc(struct lab_mm_thread *t)
 	p = t->cache;
 	t->cache = *p;
 	t->ncache--;
+	lab_kernel_work(LAB_KWORK_PAGE_ALLOC);
 	/*
 	 * Release: whatever happened before the page was freed (the entry that
 	 * stopped mapping it, its last page_put) happens before a reuse that
@@ -1090,6 +1092,7 @@ static int handle_mm_fault(struct lab_mm *mm, struct lab_vma *vma, struct lab_fa
 				if (!np)
 					return -ENOMEM;
 				memset((void *)np, 0, LAB_PAGE_SIZE);	/* clear_page */
+				lab_kernel_work(LAB_KWORK_CLEAR_PAGE);
 			}
 			/* Release: the page's contents before the entry (pairs with the acquire above). */
 			if (!atomic_try_cmpxchg_release(slot, &e, np) && !(np & LAB_PTE_FILE))
@@ -1151,6 +1154,7 @@ int lab_mm_fault(struct lab_mm *mm, struct lab_fault *f, struct lab_mm_thread *t
 	int r;
 
 	lab_rcu_thread_online();
+	lab_kernel_work(LAB_KWORK_FAULT);	/* entry and exit, charged once */
 	if (mm->mode != LAB_MM_LOCK_MMAP) {
 		vma = lab_lock_vma_under_rcu(mm, f->addr, t);
 		if (vma) {

@@ -58,7 +58,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* (LAB_SIM tested without compiler.h: included first, it would change urcu's own macros.) */
+#if defined(LAB_SIM) && LAB_SIM
+#include "rcu_sim.h"	/* the engine's RCU: see locks/rcu_sim.h */
+#else
 #include <urcu/urcu-memb.h>
+#endif
 
 #include "rwsem.h"
 

@@ -12,7 +12,8 @@
  * - the region is MemTotal / 5 by default, as mmtests' PFT_MAPPING_SIZE, but
  *   never more than half of MemAvailable at setup (its pages are real host
  *   memory, held for the cell: on a shared or small machine the region is
- *   what memory allows; the region_mb metric says what it was); size_mb=N
+ *   what memory allows; the region_mb metric says what it was; under --sim
+ *   256 MiB); size_mb=N
  *   sets it. It is rounded as pft does: pages = ceil(bytes /
  *   4 KiB), pages_per_thread = ceil(pages / N), pages = pages_per_thread * N;
  *   it is one fresh anonymous VMA of one shared mm (unmapped and mapped again
@@ -104,9 +105,16 @@ static size_t meminfo(const char *field)
 	return kb << 10;
 }
 
-/* mmtests' PFT_MAPPING_SIZE = MemTotal / 5, capped at MemAvailable / 2; at least 1 MiB. */
+/*
+ * mmtests' PFT_MAPPING_SIZE = MemTotal / 5, capped at MemAvailable / 2; at
+ * least 1 MiB. Simulated: 256 MiB (the simulated machine's memory is not
+ * the host's, and every page is a real host page and a simulated fault).
+ */
 static size_t default_bytes(void)
 {
+	if (LAB_SIM)
+		return 256ul << 20;
+
 	size_t total = meminfo("MemTotal"), avail = meminfo("MemAvailable"), b = total / 5;
 
 	if (!total)

@@ -58,7 +58,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <urcu/urcu-memb.h>
+#if !(defined(LAB_SIM) && LAB_SIM)
+#include <urcu/urcu-memb.h>	/* the simulated build's RCU comes through mm.h */
+#endif
 
 #include "atomic.h"
 #include "mm.h"

@@ -166,10 +166,12 @@ check_machine() {
 }
 
 # check_record FILE: a calibration record's summary lines are, per metric,
-# the median of the run medians (its min and max those of the runs).
+# the median of the run medians (its min and max those of the runs); a full
+# record has at least 13 metrics, one made with --only LIST exactly those.
 check_record() {
 	awk -F '\t' -v file="$1" '
 	function problem(msg) { printf "%s: %s\n", file, msg; bad++ }
+	/^# rwlab-calibrate: .*, only / { only = $0; sub(/.*, only /, "", only); nonly = split(only, ol, ",") }
 	/^#/ || NF != 6 && $1 != "summary" { next }
 	$1 == "summary" { sum[$2] = $3; smin[$2] = $4; smax[$2] = $5; next }
 	{ v[$1, ++n[$1]] = $2 }
@@ -186,7 +188,9 @@ check_record() {
 			else if (sum[m] - med > 0.0005 || med - sum[m] > 0.0005 || smin[m] + 0 != v[m, 1] + 0 || smax[m] + 0 != v[m, k] + 0)
 				problem("summary of " m " is " sum[m] " (" smin[m] ".." smax[m] "), the runs give " med " (" v[m, 1] ".." v[m, k] ")")
 		}
-		if (length(n) < 13)
+		if (nonly && length(n) != nonly)	# a record of rwlab-calibrate --only LIST
+			problem(length(n) " metrics recorded, --only named " nonly)
+		else if (!nonly && length(n) < 13)
 			problem("only " length(n) " metrics recorded")
 		exit bad > 0
 	}' "$1"

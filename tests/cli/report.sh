@@ -111,6 +111,27 @@ ndirs=$(find "$tmp/res" -mindepth 2 -maxdepth 2 -type d -name 'tiny-*' | wc -l)
 [ "$ndirs" = 2 ] || fail "two reproduce runs made $ndirs directories, want 2: $(find "$tmp/res")"
 [ "$(find "$tmp/res" -name tiny.csv | wc -l)" = 2 ] || fail "reproduce: no tiny.csv in each run directory"
 
+# --sim (issue 11): the matrix's sim_machine, every published client count in the matrix as run,
+# a directory under sim/, and the published rows compared one to one (here 1 and 4 threads only).
+if [ -x "$(dirname "$rwlab")/rwlab-sim" ]; then
+	RWLAB_RESULTS_DIR=$tmp/simres "$root/tools/reproduce" per-vma-locks --sim --no-plots --rwlab "$rwlab" \
+		-- -n 1 -t 1,4 -q >"$tmp/out" 2>"$tmp/err" || fail "reproduce --sim: $(tail -2 "$tmp/err")"
+	sd=$(find "$tmp/simres/sim" -mindepth 1 -maxdepth 1 -type d -name 'per-vma-locks-*' 2>/dev/null | head -1)
+	if [ -z "$sd" ]; then
+		fail "reproduce --sim made no results/sim/per-vma-locks-* directory: $(find "$tmp/simres")"
+	else
+		grep -q '^threads *= 1,4,7,12,21,30,48,79,110,128$' "$sd/per-vma-locks.sim.matrix" ||
+			fail "reproduce --sim: the matrix as run lacks the published client counts"
+		grep -v '^#' "$sd/per-vma-locks.sim.matrix" | grep -q 'map\.threads' && fail "reproduce --sim kept map.threads"
+		grep -q '"sim icx-8336c-2s128: ' "$sd/per-vma-locks.csv" || fail "reproduce --sim: not on icx-8336c-2s128"
+		[ -s "$sd/icx-8336c-2s128.machine" ] || fail "reproduce --sim: the machine file is not beside the results"
+		grep -q '^simulated: icx-8336c-2s128 .*host time [0-9]* s' "$sd/per-vma-locks.context.txt" ||
+			fail "reproduce --sim: no host time in the context file"
+		grep -Eq '^4 .*\| *4 .*\| (agree|disagree|inconclusive)' "$tmp/out" ||
+			fail "reproduce --sim: the 4-client row was not compared with 4 threads"
+	fi
+fi
+
 # Readable tables: the quick matrix's final table within 100 columns, --format email within 80
 # (display columns: ± is one), the per-cell figure and the table's the same labelled aggregate.
 width() { LC_ALL=C.UTF-8 wc -L; }

@@ -11,6 +11,8 @@
 #   check; and its refcount scheme's
 #   mm_count is one line shared by every pair: per pair, refcount falls behind
 #   hazptr (per-CPU slot lines) as pairs are added, and not at one pair;
+# - pft under --sim in every --mm-lock mode is deterministic too, and charges
+#   its faults from the machine file (no host-time metric);
 # - variants and workloads that cannot run under --sim are refused.
 # Usage: sim_cli.sh RWLAB
 set -u
@@ -78,6 +80,23 @@ rel="-l null -w context_switch:recreate_hz=1000 -t 2 -d 2ms --warmup 1ms -n 1 -q
 rc=$(cat "$tmp/nonerc")
 [ $rc -ne 0 ] && grep -q 'use after free' "$tmp/noneerr" || fail "context_switch --sim -m none --unsafe: exit $rc, $(head -2 "$tmp/noneerr")"
 
+# pft (issue 11): the mm model's fault path in all three modes, same seed => same CSV
+pcell="-l rwsem -w pft:size_mb=4 --mm-lock mmap,vma,vma-refcnt -t 1,6 -n 2 -q"
+for i in 1 2; do
+	"$rwlab" run --sim generic-8 $pcell -o "$tmp/p$i.csv" >/dev/null 2>"$tmp/perr$i" || fail "pft --sim $i: $(cat "$tmp/perr$i")"
+	cut -d, -f1,4- "$tmp/p$i.csv" >"$tmp/p$i.cut"
+done
+cmp -s "$tmp/p1.cut" "$tmp/p2.cut" || fail "pft: same seed, different CSV: $(diff "$tmp/p1.cut" "$tmp/p2.cut" | head -3)"
+for w in 'pft:size_mb=4' '"pft:size_mb=4,mm_lock=vma"' '"pft:size_mb=4,mm_lock=vma-refcnt"'; do
+	grep -q ",rwsem,$w,6,0,faults/sec," "$tmp/p1.csv" || fail "pft --sim: no faults/sec row for $w at 6 threads"
+done
+# every page faulted once (4 MiB = 1024 pages at 1 thread), none failed
+grep -q ',rwsem,pft:size_mb=4,1,0,pages,1024,' "$tmp/p1.csv" || fail "pft --sim: not 1024 pages at 1 thread"
+grep ',failed_faults,' "$tmp/p1.csv" | grep -vq ',failed_faults,0,' && fail "pft --sim: failed faults"
+# the per-VMA modes took the VMA lock, mmap mode never did
+grep -q ',"pft:size_mb=4,mm_lock=vma",6,0,vma_lock_success,0,' "$tmp/p1.csv" && fail "pft --sim: vma mode never took a VMA lock"
+grep -q ',pft:size_mb=4,6,0,vma_lock_success,0,' "$tmp/p1.csv" || fail "pft --sim: mmap mode took a VMA lock"
+
 # torture: every variant SUCCESS over a few schedules; busted FAILURE, replayable
 "$rwlab" torture --sim generic-4 -d 2ms --seeds 3 >"$tmp/t" 2>&1 ||
 	fail "torture --sim: $(grep -E 'FAILURE|deadlock' "$tmp/t" | head -3)"
@@ -117,7 +136,7 @@ cmp -s "$tmp/k1.kills" "$tmp/k2.kills" || fail "torture --sim --kill: one seed, 
 [ $? -eq 2 ] && grep -q 'needs --sim' "$tmp/e" || fail "torture --seeds without --sim: $(cat "$tmp/e")"
 
 # refusals: one line, exit 2
-for args in "run --sim generic-8 -l pthread" "run --sim generic-8 -l ck-rwlock" "run --sim generic-8 -w pft" \
+for args in "run --sim generic-8 -l pthread" "run --sim generic-8 -l ck-rwlock" "run --sim generic-8 -w reaim" \
 	"run --sim nosuch" "run --sim generic-513" "torture --sim generic-8 -m all"; do
 	# shellcheck disable=SC2086
 	"$rwlab" $args >/dev/null 2>"$tmp/e"
@@ -126,6 +145,8 @@ for args in "run --sim generic-8 -l pthread" "run --sim generic-8 -l ck-rwlock" 
 done
 "$rwlab" sim list >"$tmp/l" 2>&1 || fail "sim list: $(cat "$tmp/l")"
 grep -q '^generic-N' "$tmp/l" || fail "sim list lacks generic-N"
+"$rwlab" run --sim generic-8 -w vmscale >/dev/null 2>"$tmp/e"
+grep -q "workload 'vmscale' is not modelled under --sim yet" "$tmp/e" || fail "vmscale --sim: $(cat "$tmp/e")"
 "$rwlab" sim show generic-64 | grep -q 'c2c.remote_ns' || fail "sim show lacks c2c.remote_ns"
 
 [ $fails -eq 0 ] && echo "sim-cli: all checks passed"
