@@ -171,32 +171,24 @@ static void run(enum lab_mm_lock_mode mode, enum cow_race race)
 	lab_page_alloc_destroy(&e.pa);
 }
 
-Test(mm_cow_access, child_exit_mmap, .timeout = 30)
+/* Both races in every --mm-lock mode. */
+struct cow_case {
+	enum lab_mm_lock_mode mode;
+	enum cow_race race;
+};
+
+ParameterizedTestParameters(mm_cow_access, pinned_copy)
 {
-	run(LAB_MM_LOCK_MMAP, RACE_CHILD_EXIT);
+	static struct cow_case cases[] = {
+		{ LAB_MM_LOCK_MMAP, RACE_CHILD_EXIT },  { LAB_MM_LOCK_VMA, RACE_CHILD_EXIT },
+		{ LAB_MM_LOCK_VMA_REFCNT, RACE_CHILD_EXIT }, { LAB_MM_LOCK_MMAP, RACE_CHILD_WRITE },
+		{ LAB_MM_LOCK_VMA, RACE_CHILD_WRITE }, { LAB_MM_LOCK_VMA_REFCNT, RACE_CHILD_WRITE },
+	};
+
+	return cr_make_param_array(struct cow_case, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
-Test(mm_cow_access, child_exit_vma, .timeout = 30)
+ParameterizedTest(struct cow_case *c, mm_cow_access, pinned_copy, .timeout = 30)
 {
-	run(LAB_MM_LOCK_VMA, RACE_CHILD_EXIT);
-}
-
-Test(mm_cow_access, child_exit_vma_refcnt, .timeout = 30)
-{
-	run(LAB_MM_LOCK_VMA_REFCNT, RACE_CHILD_EXIT);
-}
-
-Test(mm_cow_access, child_write_mmap, .timeout = 30)
-{
-	run(LAB_MM_LOCK_MMAP, RACE_CHILD_WRITE);
-}
-
-Test(mm_cow_access, child_write_vma, .timeout = 30)
-{
-	run(LAB_MM_LOCK_VMA, RACE_CHILD_WRITE);
-}
-
-Test(mm_cow_access, child_write_vma_refcnt, .timeout = 30)
-{
-	run(LAB_MM_LOCK_VMA_REFCNT, RACE_CHILD_WRITE);
+	run(c->mode, c->race);
 }
