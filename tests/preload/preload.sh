@@ -27,11 +27,28 @@ field() {	# field METRIC CSV -> the value column of that metric's row (summed ov
 	grep ",$1," "$2" | sed "s/.*,$1,\([^,]*\),.*/\1/" | awk '{s += $1} END {printf "%.0f\n", s}'
 }
 
-run_one() {	# run_one VARIANT: run the program under the preload on it
+# run_one VARIANT: run the program under the preload on it. A run that has not
+# ended after $PRELOAD_RUN_TIMEOUT seconds (default 120) fails on its own, naming
+# the variant, with every thread's backtrace when gdb is there: a hang is a
+# finding, not a test timeout that hides which variant and where.
+run_one() {
 	v=$1
 	shift
 	rm -f "$tmp/out" "$tmp/err" "$tmp/csv"
-	env LD_PRELOAD="$pre" RWLAB_LOCK="$v" RWLAB_CSV="$tmp/csv" RWLAB_QUIET=1 "$@" >"$tmp/out" 2>"$tmp/err"
+	env LD_PRELOAD="$pre" RWLAB_LOCK="$v" RWLAB_CSV="$tmp/csv" RWLAB_QUIET=1 "$@" >"$tmp/out" 2>"$tmp/err" &
+	pid=$! waited=0
+	while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt "${PRELOAD_RUN_TIMEOUT:-120}" ]; do
+		sleep 1
+		waited=$((waited + 1))
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		echo "FAIL [$v]: $prog has not ended after $waited s; its threads:"
+		command -v gdb >/dev/null && gdb -p "$pid" -batch -ex 'thread apply all bt' 2>&1 | grep -E '^(Thread|#)'
+		kill -9 "$pid" 2>/dev/null
+		wait "$pid"
+		return 1
+	fi
+	wait "$pid"
 }
 
 if [ "$mode" = posix ]; then
