@@ -429,14 +429,37 @@ static inline const char *lab_sim_progress(void)
  *   LAB_KWORK_PAGE_ALLOC  one page from the page allocator (cost.page_alloc_ns)
  *   LAB_KWORK_CLEAR_PAGE  zeroing 4 KiB at the machine's per-core bandwidth,
  *                         shared with the socket's other copiers (bw.*)
+ *   LAB_KWORK_HPAGE_ALLOC one 2 MiB huge page from the allocator with the prep
+ *                         of its 512 struct pages (cost.hpage_alloc_ns)
+ *   LAB_KWORK_HPAGE_COPY  copying 2 MiB (a huge page's COW), as CLEAR_PAGE
  */
-enum lab_kwork { LAB_KWORK_FAULT, LAB_KWORK_PAGE_ALLOC, LAB_KWORK_CLEAR_PAGE };
+enum lab_kwork {
+	LAB_KWORK_FAULT, LAB_KWORK_PAGE_ALLOC, LAB_KWORK_CLEAR_PAGE,
+	LAB_KWORK_HPAGE_ALLOC, LAB_KWORK_HPAGE_COPY,
+};
 #if LAB_SIM
 void lab_kernel_work(enum lab_kwork w);
 #else
 static inline void lab_kernel_work(enum lab_kwork w)
 {
 	(void)w;
+}
+#endif
+
+/*
+ * lab_random_stores() - @n 8-byte stores at random places of a region far
+ * beyond the caches, which the workload has just made with plain accesses
+ * (vmscale's usemem --random loop): natively nothing (the host made them);
+ * simulated, each store is a line's round trip to memory (the fill for
+ * ownership and the write-back of the dirty line: 128 bytes) at the
+ * socket's shared bandwidth, and no faster than cost.rand_store_ns each.
+ */
+#if LAB_SIM
+void lab_random_stores(uint64_t n);
+#else
+static inline void lab_random_stores(uint64_t n)
+{
+	(void)n;
 }
 #endif
 

@@ -88,12 +88,28 @@ void lab_kernel_work(enum lab_kwork w)
 {
 	const struct sim_machine *m = sim_machine();
 
-	if (w == LAB_KWORK_FAULT)
+	switch (w) {
+	case LAB_KWORK_FAULT:
 		sim_work_ns(m->fault_ns);
-	else if (w == LAB_KWORK_PAGE_ALLOC)
+		break;
+	case LAB_KWORK_PAGE_ALLOC:
 		sim_work_ns(m->page_alloc_ns);
-	else
+		break;
+	case LAB_KWORK_CLEAR_PAGE:
 		sim_copy_bytes(4096);
+		break;
+	case LAB_KWORK_HPAGE_ALLOC:
+		sim_work_ns(m->hpage_alloc_ns);
+		break;
+	case LAB_KWORK_HPAGE_COPY:
+		sim_copy_bytes(2u << 20);
+		break;
+	}
+}
+
+void lab_random_stores(uint64_t n)
+{
+	sim_mem_traffic(n * 128, (double)n * sim_machine()->rand_store_ns);
 }
 
 const char *lab_sim_progress(void)

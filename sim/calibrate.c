@@ -48,6 +48,19 @@
  *                  PTE set; no allocation, no zeroing). page_fault minus
  *                  fault_read minus 4 KiB at the zeroing bandwidth is the
  *                  page allocation (the machine files' cost.page_alloc_ns).
+ *   hpage_fault    first touch (a write) of a 2 MiB anonymous page that the
+ *                  kernel backs with a transparent huge page (MADV_HUGEPAGE,
+ *                  2 MiB aligned; thread CPU time): fault entry and exit, an
+ *                  order-9 allocation with its compound-page prep (the 512
+ *                  struct pages), clearing 2 MiB, the PMD set. Minus
+ *                  fault_read and 2 MiB at the zeroing bandwidth it is the
+ *                  huge-page allocation (cost.hpage_alloc_ns). Batches whose
+ *                  pages were not all huge (AnonHugePages) abort the run.
+ *   rand_store     one 8-byte store at a random index of a pre-faulted
+ *                  256 MiB region on huge pages (usemem --random's loop:
+ *                  xorshift index, p[idx] = idx; independent stores, so
+ *                  their misses overlap as the core allows), thread CPU
+ *                  time per store (cost.rand_store_ns).
  *   bw.memset      memset of a 64 MiB buffer, bytes written per second.
  *   bw.memcpy      memcpy between two 64 MiB buffers, bytes copied per
  *                  second (STREAM would count twice that).
@@ -651,6 +664,71 @@ static double fault_read_batch(void)
 	return (t1 - t0) / (bytes / 4096);
 }
 
+/* Kilobytes of AnonHugePages in this process (smaps_rollup), or -1. */
+static long anon_huge_kb(void)
+{
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	char line[256];
+	long kb = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+#define HPAGE (2UL << 20)
+
+static double hpage_fault_batch(void)
+{
+	size_t n = (size_t)ops(64), bytes = n * HPAGE;
+	char *raw = mmap(NULL, bytes + HPAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = (char *)(((uintptr_t)raw + HPAGE - 1) & ~(HPAGE - 1));
+	long kb0 = anon_huge_kb(), kb1;
+	double t0, t1;
+
+	if (raw == MAP_FAILED || madvise(p, bytes, MADV_HUGEPAGE)) {
+		fprintf(stderr, "rwlab-calibrate: cannot map %zu MiB with MADV_HUGEPAGE: %s\n", bytes >> 20, strerror(errno));
+		exit(1);
+	}
+	t0 = cpu_ns();
+	for (size_t off = 0; off < bytes; off += HPAGE)
+		p[off] = 1;
+	t1 = cpu_ns();
+	kb1 = anon_huge_kb();
+	munmap(raw, bytes + HPAGE);
+	if (kb0 < 0 || kb1 - kb0 < (long)(bytes >> 10)) {
+		fprintf(stderr, "rwlab-calibrate: hpage_fault: %ld of %zu KiB got huge pages (THP off or memory fragmented)\n",
+			kb1 - kb0, bytes >> 10);
+		exit(1);
+	}
+	return (t1 - t0) / n;
+}
+
+static uint64_t *store_buf;
+static size_t store_words;
+
+static double rand_store_batch(void)
+{
+	static uint64_t rng = 88172645463325252ull;
+	long n = ops(20000000);
+	double t0 = cpu_ns();
+
+	for (long i = 0; i < n; i++) {
+		uint64_t idx;
+
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		idx = (uint64_t)((__extension__(unsigned __int128)rng * store_words) >> 64);
+		store_buf[idx] = idx;
+	}
+	__asm__ volatile("" :: "r"(store_buf) : "memory");
+	return (cpu_ns() - t0) / n;
+}
+
 static double memset_batch(void)
 {
 	static int fill;
@@ -761,6 +839,19 @@ int main(int argc, char **argv)
 	pin(cpu_a);
 	measure("page_fault_ns", "ns", fault_batch);
 	measure("fault_read_ns", "ns", fault_read_batch);
+	measure("hpage_fault_ns", "ns", hpage_fault_batch);
+	if (wanted("rand_store_ns")) {
+		store_words = mem_bytes / sizeof(uint64_t);
+		store_buf = mmap(NULL, mem_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (store_buf == MAP_FAILED) {
+			fprintf(stderr, "rwlab-calibrate: cannot map %zu MiB: %s\n", mem_bytes >> 20, strerror(errno));
+			return 1;
+		}
+		madvise(store_buf, mem_bytes, MADV_HUGEPAGE);
+		memset(store_buf, 1, mem_bytes);	/* pre-faulted, as usemem --prefault */
+		measure("rand_store_ns", "ns", rand_store_batch);
+		munmap(store_buf, mem_bytes);
+	}
 	bw_src = malloc(bw_bytes);
 	bw_dst = malloc(bw_bytes);
 	if (!bw_src || !bw_dst) {

@@ -58,6 +58,8 @@ static const struct key keys[] = {
 	{ "cost.ipi_ns", K_DBL, F(ipi_ns), 1, 0, 1e7 },
 	{ "cost.fault_ns", K_DBL, F(fault_ns), 1, 0, 1e6 },
 	{ "cost.page_alloc_ns", K_DBL, F(page_alloc_ns), 1, 0, 1e6 },
+	{ "cost.hpage_alloc_ns", K_DBL, F(hpage_alloc_ns), 1, 0, 1e8 },
+	{ "cost.rand_store_ns", K_DBL, F(rand_store_ns), 1, 0, 1e4 },
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 

@@ -48,6 +48,8 @@ struct sim_machine {
 	double ctxsw_ns, wakeup_ns, futex_wake_ns, futex_wait_ns, syscall_ns, ipi_ns;
 	double fault_ns;		/* page-fault entry and exit (the mm model's fault path) */
 	double page_alloc_ns;		/* one 4 KiB page from the page allocator (zeroing apart) */
+	double hpage_alloc_ns;		/* one 2 MiB huge page with its struct-page prep (clearing apart) */
+	double rand_store_ns;		/* one 8-byte store at a random place of a region beyond the caches */
 	int nparams;
 	struct sim_param params[96];
 };

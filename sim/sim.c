@@ -541,6 +541,7 @@ static struct {
 	int owing;		/* CPUs that have not reported yet */
 	int blocked;		/* tasks switched out inside a section that the GP waits for */
 	int dormant;		/* every CPU idle: no ticks, no scans until one runs a task */
+	uint64_t fqs_due;	/* when this GP's next FQS scan is due */
 } rcu;
 
 static void rcu_rearm(uint64_t now);
@@ -1001,9 +1002,10 @@ void sim_work_ns(double ns)
 	}
 }
 
+static int copiers[16];		/* per socket: tasks inside a bandwidth charge */
+
 void sim_copy_bytes(size_t bytes)
 {
-	static int copiers[16];
 	int s = cpus[running->cpu].socket;
 	double bw = M.bw_core_gbs, share;
 
@@ -1012,6 +1014,17 @@ void sim_copy_bytes(size_t bytes)
 	if (share < bw)
 		bw = share;
 	sim_work_ns((double)bytes / bw);	/* GB/s = bytes/ns */
+	copiers[s]--;
+}
+
+void sim_mem_traffic(size_t bytes, double floor_ns)
+{
+	int s = cpus[running->cpu].socket;
+	double ns;
+
+	copiers[s]++;
+	ns = (double)bytes / (M.bw_socket_gbs / copiers[s]);
+	sim_work_ns(ns > floor_ns ? ns : floor_ns);
 	copiers[s]--;
 }
 
@@ -1274,7 +1287,15 @@ static void rcu_rearm(uint64_t now)
 	rcu.dormant = 0;
 	rcu_gen++;
 	heap_push((now / j + 1) * j, EV_RCU_TICK, 0, rcu_gen);
-	heap_push(now + fqs_ns(), EV_RCU_FQS, 0, rcu_gen);
+	/*
+	 * A task waking does not postpone the scan already due (the kernel's
+	 * FQS timer runs on): re-arming it at now + interval every time let a
+	 * task that wakes more often than that (a 1 ms sleeper at HZ 1000)
+	 * cancel every scan, so idle CPUs were never reported.
+	 */
+	if (rcu.fqs_due <= now)
+		rcu.fqs_due = now + fqs_ns();
+	heap_push(rcu.fqs_due, EV_RCU_FQS, 0, rcu_gen);
 }
 
 static int rcu_ticking(const struct cpu *c)
@@ -1301,6 +1322,7 @@ static void rcu_gp_start(uint64_t now)
 	rcu.active = 1;
 	rcu.start = now;
 	rcu.owing = ncpu;
+	rcu.fqs_due = 0;	/* the first scan comes a full interval after the start */
 	for (int i = 0; i < ncpu; i++) {
 		struct cpu *c = &cpus[i];
 
@@ -1380,7 +1402,7 @@ static void rcu_fqs(uint64_t now)
 	if (rcu.active && rcu_all_idle())
 		rcu.dormant = 1;
 	else if (rcu.active)
-		heap_push(now + fqs_ns(), EV_RCU_FQS, 0, rcu_gen);
+		heap_push(rcu.fqs_due = now + fqs_ns(), EV_RCU_FQS, 0, rcu_gen);
 }
 
 void sim_rcu_read_lock(void)

@@ -53,6 +53,12 @@ void sim_relax(void);
 void sim_work_ns(double ns);
 /* Bulk copy/zeroing of @bytes: per-core bandwidth, the socket's shared. */
 void sim_copy_bytes(size_t bytes);
+/*
+ * Memory traffic of @bytes that the core issues in @floor_ns at best (its
+ * own latency and parallelism): charged max(@floor_ns, @bytes at this
+ * socket's bandwidth shared with its other copiers).
+ */
+void sim_mem_traffic(size_t bytes, double floor_ns);
 
 uint64_t sim_now(void);			/* CLOCK_MONOTONIC, virtual */
 uint64_t sim_jiffies_ns(void);		/* now rounded down to the machine's jiffy */

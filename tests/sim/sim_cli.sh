@@ -6,13 +6,16 @@
 # - torture --sim --seeds: every variant SUCCESS, busted FAILURE with a
 #   replay command that reproduces the failing seed's output exactly;
 # - torture --kill --sim cancels waits (-EINTR and -ETIMEDOUT) reproducibly;
+# - pft under --sim in every --mm-lock mode is deterministic too, and charges
+#   its faults from the machine file (no host-time metric);
 # - context_switch (issue 11) is deterministic too; with releases under load
 #   every scheme but none keeps the mm alive, and none trips the use-after-free
 #   check; and its refcount scheme's
 #   mm_count is one line shared by every pair: per pair, refcount falls behind
 #   hazptr (per-CPU slot lines) as pairs are added, and not at one pair;
-# - pft under --sim in every --mm-lock mode is deterministic too, and charges
-#   its faults from the machine file (no host-time metric);
+# - vmscale (issue 11) is deterministic too, and sync's grace period per
+#   copied page (the engine's RCU) makes each worker sleep once per page:
+#   its voluntary switches far above batch's;
 # - variants and workloads that cannot run under --sim are refused.
 # Usage: sim_cli.sh RWLAB
 set -u
@@ -40,6 +43,22 @@ cmp -s "$tmp/a1.cut" "$tmp/b.cut" && fail "seed 7 gave the same CSV as seed 1"
 # report works unchanged on it
 "$rwlab" report "$tmp/a1.csv" >"$tmp/report" 2>&1 || fail "report on a simulated CSV: $(head -2 "$tmp/report")"
 
+# pft (issue 11): the mm model's fault path in all three modes, same seed => same CSV
+pcell="-l rwsem -w pft:size_mb=4 --mm-lock mmap,vma,vma-refcnt -t 1,6 -n 2 -q"
+for i in 1 2; do
+	"$rwlab" run --sim generic-8 $pcell -o "$tmp/p$i.csv" >/dev/null 2>"$tmp/perr$i" || fail "pft --sim $i: $(cat "$tmp/perr$i")"
+	cut -d, -f1,4- "$tmp/p$i.csv" >"$tmp/p$i.cut"
+done
+cmp -s "$tmp/p1.cut" "$tmp/p2.cut" || fail "pft: same seed, different CSV: $(diff "$tmp/p1.cut" "$tmp/p2.cut" | head -3)"
+for w in 'pft:size_mb=4' '"pft:size_mb=4,mm_lock=vma"' '"pft:size_mb=4,mm_lock=vma-refcnt"'; do
+	grep -q ",rwsem,$w,6,0,faults/sec," "$tmp/p1.csv" || fail "pft --sim: no faults/sec row for $w at 6 threads"
+done
+# every page faulted once (4 MiB = 1024 pages at 1 thread), none failed
+grep -q ',rwsem,pft:size_mb=4,1,0,pages,1024,' "$tmp/p1.csv" || fail "pft --sim: not 1024 pages at 1 thread"
+grep ',failed_faults,' "$tmp/p1.csv" | grep -vq ',failed_faults,0,' && fail "pft --sim: failed faults"
+# the per-VMA modes took the VMA lock, mmap mode never did
+grep -q ',"pft:size_mb=4,mm_lock=vma",6,0,vma_lock_success,0,' "$tmp/p1.csv" && fail "pft --sim: vma mode never took a VMA lock"
+grep -q ',pft:size_mb=4,6,0,vma_lock_success,0,' "$tmp/p1.csv" || fail "pft --sim: mmap mode took a VMA lock"
 # context_switch: every lazy-mm scheme, same seed => same CSV apart from the host-time fields
 cs="-l null -w context_switch -m all -t 1,3 -d 2ms --warmup 500us -n 2 -q"
 for i in 1 2; do
@@ -81,22 +100,38 @@ rc=$(cat "$tmp/nonerc")
 # (an AddressSanitizer build reports the same use of the freed mm first, as heap-use-after-free)
 [ $rc -ne 0 ] && grep -Eq 'use after free|heap-use-after-free' "$tmp/noneerr" || fail "context_switch --sim -m none --unsafe: exit $rc, $(head -2 "$tmp/noneerr")"
 
-# pft (issue 11): the mm model's fault path in all three modes, same seed => same CSV
-pcell="-l rwsem -w pft:size_mb=4 --mm-lock mmap,vma,vma-refcnt -t 1,6 -n 2 -q"
+# vmscale (issue 11): sync, batch and hazptr over the engine's RCU; same seed => same CSV.
+# 4 workers, 200 MiB: 40 MiB = 20 huge pages per worker, every one copied once. One cell per
+# process: in one process a cell after another has differed by 1 us of process CPU time (the
+# harness's user_s) between the first run after a build and later ones (results/sim/hugetlb-vmemmap).
+vm="-t 4 -n 1 -q --no-report"
 for i in 1 2; do
-	"$rwlab" run --sim generic-8 $pcell -o "$tmp/p$i.csv" >/dev/null 2>"$tmp/perr$i" || fail "pft --sim $i: $(cat "$tmp/perr$i")"
-	cut -d, -f1,4- "$tmp/p$i.csv" >"$tmp/p$i.cut"
+	"$rwlab" run --sim generic-8 -l null -w vmscale:sync,unit_mb=200 $vm -o "$tmp/vm$i.csv" >/dev/null 2>"$tmp/vmerr$i" ||
+		fail "vmscale --sim $i: $(head -2 "$tmp/vmerr$i")"
+	cut -d, -f1,4- "$tmp/vm$i.csv" >"$tmp/vm$i.cut"
 done
-cmp -s "$tmp/p1.cut" "$tmp/p2.cut" || fail "pft: same seed, different CSV: $(diff "$tmp/p1.cut" "$tmp/p2.cut" | head -3)"
-for w in 'pft:size_mb=4' '"pft:size_mb=4,mm_lock=vma"' '"pft:size_mb=4,mm_lock=vma-refcnt"'; do
-	grep -q ",rwsem,$w,6,0,faults/sec," "$tmp/p1.csv" || fail "pft --sim: no faults/sec row for $w at 6 threads"
+cmp -s "$tmp/vm1.cut" "$tmp/vm2.cut" || fail "vmscale: same seed, different CSV: $(diff "$tmp/vm1.cut" "$tmp/vm2.cut" | head -3)"
+for p in batch hazptr; do
+	"$rwlab" run --sim generic-8 -l null -w vmscale:$p,unit_mb=200 $vm -o "$tmp/vm-$p.csv" >/dev/null 2>"$tmp/vmerr" ||
+		fail "vmscale:$p --sim: $(head -2 "$tmp/vmerr")"
+	tail -n +2 "$tmp/vm-$p.csv" >>"$tmp/vm1.csv"
 done
-# every page faulted once (4 MiB = 1024 pages at 1 thread), none failed
-grep -q ',rwsem,pft:size_mb=4,1,0,pages,1024,' "$tmp/p1.csv" || fail "pft --sim: not 1024 pages at 1 thread"
-grep ',failed_faults,' "$tmp/p1.csv" | grep -vq ',failed_faults,0,' && fail "pft --sim: failed faults"
-# the per-VMA modes took the VMA lock, mmap mode never did
-grep -q ',"pft:size_mb=4,mm_lock=vma",6,0,vma_lock_success,0,' "$tmp/p1.csv" && fail "pft --sim: vma mode never took a VMA lock"
-grep -q ',pft:size_mb=4,6,0,vma_lock_success,0,' "$tmp/p1.csv" || fail "pft --sim: mmap mode took a VMA lock"
+# A grace period per page puts each sync worker to sleep once per copy (the engine's per-task
+# voluntary switches); batch sleeps once per 64 copies (here once, at its final flush).
+sed 's/,unit_mb=200"/"/' "$tmp/vm1.csv" | awk -F, '$8 ~ /^(time.voluntary_context_switches|cow_copies|grace_periods|alloc_failures|walker_sections)$/ {
+		split($5, p, /[:"]/); v[p[3] "/" $8] = $9 }
+	END {
+		printf "sync: %d switches, %d copies, %d GPs; batch: %d switches, %d GPs; hazptr: %d switches, %d walker sections\n",
+			v["sync/time.voluntary_context_switches"], v["sync/cow_copies"], v["sync/grace_periods"],
+			v["batch/time.voluntary_context_switches"], v["batch/grace_periods"],
+			v["hazptr/time.voluntary_context_switches"], v["hazptr/walker_sections"]
+		if (v["sync/cow_copies"] != 80 || v["batch/cow_copies"] != 80 || v["hazptr/cow_copies"] != 80) exit 1
+		if (v["sync/grace_periods"] != 80 || v["batch/grace_periods"] != 4) exit 1
+		if (v["sync/time.voluntary_context_switches"] < v["sync/cow_copies"]) exit 1
+		if (v["sync/time.voluntary_context_switches"] < 10 * v["batch/time.voluntary_context_switches"]) exit 1
+		if (v["hazptr/walker_sections"] == 0) exit 1
+		if (v["sync/alloc_failures"] + v["batch/alloc_failures"] + v["hazptr/alloc_failures"]) exit 1
+	}' >"$tmp/vmchk" || fail "vmscale --sim: sync's grace periods do not make its workers sleep: $(cat "$tmp/vmchk")"
 
 # torture: every variant SUCCESS over a few schedules; busted FAILURE, replayable
 "$rwlab" torture --sim generic-4 -d 2ms --seeds 3 >"$tmp/t" 2>&1 ||
@@ -146,8 +181,8 @@ for args in "run --sim generic-8 -l pthread" "run --sim generic-8 -l ck-rwlock" 
 done
 "$rwlab" sim list >"$tmp/l" 2>&1 || fail "sim list: $(cat "$tmp/l")"
 grep -q '^generic-N' "$tmp/l" || fail "sim list lacks generic-N"
-"$rwlab" run --sim generic-8 -w vmscale >/dev/null 2>"$tmp/e"
-grep -q "workload 'vmscale' is not modelled under --sim yet" "$tmp/e" || fail "vmscale --sim: $(cat "$tmp/e")"
+"$rwlab" run --sim generic-8 -w tlb_flush >/dev/null 2>"$tmp/e"
+grep -q "workload 'tlb_flush' is not modelled under --sim yet" "$tmp/e" || fail "tlb_flush --sim: $(cat "$tmp/e")"
 "$rwlab" sim show generic-64 | grep -q 'c2c.remote_ns' || fail "sim show lacks c2c.remote_ns"
 
 [ $fails -eq 0 ] && echo "sim-cli: all checks passed"
