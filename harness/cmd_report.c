@@ -15,9 +15,9 @@
 const struct lab_opt lab_report_opts[] = {
 	{ "format", 'f', 'f', "F", "output format: " LAB_REPORT_FORMATS, "table", NULL, LAB_COMP_CHOICES,
 	  "table mmtests lkp locktest speedup duration csv markdown email json none", 0, 0 },
-	{ "metric", 'm', 'm', "LIST", "metrics to tabulate", "each workload's headline", NULL, 0, NULL, 0, 0 },
+	{ "metric", 'm', 'm', "LIST", "metrics to tabulate (all: every metric)", "each workload's headline", NULL, 0, NULL, 0, 0 },
 	{ "baseline", 'b', 'b', "NAME", "column the changes are computed against", "the first", NULL, 0, NULL, 0, 0 },
-	{ "workload", 'w', 'w', "LIST", "only these workloads (labels or names)", NULL, NULL, LAB_COMP_WORKLOADS,
+	{ "workload", 'w', 'w', "LIST", "only these workloads (labels or names; all: every one)", NULL, NULL, LAB_COMP_WORKLOADS,
 	  NULL, 0, 0 },
 	{ "by", 0, 'B', "COLUMNS", "CSV columns compared side by side (e.g. workload, host)", "variant", NULL, 0,
 	  NULL, 0, 0 },

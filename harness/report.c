@@ -57,10 +57,13 @@ int lab_report_sig_parse(const char *s, enum lab_report_sig *sig)
 
 /* ---- helpers ----------------------------------------------------------------- */
 
+/* @m is in the comma-separated @list; the list "all" holds every name. */
 bool rep_in_list(const char *list, const char *m)
 {
 	size_t ml = strlen(m);
 
+	if (list && !strcmp(list, "all"))
+		return true;
 	for (const char *p = list; p && *p;) {
 		size_t l = strcspn(p, ",");
 
@@ -544,7 +547,7 @@ static int check_names(const struct lab_rctx *c)
 	char buf[256], *save = NULL;
 	int n = 0;
 
-	if (o->metric) {
+	if (o->metric && strcmp(o->metric, "all")) {
 		snprintf(buf, sizeof(buf), "%s", o->metric);
 		for (char *m = strtok_r(buf, ",", &save); m; m = strtok_r(NULL, ",", &save), n++)
 			if (lab_results_metric(r, m) < 0)
@@ -552,7 +555,7 @@ static int check_names(const struct lab_rctx *c)
 		if (!n)	/* -m '' or -m ',': no metric at all, not "every metric" */
 			return missing_metric(r, "");
 	}
-	if (o->workload) {
+	if (o->workload && strcmp(o->workload, "all")) {
 		save = NULL;
 		n = 0;
 		snprintf(buf, sizeof(buf), "%s", o->workload);

@@ -21,11 +21,6 @@ int lab_topology_init(void)
 	return sim_machine()->ncpus;
 }
 
-int lab_online_cpus(void)
-{
-	return sim_machine()->ncpus;
-}
-
 void lab_topology_plan(enum lab_pin pin, int n, int *pu)
 {
 	const struct sim_machine *m = sim_machine();
@@ -34,6 +29,8 @@ void lab_topology_plan(enum lab_pin pin, int n, int *pu)
 	for (int i = 0; i < n; i++) {
 		if (pin == LAB_PIN_NONE) {
 			pu[i] = -1;
+		} else if (pin == LAB_PIN_CORES) {
+			pu[i] = sim_machine_logical(m, (i % nc) * m->smt + (i / nc) % m->smt);
 		} else if (pin == LAB_PIN_COMPACT) {
 			pu[i] = sim_machine_logical(m, i % np);
 		} else {
@@ -74,11 +71,6 @@ int lab_topology_init(void)
 	return npus;
 }
 
-int lab_online_cpus(void)
-{
-	return (int)sysconf(_SC_NPROCESSORS_ONLN);
-}
-
 #endif /* LAB_SIM */
 
 int lab_pin_parse(const char *s, enum lab_pin *pin)
@@ -89,6 +81,10 @@ int lab_pin_parse(const char *s, enum lab_pin *pin)
 		*pin = LAB_PIN_SCATTER;
 	else if (!strcmp(s, "none"))
 		*pin = LAB_PIN_NONE;
+#if LAB_SIM
+	else if (!strcmp(s, "cores"))
+		*pin = LAB_PIN_CORES;
+#endif
 	else
 		return -1;
 	return 0;
@@ -96,6 +92,10 @@ int lab_pin_parse(const char *s, enum lab_pin *pin)
 
 const char *lab_pin_name(enum lab_pin pin)
 {
+#if LAB_SIM
+	if (pin == LAB_PIN_CORES)
+		return "cores";
+#endif
 	return pin == LAB_PIN_COMPACT ? "compact" : pin == LAB_PIN_SCATTER ? "scatter" : "none";
 }
 

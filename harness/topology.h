@@ -8,14 +8,16 @@
  */
 #pragma once
 
-enum lab_pin { LAB_PIN_COMPACT, LAB_PIN_SCATTER, LAB_PIN_NONE };
+/*
+ * LAB_PIN_CORES (simulated build only, --pin cores): worker i on core i % ncores
+ * in the machine's logical core order, on its first SMT thread (its second
+ * from ncores workers on): will-it-scale's placement of task i on core i.
+ */
+enum lab_pin { LAB_PIN_COMPACT, LAB_PIN_SCATTER, LAB_PIN_NONE, LAB_PIN_CORES };
 
-/* Parse "compact|scatter|none". Returns 0 or -1. */
+/* Parse "compact|scatter|none" (and "cores" in the simulated build). Returns 0 or -1. */
 int lab_pin_parse(const char *s, enum lab_pin *pin);
 const char *lab_pin_name(enum lab_pin pin);
-
-/* Online CPUs (sysconf; the simulated machine's CPUs in the simulated build). */
-int lab_online_cpus(void);
 
 /* Load the topology once. Returns the number of PUs the process may use. */
 int lab_topology_init(void);

@@ -181,6 +181,20 @@ static inline void __lab_fence_release(void) { __atomic_thread_fence(__ATOMIC_RE
 #define atomic_cmpxchg_release(p, o, n)	__lab_cmpxchg(p, o, n, __ATOMIC_RELEASE, __ATOMIC_RELAXED)
 #define atomic_cmpxchg(p, o, n)		__lab_cmpxchg(p, o, n, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
 
+/*
+ * atomic_inc_not_zero: add 1 to *p unless it is 0; true if it added. Fully
+ * ordered when it adds, unordered when it does not, as the kernel's
+ * atomic_inc_not_zero (atomic_add_unless(v, 1, 0)) that get_page_unless_zero
+ * and kref_get_unless_zero are made of.
+ */
+#define atomic_inc_not_zero(p) __extension__({					\
+	__typeof__(*(p)) __v = READ_ONCE(*(p));					\
+										\
+	while (__v && !atomic_try_cmpxchg((p), &__v, __v + 1))			\
+		;	/* *p changed under us: __v holds the new value */	\
+	__v != 0;								\
+})
+
 /* Spin-wait hint. */
 static inline void cpu_relax(void)
 {

@@ -42,7 +42,27 @@ struct lab_ipi_req {
 };
 
 /* Nonzero while this thread runs ops->release: frees outside it are deferred frees. */
+#if LAB_SIM
+/* Simulated tasks share the host thread: one counter per engine task. */
+static int lab_lazy_in_release_sim[SIM_MAX_TASKS];
+#define lab_lazy_in_release (lab_lazy_in_release_sim[sim_cur_id])
+#else
 static __thread int lab_lazy_in_release;
+#endif
+
+/*
+ * IPI delivery: natively the cost is the interrupt thread's real futex wake and
+ * switch. In simulation the sender is charged the machine's cost.ipi_ns for
+ * each interrupt it sends, on top of the (simulated) wake and switch of the
+ * slot's interrupt task, which a real IPI does not pay: the model's IPI is
+ * dearer than the kernel's (results/sim/lazy-mm-hazptr/README.md).
+ */
+static inline void lab_ipi_delivery(void)
+{
+#if LAB_SIM
+	sim_work_ns(sim_machine()->ipi_ns);
+#endif
+}
 
 static __lab_cold void lab_lazy_fatal(const char *fmt, ...)
 {
@@ -357,6 +377,7 @@ int lab_lazy_ipi_many(struct lab_lazy_domain *d, const unsigned long *mask, lab_
 		req->result = 0;
 		req->done = 0;
 		lockevent_inc(lazy_tlb_ipi);
+		lab_ipi_delivery();
 		if (!lab_ipi_post(&d->cpu[cpu], req))
 			lab_ipi_run(d, cpu, req);	/* offline: no interrupt thread */
 	}
@@ -424,8 +445,8 @@ int lab_lazy_cpu_online(struct lab_lazy_domain *d, int cpu, struct lab_lazy_mm *
 	WRITE_ONCE(c->ipi_stop, 0);
 	/* Release: open the mailbox after the slot state above is set. */
 	smp_store_release(&c->ipi_head, NULL);
-	/* Created from the slot's thread: the interrupt thread inherits its CPU affinity. */
-	r = pthread_create(&c->ipi_thread, NULL, lab_irq_thread, a);
+	/* Created from the slot's thread: the interrupt thread inherits its CPU affinity (and its simulated CPU pin). */
+	r = lab_thread_create(&c->ipi_thread, lab_irq_thread, a);
 	if (r) {
 		struct lab_ipi_req *list = atomic_xchg(&c->ipi_head, LAB_IPI_CLOSED);
 
@@ -455,7 +476,7 @@ void lab_lazy_cpu_offline(struct lab_lazy_domain *d, int cpu)
 	/* Full barrier: ipi_stop before the kick (pairs with the interrupt thread's acquire). */
 	atomic_fetch_add(&c->ipi_kick, 1);
 	lab_futex_wake(&c->ipi_kick, 1);
-	pthread_join(c->ipi_thread, NULL);
+	lab_thread_join(c->ipi_thread, NULL);
 	raw_spin_lock(&c->irq_lock);
 	if (READ_ONCE(c->lazy))
 		lab_lazy_fatal("%s: CPU %d goes offline on a borrowed mm", d->ops->name, cpu);

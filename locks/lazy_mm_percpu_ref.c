@@ -41,10 +41,15 @@
  * into instrumented code they race (for TSan) with the uninstrumented library's
  * futex handshake; the library calls are not instrumented.
  */
+#include "compiler.h"
+#if LAB_SIM
+#include "rcu_sim.h"	/* the simulated build's RCU (liburcu cannot run on the engine's coroutines) */
+#else
 #if !defined(__SANITIZE_THREAD__)
 #define _LGPL_SOURCE
 #endif
 #include <urcu/urcu-memb.h>
+#endif
 
 #include "events.h"
 #include "lazy_mm.h"

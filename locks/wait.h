@@ -115,7 +115,8 @@ static inline int lab_sim_sched_yield(void)
 /*
  * Simulated: getrusage(RUSAGE_SELF) is the simulated CPU time of every task
  * (user; no system time is modelled apart from syscall costs charged as
- * user work) and the engine's voluntary/involuntary context switches.
+ * user work) and the engine's voluntary/involuntary context switches;
+ * getrusage(RUSAGE_THREAD) the same for the calling task alone.
  */
 #include <sys/resource.h>
 int lab_sim_getrusage(int who, struct rusage *ru);

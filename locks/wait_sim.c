@@ -105,16 +105,17 @@ const char *lab_sim_progress(void)
 	return buf;
 }
 
+/* RUSAGE_THREAD: the calling task's own figures; anything else: every task's. */
 int lab_sim_getrusage(int who, struct rusage *ru)
 {
-	uint64_t ns = sim_total_cpu_ns();
+	bool self = who == RUSAGE_THREAD;
+	uint64_t ns = self ? sim_task_cpu_ns() : sim_total_cpu_ns();
 
-	(void)who;
 	memset(ru, 0, sizeof(*ru));
 	ru->ru_utime.tv_sec = (time_t)(ns / 1000000000ull);
 	ru->ru_utime.tv_usec = (suseconds_t)(ns % 1000000000ull / 1000);
-	ru->ru_nvcsw = (long)sim_ctxsw_count(1);
-	ru->ru_nivcsw = (long)sim_ctxsw_count(0);
+	ru->ru_nvcsw = (long)(self ? sim_task_ctxsw_count(1) : sim_ctxsw_count(1));
+	ru->ru_nivcsw = (long)(self ? sim_task_ctxsw_count(0) : sim_ctxsw_count(0));
 	return 0;
 }
 #endif

@@ -93,6 +93,7 @@ struct task {
 	int cpu, pin;
 	int64_t vruntime;
 	uint64_t run_start, cpu_ns;
+	uint64_t nvcsw, nivcsw;		/* this task's context switches (RUSAGE_THREAD) */
 	/* futex */
 	uint32_t *faddr;
 	struct task *fnext;
@@ -784,6 +785,7 @@ static void sync_point(struct task *t)
 
 	if (c->clock >= c->resched_at && c->nrq) {
 		nivcsw++;
+		t->nivcsw++;
 		switch_out(t, T_READY);
 		to_scheduler();
 		c = &cpus[t->cpu];
@@ -1064,6 +1066,11 @@ uint64_t sim_ctxsw_count(int voluntary)
 	return voluntary ? nvcsw : nivcsw;
 }
 
+uint64_t sim_task_ctxsw_count(int voluntary)
+{
+	return voluntary ? running->nvcsw : running->nivcsw;
+}
+
 int sim_need_resched(void)
 {
 	struct cpu *c = &cpus[running->cpu];
@@ -1142,6 +1149,7 @@ static void block_current(struct task *t, enum tstate st, int64_t timeout_ns)
 	if (timeout_ns >= 0)
 		heap_push(c->clock + (uint64_t)timeout_ns, EV_TIMER, t->id, t->tgen);
 	nvcsw++;
+	t->nvcsw++;
 	switch_out(t, st);
 	to_scheduler();
 }
@@ -1212,6 +1220,7 @@ void sim_yield(void)
 		if (t->vruntime <= c->rq[0]->vruntime)
 			t->vruntime = c->rq[0]->vruntime + 1;
 		nvcsw++;
+		t->nvcsw++;
 		switch_out(t, T_READY);
 		to_scheduler();
 	}
@@ -1488,14 +1497,18 @@ static int task_alloc(void *(*fn)(void *), void *arg, size_t stack)
 int sim_spawn(void *(*fn)(void *), void *arg)
 {
 	struct task *p = running;
-	int id = task_alloc(fn, arg, STACK_SIZE);
+	int id, detached = detach_next;
 
-	if (id < 0)
-		return -1;
-	tasks[id].detached = detach_next;
+	/* Charged first: the charge may yield, and another spawner must not take the same free slot. */
 	detach_next = 0;
 	sim_work_ns(M.syscall_ns);
+	id = task_alloc(fn, arg, STACK_SIZE);
+	if (id < 0)
+		return -1;
+	tasks[id].detached = detached;
 	tasks[id].cpu = p->cpu;
+	/* clone() inherits the CPU affinity; detached tasks are the engine's helpers (RCU callbacks). */
+	tasks[id].pin = tasks[id].detached ? -1 : p->pin;
 	tasks[id].vruntime = cpus[p->cpu].min_vruntime;
 	tasks[id].state = T_SLEEP;
 	wake_task(&tasks[id], cpus[p->cpu].clock);
@@ -1511,6 +1524,7 @@ void *sim_join(int id)
 		t->joiner = me->id;
 		me->tgen++;
 		nvcsw++;
+		me->nvcsw++;
 		switch_out(me, T_SLEEP);
 		to_scheduler();
 	}

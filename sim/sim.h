@@ -59,6 +59,7 @@ uint64_t sim_jiffies_ns(void);		/* now rounded down to the machine's jiffy */
 uint64_t sim_task_cpu_ns(void);		/* the caller's CPU time */
 uint64_t sim_total_cpu_ns(void);	/* every task's CPU time, ended ones included */
 uint64_t sim_ctxsw_count(int voluntary);
+uint64_t sim_task_ctxsw_count(int voluntary);	/* the caller's own */
 uint64_t sim_elapsed_ns(void);		/* virtual time since boot (the latest CPU clock) */
 /*
  * Times since boot a task was switched in on a CPU whose clock was earlier
@@ -95,7 +96,7 @@ uint64_t sim_rcu_gp_request(void);
 uint64_t sim_rcu_gp_completed(void);
 void sim_rcu_gp_wait(uint64_t seq);
 
-/* Threads: spawn @fn(@arg) as a new task; join returns its result. */
+/* Threads: spawn @fn(@arg) as a new task (it inherits the caller's pin); join returns its result. */
 int sim_spawn(void *(*fn)(void *), void *arg);
 void *sim_join(int id);
 /* A task nobody joins (RCU callbacks): its slot is freed when it ends. */

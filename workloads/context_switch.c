@@ -36,6 +36,15 @@
  *   per-switch path). The owner is created by pair 0's task and so shares its
  *   CPU. none is refused with recreate_hz > 0 unless --unsafe.
  *
+ * Under --sim (build/rwlab-sim): the pipes are channel.h's simulated channel,
+ * the partner, the owner and every slot's interrupt thread are simulated tasks
+ * created through lab_thread_create (a task inherits its creator's pin, so a
+ * pair shares its simulated CPU and switches task -> task there, charged
+ * cost.ctxsw_ns; the lazy-mm path is charged on every block as natively), and
+ * every access the schemes make goes through atomic.h: refcount's mm_count is
+ * one line that every slot's grab and drop transfers, hazptr's slots are one
+ * line per slot. --pin cores places task i on core i as will-it-scale does.
+ *
  * Metrics: ops_per_s (iterations per second, all pairs: will-it-scale's
  * "average"), ops_per_s_min/max (per measured task), round_trips,
  * nvcsw_threads (voluntary context switches of all 2N threads over the window,
@@ -263,7 +272,7 @@ static void cs_worker(void *state, struct lab_worker *w)
 		goto out_chan;
 	}
 	/* Created from the pinned task: the partner inherits its CPU (will-it-scale's new_task). */
-	if (pthread_create(&p->partner, NULL, cs_partner, p)) {
+	if (lab_thread_create(&p->partner, cs_partner, p)) {
 		lab_lazy_cpu_offline(cs->d, cpu);
 		smp_store_release(&t->user_mm, NULL);
 		goto out_chan;
@@ -272,7 +281,7 @@ static void cs_worker(void *state, struct lab_worker *w)
 		memset(&cs->owner_events, 0, sizeof(cs->owner_events));
 		cs->releases = cs->release_ns_sum = cs->release_ns_max = 0;
 		cs->deferred0 = READ_ONCE(cs->d->deferred_frees);
-		if (pthread_create(&cs->owner, NULL, cs_owner, cs))
+		if (lab_thread_create(&cs->owner, cs_owner, cs))
 			owner = false;
 	}
 	getrusage(RUSAGE_THREAD, &r0);
@@ -291,11 +300,11 @@ static void cs_worker(void *state, struct lab_worker *w)
 	}
 	getrusage(RUSAGE_THREAD, &r1);
 	lab_chan_close_tx(&p->ab);	/* the partner reads end of stream and exits */
-	pthread_join(p->partner, NULL);
+	lab_thread_join(p->partner, NULL);
 	lab_lazy_cpu_offline(cs->d, cpu);
 	smp_store_release(&t->user_mm, NULL);	/* exit_mm */
 	if (owner) {
-		pthread_join(cs->owner, NULL);
+		lab_thread_join(cs->owner, NULL);
 		lab_events_accumulate(&lab_events_tls, &cs->owner_events);
 	}
 	if (measuring) {

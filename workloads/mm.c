@@ -185,7 +185,13 @@ static void *page_alloc(struct lab_mm_thread *t)
 	t->cache = *p;
 	t->ncache--;
 	lab_kernel_work(LAB_KWORK_PAGE_ALLOC);
-	WRITE_ONCE(*page_ref(p), 1u);
+	/*
+	 * Release: whatever happened before the page was freed (the entry that
+	 * stopped mapping it, its last page_put) happens before a reuse that
+	 * page_try_pin()'s fully ordered increment can observe; the pinner's
+	 * re-check of its entry then sees that the entry moved on.
+	 */
+	smp_store_release(page_ref(p), 1u);
 	return p;
 }
 
@@ -211,6 +217,36 @@ static void page_put(struct lab_mm_thread *t, void *page)
 		smp_acquire__after_ctrl_dep();
 		page_free(t, page);
 	}
+}
+
+/*
+ * page_try_pin() - take a reference on the page that entry @e of @slot
+ * mapped when the fault path picked it, so it cannot be freed while we use it.
+ * This is GUP-fast's pin (mm/gup.c, gup_fast_pte_range: try_grab_folio_fast,
+ * i.e. get_page_unless_zero, then compare the PTE with what it read):
+ *  - holding the VMA lock or mmap_lock for *read* does not keep the entry:
+ *    another thread's write fault may copy-on-write the page, installing a
+ *    copy and dropping this mm's reference, and the last other owner (a
+ *    forked child exiting) may then free it, or write into it in place;
+ *  - so take a reference only if the count is not already zero (a freed
+ *    page's refcount word stays readable: chunks live as long as the
+ *    allocator, the way struct page outlives the page's use), then check that
+ *    the entry still maps the page: if not, the reference may be on a page
+ *    that was freed and reused since, or on our old copy-on-write page; drop
+ *    it and let the caller fault again.
+ * Returns true with a reference held (page_put() when done with the page).
+ */
+static bool page_try_pin(uintptr_t *slot, uintptr_t e, struct lab_mm_thread *t)
+{
+	void *page = (void *)(e & ~LAB_PTE_FLAGS);
+
+	/* Fully ordered: the increment before the re-read of the entry (pairs with page_alloc()'s release). */
+	if (!atomic_inc_not_zero(page_ref(page)))
+		return false;
+	if (lab_likely(READ_ONCE(*slot) == e))
+		return true;
+	page_put(t, page);
+	return false;
 }
 
 /* ---- files ---------------------------------------------------------------------------- */
@@ -948,6 +984,8 @@ size_t lab_mm_pageout(struct lab_mm *mm, uintptr_t start, size_t len)
 
 /* ---- the fault path ---------------------------------------------------------------------- */
 
+void (*lab_mm_access_hook)(struct lab_mm *mm, uintptr_t addr, void *page);
+
 static bool access_error(const struct lab_vma *vma, const struct lab_fault *f)
 {
 	if (f->flags & LAB_FAULT_WRITE)
@@ -1088,7 +1126,13 @@ static int handle_mm_fault(struct lab_mm *mm, struct lab_vma *vma, struct lab_fa
 			}
 			continue;
 		}
-		break;
+		if (!f->buf)
+			break;
+		if (lab_unlikely(lab_mm_access_hook))
+			lab_mm_access_hook(mm, f->addr, page);
+		if (page_try_pin(slot, e, t))
+			break;
+		/* the entry moved on (a COW, a pageout) since we read it: look again */
 	}
 	f->page = page;
 	f->writable = (vma->vm_flags & LAB_VM_WRITE) && !(e & LAB_PTE_WP);
@@ -1099,6 +1143,7 @@ static int handle_mm_fault(struct lab_mm *mm, struct lab_vma *vma, struct lab_fa
 			memcpy(p, f->buf, f->len);
 		else
 			memcpy(f->buf, p, f->len);
+		page_put(t, page);	/* page_try_pin()'s reference */
 	}
 	return 0;
 }

@@ -315,7 +315,9 @@ struct lab_fault {
  * lab_mm_fault() - handle a user fault at f->addr. Returns 0 with f->page set;
  * -EFAULT if no VMA covers the address or the access is not allowed (SIGSEGV);
  * -ENOMEM if no page could be allocated. If f->buf is set, f->len bytes are
- * written from it (LAB_FAULT_WRITE) or read into it under the fault's lock.
+ * written from it (LAB_FAULT_WRITE) or read into it under the fault's lock,
+ * with the page pinned (the fault's lock is a read lock: another thread's COW
+ * may replace the page meanwhile, and its last other owner free it).
  */
 int lab_mm_fault(struct lab_mm *mm, struct lab_fault *f, struct lab_mm_thread *t);
 
@@ -349,6 +351,15 @@ int lab_mm_map_count(struct lab_mm *mm);
  * change the address space at exactly that point. NULL in normal runs.
  */
 extern void (*lab_mm_walk_hook)(struct lab_mm *mm, struct lab_vma *vma, uintptr_t addr);
+
+/*
+ * Test seam: when set, a fault that copies to or from its page (f->buf set:
+ * lab_mm_access) calls it after it picked @page from the page-table entry and
+ * before it pins and touches the page, still under the fault's lock (the
+ * per-VMA lock or mmap_lock, for read), so a test can change the page tables
+ * at exactly that point. NULL in normal runs.
+ */
+extern void (*lab_mm_access_hook)(struct lab_mm *mm, uintptr_t addr, void *page);
 
 /* ---- a software TLB for workloads that touch model memory ------------------
  *

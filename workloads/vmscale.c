@@ -456,9 +456,14 @@ static void vms_free(struct vms *v)
 
 static int vms_setup(void **state, const struct lab_cell *cell, char *err, size_t errlen)
 {
-	struct vms *v = calloc(1, sizeof(*v));
+	struct vms *v;
 	size_t unit;
 
+	if (cell->npus < 1) {	/* the tick helper places itself on the cell's PUs */
+		snprintf(err, errlen, "vmscale: the cell carries no CPU count (npus %d)", cell->npus);
+		return -EINVAL;
+	}
+	v = calloc(1, sizeof(*v));
 	if (!v)
 		goto nomem;
 	v->policy = (int)cell->wl->knob[K_POLICY];
@@ -468,8 +473,7 @@ static int vms_setup(void **state, const struct lab_cell *cell, char *err, size_
 	v->walk_pause_ns = (uint64_t)cell->wl->knob[K_WALK_PAUSE] * 1000;
 	v->batch = (size_t)cell->wl->knob[K_BATCH];
 	v->tick_ns = (uint64_t)cell->wl->knob[K_TICK] * 1000;
-	/* the harness's CPU count (hwloc allowed PUs); a cell built without one, as in unit tests: sysconf */
-	v->ncpus = cell->npus > 0 ? cell->npus : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	v->ncpus = cell->npus;	/* the harness's one CPU count: hwloc's allowed PUs */
 	unit = (size_t)cell->wl->knob[K_UNIT_MB] << 20;
 	/* usemem's region per process: unit_size / (nr_task + 1), in whole huge pages */
 	v->pages = unit / (size_t)(v->nworkers + 1) / HPAGE_SIZE;

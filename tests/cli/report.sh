@@ -209,5 +209,13 @@ if command -v python3 >/dev/null; then
 		"$tmp/out.json" || fail "report --format json is not one JSON object with series, verdicts and a numeric cpus"
 fi
 
+# `all` selects every metric (-m) and every workload (-w), as -l all and -w all do for run.
+"$rwlab" report "$data/two-variants.csv" -m all --format csv >"$tmp/all.csv" 2>"$tmp/err" ||
+	fail "report -m all exited $?: $(cat "$tmp/err")"
+nall=$(tail -n +2 "$tmp/all.csv" | cut -d, -f4 | sort -u | wc -l)
+nhead=$("$rwlab" report "$data/two-variants.csv" --format csv | tail -n +2 | cut -d, -f4 | sort -u | wc -l)
+[ "$nall" -gt "$nhead" ] || fail "report -m all tabulates $nall metrics, no more than the $nhead headline ones"
+"$rwlab" report "$data/two-variants.csv" -w all >/dev/null 2>"$tmp/err" || fail "report -w all exited $?: $(cat "$tmp/err")"
+
 [ "$fails" = 0 ] && echo "all command-line checks passed"
 exit $((fails > 0))

@@ -76,6 +76,7 @@ struct taker {
 	int release;		/* set by main: unlock now */
 	int r;			/* the call's answer */
 	double start, done;	/* now_ms() */
+	int started;		/* the thread runs (start is set) */
 	int finished;		/* the call returned (done and r are set) */
 	pthread_t t;
 };
@@ -86,6 +87,7 @@ static void *take(void *arg)
 	struct timespec ts = deadline_in(k->ms);
 
 	k->start = now_ms();
+	__atomic_store_n(&k->started, 1, __ATOMIC_RELEASE);
 	switch (k->mode) {
 	case 'r': k->r = pthread_rwlock_rdlock(&l); break;
 	case 'w': k->r = pthread_rwlock_wrlock(&l); break;
@@ -137,7 +139,13 @@ int main(int argc, char **argv)
 	start(&reader, 'r', 0);
 	while (!taken(&reader))
 		usleep(1000);
-	start(&writer, 'W', 400);
+	/*
+	 * The deadline leaves room for a loaded machine: the checks below run
+	 * 150 ms after the writer started, well inside its 1 s.
+	 */
+	start(&writer, 'W', 1000);
+	while (!__atomic_load_n(&writer.started, __ATOMIC_ACQUIRE))
+		usleep(1000);
 	usleep(150 * 1000);	/* past any optimistic spinning: the writer sleeps (or polls) */
 	if (queued) {
 		int r = pthread_rwlock_tryrdlock(&l);	/* a queued writer blocks new readers */
@@ -163,7 +171,7 @@ int main(int argc, char **argv)
 	}
 	pthread_join(writer.t, NULL);
 	CHECK(writer.r, ETIMEDOUT);
-	CHECK_MS("the timed writer gave up", writer.done - writer.start, 395, 2000);
+	CHECK_MS("the timed writer gave up", writer.done - writer.start, 995, 3000);
 	t0 = now_ms();
 	while (!taken(&late) && now_ms() - t0 < 2000)
 		usleep(1000);
@@ -172,7 +180,7 @@ int main(int argc, char **argv)
 		failures++;
 	} else if (queued) {
 		/* woken by the writer's cancellation path, not before it */
-		CHECK_MS("the reader behind the writer got the lock", late.done - writer.start, 395, 2000);
+		CHECK_MS("the reader behind the writer got the lock", late.done - writer.start, 995, 3000);
 	}
 	if (taken(&late)) {
 		CHECK(pthread_rwlock_tryrdlock(&l), 0);		/* nothing queued any more */

@@ -8,6 +8,11 @@
 # - torture --kill --sim cancels waits (-EINTR and -ETIMEDOUT) reproducibly;
 # - pft under --sim in every --mm-lock mode is deterministic too, and charges
 #   its faults from the machine file (no host-time metric);
+# - context_switch (issue 11) is deterministic too; with releases under load
+#   every scheme but none keeps the mm alive, and none trips the use-after-free
+#   check; and its refcount scheme's
+#   mm_count is one line shared by every pair: per pair, refcount falls behind
+#   hazptr (per-CPU slot lines) as pairs are added, and not at one pair;
 # - variants and workloads that cannot run under --sim are refused.
 # Usage: sim_cli.sh RWLAB
 set -u
@@ -51,6 +56,46 @@ grep ',failed_faults,' "$tmp/p1.csv" | grep -vq ',failed_faults,0,' && fail "pft
 # the per-VMA modes took the VMA lock, mmap mode never did
 grep -q ',"pft:size_mb=4,mm_lock=vma",6,0,vma_lock_success,0,' "$tmp/p1.csv" && fail "pft --sim: vma mode never took a VMA lock"
 grep -q ',pft:size_mb=4,6,0,vma_lock_success,0,' "$tmp/p1.csv" || fail "pft --sim: mmap mode took a VMA lock"
+
+# context_switch: every lazy-mm scheme, same seed => same CSV apart from the host-time fields
+cs="-l null -w context_switch -m all -t 1,3 -d 2ms --warmup 500us -n 2 -q"
+for i in 1 2; do
+	"$rwlab" run --sim generic-8 $cs -o "$tmp/cs$i.csv" >/dev/null 2>"$tmp/cserr$i" ||
+		fail "context_switch --sim $i: $(cat "$tmp/cserr$i")"
+	cut -d, -f1,4- "$tmp/cs$i.csv" >"$tmp/cs$i.cut"
+done
+[ "$(grep -c ',ops_per_s,' "$tmp/cs1.cut")" -eq 20 ] || fail "context_switch --sim: $(grep -c ',ops_per_s,' "$tmp/cs1.cut") ops_per_s rows, want 20 (5 schemes x 2 sizes x 2 iterations)"
+cmp -s "$tmp/cs1.cut" "$tmp/cs2.cut" || fail "context_switch, same seed, different CSV: $(diff "$tmp/cs1.cut" "$tmp/cs2.cut" | head -3)"
+# every thread blocks once per round trip: 2 voluntary switches per round trip (getrusage RUSAGE_THREAD per task)
+awk -F, '$8 == "csw_per_round_trip" && ($9 < 1.99 || $9 > 2.01) { bad = bad " " $4 "/t=" $6 "=" $9 } END { if (bad) { print bad; exit 1 } }' \
+	"$tmp/cs1.csv" >"$tmp/csw" || fail "context_switch --sim csw_per_round_trip not 2:$(cat "$tmp/csw")"
+
+# The mm_count line is shared: on generic-32 (c2c 51 ns, rmw 6.6 ns: one line serves about
+# 17 M RMWs/s) 32 pairs need about 30 M/s of it (two RMWs per hop), hazptr's slots none.
+"$rwlab" run --sim generic-32 -l null -w context_switch -m refcount,hazptr -t 1,32 -d 2ms --warmup 500us -n 1 -q \
+	-o "$tmp/mmc.csv" >/dev/null 2>"$tmp/mmcerr" || fail "context_switch --sim generic-32: $(cat "$tmp/mmcerr")"
+awk -F, '$8 == "ops_per_s" { r[$4 "/" $6] = $9 / $6 }
+	END {
+		printf "per pair: refcount %.0f at 1, %.0f at 32; hazptr %.0f at 1, %.0f at 32\n",
+			r["refcount/1"], r["refcount/32"], r["hazptr/1"], r["hazptr/32"]
+		if (!r["hazptr/1"] || !r["refcount/1"]) exit 1
+		if (r["refcount/1"] < 0.95 * r["hazptr/1"]) exit 1		# one pair: no contention
+		if (r["hazptr/32"] < 0.95 * r["hazptr/1"]) exit 1		# private lines scale
+		if (r["refcount/32"] > 0.7 * r["hazptr/32"]) exit 1		# one shared line does not
+	}' "$tmp/mmc.csv" >"$tmp/mmc" || fail "context_switch --sim mm_count sharing: $(cat "$tmp/mmc")"
+
+# Releases under load (recreate_hz): every scheme keeps the borrowed mm alive through the
+# simulated IPIs and lazy drops; none (the cost floor, --unsafe) must hit the use-after-free check.
+rel="-l null -w context_switch:recreate_hz=1000 -t 2 -d 2ms --warmup 1ms -n 1 -q"
+"$rwlab" run --sim generic-8 $rel -m refcount,shootdown,hazptr,hpref,percpu-ref -o "$tmp/rel.csv" >/dev/null 2>"$tmp/relerr" ||
+	fail "context_switch --sim releases: $(head -2 "$tmp/relerr")"
+[ "$(awk -F, '$8 == "releases" && $9 > 0' "$tmp/rel.csv" | wc -l)" -eq 5 ] ||
+	fail "context_switch --sim: not every scheme released an mm: $(awk -F, '$8 == "releases" { printf "%s=%s ", $4, $9 }' "$tmp/rel.csv")"
+# the check aborts the process: no core file, and the shell's "Aborted" goes to /dev/null
+(ulimit -c 0; "$rwlab" run --sim generic-8 $rel -m none --unsafe -o "$tmp/none.csv" >/dev/null 2>"$tmp/noneerr"
+	echo $? >"$tmp/nonerc") 2>/dev/null
+rc=$(cat "$tmp/nonerc")
+[ $rc -ne 0 ] && grep -q 'use after free' "$tmp/noneerr" || fail "context_switch --sim -m none --unsafe: exit $rc, $(head -2 "$tmp/noneerr")"
 
 # torture: every variant SUCCESS over a few schedules; busted FAILURE, replayable
 "$rwlab" torture --sim generic-4 -d 2ms --seeds 3 >"$tmp/t" 2>&1 ||

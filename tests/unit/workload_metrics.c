@@ -73,6 +73,7 @@ static void rig_setup(struct rig *r, const char *spec, int nthreads)
 	r->cell->wl = &r->wl;
 	r->cell->run = &r->run;
 	r->cell->nthreads = nthreads;
+	r->cell->npus = 2;	/* as the harness sets it (hwloc's allowed PUs); vmscale refuses a cell without it */
 	for (int i = 0; i < nthreads; i++) {
 		r->w[i].id = i;
 		r->w[i].cell = r->cell;
