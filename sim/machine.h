@@ -49,7 +49,7 @@ struct sim_machine {
 	double fault_ns;		/* page-fault entry and exit (the mm model's fault path) */
 	double page_alloc_ns;		/* one 4 KiB page from the page allocator (zeroing apart) */
 	int nparams;
-	struct sim_param params[96];
+	struct sim_param params[128];
 };
 
 /* CPU @cpu's place in the topology (computed from the numbering). */
@@ -68,6 +68,13 @@ int sim_machine_load(struct sim_machine *m, const char *dir, const char *name, c
 
 /* Parse the file at @path, then derive generic-N when @generic_n > 0. */
 int sim_machine_parse(struct sim_machine *m, const char *path, int generic_n, char *err, size_t errlen);
+
+/*
+ * sim_machine_number() - the numeric value of @key as the file gives it (any
+ * key, cost.* extras included, e.g. cost.work.reaim.sieve_ns). Returns 0, or
+ * -1 when the file has no such key or its value is not a number.
+ */
+int sim_machine_number(const struct sim_machine *m, const char *key, double *out);
 
 void sim_machine_place(const struct sim_machine *m, int cpu, struct sim_cpu_place *p);
 
