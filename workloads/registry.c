@@ -54,16 +54,19 @@ static void workload_fill(struct lab_workload_conf *conf, const struct lab_spec 
  * every wait goes through the locks/ seams and whose kernel-side work is
  * charged from the machine's cost model: locktest, pft (the mm model's
  * fault path, lab_kernel_work()) and context_switch (its pipes are
- * workloads/channel.h's simulated channel). The other mm workloads and the
+ * workloads/channel.h's simulated channel), reaim and gitcheckout (their
+ * user-space routines, system calls and copies charged from the machine
+ * file: lab_user_work(), lab_copy_work()). The other mm workloads and the
  * lazy-mm ones (IPIs, syscalls, bulk work not yet charged) are not modelled
  * yet (issue 11). Returns 0 (always natively) or -1 with @err.
  */
 static int sim_check(const struct lab_workload_conf *conf, char *err, size_t errlen)
 {
 	if (!LAB_SIM || !strcmp(conf->ops->name, "locktest") || !strcmp(conf->ops->name, "pft") ||
-	    !strcmp(conf->ops->name, "context_switch"))
+	    !strcmp(conf->ops->name, "context_switch") || !strcmp(conf->ops->name, "reaim") ||
+	    !strcmp(conf->ops->name, "gitcheckout"))
 		return 0;
-	snprintf(err, errlen, "workload '%s' is not modelled under --sim yet (valid under --sim: locktest, pft, context_switch)",
+	snprintf(err, errlen, "workload '%s' is not modelled under --sim yet (valid under --sim: locktest, pft, context_switch, reaim, gitcheckout)",
 		 conf->ops->name);
 	return -1;
 }
