@@ -32,3 +32,4 @@ for piece in "$@"; do
 done
 { head -1 pft.csv; for f in pft gitcheckout reaim-compute reaim-dbase-shared; do [ -r $f.csv ] && tail -n +2 $f.csv; done; } >rwsem-rework.csv
 "$rwlab" report rwsem-rework.csv --matrix rwsem-rework.sim.matrix >rwsem-rework.report.txt
+"$rwlab" plot rwsem-rework.csv -o rwsem-rework-%w.png >/dev/null
