@@ -32,6 +32,16 @@ struct sim_args {
 	char **argv;		/* the rest, for rwlab_main */
 };
 
+/*
+ * jemalloc's options for the simulated build (read by jemalloc at its first
+ * allocation; unused with another allocator): never purge dirty or muzzy
+ * pages on a wall-clock decay. The engine keys its cache lines by address,
+ * so which freed extent a later allocation reuses decides whether its lines
+ * are already cached; with time-based decay that choice followed the host's
+ * timing, and one seed gave two CSVs (reaim new_dbase, issue 11).
+ */
+const char *malloc_conf = "dirty_decay_ms:-1,muzzy_decay_ms:-1";
+
 static int take_value(int argc, char **argv, int *i, const char *opt, const char **val)
 {
 	size_t n = strlen(opt);

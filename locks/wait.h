@@ -435,7 +435,7 @@ static inline const char *lab_sim_progress(void)
  */
 enum lab_kwork {
 	LAB_KWORK_FAULT, LAB_KWORK_PAGE_ALLOC, LAB_KWORK_CLEAR_PAGE,
-	LAB_KWORK_HPAGE_ALLOC, LAB_KWORK_HPAGE_COPY,
+	LAB_KWORK_HPAGE_ALLOC, LAB_KWORK_HPAGE_COPY, LAB_KWORK_SYSCALL,
 };
 #if LAB_SIM
 void lab_kernel_work(enum lab_kwork w);
@@ -443,6 +443,54 @@ void lab_kernel_work(enum lab_kwork w);
 static inline void lab_kernel_work(enum lab_kwork w)
 {
 	(void)w;
+}
+#endif
+
+/* lab_task_cpu_ns() - the calling thread's CPU time (simulated: the task's, exact). */
+static inline uint64_t lab_task_cpu_ns(void)
+{
+#if LAB_SIM
+	return sim_task_cpu_ns();
+#else
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+/*
+ * The work a workload does between its lock and mm calls (issue 11), which
+ * costs nothing in virtual time unless charged. Natively all three are
+ * nothing (the host does the work and its time is measured); simulated:
+ *   lab_work_key(name)    the index of the machine file's cost.work.NAME_ns
+ *                         (ns per unit of that routine, measured by
+ *                         rwlab-work-cost), or -1 when the machine has none;
+ *   lab_user_work(k, n)   charges @n units of routine @k to the caller;
+ *   lab_copy_work(bytes)  a copy of @bytes at the per-core bandwidth, shared
+ *                         with the socket's other copiers (bw.*).
+ * LAB_KWORK_SYSCALL: one system call's entry and exit (cost.syscall_ns).
+ */
+#if LAB_SIM
+int lab_work_key(const char *name);
+void lab_user_work(int key, double units);
+void lab_copy_work(size_t bytes);
+#else
+static inline int lab_work_key(const char *name)
+{
+	(void)name;
+	return 0;
+}
+
+static inline void lab_user_work(int key, double units)
+{
+	(void)key;
+	(void)units;
+}
+
+static inline void lab_copy_work(size_t bytes)
+{
+	(void)bytes;
 }
 #endif
 

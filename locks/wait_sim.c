@@ -95,6 +95,9 @@ void lab_kernel_work(enum lab_kwork w)
 	case LAB_KWORK_PAGE_ALLOC:
 		sim_work_ns(m->page_alloc_ns);
 		break;
+	case LAB_KWORK_SYSCALL:
+		sim_work_ns(m->syscall_ns);
+		break;
 	case LAB_KWORK_CLEAR_PAGE:
 		sim_copy_bytes(4096);
 		break;
@@ -110,6 +113,41 @@ void lab_kernel_work(enum lab_kwork w)
 void lab_random_stores(uint64_t n)
 {
 	sim_mem_traffic(n * 128, (double)n * sim_machine()->rand_store_ns);
+}
+
+/* The machine's cost.work.* figures, looked up once per name. */
+static struct {
+	char name[48];
+	double ns;
+} work_keys[64];
+static int nwork_keys;
+
+int lab_work_key(const char *name)
+{
+	char key[64];
+	double ns;
+
+	for (int i = 0; i < nwork_keys; i++)
+		if (!strcmp(work_keys[i].name, name))
+			return i;
+	snprintf(key, sizeof(key), "cost.work.%s_ns", name);
+	if (nwork_keys == (int)(sizeof(work_keys) / sizeof(work_keys[0])) ||
+	    sim_machine_number(sim_machine(), key, &ns))
+		return -1;
+	snprintf(work_keys[nwork_keys].name, sizeof(work_keys[0].name), "%s", name);
+	work_keys[nwork_keys].ns = ns;
+	return nwork_keys++;
+}
+
+void lab_user_work(int key, double units)
+{
+	if (key >= 0 && key < nwork_keys)
+		sim_work_ns(work_keys[key].ns * units);
+}
+
+void lab_copy_work(size_t bytes)
+{
+	sim_copy_bytes(bytes);
 }
 
 const char *lab_sim_progress(void)

@@ -162,6 +162,14 @@ static int check_extra(const char *k, const char *v, const char *cite, char *why
 	return 0;
 }
 
+int sim_machine_number(const struct sim_machine *m, const char *key, double *out)
+{
+	for (int i = 0; i < m->nparams; i++)
+		if (!strcmp(m->params[i].key, key))
+			return parse_num(m->params[i].value, out);
+	return -1;
+}
+
 static const char *basename_of(const char *p)
 {
 	const char *s = strrchr(p, '/');

@@ -51,7 +51,7 @@ struct sim_machine {
 	double hpage_alloc_ns;		/* one 2 MiB huge page with its struct-page prep (clearing apart) */
 	double rand_store_ns;		/* one 8-byte store at a random place of a region beyond the caches */
 	int nparams;
-	struct sim_param params[96];
+	struct sim_param params[128];
 };
 
 /* CPU @cpu's place in the topology (computed from the numbering). */
@@ -70,6 +70,13 @@ int sim_machine_load(struct sim_machine *m, const char *dir, const char *name, c
 
 /* Parse the file at @path, then derive generic-N when @generic_n > 0. */
 int sim_machine_parse(struct sim_machine *m, const char *path, int generic_n, char *err, size_t errlen);
+
+/*
+ * sim_machine_number() - the numeric value of @key as the file gives it (any
+ * key, cost.* extras included, e.g. cost.work.reaim.sieve_ns). Returns 0, or
+ * -1 when the file has no such key or its value is not a number.
+ */
+int sim_machine_number(const struct sim_machine *m, const char *key, double *out);
 
 void sim_machine_place(const struct sim_machine *m, int cpu, struct sim_cpu_place *p);
 

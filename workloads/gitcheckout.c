@@ -70,6 +70,7 @@
 #include "barrier.h"
 #include "dirtree.h"
 #include "git_trees.h"
+#include "gitcheckout.h"
 #include "mm.h"
 #include "wait.h"
 #include "workload.h"
@@ -128,6 +129,7 @@ struct gc_worker {
 	double cpu;			/* the worker's CPU seconds over the pass */
 	uint64_t ticks_sys, ticks_user;	/* CPU-clock ticks in / outside the modelled kernel */
 	volatile sig_atomic_t in_kernel;
+	uint64_t k0_ns, ksys_ns;	/* simulated: CPU clock at kbegin, exact time in the kernel */
 	uint32_t sink;
 } __lab_cacheline_aligned;
 
@@ -148,6 +150,7 @@ struct gc {
 	struct gc_worker *w;
 	int nthreads;
 	bool parallel;			/* checkout=parallel */
+	int inflate_key;		/* simulated: lab_work_key("gitcheckout.inflate") */
 };
 
 /* ---- manifests ---------------------------------------------------------------------------------- */
@@ -706,6 +709,34 @@ static int place_objects(struct gc *g)
 
 /* ---- the model kernel calls, accounted by ticks ------------------------------------------------- */
 
+#if LAB_SIM
+/*
+ * Simulated: no host timers (every task runs on one host thread); kbegin and
+ * kend add up the task's exact simulated CPU time inside the modelled kernel
+ * (a clock read is free in virtual time).
+ */
+static int tick_start(struct gc_worker *w)
+{
+	w->cpu = (double)lab_task_cpu_ns() / 1e9;
+	return -1;
+}
+
+static void tick_stop(struct gc_worker *w, bool started)
+{
+	(void)started;
+	w->cpu = (double)lab_task_cpu_ns() / 1e9 - w->cpu;
+}
+
+static inline void kbegin(struct gc_worker *w)
+{
+	w->k0_ns = lab_task_cpu_ns();
+}
+
+static inline void kend(struct gc_worker *w)
+{
+	w->ksys_ns += lab_task_cpu_ns() - w->k0_ns;
+}
+#else
 #define TICK_NS 1000000			/* one tick per millisecond of a worker's CPU time */
 #define TICK_SIGNAL (SIGRTMIN + 2)
 
@@ -792,6 +823,8 @@ static inline void kend(struct gc_worker *w)
 	w->in_kernel = 0;
 }
 
+#endif
+
 /* write(2)'s copy into the page cache: page by page into the worker's 64 KiB stand-in. */
 static void pc_write(struct gc_worker *w, const uint8_t *src, size_t n)
 {
@@ -799,6 +832,7 @@ static void pc_write(struct gc_worker *w, const uint8_t *src, size_t n)
 		size_t c = n - k < LAB_PAGE_SIZE ? n - k : LAB_PAGE_SIZE;
 
 		memcpy(w->pagecache + w->pcpos, src + k, c);
+		lab_copy_work(c);
 		w->pcpos = (w->pcpos + LAB_PAGE_SIZE) % (64 << 10);
 	}
 }
@@ -829,6 +863,36 @@ static struct lab_dentry *parent_of(struct gc *g, struct gc_worker *w, const str
 	return lab_dt_lookup(&g->fs, NULL, e->path, e->base);
 }
 
+/*
+ * inflate (user space): @n bytes of output into @out from @src (@inlen
+ * bytes), 4 bytes out per byte in, a running state like a decoder's; byte k
+ * of this output comes from input byte (@o + k) / 4, wrapping (*@j: the input
+ * cursor, no division per byte). Returns the new state.
+ */
+static uint32_t inflate_chunk(uint8_t *out, const uint8_t *src, size_t inlen, size_t o, size_t n, size_t *j,
+			      uint32_t state)
+{
+	for (size_t k = 0; k < n; k++) {
+		uint8_t b = src[*j];
+
+		state = state * 31u + b;
+		out[k] = (uint8_t)(b ^ (state >> 7) ^ (uint8_t)k);
+		if (((o + k) & 3) == 3 && ++*j == inlen)
+			*j = 0;
+	}
+	return state;
+}
+
+uint32_t lab_gc_inflate_bench(uint8_t *out, const uint8_t *src, size_t inlen, size_t outlen)
+{
+	uint32_t state = 1;
+	size_t j = 0;
+
+	for (size_t o = 0; o < outlen; o += 16384)
+		state = inflate_chunk(out, src, inlen, o, outlen - o < 16384 ? outlen - o : 16384, &j, state);
+	return state;
+}
+
 /* Write one file: create it, read its object through the mapped pack, inflate, write. */
 static void write_entry(struct gc *g, struct gc_worker *w, const struct gc_entry *e)
 {
@@ -838,6 +902,7 @@ static void write_entry(struct gc *g, struct gc_worker *w, const struct gc_entry
 	int r;
 
 	kbegin(w);
+	lab_kernel_work(LAB_KWORK_SYSCALL);	/* open(O_CREAT) (the mkdir -p of new directories not charged) */
 	r = lab_dt_mkdir_parents(&g->fs, e->path, e->len, &dir);
 	if (!r)
 		r = lab_dt_create(&g->fs, dir, e->path + e->base, e->len - e->base, e->mode == GITLINK_MODE,
@@ -872,17 +937,11 @@ static void write_entry(struct gc *g, struct gc_worker *w, const struct gc_entry
 		for (size_t o = 0, j = 0; o < outlen;) {
 			size_t n = outlen - o < 16384 ? outlen - o : 16384;
 
-			/* byte k of the output comes from input byte (o + k) / 4, wrapping (no division per byte) */
-			for (size_t k = 0; k < n; k++) {
-				uint8_t b = src[j];
-
-				state = state * 31u + b;
-				w->out[k] = (uint8_t)(b ^ (state >> 7) ^ (uint8_t)k);
-				if (((o + k) & 3) == 3 && ++j == inlen)
-					j = 0;
-			}
+			state = inflate_chunk(w->out, src, inlen, o, n, &j, state);
+			lab_user_work(g->inflate_key, (double)n);
 			/* write(2): copy into the page cache, page by page */
 			kbegin(w);
+			lab_kernel_work(LAB_KWORK_SYSCALL);
 			pc_write(w, w->out, n);
 			kend(w);
 			o += n;
@@ -891,6 +950,9 @@ static void write_entry(struct gc *g, struct gc_worker *w, const struct gc_entry
 		left -= outlen;
 		in += inlen;
 	}
+	kbegin(w);
+	lab_kernel_work(LAB_KWORK_SYSCALL);	/* close */
+	kend(w);
 	w->sink += state;
 	d->size = outpos;
 	w->bytes += outpos;
@@ -903,6 +965,7 @@ static void unlink_entry(struct gc *g, struct gc_worker *w, const struct gc_entr
 	int r = -ENOENT;
 
 	kbegin(w);
+	lab_kernel_work(LAB_KWORK_SYSCALL);	/* unlink or rmdir */
 	dir = parent_of(g, w, e);
 	if (dir)
 		r = e->mode == GITLINK_MODE ? lab_dt_rmdir(&g->fs, dir, e->path + e->base, e->len - e->base)
@@ -925,6 +988,7 @@ static void remove_dirs(struct gc *g, struct gc_worker *w, const struct plan *p)
 
 		while (base > 0 && s[base - 1] != '/')
 			base--;
+		lab_kernel_work(LAB_KWORK_SYSCALL);	/* rmdir */
 		dir = lab_dt_lookup(&g->fs, NULL, s, base);
 		if (!dir || lab_dt_rmdir(&g->fs, dir, s + base, len - base))
 			w->errors++;
@@ -941,6 +1005,7 @@ static void write_index(struct gc *g, struct gc_worker *w, const struct manifest
 	uint64_t bytes = 12;
 
 	kbegin(w);
+	lab_kernel_work(LAB_KWORK_SYSCALL);	/* open(index.lock) */
 	if (lab_dt_create(&g->fs, g->fs.root, "index.lock", 10, false, 0100644, &d)) {
 		w->errors++;
 		kend(w);
@@ -955,12 +1020,15 @@ static void write_index(struct gc *g, struct gc_worker *w, const struct manifest
 		bytes += n;
 		if (bytes % (16 << 10) < n) {	/* flush a page-cache page every 16 KiB */
 			kbegin(w);
+			lab_kernel_work(LAB_KWORK_SYSCALL);
 			pc_write(w, w->out, 16 << 10);
 			kend(w);
 		}
 	}
 	d->size = bytes + 20;		/* + the trailing SHA-1 */
 	kbegin(w);
+	lab_kernel_work(LAB_KWORK_SYSCALL);	/* close */
+	lab_kernel_work(LAB_KWORK_SYSCALL);	/* rename */
 	if (lab_dt_rename(&g->fs, g->fs.root, "index.lock", "index"))
 		w->errors++;
 	kend(w);
@@ -1027,6 +1095,13 @@ static int gc_setup(void **state, const struct lab_cell *cell, char *err, size_t
 	}
 	*err = 0;
 	g->nthreads = cell->nthreads;
+	g->inflate_key = lab_work_key("gitcheckout.inflate");
+	if (g->inflate_key < 0) {
+		snprintf(err, errlen, "gitcheckout: the machine file has no cost.work.gitcheckout.inflate_ns "
+			 "(rwlab-work-cost measures it: results/sim/calibration/)");
+		gc_free(g);
+		return -1;
+	}
 	g->parallel = cell->wl->knob[K_CHECKOUT] == CHECKOUT_PARALLEL;
 	g->pack_bytes = (size_t)cell->wl->knob[K_PACK_MB] << 20;
 	if (load_manifests(g, cell->run, err, errlen)) {
@@ -1101,6 +1176,7 @@ static int gc_prepare(void *state, const struct lab_cell *cell)
 		w->written = w->removed = w->bytes = w->lookups = w->errors = w->dirs_removed = 0;
 		w->cpu = 0;
 		w->ticks_sys = w->ticks_user = 0;
+		w->ksys_ns = 0;
 		memset(w->t.ev, 0, sizeof(w->t.ev));
 	}
 	return 0;
@@ -1135,6 +1211,7 @@ static void gc_checkout(struct gc *g, struct gc_worker *w, int id, int ck)
 				const struct gc_entry *e = &p->from->e[k];
 
 				kbegin(w);
+				lab_kernel_work(LAB_KWORK_SYSCALL);	/* lstat */
 				w->lookups++;
 				if (!lab_dt_lookup(&g->fs, NULL, e->path, e->len))
 					w->errors++;
@@ -1160,6 +1237,7 @@ static void gc_checkout(struct gc *g, struct gc_worker *w, int id, int ck)
 	if (lead) {
 		write_index(g, w, p->to);
 		kbegin(w);
+		lab_kernel_work(LAB_KWORK_SYSCALL);
 		if (lab_mm_munmap(&g->mm, g->region, g->pack_bytes, &w->t))
 			w->errors++;
 		kend(w);
@@ -1177,6 +1255,7 @@ static void gc_worker(void *state, struct lab_worker *lw)
 	for (int ck = 0; ck < g->nm; ck++) {
 		if (lead) {
 			kbegin(w);
+			lab_kernel_work(LAB_KWORK_SYSCALL);
 			g->region = lab_mm_mmap(&g->mm, g->pack_bytes, LAB_VM_READ, &g->pack, 0);
 			kend(w);
 		}
@@ -1209,7 +1288,9 @@ static void gc_metrics(void *state, const struct lab_iter *it, struct lab_sink *
 		lookups += w->lookups;
 		errors += w->errors;
 		dirs += w->dirs_removed;
-		if (w->ticks_sys + w->ticks_user)
+		if (LAB_SIM)
+			ksys += (double)w->ksys_ns / 1e9;
+		else if (w->ticks_sys + w->ticks_user)
 			ksys += w->cpu * (double)w->ticks_sys / (double)(w->ticks_sys + w->ticks_user);
 		for (int e = 0; e < LAB_MM_EV_NR; e++)
 			ev[e] += w->t.ev[e];

@@ -218,6 +218,8 @@ static int mf_write(struct memfile *f, size_t off, const void *buf, size_t len)
 	size_t end = off + len, need = (end + LAB_PAGE_SIZE - 1) >> LAB_PAGE_SHIFT;
 	int r = 0;
 
+	lab_kernel_work(LAB_KWORK_SYSCALL);
+	lab_copy_work(len);
 	lab_down_write(&f->i_rwsem);
 	if (need > f->npages) {
 		char **p = realloc(f->page, need * sizeof(*p));
@@ -260,10 +262,12 @@ static size_t mf_read(struct memfile *f, size_t off, void *buf, size_t len)
 {
 	size_t done = 0;
 
+	lab_kernel_work(LAB_KWORK_SYSCALL);
 	if (off >= f->size)
 		return 0;
 	if (len > f->size - off)
 		len = f->size - off;
+	lab_copy_work(len);
 	while (done < len) {
 		size_t pg = off >> LAB_PAGE_SHIFT, po = off & (LAB_PAGE_SIZE - 1);
 		size_t n = LAB_PAGE_SIZE - po < len - done ? LAB_PAGE_SIZE - po : len - done;
@@ -281,11 +285,13 @@ static size_t mf_read(struct memfile *f, size_t off, void *buf, size_t len)
 /* fsync(2): write every dirty page to the device (a copy into @dev, a 64 KiB ring). */
 static void mf_fsync(struct memfile *f, char *dev, size_t *devpos)
 {
+	lab_kernel_work(LAB_KWORK_SYSCALL);
 	lab_down_write(&f->i_rwsem);
 	for (size_t i = 0; i < f->npages; i++) {
 		if (!f->dirty[i] || !f->page[i])
 			continue;
 		memcpy(dev + *devpos, f->page[i], LAB_PAGE_SIZE);
+		lab_copy_work(LAB_PAGE_SIZE);
 		*devpos = (*devpos + LAB_PAGE_SIZE) % (16 * LAB_PAGE_SIZE);
 		f->dirty[i] = 0;
 	}
@@ -305,6 +311,8 @@ struct chan {
 
 static void chan_put(struct chan *ch, const char *p, size_t n, bool dgram)
 {
+	lab_kernel_work(LAB_KWORK_SYSCALL);
+	lab_copy_work(n);
 	for (size_t i = 0; i < n;) {
 		size_t at = ch->head % CHAN_SIZE, k = CHAN_SIZE - at < n - i ? CHAN_SIZE - at : n - i;
 
@@ -320,8 +328,10 @@ static size_t chan_get(struct chan *ch, char *p, size_t n, bool dgram)
 {
 	size_t got;
 
+	lab_kernel_work(LAB_KWORK_SYSCALL);
 	if (dgram)
 		n = ch->lens[ch->ltail++ % 64];	/* one whole datagram */
+	lab_copy_work(n);
 	for (got = 0; got < n && ch->tail < ch->head;) {
 		size_t at = ch->tail % CHAN_SIZE, k = CHAN_SIZE - at < n - got ? CHAN_SIZE - at : n - got;
 
@@ -377,6 +387,7 @@ struct reaim {
 	struct lab_mm_file prog, libc;	/* the reaim image and libc, mapped by the parent's mm */
 	bool prog_ok, libc_ok;
 	int *joblist;			/* the template: task index per job */
+	int work_key[64];		/* simulated: lab_work_key() of each computing task */
 	struct child *child;
 };
 
@@ -424,6 +435,7 @@ static inline uint64_t crand(struct child *c)
 	} while (0)
 
 #define ARITH_TASK(name, T, OPQ, OP, x0, a0, b0, n)	\
+	enum { name##_n = (n) };			\
 	static int name(struct child *c)		\
 	{						\
 		ARITH(T, OPQ, OP, x0, a0, b0, n);	\
@@ -643,6 +655,7 @@ static int t_misc_rtns_1(struct child *c)
 			struct timespec ts;
 
 			s += getpid();
+			lab_kernel_work(LAB_KWORK_SYSCALL);
 			clock_gettime(CLOCK_MONOTONIC, &ts);
 			s += ts.tv_nsec & 1;
 		}
@@ -677,6 +690,7 @@ static int t_ram_copy(struct child *c)
 		if (n > 65536 - 8)
 			n = 65536 - 8;	/* both ranges stay inside their 64 KiB array */
 		memcpy(dst + al, src + (7 - al), n);
+		lab_copy_work(n);
 		src[i] = dst[n / 2];
 	}
 	c->sink += src[0];
@@ -713,6 +727,7 @@ static uintptr_t sbrk_m(struct child *c, long delta)
 {
 	uintptr_t old = c->brk->brk, want = (uintptr_t)((long)old + delta);
 
+	lab_kernel_work(LAB_KWORK_SYSCALL);
 	return lab_mm_brk(c->mm, c->brk, want, &c->t) == want ? old : 0;
 }
 
@@ -751,6 +766,7 @@ static int brk_pattern(struct child *c, int loops, bool touch)
 			}
 		}
 	}
+	lab_kernel_work(LAB_KWORK_SYSCALL);
 	lab_mm_brk(c->mm, c->brk, start, &c->t);
 	return r;
 }
@@ -787,6 +803,7 @@ static uintptr_t uh_alloc(struct child *c, struct uheap *h, size_t size)
 	if (h->top + chunk > h->end) {
 		uintptr_t want = LAB_PAGE_ALIGN(h->top + chunk + HEAP_PAD);
 
+		lab_kernel_work(LAB_KWORK_SYSCALL);
 		if (lab_mm_brk(c->mm, c->brk, want, &c->t) != want)
 			return 0;
 		h->end = want;
@@ -801,6 +818,7 @@ static void uh_free_all(struct child *c, struct uheap *h)
 	h->top = h->base;
 	if (h->end - h->base > HEAP_TRIM + HEAP_PAD) {
 		h->end = LAB_PAGE_ALIGN(h->base + HEAP_PAD);
+		lab_kernel_work(LAB_KWORK_SYSCALL);
 		lab_mm_brk(c->mm, c->brk, h->end, &c->t);
 	}
 }
@@ -832,6 +850,7 @@ static int t_mem_rtns_1(struct child *c)
 		}
 		uh_free_all(c, &h);
 	}
+	lab_kernel_work(LAB_KWORK_SYSCALL);
 	lab_mm_brk(c->mm, c->brk, h.base, &c->t);
 	return r;
 }
@@ -860,6 +879,7 @@ static int t_mem_rtns_2(struct child *c)
 			memcpy(pb[k] + off, pa[k] + off, len);
 			memmove(pb[k] + off + 1, pb[k] + off, len - 1);
 			s += memcmp(pa[k] + off, pb[k] + off, len);
+			lab_copy_work(4 * len);	/* four passes over @len bytes */
 		}
 	}
 	c->sink += (double)s;
@@ -904,6 +924,8 @@ static int t_shared_memory(struct child *c)
 		lab_mm_file_destroy(&seg, &c->t);
 		return -ENOMEM;
 	}
+	lab_kernel_work(LAB_KWORK_SYSCALL);	/* shmget */
+	lab_kernel_work(LAB_KWORK_SYSCALL);	/* shmat */
 	at = lab_mm_mmap(c->mm, 64 << 10, LAB_VM_READ | LAB_VM_WRITE | LAB_VM_SHARED, &seg, 0);
 	if (!at) {
 		lab_mm_file_destroy(&seg, &c->t);
@@ -919,8 +941,13 @@ static int t_shared_memory(struct child *c)
 		sem_down(&sem);
 		r = r ? r : lab_uread(c->mm, &c->tlb, at + off, c->iobuf + 8192, n, &c->t);
 		sem_up(&sem);
+		for (int k = 0; k < 4; k++)
+			lab_kernel_work(LAB_KWORK_SYSCALL);	/* semop */
+		lab_copy_work(2 * n);
 	}
+	lab_kernel_work(LAB_KWORK_SYSCALL);	/* shmdt */
 	lab_mm_munmap(c->mm, at, 64 << 10, &c->t);
+	lab_kernel_work(LAB_KWORK_SYSCALL);	/* shmctl(IPC_RMID) */
 	lab_mm_file_destroy(&seg, &c->t);
 	return r;
 }
@@ -945,7 +972,11 @@ static int map_image(struct lab_mm *mm, struct lab_mm_file *f, size_t text, size
 /* fork(): an mm copy (dup_mmap of the child's mm). */
 static int do_fork(struct child *c, struct lab_mm *copy)
 {
-	int r = lab_mm_init(copy, c->r->conf, c->r->mode, &c->r->pa);
+	int r;
+
+	for (int k = 0; k < 3; k++)
+		lab_kernel_work(LAB_KWORK_SYSCALL);	/* fork, the child's exit_group, wait4 */
+	r = lab_mm_init(copy, c->r->conf, c->r->mode, &c->r->pa);
 
 	if (r)
 		return r;
@@ -968,6 +999,8 @@ static int do_exec_run(struct child *c)
 
 	if (r)
 		return r;
+	for (int k = 0; k < 6; k++)
+		lab_kernel_work(LAB_KWORK_SYSCALL);	/* execve, ld.so's 4 mmaps, brk */
 	text = lab_mm_mmap(&nm, 48 * LAB_PAGE_SIZE, LAB_VM_READ | LAB_VM_EXEC, &c->r->bin, 0);
 	data = lab_mm_mmap(&nm, 16 * LAB_PAGE_SIZE, LAB_VM_READ | LAB_VM_WRITE, &c->r->bin, 48);
 	stack = lab_mm_mmap(&nm, 32 * LAB_PAGE_SIZE, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
@@ -1044,8 +1077,10 @@ static size_t tmpname(struct child *c, char *buf, size_t len)
 static int make_file(struct child *c, const char *name, size_t kb, struct lab_dentry **d, bool sync)
 {
 	struct memfile *f;
-	int r = lab_dt_create(&c->r->fs, c->r->diskdir, name, strlen(name), false, 0100644, d);
+	int r;
 
+	lab_kernel_work(LAB_KWORK_SYSCALL);	/* creat */
+	r = lab_dt_create(&c->r->fs, c->r->diskdir, name, strlen(name), false, 0100644, d);
 	if (r)
 		return r;
 	f = mf_new(c->r->conf);
@@ -1063,6 +1098,7 @@ static int make_file(struct child *c, const char *name, size_t kb, struct lab_de
 
 static void rm_file(struct child *c, const char *name)
 {
+	lab_kernel_work(LAB_KWORK_SYSCALL);
 	lab_dt_unlink(&c->r->fs, c->r->diskdir, name, strlen(name));
 }
 
@@ -1116,6 +1152,7 @@ static int disk_task(struct child *c, enum disk_op op)
 	case D_CP:
 	case D_SYNC_CP:
 		tmpname(c, name2, sizeof(name2));
+		lab_kernel_work(LAB_KWORK_SYSCALL);
 		r = lab_dt_create(&c->r->fs, c->r->diskdir, name2, strlen(name2), false, 0100644, &d2);
 		if (r)
 			break;
@@ -1175,6 +1212,7 @@ static int t_disk_bcp(struct child *c)
 	int r;
 
 	tmpname(c, name, sizeof(name));
+	lab_kernel_work(LAB_KWORK_SYSCALL);
 	r = lab_dt_create(&c->r->fs, c->r->diskdir, name, strlen(name), false, 0100644, &d);
 	if (r)
 		return r;
@@ -1199,7 +1237,10 @@ static int t_disk_src(struct child *c)
 		int n = snprintf(path, sizeof(path), "d%02d/sub%d/f%02d.h", (int)(crand(c) % 8), (int)(crand(c) % 2),
 				 (int)(crand(c) % 20));
 
+		lab_kernel_work(LAB_KWORK_SYSCALL);
 		found += lab_dt_lookup(&c->r->fs, c->r->fakeh, path, (size_t)n) != NULL;
+		if (i % 10 == 0)
+			lab_kernel_work(LAB_KWORK_SYSCALL);
 		if (i % 10 == 0)
 			found += (long)lab_dt_readdir(&c->r->fs, c->r->fakeh, NULL, NULL);
 	}
@@ -1217,8 +1258,10 @@ static int t_dir_rtns_1(struct child *c)
 {
 	long n = 0;
 
-	for (int i = 0; i < 100; i++)
+	for (int i = 0; i < 100; i++) {
+		lab_kernel_work(LAB_KWORK_SYSCALL);
 		lab_dt_readdir(&c->r->fs, c->r->bindir, count_name, &n);
+	}
 	c->sink += (double)n;
 	return 0;
 }
@@ -1233,6 +1276,8 @@ static int t_creat_clo(struct child *c)
 	for (int i = 0; i < 1000 && !r; i++) {
 		struct lab_dentry *d;
 
+		lab_kernel_work(LAB_KWORK_SYSCALL);	/* creat */
+		lab_kernel_work(LAB_KWORK_SYSCALL);	/* close */
 		r = lab_dt_create(&c->r->fs, c->r->diskdir, name, len, false, 0100644, &d);
 		if (r == -EEXIST) {
 			struct memfile *f = d->data;
@@ -1261,7 +1306,9 @@ static int t_link_test(struct child *c)
 	tmpname(c, name2, sizeof(name2));
 	r = make_file(c, name, 1, &d, false);
 	for (int i = 0; i < 100 && !r; i++) {
+		lab_kernel_work(LAB_KWORK_SYSCALL);
 		r = lab_dt_link(&c->r->fs, c->r->diskdir, name, name2);
+		lab_kernel_work(LAB_KWORK_SYSCALL);
 		if (!r)
 			r = lab_dt_unlink(&c->r->fs, c->r->diskdir, name2, strlen(name2));
 	}
@@ -1293,30 +1340,78 @@ static int t_pipe_cpy(struct child *c) { return chan_task(c, false, 100); }
 static int t_tcp_test(struct child *c) { return chan_task(c, false, 90); }
 static int t_udp_test(struct child *c) { return chan_task(c, true, 100); }
 
+/*
+ * The tasks. @units: for a task that is user-space computation only, the
+ * units of work one call does (loop iterations of 12 operations, elements,
+ * table bytes per pass, string passes), the unit rwlab-work-cost measures.
+ * The simulated build does not run those: it charges units x the machine
+ * file's cost.work.reaim.NAME_ns (run_task()). 0: the task runs in both
+ * builds, its system calls and copies charged where they happen.
+ */
+#define ARITH_ROW(name) { #name, t_##name, t_##name##_n }
 static const struct {
 	const char *name;
 	task_fn fn;
+	double units;
 } tasks[] = {
-	{ "add_short", t_add_short }, { "add_int", t_add_int }, { "add_long", t_add_long },
-	{ "add_float", t_add_float }, { "add_double", t_add_double }, { "mul_short", t_mul_short },
-	{ "mul_int", t_mul_int }, { "mul_long", t_mul_long }, { "mul_float", t_mul_float },
-	{ "mul_double", t_mul_double }, { "div_short", t_div_short }, { "div_int", t_div_int },
-	{ "div_long", t_div_long }, { "div_float", t_div_float }, { "div_double", t_div_double },
-	{ "array_rtns", t_array_rtns }, { "matrix_rtns", t_matrix_rtns }, { "new_raph", t_new_raph },
-	{ "num_rtns_1", t_num_rtns_1 }, { "trig_rtns", t_trig_rtns }, { "series_1", t_series_1 },
-	{ "string_rtns", t_string_rtns }, { "sort_rtns_1", t_sort_rtns_1 }, { "misc_rtns_1", t_misc_rtns_1 },
-	{ "jmp_test", t_jmp_test }, { "ram_copy", t_ram_copy }, { "sieve", t_sieve },
-	{ "page_test", t_page_test }, { "brk_test", t_brk_test }, { "mem_rtns_1", t_mem_rtns_1 },
-	{ "mem_rtns_2", t_mem_rtns_2 }, { "shared_memory", t_shared_memory }, { "fork_test", t_fork_test },
-	{ "exec_test", t_exec_test }, { "shell_rtns_1", t_shell_rtns_1 }, { "disk_wrt", t_disk_wrt },
-	{ "disk_rd", t_disk_rd }, { "disk_rr", t_disk_rr }, { "disk_rw", t_disk_rw }, { "disk_cp", t_disk_cp },
-	{ "sync_disk_rw", t_sync_disk_rw }, { "sync_disk_wrt", t_sync_disk_wrt },
-	{ "sync_disk_cp", t_sync_disk_cp }, { "sync_disk_update", t_sync_disk_update },
-	{ "disk_brw", t_disk_brw }, { "disk_bcp", t_disk_bcp }, { "disk_src", t_disk_src },
-	{ "dir_rtns_1", t_dir_rtns_1 }, { "creat_clo", t_creat_clo }, { "link_test", t_link_test },
-	{ "stream_pipe", t_stream_pipe }, { "dgram_pipe", t_dgram_pipe }, { "pipe_cpy", t_pipe_cpy },
-	{ "tcp_test", t_tcp_test }, { "udp_test", t_udp_test },
+	ARITH_ROW(add_short), ARITH_ROW(add_int), ARITH_ROW(add_long), ARITH_ROW(add_float), ARITH_ROW(add_double),
+	ARITH_ROW(mul_short), ARITH_ROW(mul_int), ARITH_ROW(mul_long), ARITH_ROW(mul_float), ARITH_ROW(mul_double),
+	ARITH_ROW(div_short), ARITH_ROW(div_int), ARITH_ROW(div_long), ARITH_ROW(div_float), ARITH_ROW(div_double),
+	{ "array_rtns", t_array_rtns, 20 * 16384 }, { "matrix_rtns", t_matrix_rtns, 100 * 24 * 24 * 24 },
+	{ "new_raph", t_new_raph, 200 * 100 }, { "num_rtns_1", t_num_rtns_1, 100 * 1000 },
+	{ "trig_rtns", t_trig_rtns, 100 * 250 }, { "series_1", t_series_1, 100 * 999 },
+	{ "string_rtns", t_string_rtns, 100 }, { "sort_rtns_1", t_sort_rtns_1, 10 * 10000 },
+	{ "misc_rtns_1", t_misc_rtns_1, 0 }, { "jmp_test", t_jmp_test, 10000 },
+	{ "ram_copy", t_ram_copy, 0 }, { "sieve", t_sieve, 5 * 1000000 },
+	{ "page_test", t_page_test, 0 }, { "brk_test", t_brk_test, 0 }, { "mem_rtns_1", t_mem_rtns_1, 0 },
+	{ "mem_rtns_2", t_mem_rtns_2, 0 }, { "shared_memory", t_shared_memory, 0 }, { "fork_test", t_fork_test, 0 },
+	{ "exec_test", t_exec_test, 0 }, { "shell_rtns_1", t_shell_rtns_1, 0 }, { "disk_wrt", t_disk_wrt, 0 },
+	{ "disk_rd", t_disk_rd, 0 }, { "disk_rr", t_disk_rr, 0 }, { "disk_rw", t_disk_rw, 0 },
+	{ "disk_cp", t_disk_cp, 0 }, { "sync_disk_rw", t_sync_disk_rw, 0 }, { "sync_disk_wrt", t_sync_disk_wrt, 0 },
+	{ "sync_disk_cp", t_sync_disk_cp, 0 }, { "sync_disk_update", t_sync_disk_update, 0 },
+	{ "disk_brw", t_disk_brw, 0 }, { "disk_bcp", t_disk_bcp, 0 }, { "disk_src", t_disk_src, 0 },
+	{ "dir_rtns_1", t_dir_rtns_1, 0 }, { "creat_clo", t_creat_clo, 0 }, { "link_test", t_link_test, 0 },
+	{ "stream_pipe", t_stream_pipe, 0 }, { "dgram_pipe", t_dgram_pipe, 0 }, { "pipe_cpy", t_pipe_cpy, 0 },
+	{ "tcp_test", t_tcp_test, 0 }, { "udp_test", t_udp_test, 0 },
 };
+#undef ARITH_ROW
+
+/* One job: task @t, or in the simulated build its measured cost when it only computes. */
+static int run_task(struct child *c, int t)
+{
+	if (LAB_SIM && tasks[t].units > 0) {
+		lab_user_work(c->r->work_key[t], tasks[t].units);
+		return 0;
+	}
+	return tasks[t].fn(c);
+}
+
+int lab_reaim_work_task(int i, const char **name, double *units)
+{
+	int k = 0;
+
+	for (size_t t = 0; t < LAB_ARRAY_SIZE(tasks); t++)
+		if (tasks[t].units > 0 && k++ == i) {
+			*name = tasks[t].name;
+			*units = tasks[t].units;
+			return (int)t;
+		}
+	return -1;
+}
+
+int lab_reaim_work_call(int t)
+{
+	static struct child c;
+
+	if (!c.iobuf) {
+		c.iobuf = malloc(2 * 65536 + 64);
+		if (!c.iobuf)
+			return -ENOMEM;
+		memset(c.iobuf, 0x33, 2 * 65536 + 64);
+		c.rng = 0x9e3779b97f4a7c15ull;
+	}
+	return t >= 0 && (size_t)t < LAB_ARRAY_SIZE(tasks) ? tasks[t].fn(&c) : -EINVAL;
+}
 
 static int task_index(const char *name)
 {
@@ -1458,6 +1553,18 @@ static int reaim_setup(void **state, const struct lab_cell *cell, char *err, siz
 			r->joblist[k++] = t;
 	}
 	r->ntests = n;
+	for (size_t t = 0; t < LAB_ARRAY_SIZE(tasks); t++) {
+		char key[48];
+
+		snprintf(key, sizeof(key), "reaim.%s", tasks[t].name);
+		r->work_key[t] = tasks[t].units > 0 ? lab_work_key(key) : 0;
+		if (r->work_key[t] < 0) {
+			snprintf(err, errlen, "reaim: the machine file has no cost.work.%s_ns "
+				 "(rwlab-work-cost measures it: results/sim/calibration/)", key);
+			reaim_free(r);
+			return -1;
+		}
+	}
 	/* A cap keeps a runaway task from eating the machine: the pages needed are a few MiB per child. */
 	if (lab_page_alloc_init(&r->pa, 512))
 		goto fail;
@@ -1558,7 +1665,7 @@ static void reaim_worker(void *state, struct lab_worker *w)
 		c->jobs[j] = t;
 	}
 	for (int i = 0; i < n; i++) {
-		if (tasks[c->jobs[i]].fn(c))
+		if (run_task(c, c->jobs[i]))
 			c->errors++;	/* a failed task is not a finished job; task_errors fails the cell */
 		else
 			w->ops++;

@@ -21,3 +21,12 @@ struct lab_reaim_count {
  * and returns the number of tests; *@per_child = jobs per child (their sum).
  */
 int lab_reaim_job_counts(int wf, int jobs, struct lab_reaim_count *out, int max, int *per_child);
+
+/*
+ * The tasks that only compute, for rwlab-work-cost (tools/bench/work_cost.c):
+ * lab_reaim_work_task() gives the @i-th one's name and units per call and
+ * returns its task index (-1 past the last); lab_reaim_work_call() runs that
+ * task once natively on a scratch child (0 or -errno).
+ */
+int lab_reaim_work_task(int i, const char **name, double *units);
+int lab_reaim_work_call(int t);

@@ -54,9 +54,10 @@ static void workload_fill(struct lab_workload_conf *conf, const struct lab_spec 
  * every wait goes through the locks/ seams and whose kernel-side work is
  * charged from the machine's cost model: locktest, pft (the mm model's
  * fault path, lab_kernel_work()), context_switch (its pipes are
- * workloads/channel.h's simulated channel) and vmscale (COW copies and
- * random stores charged, the engine's RCU). The other mm workloads and the
- * lazy-mm ones (pipes, IPIs, syscalls, bulk work not yet charged) are not
+ * workloads/channel.h's simulated channel), vmscale (COW copies and random
+ * stores charged, the engine's RCU), reaim and gitcheckout (their user-space
+ * routines, system calls and copies charged from the machine file:
+ * lab_user_work(), lab_copy_work()). tlb_flush (interrupt-style IPIs) is not
  * modelled yet (issue 11). Returns 0 (always natively) or -1 with @err.
  */
 static int sim_check(const struct lab_workload_conf *conf, char *err, size_t errlen)
@@ -64,10 +65,12 @@ static int sim_check(const struct lab_workload_conf *conf, char *err, size_t err
 	if (!LAB_SIM || !strcmp(conf->ops->name, "locktest") ||
 	    !strcmp(conf->ops->name, "pft") ||
 	    !strcmp(conf->ops->name, "context_switch") ||
-	    !strcmp(conf->ops->name, "vmscale"))
+	    !strcmp(conf->ops->name, "vmscale") ||
+	    !strcmp(conf->ops->name, "reaim") ||
+	    !strcmp(conf->ops->name, "gitcheckout"))
 		return 0;
 	snprintf(err, errlen, "workload '%s' is not modelled under --sim yet (valid under --sim: locktest, pft, "
-		 "context_switch, vmscale)", conf->ops->name);
+		 "context_switch, vmscale, reaim, gitcheckout)", conf->ops->name);
 	return -1;
 }
 

@@ -16,6 +16,9 @@
 # - vmscale (issue 11) is deterministic too, and sync's grace period per
 #   copied page (the engine's RCU) makes each worker sleep once per page:
 #   its voluntary switches far above batch's;
+# - reaim (every mix) and gitcheckout are deterministic too, without task
+#   errors or tree mismatches, charge gitcheckout's inflate per byte as the
+#   machine file says, and are refused on a machine without those costs;
 # - variants and workloads that cannot run under --sim are refused.
 # Usage: sim_cli.sh RWLAB
 set -u
@@ -133,6 +136,31 @@ sed 's/,unit_mb=200"/"/' "$tmp/vm1.csv" | awk -F, '$8 ~ /^(time.voluntary_contex
 		if (v["sync/alloc_failures"] + v["batch/alloc_failures"] + v["hazptr/alloc_failures"]) exit 1
 	}' >"$tmp/vmchk" || fail "vmscale --sim: sync's grace periods do not make its workers sleep: $(cat "$tmp/vmchk")"
 
+# reaim (every mix) and gitcheckout (issue 11): their user-space routines, system calls and copies
+# charged from the machine file; same seed => same CSV apart from the host-time fields
+rg="-l rwsem-xadd,rwsem-rspin -w reaim:compute,reaim:new_dbase,reaim:shared,gitcheckout:pack_mb=16 -t 1,6 -n 2 --warmup 0 -q"
+for i in 1 2; do
+	"$rwlab" run --sim generic-8 $rg -o "$tmp/rg$i.csv" >/dev/null 2>"$tmp/rgerr$i" || fail "reaim/gitcheckout --sim $i: $(head -2 "$tmp/rgerr$i")"
+	cut -d, -f1,4- "$tmp/rg$i.csv" >"$tmp/rg$i.cut"
+done
+cmp -s "$tmp/rg1.cut" "$tmp/rg2.cut" || fail "reaim/gitcheckout: same seed, different CSV: $(diff "$tmp/rg1.cut" "$tmp/rg2.cut" | head -3)"
+[ "$(grep -c ',JPM,' "$tmp/rg1.csv")" -eq 24 ] || fail "reaim --sim: $(grep -c ',JPM,' "$tmp/rg1.csv") JPM rows, want 24 (3 mixes x 2 variants x 2 sizes x 2 iterations)"
+awk -F, '($8 == "task_errors" || $8 == "errors" || $8 == "tree_mismatch") && $9 != 0 { print $4, $6, $8 "=" $9; bad = 1 } END { exit bad }' \
+	"$tmp/rg1.csv" >"$tmp/rgbad" || fail "reaim/gitcheckout --sim: $(head -3 "$tmp/rgbad")"
+# gitcheckout's user time is its inflate, charged per output byte (cost.work.gitcheckout.inflate_ns of
+# generic.machine): user / bytes_written is that figure, within 5% (the claims and barriers add a little)
+ns=$(sed -n 's/^cost\.work\.gitcheckout\.inflate_ns *= *\([0-9.]*\).*/\1/p' "$(dirname "$0")/../../sim/machines/generic.machine")
+awk -F, -v ns="$ns" '$5 ~ /^gitcheckout/ && $6 == 1 && ($8 == "user" || $8 == "bytes_written") { v[$4 "/" $7 "/" $8] = $9 }
+	END {
+		n = 0
+		for (k in v) if (k ~ /user$/) { split(k, p, "/"); r = v[k] / v[p[1] "/" p[2] "/bytes_written"] * 1e9; n++
+			printf "%.3f ns/byte ", r; if (r < ns || r > 1.05 * ns) bad = 1 }
+		exit bad || n != 4 || !ns
+	}' "$tmp/rg1.csv" >"$tmp/inf" || fail "gitcheckout --sim: user time per byte written is not cost.work.gitcheckout.inflate_ns ($ns): $(cat "$tmp/inf")"
+# on a machine file without the measured routine costs the reaim cell fails, naming the key
+"$rwlab" run --sim xeon-16vcpu -l rwsem -w reaim -t 1 -n 1 -q -o "$tmp/nokey.csv" >/dev/null 2>"$tmp/e"
+[ $? -eq 1 ] && grep -q 'no cost.work.reaim.add_short_ns' "$tmp/e" || fail "reaim --sim on a machine without cost.work: $(cat "$tmp/e")"
+
 # torture: every variant SUCCESS over a few schedules; busted FAILURE, replayable
 "$rwlab" torture --sim generic-4 -d 2ms --seeds 3 >"$tmp/t" 2>&1 ||
 	fail "torture --sim: $(grep -E 'FAILURE|deadlock' "$tmp/t" | head -3)"
@@ -172,7 +200,7 @@ cmp -s "$tmp/k1.kills" "$tmp/k2.kills" || fail "torture --sim --kill: one seed, 
 [ $? -eq 2 ] && grep -q 'needs --sim' "$tmp/e" || fail "torture --seeds without --sim: $(cat "$tmp/e")"
 
 # refusals: one line, exit 2
-for args in "run --sim generic-8 -l pthread" "run --sim generic-8 -l ck-rwlock" "run --sim generic-8 -w reaim" \
+for args in "run --sim generic-8 -l pthread" "run --sim generic-8 -l ck-rwlock" "run --sim generic-8 -w tlb_flush" \
 	"run --sim nosuch" "run --sim generic-513" "torture --sim generic-8 -m all"; do
 	# shellcheck disable=SC2086
 	"$rwlab" $args >/dev/null 2>"$tmp/e"

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * workloads/gitcheckout.h - gitcheckout's inflate routine, exposed for
+ * rwlab-work-cost (tools/bench/work_cost.c), which measures its cost per
+ * output byte for the machine files' cost.work.gitcheckout.inflate_ns.
+ */
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+/* Inflate @outlen bytes into @out (16 KiB at least) from @src (@inlen bytes), as a checkout does. */
+uint32_t lab_gc_inflate_bench(uint8_t *out, const uint8_t *src, size_t inlen, size_t outlen);
