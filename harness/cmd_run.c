@@ -22,7 +22,8 @@
 /* Adding an option: one entry here and one case in run_option(). */
 const struct lab_opt lab_run_opts[] = {
 	{ "sim", 0, 'Z', "MACHINE", "run on a simulated machine (rwlab sim list; generic-N): re-executes "
-	  "build/rwlab-sim; durations are simulated time; locktest and the variants built on locks/atomic.h only",
+	  "build/rwlab-sim; durations are simulated time; the variants built on locks/atomic.h and the "
+	  "workloads locktest, pft, context_switch, vmscale, reaim and gitcheckout",
 	  NULL, NULL, 0, NULL, 0, 0 },
 	{ "matrix", 0, 'M', "NAME|PATH", "a matrix file (tools/matrices/NAME.matrix); options after it override "
 	  "its settings, options before it are overridden", NULL, NULL, LAB_COMP_FILE, NULL, 0, 0 },

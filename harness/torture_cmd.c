@@ -19,6 +19,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +63,7 @@ const struct lab_opt lab_torture_opts[] = {
 	{ "kill", 0, 'K', NULL, "cancel random waiters: killable/timed acquisitions and fatal signals every "
 	  "20..500 us; the ports' wait_lock invariants are checked at every wait_lock release (variants without "
 	  "killable verbs run without cancellation)", NULL, NULL, 0, NULL, 0, 0 },
-	{ "seed", 0, 'E', "N", "random choices of the threads and the killer", "0", NULL, 0, NULL, 0, 0 },
+	{ "seed", 0, 'E', "N", "random choices of the threads and the killer", "0; 1 under --sim", NULL, 0, NULL, 0, 0 },
 	{ "sim", 0, 'Z', "MACHINE", "torture on a simulated machine (rwlab sim list; generic-N): re-executes "
 	  "build/rwlab-sim; -d is simulated time; --seed is the engine's schedule seed", NULL, NULL, 0, NULL, 0, 0 },
 	{ "seeds", 0, 'N', "N", "with --sim: N schedules, seeds --seed .. --seed+N-1; a failing seed prints its "
@@ -190,14 +191,32 @@ static void print_final(const struct torture_print *p, const struct lab_torture_
  */
 #define LAZY_CHECK(cond, ...)								\
 	do {										\
-		if (!(cond)) {								\
-			fprintf(stderr, "lazy-mm torture: check failed: ");		\
-			fprintf(stderr, __VA_ARGS__);					\
-			fprintf(stderr, "\n");						\
-			fflush(NULL);							\
-			_exit(1);							\
-		}									\
+		if (!(cond))								\
+			lazy_check_failed(__VA_ARGS__);					\
 	} while (0)
+
+/*
+ * One write(2) for the whole line: when two threads fail a check at once,
+ * the _exit() of one must not cut the other's line short (the FAILURE line
+ * printed after it would then not start a line of its own).
+ */
+static __attribute__((format(printf, 1, 2), noreturn)) void lazy_check_failed(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n = snprintf(line, sizeof(line), "lazy-mm torture: check failed: ");
+
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	fflush(NULL);
+	if (write(STDERR_FILENO, line, (size_t)n) < 0)
+		_exit(1);
+	_exit(1);
+}
 #include "lazy_race.h"
 
 static int torture_lazy(const char *spec, uint64_t duration_ns)

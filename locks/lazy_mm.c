@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "events.h"
 #include "lazy_mm.h"
@@ -64,15 +65,24 @@ static inline void lab_ipi_delivery(void)
 #endif
 }
 
+/*
+ * One write(2) for the whole line: two threads that fail at once must not
+ * leave a torn line (the abort of one kills the other mid-message).
+ */
 static __lab_cold void lab_lazy_fatal(const char *fmt, ...)
 {
+	char line[512];
 	va_list ap;
+	int n = snprintf(line, sizeof(line), "rwlab: lazy-mm: ");
 
 	va_start(ap, fmt);
-	fprintf(stderr, "rwlab: lazy-mm: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
+	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
 	va_end(ap);
+	if (n > (int)sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	if (write(STDERR_FILENO, line, (size_t)n) < 0)
+		abort();
 	abort();
 }
 
