@@ -24,7 +24,14 @@
 
 #include "machine.h"
 
-#define SIM_ENGINE_VERSION "sim-2"	/* sim-2: RCU from quiescent states, the wake-up causality fix */
+/*
+ * sim-2: RCU from quiescent states, the wake-up causality fix;
+ * sim-3: a waking task no longer cancels the due FQS scan; rwlab-sim's
+ * jemalloc never purges on wall-clock decay (addresses no longer follow
+ * host timing). Results keep the version they were made with, and every
+ * CSV row its binary's git revision.
+ */
+#define SIM_ENGINE_VERSION "sim-3"
 #define SIM_MAX_TASKS 1024
 
 extern int sim_active;		/* 1 while sim_run() runs */
