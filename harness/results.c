@@ -521,7 +521,8 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 		im = str_add(&r->metrics, &r->nmetrics, f[col[C_METRIC]]);
 		add_value(r, f, col, ig, ic, im, (int)th, v);
 	}
-	qsort(r->threads, (size_t)r->nthreads, sizeof(int), cmp_int);
+	if (r->nthreads)	/* no rows (every cell failed): no array to sort */
+		qsort(r->threads, (size_t)r->nthreads, sizeof(int), cmp_int);
 
 	if (set_baseline(r, baseline, path, err, errlen))
 		goto fail;
