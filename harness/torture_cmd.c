@@ -28,6 +28,7 @@
 
 #include "cmds.h"
 #include "compiler.h"
+#include "debug.h"
 #include "threads.h"
 #include "lazy_mm.h"
 #include "topology.h"
@@ -196,25 +197,18 @@ static void print_final(const struct torture_print *p, const struct lab_torture_
 	} while (0)
 
 /*
- * One write(2) for the whole line: when two threads fail a check at once,
- * the _exit() of one must not cut the other's line short (the FAILURE line
- * printed after it would then not start a line of its own).
+ * One write(2) for the line (locks/debug.h): when two threads fail a check at
+ * once, the _exit() of one must not cut the other's line short (the FAILURE
+ * line printed after it would then not start a line of its own).
  */
 static __attribute__((format(printf, 1, 2), noreturn)) void lazy_check_failed(const char *fmt, ...)
 {
-	char line[512];
 	va_list ap;
-	int n = snprintf(line, sizeof(line), "lazy-mm torture: check failed: ");
 
-	va_start(ap, fmt);
-	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
-	va_end(ap);
-	if (n > (int)sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;
-	line[n++] = '\n';
 	fflush(NULL);
-	if (write(STDERR_FILENO, line, (size_t)n) < 0)
-		_exit(1);
+	va_start(ap, fmt);
+	lab_vwrite_line(STDERR_FILENO, "lazy-mm torture: check failed: ", fmt, ap);
+	va_end(ap);
 	_exit(1);
 }
 #include "lazy_race.h"

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "debug.h"
 #include "events.h"
 #include "lazy_mm.h"
 
@@ -65,24 +66,14 @@ static inline void lab_ipi_delivery(void)
 #endif
 }
 
-/*
- * One write(2) for the whole line: two threads that fail at once must not
- * leave a torn line (the abort of one kills the other mid-message).
- */
+/* One write(2) for the line (debug.h): two threads failing at once cannot tear it. */
 static __lab_cold void lab_lazy_fatal(const char *fmt, ...)
 {
-	char line[512];
 	va_list ap;
-	int n = snprintf(line, sizeof(line), "rwlab: lazy-mm: ");
 
 	va_start(ap, fmt);
-	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	lab_vwrite_line(STDERR_FILENO, "rwlab: lazy-mm: ", fmt, ap);
 	va_end(ap);
-	if (n > (int)sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;
-	line[n++] = '\n';
-	if (write(STDERR_FILENO, line, (size_t)n) < 0)
-		abort();
 	abort();
 }
 

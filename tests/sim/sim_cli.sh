@@ -29,13 +29,24 @@ trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
+# twice TAG ARGS...: `rwlab run --sim ARGS -o TAG{1,2}.csv` twice; the two CSVs must be
+# the same apart from the run id and timestamp columns (one seed, one schedule).
+twice() {
+	local tag=$1 i
+	shift
+	for i in 1 2; do
+		"$rwlab" run --sim "$@" -o "$tmp/$tag$i.csv" >/dev/null 2>"$tmp/${tag}err$i" ||
+			fail "$tag --sim run $i: $(head -2 "$tmp/${tag}err$i")"
+		cut -d, -f1,4- "$tmp/$tag$i.csv" >"$tmp/$tag$i.cut"
+	done
+	cmp -s "$tmp/${tag}1.cut" "$tmp/${tag}2.cut" ||
+		fail "$tag: same seed, different CSV: $(diff "$tmp/${tag}1.cut" "$tmp/${tag}2.cut" | head -3)"
+}
+
 cell="-l rwsem,rwsem-xadd,rwsem-rspin,rwsem-dhandoff,percpu-rwsem,bravo,null -w locktest:rpct=90 -t 1,4,12 -d 5ms --warmup 1ms -n 2 -q"
-for i in 1 2; do
-	"$rwlab" run --sim generic-8 $cell -o "$tmp/a$i.csv" >/dev/null 2>"$tmp/err$i" || fail "run --sim $i: $(cat "$tmp/err$i")"
-	cut -d, -f1,4- "$tmp/a$i.csv" >"$tmp/a$i.cut"
-done
+# shellcheck disable=SC2086
+twice a generic-8 $cell
 [ "$(wc -l <"$tmp/a1.cut")" -gt 100 ] || fail "run --sim wrote $(wc -l <"$tmp/a1.cut") rows"
-cmp -s "$tmp/a1.cut" "$tmp/a2.cut" || fail "same seed, different CSV: $(diff "$tmp/a1.cut" "$tmp/a2.cut" | head -3)"
 # host load average rows would make one seed's CSV differ with the host's load
 grep -q ',loadavg_' "$tmp/a1.csv" && fail "run --sim recorded the host's load average"
 grep -q 'sim generic-8' "$tmp/a1.csv" || fail "the CSV context does not name the simulated machine"
@@ -48,11 +59,8 @@ cmp -s "$tmp/a1.cut" "$tmp/b.cut" && fail "seed 7 gave the same CSV as seed 1"
 
 # pft (issue 11): the mm model's fault path in all three modes, same seed => same CSV
 pcell="-l rwsem -w pft:size_mb=4 --mm-lock mmap,vma,vma-refcnt -t 1,6 -n 2 -q"
-for i in 1 2; do
-	"$rwlab" run --sim generic-8 $pcell -o "$tmp/p$i.csv" >/dev/null 2>"$tmp/perr$i" || fail "pft --sim $i: $(cat "$tmp/perr$i")"
-	cut -d, -f1,4- "$tmp/p$i.csv" >"$tmp/p$i.cut"
-done
-cmp -s "$tmp/p1.cut" "$tmp/p2.cut" || fail "pft: same seed, different CSV: $(diff "$tmp/p1.cut" "$tmp/p2.cut" | head -3)"
+# shellcheck disable=SC2086
+twice p generic-8 $pcell
 for w in 'pft:size_mb=4' '"pft:size_mb=4,mm_lock=vma"' '"pft:size_mb=4,mm_lock=vma-refcnt"'; do
 	grep -q ",rwsem,$w,6,0,faults/sec," "$tmp/p1.csv" || fail "pft --sim: no faults/sec row for $w at 6 threads"
 done
@@ -64,13 +72,9 @@ grep -q ',"pft:size_mb=4,mm_lock=vma",6,0,vma_lock_success,0,' "$tmp/p1.csv" && 
 grep -q ',pft:size_mb=4,6,0,vma_lock_success,0,' "$tmp/p1.csv" || fail "pft --sim: mmap mode took a VMA lock"
 # context_switch: every lazy-mm scheme, same seed => same CSV apart from the host-time fields
 cs="-l null -w context_switch -m all -t 1,3 -d 2ms --warmup 500us -n 2 -q"
-for i in 1 2; do
-	"$rwlab" run --sim generic-8 $cs -o "$tmp/cs$i.csv" >/dev/null 2>"$tmp/cserr$i" ||
-		fail "context_switch --sim $i: $(cat "$tmp/cserr$i")"
-	cut -d, -f1,4- "$tmp/cs$i.csv" >"$tmp/cs$i.cut"
-done
+# shellcheck disable=SC2086
+twice cs generic-8 $cs
 [ "$(grep -c ',ops_per_s,' "$tmp/cs1.cut")" -eq 20 ] || fail "context_switch --sim: $(grep -c ',ops_per_s,' "$tmp/cs1.cut") ops_per_s rows, want 20 (5 schemes x 2 sizes x 2 iterations)"
-cmp -s "$tmp/cs1.cut" "$tmp/cs2.cut" || fail "context_switch, same seed, different CSV: $(diff "$tmp/cs1.cut" "$tmp/cs2.cut" | head -3)"
 # every thread blocks once per round trip: 2 voluntary switches per round trip (getrusage RUSAGE_THREAD per task)
 awk -F, '$8 == "csw_per_round_trip" && ($9 < 1.99 || $9 > 2.01) { bad = bad " " $4 "/t=" $6 "=" $9 } END { if (bad) { print bad; exit 1 } }' \
 	"$tmp/cs1.csv" >"$tmp/csw" || fail "context_switch --sim csw_per_round_trip not 2:$(cat "$tmp/csw")"
@@ -108,12 +112,8 @@ rc=$(cat "$tmp/nonerc")
 # process: in one process a cell after another has differed by 1 us of process CPU time (the
 # harness's user_s) between the first run after a build and later ones (results/sim/hugetlb-vmemmap).
 vm="-t 4 -n 1 -q --no-report"
-for i in 1 2; do
-	"$rwlab" run --sim generic-8 -l null -w vmscale:sync,unit_mb=200 $vm -o "$tmp/vm$i.csv" >/dev/null 2>"$tmp/vmerr$i" ||
-		fail "vmscale --sim $i: $(head -2 "$tmp/vmerr$i")"
-	cut -d, -f1,4- "$tmp/vm$i.csv" >"$tmp/vm$i.cut"
-done
-cmp -s "$tmp/vm1.cut" "$tmp/vm2.cut" || fail "vmscale: same seed, different CSV: $(diff "$tmp/vm1.cut" "$tmp/vm2.cut" | head -3)"
+# shellcheck disable=SC2086
+twice vm generic-8 -l null -w vmscale:sync,unit_mb=200 $vm
 for p in batch hazptr; do
 	"$rwlab" run --sim generic-8 -l null -w vmscale:$p,unit_mb=200 $vm -o "$tmp/vm-$p.csv" >/dev/null 2>"$tmp/vmerr" ||
 		fail "vmscale:$p --sim: $(head -2 "$tmp/vmerr")"
@@ -139,11 +139,8 @@ sed 's/,unit_mb=200"/"/' "$tmp/vm1.csv" | awk -F, '$8 ~ /^(time.voluntary_contex
 # reaim (every mix) and gitcheckout (issue 11): their user-space routines, system calls and copies
 # charged from the machine file; same seed => same CSV apart from the host-time fields
 rg="-l rwsem-xadd,rwsem-rspin -w reaim:compute,reaim:new_dbase,reaim:shared,gitcheckout:pack_mb=16 -t 1,6 -n 2 --warmup 0 -q"
-for i in 1 2; do
-	"$rwlab" run --sim generic-8 $rg -o "$tmp/rg$i.csv" >/dev/null 2>"$tmp/rgerr$i" || fail "reaim/gitcheckout --sim $i: $(head -2 "$tmp/rgerr$i")"
-	cut -d, -f1,4- "$tmp/rg$i.csv" >"$tmp/rg$i.cut"
-done
-cmp -s "$tmp/rg1.cut" "$tmp/rg2.cut" || fail "reaim/gitcheckout: same seed, different CSV: $(diff "$tmp/rg1.cut" "$tmp/rg2.cut" | head -3)"
+# shellcheck disable=SC2086
+twice rg generic-8 $rg
 [ "$(grep -c ',JPM,' "$tmp/rg1.csv")" -eq 24 ] || fail "reaim --sim: $(grep -c ',JPM,' "$tmp/rg1.csv") JPM rows, want 24 (3 mixes x 2 variants x 2 sizes x 2 iterations)"
 awk -F, '($8 == "task_errors" || $8 == "errors" || $8 == "tree_mismatch") && $9 != 0 { print $4, $6, $8 "=" $9; bad = 1 } END { exit bad }' \
 	"$tmp/rg1.csv" >"$tmp/rgbad" || fail "reaim/gitcheckout --sim: $(head -3 "$tmp/rgbad")"
