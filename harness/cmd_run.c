@@ -209,7 +209,7 @@ static int run_option(int c, int from_matrix, struct run_lists *lists, struct la
 
 		errno = 0;
 		o->settings.seed = strtoull(optarg, &end, 0);
-		if (!*optarg || *end || errno) {
+		if (!*optarg || *end || errno || strchr(optarg, '-')) {	/* strtoull takes "-1" as 2^64 - 1 */
 			fprintf(stderr, "%s: bad --seed '%s' (an unsigned integer)\n", lab_prog, optarg);
 			return 2;
 		}
@@ -360,6 +360,30 @@ static int run_parse_options(struct run_args *a, int argc, char **argv)
 	return 0;
 }
 
+/* --mm-lock's list: each of mmap, vma, vma-refcnt at most once, none empty. Returns 0 or -1. */
+static int mm_lock_check(const char *prog, const char *list)
+{
+	static const char *const modes[] = { "mmap", "vma", "vma-refcnt" };
+	bool seen[3] = { false };
+
+	for (const char *p = list;; p++) {
+		size_t n = strcspn(p, ",");
+		int m = 0;
+
+		while (m < 3 && (strlen(modes[m]) != n || strncmp(p, modes[m], n)))
+			m++;
+		if (m == 3 || seen[m]) {
+			fprintf(stderr, "%s: --mm-lock: '%.*s' %s (valid: mmap, vma, vma-refcnt, each once)\n", prog,
+				(int)n, p, m == 3 ? "is not a fault path" : "given twice");
+			return -1;
+		}
+		seen[m] = true;
+		p += n;
+		if (!*p)
+			return 0;
+	}
+}
+
 /* -l, -m, -w and --mm-lock into the variant, scheme and workload lists. Returns 0 or 2. */
 static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *nwls)
 {
@@ -376,6 +400,15 @@ static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *
 		fprintf(stderr, "%s: %s\n", l->schemes.prog, err);
 		return 2;
 	}
+	for (int i = 0; i < *nschemes; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(a->schemes[i].label, a->schemes[j].label)) {
+				fprintf(stderr, "%s: lazy-mm scheme '%s' given twice in -m (each cell runs once)\n",
+					l->schemes.prog, a->schemes[i].label);
+				return 2;
+			}
+	if (l->mm_lock.origin >= 0 && mm_lock_check(l->mm_lock.prog, l->mm_lock.val))
+		return 2;
 	/* The lazy-mm matrix: -m without -w runs context_switch and its tlb_flush counterpart. */
 	if (lab_workload_parse_list(list_val(&l->wls, *nschemes ? "context_switch,tlb_flush" : "locktest"), a->wls,
 				    LAB_MAX_WLS, nwls, err, sizeof(err))) {
