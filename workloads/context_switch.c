@@ -427,6 +427,7 @@ static void cs_teardown(void *state)
 
 const struct lab_workload_ops lab_workload_context_switch = {
 	.name = "context_switch",
+	.simulated = true,
 	.summary = "will-it-scale context_switch1_threads: -t pairs ping-pong over pipes, lazy mm on every block",
 	.cite = "will-it-scale tests/context_switch1.c (threads); Piggin 2023, Desnoyers 2024 (kernel.md §5)",
 	.kind = LAB_WL_TIMED,

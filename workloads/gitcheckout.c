@@ -1333,6 +1333,7 @@ static void gc_teardown(void *state)
 
 const struct lab_workload_ops lab_workload_gitcheckout = {
 	.name = "gitcheckout",
+	.simulated = true,
 	.summary = "git checkout between commits of a real tree: per-directory rwsems + pack faults; Duration",
 	.cite = "mmtests gitcheckout (GITCHECKOUT_COMMITS, hot cache); workloads.md §2.c",
 	.kind = LAB_WL_WORK,

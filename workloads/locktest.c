@@ -197,6 +197,7 @@ static void locktest_teardown(void *state)
 
 const struct lab_workload_ops lab_workload_locktest = {
 	.name = "locktest",
+	.simulated = true,
 	.summary = "Waiman Long's rwsem microbenchmark: r% reads, CS load, think load; Min/Mean/Max ops",
 	.cite = "Waiman Long's locktest, LKML rwsem threads 2019-2023 (research/peers.md §14)",
 	.kind = LAB_WL_TIMED,

@@ -251,6 +251,7 @@ static void pft_teardown(void *state)
 
 const struct lab_workload_ops lab_workload_pft = {
 	.name = "pft",
+	.simulated = true,
 	.summary = "page fault test (pft-threads): N threads fault one shared region through the mm model",
 	.cite = "gormanm/pft 0.12x (Lameter 2006, Schermerhorn); mmtests pft-threads (workloads.md §2.a)",
 	.kind = LAB_WL_WORK,

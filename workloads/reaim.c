@@ -1720,6 +1720,7 @@ static void reaim_teardown(void *state)
 
 const struct lab_workload_ops lab_workload_reaim = {
 	.name = "reaim",
+	.simulated = true,
 	.summary = "re-aim-7 compute/new_dbase/shared mixes: forked children (own mm), memory tasks on the mm model; JPM",
 	.cite = "re-aim-7 7.0.1.13 (OSDL AIM7) as run by mmtests reaim-io-*; workloads.md §2.b",
 	.kind = LAB_WL_WORK,

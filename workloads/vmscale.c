@@ -681,6 +681,7 @@ static void vms_teardown(void *state)
 
 const struct lab_workload_ops lab_workload_vmscale = {
 	.name = "vmscale",
+	.simulated = true,
 	.summary = "vm-scalability anon-cow-rand-hugetlb: COW of 2 MiB pages, metadata released by sync/batch/hazptr",
 	.cite = "vm-scalability case-anon-cow-rand-hugetlb + usemem, LKP (workloads.md §3.4, §4); hugetlb-vmemmap-sync-rcu",
 	.kind = LAB_WL_WORK,

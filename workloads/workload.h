@@ -189,6 +189,9 @@ struct lab_workload_ops {
 	const struct lab_knob *knobs;
 	const char *headline;		/* metric shown in run's summary table */
 	bool uses_lazy_mm;		/* cells iterate over -m lazy-mm schemes instead of -l locks */
+	bool simulated;			/* runs under --sim: every shared access and wait goes through
+					 * the locks/ seams and its kernel and user work is charged
+					 * from the machine file (sim/README.md) */
 	bool needs_exclusion;		/* its data is protected by the cell's lock: a variant without
 					 * LAB_CAP_EXCLUSION (null) would corrupt it, so runs skip it */
 
