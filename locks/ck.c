@@ -25,9 +25,10 @@
  *   lab_current()->id (pushing it onto ck's reader list with a CAS, see
  *   ckbr_register), and frees all records in destroy(). No downgrade.
  *   Each thread keeps the record of the brlock it last read-locked in a
- *   thread-local slot (lock, generation, record), so a read pair costs what
- *   ck's own pair does: no lab_current() and no per-lock table on the hot
- *   path (ck's callers hold their reader record themselves).
+ *   thread-local slot (the lock's init generation and the record), so a
+ *   read pair adds one compare to ck's own pair: no lab_current() and no
+ *   per-lock table on the hot path (ck's callers hold their reader record
+ *   themselves).
  *
  * These use ck's own atomics (ck_pr, inline assembly), not locks/atomic.h:
  * ThreadSanitizer cannot see them, so they carry LAB_CAP_FOREIGN_ATOMICS and
@@ -144,17 +145,23 @@ struct ckbr_reader {
 
 struct ckbr_rwsem;
 
-/* Generations of ck-brlock inits (0: none), and each thread's last-used record. */
+/*
+ * Generations of ck-brlock inits (0: none; unique per init, so a generation
+ * names one lock even when its address is reused), and each thread's
+ * last-used (generation, record). initial-exec: the hot path reads it with one
+ * %fs-relative load instead of a TLS descriptor call (the static libraries are
+ * position-independent; the preload library is loaded at start-up, where
+ * static TLS is available).
+ */
 static uint64_t ckbr_gen_next;
 static __thread struct {
-	const struct ckbr_rwsem *lock;
 	uint64_t gen;
 	ck_brlock_reader_t *rec;
-} ckbr_mine;
+} ckbr_mine __attribute__((tls_model("initial-exec")));
 
 struct ckbr_rwsem {
 	ck_brlock_t br;
-	uint64_t gen;		/* unique per init: tells a reused address from the lock a thread cached */
+	uint64_t gen;		/* unique per init: what a thread's cached record is keyed by */
 	/* Per-thread reader records, indexed by lab_current()->id; only that thread writes its slot. */
 	struct ckbr_reader *reader[LAB_MAX_TASKS];
 };
@@ -216,39 +223,55 @@ static __lab_noinline ck_brlock_reader_t *ckbr_lookup(struct ckbr_rwsem *b)
 	int id = lab_current()->id;
 	ck_brlock_reader_t *r = b->reader[id] != NULL ? &b->reader[id]->r : ckbr_register(b, id);
 
-	ckbr_mine.lock = b;
 	ckbr_mine.gen = b->gen;
 	ckbr_mine.rec = r;
 	return r;
 }
 
-static inline ck_brlock_reader_t *ckbr_self(struct ckbr_rwsem *b)
+/*
+ * The hot paths below test the thread's cached record inline and leave the
+ * miss to a function of its own, called last, so the hit path needs no
+ * callee-saved register (no push/pop around ck's xchg).
+ */
+static __lab_noinline void ckbr_down_read_miss(struct ckbr_rwsem *b)
 {
-	if (lab_likely(ckbr_mine.lock == b && ckbr_mine.gen == b->gen))
-		return ckbr_mine.rec;
-	return ckbr_lookup(b);
+	ck_brlock_read_lock(&b->br, ckbr_lookup(b));
 }
 
 static void ckbr_down_read(struct lab_rwsem *sem)
 {
 	struct ckbr_rwsem *b = (struct ckbr_rwsem *)sem;
 
-	ck_brlock_read_lock(&b->br, ckbr_self(b));
+	if (lab_unlikely(ckbr_mine.gen != b->gen)) {
+		ckbr_down_read_miss(b);
+		return;
+	}
+	ck_brlock_read_lock(&b->br, ckbr_mine.rec);
 }
 
 static int ckbr_down_read_trylock(struct lab_rwsem *sem)
 {
 	struct ckbr_rwsem *b = (struct ckbr_rwsem *)sem;
+	ck_brlock_reader_t *r = ckbr_mine.gen == b->gen ? ckbr_mine.rec : ckbr_lookup(b);
 
 	/* factor 1: give up at the first sign of a writer (kernel trylock semantics). */
-	return ck_brlock_read_trylock(&b->br, ckbr_self(b), 1);
+	return ck_brlock_read_trylock(&b->br, r, 1);
+}
+
+static __lab_noinline void ckbr_up_read_miss(struct ckbr_rwsem *b)
+{
+	ck_brlock_read_unlock(ckbr_lookup(b));
 }
 
 static void ckbr_up_read(struct lab_rwsem *sem)
 {
 	struct ckbr_rwsem *b = (struct ckbr_rwsem *)sem;
 
-	ck_brlock_read_unlock(ckbr_self(b));
+	if (lab_unlikely(ckbr_mine.gen != b->gen)) {
+		ckbr_up_read_miss(b);
+		return;
+	}
+	ck_brlock_read_unlock(ckbr_mine.rec);
 }
 
 static void ckbr_down_write(struct lab_rwsem *sem) { ck_brlock_write_lock(&((struct ckbr_rwsem *)sem)->br); }

@@ -10,13 +10,18 @@
  * Beside each direct figure it times the same pair through rwlab's variant
  * (the ops table that `rwlab bench` calls), with the same clock, loop and
  * pinning, so the two columns differ only in rwlab's adapter and dispatch.
+ * A third column, the dispatch floor, calls ck's pair through two indirect
+ * calls to functions that hold everything they need (the lock and, for
+ * ck-brlock, the reader record) and do nothing else: the least any
+ * ops-table dispatch costs, so rwlab / floor is the adapter's own share.
  *
  * Usage: ck-latency [PAIRS [REPS]]  (default 200000 pairs, min of 31 alternated
  * repetitions: the direct and the rwlab loop take turns, so load on a shared
  * machine hits both alike)
  * Output: per lock and side (read/write): TSC ticks per pair and ns per pair
  * (ticks converted with a TSC rate calibrated against CLOCK_MONOTONIC over
- * 200 ms), then rwlab's ns per pair and the ratio rwlab / direct.
+ * 200 ms), then the floor's and rwlab's ns per pair, and the ratios
+ * floor / direct, rwlab / direct and rwlab / floor.
  * Threading: single-threaded, pinned to CPU 0 (as `rwlab bench`).
  * Errors: a bad argument prints one line and exits 2.
  */
@@ -96,6 +101,42 @@ DIRECT(tf_wr, ck_tflock_ticket_write_lock(&tf); ck_tflock_ticket_write_unlock(&t
 DIRECT(br_rd, ck_brlock_read_lock(&br, &rdr); ck_brlock_read_unlock(&rdr))
 DIRECT(br_wr, ck_brlock_write_lock(&br); ck_brlock_write_unlock(&br))
 
+/*
+ * The dispatch floor: ck's lock and unlock each behind an indirect call, as
+ * an ops table calls them, with nothing to look up. noinline and called
+ * through a pointer loaded once per loop (volatile, so the compiler cannot
+ * see which function it is).
+ */
+struct floor_fn {
+	void (*lock)(void);
+	void (*unlock)(void);
+};
+#define FLOOR(name, lk, ulk)							\
+	static __attribute__((noinline)) void name##_l(void) { lk; }		\
+	static __attribute__((noinline)) void name##_u(void) { ulk; }		\
+	static const struct floor_fn name = { name##_l, name##_u };
+FLOOR(fl_rw_rd, ck_rwlock_read_lock(&rw), ck_rwlock_read_unlock(&rw))
+FLOOR(fl_rw_wr, ck_rwlock_write_lock(&rw), ck_rwlock_write_unlock(&rw))
+FLOOR(fl_pf_rd, ck_pflock_read_lock(&pf), ck_pflock_read_unlock(&pf))
+FLOOR(fl_pf_wr, ck_pflock_write_lock(&pf), ck_pflock_write_unlock(&pf))
+FLOOR(fl_tf_rd, ck_tflock_ticket_read_lock(&tf), ck_tflock_ticket_read_unlock(&tf))
+FLOOR(fl_tf_wr, ck_tflock_ticket_write_lock(&tf), ck_tflock_ticket_write_unlock(&tf))
+FLOOR(fl_br_rd, ck_brlock_read_lock(&br, &rdr), ck_brlock_read_unlock(&rdr))
+FLOOR(fl_br_wr, ck_brlock_write_lock(&br), ck_brlock_write_unlock(&br))
+
+static uint64_t floor_loop(const struct floor_fn *f)
+{
+	const struct floor_fn *volatile vf = f;
+	void (*lk)(void) = vf->lock, (*ulk)(void) = vf->unlock;
+	uint64_t t0 = ticks();
+
+	for (unsigned long i = 0; i < pairs; i++) {
+		lk();
+		ulk();
+	}
+	return ticks() - t0;
+}
+
 /* The same pair through rwlab's ops table, as harness/bench.c's loop calls it. */
 static uint64_t lab_loop(const struct lab_lock *l, bool write)
 {
@@ -120,22 +161,28 @@ static uint64_t lab_loop(const struct lab_lock *l, bool write)
 struct subject {
 	const char *name;
 	uint64_t (*direct[2])(void);	/* read, write */
+	const struct floor_fn *floor[2];
 	struct lab_lock lab;
-	uint64_t best_direct[2], best_lab[2];
+	uint64_t best_direct[2], best_floor[2], best_lab[2];
 };
 
-/* Alternate direct and rwlab loops, REPS times each after a warm-up; keep the minima. */
+static void keep_min(uint64_t *best, uint64_t v)
+{
+	*best = v < *best ? v : *best;
+}
+
+/* Alternate direct, floor and rwlab loops, REPS times each after a warm-up; keep the minima. */
 static void measure(struct subject *s)
 {
 	for (int side = 0; side < 2; side++) {
-		s->best_direct[side] = s->best_lab[side] = UINT64_MAX;
+		s->best_direct[side] = s->best_floor[side] = s->best_lab[side] = UINT64_MAX;
 		s->direct[side]();
+		floor_loop(s->floor[side]);
 		lab_loop(&s->lab, side);
 		for (int r = 0; r < reps; r++) {
-			uint64_t d = s->direct[side](), l = lab_loop(&s->lab, side);
-
-			s->best_direct[side] = d < s->best_direct[side] ? d : s->best_direct[side];
-			s->best_lab[side] = l < s->best_lab[side] ? l : s->best_lab[side];
+			keep_min(&s->best_direct[side], s->direct[side]());
+			keep_min(&s->best_floor[side], floor_loop(s->floor[side]));
+			keep_min(&s->best_lab[side], lab_loop(&s->lab, side));
 		}
 	}
 }
@@ -167,10 +214,10 @@ static long arg(const char *s, const char *what, long max)
 int main(int argc, char **argv)
 {
 	struct subject subj[] = {
-		{ .name = "ck-rwlock", .direct = { rw_rd, rw_wr } },
-		{ .name = "ck-pflock", .direct = { pf_rd, pf_wr } },
-		{ .name = "ck-tflock", .direct = { tf_rd, tf_wr } },
-		{ .name = "ck-brlock", .direct = { br_rd, br_wr } },
+		{ .name = "ck-rwlock", .direct = { rw_rd, rw_wr }, .floor = { &fl_rw_rd, &fl_rw_wr } },
+		{ .name = "ck-pflock", .direct = { pf_rd, pf_wr }, .floor = { &fl_pf_rd, &fl_pf_wr } },
+		{ .name = "ck-tflock", .direct = { tf_rd, tf_wr }, .floor = { &fl_tf_rd, &fl_tf_wr } },
+		{ .name = "ck-brlock", .direct = { br_rd, br_wr }, .floor = { &fl_br_rd, &fl_br_wr } },
 	};
 	int n = (int)(sizeof(subj) / sizeof(subj[0]));
 	cpu_set_t set;
@@ -198,14 +245,16 @@ int main(int argc, char **argv)
 	}
 	printf("ck latency.c method (rdtscp), 1 thread, min of %d alternated x %lu pairs; TSC %.3f ticks/ns\n",
 	       reps, pairs, rate);
-	printf("%-10s %-5s %12s %10s %10s %8s\n", "lock", "side", "ck ticks", "ck ns", "rwlab ns", "ratio");
+	printf("%-10s %-5s %9s %7s %9s %9s %12s %12s %12s\n", "lock", "side", "ck ticks", "ck ns", "floor ns",
+	       "rwlab ns", "floor/ck", "rwlab/ck", "rwlab/floor");
 	for (int i = 0; i < n; i++) {
 		for (int side = 0; side < 2; side++) {
 			double t = (double)subj[i].best_direct[side] / (double)pairs;
+			double tfl = (double)subj[i].best_floor[side] / (double)pairs;
 			double tl = (double)subj[i].best_lab[side] / (double)pairs;
 
-			printf("%-10s %-5s %12.2f %10.2f %10.2f %8.2f\n", subj[i].name, side ? "write" : "read", t,
-			       t / rate, tl / rate, tl / t);
+			printf("%-10s %-5s %9.2f %7.2f %9.2f %9.2f %12.2f %12.2f %12.2f\n", subj[i].name,
+			       side ? "write" : "read", t, t / rate, tfl / rate, tl / rate, tfl / t, tl / t, tl / tfl);
 		}
 	}
 	return 0;
