@@ -289,7 +289,11 @@ static int spawn_workers(struct cell_run *cr, int n, pthread_t *tids, struct wor
 		err = i == n - 1 && lab_fault_inject("pthread_create", cr->vlabel) ? EAGAIN :
 			lab_thread_create(&tids[i], worker_main, &args[i]);
 		if (err) {
-			cell_fail(cr, "creating worker thread %d of %d: %s", i + 1, n, strerror(err));
+			if (LAB_SIM && err == EAGAIN)
+				cell_fail(cr, "creating worker thread %d of %d: no simulated task free (at most %d at once, the harness's own and the workload's helper threads included) or no memory for its stack",
+					  i + 1, n, LAB_MAX_TASKS);
+			else
+				cell_fail(cr, "creating worker thread %d of %d: %s", i + 1, n, strerror(err));
 			break;
 		}
 		created++;
