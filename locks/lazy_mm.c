@@ -41,6 +41,10 @@ struct lab_ipi_req {
 	void *arg;
 	int result;
 	uint32_t done;			/* futex word: 1 once acknowledged */
+#if LAB_SIM
+	struct lab_lazy_domain *d;	/* for the engine's interrupt handler */
+	int cpu;
+#endif
 };
 
 /* Nonzero while this thread runs ops->release: frees outside it are deferred frees. */
@@ -53,16 +57,29 @@ static __thread int lab_lazy_in_release;
 #endif
 
 /*
- * IPI delivery: natively the cost is the interrupt thread's real futex wake and
- * switch. In simulation the sender is charged the machine's cost.ipi_ns for
- * each interrupt it sends, on top of the (simulated) wake and switch of the
- * slot's interrupt task, which a real IPI does not pay: the model's IPI is
- * dearer than the kernel's (results/sim/lazy-mm-hazptr/README.md).
+ * IPI delivery. Natively: the slot's interrupt thread, woken by a futex wake
+ * (its latency is real, not the kernel's). In simulation (issue 11) no
+ * interrupt thread exists: an IPI is the engine's interrupt (sim_ipi_send):
+ * the handler runs on the simulated CPU of the slot's thread cost.ipi_ns
+ * after the send, preempting whatever runs there without a context switch,
+ * and the sender spins on the acknowledgement as csd_lock_wait() does.
+ * "Interrupts off" is the slot's irq_lock section (lab_irq_lock): there an
+ * IPI to that CPU waits for the unlock, as the kernel's waits for
+ * local_irq_enable(), and the holder is not preempted.
  */
-static inline void lab_ipi_delivery(void)
+static inline void lab_irq_lock(struct lab_lazy_cpu *c)
 {
 #if LAB_SIM
-	sim_work_ns(sim_machine()->ipi_ns);
+	sim_irq_disable();
+#endif
+	raw_spin_lock(&c->irq_lock);
+}
+
+static inline void lab_irq_unlock(struct lab_lazy_cpu *c)
+{
+	raw_spin_unlock(&c->irq_lock);
+#if LAB_SIM
+	sim_irq_enable();
 #endif
 }
 
@@ -210,6 +227,9 @@ int lab_lazy_domain_create(struct lab_lazy_domain **dp, const struct lab_lazy_mm
 	for (int i = 0; i < ncpus; i++) {
 		raw_spin_lock_init(&d->cpu[i].irq_lock);
 		WRITE_ONCE(d->cpu[i].ipi_head, LAB_IPI_CLOSED);
+#if LAB_SIM
+		d->cpu[i].sim_owner = -1;
+#endif
 	}
 	if (ops->size) {
 		size_t align = ops->align > LAB_CACHELINE ? ops->align : LAB_CACHELINE;
@@ -277,14 +297,16 @@ static void lab_ipi_run(struct lab_lazy_domain *d, int cpu, struct lab_ipi_req *
 	struct lab_lazy_cpu *c = &d->cpu[cpu];
 	int r;
 
-	raw_spin_lock(&c->irq_lock);
+	lab_irq_lock(c);
 	r = req->fn(d, cpu, req->arg);
-	raw_spin_unlock(&c->irq_lock);
+	lab_irq_unlock(c);
 	req->result = r;
 	/* Release: the handler's effects and result before the acknowledgement (pairs with the sender's acquire). */
 	smp_store_release(&req->done, 1);
+#if !LAB_SIM
 	/* req may be gone once done is seen; the wake only uses its address (a spurious wake at worst). */
 	lab_futex_wake(&req->done, 1);
+#endif
 }
 
 static void lab_ipi_run_list(struct lab_lazy_domain *d, int cpu, struct lab_ipi_req *req)
@@ -324,6 +346,7 @@ static void *lab_irq_thread(void *p)
 	return NULL;
 }
 
+#if !LAB_SIM
 /* Post @req to @cpu's mailbox and kick its interrupt thread. False if the mailbox is closed. */
 static bool lab_ipi_post(struct lab_lazy_cpu *c, struct lab_ipi_req *req)
 {
@@ -340,17 +363,40 @@ static bool lab_ipi_post(struct lab_lazy_cpu *c, struct lab_ipi_req *req)
 	lab_futex_wake(&c->ipi_kick, 1);
 	return true;
 }
+#endif
 
 static void lab_ipi_wait(struct lab_ipi_req *req)
 {
 	/* Acquire: see the handler's effects once it acknowledged (pairs with lab_ipi_run). */
 	for (int i = 0; !smp_load_acquire(&req->done); i++) {
-		if (i < LAB_IPI_SPIN)
-			cpu_relax();
+		if (LAB_SIM || i < LAB_IPI_SPIN)
+			cpu_relax();	/* simulated: csd_lock_wait() only spins */
 		else
 			lab_futex_wait(&req->done, 0, -1);
 	}
 }
+
+#if LAB_SIM
+static void lab_ipi_sim_handler(void *p)
+{
+	struct lab_ipi_req *req = p;
+
+	lab_ipi_run(req->d, req->cpu, req);
+}
+
+/* Send @req to slot @cpu's simulated CPU as an interrupt. False if the slot is offline. */
+static bool lab_ipi_send_sim(struct lab_lazy_domain *d, int cpu, struct lab_ipi_req *req)
+{
+	int owner = READ_ONCE(d->cpu[cpu].sim_owner);
+
+	if (owner < 0)
+		return false;
+	req->d = d;
+	req->cpu = cpu;
+	sim_ipi_send(sim_task_cpu(owner), lab_ipi_sim_handler, req);
+	return true;
+}
+#endif
 
 int lab_lazy_ipi_many(struct lab_lazy_domain *d, const unsigned long *mask, lab_ipi_fn fn, void *arg)
 {
@@ -378,8 +424,11 @@ int lab_lazy_ipi_many(struct lab_lazy_domain *d, const unsigned long *mask, lab_
 		req->result = 0;
 		req->done = 0;
 		lockevent_inc(lazy_tlb_ipi);
-		lab_ipi_delivery();
+#if LAB_SIM
+		if (!lab_ipi_send_sim(d, cpu, req))
+#else
 		if (!lab_ipi_post(&d->cpu[cpu], req))
+#endif
 			lab_ipi_run(d, cpu, req);	/* offline: no interrupt thread */
 	}
 	for (int i = 0; i < n; i++) {
@@ -436,13 +485,20 @@ int lab_lazy_cpu_online(struct lab_lazy_domain *d, int cpu, struct lab_lazy_mm *
 	a->cpu = cpu;
 	if (d->ops->cpu_online)
 		d->ops->cpu_online(d, cpu);
-	raw_spin_lock(&c->irq_lock);
+	lab_irq_lock(c);
 	WRITE_ONCE(c->lazy, 0);
 	WRITE_ONCE(c->active_mm, mm);
 	WRITE_ONCE(c->tlb_gen, READ_ONCE(mm->tlb_gen));
 	if (d->ops->flags & LAB_LAZY_CPUMASK)
 		mask_set(mm->cpumask, cpu);
-	raw_spin_unlock(&c->irq_lock);
+	lab_irq_unlock(c);
+#if LAB_SIM
+	/* Simulated: no interrupt thread; IPIs go to this task's simulated CPU. */
+	free(a);
+	WRITE_ONCE(c->sim_owner, sim_cur_id);
+	c->online = true;
+	return 0;
+#endif
 	WRITE_ONCE(c->ipi_stop, 0);
 	/* Release: open the mailbox after the slot state above is set. */
 	smp_store_release(&c->ipi_head, NULL);
@@ -453,11 +509,11 @@ int lab_lazy_cpu_online(struct lab_lazy_domain *d, int cpu, struct lab_lazy_mm *
 
 		lab_ipi_run_list(d, cpu, list);
 		free(a);
-		raw_spin_lock(&c->irq_lock);
+		lab_irq_lock(c);
 		if (d->ops->flags & LAB_LAZY_CPUMASK)
 			mask_clear(mm->cpumask, cpu);
 		WRITE_ONCE(c->active_mm, NULL);
-		raw_spin_unlock(&c->irq_lock);
+		lab_irq_unlock(c);
 		if (d->ops->cpu_offline)
 			d->ops->cpu_offline(d, cpu);
 		return -r;
@@ -473,19 +529,24 @@ void lab_lazy_cpu_offline(struct lab_lazy_domain *d, int cpu)
 
 	if (!c->online)
 		lab_lazy_fatal("%s: CPU %d is not online", d->ops->name, cpu);
+#if LAB_SIM
+	/* Later senders run the handler themselves; IPIs in flight still arrive. */
+	WRITE_ONCE(c->sim_owner, -1);
+#else
 	WRITE_ONCE(c->ipi_stop, 1);
 	/* Full barrier: ipi_stop before the kick (pairs with the interrupt thread's acquire). */
 	atomic_fetch_add(&c->ipi_kick, 1);
 	lab_futex_wake(&c->ipi_kick, 1);
 	lab_thread_join(c->ipi_thread, NULL);
-	raw_spin_lock(&c->irq_lock);
+#endif
+	lab_irq_lock(c);
 	if (READ_ONCE(c->lazy))
 		lab_lazy_fatal("%s: CPU %d goes offline on a borrowed mm", d->ops->name, cpu);
 	mm = READ_ONCE(c->active_mm);
 	WRITE_ONCE(c->active_mm, NULL);
 	if (mm && (d->ops->flags & LAB_LAZY_CPUMASK))
 		mask_clear(mm->cpumask, cpu);
-	raw_spin_unlock(&c->irq_lock);
+	lab_irq_unlock(c);
 	if (d->ops->cpu_offline)
 		d->ops->cpu_offline(d, cpu);
 	c->online = false;
@@ -496,14 +557,14 @@ void lab_lazy_switch_to_kthread(struct lab_lazy_domain *d, int cpu)
 	struct lab_lazy_cpu *c = &d->cpu[cpu];
 	struct lab_lazy_mm *mm;
 
-	raw_spin_lock(&c->irq_lock);
+	lab_irq_lock(c);
 	mm = READ_ONCE(c->active_mm);
 	if (lab_unlikely(!mm || mm == d->init_mm || READ_ONCE(c->lazy)))
 		lab_lazy_fatal("%s: CPU %d switches to a kernel thread without a user mm", d->ops->name, cpu);
 	lab_lazy_mm_check(mm, "mmgrab_lazy_tlb");
 	WRITE_ONCE(c->lazy, 1);
 	d->ops->grab(d, cpu, mm);
-	raw_spin_unlock(&c->irq_lock);
+	lab_irq_unlock(c);
 }
 
 void lab_lazy_switch_to_user(struct lab_lazy_domain *d, int cpu, struct lab_lazy_mm *next)
@@ -512,7 +573,7 @@ void lab_lazy_switch_to_user(struct lab_lazy_domain *d, int cpu, struct lab_lazy
 	struct lab_lazy_mm *prev;
 	bool shot;
 
-	raw_spin_lock(&c->irq_lock);
+	lab_irq_lock(c);
 	prev = READ_ONCE(c->active_mm);
 	if (lab_unlikely(!READ_ONCE(c->lazy)))
 		lab_lazy_fatal("%s: CPU %d switches to user without running a kernel thread", d->ops->name, cpu);
@@ -531,7 +592,7 @@ void lab_lazy_switch_to_user(struct lab_lazy_domain *d, int cpu, struct lab_lazy
 			mask_clear(prev->cpumask, cpu);
 	}
 	WRITE_ONCE(c->lazy, 0);
-	raw_spin_unlock(&c->irq_lock);
+	lab_irq_unlock(c);
 	/* finish_task_switch(): mmdrop_lazy_tlb_sched(prev), interrupts on again. */
 	if (!shot)
 		d->ops->drop(d, cpu, prev);
@@ -571,9 +632,9 @@ int lab_lazy_flush_mm(struct lab_lazy_domain *d, int self, struct lab_lazy_mm *m
 		struct lab_lazy_cpu *c = &d->cpu[self];
 
 		mask[self / BITS_PER_LONG] &= ~(1ul << (self % BITS_PER_LONG));
-		raw_spin_lock(&c->irq_lock);
+		lab_irq_lock(c);
 		lab_flush_ipi(d, self, mm);
-		raw_spin_unlock(&c->irq_lock);
+		lab_irq_unlock(c);
 	}
 	for (int w = 0; w < words; w++)
 		n += __builtin_popcountl(mask[w]);

@@ -184,6 +184,9 @@ struct lab_lazy_cpu {
 	int ipi_stop;
 	pthread_t ipi_thread;
 	bool online;			/* owner's bookkeeping only */
+#if LAB_SIM
+	int sim_owner;			/* the slot thread's engine task id (IPI target), -1 offline */
+#endif
 } __lab_cacheline_aligned;
 
 struct lab_lazy_domain {

@@ -56,6 +56,7 @@ static const struct key keys[] = {
 	{ "cost.futex_wait_ns", K_DBL, F(futex_wait_ns), 1, 0, 1e6 },
 	{ "cost.syscall_ns", K_DBL, F(syscall_ns), 1, 0, 1e6 },
 	{ "cost.ipi_ns", K_DBL, F(ipi_ns), 1, 0, 1e7 },
+	{ "cost.irq_ns", K_DBL, F(irq_ns), 1, 0, 1e6 },
 	{ "cost.fault_ns", K_DBL, F(fault_ns), 1, 0, 1e6 },
 	{ "cost.page_alloc_ns", K_DBL, F(page_alloc_ns), 1, 0, 1e6 },
 	{ "cost.hpage_alloc_ns", K_DBL, F(hpage_alloc_ns), 1, 0, 1e8 },

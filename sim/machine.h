@@ -46,6 +46,7 @@ struct sim_machine {
 	double sched_latency_ns, sched_min_granularity_ns, sched_wakeup_granularity_ns;
 	double sched_base_slice_ns;	/* 0 when absent */
 	double ctxsw_ns, wakeup_ns, futex_wake_ns, futex_wait_ns, syscall_ns, ipi_ns;
+	double irq_ns;			/* interrupt entry and exit on the CPU that takes an IPI */
 	double fault_ns;		/* page-fault entry and exit (the mm model's fault path) */
 	double page_alloc_ns;		/* one 4 KiB page from the page allocator (zeroing apart) */
 	double hpage_alloc_ns;		/* one 2 MiB huge page with its struct-page prep (clearing apart) */

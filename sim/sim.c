@@ -70,7 +70,7 @@ static void *sched_fiber;
 #define LINE_SHIFT 6
 
 enum tstate { T_FREE, T_RUN, T_READY, T_BLOCK, T_SLEEP, T_PARK, T_DONE };
-enum evkind { EV_CPU, EV_TIMER, EV_RCU_TICK, EV_RCU_FQS };
+enum evkind { EV_CPU, EV_TIMER, EV_RCU_TICK, EV_RCU_FQS, EV_IPI };
 
 struct line;
 struct watch {
@@ -111,6 +111,8 @@ struct task {
 	int rcu_blocked;	/* switched out inside a section during a grace period */
 	uint64_t rcu_wait_seq;	/* sim_rcu_gp_wait(): blocked until this GP completes */
 	void *fiber;		/* ThreadSanitizer's fiber (SIM_TSAN builds) */
+	int irq_off;		/* sim_irq_disable() depth: IPIs wait, no preemption */
+	int is_irq;		/* a CPU's interrupt context (sim_ipi_send) */
 };
 
 struct cpu {
@@ -131,6 +133,13 @@ struct cpu {
 	int rcu_unlock_qs;	/* a tick found a reader: the outermost unlock notes the QS */
 	int rcu_idle_seen;	/* idle since the GP began: reported by the next FQS scan */
 	uint64_t rcu_cb_seq;	/* a GP requested from here: its tick keeps running while idle */
+	/* interrupts (sim_ipi_send): curr stays current while the handler runs */
+	struct sim_ipi *ipi_head;	/* pending IPIs, by arrival time */
+	struct task *irq;	/* this CPU's interrupt context, made at its first IPI */
+	int in_irq;		/* the handler runs: EV_CPU resumes irq, not curr */
+	int saved_in_work;	/* curr's work chunk, put aside during the handler */
+	uint64_t saved_work_end, irq_t0;
+	uint64_t irq_ns;	/* time spent in handlers: a work chunk deducts it */
 };
 
 struct line {
@@ -151,6 +160,9 @@ struct event {
 
 int sim_active;
 int sim_cur_id;
+
+static void irq_bug(const char *what);
+static void ipi_arrive(struct cpu *c, uint64_t when);
 
 static struct sim_machine M;
 static uint64_t seed0, rng_state;
@@ -248,6 +260,8 @@ static int event_valid(const struct event *e)
 		return e->gen == cpus[e->idx].gen;
 	if (e->kind == EV_RCU_TICK || e->kind == EV_RCU_FQS)
 		return e->gen == rcu_gen;
+	if (e->kind == EV_IPI)
+		return 1;	/* ipi_arrive() finds what is still pending */
 	return e->gen == tasks[e->idx].tgen;
 }
 
@@ -750,6 +764,10 @@ static void wake_task(struct task *t, uint64_t now)
 	floor_vr = c->min_vruntime - (int64_t)(M.sched_latency_ns * sched_factor / 2);
 	if (t->vruntime < floor_vr)
 		t->vruntime = floor_vr;
+	if (!c->curr && c->in_irq) {
+		rq_insert(c, t);	/* an idle CPU in a handler: picked at its exit */
+		return;
+	}
 	if (!c->curr) {
 		uint64_t at = now + ns_round(M.wakeup_ns);
 
@@ -784,7 +802,7 @@ static void sync_point(struct task *t)
 {
 	struct cpu *c = &cpus[t->cpu];
 
-	if (c->clock >= c->resched_at && c->nrq) {
+	if (c->clock >= c->resched_at && c->nrq && !t->is_irq && !t->irq_off) {
 		nivcsw++;
 		t->nivcsw++;
 		switch_out(t, T_READY);
@@ -818,14 +836,15 @@ static void unpark(struct task *t, uint64_t when)
 	watch_detach(t);
 	t->state = T_RUN;
 	st_unpark++;
-	cpu_push(c, c->clock > when ? c->clock : when);
+	if (!c->in_irq)		/* else the handler's exit resumes it */
+		cpu_push(c, c->clock > when ? c->clock : when);
 }
 
 static void repark_deadline(struct cpu *c)
 {
 	uint64_t d;
 
-	if (!c->curr)
+	if (!c->curr || c->in_irq)
 		return;
 	if (c->curr->state == T_PARK) {
 		d = c->park_deadline;
@@ -859,7 +878,7 @@ void sim_relax(void)
 		t->relax_since_clock = 0;
 	else if (t->relax_since_clock < SPIN_CLOCK_MEMORY)
 		t->relax_since_clock++;
-	park = !t->simpure && !t->sov && t->sn > 0 && t->relax_since_clock >= SPIN_CLOCK_MEMORY;
+	park = !t->simpure && !t->sov && t->sn > 0 && t->relax_since_clock >= SPIN_CLOCK_MEMORY && !t->is_irq;
 	for (int i = 0; park && i < t->sn; i++)
 		if (t->w[i].l->version != t->w[i].ver)
 			park = 0;
@@ -979,7 +998,7 @@ void sim_work_ns(double ns)
 	t->simpure = 1;
 	while (rem) {
 		struct cpu *c;
-		uint64_t start, end;
+		uint64_t start, end, irq0;
 
 		sync_point(t);
 		c = &cpus[t->cpu];
@@ -994,9 +1013,12 @@ void sim_work_ns(double ns)
 		c->in_work = 1;
 		c->work_end = end;
 		cpu_push(c, c->nrq && c->resched_at < end ? (c->resched_at > start ? c->resched_at : start) : end);
+		irq0 = c->irq_ns;
 		to_scheduler();
 		c = &cpus[t->cpu];
 		c->in_work = 0;
+		/* Interrupt handlers that ran meanwhile did none of this work. */
+		start += c->irq_ns - irq0;
 		if (c->clock > start)
 			rem -= c->clock - start < rem ? c->clock - start : rem;
 	}
@@ -1158,6 +1180,8 @@ static void block_current(struct task *t, enum tstate st, int64_t timeout_ns)
 {
 	struct cpu *c = &cpus[t->cpu];
 
+	if (t->is_irq || t->irq_off)
+		irq_bug("blocks with interrupts off or in an interrupt handler");
 	t->tgen++;
 	if (timeout_ns >= 0)
 		heap_push(c->clock + (uint64_t)timeout_ns, EV_TIMER, t->id, t->tgen);
@@ -1228,7 +1252,7 @@ void sim_yield(void)
 	sim_work_ns(M.syscall_ns);
 	t->simpure = 1;
 	c = &cpus[t->cpu];
-	if (c->nrq) {
+	if (c->nrq && !t->is_irq && !t->irq_off) {
 		/* CFS yield: go behind the queue's leftmost task. */
 		if (t->vruntime <= c->rq[0]->vruntime)
 			t->vruntime = c->rq[0]->vruntime + 1;
@@ -1603,6 +1627,192 @@ static void task_exit(struct task *t)
 	abort();	/* never resumed */
 }
 
+/* ---- interrupts: IPIs (issue 11) ------------------------------------------------ */
+
+/*
+ * An IPI as the x86 kernel's smp_call_function_many() sends it: the sender
+ * queues a request on the target's call_single_queue (an RMW on that line:
+ * llist_add) and signals the target's APIC; the interrupt arrives
+ * cost.ipi_ns later. The target CPU then takes it at once, whatever runs
+ * there (a task mid-work, a parked spinner, nothing): it spends
+ * cost.irq_ns on interrupt entry and exit, takes the whole queue (an RMW on
+ * the same line: llist_del_all) and runs every handler that has arrived, in
+ * its interrupt context (a per-CPU engine task), then resumes the task it
+ * interrupted. That task stays current meanwhile: no context switch is
+ * charged or counted, on_cpu stays 1, and a work chunk it was in takes the
+ * handler's time on top. A task with interrupts off (sim_irq_disable) gets
+ * the IPI when it turns them on again, and is never preempted meanwhile.
+ * The sender does not wait here: native code that waits (the kernel's
+ * wait=1) spins on its request's flag, as the kernel's csd_lock_wait() does.
+ * Not modelled: the APIC's ICR write cost (no published figure; the send
+ * costs the sender only the queue RMW), x2APIC cluster multicast.
+ */
+struct sim_ipi {
+	uint64_t at;
+	void (*fn)(void *);
+	void *arg;
+	struct sim_ipi *next;
+};
+
+struct sim_csq {
+	uint64_t head;		/* stands for the kernel's per-CPU call_single_queue */
+} __attribute__((aligned(64)));
+
+static struct sim_csq *csq;
+static struct sim_ipi *ipi_pool;
+static uint64_t st_ipi_sent, st_ipi_handled, st_ipi_local, st_ipi_busy, st_ipi_deferred;
+
+static void irq_bug(const char *what)
+{
+	fprintf(stderr, "rwlab-sim: task %d %s\n", running ? running->id : -1, what);
+	abort();
+}
+
+static void irq_exit(struct cpu *c)
+{
+	struct task *p = c->curr;
+
+	c->in_irq = 0;
+	c->in_work = c->saved_in_work;
+	c->work_end = c->saved_work_end;
+	c->irq_ns += c->clock - c->irq_t0;
+	if (!p) {
+		if (c->nrq)
+			cpu_pick_next(c);	/* a task woken onto this idle CPU meanwhile */
+		else
+			cpu_cancel(c);
+		return;
+	}
+	if (p->state == T_PARK) {
+		cpu_cancel(c);
+		repark_deadline(c);
+	} else {
+		cpu_push(c, c->clock);	/* resume it: a work chunk deducts the handler's time */
+	}
+}
+
+/* The interrupt context of CPU @arg: runs every arrived handler, then gives the CPU back. */
+static void *irq_main(void *arg)
+{
+	struct cpu *c = arg;
+	int ci = (int)(c - cpus);
+
+	for (;;) {
+		sim_work_ns(M.irq_ns);
+		while (c->ipi_head && c->ipi_head->at <= c->clock) {
+			sim_mem(&csq[ci].head, SIM_RMW);	/* llist_del_all */
+			while (c->ipi_head && c->ipi_head->at <= c->clock) {
+				struct sim_ipi *q = c->ipi_head;
+
+				c->ipi_head = q->next;
+				q->fn(q->arg);
+				st_ipi_handled++;
+				q->next = ipi_pool;
+				ipi_pool = q;
+			}
+		}
+		irq_exit(c);
+		to_scheduler();
+	}
+	return NULL;
+}
+
+/* Enter CPU @c's interrupt context at its clock; the caller returns to the scheduler. */
+static void irq_enter(struct cpu *c)
+{
+	if (!c->irq) {
+		int id = task_alloc(irq_main, c, STACK_SIZE);
+
+		if (id < 0)
+			irq_bug("finds no task slot for an interrupt context");
+		live_tasks--;		/* never ends; not a task of the run */
+		c->irq = &tasks[id];
+		c->irq->is_irq = 1;
+		c->irq->detached = 1;
+		c->irq->cpu = c->irq->pin = (int)(c - cpus);
+	}
+	st_ipi_busy += c->curr != NULL;
+	c->in_irq = 1;
+	c->irq->state = T_RUN;
+	c->irq_t0 = c->clock;
+	c->saved_in_work = c->in_work;
+	c->saved_work_end = c->work_end;
+	c->in_work = 0;
+	cpu_push(c, c->clock);	/* cancels the interrupted task's event */
+}
+
+/* EV_IPI: an IPI reaches CPU @c at @when. */
+static void ipi_arrive(struct cpu *c, uint64_t when)
+{
+	if (c->in_irq || !c->ipi_head || c->ipi_head->at > when)
+		return;		/* being handled, or handled already */
+	if (c->curr && c->curr->irq_off) {
+		st_ipi_deferred++;
+		return;		/* sim_irq_enable() takes it */
+	}
+	if (c->clock < when)
+		c->clock = when;
+	irq_enter(c);
+}
+
+void sim_ipi_send(int cpu, void (*fn)(void *), void *arg)
+{
+	struct task *t = running;
+	struct cpu *c = &cpus[cpu];
+	struct sim_ipi *q, **pp;
+
+	if (cpu == t->cpu) {
+		/* Two CPU slots on one simulated CPU: the handler runs here at once. */
+		st_ipi_local++;
+		fn(arg);
+		return;
+	}
+	sim_mem(&csq[cpu].head, SIM_RMW);	/* llist_add on the target's queue */
+	q = ipi_pool;
+	if (q)
+		ipi_pool = q->next;
+	else if (!(q = malloc(sizeof(*q))))
+		abort();
+	q->at = cpus[t->cpu].clock + ns_round(M.ipi_ns);
+	q->fn = fn;
+	q->arg = arg;
+	for (pp = &c->ipi_head; *pp && (*pp)->at <= q->at; pp = &(*pp)->next)
+		;
+	q->next = *pp;
+	*pp = q;
+	st_ipi_sent++;
+	heap_push(q->at, EV_IPI, cpu, 0);
+}
+
+void sim_irq_disable(void)
+{
+	running->irq_off++;
+}
+
+void sim_irq_enable(void)
+{
+	struct task *t = running;
+	struct cpu *c = &cpus[t->cpu];
+
+	if (--t->irq_off || c->in_irq || !c->ipi_head || c->ipi_head->at > c->clock)
+		return;
+	irq_enter(c);		/* what arrived while they were off */
+	to_scheduler();
+}
+
+void sim_ipi_stats(uint64_t *sent, uint64_t *handled, uint64_t *interrupted, uint64_t *deferred)
+{
+	*sent = st_ipi_sent;
+	*handled = st_ipi_handled;
+	*interrupted = st_ipi_busy;
+	*deferred = st_ipi_deferred;
+}
+
+int sim_task_cpu(int id)
+{
+	return tasks[id].cpu;
+}
+
 /* ---- boot and run ------------------------------------------------------------- */
 
 static uint64_t boot_count;
@@ -1663,6 +1873,11 @@ int sim_boot(const struct sim_machine *m, uint64_t seed)
 		}
 	memset(tasks, 0, sizeof(tasks));
 	memset(fq, 0, sizeof(fq));
+	csq = aligned_alloc(64, (size_t)ncpu * sizeof(*csq));
+	if (!csq)
+		return -1;
+	memset(csq, 0, (size_t)ncpu * sizeof(*csq));
+	st_ipi_sent = st_ipi_handled = st_ipi_local = st_ipi_busy = st_ipi_deferred = 0;
 	heap_n = 0;
 	live_tasks = 0;
 	total_cpu_ns = nvcsw = nivcsw = 0;
@@ -1744,6 +1959,10 @@ int sim_run(int (*fn)(int, char **), int argc, char **argv)
 			timer_fire(&tasks[e.idx], e.time);
 			continue;
 		}
+		if (e.kind == EV_IPI) {
+			ipi_arrive(&cpus[e.idx], e.time);
+			continue;
+		}
 		if (e.kind == EV_RCU_TICK || e.kind == EV_RCU_FQS) {
 			if (e.kind == EV_RCU_TICK)
 				rcu_tick(e.time);
@@ -1753,7 +1972,7 @@ int sim_run(int (*fn)(int, char **), int argc, char **argv)
 		}
 		{
 			struct cpu *c = &cpus[e.idx];
-			struct task *t = c->curr;
+			struct task *t = c->in_irq ? c->irq : c->curr;
 
 			if (e.time > c->clock)
 				c->clock = e.time;
@@ -1779,6 +1998,11 @@ void sim_shutdown(void)
 			"%llu parks, %llu line-change wakes; %llu lines\n", (double)(cpus[0].clock - 1000000000ull) / 1e9,
 			sim_host_seconds(), (unsigned long long)st_mem, (unsigned long long)st_switch,
 			(unsigned long long)st_park, (unsigned long long)st_unpark, (unsigned long long)lcount);
+	if (s && *s == '1' && st_ipi_sent + st_ipi_local)
+		fprintf(stderr, "rwlab-sim stats: %llu IPIs sent, %llu handled, %llu on a busy CPU, %llu deferred, "
+			"%llu run by the sender (same CPU)\n", (unsigned long long)st_ipi_sent,
+			(unsigned long long)st_ipi_handled, (unsigned long long)st_ipi_busy,
+			(unsigned long long)st_ipi_deferred, (unsigned long long)st_ipi_local);
 	st_mem = st_switch = st_park = st_unpark = st_work = 0;
 	for (int i = 0; i < SIM_MAX_TASKS; i++)
 		if (tasks[i].stack) {
@@ -1788,8 +2012,23 @@ void sim_shutdown(void)
 			munmap(tasks[i].stack, tasks[i].stack_size);
 			tasks[i].stack = NULL;
 		}
-	for (int i = 0; i < ncpu; i++)
+	for (int i = 0; i < ncpu; i++) {
+		while (cpus[i].ipi_head) {
+			struct sim_ipi *q = cpus[i].ipi_head;
+
+			cpus[i].ipi_head = q->next;
+			free(q);
+		}
 		free(cpus[i].rq);
+	}
+	while (ipi_pool) {
+		struct sim_ipi *q = ipi_pool;
+
+		ipi_pool = q->next;
+		free(q);
+	}
+	free(csq);
+	csq = NULL;
 	free(cpus);
 	free(cat);
 	free(mask_core);

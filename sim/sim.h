@@ -28,10 +28,10 @@
  * sim-2: RCU from quiescent states, the wake-up causality fix;
  * sim-3: a waking task no longer cancels the due FQS scan; rwlab-sim's
  * jemalloc never purges on wall-clock decay (addresses no longer follow
- * host timing). Results keep the version they were made with, and every
+ * host timing); sim-4: IPIs as interrupts (sim_ipi_send). Results keep the version they were made with, and every
  * CSV row its binary's git revision.
  */
-#define SIM_ENGINE_VERSION "sim-3"
+#define SIM_ENGINE_VERSION "sim-4"
 #define SIM_MAX_TASKS 1024
 
 extern int sim_active;		/* 1 while sim_run() runs */
@@ -108,6 +108,23 @@ int sim_rcu_read_depth(void);
 uint64_t sim_rcu_gp_request(void);
 uint64_t sim_rcu_gp_completed(void);
 void sim_rcu_gp_wait(uint64_t seq);
+
+/*
+ * Interrupts (sim.c describes the model). sim_ipi_send() sends an IPI to
+ * CPU @cpu: @fn(@arg) runs there in interrupt context cost.ipi_ns later,
+ * preempting whatever runs (no context switch), after cost.irq_ns of
+ * entry; the caller does not wait (its own code waits for a flag the
+ * handler sets, if it must). To the caller's own CPU: @fn runs at once.
+ * A handler must not block. sim_irq_disable/enable nest per task: IPIs wait
+ * until the outermost enable, and the task is not preempted meanwhile.
+ */
+void sim_ipi_send(int cpu, void (*fn)(void *), void *arg);
+void sim_irq_disable(void);
+void sim_irq_enable(void);
+/* IPIs sent, handlers run, of them on a CPU running a task, deliveries deferred by irqs off. */
+void sim_ipi_stats(uint64_t *sent, uint64_t *handled, uint64_t *interrupted, uint64_t *deferred);
+/* The CPU task @id runs on, is queued on, or last ran on. */
+int sim_task_cpu(int id);
 
 /* Threads: spawn @fn(@arg) as a new task (it inherits the caller's pin); join returns its result. */
 int sim_spawn(void *(*fn)(void *), void *arg);

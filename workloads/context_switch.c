@@ -37,8 +37,9 @@
  *   CPU. none is refused with recreate_hz > 0 unless --unsafe.
  *
  * Under --sim (build/rwlab-sim): the pipes are channel.h's simulated channel,
- * the partner, the owner and every slot's interrupt thread are simulated tasks
- * created through lab_thread_create (a task inherits its creator's pin, so a
+ * the partner and the owner are simulated tasks (a slot has no interrupt
+ * thread: its IPIs are the engine's interrupts, locks/lazy_mm.c) created
+ * through lab_thread_create (a task inherits its creator's pin, so a
  * pair shares its simulated CPU and switches task -> task there, charged
  * cost.ctxsw_ns; the lazy-mm path is charged on every block as natively), and
  * every access the schemes make goes through atomic.h: refcount's mm_count is

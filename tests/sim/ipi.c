@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The engine's interrupts (issue 11, sim_ipi_send), on generic-8: an IPI
+ * runs its handler on the target CPU cost.ipi_ns after the send and
+ * cost.irq_ns of interrupt entry later (plus the queue RMW), whatever runs
+ * there, without a context switch; the interrupted task keeps its CPU and
+ * its work takes the handler's time on top; a task with interrupts off
+ * takes the IPI when it turns them on; an idle CPU takes it too. Every
+ * check compares against times computed from the machine file.
+ */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim.h"
+
+struct line64 {
+	uint64_t v;
+	char pad[56];
+} __attribute__((aligned(64)));
+
+static struct sim_machine mach;
+static struct line64 flag;
+static int victim_id;
+
+/* What a handler saw, and when the victim task finished. */
+static struct {
+	uint64_t at;
+	int cpu, victim_on_cpu, ran;
+} seen;
+static uint64_t victim_start, victim_end, victim_csw, send_at, enable_at;
+static int scenario_kind;
+
+enum { WORK, SPIN, IDLE, IRQ_OFF };
+
+#define WORK_NS 100000ull
+
+static void handler(void *arg)
+{
+	(void)arg;
+	seen.at = sim_now();
+	seen.cpu = sim_current_cpu();
+	seen.victim_on_cpu = sim_task_on_cpu(victim_id);
+	seen.ran++;
+	if (scenario_kind == SPIN) {
+		sim_mem(&flag.v, SIM_STORE);
+		flag.v = 1;
+	}
+}
+
+static void *victim(void *arg)
+{
+	(void)arg;
+	sim_pin(1);
+	victim_start = sim_now();
+	if (scenario_kind == WORK) {
+		sim_work_ns(WORK_NS);
+	} else if (scenario_kind == SPIN) {
+		for (;;) {
+			sim_mem(&flag.v, SIM_LOAD);
+			if (flag.v)
+				break;
+			sim_relax();
+		}
+	} else if (scenario_kind == IRQ_OFF) {
+		sim_irq_disable();
+		sim_work_ns(WORK_NS);
+		enable_at = sim_now();
+		sim_irq_enable();
+	}
+	victim_end = sim_now();
+	victim_csw = sim_task_ctxsw_count(0) + sim_task_ctxsw_count(1);
+	return NULL;
+}
+
+static int scenario(int argc, char **argv)
+{
+	int target = scenario_kind == IDLE ? 5 : 1;
+
+	(void)argc;
+	(void)argv;
+	sim_pin(0);
+	victim_id = sim_spawn(victim, NULL);
+	sim_sleep_ns(20000);	/* the victim is pinned and busy (or CPU 5 idle) by now */
+	send_at = sim_now();
+	sim_ipi_send(target, handler, NULL);
+	sim_sleep_ns(20000);	/* the run ends with task 0: let the IPI land first */
+	sim_join(victim_id);
+	return 0;
+}
+
+static void run(int kind)
+{
+	char err[512];
+
+	memset(&seen, 0, sizeof(seen));
+	memset(&flag, 0, sizeof(flag));
+	scenario_kind = kind;
+	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "generic-8", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(sim_boot(&mach, 1), 0);
+	cr_assert_eq(sim_run(scenario, 0, NULL), 0);
+}
+
+static void finish(void)
+{
+	uint64_t sent, handled, busy, deferred;
+
+	sim_ipi_stats(&sent, &handled, &busy, &deferred);
+	cr_expect_eq(sent, 1, "IPIs sent: %llu", (unsigned long long)sent);
+	cr_expect_eq(handled, sent, "handlers run %llu, IPIs sent %llu", (unsigned long long)handled,
+		     (unsigned long long)sent);
+	sim_shutdown();
+}
+
+/*
+ * The handler starts after the sender's queue RMW (the line's first touch:
+ * a memory fetch), the delivery, the entry and the handler's queue RMW (one
+ * transfer back).
+ */
+static void expect_handler_time(uint64_t from)
+{
+	double lo = (double)from + mach.ipi_ns + mach.irq_ns;
+	double hi = lo + mach.mem_remote_ns + mach.c2c_remote_ns + 2 * mach.rmw_local_ns + 2;
+
+	cr_expect(seen.at >= (uint64_t)lo && seen.at <= (uint64_t)hi,
+		  "handler at +%.0f ns after %s, model [%.0f, %.0f]", (double)(seen.at - from),
+		  from == send_at ? "the send" : "the enable", lo - (double)from, hi - (double)from);
+}
+
+Test(sim_ipi, handler_interrupts_a_working_task_without_a_switch)
+{
+	run(WORK);
+	cr_expect_eq(seen.ran, 1);
+	cr_expect_eq(seen.cpu, 1, "handler ran on CPU %d", seen.cpu);
+	cr_expect(seen.victim_on_cpu, "the interrupted task is still on its CPU");
+	expect_handler_time(send_at);
+	cr_expect_eq(victim_csw, 0, "the interrupted task was switched %llu times", (unsigned long long)victim_csw);
+	/* Its work is not done by the handler: it ends later by the handler's time, no more than 1 us. */
+	cr_expect(victim_end - victim_start >= WORK_NS + (uint64_t)mach.irq_ns &&
+		  victim_end - victim_start <= WORK_NS + (uint64_t)mach.irq_ns + 1000,
+		  "work of %llu ns took %llu ns with one interrupt (irq_ns %.0f)", WORK_NS,
+		  (unsigned long long)(victim_end - victim_start), mach.irq_ns);
+	finish();
+}
+
+Test(sim_ipi, handler_preempts_a_parked_spinner_which_sees_its_store)
+{
+	run(SPIN);
+	cr_expect_eq(seen.cpu, 1);
+	cr_expect(seen.victim_on_cpu);
+	expect_handler_time(send_at);
+	/* The spinner resumes right after the handler, on the same CPU, and sees the flag. */
+	cr_expect(victim_end >= seen.at && victim_end <= seen.at + 1000, "spinner ended %lld ns after the handler",
+		  (long long)(victim_end - seen.at));
+	cr_expect_eq(victim_csw, 0);
+	finish();
+}
+
+Test(sim_ipi, idle_cpu_takes_it)
+{
+	run(IDLE);
+	cr_expect_eq(seen.cpu, 5);
+	expect_handler_time(send_at);
+	finish();
+}
+
+Test(sim_ipi, irqs_off_defer_it_to_the_enable)
+{
+	run(IRQ_OFF);
+	cr_expect_eq(seen.cpu, 1);
+	cr_expect(send_at + (uint64_t)mach.ipi_ns < enable_at, "the IPI arrived before the enable");
+	cr_expect(seen.at > enable_at, "handler at %llu, before the enable at %llu", (unsigned long long)seen.at,
+		  (unsigned long long)enable_at);
+	cr_expect(seen.at <= enable_at + (uint64_t)mach.irq_ns + (uint64_t)mach.c2c_remote_ns + 10,
+		  "handler %llu ns after the enable", (unsigned long long)(seen.at - enable_at));
+	cr_expect(victim_end - victim_start >= WORK_NS, "the work ran uninterrupted");
+	cr_expect_eq(victim_csw, 0);
+	finish();
+}
