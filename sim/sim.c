@@ -184,6 +184,44 @@ uint64_t sim_random(void)
 	return splitmix(&rng_state);
 }
 
+/* ---- the engine's own memory ------------------------------------------------ */
+
+/*
+ * Everything the engine allocates while it runs (event heap, directory,
+ * run queues) comes from one region reserved at boot, never from malloc.
+ * The directory keys lines by address, so which simulated objects share a
+ * line, and bravo's hash of a lock's address, follow where the allocator
+ * places the simulated program's objects; with the engine's allocations
+ * interleaved with the program's, that placement followed the engine's
+ * internals (base sim-3 with only the event heap's initial capacity changed
+ * from 1024 to 131072 entries: a different generic-64 locktest sweep).
+ * Pages are committed as the region fills; nothing is freed until shutdown.
+ */
+#define ARENA_RESERVE (64ull << 30)
+#define ARENA_STEP ((size_t)2 << 20)
+
+static char *arena;
+static size_t arena_used, arena_mapped;
+
+/* @n zeroed bytes, 64-byte aligned, from the engine's region (aborts when full). */
+static void *eng_alloc(size_t n)
+{
+	void *p;
+
+	n = (n + 63) & ~(size_t)63;
+	if (arena_used + n > arena_mapped) {
+		size_t want = (arena_used + n + ARENA_STEP - 1) & ~(ARENA_STEP - 1);
+
+		if (want > ARENA_RESERVE ||
+		    mprotect(arena + arena_mapped, want - arena_mapped, PROT_READ | PROT_WRITE))
+			abort();
+		arena_mapped = want;
+	}
+	p = arena + arena_used;
+	arena_used += n;
+	return p;
+}
+
 /* ---- event heap ------------------------------------------------------------ */
 
 static struct event *heap;
@@ -200,10 +238,13 @@ static void heap_push(uint64_t time, int kind, int idx, uint32_t gen)
 	int i;
 
 	if (heap_n == heap_cap) {
+		struct event *n;
+
 		heap_cap = heap_cap ? heap_cap * 2 : 1024;
-		heap = realloc(heap, (size_t)heap_cap * sizeof(*heap));
-		if (!heap)
-			abort();
+		n = eng_alloc((size_t)heap_cap * sizeof(*heap));
+		if (heap_n)
+			memcpy(n, heap, (size_t)heap_n * sizeof(*heap));
+		heap = n;
 	}
 	i = heap_n++;
 	while (i > 0) {
@@ -346,22 +387,14 @@ static struct line **ltab;
 static size_t lcap, lcount;
 static char *lpool;
 static size_t lpool_left, line_size;
-static void **lpools;		/* every pool chunk, freed at shutdown */
-static size_t nlpools;
 
 static struct line *line_new(uintptr_t key, int home)
 {
 	struct line *l;
 
 	if (lpool_left < line_size) {
-		void **np = realloc(lpools, (nlpools + 1) * sizeof(*lpools));
-
 		lpool_left = line_size * 4096;
-		lpool = calloc(1, lpool_left);
-		if (!lpool || !np)
-			abort();
-		lpools = np;
-		lpools[nlpools++] = lpool;
+		lpool = eng_alloc(lpool_left);
 	}
 	l = (struct line *)lpool;
 	lpool += line_size;
@@ -381,10 +414,8 @@ static size_t lhash(uintptr_t k)
 static void ltab_grow(void)
 {
 	size_t ncap = lcap ? lcap * 2 : 1 << 14;
-	struct line **n = calloc(ncap, sizeof(*n));
+	struct line **n = eng_alloc(ncap * sizeof(*n));
 
-	if (!n)
-		abort();
 	for (size_t i = 0; i < lcap; i++)
 		if (ltab[i]) {
 			size_t j = lhash(ltab[i]->key) & (ncap - 1);
@@ -393,7 +424,6 @@ static void ltab_grow(void)
 				j = (j + 1) & (ncap - 1);
 			n[j] = ltab[i];
 		}
-	free(ltab);
 	ltab = n;
 	lcap = ncap;
 }
@@ -1622,10 +1652,14 @@ int sim_boot(const struct sim_machine *m, uint64_t seed)
 	seed0 = seed;
 	rng_state = seed * 0x2545f4914f6cdd1dull + 0x632be59bd9b4e019ull;
 	line_size = (sizeof(struct line) + (size_t)nwords * 8 + 15) & ~(size_t)15;
-	cpus = calloc((size_t)ncpu, sizeof(*cpus));
-	cat = malloc((size_t)ncpu * (size_t)ncpu);
-	if (!cpus || !cat)
+	arena = mmap(NULL, ARENA_RESERVE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (arena == MAP_FAILED) {
+		arena = NULL;
 		return -1;
+	}
+	arena_used = arena_mapped = 0;
+	cpus = eng_alloc((size_t)ncpu * sizeof(*cpus));
+	cat = eng_alloc((size_t)ncpu * (size_t)ncpu);
 	for (int i = 0; i < ncpu; i++) {
 		struct sim_cpu_place p;
 
@@ -1635,15 +1669,11 @@ int sim_boot(const struct sim_machine *m, uint64_t seed)
 		cpus[i].core = p.core;
 		cpus[i].resched_at = INF;
 		cpus[i].clock = 1000000000ull;	/* CLOCK_MONOTONIC starts at 1 s */
-		cpus[i].rq = calloc(SIM_MAX_TASKS, sizeof(*cpus[i].rq));
-		if (!cpus[i].rq)
-			return -1;
+		cpus[i].rq = eng_alloc(SIM_MAX_TASKS * sizeof(*cpus[i].rq));
 	}
-	mask_core = calloc((size_t)ncpu * (size_t)nwords, 8);
-	mask_l3 = calloc((size_t)ncpu * (size_t)nwords, 8);
-	mask_socket = calloc((size_t)ncpu * (size_t)nwords, 8);
-	if (!mask_core || !mask_l3 || !mask_socket)
-		return -1;
+	mask_core = eng_alloc((size_t)ncpu * (size_t)nwords * 8);
+	mask_l3 = eng_alloc((size_t)ncpu * (size_t)nwords * 8);
+	mask_socket = eng_alloc((size_t)ncpu * (size_t)nwords * 8);
 	for (int a = 0; a < ncpu; a++)
 		for (int b = 0; b < ncpu; b++) {
 			struct cpu *x = &cpus[a], *y = &cpus[b];
@@ -1788,25 +1818,16 @@ void sim_shutdown(void)
 			munmap(tasks[i].stack, tasks[i].stack_size);
 			tasks[i].stack = NULL;
 		}
-	for (int i = 0; i < ncpu; i++)
-		free(cpus[i].rq);
-	free(cpus);
-	free(cat);
-	free(mask_core);
-	free(mask_l3);
-	free(mask_socket);
-	free(ltab);
+	if (arena)
+		munmap(arena, ARENA_RESERVE);
+	arena = NULL;
+	arena_used = arena_mapped = 0;
 	ltab = NULL;
 	lcap = lcount = 0;
-	for (size_t i = 0; i < nlpools; i++)
-		free(lpools[i]);
-	free(lpools);
-	lpools = NULL;
-	nlpools = 0;
 	lpool_left = 0;
-	free(heap);
 	heap = NULL;
 	heap_n = heap_cap = 0;
 	cpus = NULL;
 	cat = NULL;
+	mask_core = mask_l3 = mask_socket = NULL;
 }

@@ -28,10 +28,12 @@
  * sim-2: RCU from quiescent states, the wake-up causality fix;
  * sim-3: a waking task no longer cancels the due FQS scan; rwlab-sim's
  * jemalloc never purges on wall-clock decay (addresses no longer follow
- * host timing). Results keep the version they were made with, and every
- * CSV row its binary's git revision.
+ * host timing); sim-4: the engine allocates from its own region, not
+ * malloc (where the program's objects land, and so which share a line, no
+ * longer follows the engine's internals). Results keep the version they
+ * were made with, and every CSV row its binary's git revision.
  */
-#define SIM_ENGINE_VERSION "sim-3"
+#define SIM_ENGINE_VERSION "sim-4"
 #define SIM_MAX_TASKS 1024
 
 extern int sim_active;		/* 1 while sim_run() runs */
