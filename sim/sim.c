@@ -6,8 +6,8 @@
  * Invariant that makes it a discrete-event simulation: a task acts (touches
  * a line, wakes a task, reads a clock) only while its CPU's clock is not
  * later than any pending event, so actions happen in virtual-time order.
- * Every CPU with a task to run has exactly one valid event in the heap
- * (cpu->gen); timers are per-task events (task->tgen). Ties are broken by a
+ * Every CPU with a task to run has exactly one event queued (its place
+ * in the CPU event heap, cpu->hpos); timers are per-task events (task->tgen). Ties are broken by a
  * per-event random key from the seed, so one seed is one schedule.
  */
 #include <errno.h>
@@ -118,7 +118,7 @@ struct cpu {
 	struct task *curr;
 	struct task **rq;	/* sorted by vruntime (then id) */
 	int nrq;
-	uint32_t gen;
+	int hpos;		/* its pending event's index in the CPU event heap, or -1 */
 	uint64_t resched_at;	/* curr is preempted at the first seam point at or after this */
 	uint64_t park_deadline;
 	int64_t min_vruntime;
@@ -222,10 +222,25 @@ static void *eng_alloc(size_t n)
 	return p;
 }
 
-/* ---- event heap ------------------------------------------------------------ */
+/* ---- event queues ---------------------------------------------------------- */
 
+/*
+ * Two binary heaps ordered by (time, tie): the CPUs' events in an indexed
+ * heap (at most one entry per CPU, moved in place when the CPU's event
+ * changes: no stale entries), and timers and RCU events in a plain heap
+ * (stale ones dropped lazily by generation). Tie keys come from the seed's
+ * stream, drawn at each push in the same order as ever; they are distinct
+ * (splitmix64 is a bijection of its counter), so (time, tie) is a strict
+ * total order and the next event does not depend on how it is stored.
+ */
 static struct event *heap;
 static int heap_n, heap_cap;
+static int cheap[SIM_MAX_CPUS];	/* CPU indices, a heap by (cev time, tie) */
+/* Each CPU's pending event (while its hpos >= 0), dense for the heap's compares. */
+static struct {
+	uint64_t time, tie;
+} cev[SIM_MAX_CPUS];
+static int cheap_n;
 
 static int ev_less(const struct event *a, const struct event *b)
 {
@@ -280,34 +295,123 @@ static struct event heap_pop(void)
 	return top;
 }
 
-/* Drop invalid entries at the top so heap[0] is a real event. */
 static uint32_t rcu_gen;	/* bumped at every GP start and end: stale ticks and FQS scans drop */
 
 static int event_valid(const struct event *e)
 {
-	if (e->kind == EV_CPU)
-		return e->gen == cpus[e->idx].gen;
 	if (e->kind == EV_RCU_TICK || e->kind == EV_RCU_FQS)
 		return e->gen == rcu_gen;
 	return e->gen == tasks[e->idx].tgen;
 }
 
-static uint64_t heap_min(void)
+static inline int cpu_before(int a, int b)
+{
+	return cev[a].time < cev[b].time ||
+	       (cev[a].time == cev[b].time && cev[a].tie < cev[b].tie);
+}
+
+static void cheap_place(int i, int ci)
+{
+	cheap[i] = ci;
+	cpus[ci].hpos = i;
+}
+
+static void cheap_up(int i)
+{
+	int ci = cheap[i];
+
+	while (i > 0) {
+		int p = (i - 1) / 2;
+
+		if (!cpu_before(ci, cheap[p]))
+			break;
+		cheap_place(i, cheap[p]);
+		i = p;
+	}
+	cheap_place(i, ci);
+}
+
+static void cheap_down(int i)
+{
+	int ci = cheap[i];
+
+	for (;;) {
+		int c = 2 * i + 1;
+
+		if (c >= cheap_n)
+			break;
+		if (c + 1 < cheap_n && cpu_before(cheap[c + 1], cheap[c]))
+			c++;
+		if (!cpu_before(cheap[c], ci))
+			break;
+		cheap_place(i, cheap[c]);
+		i = c;
+	}
+	cheap_place(i, ci);
+}
+
+static void cheap_remove(struct cpu *c)
+{
+	int i = c->hpos, last;
+
+	c->hpos = -1;
+	if (--cheap_n == i)
+		return;
+	last = cheap[cheap_n];
+	cheap_place(i, last);
+	cheap_up(i);
+	cheap_down(cpus[last].hpos);
+}
+
+/* Drop stale timer and RCU entries at the top so heap[0] is a real event. */
+static void heap_clean(void)
 {
 	while (heap_n && !event_valid(&heap[0]))
 		heap_pop();
-	return heap_n ? heap[0].time : INF;
 }
 
+/* The earliest pending event's time (INF: none). */
+static uint64_t heap_min(void)
+{
+	uint64_t t = cheap_n ? cev[cheap[0]].time : INF;
+
+	heap_clean();
+	return heap_n && heap[0].time < t ? heap[0].time : t;
+}
+
+/* Take the earliest pending event (one must be pending). */
+static struct event event_pop(void)
+{
+	heap_clean();
+	if (cheap_n) {
+		int ci = cheap[0];
+		struct event e = { cev[ci].time, cev[ci].tie, EV_CPU, ci, 0 };
+
+		if (!heap_n || ev_less(&e, &heap[0])) {
+			cheap_remove(&cpus[ci]);
+			return e;
+		}
+	}
+	return heap_pop();
+}
+
+/* The CPU's one event is now at @t (replacing any it had). */
 static void cpu_push(struct cpu *c, uint64_t t)
 {
-	c->gen++;
-	heap_push(t, EV_CPU, (int)(c - cpus), c->gen);
+	cev[c - cpus].time = t;
+	cev[c - cpus].tie = splitmix(&rng_state);
+	if (c->hpos < 0) {
+		c->hpos = cheap_n++;
+		cheap[c->hpos] = (int)(c - cpus);
+	}
+	cheap_up(c->hpos);
+	cheap_down(c->hpos);
 }
 
 static void cpu_cancel(struct cpu *c)
 {
-	c->gen++;
+	if (c->hpos >= 0)
+		cheap_remove(c);
 }
 
 /* ---- coroutines ------------------------------------------------------------ */
@@ -821,7 +925,7 @@ static void sync_point(struct task *t)
 		to_scheduler();
 		c = &cpus[t->cpu];
 	}
-	if (heap_n && c->clock > heap_min()) {
+	if (c->clock > heap_min()) {
 		cpu_push(c, c->clock);
 		to_scheduler();
 	}
@@ -1015,7 +1119,7 @@ void sim_work_ns(double ns)
 		c = &cpus[t->cpu];
 		start = c->clock;
 		end = start + rem;
-		if (!heap_n || end <= heap_min()) {
+		if (end <= heap_min()) {
 			if (!(c->nrq && c->resched_at < end)) {
 				c->clock = end;	/* nothing can happen before it ends */
 				return;
@@ -1657,6 +1761,7 @@ int sim_boot(const struct sim_machine *m, uint64_t seed)
 		arena = NULL;
 		return -1;
 	}
+	cheap_n = 0;
 	arena_used = arena_mapped = 0;
 	cpus = eng_alloc((size_t)ncpu * sizeof(*cpus));
 	cat = eng_alloc((size_t)ncpu * (size_t)ncpu);
@@ -1669,6 +1774,7 @@ int sim_boot(const struct sim_machine *m, uint64_t seed)
 		cpus[i].core = p.core;
 		cpus[i].resched_at = INF;
 		cpus[i].clock = 1000000000ull;	/* CLOCK_MONOTONIC starts at 1 s */
+		cpus[i].hpos = -1;
 		cpus[i].rq = eng_alloc(SIM_MAX_TASKS * sizeof(*cpus[i].rq));
 	}
 	mask_core = eng_alloc((size_t)ncpu * (size_t)nwords * 8);
@@ -1763,13 +1869,13 @@ int sim_run(int (*fn)(int, char **), int argc, char **argv)
 	while (tasks[id].state != T_FREE) {
 		struct event e;
 
-		if (!heap_n || heap_min() == INF) {
+		if (heap_min() == INF) {
 			deadlock = 1;
 			print_deadlock();
 			a.ret = 99;
 			break;
 		}
-		e = heap_pop();
+		e = event_pop();
 		if (e.kind == EV_TIMER) {
 			timer_fire(&tasks[e.idx], e.time);
 			continue;
@@ -1826,6 +1932,7 @@ void sim_shutdown(void)
 	lcap = lcount = 0;
 	lpool_left = 0;
 	heap = NULL;
+	cheap_n = 0;
 	heap_n = heap_cap = 0;
 	cpus = NULL;
 	cat = NULL;
