@@ -7,7 +7,7 @@
  * a line, wakes a task, reads a clock) only while its CPU's clock is not
  * later than any pending event, so actions happen in virtual-time order.
  * Every CPU with a task to run has exactly one event queued (its place
- * in the CPU event heap, cpu->hpos); timers are per-task events (task->tgen). Ties are broken by a
+ * in the CPU event heap, cpos[]); timers are per-task events (task->tgen). Ties are broken by a
  * per-event random key from the seed, so one seed is one schedule.
  */
 #include <errno.h>
@@ -118,7 +118,6 @@ struct cpu {
 	struct task *curr;
 	struct task **rq;	/* sorted by vruntime (then id) */
 	int nrq;
-	int hpos;		/* its pending event's index in the CPU event heap, or -1 */
 	uint64_t resched_at;	/* curr is preempted at the first seam point at or after this */
 	uint64_t park_deadline;
 	int64_t min_vruntime;
@@ -235,12 +234,18 @@ static void *eng_alloc(size_t n)
  */
 static struct event *heap;
 static int heap_n, heap_cap;
-static int cheap[SIM_MAX_CPUS];	/* CPU indices, a heap by (cev time, tie) */
-/* Each CPU's pending event (while its hpos >= 0), dense for the heap's compares. */
-static struct {
-	uint64_t time, tie;
-} cev[SIM_MAX_CPUS];
-static int cheap_n;
+/*
+ * The CPU heap: entries carry their key, time << 64 | tie (one compare);
+ * cpos[] is each CPU's place in it (-1: none queued); cev_time[] the time
+ * of each CPU's event, still there after it is taken.
+ */
+__extension__ typedef unsigned __int128 evkey;
+static struct cpu_ev {
+	evkey key;
+	int cpu;
+} cheap[SIM_MAX_CPUS];
+static int cheap_n, cpos[SIM_MAX_CPUS];
+static uint64_t cev_time[SIM_MAX_CPUS];
 
 static int ev_less(const struct event *a, const struct event *b)
 {
@@ -304,63 +309,62 @@ static int event_valid(const struct event *e)
 	return e->gen == tasks[e->idx].tgen;
 }
 
-static inline int cpu_before(int a, int b)
+static inline evkey ev_key(uint64_t time, uint64_t tie)
 {
-	return cev[a].time < cev[b].time ||
-	       (cev[a].time == cev[b].time && cev[a].tie < cev[b].tie);
+	return (evkey)time << 64 | tie;
 }
 
-static void cheap_place(int i, int ci)
+static inline void cheap_place(int i, struct cpu_ev e)
 {
-	cheap[i] = ci;
-	cpus[ci].hpos = i;
+	cheap[i] = e;
+	cpos[e.cpu] = i;
 }
 
 static void cheap_up(int i)
 {
-	int ci = cheap[i];
+	struct cpu_ev e = cheap[i];
 
 	while (i > 0) {
 		int p = (i - 1) / 2;
 
-		if (!cpu_before(ci, cheap[p]))
+		if (e.key >= cheap[p].key)
 			break;
 		cheap_place(i, cheap[p]);
 		i = p;
 	}
-	cheap_place(i, ci);
+	cheap_place(i, e);
 }
 
 static void cheap_down(int i)
 {
-	int ci = cheap[i];
+	struct cpu_ev e = cheap[i];
 
 	for (;;) {
 		int c = 2 * i + 1;
 
 		if (c >= cheap_n)
 			break;
-		if (c + 1 < cheap_n && cpu_before(cheap[c + 1], cheap[c]))
-			c++;
-		if (!cpu_before(cheap[c], ci))
+		if (c + 1 < cheap_n)
+			c += cheap[c + 1].key < cheap[c].key;
+		if (cheap[c].key >= e.key)
 			break;
 		cheap_place(i, cheap[c]);
 		i = c;
 	}
-	cheap_place(i, ci);
+	cheap_place(i, e);
 }
 
-static void cheap_remove(struct cpu *c)
+static void cheap_remove(int ci)
 {
-	int i = c->hpos, last;
+	int i = cpos[ci], last;
 
-	c->hpos = -1;
+	cpos[ci] = -1;
 	if (--cheap_n == i)
 		return;
-	last = cheap[cheap_n];
-	cheap_place(i, last);
+	last = cheap[cheap_n].cpu;
+	cheap_place(i, cheap[cheap_n]);
 	cheap_up(i);
-	cheap_down(cpus[last].hpos);
+	cheap_down(cpos[last]);
 }
 
 /* Drop stale timer and RCU entries at the top so heap[0] is a real event. */
@@ -373,66 +377,124 @@ static void heap_clean(void)
 /* The earliest pending event's time (INF: none). */
 static uint64_t heap_min(void)
 {
-	uint64_t t = cheap_n ? cev[cheap[0]].time : INF;
+	uint64_t t = cheap_n ? (uint64_t)(cheap[0].key >> 64) : INF;
 
 	heap_clean();
 	return heap_n && heap[0].time < t ? heap[0].time : t;
 }
 
-/* Take the earliest pending event (one must be pending). */
-static struct event event_pop(void)
+/* The CPU heap's root comes before every timer and RCU event (heap cleaned). */
+static int cpu_root_next(void)
 {
-	heap_clean();
-	if (cheap_n) {
-		int ci = cheap[0];
-		struct event e = { cev[ci].time, cev[ci].tie, EV_CPU, ci, 0 };
+	return !heap_n || cheap[0].key < ev_key(heap[0].time, heap[0].tie);
+}
 
-		if (!heap_n || ev_less(&e, &heap[0])) {
-			cheap_remove(&cpus[ci]);
-			return e;
-		}
-	}
-	return heap_pop();
+/*
+ * Take the earliest pending event if it is a CPU's: its index (its time
+ * stays in cev_time[]), or -1 when a timer or RCU event comes first or none
+ * is pending.
+ */
+static int cpu_pop_next(void)
+{
+	int ci;
+
+	heap_clean();
+	if (!cheap_n || !cpu_root_next())
+		return -1;
+	ci = cheap[0].cpu;
+	cheap_remove(ci);
+	return ci;
 }
 
 /* The CPU's one event is now at @t (replacing any it had). */
 static void cpu_push(struct cpu *c, uint64_t t)
 {
-	cev[c - cpus].time = t;
-	cev[c - cpus].tie = splitmix(&rng_state);
-	if (c->hpos < 0) {
-		c->hpos = cheap_n++;
-		cheap[c->hpos] = (int)(c - cpus);
-	}
-	cheap_up(c->hpos);
-	cheap_down(c->hpos);
+	int ci = (int)(c - cpus), i = cpos[ci];
+	struct cpu_ev e = { ev_key(t, splitmix(&rng_state)), ci };
+
+	cev_time[ci] = t;
+	if (i < 0)
+		i = cheap_n++;
+	cheap_place(i, e);
+	cheap_up(i);
+	cheap_down(cpos[ci]);
 }
 
 static void cpu_cancel(struct cpu *c)
 {
-	if (c->hpos >= 0)
-		cheap_remove(c);
+	if (cpos[c - cpus] >= 0)
+		cheap_remove((int)(c - cpus));
+}
+
+/*
+ * cpu_push(@c, its clock), then cpu_pop_next(). When the CPU heap's root
+ * is the next event and @c's comes after it (a task yielding at a seam:
+ * the common case), @c takes the root's place in one sift-down.
+ */
+static int cpu_push_pop(struct cpu *c)
+{
+	int ci = (int)(c - cpus), top;
+	struct cpu_ev e;
+
+	if (cpos[ci] >= 0 || !cheap_n) {
+		cpu_push(c, c->clock);
+		return cpu_pop_next();
+	}
+	e.key = ev_key(c->clock, splitmix(&rng_state));
+	e.cpu = ci;
+	cev_time[ci] = c->clock;
+	heap_clean();
+	if (e.key < cheap[0].key || !cpu_root_next()) {
+		cheap_place(cheap_n++, e);
+		cheap_up(cpos[ci]);
+		return cpu_pop_next();
+	}
+	top = cheap[0].cpu;
+	cpos[top] = -1;
+	cheap_place(0, e);
+	cheap_down(0);
+	return top;
 }
 
 /* ---- coroutines ------------------------------------------------------------ */
 
+/*
+ * A task is resumed either by the scheduler loop (data NULL) or straight
+ * by another task (data: that task); keep the context it came from.
+ */
+static void resumed(transfer_t r)
+{
+	if (r.data)
+		((struct task *)r.data)->ctx = r.fctx;
+	else
+		sched_ctx = r.fctx;
+}
+
 static void to_scheduler(void)
 {
-	transfer_t t;
-
 	TSAN_SWITCH(sched_fiber);
-	t = jump_fcontext(sched_ctx, NULL);
+	resumed(jump_fcontext(sched_ctx, running));
+}
 
-	sched_ctx = t.fctx;
+/* From the running task straight to @t (no pass through the scheduler loop). */
+static void switch_to(struct task *t)
+{
+	struct task *self = running;
+
+	running = t;
+	sim_cur_id = t->id;
+	st_switch++;
+	TSAN_SWITCH(t->fiber);
+	resumed(jump_fcontext(t->ctx, self));
 }
 
 static void task_exit(struct task *t);
 
 static void task_entry(transfer_t tr)
 {
-	struct task *t = tr.data;
+	struct task *t = running;
 
-	sched_ctx = tr.fctx;
+	resumed(tr);
 	t->ret = t->fn(t->arg);
 	task_exit(t);
 }
@@ -445,7 +507,8 @@ static void run_task(struct task *t)
 	sim_cur_id = t->id;
 	st_switch++;
 	TSAN_SWITCH(t->fiber);
-	r = jump_fcontext(t->ctx, t);
+	r = jump_fcontext(t->ctx, NULL);
+	t = r.data;		/* the task that came back: maybe not the one resumed */
 	t->ctx = r.fctx;
 	running = NULL;
 	if (t->state == T_DONE && t->stack) {
@@ -913,6 +976,52 @@ static void wake_task(struct task *t, uint64_t now)
 	repark_deadline(c);
 }
 
+static void watch_detach(struct task *t);
+
+/* CPU @c's event (just taken) is due: its clock catches up; the task to resume, if any. */
+static struct task *cpu_event(struct cpu *c)
+{
+	struct task *t = c->curr;
+	uint64_t time = cev_time[c - cpus];
+
+	if (time > c->clock)
+		c->clock = time;
+	if (t && t->state == T_PARK) {
+		watch_detach(t);
+		t->state = T_RUN;
+	}
+	return t;
+}
+
+/*
+ * Leave the running task (its state, and its CPU's event if it has one,
+ * already set) for the next event, as the scheduler loop would take it:
+ * a CPU's event resumes that CPU's task straight from this one; a timer
+ * or RCU event first, or none pending, goes through the loop. @yield: the
+ * running task's CPU, queued at its clock first (cpu_push_pop).
+ */
+static void sched_next(struct cpu *yield)
+{
+	int ci = yield ? cpu_push_pop(yield) : cpu_pop_next();
+
+	for (;;) {
+		struct task *t;
+
+		if (ci < 0) {
+			to_scheduler();
+			return;
+		}
+		t = cpu_event(&cpus[ci]);
+		if (t == running)
+			return;
+		if (t) {
+			switch_to(t);
+			return;
+		}
+		ci = cpu_pop_next();
+	}
+}
+
 /* A running task meets a seam: preempt it if due, then let earlier CPUs go first. */
 static void sync_point(struct task *t)
 {
@@ -922,13 +1031,11 @@ static void sync_point(struct task *t)
 		nivcsw++;
 		t->nivcsw++;
 		switch_out(t, T_READY);
-		to_scheduler();
+		sched_next(NULL);
 		c = &cpus[t->cpu];
 	}
-	if (c->clock > heap_min()) {
-		cpu_push(c, c->clock);
-		to_scheduler();
-	}
+	if (c->clock > heap_min())
+		sched_next(c);
 }
 
 /* ---- spin parking ---------------------------------------------------------- */
@@ -1016,7 +1123,7 @@ void sim_relax(void)
 			c->park_deadline = t->budget + 1;	/* need_resched() turns true then */
 		cpu_cancel(c);
 		repark_deadline(c);
-		to_scheduler();
+		sched_next(NULL);
 		c = &cpus[t->cpu];
 	}
 	c->clock += ns_round(M.relax_ns);
@@ -1128,7 +1235,7 @@ void sim_work_ns(double ns)
 		c->in_work = 1;
 		c->work_end = end;
 		cpu_push(c, c->nrq && c->resched_at < end ? (c->resched_at > start ? c->resched_at : start) : end);
-		to_scheduler();
+		sched_next(NULL);
 		c = &cpus[t->cpu];
 		c->in_work = 0;
 		if (c->clock > start)
@@ -1298,7 +1405,7 @@ static void block_current(struct task *t, enum tstate st, int64_t timeout_ns)
 	nvcsw++;
 	t->nvcsw++;
 	switch_out(t, st);
-	to_scheduler();
+	sched_next(NULL);
 }
 
 int sim_futex_wait(uint32_t *uaddr, uint32_t val, int64_t timeout_ns)
@@ -1369,7 +1476,7 @@ void sim_yield(void)
 		nvcsw++;
 		t->nvcsw++;
 		switch_out(t, T_READY);
-		to_scheduler();
+		sched_next(NULL);
 	}
 }
 
@@ -1682,7 +1789,7 @@ void *sim_join(int id)
 		nvcsw++;
 		me->nvcsw++;
 		switch_out(me, T_SLEEP);
-		to_scheduler();
+		sched_next(NULL);
 	}
 	r = t->ret;
 	t->state = T_FREE;
@@ -1707,7 +1814,7 @@ int sim_pin(int cpu)
 		t->state = T_SLEEP;
 		cpu_pick_next(from);
 		wake_task(t, from->clock);
-		to_scheduler();
+		sched_next(NULL);
 	}
 	return 0;
 }
@@ -1774,7 +1881,7 @@ int sim_boot(const struct sim_machine *m, uint64_t seed)
 		cpus[i].core = p.core;
 		cpus[i].resched_at = INF;
 		cpus[i].clock = 1000000000ull;	/* CLOCK_MONOTONIC starts at 1 s */
-		cpus[i].hpos = -1;
+		cpos[i] = -1;
 		cpus[i].rq = eng_alloc(SIM_MAX_TASKS * sizeof(*cpus[i].rq));
 	}
 	mask_core = eng_alloc((size_t)ncpu * (size_t)nwords * 8);
@@ -1868,6 +1975,7 @@ int sim_run(int (*fn)(int, char **), int argc, char **argv)
 	cpu_push(&cpus[0], cpus[0].clock);
 	while (tasks[id].state != T_FREE) {
 		struct event e;
+		int ci;
 
 		if (heap_min() == INF) {
 			deadlock = 1;
@@ -1875,7 +1983,15 @@ int sim_run(int (*fn)(int, char **), int argc, char **argv)
 			a.ret = 99;
 			break;
 		}
-		e = event_pop();
+		ci = cpu_pop_next();
+		if (ci >= 0) {
+			struct task *t = cpu_event(&cpus[ci]);
+
+			if (t)
+				run_task(t);
+			continue;
+		}
+		e = heap_pop();
 		if (e.kind == EV_TIMER) {
 			timer_fire(&tasks[e.idx], e.time);
 			continue;
@@ -1886,20 +2002,6 @@ int sim_run(int (*fn)(int, char **), int argc, char **argv)
 			else
 				rcu_fqs(e.time);
 			continue;
-		}
-		{
-			struct cpu *c = &cpus[e.idx];
-			struct task *t = c->curr;
-
-			if (e.time > c->clock)
-				c->clock = e.time;
-			if (!t)
-				continue;
-			if (t->state == T_PARK) {
-				watch_detach(t);
-				t->state = T_RUN;
-			}
-			run_task(t);
 		}
 	}
 	sim_active = 0;
