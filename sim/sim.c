@@ -1727,6 +1727,22 @@ void sim_delay_relax(unsigned long loops)
 	sim_work_ns((double)loops * M.relax_ns * j);
 }
 
+/*
+ * How far below the top of its mapping at @base a stack starts (under
+ * 24 KiB). Every stack is its own mapping, 256 KiB apart, so at one offset
+ * the frames the tasks are suspended in would all fall in the same host
+ * cache sets (perf, 384 tasks: jump_fcontext, where a resumed stack is
+ * first touched, fell from 21% to 14% of host time). Whole lines, so objects on
+ * a simulated stack keep their line boundaries; a function of the mapping's
+ * address, not the task, so that a task whose stack reuses an ended task's
+ * mapping meets the lines that task left in the directory at the same
+ * offsets as it would without the colour.
+ */
+static size_t stack_colour(const void *base)
+{
+	return (size_t)(((uintptr_t)base >> 18) % 128) * 192;
+}
+
 static int task_alloc(void *(*fn)(void *), void *arg, size_t stack)
 {
 	for (int i = 0; i < SIM_MAX_TASKS; i++) {
@@ -1747,7 +1763,8 @@ static int task_alloc(void *(*fn)(void *), void *arg, size_t stack)
 				-1, 0);
 		if (t->stack == MAP_FAILED)
 			return -1;
-		t->ctx = make_fcontext((char *)t->stack + stack, stack, task_entry);
+		t->ctx = make_fcontext((char *)t->stack + stack - stack_colour(t->stack),
+				       stack - stack_colour(t->stack), task_entry);
 #if SIM_TSAN
 		t->fiber = __tsan_create_fiber(0);
 #endif
