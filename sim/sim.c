@@ -155,7 +155,10 @@ static struct sim_machine M;
 static uint64_t seed0, rng_state;
 static int ncpu, nwords, sched_factor;
 static struct cpu *cpus;
-static unsigned char *cat;	/* ncpu x ncpu distance category */
+/* Each CPU's place, dense (a transfer's cost looks up two CPUs at random). */
+static struct place {
+	int core, l3, socket;
+} place[SIM_MAX_CPUS];
 static struct task tasks[SIM_MAX_TASKS];
 static struct task *running;
 static fcontext_t sched_ctx;
@@ -525,22 +528,19 @@ static void run_task(struct task *t)
 
 /* ---- topology and costs ---------------------------------------------------- */
 
-enum { CAT_SELF, CAT_SMT, CAT_L3, CAT_SOCKET, CAT_REMOTE };
-
 static double xfer_ns(int a, int b, int home)
 {
-	switch (cat[a * ncpu + b]) {
-	case CAT_SELF:
+	const struct place *x = &place[a], *y = &place[b];
+
+	if (a == b)
 		return 0;
-	case CAT_SMT:
+	if (x->core == y->core)
 		return M.c2c_smt_ns;
-	case CAT_L3:
+	if (x->l3 == y->l3)
 		return M.c2c_l3_ns;
-	case CAT_SOCKET:
-		return home == cpus[a].socket ? M.c2c_socket_ns : M.c2c_socket_far_home_ns;
-	default:
-		return M.c2c_remote_ns;
-	}
+	if (x->socket == y->socket)
+		return home == x->socket ? M.c2c_socket_ns : M.c2c_socket_far_home_ns;
+	return M.c2c_remote_ns;
 }
 
 static uint64_t ns_round(double ns)
@@ -1888,7 +1888,6 @@ int sim_boot(const struct sim_machine *m, uint64_t seed)
 	cheap_n = 0;
 	arena_used = arena_mapped = 0;
 	cpus = eng_alloc((size_t)ncpu * sizeof(*cpus));
-	cat = eng_alloc((size_t)ncpu * (size_t)ncpu);
 	for (int i = 0; i < ncpu; i++) {
 		struct sim_cpu_place p;
 
@@ -1896,6 +1895,7 @@ int sim_boot(const struct sim_machine *m, uint64_t seed)
 		cpus[i].socket = p.socket;
 		cpus[i].l3 = p.l3;
 		cpus[i].core = p.core;
+		place[i] = (struct place){ p.core, p.l3, p.socket };
 		cpus[i].resched_at = INF;
 		cpus[i].clock = 1000000000ull;	/* CLOCK_MONOTONIC starts at 1 s */
 		cpos[i] = -1;
@@ -1916,10 +1916,6 @@ int sim_boot(const struct sim_machine *m, uint64_t seed)
 				mask_l3[w] |= bit;
 			if (x->socket == y->socket)
 				mask_socket[w] |= bit;
-
-			cat[a * ncpu + b] = a == b ? CAT_SELF : x->core == y->core ? CAT_SMT :
-					    x->l3 == y->l3 ? CAT_L3 : x->socket == y->socket ? CAT_SOCKET :
-					    CAT_REMOTE;
 		}
 	memset(tasks, 0, sizeof(tasks));
 	memset(fq, 0, sizeof(fq));
@@ -2054,6 +2050,5 @@ void sim_shutdown(void)
 	cheap_n = 0;
 	heap_n = heap_cap = 0;
 	cpus = NULL;
-	cat = NULL;
 	mask_core = mask_l3 = mask_socket = NULL;
 }
