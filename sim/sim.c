@@ -377,18 +377,29 @@ static void heap_clean(void)
 		heap_pop();
 }
 
-/* The earliest pending event's time (INF: none). */
+/*
+ * The earliest pending event's time (INF: none). The timer heap's top is
+ * checked for staleness (a task's line: a host cache miss) only when it
+ * would come first: when it does not, no event under it does either.
+ */
 static uint64_t heap_min(void)
 {
 	uint64_t t = cheap_n ? (uint64_t)(cheap[0].key >> 64) : INF;
 
-	heap_clean();
-	return heap_n && heap[0].time < t ? heap[0].time : t;
+	if (heap_n && heap[0].time < t) {
+		heap_clean();
+		if (heap_n && heap[0].time < t)
+			t = heap[0].time;
+	}
+	return t;
 }
 
-/* The CPU heap's root comes before every timer and RCU event (heap cleaned). */
+/* The CPU heap's root (cheap_n > 0) comes before every valid timer and RCU event. */
 static int cpu_root_next(void)
 {
+	if (!heap_n || cheap[0].key < ev_key(heap[0].time, heap[0].tie))
+		return 1;
+	heap_clean();
 	return !heap_n || cheap[0].key < ev_key(heap[0].time, heap[0].tie);
 }
 
@@ -401,7 +412,6 @@ static int cpu_pop_next(void)
 {
 	int ci;
 
-	heap_clean();
 	if (!cheap_n || !cpu_root_next())
 		return -1;
 	ci = cheap[0].cpu;
@@ -446,7 +456,6 @@ static int cpu_push_pop(struct cpu *c)
 	e.key = ev_key(c->clock, splitmix(&rng_state));
 	e.cpu = ci;
 	cev_time[ci] = c->clock;
-	heap_clean();
 	if (e.key < cheap[0].key || !cpu_root_next()) {
 		cheap_place(cheap_n++, e);
 		cheap_up(cpos[ci]);
@@ -2004,6 +2013,7 @@ int sim_run(int (*fn)(int, char **), int argc, char **argv)
 				run_task(t);
 			continue;
 		}
+		heap_clean();
 		e = heap_pop();
 		if (e.kind == EV_TIMER) {
 			timer_fire(&tasks[e.idx], e.time);
