@@ -28,10 +28,14 @@
  * sim-2: RCU from quiescent states, the wake-up causality fix;
  * sim-3: a waking task no longer cancels the due FQS scan; rwlab-sim's
  * jemalloc never purges on wall-clock decay (addresses no longer follow
- * host timing); sim-4: IPIs as interrupts (sim_ipi_send). Results keep the version they were made with, and every
- * CSV row its binary's git revision.
+ * host timing); sim-4, two branches that each called themselves so: IPIs
+ * as interrupts (sim_ipi_send; results/sim/lazy-mm-hazptr/tlb_flush.csv),
+ * and the engine allocating from its own region, not malloc (where the
+ * program's objects land, and so which share a line, no longer follows the
+ * engine's internals); sim-5: both. Results keep the version they were made
+ * with, and every CSV row its binary's git revision.
  */
-#define SIM_ENGINE_VERSION "sim-4"
+#define SIM_ENGINE_VERSION "sim-5"
 #define SIM_MAX_TASKS 1024
 
 extern int sim_active;		/* 1 while sim_run() runs */
