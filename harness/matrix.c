@@ -54,6 +54,24 @@ static bool key_in(const char *const *list, const char *k)
 }
 
 /*
+ * Keys only tools/reproduce --sim reads (matrix.h): sim_KEY for a run,
+ * report or map key KEY (replaced under --sim), and sim_run. Sets *@multi
+ * when the key may repeat.
+ */
+static bool sim_key(const char *k, bool *multi)
+{
+	*multi = true;
+	if (!strcmp(k, "sim_run"))
+		return true;
+	if (strncmp(k, "sim_", 4) || !strncmp(k + 4, "sim_", 4) || !strcmp(k + 4, "description"))
+		return false;
+	if (key_in(multi_keys, k + 4))
+		return true;
+	*multi = false;
+	return key_in(single_keys, k + 4);
+}
+
+/*
  * Where named matrices are looked for, in order: $RWLAB_MATRIX_DIR, the
  * installed share/rwlab/matrices beside the binary's prefix (found from
  * /proc/self/exe, so that an installed tree works wherever it is moved),
@@ -221,6 +239,7 @@ int lab_matrix_load(const char *name, struct lab_matrix *m, char *err, size_t er
 	struct stat st;
 	const char *base;
 	int lineno = 0;
+	bool is_sim, sim_multi;
 
 	memset(m, 0, sizeof(*m));
 	if (lab_matrix_resolve(name, m->path, sizeof(m->path), err, errlen))
@@ -272,7 +291,8 @@ int lab_matrix_load(const char *name, struct lab_matrix *m, char *err, size_t er
 		*eq = 0;
 		key = trim(s);
 		value = trim(eq + 1);
-		if (!key_in(single_keys, key) && !key_in(multi_keys, key)) {
+		is_sim = sim_key(key, &sim_multi);
+		if (!key_in(single_keys, key) && !key_in(multi_keys, key) && !is_sim) {
 			size_t off;
 
 			fail(err, errlen, m->path, lineno, "unknown key '%s' (valid:", key);
@@ -282,21 +302,21 @@ int lab_matrix_load(const char *name, struct lab_matrix *m, char *err, size_t er
 			for (int i = 0; multi_keys[i] && off < errlen; i++)
 				off += (size_t)snprintf(err + off, errlen - off, " %s", multi_keys[i]);
 			if (off < errlen)
-				snprintf(err + off, errlen - off, ")");
+				snprintf(err + off, errlen - off, " sim_KEY sim_run)");
 			goto bad;
 		}
 		if (!*value) {
 			fail(err, errlen, m->path, lineno, "empty value for '%s'", key);
 			goto bad;
 		}
-		if (key_in(single_keys, key)) {
+		if (key_in(single_keys, key) || (is_sim && !sim_multi)) {
 			int prev;
 
 			if (lab_matrix_get(m, key, &prev)) {
 				fail(err, errlen, m->path, lineno, "'%s' given twice (first on line %d)", key, prev);
 				goto bad;
 			}
-		} else if (check_map(key, value, m->path, lineno, err, errlen)) {
+		} else if (strcmp(key, "sim_run") && check_map(is_sim ? key + 4 : key, value, m->path, lineno, err, errlen)) {
 			goto bad;
 		}
 		if (!strcmp(key, "report")) {

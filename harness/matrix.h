@@ -29,6 +29,15 @@
  *                 (repeatable; CLIENTS "*" for all): the published change is
  *                 noise by its author's account (the published-flat verdict)
  *
+ * Keys read only by tools/reproduce NAME --sim (rwlab checks their syntax
+ * and otherwise ignores them):
+ *   sim_machine = the simulated machine the table was measured on
+ *   sim_KEY     = replaces KEY under --sim, for KEY any key above but
+ *                 description (sim_map.* repeatable: they replace every
+ *                 map.* line of that key); e.g. sim_locks = null
+ *   sim_run     = WORKLOADS | THREADS [| OPTIONS]  (repeatable): one
+ *                 rwlab run per line, their CSVs joined in order
+ *
  * Any other key, a repeated single key, a line without '=' or a malformed
  * map is an error "FILE:LINE: ...". Names of variants and workloads are
  * checked when the matrix is run (the normal "unknown lock variant" error,

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# tools/reproduce NAME --sim for each of the four published tables (issue 11), each made small:
+# the simulated generic-8 instead of the table's machine, a few simulated milliseconds, and the
+# runs cut down with --set or -- options. Checks what each run must show: a new directory under
+# sim/, the CSV's variants, workloads and thread counts, the matrix as run, and a verdict on the
+# rows that were compared.
+# Usage: reproduce_sim.sh RWLAB SOURCE_ROOT
+set -u
+rwlab=$1 root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+fail() { echo "FAIL: $*" >&2; failed=1; }
+
+if [ ! -x "$(dirname "$rwlab")/rwlab-sim" ]; then
+	echo "no rwlab-sim beside $rwlab: skipped"
+	exit 77
+fi
+
+# repro NAME [reproduce options] [-- run options]: one run into $tmp/NAME; sets $dir
+repro() {
+	local name=$1
+	shift
+	RWLAB_RESULTS_DIR=$tmp/$name "$root/tools/reproduce" "$name" --sim generic-8 --no-plots --rwlab "$rwlab" "$@" \
+		>"$tmp/$name.out" 2>"$tmp/$name.err" || fail "$name --sim: $(tail -2 "$tmp/$name.err")"
+	dir=$(find "$tmp/$name/sim" -mindepth 1 -maxdepth 1 -type d -name "$name-*" 2>/dev/null | head -1)
+	[ -n "$dir" ] || fail "$name --sim made no sim/$name-* directory"
+}
+# cells DIR NAME: "variant workload threads" of every CSV row, sorted, unique
+cells() { tail -n +2 "$1/$2.csv" | cut -d, -f4-6 | tr ',' ' ' | sort -u | paste -sd';'; }
+# verdict NAME CLIENTS: the report row for CLIENTS has a verdict
+verdict() {
+	grep -Eq "^$2 .*\| *[0-9]+ .*\| (agree|disagree|inconclusive|published-flat|scale-gap)" "$tmp/$1.out" ||
+		fail "$1 --sim: no verdict on the $2-client row: $(grep -E "^$2 " "$tmp/$1.out" | head -2)"
+}
+
+# per-vma-locks: one run of the matrix (no sim_run), threads cut to 1 and 4.
+repro per-vma-locks -- -n 2 -t 1,4 -q
+if [ -n "$dir" ]; then
+	want="rwsem pft 1;rwsem pft 4;rwsem pft:mm_lock=vma 1;rwsem pft:mm_lock=vma 4"
+	[ "$(cells "$dir" per-vma-locks)" = "$want" ] || fail "per-vma-locks cells: $(cells "$dir" per-vma-locks)"
+	verdict per-vma-locks 1
+	verdict per-vma-locks 4
+fi
+
+# lazy-mm-hazptr: sim_locks null, sim_options --pin cores, two sim_run pieces (context_switch,
+# tlb_flush), both cut to 24 threads here.
+repro lazy-mm-hazptr --set 'sim_run=context_switch | 24' --set 'sim_run=tlb_flush | 24 | -d 1ms' -- -n 2 -d 1ms --warmup 200us -q
+if [ -n "$dir" ]; then
+	want="hazptr context_switch 24;hazptr tlb_flush 24;refcount context_switch 24;refcount tlb_flush 24"
+	[ "$(cells "$dir" lazy-mm-hazptr)" = "$want" ] || fail "lazy-mm-hazptr cells: $(cells "$dir" lazy-mm-hazptr)"
+	[ "$(grep -c '^schema,' "$dir/lazy-mm-hazptr.csv")" = 1 ] || fail "lazy-mm-hazptr: the joined CSV has more than one header"
+	for w in context_switch tlb_flush; do
+		grep -q ",$w,24,.*,cores,8,\"sim generic-8: " "$dir/lazy-mm-hazptr.csv" ||
+			fail "lazy-mm-hazptr: $w not pinned cores on generic-8"
+	done
+	grep -q '^locks *= *null$' "$dir/lazy-mm-hazptr.sim.matrix" || fail "lazy-mm-hazptr: sim_locks did not replace locks"
+	grep -q '^threads *= 24,48,96,128,192$' "$dir/lazy-mm-hazptr.sim.matrix" ||
+		fail "lazy-mm-hazptr: the matrix as run lacks sim_threads"
+	verdict lazy-mm-hazptr 24
+fi
+
+# hugetlb-vmemmap: 8 simulated CPUs (sim_threads = cpus), a 36 MiB region (4 MiB per process).
+u=36
+repro hugetlb-vmemmap --set "sim_workloads=vmscale:batch,unit_mb=$u, vmscale:sync,unit_mb=$u" \
+	--set "sim_baseline=vmscale:batch,unit_mb=$u" \
+	--set "sim_map.column=5a4d8944d6b1e(parent) -> vmscale:batch,unit_mb=$u" \
+	--set "sim_map.column=bd225530a4c71(sync-rcu) -> vmscale:sync,unit_mb=$u" -- -n 2 -q
+if [ -n "$dir" ]; then
+	for p in batch sync; do	# (the label's comma is quoted in the CSV)
+		grep -q "^[^,]*,[^,]*,[^,]*,null,\"vmscale:$p,unit_mb=$u\",8," "$dir/hugetlb-vmemmap.csv" ||
+			fail "hugetlb-vmemmap: no vmscale:$p rows at 8 threads (sim_threads = cpus)"
+	done
+	[ "$(tail -n +2 "$dir/hugetlb-vmemmap.csv" | grep -v ',null,"vmscale:[a-z]*,unit_mb=36",8,' | wc -l)" = 0 ] ||
+		fail "hugetlb-vmemmap: rows of other cells"
+	grep -q "^# --set sim_baseline=vmscale:batch,unit_mb=$u" "$dir/hugetlb-vmemmap.sim.matrix" ||
+		fail "hugetlb-vmemmap: the matrix as run does not say what --set changed"
+	grep -q "^baseline *= vmscale:batch,unit_mb=$u$" "$dir/hugetlb-vmemmap.sim.matrix" ||
+		fail "hugetlb-vmemmap: sim_baseline did not replace baseline"
+	[ "$(grep -c '^all .*| *8 .*| scale-gap' "$tmp/hugetlb-vmemmap.out")" = 2 ] ||
+		fail "hugetlb-vmemmap: throughput and nvcsw rows want scale-gap at 8 of 128 CPUs: $(grep '^all' "$tmp/hugetlb-vmemmap.out")"
+fi
+
+# rwsem-rework: two sim_run lines, reaim's unpinned; one CSV of both runs.
+repro rwsem-rework --set 'sim_run=pft | 1,4' --set 'sim_run=reaim:compute | 1 | --pin none' -- -n 2 -d 2ms --warmup 1ms -q
+if [ -n "$dir" ]; then
+	want="rwsem-rspin pft 1;rwsem-rspin pft 4;rwsem-rspin reaim:compute 1;rwsem-xadd pft 1;rwsem-xadd pft 4;rwsem-xadd reaim:compute 1"
+	[ "$(cells "$dir" rwsem-rework)" = "$want" ] || fail "rwsem-rework cells: $(cells "$dir" rwsem-rework)"
+	[ "$(grep -c '^schema,' "$dir/rwsem-rework.csv")" = 1 ] || fail "rwsem-rework: the joined CSV has more than one header"
+	grep -q ',reaim:compute,1,.*,none,8,' "$dir/rwsem-rework.csv" || fail "rwsem-rework: reaim was not run with --pin none"
+	[ "$(grep -c '^command:  rwlab-sim run --sim generic-8 .* -w ' "$dir/rwsem-rework.context.txt")" = 2 ] ||
+		fail "rwsem-rework: the context file lacks the two runs' commands"
+	verdict rwsem-rework 1
+	verdict rwsem-rework 4
+fi
+
+# The native loader takes the sim_* keys and refuses an unknown one.
+printf 'locks = null\nworkloads = locktest\nthreads = 1\nsim_bogus = 1\n' >"$tmp/bad.matrix"
+"$rwlab" run --matrix "$tmp/bad.matrix" --list-cells >/dev/null 2>"$tmp/bad.err" && fail "sim_bogus was accepted"
+grep -q "bad.matrix:4: unknown key 'sim_bogus'" "$tmp/bad.err" || fail "sim_bogus: $(cat "$tmp/bad.err")"
+for m in per-vma-locks lazy-mm-hazptr hugetlb-vmemmap rwsem-rework; do
+	"$rwlab" run --matrix "$m" --list-cells >/dev/null 2>"$tmp/native.err" || fail "native $m: $(cat "$tmp/native.err")"
+done
+
+exit $failed
