@@ -32,9 +32,12 @@ static struct {
 static uint64_t victim_start, victim_end, victim_csw, send_at, enable_at;
 static int scenario_kind;
 
-enum { WORK, SPIN, IDLE, IRQ_OFF };
+enum { WORK, SPIN, IDLE, IRQ_OFF, CROWDED };
 
 #define WORK_NS 100000ull
+#define CROWD_NS 3000000ull	/* longer than a slice of generic-8 */
+
+static uint64_t irqoff_start;
 
 static void handler(void *arg)
 {
@@ -63,9 +66,10 @@ static void *victim(void *arg)
 				break;
 			sim_relax();
 		}
-	} else if (scenario_kind == IRQ_OFF) {
+	} else if (scenario_kind == IRQ_OFF || scenario_kind == CROWDED) {
 		sim_irq_disable();
-		sim_work_ns(WORK_NS);
+		irqoff_start = sim_now();
+		sim_work_ns(scenario_kind == CROWDED ? CROWD_NS : WORK_NS);
 		enable_at = sim_now();
 		sim_irq_enable();
 	}
@@ -74,19 +78,32 @@ static void *victim(void *arg)
 	return NULL;
 }
 
+/* CROWDED: a second task on the victim's CPU, runnable all along (a preemption is due). */
+static void *hog(void *arg)
+{
+	(void)arg;
+	sim_pin(1);
+	sim_work_ns(CROWD_NS);
+	return NULL;
+}
+
 static int scenario(int argc, char **argv)
 {
-	int target = scenario_kind == IDLE ? 5 : 1;
+	int target = scenario_kind == IDLE ? 5 : 1, hog_id = -1;
 
 	(void)argc;
 	(void)argv;
 	sim_pin(0);
 	victim_id = sim_spawn(victim, NULL);
+	if (scenario_kind == CROWDED)
+		hog_id = sim_spawn(hog, NULL);
 	sim_sleep_ns(20000);	/* the victim is pinned and busy (or CPU 5 idle) by now */
 	send_at = sim_now();
 	sim_ipi_send(target, handler, NULL);
 	sim_sleep_ns(20000);	/* the run ends with task 0: let the IPI land first */
 	sim_join(victim_id);
+	if (hog_id >= 0)
+		sim_join(hog_id);
 	return 0;
 }
 
@@ -176,5 +193,22 @@ Test(sim_ipi, irqs_off_defer_it_to_the_enable)
 		  "handler %llu ns after the enable", (unsigned long long)(seen.at - enable_at));
 	cr_expect(victim_end - victim_start >= WORK_NS, "the work ran uninterrupted");
 	cr_expect_eq(victim_csw, 0);
+	finish();
+}
+
+/*
+ * With another task runnable on the CPU, an interrupts-off section is not
+ * cut at the slice end: its work runs in one piece, and the IPI that came
+ * meanwhile is handled after the enable. (The handler-side hang fixed in
+ * sim_work_ns is checked by tests/sim/sim_cli.sh's oversubscribed tlb_flush.)
+ */
+Test(sim_ipi, crowded_cpu_irqs_off_and_handler_run_through_a_due_preemption, .timeout = 20)
+{
+	run(CROWDED);
+	cr_expect_eq(seen.ran, 1);
+	cr_expect_eq(seen.cpu, 1);
+	cr_expect_eq(enable_at - irqoff_start, CROWD_NS, "the interrupts-off work took %llu ns, want %llu",
+		     (unsigned long long)(enable_at - irqoff_start), CROWD_NS);
+	cr_expect(seen.at > enable_at, "handler before the enable");
 	finish();
 }
