@@ -23,7 +23,7 @@
 const struct lab_opt lab_run_opts[] = {
 	{ "sim", 0, 'Z', "MACHINE", "run on a simulated machine (rwlab sim list; generic-N): re-executes "
 	  "build/rwlab-sim; durations are simulated time; the variants built on locks/atomic.h and the "
-	  "workloads locktest, pft, context_switch, vmscale, reaim and gitcheckout",
+	  "workloads locktest, pft, context_switch, tlb_flush, vmscale, reaim and gitcheckout",
 	  NULL, NULL, 0, NULL, 0, 0 },
 	{ "matrix", 0, 'M', "NAME|PATH", "a matrix file (tools/matrices/NAME.matrix); options after it override "
 	  "its settings, options before it are overridden", NULL, NULL, LAB_COMP_FILE, NULL, 0, 0 },
@@ -38,8 +38,9 @@ const struct lab_opt lab_run_opts[] = {
 	{ "iterations", 'n', 'n', "N", "iterations per cell", "5", NULL, 0, NULL, 1, 100000 },
 	{ "duration", 'd', 'd', "DUR", "measurement window of timed workloads", "2s", DUR_UNITS, 0, NULL, 0, 0 },
 	{ "warmup", 0, 'W', "DUR", "unmeasured warm-up before each window", "500ms", DUR_UNITS, 0, NULL, 0, 0 },
-	{ "pin", 0, 'P', "POLICY", "thread placement: compact, scatter or none", "compact", NULL, LAB_COMP_CHOICES,
-	  "compact scatter none", 0, 0 },
+	{ "pin", 0, 'P', "POLICY", "thread placement: compact, scatter or none; with --sim also cores (thread i on "
+	  "core i's first SMT thread, as will-it-scale binds)", "compact", NULL, LAB_COMP_CHOICES,
+	  "compact scatter none cores", 0, 0 },
 	{ "csv", 'o', 'o', "FILE", "results CSV; an existing FILE is kept as FILE.1 (FILE.2, ...); - is stdout",
 	  "rwlab-<date>-<pid>.csv", NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ "resume", 0, 'r', NULL, "keep FILE's finished cells, skip them, append the rest", NULL, NULL, 0, NULL, 0, 0 },
@@ -153,6 +154,7 @@ static int check_unique(const struct lab_rwsem_conf *locks, int nlocks, const st
 
 /* --sim MACHINE: re-execute rwlab-sim once the options are read (sim_cmd.h). */
 static const char *run_sim;
+static bool run_pin_cores;	/* --pin cores read natively: valid only with --sim */
 
 /* One `rwlab run` option. Returns 0 or the exit status of a bad value. */
 static int run_option(int c, int from_matrix, struct run_lists *lists, struct lab_run_opts *o, int *report)
@@ -196,10 +198,16 @@ static int run_option(int c, int from_matrix, struct run_lists *lists, struct la
 		o->settings.warmup_ns = ns;
 		break;
 	case 'P':
+		if (!LAB_SIM && !strcmp(optarg, "cores")) {
+			run_pin_cores = true;	/* the simulated build's: checked once --sim is known */
+			break;
+		}
 		if (lab_pin_parse(optarg, &o->pin)) {
-			fprintf(stderr, "%s: bad --pin '%s' (valid: compact, scatter, none)\n", lab_prog, optarg);
+			fprintf(stderr, "%s: bad --pin '%s' (valid: compact, scatter, none%s)\n", lab_prog, optarg,
+				LAB_SIM ? ", cores" : "; cores with --sim");
 			return 2;
 		}
+		run_pin_cores = false;
 		break;
 	case 'o':
 		o->csv_path = optarg;
@@ -357,6 +365,11 @@ static int run_parse_options(struct run_args *a, int argc, char **argv)
 	}
 	if (run_sim && !LAB_SIM)
 		return lab_sim_reexec();	/* returns only when rwlab-sim cannot be started */
+	if (run_pin_cores) {
+		fprintf(stderr, "%s: --pin cores is for simulated runs (--sim MACHINE); valid here: compact, scatter, none\n",
+			lab_prog);
+		return 2;
+	}
 	return 0;
 }
 
@@ -384,6 +397,20 @@ static int mm_lock_check(const char *prog, const char *list)
 	}
 }
 
+/* Does the comma-separated list @s name "all" (as itself, not inside a knob)? */
+static bool list_names_all(const char *s)
+{
+	size_t n = strlen("all");
+
+	for (const char *p = s; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, "all", n) && (p[n] == '\0' || p[n] == ',' || p[n] == ' '))
+			return true;
+	}
+	return false;
+}
+
 /* -l, -m, -w and --mm-lock into the variant, scheme and workload lists. Returns 0 or 2. */
 static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *nwls)
 {
@@ -395,6 +422,9 @@ static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *
 		fprintf(stderr, "%s: %s\n", l->locks.origin < 0 ? lab_prog : l->locks.prog, err);
 		return 2;
 	}
+	if (LAB_SIM && list_names_all(list_val(&l->locks, "all")))
+		fprintf(stderr, "%s: under --sim, -l all leaves out pthread, pthread-wp and ck-*: they synchronise "
+			"through atomics outside locks/atomic.h, which the simulator cannot see\n", lab_prog);
 	if (l->schemes.origin >= 0 &&
 	    lab_lazy_mm_parse_list(l->schemes.val, a->schemes, LAB_MAX_SCHEMES, nschemes, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", l->schemes.prog, err);

@@ -148,9 +148,9 @@ static int sim_show(const char *name)
 		return 2;
 	}
 	printf("machine %s (%s)\n%s\n", m.name, m.path, m.summary);
-	printf("derived: %d CPUs = %d sockets x %d cores (%d L3 domains of up to %d cores each) x %d SMT, "
+	printf("derived: %d CPUs = %d socket%s x %d cores (%d L3 domains of up to %d cores each) x %d SMT, "
 	       "numbering %s; CFS tunables scaled x%d\n",
-	       m.ncpus, m.sockets, m.cores_per_socket, m.l3_per_socket, m.cores_per_l3, m.smt,
+	       m.ncpus, m.sockets, m.sockets == 1 ? "" : "s", m.cores_per_socket, m.l3_per_socket, m.cores_per_l3, m.smt,
 	       m.numbering_adjacent ? "adjacent" : "linux", sim_machine_sched_factor(&m));
 	for (int i = 0; i < m.nparams; i++)
 		printf("  %-28s = %-12s # %s\n", m.params[i].key, m.params[i].value, m.params[i].cite);

@@ -26,7 +26,7 @@
 struct sim_param {
 	char key[48];
 	char value[96];
-	char cite[256];
+	char cite[1024];	/* the whole comment: a machine file line is at most 1023 bytes */
 };
 
 struct sim_machine {
