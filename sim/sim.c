@@ -1252,20 +1252,26 @@ void sim_work_ns(double ns)
 	while (rem) {
 		struct cpu *c;
 		uint64_t start, end, irq0;
+		int cut;
 
 		sync_point(t);
 		c = &cpus[t->cpu];
 		start = c->clock;
 		end = start + rem;
-		if (end <= heap_min()) {
-			if (!(c->nrq && c->resched_at < end)) {
-				c->clock = end;	/* nothing can happen before it ends */
-				return;
-			}
+		/*
+		 * The scheduler cuts the chunk at its resched point, unless
+		 * sync_point() would not preempt there: an interrupt context
+		 * or interrupts off run to the end (else the chunk would be
+		 * cut at the same clock for ever).
+		 */
+		cut = c->nrq && c->resched_at < end && !t->is_irq && !t->irq_off;
+		if (end <= heap_min() && !cut) {
+			c->clock = end;	/* nothing can happen before it ends */
+			return;
 		}
 		c->in_work = 1;
 		c->work_end = end;
-		cpu_push(c, c->nrq && c->resched_at < end ? (c->resched_at > start ? c->resched_at : start) : end);
+		cpu_push(c, cut ? (c->resched_at > start ? c->resched_at : start) : end);
 		irq0 = c->irq_ns;
 		sched_next(NULL);
 		c = &cpus[t->cpu];
