@@ -11,6 +11,7 @@ trap 'rm -rf "$dir"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
+: >"$dir/err"	# exists before the poll below reads it
 # One round (-n 1) of three cells; the third one's window is long enough to be interrupted in.
 "$rwlab" run -l pthread,null,rwsem -w locktest -t 1 -n 1 -d 3s --warmup 0 --no-report \
 	-o "$dir/a.csv" 2>"$dir/err" &
