@@ -659,15 +659,18 @@ static void round_order(const struct runner *r, int b0, int it, int *order, int 
  * each, in an order shuffled per round (A1 B1 C1, B2 A2 C2, ...), so that
  * drifting machine load does not land on one variant; then each is torn
  * down and its rows written. Sequential order runs blocks of one cell.
+ * Interrupted in the last round, the cells that ran every iteration are
+ * finished and keep their rows.
  */
 static void run_block(struct runner *r, int b0, int n)
 {
 	const struct lab_run_opts *o = r->o;
 	struct cell_run *cr = calloc((size_t)n, sizeof(*cr));
 	int *ret = calloc((size_t)n, sizeof(*ret)), *order = calloc((size_t)n, sizeof(*order));
+	bool *done = calloc((size_t)n, sizeof(*done));
 	int first = o->settings.warmup_ns && r->plan[b0].wl->ops->kind == LAB_WL_WORK ? -1 : 0;
 
-	if (!cr || !ret || !order) {
+	if (!cr || !ret || !order || !done) {
 		fprintf(stderr, "rwlab: out of memory for a block of %d cells\n", n);
 		exit(1);
 	}
@@ -675,15 +678,20 @@ static void run_block(struct runner *r, int b0, int n)
 		ret[i] = cell_open(r, &cr[i], &r->plan[b0 + i]);
 	for (int it = first; it < o->iterations && !lab_interrupted; it++) {
 		round_order(r, b0, it, order, n);
-		for (int k = 0; k < n && !lab_interrupted; k++)
-			if (!ret[order[k]])
-				ret[order[k]] = cell_iteration(r, &cr[order[k]], it, first);
+		for (int k = 0; k < n && !lab_interrupted; k++) {
+			int i = order[k];
+
+			if (!ret[i])
+				ret[i] = cell_iteration(r, &cr[i], it, first);
+			done[i] = !ret[i] && it == o->iterations - 1;
+		}
 	}
 	for (int i = 0; i < n; i++)
-		cell_close(r, &cr[i], lab_interrupted && !ret[i] ? -EINTR : ret[i]);
+		cell_close(r, &cr[i], lab_interrupted && !ret[i] && !done[i] ? -EINTR : ret[i]);
 	free(cr);
 	free(ret);
 	free(order);
+	free(done);
 }
 
 /* Blocks: the planned cells of one workload and thread count (one cell each in sequential order). */

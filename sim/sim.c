@@ -1258,7 +1258,12 @@ void sim_work_ns(double ns)
 		c = &cpus[t->cpu];
 		start = c->clock;
 		end = start + rem;
-		/* A preemption due inside the chunk cuts it, unless nothing may preempt @t (sync_point). */
+		/*
+		 * The scheduler cuts the chunk at its resched point, unless
+		 * sync_point() would not preempt there: an interrupt context
+		 * or interrupts off run to the end (else the chunk would be
+		 * cut at the same clock for ever).
+		 */
 		cut = c->nrq && c->resched_at < end && !t->is_irq && !t->irq_off;
 		if (end <= heap_min() && !cut) {
 			c->clock = end;	/* nothing can happen before it ends */

@@ -212,3 +212,91 @@ Test(sim_ipi, crowded_cpu_irqs_off_and_handler_run_through_a_due_preemption, .ti
 	cr_expect(seen.at > enable_at, "handler before the enable");
 	finish();
 }
+
+/*
+ * On an oversubscribed CPU (two busy tasks pinned to CPU 1) the scheduler's
+ * resched point falls inside a work chunk that cannot be preempted: one in
+ * an interrupt handler, or one with interrupts off. The chunk must run to
+ * its end, not be cut at the resched point again and again at the same
+ * clock (the engine looped there, tlb_flush -t 3 -m all on generic-2).
+ */
+#define LONG_NS 20000000ull	/* 20 ms: longer than any CFS slice of generic-8 */
+
+static uint64_t busy_end[2], busy_t0;
+
+static void long_handler(void *arg)
+{
+	(void)arg;
+	seen.at = sim_now();
+	seen.cpu = sim_current_cpu();
+	seen.ran++;
+	sim_work_ns(LONG_NS);
+}
+
+static void *busy(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+
+	sim_pin(1);
+	if (i == 0 && scenario_kind == IRQ_OFF)
+		sim_irq_disable();
+	sim_work_ns(LONG_NS);
+	if (i == 0 && scenario_kind == IRQ_OFF)
+		sim_irq_enable();
+	busy_end[i] = sim_now();
+	return NULL;
+}
+
+static int oversubscribed(int argc, char **argv)
+{
+	int id[2];
+
+	(void)argc;
+	(void)argv;
+	sim_pin(0);
+	busy_t0 = sim_now();
+	for (int i = 0; i < 2; i++)
+		id[i] = sim_spawn(busy, (void *)(intptr_t)i);
+	sim_sleep_ns(1000000);	/* both queued on CPU 1 */
+	send_at = sim_now();
+	if (scenario_kind == WORK)
+		sim_ipi_send(1, long_handler, NULL);
+	for (int i = 0; i < 2; i++)
+		sim_join(id[i]);
+	return 0;
+}
+
+static void run_oversubscribed(int kind)
+{
+	char err[512];
+	uint64_t last;
+
+	memset(&seen, 0, sizeof(seen));
+	memset(busy_end, 0, sizeof(busy_end));
+	scenario_kind = kind;
+	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "generic-8", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(sim_boot(&mach, 1), 0);
+	cr_assert_eq(sim_run(oversubscribed, 0, NULL), 0);
+	last = (busy_end[0] > busy_end[1] ? busy_end[0] : busy_end[1]) - busy_t0;
+	/* One CPU did both tasks' work (and the handler's): no less, and not much more. */
+	cr_expect(last >= 2 * LONG_NS + (kind == WORK ? LONG_NS : 0),
+		  "both tasks done %llu ns after the start", (unsigned long long)last);
+	cr_expect(last <= 2 * LONG_NS + (kind == WORK ? LONG_NS : 0) + 2000000,
+		  "both tasks done %llu ns after the start", (unsigned long long)last);
+	sim_shutdown();
+}
+
+Test(sim_ipi, a_long_handler_on_an_oversubscribed_cpu_runs_to_its_end, .timeout = 30)
+{
+	run_oversubscribed(WORK);
+	cr_expect_eq(seen.ran, 1);
+	cr_expect_eq(seen.cpu, 1);
+}
+
+Test(sim_ipi, irqs_off_work_on_an_oversubscribed_cpu_runs_to_its_end, .timeout = 30)
+{
+	run_oversubscribed(IRQ_OFF);
+	/* Not preempted while interrupts were off: task 0 ran its 20 ms in one go. */
+	cr_expect(busy_end[0] < busy_end[1], "the irqs-off task ended at %llu, the other at %llu",
+		  (unsigned long long)busy_end[0], (unsigned long long)busy_end[1]);
+}
