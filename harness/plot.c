@@ -13,6 +13,14 @@
 #include "report_impl.h"
 #include "stats.h"
 
+/* How much of a CPU model a title shows: a simulated machine's ("sim NAME: summary") is its name. */
+static int model_len(const char *model)
+{
+	const char *colon = strchr(model, ':');
+
+	return !strncmp(model, "sim ", 4) && colon ? (int)(colon - model) : (int)strlen(model);
+}
+
 /* A gnuplot double-quoted string: backslash and quote escaped, newline as \n. */
 static void gp_str(FILE *f, const char *s)
 {
@@ -252,9 +260,11 @@ static int write_scaling(struct plot_ctx *p, FILE *d, FILE *s, const char *datpa
 	{
 		char t[512];
 
-		snprintf(t, sizeof(t), "%s: %s (%s), %s +- stddev over %d iteration%s\n%s CPUs, %s, %s", r->groups[p->g],
+		const char *model = lab_results_ctx(r, "cpu_model");
+
+		snprintf(t, sizeof(t), "%s: %s (%s), %s +- stddev over %d iteration%s\n%s CPUs, %.*s, %s", r->groups[p->g],
 			 p->metric, shown, rep_higher(any) ? "Hmean" : "Amean", maxn, maxn == 1 ? "" : "s",
-			 lab_results_ctx(r, "cpus"), lab_results_ctx(r, "cpu_model"), lab_results_ctx(r, "git_rev"));
+			 lab_results_ctx(r, "cpus"), model_len(model), model, lab_results_ctx(r, "git_rev"));
 		gp_str(s, t);
 	}
 	fprintf(s, "\nset xlabel %s\nset ylabel ", tmin > 0 && tmax >= 8 * tmin ? "'threads (log scale)'" : "'threads'");
@@ -368,10 +378,12 @@ static int write_fairness(struct plot_ctx *p, FILE *d, FILE *s, const char *datp
 	{
 		char t[512];
 
+		const char *model = lab_results_ctx(r, "cpu_model");
+
 		snprintf(t, sizeof(t), "%s: operations per thread at %d threads, most to least (rank means over %d iteration%s)\n"
-				       "%s CPUs, %s, %s",
+				       "%s CPUs, %.*s, %s",
 			 r->groups[p->g], T, iters, iters == 1 ? "" : "s", lab_results_ctx(r, "cpus"),
-			 lab_results_ctx(r, "cpu_model"), lab_results_ctx(r, "git_rev"));
+			 model_len(model), model, lab_results_ctx(r, "git_rev"));
 		fprintf(s, "set title ");
 		gp_str(s, t);
 	}
