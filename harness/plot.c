@@ -267,7 +267,8 @@ static int write_scaling(struct plot_ctx *p, FILE *d, FILE *s, const char *datpa
 			 lab_results_ctx(r, "cpus"), model_len(model), model, lab_results_ctx(r, "git_rev"));
 		gp_str(s, t);
 	}
-	fprintf(s, "\nset xlabel %s\nset ylabel ", tmin > 0 && tmax >= 8 * tmin ? "'threads (log scale)'" : "'threads'");
+	fprintf(s, "\nset xlabel '%s%s'\nset ylabel ", rep_count_unit(any->workload),
+		tmin > 0 && tmax >= 8 * tmin ? " (log scale)" : "");
 	{
 		char t[256];
 

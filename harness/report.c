@@ -5,6 +5,7 @@
  * layouts live in report_mmtests.c, report_lkp.c and report_locktest.c; the
  * comparison with a published table in report_ref.c.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,14 @@ const char *rep_headline(const char *workload)
 	const struct lab_workload_ops *w = lab_workload_lookup(lab_workload_base(workload, name, sizeof(name)));
 
 	return w ? w->headline : NULL;
+}
+
+const char *rep_count_unit(const char *workload)
+{
+	char name[64];
+	const struct lab_workload_ops *w = lab_workload_lookup(lab_workload_base(workload, name, sizeof(name)));
+
+	return w && w->count_unit ? w->count_unit : "threads";
 }
 
 bool rep_harness_metric(const char *m)
@@ -256,7 +265,8 @@ int rep_speedup(struct lab_rctx *c)
 				continue;
 			fprintf(c->out, "\n%s  %s (%s): %s change vs %s, positive = better\n", r->groups[g],
 				r->metrics[m], any->unit, rep_higher(any) ? "Hmean" : "Amean", r->columns[0]);
-			fprintf(c->out, "%7s", "Threads");
+			fprintf(c->out, "%c%-6s", toupper((unsigned char)*rep_count_unit(any->workload)),
+				rep_count_unit(any->workload) + 1);
 			for (int v = 1; v < r->ncolumns; v++)
 				fprintf(c->out, "%*s", w, r->columns[v]);
 			fprintf(c->out, "\n");

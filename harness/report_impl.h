@@ -25,6 +25,8 @@ bool rep_workload_kept(const struct lab_rctx *c, const char *workload);
 bool rep_metric_in_group(const struct lab_rctx *c, int ig, int im);
 /* The comma-separated headline metrics of a workload label, or NULL if it is not registered. */
 const char *rep_headline(const char *workload);
+/* What -t counts for a workload label ("pairs" for context_switch), "threads" by default. */
+const char *rep_count_unit(const char *workload);
 /* Is @m one of the comma-separated names in @list? */
 bool rep_in_list(const char *list, const char *m);
 /* Metrics the harness emits for every workload (time, context switches, lock events, per-thread). */

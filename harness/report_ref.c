@@ -473,7 +473,7 @@ static void print_text(const struct lab_rctx *c, const struct ref *ref, const st
 			fprintf(c->out, "published: base %s, new %s; rwlab: base %s, new %s\n", map->col[0].ref,
 				map->col[row->col].ref, map->col[0].ours, map->col[row->col].ours);
 			fprintf(c->out, "%-7s %10s %10s %8s | %7s %10s %10s %8s | verdict\n", "clients", "base", "new",
-				"change", "threads", "base", "new", "change");
+				"change", rep_count_unit(map->met[k].workload), "base", "new", "change");
 		}
 		print_row(c->out, row);
 	}

@@ -267,6 +267,7 @@ static int build_grid(const struct lab_rctx *c, int g, int m, bool compact, stru
 		const struct lab_series *base = lab_results_find(r, g, 0, m, r->threads[ti]);
 		char lab[32];
 		bool any = false;
+		const char *unit = "threads";	/* plural; the singular drops its s */
 
 		for (int v = 0; v < r->ncolumns; v++) {
 			const struct lab_series *s = lab_results_find(r, g, v, m, r->threads[ti]);
@@ -275,11 +276,13 @@ static int build_grid(const struct lab_rctx *c, int g, int m, bool compact, stru
 			if (!s || !rep_workload_kept(c, s->workload))
 				continue;
 			any = true;
+			unit = rep_count_unit(s->workload);
 			gr->flagged |= fill_cell(c, s, base, v == 0, compact, gr->cell[rows * gr->nc + v]);
 		}
 		if (!any)
 			continue;
-		snprintf(lab, sizeof(lab), "%d thread%s", r->threads[ti], r->threads[ti] == 1 ? "" : "s");
+		snprintf(lab, sizeof(lab), "%d %.*s", r->threads[ti],
+			 (int)strlen(unit) - (r->threads[ti] == 1), unit);
 		gr->rlab[rows++] = xstrdup(lab);
 	}
 	gr->nr = rows;

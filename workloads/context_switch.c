@@ -435,6 +435,7 @@ const struct lab_workload_ops lab_workload_context_switch = {
 	.knobs = cs_knobs,
 	.headline = "ops_per_s",
 	.uses_lazy_mm = true,
+	.count_unit = "pairs",
 	.setup = cs_setup,
 	.worker = cs_worker,
 	.metrics = cs_metrics,

@@ -189,6 +189,7 @@ struct lab_workload_ops {
 	const struct lab_knob *knobs;
 	const char *headline;		/* metric shown in run's summary table */
 	bool uses_lazy_mm;		/* cells iterate over -m lazy-mm schemes instead of -l locks */
+	const char *count_unit;		/* what -t counts, as reports name it; NULL: "threads" */
 	bool simulated;			/* runs under --sim: every shared access and wait goes through
 					 * the locks/ seams and its kernel and user work is charged
 					 * from the machine file (sim/README.md) */

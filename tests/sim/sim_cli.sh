@@ -82,6 +82,10 @@ twice cs generic-8 $cs
 # every thread blocks once per round trip: 2 voluntary switches per round trip (getrusage RUSAGE_THREAD per task)
 awk -F, '$8 == "csw_per_round_trip" && ($9 < 1.99 || $9 > 2.01) { bad = bad " " $4 "/t=" $6 "=" $9 } END { if (bad) { print bad; exit 1 } }' \
 	"$tmp/cs1.csv" >"$tmp/csw" || fail "context_switch --sim csw_per_round_trip not 2:$(cat "$tmp/csw")"
+# -t counts pairs for context_switch, and the reports say so
+"$rwlab" report "$tmp/cs1.csv" >"$tmp/cs.rep" 2>&1
+grep -q ' 1 pair ' "$tmp/cs.rep" && grep -q ' 3 pairs' "$tmp/cs.rep" && ! grep -q ' threads' "$tmp/cs.rep" || fail "context_switch report rows not in pairs: $(head -5 "$tmp/cs.rep")"
+"$rwlab" report "$tmp/cs1.csv" --format speedup 2>&1 | grep -q '^Pairs ' || fail "context_switch speedup table not in pairs"
 
 # tlb_flush: every lazy-mm scheme, IPIs as simulated interrupts; same seed => same CSV
 tf="-l null -w tlb_flush -m all -t 1,4 -d 2ms --warmup 500us -n 2 -q"
