@@ -19,6 +19,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 /* What bash completion offers for an option's argument. */
 enum lab_complete {
@@ -99,6 +100,26 @@ void lab_cli_usage(FILE *f);
 
 /* "list, run, report, ...": the command names. */
 void lab_cli_names(char *buf, size_t len);
+
+/*
+ * Is @name one of the comma-separated items of @list (exactly, as the list
+ * parsers take them: no spaces)? NULL @list holds nothing. Threading: pure.
+ */
+static inline bool lab_list_has(const char *list, const char *name)
+{
+	size_t nl = strlen(name);
+
+	for (const char *p = list; p && *p;) {
+		size_t l = strcspn(p, ",");
+
+		if (l == nl && !strncmp(p, name, nl))
+			return true;
+		p += l;
+		if (*p == ',')
+			p++;
+	}
+	return false;
+}
 
 /* The man page rwlab(1), roff, from the tables. */
 void lab_cli_man(FILE *f, const char *version);

@@ -397,20 +397,6 @@ static int mm_lock_check(const char *prog, const char *list)
 	}
 }
 
-/* Does the comma-separated list @s name "all" (as itself, not inside a knob)? */
-static bool list_names_all(const char *s)
-{
-	size_t n = strlen("all");
-
-	for (const char *p = s; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
-		while (*p == ' ')
-			p++;
-		if (!strncmp(p, "all", n) && (p[n] == '\0' || p[n] == ',' || p[n] == ' '))
-			return true;
-	}
-	return false;
-}
-
 /* -l, -m, -w and --mm-lock into the variant, scheme and workload lists. Returns 0 or 2. */
 static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *nwls)
 {
@@ -422,7 +408,7 @@ static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *
 		fprintf(stderr, "%s: %s\n", l->locks.origin < 0 ? lab_prog : l->locks.prog, err);
 		return 2;
 	}
-	if (LAB_SIM && list_names_all(list_val(&l->locks, "all")))
+	if (LAB_SIM && lab_list_has(list_val(&l->locks, "all"), "all"))
 		fprintf(stderr, "%s: under --sim, -l all leaves out pthread, pthread-wp and ck-*: they synchronise "
 			"through atomics outside locks/atomic.h, which the simulator cannot see\n", lab_prog);
 	if (l->schemes.origin >= 0 &&

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "format.h"
 #include "report_impl.h"
 #include "stats.h"
@@ -61,34 +62,27 @@ int lab_report_sig_parse(const char *s, enum lab_report_sig *sig)
 /* @m is in the comma-separated @list; the list "all" holds every name. */
 bool rep_in_list(const char *list, const char *m)
 {
-	size_t ml = strlen(m);
+	return (list && !strcmp(list, "all")) || lab_list_has(list, m);
+}
 
-	if (list && !strcmp(list, "all"))
-		return true;
-	for (const char *p = list; p && *p;) {
-		size_t l = strcspn(p, ",");
+/* The registered workload of a label ("pft:size_mb=64" -> pft), or NULL. */
+static const struct lab_workload_ops *rep_workload(const char *workload)
+{
+	char name[64];
 
-		if (l == ml && !strncmp(p, m, ml))
-			return true;
-		p += l;
-		if (*p == ',')
-			p++;
-	}
-	return false;
+	return lab_workload_lookup(lab_workload_base(workload, name, sizeof(name)));
 }
 
 const char *rep_headline(const char *workload)
 {
-	char name[64];
-	const struct lab_workload_ops *w = lab_workload_lookup(lab_workload_base(workload, name, sizeof(name)));
+	const struct lab_workload_ops *w = rep_workload(workload);
 
 	return w ? w->headline : NULL;
 }
 
 const char *rep_count_unit(const char *workload)
 {
-	char name[64];
-	const struct lab_workload_ops *w = lab_workload_lookup(lab_workload_base(workload, name, sizeof(name)));
+	const struct lab_workload_ops *w = rep_workload(workload);
 
 	return w && w->count_unit ? w->count_unit : "threads";
 }
@@ -255,6 +249,7 @@ int rep_speedup(struct lab_rctx *c)
 	for (int g = 0; g < r->ngroups; g++) {
 		for (int m = 0; m < r->nmetrics; m++) {
 			const struct lab_series *any = NULL;
+			const char *unit;
 
 			if (!rep_metric_in_group(c, g, m))
 				continue;
@@ -265,8 +260,8 @@ int rep_speedup(struct lab_rctx *c)
 				continue;
 			fprintf(c->out, "\n%s  %s (%s): %s change vs %s, positive = better\n", r->groups[g],
 				r->metrics[m], any->unit, rep_higher(any) ? "Hmean" : "Amean", r->columns[0]);
-			fprintf(c->out, "%c%-6s", toupper((unsigned char)*rep_count_unit(any->workload)),
-				rep_count_unit(any->workload) + 1);
+			unit = rep_count_unit(any->workload);
+			fprintf(c->out, "%c%-6s", toupper((unsigned char)*unit), unit + 1);
 			for (int v = 1; v < r->ncolumns; v++)
 				fprintf(c->out, "%*s", w, r->columns[v]);
 			fprintf(c->out, "\n");

@@ -82,6 +82,12 @@ twice cs generic-8 $cs
 # every thread blocks once per round trip: 2 voluntary switches per round trip (getrusage RUSAGE_THREAD per task)
 awk -F, '$8 == "csw_per_round_trip" && ($9 < 1.99 || $9 > 2.01) { bad = bad " " $4 "/t=" $6 "=" $9 } END { if (bad) { print bad; exit 1 } }' \
 	"$tmp/cs1.csv" >"$tmp/csw" || fail "context_switch --sim csw_per_round_trip not 2:$(cat "$tmp/csw")"
+# The front passes --pin cores to the simulated build; -l all says in one line what it leaves out
+"$rwlab" run --sim generic-8 -l all -w context_switch -m refcount -t 2 --pin cores -d 1ms --warmup 100us -n 1 -q \
+	-o "$tmp/front.csv" >/dev/null 2>"$tmp/front.err" || fail "--sim --pin cores through the front: $(head -2 "$tmp/front.err")"
+grep -q ',context_switch,2,.*,cores,8,' "$tmp/front.csv" || fail "--pin cores not in the CSV's pin column"
+[ "$(grep -c 'under --sim, -l all leaves out pthread, pthread-wp and ck-\*' "$tmp/front.err")" = 1 ] ||
+	fail "-l all under --sim: no one-line notice: $(head -2 "$tmp/front.err")"
 # -t counts pairs for context_switch, and the reports say so
 "$rwlab" report "$tmp/cs1.csv" >"$tmp/cs.rep" 2>&1
 grep -q ' 1 pair ' "$tmp/cs.rep" && grep -q ' 3 pairs' "$tmp/cs.rep" && ! grep -q ' threads' "$tmp/cs.rep" || fail "context_switch report rows not in pairs: $(head -5 "$tmp/cs.rep")"
