@@ -1052,12 +1052,18 @@ static void sched_next(struct cpu *yield)
 	}
 }
 
+/* May the scheduler switch @t out? Not an interrupt context, nor a task with interrupts off. */
+static inline int preemptible(const struct task *t)
+{
+	return !t->is_irq && !t->irq_off;
+}
+
 /* A running task meets a seam: preempt it if due, then let earlier CPUs go first. */
 static void sync_point(struct task *t)
 {
 	struct cpu *c = &cpus[t->cpu];
 
-	if (c->clock >= c->resched_at && c->nrq && !t->is_irq && !t->irq_off) {
+	if (c->clock >= c->resched_at && c->nrq && preemptible(t)) {
 		nivcsw++;
 		t->nivcsw++;
 		switch_out(t, T_READY);
@@ -1264,7 +1270,7 @@ void sim_work_ns(double ns)
 		 * or interrupts off run to the end (else the chunk would be
 		 * cut at the same clock for ever).
 		 */
-		cut = c->nrq && c->resched_at < end && !t->is_irq && !t->irq_off;
+		cut = c->nrq && c->resched_at < end && preemptible(t);
 		if (end <= heap_min() && !cut) {
 			c->clock = end;	/* nothing can happen before it ends */
 			return;
@@ -1439,7 +1445,7 @@ static void block_current(struct task *t, enum tstate st, int64_t timeout_ns)
 {
 	struct cpu *c = &cpus[t->cpu];
 
-	if (t->is_irq || t->irq_off)
+	if (!preemptible(t))
 		irq_bug("blocks with interrupts off or in an interrupt handler");
 	t->tgen++;
 	if (timeout_ns >= 0)
@@ -1511,7 +1517,7 @@ void sim_yield(void)
 	sim_work_ns(M.syscall_ns);
 	t->simpure = 1;
 	c = &cpus[t->cpu];
-	if (c->nrq && !t->is_irq && !t->irq_off) {
+	if (c->nrq && preemptible(t)) {
 		/* CFS yield: go behind the queue's leftmost task. */
 		if (t->vruntime <= c->rq[0]->vruntime)
 			t->vruntime = c->rq[0]->vruntime + 1;
