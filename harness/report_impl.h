@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "csv.h"
 #include "report.h"
 #include "results.h"
 
@@ -70,6 +71,32 @@ void rep_split_name(const char *name, char *a, size_t alen, char *b, size_t blen
 /* @v rounded to an integer with thousands separators: 74506.4 -> "74,506". */
 void rep_thousands(double v, char *buf, size_t len);
 
+/*
+ * The default table of one (group, metric), as rep_table() prints it and
+ * the HTML page shows it: thread counts as rows (rlab, "4 threads"),
+ * columns as columns (clab), each cell three strings: the labelled
+ * aggregate, its spread ("±3.6%", followed by LAB_FMT_FLAG_MARK when
+ * flagged) and the change against the baseline ("-14.2%", "*" appended
+ * when significant); "" for a part not printed, "-" for a missing cell.
+ */
+#define REP_GRID_PARTS 3
+struct rep_grid {
+	int nr, nc;			/* thread counts x columns, before any transposition */
+	const char *corner[2];		/* header of the label column: normal, transposed */
+	char **rlab, **clab;
+	char (*cell)[REP_GRID_PARTS][48];	/* nr * nc */
+	bool flagged;			/* some cell carries LAB_FMT_FLAG_MARK */
+};
+/* Build the grid of (group @g, metric @m); @compact: email's narrower figures. Returns its rows. */
+int rep_grid_build(const struct lab_rctx *c, int g, int m, bool compact, struct rep_grid *gr);
+void rep_grid_free(struct rep_grid *gr);
+/* Does the text table print @gr transposed (columns as rows) within @width columns? */
+bool rep_grid_transposed(const struct rep_grid *gr, int width);
+/* The line above the table of (group @g, metric @m): "pft: faults/sec (faults/s, higher is better), ...". */
+void rep_grid_title(const struct lab_rctx *c, int g, int m, char *buf, size_t len);
+/* The line under the tables that says what a star means under @sig. */
+const char *rep_sig_footnote(enum lab_report_sig sig);
+
 int rep_table(struct lab_rctx *c);
 int rep_mmtests(struct lab_rctx *c);
 int rep_lkp(struct lab_rctx *c);
@@ -88,3 +115,60 @@ void rep_json_str(FILE *f, const char *s);
 void rep_json_num(FILE *f, double v);
 /* The reference comparison; returns 0 or 1 with a one-line error on stderr. */
 int rep_reference(struct lab_rctx *c);
+
+/*
+ * The reference comparison's rows, as rep_reference() prints them and the
+ * HTML page shows them (harness/report_ref.c has the rules).
+ */
+enum { REP_R_BENCH, REP_R_STAT, REP_R_METRIC, REP_R_CLIENTS, REP_R_VARIANT, REP_R_VALUE, REP_R_NR };
+struct rep_refdata {			/* the published table */
+	struct lab_csv_table t;
+	int col[REP_R_NR];
+};
+enum { REP_V_AGREE, REP_V_NR = 6 };	/* verdict classes: rep_verdict_name() */
+struct rep_vrow {
+	int k, col;			/* map.metric and map.column indexes */
+	const char *clients;
+	double pb, pn, pch;		/* published baseline, variant, change (%) */
+	double psb, psn;		/* their published standard deviations (NaN: none) */
+	int th;				/* rwlab threads: -1 none, 0 every count pooled */
+	double ob, on, och;		/* rwlab's */
+	int nb, nn;			/* rwlab iterations behind ob and on */
+	bool sig;			/* rwlab's change significant */
+	int v;				/* verdict class */
+	char why[320];			/* the reason for n/a, scale-gap and published-flat */
+};
+struct rep_vtab {
+	struct rep_vrow *row;
+	int n;
+	int count[REP_V_NR];
+	int flat_quiet;			/* published-flat rows where rwlab's change is not significant either */
+};
+struct rep_refcmp {
+	struct rep_refdata ref;
+	struct lab_refmap idmap;	/* the identity map, when o->map is NULL */
+	const struct lab_refmap *map;
+	struct rep_vtab vt;
+};
+/* Load o->reference and compute every row. Returns 0, or 1 with an error on stderr (nothing to free). */
+int rep_refcmp_load(const struct lab_rctx *c, struct rep_refcmp *cmp);
+void rep_refcmp_free(struct rep_refcmp *cmp);
+/* "agree", "disagree", ... for a rep_vrow's v. */
+const char *rep_verdict_name(int v);
+/*
+ * The printed strings of @row: clients, published base, new, change, rwlab
+ * threads, base, new, change ("*" appended when significant), then the
+ * verdict ("published-flat, rwlab significant").
+ */
+#define REP_VROW_CELLS 9
+void rep_vrow_cells(const struct rep_vrow *row, char cells[REP_VROW_CELLS][64]);
+/*
+ * The two lines above the rows of (map.metric, map.column) of row @i, and
+ * the line under all of them (the counts), as the text prints them.
+ */
+void rep_refcmp_heading(const struct lab_rctx *c, const struct rep_refcmp *cmp, int i, char *what, size_t wlen,
+			char *cols, size_t clen);
+void rep_refcmp_summary(const struct lab_rctx *c, const struct rep_refcmp *cmp, char *line1, size_t l1,
+			char *line2, size_t l2);
+/* The title line: "NAME: published FILE, MACHINE vs rwlab CSV (N CPUs, MODEL)". */
+void rep_refcmp_title(const struct lab_rctx *c, const struct rep_refcmp *cmp, char *buf, size_t len);

@@ -38,14 +38,7 @@
 #include "stats.h"
 #include "workload.h"
 
-enum { R_BENCH, R_STAT, R_METRIC, R_CLIENTS, R_VARIANT, R_VALUE, R_NR };
-
-struct ref {
-	struct lab_csv_table t;
-	int col[R_NR];
-};
-
-static const char *rf(const struct ref *ref, int row, int c)
+static const char *rf(const struct rep_refdata *ref, int row, int c)
 {
 	return ref->t.rows[row][ref->col[c]];
 }
@@ -119,35 +112,20 @@ static double our_value(const struct lab_results *r, int ic, const char *wl, int
 
 static const char *const verdict_names[] = { "agree", "disagree", "inconclusive", "published-flat", "scale-gap",
 					       "n/a" };
-enum verdict { V_AGREE, V_DISAGREE, V_INCONCLUSIVE, V_PUBFLAT, V_SCALEGAP, V_NA, V_NR };
+enum verdict { V_AGREE = REP_V_AGREE, V_DISAGREE, V_INCONCLUSIVE, V_PUBFLAT, V_SCALEGAP, V_NA, V_NR = REP_V_NR };
 
-struct vrow {
-	int k, col;			/* map.metric and map.column indexes */
-	const char *clients;
-	double pb, pn, pch;		/* published baseline, variant, change (%) */
-	double psb, psn;		/* their published standard deviations (NaN: none) */
-	int th;				/* rwlab threads: -1 none, 0 every count pooled */
-	double ob, on, och;		/* rwlab's */
-	int nb, nn;			/* rwlab iterations behind ob and on */
-	bool sig;			/* rwlab's change significant */
-	enum verdict v;
-	char why[320];			/* the reason for n/a, scale-gap and published-flat */
-};
-
-struct vtab {
-	struct vrow *row;
-	int n;
-	int count[V_NR];
-	int flat_quiet;			/* published-flat rows where rwlab's change is not significant either */
-};
+const char *rep_verdict_name(int v)
+{
+	return v >= 0 && v < V_NR ? verdict_names[v] : "?";
+}
 
 /* An identity map: published names equal to rwlab's column keys and (workload name, metric). */
-static int identity_map(const struct lab_results *r, const struct ref *ref, struct lab_refmap *map)
+static int identity_map(const struct lab_results *r, const struct rep_refdata *ref, struct lab_refmap *map)
 {
 	memset(map, 0, sizeof(*map));
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < ref->t.nrows; i++) {
-			const char *v = rf(ref, i, R_VARIANT);
+			const char *v = rf(ref, i, REP_R_VARIANT);
 			int ic = lab_results_column(r, v);
 			bool dup = false;
 
@@ -161,7 +139,7 @@ static int identity_map(const struct lab_results *r, const struct ref *ref, stru
 			snprintf(map->col[map->ncol++].ours, sizeof(map->col[0].ours), "%s", v);
 		}
 	for (int i = 0; i < ref->t.nrows && map->nmet < LAB_REFMAP_METRICS; i++) {
-		const char *b = rf(ref, i, R_BENCH), *m = rf(ref, i, R_METRIC);
+		const char *b = rf(ref, i, REP_R_BENCH), *m = rf(ref, i, REP_R_METRIC);
 		bool dup = false, have = false;
 
 		for (int k = 0; k < map->nmet; k++)
@@ -200,19 +178,19 @@ static int map_threads(const struct lab_refmap *map, const char *clients, int nc
 }
 
 /* The published standard deviation of (@bench, @metric, @clients, @variant): stddev rows, or coeffvar x mean. */
-static double published_sd(const struct ref *ref, const char *bench, const char *metric, const char *clients,
+static double published_sd(const struct rep_refdata *ref, const char *bench, const char *metric, const char *clients,
 			   const char *variant, double mean)
 {
 	for (int i = 0; i < ref->t.nrows; i++) {
-		const char *st = rf(ref, i, R_STAT);
+		const char *st = rf(ref, i, REP_R_STAT);
 
-		if (strcmp(rf(ref, i, R_BENCH), bench) || strcmp(rf(ref, i, R_METRIC), metric) ||
-		    strcmp(rf(ref, i, R_CLIENTS), clients) || strcmp(rf(ref, i, R_VARIANT), variant))
+		if (strcmp(rf(ref, i, REP_R_BENCH), bench) || strcmp(rf(ref, i, REP_R_METRIC), metric) ||
+		    strcmp(rf(ref, i, REP_R_CLIENTS), clients) || strcmp(rf(ref, i, REP_R_VARIANT), variant))
 			continue;
 		if (!strcasecmp(st, "stddev"))
-			return strtod(rf(ref, i, R_VALUE), NULL);
+			return strtod(rf(ref, i, REP_R_VALUE), NULL);
 		if (!strcasecmp(st, "coeffvar") && !isnan(mean))
-			return strtod(rf(ref, i, R_VALUE), NULL) * fabs(mean) / 100;
+			return strtod(rf(ref, i, REP_R_VALUE), NULL) * fabs(mean) / 100;
 	}
 	return NAN;
 }
@@ -223,7 +201,7 @@ static bool is_spread_stat(const char *st)
 }
 
 /* Is the published change of @row noise? Says why into row->why. */
-static bool published_flat(const struct lab_refmap *map, const struct lab_report_opts *o, int k, struct vrow *row)
+static bool published_flat(const struct lab_refmap *map, const struct lab_report_opts *o, int k, struct rep_vrow *row)
 {
 	double flat = o->flat_pct > 0 ? o->flat_pct : 1.0;
 
@@ -254,7 +232,7 @@ static bool published_flat(const struct lab_refmap *map, const struct lab_report
 }
 
 /* Scale gap between the published client count and rwlab's thread count; says why into row->why. */
-static bool scale_gap(const struct lab_refmap *map, int ncpus, struct vrow *row)
+static bool scale_gap(const struct lab_refmap *map, int ncpus, struct rep_vrow *row)
 {
 	int C = !strcmp(row->clients, "all") ? map->cpus : atoi(row->clients), T = row->th;
 	double ratio;
@@ -276,7 +254,7 @@ static bool scale_gap(const struct lab_refmap *map, int ncpus, struct vrow *row)
 }
 
 static void classify(const struct lab_rctx *c, const struct lab_refmap *map, int ncpus, bool collapsed,
-		     struct vrow *row)
+		     struct rep_vrow *row)
 {
 	if (isnan(row->pch) || isnan(row->och)) {
 		row->v = V_NA;
@@ -297,19 +275,19 @@ static void classify(const struct lab_rctx *c, const struct lab_refmap *map, int
 }
 
 /* The published figures of one row. */
-static void published_row(const struct ref *ref, const struct lab_refmap *map, const char *stat, struct vrow *row)
+static void published_row(const struct rep_refdata *ref, const struct lab_refmap *map, const char *stat, struct rep_vrow *row)
 {
 	const char *bench = map->met[row->k].bench, *metric = map->met[row->k].metric;
 
 	row->pb = row->pn = NAN;
 	for (int i = 0; i < ref->t.nrows; i++) {
-		if (strcmp(rf(ref, i, R_BENCH), bench) || strcmp(rf(ref, i, R_METRIC), metric) ||
-		    strcmp(rf(ref, i, R_STAT), stat) || strcmp(rf(ref, i, R_CLIENTS), row->clients))
+		if (strcmp(rf(ref, i, REP_R_BENCH), bench) || strcmp(rf(ref, i, REP_R_METRIC), metric) ||
+		    strcmp(rf(ref, i, REP_R_STAT), stat) || strcmp(rf(ref, i, REP_R_CLIENTS), row->clients))
 			continue;
-		if (!strcmp(rf(ref, i, R_VARIANT), map->col[0].ref))
-			row->pb = strtod(rf(ref, i, R_VALUE), NULL);
-		else if (!strcmp(rf(ref, i, R_VARIANT), map->col[row->col].ref))
-			row->pn = strtod(rf(ref, i, R_VALUE), NULL);
+		if (!strcmp(rf(ref, i, REP_R_VARIANT), map->col[0].ref))
+			row->pb = strtod(rf(ref, i, REP_R_VALUE), NULL);
+		else if (!strcmp(rf(ref, i, REP_R_VARIANT), map->col[row->col].ref))
+			row->pn = strtod(rf(ref, i, REP_R_VALUE), NULL);
 	}
 	if (!isnan(row->pb) && row->pb != 0)
 		row->pch = 100 * (row->pn / row->pb - 1);
@@ -322,7 +300,7 @@ static void published_row(const struct ref *ref, const struct lab_refmap *map, c
 }
 
 /* rwlab's figures of one row. */
-static void rwlab_row(const struct lab_rctx *c, const struct lab_refmap *map, int im, struct vrow *row)
+static void rwlab_row(const struct lab_rctx *c, const struct lab_refmap *map, int im, struct rep_vrow *row)
 {
 	const struct lab_results *r = c->r;
 	int base_ic = lab_results_column(r, map->col[0].ours), ic = lab_results_column(r, map->col[row->col].ours);
@@ -345,7 +323,7 @@ static void rwlab_row(const struct lab_rctx *c, const struct lab_refmap *map, in
 }
 
 /* Is a smaller published count mapped to the same rwlab thread count? Says which into row->why. */
-static bool collapsed(const struct lab_refmap *map, const char **clients, int nclients, int ncpus, struct vrow *row)
+static bool collapsed(const struct lab_refmap *map, const char **clients, int nclients, int ncpus, struct rep_vrow *row)
 {
 	for (int cj = 0; cj < nclients && row->th > 0; cj++) {
 		if (atoi(clients[cj]) >= atoi(row->clients) || map_threads(map, clients[cj], ncpus) != row->th)
@@ -357,25 +335,25 @@ static bool collapsed(const struct lab_refmap *map, const char **clients, int nc
 }
 
 /* The headline stat of map.metric @k ("hmean", "mean", ...: not a spread row) and its client counts. */
-static const char *metric_rows(const struct ref *ref, const struct lab_refmap *map, int k, const char **clients,
+static const char *metric_rows(const struct rep_refdata *ref, const struct lab_refmap *map, int k, const char **clients,
 			       int *nclients)
 {
 	const char *stat = NULL;
 
 	*nclients = 0;
 	for (int i = 0; i < ref->t.nrows; i++) {
-		if (strcmp(rf(ref, i, R_BENCH), map->met[k].bench) || strcmp(rf(ref, i, R_METRIC), map->met[k].metric))
+		if (strcmp(rf(ref, i, REP_R_BENCH), map->met[k].bench) || strcmp(rf(ref, i, REP_R_METRIC), map->met[k].metric))
 			continue;
-		if (!stat && !is_spread_stat(rf(ref, i, R_STAT)))
-			stat = rf(ref, i, R_STAT);
-		if (!in_strs(clients, *nclients, rf(ref, i, R_CLIENTS)) && *nclients < 256)
-			clients[(*nclients)++] = rf(ref, i, R_CLIENTS);
+		if (!stat && !is_spread_stat(rf(ref, i, REP_R_STAT)))
+			stat = rf(ref, i, REP_R_STAT);
+		if (!in_strs(clients, *nclients, rf(ref, i, REP_R_CLIENTS)) && *nclients < 256)
+			clients[(*nclients)++] = rf(ref, i, REP_R_CLIENTS);
 	}
 	return stat;
 }
 
 /* Compute every row. Returns 0, or 1 with an error on stderr. */
-static int compute(const struct lab_rctx *c, const struct ref *ref, const struct lab_refmap *map, struct vtab *vt)
+static int compute(const struct lab_rctx *c, const struct rep_refdata *ref, const struct lab_refmap *map, struct rep_vtab *vt)
 {
 	const struct lab_results *r = c->r;
 	int ncpus = atoi(lab_results_ctx(r, "cpus"));
@@ -395,7 +373,7 @@ static int compute(const struct lab_rctx *c, const struct ref *ref, const struct
 		}
 		for (int col = 1; col < map->ncol; col++)
 			for (int ci = 0; ci < nclients; ci++) {
-				struct vrow *row;
+				struct rep_vrow *row;
 
 				vt->row = realloc(vt->row, (size_t)(vt->n + 1) * sizeof(*vt->row));
 				if (!vt->row)
@@ -424,70 +402,101 @@ static void threads_str(int th, char *buf, size_t len)
 		snprintf(buf, len, "%d", th);
 }
 
-static void print_row(FILE *f, const struct vrow *row)
+void rep_vrow_cells(const struct rep_vrow *row, char cells[REP_VROW_CELLS][64])
 {
-	char b[6][48], ths[16];
-
-	lab_fmt_num(row->pb, b[0], sizeof(b[0]));
-	lab_fmt_num(row->pn, b[1], sizeof(b[1]));
-	lab_fmt_pct(row->pch, b[2], sizeof(b[2]));
-	lab_fmt_num(row->ob, b[3], sizeof(b[3]));
-	lab_fmt_num(row->on, b[4], sizeof(b[4]));
-	lab_fmt_pct(row->och, b[5], sizeof(b[5]) - 1);
+	snprintf(cells[0], 64, "%s", row->clients);
+	lab_fmt_num(row->pb, cells[1], 64);
+	lab_fmt_num(row->pn, cells[2], 64);
+	lab_fmt_pct(row->pch, cells[3], 64);
+	threads_str(row->th, cells[4], 64);
+	lab_fmt_num(row->ob, cells[5], 64);
+	lab_fmt_num(row->on, cells[6], 64);
+	lab_fmt_pct(row->och, cells[7], 63);
 	if (row->sig && !isnan(row->och))
-		strcat(b[5], "*");
-	threads_str(row->th, ths, sizeof(ths));
-	fprintf(f, "%-7s %10s %10s %8s | %7s %10s %10s %8s | %s", row->clients, b[0], b[1], b[2], ths, b[3], b[4], b[5],
-		verdict_names[row->v]);
-	if (row->v == V_PUBFLAT)
-		fprintf(f, ", rwlab %s", row->sig ? "significant" : "not significant either");
-	fputc('\n', f);
+		strcat(cells[7], "*");
+	snprintf(cells[8], 64, "%s%s", verdict_names[row->v],
+		 row->v != V_PUBFLAT ? "" : row->sig ? ", rwlab significant" : ", rwlab not significant either");
+}
+
+static void print_row(FILE *f, const struct rep_vrow *row)
+{
+	char b[REP_VROW_CELLS][64];
+
+	rep_vrow_cells(row, b);
+	fprintf(f, "%-7s %10s %10s %8s | %7s %10s %10s %8s | %s\n", b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+		b[8]);
 	if (row->why[0] && row->v != V_INCONCLUSIVE)
 		fprintf(f, "%8s(%s)\n", "", row->why);
 }
 
-static void print_text(const struct lab_rctx *c, const struct ref *ref, const struct lab_refmap *map,
-		       const struct vtab *vt)
+void rep_refcmp_title(const struct lab_rctx *c, const struct rep_refcmp *cmp, char *buf, size_t len)
 {
 	const struct lab_results *r = c->r;
 	const struct lab_report_opts *o = c->o;
+
+	snprintf(buf, len, "%s%spublished %s%s%s vs rwlab %s (%s CPUs, %s)", o->title ? o->title : "",
+		 o->title ? ": " : "", o->reference, cmp->map->machine[0] ? ", " : "", cmp->map->machine, r->path,
+		 lab_results_ctx(r, "cpus"), lab_results_ctx(r, "cpu_model"));
+}
+
+void rep_refcmp_heading(const struct lab_rctx *c, const struct rep_refcmp *cmp, int i, char *what, size_t wlen,
+			char *cols, size_t clen)
+{
+	const struct lab_refmap *map = cmp->map;
+	const struct rep_vrow *row = &cmp->vt.row[i];
+	const char *clients[256], *stat;
+	int k = row->k, nclients;
+	char mbuf[96];
+	const char *metric = our_metric(map->met[k].workload, map->met[k].ours, mbuf, sizeof(mbuf));
+
+	(void)c;
+	stat = metric_rows(&cmp->ref, map, k, clients, &nclients);
+	snprintf(what, wlen, "%s | %s (published %s)  <->  rwlab %s %s (%s)", map->met[k].bench, map->met[k].metric,
+		 stat, map->met[k].workload, metric ? metric : map->met[k].ours,
+		 map->met[k].sum ? "total over iterations" : "Hmean or Amean of iterations");
+	snprintf(cols, clen, "published: base %s, new %s; rwlab: base %s, new %s", map->col[0].ref,
+		 map->col[row->col].ref, map->col[0].ours, map->col[row->col].ours);
+}
+
+void rep_refcmp_summary(const struct lab_rctx *c, const struct rep_refcmp *cmp, char *line1, size_t l1,
+			char *line2, size_t l2)
+{
+	const struct rep_vtab *vt = &cmp->vt;
 	int counted = 0;
 
-	fprintf(c->out, "\n%s%spublished %s%s%s vs rwlab %s (%s CPUs, %s)\n", o->title ? o->title : "",
-		o->title ? ": " : "", o->reference, map->machine[0] ? ", " : "", map->machine, r->path,
-		lab_results_ctx(r, "cpus"), lab_results_ctx(r, "cpu_model"));
+	for (int v = 0; v < V_NA; v++)
+		counted += vt->count[v];
+	snprintf(line1, l1, "agree %d, disagree %d, inconclusive %d, published-flat %d, scale-gap %d of %d rows (%s)",
+		 vt->count[V_AGREE], vt->count[V_DISAGREE], vt->count[V_INCONCLUSIVE], vt->count[V_PUBFLAT],
+		 vt->count[V_SCALEGAP], counted, rep_sig_name(c->o->sig));
+	snprintf(line2, l2, "(published-flat rows where rwlab's change is not significant either: %d of %d; "
+			    "%d rows not compared; change = 100 (new/base - 1); * = rwlab change significant)",
+		 vt->flat_quiet, vt->count[V_PUBFLAT], vt->count[V_NA]);
+}
+
+static void print_text(const struct lab_rctx *c, const struct rep_refcmp *cmp)
+{
+	const struct rep_vtab *vt = &cmp->vt;
+	char line[2048], cols[1024];
+
+	rep_refcmp_title(c, cmp, line, sizeof(line));
+	fprintf(c->out, "\n%s\n", line);
 	for (int i = 0; i < vt->n; i++) {
-		const struct vrow *row = &vt->row[i];
-		int k = row->k;
+		const struct rep_vrow *row = &vt->row[i];
 
 		if (!i || row->k != vt->row[i - 1].k || row->col != vt->row[i - 1].col) {
-			const char *clients[256], *stat;
-			int nclients;
-			char mbuf[96];
-			const char *metric = our_metric(map->met[k].workload, map->met[k].ours, mbuf, sizeof(mbuf));
-
-			stat = metric_rows(ref, map, k, clients, &nclients);
-			fprintf(c->out, "\n%s | %s (published %s)  <->  rwlab %s %s (%s)\n", map->met[k].bench,
-				map->met[k].metric, stat, map->met[k].workload, metric ? metric : map->met[k].ours,
-				map->met[k].sum ? "total over iterations" : "Hmean or Amean of iterations");
-			fprintf(c->out, "published: base %s, new %s; rwlab: base %s, new %s\n", map->col[0].ref,
-				map->col[row->col].ref, map->col[0].ours, map->col[row->col].ours);
+			rep_refcmp_heading(c, cmp, i, line, sizeof(line), cols, sizeof(cols));
+			fprintf(c->out, "\n%s\n%s\n", line, cols);
 			fprintf(c->out, "%-7s %10s %10s %8s | %7s %10s %10s %8s | verdict\n", "clients", "base", "new",
-				"change", rep_count_unit(map->met[k].workload), "base", "new", "change");
+				"change", rep_count_unit(cmp->map->met[row->k].workload), "base", "new", "change");
 		}
 		print_row(c->out, row);
 	}
-	for (int v = 0; v < V_NA; v++)
-		counted += vt->count[v];
-	fprintf(c->out, "\nagree %d, disagree %d, inconclusive %d, published-flat %d, scale-gap %d of %d rows (%s)\n",
-		vt->count[V_AGREE], vt->count[V_DISAGREE], vt->count[V_INCONCLUSIVE], vt->count[V_PUBFLAT],
-		vt->count[V_SCALEGAP], counted, rep_sig_name(o->sig));
-	fprintf(c->out, "(published-flat rows where rwlab's change is not significant either: %d of %d; "
-			"%d rows not compared; change = 100 (new/base - 1); * = rwlab change significant)\n",
-		vt->flat_quiet, vt->count[V_PUBFLAT], vt->count[V_NA]);
+	rep_refcmp_summary(c, cmp, line, sizeof(line), cols, sizeof(cols));
+	fprintf(c->out, "\n%s\n%s\n", line, cols);
 }
 
-static void print_json(const struct lab_rctx *c, const struct lab_refmap *map, const struct vtab *vt)
+static void print_json(const struct lab_rctx *c, const struct lab_refmap *map, const struct rep_vtab *vt)
 {
 	FILE *f = c->out;
 	int counted = 0;
@@ -500,7 +509,7 @@ static void print_json(const struct lab_rctx *c, const struct lab_refmap *map, c
 	rep_json_str(f, rep_sig_name(c->o->sig));
 	fputs(",\n    \"rows\": [", f);
 	for (int i = 0; i < vt->n; i++) {
-		const struct vrow *row = &vt->row[i];
+		const struct rep_vrow *row = &vt->row[i];
 		const double nums[] = { row->pb, row->pn, row->pch, row->psb, row->psn, row->ob, row->on, row->och };
 		static const char *const keys[] = { "published_base", "published_new", "published_change_pct",
 						    "published_base_sd", "published_new_sd", "rwlab_base", "rwlab_new",
@@ -536,9 +545,9 @@ static void print_json(const struct lab_rctx *c, const struct lab_refmap *map, c
 }
 
 /* Load the published table and the map (the identity when none is given). Returns 0 or 1. */
-static int load(const struct lab_rctx *c, struct ref *ref, struct lab_refmap *idmap, const struct lab_refmap **map)
+static int load(const struct lab_rctx *c, struct rep_refdata *ref, struct lab_refmap *idmap, const struct lab_refmap **map)
 {
-	static const char *const need[R_NR] = { "benchmark", "stat", "metric", "clients", "variant", "value" };
+	static const char *const need[REP_R_NR] = { "benchmark", "stat", "metric", "clients", "variant", "value" };
 	const struct lab_report_opts *o = c->o;
 	char err[1024];
 
@@ -546,7 +555,7 @@ static int load(const struct lab_rctx *c, struct ref *ref, struct lab_refmap *id
 		fprintf(stderr, "rwlab report: %s\n", err);
 		return 1;
 	}
-	for (int i = 0; i < R_NR; i++)
+	for (int i = 0; i < REP_R_NR; i++)
 		if ((ref->col[i] = lab_csv_col(&ref->t, need[i])) < 0) {
 			fprintf(stderr, "rwlab report: %s: no column '%s' (a published table has benchmark, stat, "
 					"metric, clients, variant, value)\n", o->reference, need[i]);
@@ -567,24 +576,42 @@ static int load(const struct lab_rctx *c, struct ref *ref, struct lab_refmap *id
 	return 0;
 }
 
+int rep_refcmp_load(const struct lab_rctx *c, struct rep_refcmp *cmp)
+{
+	memset(cmp, 0, sizeof(*cmp));
+	if (load(c, &cmp->ref, &cmp->idmap, &cmp->map))
+		return 1;
+	if (compute(c, &cmp->ref, cmp->map, &cmp->vt)) {
+		rep_refcmp_free(cmp);
+		return 1;
+	}
+	return 0;
+}
+
+void rep_refcmp_free(struct rep_refcmp *cmp)
+{
+	free(cmp->vt.row);
+	cmp->vt.row = NULL;
+	lab_csv_free(&cmp->ref.t);
+}
+
 static int reference(struct lab_rctx *c, bool json)
 {
-	const struct lab_refmap *map;
-	struct lab_refmap idmap;
-	struct ref ref;
-	struct vtab vt;
-	int st;
+	struct rep_refcmp *cmp = malloc(sizeof(*cmp));
 
-	if (load(c, &ref, &idmap, &map))
+	if (!cmp)
+		abort();
+	if (rep_refcmp_load(c, cmp)) {
+		free(cmp);
 		return 1;
-	st = compute(c, &ref, map, &vt);
-	if (!st && json)
-		print_json(c, map, &vt);
-	else if (!st)
-		print_text(c, &ref, map, &vt);
-	free(vt.row);
-	lab_csv_free(&ref.t);
-	return st;
+	}
+	if (json)
+		print_json(c, cmp->map, &cmp->vt);
+	else
+		print_text(c, cmp);
+	rep_refcmp_free(cmp);
+	free(cmp);
+	return 0;
 }
 
 int rep_reference(struct lab_rctx *c)
