@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* rwlab report: comparison tables from one or more results CSVs (report.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmds.h"
 #include "merge.h"
@@ -14,7 +16,9 @@
 /* Adding an option: one entry here and one case in report_option(). */
 const struct lab_opt lab_report_opts[] = {
 	{ "format", 'f', 'f', "F", "output format: " LAB_REPORT_FORMATS, "table", NULL, LAB_COMP_CHOICES,
-	  "table mmtests lkp locktest speedup duration csv markdown email json none", 0, 0 },
+	  "table mmtests lkp locktest speedup duration csv markdown email json html none", 0, 0 },
+	{ "output", 'o', 'o', "FILE", "write the report to FILE (replaced whole once complete) instead of stdout",
+	  "stdout", NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ "metric", 'm', 'm', "LIST", "metrics to tabulate (all: every metric)", "each workload's headline", NULL, 0, NULL, 0, 0 },
 	{ "baseline", 'b', 'b', "NAME", "column the changes are computed against", "the first", NULL, 0, NULL, 0, 0 },
 	{ "workload", 'w', 'w', "LIST", "only these workloads (labels or names; all: every one)", NULL, NULL, LAB_COMP_WORKLOADS,
@@ -39,8 +43,8 @@ const struct lab_opt lab_report_opts[] = {
 
 struct report_args {
 	struct lab_report_opts o;
-	const char *matrix, *fmt, *sig, *flat, *era;
-	char metrics[4096], workloads[4096];
+	const char *matrix, *fmt, *sig, *flat, *era, *output;
+	char metrics[4096], workloads[4096], command[8192];
 };
 
 /* One `rwlab report` option. Returns 0 or the exit status. */
@@ -49,6 +53,9 @@ static int report_option(int c, struct report_args *a)
 	switch (c) {
 	case 'f':
 		a->fmt = optarg;
+		return 0;
+	case 'o':
+		a->output = optarg;
 		return 0;
 	case 'm':
 		return (a->o.metric = lab_list_add(a->metrics, sizeof(a->metrics), optarg, "-m")) ? 0 : 2;
@@ -94,7 +101,13 @@ static int report_matrix(struct report_args *a, struct lab_matrix *mx, struct la
 		fprintf(stderr, "%s: %s\n", lab_prog, err);
 		return 2;
 	}
-	a->fmt = a->fmt ? a->fmt : lab_matrix_get(mx, "report", NULL);
+	v = lab_matrix_get(mx, "report", NULL);
+	if (v && lab_report_format_parse(v, &a->o.page_text)) {
+		fprintf(stderr, "%s: %s: unknown report format '%s' (valid: %s)\n", lab_prog, mx->path, v,
+			LAB_REPORT_FORMATS);
+		return 2;
+	}
+	a->fmt = a->fmt ? a->fmt : v;
 	a->sig = a->sig ? a->sig : lab_matrix_get(mx, "significance", NULL);
 	a->flat = a->flat ? a->flat : lab_matrix_get(mx, "flat", NULL);
 	a->o.baseline = a->o.baseline ? a->o.baseline : lab_matrix_get(mx, "baseline", NULL);
@@ -105,9 +118,7 @@ static int report_matrix(struct report_args *a, struct lab_matrix *mx, struct la
 	if (map->ncol || map->nmet)
 		a->o.map = map;
 	a->o.title = mx->name;
-	v = lab_matrix_get(mx, "description", NULL);
-	if (v && a->o.reference && !(a->fmt && !strcmp(a->fmt, "json")))	/* json: one object on stdout */
-		printf("%s: %s\n", mx->name, v);
+	a->o.description = lab_matrix_get(mx, "description", NULL);
 	if (a->o.map && (a->o.map->ncol < 2 || !a->o.map->nmet)) {
 		fprintf(stderr, "%s: %s: a reference mapping needs two map.column and at least one map.metric\n",
 			lab_prog, mx->path);
@@ -143,6 +154,46 @@ static int report_values(struct report_args *a)
 	return 0;
 }
 
+/*
+ * Print the report to stdout, or to -o FILE through FILE.tmp renamed into
+ * place once complete (a failed report leaves no partial file). A matrix's
+ * description heads a text report with a reference (json and html carry it
+ * themselves). Returns the exit status.
+ */
+static int report_to(struct report_args *a)
+{
+	char tmp[4200];
+	FILE *f = stdout;
+	int st;
+
+	if (a->output && !strcmp(a->output, "-"))
+		a->output = NULL;
+	if (a->output) {
+		snprintf(tmp, sizeof(tmp), "%s.tmp", a->output);
+		f = fopen(tmp, "w");
+		if (!f) {
+			fprintf(stderr, "%s: cannot write '%s': %s\n", lab_prog, tmp, strerror(errno));
+			return 1;
+		}
+	}
+	if (a->o.description && a->o.reference && a->o.format != LAB_FMT_JSON && a->o.format != LAB_FMT_HTML)
+		fprintf(f, "%s: %s\n", a->o.title, a->o.description);
+	st = lab_report_print(f, &a->o);
+	if (!a->output)
+		return st;
+	if (fclose(f) && !st) {
+		fprintf(stderr, "%s: cannot write '%s': %s\n", lab_prog, tmp, strerror(errno));
+		st = 1;
+	}
+	if (!st && rename(tmp, a->output)) {
+		fprintf(stderr, "%s: cannot rename '%s' to '%s': %s\n", lab_prog, tmp, a->output, strerror(errno));
+		st = 1;
+	}
+	if (st)
+		unlink(tmp);
+	return st;
+}
+
 int lab_cmd_report(int argc, char **argv)
 {
 	static struct report_args a;
@@ -151,6 +202,10 @@ int lab_cmd_report(int argc, char **argv)
 	struct lab_cli cli;
 	int c, st;
 
+	/* the command as given, before getopt reorders argv: "rwlab report ..." */
+	snprintf(a.command, sizeof(a.command), "%s report ", lab_prog);
+	lab_cli_command(argc - 1, argv + 1, a.command + strlen(a.command), sizeof(a.command) - strlen(a.command));
+	a.o.command = a.command;
 	if (lab_cli_begin(&cli, lab_cmd_find("report"), argc, argv))
 		return 2;
 	while ((c = lab_cli_next(&cli)) != -1)
@@ -173,7 +228,7 @@ int lab_cmd_report(int argc, char **argv)
 	/* The CSVs of a sharded run: merge's checks (one plan, hosts, settings, missing shards). */
 	if (lab_report_merge(a.o.paths, a.o.npaths, a.o.by && strstr(a.o.by, "host")))
 		return 1;
-	st = lab_report_print(stdout, &a.o);
+	st = report_to(&a);
 	lab_matrix_free(&mx);
 	return st;
 }

@@ -332,12 +332,23 @@ static void ratio_tic(double ratio, char *buf, size_t len)
 		lab_fmt_pct(pct, buf, len);
 }
 
-/* The y axis of a ratio figure: log scale, tics at 1-2-5 ratios labelled as the change they mean. */
+/* One tic of a ratio axis: the ratio @t labelled as the change it means. */
+static void ratio_tic_put(FILE *s, double t, bool first)
+{
+	char lab[48];
+
+	ratio_tic(t, lab, sizeof(lab));
+	/* a tic label is a format: its % doubled */
+	fprintf(s, "%s\"%.*s%s\" %g", first ? "" : ", ", (int)strcspn(lab, "%"), lab, strchr(lab, '%') ? "%%" : "", t);
+}
+
+/* The y axis of a ratio figure: log scale, tics at round changes, labelled as the change they mean. */
 static void ratio_axis(FILE *s, const struct lab_plot_fig *f)
 {
-	static const double steps[] = { 1, 2, 5 };
-	double lo = 1, hi = 1;
-	bool first = true;
+	static const double tics[] = { 1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7,
+				       0.8, 0.9, 1, 1.1, 1.25, 1.5, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4 };
+	const int one = 16, nt = (int)(sizeof(tics) / sizeof(tics[0]));
+	double lo = 1, hi = 1, span;
 
 	for (int i = 0; i < f->nline; i++)
 		for (int k = 0; k < f->line[i].n; k++)
@@ -345,18 +356,20 @@ static void ratio_axis(FILE *s, const struct lab_plot_fig *f)
 				lo = fmin(lo, f->line[i].p[k].y);
 				hi = fmax(hi, f->line[i].p[k].y);
 			}
-	fprintf(s, "set logscale y 10\nset yrange [%g:%g]\nset ytics (", lo / 1.3, hi * 1.3);
-	for (double dec = 1e-4; dec <= 1e4; dec *= 10)
-		for (int k = 0; k < 3; k++) {
-			double t = dec * steps[k];
-			char lab[48];
+	lo /= 1.15, hi *= 1.15;
+	span = log(hi / lo);
+	fprintf(s, "set logscale y 10\nset yrange [%g:%g]\nset ytics (", lo, hi);
+	ratio_tic_put(s, 1, true);
+	/* outwards from no change, no two labels closer than 1/14 of the axis */
+	for (int dir = -1; dir <= 1; dir += 2) {
+		double last = 1;
 
-			if (t < lo / 1.3 || t > hi * 1.3)
-				continue;
-			ratio_tic(t, lab, sizeof(lab));
-			fprintf(s, "%s\"%s\" %g", first ? "" : ", ", lab, t);
-			first = false;
-		}
+		for (int i = one + dir; i >= 0 && i < nt; i += dir)
+			if (tics[i] >= lo && tics[i] <= hi && fabs(log(tics[i] / last)) >= span / 14) {
+				ratio_tic_put(s, tics[i], false);
+				last = tics[i];
+			}
+	}
 	fprintf(s, ")\nset arrow from graph 0, first 1 to graph 1, first 1 nohead linecolor rgb 'gray30'\n");
 }
 
@@ -420,10 +433,10 @@ static void x_axis(FILE *s, const struct lab_plot_fig *f)
 			continue;
 		fprintf(s, "set arrow from %d, graph 0 to %d, graph 1 nohead dashtype %d linecolor rgb '%s'\n", c, c,
 			k ? 3 : 2, k ? "gray60" : "gray40");
-		/* the label on the side of the line with more room */
-		fprintf(s, "set label '%sCPUs = %d%s' at %d, graph %s %s font ',9'\n", k ? "published " : "", c,
-			!k && c < xs[n - 1] ? ": beyond, oversubscribed" : "", c, k ? "0.92" : "0.97",
-			c >= xs[n - 1] ? "right offset -0.5,0" : "offset 0.5,0");
+		/* above the frame, clear of the data; on the side of the line with more room */
+		fprintf(s, "set label '%sCPUs = %d%s' at %d, graph 1 %s font ',9'\n", k ? "published " : "", c,
+			!k && c < xs[n - 1] ? ": beyond, oversubscribed" : "", c,
+			c >= xs[n - 1] ? "right offset 0,0.6" : "left offset 0,0.6");
 	}
 }
 
@@ -438,7 +451,8 @@ static int write_fig(const struct lab_plot_fig *f, FILE *d, FILE *s, const char 
 	gp_str(s, f->title);
 	fprintf(s, "\nset ylabel ");
 	gp_str(s, f->ylabel);
-	fprintf(s, "\nset grid\nset key outside right top\n");
+	/* the key under the graph, so that the graph keeps the width */
+	fprintf(s, "\nset grid\nset key outside bottom center horizontal height 1\n");
 	if (f->ratio)
 		ratio_axis(s, f);
 	else

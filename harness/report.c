@@ -20,7 +20,7 @@ static const char *const format_names[] = {
 	[LAB_FMT_TABLE] = "table",	 [LAB_FMT_MMTESTS] = "mmtests", [LAB_FMT_LKP] = "lkp",
 	[LAB_FMT_LOCKTEST] = "locktest", [LAB_FMT_SPEEDUP] = "speedup", [LAB_FMT_DURATION] = "duration",
 	[LAB_FMT_CSV] = "csv",		 [LAB_FMT_MARKDOWN] = "markdown", [LAB_FMT_EMAIL] = "email",
-	[LAB_FMT_JSON] = "json",	 [LAB_FMT_NONE] = "none",
+	[LAB_FMT_JSON] = "json",	 [LAB_FMT_HTML] = "html",	[LAB_FMT_NONE] = "none",
 };
 
 int lab_report_format_parse(const char *s, enum lab_report_format *f)
@@ -580,20 +580,42 @@ static int check_names(const struct lab_rctx *c)
 	return 0;
 }
 
+static int (*const format_fn[])(struct lab_rctx *) = {
+	[LAB_FMT_TABLE] = rep_table,	   [LAB_FMT_MMTESTS] = rep_mmtests,
+	[LAB_FMT_LKP] = rep_lkp,	   [LAB_FMT_LOCKTEST] = rep_locktest,
+	[LAB_FMT_SPEEDUP] = rep_speedup,   [LAB_FMT_DURATION] = rep_duration,
+	[LAB_FMT_CSV] = rep_csv,	   [LAB_FMT_MARKDOWN] = rep_markdown,
+	[LAB_FMT_EMAIL] = rep_email,	   [LAB_FMT_JSON] = rep_json,
+	[LAB_FMT_HTML] = rep_html,
+};
+
+int rep_print(struct lab_rctx *c, enum lab_report_format f)
+{
+	const struct lab_report_opts *o = c->o;
+	int st = 0, n = f == LAB_FMT_NONE ? 1 : format_fn[f](c);
+
+	if (n < 0)
+		st = 1;	/* json, html: the reference or a graph failed, the error is on stderr */
+	else if (!n)
+		fprintf(c->out, "%s: no rows to report in the %s format%s\n", o->path, format_names[f],
+			f == LAB_FMT_LOCKTEST ? " (no locktest rows)" : o->metric ? " for that metric" : "");
+	if (o->reference && f != LAB_FMT_JSON && f != LAB_FMT_HTML)
+		st = rep_reference(c);
+	return st;
+}
+
+const char *rep_format_name(enum lab_report_format f)
+{
+	return format_names[f];
+}
+
 int lab_report_print(FILE *out, const struct lab_report_opts *o)
 {
-	static int (*const fmt[])(struct lab_rctx *) = {
-		[LAB_FMT_TABLE] = rep_table,	   [LAB_FMT_MMTESTS] = rep_mmtests,
-		[LAB_FMT_LKP] = rep_lkp,	   [LAB_FMT_LOCKTEST] = rep_locktest,
-		[LAB_FMT_SPEEDUP] = rep_speedup,   [LAB_FMT_DURATION] = rep_duration,
-		[LAB_FMT_CSV] = rep_csv,	   [LAB_FMT_MARKDOWN] = rep_markdown,
-		[LAB_FMT_EMAIL] = rep_email,	   [LAB_FMT_JSON] = rep_json,
-	};
 	struct lab_report_opts ro = *o;
 	struct lab_results r;
 	struct lab_rctx c = { out, &ro, &r };
 	char err[2048];
-	int st = 0, n;
+	int st;
 
 	if (ro.sig == LAB_SIG_AUTO)
 		ro.sig = ro.era == LAB_ERA_2019 ? LAB_SIG_TTEST : LAB_SIG_CI;
@@ -607,14 +629,7 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 		lab_results_free(&r);
 		return 1;
 	}
-	n = o->format == LAB_FMT_NONE ? 1 : fmt[o->format](&c);
-	if (n < 0)
-		st = 1;	/* json: its reference member failed, the error is on stderr */
-	else if (!n)
-		fprintf(out, "%s: no rows to report in the %s format%s\n", o->path, format_names[o->format],
-			o->format == LAB_FMT_LOCKTEST ? " (no locktest rows)" : o->metric ? " for that metric" : "");
-	if (o->reference && o->format != LAB_FMT_JSON)
-		st = rep_reference(&c);
+	st = rep_print(&c, o->format);
 	lab_results_free(&r);
 	return st;
 }

@@ -26,6 +26,10 @@
  *   email     the default table within 80 columns, with the machine, for a mail
  *   json      every selected series (mean, spread, change, significance) and,
  *             with a reference, the verdict rows, as one JSON object
+ *   html      one self-contained page (harness/report_html.c): the run's
+ *             context, the default tables, a graph per metric, the
+ *             reference rows with their graphs, and the text report as
+ *             printed
  *
  * Means: Hmean for higher-is-better metrics, Amean otherwise; spreads are
  * HStddev (harmonic, population) around a Hmean, the sample (n - 1) Stddev
@@ -49,6 +53,7 @@ enum lab_report_format {
 	LAB_FMT_MARKDOWN,
 	LAB_FMT_EMAIL,			/* the readable table, 80 columns, for a mail */
 	LAB_FMT_JSON,			/* every series and the reference verdicts as one JSON object */
+	LAB_FMT_HTML,			/* one self-contained page: tables, graphs, context (report_html.c) */
 	LAB_FMT_NONE,			/* only the reference comparison */
 };
 
@@ -126,11 +131,16 @@ struct lab_report_opts {
 	double flat_pct;		/* a published |change| below this, with no published spread, is flat (default 1) */
 	const char *title;		/* reference comparison title (matrix name), or NULL */
 	enum lab_mmtests_era era;	/* mmtests format and default significance rule */
+	/* html: */
+	enum lab_report_format page_text;	/* the text format the page also carries verbatim (the matrix's
+						   report format; LAB_FMT_TABLE: the tables alone) */
+	const char *description;	/* the matrix's description line, or NULL */
+	const char *command;		/* the command line that made the report, or NULL */
 };
 
 /* Parse a --format name. Returns 0, or -1 (the caller prints LAB_REPORT_FORMATS). */
 int lab_report_format_parse(const char *s, enum lab_report_format *f);
-#define LAB_REPORT_FORMATS "table, mmtests, lkp, locktest, speedup, duration, csv, markdown, email, json, none"
+#define LAB_REPORT_FORMATS "table, mmtests, lkp, locktest, speedup, duration, csv, markdown, email, json, html, none"
 int lab_report_sig_parse(const char *s, enum lab_report_sig *sig);
 #define LAB_REPORT_SIGS "ci, ttest, none"
 

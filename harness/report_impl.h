@@ -97,6 +97,13 @@ void rep_grid_title(const struct lab_rctx *c, int g, int m, char *buf, size_t le
 /* The line under the tables that says what a star means under @sig. */
 const char *rep_sig_footnote(enum lab_report_sig sig);
 
+/*
+ * Print format @f for c->r into c->out, then (but for json and html) the
+ * reference comparison: what `rwlab report` prints. Returns 0 or 1.
+ */
+int rep_print(struct lab_rctx *c, enum lab_report_format f);
+const char *rep_format_name(enum lab_report_format f);
+
 int rep_table(struct lab_rctx *c);
 int rep_mmtests(struct lab_rctx *c);
 int rep_lkp(struct lab_rctx *c);
@@ -106,6 +113,8 @@ int rep_duration(struct lab_rctx *c);
 int rep_csv(struct lab_rctx *c);
 int rep_markdown(struct lab_rctx *c);
 int rep_email(struct lab_rctx *c);
+/* The self-contained HTML page (report_html.c); the number of tables, or -1 with an error on stderr. */
+int rep_html(struct lab_rctx *c);
 /* Every series, and with o->reference the verdict rows (rep_reference_json()), as one JSON object. */
 int rep_json(struct lab_rctx *c);
 /* The reference comparison as a JSON member ("reference": {...}); 0, or 1 with an error on stderr. */
