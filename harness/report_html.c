@@ -269,7 +269,7 @@ static void put_file(FILE *f, const char *path)
 
 	if (!in)
 		return;
-	fputs("<pre>", f);
+	fputs("<pre>\n", f);
 	while (fgets(line, sizeof(line), in))
 		esc(f, line);
 	fputs("</pre>\n", f);
@@ -686,6 +686,7 @@ static int put_text(struct lab_rctx *c)
 	fprintf(page, "<section id=\"text\">\n<h2>The text report</h2>\n<details><summary>As <code>rwlab report</code> "
 		      "prints it in the %s format%s (%d lines)</summary>\n<pre id=\"text-report\">", rep_format_name(f),
 		c->o->reference ? ", with the published table" : "", lines(buf));
+	fputc('\n', page);	/* the parser drops a newline right after <pre>: the text's own first one stays */
 	esc(page, buf);
 	fputs("</pre>\n</details>\n</section>\n", page);
 	free(buf);
