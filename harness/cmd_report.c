@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* rwlab report: comparison tables from one or more results CSVs (report.h). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmds.h"
 #include "merge.h"
@@ -154,44 +152,14 @@ static int report_values(struct report_args *a)
 	return 0;
 }
 
-/*
- * Print the report to stdout, or to -o FILE through FILE.tmp renamed into
- * place once complete (a failed report leaves no partial file). A matrix's
- * description heads a text report with a reference (json and html carry it
- * themselves). Returns the exit status.
- */
+/* The report to stdout, or to -o FILE (lab_report_write()). Returns the exit status. */
 static int report_to(struct report_args *a)
 {
-	char tmp[4200];
-	FILE *f = stdout;
-	int st;
-
-	if (a->output && !strcmp(a->output, "-"))
-		a->output = NULL;
-	if (a->output) {
-		snprintf(tmp, sizeof(tmp), "%s.tmp", a->output);
-		f = fopen(tmp, "w");
-		if (!f) {
-			fprintf(stderr, "%s: cannot write '%s': %s\n", lab_prog, tmp, strerror(errno));
-			return 1;
-		}
-	}
+	if (a->output && strcmp(a->output, "-"))
+		return lab_report_write(&a->o, a->output);
 	if (a->o.description && a->o.reference && a->o.format != LAB_FMT_JSON && a->o.format != LAB_FMT_HTML)
-		fprintf(f, "%s: %s\n", a->o.title, a->o.description);
-	st = lab_report_print(f, &a->o);
-	if (!a->output)
-		return st;
-	if (fclose(f) && !st) {
-		fprintf(stderr, "%s: cannot write '%s': %s\n", lab_prog, tmp, strerror(errno));
-		st = 1;
-	}
-	if (!st && rename(tmp, a->output)) {
-		fprintf(stderr, "%s: cannot rename '%s' to '%s': %s\n", lab_prog, tmp, a->output, strerror(errno));
-		st = 1;
-	}
-	if (st)
-		unlink(tmp);
-	return st;
+		printf("%s: %s\n", a->o.title, a->o.description);
+	return lab_report_print(stdout, &a->o);
 }
 
 int lab_cmd_report(int argc, char **argv)

@@ -6,9 +6,11 @@
  * comparison with a published table in report_ref.c.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "format.h"
@@ -631,5 +633,36 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 	}
 	st = rep_print(&c, o->format);
 	lab_results_free(&r);
+	return st;
+}
+
+int lab_report_write(const struct lab_report_opts *o, const char *path)
+{
+	char tmp[4200];
+	FILE *f;
+	int st;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp)) {
+		fprintf(stderr, "rwlab report: output path too long: %s\n", path);
+		return 1;
+	}
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "rwlab report: cannot write '%s': %s\n", tmp, strerror(errno));
+		return 1;
+	}
+	if (o->description && o->reference && o->title && o->format != LAB_FMT_JSON && o->format != LAB_FMT_HTML)
+		fprintf(f, "%s: %s\n", o->title, o->description);
+	st = lab_report_print(f, o);
+	if (fclose(f) && !st) {
+		fprintf(stderr, "rwlab report: cannot write '%s': %s\n", tmp, strerror(errno));
+		st = 1;
+	}
+	if (!st && rename(tmp, path)) {
+		fprintf(stderr, "rwlab report: cannot rename '%s' to '%s': %s\n", tmp, path, strerror(errno));
+		st = 1;
+	}
+	if (st)
+		unlink(tmp);
 	return st;
 }

@@ -152,3 +152,17 @@ int lab_report_sig_parse(const char *s, enum lab_report_sig *sig);
  * baseline or column).
  */
 int lab_report_print(FILE *out, const struct lab_report_opts *o);
+
+/*
+ * lab_report_write() - lab_report_print() into the file @path, written as
+ * PATH.tmp and renamed into place once complete (a failed report leaves no
+ * file, and an existing @path is replaced only by a whole one); a text
+ * format with o->reference is headed by "TITLE: DESCRIPTION" as `rwlab
+ * report --matrix` prints it. With o->format LAB_FMT_HTML this is the
+ * self-contained page (report_html.c); `rwlab sim validate` (issue 22) writes
+ * its ladder's page through it: its rungs as a results CSV (o->path), the
+ * published figures as a published table (o->reference, with o->map when
+ * the names differ), o->title and o->description naming the ladder.
+ * Returns 0, or 1 with a one-line error on stderr.
+ */
+int lab_report_write(const struct lab_report_opts *o, const char *path);

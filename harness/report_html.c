@@ -484,6 +484,20 @@ static void put_grid(FILE *f, const struct rep_grid *gr, const char *title)
 	}
 }
 
+/* "; the N CPUs lie beyond the axis" where the graph cannot mark them (else ""), into @buf. */
+static const char *cpus_off_axis(const struct lab_plot_fig *f, const struct lab_results *r, char *buf, size_t len)
+{
+	double hi = 0;
+
+	for (int i = 0; i < f->nline; i++)
+		for (int k = 0; k < f->line[i].n; k++)
+			hi = fmax(hi, f->line[i].p[k].x);
+	buf[0] = 0;
+	if (f->cpus > 0 && f->cpus > hi * 1.25)
+		snprintf(buf, len, "; the machine's %s CPUs lie beyond the axis", lab_results_ctx(r, "cpus"));
+	return buf;
+}
+
 /* Per (group, metric): the graph (with the published curves), then the table. Returns tables, or -1. */
 static int put_metrics(const struct lab_rctx *c, const struct rep_refcmp *cmp, int *fig)
 {
@@ -496,7 +510,7 @@ static int put_metrics(const struct lab_rctx *c, const struct rep_refcmp *cmp, i
 	for (int g = 0; g < r->ngroups && !st; g++)
 		for (int m = 0; m < r->nmetrics && !st; m++) {
 			struct rep_grid gr;
-			char title[1024], caption[1024];
+			char title[1024], caption[1200], cpus_note[96];
 			int k;
 
 			if (!rep_metric_in_group(c, g, m))
@@ -514,9 +528,10 @@ static int put_metrics(const struct lab_rctx *c, const struct rep_refcmp *cmp, i
 			lab_plot_fig_scaling(f, r, g, m);
 			k = cmp ? mapped_metric(c, cmp, g, m) : -1;
 			snprintf(caption, sizeof(caption), "%s against %s, one line per %s; bars: +-1 stddev over the "
-				 "iterations%s.", r->metrics[m], f->xlabel, c->o->by && *c->o->by ? c->o->by : "variant",
+				 "iterations%s%s.", r->metrics[m], f->xlabel, c->o->by && *c->o->by ? c->o->by : "variant",
 				 k >= 0 && published_lines(cmp, k, f) ? "; dashed, open markers: the published table's "
-				 "values at its client counts (bars: its stddev where it gives one)" : "");
+				 "values at its client counts (bars: its stddev where it gives one)" : "",
+				 cpus_off_axis(f, r, cpus_note, sizeof(cpus_note)));
 			if (put_figure(c->out, f, (*fig)++, caption))
 				st = -1;
 			lab_plot_fig_free(f);
