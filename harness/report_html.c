@@ -18,7 +18,7 @@
  *   - with --reference, per mapped metric and column the change per row,
  *     published against rwlab's, as a graph (new/base on a log axis, each
  *     rwlab point labelled with its verdict) and as the text's rows
- *     (rep_refcmp_load(), rep_vrow_cells()) with their verdict classes;
+ *     (lab_vtab_compute(), rep_vrow_cells()) with their verdict classes;
  *   - the text report as `rwlab report` prints it in the matrix's format
  *     (rep_print() into a buffer), verbatim.
  *
@@ -38,6 +38,7 @@
 #include "format.h"
 #include "plot.h"
 #include "report_impl.h"
+#include "report_ref.h"
 #include "stats.h"
 #include "version.h"
 
@@ -113,7 +114,7 @@ static const char css[] =
 	"figure{margin:.6em 0 1em}figure svg{width:100%;max-width:960px;height:auto;display:block;"
 	"border:1px solid #eee}\n"
 	"figcaption{color:#444;font-size:.9em;max-width:960px}\n"
-	"p.note,p.legend{color:#444;font-size:.9em;margin:.2em 0}\n"
+	"p.note,p.legend{color:#444;font-size:.9em;margin:.2em 0}p.summary{font-weight:700;margin:.4em 0 .2em}\n"
 	"p.warn{background:#fff4d6;border-left:4px solid #e0a800;padding:.4em .7em}\n"
 	"pre{background:#f7f7f7;border:1px solid #e3e3e3;padding:.7em;overflow-x:auto;font-size:12.5px;"
 	"line-height:1.3}\n"
@@ -353,10 +354,10 @@ static void put_context(const struct lab_rctx *c)
 /* ---- the published curves on a value graph ----------------------------------------------- */
 
 /* The map.metric that group @g's metric @m stands for, or -1. */
-static int mapped_metric(const struct lab_rctx *c, const struct rep_refcmp *cmp, int g, int m)
+static int mapped_metric(const struct lab_rctx *c, const struct lab_vtab *vt, int g, int m)
 {
 	const struct lab_results *r = c->r;
-	const struct lab_refmap *map = cmp->map;
+	const struct lab_refmap *map = vt->map;
 
 	for (int k = 0; k < map->nmet; k++) {
 		char head[96];
@@ -393,10 +394,9 @@ static int mapped_metric(const struct lab_rctx *c, const struct rep_refcmp *cmp,
  * stddev where the table gives one. A table of changes only (speedup
  * percent) has no values to draw. Returns the number of lines added.
  */
-static int published_lines(const struct rep_refcmp *cmp, int k, struct lab_plot_fig *f)
+static int published_lines(const struct lab_vtab *vt, int k, struct lab_plot_fig *f)
 {
-	const struct lab_refmap *map = cmp->map;
-	const struct rep_vtab *vt = &cmp->vt;
+	const struct lab_refmap *map = vt->map;
 	int added = 0;
 
 	for (int col = 0; col < map->ncol; col++) {
@@ -409,7 +409,7 @@ static int published_lines(const struct rep_refcmp *cmp, int k, struct lab_plot_
 				like = i;
 		snprintf(title, sizeof(title), "published %s", map->col[col].ref);
 		for (int i = 0; i < vt->n; i++) {
-			const struct rep_vrow *row = &vt->row[i];
+			const struct lab_vrow *row = &vt->row[i];
 			bool dup = false;
 			double y = col ? row->pn : row->pb, sd = col ? row->psn : row->psb;
 
@@ -499,7 +499,7 @@ static const char *cpus_off_axis(const struct lab_plot_fig *f, const struct lab_
 }
 
 /* Per (group, metric): the graph (with the published curves), then the table. Returns tables, or -1. */
-static int put_metrics(const struct lab_rctx *c, const struct rep_refcmp *cmp, int *fig)
+static int put_metrics(const struct lab_rctx *c, const struct lab_vtab *vt, int *fig)
 {
 	const struct lab_results *r = c->r;
 	struct lab_plot_fig *f = calloc(1, sizeof(*f));
@@ -526,10 +526,10 @@ static int put_metrics(const struct lab_rctx *c, const struct rep_refcmp *cmp, i
 			esc(c->out, r->metrics[m]);
 			fputs("</h2>\n", c->out);
 			lab_plot_fig_scaling(f, r, g, m);
-			k = cmp ? mapped_metric(c, cmp, g, m) : -1;
+			k = vt ? mapped_metric(c, vt, g, m) : -1;
 			snprintf(caption, sizeof(caption), "%s against %s, one line per %s; bars: +-1 stddev over the "
 				 "iterations%s%s.", r->metrics[m], f->xlabel, c->o->by && *c->o->by ? c->o->by : "variant",
-				 k >= 0 && published_lines(cmp, k, f) ? "; dashed, open markers: the published table's "
+				 k >= 0 && published_lines(vt, k, f) ? "; dashed, open markers: the published table's "
 				 "values at its client counts (bars: its stddev where it gives one)" : "",
 				 cpus_off_axis(f, r, cpus_note, sizeof(cpus_note)));
 			if (put_figure(c->out, f, (*fig)++, caption))
@@ -549,10 +549,10 @@ static int put_metrics(const struct lab_rctx *c, const struct rep_refcmp *cmp, i
 /* ---- the reference comparison ------------------------------------------------------------ */
 
 /* The change per row of rows [i0, i1) (one map.metric and column): published and rwlab's, new/base. */
-static int change_figure(const struct lab_rctx *c, const struct rep_refcmp *cmp, int i0, int i1, int id)
+static int change_figure(const struct lab_rctx *c, const struct lab_vtab *vt, int i0, int i1, int id)
 {
-	const struct lab_refmap *map = cmp->map;
-	const struct rep_vrow *first = &cmp->vt.row[i0];
+	const struct lab_refmap *map = vt->map;
+	const struct lab_vrow *first = &vt->row[i0];
 	struct lab_plot_fig *f = calloc(1, sizeof(*f));
 	struct lab_plot_line *pub, *ours;
 	char t[256], cap[512];
@@ -573,14 +573,16 @@ static int change_figure(const struct lab_rctx *c, const struct rep_refcmp *cmp,
 	snprintf(t, sizeof(t), "rwlab %s vs %s (labels: verdicts)", map->col[first->col].ours, map->col[0].ours);
 	ours = lab_plot_fig_line(f, t, -1);
 	for (int i = i0; i < i1; i++) {
-		const struct rep_vrow *row = &cmp->vt.row[i];
+		const struct lab_vrow *row = &vt->row[i];
+		char cells[REP_VROW_CELLS][64];
 
 		if (row->th <= 0)
 			continue;
+		rep_vrow_cells(row, cells);
 		if (!isnan(row->pch) && row->pch > -100)
 			lab_plot_line_add(pub, row->th, 1 + row->pch / 100, NAN, NULL);
 		if (!isnan(row->och) && row->och > -100)
-			lab_plot_line_add(ours, row->th, 1 + row->och / 100, NAN, rep_verdict_name(row->v));
+			lab_plot_line_add(ours, row->th, 1 + row->och / 100, NAN, cells[REP_VROW_CELLS - 1]);
 	}
 	if (!pub->n && !ours->n) {
 		free(f);
@@ -607,64 +609,94 @@ static void ref_header(FILE *f, const char *unit)
 	      "<th class=\"sep\">verdict</th></tr></thead>\n", f);
 }
 
-static void ref_row(FILE *f, const struct rep_vrow *row)
+static void ref_row(FILE *f, const struct lab_vrow *row)
 {
 	char b[REP_VROW_CELLS][64];
 
 	rep_vrow_cells(row, b);
 	fputs("<tr>", f);
 	for (int k = 0; k < REP_VROW_CELLS - 1; k++) {
-		fprintf(f, "<td class=\"n%s%s\">", k == 4 ? " sep" : "", k == 7 && row->sig ? " sig" : "");
+		fprintf(f, "<td class=\"n%s%s\">", k == 4 ? " sep" : "", (k == 7 && row->sig) ||
+			(k == 3 && row->pub == LAB_PUB_SIGNIFICANT) ? " sig" : "");
 		esc(f, b[k]);
 		fputs("</td>", f);
 	}
 	fputs("<td class=\"v sep ", f);
-	css_class(f, "v-", rep_verdict_name(row->v));
+	css_class(f, "v-", lab_verdict_name(row->v));
 	fputs("\">", f);
 	esc(f, b[REP_VROW_CELLS - 1]);
 	fputs("</td></tr>\n", f);
-	if (row->why[0] && strcmp(rep_verdict_name(row->v), "inconclusive")) {
+	if (row->why[0]) {
 		fprintf(f, "<tr class=\"why\"><td colspan=\"%d\">(", REP_VROW_CELLS);
 		esc(f, row->why);
 		fputs(")</td></tr>\n", f);
 	}
 }
 
-static int put_reference(const struct lab_rctx *c, const struct rep_refcmp *cmp, int *fig)
+/* What @print writes for @vt, as <p> lines (@cls), the first one also given @first_cls. */
+static void put_lines(FILE *f, const char *buf, const char *cls, const char *first_cls)
 {
-	const struct rep_vtab *vt = &cmp->vt;
-	char line[2048], cols[1024];
+	for (const char *p = buf; *p;) {
+		size_t n = strcspn(p, "\n");
+		char *line = strndup(p, n);
+
+		if (!line)
+			abort();
+		fprintf(f, "<p class=\"%s\">", p == buf && first_cls ? first_cls : cls);
+		esc(f, line);
+		fputs("</p>\n", f);
+		free(line);
+		p += n + (p[n] == '\n');
+	}
+}
+
+static int put_reference(const struct lab_rctx *c, const struct lab_vtab *vt, int *fig)
+{
+	struct lab_rctx mc = *c;
+	char line[2048], cols[1024], *buf = NULL;
+	size_t len = 0;
 
 	fputs("<section id=\"reference\">\n<h2>Published vs rwlab</h2>\n<p class=\"sub\" id=\"reftitle\">", c->out);
-	rep_refcmp_title(c, cmp, line, sizeof(line));
+	rep_vtab_title(c, vt, line, sizeof(line));
 	esc(c->out, line);
 	fputs("</p>\n", c->out);
 	for (int i0 = 0, i1; i0 < vt->n; i0 = i1) {
 		for (i1 = i0 + 1; i1 < vt->n && vt->row[i1].k == vt->row[i0].k && vt->row[i1].col == vt->row[i0].col; i1++)
 			;
-		rep_refcmp_heading(c, cmp, i0, line, sizeof(line), cols, sizeof(cols));
+		rep_vblock_heading(vt, &vt->row[i0], line, sizeof(line), cols, sizeof(cols));
 		fputs("<h3>", c->out);
 		esc(c->out, line);
 		fputs("</h3>\n<p class=\"sub\">", c->out);
 		esc(c->out, cols);
 		fputs("</p>\n", c->out);
-		if (change_figure(c, cmp, i0, i1, (*fig)++))
+		if (change_figure(c, vt, i0, i1, (*fig)++))
 			return -1;
 		fputs("<div class=\"scroll\"><table class=\"ref\" data-title=\"", c->out);
 		esc(c->out, line);
 		fputs("\">\n", c->out);
-		ref_header(c->out, rep_count_unit(cmp->map->met[vt->row[i0].k].workload));
+		ref_header(c->out, rep_count_unit(vt->map->met[vt->row[i0].k].workload));
 		fputs("<tbody>\n", c->out);
 		for (int i = i0; i < i1; i++)
 			ref_row(c->out, &vt->row[i]);
 		fputs("</tbody></table></div>\n", c->out);
+		mc.out = open_memstream(&buf, &len);
+		if (!mc.out)
+			abort();
+		lab_vtab_print_summary(mc.out, vt, i0, i1, "");
+		fclose(mc.out);
+		put_lines(c->out, buf, "note", NULL);
+		free(buf);
 	}
-	rep_refcmp_summary(c, cmp, line, sizeof(line), cols, sizeof(cols));
-	fputs("<p class=\"summary\"><strong>", c->out);
-	esc(c->out, line);
-	fputs("</strong></p>\n<p class=\"note\">", c->out);
-	esc(c->out, cols);
-	fputs("</p>\n</section>\n", c->out);
+	/* the summary of every row, the published-flat line and the rule, as the text prints them */
+	mc.out = open_memstream(&buf, &len);
+	if (!mc.out)
+		abort();
+	rep_vtab_print_tail(&mc, vt);
+	fclose(mc.out);
+	fputs("<h3>All rows</h3>\n", c->out);
+	put_lines(c->out, buf, "note", "summary");
+	free(buf);
+	fputs("</section>\n", c->out);
 	return 0;
 }
 
@@ -759,31 +791,32 @@ static void put_nav(const struct lab_rctx *c, bool ref)
 
 int rep_html(struct lab_rctx *c)
 {
-	struct rep_refcmp *cmp = NULL;
+	struct lab_vtab *vt = NULL;
 	int n, fig = 0;
 
 	if (c->o->reference) {
-		cmp = malloc(sizeof(*cmp));
-		if (!cmp)
+		vt = malloc(sizeof(*vt));
+		if (!vt)
 			abort();
-		if (rep_refcmp_load(c, cmp)) {
-			free(cmp);
+		if (lab_vtab_compute(c->asked, c->r, vt)) {
+			lab_vtab_free(vt);
+			free(vt);
 			return -1;
 		}
 	}
 	put_head(c);
-	put_nav(c, cmp != NULL);
+	put_nav(c, vt != NULL);
 	put_context(c);
-	n = put_metrics(c, cmp, &fig);
-	if (n >= 0 && cmp && put_reference(c, cmp, &fig))
+	n = put_metrics(c, vt, &fig);
+	if (n >= 0 && vt && put_reference(c, vt, &fig))
 		n = -1;
 	if (n >= 0 && put_text(c))
 		n = -1;
 	fprintf(c->out, "<footer>Written by rwlab %s (git %s), <code>rwlab report --format html</code>: one file, "
 			"no scripts, nothing fetched.</footer>\n</body>\n</html>\n", LAB_VERSION, LAB_GIT_REV);
-	if (cmp) {
-		rep_refcmp_free(cmp);
-		free(cmp);
+	if (vt) {
+		lab_vtab_free(vt);
+		free(vt);
 	}
 	return n < 0 ? -1 : n + 1;
 }

@@ -8,14 +8,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "csv.h"
 #include "report.h"
 #include "results.h"
 
 struct lab_rctx {
 	FILE *out;
-	const struct lab_report_opts *o;
+	const struct lab_report_opts *o;	/* the options, the significance rule resolved */
 	struct lab_results *r;
+	const struct lab_report_opts *asked;	/* as the caller gave them (LAB_SIG_AUTO kept: the verdicts' default) */
 };
 
 /* Is the series selected by --metric (or the workload's headline) and --workload? */
@@ -126,58 +126,22 @@ void rep_json_num(FILE *f, double v);
 int rep_reference(struct lab_rctx *c);
 
 /*
- * The reference comparison's rows, as rep_reference() prints them and the
- * HTML page shows them (harness/report_ref.c has the rules).
+ * The verdict table's text pieces (report_ref_print.c), shared by the text
+ * comparison and the HTML page so that both show the same strings.
  */
-enum { REP_R_BENCH, REP_R_STAT, REP_R_METRIC, REP_R_CLIENTS, REP_R_VARIANT, REP_R_VALUE, REP_R_NR };
-struct rep_refdata {			/* the published table */
-	struct lab_csv_table t;
-	int col[REP_R_NR];
-};
-enum { REP_V_AGREE, REP_V_NR = 6 };	/* verdict classes: rep_verdict_name() */
-struct rep_vrow {
-	int k, col;			/* map.metric and map.column indexes */
-	const char *clients;
-	double pb, pn, pch;		/* published baseline, variant, change (%) */
-	double psb, psn;		/* their published standard deviations (NaN: none) */
-	int th;				/* rwlab threads: -1 none, 0 every count pooled */
-	double ob, on, och;		/* rwlab's */
-	int nb, nn;			/* rwlab iterations behind ob and on */
-	bool sig;			/* rwlab's change significant */
-	int v;				/* verdict class */
-	char why[320];			/* the reason for n/a, scale-gap and published-flat */
-};
-struct rep_vtab {
-	struct rep_vrow *row;
-	int n;
-	int count[REP_V_NR];
-	int flat_quiet;			/* published-flat rows where rwlab's change is not significant either */
-};
-struct rep_refcmp {
-	struct rep_refdata ref;
-	struct lab_refmap idmap;	/* the identity map, when o->map is NULL */
-	const struct lab_refmap *map;
-	struct rep_vtab vt;
-};
-/* Load o->reference and compute every row. Returns 0, or 1 with an error on stderr (nothing to free). */
-int rep_refcmp_load(const struct lab_rctx *c, struct rep_refcmp *cmp);
-void rep_refcmp_free(struct rep_refcmp *cmp);
-/* "agree", "disagree", ... for a rep_vrow's v. */
-const char *rep_verdict_name(int v);
+struct lab_vtab;
+struct lab_vrow;
+/* The title line: "NAME: published FILE, MACHINE vs rwlab CSV (N CPUs, MODEL)". */
+void rep_vtab_title(const struct lab_rctx *c, const struct lab_vtab *vt, char *buf, size_t len);
+/* The two lines above the rows of @row's block (map.metric and column): what is compared, and the columns. */
+void rep_vblock_heading(const struct lab_vtab *vt, const struct lab_vrow *row, char *what, size_t wlen, char *cols,
+			size_t clen);
 /*
- * The printed strings of @row: clients, published base, new, change, rwlab
- * threads, base, new, change ("*" appended when significant), then the
- * verdict ("published-flat, rwlab significant").
+ * The printed strings of @row: clients, published base, new, change (marked
+ * "*", "( )" or "?"), rwlab threads, base, new, change (marked), and the
+ * verdict ("agree (0.92x)").
  */
 #define REP_VROW_CELLS 9
-void rep_vrow_cells(const struct rep_vrow *row, char cells[REP_VROW_CELLS][64]);
-/*
- * The two lines above the rows of (map.metric, map.column) of row @i, and
- * the line under all of them (the counts), as the text prints them.
- */
-void rep_refcmp_heading(const struct lab_rctx *c, const struct rep_refcmp *cmp, int i, char *what, size_t wlen,
-			char *cols, size_t clen);
-void rep_refcmp_summary(const struct lab_rctx *c, const struct rep_refcmp *cmp, char *line1, size_t l1,
-			char *line2, size_t l2);
-/* The title line: "NAME: published FILE, MACHINE vs rwlab CSV (N CPUs, MODEL)". */
-void rep_refcmp_title(const struct lab_rctx *c, const struct rep_refcmp *cmp, char *buf, size_t len);
+void rep_vrow_cells(const struct lab_vrow *row, char cells[REP_VROW_CELLS][64]);
+/* What follows the rows: the summary of every row, the published-flat line and the rule. */
+void rep_vtab_print_tail(const struct lab_rctx *c, const struct lab_vtab *vt);
