@@ -356,7 +356,7 @@ static void ratio_axis(FILE *s, const struct lab_plot_fig *f)
 				lo = fmin(lo, f->line[i].p[k].y);
 				hi = fmax(hi, f->line[i].p[k].y);
 			}
-	lo /= 1.15, hi *= 1.15;
+	lo /= 1.15, hi *= 1.4;	/* room above for the points' labels */
 	span = log(hi / lo);
 	fprintf(s, "set logscale y 10\nset yrange [%g:%g]\nset ytics (", lo, hi);
 	ratio_tic_put(s, 1, true);
