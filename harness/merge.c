@@ -492,20 +492,20 @@ out:
 	return st;
 }
 
-/* Adding an option: one entry here and one case in lab_cmd_merge()'s switch. */
-const struct lab_opt lab_merge_opts[] = {
+/* Adding an option: one entry here and one case in cmd_merge()'s switch. */
+static const struct lab_opt merge_opts[] = {
 	{ "csv", 'o', 'o', "OUT.csv", "write the merged rows there (an existing file is kept as OUT.csv.N)",
 	  "none: check only", NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ 0 }
 };
 
-int lab_cmd_merge(int argc, char **argv)
+static int cmd_merge(int argc, char **argv)
 {
 	struct lab_merge_opts o = { 0 };
 	struct lab_cli cli;
 	int c;
 
-	if (lab_cli_begin(&cli, lab_cmd_find("merge"), argc, argv))
+	if (lab_cli_begin(&cli, &lab_merge_cmd, argc, argv))
 		return 2;
 	while ((c = lab_cli_next(&cli)) != -1) {
 		switch (c) {
@@ -535,3 +535,15 @@ int lab_report_merge(const char *const *paths, int n, bool by_host)
 			return 0;	/* stdin is read once, by the report */
 	return lab_merge(&o) == 2 ? -1 : 0;
 }
+
+const struct lab_cmd lab_merge_cmd = {
+	.name = "merge",
+	.synopsis = "[-o OUT.csv] FILE.csv...",
+	.summary = "check and merge the CSVs of a run's shards (run --shard I/N)",
+	.opts = merge_opts,
+	.fn = cmd_merge,
+	.more = "Refuses (exit 2) files of two plans or schemas, two shard counts, one shard in\n"
+		"two files and one cell in two files or on two hosts; warns where hosts, builds\n"
+		"or settings differ; exit 1 when shards or cells are missing (OUT is still\n"
+		"written), 0 when complete.\n",
+};
