@@ -476,10 +476,10 @@ static int exec_preload_rows(struct lab_buf *b, const struct lab_context *ctx, c
 
 	if (lab_csv_read(path, &t, err, sizeof(err)))
 		return 0;
-	cm = lab_csv_col(&t, "metric");
-	cv = lab_csv_col(&t, "value");
-	cu = lab_csv_col(&t, "unit");
-	cb = lab_csv_col(&t, "better");
+	cm = lab_csv_col(&t, LAB_CSV_NAME(metric));
+	cv = lab_csv_col(&t, LAB_CSV_NAME(value));
+	cu = lab_csv_col(&t, LAB_CSV_NAME(unit));
+	cb = lab_csv_col(&t, LAB_CSV_NAME(better));
 	acc = calloc((size_t)t.nrows + 1, sizeof(*acc));
 	if (cm < 0 || cv < 0 || cu < 0 || cb < 0 || !acc) {
 		free(acc);

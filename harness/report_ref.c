@@ -378,7 +378,7 @@ static const char *metric_rows(const struct ref *ref, const struct lab_refmap *m
 static int compute(const struct lab_rctx *c, const struct ref *ref, const struct lab_refmap *map, struct vtab *vt)
 {
 	const struct lab_results *r = c->r;
-	int ncpus = atoi(lab_results_ctx(r, "cpus"));
+	int ncpus = atoi(lab_results_ctx(r, LAB_CSV_NAME(cpus)));
 
 	memset(vt, 0, sizeof(*vt));
 	for (int k = 0; k < map->nmet; k++) {
@@ -455,7 +455,7 @@ static void print_text(const struct lab_rctx *c, const struct ref *ref, const st
 
 	fprintf(c->out, "\n%s%spublished %s%s%s vs rwlab %s (%s CPUs, %s)\n", o->title ? o->title : "",
 		o->title ? ": " : "", o->reference, map->machine[0] ? ", " : "", map->machine, r->path,
-		lab_results_ctx(r, "cpus"), lab_results_ctx(r, "cpu_model"));
+		lab_results_ctx(r, LAB_CSV_NAME(cpus)), lab_results_ctx(r, LAB_CSV_NAME(cpu_model)));
 	for (int i = 0; i < vt->n; i++) {
 		const struct vrow *row = &vt->row[i];
 		int k = row->k;
