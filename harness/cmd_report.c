@@ -14,7 +14,7 @@
 /* Adding an option: one entry here and one case in report_option(). */
 static const struct lab_opt report_opts[] = {
 	{ "format", 'f', 'f', "F", "output format: " LAB_REPORT_FORMATS, "table", NULL, LAB_COMP_CHOICES,
-	  "table mmtests lkp locktest speedup duration csv markdown email json none", 0, 0 },
+	  LAB_REPORT_FORMAT_WORDS, 0, 0 },
 	{ "metric", 'm', 'm', "LIST", "metrics to tabulate (all: every metric)", "each workload's headline", NULL, 0, NULL, 0, 0 },
 	{ "baseline", 'b', 'b', "NAME", "column the changes are computed against", "the first", NULL, 0, NULL, 0, 0 },
 	{ "workload", 'w', 'w', "LIST", "only these workloads (labels or names; all: every one)", NULL, NULL, LAB_COMP_WORKLOADS,
