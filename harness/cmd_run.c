@@ -9,6 +9,7 @@
 #include "csv.h"
 #include "lazy_mm.h"
 #include "matrix.h"
+#include "mm.h"
 #include "report.h"
 #include "runner.h"
 #include "shard.h"
@@ -51,8 +52,8 @@ static const struct lab_opt run_opts[] = {
 	  "of A, then of B)", "interleaved", NULL, LAB_COMP_CHOICES, "interleaved sequential", 0, 0 },
 	{ "quiet", 'q', 'q', NULL, "no progress or per-cell lines", NULL, NULL, 0, NULL, 0, 0 },
 	{ "no-report", 0, 'R', NULL, "do not print the table at the end", NULL, NULL, 0, NULL, 0, 0 },
-	{ "mm-lock", 0, 'K', "LIST", "fault paths of the mm workloads: mmap, vma, vma-refcnt (one cell each; sets "
-	  "the mm_lock knob of every workload that has it)", NULL, NULL, LAB_COMP_CHOICES, "mmap vma vma-refcnt", 0, 0 },
+	{ "mm-lock", 0, 'K', "LIST", "fault paths of the mm workloads: " LAB_MM_LOCK_LIST " (one cell each; sets "
+	  "the mm_lock knob of every workload that has it)", NULL, NULL, LAB_COMP_CHOICES, LAB_MM_LOCK_WORDS, 0, 0 },
 	{ "repo", 0, 'G', "DIR", "gitcheckout: git tree to read commits from", "the git/git releases shipped in rwlab", NULL,
 	  LAB_COMP_FILE, NULL, 0, 0 },
 	{ "commits", 0, 'C', "LIST", "gitcheckout: commits, shipped releases (v2.20.0 v2.30.0 v2.40.0 v2.47.0) or manifest files, checked out in turn", NULL, NULL, 0,
@@ -375,21 +376,21 @@ static int run_parse_options(struct run_args *a, int argc, char **argv)
 	return 0;
 }
 
-/* --mm-lock's list: each of mmap, vma, vma-refcnt at most once, none empty. Returns 0 or -1. */
+/* --mm-lock's list: each fault path (mm.h's LAB_MM_LOCK_MODES) at most once, none empty. Returns 0 or -1. */
 static int mm_lock_check(const char *prog, const char *list)
 {
-	static const char *const modes[] = { "mmap", "vma", "vma-refcnt" };
-	bool seen[3] = { false };
+	bool seen[LAB_MM_LOCK_NR] = { false };
 
 	for (const char *p = list;; p++) {
 		size_t n = strcspn(p, ",");
 		int m = 0;
 
-		while (m < 3 && (strlen(modes[m]) != n || strncmp(p, modes[m], n)))
+		while (m < LAB_MM_LOCK_NR &&
+		       (strlen(lab_mm_lock_mode_names[m]) != n || strncmp(p, lab_mm_lock_mode_names[m], n)))
 			m++;
-		if (m == 3 || seen[m]) {
-			fprintf(stderr, "%s: --mm-lock: '%.*s' %s (valid: mmap, vma, vma-refcnt, each once)\n", prog,
-				(int)n, p, m == 3 ? "is not a fault path" : "given twice");
+		if (m == LAB_MM_LOCK_NR || seen[m]) {
+			fprintf(stderr, "%s: --mm-lock: '%.*s' %s (valid: " LAB_MM_LOCK_LIST ", each once)\n", prog,
+				(int)n, p, m == LAB_MM_LOCK_NR ? "is not a fault path" : "given twice");
 			return -1;
 		}
 		seen[m] = true;
