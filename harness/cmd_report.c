@@ -30,6 +30,8 @@ static const struct lab_opt report_opts[] = {
 	  LAB_COMP_FILE, NULL, 0, 0 },
 	{ "flat", 0, 'F', "PCT", "a published change below PCT% with no published spread is flat", "1",
 	  "percent, 0..100", 0, NULL, 0, 0 },
+	{ "min-effect", 0, 'X', "PCT", "verdicts: no rwlab change below PCT% is significant (the floor; the run's "
+	  "noise may raise it)", "1", "percent, 0..100", 0, NULL, 0, 0 },
 	{ "mmtests-era", 0, 'E', "ERA", "the mmtests rows, names and star rule: " LAB_REPORT_ERAS, "current", NULL,
 	  LAB_COMP_CHOICES, "current 2019", 0, 0 },
 	{ "include-failed", 0, 'I', NULL, "also compare cells marked cell_failed (a count that must be 0 was not)",
@@ -39,7 +41,7 @@ static const struct lab_opt report_opts[] = {
 
 struct report_args {
 	struct lab_report_opts o;
-	const char *matrix, *fmt, *sig, *flat, *era;
+	const char *matrix, *fmt, *sig, *flat, *era, *min_effect;
 	char metrics[4096], workloads[4096];
 };
 
@@ -78,6 +80,9 @@ static int report_option(int c, struct report_args *a)
 	case 'E':
 		a->era = optarg;
 		return 0;
+	case 'X':
+		a->min_effect = optarg;
+		return 0;
 	default:	/* getopt_long said what was wrong */
 		return 2;
 	}
@@ -97,6 +102,7 @@ static int report_matrix(struct report_args *a, struct lab_matrix *mx, struct la
 	a->fmt = a->fmt ? a->fmt : lab_matrix_get(mx, "report", NULL);
 	a->sig = a->sig ? a->sig : lab_matrix_get(mx, "significance", NULL);
 	a->flat = a->flat ? a->flat : lab_matrix_get(mx, "flat", NULL);
+	a->min_effect = a->min_effect ? a->min_effect : lab_matrix_get(mx, "min_effect", NULL);
 	a->o.baseline = a->o.baseline ? a->o.baseline : lab_matrix_get(mx, "baseline", NULL);
 	a->o.by = a->o.by ? a->o.by : lab_matrix_get(mx, "by", NULL);
 	a->o.metric = a->o.metric ? a->o.metric : lab_matrix_get(mx, "metrics", NULL);
@@ -116,7 +122,20 @@ static int report_matrix(struct report_args *a, struct lab_matrix *mx, struct la
 	return 0;
 }
 
-/* --format, --significance, --mmtests-era and --flat, by name. Returns 0 or 2. */
+/* A percentage in 0..100 for option @name. Returns 0, or 2 with one line on stderr. */
+static int percent(const char *name, const char *s, double *v)
+{
+	char *end;
+
+	*v = strtod(s, &end);
+	if (!*s || *end || !(*v >= 0) || *v > 100) {
+		fprintf(stderr, "%s: bad --%s '%s' (a percentage in 0..100)\n", LAB_PROG, name, s);
+		return 2;
+	}
+	return 0;
+}
+
+/* --format, --significance, --mmtests-era, --flat and --min-effect, by name. Returns 0 or 2. */
 static int report_values(struct report_args *a)
 {
 	if (a->era && lab_report_era_parse(a->era, &a->o.era)) {
@@ -131,15 +150,11 @@ static int report_values(struct report_args *a)
 		fprintf(stderr, "%s: unknown significance rule '%s' (valid: %s)\n", LAB_PROG, a->sig, LAB_REPORT_SIGS);
 		return 2;
 	}
-	if (a->flat) {
-		char *end;
-
-		a->o.flat_pct = strtod(a->flat, &end);
-		if (!*a->flat || *end || !(a->o.flat_pct >= 0) || a->o.flat_pct > 100) {
-			fprintf(stderr, "%s: bad --flat '%s' (a percentage in 0..100)\n", LAB_PROG, a->flat);
-			return 2;
-		}
-	}
+	if (a->flat && percent("flat", a->flat, &a->o.flat_pct))
+		return 2;
+	if (a->min_effect && percent("min-effect", a->min_effect, &a->o.min_effect_pct))
+		return 2;
+	a->o.min_effect_set = a->min_effect != NULL;
 	return 0;
 }
 

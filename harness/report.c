@@ -594,7 +594,7 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 	};
 	struct lab_report_opts ro = *o;
 	struct lab_results r;
-	struct lab_rctx c = { out, &ro, &r };
+	struct lab_rctx c = { out, &ro, &r, o };
 	char err[2048];
 	int st = 0, n;
 

@@ -125,6 +125,12 @@ struct lab_refmap {
 		char words[256];	/* the thread's own words calling the change noise, with the source */
 	} flat[LAB_REFMAP_METRICS];
 	int nflat;
+	struct {
+		char bench[96], metric[128];	/* published benchmark and metric */
+		char clients[32];	/* published clients, or "*" for every count */
+		char words[256];	/* why rwlab's figure cannot be compared with it (map.not_comparable) */
+	} nc[LAB_REFMAP_METRICS];
+	int nnc;
 };
 
 struct lab_report_opts {
@@ -141,6 +147,8 @@ struct lab_report_opts {
 	const char *reference;		/* published CSV to compare against, or NULL */
 	const struct lab_refmap *map;	/* NULL: identity (same names, same thread counts) */
 	double flat_pct;		/* a published |change| below this, with no published spread, is flat (default 1) */
+	bool min_effect_set;		/* min_effect_pct given; otherwise LAB_VERDICT_MIN_EFFECT (report_ref.h) */
+	double min_effect_pct;		/* the floor of the verdicts' minimum effect, percent */
 	const char *title;		/* reference comparison title (matrix name), or NULL */
 	enum lab_mmtests_era era;	/* mmtests format and default significance rule */
 };

@@ -13,8 +13,9 @@
 
 struct lab_rctx {
 	FILE *out;
-	const struct lab_report_opts *o;
+	const struct lab_report_opts *o;	/* the options, the significance rule resolved */
 	struct lab_results *r;
+	const struct lab_report_opts *asked;	/* as the caller gave them (LAB_SIG_AUTO kept: the verdicts' default) */
 };
 
 /* Is the series selected by --metric (or the workload's headline) and --workload? */
