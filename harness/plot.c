@@ -260,7 +260,7 @@ void lab_plot_line_add(struct lab_plot_line *l, double x, double y, double err, 
 int lab_plot_fig_scaling(struct lab_plot_fig *f, const struct lab_results *r, int g, int im)
 {
 	const struct lab_series *any = NULL;
-	const char *shown = "", *model = lab_results_ctx(r, "cpu_model");
+	const char *shown = "", *model = lab_results_ctx(r, LAB_CSV_NAME(cpu_model));
 	double maxv = 0;
 	int maxn = 0;
 
@@ -275,7 +275,7 @@ int lab_plot_fig_scaling(struct lab_plot_fig *f, const struct lab_results *r, in
 	if (!any)
 		return 0;
 	f->div = time_scale(any->unit, maxv, &shown);
-	f->cpus = atoi(lab_results_ctx(r, "cpus"));
+	f->cpus = atoi(lab_results_ctx(r, LAB_CSV_NAME(cpus)));
 	for (int v = 0; v < r->ncolumns; v++) {
 		struct lab_plot_line *l = NULL;
 
@@ -293,7 +293,7 @@ int lab_plot_fig_scaling(struct lab_plot_fig *f, const struct lab_results *r, in
 	}
 	snprintf(f->title, sizeof(f->title), "%s: %s (%s), %s +- stddev over %d iteration%s\n%s CPUs, %.*s, %s",
 		 r->groups[g], r->metrics[im], shown, rep_higher(any) ? "Hmean" : "Amean", maxn, maxn == 1 ? "" : "s",
-		 lab_results_ctx(r, "cpus"), model_len(model), model, lab_results_ctx(r, "git_rev"));
+		 lab_results_ctx(r, LAB_CSV_NAME(cpus)), model_len(model), model, lab_results_ctx(r, LAB_CSV_NAME(git_rev)));
 	snprintf(f->xlabel, sizeof(f->xlabel), "%s", rep_count_unit(any->workload));
 	snprintf(f->ylabel, sizeof(f->ylabel), "%s (%s, %s is better)", r->metrics[im], shown,
 		 any->better == LAB_BETTER_LOWER ? "lower" : any->better == LAB_BETTER_HIGHER ? "higher" : "no direction");
@@ -556,12 +556,12 @@ static int write_fairness(struct plot_ctx *p, FILE *d, FILE *s, const char *datp
 	{
 		char t[512];
 
-		const char *model = lab_results_ctx(r, "cpu_model");
+		const char *model = lab_results_ctx(r, LAB_CSV_NAME(cpu_model));
 
 		snprintf(t, sizeof(t), "%s: operations per thread at %d threads, most to least (rank means over %d iteration%s)\n"
 				       "%s CPUs, %.*s, %s",
-			 r->groups[p->g], T, iters, iters == 1 ? "" : "s", lab_results_ctx(r, "cpus"),
-			 model_len(model), model, lab_results_ctx(r, "git_rev"));
+			 r->groups[p->g], T, iters, iters == 1 ? "" : "s", lab_results_ctx(r, LAB_CSV_NAME(cpus)),
+			 model_len(model), model, lab_results_ctx(r, LAB_CSV_NAME(git_rev)));
 		fprintf(s, "set title ");
 		gp_str(s, t);
 	}

@@ -281,7 +281,7 @@ static void put_context(const struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
 	const struct lab_report_opts *o = c->o;
-	const char *model = lab_results_ctx(r, "cpu_model");
+	const char *model = lab_results_ctx(r, LAB_CSV_NAME(cpu_model));
 	bool sim = !strncmp(model, "sim ", 4);
 	char v[2048], w[1024], file[4200];
 	time_t now = time(NULL);
@@ -296,33 +296,33 @@ static void put_context(const struct lab_rctx *c)
 		      "below, running rwlab's unchanged lock code, not from that hardware.</p>\n", c->out);
 	fputs("<table class=\"ctx\">\n", c->out);
 	ctx_row(c->out, "Results", r->path);
-	distinct(r, "cpu_model", v, sizeof(v));
+	distinct(r, LAB_CSV_NAME(cpu_model), v, sizeof(v));
 	ctx_row(c->out, sim ? "Simulated machine" : "Machine", v);
-	distinct(r, "cpus", v, sizeof(v));
-	distinct(r, "pin", w, sizeof(w));
+	distinct(r, LAB_CSV_NAME(cpus), v, sizeof(v));
+	distinct(r, LAB_CSV_NAME(pin), w, sizeof(w));
 	snprintf(file, sizeof(file), "%s (pinning: %s)", v, w);
 	ctx_row(c->out, "CPUs", file);
-	distinct(r, "kernel", v, sizeof(v));
+	distinct(r, LAB_CSV_NAME(kernel), v, sizeof(v));
 	ctx_row(c->out, sim ? "Engine" : "Kernel", v);
 	if (!sim) {
-		snprintf(file, sizeof(file), "governor %s, SMT %s, boost %s, THP %s", lab_results_ctx(r, "governor"),
-			 lab_results_ctx(r, "smt"), lab_results_ctx(r, "boost"), lab_results_ctx(r, "thp"));
+		snprintf(file, sizeof(file), "governor %s, SMT %s, boost %s, THP %s", lab_results_ctx(r, LAB_CSV_NAME(governor)),
+			 lab_results_ctx(r, LAB_CSV_NAME(smt)), lab_results_ctx(r, LAB_CSV_NAME(boost)), lab_results_ctx(r, LAB_CSV_NAME(thp)));
 		ctx_row(c->out, "Machine settings", file);
 	}
 	snprintf(file, sizeof(file), "%s, %s build, %s allocator, lock event counters %s",
-		 lab_results_ctx(r, "compiler"), lab_results_ctx(r, "build_type"), lab_results_ctx(r, "allocator"),
-		 strcmp(lab_results_ctx(r, "event_counts"), "1") ? "off" : "on");
+		 lab_results_ctx(r, LAB_CSV_NAME(compiler)), lab_results_ctx(r, LAB_CSV_NAME(build_type)), lab_results_ctx(r, LAB_CSV_NAME(allocator)),
+		 strcmp(lab_results_ctx(r, LAB_CSV_NAME(event_counts)), "1") ? "off" : "on");
 	ctx_row(c->out, "Build", file);
-	distinct(r, "git_rev", v, sizeof(v));
+	distinct(r, LAB_CSV_NAME(git_rev), v, sizeof(v));
 	ctx_row(c->out, "rwlab revision", v);
-	distinct(r, "host", v, sizeof(v));
+	distinct(r, LAB_CSV_NAME(host), v, sizeof(v));
 	ctx_row(c->out, "Host", v);
-	span(r, "timestamp", v, sizeof(v));
+	span(r, LAB_CSV_NAME(timestamp), v, sizeof(v));
 	ctx_row(c->out, "Measured", v);
-	distinct(r, "settings", v, sizeof(v));
+	distinct(r, LAB_CSV_NAME(settings), v, sizeof(v));
 	snprintf(file, sizeof(file), "%s; up to %d iteration%s per cell", v, maxn, maxn == 1 ? "" : "s");
 	ctx_row(c->out, "Run settings", file);
-	distinct(r, "run", v, sizeof(v));
+	distinct(r, LAB_CSV_NAME(run), v, sizeof(v));
 	ctx_row(c->out, "Run", v);
 	if (o->reference) {
 		snprintf(file, sizeof(file), "%s%s%s", o->reference, o->map && o->map->machine[0] ? ", " : "",
@@ -338,7 +338,7 @@ static void put_context(const struct lab_rctx *c)
 	snprintf(file, sizeof(file), "%s by rwlab %s (git %s)", v, LAB_VERSION, LAB_GIT_REV);
 	ctx_row(c->out, "Page written", file);
 	fputs("</table>\n", c->out);
-	if (strcmp(lab_results_ctx(r, "build_type"), "release") && *lab_results_ctx(r, "build_type"))
+	if (strcmp(lab_results_ctx(r, LAB_CSV_NAME(build_type)), "release") && *lab_results_ctx(r, LAB_CSV_NAME(build_type)))
 		fputs("<p class=\"warn\">Not a release build: timings are not representative.</p>\n", c->out);
 	context_file(o->path, file, sizeof(file));
 	if (file[0]) {
@@ -494,7 +494,7 @@ static const char *cpus_off_axis(const struct lab_plot_fig *f, const struct lab_
 			hi = fmax(hi, f->line[i].p[k].x);
 	buf[0] = 0;
 	if (f->cpus > 0 && f->cpus > hi * 1.25)
-		snprintf(buf, len, "; the machine's %s CPUs lie beyond the axis", lab_results_ctx(r, "cpus"));
+		snprintf(buf, len, "; the machine's %s CPUs lie beyond the axis", lab_results_ctx(r, LAB_CSV_NAME(cpus)));
 	return buf;
 }
 
@@ -561,7 +561,7 @@ static int change_figure(const struct lab_rctx *c, const struct lab_vtab *vt, in
 	if (!f)
 		abort();
 	f->ratio = true;
-	f->cpus = atoi(lab_results_ctx(c->r, "cpus"));
+	f->cpus = atoi(lab_results_ctx(c->r, LAB_CSV_NAME(cpus)));
 	snprintf(f->title, sizeof(f->title), "%s | %s: the change per row\npublished %s vs %s, rwlab %s vs %s",
 		 map->met[first->k].bench, map->met[first->k].metric, map->col[first->col].ref, map->col[0].ref,
 		 map->col[first->col].ours, map->col[0].ours);
@@ -731,7 +731,7 @@ static int put_text(struct lab_rctx *c)
 	fclose(c->out);
 	c->out = page;
 	fprintf(page, "<section id=\"text\">\n<h2>The text report</h2>\n<details><summary>As <code>rwlab report</code> "
-		      "prints it in the %s format%s (%d lines)</summary>\n<pre id=\"text-report\">", rep_format_name(f),
+		      "prints it in the %s format%s (%d lines)</summary>\n<pre id=\"text-report\">", lab_report_format_name(f),
 		c->o->reference ? ", with the published table" : "", lines(buf));
 	fputc('\n', page);	/* the parser drops a newline right after <pre>: the text's own first one stays */
 	esc(page, buf);

@@ -208,7 +208,7 @@ void rep_vtab_title(const struct lab_rctx *c, const struct lab_vtab *vt, char *b
 
 	snprintf(buf, len, "%s%spublished %s%s%s vs rwlab %s (%s CPUs, %s)", o->title ? o->title : "",
 		 o->title ? ": " : "", o->reference, map->machine[0] ? ", " : "", map->machine, r->path,
-		 lab_results_ctx(r, "cpus"), lab_results_ctx(r, "cpu_model"));
+		 lab_results_ctx(r, LAB_CSV_NAME(cpus)), lab_results_ctx(r, LAB_CSV_NAME(cpu_model)));
 }
 
 void rep_vtab_print_tail(const struct lab_rctx *c, const struct lab_vtab *vt)
