@@ -600,7 +600,7 @@ static int metric_block(const struct lab_report_opts *o, const struct lab_result
 	const char *clients[256], *stat;
 	char mbuf[96];
 	const char *metric = our_metric(map->met[k].workload, map->met[k].ours, mbuf, sizeof(mbuf));
-	int im = metric ? lab_results_metric(r, metric) : -1, nclients, ncpus = atoi(lab_results_ctx(r, "cpus"));
+	int im = metric ? lab_results_metric(r, metric) : -1, nclients, ncpus = atoi(lab_results_ctx(r, LAB_CSV_NAME(cpus)));
 	double flat = o->flat_pct > 0 ? o->flat_pct : 1.0;
 
 	stat = metric_rows(ref, map, k, clients, &nclients);

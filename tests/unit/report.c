@@ -25,6 +25,7 @@
 
 #include <math.h>
 
+#include "config.h"
 #include "matrix.h"
 #include "report.h"
 #include "report_ref.h"
@@ -67,6 +68,55 @@ static int has_line(const char *text, const char *line)
 
 #define expect_line(text, line) cr_expect(has_line(text, line), "missing line\n[%s]\nin\n%s", line, text)
 #define expect_no(text, s) cr_expect(!strstr(text, s), "unexpected '%s' in\n%s", s, text)
+
+/*
+ * The formats are one list (report.h's LAB_REPORT_FORMAT_LIST): each name
+ * parses to its own enum, prints the fixture, and is named in the README's
+ * sentence on `report --format`; a format added to the list alone fails here.
+ */
+Test(report, every_format_of_the_list)
+{
+	static const struct {
+		enum lab_report_format f;
+		const char *name;
+	} list[] = {
+#define FORMAT_ENTRY(e, n) { LAB_FMT_##e, #n },
+		LAB_REPORT_FORMAT_LIST(FORMAT_ENTRY)
+#undef FORMAT_ENTRY
+		{ LAB_FMT_NONE, "none" },
+	};
+	static char readme[1 << 20];
+	FILE *f = fopen(LAB_SOURCE_ROOT "/README.md", "r");
+	const char *from, *to;
+	size_t len;
+
+	cr_assert(f, "cannot read README.md");
+	len = fread(readme, 1, sizeof(readme) - 1, f);
+	fclose(f);
+	readme[len] = 0;
+	from = strstr(readme, "`report --format`");
+	to = from ? strstr(from, "`--by workload`") : NULL;
+	cr_assert(from && to, "README: no sentence from `report --format` to `--by workload`");
+	for (size_t i = 0; i < sizeof(list) / sizeof(list[0]); i++) {
+		enum lab_report_format got = LAB_FMT_NONE;
+		char q[64], *out;
+		const char *p;
+
+		cr_expect_eq(lab_report_format_parse(list[i].name, &got), 0, "%s does not parse", list[i].name);
+		cr_expect_eq(got, list[i].f, "%s parses to %d, not %d", list[i].name, got, list[i].f);
+		cr_expect_str_eq(lab_report_format_name(list[i].f), list[i].name);
+		cr_expect(strstr(LAB_REPORT_FORMATS, list[i].name), "%s not in LAB_REPORT_FORMATS", list[i].name);
+		snprintf(q, sizeof(q), "`%s`", list[i].name);
+		p = strstr(from, q);
+		cr_expect(p && p < to, "README's `report --format` sentence does not name %s", q);
+		if (list[i].f == LAB_FMT_NONE)
+			continue;
+		out = report_fmt(list[i].f, "locktest");
+		cr_expect(out && strlen(out) > 20 && !strstr(out, "no rows to report"), "%s printed:\n%s", list[i].name,
+			  out);
+		free(out);
+	}
+}
 
 /*
  * mmtests today (the default era): HStddev = sqrt(sum((1/x - 1/H)^2) H^4 / n):
