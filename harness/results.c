@@ -202,6 +202,7 @@ static int read_one(const char *path, struct lab_csv_table *t, char *err, size_t
 				 "'schema,run,timestamp,...')", path);
 		return -1;
 	}
+	lab_csv_torn_tail(t);
 	if (t->torn_line)
 		fprintf(stderr, "rwlab report: %s:%d: the last line is incomplete (an interrupted write); left out\n",
 			path, t->torn_line);
