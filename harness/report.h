@@ -97,7 +97,7 @@ enum lab_report_sig {
  * How a published table (results/reference/X.csv: benchmark, stat, metric,
  * clients, variant, value) lines up with rwlab's results. Usually read from
  * a matrix file (harness/matrix.h). Thread expressions may use "cpus"
- * (evaluated with the results' CPU count, see lab_matrix_eval_threads()).
+ * (evaluated with the results' CPU count, see lab_eval_threads(), threads.h).
  */
 struct lab_refmap {
 	struct {
