@@ -57,10 +57,16 @@ const struct lab_cmd lab_cmds[] = {
 	{ "exec", "-l VARIANTS [options] -- CMD [ARGS...]",
 	  "a program per variant under librwlab-preload.so (every pthread_rwlock on the variant), as CSV rows",
 	  lab_exec_opts, lab_cmd_exec, lab_exec_more, true },
-	{ "sim", "list | show MACHINE", "the simulated machines (run and torture take --sim MACHINE): list them, "
-	  "or show one's parameters with their citations", lab_sim_opts, lab_cmd_sim,
+	{ "sim", "list | show MACHINE | validate [MACHINE...]", "the simulated machines (run and torture take "
+	  "--sim MACHINE): list them, show one's parameters with their citations, or run the validation ladder",
+	  lab_sim_opts, lab_cmd_sim,
 	  "MACHINE is sim/machines/NAME.machine (or $RWLAB_SIM_MACHINES/NAME.machine), or\n"
-	  "generic-N for N = 2..512 (from generic.machine).\n", false },
+	  "generic-N for N = 2..512 (from generic.machine).\n"
+	  "validate runs the rungs of sim/machines/validate.ladder for each MACHINE\n"
+	  "(default: every machine it names, then 'here': this host, calibrated by\n"
+	  "rwlab-calibrate and run natively in the same command) and prints figure,\n"
+	  "simulated value, ratio, tolerance, PASS/FAIL. Exit 0 when all passed, 1 when\n"
+	  "any failed, 2 on bad input.\n", false },
 	{ 0 }
 };
 
