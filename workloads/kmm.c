@@ -130,6 +130,11 @@ static long node_pages(void)
 
 /* ---- init ------------------------------------------------------------------------------ */
 
+/* A list head is used as a struct lab_kpage whose links alone are touched. */
+_Static_assert(offsetof(struct lab_kpage, next) == offsetof(struct lab_klist, next) &&
+	       offsetof(struct lab_kpage, prev) == offsetof(struct lab_klist, prev), "list head layout");
+_Static_assert(sizeof(struct lab_kpage) == 64, "struct page is 64 bytes");
+
 static void klist_init(struct lab_klist *h)
 {
 	h->next = h->prev = (struct lab_kpage *)h;

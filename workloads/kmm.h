@@ -104,9 +104,9 @@ const char *lab_kmm_ver_name(enum lab_kmm_ver v);
 
 /* struct page: one per 4 KiB page, 64 bytes, in its chunk's vmemmap. */
 struct lab_kpage {
+	struct lab_kpage *next, *prev;	/* free, pcp and LRU list links (first: a list head is one too) */
 	uint32_t refcount;		/* _refcount */
 	uint32_t flags;			/* LAB_KPG_* */
-	struct lab_kpage *next, *prev;	/* free, pcp and LRU list links */
 	uint32_t node;
 	uint32_t charged;		/* memcg_data: charged to the memcg */
 	raw_spinlock_t ptl;		/* page-table pages: the split page-table lock (ptl) */
@@ -118,7 +118,7 @@ struct lab_kpage {
 #define LAB_KPG_LRU	0x1u
 #define LAB_KPG_ANON	0x2u
 
-/* A doubly linked circular list head (struct list_head). */
+/* A doubly linked circular list head (struct list_head): the links of a struct lab_kpage. */
 struct lab_klist {
 	struct lab_kpage *next, *prev;
 };

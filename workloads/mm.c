@@ -931,6 +931,10 @@ void lab_mm_destroy(struct lab_mm *mm, struct lab_mm_thread *t)
 		lab_vma_obj_free(mm, vma, false);
 	}
 	mm->mt = NULL;
+	if (t->rss_mm == mm) {		/* the exiting task's rss cache (sync_mm_rss in exit_mm) */
+		rss_task_sync(t);
+		t->rss_mm = NULL;
+	}
 	pt_free_all(mm, t);
 	lab_mmap_write_unlock(mm);
 	free(mt);
