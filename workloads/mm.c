@@ -76,6 +76,10 @@ int lab_page_alloc_init(struct lab_page_alloc *pa, size_t max_mb)
 		return -r;
 	r = lab_kmm_init(&pa->k, LAB_KMM_DEFAULT, LAB_KMM_MEMCG_DEPTH);
 	pa->k_ok = !r;
+	/* the limit leaves room for what per-CPU lists may hold (pcp->high pages per CPU) */
+	if (!r && pa->max_chunks)
+		pa->max_chunks += ((size_t)pa->k.ncpus * (size_t)pa->k.zone[0].high + CHUNK_PAGES - CHUNK_META - 1) /
+				  (CHUNK_PAGES - CHUNK_META);
 	return r;
 }
 
