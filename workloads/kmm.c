@@ -26,6 +26,7 @@
  * preemption off.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -182,7 +183,7 @@ int lab_kmm_init(struct lab_kmm *k, enum lab_kmm_ver v, int memcg_depth)
 	for (int n = 0; n < k->nnodes; n++) {
 		struct lab_kzone *z = &k->zone[n];
 
-		raw_spin_lock_init(&z->lock);
+		z->lock.tail = NULL;
 		klist_init(&z->free);
 		z->batch = zone_batchsize(pages);
 		/*
@@ -192,10 +193,14 @@ int lab_kmm_init(struct lab_kmm *k, enum lab_kmm_ver v, int memcg_depth)
 		 */
 		z->high = k->ver == LAB_KMM_V5_0 ? 6 * z->batch : 4 * z->batch;
 		z->threshold = vmstat_threshold(k->ncpus, pages);
-		raw_spin_lock_init(&k->node[n].lru_lock);
+		k->node[n].lru_lock.tail = NULL;
 		klist_init(&k->node[n].lru);
 	}
+	k->qnodes = line_alloc((size_t)k->ncpus * LAB_QNODES * sizeof(struct lab_qnode));
+	if (!k->qnodes)
+		goto nomem;
 	for (int c = 0; c < k->ncpus; c++) {
+		k->cpu[c].qnode = &k->qnodes[(size_t)c * LAB_QNODES];
 		raw_spin_lock_init(&k->cpu[c].local);
 		raw_spin_lock_init(&k->cpu[c].pcp_lock);
 		klist_init(&k->cpu[c].pcp);
@@ -221,6 +226,7 @@ void lab_kmm_destroy(struct lab_kmm *k)
 	free(k->vm_node_stat);
 	free(k->stats_flush_threshold);
 	free(k->ev);
+	free(k->qnodes);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -235,6 +241,70 @@ void lab_kmm_events(const struct lab_kmm *k, uint64_t out[LAB_KMM_EV_NR])
 static inline void kev(struct lab_kmm *k, struct lab_kcpu *c, enum lab_kmm_event e, uint64_t n)
 {
 	k->ev[c - k->cpu][e] += n;
+}
+
+/* ---- queued spinlocks (kmm.h) --------------------------------------------------------------- */
+
+/*
+ * Take @l with one of CPU state @c's nodes (the caller is in @c's section).
+ * Returns the node; *@queued says whether the lock was taken (the model's
+ * contention counters).
+ */
+static struct lab_qnode *qspin_lock_q(struct lab_kcpu *c, lab_qspinlock_t *l, bool *queued)
+{
+	struct lab_qnode *n = &c->qnode[c->nqnode++], *prev;
+	unsigned spins = 0;
+
+	WRITE_ONCE(n->next, (struct lab_qnode *)NULL);
+	WRITE_ONCE(n->locked, 0u);
+	prev = atomic_xchg_acquire(&l->tail, n);
+	*queued = prev != NULL;
+	if (prev) {
+		WRITE_ONCE(prev->next, n);
+		while (!smp_load_acquire(&n->locked)) {
+			cpu_relax();
+			if (!LAB_SIM && ++spins == 128) {	/* native: a preempted predecessor must run */
+				spins = 0;
+				sched_yield();
+			}
+		}
+	}
+	return n;
+}
+
+static struct lab_qnode *qspin_lock(struct lab_kcpu *c, lab_qspinlock_t *l)
+{
+	bool q;
+
+	return qspin_lock_q(c, l, &q);
+}
+
+/* Queued spinlock @l, counting a wait as event @e. */
+static inline struct lab_qnode *qspin_lock_ev(struct lab_kmm *k, struct lab_kcpu *c, lab_qspinlock_t *l,
+					      enum lab_kmm_event e)
+{
+	bool q;
+	struct lab_qnode *n = qspin_lock_q(c, l, &q);
+
+	if (q)
+		k->ev[c - k->cpu][e]++;
+	return n;
+}
+
+static void qspin_unlock(struct lab_kcpu *c, lab_qspinlock_t *l, struct lab_qnode *n)
+{
+	struct lab_qnode *next = READ_ONCE(n->next), *me = n;
+
+	if (!next) {
+		if (atomic_try_cmpxchg_release(&l->tail, &me, (struct lab_qnode *)NULL)) {
+			c->nqnode--;
+			return;
+		}
+		while (!(next = READ_ONCE(n->next)))
+			cpu_relax();
+	}
+	smp_store_release(&next->locked, 1u);
+	c->nqnode--;
 }
 
 /* ---- per-CPU sections -------------------------------------------------------------------- */
@@ -427,6 +497,7 @@ static struct lab_knode *page_lruvec(struct lab_kmm *k, const struct lab_kpage *
 void lab_kmm_lru_drain(struct lab_kmm *k, struct lab_kcpu *c)
 {
 	struct lab_knode *locked = NULL;
+	struct lab_qnode *qn = NULL;
 
 	for (int i = 0; i < c->nlru; i++) {
 		struct lab_kpage *pg = c->lru[i];
@@ -434,8 +505,8 @@ void lab_kmm_lru_drain(struct lab_kmm *k, struct lab_kcpu *c)
 
 		if (n != locked) {
 			if (locked)
-				raw_spin_unlock(&locked->lru_lock);
-			raw_spin_lock(&n->lru_lock);
+				qspin_unlock(c, &locked->lru_lock, qn);
+			qn = qspin_lock_ev(k, c, &n->lru_lock, LAB_KMM_EV_lru_lock_queued);
 			locked = n;
 		}
 		lab_kpath_charge(KP_LRU_MOVE, 1);	/* lru_add_fn's work, under the lock */
@@ -448,7 +519,7 @@ void lab_kmm_lru_drain(struct lab_kmm *k, struct lab_kcpu *c)
 		lab_kmm_memcg_stat(k, c, MSTAT_LRU, 1);
 	}
 	if (locked)
-		raw_spin_unlock(&locked->lru_lock);
+		qspin_unlock(c, &locked->lru_lock, qn);
 	if (c->nlru)
 		kev(k, c, LAB_KMM_EV_lru_drain, 1);
 	/* folios_put(): drop the batch's references (folio_add_lru took one); a last one frees */
@@ -470,6 +541,7 @@ void lab_kmm_lru_add(struct lab_kmm *k, struct lab_kcpu *c, struct lab_kpage *pg
 void lab_kmm_lru_del(struct lab_kmm *k, struct lab_kcpu *c, struct lab_kpage **pg, int n)
 {
 	struct lab_knode *locked = NULL;
+	struct lab_qnode *qn = NULL;
 	long del = 0;
 
 	/* release_pages(): folio_lruvec_relock_irqsave once per run of one lruvec, lruvec_del_folio */
@@ -480,8 +552,8 @@ void lab_kmm_lru_del(struct lab_kmm *k, struct lab_kcpu *c, struct lab_kpage **p
 			continue;
 		if (node != locked) {
 			if (locked)
-				raw_spin_unlock(&locked->lru_lock);
-			raw_spin_lock(&node->lru_lock);
+				qspin_unlock(c, &locked->lru_lock, qn);
+			qn = qspin_lock_ev(k, c, &node->lru_lock, LAB_KMM_EV_lru_lock_queued);
 			locked = node;
 		}
 		klist_del(&node->lru, pg[i]);
@@ -490,7 +562,7 @@ void lab_kmm_lru_del(struct lab_kmm *k, struct lab_kcpu *c, struct lab_kpage **p
 		del++;
 	}
 	if (locked)
-		raw_spin_unlock(&locked->lru_lock);
+		qspin_unlock(c, &locked->lru_lock, qn);
 	if (del) {
 		lab_kmm_vmstat(k, c, KSTAT_ZONE_LRU, -del);
 		lab_kmm_vmstat(k, c, KSTAT_LRU, -del);
@@ -516,8 +588,9 @@ void lab_kmm_page_release(struct lab_kmm *k, struct lab_kcpu *c, struct lab_kpag
 void lab_kmm_zone_add(struct lab_kmm *k, int node, struct lab_kpage **pg, size_t n)
 {
 	struct lab_kzone *z = &k->zone[node % k->nnodes];
+	struct lab_kcpu *c = lab_kcpu_get(k);
+	struct lab_qnode *qn = qspin_lock(c, &z->lock);
 
-	raw_spin_lock(&z->lock);
 	for (size_t i = 0; i < n; i++) {
 		struct lab_kpage *first = z->free.next;
 
@@ -532,15 +605,16 @@ void lab_kmm_zone_add(struct lab_kmm *k, int node, struct lab_kpage **pg, size_t
 	}
 	z->nr_free += (long)n;
 	z->vm_free_pages += (long)n;
-	raw_spin_unlock(&z->lock);
+	qspin_unlock(c, &z->lock, qn);
+	lab_kcpu_put(k, c);
 }
 
 /* v6.2 mm/page_alloc.c:3116 rmqueue_bulk(): @count pages from the zone under zone->lock. */
 static int rmqueue_bulk(struct lab_kmm *k, struct lab_kcpu *c, struct lab_kzone *z, int count)
 {
+	struct lab_qnode *qn = qspin_lock_ev(k, c, &z->lock, LAB_KMM_EV_zone_lock_queued);
 	int i;
 
-	raw_spin_lock(&z->lock);
 	for (i = 0; i < count; i++) {
 		struct lab_kpage *pg = klist_first(&z->free);
 
@@ -552,7 +626,7 @@ static int rmqueue_bulk(struct lab_kmm *k, struct lab_kcpu *c, struct lab_kzone 
 	}
 	WRITE_ONCE(z->nr_free, z->nr_free - i);
 	lab_kmm_vmstat(k, c, KSTAT_FREE, -i);
-	raw_spin_unlock(&z->lock);
+	qspin_unlock(c, &z->lock, qn);
 	if (i)
 		kev(k, c, LAB_KMM_EV_pcp_refill, 1);
 	return i;
@@ -595,6 +669,7 @@ struct lab_kpage *lab_kmm_pcp_alloc(struct lab_kmm *k, struct lab_kcpu *c)
 static void free_pcppages_bulk(struct lab_kmm *k, struct lab_kcpu *c, int count)
 {
 	struct lab_kzone *locked = NULL;
+	struct lab_qnode *qn = NULL;
 	long moved = 0;
 
 	for (int i = 0; i < count; i++) {
@@ -608,8 +683,8 @@ static void free_pcppages_bulk(struct lab_kmm *k, struct lab_kcpu *c, int count)
 		z = &k->zone[pg->node % (uint32_t)k->nnodes];
 		if (z != locked) {
 			if (locked)
-				raw_spin_unlock(&locked->lock);
-			raw_spin_lock(&z->lock);
+				qspin_unlock(c, &locked->lock, qn);
+			qn = qspin_lock_ev(k, c, &z->lock, LAB_KMM_EV_zone_lock_queued);
 			locked = z;
 		}
 		klist_del(&c->pcp, pg);
@@ -621,7 +696,7 @@ static void free_pcppages_bulk(struct lab_kmm *k, struct lab_kcpu *c, int count)
 	}
 	if (locked) {
 		lab_kmm_vmstat(k, c, KSTAT_FREE, moved);
-		raw_spin_unlock(&locked->lock);
+		qspin_unlock(c, &locked->lock, qn);
 	}
 	kev(k, c, LAB_KMM_EV_pcp_bulk_free, 1);
 }
@@ -677,9 +752,10 @@ static inline long *rss_count(struct lab_kmm *k, struct lab_kmm_rss *r)
 	return (long *)(r->image + off + (k->p->rss_percpu ? 8 : 0));
 }
 
-static inline raw_spinlock_t *rss_lock(struct lab_kmm *k, struct lab_kmm_rss *r)
+/* percpu_counter.lock: a raw_spinlock_t, 4 bytes in the kernel; here the queue's tail pointer (8 bytes, before count). */
+static inline lab_qspinlock_t *rss_lock(struct lab_kmm *k, struct lab_kmm_rss *r)
 {
-	return (raw_spinlock_t *)(r->image + k->p->mm_rss + 1 * k->p->mm_rss_stride);
+	return (lab_qspinlock_t *)(r->image + k->p->mm_rss + 1 * k->p->mm_rss_stride);
 }
 
 void lab_kmm_rss_add(struct lab_kmm *k, struct lab_kcpu *c, struct lab_kmm_rss *r, struct lab_ktask *t, long delta)
@@ -690,10 +766,11 @@ void lab_kmm_rss_add(struct lab_kmm *k, struct lab_kcpu *c, struct lab_kmm_rss *
 		long count = *slot + delta;
 
 		if (count >= k->rss_batch || count <= -k->rss_batch) {
-			raw_spin_lock(rss_lock(k, r));
+			struct lab_qnode *qn = qspin_lock_ev(k, c, rss_lock(k, r), LAB_KMM_EV_rss_lock_queued);
+
 			WRITE_ONCE(*rss_count(k, r), READ_ONCE(*rss_count(k, r)) + count);
 			*slot = 0;
-			raw_spin_unlock(rss_lock(k, r));
+			qspin_unlock(c, rss_lock(k, r), qn);
 			kev(k, c, LAB_KMM_EV_rss_spill, 1);
 		} else {
 			*slot = (int32_t)count;

@@ -118,33 +118,61 @@ struct lab_kpage {
 #define LAB_KPG_LRU	0x1u
 #define LAB_KPG_ANON	0x2u
 
+/*
+ * The kernel's spinlock_t (qspinlock on x86) where the model contends it:
+ * zone->lock, lruvec->lru_lock, the rss percpu_counter's lock. A waiter
+ * queues and spins on its own node (the MCS queue of qspinlock's slow path,
+ * kernel/locking/qspinlock.c, v5.0..v6.x: per-CPU mcs nodes, one per nesting
+ * context, MAX_NODES 4), so the holder's and the queue's lines stay apart;
+ * the pending-bit shortcut for a single waiter is not modelled (a queued
+ * waiter instead). Lock word: the tail of the queue (NULL: free). Native
+ * waiters also sched_yield() every 128 polls (user space can be preempted
+ * while queued: the kernel cannot).
+ */
+struct lab_qnode {
+	struct lab_qnode *next;
+	uint32_t locked;
+} __lab_cacheline_aligned;
+
+typedef struct lab_qspinlock {
+	struct lab_qnode *tail;
+} lab_qspinlock_t;
+
+#define LAB_QNODES 4	/* MAX_NODES: task, softirq, hardirq, NMI nesting */
+
 /* A doubly linked circular list head (struct list_head): the links of a struct lab_kpage. */
 struct lab_klist {
 	struct lab_kpage *next, *prev;
 };
 
 /*
- * A zone (one per node). The kernel's lock line follows free_area[] (the buddy
- * lists, v6.2 include/linux/mmzone.h:725-735 between CACHELINE_PADDINGs); here one
- * free list and its count share the lock's line. vm_stat[] starts a line of its
- * own (CACHELINE_PADDING(_pad3_)): NR_FREE_PAGES and NR_ZONE_INACTIVE_ANON are its
- * first two items.
+ * A zone (one per node). The kernel's lock follows free_area[] (the buddy
+ * lists, v6.2 include/linux/mmzone.h:725-735 between CACHELINE_PADDINGs): at
+ * x86-64 offsets its line holds free_area[10].nr_free and zone->flags, the
+ * order-0 lists are lines of their own; here one free list and its count
+ * stand for the buddy lists, on a line apart from the lock. vm_stat[] starts a
+ * line of its own (CACHELINE_PADDING(_pad3_)): NR_FREE_PAGES and
+ * NR_ZONE_INACTIVE_ANON are its first two items.
  */
 struct lab_kzone {
-	raw_spinlock_t lock;		/* zone->lock */
-	long nr_free;			/* free_area's nr_free */
-	struct lab_klist free;		/* the free list (the buddy lists' stand-in) */
+	lab_qspinlock_t lock;		/* zone->lock (with flags and free_area[10]'s tail: rarely written) */
+	long nr_free __lab_cacheline_aligned;	/* free_area's nr_free */
+	struct lab_klist free;		/* the free list (the buddy lists' stand-in), a line of its own */
 	long vm_free_pages __lab_cacheline_aligned;	/* zone->vm_stat[NR_FREE_PAGES] */
 	long vm_lru;			/* zone->vm_stat[NR_ZONE_INACTIVE_ANON] */
 	int batch, high;		/* pcp->batch, pcp->high of this zone's pagesets (read-mostly) */
 	int threshold;			/* stat_threshold of its CPUs' diffs */
 } __lab_cacheline_aligned;
 
-/* A node: the lruvec of the modelled memcg (v5.11+) or pgdat (before), node vm_stat. */
+/*
+ * A node: the lruvec of the modelled memcg (v5.11+) or pgdat (before), node
+ * vm_stat. struct lruvec (v6.2) starts with lists[NR_LRU_LISTS] (80 bytes), then
+ * lru_lock: lists[LRU_INACTIVE_ANON] on the first line, the lock on the next.
+ */
 struct lab_knode {
-	raw_spinlock_t lru_lock;
-	long lru_count;
 	struct lab_klist lru;		/* lists[LRU_INACTIVE_ANON] */
+	long lru_count;			/* lru_zone_size / the LRU's size */
+	lab_qspinlock_t lru_lock __lab_cacheline_aligned;
 	long vm_anon __lab_cacheline_aligned;	/* node vm_stat: NR_ANON_MAPPED */
 	long vm_lru, vm_pagetable;	/* NR_INACTIVE_ANON, NR_PAGETABLE */
 } __lab_cacheline_aligned;
@@ -155,6 +183,8 @@ enum { MSTAT_PGFAULT, MSTAT_PGPGIN, MSTAT_ANON, MSTAT_LRU, MSTAT_NR };
 
 struct lab_kcpu {
 	raw_spinlock_t local;		/* native: stands for irqs/preemption off (see kmm.c) */
+	int nqnode;			/* qnodes in use (nesting) */
+	struct lab_qnode *qnode;	/* [LAB_QNODES], each a line of its own */
 	raw_spinlock_t pcp_lock;	/* pcp->lock (v6.0+), a real spinlock there too */
 	int pcp_count;
 	struct lab_klist pcp;		/* pcp->lists[MIGRATE_MOVABLE] */
@@ -200,7 +230,10 @@ struct lab_ktask {
 	X(rss_spill)		/* rss: percpu_counter fold or task cache sync */\
 	X(pte_page)		/* page-table pages allocated */		\
 	X(pages_alloc)		/* pages allocated */				\
-	X(pages_free)		/* pages freed */
+	X(pages_free)		/* pages freed */				\
+	X(zone_lock_queued)	/* zone->lock found taken: queued */		\
+	X(lru_lock_queued)	/* lru_lock found taken: queued */		\
+	X(rss_lock_queued)	/* the rss percpu_counter's lock found taken */
 
 enum lab_kmm_event {
 #define LAB_KMM_EV_ENUM(n) LAB_KMM_EV_##n,
@@ -227,6 +260,7 @@ struct lab_kmm {
 	long *stats_flush_threshold;	/* v6.2 memcg rstat (own line) */
 	int rss_batch;			/* percpu_counter_batch */
 	uint64_t (*ev)[LAB_KMM_EV_NR];	/* [ncpus] of counters, a line apart */
+	struct lab_qnode *qnodes;	/* [ncpus * LAB_QNODES] */
 };
 
 /*
