@@ -7,11 +7,9 @@
 # grace period each (sync: 2048 copies, 2048 voluntary switches of the workers, and the
 # parent's waits for its children's exits).
 # Usage: vmscale_host.sh RWLAB
-set -u
+. "${0%/*}/../lib.sh"
 rwlab=$1
 sim=$(dirname "$rwlab")/rwlab-sim
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 if [ ! -x "$sim" ] || [ ! -x /usr/bin/time ]; then
 	echo "needs $sim and GNU time (/usr/bin/time): skipped"
 	exit 77
