@@ -124,17 +124,17 @@ static double best_of(bench_fn fn, const struct lab_lock *l, unsigned long pairs
 }
 
 static void add_row(struct lab_buf *rows, const char *run_id, const char *variant, const char *metric,
-		    double v, const struct lab_buf *suffix)
+		    double v, const char *host)
 {
 	lab_csv_row_prefix(rows, run_id, variant, "bench:uncontended", 1, 0);
-	lab_buf_printf(rows, "%s,%.17g,ns,lower%s\n", metric, v, suffix->p);
+	lab_csv_row_rest(rows, metric, v, "ns", host, "lower");
 }
 
 int lab_bench_run(const struct lab_bench_opts *o)
 {
 	struct lab_context ctx;
 	struct lab_csv_writer csv = { .fd = -1 };
-	struct lab_buf rows = { 0 }, suffix = { 0 };
+	struct lab_buf rows = { 0 };
 	char err[1024], run_id[64], why[256];
 	int status = 0;
 
@@ -149,7 +149,8 @@ int lab_bench_run(const struct lab_bench_opts *o)
 	if (lab_topology_bind_self(0))
 		fprintf(stderr, "WARNING: could not pin the benchmark thread\n");
 	lab_csv_run_id(run_id, sizeof(run_id));
-	lab_csv_row_suffix(&suffix, &ctx, "compact");
+	if (o->csv_path)
+		lab_csv_set_context(&csv, run_id, &ctx, "compact");
 
 	printf("uncontended lock+unlock pairs, 1 thread, best of %d x %lu pairs (ns per pair)\n", o->reps,
 	       o->pairs);
@@ -166,8 +167,8 @@ int lab_bench_run(const struct lab_bench_opts *o)
 		rd = best_of(bench_read, &l, o->pairs, o->reps);
 		wr = best_of(bench_write, &l, o->pairs, o->reps);
 		printf("%-28s %14.2f %14.2f\n", o->locks[i].label, rd, wr);
-		add_row(&rows, run_id, o->locks[i].label, "read_pair_ns", rd, &suffix);
-		add_row(&rows, run_id, o->locks[i].label, "write_pair_ns", wr, &suffix);
+		add_row(&rows, run_id, o->locks[i].label, "read_pair_ns", rd, ctx.host);
+		add_row(&rows, run_id, o->locks[i].label, "write_pair_ns", wr, ctx.host);
 		if (o->locks[i].ops == &lab_rwsem_null_ops) {
 			double drd = 1e300, dwr = 1e300, h;
 
@@ -189,9 +190,9 @@ int lab_bench_run(const struct lab_bench_opts *o)
 			printf("%-28s %14.2f %14.2f\n", "null (direct call)", drd, dwr);
 			printf("%-28s %14.2f ns per operation (locktest loop, load=0 think=0)\n",
 			       "null harness overhead", h);
-			add_row(&rows, run_id, "null-direct", "read_pair_ns", drd, &suffix);
-			add_row(&rows, run_id, "null-direct", "write_pair_ns", dwr, &suffix);
-			add_row(&rows, run_id, "null", "harness_op_ns", h, &suffix);
+			add_row(&rows, run_id, "null-direct", "read_pair_ns", drd, ctx.host);
+			add_row(&rows, run_id, "null-direct", "write_pair_ns", dwr, ctx.host);
+			add_row(&rows, run_id, "null", "harness_op_ns", h, ctx.host);
 		}
 		lab_lock_destroy(&l);
 	}
@@ -203,6 +204,5 @@ int lab_bench_run(const struct lab_bench_opts *o)
 		lab_csv_close(&csv);
 	}
 	lab_buf_free(&rows);
-	lab_buf_free(&suffix);
 	return status;
 }

@@ -227,10 +227,10 @@ static double median(double *v, int n)
 }
 
 static void add_row(struct lab_buf *rows, const char *run_id, const char *variant, const char *metric,
-		    double v, const char *unit, const char *better, const struct lab_buf *suffix)
+		    double v, const char *unit, const char *better, const char *host)
 {
 	lab_csv_row_prefix(rows, run_id, variant, "bench:lazy-mm", 1, 0);
-	lab_buf_printf(rows, "%s,%.17g,%s,%s%s\n", metric, v, unit, better, suffix->p);
+	lab_csv_row_rest(rows, metric, v, unit, host, better);
 }
 
 int lab_bench_lazy_run(const struct lab_bench_lazy_opts *o)
@@ -238,7 +238,7 @@ int lab_bench_lazy_run(const struct lab_bench_lazy_opts *o)
 	static struct lab_lazy_mm_conf confs[MAX_VARIANTS];
 	struct lab_context ctx;
 	struct lab_csv_writer csv = { .fd = -1 };
-	struct lab_buf rows = { 0 }, suffix = { 0 };
+	struct lab_buf rows = { 0 };
 	char err[1024], run_id[64], why[256];
 	int n = 0, inone = -1, status = 0, nv;
 	double *sw, *rt, *ct, sw_min[MAX_VARIANTS + 1], rt_med[MAX_VARIANTS + 1], rt_min[MAX_VARIANTS + 1];
@@ -284,7 +284,8 @@ int lab_bench_lazy_run(const struct lab_bench_lazy_opts *o)
 	if (lab_topology_bind_self(0))
 		fprintf(stderr, "WARNING: could not pin the benchmark to PU 0\n");
 	lab_csv_run_id(run_id, sizeof(run_id));
-	lab_csv_row_suffix(&suffix, &ctx, "compact");
+	if (o->csv_path)
+		lab_csv_set_context(&csv, run_id, &ctx, "compact");
 
 	for (int r = 0; r < o->reps; r++) {
 		for (int v = 0; v < nv; v++) {
@@ -338,16 +339,16 @@ int lab_bench_lazy_run(const struct lab_bench_lazy_opts *o)
 		printf("%-24s %10s %10s %10s %10s %14.1f %10.1f %+13.1f %+8.2f%%\n", v ? label : "pipe (no lazy-mm calls)",
 		       swb, swd, ctb, ctd, rt_med[v], rt_min[v], dn, 100 * (rt_med[v] / none_rt - 1));
 		if (v) {
-			add_row(&rows, run_id, label, "switch_ns", sw_min[v], "ns", "lower", &suffix);
+			add_row(&rows, run_id, label, "switch_ns", sw_min[v], "ns", "lower", ctx.host);
 			add_row(&rows, run_id, label, "switch_ns_over_none", sw_min[v] - sw_min[inone + 1], "ns",
-				"lower", &suffix);
-			add_row(&rows, run_id, label, "contended_switch_ns", ct_min[v], "ns", "lower", &suffix);
+				"lower", ctx.host);
+			add_row(&rows, run_id, label, "contended_switch_ns", ct_min[v], "ns", "lower", ctx.host);
 			add_row(&rows, run_id, label, "contended_switch_ns_over_none", ct_min[v] - ct_min[inone + 1],
-				"ns", "lower", &suffix);
+				"ns", "lower", ctx.host);
 		}
-		add_row(&rows, run_id, label, "round_trip_ns", rt_med[v], "ns", "lower", &suffix);
-		add_row(&rows, run_id, label, "round_trip_ns_min", rt_min[v], "ns", "lower", &suffix);
-		add_row(&rows, run_id, label, "round_trip_ns_over_none", dn, "ns", "lower", &suffix);
+		add_row(&rows, run_id, label, "round_trip_ns", rt_med[v], "ns", "lower", ctx.host);
+		add_row(&rows, run_id, label, "round_trip_ns_min", rt_min[v], "ns", "lower", ctx.host);
+		add_row(&rows, run_id, label, "round_trip_ns_over_none", dn, "ns", "lower", ctx.host);
 	}
 	printf("\nA round trip blocks twice (once per thread), so a scheme adds about 2 x its switch cost over\n"
 	       "none; the pipe line is the same ping-pong with no lazy-mm calls at all (none still pays the\n"
@@ -363,7 +364,6 @@ int lab_bench_lazy_run(const struct lab_bench_lazy_opts *o)
 		lab_csv_close(&csv);
 	}
 	lab_buf_free(&rows);
-	lab_buf_free(&suffix);
 	free(sw);
 	free(rt);
 	free(ct);

@@ -29,6 +29,23 @@ const char *const lab_csv_columns[] = {
 	NULL
 };
 
+const enum lab_csv_col lab_csv_file_row[] = {
+#define FILE_COLUMN(n) LAB_CSV_COL_##n,
+	LAB_CSV_FILE_ROW(FILE_COLUMN)
+#undef FILE_COLUMN
+};
+const int lab_csv_file_ncols = (int)(sizeof(lab_csv_file_row) / sizeof(lab_csv_file_row[0]));
+
+bool lab_csv_in_context_line(enum lab_csv_col col)
+{
+	if (col < LAB_CSV_FIRST_CONTEXT || col >= LAB_CSV_NCOLS)
+		return false;
+	for (int i = 0; i < lab_csv_file_ncols; i++)
+		if (lab_csv_file_row[i] == col)
+			return false;
+	return true;
+}
+
 #define CSV_STR(buf, len, v) snprintf(buf, len, "%s", (const char *)(v))
 #define CSV_INT(buf, len, v) snprintf(buf, len, "%lld", (long long)(v))
 
@@ -78,6 +95,8 @@ static int lock_fd(int fd, const char *path, char *err, size_t errlen)
 int lab_csv_claim(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
 {
 	snprintf(w->path, sizeof(w->path), "%s", path);
+	w->pending = NULL;
+	w->npending = 0;
 	w->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (w->fd < 0) {
 		if (errno == ENOENT)
@@ -128,6 +147,8 @@ int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t e
 	bool out = !strcmp(path, "-");	/* stdout: the rows stream out as each cell finishes */
 
 	err[0] = 0;
+	w->pending = NULL;
+	w->npending = 0;
 	if (out) {
 		snprintf(w->path, sizeof(w->path), "stdout");
 		w->fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
@@ -197,7 +218,18 @@ int lab_csv_keep_old(const char *path, char *err, size_t errlen)
 	return -1;
 }
 
-int lab_csv_append(struct lab_csv_writer *w, const char *buf, size_t len)
+void lab_csv_set_context(struct lab_csv_writer *w, const char *run_id, const struct lab_context *ctx, const char *pin)
+{
+	struct lab_buf b = { 0 };
+
+	lab_csv_context_line(&b, run_id, ctx, pin);
+	free(w->pending);
+	w->pending = b.p;
+	w->npending = b.len;
+}
+
+/* Write @len bytes at the end of the file in one go, then fsync; cut back on failure. Returns 0 or -errno. */
+static int append_all(struct lab_csv_writer *w, const char *buf, size_t len)
 {
 	off_t start = lseek(w->fd, 0, SEEK_END);	/* -1 (ESPIPE) on a pipe: nothing to cut back there */
 	int ret = 0;
@@ -223,11 +255,37 @@ int lab_csv_append(struct lab_csv_writer *w, const char *buf, size_t len)
 	return ret;
 }
 
+int lab_csv_append(struct lab_csv_writer *w, const char *buf, size_t len)
+{
+	char *both;
+	int ret;
+
+	if (!w->pending || !len)
+		return append_all(w, buf, len);
+	/* the run's context line and its first rows: one write, all or nothing */
+	both = malloc(w->npending + len);
+	if (!both)
+		abort();
+	memcpy(both, w->pending, w->npending);
+	memcpy(both + w->npending, buf, len);
+	ret = append_all(w, both, w->npending + len);
+	free(both);
+	if (!ret) {
+		free(w->pending);
+		w->pending = NULL;
+		w->npending = 0;
+	}
+	return ret;
+}
+
 void lab_csv_close(struct lab_csv_writer *w)
 {
 	if (w->fd >= 0)
 		close(w->fd);
 	w->fd = -1;
+	free(w->pending);
+	w->pending = NULL;
+	w->npending = 0;
 }
 
 static void buf_reserve(struct lab_buf *b, size_t more)
@@ -285,9 +343,42 @@ void lab_buf_free(struct lab_buf *b)
 
 void lab_csv_header(struct lab_buf *b)
 {
-	for (int i = 0; i < LAB_CSV_NCOLS; i++)
-		lab_buf_printf(b, "%s%s", i ? "," : "", lab_csv_schema[i].name);
+	for (int i = 0; i < lab_csv_file_ncols; i++)
+		lab_buf_printf(b, "%s%s", i ? "," : "", lab_csv_schema[lab_csv_file_row[i]].name);
 	lab_buf_printf(b, "\n");
+}
+
+void lab_csv_context_line_of(struct lab_buf *b, const char *run_id, const char *const *v)
+{
+	struct lab_buf kv = { 0 };
+
+	lab_buf_printf(b, "%s,", LAB_CSV_CONTEXT_TAG);
+	lab_buf_printf(&kv, "run=%s", run_id);
+	lab_buf_field(b, kv.p);
+	for (int c = LAB_CSV_FIRST_CONTEXT; c < LAB_CSV_NCOLS; c++) {
+		if (!lab_csv_in_context_line((enum lab_csv_col)c))
+			continue;
+		kv.len = 0;
+		lab_buf_printf(&kv, "%s=%s", lab_csv_schema[c].name, v[c] ? v[c] : "");
+		lab_buf_printf(b, ",");
+		lab_buf_field(b, kv.p);
+	}
+	lab_buf_printf(b, "\n");
+	lab_buf_free(&kv);
+}
+
+void lab_csv_context_line(struct lab_buf *b, const char *run_id, const struct lab_context *ctx, const char *pin)
+{
+	enum { LEN = sizeof(ctx->cmdline) + 64 };
+	char *val = malloc((size_t)LAB_CSV_NCOLS * LEN);
+	const char *v[LAB_CSV_NCOLS] = { 0 };
+
+	if (!val)
+		abort();
+	for (int c = LAB_CSV_FIRST_CONTEXT; c < LAB_CSV_NCOLS; c++)
+		v[c] = lab_csv_context_value((enum lab_csv_col)c, ctx, pin, val + (size_t)c * LEN, LEN);
+	lab_csv_context_line_of(b, run_id, v);
+	free(val);
 }
 
 void lab_csv_row_prefix(struct lab_buf *b, const char *run_id, const char *variant,
@@ -306,14 +397,15 @@ void lab_csv_row_prefix(struct lab_buf *b, const char *run_id, const char *varia
 	lab_buf_printf(b, ",%d,%d,", threads, iteration);
 }
 
-void lab_csv_row_suffix(struct lab_buf *b, const struct lab_context *ctx, const char *pin)
+void lab_csv_row_rest(struct lab_buf *b, const char *metric, double value, const char *unit, const char *host,
+		      const char *better)
 {
-	char v[sizeof(ctx->cmdline) + 64];
-
-	for (int c = LAB_CSV_FIRST_CONTEXT; c < LAB_CSV_NCOLS; c++) {
-		lab_buf_printf(b, ",");
-		lab_buf_field(b, lab_csv_context_value((enum lab_csv_col)c, ctx, pin, v, sizeof(v)));
-	}
+	lab_buf_field(b, metric);
+	lab_buf_printf(b, ",%.17g,", value);
+	lab_buf_field(b, unit);
+	lab_buf_printf(b, ",");
+	lab_buf_field(b, host);
+	lab_buf_printf(b, ",%s\n", better);
 }
 
 void lab_csv_run_id(char *buf, size_t len)
@@ -325,271 +417,4 @@ void lab_csv_run_id(char *buf, size_t len)
 	gmtime_r(&t, &tm);
 	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%S", &tm);
 	snprintf(buf, len, "%s-%d", ts, (int)getpid());
-}
-
-/* ---- reading -------------------------------------------------------------- */
-
-/* Parse one record starting at *pos; fields are malloc'd. Returns field count, -1 on error. */
-static int parse_record(const char *s, size_t *pos, size_t end, char ***fields, int *line,
-			const char **why)
-{
-	int n = 0, cap = 0;
-	char **f = NULL;
-	size_t i = *pos;
-
-	for (;;) {
-		char *field;
-
-		if (i < end && s[i] == '"') {
-			/* The unescaped field is never longer than its quoted span. */
-			size_t o = 0, st = ++i;
-
-			while (i < end && (s[i] != '"' || (i + 1 < end && s[i + 1] == '"')))
-				i += s[i] == '"' ? 2 : 1;
-			if (i >= end) {
-				*why = "unterminated quoted field";
-				goto fail;
-			}
-			field = malloc(i - st + 1);
-			if (!field)
-				abort();
-			for (size_t k = st; k < i; k++) {
-				if (s[k] == '\n')
-					(*line)++;
-				field[o++] = s[k];
-				if (s[k] == '"')
-					k++;	/* "" -> " */
-			}
-			field[o] = 0;
-			i++;	/* the closing quote */
-			if (i < end && s[i] != ',' && s[i] != '\n' && s[i] != '\r') {
-				*why = "text after a closing quote";
-				free(field);
-				goto fail;
-			}
-		} else {
-			size_t st = i;
-
-			while (i < end && s[i] != ',' && s[i] != '\n' && s[i] != '\r')
-				i++;
-			if (memchr(s + st, '"', i - st)) {
-				*why = "quote inside an unquoted field";
-				goto fail;
-			}
-			/* Exactly sized: a results file has millions of short fields. */
-			field = malloc(i - st + 1);
-			if (!field)
-				abort();
-			memcpy(field, s + st, i - st);
-			field[i - st] = 0;
-		}
-		if (n == cap) {
-			cap = cap ? 2 * cap : 16;
-			f = realloc(f, (size_t)cap * sizeof(*f));
-			if (!f)
-				abort();
-		}
-		f[n++] = field;
-		if (i < end && s[i] == ',') {
-			i++;
-			continue;
-		}
-		if (i < end && s[i] == '\r')
-			i++;
-		if (i < end && s[i] == '\n')
-			i++;
-		break;
-	}
-	*pos = i;
-	*fields = f;
-	return n;
-fail:
-	for (int k = 0; k < n; k++)
-		free(f[k]);
-	free(f);
-	return -1;
-}
-
-int lab_csv_parse(const char *data, size_t len, const char *name, struct lab_csv_table *t, char *err,
-		  size_t errlen)
-{
-	size_t pos = 0;
-	int line = 1, rcap = 0;
-	const char *why = NULL;
-	bool ends_nl = len && data[len - 1] == '\n';
-
-	memset(t, 0, sizeof(*t));
-	if (len == 0) {
-		snprintf(err, errlen, "%s: empty file (expected a CSV header)", name);
-		return -1;
-	}
-	t->ncols = parse_record(data, &pos, len, &t->header, &line, &why);
-	if (t->ncols < 0) {
-		t->ncols = 0;
-		snprintf(err, errlen, "%s:%d: %s", name, line, why);
-		return -1;
-	}
-	t->parsed_len = pos;
-	while (pos < len) {
-		char **f;
-		size_t at = pos;
-		int start = ++line, n;
-
-		if (data[pos] == '\n' || data[pos] == '\r') {	/* blank line */
-			pos++;
-			t->parsed_len = pos;
-			continue;
-		}
-		n = parse_record(data, &pos, len, &f, &line, &why);
-		if (n >= 0 && n != t->ncols) {
-			for (int k = 0; k < n; k++)
-				free(f[k]);
-			free(f);
-		}
-		/*
-		 * An unterminated last line that is short or ends inside quotes is
-		 * the tail of an interrupted write: leave it out and say where.
-		 */
-		if (!ends_nl && (n < 0 ? !strcmp(why, "unterminated quoted field") : n < t->ncols && pos == len)) {
-			t->torn_line = start;
-			break;
-		}
-		if (n < 0) {
-			snprintf(err, errlen, "%s:%d: %s", name, start, why);
-			goto fail;
-		}
-		if (n != t->ncols) {
-			snprintf(err, errlen, "%s:%d: %d fields, the header has %d", name, start, n, t->ncols);
-			goto fail;
-		}
-		if (t->nrows == rcap) {
-			rcap = rcap ? 2 * rcap : 1024;
-			t->rows = realloc(t->rows, (size_t)rcap * sizeof(*t->rows));
-			t->offset = realloc(t->offset, (size_t)rcap * sizeof(*t->offset));
-			t->line = realloc(t->line, (size_t)rcap * sizeof(*t->line));
-			if (!t->rows || !t->offset || !t->line)
-				abort();
-		}
-		t->offset[t->nrows] = at;
-		t->line[t->nrows] = start;
-		t->rows[t->nrows++] = f;
-		t->parsed_len = pos;
-	}
-	t->unterminated = t->nrows && !ends_nl && t->parsed_len == len;
-	return 0;
-fail:
-	lab_csv_free(t);
-	return -1;
-}
-
-/* Is @plan a whole plan field: empty, or "fp=HEX cells=N blocks=N" (shard.h)? */
-static bool plan_whole(const char *plan)
-{
-	const char *p = plan;
-	size_t n;
-
-	if (!*p)
-		return true;
-	if (strncmp(p, "fp=", 3) || !(n = strspn(p + 3, "0123456789abcdef")))
-		return false;
-	p += 3 + n;
-	if (strncmp(p, " cells=", 7) || !(n = strspn(p + 7, "0123456789")))
-		return false;
-	p += 7 + n;
-	if (strncmp(p, " blocks=", 8) || !(n = strspn(p + 8, "0123456789")))
-		return false;
-	return !p[8 + n];
-}
-
-bool lab_csv_torn_tail(struct lab_csv_table *t)
-{
-	int c = lab_csv_col(t, LAB_CSV_NAME(plan)), last = t->nrows - 1;
-
-	if (!t->unterminated || c < 0 || plan_whole(t->rows[last][c]))
-		return false;
-	/* the write stopped inside the row's last field: its fields are all there, the row is not */
-	for (int k = 0; k < t->ncols; k++)
-		free(t->rows[last][k]);
-	free(t->rows[last]);
-	t->torn_line = t->line[last];
-	t->parsed_len = t->offset[last];
-	t->nrows--;
-	t->unterminated = false;
-	return true;
-}
-
-/* stdin, read once: a report may read its input more than once. */
-static char *stdin_data;
-static size_t stdin_len;
-static bool stdin_read;
-
-int lab_csv_read(const char *path, struct lab_csv_table *t, char *err, size_t errlen)
-{
-	bool in = !strcmp(path, "-");
-	FILE *fp = in ? (stdin_read ? NULL : stdin) : fopen(path, "rb");
-	char *data = NULL;
-	size_t len = 0, cap = 0;
-	int r;
-
-	memset(t, 0, sizeof(*t));
-	if (in && stdin_read)
-		return lab_csv_parse(stdin_data ? stdin_data : "", stdin_len, "stdin", t, err, errlen);
-	if (!fp) {
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	for (;;) {
-		size_t n;
-
-		if (len == cap) {
-			cap = cap ? 2 * cap : 1 << 16;
-			data = realloc(data, cap);
-			if (!data)
-				abort();
-		}
-		n = fread(data + len, 1, cap - len, fp);
-		if (!n)
-			break;
-		len += n;
-	}
-	if (ferror(fp)) {
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-		fclose(fp);
-		free(data);
-		return -1;
-	}
-	if (in) {
-		stdin_read = true;
-		stdin_data = data;
-		stdin_len = len;
-		return lab_csv_parse(data ? data : "", len, "stdin", t, err, errlen);
-	}
-	fclose(fp);
-	r = lab_csv_parse(data, len, path, t, err, errlen);
-	free(data);
-	return r;
-}
-
-int lab_csv_col(const struct lab_csv_table *t, const char *name)
-{
-	for (int i = 0; i < t->ncols; i++)
-		if (!strcmp(t->header[i], name))
-			return i;
-	return -1;
-}
-
-void lab_csv_free(struct lab_csv_table *t)
-{
-	for (int r = 0; r < t->nrows; r++) {
-		for (int c = 0; c < t->ncols; c++)
-			free(t->rows[r][c]);
-		free(t->rows[r]);
-	}
-	for (int c = 0; c < t->ncols && t->header; c++)
-		free(t->header[c]);
-	free(t->header);
-	free(t->rows);
-	free(t->offset);
-	free(t->line);
-	memset(t, 0, sizeof(*t));
 }

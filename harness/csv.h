@@ -1,16 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Tidy CSV results: one row per (cell, iteration, metric), RFC 4180 quoting,
- * the context in every row. Rows of one cell are written with a single
- * write(2) and fsync'd, so an interrupted (even SIGKILLed) run keeps every
- * finished cell intact.
+ * Tidy CSV results: one row per (cell, iteration, metric), RFC 4180 quoting.
+ * Rows of one cell are written with a single write(2) and fsync'd, so an
+ * interrupted (even SIGKILLed) run keeps every finished cell intact.
  *
  * The columns, in schema order, are the two X-macro lists below: the header,
- * the row writer, --resume's and merge's checks, report --format json's
- * context and the column enum all come from them, and tests/unit/csv.c
- * checks the README's schema table against them. Adding a column: one X()
- * line (a context column also needs its struct lab_context field), then
- * LAB_CSV_SCHEMA + 1 and the README's table.
+ * the row writer, the readers, --resume's and merge's checks, report
+ * --format json's context and the column enum all come from them, and
+ * tests/unit/csv.c checks the README's schema table against them. Adding a
+ * column: one X() line (a context column also needs its struct lab_context
+ * field), then LAB_CSV_SCHEMA + 1 and the README's table.
+ *
+ * The file (schema 4): the header names the LAB_CSV_FILE_ROW columns; the
+ * run-level context (every context column but host) is written once per run,
+ * before the run's first row, as one record
+ *
+ *   # context,run=RUN,pin=compact,cpus=2,"cpu_model=...",...,plan=...
+ *
+ * (RFC 4180 fields NAME=VALUE, in schema order, plan last), and each row
+ * carries its run id, which names its context. Readers (lab_csv_reader)
+ * give every row all LAB_CSV_NCOLS columns, the context filled in from its
+ * run's line, so report, merge and --resume see one logical schema for
+ * schema 4 files and for the older ones (1-3: the context in every row),
+ * which they read as before.
  */
 #pragma once
 
@@ -20,12 +32,12 @@
 
 #include "context.h"
 
-#define LAB_CSV_SCHEMA 3	/* 2: the provenance columns settings..isolated; 3: shard, plan */
+#define LAB_CSV_SCHEMA 4	/* 2: the provenance columns settings..isolated; 3: shard, plan; 4: the context once per run */
 
 /*
  * The cell, the iteration and the measurement: X(name, doc).
- * lab_csv_row_prefix() writes schema..iteration; the caller writes metric,
- * value, unit and better.
+ * lab_csv_row_prefix() writes schema..iteration, lab_csv_row_rest() the
+ * rest of the row (metric, value, unit, host, better).
  */
 #define LAB_CSV_ROW_COLUMNS(X) \
 	X(schema, "LAB_CSV_SCHEMA") \
@@ -120,6 +132,22 @@ enum lab_csv_col {
  */
 #define LAB_CSV_NAME(name) ((void)LAB_CSV_COL_##name, #name)
 
+/*
+ * Schema 4's row, in file order: the row columns, with host (the one context
+ * column that is tidy per-row data) before better, which ends the row: a
+ * last row without its line end is whole only if better is (higher, lower or
+ * none), so a torn row is recognised by its structure. Every other context
+ * column is in the run's "# context" line.
+ */
+#define LAB_CSV_FILE_ROW(X) \
+	X(schema) X(run) X(timestamp) X(variant) X(workload) X(threads) X(iteration) X(metric) X(value) X(unit) \
+	X(host) X(better)
+extern const enum lab_csv_col lab_csv_file_row[];	/* LAB_CSV_FILE_ROW's columns, in file order */
+extern const int lab_csv_file_ncols;			/* how many */
+/* Is context column @col in the "# context" line (true) or in every row (host)? */
+bool lab_csv_in_context_line(enum lab_csv_col col);
+#define LAB_CSV_CONTEXT_TAG "# context"	/* the first field of a context line */
+
 struct lab_csv_column {
 	const char *name;
 	enum lab_csv_kind kind;		/* context columns only */
@@ -143,6 +171,8 @@ const char *lab_csv_kind_mix(enum lab_csv_kind kind);
 struct lab_csv_writer {
 	int fd;
 	char path[4096];
+	char *pending;			/* the run's context line, written with the first rows */
+	size_t npending;
 };
 
 /*
@@ -175,6 +205,13 @@ int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t e
  */
 int lab_csv_open_append(struct lab_csv_writer *w, const char *path, size_t keep, char *err, size_t errlen);
 /*
+ * lab_csv_set_context() - the run this writer's rows belong to: its context
+ * line (lab_csv_context_line()) goes into the file with the first rows
+ * lab_csv_append() writes, in the same write (a run that writes no row adds
+ * nothing). Call once, after lab_csv_open() or lab_csv_open_append().
+ */
+void lab_csv_set_context(struct lab_csv_writer *w, const char *run_id, const struct lab_context *ctx, const char *pin);
+/*
  * lab_csv_keep_old() - if @path exists and is not empty, rename it to the
  * first free "@path.N" (N = 1, 2, ...) and say so on stderr, so that a new
  * run never overwrites results measured earlier. Returns 0, or -1 with a
@@ -182,10 +219,11 @@ int lab_csv_open_append(struct lab_csv_writer *w, const char *path, size_t keep,
  */
 int lab_csv_keep_old(const char *path, char *err, size_t errlen);
 /*
- * Append @len bytes of complete rows in one write(2), then fsync. All or
- * nothing: on any error (ENOSPC after a partial write, EFBIG, EIO, a failed
- * fsync) the file is cut back to where it ended before, so it still holds
- * whole rows only and later cells append after them. Returns 0 or -errno.
+ * Append @len bytes of complete rows in one write(2) (the run's context line
+ * before them if it is not written yet), then fsync. All or nothing: on any
+ * error (ENOSPC after a partial write, EFBIG, EIO, a failed fsync) the file
+ * is cut back to where it ended before, so it still holds whole rows only
+ * and later cells append after them. Returns 0 or -errno.
  */
 int lab_csv_append(struct lab_csv_writer *w, const char *buf, size_t len);
 void lab_csv_close(struct lab_csv_writer *w);
@@ -200,18 +238,118 @@ void lab_buf_printf(struct lab_buf *b, const char *fmt, ...) __attribute__((form
 void lab_buf_field(struct lab_buf *b, const char *s);
 void lab_buf_free(struct lab_buf *b);
 
-/* The header line: the column names in schema order, comma-separated, with its newline. */
+/* The header line: the LAB_CSV_FILE_ROW column names, comma-separated, with its newline. */
 void lab_csv_header(struct lab_buf *b);
+/*
+ * The context line of run @run_id: "# context,run=RUN,pin=PIN,cpus=N,...,plan=...\n",
+ * every context column but host (lab_csv_in_context_line()) from @ctx and @pin, in schema order.
+ */
+void lab_csv_context_line(struct lab_buf *b, const char *run_id, const struct lab_context *ctx, const char *pin);
+/* The same from @v[col], the value of each context column (NULL: empty); threading: pure. */
+void lab_csv_context_line_of(struct lab_buf *b, const char *run_id, const char *const *v);
 /* Row pieces: "schema,run,timestamp,variant,workload,threads,iteration," ... */
 void lab_csv_row_prefix(struct lab_buf *b, const char *run_id, const char *variant,
 			const char *workload, int threads, int iteration);
-/* ... ",pin,cpus,...,plan": every LAB_CSV_CONTEXT_COLUMNS column from @ctx and @pin, in order. */
-void lab_csv_row_suffix(struct lab_buf *b, const struct lab_context *ctx, const char *pin);
+/* ... "metric,value,unit,host,better\n": the rest of the row (@value as %.17g, @host ctx->host). */
+void lab_csv_row_rest(struct lab_buf *b, const char *metric, double value, const char *unit, const char *host,
+		      const char *better);
 /* A run id: YYYYmmddTHHMMSS-pid (UTC). */
 void lab_csv_run_id(char *buf, size_t len);
 
-/* ---- reading -------------------------------------------------------------- */
+/* ---- reading (csv_read.c) ----------------------------------------------------- */
 
+/*
+ * lab_csv_reader - a CSV file read one record at a time, in memory bounded by
+ * its longest record (and, for results files, its runs' contexts).
+ *
+ * RFC 4180: quoted fields, "" escapes, LF or CRLF line ends, blank lines
+ * skipped. The first record is the header; every other record must have as
+ * many fields as the header. One exception: when the data does not end with
+ * a newline and its last record is short or ends inside quotes, that record
+ * is the tail of an interrupted write: it is left out, and torn_line says
+ * where it began. A results file's last row without its line end is also
+ * torn when its end-of-row field is not whole (schema 4: better; schema 3:
+ * plan, "fp=HEX cells=N blocks=N" or empty); a whole row that lost only its
+ * newline stays (unterminated).
+ *
+ * Results files of schema 4 (the header is LAB_CSV_FILE_ROW's) read as every
+ * LAB_CSV_NCOLS column (header = lab_csv_columns), the context from the
+ * row's run's "# context" line: a row of a run with no such line before it,
+ * or two context lines of one run that differ, are errors; other lines that
+ * start with '#' are comments, and a repeated header line (files joined with
+ * cat) is skipped. Other files read as their header says.
+ *
+ * Threading: one reader per thread. Errors are "NAME:LINE: problem".
+ */
+struct lab_csv_reader {
+	const char *name;		/* for messages ("stdin" for -) */
+	int fd;				/* -1: reading memory */
+	bool own_fd;
+	int tee_fd;			/* >= 0: every byte read is copied there (lab_csv_reader_fdopen) */
+	char *buf;			/* the data not yet parsed: buf[lo..hi) */
+	size_t cap, lo, hi;
+	size_t base;			/* byte offset of buf[0] in the input */
+	bool eof, ends_nl;		/* no more input; its last byte is a newline */
+	int nline;			/* the line the next record starts on, minus 1 */
+	char *fbuf;			/* the current record's fields, unescaped */
+	size_t fbcap;
+	char **f;			/* its fields */
+	size_t *fofs;			/* where each field starts in fbuf */
+	int nf, fcap;
+	/* the header and the logical row */
+	int file_ncols;			/* fields per record in the file */
+	char **file_header;
+	bool context;			/* a schema 4 file: contexts from "# context" lines */
+	int ncols;			/* the logical columns: LAB_CSV_NCOLS in a schema 4 file */
+	char **header;
+	int *phys;			/* [logical column] = its field in the record, or -1 (context line) */
+	const char **row;		/* the current row, ncols fields */
+	int ctx;			/* its context: an index for lab_csv_reader_ctx() */
+	int line;			/* the line it starts on (1 = header) */
+	size_t offset;			/* the byte offset where it starts */
+	size_t parsed_len;		/* bytes up to the end of the last row kept */
+	int torn_line;			/* 0, or the line of a torn last record that was left out */
+	bool unterminated;		/* the last row kept ends the data without a line end */
+	int run_col, host_col, plan_col, better_col;	/* logical columns, or -1 */
+	struct lab_csv_runs *runs;	/* the contexts (csv_read.c) */
+};
+
+/*
+ * lab_csv_reader_open() - open @path ("-": stdin) and read its header.
+ * lab_csv_reader_mem() - the same over @len bytes at @data, labelled @name.
+ * Both return 0, or -1 with a message ("cannot read 'x': ...", "x: empty
+ * file (expected a CSV header)", "x:1: ..."); close the reader either way.
+ */
+int lab_csv_reader_open(struct lab_csv_reader *rd, const char *path, char *err, size_t errlen);
+int lab_csv_reader_mem(struct lab_csv_reader *rd, const char *data, size_t len, const char *name, char *err,
+		       size_t errlen);
+/*
+ * lab_csv_reader_fdopen() - the same over the open file @fd, labelled @name,
+ * which the reader does not close; everything it reads is also written to
+ * @tee_fd unless that is -1 (report keeps stdin that way, to read it again).
+ */
+int lab_csv_reader_fdopen(struct lab_csv_reader *rd, int fd, const char *name, int tee_fd, char *err,
+			  size_t errlen);
+/*
+ * lab_csv_reader_next() - the next row into rd->row (valid until the next
+ * call). Returns 1, 0 at the end (torn_line, parsed_len and unterminated
+ * are then final), or -1 with a message.
+ */
+int lab_csv_reader_next(struct lab_csv_reader *rd, char *err, size_t errlen);
+/* Logical column of @name, or -1. */
+int lab_csv_reader_col(const struct lab_csv_reader *rd, const char *name);
+/*
+ * The contexts: every distinct combination of the run and the context
+ * columns (pin..plan, host included) the rows have had, numbered from 0 in order of first use
+ * (rd->ctx). lab_csv_reader_ctx() gives context @id's value of logical
+ * column @col ("" for a row column or one the file lacks); valid until
+ * lab_csv_reader_close(). lab_csv_reader_nctx() says how many there are.
+ */
+const char *lab_csv_reader_ctx(const struct lab_csv_reader *rd, int id, int col);
+int lab_csv_reader_nctx(const struct lab_csv_reader *rd);
+void lab_csv_reader_close(struct lab_csv_reader *rd);
+
+/* A whole CSV in memory: the reader's rows, kept. */
 struct lab_csv_table {
 	int ncols, nrows;
 	char **header;		/* ncols names */
@@ -221,31 +359,19 @@ struct lab_csv_table {
 	size_t parsed_len;	/* bytes up to the end of the last row kept */
 	int torn_line;		/* 0, or the line of a torn last record that was left out */
 	bool unterminated;	/* the last row kept ends the data without a line end */
+	bool context;		/* a schema 4 file (its context lines read into every row) */
+	bool *shared;		/* [column]: its fields are the context's, not the row's (freed once) */
+	struct lab_csv_runs *runs;	/* owns those */
 };
 
 /*
- * lab_csv_parse() - parse @len bytes of CSV (RFC 4180: quoted fields, ""
- * escapes, LF or CRLF line ends, blank lines skipped). The first record is
- * the header; every other record must have as many fields as the header.
- * One exception: when the data does not end with a newline and its last
- * record is short or ends inside quotes, that record is the tail of an
- * interrupted write: it is left out, and t->torn_line says where it began.
+ * lab_csv_parse() - @len bytes of CSV as a table (lab_csv_reader's rules).
  * @name labels error messages. Returns 0 or -1 with "NAME:LINE: problem".
  * The table is empty after an error; free it with lab_csv_free() otherwise.
  */
 int lab_csv_parse(const char *data, size_t len, const char *name, struct lab_csv_table *t, char *err,
 		  size_t errlen);
-
-/*
- * lab_csv_torn_tail() - a results file's last row without its line end is
- * whole only if its end-of-row field (plan) is: empty or "fp=HEX cells=N
- * blocks=N". Otherwise the write stopped inside that field: the row is left
- * out as lab_csv_parse() leaves out a short one (t->torn_line, parsed_len).
- * Returns true when it did so. A whole row that lost only its newline stays.
- */
-bool lab_csv_torn_tail(struct lab_csv_table *t);
-
-/* lab_csv_read() - read a whole CSV file ("-": stdin, read once and kept) and lab_csv_parse() it. */
+/* lab_csv_read() - the same for a file ("-": stdin). */
 int lab_csv_read(const char *path, struct lab_csv_table *t, char *err, size_t errlen);
 /* Column index of @name, or -1. */
 int lab_csv_col(const struct lab_csv_table *t, const char *name);

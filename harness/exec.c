@@ -425,12 +425,7 @@ static void exec_row(struct lab_buf *b, const struct lab_context *ctx, const cha
 		     const char *better)
 {
 	lab_csv_row_prefix(b, run_id, lock, o->label, (int)o->threads, (int)it);
-	lab_buf_field(b, metric);
-	lab_buf_printf(b, ",%.17g,", v);
-	lab_buf_field(b, unit);
-	lab_buf_printf(b, ",%s", better);
-	lab_csv_row_suffix(b, ctx, "none");
-	lab_buf_printf(b, "\n");
+	lab_csv_row_rest(b, metric, v, unit, ctx->host, better);
 }
 
 /* The last match of @m in @out, as a number; false when none. */
@@ -523,6 +518,7 @@ static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const c
 	int failed = 0;
 
 	lab_context_get(&ctx);
+	lab_csv_set_context(w, run_id, &ctx, "none");
 	for (long it = 0; it < o->iterations; it++) {
 		for (int k = 0; k < o->nlocks; k++) {
 			struct lab_buf b = { 0 };

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,43 +27,74 @@ static bool merge_col(int c, bool host)
  */
 static const char *const setting_keys[] = { "n", "d", "warmup", "seed", "order", NULL };
 
-struct mfile {
-	const char *path;
-	struct lab_csv_table t;
-	int c_variant, c_workload, c_threads, c_host, c_shard, c_plan;
-	int c_settings;			/* the settings column, or c_plan in a schema 1 file */
+/*
+ * The files are read twice, a row at a time (the second time only to write
+ * the merged file): what the checks need is per context (a distinct
+ * combination of the context columns a file's rows have, with its first
+ * row) and per cell of a file, never per row.
+ */
+#define NCTXCOL (LAB_CSV_NCOLS - LAB_CSV_FIRST_CONTEXT)
+
+/* A context of one file: the values of the context columns, and its first row. */
+struct mctx {
+	char *v[NCTXCOL];		/* by schema column - LAB_CSV_FIRST_CONTEXT; "" where the file has none */
+	const char *settings;		/* the settings column, or plan in a schema 1 file */
+	int line;
 };
 
-struct mrow {
-	const char *key;		/* variant \x1f workload \x1f threads */
-	int file, row;
+/* A row of a file, as the messages name it: FILE:LINE and its context. */
+struct mref {
+	int line, ctx;
+};
+
+/* A cell (variant, workload, threads) of one file. */
+struct mcell {
+	char *key;			/* variant \x1f workload \x1f threads */
+	int file;
+	struct mref first, last;	/* its first and last rows */
+	struct mref host_a, host_b;	/* two rows in a row of it on two hosts (host_b.line 0: none) */
+};
+
+struct mfile {
+	const char *path;
+	int nrows;
+	struct mctx *ctx;
+	int nctx;
+	int ncols;
+	char **header;			/* the logical columns */
+	int c_variant, c_workload, c_threads;
 };
 
 struct merge {
 	const struct lab_merge_opts *o;
 	struct mfile *f;
 	int nf;
+	struct mcell *cells;		/* in order of first appearance, then sorted by cmp_cell */
+	int ncells_rec;
+	int *hash;			/* (file, cell) -> cells[] index, -1 empty */
+	size_t hcap;
 	int nshards;			/* N of the files' shards, 0 if none is one */
 	int *shard_file;		/* [1..N]: 1 + the file holding shard I, 0 if none */
 };
 
-static const char *field(const struct mfile *f, int row, int col)
+static const char *cval(const struct mfile *f, int ctx, int col)
 {
-	return col >= 0 ? f->t.rows[row][col] : "";
-}
-
-static const char *col_field(const struct mfile *f, int row, const char *name)
-{
-	return field(f, row, lab_csv_col(&f->t, name));
+	return f->ctx[ctx].v[col - LAB_CSV_FIRST_CONTEXT];
 }
 
 /* "FILE:LINE (shard I/N, host H)" */
-static const char *where(const struct mfile *f, int row, char *buf, size_t len)
+static const char *where(const struct mfile *f, struct mref r, char *buf, size_t len)
 {
-	const char *sh = field(f, row, f->c_shard), *host = field(f, row, f->c_host);
+	const char *sh = cval(f, r.ctx, LAB_CSV_COL_shard), *host = cval(f, r.ctx, LAB_CSV_COL_host);
 
-	snprintf(buf, len, "%s:%d (shard %s, host %s)", f->path, f->t.line[row], *sh ? sh : "-", *host ? host : "?");
+	snprintf(buf, len, "%s:%d (shard %s, host %s)", f->path, r.line, *sh ? sh : "-", *host ? host : "?");
 	return buf;
+}
+
+/* The first row of context @c of @f. */
+static struct mref ctx_ref(int c, const struct mfile *f)
+{
+	return (struct mref){ f->ctx[c].line, c };
 }
 
 /* Value of token @key in a plan string ("fp=... seed=1"), into @buf; "" if absent. */
@@ -82,49 +114,170 @@ static const char *plan_token(const char *plan, const char *key, char *buf, size
 	return buf;
 }
 
+/* The file's context @id of reader @rd, copied on first use (with its first row @line). */
+static int file_ctx(struct mfile *f, const struct lab_csv_reader *rd, int id, int line)
+{
+	bool settings = lab_csv_reader_col(rd, LAB_CSV_NAME(settings)) >= 0;
+
+	while (f->nctx <= id) {
+		struct mctx *c;
+
+		f->ctx = realloc(f->ctx, (size_t)(f->nctx + 1) * sizeof(*f->ctx));
+		if (!f->ctx)
+			abort();
+		c = &f->ctx[f->nctx];
+		for (int k = 0; k < NCTXCOL; k++) {
+			int col = lab_csv_reader_col(rd, lab_csv_schema[LAB_CSV_FIRST_CONTEXT + k].name);
+
+			c->v[k] = strdup(col >= 0 ? lab_csv_reader_ctx(rd, f->nctx, col) : "");
+			if (!c->v[k])
+				abort();
+		}
+		c->settings = c->v[(settings ? LAB_CSV_COL_settings : LAB_CSV_COL_plan) - LAB_CSV_FIRST_CONTEXT];
+		c->line = line;
+		f->nctx++;
+	}
+	return id;
+}
+
+static uint64_t cell_hash(int file, const char *key)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)(unsigned)file;
+
+	for (; *key; key++)
+		h = (h ^ (unsigned char)*key) * 0x100000001b3ull;
+	return h ^ h >> 31;
+}
+
+/* The slot of file @file's cell @key in m->hash: its index, or -1 where it would go. */
+static int *cell_slot(const struct merge *m, int file, const char *key)
+{
+	for (size_t i = cell_hash(file, key) & (m->hcap - 1);; i = (i + 1) & (m->hcap - 1))
+		if (m->hash[i] < 0 || (m->cells[m->hash[i]].file == file && !strcmp(m->cells[m->hash[i]].key, key)))
+			return &m->hash[i];
+}
+
+static int cell_find(const struct merge *m, int file, const char *key)
+{
+	return m->hcap ? *cell_slot(m, file, key) : -1;
+}
+
+static void cell_add(struct merge *m, int id)
+{
+	if (2 * (size_t)(id + 1) > m->hcap) {
+		m->hcap = m->hcap ? 2 * m->hcap : 1024;
+		free(m->hash);
+		m->hash = malloc(m->hcap * sizeof(int));
+		if (!m->hash)
+			abort();
+		memset(m->hash, 0xff, m->hcap * sizeof(int));
+		for (int i = 0; i < id; i++)
+			*cell_slot(m, m->cells[i].file, m->cells[i].key) = i;
+	}
+	*cell_slot(m, m->cells[id].file, m->cells[id].key) = id;
+}
+
+/* Row @rd of file @fi: its context, and its cell's rows (a new cell of the file, or the current one). */
+static void note_row(struct merge *m, int fi, const struct lab_csv_reader *rd, char **key, size_t *keylen)
+{
+	struct mfile *f = &m->f[fi];
+	struct mref ref = { rd->line, file_ctx(f, rd, rd->ctx, rd->line) };
+	const char *v = rd->row[f->c_variant], *w = rd->row[f->c_workload], *t = rd->row[f->c_threads];
+	struct mcell *c = NULL;
+	size_t need = strlen(v) + strlen(w) + strlen(t) + 3;
+
+	f->nrows++;
+	if (need > *keylen) {
+		*keylen = 2 * need;
+		*key = realloc(*key, *keylen);
+		if (!*key)
+			abort();
+	}
+	snprintf(*key, *keylen, "%s\x1f%s\x1f%s", v, w, t);
+	{
+		int id = cell_find(m, fi, *key);
+
+		c = id >= 0 ? &m->cells[id] : NULL;
+	}
+	if (!c) {
+		if (!(m->ncells_rec & (m->ncells_rec - 1)) &&
+		    !(m->cells = realloc(m->cells, (size_t)(m->ncells_rec ? 2 * m->ncells_rec : 1) * sizeof(*m->cells))))
+			abort();
+		c = &m->cells[m->ncells_rec];
+		*c = (struct mcell){ .key = strdup(*key), .file = fi, .first = ref, .last = ref };
+		if (!c->key)
+			abort();
+		cell_add(m, m->ncells_rec++);
+		return;
+	}
+	if (!c->host_b.line && strcmp(cval(f, c->last.ctx, LAB_CSV_COL_host), cval(f, ref.ctx, LAB_CSV_COL_host)))
+		c->host_a = c->last, c->host_b = ref;
+	c->last = ref;
+}
+
 static int load(struct merge *m)
 {
-	char err[4200];
+	char err[4200], *key = NULL;
+	size_t keylen = 0;
+	int ret = 0;
 
-	for (int i = 0; i < m->nf; i++) {
+	for (int i = 0; i < m->nf && !ret; i++) {
 		struct mfile *f = &m->f[i];
+		struct lab_csv_reader rd;
+		int r;
 
 		f->path = m->o->paths[i];
-		if (lab_csv_read(f->path, &f->t, err, sizeof(err))) {
+		if (lab_csv_reader_open(&rd, f->path, err, sizeof(err))) {
 			if (!m->o->quiet)	/* quiet: the caller reads the file and says why */
 				fprintf(stderr, "rwlab: merge: %s\n", err);
-			return -1;
+			lab_csv_reader_close(&rd);
+			ret = -1;
+			break;
 		}
-		f->c_variant = lab_csv_col(&f->t, LAB_CSV_NAME(variant));
-		f->c_workload = lab_csv_col(&f->t, LAB_CSV_NAME(workload));
-		f->c_threads = lab_csv_col(&f->t, LAB_CSV_NAME(threads));
-		f->c_host = lab_csv_col(&f->t, LAB_CSV_NAME(host));
-		f->c_shard = lab_csv_col(&f->t, LAB_CSV_NAME(shard));
-		f->c_plan = lab_csv_col(&f->t, LAB_CSV_NAME(plan));
-		f->c_settings = lab_csv_col(&f->t, LAB_CSV_NAME(settings));
-		if (f->c_settings < 0)
-			f->c_settings = f->c_plan;
+		f->ncols = rd.ncols;
+		f->header = calloc((size_t)rd.ncols, sizeof(char *));
+		if (!f->header)
+			abort();
+		for (int c = 0; c < rd.ncols; c++)
+			if (!(f->header[c] = strdup(rd.header[c])))
+				abort();
+		f->c_variant = lab_csv_reader_col(&rd, LAB_CSV_NAME(variant));
+		f->c_workload = lab_csv_reader_col(&rd, LAB_CSV_NAME(workload));
+		f->c_threads = lab_csv_reader_col(&rd, LAB_CSV_NAME(threads));
 		if (f->c_variant < 0 || f->c_workload < 0 || f->c_threads < 0) {
-			fprintf(stderr, "rwlab: merge: %s has no variant, workload or threads column: not an rwlab "
-				"results file\n", f->path);
-			return -1;
-		}
-		if (i && f->t.ncols != m->f[0].t.ncols) {
+			while ((r = lab_csv_reader_next(&rd, err, sizeof(err))) > 0)
+				;	/* a file that does not even parse is an unreadable one (quiet: the caller says) */
+			if (r < 0 && !m->o->quiet)
+				fprintf(stderr, "rwlab: merge: %s\n", err);
+			if (r == 0)
+				fprintf(stderr, "rwlab: merge: %s has no variant, workload or threads column: not an rwlab "
+					"results file\n", f->path);
+			ret = -1;
+		} else if (i && f->ncols != m->f[0].ncols) {
 			fprintf(stderr, "rwlab: merge: %s has %d columns, %s %d: files of two rwlab CSV schemas\n",
-				f->path, f->t.ncols, m->f[0].path, m->f[0].t.ncols);
-			return -1;
+				f->path, f->ncols, m->f[0].path, m->f[0].ncols);
+			ret = -1;
 		}
-		for (int c = 0; i && c < f->t.ncols; c++)
-			if (strcmp(f->t.header[c], m->f[0].t.header[c])) {
+		for (int c = 0; !ret && i && c < f->ncols; c++)
+			if (strcmp(f->header[c], m->f[0].header[c])) {
 				fprintf(stderr, "rwlab: merge: column %d is '%s' in %s but '%s' in %s: files of two "
-					"rwlab CSV schemas\n", c + 1, f->t.header[c], f->path, m->f[0].t.header[c],
+					"rwlab CSV schemas\n", c + 1, f->header[c], f->path, m->f[0].header[c],
 					m->f[0].path);
-				return -1;
+				ret = -1;
 			}
-		if (!f->t.nrows)
+		while (!ret && (r = lab_csv_reader_next(&rd, err, sizeof(err))) > 0)
+			note_row(m, i, &rd, &key, &keylen);
+		if (!ret && r < 0) {
+			if (!m->o->quiet)
+				fprintf(stderr, "rwlab: merge: %s\n", err);
+			ret = -1;
+		}
+		lab_csv_reader_close(&rd);
+		if (!ret && !f->nrows)
 			fprintf(stderr, "rwlab: merge: warning: %s holds no results\n", f->path);
 	}
-	return 0;
+	free(key);
+	return ret;
 }
 
 /* Shard ids and plans: one plan, one shard count, each shard in one file. */
@@ -132,17 +285,19 @@ static int check_plans(struct merge *m)
 {
 	const char *plan0 = NULL;
 	char fp0[64] = "", fp[64], a[64], b[64], w0[512], w1[512];
-	int row0 = 0, f0 = -1, sf = -1, sr = 0;
+	struct mref ref0 = { 0 }, sref = { 0 };
+	int f0 = -1, sf = -1;
 
 	for (int i = 0; i < m->nf; i++) {
-		struct mfile *f = &m->f[i];
+		const struct mfile *f = &m->f[i];
 
-		for (int r = 0; r < f->t.nrows; r++) {
-			const char *sh = field(f, r, f->c_shard), *plan = field(f, r, f->c_plan);
+		for (int c = 0; c < f->nctx; c++) {	/* each context at its first row, in file order */
+			const char *sh = cval(f, c, LAB_CSV_COL_shard), *plan = cval(f, c, LAB_CSV_COL_plan);
+			struct mref r = ctx_ref(c, f);
 			int si = 0, sn = 0;
 
 			if (*sh && (sscanf(sh, "%d/%d", &si, &sn) != 2 || si < 1 || si > sn || sn > 100000)) {
-				fprintf(stderr, "rwlab: merge: %s:%d: shard '%s' is not I/N\n", f->path, f->t.line[r], sh);
+				fprintf(stderr, "rwlab: merge: %s:%d: shard '%s' is not I/N\n", f->path, r.line, sh);
 				return -1;
 			}
 			if (sn && !m->nshards) {
@@ -150,11 +305,11 @@ static int check_plans(struct merge *m)
 				m->shard_file = calloc((size_t)sn + 1, sizeof(int));
 				if (!m->shard_file)
 					abort();
-				sf = i, sr = r;
+				sf = i, sref = r;
 			}
 			if (sn && sn != m->nshards) {
 				fprintf(stderr, "rwlab: merge: %s is shard %s but %s shard of %d: two shard counts\n",
-					where(f, r, w1, sizeof(w1)), sh, where(&m->f[sf], sr, w0, sizeof(w0)), m->nshards);
+					where(f, r, w1, sizeof(w1)), sh, where(&m->f[sf], sref, w0, sizeof(w0)), m->nshards);
 				return -1;
 			}
 			if (si && m->shard_file[si] && m->shard_file[si] != i + 1) {
@@ -168,14 +323,14 @@ static int check_plans(struct merge *m)
 				continue;
 			plan_token(plan, "fp", fp, sizeof(fp));
 			if (!plan0) {
-				plan0 = plan, row0 = r, f0 = i;
+				plan0 = plan, ref0 = r, f0 = i;
 				snprintf(fp0, sizeof(fp0), "%s", fp);
 				continue;
 			}
 			if (strcmp(fp, fp0)) {
 				fprintf(stderr, "rwlab: merge: %s and %s are not shards of one plan (fingerprint %s, "
 					"%s cells vs %s, %s cells): another matrix or other run options\n",
-					where(&m->f[f0], row0, w0, sizeof(w0)), where(f, r, w1, sizeof(w1)), fp0,
+					where(&m->f[f0], ref0, w0, sizeof(w0)), where(f, r, w1, sizeof(w1)), fp0,
 					plan_token(plan0, "cells", a, sizeof(a)), fp,
 					plan_token(plan, "cells", b, sizeof(b)));
 				return -1;
@@ -185,13 +340,30 @@ static int check_plans(struct merge *m)
 	return 0;
 }
 
+/* Context column @c (kind 0: a host's, 1: a build's) or settings token (kind 2) of context @ctx of @f. */
+static const char *context_value(const struct mfile *f, int ctx, int kind, int c, char *buf, size_t len)
+{
+	if (kind == 2)
+		return plan_token(f->ctx[ctx].settings, setting_keys[c], buf, len);
+	snprintf(buf, len, "%s", cval(f, ctx, c));
+	return buf;
+}
+
+static bool has_col(const struct mfile *f, const char *name)
+{
+	for (int c = 0; c < f->ncols; c++)
+		if (!strcmp(f->header[c], name))
+			return true;
+	return false;
+}
+
 /* Warn once per (column, distinct value) that differs from the first row's. */
 static void check_context(struct merge *m)
 {
 	const struct mfile *ref = NULL;
 
 	for (int i = 0; i < m->nf && !ref; i++)
-		if (m->f[i].t.nrows)
+		if (m->f[i].nrows)
 			ref = &m->f[i];
 	if (!ref)
 		return;
@@ -206,30 +378,26 @@ static void check_context(struct merge *m)
 
 			if (kind < 2 && !merge_col(c, kind == 0))
 				continue;
-			if (kind == 2)
-				plan_token(field(ref, 0, ref->c_settings), name, v0, sizeof(v0));
-			else
-				snprintf(v0, sizeof(v0), "%s", col_field(ref, 0, name));
+			if (kind < 2 && !has_col(ref, name))
+				continue;	/* an older file's: not there */
+			context_value(ref, 0, kind, c, v0, sizeof(v0));
 			for (int i = 0; i < m->nf; i++) {
 				const struct mfile *f = &m->f[i];
 
-				for (int r = 0; r < f->t.nrows && nseen < 8; r++) {
+				for (int k = 0; k < f->nctx && nseen < 8; k++) {
 					bool dup = false;
 
-					if (kind == 2)
-						plan_token(field(f, r, f->c_settings), name, v, sizeof(v));
-					else
-						snprintf(v, sizeof(v), "%s", col_field(f, r, name));
-					if (!strcmp(v, v0))
+					if (!strcmp(context_value(f, k, kind, c, v, sizeof(v)), v0))
 						continue;
-					for (int k = 0; k < nseen; k++)
-						dup |= !strcmp(seen[k], v);
+					for (int j = 0; j < nseen; j++)
+						dup |= !strcmp(seen[j], v);
 					if (dup)
 						continue;
 					snprintf(seen[nseen++], sizeof(seen[0]), "%s", v);
 					fprintf(stderr, "rwlab: merge: WARNING: the %s differ in %s: %s has '%s', %s has "
 						"'%s'%s\n", kind == 0 ? "hosts" : kind == 1 ? "builds" : "shards' settings",
-						name, where(ref, 0, w0, sizeof(w0)), v0, where(f, r, w1, sizeof(w1)), v,
+						name, where(ref, ctx_ref(0, ref), w0, sizeof(w0)), v0,
+						where(f, ctx_ref(k, f), w1, sizeof(w1)), v,
 						kind == 0 ? ": each comparison stays on one host, but the tables mix machines"
 							  : "");
 				}
@@ -238,62 +406,54 @@ static void check_context(struct merge *m)
 	}
 }
 
-static int cmp_row(const void *a, const void *b)
+static int cmp_cell(const void *a, const void *b)
 {
-	const struct mrow *x = a, *y = b;
+	const struct mcell *x = a, *y = b;
 	int c = strcmp(x->key, y->key);
 
-	return c ? c : x->file != y->file ? x->file - y->file : x->row - y->row;
+	return c ? c : x->file != y->file ? x->file - y->file : x->first.line - y->first.line;
+}
+
+static const char *mhost(const struct merge *m, const struct mcell *c, struct mref r)
+{
+	return cval(&m->f[c->file], r.ctx, LAB_CSV_COL_host);
+}
+
+/* Two rows of one cell, @a then @b in (cell, file, row) order: not from two files or hosts. Returns 0 or -1. */
+static int same_source(const struct merge *m, const struct mcell *ca, struct mref a, const struct mcell *cb,
+		       struct mref b)
+{
+	const struct mfile *fa = &m->f[ca->file], *fb = &m->f[cb->file];
+	char w0[512], w1[512], *v = cb->key, *w, *t;
+
+	if (m->o->by_host && strcmp(mhost(m, ca, a), mhost(m, cb, b)))
+		return 0;	/* compared side by side, not pooled */
+	if (ca->file == cb->file && !strcmp(mhost(m, ca, a), mhost(m, cb, b)))
+		return 0;
+	w = strchr(v, '\x1f');
+	t = strchr(w + 1, '\x1f');
+	fprintf(stderr, "rwlab: merge: cell %.*s %.*s t=%s is in %s and in %s: a cell is never pooled across files "
+		"or hosts; drop one of them\n", (int)(w - v), v, (int)(t - w - 1), w + 1, t + 1,
+		where(fa, a, w0, sizeof(w0)), where(fb, b, w1, sizeof(w1)));
+	return -1;
 }
 
 /* A cell (variant, workload, threads) comes from one file and one host. Returns the distinct cells or -1. */
-static int check_cells(struct merge *m, struct mrow **rows_out, int *nrows_out)
+static int check_cells(struct merge *m)
 {
-	int n = 0, ncells = 0, k = 0;
-	struct mrow *rows;
+	int ncells = 0;
 
-	for (int i = 0; i < m->nf; i++)
-		n += m->f[i].t.nrows;
-	rows = calloc((size_t)n + 1, sizeof(*rows));
-	if (!rows)
-		abort();
-	for (int i = 0; i < m->nf; i++) {
-		const struct mfile *f = &m->f[i];
+	qsort(m->cells, (size_t)m->ncells_rec, sizeof(*m->cells), cmp_cell);
+	for (int i = 0; i < m->ncells_rec; i++) {
+		const struct mcell *c = &m->cells[i], *p = i ? &m->cells[i - 1] : NULL;
 
-		for (int r = 0; r < f->t.nrows; r++) {
-			char *key;
-
-			if (asprintf(&key, "%s\x1f%s\x1f%s", field(f, r, f->c_variant), field(f, r, f->c_workload),
-				     field(f, r, f->c_threads)) < 0)
-				abort();
-			rows[k++] = (struct mrow){ key, i, r };
-		}
-	}
-	qsort(rows, (size_t)n, sizeof(*rows), cmp_row);
-	for (int i = 0; i < n; i++) {
-		const struct mrow *a, *b = &rows[i];
-		const struct mfile *fa, *fb = &m->f[b->file];
-		char w0[512], w1[512];
-
-		if (!i || strcmp(rows[i - 1].key, b->key)) {
+		if (!p || strcmp(p->key, c->key))
 			ncells++;
-			continue;
-		}
-		a = &rows[i - 1];
-		fa = &m->f[a->file];
-		if (m->o->by_host && strcmp(field(fa, a->row, fa->c_host), field(fb, b->row, fb->c_host)))
-			continue;	/* compared side by side, not pooled */
-		if (a->file != b->file || strcmp(field(fa, a->row, fa->c_host), field(fb, b->row, fb->c_host))) {
-			fprintf(stderr, "rwlab: merge: cell %s %s t=%s is in %s and in %s: a cell is never pooled "
-				"across files or hosts; drop one of them\n", field(fb, b->row, fb->c_variant),
-				field(fb, b->row, fb->c_workload), field(fb, b->row, fb->c_threads),
-				where(fa, a->row, w0, sizeof(w0)), where(fb, b->row, w1, sizeof(w1)));
-			ncells = -1;
-			break;
-		}
+		else if (same_source(m, p, p->last, c, c->first))
+			return -1;
+		if (c->host_b.line && same_source(m, c, c->host_a, c, c->host_b))
+			return -1;
 	}
-	*rows_out = rows;
-	*nrows_out = n;
 	return ncells;
 }
 
@@ -305,12 +465,12 @@ static int strs_index(const char **v, int n, const char *s)
 	return -1;
 }
 
-static bool has_cell(const struct mrow *rows, int n, const char *key)
+static bool has_cell(const struct merge *m, const char *key)
 {
-	int lo = 0, hi = n - 1;
+	int lo = 0, hi = m->ncells_rec - 1;
 
 	while (lo <= hi) {
-		int mid = (lo + hi) / 2, c = strcmp(rows[mid].key, key);
+		int mid = (lo + hi) / 2, c = strcmp(m->cells[mid].key, key);
 
 		if (!c)
 			return true;
@@ -327,20 +487,29 @@ static int cmp_int(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
-/* Missing shards and cells of sharded files. Returns the number of problems found. */
-static int check_missing(struct merge *m, const struct mrow *rows, int nrows, int ncells)
+static int cmp_first(const void *a, const void *b, void *arg)
 {
-	const char **wls = calloc((size_t)nrows + 1, sizeof(char *)), **vars = calloc((size_t)nrows + 1, sizeof(char *));
-	int *vwl = calloc((size_t)nrows + 1, sizeof(int)), *thr = calloc((size_t)nrows + 1, sizeof(int));
+	const struct mcell *cells = arg, *x = &cells[*(const int *)a], *y = &cells[*(const int *)b];
+
+	return x->file != y->file ? x->file - y->file : x->first.line - y->first.line;
+}
+
+/* Missing shards and cells of sharded files. Returns the number of problems found. */
+static int check_missing(struct merge *m, int ncells)
+{
+	int n = m->ncells_rec;
+	const char **wls = calloc((size_t)n + 1, sizeof(char *)), **vars = calloc((size_t)n + 1, sizeof(char *));
+	int *vwl = calloc((size_t)n + 1, sizeof(int)), *thr = calloc((size_t)n + 1, sizeof(int));
+	int *order = calloc((size_t)n + 1, sizeof(int));
 	int nw = 0, nv = 0, nt = 0, problems = 0, printed = 0, nshards = m->nshards, blocks = 0, plan_cells = 0;
 	char tok[64];
 
-	if (!wls || !vars || !vwl || !thr)
+	if (!wls || !vars || !vwl || !thr || !order)
 		abort();
 	for (int i = 0; i < m->nf && !plan_cells; i++)
-		if (m->f[i].t.nrows) {
-			plan_cells = atoi(plan_token(field(&m->f[i], 0, m->f[i].c_plan), "cells", tok, sizeof(tok)));
-			blocks = atoi(plan_token(field(&m->f[i], 0, m->f[i].c_plan), "blocks", tok, sizeof(tok)));
+		if (m->f[i].nrows) {
+			plan_cells = atoi(plan_token(cval(&m->f[i], 0, LAB_CSV_COL_plan), "cells", tok, sizeof(tok)));
+			blocks = atoi(plan_token(cval(&m->f[i], 0, LAB_CSV_COL_plan), "blocks", tok, sizeof(tok)));
 		}
 	if (!plan_cells)
 		goto out;	/* not written by a run that records its plan: nothing to compare with */
@@ -355,28 +524,36 @@ static int check_missing(struct merge *m, const struct mrow *rows, int nrows, in
 			nshards, bl);
 		problems++;
 	}
-	/* The grid the files span: workloads x threads x each workload's variants. */
-	for (int i = 0; i < m->nf; i++) {
-		const struct mfile *f = &m->f[i];
+	/* The grid the files span: workloads x threads x each workload's variants, as the rows first name them. */
+	for (int i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, (size_t)n, sizeof(int), cmp_first, m->cells);
+	for (int k = 0; k < n; k++) {
+		const struct mcell *c = &m->cells[order[k]];
+		const char *v = c->key, *w = strchr(v, '\x1f') + 1, *t = strchr(w, '\x1f') + 1;
+		char *vs, *ws;
+		int wi, known = 0, th = atoi(t);
 
-		for (int r = 0; r < f->t.nrows; r++) {
-			const char *w = field(f, r, f->c_workload), *v = field(f, r, f->c_variant);
-			int wi = strs_index(wls, nw, w), t = atoi(field(f, r, f->c_threads)), known = 0;
-
-			if (wi < 0)
-				wls[wi = nw++] = w;
-			for (int k = 0; k < nv; k++)
-				known |= vwl[k] == wi && !strcmp(vars[k], v);
-			if (!known) {
-				vars[nv] = v;
-				vwl[nv++] = wi;
-			}
-			known = 0;
-			for (int k = 0; k < nt; k++)
-				known |= thr[k] == t;
-			if (!known)
-				thr[nt++] = t;
+		if (asprintf(&vs, "%.*s", (int)(w - 1 - v), v) < 0 || asprintf(&ws, "%.*s", (int)(t - 1 - w), w) < 0)
+			abort();
+		wi = strs_index(wls, nw, ws);
+		if (wi < 0)
+			wls[wi = nw++] = ws;
+		else
+			free(ws);
+		for (int j = 0; j < nv; j++)
+			known |= vwl[j] == wi && !strcmp(vars[j], vs);
+		if (!known) {
+			vars[nv] = vs;
+			vwl[nv++] = wi;
+		} else {
+			free(vs);
 		}
+		known = 0;
+		for (int j = 0; j < nt; j++)
+			known |= thr[j] == th;
+		if (!known)
+			thr[nt++] = th;
 	}
 	qsort(thr, (size_t)nt, sizeof(int), cmp_int);
 	for (int wi = 0; wi < nw; wi++)
@@ -387,7 +564,7 @@ static int check_missing(struct merge *m, const struct mrow *rows, int nrows, in
 				if (vwl[k] != wi)
 					continue;
 				snprintf(key, sizeof(key), "%s\x1f%s\x1f%d", vars[k], wls[wi], thr[ti]);
-				if (has_cell(rows, nrows, key))
+				if (has_cell(m, key))
 					continue;
 				problems++;
 				if (printed++ < 20)
@@ -401,58 +578,172 @@ static int check_missing(struct merge *m, const struct mrow *rows, int nrows, in
 		problems += !problems;
 	}
 out:
+	for (int i = 0; i < nw; i++)
+		free((char *)wls[i]);
+	for (int i = 0; i < nv; i++)
+		free((char *)vars[i]);
 	free(wls);
 	free(vars);
 	free(vwl);
 	free(thr);
+	free(order);
 	return problems;
+}
+
+/* The runs whose context line the merged file has: run id and line. */
+struct runs_written {
+	char **run, **line;
+	int n;
+};
+
+/*
+ * Run @run's context line from reader @rd's row into @b, unless the merged
+ * file has it: then it must be the same (an older file keeps the context in
+ * every row, and one run's rows have one). Returns 0, or -1 said on stderr.
+ */
+static int merge_context_line(const struct lab_csv_reader *rd, const char *run, struct lab_buf *b,
+			      struct runs_written *known)
+{
+	const char *v[LAB_CSV_NCOLS] = { 0 };
+	struct lab_buf line = { 0 };
+
+	for (int c = LAB_CSV_FIRST_CONTEXT; c < LAB_CSV_NCOLS; c++)
+		v[c] = lab_csv_reader_ctx(rd, rd->ctx, lab_csv_reader_col(rd, lab_csv_schema[c].name));
+	lab_csv_context_line_of(&line, run, v);
+	for (int i = known->n - 1; i >= 0; i--) {
+		if (strcmp(known->run[i], run))
+			continue;
+		if (strcmp(known->line[i], line.p)) {
+			fprintf(stderr, "rwlab: merge: %s:%d: run %s's rows have two contexts (machine, build or "
+				"settings): not one run's rows; the merged file cannot give the run one context line\n",
+				rd->name, rd->line, run);
+			lab_buf_free(&line);
+			return -1;
+		}
+		lab_buf_free(&line);
+		return 0;
+	}
+	if (!(known->n & (known->n - 1)) &&
+	    (!(known->run = realloc(known->run, (size_t)(known->n ? 2 * known->n : 1) * sizeof(char *))) ||
+	     !(known->line = realloc(known->line, (size_t)(known->n ? 2 * known->n : 1) * sizeof(char *)))))
+		abort();
+	known->run[known->n] = strdup(run);
+	known->line[known->n++] = line.p;
+	if (!known->run[known->n - 1])
+		abort();
+	lab_buf_printf(b, "%s", line.p);
+	return 0;
+}
+
+/* The row in reader @rd as a row of this schema into @b (an older file's schema column says this one's). */
+static void merge_row(const struct lab_csv_reader *rd, struct lab_buf *b)
+{
+	for (int i = 0; i < lab_csv_file_ncols; i++) {
+		enum lab_csv_col c = lab_csv_file_row[i];
+		int col = lab_csv_reader_col(rd, lab_csv_schema[c].name);
+
+		if (i)
+			lab_buf_printf(b, ",");
+		if (c == LAB_CSV_COL_schema)
+			lab_buf_printf(b, "%d", LAB_CSV_SCHEMA);
+		else
+			lab_buf_field(b, col >= 0 ? rd->row[col] : "");
+	}
+	lab_buf_printf(b, "\n");
+}
+
+/* The merged file, a row at a time: the header, each run's context line before its first row, the rows. */
+static int write_rows(const struct merge *m, FILE *fp)
+{
+	struct lab_buf b = { 0 };
+	struct runs_written known = { 0 };
+	char err[4200];
+	int ret = 0;
+
+	lab_csv_header(&b);
+	for (int i = 0; i < m->nf && !ret; i++) {
+		struct lab_csv_reader rd;
+		int r, crun, last_ctx = -1;
+
+		if (lab_csv_reader_open(&rd, m->f[i].path, err, sizeof(err))) {
+			fprintf(stderr, "rwlab: merge: %s\n", err);
+			lab_csv_reader_close(&rd);
+			ret = -1;
+			break;
+		}
+		crun = lab_csv_reader_col(&rd, LAB_CSV_NAME(run));
+		while ((r = lab_csv_reader_next(&rd, err, sizeof(err))) > 0) {
+			const char *run = crun >= 0 ? rd.row[crun] : "";
+
+			if (rd.ctx != last_ctx) {	/* a run's context line, once per run in the merged file */
+				if (merge_context_line(&rd, run, &b, &known)) {
+					ret = -1;
+					break;
+				}
+				last_ctx = rd.ctx;
+			}
+			merge_row(&rd, &b);
+			if (b.len > (1u << 20)) {
+				if (fwrite(b.p, 1, b.len, fp) != b.len)
+					ret = -1;
+				b.len = 0;
+			}
+		}
+		if (r < 0) {
+			fprintf(stderr, "rwlab: merge: %s\n", err);
+			ret = -1;
+		}
+		lab_csv_reader_close(&rd);
+	}
+	if (!ret && b.len && fwrite(b.p, 1, b.len, fp) != b.len)
+		ret = -1;
+	lab_buf_free(&b);
+	for (int i = 0; i < known.n; i++) {
+		free(known.run[i]);
+		free(known.line[i]);
+	}
+	free(known.run);
+	free(known.line);
+	return ret;
 }
 
 static int write_out(const struct merge *m, const char *out)
 {
-	struct lab_buf b = { 0 };
-	char err[4200];
+	char err[4200], tmp[4200];
 	FILE *fp;
-	int ret = 0;
+	int ret;
 
 	if (lab_csv_keep_old(out, err, sizeof(err))) {
 		fprintf(stderr, "rwlab: merge: %s\n", err);
 		return -1;
 	}
-	fp = fopen(out, "w");
+	snprintf(tmp, sizeof(tmp), "%s.partial", out);
+	fp = fopen(tmp, "w");
 	if (!fp) {
-		fprintf(stderr, "rwlab: merge: cannot write '%s': %s\n", out, strerror(errno));
+		fprintf(stderr, "rwlab: merge: cannot write '%s': %s\n", tmp, strerror(errno));
 		return -1;
 	}
-	for (int c = 0; c < m->f[0].t.ncols; c++) {
-		lab_buf_printf(&b, "%s", c ? "," : "");
-		lab_buf_field(&b, m->f[0].t.header[c]);
+	ret = write_rows(m, fp);
+	if (fclose(fp) || ret) {
+		if (ret >= 0 && errno)
+			fprintf(stderr, "rwlab: merge: writing '%s' failed: %s\n", out, strerror(errno));
+		unlink(tmp);
+		return -1;
 	}
-	lab_buf_printf(&b, "\n");
-	for (int i = 0; i < m->nf; i++)
-		for (int r = 0; r < m->f[i].t.nrows; r++) {
-			for (int c = 0; c < m->f[i].t.ncols; c++) {
-				lab_buf_printf(&b, "%s", c ? "," : "");
-				lab_buf_field(&b, m->f[i].t.rows[r][c]);
-			}
-			lab_buf_printf(&b, "\n");
-		}
-	if (fwrite(b.p, 1, b.len, fp) != b.len)
-		ret = -1;
-	if (fclose(fp))
-		ret = -1;
-	if (ret)
-		fprintf(stderr, "rwlab: merge: writing '%s' failed: %s\n", out, strerror(errno));
-	lab_buf_free(&b);
-	return ret;
+	if (rename(tmp, out)) {
+		fprintf(stderr, "rwlab: merge: cannot write '%s': %s\n", out, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
 }
 
 /* Does any row of the loaded files carry a shard? */
 static bool any_shard(const struct merge *m)
 {
 	for (int i = 0; i < m->nf; i++)
-		for (int r = 0; r < m->f[i].t.nrows; r++)
-			if (*field(&m->f[i], r, m->f[i].c_shard))
+		for (int c = 0; c < m->f[i].nctx; c++)
+			if (*cval(&m->f[i], c, LAB_CSV_COL_shard))
 				return true;
 	return false;
 }
@@ -465,29 +756,30 @@ static bool any_shard(const struct merge *m)
 static int check_hosts(const struct merge *m)
 {
 	const struct mfile *f0 = NULL;
-	int r0 = 0;
+	int c0 = 0;
 	bool mixed = false;
 	char w0[512], w1[512];
 
 	for (int i = 0; i < m->nf; i++) {
 		const struct mfile *f = &m->f[i];
 
-		for (int r = 0; r < f->t.nrows; r++) {
+		for (int c = 0; c < f->nctx; c++) {
 			if (!f0) {
-				f0 = f, r0 = r;
+				f0 = f, c0 = c;
 				continue;
 			}
-			if (!strcmp(field(f, r, f->c_host), field(f0, r0, f0->c_host)))
+			if (!strcmp(cval(f, c, LAB_CSV_COL_host), cval(f0, c0, LAB_CSV_COL_host)))
 				continue;
 			if (!m->o->mixed_hosts) {
 				fprintf(stderr, "rwlab: merge: %s and %s were measured on two hosts ('%s', '%s'): one run's "
 					"shards mix machines there; give --mixed-hosts when they are identical servers "
-					"(their differences are then warned about)\n", where(f0, r0, w0, sizeof(w0)),
-					where(f, r, w1, sizeof(w1)), field(f0, r0, f0->c_host), field(f, r, f->c_host));
+					"(their differences are then warned about)\n", where(f0, ctx_ref(c0, f0), w0, sizeof(w0)),
+					where(f, ctx_ref(c, f), w1, sizeof(w1)), cval(f0, c0, LAB_CSV_COL_host),
+					cval(f, c, LAB_CSV_COL_host));
 				return -1;
 			}
 			mixed = true;
-			f0 = f, r0 = r;
+			f0 = f, c0 = c;
 		}
 	}
 	if (mixed && !m->o->quiet)
@@ -496,11 +788,31 @@ static int check_hosts(const struct merge *m)
 	return 0;
 }
 
+static void merge_free(struct merge *m)
+{
+	for (int i = 0; i < m->ncells_rec; i++)
+		free(m->cells[i].key);
+	free(m->cells);
+	free(m->hash);
+	for (int i = 0; i < m->nf; i++) {
+		struct mfile *f = &m->f[i];
+
+		for (int c = 0; c < f->nctx; c++)
+			for (int k = 0; k < NCTXCOL; k++)
+				free(f->ctx[c].v[k]);
+		free(f->ctx);
+		for (int c = 0; c < f->ncols && f->header; c++)
+			free(f->header[c]);
+		free(f->header);
+	}
+	free(m->f);
+	free(m->shard_file);
+}
+
 int lab_merge(const struct lab_merge_opts *o)
 {
 	struct merge m = { .o = o, .nf = o->npaths };
-	struct mrow *rows = NULL;
-	int nrows = 0, ncells, problems, st = 2;
+	int ncells, problems, st = 2;
 
 	m.f = calloc((size_t)o->npaths, sizeof(*m.f));
 	if (!m.f)
@@ -515,11 +827,11 @@ int lab_merge(const struct lab_merge_opts *o)
 	}
 	if (check_plans(&m))
 		goto out;
-	ncells = check_cells(&m, &rows, &nrows);
+	ncells = check_cells(&m);
 	if (ncells < 0 || check_hosts(&m))
 		goto out;
 	check_context(&m);
-	problems = check_missing(&m, rows, nrows, ncells);
+	problems = check_missing(&m, ncells);
 	if (o->out && write_out(&m, o->out))
 		goto out;
 	st = problems ? 1 : 0;
@@ -528,14 +840,7 @@ int lab_merge(const struct lab_merge_opts *o)
 			ncells, problems ? ", INCOMPLETE" : ", complete", o->out ? ": " : "",
 			o->out ? o->out : " (checked only: -o OUT.csv writes the merged file)");
 out:
-	for (int i = 0; i < nrows; i++)
-		free((char *)rows[i].key);
-	free(rows);
-	for (int i = 0; i < m.nf; i++)
-		if (m.f[i].path)
-			lab_csv_free(&m.f[i].t);
-	free(m.f);
-	free(m.shard_file);
+	merge_free(&m);
 	return st;
 }
 

@@ -1310,10 +1310,7 @@ static void pl_row(struct lab_buf *b, const struct lab_context *ctx, const char 
 		   int threads, int iteration, const char *metric, double v, const char *unit)
 {
 	lab_csv_row_prefix(b, run, pl_conf.label, workload, threads, iteration);
-	lab_buf_field(b, metric);
-	lab_buf_printf(b, ",%.17g,%s,none", v, unit);
-	lab_csv_row_suffix(b, ctx, "none");
-	lab_buf_printf(b, "\n");
+	lab_csv_row_rest(b, metric, v, unit, ctx->host, "none");
 }
 
 static void pl_csv(const char *path, const struct pl_shard *tot, const struct pl_shard *site)
@@ -1335,6 +1332,7 @@ static void pl_csv(const char *path, const struct pl_shard *tot, const struct pl
 	if (!wl)
 		wl = program_invocation_short_name;
 	lab_context_get(&ctx);
+	lab_csv_context_line(&b, run, &ctx, "none");	/* with this process's rows: one write (O_APPEND) */
 #define ROW(m, v, u) pl_row(&b, &ctx, run, wl, threads, it, (m), (double)(v), (u))
 	ROW("preload.acquisitions", tot->rd + tot->wr, "count");
 	ROW("preload.read_acquisitions", tot->rd, "count");

@@ -192,46 +192,26 @@ static int put_figure(FILE *f, const struct lab_plot_fig *fig, int id, const cha
 
 /* ---- context ------------------------------------------------------------------------- */
 
-/* The distinct values of CSV column @col, "a; b; c" (at most 4, then "and N more"). */
+/* The distinct values of context column @col, "a; b; c" (at most 4, then "and N more"). */
 static void distinct(const struct lab_results *r, const char *col, char *buf, size_t len)
 {
-	int c = lab_csv_col(&r->t, col), shown = 0, more = 0;
+	const char *v[4];
+	int n = lab_results_distinct(r, col, v, 4);
 	size_t off = 0;
 
 	buf[0] = 0;
-	for (int i = 0; c >= 0 && i < r->t.nrows; i++) {
-		const char *v = r->t.rows[i][c];
-		bool seen = false;
-
-		for (int j = 0; j < i && !seen; j++)
-			seen = !strcmp(r->t.rows[j][c], v);
-		if (seen || !*v)
-			continue;
-		if (shown == 4) {
-			more++;
-			continue;
-		}
-		off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s%s", shown ? "; " : "", v);
-		shown++;
-	}
-	if (more && off < len)
-		snprintf(buf + off, len - off, " and %d more", more);
+	for (int i = 0; i < n && i < 4; i++)
+		off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s%s", i ? "; " : "", v[i]);
+	if (n > 4 && off < len)
+		snprintf(buf + off, len - off, " and %d more", n - 4);
 }
 
-/* The first and last values of CSV column @col in string order (ISO times): "A to B", or "A". */
-static void span(const struct lab_results *r, const char *col, char *buf, size_t len)
+/* The first and last timestamps of the rows: "A to B", or "A". */
+static void span(const struct lab_results *r, char *buf, size_t len)
 {
-	int c = lab_csv_col(&r->t, col);
-	const char *lo = NULL, *hi = NULL;
+	const char *lo, *hi;
 
-	for (int i = 0; c >= 0 && i < r->t.nrows; i++) {
-		const char *v = r->t.rows[i][c];
-
-		if (!*v)
-			continue;
-		lo = !lo || strcmp(v, lo) < 0 ? v : lo;
-		hi = !hi || strcmp(v, hi) > 0 ? v : hi;
-	}
+	lab_results_timespan(r, &lo, &hi);
 	if (!lo)
 		snprintf(buf, len, "-");
 	else if (!strcmp(lo, hi))
@@ -317,7 +297,7 @@ static void put_context(const struct lab_rctx *c)
 	ctx_row(c->out, "rwlab revision", v);
 	distinct(r, LAB_CSV_NAME(host), v, sizeof(v));
 	ctx_row(c->out, "Host", v);
-	span(r, LAB_CSV_NAME(timestamp), v, sizeof(v));
+	span(r, v, sizeof(v));
 	ctx_row(c->out, "Measured", v);
 	distinct(r, LAB_CSV_NAME(settings), v, sizeof(v));
 	snprintf(file, sizeof(file), "%s; up to %d iteration%s per cell", v, maxn, maxn == 1 ? "" : "s");

@@ -1,10 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The results CSVs as series, read in one pass in bounded memory. Each row
+ * goes, as it is read, into
+ *   - its series' values (8 bytes a value: what the statistics need),
+ *   - its cell (variant, workload, threads, host): the first row, the
+ *     contexts, the timestamps, the cell_failed mark, and
+ *   - the duplicate check: per (cell, run, iteration) one bit for each metric
+ *     the cell has had (struct seen: 48 bytes per cell iteration, under a
+ *     byte a row at rwlab's 40-100 metrics an iteration).
+ * The rows of the cell a file is in the middle of wait (pending) until that
+ * cell's rows end, so that a file's last cell can be judged whole (or the
+ * tail of an interrupted write) before its rows count. What the checks name
+ * (FILE:LINE of a repeated row's first copy) is found in a second pass over
+ * the inputs, on that error only; stdin is kept in a temporary file for it.
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "results.h"
 
@@ -18,77 +34,248 @@ static void *xrealloc(void *p, size_t n)
 	return p;
 }
 
-static int str_index(const char **arr, int n, const char *s)
-{
-	for (int i = 0; i < n; i++)
-		if (!strcmp(arr[i], s))
-			return i;
-	return -1;
-}
-
 /* Grow an array of @n elements of @size to take one more: capacities 1, 2, 4, 8, ... */
 static void *grow(void *p, int n, size_t size)
 {
 	return n && (n & (n - 1)) ? p : xrealloc(p, (size_t)(n ? 2 * n : 1) * size);
 }
 
-/* Append @s to a string list if absent; returns its index. */
-static int str_add(const char ***arr, int *n, const char *s)
+static uint64_t mix(uint64_t h)
 {
-	int i = str_index(*arr, *n, s);
-
-	if (i >= 0)
-		return i;
-	*arr = grow(*arr, *n, sizeof(**arr));
-	(*arr)[*n] = s;
-	return (*n)++;
+	h ^= h >> 31;
+	h *= 0x9e3779b97f4a7c15ull;
+	return h ^ h >> 29;
 }
 
-static uint64_t key_hash(int ig, int ic, int im, int threads)
+/* ---- interned strings ---------------------------------------------------------- */
+
+struct strtab {
+	char **s;
+	int n;
+	int *h, hcap;			/* open addressing, -1 empty */
+};
+
+static uint64_t str_hash(const char *s)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
-	int k[4] = { ig, ic, im, threads };
 
-	for (int i = 0; i < 4; i++) {
-		h ^= (uint64_t)(uint32_t)k[i];
-		h *= 0x100000001b3ull;
-		h ^= h >> 29;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return mix(h);
+}
+
+static int *str_slot(const struct strtab *t, const char *s)
+{
+	for (int i = (int)(str_hash(s) & (uint64_t)(t->hcap - 1));; i = (i + 1) & (t->hcap - 1))
+		if (t->h[i] < 0 || !strcmp(t->s[t->h[i]], s))
+			return &t->h[i];
+}
+
+/* The id of @s, added if new: ids count from 0 in order of first use; the strings never move. */
+static int intern(struct strtab *t, const char *s)
+{
+	int *slot;
+
+	if (2 * (t->n + 1) > t->hcap) {
+		t->hcap = t->hcap ? 2 * t->hcap : 256;
+		t->h = xrealloc(t->h, (size_t)t->hcap * sizeof(int));
+		memset(t->h, 0xff, (size_t)t->hcap * sizeof(int));
+		for (int i = 0; i < t->n; i++)
+			*str_slot(t, t->s[i]) = i;
 	}
+	slot = str_slot(t, s);
+	if (*slot < 0) {
+		t->s = grow(t->s, t->n, sizeof(char *));
+		t->s[t->n] = strdup(s);
+		if (!t->s[t->n])
+			abort();
+		*slot = t->n++;
+	}
+	return *slot;
+}
+
+/* The interned copy of @s. */
+static const char *istr(struct strtab *t, const char *s)
+{
+	int id = intern(t, s);	/* first: it may move t->s */
+
+	return t->s[id];
+}
+
+static void strtab_free(struct strtab *t)
+{
+	for (int i = 0; i < t->n; i++)
+		free(t->s[i]);
+	free(t->s);
+	free(t->h);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- maps from up to four ints ------------------------------------------------- */
+
+struct imap {
+	struct islot {
+		int k[4];
+		int v;			/* -1: empty */
+	} *slot;
+	int n, cap;
+};
+
+static uint64_t ikey_hash(const int *k)
+{
+	uint64_t h = 0;
+
+	for (int i = 0; i < 4; i++)
+		h = mix(h ^ (uint32_t)k[i]) + (uint64_t)i;
 	return h;
 }
 
-static int *slot(const struct lab_results *r, int ig, int ic, int im, int threads)
+static struct islot *islot(const struct imap *m, const int *k)
 {
-	uint64_t h = key_hash(ig, ic, im, threads);
+	for (int i = (int)(ikey_hash(k) & (uint64_t)(m->cap - 1));; i = (i + 1) & (m->cap - 1))
+		if (m->slot[i].v < 0 || !memcmp(m->slot[i].k, k, sizeof(m->slot[i].k)))
+			return &m->slot[i];
+}
 
-	for (int i = (int)(h & (uint64_t)(r->hcap - 1));; i = (i + 1) & (r->hcap - 1)) {
-		const struct lab_series *s;
+/* The value of key (a, b, c, d), or -1. */
+static int imap_get(const struct imap *m, int a, int b, int c, int d)
+{
+	int k[4] = { a, b, c, d };
 
-		if (r->hash[i] < 0)
-			return &r->hash[i];
-		s = &r->s[r->hash[i]];
-		if (s->ig == ig && s->ic == ic && s->im == im && s->threads == threads)
-			return &r->hash[i];
+	return m->cap ? islot(m, k)->v : -1;
+}
+
+/* Set key (a, b, c, d) to @v (>= 0). */
+static void imap_put(struct imap *m, int a, int b, int c, int d, int v)
+{
+	int k[4] = { a, b, c, d };
+	struct islot *s;
+
+	if (2 * (m->n + 1) > m->cap) {
+		struct islot *old = m->slot;
+		int ocap = m->cap;
+
+		m->cap = m->cap ? 2 * m->cap : 256;
+		m->slot = xrealloc(NULL, (size_t)m->cap * sizeof(*m->slot));
+		for (int i = 0; i < m->cap; i++)
+			m->slot[i].v = -1;
+		for (int i = 0; i < ocap; i++)
+			if (old[i].v >= 0)
+				*islot(m, old[i].k) = old[i];
+		free(old);
 	}
+	s = islot(m, k);
+	if (s->v < 0)
+		m->n++;
+	memcpy(s->k, k, sizeof(k));
+	s->v = v;
 }
 
-static void rehash(struct lab_results *r)
+static void imap_free(struct imap *m)
 {
-	r->hcap = r->hcap ? 2 * r->hcap : 1024;
-	r->hash = xrealloc(r->hash, (size_t)r->hcap * sizeof(int));
-	memset(r->hash, 0xff, (size_t)r->hcap * sizeof(int));
-	for (int i = 0; i < r->ns; i++)
-		*slot(r, r->s[i].ig, r->s[i].ic, r->s[i].im, r->s[i].threads) = i;
+	free(m->slot);
+	memset(m, 0, sizeof(*m));
 }
+
+/* ---- the store ------------------------------------------------------------------- */
+
+/* A cell: (variant, workload, threads, host), the strings' ids. */
+struct cell {
+	int v, w, th, host;
+	long long first_seq;		/* its first row that counts, -1: none yet */
+	int first_src, first_line, first_ctx;
+	int ts_lo, ts_hi;		/* timestamp ids, -1: none */
+	bool bad_threads;		/* its threads field is not a positive integer */
+	bool failed;			/* a cell_failed row with a non-zero count counted */
+	long long fail_seq;
+	struct cell_ctx {
+		int ctx;
+		long long seq;		/* its first row with that context */
+	} *ctx;
+	int nctx;
+};
+
+/* The metrics (bits, by the cell's own numbering) seen in one (cell, run, iteration). */
+struct seen {
+	uint64_t w[2];
+	uint64_t *more;			/* beyond 128 metrics */
+	int nmore;
+};
+
+/* A row read, waiting for the end of its cell's rows in its file. */
+struct prow {
+	double v;
+	long long seq;
+	int series;			/* -1: the threads field is not a number */
+	int cell, ctx, ts, unit, line, it;
+	signed char better;
+	bool failmark;			/* cell_failed with a non-zero count */
+};
+
+struct lab_results_store {
+	struct strtab str;		/* every label, run, metric, unit, timestamp, key */
+	struct imap cells_map, seen_map, series_map;
+	struct strtab met;		/* the metrics: dense ids (struct seen's bits, the series' im) */
+	struct cell *cells;
+	int ncells;
+	struct seen *seen;
+	int nseen;
+	struct lab_series *s;		/* while reading: by id, in order of creation */
+	long long *s_first;		/* their first rows that count */
+	int *s_vwt[3];			/* their variant, workload, threads ids */
+	int ns;
+	/* the contexts: tuples of the context columns, global over the inputs */
+	int nccols;
+	char **ccol;			/* their names */
+	struct strtab ctx_keys;		/* a tuple joined by \x1f: its id */
+	char ***ctxv;			/* [id][col] */
+	int nctx;
+	int first_ctx;			/* the context of the first row that counts, -1 none */
+	int *ctx_order;			/* the contexts in order of first use by rows that count */
+	int nctx_order;
+	const char *ts_first, *ts_last;
+	/* pending: the current cell's rows of the file being read */
+	struct prow *pend;
+	int npend, cappend;
+	int seg[4];			/* variant, workload, threads, settings ids of the pending rows */
+	int seg_src;
+	/* the checks */
+	int ndup;
+	struct { int src, line; char *key[7]; } dup;	/* the first repeated row (key: dup_names) */
+	struct lab_buf unfinished;	/* the messages, one per file, to print last file first */
+	int *unfinished_at;		/* where each message starts */
+	int nunfinished;
+	const char *const *paths;	/* the inputs as given ("-": stdin) */
+	const char **head;		/* the first input's columns */
+	int nhead;
+	FILE *stdin_copy;		/* stdin as read, for the second pass */
+};
+
+static const char *S(const struct lab_results_store *st, int id)
+{
+	return id < 0 ? "" : st->str.s[id];
+}
+
+/* ---- the API over the arrays -------------------------------------------------------- */
+
+static int *series_slot_final(const struct lab_results *r, int ig, int ic, int im, int threads);
 
 const struct lab_series *lab_results_find(const struct lab_results *r, int ig, int ic, int im, int threads)
 {
 	int *p;
 
-	if (!r->hcap)
+	if (!r->st || !r->ns)
 		return NULL;
-	p = slot(r, ig, ic, im, threads);
+	p = series_slot_final(r, ig, ic, im, threads);
 	return *p < 0 ? NULL : &r->s[*p];
+}
+
+static int str_index(const char *const *arr, int n, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(arr[i], s))
+			return i;
+	return -1;
 }
 
 int lab_results_metric(const struct lab_results *r, const char *name)
@@ -101,318 +288,52 @@ int lab_results_column(const struct lab_results *r, const char *name)
 	return str_index(r->columns, r->ncolumns, name);
 }
 
+static int ctx_col(const struct lab_results_store *st, const char *col)
+{
+	for (int i = 0; i < st->nccols; i++)
+		if (!strcmp(st->ccol[i], col))
+			return i;
+	return -1;
+}
+
 const char *lab_results_ctx(const struct lab_results *r, const char *col)
 {
-	int c = lab_csv_col(&r->t, col);
+	const struct lab_results_store *st = r->st;
+	int c = st ? ctx_col(st, col) : -1;
 
-	return c < 0 || !r->t.nrows ? "" : r->t.rows[0][c];
+	return c < 0 || st->first_ctx < 0 ? "" : st->ctxv[st->first_ctx][c];
+}
+
+int lab_results_distinct(const struct lab_results *r, const char *col, const char **out, int max)
+{
+	const struct lab_results_store *st = r->st;
+	int c = st ? ctx_col(st, col) : -1, n = 0;
+
+	for (int i = 0; c >= 0 && i < st->nctx_order; i++) {
+		const char *v = st->ctxv[st->ctx_order[i]][c];
+		bool seen = false;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = !strcmp(st->ctxv[st->ctx_order[j]][c], v);
+		if (seen || !*v)
+			continue;
+		if (n < max)
+			out[n] = v;
+		n++;
+	}
+	return n;
+}
+
+void lab_results_timespan(const struct lab_results *r, const char **first, const char **last)
+{
+	*first = r->st ? r->st->ts_first : NULL;
+	*last = r->st ? r->st->ts_last : NULL;
 }
 
 const char *lab_workload_base(const char *label, char *buf, size_t len)
 {
 	snprintf(buf, len, "%.*s", (int)strcspn(label, ":"), label);
 	return buf;
-}
-
-/*
- * The key of @row over fields @cols, joined by a space, interned in the
- * string list @list/@n: equal keys share one pointer. Returns its index.
- */
-static int key_index(struct lab_results *r, const char ***list, int *n, char **row, const int *cols,
-		     int ncols)
-{
-	size_t len = 0;
-	char *k;
-	int i;
-
-	if (ncols == 1)
-		return str_add(list, n, row[cols[0]]);
-	for (i = 0; i < ncols; i++)
-		len += strlen(row[cols[i]]) + 1;
-	k = xrealloc(NULL, len + 1);
-	k[0] = 0;
-	for (i = 0; i < ncols; i++) {
-		if (i)
-			strcat(k, " ");
-		strcat(k, row[cols[i]]);
-	}
-	i = str_index(*list, *n, k);
-	if (i >= 0) {
-		free(k);
-		return i;
-	}
-	r->owned = grow(r->owned, r->nowned, sizeof(char *));
-	r->owned[r->nowned++] = k;
-	return str_add(list, n, k);
-}
-
-static void add_threads(struct lab_results *r, int th)
-{
-	for (int k = 0; k < r->nthreads; k++)
-		if (r->threads[k] == th)
-			return;
-	r->threads = grow(r->threads, r->nthreads, sizeof(int));
-	r->threads[r->nthreads++] = th;
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
-static enum lab_better parse_better(const char *s)
-{
-	return !strcmp(s, "higher") ? LAB_BETTER_HIGHER : !strcmp(s, "lower") ? LAB_BETTER_LOWER :
-									       LAB_BETTER_NONE;
-}
-
-static void fail_cols(const struct lab_csv_table *t, const char *path, const char *name, char *err,
-		      size_t errlen)
-{
-	size_t off = (size_t)snprintf(err, errlen, "%s: no column '%s' (columns:", path, name);
-
-	for (int i = 0; i < t->ncols && off < errlen; i++)
-		off += (size_t)snprintf(err + off, errlen - off, "%s %s", i ? "," : "", t->header[i]);
-	if (off < errlen)
-		snprintf(err + off, errlen - off, ")");
-}
-
-/* True when @path's first line is not empty and is not an rwlab header ("schema,run,..."). */
-static bool not_rwlab(const char *path)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : NULL;
-	char line[64] = "";
-	bool r;
-
-	if (!f)
-		return false;
-	r = fgets(line, sizeof(line), f) && line[0] != '\n' && strncmp(line, "schema,run,", 11);
-	fclose(f);
-	return r;
-}
-
-/* Read one CSV into @t, saying so when its last line was torn. */
-static int read_one(const char *path, struct lab_csv_table *t, char *err, size_t errlen)
-{
-	if (lab_csv_read(path, t, err, errlen)) {
-		if (not_rwlab(path))	/* a parse error in a file that is not ours: say that instead */
-			snprintf(err, errlen, "%s: not an rwlab results CSV (its first line is not the header "
-				 "'schema,run,timestamp,...')", path);
-		return -1;
-	}
-	lab_csv_torn_tail(t);
-	if (t->torn_line)
-		fprintf(stderr, "rwlab report: %s:%d: the last line is incomplete (an interrupted write); left out\n",
-			path, t->torn_line);
-	return 0;
-}
-
-/* Move the rows of @add (same header as @t) to the end of @t. */
-static void append_rows(struct lab_csv_table *t, struct lab_csv_table *add)
-{
-	int n = t->nrows + add->nrows;
-
-	t->rows = realloc(t->rows, (size_t)n * sizeof(*t->rows));
-	t->offset = realloc(t->offset, (size_t)n * sizeof(*t->offset));
-	t->line = realloc(t->line, (size_t)n * sizeof(*t->line));
-	if (!t->rows || !t->offset || !t->line)
-		abort();
-	memcpy(t->rows + t->nrows, add->rows, (size_t)add->nrows * sizeof(*t->rows));
-	memcpy(t->offset + t->nrows, add->offset, (size_t)add->nrows * sizeof(*t->offset));
-	memcpy(t->line + t->nrows, add->line, (size_t)add->nrows * sizeof(*t->line));
-	t->nrows = n;
-	add->nrows = 0;		/* the rows are t's now */
-	lab_csv_free(add);
-}
-
-/* Rows [@from, r->t.nrows) came from input @i. */
-static void note_src(struct lab_results *r, int from, int i)
-{
-	r->src = xrealloc(r->src, (size_t)r->t.nrows * sizeof(*r->src));
-	for (int k = from; k < r->t.nrows; k++)
-		r->src[k] = i;
-}
-
-/* Every input into r->t (the same header in each); r->path names them ("a.csv + b.csv"). */
-static int read_inputs(struct lab_results *r, const char *const *paths, int npaths, char *err, size_t errlen)
-{
-	size_t off = 0;
-
-	for (int i = 0; i < npaths; i++)
-		off += (size_t)snprintf(r->path_buf + off, off < sizeof(r->path_buf) ? sizeof(r->path_buf) - off : 0,
-					"%s%s", i ? " + " : "", strcmp(paths[i], "-") ? paths[i] : "stdin");
-	r->path = r->path_buf;
-	r->src_names = paths;
-	if (read_one(paths[0], &r->t, err, errlen))
-		return -1;
-	note_src(r, 0, 0);
-	for (int i = 1; i < npaths; i++) {
-		struct lab_csv_table t;
-		int from = r->t.nrows;
-		bool same;
-
-		if (read_one(paths[i], &t, err, errlen)) {
-			lab_csv_free(&r->t);
-			return -1;
-		}
-		same = t.ncols == r->t.ncols;
-		for (int c = 0; same && c < t.ncols; c++)
-			same = !strcmp(t.header[c], r->t.header[c]);
-		if (!same) {
-			snprintf(err, errlen, "%s: its columns differ from %s's: not CSVs of one rwlab schema", paths[i],
-				 paths[0]);
-			lab_csv_free(&t);
-			lab_csv_free(&r->t);
-			return -1;
-		}
-		append_rows(&r->t, &t);
-		note_src(r, from, i);
-	}
-	return 0;
-}
-
-/* "FILE:LINE" of row @row, into @buf. */
-static const char *where(const struct lab_results *r, int row, char *buf, size_t len)
-{
-	const char *name = r->src_names[r->src[row]];
-
-	snprintf(buf, len, "%s:%d", strcmp(name, "-") ? name : "stdin", r->t.line[row]);
-	return buf;
-}
-
-/* Drop the rows whose @drop[] is set (freed), keeping the others in order. */
-static void drop_rows(struct lab_results *r, const bool *drop)
-{
-	int k = 0;
-
-	for (int i = 0; i < r->t.nrows; i++) {
-		char **row = r->t.rows[i];
-
-		if (drop[i]) {
-			for (int c = 0; c < r->t.ncols; c++)
-				free(row[c]);
-			free(row);
-			continue;
-		}
-		r->t.rows[k] = row;
-		r->t.offset[k] = r->t.offset[i];
-		r->t.line[k] = r->t.line[i];
-		r->src[k++] = r->src[i];
-	}
-	r->t.nrows = k;
-}
-
-static bool *drop_mask(const struct lab_results *r)
-{
-	bool *d = calloc((size_t)(r->t.nrows ? r->t.nrows : 1), sizeof(*d));
-
-	if (!d)
-		abort();
-	return d;
-}
-
-struct host_cols {
-	const struct lab_csv_table *t;
-	int v, w, th, host;
-};
-
-static int cell_host_cmp(const void *a, const void *b, void *arg)
-{
-	const struct host_cols *h = arg;
-	char **x = h->t->rows[*(const int *)a], **y = h->t->rows[*(const int *)b];
-	int c;
-
-	if ((c = strcmp(x[h->v], y[h->v])) || (c = strcmp(x[h->w], y[h->w])) || (c = strcmp(x[h->th], y[h->th])))
-		return c;
-	return strcmp(x[h->host], y[h->host]);
-}
-
-/*
- * One cell (variant, workload, threads) measured on two hosts would be
- * pooled into one mean: refuse unless the hosts are compared side by side
- * (--by with host).
- */
-static int check_hosts(const struct lab_results *r, const char *by, char *err, size_t errlen)
-{
-	struct host_cols h = { &r->t, lab_csv_col(&r->t, LAB_CSV_NAME(variant)), lab_csv_col(&r->t, LAB_CSV_NAME(workload)),
-			       lab_csv_col(&r->t, LAB_CSV_NAME(threads)), lab_csv_col(&r->t, LAB_CSV_NAME(host)) };
-	int *idx, ret = 0;
-
-	if (h.host < 0 || h.v < 0 || h.w < 0 || h.th < 0 || (by && strstr(by, "host")) || r->t.nrows < 2)
-		return 0;
-	idx = malloc((size_t)r->t.nrows * sizeof(*idx));
-	if (!idx)
-		abort();
-	for (int i = 0; i < r->t.nrows; i++)
-		idx[i] = i;
-	qsort_r(idx, (size_t)r->t.nrows, sizeof(*idx), cell_host_cmp, &h);
-	for (int i = 1; i < r->t.nrows && !ret; i++) {
-		char **a = r->t.rows[idx[i - 1]], **b = r->t.rows[idx[i]];
-
-		if (!strcmp(a[h.v], b[h.v]) && !strcmp(a[h.w], b[h.w]) && !strcmp(a[h.th], b[h.th]) &&
-		    strcmp(a[h.host], b[h.host])) {
-			snprintf(err, errlen, "%s: cell %s %s t=%s was measured on hosts '%s' and '%s': give --by "
-				 "variant,host to compare them side by side (not pooled)", r->path, a[h.v], a[h.w],
-				 a[h.th], a[h.host], b[h.host]);
-			ret = -1;
-		}
-	}
-	free(idx);
-	return ret;
-}
-
-/* Does @row belong to the cell (variant, workload, threads) @key, columns @col? */
-static bool same_cell(char **row, char *const *key, const int *col)
-{
-	return !strcmp(row[col[0]], key[0]) && !strcmp(row[col[1]], key[1]) && !strcmp(row[col[2]], key[2]);
-}
-
-/* Drop every row of cell @key from r->t. */
-static void drop_cell(struct lab_results *r, char *const *key, const int *col)
-{
-	bool *d = drop_mask(r);
-
-	for (int i = 0; i < r->t.nrows; i++)
-		d[i] = same_cell(r->t.rows[i], key, col);
-	drop_rows(r, d);
-	free(d);
-}
-
-/*
- * Cells the runner marked cell_failed (a must-be-zero count was not): their
- * numbers are not measurements of a correct run. Left out, named on stderr,
- * unless @include (report --include-failed), which names them and keeps them.
- */
-static void failed_cells(struct lab_results *r, bool include)
-{
-	int col[3] = { lab_csv_col(&r->t, LAB_CSV_NAME(variant)), lab_csv_col(&r->t, LAB_CSV_NAME(workload)), lab_csv_col(&r->t, LAB_CSV_NAME(threads)) };
-	int cm = lab_csv_col(&r->t, LAB_CSV_NAME(metric)), cv = lab_csv_col(&r->t, LAB_CSV_NAME(value));
-
-	if (cm < 0 || cv < 0 || col[0] < 0 || col[1] < 0 || col[2] < 0)
-		return;
-	for (int i = 0; i < r->t.nrows; i++) {
-		char **row = r->t.rows[i], *key[3];
-
-		if (strcmp(row[cm], "cell_failed") || atof(row[cv]) == 0)
-			continue;
-		for (int k = 0; k < 3; k++)
-			key[k] = strdup(row[col[k]]);
-		fprintf(stderr, "rwlab report: %s: cell %s %s t=%s failed (a count that must be 0 was not): %s\n",
-			r->path, key[0], key[1], key[2],
-			include ? "compared as --include-failed asks" : "left out (--include-failed compares it)");
-		if (include) {	/* keep the rows; say it once per cell */
-			for (int j = i; j < r->t.nrows; j++)
-				if (!strcmp(r->t.rows[j][cm], "cell_failed") && same_cell(r->t.rows[j], key, col))
-					r->t.rows[j][cm][4] = '-';	/* "cell-failed": still in the CSV's words */
-		} else {
-			drop_cell(r, key, col);
-			i = -1;		/* rows moved: look again from the start */
-		}
-		for (int k = 0; k < 3; k++)
-			free(key[k]);
-	}
 }
 
 /* ---- integrity ------------------------------------------------------------------ */
@@ -465,27 +386,6 @@ int lab_value_parse(const char *s, double *v, const char **why)
 	return 0;
 }
 
-/* Every value a finite decimal, and not negative where its unit cannot be. Returns 0 or -1 (FILE:LINE in @err). */
-static int check_values(const struct lab_results *r, int cv, int cu, int cm, char *err, size_t errlen)
-{
-	for (int i = 0; i < r->t.nrows; i++) {
-		char **f = r->t.rows[i], at[1100];
-		const char *why;
-		double v;
-
-		if (lab_value_parse(f[cv], &v, &why)) {
-			snprintf(err, errlen, "%s: value '%s' is %s", where(r, i, at, sizeof(at)), f[cv], why);
-			return -1;
-		}
-		if (v < 0 && !lab_value_may_be_negative(f[cm], f[cu])) {
-			snprintf(err, errlen, "%s: value %s of metric '%s' is negative, which its unit '%s' cannot be",
-				 where(r, i, at, sizeof(at)), f[cv], f[cm], f[cu]);
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /* The runner's -n from a settings field ("d=2s warmup=0.5s n=5 ..."), or 0 when it names none. */
 static int settings_n(const char *settings)
 {
@@ -496,22 +396,265 @@ static int settings_n(const char *settings)
 	return p ? atoi(p + 2) : 0;
 }
 
-/* Are rows @x and @y of one cell (variant, workload, threads at @col[0..2])? */
-static bool same_row_cell(char **x, char **y, const int *col)
+static enum lab_better parse_better(const char *s)
 {
-	return !strcmp(x[col[0]], y[col[0]]) && !strcmp(x[col[1]], y[col[1]]) && !strcmp(x[col[2]], y[col[2]]);
+	return !strcmp(s, "higher") ? LAB_BETTER_HIGHER : !strcmp(s, "lower") ? LAB_BETTER_LOWER :
+									       LAB_BETTER_NONE;
 }
 
-/* Is the cell in rows [@a, @b] complete: iterations 0..@n-1, each with as many rows as iteration 0? */
-static bool cell_complete(const struct lab_results *r, int a, int b, int ci, int n)
+/* ---- reading --------------------------------------------------------------------- */
+
+/* The logical columns of the inputs that loading uses. */
+enum {
+	C_VARIANT, C_WORKLOAD, C_THREADS, C_METRIC, C_VALUE, C_BETTER, C_UNIT,	/* needed */
+	C_RUN, C_ITERATION, C_HOST, C_SETTINGS, C_TIMESTAMP, C_NR
+};
+static const char *const col_names[C_NR] = { "variant", "workload", "threads", "metric", "value", "better", "unit",
+					     "run", "iteration", "host", "settings", "timestamp" };
+#define C_NEEDED (C_UNIT + 1)
+
+/* The duplicate key, in the order the message names it. */
+static const char *const dup_names[7] = { "run", "variant", "workload", "threads", "iteration", "metric", "host" };
+
+struct loader {
+	struct lab_results *r;
+	struct lab_results_store *st;
+	unsigned flags;
+	int col[C_NR];
+	int bycol[MAX_BY], nby, grcol[2], ngr;
+	char by_err[512];		/* a --by problem, said after the checks that come first */
+	int src;			/* the input being read */
+	int *ctx_map, nctx_map;		/* its reader's contexts -> the store's */
+	long long seq;			/* rows read */
+	char key[8192];
+};
+
+static void fail_cols(const struct lab_csv_reader *rd, const char *path, const char *name, char *err,
+		      size_t errlen)
+{
+	size_t off = (size_t)snprintf(err, errlen, "%s: no column '%s' (columns:", path, name);
+
+	for (int i = 0; i < rd->ncols && off < errlen; i++)
+		off += (size_t)snprintf(err + off, errlen - off, "%s %s", i ? "," : "", rd->header[i]);
+	if (off < errlen)
+		snprintf(err + off, errlen - off, ")");
+}
+
+/* True when @path's first line is not empty and is not an rwlab header ("schema,run,..."). */
+static bool not_rwlab(const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : NULL;
+	char line[64] = "";
+	bool r;
+
+	if (!f)
+		return false;
+	r = fgets(line, sizeof(line), f) && line[0] != '\n' && strncmp(line, "schema,run,", 11);
+	fclose(f);
+	return r;
+}
+
+/* Open input @i; for stdin keep a copy of what is read. Returns 0 or -1. */
+static int open_input(struct loader *L, int i, struct lab_csv_reader *rd, char *err, size_t errlen)
+{
+	const char *path = L->st->paths[i];
+	int r;
+
+	if (!strcmp(path, "-")) {
+		if (!L->st->stdin_copy)
+			L->st->stdin_copy = tmpfile();
+		r = lab_csv_reader_fdopen(rd, 0, "stdin", L->st->stdin_copy ? fileno(L->st->stdin_copy) : -1, err,
+					  errlen);
+	} else {
+		r = lab_csv_reader_open(rd, path, err, errlen);
+	}
+	if (r && not_rwlab(path))	/* a parse error in a file that is not ours: say that instead */
+		snprintf(err, errlen, "%s: not an rwlab results CSV (its first line is not the header "
+			 "'schema,run,timestamp,...')", path);
+	return r;
+}
+
+/* The key of row @f over the fields @cols, joined by a space, interned. */
+static int key_id(struct loader *L, const char *const *f, const int *cols, int ncols)
+{
+	size_t off = 0;
+
+	if (ncols == 1)
+		return intern(&L->st->str, cols[0] >= 0 ? f[cols[0]] : "");
+	for (int i = 0; i < ncols; i++)
+		off += (size_t)snprintf(L->key + off, off < sizeof(L->key) ? sizeof(L->key) - off : 0, "%s%s",
+					i ? " " : "", cols[i] >= 0 ? f[cols[i]] : "");
+	return intern(&L->st->str, L->key);
+}
+
+/* The store's id of the reader's context @id (copied on first use). */
+static int global_ctx(struct loader *L, const struct lab_csv_reader *rd, int id)
+{
+	struct lab_results_store *st = L->st;
+
+	while (L->nctx_map <= id) {
+		int k = L->nctx_map, g;
+		size_t off = 0;
+
+		for (int c = 0; c < st->nccols; c++)
+			off += (size_t)snprintf(L->key + off, off < sizeof(L->key) ? sizeof(L->key) - off : 0, "%s\x1f",
+						lab_csv_reader_ctx(rd, k, lab_csv_reader_col(rd, st->ccol[c])));
+		g = intern(&st->ctx_keys, L->key);
+		if (g == st->nctx) {
+			st->ctxv = grow(st->ctxv, st->nctx, sizeof(*st->ctxv));
+			st->ctxv[g] = xrealloc(NULL, (size_t)(st->nccols ? st->nccols : 1) * sizeof(char *));
+			for (int c = 0; c < st->nccols; c++)
+				st->ctxv[g][c] = (char *)istr(&st->str, lab_csv_reader_ctx(rd, k,
+								lab_csv_reader_col(rd, st->ccol[c])));
+			st->nctx++;
+		}
+		L->ctx_map = grow(L->ctx_map, L->nctx_map, sizeof(int));
+		L->ctx_map[L->nctx_map++] = g;
+	}
+	return L->ctx_map[id];
+}
+
+static int cell_id(struct lab_results_store *st, int v, int w, int th, int host)
+{
+	int id = imap_get(&st->cells_map, v, w, th, host);
+
+	if (id >= 0)
+		return id;
+	st->cells = grow(st->cells, st->ncells, sizeof(*st->cells));
+	st->cells[st->ncells] = (struct cell){ .v = v, .w = w, .th = th, .host = host, .first_seq = -1, .ts_lo = -1,
+					       .ts_hi = -1, .fail_seq = -1 };
+	imap_put(&st->cells_map, v, w, th, host, st->ncells);
+	return st->ncells++;
+}
+
+/* An iteration as a key: a canonical decimal as itself, any other text as -1 - its string id. */
+static int iteration_key(struct lab_results_store *st, const char *s)
+{
+	size_t n = strspn(s, "0123456789");
+
+	if (n && n <= 9 && !s[n] && (s[0] != '0' || n == 1))
+		return atoi(s);
+	return -1 - intern(&st->str, s);
+}
+
+/* Has (@cell, @run, @it) had metric @lm (its id among the metrics) already? Marks it. */
+static bool seen_before(struct lab_results_store *st, int cell, int run, int it, int lm)
+{
+	int id = imap_get(&st->seen_map, cell, run, it, 0);
+	struct seen *s;
+	uint64_t *w, bit;
+
+	if (id < 0) {
+		st->seen = grow(st->seen, st->nseen, sizeof(*st->seen));
+		memset(&st->seen[st->nseen], 0, sizeof(*st->seen));
+		imap_put(&st->seen_map, cell, run, it, 0, st->nseen);
+		id = st->nseen++;
+	}
+	s = &st->seen[id];
+	if (lm >= 128 && (lm - 128) / 64 >= s->nmore) {
+		int n = (lm - 128) / 64 + 1;
+
+		s->more = xrealloc(s->more, (size_t)n * sizeof(uint64_t));
+		memset(s->more + s->nmore, 0, (size_t)(n - s->nmore) * sizeof(uint64_t));
+		s->nmore = n;
+	}
+	w = lm < 128 ? &s->w[lm / 64] : &s->more[(lm - 128) / 64];
+	bit = 1ull << (lm % 64);
+	if (*w & bit)
+		return true;
+	*w |= bit;
+	return false;
+}
+
+static int series_id(struct loader *L, int ig, int ic, int im, int th, const int *vwt)
+{
+	struct lab_results_store *st = L->st;
+	int id = imap_get(&st->series_map, ig, ic, im, th);
+
+	if (id >= 0)
+		return id;
+	st->s = grow(st->s, st->ns, sizeof(*st->s));
+	st->s_first = grow(st->s_first, st->ns, sizeof(*st->s_first));
+	for (int k = 0; k < 3; k++)
+		st->s_vwt[k] = grow(st->s_vwt[k], st->ns, sizeof(int));
+	memset(&st->s[st->ns], 0, sizeof(*st->s));
+	st->s[st->ns].ig = ig;
+	st->s[st->ns].ic = ic;
+	st->s[st->ns].im = im;
+	st->s[st->ns].threads = th;
+	st->s[st->ns].workload = S(st, vwt[1]);
+	st->s_first[st->ns] = -1;
+	for (int k = 0; k < 3; k++)
+		st->s_vwt[k][st->ns] = vwt[k];
+	imap_put(&st->series_map, ig, ic, im, th, st->ns);
+	return st->ns++;
+}
+
+/* Count pending row @p: its value, its cell's first row, context, timestamps and mark. */
+static void commit_row(struct loader *L, const struct prow *p)
+{
+	struct lab_results_store *st = L->st;
+	struct cell *c = &st->cells[p->cell];
+
+	if (c->first_seq < 0) {
+		c->first_seq = p->seq;
+		c->first_src = L->src;
+		c->first_line = p->line;
+		c->first_ctx = p->ctx;
+	}
+	if (p->ts >= 0 && *S(st, p->ts)) {
+		if (c->ts_lo < 0 || strcmp(S(st, p->ts), S(st, c->ts_lo)) < 0)
+			c->ts_lo = p->ts;
+		if (c->ts_hi < 0 || strcmp(S(st, p->ts), S(st, c->ts_hi)) > 0)
+			c->ts_hi = p->ts;
+	}
+	if (!c->nctx || c->ctx[c->nctx - 1].ctx != p->ctx) {
+		bool known = false;
+
+		for (int i = 0; i < c->nctx && !known; i++)
+			known = c->ctx[i].ctx == p->ctx;
+		if (!known) {
+			c->ctx = grow(c->ctx, c->nctx, sizeof(*c->ctx));
+			c->ctx[c->nctx++] = (struct cell_ctx){ p->ctx, p->seq };
+		}
+	}
+	if (p->failmark && !c->failed) {
+		c->failed = true;
+		c->fail_seq = p->seq;
+	}
+	if (p->series >= 0) {
+		struct lab_series *s = &st->s[p->series];
+
+		if (!s->n) {
+			st->s_first[p->series] = p->seq;
+			s->unit = S(st, p->unit);
+			s->better = (enum lab_better)p->better;
+		}
+		if (s->n == s->cap) {
+			s->cap = s->cap ? s->cap + s->cap / 2 + 8 : 8;
+			s->v = xrealloc(s->v, (size_t)s->cap * sizeof(double));
+		}
+		s->v[s->n++] = p->v;
+	}
+}
+
+static void commit_pending(struct loader *L)
+{
+	for (int i = 0; i < L->st->npend; i++)
+		commit_row(L, &L->st->pend[i]);
+	L->st->npend = 0;
+}
+
+/* Are the pending rows (one cell's, the last of the file) iterations 0..@n-1 with as many rows each? */
+static bool pending_complete(const struct lab_results_store *st, int n)
 {
 	int *count = calloc((size_t)n, sizeof(*count));
 	bool ok = true;
 
 	if (!count)
 		abort();
-	for (int i = a; i <= b; i++) {
-		int it = atoi(r->t.rows[i][ci]);
+	for (int i = 0; i < st->npend; i++) {
+		int it = st->pend[i].it;
 
 		if (it < 0 || it >= n) {	/* not one run's -n: a file put together by hand, not judged */
 			free(count);
@@ -526,149 +669,523 @@ static bool cell_complete(const struct lab_results *r, int a, int b, int ci, int
 }
 
 /*
- * The last cell of each file the runner wrote, when it is not complete: the
- * tail of an interrupted write (a kill, a full disk before rwlab cut it
- * back). Left out and named, unless @include.
+ * The end of input @src: its last cell's rows, when they are not complete,
+ * are the tail of an interrupted write (a kill, a full disk before rwlab cut
+ * it back): left out and named, unless --include-failed.
  */
-static void unfinished_cells(struct lab_results *r, const int *col, int ci, int cs, bool include)
+static void end_of_input(struct loader *L, const char *name)
 {
-	bool *d = drop_mask(r);
+	struct lab_results_store *st = L->st;
+	bool include = L->flags & LAB_RESULTS_INCLUDE_FAILED;
+	int n = st->npend && st->seg[3] >= 0 ? settings_n(S(st, st->seg[3])) : 0;
 
-	for (int i = r->t.nrows - 1; i >= 0 && ci >= 0 && cs >= 0; i--) {
-		int a = i, n;
-		char at[1100];
+	if (n > 0 && L->col[C_ITERATION] >= 0 && !pending_complete(st, n)) {
+		const struct cell *c = &st->cells[st->pend[0].cell];
 
-		if (i + 1 < r->t.nrows && r->src[i + 1] == r->src[i])
-			continue;	/* not the last row of its file */
-		while (a > 0 && r->src[a - 1] == r->src[i] && same_row_cell(r->t.rows[a - 1], r->t.rows[i], col) &&
-		       !strcmp(r->t.rows[a - 1][cs], r->t.rows[i][cs]))
-			a--;
-		n = settings_n(r->t.rows[i][cs]);
-		if (n <= 0 || cell_complete(r, a, i, ci, n))
-			continue;
-		fprintf(stderr, "rwlab report: %s: cell %s %s t=%s is unfinished (not iterations 0..%d with as many rows "
-				"each: an interrupted write): %s\n",
-			where(r, a, at, sizeof(at)), r->t.rows[i][col[0]], r->t.rows[i][col[1]], r->t.rows[i][col[2]],
-			n - 1, include ? "compared as --include-failed asks" : "left out (--include-failed compares it)");
-		for (int k = a; k <= i && !include; k++)
-			d[k] = true;
+		st->unfinished_at = grow(st->unfinished_at, st->nunfinished, sizeof(int));
+		st->unfinished_at[st->nunfinished++] = (int)st->unfinished.len;
+		lab_buf_printf(&st->unfinished, "rwlab report: %s:%d: cell %s %s t=%s is unfinished (not iterations "
+			       "0..%d with as many rows each: an interrupted write): %s\n", name, st->pend[0].line,
+			       S(st, c->v), S(st, c->w), S(st, c->th), n - 1,
+			       include ? "compared as --include-failed asks" : "left out (--include-failed compares it)");
+		if (!include)
+			st->npend = 0;
 	}
-	drop_rows(r, d);
-	free(d);
+	commit_pending(L);
+	st->seg[0] = st->seg[1] = st->seg[2] = st->seg[3] = -1;
 }
 
-struct dup_cols {
-	const struct lab_csv_table *t;
-	int c[7];			/* run, variant, workload, threads, iteration, metric, host */
-};
-
-static int dup_cmp(const void *a, const void *b, void *arg)
+/* Parse a threads field: 1 .. 2^20, or -1. */
+static int parse_threads(const char *s)
 {
-	const struct dup_cols *h = arg;
-	char **x = h->t->rows[*(const int *)a], **y = h->t->rows[*(const int *)b];
+	char *end;
+	long th;
+
+	errno = 0;
+	th = strtol(s, &end, 10);
+	return !*s || *end || errno || th < 1 || th > 1 << 20 ? -1 : (int)th;
+}
+
+/* One row (@f, at @line of the input @name). Returns 0 or -1 (a value the file cannot hold). */
+static int read_row(struct loader *L, const struct lab_csv_reader *rd, const char *name, char *err, size_t errlen)
+{
+	struct lab_results_store *st = L->st;
+	const char *const *f = rd->row, *why;
+	const int *col = L->col;
+	struct prow p = { .line = rd->line, .seq = L->seq++ };
+	int v, w, th, host, run, it, im, seg[4], nt;
+
+	if (lab_value_parse(f[col[C_VALUE]], &p.v, &why)) {
+		snprintf(err, errlen, "%s:%d: value '%s' is %s", name, rd->line, f[col[C_VALUE]], why);
+		return -1;
+	}
+	if (p.v < 0 && !lab_value_may_be_negative(f[col[C_METRIC]], f[col[C_UNIT]])) {
+		snprintf(err, errlen, "%s:%d: value %s of metric '%s' is negative, which its unit '%s' cannot be", name,
+			 rd->line, f[col[C_VALUE]], f[col[C_METRIC]], f[col[C_UNIT]]);
+		return -1;
+	}
+	v = intern(&st->str, f[col[C_VARIANT]]);
+	w = intern(&st->str, f[col[C_WORKLOAD]]);
+	th = intern(&st->str, f[col[C_THREADS]]);
+	host = col[C_HOST] >= 0 ? intern(&st->str, f[col[C_HOST]]) : -1;
+	run = col[C_RUN] >= 0 ? intern(&st->str, f[col[C_RUN]]) : -1;
+	it = col[C_ITERATION] >= 0 ? iteration_key(st, f[col[C_ITERATION]]) : 0;
+	im = intern(&st->met, f[col[C_METRIC]]);
+	p.cell = cell_id(st, v, w, th, host);
+	if (seen_before(st, p.cell, run, it, im)) {
+		if (!st->ndup++ && !(L->flags & LAB_RESULTS_ALLOW_DUPLICATES)) {
+			st->dup.src = L->src;
+			st->dup.line = rd->line;
+			for (int k = 0; k < 7; k++) {
+				int c = lab_csv_reader_col(rd, dup_names[k]);
+
+				st->dup.key[k] = strdup(c >= 0 ? f[c] : "-");
+			}
+		}
+		return 0;	/* counted once, by its first copy */
+	}
+	/* the rows of one cell, contiguous in one input: pending until they end */
+	seg[0] = v, seg[1] = w, seg[2] = th;
+	seg[3] = col[C_SETTINGS] >= 0 ? intern(&st->str, f[col[C_SETTINGS]]) : -1;
+	if (memcmp(seg, st->seg, sizeof(seg))) {
+		commit_pending(L);
+		memcpy(st->seg, seg, sizeof(seg));
+	}
+	nt = parse_threads(f[col[C_THREADS]]);
+	if (nt < 0) {
+		st->cells[p.cell].bad_threads = true;
+		p.series = -1;
+	} else {
+		int ig = L->ngr ? key_id(L, f, L->grcol, L->ngr) : intern(&st->str, "");
+		int ic = key_id(L, f, L->bycol, L->nby);
+
+		p.series = series_id(L, ig, ic, im, nt, seg);
+	}
+	p.ctx = global_ctx(L, rd, rd->ctx);
+	p.ts = col[C_TIMESTAMP] >= 0 ? intern(&st->str, f[col[C_TIMESTAMP]]) : -1;
+	p.unit = intern(&st->str, f[col[C_UNIT]]);
+	p.better = (signed char)parse_better(f[col[C_BETTER]]);
+	p.it = col[C_ITERATION] >= 0 ? atoi(f[col[C_ITERATION]]) : 0;
+	p.failmark = !strcmp(f[col[C_METRIC]], "cell_failed") && p.v != 0;
+	if (st->npend == st->cappend) {
+		st->cappend = st->cappend ? 2 * st->cappend : 256;
+		st->pend = xrealloc(st->pend, (size_t)st->cappend * sizeof(*st->pend));
+	}
+	st->pend[st->npend++] = p;
+	return 0;
+}
+
+/* The columns of the first input (@rd): the ones loading needs, --by's, the groups'. Returns 0 or -1. */
+static int setup_columns(struct loader *L, const struct lab_csv_reader *rd, const char *by, char *err,
+			 size_t errlen)
+{
+	char bybuf[256], *save = NULL;
+
+	for (int i = 0; i < C_NR; i++) {
+		L->col[i] = lab_csv_reader_col(rd, col_names[i]);
+		if (i < C_NEEDED && L->col[i] < 0) {
+			fail_cols(rd, L->r->path, col_names[i], err, errlen);
+			return -1;
+		}
+	}
+	L->st->nccols = 0;
+	L->st->ccol = xrealloc(NULL, (size_t)rd->ncols * sizeof(char *));
+	for (int c = 0; c < rd->ncols; c++)	/* the run and the context columns (csv.h: the reader's contexts) */
+		for (int k = LAB_CSV_FIRST_CONTEXT - 1; k < LAB_CSV_NCOLS; k++)
+			if (!strcmp(rd->header[c], k < LAB_CSV_FIRST_CONTEXT ? LAB_CSV_NAME(run) : lab_csv_columns[k]))
+				L->st->ccol[L->st->nccols++] = (char *)istr(&L->st->str, rd->header[c]);
+	snprintf(bybuf, sizeof(bybuf), "%s", by && *by ? by : "variant");
+	for (char *tok = strtok_r(bybuf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int c = lab_csv_reader_col(rd, tok);
+
+		if (c < 0 && !L->by_err[0])
+			fail_cols(rd, L->r->path, tok, L->by_err, sizeof(L->by_err));
+		if (L->nby == MAX_BY) {
+			if (!L->by_err[0])
+				snprintf(L->by_err, sizeof(L->by_err), "--by: at most %d columns", MAX_BY);
+			break;
+		}
+		L->bycol[L->nby++] = c;
+	}
+	if (!L->nby) {
+		snprintf(L->by_err, sizeof(L->by_err), "--by: empty column list");
+		L->bycol[L->nby++] = L->col[C_VARIANT];
+	}
+	/* The group is the part of the identity (variant, workload) not in the column key. */
+	for (int i = 0; i < 2; i++) {
+		bool used = false;
+
+		for (int k = 0; k < L->nby; k++)
+			used |= L->bycol[k] == L->col[i];
+		if (!used)
+			L->grcol[L->ngr++] = L->col[i];
+	}
+	return 0;
+}
+
+/* Input @i's header: the first sets the columns up, the others must have its columns. Returns 0 or -1. */
+static int check_header(struct loader *L, int i, const struct lab_csv_reader *rd, const char *by, char *err,
+			size_t errlen)
+{
+	struct lab_results_store *st = L->st;
+	bool same;
+
+	if (!i) {
+		st->nhead = rd->ncols;
+		st->head = xrealloc(NULL, (size_t)(st->nhead + 1) * sizeof(char *));
+		for (int c = 0; c < st->nhead; c++)
+			st->head[c] = istr(&st->str, rd->header[c]);
+		return setup_columns(L, rd, by, err, errlen);
+	}
+	same = rd->ncols == st->nhead;
+	for (int c = 0; same && c < st->nhead; c++)
+		same = !strcmp(rd->header[c], st->head[c]);
+	if (same)
+		return 0;
+	snprintf(err, errlen, "%s: its columns differ from %s's: not CSVs of one rwlab schema", st->paths[i],
+		 st->paths[0]);
+	return -1;
+}
+
+/* ---- after reading ---------------------------------------------------------------- */
+
+/* The first row of the inputs with the duplicate's key: "FILE:LINE" of the row it repeats. */
+static void find_original(struct loader *L, int npaths, int *src, int *line)
+{
+	struct lab_results_store *st = L->st;
+	char err[512];
+
+	*src = -1, *line = 0;
+	for (int i = 0; i < npaths && *src < 0; i++) {
+		struct lab_csv_reader rd;
+		int c[7], r = -1;
+		bool in = !strcmp(st->paths[i], "-");
+
+		if (in && (!st->stdin_copy || lseek(fileno(st->stdin_copy), 0, SEEK_SET)))
+			continue;
+		if (in ? lab_csv_reader_fdopen(&rd, fileno(st->stdin_copy), "stdin", -1, err, sizeof(err)) :
+			 lab_csv_reader_open(&rd, st->paths[i], err, sizeof(err))) {
+			lab_csv_reader_close(&rd);
+			continue;
+		}
+		for (int k = 0; k < 7; k++)
+			c[k] = lab_csv_reader_col(&rd, dup_names[k]);
+		while (*src < 0 && (r = lab_csv_reader_next(&rd, err, sizeof(err))) > 0) {
+			bool same = true;
+
+			for (int k = 0; k < 7 && same; k++)
+				same = !strcmp(c[k] >= 0 ? rd.row[c[k]] : "-", st->dup.key[k]);
+			if (same)
+				*src = i, *line = rd.line;
+		}
+		lab_csv_reader_close(&rd);
+	}
+}
+
+static const char *src_name(const struct lab_results_store *st, int src)
+{
+	return src < 0 ? "?" : strcmp(st->paths[src], "-") ? st->paths[src] : "stdin";
+}
+
+/* Repeated rows: refused, naming the first and the row it repeats; or, allowed, said. Returns 0 or -1. */
+static int duplicates(struct loader *L, int npaths, char *err, size_t errlen)
+{
+	struct lab_results_store *st = L->st;
+	char *const *k = st->dup.key;
+	int src, line;
+
+	if (!st->ndup)
+		return 0;
+	if (L->flags & LAB_RESULTS_ALLOW_DUPLICATES) {
+		fprintf(stderr, "rwlab report: %s: %d rows repeat an earlier row's run, cell, iteration and metric: "
+				"left out (--allow-duplicates counts each once)\n", L->r->path, st->ndup);
+		return 0;
+	}
+	find_original(L, npaths, &src, &line);
+	snprintf(err, errlen, "%s:%d: the row repeats %s:%d (run %s, cell %s %s t=%s, iteration %s, metric %s): %s; "
+		 "give --allow-duplicates to count each such row once", src_name(st, st->dup.src), st->dup.line,
+		 src_name(st, src), line, k[0], k[1], k[2], k[3], k[4], k[5],
+		 src != st->dup.src ? "the same run in two files (a file given twice?)" :
+				      "a row written twice, which no rwlab run does");
+	return -1;
+}
+
+static int cmp_cell_key(const void *a, const void *b, void *arg)
+{
+	const struct lab_results_store *st = arg;
+	const struct cell *x = &st->cells[*(const int *)a], *y = &st->cells[*(const int *)b];
 	int c;
 
-	for (int k = 0; k < 7; k++)
-		if (h->c[k] >= 0 && (c = strcmp(x[h->c[k]], y[h->c[k]])))
-			return c;
-	return *(const int *)a - *(const int *)b;	/* file order among equals */
+	if ((c = strcmp(S(st, x->v), S(st, y->v))) || (c = strcmp(S(st, x->w), S(st, y->w))) ||
+	    (c = strcmp(S(st, x->th), S(st, y->th))))
+		return c;
+	return strcmp(S(st, x->host), S(st, y->host));
+}
+
+static int cmp_seq(const void *a, const void *b, void *arg)
+{
+	const long long *seq = arg, x = seq[*(const int *)a], y = seq[*(const int *)b];
+
+	return (x > y) - (x < y);
 }
 
 /*
- * Rows with the same (run, variant, workload, threads, iteration, metric) of
- * one host: refused, naming the first such row in file order and the row it
- * repeats, or with @allow each counted once (the first in file order).
- * Returns 0, or -1 in @err.
+ * The cells that count: not failed (a cell_failed row with a non-zero count
+ * in any cell of the same variant, workload and threads; named on stderr,
+ * kept with --include-failed), with rows. Sets @keep[cell], and
+ * @vwt_failed[cell] (the cell's variant, workload and threads failed).
  */
-static int duplicates(struct lab_results *r, bool allow, char *err, size_t errlen)
+static void failed_cells(struct loader *L, bool *keep, bool *vwt_failed)
 {
-	static const char *const names[7] = { "run", "variant", "workload", "threads", "iteration", "metric", "host" };
-	struct dup_cols h = { &r->t, { 0 } };
-	int *idx = malloc((size_t)(r->t.nrows ? r->t.nrows : 1) * sizeof(*idx)), ndup = 0, first = -1, orig = -1;
-	bool *d = drop_mask(r);
+	struct lab_results_store *st = L->st;
+	bool include = L->flags & LAB_RESULTS_INCLUDE_FAILED;
+	struct imap vwt = { 0 };
+	long long *fseq = xrealloc(NULL, (size_t)(st->ncells + 1) * sizeof(long long));
+	int *order = xrealloc(NULL, (size_t)(st->ncells + 1) * sizeof(int)), n = 0;
 
-	if (!idx)
-		abort();
-	for (int k = 0; k < 7; k++)
-		h.c[k] = lab_csv_col(&r->t, names[k]);
-	for (int i = 0; i < r->t.nrows; i++)
-		idx[i] = i;
-	qsort_r(idx, (size_t)r->t.nrows, sizeof(*idx), dup_cmp, &h);
-	for (int i = 1; i < r->t.nrows; i++) {
-		char **a = r->t.rows[idx[i - 1]], **b = r->t.rows[idx[i]];
-		bool same = true;
+	for (int i = 0; i < st->ncells; i++) {	/* each (variant, workload, threads): its first cell_failed mark */
+		const struct cell *c = &st->cells[i];
+		int k = imap_get(&vwt, c->v, c->w, c->th, 0);
 
-		for (int k = 0; k < 7 && same; k++)
-			same = h.c[k] < 0 || !strcmp(a[h.c[k]], b[h.c[k]]);
-		if (!same)
-			continue;
-		d[idx[i]] = true;
-		ndup++;
-		if (first < 0 || idx[i] < first)
-			first = idx[i], orig = idx[i - 1];
-		idx[i] = idx[i - 1];	/* later copies compare with the first */
-	}
-	if (ndup && !allow) {
-		char **a = r->t.rows[orig], at[1100], bt[1100];
-
-		snprintf(err, errlen, "%s: the row repeats %s (run %s, cell %s %s t=%s, iteration %s, metric %s): %s; "
-			 "give --allow-duplicates to count each such row once", where(r, first, bt, sizeof(bt)),
-			 where(r, orig, at, sizeof(at)), h.c[0] >= 0 ? a[h.c[0]] : "-", a[h.c[1]], a[h.c[2]], a[h.c[3]],
-			 h.c[4] >= 0 ? a[h.c[4]] : "-", a[h.c[5]],
-			 r->src[first] != r->src[orig] ? "the same run in two files (a file given twice?)" :
-							 "a row written twice, which no rwlab run does");
-	} else if (ndup) {
-		fprintf(stderr, "rwlab report: %s: %d rows repeat an earlier row's run, cell, iteration and metric: left "
-				"out (--allow-duplicates counts each once)\n", r->path, ndup);
-		drop_rows(r, d);
-	}
-	free(d);
-	free(idx);
-	return ndup && !allow ? -1 : 0;
-}
-
-int lab_results_load(struct lab_results *r, const char *path, const char *by, const char *baseline,
-		     char *err, size_t errlen)
-{
-	return lab_results_load_many(r, &path, 1, by, baseline, 0, err, errlen);
-}
-
-/* The columns lab_results_load_many() needs, in need[] order. */
-enum { C_VARIANT, C_WORKLOAD, C_THREADS, C_METRIC, C_VALUE, C_BETTER, C_UNIT, C_NR };
-
-/* Value @v of row @f into its series (group @ig, column @ic, metric @im, @th threads). */
-static void add_value(struct lab_results *r, char **f, const int *col, int ig, int ic, int im, int th, double v)
-{
-	struct lab_series *s;
-	int *p;
-
-	if (r->ns * 2 >= r->hcap)
-		rehash(r);
-	p = slot(r, ig, ic, im, th);
-	if (*p < 0) {
-		if (r->ns == r->scap) {
-			r->scap = r->scap ? 2 * r->scap : 256;
-			r->s = xrealloc(r->s, (size_t)r->scap * sizeof(*r->s));
+		if (k < 0) {
+			imap_put(&vwt, c->v, c->w, c->th, 0, k = i);
+			fseq[k] = -1;
 		}
-		s = &r->s[r->ns];
-		memset(s, 0, sizeof(*s));
-		s->group = r->groups[ig];
-		s->column = r->columns[ic];
-		s->workload = f[col[C_WORKLOAD]];
-		s->metric = r->metrics[im];
-		s->unit = f[col[C_UNIT]];
-		s->better = parse_better(f[col[C_BETTER]]);
-		s->threads = th;
-		s->ig = ig, s->ic = ic, s->im = im;
-		*p = r->ns++;
-		add_threads(r, th);
+		if (c->failed && (fseq[k] < 0 || c->fail_seq < fseq[k]))
+			fseq[k] = c->fail_seq;
 	}
-	s = &r->s[*p];
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 8;
-		s->v = xrealloc(s->v, (size_t)s->cap * sizeof(double));
+	for (int i = 0; i < st->ncells; i++) {
+		int k = imap_get(&vwt, st->cells[i].v, st->cells[i].w, st->cells[i].th, 0);
+
+		vwt_failed[i] = fseq[k] >= 0;
+		keep[i] = st->cells[i].first_seq >= 0 && (!vwt_failed[i] || include);
+		if (k == i && fseq[k] >= 0)
+			order[n++] = i;
 	}
-	s->v[s->n++] = v;
+	qsort_r(order, (size_t)n, sizeof(int), cmp_seq, fseq);
+	for (int j = 0; j < n; j++) {
+		const struct cell *c = &st->cells[order[j]];
+
+		fprintf(stderr, "rwlab report: %s: cell %s %s t=%s failed (a count that must be 0 was not): %s\n",
+			L->r->path, S(st, c->v), S(st, c->w), S(st, c->th),
+			include ? "compared as --include-failed asks" : "left out (--include-failed compares it)");
+	}
+	imap_free(&vwt);
+	free(fseq);
+	free(order);
+}
+
+/*
+ * One cell (variant, workload, threads) measured on two hosts would be
+ * pooled into one mean: refused unless the hosts are compared side by side
+ * (--by with host). Returns 0 or -1.
+ */
+static int check_hosts(struct loader *L, const bool *keep, const char *by, char *err, size_t errlen)
+{
+	struct lab_results_store *st = L->st;
+	int *idx, n = 0, ret = 0;
+
+	if (L->col[C_HOST] < 0 || (by && strstr(by, "host")))
+		return 0;
+	idx = xrealloc(NULL, (size_t)(st->ncells + 1) * sizeof(int));
+	for (int i = 0; i < st->ncells; i++)
+		if (keep[i])
+			idx[n++] = i;
+	qsort_r(idx, (size_t)n, sizeof(int), cmp_cell_key, st);
+	for (int i = 1; i < n && !ret; i++) {
+		const struct cell *a = &st->cells[idx[i - 1]], *b = &st->cells[idx[i]];
+
+		if (a->v == b->v && a->w == b->w && a->th == b->th && a->host != b->host) {
+			snprintf(err, errlen, "%s: cell %s %s t=%s was measured on hosts '%s' and '%s': give --by "
+				 "variant,host to compare them side by side (not pooled)", L->r->path, S(st, a->v),
+				 S(st, a->w), S(st, a->th), S(st, a->host), S(st, b->host));
+			ret = -1;
+		}
+	}
+	free(idx);
+	return ret;
+}
+
+/* A cell that counts whose threads field is not a positive integer: the first such row. Returns 0 or -1. */
+static int check_threads(struct loader *L, const bool *keep, char *err, size_t errlen)
+{
+	const struct lab_results_store *st = L->st;
+	const struct cell *bad = NULL;
+
+	for (int i = 0; i < st->ncells; i++)
+		if (keep[i] && st->cells[i].bad_threads && (!bad || st->cells[i].first_seq < bad->first_seq))
+			bad = &st->cells[i];
+	if (!bad)
+		return 0;
+	snprintf(err, errlen, "%s:%d: threads '%s' is not a positive integer", src_name(st, bad->first_src),
+		 bad->first_line, S(st, bad->th));
+	return -1;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* ---- the final arrays ------------------------------------------------------------------ */
+
+static int *series_slot_final(const struct lab_results *r, int ig, int ic, int im, int threads)
+{
+	static int none = -1;
+	const struct imap *m = &r->st->series_map;
+	int k[4] = { ig, ic, im, threads };
+
+	return m->cap ? &islot(m, k)->v : &none;
+}
+
+static void rehash_final(struct lab_results *r)
+{
+	imap_free(&r->st->series_map);
+	for (int i = 0; i < r->ns; i++)
+		imap_put(&r->st->series_map, r->s[i].ig, r->s[i].ic, r->s[i].im, r->s[i].threads, i);
+}
+
+/* Renumber the ids in @ids[] (strings of @t) by first use: the list of their strings, into @out. */
+static int renumber(const struct strtab *t, int *ids, int n, const char ***out)
+{
+	struct imap m = { 0 };
+	int k = 0;
+
+	*out = NULL;
+	for (int i = 0; i < n; i++) {
+		int v = imap_get(&m, ids[i], 0, 0, 0);
+
+		if (v < 0) {
+			imap_put(&m, ids[i], 0, 0, 0, v = k);
+			*out = grow((void *)*out, k, sizeof(char *));
+			(*out)[k++] = t->s[ids[i]];
+		}
+		ids[i] = v;
+	}
+	imap_free(&m);
+	return k;
+}
+
+/*
+ * The series that count (not of a failed cell unless --include-failed; its cell_failed
+ * rows renamed cell-failed when kept), in order of first appearance, and
+ * the groups, columns, metrics and threads as their rows first name them.
+ */
+static void final_series(struct loader *L, const bool *vwt_failed)
+{
+	struct lab_results_store *st = L->st;
+	struct lab_results *r = L->r;
+	int *order = xrealloc(NULL, (size_t)(st->ns + 1) * sizeof(int)), n = 0, renamed = -1;
+	int *ig, *ic, *im;
+	struct imap vwt_cell = { 0 };
+
+	for (int i = 0; i < st->ncells; i++)
+		if (imap_get(&vwt_cell, st->cells[i].v, st->cells[i].w, st->cells[i].th, 0) < 0)
+			imap_put(&vwt_cell, st->cells[i].v, st->cells[i].w, st->cells[i].th, 0, i);
+	for (int i = 0; i < st->ns; i++) {
+		int c = imap_get(&vwt_cell, st->s_vwt[0][i], st->s_vwt[1][i], st->s_vwt[2][i], 0), to;
+		struct lab_series *t;
+
+		if (!st->s[i].n || c < 0 || !vwt_failed[c] || strcmp(st->met.s[st->s[i].im], "cell_failed"))
+			continue;
+		/* a failed cell compared (--include-failed): its marks in the CSV's words */
+		if (renamed < 0)
+			renamed = intern(&st->met, "cell-failed");
+		to = imap_get(&st->series_map, st->s[i].ig, st->s[i].ic, renamed, st->s[i].threads);
+		if (to < 0 || to == i) {
+			st->s[i].im = renamed;
+			imap_put(&st->series_map, st->s[i].ig, st->s[i].ic, renamed, st->s[i].threads, i);
+			continue;
+		}
+		t = &st->s[to];	/* a cell-failed series already: one series */
+		t->v = xrealloc(t->v, (size_t)(t->n + st->s[i].n) * sizeof(double));
+		memcpy(t->v + t->n, st->s[i].v, (size_t)st->s[i].n * sizeof(double));
+		t->n += st->s[i].n;
+		t->cap = t->n;
+		st->s_first[to] = st->s_first[i] < st->s_first[to] ? st->s_first[i] : st->s_first[to];
+		st->s[i].n = 0;
+	}
+	for (int i = 0; i < st->ns; i++) {
+		int c = imap_get(&vwt_cell, st->s_vwt[0][i], st->s_vwt[1][i], st->s_vwt[2][i], 0);
+
+		if (st->s[i].n && (c < 0 || !vwt_failed[c] || (L->flags & LAB_RESULTS_INCLUDE_FAILED)))
+			order[n++] = i;
+	}
+	qsort_r(order, (size_t)n, sizeof(int), cmp_seq, st->s_first);
+	r->s = xrealloc(NULL, (size_t)(n + 1) * sizeof(*r->s));
+	ig = xrealloc(NULL, (size_t)(n + 1) * sizeof(int));
+	ic = xrealloc(NULL, (size_t)(n + 1) * sizeof(int));
+	im = xrealloc(NULL, (size_t)(n + 1) * sizeof(int));
+	for (int i = 0; i < n; i++) {
+		r->s[i] = st->s[order[i]];
+		st->s[order[i]].v = NULL;	/* r->s owns the values now */
+		ig[i] = r->s[i].ig, ic[i] = r->s[i].ic, im[i] = r->s[i].im;
+	}
+	r->ns = n;
+	for (int i = 0; i < st->ns; i++)	/* the ones left out */
+		free(st->s[i].v);
+	free(st->s);
+	st->s = NULL;
+	st->ns = 0;
+	r->ngroups = renumber(&st->str, ig, n, &r->groups);
+	r->ncolumns = renumber(&st->str, ic, n, &r->columns);
+	r->nmetrics = renumber(&st->met, im, n, &r->metrics);
+	for (int i = 0; i < n; i++) {
+		struct lab_series *s = &r->s[i];
+		bool known = false;
+
+		s->ig = ig[i], s->ic = ic[i], s->im = im[i];
+		s->group = r->groups[s->ig];
+		s->column = r->columns[s->ic];
+		s->metric = r->metrics[s->im];
+		for (int k = 0; k < r->nthreads && !known; k++)
+			known = r->threads[k] == s->threads;
+		if (!known) {
+			r->threads = grow(r->threads, r->nthreads, sizeof(int));
+			r->threads[r->nthreads++] = s->threads;
+		}
+	}
+	if (r->nthreads)
+		qsort(r->threads, (size_t)r->nthreads, sizeof(int), cmp_int);
+	rehash_final(r);
+	imap_free(&vwt_cell);
+	free(order);
+	free(ig);
+	free(ic);
+	free(im);
+}
+
+/* The contexts and timestamps of the cells that count: lab_results_ctx(), _distinct(), _timespan(). */
+static void final_contexts(struct lab_results_store *st, const bool *keep)
+{
+	long long *first = xrealloc(NULL, (size_t)(st->nctx + 1) * sizeof(long long)), best = -1;
+
+	st->first_ctx = -1;
+	for (int i = 0; i < st->nctx; i++)
+		first[i] = -1;
+	for (int i = 0; i < st->ncells; i++) {
+		const struct cell *c = &st->cells[i];
+
+		if (!keep[i])
+			continue;
+		if (best < 0 || c->first_seq < best)
+			best = c->first_seq, st->first_ctx = c->first_ctx;
+		for (int k = 0; k < c->nctx; k++)
+			if (first[c->ctx[k].ctx] < 0 || c->ctx[k].seq < first[c->ctx[k].ctx])
+				first[c->ctx[k].ctx] = c->ctx[k].seq;
+		if (c->ts_lo >= 0 && (!st->ts_first || strcmp(S(st, c->ts_lo), st->ts_first) < 0))
+			st->ts_first = S(st, c->ts_lo);
+		if (c->ts_hi >= 0 && (!st->ts_last || strcmp(S(st, c->ts_hi), st->ts_last) > 0))
+			st->ts_last = S(st, c->ts_hi);
+	}
+	st->ctx_order = xrealloc(NULL, (size_t)(st->nctx + 1) * sizeof(int));
+	for (int i = 0; i < st->nctx; i++)
+		if (first[i] >= 0)
+			st->ctx_order[st->nctx_order++] = i;
+	qsort_r(st->ctx_order, (size_t)st->nctx_order, sizeof(int), cmp_seq, first);
+	free(first);
 }
 
 /* Move column @baseline (NULL: keep the first) to columns[0]. Returns 0, or -1 naming the valid ones. */
@@ -697,114 +1214,152 @@ static int set_baseline(struct lab_results *r, const char *baseline, const char 
 		for (int i = 0; i < r->ns; i++)
 			r->s[i].ic = r->s[i].ic == old ? 0 : r->s[i].ic < old ? r->s[i].ic + 1 : r->s[i].ic;
 		r->base = 0;
-		rehash(r);
+		rehash_final(r);
 	}
 	return 0;
+}
+
+/* ---- loading ---------------------------------------------------------------------- */
+
+/* Stream input @i into the store. Returns 0 or -1. */
+static int read_input(struct loader *L, int i, const char *by, char *err, size_t errlen)
+{
+	struct lab_csv_reader rd;
+	const char *name = src_name(L->st, i);
+	int r;
+
+	if (open_input(L, i, &rd, err, errlen)) {
+		lab_csv_reader_close(&rd);
+		return -1;
+	}
+	if (check_header(L, i, &rd, by, err, errlen)) {
+		char e2[512];
+
+		while ((r = lab_csv_reader_next(&rd, e2, sizeof(e2))) > 0)
+			;
+		if (r < 0 && not_rwlab(L->st->paths[i]))	/* not even CSV, and not ours: say that */
+			snprintf(err, errlen, "%s: not an rwlab results CSV (its first line is not the header "
+				 "'schema,run,timestamp,...')", L->st->paths[i]);
+		lab_csv_reader_close(&rd);
+		return -1;
+	}
+	L->src = i;
+	L->nctx_map = 0;
+	while ((r = lab_csv_reader_next(&rd, err, errlen)) > 0)
+		if (read_row(L, &rd, name, err, errlen)) {
+			r = -1;
+			break;
+		}
+	if (!r && rd.torn_line)
+		fprintf(stderr, "rwlab report: %s:%d: the last line is incomplete (an interrupted write); left out\n",
+			name, rd.torn_line);
+	if (!r)
+		end_of_input(L, name);
+	lab_csv_reader_close(&rd);
+	return r;
+}
+
+int lab_results_load(struct lab_results *r, const char *path, const char *by, const char *baseline,
+		     char *err, size_t errlen)
+{
+	return lab_results_load_many(r, &path, 1, by, baseline, 0, err, errlen);
 }
 
 int lab_results_load_many(struct lab_results *r, const char *const *paths, int npaths, const char *by,
 			  const char *baseline, unsigned flags, char *err, size_t errlen)
 {
-	const char *path;
-	static const char *need[] = { "variant", "workload", "threads", "metric", "value", "better", "unit" };
-	int col[C_NR], bycol[MAX_BY], nby = 0, grcol[2], ngr = 0;
-	char bybuf[256], *save = NULL;
+	struct loader L = { .r = r, .flags = flags };
+	bool *keep = NULL, *vwt_failed = NULL;
+	size_t off = 0;
+	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
-	if (read_inputs(r, paths, npaths, err, errlen))
-		return -1;
-	path = r->path;
-	for (int i = 0; i < C_NR; i++) {
-		col[i] = lab_csv_col(&r->t, need[i]);
-		if (col[i] < 0) {
-			fail_cols(&r->t, path, need[i], err, errlen);
-			goto fail;
-		}
+	r->st = L.st = calloc(1, sizeof(*r->st));
+	if (!r->st)
+		abort();
+	L.st->paths = paths;
+	L.st->first_ctx = -1;
+	memset(L.st->seg, 0xff, sizeof(L.st->seg));
+	for (int i = 0; i < npaths; i++)
+		off += (size_t)snprintf(r->path_buf + off, off < sizeof(r->path_buf) ? sizeof(r->path_buf) - off : 0,
+					"%s%s", i ? " + " : "", strcmp(paths[i], "-") ? paths[i] : "stdin");
+	r->path = r->path_buf;
+	for (int i = 0; i < npaths; i++)
+		if (read_input(&L, i, by, err, errlen))
+			goto out;
+	if (duplicates(&L, npaths, err, errlen))
+		goto out;
+	for (int i = L.st->nunfinished - 1; i >= 0; i--) {	/* the last file's first */
+		fputs(L.st->unfinished.p + L.st->unfinished_at[i], stderr);
+		L.st->unfinished.p[L.st->unfinished_at[i]] = 0;	/* the one before ends here */
 	}
-	if (check_values(r, col[C_VALUE], col[C_UNIT], col[C_METRIC], err, errlen) ||
-	    duplicates(r, flags & LAB_RESULTS_ALLOW_DUPLICATES, err, errlen))
-		goto fail;
-	unfinished_cells(r, col, lab_csv_col(&r->t, LAB_CSV_NAME(iteration)),
-			 lab_csv_col(&r->t, LAB_CSV_NAME(settings)),
-			 flags & LAB_RESULTS_INCLUDE_FAILED);
-	failed_cells(r, flags & LAB_RESULTS_INCLUDE_FAILED);
-	if (check_hosts(r, by, err, errlen))
-		goto fail;
-	snprintf(bybuf, sizeof(bybuf), "%s", by && *by ? by : "variant");
-	for (char *tok = strtok_r(bybuf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int c = lab_csv_col(&r->t, tok);
-
-		if (c < 0) {
-			fail_cols(&r->t, path, tok, err, errlen);
-			goto fail;
-		}
-		if (nby == MAX_BY) {
-			snprintf(err, errlen, "--by: at most %d columns", MAX_BY);
-			goto fail;
-		}
-		bycol[nby++] = c;
+	keep = xrealloc(NULL, (size_t)(L.st->ncells + 1) * sizeof(bool));
+	vwt_failed = xrealloc(NULL, (size_t)(L.st->ncells + 1) * sizeof(bool));
+	failed_cells(&L, keep, vwt_failed);
+	if (check_hosts(&L, keep, by, err, errlen))
+		goto out;
+	if (L.by_err[0]) {
+		snprintf(err, errlen, "%s", L.by_err);
+		goto out;
 	}
-	if (!nby) {
-		snprintf(err, errlen, "--by: empty column list");
-		goto fail;
-	}
-	/* The group is the part of the identity (variant, workload) not in the column key. */
-	for (int i = 0; i < 2; i++) {
-		bool used = false;
-
-		for (int k = 0; k < nby; k++)
-			used |= bycol[k] == col[i];
-		if (!used)
-			grcol[ngr++] = col[i];
-	}
-
-	for (int row = 0; row < r->t.nrows; row++) {
-		char **f = r->t.rows[row];
-		char *end;
-		long th;
-		double v;
-		int ig, ic, im;
-
-		errno = 0;
-		th = strtol(f[col[C_THREADS]], &end, 10);
-		if (!*f[col[C_THREADS]] || *end || errno || th < 1 || th > 1 << 20) {
-			char at[1100];
-
-			snprintf(err, errlen, "%s: threads '%s' is not a positive integer", where(r, row, at, sizeof(at)),
-				 f[col[C_THREADS]]);
-			goto fail;
-		}
-		v = strtod(f[col[C_VALUE]], NULL);	/* checked by check_values() */
-		ig = ngr ? key_index(r, &r->groups, &r->ngroups, f, grcol, ngr) : str_add(&r->groups, &r->ngroups, "");
-		ic = key_index(r, &r->columns, &r->ncolumns, f, bycol, nby);
-		im = str_add(&r->metrics, &r->nmetrics, f[col[C_METRIC]]);
-		add_value(r, f, col, ig, ic, im, (int)th, v);
-	}
-	if (r->nthreads)	/* no rows (every cell failed): no array to sort */
-		qsort(r->threads, (size_t)r->nthreads, sizeof(int), cmp_int);
-
-	if (set_baseline(r, baseline, path, err, errlen))
-		goto fail;
-	return 0;
-fail:
-	lab_results_free(r);
-	return -1;
+	if (check_threads(&L, keep, err, errlen))
+		goto out;
+	final_series(&L, vwt_failed);
+	final_contexts(L.st, keep);
+	ret = set_baseline(r, baseline, r->path, err, errlen);
+out:
+	free(keep);
+	free(vwt_failed);
+	free(L.ctx_map);
+	if (ret)
+		lab_results_free(r);
+	return ret;
 }
 
 void lab_results_free(struct lab_results *r)
 {
+	struct lab_results_store *st = r->st;
+
 	for (int i = 0; i < r->ns; i++)
 		free(r->s[i].v);
-	for (int i = 0; i < r->nowned; i++)
-		free(r->owned[i]);
-	free(r->owned);
 	free(r->s);
-	free(r->hash);
 	free(r->groups);
 	free(r->columns);
 	free(r->metrics);
 	free(r->threads);
-	free(r->src);
-	lab_csv_free(&r->t);
+	if (st) {
+		for (int i = 0; i < st->ns; i++)
+			free(st->s[i].v);
+		free(st->s);
+		free(st->s_first);
+		for (int k = 0; k < 3; k++)
+			free(st->s_vwt[k]);
+		for (int i = 0; i < st->ncells; i++)
+			free(st->cells[i].ctx);
+		free(st->cells);
+		for (int i = 0; i < st->nseen; i++)
+			free(st->seen[i].more);
+		free(st->seen);
+		for (int i = 0; i < st->nctx; i++)
+			free(st->ctxv[i]);
+		free(st->ctxv);
+		free(st->ccol);
+		free(st->head);
+		free(st->ctx_order);
+		free(st->pend);
+		for (int k = 0; k < 7; k++)
+			free(st->dup.key[k]);
+		lab_buf_free(&st->unfinished);
+		free(st->unfinished_at);
+		if (st->stdin_copy)
+			fclose(st->stdin_copy);
+		imap_free(&st->cells_map);
+		imap_free(&st->seen_map);
+		imap_free(&st->series_map);
+		strtab_free(&st->ctx_keys);
+		strtab_free(&st->met);
+		strtab_free(&st->str);
+		free(st);
+	}
 	memset(r, 0, sizeof(*r));
 }

@@ -31,27 +31,25 @@ struct lab_series {
 	int n, cap;
 };
 
+struct lab_results_store;	/* results.c: the strings, cells and contexts behind the arrays */
+
 struct lab_results {
 	const char *path;
-	struct lab_csv_table t;
-	struct lab_series *s;
-	int ns, scap;
-	int *hash;			/* open addressing over s[], -1 = empty */
-	int hcap;
-	const char **groups, **columns, **metrics;
+	struct lab_series *s;		/* in order of first appearance */
+	int ns;
+	const char **groups, **columns, **metrics;	/* in order of first appearance */
 	int ngroups, ncolumns, nmetrics;
 	int *threads;			/* distinct thread counts, ascending */
 	int nthreads;
 	int base;			/* index of the baseline column (moved to columns[0]) */
 	char path_buf[1024];		/* the input names, "a.csv + b.csv" */
-	char **owned;			/* composite keys */
-	int nowned;
-	const char *const *src_names;	/* the input files as given ("-" is stdin) */
-	int *src;			/* t.rows[i] came from src_names[src[i]] (for FILE:LINE) */
+	struct lab_results_store *st;
 };
 
 /*
- * lab_results_load() - read @path and group its rows.
+ * lab_results_load() - read @path and group its rows, streaming: memory
+ * grows with the series' values (8 bytes a row) and the distinct cells,
+ * runs and contexts, not with the file (README "Results: the CSV schema").
  * @by: comma-separated CSV column names forming the column key (NULL or ""
  * = "variant"). @baseline: column key of the baseline (NULL = the first
  * column seen); the baseline is moved to columns[0].
@@ -109,7 +107,15 @@ const struct lab_series *lab_results_find(const struct lab_results *r, int ig, i
 /* Index of @name in metrics[] / columns[] / groups[], or -1. */
 int lab_results_metric(const struct lab_results *r, const char *name);
 int lab_results_column(const struct lab_results *r, const char *name);
-/* Field @col of the first data row ("" when the column or the rows are absent): the context. */
+/* Context column @col of the first row ("" when the column or the rows are absent): the context. */
 const char *lab_results_ctx(const struct lab_results *r, const char *col);
+/*
+ * lab_results_distinct() - the distinct non-empty values of context column
+ * @col over the rows, in order of first appearance: the first @max into
+ * @out. Returns how many there are in all.
+ */
+int lab_results_distinct(const struct lab_results *r, const char *col, const char **out, int max);
+/* The earliest and latest timestamp of the rows (ISO 8601 compares as text); NULL, NULL without rows. */
+void lab_results_timespan(const struct lab_results *r, const char **first, const char **last);
 /* Workload name of a label: "pft:size_mb=64" -> "pft" (into @buf). */
 const char *lab_workload_base(const char *label, char *buf, size_t len);

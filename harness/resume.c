@@ -145,9 +145,8 @@ int lab_resume_load(struct lab_resume *r, const char *path, int iterations, cons
 	}
 	if (st.st_size == 0)
 		return 0;
-	if (lab_csv_read(path, &t, err, errlen))
+	if (lab_csv_read(path, &t, err, errlen))	/* a torn last row is left out (csv.h) */
 		return -1;
-	lab_csv_torn_tail(&t);	/* a last row cut inside its last field: torn by its structure */
 	r->exists = true;
 
 	/* The schema: exactly this header. */
@@ -159,6 +158,11 @@ int lab_resume_load(struct lab_resume *r, const char *path, int iterations, cons
 				 lab_csv_columns[i] ? lab_csv_columns[i] : "(none)");
 			goto out;
 		}
+	}
+	if (!t.context) {	/* schema 3's header, every column in every row: rows of this one would not fit */
+		snprintf(err, errlen, "--resume: %s is a results file of an older rwlab (the context in every row, "
+			 "not CSV schema %d's context lines): start a new file", path, LAB_CSV_SCHEMA);
+		goto out;
 	}
 	/* The header is the schema: its columns are at their enum lab_csv_col indexes. */
 	col[0] = LAB_CSV_COL_variant;

@@ -15,10 +15,10 @@
  *   The new run skips it.
  * - unfinished, and the last cell in the file: the tail of the interrupted
  *   write. It is cut off (with a torn last line, if any) and run again. A
- *   line is torn by its structure (lab_csv_parse(): short of fields or
- *   inside quotes; lab_csv_torn_tail(): no newline and its last field, the
- *   plan, cut short), never by a context mismatch; a whole last row that
- *   lost only its newline is kept and lab_csv_open_append() ends it.
+ *   line is torn by its structure (lab_csv_reader: short of fields, inside
+ *   quotes, or no newline and its end-of-row field, better, cut short),
+ *   never by a context mismatch; a whole last row that lost only its newline
+ *   is kept and lab_csv_open_append() ends it.
  *
  * The caller holds the file's lock (lab_csv_claim()) while it reads and
  * carries it on, so two --resume runs never write one file.
@@ -26,7 +26,8 @@
  *   leaves: an unfinished cell followed by others, a cell written twice,
  *   iterations outside 0..N-1 (the file was written with another -n).
  *
- * Run-wide settings: the header must be this schema's, and every row's pin
+ * Run-wide settings: the header must be this schema's (an older file, with
+ * the context in every row, is refused: start a new one), and every row's pin
  * and context columns (cpus, cpu_model, kernel, compiler, build_type,
  * allocator, event_counts, git_rev, host), its settings (-d, --warmup, -n,
  * --seed, --order) and its shard and plan (--shard I/N and the plan's

@@ -89,7 +89,7 @@ struct runner {
 	const struct lab_run_opts *o;
 	struct lab_csv_writer csv;
 	struct lab_resume resume;
-	struct lab_buf suffix;		/* pin..host, with leading comma */
+	char host[256];			/* every row's host (the context line has the rest) */
 	struct lab_buf failed;		/* "VARIANT WORKLOAD t=N, ..." */
 	struct lab_buf skipped;		/* the first cell skip_unsafe() left out */
 	int nskipped;
@@ -386,7 +386,7 @@ static int run_iteration(struct cell_run *cr, int n, struct iter_out *io)
 struct emit_ctx {
 	struct cell_run *cr;
 	const char *prefix;		/* schema..iteration, with trailing comma */
-	const char *suffix;		/* pin..host, with leading comma */
+	const char *host;		/* the host column */
 	const char *headline;		/* workload headline metrics, comma separated */
 	double headline_value;		/* first headline metric of this iteration */
 	bool have_headline;
@@ -420,10 +420,7 @@ static void emit_row(void *p, const char *metric, double value, const char *unit
 	struct lab_buf *b = &e->cr->rows;
 
 	lab_buf_printf(b, "%s", e->prefix);
-	lab_buf_field(b, metric);
-	lab_buf_printf(b, ",%.17g,", value);
-	lab_buf_field(b, unit);
-	lab_buf_printf(b, ",%s%s\n", better_name(better), e->suffix);
+	lab_csv_row_rest(b, metric, value, unit, e->host, better_name(better));
 	e->bad += check_must_be_zero(e->cr, metric, value);
 	if (!e->have_headline && e->headline) {
 		size_t ml = strlen(metric);
@@ -453,7 +450,7 @@ static void emit_rows(struct runner *r, struct cell_run *cr, const struct iter_o
 	int n = cr->cell->nthreads;
 
 	lab_csv_row_prefix(&prefix, r->run_id, cr->vlabel, cr->cell->wl->label, n, it);
-	ec = (struct emit_ctx){ cr, prefix.p, r->suffix.p, cr->ops->headline, 0, false, LAB_BETTER_NONE, 0 };
+	ec = (struct emit_ctx){ cr, prefix.p, r->host, cr->ops->headline, 0, false, LAB_BETTER_NONE, 0 };
 	cr->ops->metrics(cr->state, &li, &sink);
 	if (lab_fault_inject("must_be_zero", cr->vlabel))	/* a count that must be 0 and is not */
 		lab_emit(&sink, "errors", 1, "count", LAB_BETTER_NONE);
@@ -783,7 +780,6 @@ static void runner_warn(const struct runner *r, const struct lab_context *ctx)
 static void runner_close(struct runner *r)
 {
 	lab_csv_close(&r->csv);
-	lab_buf_free(&r->suffix);
 	lab_buf_free(&r->failed);
 	lab_buf_free(&r->skipped);
 	lab_resume_free(&r->resume);
@@ -810,7 +806,8 @@ int lab_run(const struct lab_run_opts *o)
 	}
 	runner_warn(&r, &ctx);
 	lab_csv_run_id(r.run_id, sizeof(r.run_id));
-	lab_csv_row_suffix(&r.suffix, &ctx, lab_pin_name(o->pin));
+	snprintf(r.host, sizeof(r.host), "%s", ctx.host);
+	lab_csv_set_context(&r.csv, r.run_id, &ctx, lab_pin_name(o->pin));
 
 	sigemptyset(&sa.sa_mask);
 	lab_interrupted = 0;

@@ -40,7 +40,7 @@ else
 	rc=$? hidden="SOURCE TREE NOT HIDDEN (no unshare -m here)"
 fi
 [ "$rc" = 0 ] || { echo "FAIL: installed rwlab --matrix quick exited $rc ($hidden)"; cat "$d/out"; exit 1; }
-grep -q '^3,.*,rwsem,locktest,1,0,total_rate,' "$d/work/q.csv" || { echo "FAIL: no rwsem row in q.csv"; exit 1; }
+grep -q '^4,.*,rwsem,locktest,1,0,total_rate,' "$d/work/q.csv" || { echo "FAIL: no rwsem row in q.csv"; exit 1; }
 grep -q ',rwsem,' "$d/work/e.csv" || { echo "FAIL: installed rwlab exec: no rows (librwlab-preload.so not found?)"; cat "$d/out"; exit 1; }
 grep -q 'sim generic-4' "$d/work/s.csv" || { echo "FAIL: installed rwlab run --sim: no simulated CSV"; cat "$d/out"; exit 1; }
 grep -q 'Hmean' "$d/out" || { echo "FAIL: no mmtests table (the matrix's report = mmtests)"; cat "$d/out"; exit 1; }

@@ -27,15 +27,17 @@ refused() {
 	[ "$(wc -l <err)" = 1 ] || fail "'$*': not one line on stderr: $line"
 }
 
-# A real run: two cells of two iterations, every row with its context.
+# A real run: two cells of two iterations, the run's context in its '# context' line.
 "$rwlab" run -l rwsem,rwsem-xadd -w locktest:load=10 -t 1 -n 2 -d 20ms --warmup 0 -q --no-report -o a.csv 2>/dev/null ||
 	fail "run: exit $?"
 cp a.csv a-copy.csv
-rows=$(($(wc -l <a.csv) - 1))
+rows=$(grep -vc '^#' a.csv); rows=$((rows - 1))	# the rows: not the header, not the context line
+first=$(awk 'NR > 1 && !/^#/ { print NR; exit }' a.csv)	# the line of the first row
+[ "$first" = 3 ] || fail "the first row is on line $first, want 3 (the header, the context line)"
 
 # The same run twice: refused, naming both rows; --allow-duplicates counts each row once.
 refused "$rwlab" report a.csv a-copy.csv -f csv
-echo "$line" | grep -q '^rwlab report: a-copy.csv:2: the row repeats a.csv:2 (run .*, iteration 0, metric .*): the same run in two files (a file given twice?); give --allow-duplicates to count each such row once$' ||
+echo "$line" | grep -q "^rwlab report: a-copy.csv:$first: the row repeats a.csv:$first (run .*, iteration 0, metric .*): the same run in two files (a file given twice?); give --allow-duplicates to count each such row once$" ||
 	fail "a file given twice: $line"
 "$rwlab" report a.csv -f json -m total_rate >one.json 2>/dev/null || fail "report a.csv: exit $?"
 "$rwlab" report a.csv a-copy.csv --allow-duplicates -f json -m total_rate >two.json 2>err ||
@@ -47,9 +49,9 @@ cmp -s <(grep '"n":' one.json) <(grep '"n":' two.json) || fail "--allow-duplicat
 grep -q '"n": 2,' two.json || fail "--allow-duplicates: $(grep -m1 '"n":' two.json)"
 
 # One row written twice in one file.
-{ cat a.csv; sed -n 2p a.csv; } >dup.csv
+{ cat a.csv; sed -n "${first}p" a.csv; } >dup.csv
 refused "$rwlab" report dup.csv
-echo "$line" | grep -q "^rwlab report: dup.csv:$((rows + 2)): the row repeats dup.csv:2 .*: a row written twice, which no rwlab run does" ||
+echo "$line" | grep -q "^rwlab report: dup.csv:$((rows + 3)): the row repeats dup.csv:$first .*: a row written twice, which no rwlab run does" ||
 	fail "a duplicated row: $line"
 
 # Values: inf, -inf, nan, hexadecimal, and a negative rate: refused with FILE:LINE; a denormal is a number.
@@ -58,10 +60,10 @@ setv() {	# setv LINE VALUE OUT: a.csv with the value field of LINE replaced
 	awk -F, -v OFS=, -v l="$1" -v v="$2" -v f="$field" 'NR == l { $f = v } { print }' a.csv >"$3"
 }
 for v in inf -inf nan NaN 0x1p10 1e999; do
-	setv 3 "$v" bad.csv
+	setv 4 "$v" bad.csv
 	refused "$rwlab" report bad.csv
 	case $v in 0x*) want="value '$v' is hexadecimal, not a decimal number" ;; *) want="value '$v' is not a finite number" ;; esac
-	echo "$line" | grep -qF "rwlab report: bad.csv:3: $want" || fail "value $v: $line"
+	echo "$line" | grep -qF "rwlab report: bad.csv:4: $want" || fail "value $v: $line"
 done
 n=$(awk -F, -v f="$field" 'NR > 1 && $8 == "total_rate" { print NR; exit }' a.csv)
 setv "$n" -5 neg.csv
@@ -83,21 +85,22 @@ grep -q "^rwlab report: cut.csv:[0-9]*: cell .* t=1 is unfinished (not iteration
 
 # ---- the writer ----------------------------------------------------------------------
 
-# ENOSPC mid-append: the t=32 cell (about 250 KB of rows) does not fit in a 208 KiB tmpfs, the
-# t=1 cell (about 170 KB) does. The failed write is cut back, the next cell appends after the
-# header and the file holds its whole rows only. Without the right to mount a tmpfs (not root),
-# RLIMIT_FSIZE (EFBIG, SIGXFSZ ignored) plays the full disk.
+# ENOSPC mid-append: the t=32 cell (about 32 KB of rows, with the run's 1 KB context line) does
+# not fit in a 28 KiB tmpfs, the t=1 cell (about 22 KB, the context line with it) does. The failed
+# write is cut back, the next cell appends after the header and the file holds its whole rows only.
+# Without the right to mount a tmpfs (not root), RLIMIT_FSIZE (EFBIG, SIGXFSZ ignored) plays the
+# full disk.
 small=(-l rwsem -w locktest:load=10 -t 32,1 -n 3 -d 10ms --warmup 0 -q --no-report)
 mkdir mnt
-if mount -t tmpfs -o size=208k tmpfs mnt 2>/dev/null; then
-	how="a 208 KiB tmpfs (ENOSPC)"
+if mount -t tmpfs -o size=28k tmpfs mnt 2>/dev/null; then
+	how="a 28 KiB tmpfs (ENOSPC)"
 	"$rwlab" run "${small[@]}" -o mnt/full.csv 2>full.err
 	rc=$?
 	cp mnt/full.csv full.csv
 	umount mnt
 else
-	how="RLIMIT_FSIZE 208 KiB (EFBIG)"
-	(ulimit -f 208; trap '' XFSZ; exec "$rwlab" run "${small[@]}" -o mnt/full.csv) 2>full.err
+	how="RLIMIT_FSIZE 28 KiB (EFBIG)"
+	(ulimit -f 28; trap '' XFSZ; exec "$rwlab" run "${small[@]}" -o mnt/full.csv) 2>full.err
 	rc=$?
 	cp mnt/full.csv full.csv
 fi
@@ -114,20 +117,21 @@ grep -q "cell rwsem locktest:load=10 t=32 failed: writing .*full.csv: \(No space
 # --resume, a last line cut inside its last field (the plan): torn by its structure, cut and run again.
 pair=(-l rwsem,rwsem-xadd -w locktest:load=10 -t 1 -n 2 -d 20ms --warmup 0 -q --no-report)
 "$rwlab" run "${pair[@]}" -o torn.csv 2>/dev/null || fail "run torn.csv: exit $?"
-per=$((($(wc -l <torn.csv) - 1) / 2))
-truncate -s -5 torn.csv		# "blocks=1\n" loses "s=1\n": every field there, the last one cut
+per=$((($(grep -vc '^#' torn.csv) - 1) / 2))	# rows per cell
+tail -c 5 torn.csv | grep -qx 'none' || fail "torn.csv does not end with better=none: $(tail -c 20 torn.csv)"
+truncate -s -3 torn.csv		# "none\n" loses "ne\n": every field there, the last one (better) cut
 "$rwlab" run "${pair[@]}" -o torn.csv --resume 2>err || fail "--resume on a torn last field: exit $?: $(cat err)"
 grep -q "cut off the unfinished last cell ($((per - 1)) whole rows and a torn line) to run it again" err ||
 	fail "--resume did not cut the torn row: $(cat err)"
-[ "$(wc -l <torn.csv)" = $((1 + 2 * per)) ] || fail "--resume (torn field): $(wc -l <torn.csv) lines, want $((1 + 2 * per))"
+[ "$(grep -vc '^#' torn.csv)" = $((1 + 2 * per)) ] || fail "--resume (torn field): $(grep -vc '^#' torn.csv) lines, want $((1 + 2 * per))"
 "$rwlab" report torn.csv -f csv >/dev/null 2>err && [ ! -s err ] || fail "report after --resume (torn field): $(cat err)"
 
 # --resume, a last line missing only its newline: the row is whole, kept, and the next row starts on a new line.
 "$rwlab" run "${pair[@]}" -o nl.csv 2>/dev/null || fail "run nl.csv: exit $?"
-head -n $((1 + per)) nl.csv | head -c -1 >nl2.csv	# the first cell, its last newline lost
+head -n $((2 + per)) nl.csv | head -c -1 >nl2.csv	# the context line and the first cell, its last newline lost
 "$rwlab" run "${pair[@]}" -o nl2.csv --resume 2>err || fail "--resume without the last newline: exit $?: $(cat err)"
 grep -q "resuming nl2.csv: 1 finished cells kept, 1 of this matrix to run" err || fail "--resume (newline): $(cat err)"
-[ "$(wc -l <nl2.csv)" = $((1 + 2 * per)) ] || fail "--resume (newline): $(wc -l <nl2.csv) lines, want $((1 + 2 * per))"
+[ "$(grep -vc '^#' nl2.csv)" = $((1 + 2 * per)) ] || fail "--resume (newline): $(grep -vc '^#' nl2.csv) lines, want $((1 + 2 * per))"
 "$rwlab" report nl2.csv -f csv >/dev/null 2>err && [ ! -s err ] || fail "report after --resume (newline): $(cat err)"
 
 # Two concurrent --resume runs: the second is refused by the first's lock, with one line, before measuring.
@@ -145,13 +149,13 @@ rc=$?
 [ $? = 2 ] && grep -q "is being written by another rwlab run" c.err || fail "a fresh run on a file being written: $(cat c.err)"
 [ ! -e conc.csv.1 ] || fail "a fresh run moved the running writer's file aside"
 wait $apid || fail "the first --resume run: exit $?: $(cat a.err)"
-[ "$(tail -n +2 conc.csv | cut -d, -f4,6 | sort -u | wc -l)" = 6 ] || fail "concurrent --resume: not 6 cells in conc.csv"
+[ "$(tail -n +2 conc.csv | grep -v '^#' | cut -d, -f4,6 | sort -u | wc -l)" = 6 ] || fail "concurrent --resume: not 6 cells in conc.csv"
 "$rwlab" report conc.csv -f csv >/dev/null 2>err && [ ! -s err ] || fail "report after concurrent --resume: $(cat err)"
 
 # merge: a shard from another host is refused; --mixed-hosts merges it with a warning.
 for i in 1 2; do "$rwlab" run -l rwsem,rwsem-xadd -w locktest:load=10 -t 1,2 -n 2 -d 20ms --warmup 0 -q --no-report --shard $i/2 -o sh$i.csv 2>/dev/null || fail "shard $i: exit $?"; done
 hcol=$(head -1 sh2.csv | tr ',' '\n' | grep -nx host | cut -d: -f1)
-awk -F, -v OFS=, -v c="$hcol" 'NR > 1 { $c = "elsewhere" } { print }' sh2.csv >sh2x.csv
+awk -F, -v OFS=, -v c="$hcol" 'NR > 1 && !/^#/ { $c = "elsewhere" } { print }' sh2.csv >sh2x.csv
 "$rwlab" merge sh1.csv sh2x.csv -o m.csv 2>err
 rc=$?
 [ $rc = 2 ] || fail "merge of a shard from another host: exit $rc, want 2"

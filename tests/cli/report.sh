@@ -127,7 +127,7 @@ if [ -x "$(dirname "$rwlab")/rwlab-sim" ]; then
 		grep -q '^threads *= 1,4,7,12,21,30,48,79,110,128$' "$sd/per-vma-locks.sim.matrix" ||
 			fail "reproduce --sim: the matrix as run lacks the published client counts"
 		grep -v '^#' "$sd/per-vma-locks.sim.matrix" | grep -q 'map\.threads' && fail "reproduce --sim kept map.threads"
-		grep -q '"sim icx-8336c-2s128: ' "$sd/per-vma-locks.csv" || fail "reproduce --sim: not on icx-8336c-2s128"
+		grep -q 'cpu_model=sim icx-8336c-2s128: ' "$sd/per-vma-locks.csv" || fail "reproduce --sim: not on icx-8336c-2s128"
 		[ -s "$sd/icx-8336c-2s128.machine" ] || fail "reproduce --sim: the machine file is not beside the results"
 		grep -q '^simulated: icx-8336c-2s128 .*host time [0-9]* s' "$sd/per-vma-locks.context.txt" ||
 			fail "reproduce --sim: no host time in the context file"

@@ -29,7 +29,7 @@ repro() {
 	[ -n "$dir" ] || fail "$name --sim made no sim/$name-* directory"
 }
 # cells DIR NAME: "variant workload threads" of every CSV row, sorted, unique
-cells() { tail -n +2 "$1/$2.csv" | cut -d, -f4-6 | tr ',' ' ' | sort -u | paste -sd';'; }
+cells() { tail -n +2 "$1/$2.csv" | grep -v '^#' | cut -d, -f4-6 | tr ',' ' ' | sort -u | paste -sd';'; }
 # verdict NAME CLIENTS: the report row for CLIENTS has a verdict
 verdict() {
 	grep -Eq "^$2 .*\| *[0-9]+ .*\| (agree|disagree|inconclusive|published-flat|scale-gap)" "$tmp/$1.out" ||
@@ -52,8 +52,9 @@ if [ -n "$dir" ]; then
 	want="hazptr context_switch 24;hazptr tlb_flush 24;refcount context_switch 24;refcount tlb_flush 24"
 	[ "$(cells "$dir" lazy-mm-hazptr)" = "$want" ] || fail "lazy-mm-hazptr cells: $(cells "$dir" lazy-mm-hazptr)"
 	[ "$(grep -c '^schema,' "$dir/lazy-mm-hazptr.csv")" = 1 ] || fail "lazy-mm-hazptr: the joined CSV has more than one header"
-	for w in context_switch tlb_flush; do
-		grep -q ",$w,24,.*,cores,8,\"sim generic-8: " "$dir/lazy-mm-hazptr.csv" ||
+	for w in context_switch tlb_flush; do	# each row's run: its context line says the pinning and the machine
+		run=$(grep -m1 ",$w,24," "$dir/lazy-mm-hazptr.csv" | cut -d, -f2)
+		grep -q "^# context,run=$run,pin=cores,cpus=8,\"cpu_model=sim generic-8: " "$dir/lazy-mm-hazptr.csv" ||
 			fail "lazy-mm-hazptr: $w not pinned cores on generic-8"
 	done
 	grep -q '^locks *= *null$' "$dir/lazy-mm-hazptr.sim.matrix" || fail "lazy-mm-hazptr: sim_locks did not replace locks"
@@ -73,7 +74,7 @@ if [ -n "$dir" ]; then
 		grep -q "^[^,]*,[^,]*,[^,]*,null,\"vmscale:$p,unit_mb=$u\",8," "$dir/hugetlb-vmemmap.csv" ||
 			fail "hugetlb-vmemmap: no vmscale:$p rows at 8 threads (sim_threads = cpus)"
 	done
-	[ "$(tail -n +2 "$dir/hugetlb-vmemmap.csv" | grep -v ',null,"vmscale:[a-z]*,unit_mb=36",8,' | wc -l)" = 0 ] ||
+	[ "$(tail -n +2 "$dir/hugetlb-vmemmap.csv" | grep -v '^#' | grep -v ',null,"vmscale:[a-z]*,unit_mb=36",8,' | wc -l)" = 0 ] ||
 		fail "hugetlb-vmemmap: rows of other cells"
 	grep -q "^# --set sim_baseline=vmscale:batch,unit_mb=$u" "$dir/hugetlb-vmemmap.sim.matrix" ||
 		fail "hugetlb-vmemmap: the matrix as run does not say what --set changed"
@@ -89,7 +90,8 @@ if [ -n "$dir" ]; then
 	want="rwsem-rspin pft 1;rwsem-rspin pft 4;rwsem-rspin reaim:compute 1;rwsem-xadd pft 1;rwsem-xadd pft 4;rwsem-xadd reaim:compute 1"
 	[ "$(cells "$dir" rwsem-rework)" = "$want" ] || fail "rwsem-rework cells: $(cells "$dir" rwsem-rework)"
 	[ "$(grep -c '^schema,' "$dir/rwsem-rework.csv")" = 1 ] || fail "rwsem-rework: the joined CSV has more than one header"
-	grep -q ',reaim:compute,1,.*,none,8,' "$dir/rwsem-rework.csv" || fail "rwsem-rework: reaim was not run with --pin none"
+	run=$(grep -m1 ',reaim:compute,1,' "$dir/rwsem-rework.csv" | cut -d, -f2)
+	grep -q "^# context,run=$run,pin=none,cpus=8," "$dir/rwsem-rework.csv" || fail "rwsem-rework: reaim was not run with --pin none"
 	[ "$(grep -cE '^command:  (.*/)?rwlab-sim run --sim generic-8 (.* )?--matrix [^ ]*rwsem-rework.sim.matrix -w ' "$dir/rwsem-rework.context.txt")" = 2 ] ||
 		fail "rwsem-rework: the context file lacks the two runs' commands"
 	verdict rwsem-rework 1

@@ -31,14 +31,14 @@ for i in 1 2 3; do "$rwlab" run "${opts[@]}" --shard $i/3 --list-cells; done | g
 	fail "--list-cells with null on gitcheckout: $(cat unsafe)"
 
 for i in 1 2; do "$rwlab" run "${opts[@]}" --shard $i/2 -o s$i.csv 2>/dev/null || fail "shard $i/2: exit $?"; done
-head -1 s1.csv | grep -q ',host,settings,.*,isolated,shard,plan$' || fail "no shard and plan columns: $(head -1 s1.csv)"
-grep -q ',d=0.05s warmup=0s n=2 seed=1 order=interleaved,.*,1/2,fp=[0-9a-f]\{16\} cells=8 blocks=4$' s1.csv ||
+grep -q '^# context,.*,settings=d=0.05s warmup=0s n=2 seed=1 order=interleaved,.*,shard=1/2,plan=fp=[0-9a-f]\{16\} cells=8 blocks=4$' s1.csv ||
 	fail "settings/shard/plan values: $(sed -n 2p s1.csv)"
 
 "$rwlab" merge -o m.csv s1.csv s2.csv 2>err; rc=$?
 [ $rc = 0 ] || fail "merge of both shards exited $rc: $(cat err)"
 grep -q 'merge: 2 files, 8 cells, complete' err || fail "merge: $(cat err)"
-[ "$(tail -n +2 m.csv | wc -l)" = "$(($(wc -l <s1.csv) + $(wc -l <s2.csv) - 2))" ] || fail "merged rows != the shards' rows"
+[ "$(grep -vc '^#' m.csv)" = "$(($(grep -vc '^#' s1.csv) + $(grep -vc '^#' s2.csv) - 1))" ] || fail "merged rows != the shards' rows"
+[ "$(grep -c '^# context,' m.csv)" = 2 ] || fail "merged file: not one context line per shard's run"
 
 "$rwlab" merge s1.csv 2>err; rc=$?
 [ $rc = 1 ] || fail "merge with a shard missing exited $rc, want 1"
@@ -46,18 +46,18 @@ grep -q 'missing shard 2/2 (comparison blocks 2, 4): no file holds it' err || fa
 
 # Another --seed and a tampered CPU model: warned, each naming both values.
 "$rwlab" run "${opts[@]}" --shard 2/2 --seed 7 -o t2.csv 2>/dev/null
-sed -i '2,$s/,\([0-9]*\),[^,]*,Linux /,\1,Tampered CPU 9000,Linux /' t2.csv
+sed -i 's/^\(# context,.*,cpu_model=\)[^,]*,/\1Tampered CPU 9000,/' t2.csv
 "$rwlab" merge s1.csv t2.csv 2>err; rc=$?
 [ $rc = 0 ] || fail "merge with warnings exited $rc: $(cat err)"
-grep -q "WARNING: the hosts differ in cpu_model: s1.csv:2 (shard 1/2, host .*) has '.*', t2.csv:2 (shard 2/2, host .*) has 'Tampered CPU 9000'" err ||
+grep -q "WARNING: the hosts differ in cpu_model: s1.csv:3 (shard 1/2, host .*) has '.*', t2.csv:3 (shard 2/2, host .*) has 'Tampered CPU 9000'" err ||
 	fail "no cpu_model warning: $(cat err)"
-grep -q "WARNING: the shards' settings differ in seed: .* has '1', t2.csv:2 .* has '7'" err || fail "no seed warning: $(cat err)"
+grep -q "WARNING: the shards' settings differ in seed: .* has '1', t2.csv:3 .* has '7'" err || fail "no seed warning: $(cat err)"
 [ "$(grep -c WARNING err)" = 2 ] || fail "$(grep -c WARNING err) warnings, want 2: $(cat err)"
 
 # One cell from two hosts: refused, in merge and in report.
-# (host is the column before settings, "d=...")
-{ cat s1.csv; tail -n +2 s1.csv | sed "s/,$(uname -n),d=/,otherhost,d=/"; } >pooled.csv
-grep -q ',otherhost,d=' pooled.csv || fail "pooled.csv: the host column was not replaced"
+# (host is the column before better, the last)
+{ cat s1.csv; tail -n +2 s1.csv | sed "s/,$(uname -n),\([a-z]*\)\$/,otherhost,\1/"; } >pooled.csv
+grep -q ',otherhost,[a-z]*$' pooled.csv || fail "pooled.csv: the host column was not replaced"
 "$rwlab" report pooled.csv >/dev/null 2>err; rc=$?
 [ $rc = 1 ] || fail "report of a pooled cell exited $rc, want 1"
 grep -q "merge: cell .* is in pooled.csv:.* (shard 1/2, host .*) and in pooled.csv:.* (shard 1/2, host .*): a cell is never pooled across files or hosts" err ||

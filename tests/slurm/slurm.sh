@@ -33,9 +33,9 @@ run_opts=(-d 200ms -n 2 --warmup 0 -q)
 cd "$tmp" || exit 1
 
 # cells FILE: "variant,workload,threads" of each cell (labels here hold no comma).
-cells() { awk -F, 'NR > 1 { print $4 "," $5 "," $6 }' "$1" | sort -u; }
+cells() { awk -F, 'NR > 1 && !/^#/ { print $4 "," $5 "," $6 }' "$1" | sort -u; }
 # keys FILE: "variant,workload,threads,iteration,metric" of each row.
-keys() { awk -F, 'NR > 1 { print $4 "," $5 "," $6 "," $7 "," $8 }' "$1" | sort; }
+keys() { awk -F, 'NR > 1 && !/^#/ { print $4 "," $5 "," $6 "," $7 "," $8 }' "$1" | sort; }
 
 ts=$(date +%s.%N)
 "$rwlab" slurm --matrix "$tmp/tiny.matrix" --shards 4 --dir "$tmp/run" --submit -- "${run_opts[@]}" \
@@ -49,8 +49,8 @@ grep -qx '#SBATCH --exclusive' "$script" || fail "script: no --exclusive"
 grep -q -- '--cpu-bind=none' "$script" || fail "script: srun without --cpu-bind=none"
 for i in 1 2 3 4; do
 	[ "$(cat "$tmp/run/shard-$i.status" 2>/dev/null)" = 0 ] || fail "shard $i: status '$(cat "$tmp/run/shard-$i.status" 2>&1)'"
-	awk -F, -v s="$i/4" 'NR > 1 && $(NF - 1) != s { bad = 1 } END { exit bad }' "$tmp/run/shard-$i.csv" ||
-		fail "shard-$i.csv: a row whose shard column is not $i/4"
+	[ "$(grep '^# context,' "$tmp/run/shard-$i.csv" | grep -vc ",shard=$i/4,")" = 0 ] &&
+		grep -q '^# context,' "$tmp/run/shard-$i.csv" || fail "shard-$i.csv: a run whose shard is not $i/4"
 	grep -q 'could not pin' "$tmp/run/shard-$i.log" && fail "shard $i could not pin its threads: $(grep -m1 'could not pin' "$tmp/run/shard-$i.log")"
 done
 grep -q '^Hmean' "$tmp/out" || fail "no mmtests report after the merge: $(head -3 "$tmp/out")"
@@ -75,8 +75,8 @@ pages() { awk -F, '$8 == "pages" { print $4 "," $6 "," $7 "," $9 }' "$1" | sort;
 
 # Resubmitting: only the failed shard runs again, and --resume keeps its finished cells.
 # Shard 3 "failed" after its first cell (3 cells per block: keep the first cell's rows).
-first=$(awk -F, 'NR == 2 { print $4 }' "$tmp/run/shard-3.csv")
-awk -F, -v v="$first" 'NR == 1 || $4 == v' "$tmp/run/shard-3.csv" >"$tmp/s3" && mv "$tmp/s3" "$tmp/run/shard-3.csv"
+first=$(awk -F, 'NR > 1 && !/^#/ { print $4; exit }' "$tmp/run/shard-3.csv")
+awk -F, -v v="$first" 'NR == 1 || /^#/ || $4 == v' "$tmp/run/shard-3.csv" >"$tmp/s3" && mv "$tmp/s3" "$tmp/run/shard-3.csv"
 echo 1 >"$tmp/run/shard-3.status"
 "$rwlab" slurm --matrix "$tmp/tiny.matrix" --shards 4 --dir "$tmp/run" --submit -- "${run_opts[@]}" \
 	>"$tmp/out2" 2>"$tmp/err2"

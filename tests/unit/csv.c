@@ -26,16 +26,18 @@ Test(csv, round_trip)
 	lab_context_get(&ctx);
 	snprintf(ctx.cpu_model, sizeof(ctx.cpu_model), "CPU, with \"quotes\"");
 	cr_assert_eq(lab_csv_open(&w, path, err, sizeof(err)), 0, "%s", err);
+	lab_csv_set_context(&w, "run1", &ctx, "compact");
 	lab_csv_row_prefix(&b, "run1", "rwsem:wspin=0,rspin=1", "locktest:rpct=90", 4, 2);
-	lab_buf_printf(&b, "total_rate,%.17g,op/s,higher", 1234.5);
-	lab_csv_row_suffix(&b, &ctx, "compact");
-	lab_buf_printf(&b, "\n");
+	lab_csv_row_rest(&b, "total_rate", 1234.5, "op/s", ctx.host, "higher");
 	cr_assert_eq(lab_csv_append(&w, b.p, b.len), 0);
+	cr_assert_eq(lab_csv_append(&w, b.p, b.len), 0);	/* the context line goes with the first rows only */
 	lab_csv_close(&w);
 	lab_buf_free(&b);
 
 	cr_assert_eq(lab_csv_read(path, &t, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(t.nrows, 1);
+	cr_assert_eq(t.nrows, 2);
+	cr_expect(t.context);
+	cr_expect_eq(t.line[0], 3, "the header, the context line, then the rows");
 	for (int i = 0; lab_csv_columns[i]; i++)
 		cr_expect_geq(lab_csv_col(&t, lab_csv_columns[i]), 0, "missing %s", lab_csv_columns[i]);
 	cr_expect_str_eq(t.rows[0][lab_csv_col(&t, "variant")], "rwsem:wspin=0,rspin=1");
@@ -45,6 +47,9 @@ Test(csv, round_trip)
 	cr_expect_str_eq(t.rows[0][lab_csv_col(&t, "value")], "1234.5");
 	cr_expect_str_eq(t.rows[0][lab_csv_col(&t, "cpu_model")], "CPU, with \"quotes\"");
 	cr_expect_str_eq(t.rows[0][lab_csv_col(&t, "pin")], "compact");
+	cr_expect_str_eq(t.rows[1][lab_csv_col(&t, "host")], ctx.host);
+	cr_expect_str_eq(t.rows[1][lab_csv_col(&t, "cmdline")], ctx.cmdline);
+	cr_expect_str_eq(t.rows[1][lab_csv_col(&t, "better")], "higher");
 	lab_csv_free(&t);
 	unlink(path);
 }
@@ -78,10 +83,9 @@ Test(csv, one_column_list)
 	cr_expect_str_eq(lab_csv_columns[LAB_CSV_COL_variant], "variant");
 	cr_expect_str_eq(lab_csv_columns[LAB_CSV_FIRST_CONTEXT], "pin");
 	lab_csv_header(&b);
+	lab_csv_context_line(&b, "run1", ctx, pin);
 	lab_csv_row_prefix(&b, "run1", "rwsem", "locktest", 4, 2);
-	lab_buf_printf(&b, "total_rate,1,op/s,higher");
-	lab_csv_row_suffix(&b, ctx, pin);
-	lab_buf_printf(&b, "\n");
+	lab_csv_row_rest(&b, "total_rate", 1, "op/s", ctx->host, "higher");
 	cr_assert_eq(lab_csv_parse(b.p, b.len, "row", &t, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(t.ncols, LAB_CSV_NCOLS);
 	cr_assert_eq(t.nrows, 1);
@@ -259,4 +263,162 @@ Test(stats, hand_computed)
 	cr_expect_float_eq(lab_stddev(v, 3), 1.5275252316519468, 1e-12);
 	cr_expect_float_eq(lab_min(v, 3), 1.0, 0);
 	cr_expect_float_eq(lab_max(v, 3), 4.0, 0);
+}
+
+/* Schema 4: each run's context line fills its rows' context columns; comments and a repeated header are skipped. */
+Test(csv, context_lines)
+{
+	struct lab_csv_table t;
+	struct lab_context a = { 0 }, b = { 0 };
+	struct lab_buf d = { 0 };
+	char err[512];
+
+	snprintf(a.cpu_model, sizeof(a.cpu_model), "CPU A, \"fast\"");
+	snprintf(a.host, sizeof(a.host), "ha");
+	snprintf(b.cpu_model, sizeof(b.cpu_model), "CPU B");
+	snprintf(b.host, sizeof(b.host), "hb");
+	snprintf(b.cmdline, sizeof(b.cmdline), "ro quiet, \"x\"\nnext");
+	lab_csv_header(&d);
+	lab_csv_context_line(&d, "runA", &a, "compact");
+	lab_csv_row_prefix(&d, "runA", "rwsem", "locktest", 2, 0);
+	lab_csv_row_rest(&d, "total_rate", 1, "op/s", a.host, "higher");
+	lab_buf_printf(&d, "# a comment\n");
+	lab_csv_context_line(&d, "runB", &b, "none");
+	lab_csv_row_prefix(&d, "runB", "pthread", "pft", 4, 1);
+	lab_csv_row_rest(&d, "faults/sec", 2, "faults/s", b.host, "higher");
+	lab_csv_header(&d);	/* files joined with cat: the header and runA's context again */
+	lab_csv_context_line(&d, "runA", &a, "compact");
+	lab_csv_row_prefix(&d, "runA", "rwsem", "locktest", 2, 1);
+	lab_csv_row_rest(&d, "total_rate", 3, "op/s", a.host, "higher");
+	cr_assert_eq(lab_csv_parse(d.p, d.len, "ctx", &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert(t.context);
+	cr_assert_eq(t.ncols, LAB_CSV_NCOLS);
+	cr_assert_eq(t.nrows, 3);
+	cr_expect_str_eq(t.rows[0][LAB_CSV_COL_cpu_model], "CPU A, \"fast\"");
+	cr_expect_str_eq(t.rows[0][LAB_CSV_COL_pin], "compact");
+	cr_expect_str_eq(t.rows[1][LAB_CSV_COL_cpu_model], "CPU B");
+	cr_expect_str_eq(t.rows[1][LAB_CSV_COL_cmdline], "ro quiet, \"x\"\nnext");
+	cr_expect_str_eq(t.rows[1][LAB_CSV_COL_host], "hb");
+	cr_expect_str_eq(t.rows[1][LAB_CSV_COL_pin], "none");
+	cr_expect_str_eq(t.rows[2][LAB_CSV_COL_cpu_model], "CPU A, \"fast\"");
+	cr_expect_str_eq(t.rows[2][LAB_CSV_COL_value], "3");
+	cr_expect_eq(t.line[0], 3);
+	cr_expect_eq(t.line[1], 7);	/* runB's context line takes lines 5 and 6 (its cmdline holds a newline) */
+	lab_csv_free(&t);
+	lab_buf_free(&d);
+}
+
+/* A row whose run has no context line before it, and a run with two contexts: refused, with FILE:LINE. */
+Test(csv, context_lines_refused)
+{
+	struct lab_csv_table t;
+	struct lab_context a = { 0 }, b = { 0 };
+	struct lab_buf d = { 0 };
+	char err[512];
+
+	snprintf(a.kernel, sizeof(a.kernel), "Linux 6.1");
+	snprintf(b.kernel, sizeof(b.kernel), "Linux 6.2");
+	lab_csv_header(&d);
+	lab_csv_row_prefix(&d, "runA", "rwsem", "locktest", 2, 0);
+	lab_csv_row_rest(&d, "total_rate", 1, "op/s", "h", "higher");
+	cr_expect_eq(lab_csv_parse(d.p, d.len, "noctx", &t, err, sizeof(err)), -1);
+	cr_expect(strstr(err, "noctx:2: run runA has no '# context' line before its rows") != NULL, "%s", err);
+	d.len = 0;
+	lab_csv_header(&d);
+	lab_csv_context_line(&d, "runA", &a, "compact");
+	lab_csv_context_line(&d, "runA", &b, "compact");
+	cr_expect_eq(lab_csv_parse(d.p, d.len, "two", &t, err, sizeof(err)), -1);
+	cr_expect(strstr(err, "two:3: a second context line of run runA differs in kernel ('Linux 6.1' before, 'Linux 6.2' here)") !=
+		  NULL, "%s", err);
+	lab_buf_free(&d);
+}
+
+/* Schema 4's torn tail: a last row cut inside better, or a context line cut before its plan is whole. */
+Test(csv, context_torn_tail)
+{
+	struct lab_csv_table t;
+	struct lab_context a = { 0 };
+	struct lab_buf d = { 0 };
+	size_t whole;
+	char err[512];
+
+	snprintf(a.plan, sizeof(a.plan), "fp=0123456789abcdef cells=4 blocks=2");
+	lab_csv_header(&d);
+	lab_csv_context_line(&d, "runA", &a, "compact");
+	lab_csv_row_prefix(&d, "runA", "rwsem", "locktest", 2, 0);
+	lab_csv_row_rest(&d, "total_rate", 1, "op/s", "h", "higher");
+	whole = d.len;
+	lab_csv_row_prefix(&d, "runA", "rwsem", "locktest", 2, 1);
+	lab_csv_row_rest(&d, "total_rate", 2, "op/s", "h", "lower");
+	/* "lower\n" cut to "low": every field there, the last one not whole */
+	cr_assert_eq(lab_csv_parse(d.p, d.len - 3, "t", &t, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(t.nrows, 1);
+	cr_expect_eq(t.torn_line, 4);
+	cr_expect_eq(t.parsed_len, whole);
+	lab_csv_free(&t);
+	/* "lower" whole, only the newline lost: a row */
+	cr_assert_eq(lab_csv_parse(d.p, d.len - 1, "t", &t, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(t.nrows, 2);
+	cr_expect(t.unterminated);
+	cr_expect_eq(t.torn_line, 0);
+	lab_csv_free(&t);
+	/* a second run's context line cut inside its plan */
+	d.len = whole;
+	lab_csv_context_line(&d, "runB", &a, "compact");
+	cr_assert_eq(lab_csv_parse(d.p, d.len - 8, "t", &t, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(t.nrows, 1);
+	cr_expect_eq(t.torn_line, 4);
+	cr_expect_eq(t.parsed_len, whole);
+	lab_csv_free(&t);
+	lab_buf_free(&d);
+}
+
+/*
+ * The streaming reader (a file, read in 256 KiB pieces) and the one over memory agree on
+ * every record, whatever falls on a piece's edge: quoted fields with commas, quotes, CRLF
+ * and newlines, blank lines, long fields.
+ */
+Test(csv, streaming_equals_memory)
+{
+	struct lab_csv_table t, u;
+	struct lab_buf d = { 0 };
+	char path[256], err[512];
+	unsigned x = 12345;
+	FILE *f;
+
+	lab_buf_printf(&d, "a,b,c\r\n");
+	for (int r = 0; d.len < (3u << 20); r++) {
+		for (int c = 0; c < 3; c++) {
+			x = x * 1103515245u + 12345u;
+			switch (x >> 28) {
+			case 0: lab_buf_printf(&d, "\"q,%d\"\"x\"\"\ny\"", r); break;
+			case 1: lab_buf_printf(&d, "%0*d", (int)(x >> 16 & 4095), 7); break;
+			case 2: lab_buf_printf(&d, "\"\""); break;
+			default: lab_buf_printf(&d, "v%u", x >> 8); break;
+			}
+			lab_buf_printf(&d, c < 2 ? "," : (x & 1) ? "\r\n" : "\n");
+		}
+		if (!(r % 97))
+			lab_buf_printf(&d, "\n");
+	}
+	tmpname(path, sizeof(path), "stream");
+	f = fopen(path, "w");
+	cr_assert(f);
+	cr_assert_eq(fwrite(d.p, 1, d.len, f), d.len);
+	fclose(f);
+	cr_assert_eq(lab_csv_parse(d.p, d.len, path, &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_csv_read(path, &u, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(t.nrows, u.nrows);
+	cr_assert_gt(t.nrows, 1000);
+	for (int r = 0; r < t.nrows; r++) {
+		cr_assert_eq(t.line[r], u.line[r], "row %d", r);
+		cr_assert_eq(t.offset[r], u.offset[r], "row %d", r);
+		for (int c = 0; c < 3; c++)
+			cr_assert_str_eq(t.rows[r][c], u.rows[r][c], "row %d col %d", r, c);
+	}
+	cr_expect_eq(t.parsed_len, u.parsed_len);
+	lab_csv_free(&t);
+	lab_csv_free(&u);
+	lab_buf_free(&d);
+	unlink(path);
 }
