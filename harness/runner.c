@@ -39,6 +39,9 @@
 #include "stats.h"
 #include "wait.h"
 
+/* rwlab's own memory in a run, beside its cells': measured 5.4 MB of RSS; the CSV buffers, the report. */
+#define LAB_FOOTPRINT_BASE (16ul << 20)
+
 static volatile sig_atomic_t lab_interrupted;
 
 static void on_signal(int sig)
@@ -562,6 +565,8 @@ static int cell_iteration(struct runner *r, struct cell_run *cr, int it, int fir
 	io.load_end = load[1];
 	if (it >= 0)
 		emit_rows(r, cr, &io, it);
+	if (cr->ops->release)	/* what it holds of the block's shared memory, for the next cell */
+		cr->ops->release(cr->state, cr->cell);
 	return cr->why[0] ? -1 : 0;
 }
 
@@ -575,8 +580,9 @@ static void cell_failed(struct runner *r, const struct cell_run *cr)
 	r->nfailed++;
 }
 
-/* Allocate cell @p and set it up. Returns 0 or -1 (cr->why says why). */
-static int cell_open(struct runner *r, struct cell_run *cr, const struct cell_plan *p)
+/* Allocate cell @p and set it up with its block's @shared (@shared_why: why there is none). Returns 0 or -1. */
+static int cell_open(struct runner *r, struct cell_run *cr, const struct cell_plan *p, void *shared,
+		     const char *shared_why)
 {
 	const struct lab_run_opts *o = r->o;
 	int n = p->nthreads;
@@ -599,7 +605,12 @@ static int cell_open(struct runner *r, struct cell_run *cr, const struct cell_pl
 	cr->cell->nthreads = n;
 	cr->cell->npus = lab_topology_init();
 	cr->cell->bind_self = lab_topology_bind_self;
+	cr->cell->shared = shared;
 	lab_topology_plan(o->pin, n, cr->pu);
+	if (*shared_why) {
+		cell_fail(cr, "%s", shared_why);
+		return -1;
+	}
 	if (cr->ops->setup(&cr->state, cr->cell, err, sizeof(err))) {
 		cell_fail(cr, "%s", err);
 		return -1;
@@ -650,9 +661,50 @@ static void round_order(const struct runner *r, int b0, int it, int *order, int 
 	}
 }
 
+/* The cells of the block at plan[@b0]: one workload at one thread count (one cell in sequential order). */
+static int block_cells(const struct runner *r, int b0)
+{
+	int n = 1;
+
+	while (b0 + n < r->nplan && r->o->order == LAB_ORDER_INTERLEAVED && r->plan[b0 + n].wl == r->plan[b0].wl &&
+	       r->plan[b0 + n].nthreads == r->plan[b0].nthreads)
+		n++;
+	return n;
+}
+
+/*
+ * What the block at plan[@b0] shares (ops->share(), made with no lock), into
+ * *@shared; on failure the reason in @why, which fails every cell of it.
+ */
+static void block_share(const struct runner *r, int b0, void **shared, char *why, size_t len)
+{
+	const struct cell_plan *p = &r->plan[b0];
+	struct lab_cell *c = aligned_alloc(LAB_CACHELINE, sizeof(*c));
+	char err[512];
+
+	*shared = NULL;
+	why[0] = 0;
+	if (!p->wl->ops->share)
+		goto out;
+	if (!c) {
+		snprintf(why, len, "out of memory");
+		goto out;
+	}
+	memset(c, 0, sizeof(*c));
+	*c = (struct lab_cell){ .wl = p->wl, .run = &r->o->settings, .nthreads = p->nthreads,
+				.npus = lab_topology_init(), .bind_self = lab_topology_bind_self };
+	if (p->wl->ops->share(shared, c, err, sizeof(err))) {
+		*shared = NULL;
+		snprintf(why, len, "%s", err);
+	}
+out:
+	free(c);
+}
+
 /*
  * One comparison block: cells plan[b0..b0+n) (one workload, one thread
- * count, its variants), all set up, then round after round one iteration of
+ * count, its variants), all set up (with what they share: ops->share()),
+ * then round after round one iteration of
  * each, in an order shuffled per round (A1 B1 C1, B2 A2 C2, ...), so that
  * drifting machine load does not land on one variant; then each is torn
  * down and its rows written. Sequential order runs blocks of one cell.
@@ -666,13 +718,17 @@ static void run_block(struct runner *r, int b0, int n)
 	int *ret = calloc((size_t)n, sizeof(*ret)), *order = calloc((size_t)n, sizeof(*order));
 	bool *done = calloc((size_t)n, sizeof(*done));
 	int first = o->settings.warmup_ns && r->plan[b0].wl->ops->kind == LAB_WL_WORK ? -1 : 0;
+	const struct lab_workload_ops *ops = r->plan[b0].wl->ops;
+	void *shared;
+	char why[512];
 
 	if (!cr || !ret || !order || !done) {
 		fprintf(stderr, "rwlab: out of memory for a block of %d cells\n", n);
 		exit(1);
 	}
+	block_share(r, b0, &shared, why, sizeof(why));
 	for (int i = 0; i < n; i++)
-		ret[i] = cell_open(r, &cr[i], &r->plan[b0 + i]);
+		ret[i] = cell_open(r, &cr[i], &r->plan[b0 + i], shared, why);
 	for (int it = first; it < o->iterations && !lab_interrupted; it++) {
 		round_order(r, b0, it, order, n);
 		for (int k = 0; k < n && !lab_interrupted; k++) {
@@ -685,6 +741,8 @@ static void run_block(struct runner *r, int b0, int n)
 	}
 	for (int i = 0; i < n; i++)
 		cell_close(r, &cr[i], lab_interrupted && !ret[i] && !done[i] ? -EINTR : ret[i]);
+	if (shared)
+		ops->unshare(shared);
 	free(cr);
 	free(ret);
 	free(order);
@@ -695,14 +753,66 @@ static void run_block(struct runner *r, int b0, int n)
 static void run_blocks(struct runner *r)
 {
 	for (int b0 = 0, n; b0 < r->nplan && !lab_interrupted; b0 += n) {
-		for (n = 1; b0 + n < r->nplan && r->o->order == LAB_ORDER_INTERLEAVED; n++)
-			if (r->plan[b0 + n].wl != r->plan[b0].wl || r->plan[b0 + n].nthreads != r->plan[b0].nthreads)
-				break;
+		n = block_cells(r, b0);
 		run_block(r, b0, n);
 	}
 }
 
 /* ---- the run ----------------------------------------------------------------- */
+
+/* "1.5 GiB", "320 MiB" */
+static const char *fmt_bytes(size_t b, char *buf, size_t len)
+{
+	if (b >= (10ul << 30))
+		snprintf(buf, len, "%.0f GiB", (double)b / (1 << 30));
+	else if (b >= (1ul << 30))
+		snprintf(buf, len, "%.1f GiB", (double)b / (1 << 30));
+	else
+		snprintf(buf, len, "%.0f MiB", (double)b / (1 << 20));
+	return buf;
+}
+
+/*
+ * The memory budget: the plan's peak is rwlab's own memory and the largest
+ * block's (what its cells share once, and each cell's own: a block's cells
+ * are set up together), from each workload's footprint(). A plan whose peak
+ * is above MemAvailable is refused with one line: the estimate, and how to
+ * shrink it (the workload's size knob, fewer variants per block). Returns 0
+ * or -1 (said).
+ */
+static int check_footprint(const struct runner *r)
+{
+	size_t avail = lab_meminfo("MemAvailable"), peak = 0, sh = 0, per = 0, room;
+	int worst = -1, nworst = 0;
+	char a[32], b[32], c[32], d[32], fit[256] = "";
+
+	for (int b0 = 0, n; b0 < r->nplan; b0 += n) {
+		size_t s, p;
+
+		n = block_cells(r, b0);
+		lab_workload_footprint(r->plan[b0].wl, r->plan[b0].nthreads, &p, &s);
+		if (s + (size_t)n * p > peak)
+			peak = s + (size_t)n * p, sh = s, per = p, worst = b0, nworst = n;
+	}
+	peak += LAB_FOOTPRINT_BASE;
+	if (!avail || worst < 0 || peak <= avail)
+		return 0;
+	room = avail > LAB_FOOTPRINT_BASE + sh ? (avail - LAB_FOOTPRINT_BASE - sh) / per : 0;
+	if (r->plan[worst].wl->ops->size_knob && sh && avail > LAB_FOOTPRINT_BASE + (size_t)nworst * per)
+		snprintf(fit, sizeof(fit), "give %.*s:%s=%zu or less (what the block shares)%s",
+			 (int)strcspn(r->plan[worst].wl->label, ":"), r->plan[worst].wl->label,
+			 r->plan[worst].wl->ops->size_knob,
+			 (avail - LAB_FOOTPRINT_BASE - (size_t)nworst * per) / 100 * 95 >> 20, room ? ", or " : "");
+	if (room)
+		snprintf(fit + strlen(fit), sizeof(fit) - strlen(fit), "run fewer variants per block (-l: %zu fit%s)",
+			 room, room == 1 ? "s" : "");
+	fprintf(stderr, "rwlab: the plan needs about %s of memory at its peak, more than MemAvailable (%s): block %s "
+		"t=%d holds %s shared by its %d variant%s and %s each; %s\n", fmt_bytes(peak, a, sizeof(a)),
+		fmt_bytes(avail, b, sizeof(b)), r->plan[worst].wl->label, r->plan[worst].nthreads,
+		fmt_bytes(sh, c, sizeof(c)), nworst, nworst == 1 ? "" : "s", fmt_bytes(per, d, sizeof(d)),
+		*fit ? fit : "shrink the workload's size");
+	return -1;
+}
 
 /* Open (or resume) the CSV and plan the cells. Returns 0, or 2: nothing was run. */
 static int runner_open(struct runner *r, const struct lab_context *ctx)
@@ -733,6 +843,10 @@ static int runner_open(struct runner *r, const struct lab_context *ctx)
 			lab_csv_close(&r->csv);
 			return 2;
 		}
+	}
+	if (check_footprint(r)) {
+		lab_csv_close(&r->csv);
+		return 2;	/* before any measurement, the file untouched */
 	}
 	if (r->resume.exists ? lab_csv_open_append(&r->csv, o->csv_path, r->resume.keep_len, err, sizeof(err)) :
 			       lab_csv_open(&r->csv, o->csv_path, err, sizeof(err))) {

@@ -1336,6 +1336,19 @@ static void gc_metrics(void *state, const struct lab_iter *it, struct lab_sink *
 		lab_emit(sink, lab_mm_event_names[e], (double)ev[e], "count", LAB_BETTER_NONE);
 }
 
+/*
+ * Per cell (nothing is shared: the tree's directories carry the variant's
+ * locks): the manifests, plans and tree, the pack's pages as the checkouts
+ * touch them, and per thread its output and page-cache buffers. Measured at
+ * the defaults (pack_mb=256, the shipped releases): 33.4 MB peak RSS at 1
+ * and 2 threads with rwlab's own 5.4 MB in it (results/harness/README.md).
+ */
+static void gc_footprint(const struct lab_workload_conf *wl, int nthreads, size_t *per_cell, size_t *shared)
+{
+	*shared = 0;
+	*per_cell = (24ul << 20) + ((size_t)wl->knob[K_PACK_MB] << 20) / 64 + (size_t)nthreads * (80ul << 10);
+}
+
 static void gc_teardown(void *state)
 {
 	gc_free(state);
@@ -1355,4 +1368,6 @@ const struct lab_workload_ops lab_workload_gitcheckout = {
 	.worker = gc_worker,
 	.metrics = gc_metrics,
 	.teardown = gc_teardown,
+	.footprint = gc_footprint,
+	.size_knob = "pack_mb",
 };

@@ -10,8 +10,8 @@
  * One iteration = one pft run (mmtests runs 30 per client count:
  * PFT_ITERATIONS=30, i.e. -n 30):
  * - the region is MemTotal / 5 by default, as mmtests' PFT_MAPPING_SIZE, but
- *   never more than half of MemAvailable at setup (its pages are real host
- *   memory, held for the cell: on a shared or small machine the region is
+ *   never more than half of MemAvailable when the block is set up (its pages
+ *   are real host memory: on a shared or small machine the region is
  *   what memory allows; the region_mb metric says what it was; under --sim
  *   256 MiB); size_mb=N
  *   sets it. It is rounded as pft does: pages = ceil(bytes /
@@ -29,6 +29,15 @@
  *   the memcg stock and page_counters of memcg_depth levels, rss, page tables);
  * - touch=fresh also writes to a real, freshly madvise(MADV_DONTNEED)'d
  *   anonymous region, so the host kernel's own page faults happen as well.
+ *
+ * Memory: the region's pages are real host memory. A comparison block's
+ * cells (this workload at one thread count, each variant) share one page
+ * allocator and its pages (share()); only one cell runs at a time, and each
+ * gives its region back after every iteration (release(): the munmap a pft
+ * process's exit does), so a block holds one region, not one per variant.
+ * The page allocator's kernel model (pcp lists, LRU, memcg) is the block's:
+ * what one variant's run leaves there, the next one finds, as one machine's
+ * page allocator does between processes.
  *
  * Metrics (pft's definitions): faults/sec = pages / wall seconds (barrier
  * release to the last thread's end), faults/cpu = pages / (user + system
@@ -72,8 +81,14 @@ struct pft_slice {
 	struct lab_mm_thread t;
 } __lab_cacheline_aligned;
 
-struct pft {
+/* What a block's cells share: the page allocator (first: tests/unit/workload_metrics.c reads it) and the region's pages. */
+struct pft_shared {
 	struct lab_page_alloc pa;
+	size_t pages;			/* the region's, as the cells round it */
+};
+
+struct pft {
+	struct lab_page_alloc own_pa, *pa;	/* pa: the block's (cell->shared) or own_pa */
 	struct lab_mm mm;
 	struct lab_mm_thread main_t;	/* the harness thread's (munmap in prepare) */
 	uintptr_t region;
@@ -94,25 +109,8 @@ static void pft_free(struct pft *p)
 	lab_mm_rcu_barrier();		/* VMAs freed through RCU are gone before their locks' variant is */
 	free(p->slice);
 	if (p->pa_ok)
-		lab_page_alloc_destroy(&p->pa);
+		lab_page_alloc_destroy(&p->own_pa);
 	free(p);
-}
-
-/* A /proc/meminfo field in bytes, or 0. */
-static size_t meminfo(const char *field)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[128];
-	size_t len = strlen(field), kb = 0;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, len) && line[len] == ':') {
-			kb = strtoull(line + len + 1, NULL, 10);
-			break;
-		}
-	if (f)
-		fclose(f);
-	return kb << 10;
 }
 
 /*
@@ -125,7 +123,7 @@ static size_t default_bytes(void)
 	if (LAB_SIM)
 		return 256ul << 20;
 
-	size_t total = meminfo("MemTotal"), avail = meminfo("MemAvailable"), b = total / 5;
+	size_t total = lab_meminfo("MemTotal"), avail = lab_meminfo("MemAvailable"), b = total / 5;
 
 	if (!total)
 		total = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE), b = total / 5;
@@ -135,19 +133,65 @@ static size_t default_bytes(void)
 	return b ? b : 1 << 20;
 }
 
+/* The region in pages, as pft rounds it: ceil(bytes / 4 KiB), then a whole slice per thread. */
+static size_t region_pages(const struct lab_workload_conf *wl, int nthreads)
+{
+	size_t bytes = wl->knob[K_SIZE_MB] ? (size_t)wl->knob[K_SIZE_MB] << 20 : default_bytes();
+	size_t pages = (bytes + LAB_PAGE_SIZE - 1) >> LAB_PAGE_SHIFT;
+
+	return (pages + (size_t)nthreads - 1) / (size_t)nthreads * (size_t)nthreads;
+}
+
+/* A page allocator of @cell's kernel model holding the region's pages (prefaulted). Returns 0 or -1. */
+static int pa_make(struct lab_page_alloc *pa, const struct lab_cell *cell, size_t pages)
+{
+	if (lab_page_alloc_init(pa, 0))
+		return -1;
+	if (lab_page_alloc_kernel(pa, (enum lab_kmm_ver)cell->wl->knob[K_KERNEL], (int)cell->wl->knob[K_MEMCG]) ||
+	    lab_page_alloc_reserve(pa, pages + 2 * LAB_MM_CACHE_BATCH * (size_t)cell->nthreads)) {
+		lab_page_alloc_destroy(pa);
+		return -1;
+	}
+	return 0;
+}
+
+static int pft_share(void **shared, const struct lab_cell *cell, char *err, size_t errlen)
+{
+	struct pft_shared *sh = calloc(1, sizeof(*sh));
+
+	if (sh)
+		sh->pages = region_pages(cell->wl, cell->nthreads);
+	if (!sh || pa_make(&sh->pa, cell, sh->pages)) {
+		snprintf(err, errlen, "pft: cannot allocate a %zu MiB region", sh ? sh->pages >> (20 - LAB_PAGE_SHIFT) : 0);
+		free(sh);
+		return -1;
+	}
+	*shared = sh;
+	return 0;
+}
+
+static void pft_unshare(void *shared)
+{
+	struct pft_shared *sh = shared;
+
+	lab_page_alloc_destroy(&sh->pa);
+	free(sh);
+}
+
 static int pft_setup(void **state, const struct lab_cell *cell, char *err, size_t errlen)
 {
 	struct pft *p = calloc(1, sizeof(*p));
-	size_t bytes = cell->wl->knob[K_SIZE_MB] ? (size_t)cell->wl->knob[K_SIZE_MB] << 20 : default_bytes();
+	struct pft_shared *sh = cell->shared;
 	long cls = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+	size_t bytes = 0;
 	int r;
 
 	if (!p)
 		goto nomem;
 	p->nthreads = cell->nthreads;
-	p->pages = (bytes + LAB_PAGE_SIZE - 1) >> LAB_PAGE_SHIFT;
-	p->pages_per_thread = (p->pages + (size_t)p->nthreads - 1) / (size_t)p->nthreads;
-	p->pages = p->pages_per_thread * (size_t)p->nthreads;
+	p->pages = sh ? sh->pages : region_pages(cell->wl, cell->nthreads);
+	p->pages_per_thread = p->pages / (size_t)p->nthreads;
+	bytes = p->pages << LAB_PAGE_SHIFT;
 	p->cls = cls > 0 ? (size_t)cls : 128;	/* pft's default when sysconf can't tell */
 	p->cachelines = (int)cell->wl->knob[K_CACHELINES];
 	if ((size_t)p->cachelines * p->cls > LAB_PAGE_SIZE)
@@ -159,13 +203,16 @@ static int pft_setup(void **state, const struct lab_cell *cell, char *err, size_
 		free(p);
 		return -1;
 	}
-	if (lab_page_alloc_init(&p->pa, 0))
-		goto nomem_free;
-	p->pa_ok = true;
-	if (lab_page_alloc_kernel(&p->pa, (enum lab_kmm_ver)cell->wl->knob[K_KERNEL], (int)cell->wl->knob[K_MEMCG]))
-		goto nomem_free;
-	lab_mm_thread_init(&p->main_t, &p->pa);
-	r = lab_mm_init(&p->mm, cell->lock, (enum lab_mm_lock_mode)cell->wl->knob[K_MM_LOCK], &p->pa);
+	if (sh) {
+		p->pa = &sh->pa;	/* the block's pages */
+	} else {
+		if (pa_make(&p->own_pa, cell, p->pages))
+			goto nomem_free;
+		p->pa_ok = true;
+		p->pa = &p->own_pa;
+	}
+	lab_mm_thread_init(&p->main_t, p->pa);
+	r = lab_mm_init(&p->mm, cell->lock, (enum lab_mm_lock_mode)cell->wl->knob[K_MM_LOCK], p->pa);
 	if (r) {
 		snprintf(err, errlen, "pft: cannot build an mm on %s in mm_lock=%s mode: %s", cell->lock->label,
 			 lab_mm_lock_mode_name((enum lab_mm_lock_mode)cell->wl->knob[K_MM_LOCK]),
@@ -175,10 +222,10 @@ static int pft_setup(void **state, const struct lab_cell *cell, char *err, size_
 	}
 	p->mm_ok = true;
 	p->slice = aligned_alloc(LAB_CACHELINE, (size_t)p->nthreads * sizeof(*p->slice));
-	if (!p->slice || lab_page_alloc_reserve(&p->pa, p->pages + 2 * LAB_MM_CACHE_BATCH * (size_t)p->nthreads))
+	if (!p->slice)
 		goto nomem_free;
 	for (int i = 0; i < p->nthreads; i++)
-		lab_mm_thread_init(&p->slice[i].t, &p->pa);
+		lab_mm_thread_init(&p->slice[i].t, p->pa);
 	if (cell->wl->knob[K_TOUCH] == TOUCH_FRESH) {
 		p->fresh = mmap(NULL, p->pages << LAB_PAGE_SHIFT, PROT_READ | PROT_WRITE,
 				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -209,7 +256,7 @@ static int pft_prepare(void *state, const struct lab_cell *cell)
 		return -ENOMEM;
 	for (int i = 0; i < p->nthreads; i++)
 		memset(p->slice[i].t.ev, 0, sizeof(p->slice[i].t.ev));
-	lab_kmm_events(&p->pa.k, p->kev0);
+	lab_kmm_events(&p->pa->k, p->kev0);
 	if (p->fresh && madvise(p->fresh, p->pages << LAB_PAGE_SHIFT, MADV_DONTNEED))
 		return -errno;
 	return 0;
@@ -266,7 +313,7 @@ static void pft_metrics(void *state, const struct lab_iter *it, struct lab_sink 
 	{
 		uint64_t kev[LAB_KMM_EV_NR];
 
-		lab_kmm_events(&p->pa.k, kev);
+		lab_kmm_events(&p->pa->k, kev);
 		for (int e = 0; e < LAB_KMM_EV_NR; e++) {
 			char name[64];
 
@@ -274,6 +321,37 @@ static void pft_metrics(void *state, const struct lab_iter *it, struct lab_sink 
 			lab_emit(sink, name, (double)(kev[e] - p->kev0[e]), "count", LAB_BETTER_NONE);
 		}
 	}
+}
+
+/* After the iteration: its region goes back (the exit of a pft process), so the block's next cell has the pages. */
+static void pft_release(void *state, const struct lab_cell *cell)
+{
+	struct pft *p = state;
+
+	(void)cell;
+	if (p->region && !lab_mm_munmap(&p->mm, p->region, p->pages << LAB_PAGE_SHIFT, &p->main_t))
+		p->region = 0;
+	if (p->fresh)
+		madvise(p->fresh, p->pages << LAB_PAGE_SHIFT, MADV_DONTNEED);
+}
+
+/*
+ * Shared by the block: the region's pages, their struct pages (8 of a 2 MiB
+ * chunk's 512 pages) and the page tables that map them (a page per 2 MiB,
+ * from the same allocator, freed with the region), and with touch=fresh the
+ * host region a cell touches while an iteration runs (released after it: one
+ * at a time). Per cell: its mm and slices.
+ * Measured: pft:size_mb=64 t=1, one cell, 72.8 MB peak RSS with 5.4 MB of it
+ * rwlab's own (results/harness/README.md).
+ */
+static void pft_footprint(const struct lab_workload_conf *wl, int nthreads, size_t *per_cell, size_t *shared)
+{
+	size_t bytes = region_pages(wl, nthreads) << LAB_PAGE_SHIFT;
+
+	*shared = bytes + bytes / 64 + bytes / 512 + 2 * LAB_MM_CACHE_BATCH * (size_t)nthreads * LAB_PAGE_SIZE;
+	if (wl->knob[K_TOUCH] == TOUCH_FRESH)
+		*shared += bytes;
+	*per_cell = (1u << 20) + (size_t)nthreads * (64u << 10);
 }
 
 static void pft_teardown(void *state)
@@ -294,4 +372,9 @@ const struct lab_workload_ops lab_workload_pft = {
 	.worker = pft_worker,
 	.metrics = pft_metrics,
 	.teardown = pft_teardown,
+	.share = pft_share,
+	.unshare = pft_unshare,
+	.release = pft_release,
+	.footprint = pft_footprint,
+	.size_knob = "size_mb",
 };

@@ -163,8 +163,20 @@ struct walker {
 	long nvcsw, nivcsw;		/* over the last active period */
 } __lab_cacheline_aligned;
 
+/*
+ * What a comparison block's cells share: the huge pages' memory (the parent's
+ * pages and every worker's pool), prefaulted once. Nothing reads what the
+ * pages hold (the copies only move bytes), and one cell runs at a time, so a
+ * block holds one unit_mb region, not one per variant.
+ */
+struct vms_shared {
+	char *mem;
+	size_t npfn;
+};
+
 struct vms {
 	int policy, nworkers, nwalkers;
+	bool shared_mem;		/* mem is the block's (cell->shared) */
 	bool hvo;			/* hugetlb_optimize_vmemmap */
 	uint32_t forked;		/* the parent's prefault is done: the children run (futex) */
 	uint32_t exited;		/* children whose exit is done (futex) */
@@ -612,7 +624,8 @@ static void vms_free(struct vms *v)
 		free(v->w[i].retired);
 		free(v->w[i].spare);
 	}
-	region_free(v->mem, v->npfn * HPAGE_SIZE);
+	if (!v->shared_mem)
+		region_free(v->mem, v->npfn * HPAGE_SIZE);
 	free(v->meta);
 	free(v->w);
 	free(v->wk);
@@ -620,10 +633,69 @@ static void vms_free(struct vms *v)
 	free(v);
 }
 
+/* usemem's region per process: unit_size / (nr_task + 1), in whole huge pages (at least one). */
+static size_t process_pages(const struct lab_workload_conf *wl, int nworkers)
+{
+	size_t pages = ((size_t)wl->knob[K_UNIT_MB] << 20) / (size_t)(nworkers + 1) / HPAGE_SIZE;
+
+	return pages ? pages : 1;
+}
+
+/* @npfn huge pages of memory: natively prefaulted (the parent's --prealloc --prefault, every pool page once). */
+static char *region_alloc(size_t npfn)
+{
+	char *mem = NULL;
+
+	if (LAB_SIM)
+		return sim_region(npfn * HPAGE_SIZE);
+	if (posix_memalign((void **)&mem, HPAGE_SIZE, npfn * HPAGE_SIZE))
+		return NULL;
+	memset(mem, 0x11, npfn * HPAGE_SIZE);
+	return mem;
+}
+
+static int vms_share(void **shared, const struct lab_cell *cell, char *err, size_t errlen)
+{
+	struct vms_shared *sh = calloc(1, sizeof(*sh));
+
+	if (sh) {
+		sh->npfn = process_pages(cell->wl, cell->nthreads) * (size_t)(cell->nthreads + 1);
+		sh->mem = region_alloc(sh->npfn);
+	}
+	if (!sh || !sh->mem) {
+		snprintf(err, errlen, "vmscale: cannot allocate %ld MiB", (long)cell->wl->knob[K_UNIT_MB]);
+		free(sh);
+		return -1;
+	}
+	*shared = sh;
+	return 0;
+}
+
+static void vms_unshare(void *shared)
+{
+	struct vms_shared *sh = shared;
+
+	region_free(sh->mem, sh->npfn * HPAGE_SIZE);
+	free(sh);
+}
+
+/*
+ * The region (shared by the block; address space only under --sim); per cell
+ * the huge pages' metadata (512 struct pages of 64 bytes each, 32 KiB a huge
+ * page), every worker's mapping and its batch of spare metadata.
+ */
+static void vms_footprint(const struct lab_workload_conf *wl, int nthreads, size_t *per_cell, size_t *shared)
+{
+	size_t pages = process_pages(wl, nthreads), npfn = pages * (size_t)(nthreads + 1);
+
+	*shared = LAB_SIM ? 0 : npfn * HPAGE_SIZE;
+	*per_cell = (1u << 20) + npfn * sizeof(struct hmeta) +
+		    (size_t)nthreads * (pages * 9 + ((size_t)wl->knob[K_BATCH] + 2) * sizeof(struct hmeta));
+}
+
 static int vms_setup(void **state, const struct lab_cell *cell, char *err, size_t errlen)
 {
 	struct vms *v;
-	size_t unit;
 
 	if (cell->npus < 1) {	/* the tick helper places itself on the cell's PUs */
 		snprintf(err, errlen, "vmscale: the cell carries no CPU count (npus %d)", cell->npus);
@@ -641,15 +713,12 @@ static int vms_setup(void **state, const struct lab_cell *cell, char *err, size_
 	v->tick_ns = (uint64_t)cell->wl->knob[K_TICK] * 1000;
 	v->hvo = cell->wl->knob[K_HVO] != 0;
 	v->ncpus = cell->npus;	/* the harness's one CPU count: hwloc's allowed PUs */
-	unit = (size_t)cell->wl->knob[K_UNIT_MB] << 20;
-	/* usemem's region per process: unit_size / (nr_task + 1), in whole huge pages */
-	v->pages = unit / (size_t)(v->nworkers + 1) / HPAGE_SIZE;
-	if (!v->pages)
-		v->pages = 1;
+	v->pages = process_pages(cell->wl, v->nworkers);
 	v->npfn = v->pages * (size_t)(v->nworkers + 1);
-	if (LAB_SIM ? !(v->mem = sim_region(v->npfn * HPAGE_SIZE)) :
-		      posix_memalign((void **)&v->mem, HPAGE_SIZE, v->npfn * HPAGE_SIZE)) {
-		v->mem = NULL;
+	if (cell->shared) {
+		v->mem = ((struct vms_shared *)cell->shared)->mem;
+		v->shared_mem = true;
+	} else if (!(v->mem = region_alloc(v->npfn))) {
 		goto nomem_free;
 	}
 	v->meta = calloc(v->npfn, sizeof(*v->meta));
@@ -664,9 +733,6 @@ static int vms_setup(void **state, const struct lab_cell *cell, char *err, size_
 		goto nomem_free;
 	memset(v->w, 0, (size_t)v->nworkers * sizeof(*v->w));
 	memset(v->hp, 0, (size_t)(v->nwalkers ? v->nwalkers : 1) * sizeof(*v->hp));
-	/* The parent's --prealloc --prefault (and every pool page faulted in once). */
-	if (!LAB_SIM)
-		memset(v->mem, 0x11, v->npfn * HPAGE_SIZE);
 	for (size_t pfn = 0; pfn < v->npfn; pfn++)
 		if (!(v->meta[pfn] = meta_init(malloc(sizeof(struct hmeta)), pfn, 0)))
 			goto nomem_free;
@@ -848,4 +914,8 @@ const struct lab_workload_ops lab_workload_vmscale = {
 	.worker = vms_worker,
 	.metrics = vms_metrics,
 	.teardown = vms_teardown,
+	.share = vms_share,
+	.unshare = vms_unshare,
+	.footprint = vms_footprint,
+	.size_knob = "unit_mb",
 };

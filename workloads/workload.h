@@ -74,6 +74,7 @@ struct lab_cell {
 	 */
 	int npus;
 	int (*bind_self)(int pu);
+	void *shared;			/* what the cells of its block share (ops->share), or NULL */
 	uint32_t phase __lab_cacheline_aligned;	/* enum lab_phase; read by every worker every op */
 	char pad[LAB_CACHELINE - sizeof(uint32_t)];
 };
@@ -225,7 +226,48 @@ struct lab_workload_ops {
 	void (*worker)(void *state, struct lab_worker *w);	/* fails with lab_worker_fail() */
 	void (*metrics)(void *state, const struct lab_iter *it, struct lab_sink *sink);	/* lab_sink_fail() */
 	void (*teardown)(void *state);
+
+	/*
+	 * The memory budget (README "Memory"), all optional. A comparison block
+	 * (this workload at one thread count, each variant) runs one cell at a
+	 * time, so what its cells hold in turn can be one thing: share() makes
+	 * it once, before the cells' setup() (its cell has no lock: lock NULL),
+	 * each cell finds it in cell->shared, and unshare() frees it after their
+	 * teardown(). release() runs after every iteration's metrics() (the
+	 * warm-up pass's too): what the iteration holds of the shared memory goes
+	 * back, for the next cell (0 or -errno like prepare()).
+	 * footprint() says, before a run, the host memory in bytes a cell of @wl
+	 * with @nthreads threads holds at its peak (*per_cell) and what its block
+	 * shares (*shared); size_knob names the knob that sizes it ("size_mb"),
+	 * for the line that refuses a plan that does not fit. A workload without
+	 * footprint() counts LAB_FOOTPRINT_CELL per cell and LAB_FOOTPRINT_THREAD
+	 * per thread.
+	 */
+	int (*share)(void **shared, const struct lab_cell *cell, char *err, size_t errlen);
+	void (*unshare)(void *shared);
+	void (*release)(void *state, const struct lab_cell *cell);
+	void (*footprint)(const struct lab_workload_conf *wl, int nthreads, size_t *per_cell, size_t *shared);
+	const char *size_knob;
 };
+
+/*
+ * The host memory a workload without footprint() is counted to hold: per cell
+ * and per worker thread (its stack's touched pages, its struct lab_worker).
+ * Measured: locktest, context_switch, tlb_flush, atomics and futex_pingpong at
+ * 1 and 2 threads peak at 5.3-6.0 MB of RSS with rwlab's own 5.3 MB in it;
+ * reaim at 12-14 MB (results/harness/README.md).
+ */
+#define LAB_FOOTPRINT_CELL (1ul << 20)
+#define LAB_FOOTPRINT_THREAD (256ul << 10)
+
+/*
+ * lab_workload_footprint() - what a cell of @wl at @nthreads holds at its
+ * peak and its block shares, in bytes (ops->footprint(), or the defaults
+ * above). Threading: pure.
+ */
+void lab_workload_footprint(const struct lab_workload_conf *wl, int nthreads, size_t *per_cell, size_t *shared);
+/* lab_meminfo() - the /proc/meminfo field @name ("MemAvailable") in bytes, or 0 where it is not there. */
+size_t lab_meminfo(const char *name);
 
 /* ---- registry (workloads/registry.c) ---------------------------------- */
 

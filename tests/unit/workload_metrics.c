@@ -181,6 +181,71 @@ Test(pft, per_vma_run_counts_every_fault, .timeout = 30)
 	rig_close(&r);
 }
 
+/*
+ * A comparison block's pft cells share one page allocator (share()): each
+ * iteration's region goes back after its metrics (release()), so the next
+ * variant faults the same pages and the pool holds one region, not one per
+ * variant. Without the release, the second cell's faults would grow it by a
+ * whole region.
+ */
+Test(pft, block_shares_one_region, .timeout = 60)
+{
+	struct rig r[2];
+	struct lab_page_alloc *pa;
+	void *shared = NULL;
+	size_t pages;
+	char err[256];
+
+	rig_setup(&r[0], "pft:size_mb=8", 2);
+	rig_setup(&r[1], "pft:size_mb=8", 2);
+	cr_assert_eq(lab_rwsem_parse("rwsem", &r[1].lock, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(r[0].wl.ops->share(&shared, r[0].cell, err, sizeof(err)), 0, "%s", err);
+	pa = shared;	/* struct pft_shared begins with its page allocator */
+	for (int i = 0; i < 2; i++) {
+		r[i].cell->shared = shared;
+		cr_assert_eq(rig_open(&r[i], err, sizeof(err)), 0, "%s", err);
+	}
+	pages = lab_page_alloc_pages(pa);
+	cr_assert_geq(pages, 2048, "8 MiB is 2048 pages; the pool holds %zu", pages);
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < 2; i++) {
+			rig_iterate(&r[i]);
+			rig_metrics(&r[i], 1, 1, 0);
+			cr_expect(NEAR(val("pages"), 2048.0), "round %d cell %d: %g pages", round, i, val("pages"));
+			cr_expect(NEAR(val("failed_faults"), 0.0));
+			r[i].wl.ops->release(r[i].state, r[i].cell);
+			cr_expect_lt(lab_page_alloc_pages(pa), pages + pages / 8,
+				     "round %d cell %d: the pool grew from %zu to %zu pages", round, i, pages,
+				     lab_page_alloc_pages(pa));
+		}
+	for (int i = 0; i < 2; i++)
+		rig_close(&r[i]);
+	r[0].wl.ops->unshare(shared);
+}
+
+/* The memory budget's numbers: a pft block shares its region, vmscale its unit, locktest holds little. */
+Test(footprint, per_cell_and_shared)
+{
+	struct lab_workload_conf wl;
+	size_t per, sh;
+	char err[256];
+
+	cr_assert_eq(lab_workload_parse("pft:size_mb=64", &wl, err, sizeof(err)), 0, "%s", err);
+	lab_workload_footprint(&wl, 2, &per, &sh);
+	cr_expect(sh >= (64ul << 20) && sh < (64ul << 20) / 10 * 11, "pft:size_mb=64 shares %zu bytes", sh);
+	cr_expect(per < (4ul << 20), "a pft cell's own: %zu bytes", per);
+	cr_assert_eq(lab_workload_parse("pft:size_mb=64,touch=fresh", &wl, err, sizeof(err)), 0, "%s", err);
+	lab_workload_footprint(&wl, 2, &per, &sh);
+	cr_expect(sh >= (128ul << 20), "touch=fresh touches a host region too: %zu", sh);
+	cr_assert_eq(lab_workload_parse("vmscale:unit_mb=64", &wl, err, sizeof(err)), 0, "%s", err);
+	lab_workload_footprint(&wl, 3, &per, &sh);
+	cr_expect_eq(sh, 64ul << 20, "vmscale: 3 workers + the parent, 8 huge pages each: %zu", sh);
+	cr_assert_eq(lab_workload_parse("locktest", &wl, err, sizeof(err)), 0, "%s", err);
+	lab_workload_footprint(&wl, 4, &per, &sh);
+	cr_expect_eq(sh, 0);
+	cr_expect_eq(per, LAB_FOOTPRINT_CELL + 4 * LAB_FOOTPRINT_THREAD);
+}
+
 /* ---- reaim ---------------------------------------------------------------------------------- */
 
 static int count_of(const struct lab_reaim_count *c, int n, const char *test)

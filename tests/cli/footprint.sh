@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The memory budget (issue 25 item 3): a plan whose peak does not fit MemAvailable is refused
+# before anything is measured, with one line that gives the estimate and how to shrink it, and
+# leaves the results file as it was (a new one is not made, a --resume'd one is not touched); a
+# plan that fits runs, its pft cells sharing one region per block (unit/workload_metrics.c checks
+# the sharing, tests/bench/footprint.py the quick matrix's peak).
+# Usage: footprint.sh RWLAB
+. "${0%/*}/../lib.sh"
+rwlab=$1
+case $rwlab in /*) ;; *) rwlab=$PWD/$rwlab ;; esac
+cd "$tmp" || exit 1
+avail=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
+[ -n "$avail" ] || { echo "no MemAvailable in /proc/meminfo: skipped"; exit 77; }
+big=$((avail * 4))	# MiB: a pft region four times the memory there is
+
+# refused CMD...: exit 2 and exactly one line on stderr; the line in $line
+refused() {
+	"$@" >out 2>err
+	local rc=$?
+	line=$(cat err)
+	[ $rc = 2 ] || fail "'$*' exited $rc, want 2: $line"
+	[ "$(wc -l <err)" = 1 ] || fail "'$*': not one line on stderr: $line"
+}
+
+refused "$rwlab" run -l pthread,rwsem,bravo -w locktest,pft:size_mb=$big -t 1,2 -n 1 -o x.csv
+echo "$line" | grep -q "^rwlab: the plan needs about [0-9.]* GiB of memory at its peak, more than MemAvailable ([0-9.]* GiB): block pft:size_mb=$big t=2 holds [0-9.]* GiB shared by its 3 variants and [0-9]* MiB each; give pft:size_mb=[0-9]* or less (what the block shares)$" ||
+	fail "the refusal line: $line"
+fit=$(echo "$line" | sed -n 's/.*give pft:size_mb=\([0-9]*\) or less.*/\1/p')
+[ -n "$fit" ] && [ "$fit" -lt "$avail" ] && [ "$fit" -gt $((avail / 2)) ] ||
+	fail "the size it suggests ($fit MiB) is not within MemAvailable ($avail MiB)"
+[ ! -e x.csv ] || fail "a refused plan made x.csv"
+
+# An existing file is neither moved aside nor touched by a plan that is refused.
+"$rwlab" run -l pthread -w locktest -t 1 -n 1 -d 20ms --warmup 0 -q --no-report -o r.csv 2>/dev/null || fail "run r.csv: exit $?"
+cp r.csv r0.csv
+refused "$rwlab" run -l pthread -w locktest,pft:size_mb=$big -t 1 -n 1 -d 20ms --warmup 0 -q --no-report -o r.csv
+cmp -s r.csv r0.csv && [ ! -e r.csv.1 ] || fail "a refused plan moved or changed the existing r.csv"
+
+# A block that fits: three variants on one 32 MiB region, every cell measured on it.
+"$rwlab" run -l pthread,rwsem,bravo -w pft:size_mb=32 -t 1,2 -n 2 -q --no-report -o fits.csv 2>err ||
+	fail "a plan that fits: exit $?: $(cat err)"
+[ "$(grep -c ',pft:size_mb=32,[12],[01],region_mb,32,' fits.csv)" = 12 ] ||
+	fail "not every cell and iteration faulted the 32 MiB region: $(grep -c ',region_mb,' fits.csv) region_mb rows"
+[ "$(grep -c ',failed_faults,0,' fits.csv)" = 12 ] || fail "failed faults in the shared region"
+
+[ $fails = 0 ] && echo "all footprint checks passed"
+exit $((fails > 0))
