@@ -243,7 +243,8 @@ static int write_scaling(struct plot_ctx *p, FILE *d, FILE *s, const char *datpa
 			if (!have)
 				fprintf(d, "# %s\n", r->columns[v]);
 			have = true;
-			sd = x->n > 1 ? lab_stddev(x->v, x->n) : 0;
+			sd = x->n > 1 ? rep_spread_sd(x) : 0;	/* the spread every format shows */
+			sd = isnan(sd) ? 0 : sd;
 			fprintf(d, "%d %.10g %.10g\n", x->threads, rep_mean(x) / div, sd / div);
 			maxn = x->n > maxn ? x->n : maxn;
 			tmin = !tmin || x->threads < tmin ? x->threads : tmin;
@@ -262,8 +263,9 @@ static int write_scaling(struct plot_ctx *p, FILE *d, FILE *s, const char *datpa
 
 		const char *model = lab_results_ctx(r, LAB_CSV_NAME(cpu_model));
 
-		snprintf(t, sizeof(t), "%s: %s (%s), %s +- stddev over %d iteration%s\n%s CPUs, %.*s, %s", r->groups[p->g],
-			 p->metric, shown, rep_higher(any) ? "Hmean" : "Amean", maxn, maxn == 1 ? "" : "s",
+		snprintf(t, sizeof(t), "%s: %s (%s), %s +- %s over %d iteration%s\n%s CPUs, %.*s, %s", r->groups[p->g],
+			 p->metric, shown, rep_higher(any) ? "Hmean" : "Amean", rep_higher(any) ? "HStddev" : "Stddev",
+			 maxn, maxn == 1 ? "" : "s",
 			 lab_results_ctx(r, LAB_CSV_NAME(cpus)), model_len(model), model, lab_results_ctx(r, LAB_CSV_NAME(git_rev)));
 		gp_str(s, t);
 	}
