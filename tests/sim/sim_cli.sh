@@ -54,7 +54,8 @@ twice a generic-8 $cell
 # host load average rows would make one seed's CSV differ with the host's load
 grep -q ',loadavg_' "$tmp/a1.csv" && fail "run --sim recorded the host's load average"
 grep -q 'sim generic-8' "$tmp/a1.csv" || fail "the CSV context does not name the simulated machine"
-grep -q 'rwlab-sim sim-[0-9]* seed 1' "$tmp/a1.csv" || fail "the CSV context does not name the engine version and seed"
+grep -q 'rwlab-sim sim-[0-9]* engine [0-9a-f]\{12\} machine [0-9a-f]\{8\} seed 1' "$tmp/a1.csv" ||
+	fail "the CSV context does not name the engine version, its hash, the machine file's and the seed"
 "$rwlab" run --sim generic-8 $cell --seed 7 -o "$tmp/b.csv" >/dev/null 2>&1 || fail "run --sim --seed 7"
 cut -d, -f1,4- "$tmp/b.csv" | sed 's/ seed 7,/ seed 1,/' >"$tmp/b.cut"
 cmp -s "$tmp/a1.cut" "$tmp/b.cut" && fail "seed 7 gave the same CSV as seed 1"
