@@ -62,6 +62,23 @@ cmp -s "$tmp/a1.cut" "$tmp/b.cut" && fail "seed 7 gave the same CSV as seed 1"
 # report works unchanged on it
 "$rwlab" report "$tmp/a1.csv" >"$tmp/report" 2>&1 || fail "report on a simulated CSV: $(head -2 "$tmp/report")"
 
+# A simulated cell depends only on itself: run alone, and inside a larger matrix (other variants,
+# thread counts and fault paths before it), its rows are the same bytes but for the run id, the
+# timestamp and the plan (each cell runs in an rwlab-sim of its own, harness/sim_cell.h).
+"$rwlab" run --sim generic-8 -l rwsem-xadd,rwsem -w pft:size_mb=2 --mm-lock mmap,vma -t 1,4,7 -n 2 -q --no-report \
+	-o "$tmp/matrix.csv" >/dev/null 2>&1 || fail "run --sim, the matrix: exit $?"
+"$rwlab" run --sim generic-8 -l rwsem -w pft:size_mb=2 --mm-lock vma -t 7 -n 2 -q --no-report \
+	-o "$tmp/alone.csv" >/dev/null 2>&1 || fail "run --sim, the cell alone: exit $?"
+for f in matrix alone; do
+	grep ',rwsem,"pft:size_mb=2,mm_lock=vma",7,' "$tmp/$f.csv" | sed 's/^[^,]*,[^,]*,[^,]*,//; s/,[^,]*$//' >"$tmp/$f.cell"
+done
+[ -s "$tmp/alone.cell" ] && [ "$(wc -l <"$tmp/matrix.cell")" = "$(wc -l <"$tmp/alone.cell")" ] ||
+	fail "the cell alone and in the matrix: $(wc -l <"$tmp/alone.cell") and $(wc -l <"$tmp/matrix.cell") rows"
+cmp -s "$tmp/matrix.cell" "$tmp/alone.cell" ||
+	fail "a simulated cell depends on the other cells of its run: $(diff "$tmp/alone.cell" "$tmp/matrix.cell" | head -3)"
+"$rwlab" report "$tmp/matrix.csv" -f csv -m faults/sec >"$tmp/matrix.out" 2>"$tmp/err" || fail "report on the matrix: $(cat "$tmp/err")"
+[ "$(tail -n +2 "$tmp/matrix.out" | wc -l)" = 12 ] || fail "the matrix did not write its 12 cells: $(cat "$tmp/matrix.out")"
+
 # pft (issue 11): the mm model's fault path in all three modes, same seed => same CSV
 pcell="-l rwsem -w pft:size_mb=4 --mm-lock mmap,vma,vma-refcnt -t 1,6 -n 2 -q"
 # shellcheck disable=SC2086
