@@ -18,14 +18,8 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "sim.h"
+#include "engine.h"
 
-/* Boost.Context's C ABI (libboost_context: make_fcontext/jump_fcontext). */
-typedef void *fcontext_t;
-typedef struct {
-	fcontext_t fctx;
-	void *data;
-} transfer_t;
 extern transfer_t jump_fcontext(fcontext_t const to, void *vp);
 extern fcontext_t make_fcontext(void *sp, size_t size, void (*fn)(transfer_t));
 
@@ -48,114 +42,11 @@ void *__tsan_get_current_fiber(void);
 void *__tsan_create_fiber(unsigned flags);
 void __tsan_destroy_fiber(void *fiber);
 void __tsan_switch_to_fiber(void *fiber, unsigned flags);
-static void *sched_fiber;
 #define TSAN_SWITCH(f) __tsan_switch_to_fiber((f), 0)
 #else
 #define TSAN_SWITCH(f) ((void)0)
 #endif
 
-#define INF UINT64_MAX
-#define SPIN_WATCH 8
-/*
- * Spin parking rules (sim/README.md): a spin that read a clock in one of its
- * last SPIN_CLOCK_MEMORY iterations is not parked (the kernel ports read the
- * clock only every 16 polls, gated by a local counter the engine cannot
- * see); any other park also ends after SPIN_PARK_MAX_NS, so that a loop
- * whose exit depends on its own poll count still makes progress.
- */
-#define SPIN_CLOCK_MEMORY 64
-#define SPIN_PARK_MAX_NS 100000
-#define STACK_SIZE (256u << 10)
-#define MAIN_STACK_SIZE (16u << 20)
-#define LINE_SHIFT 6
-
-enum tstate { T_FREE, T_RUN, T_READY, T_BLOCK, T_SLEEP, T_PARK, T_DONE };
-enum evkind { EV_CPU, EV_TIMER, EV_RCU_TICK, EV_RCU_FQS, EV_IPI };
-
-struct line;
-struct watch {
-	struct line *l;
-	uint64_t ver;
-	struct watch *next, **pprev;
-	struct task *t;
-};
-
-struct task {
-	int id;
-	enum tstate state;
-	fcontext_t ctx;
-	void *stack;
-	size_t stack_size;
-	void *(*fn)(void *);
-	void *arg;
-	void *ret;
-	int detached, joiner;
-	int cpu, pin;
-	int64_t vruntime;
-	uint64_t run_start, cpu_ns;
-	uint64_t nvcsw, nivcsw;		/* this task's context switches (RUSAGE_THREAD) */
-	/* futex */
-	uint32_t *faddr;
-	struct task *fnext;
-	int fresult;
-	uint32_t tgen;
-	/* spin detection: the lines read since the last cpu_relax */
-	int sn, simpure, sclock, sov;
-	unsigned relax_since_clock;	/* cpu_relax() calls since the last clock read */
-	uint64_t budget;		/* the spin budget need_resched() last checked (0: none) */
-	struct watch w[SPIN_WATCH];
-	int nwatch;
-	int *oncpu_word;
-	uint64_t ready_at;	/* when it was last made runnable (checked at switch-in) */
-	int rcu_nest;		/* read-side nesting (sim_rcu_read_lock) */
-	int rcu_blocked;	/* switched out inside a section during a grace period */
-	uint64_t rcu_wait_seq;	/* sim_rcu_gp_wait(): blocked until this GP completes */
-	void *fiber;		/* ThreadSanitizer's fiber (SIM_TSAN builds) */
-	int irq_off;		/* sim_irq_disable() depth: IPIs wait, no preemption */
-	int is_irq;		/* a CPU's interrupt context (sim_ipi_send) */
-};
-
-struct cpu {
-	uint64_t clock;
-	struct task *curr;
-	struct task **rq;	/* sorted by vruntime (then id) */
-	int nrq;
-	uint64_t resched_at;	/* curr is preempted at the first seam point at or after this */
-	uint64_t park_deadline;
-	int64_t min_vruntime;
-	int socket, l3, core;
-	int in_work;
-	uint64_t work_end;	/* while in_work: when the chunk ends if nothing cuts it */
-	/* RCU, for the grace period in progress (sim_rcu_*) */
-	int rcu_need;		/* this CPU has not reported its quiescent state yet */
-	int rcu_noted;		/* a QS was noted (context switch, unlock): reported at the next tick */
-	int rcu_unlock_qs;	/* a tick found a reader: the outermost unlock notes the QS */
-	int rcu_idle_seen;	/* idle since the GP began: reported by the next FQS scan */
-	uint64_t rcu_cb_seq;	/* a GP requested from here: its tick keeps running while idle */
-	/* interrupts (sim_ipi_send): curr stays current while the handler runs */
-	struct sim_ipi *ipi_head;	/* pending IPIs, by arrival time */
-	struct task *irq;	/* this CPU's interrupt context, made at its first IPI */
-	int in_irq;		/* the handler runs: EV_CPU resumes irq, not curr */
-	int saved_in_work;	/* curr's work chunk, put aside during the handler */
-	uint64_t saved_work_end, irq_t0;
-	uint64_t irq_ns;	/* time spent in handlers: a work chunk deducts it */
-};
-
-struct line {
-	uintptr_t key;
-	int owner;		/* CPU holding it in M/E, or -1 */
-	int home;		/* socket of the first toucher (first-touch NUMA) */
-	uint64_t busy_until;	/* end of the ownership transfer in flight */
-	uint64_t version;	/* bumped by every store/RMW */
-	struct watch *watchers;
-	uint64_t sharers[];	/* CPUs holding it in S */
-};
-
-struct event {
-	uint64_t time, tie;
-	int kind, idx;
-	uint32_t gen;
-};
 
 int sim_active;
 int sim_cur_id;
@@ -163,24 +54,6 @@ int sim_cur_id;
 static void irq_bug(const char *what);
 static void ipi_arrive(struct cpu *c, uint64_t when);
 
-static struct sim_machine M;
-static uint64_t seed0, rng_state;
-static int ncpu, nwords, sched_factor;
-static struct cpu *cpus;
-/* Each CPU's place, dense (a transfer's cost looks up two CPUs at random). */
-static struct place {
-	int core, l3, socket;
-} place[SIM_MAX_CPUS];
-static struct task tasks[SIM_MAX_TASKS];
-static struct task *running;
-static fcontext_t sched_ctx;
-static int live_tasks;
-static uint64_t total_cpu_ns, nvcsw, nivcsw;
-static struct timespec host_t0;
-static int deadlock;
-/* Host-side statistics (RWLAB_SIM_STATS=1 prints them at sim_shutdown). */
-static uint64_t st_mem, st_switch, st_park, st_unpark, st_work;
-static uint64_t st_wake_early;	/* switch-ins before the wake-up time: must stay 0 */
 
 /* ---- random ---------------------------------------------------------------- */
 
@@ -195,7 +68,7 @@ static uint64_t splitmix(uint64_t *s)
 
 uint64_t sim_random(void)
 {
-	return splitmix(&rng_state);
+	return splitmix(&eng.rng);
 }
 
 /* ---- the engine's own memory ------------------------------------------------ */
@@ -211,11 +84,6 @@ uint64_t sim_random(void)
  * from 1024 to 131072 entries: a different generic-64 locktest sweep).
  * Pages are committed as the region fills; nothing is freed until shutdown.
  */
-#define ARENA_RESERVE (64ull << 30)
-#define ARENA_STEP ((size_t)2 << 20)
-
-static char *arena;
-static size_t arena_used, arena_mapped;
 
 /* @n zeroed bytes, 64-byte aligned, from the engine's region (aborts when full). */
 static void *eng_alloc(size_t n)
@@ -223,16 +91,16 @@ static void *eng_alloc(size_t n)
 	void *p;
 
 	n = (n + 63) & ~(size_t)63;
-	if (arena_used + n > arena_mapped) {
-		size_t want = (arena_used + n + ARENA_STEP - 1) & ~(ARENA_STEP - 1);
+	if (eng.arena.used + n > eng.arena.mapped) {
+		size_t want = (eng.arena.used + n + ARENA_STEP - 1) & ~(ARENA_STEP - 1);
 
 		if (want > ARENA_RESERVE ||
-		    mprotect(arena + arena_mapped, want - arena_mapped, PROT_READ | PROT_WRITE))
+		    mprotect(eng.arena.base + eng.arena.mapped, want - eng.arena.mapped, PROT_READ | PROT_WRITE))
 			abort();
-		arena_mapped = want;
+		eng.arena.mapped = want;
 	}
-	p = arena + arena_used;
-	arena_used += n;
+	p = eng.arena.base + eng.arena.used;
+	eng.arena.used += n;
 	return p;
 }
 
@@ -247,20 +115,6 @@ static void *eng_alloc(size_t n)
  * (splitmix64 is a bijection of its counter), so (time, tie) is a strict
  * total order and the next event does not depend on how it is stored.
  */
-static struct event *heap;
-static int heap_n, heap_cap;
-/*
- * The CPU heap: entries carry their key, time << 64 | tie (one compare);
- * cpos[] is each CPU's place in it (-1: none queued); cev_time[] the time
- * of each CPU's event, still there after it is taken.
- */
-__extension__ typedef unsigned __int128 evkey;
-static struct cpu_ev {
-	evkey key;
-	int cpu;
-} cheap[SIM_MAX_CPUS];
-static int cheap_n, cpos[SIM_MAX_CPUS];
-static uint64_t cev_time[SIM_MAX_CPUS];
 
 static int ev_less(const struct event *a, const struct event *b)
 {
@@ -269,61 +123,60 @@ static int ev_less(const struct event *a, const struct event *b)
 
 static void heap_push(uint64_t time, int kind, int idx, uint32_t gen)
 {
-	struct event e = { time, splitmix(&rng_state), kind, idx, gen };
+	struct event e = { time, splitmix(&eng.rng), kind, idx, gen };
 	int i;
 
-	if (heap_n == heap_cap) {
+	if (eng.ev.heap_n == eng.ev.heap_cap) {
 		struct event *n;
 
-		heap_cap = heap_cap ? heap_cap * 2 : 1024;
-		n = eng_alloc((size_t)heap_cap * sizeof(*heap));
-		if (heap_n)
-			memcpy(n, heap, (size_t)heap_n * sizeof(*heap));
-		heap = n;
+		eng.ev.heap_cap = eng.ev.heap_cap ? eng.ev.heap_cap * 2 : 1024;
+		n = eng_alloc((size_t)eng.ev.heap_cap * sizeof(*eng.ev.heap));
+		if (eng.ev.heap_n)
+			memcpy(n, eng.ev.heap, (size_t)eng.ev.heap_n * sizeof(*eng.ev.heap));
+		eng.ev.heap = n;
 	}
-	i = heap_n++;
+	i = eng.ev.heap_n++;
 	while (i > 0) {
 		int p = (i - 1) / 2;
 
-		if (!ev_less(&e, &heap[p]))
+		if (!ev_less(&e, &eng.ev.heap[p]))
 			break;
-		heap[i] = heap[p];
+		eng.ev.heap[i] = eng.ev.heap[p];
 		i = p;
 	}
-	heap[i] = e;
+	eng.ev.heap[i] = e;
 }
 
 static struct event heap_pop(void)
 {
-	struct event top = heap[0], last = heap[--heap_n];
+	struct event top = eng.ev.heap[0], last = eng.ev.heap[--eng.ev.heap_n];
 	int i = 0;
 
 	for (;;) {
 		int c = 2 * i + 1;
 
-		if (c >= heap_n)
+		if (c >= eng.ev.heap_n)
 			break;
-		if (c + 1 < heap_n && ev_less(&heap[c + 1], &heap[c]))
+		if (c + 1 < eng.ev.heap_n && ev_less(&eng.ev.heap[c + 1], &eng.ev.heap[c]))
 			c++;
-		if (!ev_less(&heap[c], &last))
+		if (!ev_less(&eng.ev.heap[c], &last))
 			break;
-		heap[i] = heap[c];
+		eng.ev.heap[i] = eng.ev.heap[c];
 		i = c;
 	}
-	if (heap_n)
-		heap[i] = last;
+	if (eng.ev.heap_n)
+		eng.ev.heap[i] = last;
 	return top;
 }
 
-static uint32_t rcu_gen;	/* bumped at every GP start and end: stale ticks and FQS scans drop */
 
 static int event_valid(const struct event *e)
 {
 	if (e->kind == EV_RCU_TICK || e->kind == EV_RCU_FQS)
-		return e->gen == rcu_gen;
+		return e->gen == eng.rcu.gen;
 	if (e->kind == EV_IPI)
 		return 1;	/* ipi_arrive() finds what is still pending */
-	return e->gen == tasks[e->idx].tgen;
+	return e->gen == eng.tasks[e->idx].tgen;
 }
 
 static inline evkey ev_key(uint64_t time, uint64_t tie)
@@ -331,63 +184,75 @@ static inline evkey ev_key(uint64_t time, uint64_t tie)
 	return (evkey)time << 64 | tie;
 }
 
+/*
+ * The sift functions index the heap and cpos[] from local pointers: with
+ * the arrays inside struct engine, GCC otherwise re-derives each element's
+ * address from the struct's (one more instruction per step of the engine's
+ * hottest loop, measured).
+ */
 static inline void cheap_place(int i, struct cpu_ev e)
 {
-	cheap[i] = e;
-	cpos[e.cpu] = i;
+	eng.ev.cheap[i] = e;
+	eng.ev.cpos[e.cpu] = i;
 }
 
 static void cheap_up(int i)
 {
-	struct cpu_ev e = cheap[i];
+	struct cpu_ev *h = eng.ev.cheap, e = h[i];
+	int *pos = eng.ev.cpos;
 
 	while (i > 0) {
 		int p = (i - 1) / 2;
 
-		if (e.key >= cheap[p].key)
+		if (e.key >= h[p].key)
 			break;
-		cheap_place(i, cheap[p]);
+		h[i] = h[p];
+		pos[h[i].cpu] = i;
 		i = p;
 	}
-	cheap_place(i, e);
+	h[i] = e;
+	pos[e.cpu] = i;
 }
 
 static void cheap_down(int i)
 {
-	struct cpu_ev e = cheap[i];
+	struct cpu_ev *h = eng.ev.cheap, e = h[i];
+	int *pos = eng.ev.cpos, n = eng.ev.cheap_n;
 
 	for (;;) {
 		int c = 2 * i + 1;
 
-		if (c >= cheap_n)
+		if (c >= n)
 			break;
-		if (c + 1 < cheap_n)
-			c += cheap[c + 1].key < cheap[c].key;
-		if (cheap[c].key >= e.key)
+		if (c + 1 < n)
+			c += h[c + 1].key < h[c].key;
+		if (h[c].key >= e.key)
 			break;
-		cheap_place(i, cheap[c]);
+		h[i] = h[c];
+		pos[h[i].cpu] = i;
 		i = c;
 	}
-	cheap_place(i, e);
+	h[i] = e;
+	pos[e.cpu] = i;
 }
 
 static void cheap_remove(int ci)
 {
-	int i = cpos[ci], last;
+	int i = eng.ev.cpos[ci], last;
 
-	cpos[ci] = -1;
-	if (--cheap_n == i)
+	eng.ev.cpos[ci] = -1;
+	if (--eng.ev.cheap_n == i)
 		return;
-	last = cheap[cheap_n].cpu;
-	cheap_place(i, cheap[cheap_n]);
+	last = eng.ev.cheap[eng.ev.cheap_n].cpu;
+	cheap_place(i, eng.ev.cheap[eng.ev.cheap_n]);
 	cheap_up(i);
-	cheap_down(cpos[last]);
+	cheap_down(eng.ev.cpos[last]);
 }
 
 /* Drop stale timer and RCU entries at the top so heap[0] is a real event. */
 static void heap_clean(void)
 {
-	while (heap_n && !event_valid(&heap[0]))
+	while (eng.ev.heap_n && !event_valid(&eng.ev.heap[0]))
 		heap_pop();
 }
 
@@ -398,12 +263,12 @@ static void heap_clean(void)
  */
 static uint64_t heap_min(void)
 {
-	uint64_t t = cheap_n ? (uint64_t)(cheap[0].key >> 64) : INF;
+	uint64_t t = eng.ev.cheap_n ? (uint64_t)(eng.ev.cheap[0].key >> 64) : INF;
 
-	if (heap_n && heap[0].time < t) {
+	if (eng.ev.heap_n && eng.ev.heap[0].time < t) {
 		heap_clean();
-		if (heap_n && heap[0].time < t)
-			t = heap[0].time;
+		if (eng.ev.heap_n && eng.ev.heap[0].time < t)
+			t = eng.ev.heap[0].time;
 	}
 	return t;
 }
@@ -411,10 +276,10 @@ static uint64_t heap_min(void)
 /* The CPU heap's root (cheap_n > 0) comes before every valid timer and RCU event. */
 static int cpu_root_next(void)
 {
-	if (!heap_n || cheap[0].key < ev_key(heap[0].time, heap[0].tie))
+	if (!eng.ev.heap_n || eng.ev.cheap[0].key < ev_key(eng.ev.heap[0].time, eng.ev.heap[0].tie))
 		return 1;
 	heap_clean();
-	return !heap_n || cheap[0].key < ev_key(heap[0].time, heap[0].tie);
+	return !eng.ev.heap_n || eng.ev.cheap[0].key < ev_key(eng.ev.heap[0].time, eng.ev.heap[0].tie);
 }
 
 /*
@@ -426,9 +291,9 @@ static int cpu_pop_next(void)
 {
 	int ci;
 
-	if (!cheap_n || !cpu_root_next())
+	if (!eng.ev.cheap_n || !cpu_root_next())
 		return -1;
-	ci = cheap[0].cpu;
+	ci = eng.ev.cheap[0].cpu;
 	cheap_remove(ci);
 	return ci;
 }
@@ -436,21 +301,21 @@ static int cpu_pop_next(void)
 /* The CPU's one event is now at @t (replacing any it had). */
 static void cpu_push(struct cpu *c, uint64_t t)
 {
-	int ci = (int)(c - cpus), i = cpos[ci];
-	struct cpu_ev e = { ev_key(t, splitmix(&rng_state)), ci };
+	int ci = (int)(c - eng.cpus), i = eng.ev.cpos[ci];
+	struct cpu_ev e = { ev_key(t, splitmix(&eng.rng)), ci };
 
-	cev_time[ci] = t;
+	eng.ev.cev_time[ci] = t;
 	if (i < 0)
-		i = cheap_n++;
+		i = eng.ev.cheap_n++;
 	cheap_place(i, e);
 	cheap_up(i);
-	cheap_down(cpos[ci]);
+	cheap_down(eng.ev.cpos[ci]);
 }
 
 static void cpu_cancel(struct cpu *c)
 {
-	if (cpos[c - cpus] >= 0)
-		cheap_remove((int)(c - cpus));
+	if (eng.ev.cpos[c - eng.cpus] >= 0)
+		cheap_remove((int)(c - eng.cpus));
 }
 
 /*
@@ -460,23 +325,23 @@ static void cpu_cancel(struct cpu *c)
  */
 static int cpu_push_pop(struct cpu *c)
 {
-	int ci = (int)(c - cpus), top;
+	int ci = (int)(c - eng.cpus), top;
 	struct cpu_ev e;
 
-	if (cpos[ci] >= 0 || !cheap_n) {
+	if (eng.ev.cpos[ci] >= 0 || !eng.ev.cheap_n) {
 		cpu_push(c, c->clock);
 		return cpu_pop_next();
 	}
-	e.key = ev_key(c->clock, splitmix(&rng_state));
+	e.key = ev_key(c->clock, splitmix(&eng.rng));
 	e.cpu = ci;
-	cev_time[ci] = c->clock;
-	if (e.key < cheap[0].key || !cpu_root_next()) {
-		cheap_place(cheap_n++, e);
-		cheap_up(cpos[ci]);
+	eng.ev.cev_time[ci] = c->clock;
+	if (e.key < eng.ev.cheap[0].key || !cpu_root_next()) {
+		cheap_place(eng.ev.cheap_n++, e);
+		cheap_up(eng.ev.cpos[ci]);
 		return cpu_pop_next();
 	}
-	top = cheap[0].cpu;
-	cpos[top] = -1;
+	top = eng.ev.cheap[0].cpu;
+	eng.ev.cpos[top] = -1;
 	cheap_place(0, e);
 	cheap_down(0);
 	return top;
@@ -493,23 +358,23 @@ static void resumed(transfer_t r)
 	if (r.data)
 		((struct task *)r.data)->ctx = r.fctx;
 	else
-		sched_ctx = r.fctx;
+		eng.sched_ctx = r.fctx;
 }
 
 static void to_scheduler(void)
 {
-	TSAN_SWITCH(sched_fiber);
-	resumed(jump_fcontext(sched_ctx, running));
+	TSAN_SWITCH(eng.sched_fiber);
+	resumed(jump_fcontext(eng.sched_ctx, eng.running));
 }
 
 /* From the running task straight to @t (no pass through the scheduler loop). */
 static void switch_to(struct task *t)
 {
-	struct task *self = running;
+	struct task *self = eng.running;
 
-	running = t;
+	eng.running = t;
 	sim_cur_id = t->id;
-	st_switch++;
+	eng.st.switches++;
 	TSAN_SWITCH(t->fiber);
 	resumed(jump_fcontext(t->ctx, self));
 }
@@ -518,7 +383,7 @@ static void task_exit(struct task *t);
 
 static void task_entry(transfer_t tr)
 {
-	struct task *t = running;
+	struct task *t = eng.running;
 
 	resumed(tr);
 	t->ret = t->fn(t->arg);
@@ -529,14 +394,14 @@ static void run_task(struct task *t)
 {
 	transfer_t r;
 
-	running = t;
+	eng.running = t;
 	sim_cur_id = t->id;
-	st_switch++;
+	eng.st.switches++;
 	TSAN_SWITCH(t->fiber);
 	r = jump_fcontext(t->ctx, NULL);
 	t = r.data;		/* the task that came back: maybe not the one resumed */
 	t->ctx = r.fctx;
-	running = NULL;
+	eng.running = NULL;
 	if (t->state == T_DONE && t->stack) {
 #if SIM_TSAN
 		__tsan_destroy_fiber(t->fiber);
@@ -553,17 +418,17 @@ static void run_task(struct task *t)
 
 static double xfer_ns(int a, int b, int home)
 {
-	const struct place *x = &place[a], *y = &place[b];
+	const struct place *x = &eng.place[a], *y = &eng.place[b];
 
 	if (a == b)
 		return 0;
 	if (x->core == y->core)
-		return M.c2c_smt_ns;
+		return eng.m.c2c_smt_ns;
 	if (x->l3 == y->l3)
-		return M.c2c_l3_ns;
+		return eng.m.c2c_l3_ns;
 	if (x->socket == y->socket)
-		return home == x->socket ? M.c2c_socket_ns : M.c2c_socket_far_home_ns;
-	return M.c2c_remote_ns;
+		return home == x->socket ? eng.m.c2c_socket_ns : eng.m.c2c_socket_far_home_ns;
+	return eng.m.c2c_remote_ns;
 }
 
 static uint64_t ns_round(double ns)
@@ -573,22 +438,18 @@ static uint64_t ns_round(double ns)
 
 /* ---- coherence directory --------------------------------------------------- */
 
-static struct line **ltab;
-static size_t lcap, lcount;
-static char *lpool;
-static size_t lpool_left, line_size;
 
 static struct line *line_new(uintptr_t key, int home)
 {
 	struct line *l;
 
-	if (lpool_left < line_size) {
-		lpool_left = line_size * 4096;
-		lpool = eng_alloc(lpool_left);
+	if (eng.dir.pool_left < eng.dir.line_size) {
+		eng.dir.pool_left = eng.dir.line_size * 4096;
+		eng.dir.pool = eng_alloc(eng.dir.pool_left);
 	}
-	l = (struct line *)lpool;
-	lpool += line_size;
-	lpool_left -= line_size;
+	l = (struct line *)eng.dir.pool;
+	eng.dir.pool += eng.dir.line_size;
+	eng.dir.pool_left -= eng.dir.line_size;
 	l->key = key;
 	l->owner = -1;
 	l->home = home;
@@ -603,19 +464,19 @@ static size_t lhash(uintptr_t k)
 
 static void ltab_grow(void)
 {
-	size_t ncap = lcap ? lcap * 2 : 1 << 14;
+	size_t ncap = eng.dir.cap ? eng.dir.cap * 2 : 1 << 14;
 	struct line **n = eng_alloc(ncap * sizeof(*n));
 
-	for (size_t i = 0; i < lcap; i++)
-		if (ltab[i]) {
-			size_t j = lhash(ltab[i]->key) & (ncap - 1);
+	for (size_t i = 0; i < eng.dir.cap; i++)
+		if (eng.dir.tab[i]) {
+			size_t j = lhash(eng.dir.tab[i]->key) & (ncap - 1);
 
 			while (n[j])
 				j = (j + 1) & (ncap - 1);
-			n[j] = ltab[i];
+			n[j] = eng.dir.tab[i];
 		}
-	ltab = n;
-	lcap = ncap;
+	eng.dir.tab = n;
+	eng.dir.cap = ncap;
 }
 
 static struct line *line_get(const volatile void *addr, int cpu)
@@ -623,16 +484,16 @@ static struct line *line_get(const volatile void *addr, int cpu)
 	uintptr_t key = (uintptr_t)addr >> LINE_SHIFT;
 	size_t j;
 
-	if (lcount * 2 >= lcap)
+	if (eng.dir.count * 2 >= eng.dir.cap)
 		ltab_grow();
-	j = lhash(key) & (lcap - 1);
-	while (ltab[j]) {
-		if (ltab[j]->key == key)
-			return ltab[j];
-		j = (j + 1) & (lcap - 1);
+	j = lhash(key) & (eng.dir.cap - 1);
+	while (eng.dir.tab[j]) {
+		if (eng.dir.tab[j]->key == key)
+			return eng.dir.tab[j];
+		j = (j + 1) & (eng.dir.cap - 1);
 	}
-	lcount++;
-	return ltab[j] = line_new(key, cpus[cpu].socket);
+	eng.dir.count++;
+	return eng.dir.tab[j] = line_new(key, eng.cpus[cpu].socket);
 }
 
 static inline int sharer(const struct line *l, int c)
@@ -658,12 +519,11 @@ static void wake_watchers(struct line *l, uint64_t when)
  * nearest (read) or farthest (invalidate) sharer of a line is found by
  * category in O(words), not by visiting every sharer.
  */
-static uint64_t *mask_core, *mask_l3, *mask_socket;
 
 static int any_outside(const struct line *l, const uint64_t *mask, int c)
 {
-	for (int w = 0; w < nwords; w++) {
-		uint64_t b = l->sharers[w] & ~mask[(size_t)c * nwords + w];
+	for (int w = 0; w < eng.nwords; w++) {
+		uint64_t b = l->sharers[w] & ~mask[(size_t)c * eng.nwords + w];
 
 		if (b)
 			return 1;
@@ -673,8 +533,8 @@ static int any_outside(const struct line *l, const uint64_t *mask, int c)
 
 static int any_inside(const struct line *l, const uint64_t *mask, int c)
 {
-	for (int w = 0; w < nwords; w++) {
-		uint64_t b = l->sharers[w] & mask[(size_t)c * nwords + w];
+	for (int w = 0; w < eng.nwords; w++) {
+		uint64_t b = l->sharers[w] & mask[(size_t)c * eng.nwords + w];
 
 		if (w == c >> 6)
 			b &= ~(1ull << (c & 63));
@@ -686,7 +546,7 @@ static int any_inside(const struct line *l, const uint64_t *mask, int c)
 
 static int no_sharers(const struct line *l, int except)
 {
-	for (int w = 0; w < nwords; w++) {
+	for (int w = 0; w < eng.nwords; w++) {
 		uint64_t b = l->sharers[w];
 
 		if (w == except >> 6 && except >= 0)
@@ -699,12 +559,12 @@ static int no_sharers(const struct line *l, int except)
 
 static double mem_ns(const struct line *l, int c)
 {
-	return l->home == cpus[c].socket ? M.mem_local_ns : M.mem_remote_ns;
+	return l->home == eng.cpus[c].socket ? eng.m.mem_local_ns : eng.m.mem_remote_ns;
 }
 
 static double socket_ns(const struct line *l, int c)
 {
-	return l->home == cpus[c].socket ? M.c2c_socket_ns : M.c2c_socket_far_home_ns;
+	return l->home == eng.cpus[c].socket ? eng.m.c2c_socket_ns : eng.m.c2c_socket_far_home_ns;
 }
 
 /* Cost of bringing the line to @c for reading: the nearest holder, else memory. */
@@ -714,13 +574,13 @@ static double read_source_ns(struct line *l, int c)
 		return xfer_ns(c, l->owner, l->home);
 	if (no_sharers(l, c))
 		return mem_ns(l, c);
-	if (any_inside(l, mask_core, c))
-		return M.c2c_smt_ns;
-	if (any_inside(l, mask_l3, c))
-		return M.c2c_l3_ns;
-	if (any_inside(l, mask_socket, c))
+	if (any_inside(l, eng.dir.mask_core, c))
+		return eng.m.c2c_smt_ns;
+	if (any_inside(l, eng.dir.mask_l3, c))
+		return eng.m.c2c_l3_ns;
+	if (any_inside(l, eng.dir.mask_socket, c))
 		return socket_ns(l, c);
-	return M.c2c_remote_ns;
+	return eng.m.c2c_remote_ns;
 }
 
 /* Cost of taking the line exclusive at @c: invalidate the farthest holder. */
@@ -730,13 +590,13 @@ static double own_source_ns(struct line *l, int c)
 		return xfer_ns(c, l->owner, l->home);
 	if (no_sharers(l, -1))
 		return mem_ns(l, c);
-	if (any_outside(l, mask_socket, c))
-		return M.c2c_remote_ns;
-	if (any_outside(l, mask_l3, c))
+	if (any_outside(l, eng.dir.mask_socket, c))
+		return eng.m.c2c_remote_ns;
+	if (any_outside(l, eng.dir.mask_l3, c))
 		return socket_ns(l, c);
-	if (any_outside(l, mask_core, c))
-		return M.c2c_l3_ns;
-	return no_sharers(l, c) ? 0 : M.c2c_smt_ns;
+	if (any_outside(l, eng.dir.mask_core, c))
+		return eng.m.c2c_l3_ns;
+	return no_sharers(l, c) ? 0 : eng.m.c2c_smt_ns;
 }
 
 /* The engine's own store (on_cpu words): no charge, but watchers see it. */
@@ -744,38 +604,28 @@ static void line_touch_store(void *addr, int c)
 {
 	struct line *l = line_get(addr, c);
 
-	memset(l->sharers, 0, (size_t)nwords * 8);
+	memset(l->sharers, 0, (size_t)eng.nwords * 8);
 	l->owner = c;
 	l->version++;
 	if (l->watchers)
-		wake_watchers(l, cpus[c].clock);
+		wake_watchers(l, eng.cpus[c].clock);
 }
 
 /* ---- RCU state (the grace-period machine is below, after the scheduler) ---- */
 
-static struct {
-	uint64_t completed;	/* grace periods completed */
-	uint64_t requested;	/* the highest GP number someone waits for */
-	int active;		/* GP number completed + 1 is in progress */
-	uint64_t start;
-	int owing;		/* CPUs that have not reported yet */
-	int blocked;		/* tasks switched out inside a section that the GP waits for */
-	int dormant;		/* every CPU idle: no ticks, no scans until one runs a task */
-	uint64_t fqs_due;	/* when this GP's next FQS scan is due */
-} rcu;
 
 static void rcu_rearm(uint64_t now);
 
 /* A context switch on @c is a quiescent state; a reader switched out blocks the GP. */
 static void rcu_note_switch(struct cpu *c, struct task *t)
 {
-	if (!rcu.active)
+	if (!eng.rcu.active)
 		return;
 	if (c->rcu_need)
 		c->rcu_noted = 1;
 	if (t->rcu_nest > 0 && !t->rcu_blocked) {
 		t->rcu_blocked = 1;
-		rcu.blocked++;
+		eng.rcu.blocked++;
 	}
 }
 
@@ -784,7 +634,7 @@ static void rcu_note_switch(struct cpu *c, struct task *t)
 static uint64_t slice_ns(struct cpu *c)
 {
 	int nr = c->nrq + (c->curr != NULL);
-	double lat = M.sched_latency_ns * sched_factor, gran = M.sched_min_granularity_ns * sched_factor;
+	double lat = eng.m.sched_latency_ns * eng.sched_factor, gran = eng.m.sched_min_granularity_ns * eng.sched_factor;
 	double s = nr > 0 ? lat / nr : lat;
 
 	return ns_round(s > gran ? s : gran);
@@ -815,11 +665,11 @@ static void set_oncpu(struct task *t, int v, int c)
 static void cpu_set_curr(struct cpu *c, struct task *t)
 {
 	if (c->clock < t->ready_at)
-		st_wake_early++;	/* it would run before it was made runnable */
-	if (rcu.dormant)
+		eng.st.wake_early++;	/* it would run before it was made runnable */
+	if (eng.rcu.dormant)
 		rcu_rearm(c->clock);
 	c->curr = t;
-	t->cpu = (int)(c - cpus);
+	t->cpu = (int)(c - eng.cpus);
 	t->state = T_RUN;
 	t->run_start = c->clock;
 	t->sn = 0;
@@ -834,7 +684,7 @@ static void cpu_account(struct cpu *c, struct task *t)
 	uint64_t d = c->clock > t->run_start ? c->clock - t->run_start : 0;
 
 	t->cpu_ns += d;
-	total_cpu_ns += d;
+	eng.total_cpu_ns += d;
 	t->vruntime += (int64_t)d;
 	t->run_start = c->clock;
 	if (t->vruntime > c->min_vruntime && (!c->nrq || c->rq[0]->vruntime > c->min_vruntime))
@@ -851,7 +701,7 @@ static void rq_insert(struct cpu *c, struct task *t)
 		i--;
 	}
 	c->rq[i] = t;
-	t->cpu = (int)(c - cpus);
+	t->cpu = (int)(c - eng.cpus);
 	t->state = T_READY;
 }
 
@@ -872,15 +722,15 @@ static void migrate_vruntime(struct task *t, struct cpu *from, struct cpu *to)
 /* Newly idle balance: pull the leftmost movable task of the busiest queue. */
 static struct task *steal(struct cpu *c)
 {
-	int best = -1, bestn = 0, me = (int)(c - cpus);
+	int best = -1, bestn = 0, me = (int)(c - eng.cpus);
 
-	for (int k = 1; k < ncpu; k++) {
-		struct cpu *o = &cpus[(me + k) % ncpu];
+	for (int k = 1; k < eng.ncpu; k++) {
+		struct cpu *o = &eng.cpus[(me + k) % eng.ncpu];
 
 		if (o->nrq > bestn) {
 			for (int i = 0; i < o->nrq; i++)
 				if (o->rq[i]->pin < 0) {
-					best = (me + k) % ncpu;
+					best = (me + k) % eng.ncpu;
 					bestn = o->nrq;
 					break;
 				}
@@ -888,12 +738,12 @@ static struct task *steal(struct cpu *c)
 	}
 	if (best < 0)
 		return NULL;
-	for (int i = 0; i < cpus[best].nrq; i++)
-		if (cpus[best].rq[i]->pin < 0) {
-			struct task *t = rq_take(&cpus[best], i);
+	for (int i = 0; i < eng.cpus[best].nrq; i++)
+		if (eng.cpus[best].rq[i]->pin < 0) {
+			struct task *t = rq_take(&eng.cpus[best], i);
 
-			update_resched(&cpus[best]);
-			migrate_vruntime(t, &cpus[best], c);
+			update_resched(&eng.cpus[best]);
+			migrate_vruntime(t, &eng.cpus[best], c);
 			return t;
 		}
 	return NULL;
@@ -911,14 +761,14 @@ static void cpu_pick_next(struct cpu *c)
 		cpu_cancel(c);
 		return;
 	}
-	c->clock += ns_round(M.ctxsw_ns);
+	c->clock += ns_round(eng.m.ctxsw_ns);
 	cpu_set_curr(c, n);
 	cpu_push(c, c->clock);
 }
 
 static void switch_out(struct task *t, enum tstate st)
 {
-	struct cpu *c = &cpus[t->cpu];
+	struct cpu *c = &eng.cpus[t->cpu];
 
 	rcu_note_switch(c, t);
 	cpu_account(c, t);
@@ -937,17 +787,17 @@ static int select_cpu(struct task *t)
 
 	if (t->pin >= 0)
 		return t->pin;
-	if (!cpus[prev].curr)
+	if (!eng.cpus[prev].curr)
 		return prev;
 	for (int pass = 0; pass < 3; pass++)
-		for (int k = 1; k < ncpu; k++) {
-			int o = (prev + k) % ncpu;
+		for (int k = 1; k < eng.ncpu; k++) {
+			int o = (prev + k) % eng.ncpu;
 
-			if (cpus[o].curr)
+			if (eng.cpus[o].curr)
 				continue;
-			if (pass == 0 && cpus[o].l3 != cpus[prev].l3)
+			if (pass == 0 && eng.cpus[o].l3 != eng.cpus[prev].l3)
 				continue;
-			if (pass == 1 && cpus[o].socket != cpus[prev].socket)
+			if (pass == 1 && eng.cpus[o].socket != eng.cpus[prev].socket)
 				continue;
 			return o;
 		}
@@ -960,14 +810,14 @@ static void repark_deadline(struct cpu *c);
 static void wake_task(struct task *t, uint64_t now)
 {
 	int ci = select_cpu(t);
-	struct cpu *c = &cpus[ci], *from = &cpus[t->cpu];
+	struct cpu *c = &eng.cpus[ci], *from = &eng.cpus[t->cpu];
 	int64_t floor_vr;
 
 	if (from != c)
 		migrate_vruntime(t, from, c);
 	t->ready_at = now;
 	/* Sleeper credit: at most half a latency period behind min_vruntime. */
-	floor_vr = c->min_vruntime - (int64_t)(M.sched_latency_ns * sched_factor / 2);
+	floor_vr = c->min_vruntime - (int64_t)(eng.m.sched_latency_ns * eng.sched_factor / 2);
 	if (t->vruntime < floor_vr)
 		t->vruntime = floor_vr;
 	if (!c->curr && c->in_irq) {
@@ -975,7 +825,7 @@ static void wake_task(struct task *t, uint64_t now)
 		return;
 	}
 	if (!c->curr) {
-		uint64_t at = now + ns_round(M.wakeup_ns);
+		uint64_t at = now + ns_round(eng.m.wakeup_ns);
 
 		c->clock = c->clock > at ? c->clock : at;
 		cpu_set_curr(c, t);
@@ -987,7 +837,7 @@ static void wake_task(struct task *t, uint64_t now)
 		struct task *cur = c->curr;
 		int64_t cur_vr = cur->vruntime + (int64_t)(now > cur->run_start ? now - cur->run_start : 0);
 
-		if (cur_vr - t->vruntime > (int64_t)(M.sched_wakeup_granularity_ns * sched_factor))
+		if (cur_vr - t->vruntime > (int64_t)(eng.m.sched_wakeup_granularity_ns * eng.sched_factor))
 			c->resched_at = now;
 	}
 	update_resched(c);
@@ -1012,7 +862,7 @@ static void watch_detach(struct task *t);
 static struct task *cpu_event(struct cpu *c)
 {
 	struct task *t = c->in_irq ? c->irq : c->curr;
-	uint64_t time = cev_time[c - cpus];
+	uint64_t time = eng.ev.cev_time[c - eng.cpus];
 
 	if (time > c->clock)
 		c->clock = time;
@@ -1041,8 +891,8 @@ static void sched_next(struct cpu *yield)
 			to_scheduler();
 			return;
 		}
-		t = cpu_event(&cpus[ci]);
-		if (t == running)
+		t = cpu_event(&eng.cpus[ci]);
+		if (t == eng.running)
 			return;
 		if (t) {
 			switch_to(t);
@@ -1061,14 +911,14 @@ static inline int preemptible(const struct task *t)
 /* A running task meets a seam: preempt it if due, then let earlier CPUs go first. */
 static void sync_point(struct task *t)
 {
-	struct cpu *c = &cpus[t->cpu];
+	struct cpu *c = &eng.cpus[t->cpu];
 
 	if (c->clock >= c->resched_at && c->nrq && preemptible(t)) {
-		nivcsw++;
+		eng.nivcsw++;
 		t->nivcsw++;
 		switch_out(t, T_READY);
 		sched_next(NULL);
-		c = &cpus[t->cpu];
+		c = &eng.cpus[t->cpu];
 	}
 	if (c->clock > heap_min())
 		sched_next(c);
@@ -1090,11 +940,11 @@ static void watch_detach(struct task *t)
 
 static void unpark(struct task *t, uint64_t when)
 {
-	struct cpu *c = &cpus[t->cpu];
+	struct cpu *c = &eng.cpus[t->cpu];
 
 	watch_detach(t);
 	t->state = T_RUN;
-	st_unpark++;
+	eng.st.unpark++;
 	if (!c->in_irq)		/* else the handler's exit resumes it */
 		cpu_push(c, c->clock > when ? c->clock : when);
 }
@@ -1127,12 +977,12 @@ static void spin_reset(struct task *t)
 
 void sim_relax(void)
 {
-	struct task *t = running;
+	struct task *t = eng.running;
 	struct cpu *c;
 	int park;
 
 	sync_point(t);
-	c = &cpus[t->cpu];
+	c = &eng.cpus[t->cpu];
 	if (t->sclock)
 		t->relax_since_clock = 0;
 	else if (t->relax_since_clock < SPIN_CLOCK_MEMORY)
@@ -1154,16 +1004,16 @@ void sim_relax(void)
 			w->l->watchers = w;
 		}
 		t->state = T_PARK;
-		st_park++;
+		eng.st.park++;
 		c->park_deadline = c->clock + SPIN_PARK_MAX_NS;
 		if (t->budget > c->clock && t->budget + 1 < c->park_deadline)
 			c->park_deadline = t->budget + 1;	/* need_resched() turns true then */
 		cpu_cancel(c);
 		repark_deadline(c);
 		sched_next(NULL);
-		c = &cpus[t->cpu];
+		c = &eng.cpus[t->cpu];
 	}
-	c->clock += ns_round(M.relax_ns);
+	c->clock += ns_round(eng.m.relax_ns);
 	spin_reset(t);
 }
 
@@ -1171,26 +1021,26 @@ void sim_relax(void)
 
 void sim_mem(const volatile void *addr, enum sim_op op)
 {
-	struct task *t = running;
+	struct task *t = eng.running;
 	struct cpu *c;
 	struct line *l;
 	int ci;
 	uint64_t now, start;
 	double x;
 
-	st_mem++;
+	eng.st.mem++;
 	sync_point(t);
 	ci = t->cpu;
-	c = &cpus[ci];
+	c = &eng.cpus[ci];
 	now = c->clock;
 	if (op == SIM_FENCE) {
-		c->clock += ns_round(M.rmw_local_ns);
+		c->clock += ns_round(eng.m.rmw_local_ns);
 		return;
 	}
 	l = line_get(addr, ci);
 	if (op == SIM_LOAD) {
 		if (l->owner == ci || sharer(l, ci)) {
-			c->clock = now + ns_round(M.load_local_ns);
+			c->clock = now + ns_round(eng.m.load_local_ns);
 		} else {
 			start = now > l->busy_until ? now : l->busy_until;
 			x = read_source_ns(l, ci);
@@ -1221,7 +1071,7 @@ void sim_mem(const volatile void *addr, enum sim_op op)
 	/* SIM_STORE, SIM_RMW */
 	t->simpure = 1;
 	{
-		double local = op == SIM_RMW ? M.rmw_local_ns : M.load_local_ns;
+		double local = op == SIM_RMW ? eng.m.rmw_local_ns : eng.m.load_local_ns;
 		int alone = l->owner == ci;
 
 		if (!alone && l->owner < 0 && sharer(l, ci))
@@ -1234,7 +1084,7 @@ void sim_mem(const volatile void *addr, enum sim_op op)
 			l->busy_until = start + ns_round(x + local);
 			c->clock = l->busy_until;
 		}
-		memset(l->sharers, 0, (size_t)nwords * 8);
+		memset(l->sharers, 0, (size_t)eng.nwords * 8);
 		l->owner = ci;
 		l->version++;
 		if (l->watchers)
@@ -1244,16 +1094,15 @@ void sim_mem(const volatile void *addr, enum sim_op op)
 
 /* ---- work, clocks ---------------------------------------------------------- */
 
-static double work_frac;
 
 void sim_work_ns(double ns)
 {
-	struct task *t = running;
+	struct task *t = eng.running;
 	uint64_t rem;
 
-	work_frac += ns;
-	rem = (uint64_t)work_frac;
-	work_frac -= (double)rem;
+	eng.work_frac += ns;
+	rem = (uint64_t)eng.work_frac;
+	eng.work_frac -= (double)rem;
 	t->simpure = 1;
 	while (rem) {
 		struct cpu *c;
@@ -1261,7 +1110,7 @@ void sim_work_ns(double ns)
 		int cut;
 
 		sync_point(t);
-		c = &cpus[t->cpu];
+		c = &eng.cpus[t->cpu];
 		start = c->clock;
 		end = start + rem;
 		/*
@@ -1280,7 +1129,7 @@ void sim_work_ns(double ns)
 		cpu_push(c, cut ? (c->resched_at > start ? c->resched_at : start) : end);
 		irq0 = c->irq_ns;
 		sched_next(NULL);
-		c = &cpus[t->cpu];
+		c = &eng.cpus[t->cpu];
 		c->in_work = 0;
 		/* Interrupt handlers that ran meanwhile did none of this work. */
 		start += c->irq_ns - irq0;
@@ -1289,61 +1138,60 @@ void sim_work_ns(double ns)
 	}
 }
 
-static int copiers[16];		/* per socket: tasks inside a bandwidth charge */
 
 void sim_copy_bytes(size_t bytes)
 {
-	int s = cpus[running->cpu].socket;
-	double bw = M.bw_core_gbs, share;
+	int s = eng.cpus[eng.running->cpu].socket;
+	double bw = eng.m.bw_core_gbs, share;
 
-	copiers[s]++;
-	share = M.bw_socket_gbs / copiers[s];
+	eng.copiers[s]++;
+	share = eng.m.bw_socket_gbs / eng.copiers[s];
 	if (share < bw)
 		bw = share;
 	sim_work_ns((double)bytes / bw);	/* GB/s = bytes/ns */
-	copiers[s]--;
+	eng.copiers[s]--;
 }
 
 void sim_mem_traffic(size_t bytes, double floor_ns)
 {
-	int s = cpus[running->cpu].socket;
+	int s = eng.cpus[eng.running->cpu].socket;
 	double ns;
 
-	copiers[s]++;
-	ns = (double)bytes / (M.bw_socket_gbs / copiers[s]);
+	eng.copiers[s]++;
+	ns = (double)bytes / (eng.m.bw_socket_gbs / eng.copiers[s]);
 	sim_work_ns(ns > floor_ns ? ns : floor_ns);
-	copiers[s]--;
+	eng.copiers[s]--;
 }
 
 uint64_t sim_now(void)
 {
-	struct task *t = running;
+	struct task *t = eng.running;
 
 	t->sclock = 1;
-	return cpus[t->cpu].clock;
+	return eng.cpus[t->cpu].clock;
 }
 
 uint64_t sim_jiffies_ns(void)
 {
-	uint64_t j = 1000000000ull / (uint64_t)M.hz;
+	uint64_t j = 1000000000ull / (uint64_t)eng.m.hz;
 
 	return sim_now() / j * j;
 }
 
 uint64_t sim_task_cpu_ns(void)
 {
-	struct task *t = running;
+	struct task *t = eng.running;
 
-	return t->cpu_ns + (cpus[t->cpu].clock - t->run_start);
+	return t->cpu_ns + (eng.cpus[t->cpu].clock - t->run_start);
 }
 
 uint64_t sim_total_cpu_ns(void)
 {
-	uint64_t s = total_cpu_ns;
+	uint64_t s = eng.total_cpu_ns;
 
-	for (int i = 0; i < ncpu; i++)
-		if (cpus[i].curr)
-			s += cpus[i].clock - cpus[i].curr->run_start;
+	for (int i = 0; i < eng.ncpu; i++)
+		if (eng.cpus[i].curr)
+			s += eng.cpus[i].clock - eng.cpus[i].curr->run_start;
 	return s;
 }
 
@@ -1351,65 +1199,65 @@ uint64_t sim_elapsed_ns(void)
 {
 	uint64_t mx = 0;
 
-	for (int i = 0; i < ncpu; i++)
-		mx = cpus[i].clock > mx ? cpus[i].clock : mx;
+	for (int i = 0; i < eng.ncpu; i++)
+		mx = eng.cpus[i].clock > mx ? eng.cpus[i].clock : mx;
 	return mx - 1000000000ull;
 }
 
 uint64_t sim_wake_early_count(void)
 {
-	return st_wake_early;
+	return eng.st.wake_early;
 }
 
 uint64_t sim_ctxsw_count(int voluntary)
 {
-	return voluntary ? nvcsw : nivcsw;
+	return voluntary ? eng.nvcsw : eng.nivcsw;
 }
 
 uint64_t sim_task_ctxsw_count(int voluntary)
 {
-	return voluntary ? running->nvcsw : running->nivcsw;
+	return voluntary ? eng.running->nvcsw : eng.running->nivcsw;
 }
 
 int sim_need_resched(void)
 {
-	struct cpu *c = &cpus[running->cpu];
+	struct cpu *c = &eng.cpus[eng.running->cpu];
 
 	return c->nrq && c->clock >= c->resched_at;
 }
 
 int sim_need_resched_by(uint64_t deadline)
 {
-	struct task *t = running;
+	struct task *t = eng.running;
 
 	t->budget = deadline;
-	return sim_need_resched() || (deadline && cpus[t->cpu].clock > deadline);
+	return sim_need_resched() || (deadline && eng.cpus[t->cpu].clock > deadline);
 }
 
 int sim_task_on_cpu(int id)
 {
-	return tasks[id].state == T_RUN || tasks[id].state == T_PARK;
+	return eng.tasks[id].state == T_RUN || eng.tasks[id].state == T_PARK;
 }
 
 void sim_set_oncpu_word(int *word)
 {
-	running->oncpu_word = word;
+	eng.running->oncpu_word = word;
 	*word = 1;
 }
 
 int sim_current_cpu(void)
 {
-	return running->cpu;
+	return eng.running->cpu;
 }
 
 const struct sim_machine *sim_machine(void)
 {
-	return &M;
+	return &eng.m;
 }
 
 uint64_t sim_seed(void)
 {
-	return seed0;
+	return eng.seed;
 }
 
 double sim_host_seconds(void)
@@ -1417,13 +1265,11 @@ double sim_host_seconds(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)(ts.tv_sec - host_t0.tv_sec) + (double)(ts.tv_nsec - host_t0.tv_nsec) / 1e9;
+	return (double)(ts.tv_sec - eng.host_t0.tv_sec) + (double)(ts.tv_nsec - eng.host_t0.tv_nsec) / 1e9;
 }
 
 /* ---- futex, sleep, yield ----------------------------------------------------- */
 
-#define FUTEX_BUCKETS 4096
-static struct task *fq[FUTEX_BUCKETS];
 
 static size_t fbucket(const uint32_t *a)
 {
@@ -1432,7 +1278,7 @@ static size_t fbucket(const uint32_t *a)
 
 static void futex_unqueue(struct task *t)
 {
-	struct task **pp = &fq[fbucket(t->faddr)];
+	struct task **pp = &eng.fq[fbucket(t->faddr)];
 
 	while (*pp && *pp != t)
 		pp = &(*pp)->fnext;
@@ -1443,14 +1289,14 @@ static void futex_unqueue(struct task *t)
 
 static void block_current(struct task *t, enum tstate st, int64_t timeout_ns)
 {
-	struct cpu *c = &cpus[t->cpu];
+	struct cpu *c = &eng.cpus[t->cpu];
 
 	if (!preemptible(t))
 		irq_bug("blocks with interrupts off or in an interrupt handler");
 	t->tgen++;
 	if (timeout_ns >= 0)
 		heap_push(c->clock + (uint64_t)timeout_ns, EV_TIMER, t->id, t->tgen);
-	nvcsw++;
+	eng.nvcsw++;
 	t->nvcsw++;
 	switch_out(t, st);
 	sched_next(NULL);
@@ -1458,10 +1304,10 @@ static void block_current(struct task *t, enum tstate st, int64_t timeout_ns)
 
 int sim_futex_wait(uint32_t *uaddr, uint32_t val, int64_t timeout_ns)
 {
-	struct task *t = running;
+	struct task *t = eng.running;
 	struct task **pp;
 
-	sim_work_ns(M.futex_wait_ns);
+	sim_work_ns(eng.m.futex_wait_ns);
 	sim_mem(uaddr, SIM_LOAD);
 	spin_reset(t);
 	t->simpure = 1;
@@ -1470,7 +1316,7 @@ int sim_futex_wait(uint32_t *uaddr, uint32_t val, int64_t timeout_ns)
 	t->faddr = uaddr;
 	t->fnext = NULL;
 	t->fresult = 0;
-	for (pp = &fq[fbucket(uaddr)]; *pp; pp = &(*pp)->fnext)
+	for (pp = &eng.fq[fbucket(uaddr)]; *pp; pp = &(*pp)->fnext)
 		;
 	*pp = t;
 	block_current(t, T_BLOCK, timeout_ns);
@@ -1479,12 +1325,12 @@ int sim_futex_wait(uint32_t *uaddr, uint32_t val, int64_t timeout_ns)
 
 int sim_futex_wake(uint32_t *uaddr, int n)
 {
-	struct task *t = running, **pp;
+	struct task *t = eng.running, **pp;
 	int woke = 0;
 
-	sim_work_ns(M.futex_wake_ns);
+	sim_work_ns(eng.m.futex_wake_ns);
 	t->simpure = 1;
-	for (pp = &fq[fbucket(uaddr)]; *pp && woke < n;) {
+	for (pp = &eng.fq[fbucket(uaddr)]; *pp && woke < n;) {
 		struct task *w = *pp;
 
 		if (w->faddr != uaddr) {
@@ -1494,7 +1340,7 @@ int sim_futex_wake(uint32_t *uaddr, int n)
 		*pp = w->fnext;
 		w->faddr = NULL;
 		w->tgen++;	/* cancel its timeout */
-		wake_task(w, cpus[t->cpu].clock);
+		wake_task(w, eng.cpus[t->cpu].clock);
 		woke++;
 	}
 	return woke;
@@ -1502,26 +1348,26 @@ int sim_futex_wake(uint32_t *uaddr, int n)
 
 void sim_sleep_ns(uint64_t ns)
 {
-	struct task *t = running;
+	struct task *t = eng.running;
 
-	sim_work_ns(M.syscall_ns);
+	sim_work_ns(eng.m.syscall_ns);
 	t->simpure = 1;
 	block_current(t, T_SLEEP, (int64_t)ns);
 }
 
 void sim_yield(void)
 {
-	struct task *t = running;
+	struct task *t = eng.running;
 	struct cpu *c;
 
-	sim_work_ns(M.syscall_ns);
+	sim_work_ns(eng.m.syscall_ns);
 	t->simpure = 1;
-	c = &cpus[t->cpu];
+	c = &eng.cpus[t->cpu];
 	if (c->nrq && preemptible(t)) {
 		/* CFS yield: go behind the queue's leftmost task. */
 		if (t->vruntime <= c->rq[0]->vruntime)
 			t->vruntime = c->rq[0]->vruntime + 1;
-		nvcsw++;
+		eng.nvcsw++;
 		t->nvcsw++;
 		switch_out(t, T_READY);
 		sched_next(NULL);
@@ -1561,35 +1407,35 @@ static void timer_fire(struct task *t, uint64_t now)
  */
 static uint64_t jiffy_ns(void)
 {
-	return 1000000000ull / (uint64_t)M.hz;
+	return 1000000000ull / (uint64_t)eng.m.hz;
 }
 
 static uint64_t fqs_ns(void)
 {
-	return (uint64_t)(1 + (M.hz > 250) + (M.hz > 500) + ncpu / 256) * jiffy_ns();
+	return (uint64_t)(1 + (eng.m.hz > 250) + (eng.m.hz > 500) + eng.ncpu / 256) * jiffy_ns();
 }
 
 static void rcu_rearm(uint64_t now)
 {
 	uint64_t j = jiffy_ns();
 
-	rcu.dormant = 0;
-	rcu_gen++;
-	heap_push((now / j + 1) * j, EV_RCU_TICK, 0, rcu_gen);
+	eng.rcu.dormant = 0;
+	eng.rcu.gen++;
+	heap_push((now / j + 1) * j, EV_RCU_TICK, 0, eng.rcu.gen);
 	/*
 	 * A task waking does not postpone the scan already due (the kernel's
 	 * FQS timer runs on): re-arming it at now + interval every time let a
 	 * task that wakes more often than that (a 1 ms sleeper at HZ 1000)
 	 * cancel every scan, so idle CPUs were never reported.
 	 */
-	if (rcu.fqs_due <= now)
-		rcu.fqs_due = now + fqs_ns();
-	heap_push(rcu.fqs_due, EV_RCU_FQS, 0, rcu_gen);
+	if (eng.rcu.fqs_due <= now)
+		eng.rcu.fqs_due = now + fqs_ns();
+	heap_push(eng.rcu.fqs_due, EV_RCU_FQS, 0, eng.rcu.gen);
 }
 
 static int rcu_ticking(const struct cpu *c)
 {
-	return c->curr || c->rcu_cb_seq > rcu.completed;
+	return c->curr || c->rcu_cb_seq > eng.rcu.completed;
 }
 
 /*
@@ -1600,31 +1446,31 @@ static int rcu_ticking(const struct cpu *c)
  */
 static int rcu_all_idle(void)
 {
-	for (int i = 0; i < ncpu; i++)
-		if (cpus[i].curr)
+	for (int i = 0; i < eng.ncpu; i++)
+		if (eng.cpus[i].curr)
 			return 0;
 	return 1;
 }
 
 static void rcu_gp_start(uint64_t now)
 {
-	rcu.active = 1;
-	rcu.start = now;
-	rcu.owing = ncpu;
-	rcu.fqs_due = 0;	/* the first scan comes a full interval after the start */
-	for (int i = 0; i < ncpu; i++) {
-		struct cpu *c = &cpus[i];
+	eng.rcu.active = 1;
+	eng.rcu.start = now;
+	eng.rcu.owing = eng.ncpu;
+	eng.rcu.fqs_due = 0;	/* the first scan comes a full interval after the start */
+	for (int i = 0; i < eng.ncpu; i++) {
+		struct cpu *c = &eng.cpus[i];
 
 		c->rcu_need = 1;
 		c->rcu_noted = c->rcu_unlock_qs = 0;
 		c->rcu_idle_seen = !c->curr;
 	}
 	for (int i = 0; i < SIM_MAX_TASKS; i++) {
-		struct task *t = &tasks[i];
+		struct task *t = &eng.tasks[i];
 
 		if (t->rcu_nest > 0 && t->state != T_RUN && t->state != T_PARK && !t->rcu_blocked) {
 			t->rcu_blocked = 1;
-			rcu.blocked++;
+			eng.rcu.blocked++;
 		}
 	}
 	rcu_rearm(now);
@@ -1632,38 +1478,38 @@ static void rcu_gp_start(uint64_t now)
 
 static void rcu_gp_end(uint64_t now)
 {
-	rcu.active = 0;
-	rcu.dormant = 0;
-	rcu.completed++;
-	rcu_gen++;
+	eng.rcu.active = 0;
+	eng.rcu.dormant = 0;
+	eng.rcu.completed++;
+	eng.rcu.gen++;
 	for (int i = 0; i < SIM_MAX_TASKS; i++) {
-		struct task *t = &tasks[i];
+		struct task *t = &eng.tasks[i];
 
-		if (t->state == T_BLOCK && t->rcu_wait_seq && t->rcu_wait_seq <= rcu.completed) {
+		if (t->state == T_BLOCK && t->rcu_wait_seq && t->rcu_wait_seq <= eng.rcu.completed) {
 			t->rcu_wait_seq = 0;
 			wake_task(t, now);
 		}
 	}
-	if (rcu.requested > rcu.completed)
+	if (eng.rcu.requested > eng.rcu.completed)
 		rcu_gp_start(now);
 }
 
 static void rcu_try_end(uint64_t now)
 {
-	if (rcu.active && !rcu.owing && !rcu.blocked)
+	if (eng.rcu.active && !eng.rcu.owing && !eng.rcu.blocked)
 		rcu_gp_end(now);
 }
 
 static void rcu_report(struct cpu *c)
 {
 	c->rcu_need = 0;
-	rcu.owing--;
+	eng.rcu.owing--;
 }
 
 static void rcu_tick(uint64_t now)
 {
-	for (int i = 0; i < ncpu; i++) {
-		struct cpu *c = &cpus[i];
+	for (int i = 0; i < eng.ncpu; i++) {
+		struct cpu *c = &eng.cpus[i];
 
 		if (!c->rcu_need || !rcu_ticking(c))
 			continue;	/* reported, or idle without a tick: the FQS scan's */
@@ -1673,40 +1519,40 @@ static void rcu_tick(uint64_t now)
 			c->rcu_unlock_qs = 1;
 	}
 	rcu_try_end(now);
-	if (rcu.active && rcu_all_idle())
-		rcu.dormant = 1;
-	else if (rcu.active)
-		heap_push(now + jiffy_ns(), EV_RCU_TICK, 0, rcu_gen);
+	if (eng.rcu.active && rcu_all_idle())
+		eng.rcu.dormant = 1;
+	else if (eng.rcu.active)
+		heap_push(now + jiffy_ns(), EV_RCU_TICK, 0, eng.rcu.gen);
 }
 
 static void rcu_fqs(uint64_t now)
 {
-	for (int i = 0; i < ncpu; i++) {
-		struct cpu *c = &cpus[i];
+	for (int i = 0; i < eng.ncpu; i++) {
+		struct cpu *c = &eng.cpus[i];
 
 		if (c->rcu_need && (!c->curr || c->rcu_idle_seen))
 			rcu_report(c);
 	}
 	rcu_try_end(now);
-	if (rcu.active && rcu_all_idle())
-		rcu.dormant = 1;
-	else if (rcu.active)
-		heap_push(rcu.fqs_due = now + fqs_ns(), EV_RCU_FQS, 0, rcu_gen);
+	if (eng.rcu.active && rcu_all_idle())
+		eng.rcu.dormant = 1;
+	else if (eng.rcu.active)
+		heap_push(eng.rcu.fqs_due = now + fqs_ns(), EV_RCU_FQS, 0, eng.rcu.gen);
 }
 
 void sim_rcu_read_lock(void)
 {
-	sync_point(running);
-	running->rcu_nest++;
+	sync_point(eng.running);
+	eng.running->rcu_nest++;
 }
 
 void sim_rcu_read_unlock(void)
 {
-	struct task *t = running;
+	struct task *t = eng.running;
 	struct cpu *c;
 
 	sync_point(t);
-	c = &cpus[t->cpu];
+	c = &eng.cpus[t->cpu];
 	if (--t->rcu_nest > 0)
 		return;
 	if (c->rcu_unlock_qs) {
@@ -1715,42 +1561,42 @@ void sim_rcu_read_unlock(void)
 	}
 	if (t->rcu_blocked) {
 		t->rcu_blocked = 0;
-		rcu.blocked--;
+		eng.rcu.blocked--;
 		rcu_try_end(c->clock);
 	}
 }
 
 int sim_rcu_read_depth(void)
 {
-	return running->rcu_nest;
+	return eng.running->rcu_nest;
 }
 
 uint64_t sim_rcu_gp_request(void)
 {
 	uint64_t need;
 
-	sync_point(running);
-	need = rcu.completed + 1 + (uint64_t)rcu.active;
-	if (need > rcu.requested)
-		rcu.requested = need;
-	cpus[running->cpu].rcu_cb_seq = need;
-	if (!rcu.active)
-		rcu_gp_start(cpus[running->cpu].clock);
+	sync_point(eng.running);
+	need = eng.rcu.completed + 1 + (uint64_t)eng.rcu.active;
+	if (need > eng.rcu.requested)
+		eng.rcu.requested = need;
+	eng.cpus[eng.running->cpu].rcu_cb_seq = need;
+	if (!eng.rcu.active)
+		rcu_gp_start(eng.cpus[eng.running->cpu].clock);
 	return need;
 }
 
 uint64_t sim_rcu_gp_completed(void)
 {
-	return rcu.completed;
+	return eng.rcu.completed;
 }
 
 void sim_rcu_gp_wait(uint64_t seq)
 {
-	struct task *t = running;
+	struct task *t = eng.running;
 
 	sync_point(t);
 	t->simpure = 1;
-	if (rcu.completed >= seq)
+	if (eng.rcu.completed >= seq)
 		return;
 	t->rcu_wait_seq = seq;
 	block_current(t, T_BLOCK, -1);
@@ -1758,21 +1604,19 @@ void sim_rcu_gp_wait(uint64_t seq)
 
 /* ---- tasks ------------------------------------------------------------------ */
 
-static void (*exit_hook)(int id);
-static int detach_next;
 
 int sim_spawn_detached(void *(*fn)(void *), void *arg)
 {
-	detach_next = 1;
+	eng.detach_next = 1;
 	return sim_spawn(fn, arg);
 }
 
 void sim_delay_relax(unsigned long loops)
 {
 	/* +-1% jitter from the seed: PAUSE latency is not a constant */
-	double j = 1.0 + ((double)(splitmix(&rng_state) >> 11) / 9007199254740992.0 - 0.5) * 0.02;
+	double j = 1.0 + ((double)(splitmix(&eng.rng) >> 11) / 9007199254740992.0 - 0.5) * 0.02;
 
-	sim_work_ns((double)loops * M.relax_ns * j);
+	sim_work_ns((double)loops * eng.m.relax_ns * j);
 }
 
 /*
@@ -1794,7 +1638,7 @@ static size_t stack_colour(const void *base)
 static int task_alloc(void *(*fn)(void *), void *arg, size_t stack)
 {
 	for (int i = 0; i < SIM_MAX_TASKS; i++) {
-		struct task *t = &tasks[i];
+		struct task *t = &eng.tasks[i];
 
 		if (t->state != T_FREE)
 			continue;
@@ -1816,7 +1660,7 @@ static int task_alloc(void *(*fn)(void *), void *arg, size_t stack)
 #if SIM_TSAN
 		t->fiber = __tsan_create_fiber(0);
 #endif
-		live_tasks++;
+		eng.live_tasks++;
 		return i;
 	}
 	return -1;
@@ -1824,34 +1668,34 @@ static int task_alloc(void *(*fn)(void *), void *arg, size_t stack)
 
 int sim_spawn(void *(*fn)(void *), void *arg)
 {
-	struct task *p = running;
-	int id, detached = detach_next;
+	struct task *p = eng.running;
+	int id, detached = eng.detach_next;
 
 	/* Charged first: the charge may yield, and another spawner must not take the same free slot. */
-	detach_next = 0;
-	sim_work_ns(M.syscall_ns);
+	eng.detach_next = 0;
+	sim_work_ns(eng.m.syscall_ns);
 	id = task_alloc(fn, arg, STACK_SIZE);
 	if (id < 0)
 		return -1;
-	tasks[id].detached = detached;
-	tasks[id].cpu = p->cpu;
+	eng.tasks[id].detached = detached;
+	eng.tasks[id].cpu = p->cpu;
 	/* clone() inherits the CPU affinity; detached tasks are the engine's helpers (RCU callbacks). */
-	tasks[id].pin = tasks[id].detached ? -1 : p->pin;
-	tasks[id].vruntime = cpus[p->cpu].min_vruntime;
-	tasks[id].state = T_SLEEP;
-	wake_task(&tasks[id], cpus[p->cpu].clock);
+	eng.tasks[id].pin = eng.tasks[id].detached ? -1 : p->pin;
+	eng.tasks[id].vruntime = eng.cpus[p->cpu].min_vruntime;
+	eng.tasks[id].state = T_SLEEP;
+	wake_task(&eng.tasks[id], eng.cpus[p->cpu].clock);
 	return id;
 }
 
 void *sim_join(int id)
 {
-	struct task *t = &tasks[id], *me = running;
+	struct task *t = &eng.tasks[id], *me = eng.running;
 	void *r;
 
 	while (t->state != T_DONE) {
 		t->joiner = me->id;
 		me->tgen++;
-		nvcsw++;
+		eng.nvcsw++;
 		me->nvcsw++;
 		switch_out(me, T_SLEEP);
 		sched_next(NULL);
@@ -1863,14 +1707,14 @@ void *sim_join(int id)
 
 int sim_pin(int cpu)
 {
-	struct task *t = running;
+	struct task *t = eng.running;
 
-	if (cpu >= ncpu)
+	if (cpu >= eng.ncpu)
 		return -1;
 	t->pin = cpu;
 	if (cpu >= 0 && t->cpu != cpu) {
 		/* Migrate now: leave this CPU, queue on the pinned one. */
-		struct cpu *from = &cpus[t->cpu];
+		struct cpu *from = &eng.cpus[t->cpu];
 
 		rcu_note_switch(from, t);
 		cpu_account(from, t);
@@ -1887,24 +1731,24 @@ int sim_pin(int cpu)
 
 void sim_set_exit_hook(void (*fn)(int id))
 {
-	exit_hook = fn;
+	eng.exit_hook = fn;
 }
 
 static void task_exit(struct task *t)
 {
-	struct cpu *c = &cpus[t->cpu];
+	struct cpu *c = &eng.cpus[t->cpu];
 
-	if (exit_hook)
-		exit_hook(t->id);
+	if (eng.exit_hook)
+		eng.exit_hook(t->id);
 	rcu_note_switch(c, t);
 	cpu_account(c, t);
 	set_oncpu(t, 0, t->cpu);
 	t->state = T_DONE;
-	live_tasks--;
+	eng.live_tasks--;
 	c->curr = NULL;
 	cpu_pick_next(c);
-	if (t->joiner >= 0 && tasks[t->joiner].state == T_SLEEP)
-		wake_task(&tasks[t->joiner], c->clock);
+	if (t->joiner >= 0 && eng.tasks[t->joiner].state == T_SLEEP)
+		wake_task(&eng.tasks[t->joiner], c->clock);
 	to_scheduler();
 	abort();	/* never resumed */
 }
@@ -1929,24 +1773,10 @@ static void task_exit(struct task *t)
  * Not modelled: the APIC's ICR write cost (no published figure; the send
  * costs the sender only the queue RMW), x2APIC cluster multicast.
  */
-struct sim_ipi {
-	uint64_t at;
-	void (*fn)(void *);
-	void *arg;
-	struct sim_ipi *next;
-};
-
-struct sim_csq {
-	uint64_t head;		/* stands for the kernel's per-CPU call_single_queue */
-} __attribute__((aligned(64)));
-
-static struct sim_csq *csq;
-static struct sim_ipi *ipi_pool;
-static uint64_t st_ipi_sent, st_ipi_handled, st_ipi_local, st_ipi_busy, st_ipi_deferred;
 
 static void irq_bug(const char *what)
 {
-	fprintf(stderr, "rwlab-sim: task %d %s\n", running ? running->id : -1, what);
+	fprintf(stderr, "rwlab-sim: task %d %s\n", eng.running ? eng.running->id : -1, what);
 	abort();
 }
 
@@ -1977,20 +1807,20 @@ static void irq_exit(struct cpu *c)
 static void *irq_main(void *arg)
 {
 	struct cpu *c = arg;
-	int ci = (int)(c - cpus);
+	int ci = (int)(c - eng.cpus);
 
 	for (;;) {
-		sim_work_ns(M.irq_ns);
+		sim_work_ns(eng.m.irq_ns);
 		while (c->ipi_head && c->ipi_head->at <= c->clock) {
-			sim_mem(&csq[ci].head, SIM_RMW);	/* llist_del_all */
+			sim_mem(&eng.irq.csq[ci].head, SIM_RMW);	/* llist_del_all */
 			while (c->ipi_head && c->ipi_head->at <= c->clock) {
 				struct sim_ipi *q = c->ipi_head;
 
 				c->ipi_head = q->next;
 				q->fn(q->arg);
-				st_ipi_handled++;
-				q->next = ipi_pool;
-				ipi_pool = q;
+				eng.st.ipi_handled++;
+				q->next = eng.irq.pool;
+				eng.irq.pool = q;
 			}
 		}
 		irq_exit(c);
@@ -2007,13 +1837,13 @@ static void irq_enter(struct cpu *c)
 
 		if (id < 0)
 			irq_bug("finds no task slot for an interrupt context");
-		live_tasks--;		/* never ends; not a task of the run */
-		c->irq = &tasks[id];
+		eng.live_tasks--;		/* never ends; not a task of the run */
+		c->irq = &eng.tasks[id];
 		c->irq->is_irq = 1;
 		c->irq->detached = 1;
-		c->irq->cpu = c->irq->pin = (int)(c - cpus);
+		c->irq->cpu = c->irq->pin = (int)(c - eng.cpus);
 	}
-	st_ipi_busy += c->curr != NULL;
+	eng.st.ipi_busy += c->curr != NULL;
 	c->in_irq = 1;
 	c->irq->state = T_RUN;
 	c->irq_t0 = c->clock;
@@ -2029,7 +1859,7 @@ static void ipi_arrive(struct cpu *c, uint64_t when)
 	if (c->in_irq || !c->ipi_head || c->ipi_head->at > when)
 		return;		/* being handled, or handled already */
 	if (c->curr && c->curr->irq_off) {
-		st_ipi_deferred++;
+		eng.st.ipi_deferred++;
 		return;		/* sim_irq_enable() takes it */
 	}
 	if (c->clock < when)
@@ -2039,42 +1869,42 @@ static void ipi_arrive(struct cpu *c, uint64_t when)
 
 void sim_ipi_send(int cpu, void (*fn)(void *), void *arg)
 {
-	struct task *t = running;
-	struct cpu *c = &cpus[cpu];
+	struct task *t = eng.running;
+	struct cpu *c = &eng.cpus[cpu];
 	struct sim_ipi *q, **pp;
 
 	if (cpu == t->cpu) {
 		/* Two CPU slots on one simulated CPU: the handler runs here at once. */
-		st_ipi_local++;
+		eng.st.ipi_local++;
 		fn(arg);
 		return;
 	}
-	sim_mem(&csq[cpu].head, SIM_RMW);	/* llist_add on the target's queue */
-	q = ipi_pool;
+	sim_mem(&eng.irq.csq[cpu].head, SIM_RMW);	/* llist_add on the target's queue */
+	q = eng.irq.pool;
 	if (q)
-		ipi_pool = q->next;
+		eng.irq.pool = q->next;
 	else
 		q = eng_alloc(sizeof(*q));
-	q->at = cpus[t->cpu].clock + ns_round(M.ipi_ns);
+	q->at = eng.cpus[t->cpu].clock + ns_round(eng.m.ipi_ns);
 	q->fn = fn;
 	q->arg = arg;
 	for (pp = &c->ipi_head; *pp && (*pp)->at <= q->at; pp = &(*pp)->next)
 		;
 	q->next = *pp;
 	*pp = q;
-	st_ipi_sent++;
+	eng.st.ipi_sent++;
 	heap_push(q->at, EV_IPI, cpu, 0);
 }
 
 void sim_irq_disable(void)
 {
-	running->irq_off++;
+	eng.running->irq_off++;
 }
 
 void sim_irq_enable(void)
 {
-	struct task *t = running;
-	struct cpu *c = &cpus[t->cpu];
+	struct task *t = eng.running;
+	struct cpu *c = &eng.cpus[t->cpu];
 
 	if (--t->irq_off || c->in_irq || !c->ipi_head || c->ipi_head->at > c->clock)
 		return;
@@ -2084,20 +1914,23 @@ void sim_irq_enable(void)
 
 void sim_ipi_stats(uint64_t *sent, uint64_t *handled, uint64_t *interrupted, uint64_t *deferred)
 {
-	*sent = st_ipi_sent;
-	*handled = st_ipi_handled;
-	*interrupted = st_ipi_busy;
-	*deferred = st_ipi_deferred;
+	*sent = eng.st.ipi_sent;
+	*handled = eng.st.ipi_handled;
+	*interrupted = eng.st.ipi_busy;
+	*deferred = eng.st.ipi_deferred;
 }
 
 int sim_task_cpu(int id)
 {
-	return tasks[id].cpu;
+	return eng.tasks[id].cpu;
 }
 
 /* ---- boot and run ------------------------------------------------------------- */
 
+/* The one piece of engine state that outlives a boot (sim.h: per-boot state resets). */
 static uint64_t boot_count;
+
+struct engine eng;
 
 uint64_t sim_boot_count(void)
 {
@@ -2107,63 +1940,51 @@ uint64_t sim_boot_count(void)
 int sim_boot(const struct sim_machine *m, uint64_t seed)
 {
 	boot_count++;
-	M = *m;
-	ncpu = m->ncpus;
-	nwords = (ncpu + 63) / 64;
-	sched_factor = sim_machine_sched_factor(m);
-	seed0 = seed;
-	rng_state = seed * 0x2545f4914f6cdd1dull + 0x632be59bd9b4e019ull;
-	line_size = (sizeof(struct line) + (size_t)nwords * 8 + 15) & ~(size_t)15;
-	arena = mmap(NULL, ARENA_RESERVE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (arena == MAP_FAILED) {
-		arena = NULL;
+	memset(&eng, 0, sizeof(eng));
+	eng.arena.base = mmap(NULL, ARENA_RESERVE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (eng.arena.base == MAP_FAILED)
 		return -1;
-	}
-	cheap_n = 0;
-	arena_used = arena_mapped = 0;
-	cpus = eng_alloc((size_t)ncpu * sizeof(*cpus));
-	for (int i = 0; i < ncpu; i++) {
+	eng.m = *m;
+	eng.ncpu = m->ncpus;
+	eng.nwords = (eng.ncpu + 63) / 64;
+	eng.sched_factor = sim_machine_sched_factor(m);
+	eng.seed = seed;
+	eng.rng = seed * 0x2545f4914f6cdd1dull + 0x632be59bd9b4e019ull;
+	eng.dir.line_size = (sizeof(struct line) + (size_t)eng.nwords * 8 + 15) & ~(size_t)15;
+	eng.cpus = eng_alloc((size_t)eng.ncpu * sizeof(*eng.cpus));
+	for (int i = 0; i < eng.ncpu; i++) {
 		struct sim_cpu_place p;
 
 		sim_machine_place(m, i, &p);
-		cpus[i].socket = p.socket;
-		cpus[i].l3 = p.l3;
-		cpus[i].core = p.core;
-		place[i] = (struct place){ p.core, p.l3, p.socket };
-		cpus[i].resched_at = INF;
-		cpus[i].clock = 1000000000ull;	/* CLOCK_MONOTONIC starts at 1 s */
-		cpos[i] = -1;
-		cpus[i].rq = eng_alloc(SIM_MAX_TASKS * sizeof(*cpus[i].rq));
+		eng.cpus[i].socket = p.socket;
+		eng.cpus[i].l3 = p.l3;
+		eng.cpus[i].core = p.core;
+		eng.place[i] = (struct place){ p.core, p.l3, p.socket };
+		eng.cpus[i].resched_at = INF;
+		eng.cpus[i].clock = 1000000000ull;	/* CLOCK_MONOTONIC starts at 1 s */
+		eng.ev.cpos[i] = -1;
+		eng.cpus[i].rq = eng_alloc(SIM_MAX_TASKS * sizeof(*eng.cpus[i].rq));
 	}
-	mask_core = eng_alloc((size_t)ncpu * (size_t)nwords * 8);
-	mask_l3 = eng_alloc((size_t)ncpu * (size_t)nwords * 8);
-	mask_socket = eng_alloc((size_t)ncpu * (size_t)nwords * 8);
-	for (int a = 0; a < ncpu; a++)
-		for (int b = 0; b < ncpu; b++) {
-			struct cpu *x = &cpus[a], *y = &cpus[b];
+	eng.dir.mask_core = eng_alloc((size_t)eng.ncpu * (size_t)eng.nwords * 8);
+	eng.dir.mask_l3 = eng_alloc((size_t)eng.ncpu * (size_t)eng.nwords * 8);
+	eng.dir.mask_socket = eng_alloc((size_t)eng.ncpu * (size_t)eng.nwords * 8);
+	for (int a = 0; a < eng.ncpu; a++)
+		for (int b = 0; b < eng.ncpu; b++) {
+			struct cpu *x = &eng.cpus[a], *y = &eng.cpus[b];
 			uint64_t bit = 1ull << (b & 63);
-			size_t w = (size_t)a * nwords + (size_t)(b >> 6);
+			size_t w = (size_t)a * eng.nwords + (size_t)(b >> 6);
 
 			if (x->core == y->core)
-				mask_core[w] |= bit;
+				eng.dir.mask_core[w] |= bit;
 			if (x->l3 == y->l3)
-				mask_l3[w] |= bit;
+				eng.dir.mask_l3[w] |= bit;
 			if (x->socket == y->socket)
-				mask_socket[w] |= bit;
+				eng.dir.mask_socket[w] |= bit;
 		}
-	memset(tasks, 0, sizeof(tasks));
-	memset(fq, 0, sizeof(fq));
-	csq = eng_alloc((size_t)ncpu * sizeof(*csq));
-	st_ipi_sent = st_ipi_handled = st_ipi_local = st_ipi_busy = st_ipi_deferred = 0;
-	heap_n = 0;
-	live_tasks = 0;
-	total_cpu_ns = nvcsw = nivcsw = 0;
-	st_wake_early = 0;
-	memset(&rcu, 0, sizeof(rcu));
-	rcu_gen++;
-	work_frac = 0;
-	deadlock = 0;
-	clock_gettime(CLOCK_MONOTONIC, &host_t0);
+	eng.irq.csq = eng_alloc((size_t)eng.ncpu * sizeof(*eng.irq.csq));
+	eng.copiers = eng_alloc((size_t)m->sockets * sizeof(*eng.copiers));
+	eng.rcu.gen = 1;
+	clock_gettime(CLOCK_MONOTONIC, &eng.host_t0);
 	return 0;
 }
 
@@ -2187,23 +2008,23 @@ static void print_deadlock(void)
 	int n = 0;
 
 	fprintf(stderr, "rwlab-sim: simulated deadlock at t=%.6f s (seed %llu): every task blocked, no event pending;",
-		(double)cpus[0].clock / 1e9, (unsigned long long)seed0);
+		(double)eng.cpus[0].clock / 1e9, (unsigned long long)eng.seed);
 	for (int i = 0; i < SIM_MAX_TASKS && n < 8; i++)
-		if (tasks[i].state == T_BLOCK || tasks[i].state == T_SLEEP || tasks[i].state == T_PARK) {
-			fprintf(stderr, " task %d %s", i, tasks[i].state == T_BLOCK ? "futex" :
-				tasks[i].state == T_PARK ? "spinning" : "join");
+		if (eng.tasks[i].state == T_BLOCK || eng.tasks[i].state == T_SLEEP || eng.tasks[i].state == T_PARK) {
+			fprintf(stderr, " task %d %s", i, eng.tasks[i].state == T_BLOCK ? "futex" :
+				eng.tasks[i].state == T_PARK ? "spinning" : "join");
 			n++;
 		}
 	fprintf(stderr, "\n");
 	if (getenv("RWLAB_SIM_DEBUG"))
 		for (int i = 0; i < SIM_MAX_TASKS; i++)
-			if (tasks[i].state != T_FREE && tasks[i].state != T_DONE)
+			if (eng.tasks[i].state != T_FREE && eng.tasks[i].state != T_DONE)
 			{
 				fprintf(stderr, "rwlab-sim: task %d state %d cpu %d futex %p oncpu %p watches", i,
-					(int)tasks[i].state, tasks[i].cpu, (void *)tasks[i].faddr,
-					(void *)tasks[i].oncpu_word);
-				for (int k = 0; k < tasks[i].nwatch; k++)
-					fprintf(stderr, " %#lx", (unsigned long)(tasks[i].w[k].l->key << LINE_SHIFT));
+					(int)eng.tasks[i].state, eng.tasks[i].cpu, (void *)eng.tasks[i].faddr,
+					(void *)eng.tasks[i].oncpu_word);
+				for (int k = 0; k < eng.tasks[i].nwatch; k++)
+					fprintf(stderr, " %#lx", (unsigned long)(eng.tasks[i].w[k].l->key << LINE_SHIFT));
 				fprintf(stderr, "\n");
 			}
 }
@@ -2215,26 +2036,25 @@ int sim_run(int (*fn)(int, char **), int argc, char **argv)
 
 	if (id < 0)
 		return 1;
-	tasks[id].detached = 1;
+	eng.tasks[id].detached = 1;
 #if SIM_TSAN
-	sched_fiber = __tsan_get_current_fiber();
+	eng.sched_fiber = __tsan_get_current_fiber();
 #endif
 	sim_active = 1;
-	cpu_set_curr(&cpus[0], &tasks[id]);
-	cpu_push(&cpus[0], cpus[0].clock);
-	while (tasks[id].state != T_FREE) {
+	cpu_set_curr(&eng.cpus[0], &eng.tasks[id]);
+	cpu_push(&eng.cpus[0], eng.cpus[0].clock);
+	while (eng.tasks[id].state != T_FREE) {
 		struct event e;
 		int ci;
 
 		if (heap_min() == INF) {
-			deadlock = 1;
 			print_deadlock();
 			a.ret = 99;
 			break;
 		}
 		ci = cpu_pop_next();
 		if (ci >= 0) {
-			struct task *t = cpu_event(&cpus[ci]);
+			struct task *t = cpu_event(&eng.cpus[ci]);
 
 			if (t)
 				run_task(t);
@@ -2243,11 +2063,11 @@ int sim_run(int (*fn)(int, char **), int argc, char **argv)
 		heap_clean();
 		e = heap_pop();
 		if (e.kind == EV_TIMER) {
-			timer_fire(&tasks[e.idx], e.time);
+			timer_fire(&eng.tasks[e.idx], e.time);
 			continue;
 		}
 		if (e.kind == EV_IPI) {
-			ipi_arrive(&cpus[e.idx], e.time);
+			ipi_arrive(&eng.cpus[e.idx], e.time);
 			continue;
 		}
 		if (e.kind == EV_RCU_TICK || e.kind == EV_RCU_FQS) {
@@ -2268,35 +2088,20 @@ void sim_shutdown(void)
 
 	if (s && *s == '1')
 		fprintf(stderr, "rwlab-sim stats: %.3f s virtual (cpu 0), %.3f s host; %llu accesses, %llu task switches, "
-			"%llu parks, %llu line-change wakes; %llu lines\n", (double)(cpus[0].clock - 1000000000ull) / 1e9,
-			sim_host_seconds(), (unsigned long long)st_mem, (unsigned long long)st_switch,
-			(unsigned long long)st_park, (unsigned long long)st_unpark, (unsigned long long)lcount);
-	if (s && *s == '1' && st_ipi_sent + st_ipi_local)
+			"%llu parks, %llu line-change wakes; %llu lines\n", (double)(eng.cpus[0].clock - 1000000000ull) / 1e9,
+			sim_host_seconds(), (unsigned long long)eng.st.mem, (unsigned long long)eng.st.switches,
+			(unsigned long long)eng.st.park, (unsigned long long)eng.st.unpark, (unsigned long long)eng.dir.count);
+	if (s && *s == '1' && eng.st.ipi_sent + eng.st.ipi_local)
 		fprintf(stderr, "rwlab-sim stats: %llu IPIs sent, %llu handled, %llu on a busy CPU, %llu deferred, "
-			"%llu run by the sender (same CPU)\n", (unsigned long long)st_ipi_sent,
-			(unsigned long long)st_ipi_handled, (unsigned long long)st_ipi_busy,
-			(unsigned long long)st_ipi_deferred, (unsigned long long)st_ipi_local);
-	st_mem = st_switch = st_park = st_unpark = st_work = 0;
+			"%llu run by the sender (same CPU)\n", (unsigned long long)eng.st.ipi_sent,
+			(unsigned long long)eng.st.ipi_handled, (unsigned long long)eng.st.ipi_busy,
+			(unsigned long long)eng.st.ipi_deferred, (unsigned long long)eng.st.ipi_local);
 	for (int i = 0; i < SIM_MAX_TASKS; i++)
-		if (tasks[i].stack) {
+		if (eng.tasks[i].stack) {
 #if SIM_TSAN
-			__tsan_destroy_fiber(tasks[i].fiber);
+			__tsan_destroy_fiber(eng.tasks[i].fiber);
 #endif
-			munmap(tasks[i].stack, tasks[i].stack_size);
-			tasks[i].stack = NULL;
+			munmap(eng.tasks[i].stack, eng.tasks[i].stack_size);
 		}
-	ipi_pool = NULL;
-	csq = NULL;
-	if (arena)
-		munmap(arena, ARENA_RESERVE);
-	arena = NULL;
-	arena_used = arena_mapped = 0;
-	ltab = NULL;
-	lcap = lcount = 0;
-	lpool_left = 0;
-	heap = NULL;
-	cheap_n = 0;
-	heap_n = heap_cap = 0;
-	cpus = NULL;
-	mask_core = mask_l3 = mask_socket = NULL;
+	munmap(eng.arena.base, ARENA_RESERVE);
 }
