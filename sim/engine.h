@@ -53,6 +53,30 @@ typedef struct {
 	void *data;
 } transfer_t;
 
+/*
+ * ThreadSanitizer must be told about the stack switches (its fiber API);
+ * each switch also orders the two fibers, as the engine does.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define SIM_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SIM_TSAN 1
+#endif
+#endif
+#ifndef SIM_TSAN
+#define SIM_TSAN 0
+#endif
+#if SIM_TSAN
+void *__tsan_get_current_fiber(void);
+void *__tsan_create_fiber(unsigned flags);
+void __tsan_destroy_fiber(void *fiber);
+void __tsan_switch_to_fiber(void *fiber, unsigned flags);
+#define TSAN_SWITCH(f) __tsan_switch_to_fiber((f), 0)
+#else
+#define TSAN_SWITCH(f) ((void)0)
+#endif
+
 #define INF UINT64_MAX
 #define SPIN_WATCH 8
 /*
@@ -278,3 +302,214 @@ struct engine {
 
 /* The engine: valid from sim_boot() to sim_shutdown(). */
 extern struct engine eng;
+
+/*
+ * What the engine's files call of each other. Every function below runs on
+ * the host thread inside a boot (engine.h's threading rule); "the running
+ * task" is eng.running.
+ */
+
+extern transfer_t jump_fcontext(fcontext_t const to, void *vp);	/* Boost.Context */
+
+/* boot.c: @n zeroed bytes, 64-byte aligned, from the engine's region (aborts when full). */
+void *eng_alloc(size_t n);
+
+/* coro.c */
+void run_task(struct task *t);		/* the run loop resumes @t until a task hands back */
+int task_alloc(void *(*fn)(void *), void *arg, size_t stack);	/* a task slot, or -1 */
+
+/* events.c: the CPU heap (one event per CPU) and the timer/RCU/IPI heap */
+void heap_push(uint64_t time, int kind, int idx, uint32_t gen);
+struct event heap_pop(void);
+void heap_clean(void);			/* drop stale entries at the top of the timer heap */
+void cpu_push(struct cpu *c, uint64_t t);	/* @c's one event is now at @t */
+void cpu_cancel(struct cpu *c);
+void cheap_up(int i);			/* sift the CPU heap's entry @i */
+void cheap_down(int i);
+void cheap_remove(int ci);		/* take CPU @ci's event out */
+
+/* coherence.c */
+void dir_boot(void);			/* the per-CPU topology masks (sim_boot) */
+void line_touch_store(void *addr, int c);	/* the engine's own store: no charge, watchers see it */
+
+/* sched.c */
+void set_oncpu(struct task *t, int v, int c);
+void cpu_set_curr(struct cpu *c, struct task *t);
+void cpu_account(struct cpu *c, struct task *t);
+void cpu_pick_next(struct cpu *c);	/* @c's task has left it: the next one, or idle */
+void switch_out(struct task *t, enum tstate st);
+void wake_task(struct task *t, uint64_t now);	/* make @t runnable at @now */
+struct task *cpu_event(struct cpu *c);	/* @c's event is due: the task to resume, if any */
+void sched_next(struct cpu *yield);	/* leave the running task for the next event */
+void sync_point(struct task *t);	/* a seam: preempt if due, then let earlier CPUs go first */
+
+/* spin.c */
+void watch_detach(struct task *t);
+void unpark(struct task *t, uint64_t when);
+void wake_watchers(struct line *l, uint64_t when);
+void repark_deadline(struct cpu *c);
+
+/* futex.c */
+void block_current(struct task *t, enum tstate st, int64_t timeout_ns);	/* timeout < 0: none */
+void timer_fire(struct task *t, uint64_t now);
+
+/* rcu.c */
+void rcu_note_switch(struct cpu *c, struct task *t);
+void rcu_rearm(uint64_t now);
+void rcu_tick(uint64_t now);
+void rcu_fqs(uint64_t now);
+
+/* ipi.c */
+void ipi_arrive(struct cpu *c, uint64_t when);	/* EV_IPI */
+void irq_bug(const char *what);		/* prints one line and aborts */
+
+/* stats.c */
+void stats_print(void);			/* RWLAB_SIM_STATS=1: the host-side counters on stderr */
+
+/* The seed's stream (splitmix64): tie keys, jitter, sim_random(). */
+static inline uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static inline uint64_t ns_round(double ns)
+{
+	return (uint64_t)(ns + 0.5);
+}
+
+/*
+ * The earliest pending event's time (INF: none). The timer heap's top is
+ * checked for staleness (a task's line: a host cache miss) only when it
+ * would come first: when it does not, no event under it does either.
+ */
+static inline uint64_t heap_min(void)
+{
+	uint64_t t = eng.ev.cheap_n ? (uint64_t)(eng.ev.cheap[0].key >> 64) : INF;
+
+	if (eng.ev.heap_n && eng.ev.heap[0].time < t) {
+		heap_clean();
+		if (eng.ev.heap_n && eng.ev.heap[0].time < t)
+			t = eng.ev.heap[0].time;
+	}
+	return t;
+}
+
+/* May the scheduler switch @t out? Not an interrupt context, nor a task with interrupts off. */
+static inline int preemptible(const struct task *t)
+{
+	return !t->is_irq && !t->irq_off;
+}
+
+/* Start a new record of a spin iteration (sim_relax(), a futex wait's re-check). */
+static inline void spin_reset(struct task *t)
+{
+	t->sn = 0;
+	t->simpure = 0;
+	t->sclock = 0;
+	t->sov = 0;
+}
+
+/*
+ * The fast paths of the event queues and the coroutine switches, inline
+ * here because every seam call may take them (sync_point, sched_next): out
+ * of line in events.c and coro.c they cost 2-4% of host time on an
+ * IPI-heavy tlb_flush run.
+ */
+static inline evkey ev_key(uint64_t time, uint64_t tie)
+{
+	return (evkey)time << 64 | tie;
+}
+
+static inline void cheap_place(int i, struct cpu_ev e)
+{
+	eng.ev.cheap[i] = e;
+	eng.ev.cpos[e.cpu] = i;
+}
+
+/* The CPU heap's root (cheap_n > 0) comes before every valid timer and RCU event. */
+static inline int cpu_root_next(void)
+{
+	if (!eng.ev.heap_n || eng.ev.cheap[0].key < ev_key(eng.ev.heap[0].time, eng.ev.heap[0].tie))
+		return 1;
+	heap_clean();
+	return !eng.ev.heap_n || eng.ev.cheap[0].key < ev_key(eng.ev.heap[0].time, eng.ev.heap[0].tie);
+}
+
+/*
+ * Take the earliest pending event if it is a CPU's: its index (its time
+ * stays in cev_time[]), or -1 when a timer or RCU event comes first or none
+ * is pending.
+ */
+static inline int cpu_pop_next(void)
+{
+	int ci;
+
+	if (!eng.ev.cheap_n || !cpu_root_next())
+		return -1;
+	ci = eng.ev.cheap[0].cpu;
+	cheap_remove(ci);
+	return ci;
+}
+
+/*
+ * cpu_push(@c, its clock), then cpu_pop_next(). When the CPU heap's root
+ * is the next event and @c's comes after it (a task yielding at a seam:
+ * the common case), @c takes the root's place in one sift-down.
+ */
+static inline int cpu_push_pop(struct cpu *c)
+{
+	int ci = (int)(c - eng.cpus), top;
+	struct cpu_ev e;
+
+	if (eng.ev.cpos[ci] >= 0 || !eng.ev.cheap_n) {
+		cpu_push(c, c->clock);
+		return cpu_pop_next();
+	}
+	e.key = ev_key(c->clock, splitmix(&eng.rng));
+	e.cpu = ci;
+	eng.ev.cev_time[ci] = c->clock;
+	if (e.key < eng.ev.cheap[0].key || !cpu_root_next()) {
+		cheap_place(eng.ev.cheap_n++, e);
+		cheap_up(eng.ev.cpos[ci]);
+		return cpu_pop_next();
+	}
+	top = eng.ev.cheap[0].cpu;
+	eng.ev.cpos[top] = -1;
+	cheap_place(0, e);
+	cheap_down(0);
+	return top;
+}
+
+/*
+ * A task is resumed either by the scheduler loop (data NULL) or straight
+ * by another task (data: that task); keep the context it came from.
+ */
+static inline void resumed(transfer_t r)
+{
+	if (r.data)
+		((struct task *)r.data)->ctx = r.fctx;
+	else
+		eng.sched_ctx = r.fctx;
+}
+
+static inline void to_scheduler(void)
+{
+	TSAN_SWITCH(eng.sched_fiber);
+	resumed(jump_fcontext(eng.sched_ctx, eng.running));
+}
+
+/* From the running task straight to @t (no pass through the scheduler loop). */
+static inline void switch_to(struct task *t)
+{
+	struct task *self = eng.running;
+
+	eng.running = t;
+	sim_cur_id = t->id;
+	eng.st.switches++;
+	TSAN_SWITCH(t->fiber);
+	resumed(jump_fcontext(t->ctx, self));
+}
