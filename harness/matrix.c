@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "matrix.h"
+#include "threads.h"
 
 #ifndef LAB_MATRIX_DIR
 #define LAB_MATRIX_DIR "tools/matrices"
@@ -18,9 +19,10 @@
 static const char *const single_keys[] = {
 	"description", "locks", "workloads", "threads", "iterations", "duration", "warmup", "pin", "seed",
 	"options", "report", "baseline", "by", "metrics", "significance", "reference", "machine", "flat",
-	"published_cpus", "sim_machine", NULL
+	"published_cpus", "sim_machine", "min_effect", NULL
 };
-static const char *const multi_keys[] = { "map.column", "map.metric", "map.threads", "map.flat", NULL };
+static const char *const multi_keys[] = { "map.column", "map.metric", "map.threads", "map.flat", "map.not_comparable",
+					  "deviation", NULL };
 
 /* Comma-separated lists: "a, b ,c" is read as "a,b,c". */
 static const char *const list_keys[] = { "locks", "workloads", "threads", "metrics", "by", NULL };
@@ -200,14 +202,16 @@ static int check_map(const char *key, const char *value, const char *path, int l
 		return 0;
 	}
 	snprintf(buf, sizeof(buf), "%s", value);
-	if (!strcmp(key, "map.flat")) {
+	if (!strcmp(key, "deviation"))
+		return 0;	/* free text: how the matrix departs from the published set-up */
+	if (!strcmp(key, "map.flat") || !strcmp(key, "map.not_comparable")) {
 		char *bar;
 
 		if (split_arrow(buf, &a, &b) || !(bar = strchr(a, '|')) || !(bar = strchr(bar + 1, '|')) ||
 		    strchr(bar + 1, '|') || !*trim(bar + 1))
-			return fail(err, errlen, path, line,
-				    "map.flat: expected 'BENCHMARK | METRIC | CLIENTS|* -> the thread's words (source)', "
-				    "got '%s'", value);
+			return fail(err, errlen, path, line, "%s: expected 'BENCHMARK | METRIC | CLIENTS|* -> %s', got '%s'",
+				    key, strcmp(key, "map.flat") ? "why rwlab's figure is not comparable" :
+								   "the thread's words (source)", value);
 		return 0;
 	}
 	if (split_arrow(buf, &a, &b))
@@ -337,12 +341,12 @@ int lab_matrix_load(const char *name, struct lab_matrix *m, char *err, size_t er
 				goto bad;
 			}
 		}
-		if (!strcmp(key, "flat")) {
+		if (!strcmp(key, "flat") || !strcmp(key, "min_effect")) {
 			char *end;
 			double v = strtod(value, &end);
 
 			if (*end || !(v >= 0) || v > 100) {
-				fail(err, errlen, m->path, lineno, "flat: '%s' is not a percentage in 0..100", value);
+				fail(err, errlen, m->path, lineno, "%s: '%s' is not a percentage in 0..100", key, value);
 				goto bad;
 			}
 		}
@@ -397,86 +401,6 @@ const char *lab_matrix_get(const struct lab_matrix *m, const char *key, int *lin
 	return NULL;
 }
 
-int lab_matrix_eval_threads(const char *expr, int ncpus, char *out, size_t len, char *err, size_t errlen)
-{
-	char tok[256];
-	size_t off = 0;
-	const char *p = expr;
-	long seen[256];
-	int nseen = 0;
-
-	out[0] = 0;
-	while (*p) {
-		size_t l = strcspn(p, ","), o = 0;
-		const char *q = p, *end = p + l;
-		char *endp;
-		long v;
-
-		if (l >= sizeof(tok)) {
-			snprintf(err, errlen, "thread list entry too long");
-			return -1;
-		}
-		/* Rewrite [N*]cpus[/D] inside this entry. */
-		while (q < end) {
-			const char *c = strstr(q, "cpus");
-			long mul = 1, div = 1, val;
-			const char *start, *after;
-
-			if (!c || c >= end) {
-				o += (size_t)snprintf(tok + o, sizeof(tok) - o, "%.*s", (int)(end - q), q);
-				break;
-			}
-			start = c;
-			after = c + 4;
-			if (start > q && start[-1] == '*') {
-				const char *d = start - 1;
-
-				while (d > q && isdigit((unsigned char)d[-1]))
-					d--;
-				if (d == start - 1) {
-					snprintf(err, errlen, "bad thread expression '%.*s' (use N*cpus)", (int)l, p);
-					return -1;
-				}
-				mul = strtol(d, NULL, 10);
-				start = d;
-			}
-			if (*after == '/') {
-				div = strtol(after + 1, &endp, 10);
-				if (endp == after + 1 || div < 1) {
-					snprintf(err, errlen, "bad thread expression '%.*s' (use cpus/D)", (int)l, p);
-					return -1;
-				}
-				after = endp;
-			}
-			val = mul * ncpus / div;
-			o += (size_t)snprintf(tok + o, sizeof(tok) - o, "%.*s%ld", (int)(start - q), q, val < 1 ? 1 : val);
-			q = after;
-		}
-		tok[sizeof(tok) - 1] = 0;
-		/* Drop a plain number already in the list (cpus/2 == 1 on a 2-CPU machine). */
-		errno = 0;
-		v = strtol(tok, &endp, 10);
-		if (*tok && !*endp && !errno) {
-			bool dup = false;
-
-			for (int i = 0; i < nseen; i++)
-				dup |= seen[i] == v;
-			if (dup)
-				goto next;
-			if (nseen < 256)
-				seen[nseen++] = v;
-		}
-		if (off + strlen(tok) + 2 >= len) {
-			snprintf(err, errlen, "thread list too long");
-			return -1;
-		}
-		off += (size_t)snprintf(out + off, len - off, "%s%s", off ? "," : "", tok);
-next:
-		p = *end ? end + 1 : end;
-	}
-	return 0;
-}
-
 static char *own(struct lab_matrix *m, const char *s)
 {
 	char *d = strdup(s);
@@ -507,7 +431,7 @@ int lab_matrix_run_args(struct lab_matrix *m, int ncpus, char **argv, int *lines
 		if (!strcmp(opt[k][0], "threads")) {
 			char why[256];
 
-			if (lab_matrix_eval_threads(v, ncpus, buf, sizeof(buf), why, sizeof(why)))
+			if (lab_eval_threads(v, ncpus, buf, sizeof(buf), why, sizeof(why)))
 				return fail(err, errlen, m->path, line, "%s", why);
 			v = buf;
 		}
@@ -534,6 +458,24 @@ int lab_matrix_run_args(struct lab_matrix *m, int ncpus, char **argv, int *lines
 		}
 	}
 	return n;
+}
+
+/*
+ * "BENCH | METRIC | CLIENTS -> words" into the four fields of a map.flat or
+ * map.not_comparable entry (each as large as lab_refmap's). Returns 0 or -1.
+ */
+static int row_words(char *buf, char bench[96], char metric[128], char clients[32], char words[256])
+{
+	char *a, *b, *bar, *bar2;
+
+	if (split_arrow(buf, &a, &b) || !(bar = strchr(a, '|')) || !(bar2 = strchr(bar + 1, '|')))
+		return -1;
+	*bar = *bar2 = 0;
+	snprintf(bench, 96, "%s", trim(a));
+	snprintf(metric, 128, "%s", trim(bar + 1));
+	snprintf(clients, 32, "%s", trim(bar2 + 1));
+	snprintf(words, 256, "%s", trim(b));
+	return 0;
 }
 
 int lab_matrix_refmap(const struct lab_matrix *m, struct lab_refmap *map, char *err, size_t errlen)
@@ -581,17 +523,20 @@ int lab_matrix_refmap(const struct lab_matrix *m, struct lab_refmap *map, char *
 			snprintf(map->met[map->nmet].workload, sizeof(map->met[0].workload), "%s", trim(b));
 			snprintf(map->met[map->nmet++].ours, sizeof(map->met[0].ours), "%s", trim(bar + 1));
 		} else if (!strcmp(key, "map.flat")) {
-			char *bar, *bar2;
-
 			if (map->nflat == LAB_REFMAP_METRICS)
 				return fail(err, errlen, m->path, m->kv[i].line, "more than %d map.flat", LAB_REFMAP_METRICS);
-			if (split_arrow(buf, &a, &b) || !(bar = strchr(a, '|')) || !(bar2 = strchr(bar + 1, '|')))
+			if (row_words(buf, map->flat[map->nflat].bench, map->flat[map->nflat].metric,
+				      map->flat[map->nflat].clients, map->flat[map->nflat].words))
 				return fail(err, errlen, m->path, m->kv[i].line, "malformed %s", key);
-			*bar = *bar2 = 0;
-			snprintf(map->flat[map->nflat].bench, sizeof(map->flat[0].bench), "%s", trim(a));
-			snprintf(map->flat[map->nflat].metric, sizeof(map->flat[0].metric), "%s", trim(bar + 1));
-			snprintf(map->flat[map->nflat].clients, sizeof(map->flat[0].clients), "%s", trim(bar2 + 1));
-			snprintf(map->flat[map->nflat++].words, sizeof(map->flat[0].words), "%s", trim(b));
+			map->nflat++;
+		} else if (!strcmp(key, "map.not_comparable")) {
+			if (map->nnc == LAB_REFMAP_METRICS)
+				return fail(err, errlen, m->path, m->kv[i].line, "more than %d map.not_comparable",
+					    LAB_REFMAP_METRICS);
+			if (row_words(buf, map->nc[map->nnc].bench, map->nc[map->nnc].metric, map->nc[map->nnc].clients,
+				      map->nc[map->nnc].words))
+				return fail(err, errlen, m->path, m->kv[i].line, "malformed %s", key);
+			map->nnc++;
 		} else if (!strcmp(key, "map.threads")) {
 			for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 				if (map->nthr == LAB_REFMAP_THREADS)

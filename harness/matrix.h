@@ -8,6 +8,7 @@
  *   locks       = -l list            workloads  = -w list
  *   threads     = -t list; "cpus", "N*cpus" and "cpus/D" are replaced by the
  *                 machine's online CPU count (at least 1), e.g. 1,cpus/2,cpus,2*cpus
+ *                 (lab_eval_threads(), threads.h)
  *   iterations  = -n                 duration   = -d         warmup = --warmup
  *   pin         = --pin              seed       = --seed
  *   options     = further `rwlab run` options, split at white space
@@ -27,7 +28,15 @@
  *                 the same thread count)
  *   map.flat    = BENCHMARK | METRIC | CLIENTS -> the thread's words (source)
  *                 (repeatable; CLIENTS "*" for all): the published change is
- *                 noise by its author's account (the published-flat verdict)
+ *                 noise by its author's account (the published-flat verdict,
+ *                 for rows whose table prints no significance)
+ *   map.not_comparable = BENCHMARK | METRIC | CLIENTS -> why (repeatable):
+ *                 rwlab's figure cannot be compared with that row (e.g. a
+ *                 device-bound metric); the row is shown, not counted
+ *   min_effect  = the floor of the verdicts' minimum effect, percent (report's
+ *                 --min-effect; default 1)
+ *   deviation   = how this matrix departs from the published set-up, one
+ *                 line each (repeatable; tools/reproduce prints them)
  *
  * Keys read only by tools/reproduce NAME --sim (rwlab checks their syntax
  * and otherwise ignores them):
@@ -94,9 +103,3 @@ int lab_matrix_refmap(const struct lab_matrix *m, struct lab_refmap *map, char *
  */
 int lab_matrix_reference(const struct lab_matrix *m, char *path, size_t len);
 
-/*
- * lab_matrix_eval_threads() - replace "cpus", "N*cpus" and "cpus/D" in a -t
- * list by numbers for @ncpus (each at least 1) and drop plain-number
- * duplicates. Returns 0, or -1 with a message.
- */
-int lab_matrix_eval_threads(const char *expr, int ncpus, char *out, size_t len, char *err, size_t errlen);

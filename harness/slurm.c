@@ -252,7 +252,7 @@ static int merge_and_report(const struct slurm_opts *o)
 }
 
 /* Adding an option: one entry here and one case in parse_args()'s switch. */
-const struct lab_opt lab_slurm_opts[] = {
+static const struct lab_opt slurm_opts[] = {
 	{ "matrix", 0, 'M', "NAME|PATH", "the matrix to run (tools/matrices/NAME.matrix, or a path the nodes can "
 	  "read)", NULL, NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ "shards", 0, 'N', "N", "array tasks, one shard each", "one per comparison block", NULL, 0, NULL, 1,
@@ -275,7 +275,7 @@ static int parse_args(int argc, char **argv, struct slurm_opts *o)
 	long v;
 	int c;
 
-	if (lab_cli_begin(&cli, lab_cmd_find("slurm"), argc, argv))
+	if (lab_cli_begin(&cli, &lab_slurm_cmd, argc, argv))
 		return -1;
 	while ((c = lab_cli_next(&cli)) != -1) {
 		switch (c) {
@@ -330,7 +330,7 @@ static int parse_args(int argc, char **argv, struct slurm_opts *o)
 	return 0;
 }
 
-int lab_cmd_slurm(int argc, char **argv)
+static int cmd_slurm(int argc, char **argv)
 {
 	static struct slurm_opts o;
 	char script[PATH_MAX + 16], array[4096] = "";
@@ -404,3 +404,16 @@ int lab_cmd_slurm(int argc, char **argv)
 			"only those\n", todo, array);
 	return todo || st ? (st == 2 ? 2 : 1) : 0;
 }
+
+const struct lab_cmd lab_slurm_cmd = {
+	.name = "slurm",
+	.synopsis = "--matrix NAME [options] [-- run options]",
+	.summary = "a matrix as a Slurm job array, one shard per task; --submit waits, merges and reports",
+	.opts = slurm_opts,
+	.fn = cmd_slurm,
+	.more = "Each task runs 'rwlab run --matrix NAME [run options] --shard I/N -o\n"
+		"DIR/shard-I.csv --resume --no-report'. Re-running the command submits only\n"
+		"the shards without a zero DIR/shard-I.status. Exit status: 0 every shard\n"
+		"finished and the merge is complete; 1 shards failed or cells are missing;\n"
+		"2 bad input, nothing submitted.\n",
+};
