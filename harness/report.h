@@ -137,7 +137,8 @@ struct lab_report_opts {
 	const char *path;		/* results CSV; "-" is stdin */
 	const char *const *paths;	/* several CSVs pooled (paths[0] == path), npaths of them; */
 	int npaths;			/* 0: path alone. Cells from different hosts are refused unless by has host */
-	bool include_failed;		/* compare cells marked cell_failed too (they are left out otherwise) */
+	bool include_failed;		/* compare cells marked cell_failed, or unfinished, too (left out otherwise) */
+	bool allow_duplicates;		/* count rows that repeat a (run, cell, iteration, metric) once, not refuse them */
 	enum lab_report_format format;
 	const char *metric;		/* comma-separated metric names; NULL: each workload's headline */
 	const char *workload;		/* comma-separated workload labels or names to keep; NULL: all */

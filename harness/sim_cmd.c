@@ -11,6 +11,7 @@
 #include "cmds.h"
 #include "compiler.h"
 #include "sim_cmd.h"
+#include "validate.h"
 
 #ifndef LAB_SIM_MACHINE_DIR
 #define LAB_SIM_MACHINE_DIR "sim/machines"
@@ -21,7 +22,7 @@
  * share/rwlab/machines beside the binary's prefix (found from
  * /proc/self/exe, as the matrices are), then the source tree's sim/machines.
  */
-static const char *machine_dir(void)
+const char *lab_sim_machine_dir(void)
 {
 	static char dir[4200];
 	const char *d = getenv("RWLAB_SIM_MACHINES");
@@ -43,7 +44,7 @@ static const char *machine_dir(void)
 
 int lab_sim_machine_load(struct sim_machine *m, const char *name, char *err, size_t errlen)
 {
-	return sim_machine_load(m, machine_dir(), name, err, errlen);
+	return sim_machine_load(m, lab_sim_machine_dir(), name, err, errlen);
 }
 
 int lab_sim_args_refused(int argc, char **argv, char *err, size_t errlen)
@@ -91,14 +92,14 @@ static int cmp_str(const void *a, const void *b)
 
 static int sim_list(void)
 {
-	DIR *d = opendir(machine_dir());
+	DIR *d = opendir(lab_sim_machine_dir());
 	struct dirent *e;
 	char *names[256], err[1024], src[512];
 	int n = 0, bad = 0;
 	static struct sim_machine m;
 
 	if (!d) {
-		fprintf(stderr, "rwlab sim list: %s: %s (set RWLAB_SIM_MACHINES)\n", machine_dir(), strerror(errno));
+		fprintf(stderr, "rwlab sim list: %s: %s (set RWLAB_SIM_MACHINES)\n", lab_sim_machine_dir(), strerror(errno));
 		return 1;
 	}
 	while ((e = readdir(d)) && n < 256) {
@@ -225,17 +226,24 @@ static int cmd_sim(int argc, char **argv)
 		return sim_list();
 	if (argc == 2 && !strcmp(argv[0], "show"))
 		return sim_show(argv[1]);
-	fprintf(stderr, "rwlab sim: expected 'list' or 'show MACHINE' (machines: rwlab sim list)\n");
+	if (argc >= 1 && !strcmp(argv[0], "validate"))
+		return lab_sim_validate(argc - 1, argv + 1);
+	fprintf(stderr, "rwlab sim: expected 'list', 'show MACHINE' or 'validate [MACHINE...]' (machines: rwlab sim list)\n");
 	return 2;
 }
 
 const struct lab_cmd lab_sim_cmd = {
 	.name = "sim",
-	.synopsis = "list | show MACHINE",
+	.synopsis = "list | show MACHINE | validate [MACHINE...]",
 	.summary = "the simulated machines (run and torture take --sim MACHINE): list them, "
-		   "or show one's parameters with their citations",
+		   "show one's parameters with their citations, or run the validation ladder",
 	.opts = sim_opts,
 	.fn = cmd_sim,
 	.more = "MACHINE is sim/machines/NAME.machine (or $RWLAB_SIM_MACHINES/NAME.machine), or\n"
-		"generic-N for N = 2..512 (from generic.machine).\n",
+		"generic-N for N = 2..512 (from generic.machine).\n"
+		"validate runs the rungs of sim/machines/validate.ladder for each MACHINE\n"
+		"(default: every machine it names, then 'here': this host, calibrated by\n"
+		"rwlab-calibrate and run natively in the same command) and prints figure,\n"
+		"simulated value, ratio, tolerance, PASS/FAIL. Exit 0 when all passed, 1 when\n"
+		"any failed, 2 on bad input.\n",
 };

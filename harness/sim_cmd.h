@@ -3,6 +3,7 @@
  * The simulated machine on the command line (issue 10):
  *   rwlab sim list              the machines: CPUs, topology, sources
  *   rwlab sim show MACHINE      every parameter with its citation
+ *   rwlab sim validate [M...]   the validation ladder (validate.h)
  *   rwlab run --sim MACHINE ... and rwlab torture --sim MACHINE [--seeds N] ...
  *                               re-exec build/rwlab-sim (beside this binary)
  *                               with the same arguments
@@ -30,6 +31,9 @@ int lab_sim_reexec(void);
 
 /* `rwlab CMD ... --sim` for a CMD other than run and torture: 2 after one line; -1 otherwise. */
 int lab_sim_misplaced(int argc, char **argv);
+
+/* Where machine files are looked for: $RWLAB_SIM_MACHINES, the installed share/rwlab/machines, sim/machines. */
+const char *lab_sim_machine_dir(void);
 
 /* The machine directory, then sim_machine_load(). */
 int lab_sim_machine_load(struct sim_machine *m, const char *name, char *err, size_t errlen);

@@ -211,7 +211,7 @@ static int write_script(const struct slurm_opts *o, const char *path, const char
 static int merge_and_report(const struct slurm_opts *o)
 {
 	char **paths = calloc((size_t)o->shards + 1, sizeof(char *)), merged[PATH_MAX + 16];
-	struct lab_merge_opts mo = { 0 };
+	struct lab_merge_opts mo = { .mixed_hosts = true };	/* one shard per node, --constraint picks alike */
 	int n = 0, st;
 
 	if (!paths)

@@ -137,6 +137,11 @@ static inline void lab_delay(unsigned long loops)
 {
 	sim_delay_relax(loops);
 }
+
+static inline void lab_busy_ns(uint64_t ns)
+{
+	sim_work_ns((double)ns);
+}
 #else
 /* Nanoseconds of CLOCK_MONOTONIC. */
 static inline uint64_t lab_clock_ns(void)
@@ -164,6 +169,20 @@ static inline void lab_delay(unsigned long loops)
 {
 	for (unsigned long i = 0; i < loops; i++)
 		cpu_relax();
+}
+
+/*
+ * lab_busy_ns() - keep the CPU busy for @ns nanoseconds of CLOCK_MONOTONIC
+ * without touching shared memory (atomics' think and critical-section
+ * time). Natively it polls the clock (a vDSO read, tens of ns: shorter
+ * requests overshoot); simulated, it is @ns of work on the task's CPU.
+ */
+static inline void lab_busy_ns(uint64_t ns)
+{
+	uint64_t end = lab_clock_ns() + ns;
+
+	while (lab_clock_ns() < end)
+		;
 }
 #endif
 
