@@ -296,3 +296,39 @@ void lab_cli_bash_completion(FILE *f, const struct lab_cmd *const *cmds)
 		fprintf(f, "%s ", cmd->name);
 	fprintf(f, "\" -- \"$cur\"));;\n\tesac\n}\ncomplete -F _rwlab rwlab\n");
 }
+
+const char *lab_cli_command(int argc, char *const *argv, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = 0;
+	for (int i = 0; i < argc && off + 1 < len; i++) {
+		const char *w = argv[i];
+		bool plain = *w && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+					 "-_./:=,%+@") == strlen(w);
+		char word[4096];
+		size_t k = 0;
+
+		if (plain) {
+			snprintf(word, sizeof(word), "%s", w);
+		} else {
+			word[k++] = '\'';
+			for (; *w && k + 5 < sizeof(word); w++) {
+				if (*w == '\'') {	/* ' -> '\'' */
+					memcpy(word + k, "'\\''", 4);
+					k += 4;
+				} else {
+					word[k++] = *w;
+				}
+			}
+			word[k++] = '\'';
+			word[k] = 0;
+		}
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? " " : "", word);
+	}
+	if (off >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4);
+	return buf;
+}

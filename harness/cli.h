@@ -113,6 +113,14 @@ void lab_cli_usage(FILE *f, const struct lab_cmd *const *cmds);
 void lab_cli_names(const struct lab_cmd *const *cmds, char *buf, size_t len);
 
 /*
+ * The command line @argv as a shell would take it back, for a record:
+ * words joined by blanks, a word with characters the shell treats
+ * specially single-quoted. Cut (ending "...") at @len - 1 bytes. Returns
+ * @buf. Threading: pure.
+ */
+const char *lab_cli_command(int argc, char *const *argv, char *buf, size_t len);
+
+/*
  * Is @name one of the comma-separated items of @list (exactly, as the list
  * parsers take them: no spaces)? NULL @list holds nothing. Threading: pure.
  */

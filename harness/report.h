@@ -51,7 +51,11 @@
 	X(EMAIL, email)                                                                                  \
 	/* every selected series (mean, spread, change, significance) and, with a reference, the         \
 	 * verdict rows, as one JSON object */                                                           \
-	X(JSON, json)
+	X(JSON, json)                                                                                    \
+	/* one self-contained page (report_html.c): the run's context, the default tables, a graph per   \
+	 * metric with the published curves, the verdict rows with the change per row as a graph, and    \
+	 * the text report as printed */                                                                 \
+	X(HTML, html)
 
 enum lab_report_format {
 #define LAB_REPORT_FORMAT_ENUM(e, name) LAB_FMT_##e,
@@ -152,6 +156,11 @@ struct lab_report_opts {
 	double min_effect_pct;		/* the floor of the verdicts' minimum effect, percent */
 	const char *title;		/* reference comparison title (matrix name), or NULL */
 	enum lab_mmtests_era era;	/* mmtests format and default significance rule */
+	/* html: */
+	enum lab_report_format page_text;	/* the text format the page also carries verbatim (the matrix's
+						   report format; LAB_FMT_TABLE: the tables alone) */
+	const char *description;	/* the matrix's description line, or NULL */
+	const char *command;		/* the command line that made the report, or NULL */
 };
 
 /* Parse a --format name. Returns 0, or -1 (the caller prints LAB_REPORT_FORMATS). */
@@ -167,3 +176,17 @@ int lab_report_sig_parse(const char *s, enum lab_report_sig *sig);
  * baseline or column).
  */
 int lab_report_print(FILE *out, const struct lab_report_opts *o);
+
+/*
+ * lab_report_write() - lab_report_print() into the file @path, written as
+ * PATH.tmp and renamed into place once complete (a failed report leaves no
+ * file, and an existing @path is replaced only by a whole one); a text
+ * format with o->reference is headed by "TITLE: DESCRIPTION" as `rwlab
+ * report --matrix` prints it. With o->format LAB_FMT_HTML this is the
+ * self-contained page (report_html.c); `rwlab sim validate` (issue 22) writes
+ * its ladder's page through it: its rungs as a results CSV (o->path), the
+ * published figures as a published table (o->reference, with o->map when
+ * the names differ), o->title and o->description naming the ladder.
+ * Returns 0, or 1 with a one-line error on stderr.
+ */
+int lab_report_write(const struct lab_report_opts *o, const char *path);
