@@ -59,6 +59,21 @@ int lab_cli_next(struct lab_cli *c)
 	return key;
 }
 
+int lab_cli_no_operands(const struct lab_cli *c)
+{
+	if (optind >= c->argc)
+		return 0;
+	fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab %s --help')\n", LAB_PROG, c->argv[optind],
+		c->cmd->name);
+	return 2;
+}
+
+int lab_cli_fail(const char *msg)
+{
+	fprintf(stderr, "%s: %s\n", LAB_PROG, msg);
+	return 2;
+}
+
 int lab_cli_count(const struct lab_cli *c, const char *prog, int key, long *v)
 {
 	const struct lab_opt *o = c->cmd->opts;

@@ -38,6 +38,21 @@ static void gp_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* gp_str() for a tic label, which gnuplot takes as a format: every % doubled. */
+static void gp_label(FILE *f, const char *s)
+{
+	char buf[256];
+	size_t k = 0;
+
+	for (; *s && k + 2 < sizeof(buf); s++) {
+		if (*s == '%')
+			buf[k++] = '%';
+		buf[k++] = *s;
+	}
+	buf[k] = 0;
+	gp_str(f, buf);
+}
+
 static int cmp_desc(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -382,6 +397,18 @@ static void x_axis(FILE *s, const struct lab_plot_fig *f)
 
 	if (!n)
 		return;
+	if (f->xnames) {	/* categories: 1..n, each tic named, slanted to fit */
+		fprintf(s, "set xlabel ");
+		gp_str(s, f->xlabel);
+		fprintf(s, "\nset xrange [0.5:%g]\nset xtics rotate by 30 right (", f->nxnames + 0.5);
+		for (int i = 0; i < f->nxnames; i++) {
+			fprintf(s, "%s", i ? ", " : "");
+			gp_label(s, f->xnames[i]);
+			fprintf(s, " %d", i + 1);
+		}
+		fprintf(s, ")\n");
+		return;
+	}
 	fprintf(s, "set xlabel ");
 	{
 		char t[192];

@@ -72,6 +72,8 @@ struct lab_plot_fig {
 	int cpus;			/* the results' CPU count (0: not marked) */
 	int ref_cpus;			/* the published machine's, marked too where it differs (0: none) */
 	double div;			/* lab_plot_fig_scaling(): the metric's values were divided by this */
+	const char *const *xnames;	/* non-NULL: x is 1..nxnames, each tic named (a category axis) */
+	int nxnames;
 	int nline;
 	struct lab_plot_line line[LAB_PLOT_MAX_LINES];
 };

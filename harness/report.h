@@ -183,10 +183,27 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o);
  * file, and an existing @path is replaced only by a whole one); a text
  * format with o->reference is headed by "TITLE: DESCRIPTION" as `rwlab
  * report --matrix` prints it. With o->format LAB_FMT_HTML this is the
- * self-contained page (report_html.c); `rwlab sim validate` (issue 22) writes
- * its ladder's page through it: its rungs as a results CSV (o->path), the
- * published figures as a published table (o->reference, with o->map when
- * the names differ), o->title and o->description naming the ladder.
- * Returns 0, or 1 with a one-line error on stderr.
+ * self-contained page (report_html.c). Returns 0, or 1 with a one-line error
+ * on stderr.
  */
 int lab_report_write(const struct lab_report_opts *o, const char *path);
+
+/* One rung of `rwlab sim validate`'s ladder, as its page shows it (lab_report_ladder_page()). */
+struct lab_ladder_rung {
+	const char *machine, *id, *kind;	/* kind: calibration or validation */
+	const char *tol;		/* as the ladder states it: "x1.5" or "+-0.2" */
+	const char *source, *run;	/* where the figure comes from; the run that simulates it */
+	double figure, simulated, ratio;	/* ratio = simulated / figure */
+	double lo, hi;			/* the tolerance as a band of that ratio */
+	bool pass;
+};
+
+/*
+ * lab_report_ladder_page() - the validation ladder as one self-contained
+ * page at @path (written as PATH.tmp, renamed into place once complete):
+ * the command and context, then per machine a graph of simulated / figure
+ * per rung on a log axis with each rung's tolerance band, and the rungs'
+ * table (the figures as the text prints them: %.4g, the ratio %.3f).
+ * Returns 0, or 1 with a one-line error on stderr.
+ */
+int lab_report_ladder_page(const char *path, const char *command, const struct lab_ladder_rung *r, int n);

@@ -820,3 +820,132 @@ int rep_html(struct lab_rctx *c)
 	}
 	return n < 0 ? -1 : n + 1;
 }
+
+/* ---- rwlab sim validate's ladder ---------------------------------------------------------- */
+
+/* One machine's rungs: the graph of simulated / figure with the tolerance bands, then the table. */
+static int ladder_machine(FILE *f, const char *machine, const struct lab_ladder_rung *r, int n, int id)
+{
+	struct lab_plot_fig *fig = calloc(1, sizeof(*fig));
+	const char **names = calloc((size_t)n + 1, sizeof(*names));
+	struct lab_plot_line *ratio, *hi, *lo;
+	int k = 0, pass = 0, st;
+
+	if (!fig || !names)
+		abort();
+	fig->ratio = true;
+	snprintf(fig->title, sizeof(fig->title), "%s: the ladder, simulated / figure per rung", machine);
+	snprintf(fig->xlabel, sizeof(fig->xlabel), "rung");
+	snprintf(fig->ylabel, sizeof(fig->ylabel), "simulated / figure (log scale)");
+	fig->xnames = names;
+	ratio = lab_plot_fig_line(fig, "simulated / figure (labels: PASS or FAIL)", -1);
+	hi = lab_plot_fig_line(fig, "the tolerance band", 1);
+	lo = lab_plot_fig_line(fig, "", 1);	/* its lower edge: one key entry for both */
+	for (int i = 0; i < n; i++) {
+		if (strcmp(r[i].machine, machine))
+			continue;
+		names[k++] = r[i].id;
+		pass += r[i].pass;
+		if (r[i].ratio > 0 && isfinite(r[i].ratio))
+			lab_plot_line_add(ratio, k, r[i].ratio, NAN, r[i].pass ? "PASS" : "FAIL");
+		if (r[i].hi > 0 && isfinite(r[i].hi))
+			lab_plot_line_add(hi, k, r[i].hi, NAN, NULL);
+		if (r[i].lo > 0 && isfinite(r[i].lo))
+			lab_plot_line_add(lo, k, r[i].lo, NAN, NULL);
+	}
+	fig->nxnames = k;
+	fprintf(f, "<section class=\"metric\" id=\"m%d\">\n<h2>", id);
+	esc(f, machine);
+	fprintf(f, ": %d of %d rungs passed</h2>\n", pass, k);
+	st = ratio->n ? put_figure(f, fig, id, "Each rung's simulated value over its figure on a log axis, labelled "
+				   "PASS or FAIL; dashed, the band its tolerance allows (stated in the ladder before "
+				   "the rung was first run).") : 0;
+	fputs("<div class=\"scroll\"><table class=\"ladder\">\n<thead><tr><th>rung</th><th>kind</th>"
+	      "<th class=\"n\">figure</th><th class=\"n\">simulated</th><th class=\"n\">ratio</th><th class=\"n\">tol"
+	      "</th><th></th><th>source / run</th></tr></thead>\n<tbody>\n", f);
+	for (int i = 0; i < n; i++) {
+		char num[3][32];
+
+		if (strcmp(r[i].machine, machine))
+			continue;
+		snprintf(num[0], sizeof(num[0]), "%.4g", r[i].figure);
+		snprintf(num[1], sizeof(num[1]), "%.4g", r[i].simulated);
+		snprintf(num[2], sizeof(num[2]), "%.3f", r[i].ratio);
+		fputs("<tr><td>", f);
+		esc(f, r[i].id);
+		fputs("</td><td>", f);
+		esc(f, r[i].kind);
+		fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">",
+			num[0], num[1], num[2]);
+		esc(f, r[i].tol);
+		fprintf(f, "</td><td class=\"v %s\">%s</td><td class=\"src\">", r[i].pass ? "v-agree" : "v-disagree",
+			r[i].pass ? "PASS" : "FAIL");
+		esc(f, r[i].source);
+		fputs("<br><code>", f);
+		esc(f, r[i].run);
+		fputs("</code></td></tr>\n", f);
+	}
+	fputs("</tbody></table></div>\n</section>\n", f);
+	lab_plot_fig_free(fig);
+	free(fig);
+	free(names);
+	return st;
+}
+
+int lab_report_ladder_page(const char *path, const char *command, const struct lab_ladder_rung *r, int n)
+{
+	char tmp[4200], when[64];
+	time_t now = time(NULL);
+	struct tm tm;
+	FILE *f;
+	int st = 0, id = 0, pass = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "rwlab sim validate: cannot write '%s': %s\n", tmp, strerror(errno));
+		return 1;
+	}
+	for (int i = 0; i < n; i++)
+		pass += r[i].pass;
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" "
+		   "content=\"width=device-width, initial-scale=1\">\n<title>rwlab sim validate: the ladder</title>\n"
+		   "<style>\n%std.src{white-space:normal;font-size:.9em;color:#333}\n</style>\n</head>\n<body>\n"
+		   "<header>\n<h1>rwlab sim validate: the ladder</h1>\n<p class=\"sub\">The simulated machines against "
+		   "published measurements, rung by rung: %d of %d rungs passed. A calibration rung's figure set a "
+		   "parameter of the model (it checks the engine honours it and validates nothing); a validation "
+		   "rung's figure set none.</p>\n</header>\n<section id=\"context\">\n<h2>Context</h2>\n"
+		   "<table class=\"ctx\">\n", css, pass, n);
+	ctx_row(f, "Command", command);
+	ctx_row(f, "Ladder", "sim/machines/validate.ladder (figures, tolerances and sources as stated there)");
+	{
+		char v[256];
+
+		snprintf(v, sizeof(v), "%s by rwlab %s (git %s)", when, LAB_VERSION, LAB_GIT_REV);
+		ctx_row(f, "Page written", v);
+	}
+	fputs("</table>\n</section>\n", f);
+	for (int i = 0; i < n && !st; i++) {
+		bool seen = false;
+
+		for (int j = 0; j < i; j++)
+			seen |= !strcmp(r[j].machine, r[i].machine);
+		if (!seen)
+			st = ladder_machine(f, r[i].machine, r, n, id++);
+	}
+	fprintf(f, "<footer>Written by rwlab %s (git %s), <code>rwlab sim validate -o</code>: one file, no scripts, "
+		   "nothing fetched.</footer>\n</body>\n</html>\n", LAB_VERSION, LAB_GIT_REV);
+	if (fclose(f) && !st) {
+		fprintf(stderr, "rwlab sim validate: cannot write '%s': %s\n", tmp, strerror(errno));
+		st = 1;
+	}
+	if (!st && rename(tmp, path)) {
+		fprintf(stderr, "rwlab sim validate: cannot rename '%s' to '%s': %s\n", tmp, path, strerror(errno));
+		st = 1;
+	}
+	if (st)
+		unlink(tmp);
+	return st ? 1 : 0;
+}

@@ -418,6 +418,25 @@ static inline int lab_wait_interrupted_errno(void)
 	return fatal_signal_pending() ? -EINTR : -ETIMEDOUT;
 }
 
+struct lab_rwsem;
+
+/*
+ * lab_wait_timed() - a timed wait (rwsem.h down_*_timed) made of a port's
+ * killable one: the deadline armed for the duration of @killable(@sem),
+ * which returns 0 or -EINTR. Returns 0, -ETIMEDOUT (the deadline passed) or
+ * -EINTR (a fatal signal). The caller's thread; the kernel ports' (xadd,
+ * rspin, mainline) timed waits are this.
+ */
+static inline int lab_wait_timed(int (*killable)(struct lab_rwsem *), struct lab_rwsem *sem, uint64_t deadline_ns)
+{
+	int r;
+
+	lab_wait_deadline_set(deadline_ns);
+	r = killable(sem);
+	lab_wait_deadline_set(0);
+	return r ? lab_wait_interrupted_errno() : 0;
+}
+
 /*
  * lab_host_clock_ns() - the host's CLOCK_MONOTONIC even in the simulated
  * build (progress and ETA lines); lab_sim_progress() - "" natively, and

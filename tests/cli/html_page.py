@@ -74,6 +74,30 @@ def cases(src):
     ]
 
 
+def ladder_page(rwlab, page):
+    """`rwlab sim validate` on the two cheapest machines with -o: its text and the page (a rung may
+    fail: the model is not this test's subject; exit 1 is taken, 2 is not)."""
+    p = subprocess.run([rwlab, "sim", "validate", "epyc-2vcpu", "ivb-ep-2s40", "-o", page],
+                       capture_output=True, text=True, timeout=300)
+    if p.returncode not in (0, 1) or not os.path.exists(page):
+        raise SystemExit("rwlab sim validate -o failed (%d): %s" % (p.returncode, p.stderr))
+    return p.stdout
+
+
+def check_ladder(name, rows, text):
+    """Each rung row of the page is the text's line for that rung: figure, simulated, ratio, tol, verdict."""
+    lines = text.split("\n")
+    for r in rows:
+        want = r[:6] + [r[6]]
+        got = next((ln.split()[:7] for ln in lines if ln.split()[:1] == [r[0]]), None)
+        if got != want:
+            fail("%s: rung %s: page %s, text %s" % (name, r[0], want, got))
+    if not rows:
+        fail("%s: no rung in the page" % name)
+    else:
+        print("%s: %d rungs equal the text's lines" % (name, len(rows)))
+
+
 def rwlab_out(rwlab, args):
     p = subprocess.run([rwlab, "report"] + args, capture_output=True, text=True, timeout=120)
     if p.returncode:
@@ -189,9 +213,10 @@ const refs = [...document.querySelectorAll('table.ref')].map(t => ({
   rows: [...t.tBodies[0].rows].map(r => ({why: r.classList.contains('why'), cells: [...r.cells].map(txt)}))}));
 const svgs = [...document.querySelectorAll('figure svg')].map(s => {
   const b = s.getBoundingClientRect(); return [b.width, b.height, s.querySelectorAll('path').length]; });
+const ladder = [...document.querySelectorAll('table.ladder tbody tr')].map(r => [...r.cells].slice(0, 7).map(txt));
 const pre = document.getElementById('text-report');
 const summary = document.querySelector('p.summary');
-return {grids, refs, svgs, text: pre ? pre.textContent : null,
+return {grids, refs, svgs, ladder, text: pre ? pre.textContent : null,
         summary: summary ? summary.textContent : null, ready: document.readyState,
         height: document.documentElement.scrollHeight};
 """
@@ -414,6 +439,18 @@ def main():
             else:
                 print("%s: the text report section is `rwlab report`'s output, %d lines" %
                       (name, plain.count("\n")))
+        # rwlab sim validate's ladder page (issue 29 item 2)
+        d = os.path.join(tmp, "ladder")
+        os.mkdir(d)
+        page = os.path.join(d, "ladder.html")
+        text = ladder_page(rwlab, page)
+        with open(page, encoding="utf-8") as f:
+            html = f.read()
+        nsvg = static_checks("ladder", html)
+        got = browse(drv, page, os.path.join(shots, "ladder-%s.png" % mode))
+        if nsvg != 2 or len(got["svgs"]) != 2:
+            fail("ladder: %d inline graphs, %d laid out; want one per machine (2)" % (nsvg, len(got["svgs"])))
+        check_ladder("ladder", got["ladder"], text)
     finally:
         if drv:
             drv.quit()

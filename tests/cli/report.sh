@@ -4,16 +4,12 @@
 # one-line errors with the valid choices and a non-zero status, a tiny
 # matrix run end to end, and a PNG that gnuplot really wrote.
 # Usage: report.sh RWLAB SOURCE_ROOT
-set -uo pipefail
+. "${0%/*}/../lib.sh"
+set -o pipefail
 
 rwlab=$1
 root=$2
 data=$root/tests/data
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # expect_err STATUS PATTERN -- command...: the command exits STATUS and
 # prints exactly one stderr line matching PATTERN (grep -E).
