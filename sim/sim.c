@@ -1909,7 +1909,7 @@ static void task_exit(struct task *t)
 	abort();	/* never resumed */
 }
 
-/* ---- interrupts: IPIs (issue 11) ------------------------------------------------ */
+/* ---- interrupts: IPIs ------------------------------------------------ */
 
 /*
  * An IPI as the x86 kernel's smp_call_function_many() sends it: the sender
