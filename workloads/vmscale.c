@@ -32,7 +32,7 @@
  *             (one per walker, as one per CPU in the kernel hazptr RFC);
  *             release scans the slots, waits while one holds the block, frees.
  *   RCU is liburcu's urcu-memb; walkers read under urcu_memb_read_lock().
- *   Or the kernels of the LKP table (issue 23), each one's synchronize_rcu()
+ *   Or the kernels of the LKP table, each one's synchronize_rcu()
  *   where it has it (see "the kernels of the LKP table" below): parent (none),
  *   bd225530 (one per surplus page allocation: the parent's prefault and every
  *   COW), c2a967f6 (only with hvo=1: per allocation and per free); their
