@@ -15,7 +15,10 @@
 #include "sim_cmd.h"
 #include "threads.h"
 #include "topology.h"
+#include "wait.h"
 #include "workload.h"
+
+_Static_assert(LAB_THREADS_MAX == LAB_MAX_TASKS - LAB_HARNESS_TASKS, "-t's limit is the task table's");
 
 #define DUR_UNITS "units s, ms, us or m"
 
@@ -149,6 +152,29 @@ static int check_unique(const struct lab_rwsem_conf *locks, int nlocks, const st
 					threads[i]);
 				return -1;
 			}
+	return 0;
+}
+
+/*
+ * Every thread count within what each workload can run (its workers and
+ * helper threads in LAB_MAX_TASKS, the harness's own kept back): checked
+ * here, before any cell, natively and under --sim alike.
+ */
+static int check_thread_limits(const char *prog, const struct lab_workload_conf *wls, int nwls, const int *threads,
+			       int nthreads)
+{
+	for (int i = 0; i < nwls; i++) {
+		int max = lab_workload_max_threads(&wls[i]);
+		const char *unit = wls[i].ops->count_unit ? wls[i].ops->count_unit : "threads";
+
+		for (int j = 0; j < nthreads; j++)
+			if (threads[j] > max) {
+				fprintf(stderr, "%s: -t %d: %s runs at most %d %s (at most %d threads use locks at once, "
+					"the harness's and the workload's helpers included) (valid: 1..%d)\n", prog,
+					threads[j], wls[i].label, max, unit, LAB_MAX_TASKS, max);
+				return -1;
+			}
+	}
 	return 0;
 }
 
@@ -402,15 +428,12 @@ static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *
 {
 	struct run_lists *l = &a->lists;
 	char err[4200];
-	bool lazy_wl = false;
+	bool lazy_wl = false, lock_wl = false;
 
 	if (lab_rwsem_parse_list(list_val(&l->locks, "all"), a->locks, LAB_MAX_LOCKS, nlocks, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", l->locks.origin < 0 ? lab_prog : l->locks.prog, err);
 		return 2;
 	}
-	if (LAB_SIM && lab_list_has(list_val(&l->locks, "all"), "all"))
-		fprintf(stderr, "%s: under --sim, -l all leaves out pthread, pthread-wp and ck-*: they synchronise "
-			"through atomics outside locks/atomic.h, which the simulator cannot see\n", lab_prog);
 	if (l->schemes.origin >= 0 &&
 	    lab_lazy_mm_parse_list(l->schemes.val, a->schemes, LAB_MAX_SCHEMES, nschemes, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", l->schemes.prog, err);
@@ -436,8 +459,22 @@ static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *
 		fprintf(stderr, "%s: %s\n", l->mm_lock.prog, err);
 		return 2;
 	}
-	for (int i = 0; i < *nwls; i++)
+	for (int i = 0; i < *nwls; i++) {
 		lazy_wl |= a->wls[i].ops->uses_lazy_mm;
+		lock_wl |= !a->wls[i].ops->uses_lazy_mm;
+	}
+	if (LAB_SIM && lock_wl && lab_list_has(list_val(&l->locks, "all"), "all"))
+		fprintf(stderr, "%s: under --sim, -l all leaves out pthread, pthread-wp and ck-*: they synchronise "
+			"through atomics outside locks/atomic.h, which the simulator cannot see\n", lab_prog);
+	if (!lock_wl && l->locks.origin == 0) {
+		char names[512] = "";
+
+		for (int i = 0; i < *nwls; i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 i ? (i == *nwls - 1 ? " and " : ", ") : "", a->wls[i].label);
+		fprintf(stderr, "%s: warning: -l has no effect: %s run%s the lazy-mm schemes of -m, not lock "
+			"variants\n", lab_prog, names, *nwls == 1 ? "s" : "");
+	}
 	if (lazy_wl && !*nschemes &&
 	    lab_lazy_mm_parse_list("all", a->schemes, LAB_MAX_SCHEMES, nschemes, err, sizeof(err)))
 		return 2;
@@ -502,6 +539,8 @@ int lab_cmd_run(int argc, char **argv)
 		return 2;
 	}
 	a.o.nthreads = st;
+	if (check_thread_limits(l->threads.origin < 0 ? lab_prog : l->threads.prog, a.wls, nwls, a.threads, st))
+		return 2;
 	if (check_unique(a.locks, nlocks, a.wls, nwls, a.threads, a.o.nthreads) || run_output(&a))
 		return 2;
 	a.o.locks = a.locks;

@@ -339,10 +339,9 @@ static int cs_setup(void **state, const struct lab_cell *cell, char *err, size_t
 		snprintf(err, errlen, "context_switch: no lazy-mm scheme (-m)");
 		return -1;
 	}
-	/* Tasks, partners, their interrupt threads, the owner and the harness share LAB_MAX_TASKS ids. */
-	if (4 * n + 4 > LAB_MAX_TASKS || 2 * n > LAB_LAZY_MAX_CPUS) {
+	if (n > lab_workload_max_threads(cell->wl)) {
 		snprintf(err, errlen, "context_switch: %d pairs need %d threads (max %d pairs)", n, 4 * n + 2,
-			 (LAB_MAX_TASKS - 4) / 4);
+			 lab_workload_max_threads(cell->wl));
 		return -1;
 	}
 	if (lab_lazy_mm_allowed(cell->lazy_mm, cell->wl->knob[K_RECREATE_HZ] > 0, cell->run->allow_unsafe, err,
@@ -426,6 +425,15 @@ static void cs_teardown(void *state)
 	cs_free(state);
 }
 
+/* Per pair: the task, its partner and their CPU slots' two interrupt threads; one owner; 2 slots per pair. */
+static int cs_max_threads(const struct lab_workload_conf *wl, int tasks)
+{
+	int n = (tasks - 1) / 4;
+
+	(void)wl;
+	return n < LAB_LAZY_MAX_CPUS / 2 ? n : LAB_LAZY_MAX_CPUS / 2;
+}
+
 const struct lab_workload_ops lab_workload_context_switch = {
 	.name = "context_switch",
 	.simulated = true,
@@ -436,6 +444,7 @@ const struct lab_workload_ops lab_workload_context_switch = {
 	.headline = "ops_per_s",
 	.uses_lazy_mm = true,
 	.count_unit = "pairs",
+	.max_threads = cs_max_threads,
 	.setup = cs_setup,
 	.worker = cs_worker,
 	.metrics = cs_metrics,

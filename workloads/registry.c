@@ -5,6 +5,7 @@
 
 #include "compiler.h"
 #include "plugin.h"
+#include "wait.h"
 #include "workload.h"
 
 #define LAB_WORKLOAD(sym) extern const struct lab_workload_ops sym;
@@ -35,6 +36,13 @@ const struct lab_workload_ops *lab_workload_lookup(const char *name)
 	int i = lab_registry_index(&lab_workload_registry, name);
 
 	return i < 0 ? NULL : lab_workloads[i];
+}
+
+int lab_workload_max_threads(const struct lab_workload_conf *wl)
+{
+	int tasks = LAB_MAX_TASKS - LAB_HARNESS_TASKS;
+
+	return wl->ops->max_threads ? wl->ops->max_threads(wl, tasks) : tasks;
 }
 
 void lab_workload_names(char *buf, size_t len)
