@@ -33,6 +33,7 @@ int lab_cli_begin(struct lab_cli *c, const struct lab_cmd *cmd, int argc, char *
 	*c = (struct lab_cli){ .cmd = cmd, .argc = argc, .argv = argv };
 	if (cmd->in_order)
 		c->shortopts[off++] = '+';
+	c->shortopts[off++] = ':';	/* a missing value returns ':', not '?' (bad_option) */
 	for (int i = 0; i <= n; i++) {
 		const struct lab_opt *o = i < n ? &cmd->opts[i] : &help_opt;
 
@@ -48,13 +49,55 @@ int lab_cli_begin(struct lab_cli *c, const struct lab_cmd *cmd, int argc, char *
 	return 0;
 }
 
+/* The table entry getopt_long() answered @key for (a short letter or a long option's key). */
+static const struct lab_opt *opt_of(const struct lab_cmd *cmd, int key)
+{
+	for (const struct lab_opt *o = cmd->opts; o && o->lname; o++)
+		if (o->key == key || (o->sname && o->sname == key))
+			return o;
+	return NULL;
+}
+
+/*
+ * getopt_long()'s error, as one line naming the command and its options:
+ * "rwlab report: unknown option '-o' (valid: -m/--metric, ...; rwlab report --help)"
+ * or "rwlab run: -l needs a value (LIST: lock variants, ...)".
+ */
+static void bad_option(const struct lab_cli *c, int key)
+{
+	const char *arg = c->argv[optind - 1] ? c->argv[optind - 1] : "";
+	const struct lab_opt *o = key == ':' ? opt_of(c->cmd, optopt) : NULL;
+
+	if (o) {
+		fprintf(stderr, "rwlab %s: %.*s needs a value (%s: %s)\n", c->cmd->name, (int)strcspn(arg, "="), arg,
+			o->arg, o->help);
+		return;
+	}
+	if (optopt && !strchr(arg, '='))	/* an unknown letter, maybe among others ("-qo") */
+		fprintf(stderr, "rwlab %s: unknown option '-%c' (valid:", c->cmd->name, optopt);
+	else
+		fprintf(stderr, "rwlab %s: unknown option '%.*s' (valid:", c->cmd->name, (int)strcspn(arg, "="), arg);
+	for (const struct lab_opt *p = c->cmd->opts; p && p->lname; p++)
+		if (p->sname)
+			fprintf(stderr, "%s -%c/--%s", p == c->cmd->opts ? "" : ",", p->sname, p->lname);
+		else
+			fprintf(stderr, "%s --%s", p == c->cmd->opts ? "" : ",", p->lname);
+	fprintf(stderr, "; rwlab %s --help)\n", c->cmd->name);
+}
+
 int lab_cli_next(struct lab_cli *c)
 {
-	int key = getopt_long(c->argc, c->argv, c->shortopts, c->longopts, NULL);
+	int key;
 
+	opterr = 0;	/* bad_option() says it, naming the command */
+	key = getopt_long(c->argc, c->argv, c->shortopts, c->longopts, NULL);
 	if (key == 'h') {
 		lab_cmd_help(stdout, c->cmd);
 		exit(0);
+	}
+	if (key == '?' || key == ':') {
+		bad_option(c, key);
+		return '?';
 	}
 	return key;
 }
