@@ -29,6 +29,8 @@ enum lab_complete {
 	LAB_COMP_SCHEMES,	/* lazy-mm scheme names and all */
 	LAB_COMP_WORKLOADS,	/* workload names and all */
 	LAB_COMP_CHOICES,	/* the words of .choices */
+	LAB_COMP_MATRICES,	/* matrix names (tools/matrices, installed share/rwlab/matrices) and .matrix files */
+	LAB_COMP_DIRS,		/* a directory */
 };
 
 struct lab_opt {

@@ -42,3 +42,4 @@ LAB_CMD(sim)
 #undef LAB_CMD
 extern const char lab_torture_more[];	/* torture --help's closing text */
 extern const char lab_exec_more[];	/* exec --help's closing text (exec.c) */
+extern const char lab_slurm_more[];	/* slurm --help's closing text (slurm.c) */

@@ -46,14 +46,9 @@ const struct lab_cmd lab_cmds[] = {
 	  "two files and one cell in two files or on two hosts; warns where hosts, builds\n"
 	  "or settings differ; exit 1 when shards or cells are missing (OUT is still\n"
 	  "written), 0 when complete.\n", false },
-	{ "slurm", "--matrix NAME [options] [-- run options]",
-	  "a matrix as a Slurm job array, one shard per task; --submit waits, merges and reports",
-	  lab_slurm_opts, lab_cmd_slurm,
-	  "Each task runs 'rwlab run --matrix NAME [run options] --shard I/N -o\n"
-	  "DIR/shard-I.csv --resume --no-report'. Re-running the command submits only\n"
-	  "the shards without a zero DIR/shard-I.status. Exit status: 0 every shard\n"
-	  "finished and the merge is complete; 1 shards failed or cells are missing;\n"
-	  "2 bad input, nothing submitted.\n", false },
+	{ "slurm", "[--matrix NAME] [options] [run options] [-- run options]",
+	  "any run as a Slurm job array, one shard per task; --submit waits with progress, merges and reports",
+	  lab_slurm_opts, lab_cmd_slurm, lab_slurm_more, false },
 	{ "exec", "-l VARIANTS [options] -- CMD [ARGS...]",
 	  "a program per variant under librwlab-preload.so (every pthread_rwlock on the variant), as CSV rows",
 	  lab_exec_opts, lab_cmd_exec, lab_exec_more, true },

@@ -8,6 +8,7 @@
 
 #include "cmds.h"
 #include "csv.h"
+#include "inventory.h"
 #include "merge.h"
 
 /* Context columns every cell of a merge should share: hosts, then builds. */
@@ -472,6 +473,7 @@ int lab_merge(const struct lab_merge_opts *o)
 	if (ncells < 0)
 		goto out;
 	check_context(&m);
+	lab_inventory_check("rwlab: merge", o->paths, o->npaths);	/* the hosts' inventories, where beside the files */
 	problems = check_missing(&m, rows, nrows, ncells);
 	if (o->out && write_out(&m, o->out))
 		goto out;
