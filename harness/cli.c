@@ -118,7 +118,7 @@ int lab_cli_count(const struct lab_cli *c, const char *prog, int key, long *v)
 
 const struct lab_cmd *lab_cmd_find(const char *name)
 {
-	for (const struct lab_cmd *cmd = lab_cmds; cmd->name; cmd++)
+	for (const struct lab_cmd *const *c = lab_cmds, *cmd; (cmd = *c); c++)
 		if (!strcmp(cmd->name, name))
 			return cmd;
 	return NULL;
@@ -193,7 +193,7 @@ void lab_cmd_help(FILE *f, const struct lab_cmd *cmd)
 void lab_cli_usage(FILE *f)
 {
 	fprintf(f, "usage: rwlab <command> [options]\n       rwlab --version\n\ncommands:\n");
-	for (const struct lab_cmd *cmd = lab_cmds; cmd->name; cmd++) {
+	for (const struct lab_cmd *const *c = lab_cmds, *cmd; (cmd = *c); c++) {
 		fprintf(f, "  %-12s ", cmd->name);
 		wrap(f, cmd->summary, 15, 15);
 	}
@@ -205,9 +205,22 @@ void lab_cli_names(char *buf, size_t len)
 	size_t off = 0;
 
 	buf[0] = 0;
-	for (const struct lab_cmd *cmd = lab_cmds; cmd->name && off < len; cmd++)
+	for (const struct lab_cmd *const *c = lab_cmds, *cmd; (cmd = *c) && off < len; c++)
 		off += (size_t)snprintf(buf + off, len - off, "%s, ", cmd->name);
 	snprintf(buf + off, off < len ? len - off : 0, "help");
+}
+
+const char *lab_list_add(const char *prog, char *buf, size_t len, const char *add, const char *opt)
+{
+	size_t l = strlen(buf);
+	int n = snprintf(buf + l, len - l, "%s%s", l ? "," : "", add);
+
+	if (n < 0 || (size_t)n >= len - l) {
+		buf[l] = 0;
+		fprintf(stderr, "%s: %s: the list is too long (at most %zu characters)\n", prog, opt, len - 1);
+		return NULL;
+	}
+	return buf;
 }
 
 /* roff-escape a help line: backslashes and leading dots/quotes. */
@@ -226,7 +239,7 @@ void lab_cli_man(FILE *f, const char *version)
 	fprintf(f, ".TH RWLAB 1 \"\" \"rwlab %s\" \"User Commands\"\n.SH NAME\nrwlab \\- "
 		   "re-implemented kernel rwsem generations and peers against mm-shaped workloads\n"
 		   ".SH SYNOPSIS\n.B rwlab\n.I command\n[\\fIoptions\\fR]\n.SH COMMANDS\n", version);
-	for (const struct lab_cmd *cmd = lab_cmds; cmd->name; cmd++) {
+	for (const struct lab_cmd *const *c = lab_cmds, *cmd; (cmd = *c); c++) {
 		fprintf(f, ".SS \"rwlab %s ", cmd->name);
 		roff(f, cmd->synopsis);
 		fprintf(f, "\"\n");
@@ -304,10 +317,10 @@ void lab_cli_bash_completion(FILE *f)
 		   "\tCOMPREPLY=($(compgen -P \"$pre\" -W \"$1\" -- \"$last\"))\n}\n"
 		   "_rwlab() {\n\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
 		   "\tif [ \"$COMP_CWORD\" = 1 ]; then\n\t\tCOMPREPLY=($(compgen -W \"");
-	for (const struct lab_cmd *cmd = lab_cmds; cmd->name; cmd++)
+	for (const struct lab_cmd *const *c = lab_cmds, *cmd; (cmd = *c); c++)
 		fprintf(f, "%s ", cmd->name);
 	fprintf(f, "help --help --version\" -- \"$cur\"))\n\t\treturn\n\tfi\n\tcase ${COMP_WORDS[1]} in\n");
-	for (const struct lab_cmd *cmd = lab_cmds; cmd->name; cmd++) {
+	for (const struct lab_cmd *const *c = lab_cmds, *cmd; (cmd = *c); c++) {
 		fprintf(f, "\t%s)\n\t\tcase $prev in\n", cmd->name);
 		for (int i = 0; i < nopts(cmd->opts); i++)
 			if (cmd->opts[i].arg)
@@ -322,7 +335,7 @@ void lab_cli_bash_completion(FILE *f)
 			   "\t\t;;\n");
 	}
 	fprintf(f, "\thelp)\n\t\tCOMPREPLY=($(compgen -W \"");
-	for (const struct lab_cmd *cmd = lab_cmds; cmd->name; cmd++)
+	for (const struct lab_cmd *const *c = lab_cmds, *cmd; (cmd = *c); c++)
 		fprintf(f, "%s ", cmd->name);
 	fprintf(f, "\" -- \"$cur\"));;\n\tesac\n}\ncomplete -F _rwlab rwlab\n");
 }

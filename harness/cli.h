@@ -2,15 +2,15 @@
 /*
  * harness/cli.h - the table-driven command line.
  *
- * Each subcommand is one struct lab_cmd in lab_cmds[] (main.c) with a table
- * of struct lab_opt. From the tables come: the getopt_long short and long
+ * Each subcommand is one struct lab_cmd (listed in lab_cmds[], cmds.h) with
+ * a table of struct lab_opt. From the tables come: the getopt_long short and long
  * option strings, `rwlab CMD --help` / `-h` / `rwlab help CMD` (with
  * defaults and units), the usage list of bare `rwlab help`, the man page
  * (`rwlab help --man`) and the bash completion (`rwlab help --bash`).
  *
  * Adding an option is one entry in its command's table (the handler's
- * switch gets one case for its key); adding a subcommand is one entry in
- * lab_cmds[] plus its function. -h/--help is added to every table.
+ * switch gets one case for its key); adding a subcommand: cmds.h. -h/--help
+ * is added to every table.
  *
  * Threading: single-threaded (getopt_long's globals).
  */
@@ -58,7 +58,15 @@ struct lab_cmd {
 				 * are another program's command line (exec) */
 };
 
-extern const struct lab_cmd lab_cmds[];	/* terminated by name NULL (main.c) */
+/* Every subcommand, NULL-terminated, in `rwlab help`'s order (cmds.c, from cmds.h's LAB_CMDS). */
+extern const struct lab_cmd *const lab_cmds[];
+
+/*
+ * The prefix of the command line's error messages: "rwlab: bad --seed ...".
+ * Where an option came from a matrix file, the caller passes
+ * "rwlab: FILE:LINE" explicitly instead (cmd_run.c).
+ */
+#define LAB_PROG "rwlab"
 
 #define LAB_CLI_MAX_OPTS 48	/* options in one command's table */
 
@@ -122,6 +130,14 @@ static inline bool lab_list_has(const char *list, const char *name)
 	}
 	return false;
 }
+
+/*
+ * lab_list_add() - append @add to the comma-separated list in @buf of @len
+ * bytes (a repeated list option: -l a -l b is -l a,b, for every command).
+ * Returns @buf, or NULL after "PROG: OPT: the list is too long (at most N
+ * characters)" on stderr, @buf unchanged. Threading: pure but for stderr.
+ */
+const char *lab_list_add(const char *prog, char *buf, size_t len, const char *add, const char *opt);
 
 /* The man page rwlab(1), roff, from the tables. */
 void lab_cli_man(FILE *f, const char *version);

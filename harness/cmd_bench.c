@@ -7,8 +7,8 @@
 #include "rwsem.h"
 #include "threads.h"
 
-/* Adding an option: one entry here and one case in lab_cmd_bench()'s switch. */
-const struct lab_opt lab_bench_opts[] = {
+/* Adding an option: one entry here and one case in cmd_bench()'s switch. */
+static const struct lab_opt bench_opts[] = {
 	{ "lock", 'l', 'l', "LIST", "lock variants, NAME[:key=val,...] or all", "all", NULL, LAB_COMP_VARIANTS, NULL, 0, 0 },
 	{ "pairs", 0, 'p', "N", "lock/unlock pairs per repetition", "2000000", NULL, 0, NULL, 1, 1000000000 },
 	{ "reps", 'n', 'n', "N", "repetitions, the best reported", "5", NULL, 0, NULL, 1, 1000 },
@@ -16,7 +16,7 @@ const struct lab_opt lab_bench_opts[] = {
 	{ 0 }
 };
 
-int lab_cmd_bench(int argc, char **argv)
+static int cmd_bench(int argc, char **argv)
 {
 	static struct lab_rwsem_conf locks[LAB_MAX_LOCKS];
 	struct lab_bench_opts o = { .pairs = 2000000, .reps = 5 };
@@ -25,19 +25,19 @@ int lab_cmd_bench(int argc, char **argv)
 	int c, nlocks = 0;
 	long v;
 
-	if (lab_cli_begin(&cli, lab_cmd_find("bench"), argc, argv))
+	if (lab_cli_begin(&cli, &lab_bench_cmd, argc, argv))
 		return 2;
 	while ((c = lab_cli_next(&cli)) != -1) {
 		switch (c) {
 		case 'l':
 			if (lab_rwsem_parse_list(optarg, locks, LAB_MAX_LOCKS, &nlocks, err, sizeof(err))) {
-				fprintf(stderr, "%s: %s\n", lab_prog, err);
+				fprintf(stderr, "%s: %s\n", LAB_PROG, err);
 				return 2;
 			}
 			break;
 		case 'p':
 		case 'n':
-			if (lab_cli_count(&cli, lab_prog, c, &v))
+			if (lab_cli_count(&cli, LAB_PROG, c, &v))
 				return 2;
 			if (c == 'p')
 				o.pairs = (unsigned long)v;
@@ -52,7 +52,7 @@ int lab_cmd_bench(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab bench --help')\n", lab_prog, argv[optind]);
+		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab bench --help')\n", LAB_PROG, argv[optind]);
 		return 2;
 	}
 	if (!nlocks && lab_rwsem_parse_list("all", locks, LAB_MAX_LOCKS, &nlocks, err, sizeof(err)))
@@ -61,3 +61,11 @@ int lab_cmd_bench(int argc, char **argv)
 	o.nlocks = nlocks;
 	return lab_bench_run(&o);
 }
+
+const struct lab_cmd lab_bench_cmd = {
+	.name = "bench",
+	.synopsis = "[options]",
+	.summary = "uncontended ns per lock/unlock pair, per variant",
+	.opts = bench_opts,
+	.fn = cmd_bench,
+};

@@ -7,8 +7,8 @@
 #include "lazy_mm.h"
 #include "threads.h"
 
-/* Adding an option: one entry here and one case in lab_cmd_bench_lazy()'s switch. */
-const struct lab_opt lab_bench_lazy_opts[] = {
+/* Adding an option: one entry here and one case in cmd_bench_lazy()'s switch. */
+static const struct lab_opt bench_lazy_opts[] = {
 	{ "lazy-mm", 'm', 'm', "LIST", "lazy-mm schemes (none is always added as the reference)", "all", NULL,
 	  LAB_COMP_SCHEMES, NULL, 0, 0 },
 	{ "round-trips", 0, 'r', "N", "pipe round trips per measurement", "20000", NULL, 0, NULL, 1, 1000000000 },
@@ -19,7 +19,7 @@ const struct lab_opt lab_bench_lazy_opts[] = {
 	{ 0 }
 };
 
-int lab_cmd_bench_lazy(int argc, char **argv)
+static int cmd_bench_lazy(int argc, char **argv)
 {
 	static struct lab_lazy_mm_conf schemes[LAB_MAX_SCHEMES];
 	struct lab_bench_lazy_opts o = { .round_trips = 20000, .switches = 1000000, .reps = 11 };
@@ -28,20 +28,20 @@ int lab_cmd_bench_lazy(int argc, char **argv)
 	int c, n = 0;
 	long v;
 
-	if (lab_cli_begin(&cli, lab_cmd_find("bench-lazy"), argc, argv))
+	if (lab_cli_begin(&cli, &lab_bench_lazy_cmd, argc, argv))
 		return 2;
 	while ((c = lab_cli_next(&cli)) != -1) {
 		switch (c) {
 		case 'm':
 			if (lab_lazy_mm_parse_list(optarg, schemes, LAB_MAX_SCHEMES, &n, err, sizeof(err))) {
-				fprintf(stderr, "%s: %s\n", lab_prog, err);
+				fprintf(stderr, "%s: %s\n", LAB_PROG, err);
 				return 2;
 			}
 			break;
 		case 'r':
 		case 's':
 		case 'n':
-			if (lab_cli_count(&cli, lab_prog, c, &v))
+			if (lab_cli_count(&cli, LAB_PROG, c, &v))
 				return 2;
 			if (c == 'n')
 				o.reps = (int)v;
@@ -56,7 +56,7 @@ int lab_cmd_bench_lazy(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab bench-lazy --help')\n", lab_prog,
+		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab bench-lazy --help')\n", LAB_PROG,
 			argv[optind]);
 		return 2;
 	}
@@ -66,3 +66,11 @@ int lab_cmd_bench_lazy(int argc, char **argv)
 	o.nschemes = n;
 	return lab_bench_lazy_run(&o);
 }
+
+const struct lab_cmd lab_bench_lazy_cmd = {
+	.name = "bench-lazy",
+	.synopsis = "[options]",
+	.summary = "lazy-mm cost per pipe round trip at one pair, vs none and the bare pipe",
+	.opts = bench_lazy_opts,
+	.fn = cmd_bench_lazy,
+};

@@ -10,8 +10,8 @@
 #include "rwsem.h"
 #include "workload.h"
 
-/* Adding an option: one entry here and one case in lab_cmd_list()'s switch. */
-const struct lab_opt lab_list_opts[] = {
+/* Adding an option: one entry here and one case in cmd_list()'s switch. */
+static const struct lab_opt list_opts[] = {
 	{ "verbose", 'v', 'v', NULL, "also each variant's, scheme's and workload's knobs", NULL, NULL, 0, NULL, 0, 0 },
 	{ "names", 0, 'N', NULL, "only the names, one a line: 'variant NAME', 'workload NAME', 'lazy-mm NAME'",
 	  NULL, NULL, 0, NULL, 0, 0 },
@@ -47,12 +47,12 @@ static void print_knobs(const struct lab_knob *k)
 	}
 }
 
-int lab_cmd_list(int argc, char **argv)
+static int cmd_list(int argc, char **argv)
 {
 	struct lab_cli cli;
 	int verbose = 0, names = 0, host = 0, c;
 
-	if (lab_cli_begin(&cli, lab_cmd_find("list"), argc, argv))
+	if (lab_cli_begin(&cli, &lab_list_cmd, argc, argv))
 		return 2;
 	while ((c = lab_cli_next(&cli)) != -1) {
 		if (c == 'v')
@@ -72,7 +72,7 @@ int lab_cmd_list(int argc, char **argv)
 		return 0;
 	}
 	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab list --help')\n", lab_prog, argv[optind]);
+		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab list --help')\n", LAB_PROG, argv[optind]);
 		return 2;
 	}
 	if (names) {
@@ -124,3 +124,11 @@ int lab_cmd_list(int argc, char **argv)
 	}
 	return 0;
 }
+
+const struct lab_cmd lab_list_cmd = {
+	.name = "list",
+	.synopsis = "[options]",
+	.summary = "the lock variants, lazy-mm schemes and workloads (with --verbose, their knobs)",
+	.opts = list_opts,
+	.fn = cmd_list,
+};

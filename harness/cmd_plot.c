@@ -7,7 +7,7 @@
 #include "threads.h"
 
 /* Adding an option: one entry here and one case in plot_option(). */
-const struct lab_opt lab_plot_opts[] = {
+static const struct lab_opt plot_opts[] = {
 	{ "output", 'o', 'o', "FILE", ".png or .svg (required); a %w in it draws one figure per workload, %w "
 	  "replaced by its label", NULL, NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ "metric", 'm', 'm', "NAME", "metric", "the workload's headline", NULL, 0, NULL, 0, 0 },
@@ -48,7 +48,7 @@ static int plot_option(int c, struct lab_plot_opts *o)
 		o->fairness = true;
 		return 0;
 	case 't':
-		if (lab_opt_count(lab_prog, "-t/--threads", optarg, 1, LAB_THREADS_MAX, &v))
+		if (lab_opt_count(LAB_PROG, "-t/--threads", optarg, 1, LAB_THREADS_MAX, &v))
 			return 2;
 		o->threads = (int)v;
 		return 0;
@@ -60,22 +60,30 @@ static int plot_option(int c, struct lab_plot_opts *o)
 	}
 }
 
-int lab_cmd_plot(int argc, char **argv)
+static int cmd_plot(int argc, char **argv)
 {
 	struct lab_plot_opts o = { 0 };
 	struct lab_cli cli;
 	int c, st;
 
-	if (lab_cli_begin(&cli, lab_cmd_find("plot"), argc, argv))
+	if (lab_cli_begin(&cli, &lab_plot_cmd, argc, argv))
 		return 2;
 	while ((c = lab_cli_next(&cli)) != -1)
 		if ((st = plot_option(c, &o)))
 			return st;
 	if (optind != argc - 1 || !o.out) {
 		fprintf(stderr, "%s: plot needs one CSV file and -o OUT.png|OUT.svg (rwlab plot FILE.csv -o OUT.png)\n",
-			lab_prog);
+			LAB_PROG);
 		return 2;
 	}
 	o.path = argv[optind];
 	return lab_plot(&o);
 }
+
+const struct lab_cmd lab_plot_cmd = {
+	.name = "plot",
+	.synopsis = "FILE.csv -o OUT.png|OUT.svg [options]",
+	.summary = "a metric against threads, or locktest fairness (gnuplot)",
+	.opts = plot_opts,
+	.fn = cmd_plot,
+};

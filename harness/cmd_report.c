@@ -12,9 +12,9 @@
 #define MAX_INPUTS 64	/* CSV files one report reads */
 
 /* Adding an option: one entry here and one case in report_option(). */
-const struct lab_opt lab_report_opts[] = {
+static const struct lab_opt report_opts[] = {
 	{ "format", 'f', 'f', "F", "output format: " LAB_REPORT_FORMATS, "table", NULL, LAB_COMP_CHOICES,
-	  "table mmtests lkp locktest speedup duration csv markdown email json none", 0, 0 },
+	  LAB_REPORT_FORMAT_WORDS, 0, 0 },
 	{ "metric", 'm', 'm', "LIST", "metrics to tabulate (all: every metric)", "each workload's headline", NULL, 0, NULL, 0, 0 },
 	{ "baseline", 'b', 'b', "NAME", "column the changes are computed against", "the first", NULL, 0, NULL, 0, 0 },
 	{ "workload", 'w', 'w', "LIST", "only these workloads (labels or names; all: every one)", NULL, NULL, LAB_COMP_WORKLOADS,
@@ -30,6 +30,8 @@ const struct lab_opt lab_report_opts[] = {
 	  LAB_COMP_FILE, NULL, 0, 0 },
 	{ "flat", 0, 'F', "PCT", "a published change below PCT% with no published spread is flat", "1",
 	  "percent, 0..100", 0, NULL, 0, 0 },
+	{ "min-effect", 0, 'X', "PCT", "verdicts: no rwlab change below PCT% is significant (the floor; the run's "
+	  "noise may raise it)", "1", "percent, 0..100", 0, NULL, 0, 0 },
 	{ "mmtests-era", 0, 'E', "ERA", "the mmtests rows, names and star rule: " LAB_REPORT_ERAS, "current", NULL,
 	  LAB_COMP_CHOICES, "current 2019", 0, 0 },
 	{ "include-failed", 0, 'I', NULL, "also compare cells marked cell_failed (a count that must be 0 was not)",
@@ -39,7 +41,7 @@ const struct lab_opt lab_report_opts[] = {
 
 struct report_args {
 	struct lab_report_opts o;
-	const char *matrix, *fmt, *sig, *flat, *era;
+	const char *matrix, *fmt, *sig, *flat, *era, *min_effect;
 	char metrics[4096], workloads[4096];
 };
 
@@ -51,12 +53,12 @@ static int report_option(int c, struct report_args *a)
 		a->fmt = optarg;
 		return 0;
 	case 'm':
-		return (a->o.metric = lab_list_add(a->metrics, sizeof(a->metrics), optarg, "-m")) ? 0 : 2;
+		return (a->o.metric = lab_list_add(LAB_PROG, a->metrics, sizeof(a->metrics), optarg, "-m")) ? 0 : 2;
 	case 'b':
 		a->o.baseline = optarg;
 		return 0;
 	case 'w':
-		return (a->o.workload = lab_list_add(a->workloads, sizeof(a->workloads), optarg, "-w")) ? 0 : 2;
+		return (a->o.workload = lab_list_add(LAB_PROG, a->workloads, sizeof(a->workloads), optarg, "-w")) ? 0 : 2;
 	case 'B':
 		a->o.by = optarg;
 		return 0;
@@ -78,6 +80,9 @@ static int report_option(int c, struct report_args *a)
 	case 'E':
 		a->era = optarg;
 		return 0;
+	case 'X':
+		a->min_effect = optarg;
+		return 0;
 	default:	/* getopt_long said what was wrong */
 		return 2;
 	}
@@ -91,12 +96,13 @@ static int report_matrix(struct report_args *a, struct lab_matrix *mx, struct la
 	const char *v;
 
 	if (lab_matrix_load(a->matrix, mx, err, sizeof(err)) || lab_matrix_refmap(mx, map, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", lab_prog, err);
+		fprintf(stderr, "%s: %s\n", LAB_PROG, err);
 		return 2;
 	}
 	a->fmt = a->fmt ? a->fmt : lab_matrix_get(mx, "report", NULL);
 	a->sig = a->sig ? a->sig : lab_matrix_get(mx, "significance", NULL);
 	a->flat = a->flat ? a->flat : lab_matrix_get(mx, "flat", NULL);
+	a->min_effect = a->min_effect ? a->min_effect : lab_matrix_get(mx, "min_effect", NULL);
 	a->o.baseline = a->o.baseline ? a->o.baseline : lab_matrix_get(mx, "baseline", NULL);
 	a->o.by = a->o.by ? a->o.by : lab_matrix_get(mx, "by", NULL);
 	a->o.metric = a->o.metric ? a->o.metric : lab_matrix_get(mx, "metrics", NULL);
@@ -110,40 +116,49 @@ static int report_matrix(struct report_args *a, struct lab_matrix *mx, struct la
 		printf("%s: %s\n", mx->name, v);
 	if (a->o.map && (a->o.map->ncol < 2 || !a->o.map->nmet)) {
 		fprintf(stderr, "%s: %s: a reference mapping needs two map.column and at least one map.metric\n",
-			lab_prog, mx->path);
+			LAB_PROG, mx->path);
 		return 2;
 	}
 	return 0;
 }
 
-/* --format, --significance, --mmtests-era and --flat, by name. Returns 0 or 2. */
+/* A percentage in 0..100 for option @name. Returns 0, or 2 with one line on stderr. */
+static int percent(const char *name, const char *s, double *v)
+{
+	char *end;
+
+	*v = strtod(s, &end);
+	if (!*s || *end || !(*v >= 0) || *v > 100) {
+		fprintf(stderr, "%s: bad --%s '%s' (a percentage in 0..100)\n", LAB_PROG, name, s);
+		return 2;
+	}
+	return 0;
+}
+
+/* --format, --significance, --mmtests-era, --flat and --min-effect, by name. Returns 0 or 2. */
 static int report_values(struct report_args *a)
 {
 	if (a->era && lab_report_era_parse(a->era, &a->o.era)) {
-		fprintf(stderr, "%s: unknown --mmtests-era '%s' (valid: %s)\n", lab_prog, a->era, LAB_REPORT_ERAS);
+		fprintf(stderr, "%s: unknown --mmtests-era '%s' (valid: %s)\n", LAB_PROG, a->era, LAB_REPORT_ERAS);
 		return 2;
 	}
 	if (a->fmt && lab_report_format_parse(a->fmt, &a->o.format)) {
-		fprintf(stderr, "%s: unknown report format '%s' (valid: %s)\n", lab_prog, a->fmt, LAB_REPORT_FORMATS);
+		fprintf(stderr, "%s: unknown report format '%s' (valid: %s)\n", LAB_PROG, a->fmt, LAB_REPORT_FORMATS);
 		return 2;
 	}
 	if (a->sig && lab_report_sig_parse(a->sig, &a->o.sig)) {
-		fprintf(stderr, "%s: unknown significance rule '%s' (valid: %s)\n", lab_prog, a->sig, LAB_REPORT_SIGS);
+		fprintf(stderr, "%s: unknown significance rule '%s' (valid: %s)\n", LAB_PROG, a->sig, LAB_REPORT_SIGS);
 		return 2;
 	}
-	if (a->flat) {
-		char *end;
-
-		a->o.flat_pct = strtod(a->flat, &end);
-		if (!*a->flat || *end || !(a->o.flat_pct >= 0) || a->o.flat_pct > 100) {
-			fprintf(stderr, "%s: bad --flat '%s' (a percentage in 0..100)\n", lab_prog, a->flat);
-			return 2;
-		}
-	}
+	if (a->flat && percent("flat", a->flat, &a->o.flat_pct))
+		return 2;
+	if (a->min_effect && percent("min-effect", a->min_effect, &a->o.min_effect_pct))
+		return 2;
+	a->o.min_effect_set = a->min_effect != NULL;
 	return 0;
 }
 
-int lab_cmd_report(int argc, char **argv)
+static int cmd_report(int argc, char **argv)
 {
 	static struct report_args a;
 	static struct lab_matrix mx;
@@ -151,18 +166,18 @@ int lab_cmd_report(int argc, char **argv)
 	struct lab_cli cli;
 	int c, st;
 
-	if (lab_cli_begin(&cli, lab_cmd_find("report"), argc, argv))
+	if (lab_cli_begin(&cli, &lab_report_cmd, argc, argv))
 		return 2;
 	while ((c = lab_cli_next(&cli)) != -1)
 		if ((st = report_option(c, &a)))
 			return st;
 	if (optind == argc) {
 		fprintf(stderr, "%s: report needs a results CSV (rwlab report FILE.csv... [options]; - reads stdin)\n",
-			lab_prog);
+			LAB_PROG);
 		return 2;
 	}
 	if (argc - optind > MAX_INPUTS) {
-		fprintf(stderr, "%s: report reads at most %d CSV files, not %d\n", lab_prog, MAX_INPUTS, argc - optind);
+		fprintf(stderr, "%s: report reads at most %d CSV files, not %d\n", LAB_PROG, MAX_INPUTS, argc - optind);
 		return 2;
 	}
 	a.o.path = argv[optind];
@@ -177,3 +192,12 @@ int lab_cmd_report(int argc, char **argv)
 	lab_matrix_free(&mx);
 	return st;
 }
+
+const struct lab_cmd lab_report_cmd = {
+	.name = "report",
+	.synopsis = "FILE.csv... [options]",
+	.summary = "comparison tables from results CSVs (- reads stdin); cells "
+		   "measured on different hosts are pooled only with --by host",
+	.opts = report_opts,
+	.fn = cmd_report,
+};

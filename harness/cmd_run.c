@@ -9,6 +9,7 @@
 #include "csv.h"
 #include "lazy_mm.h"
 #include "matrix.h"
+#include "mm.h"
 #include "report.h"
 #include "runner.h"
 #include "shard.h"
@@ -23,7 +24,7 @@ _Static_assert(LAB_THREADS_MAX == LAB_MAX_TASKS - LAB_HARNESS_TASKS, "-t's limit
 #define DUR_UNITS "units s, ms, us or m"
 
 /* Adding an option: one entry here and one case in run_option(). */
-const struct lab_opt lab_run_opts[] = {
+static const struct lab_opt run_opts[] = {
 	{ "sim", 0, 'Z', "MACHINE", "run on a simulated machine (rwlab sim list; generic-N): re-executes "
 	  "build/rwlab-sim; durations are simulated time; the variants built on locks/atomic.h and the "
 	  "workloads locktest, pft, context_switch, tlb_flush, vmscale, reaim and gitcheckout",
@@ -54,8 +55,8 @@ const struct lab_opt lab_run_opts[] = {
 	  "of A, then of B)", "interleaved", NULL, LAB_COMP_CHOICES, "interleaved sequential", 0, 0 },
 	{ "quiet", 'q', 'q', NULL, "no progress or per-cell lines", NULL, NULL, 0, NULL, 0, 0 },
 	{ "no-report", 0, 'R', NULL, "do not print the table at the end", NULL, NULL, 0, NULL, 0, 0 },
-	{ "mm-lock", 0, 'K', "LIST", "fault paths of the mm workloads: mmap, vma, vma-refcnt (one cell each; sets "
-	  "the mm_lock knob of every workload that has it)", NULL, NULL, LAB_COMP_CHOICES, "mmap vma vma-refcnt", 0, 0 },
+	{ "mm-lock", 0, 'K', "LIST", "fault paths of the mm workloads: " LAB_MM_LOCK_LIST " (one cell each; sets "
+	  "the mm_lock knob of every workload that has it)", NULL, NULL, LAB_COMP_CHOICES, LAB_MM_LOCK_WORDS, 0, 0 },
 	{ "repo", 0, 'G', "DIR", "gitcheckout: git tree to read commits from", "the git/git releases shipped in rwlab", NULL,
 	  LAB_COMP_FILE, NULL, 0, 0 },
 	{ "commits", 0, 'C', "LIST", "gitcheckout: commits, shipped releases (v2.20.0 v2.30.0 v2.40.0 v2.47.0) or manifest files, checked out in turn", NULL, NULL, 0,
@@ -89,13 +90,13 @@ static const char *list_val(const struct run_list *l, const char *def)
 	return l->origin < 0 ? def : l->val;
 }
 
-static int list_opt(struct run_list *l, const char *arg, int from_matrix, const char *opt)
+static int list_opt(struct run_list *l, const char *arg, int from_matrix, const char *prog, const char *opt)
 {
 	if (l->origin != from_matrix)
 		l->val[0] = 0;
 	l->origin = from_matrix;
-	snprintf(l->prog, sizeof(l->prog), "%s", lab_prog);
-	return lab_list_add(l->val, sizeof(l->val), arg, opt) ? 0 : 2;
+	snprintf(l->prog, sizeof(l->prog), "%s", prog);
+	return lab_list_add(prog, l->val, sizeof(l->val), arg, opt) ? 0 : 2;
 }
 
 /*
@@ -135,20 +136,20 @@ static int check_unique(const struct lab_rwsem_conf *locks, int nlocks, const st
 		for (int j = 0; j < i; j++)
 			if (!strcmp(locks[i].label, locks[j].label)) {
 				fprintf(stderr, "%s: lock variant '%s' given twice in -l (each cell runs once)\n",
-					lab_prog, locks[i].label);
+					LAB_PROG, locks[i].label);
 				return -1;
 			}
 	for (int i = 0; i < nwls; i++)
 		for (int j = 0; j < i; j++)
 			if (!strcmp(wls[i].label, wls[j].label)) {
-				fprintf(stderr, "%s: workload '%s' given twice in -w (each cell runs once)\n", lab_prog,
+				fprintf(stderr, "%s: workload '%s' given twice in -w (each cell runs once)\n", LAB_PROG,
 					wls[i].label);
 				return -1;
 			}
 	for (int i = 0; i < nthreads; i++)
 		for (int j = 0; j < i; j++)
 			if (threads[i] == threads[j]) {
-				fprintf(stderr, "%s: thread count %d given twice in -t (each cell runs once)\n", lab_prog,
+				fprintf(stderr, "%s: thread count %d given twice in -t (each cell runs once)\n", LAB_PROG,
 					threads[i]);
 				return -1;
 			}
@@ -182,26 +183,31 @@ static int check_thread_limits(const char *prog, const struct lab_workload_conf 
 static const char *run_sim;
 static bool run_pin_cores;	/* --pin cores read natively: valid only with --sim */
 
-/* One `rwlab run` option. Returns 0 or the exit status of a bad value. */
-static int run_option(int c, int from_matrix, struct run_lists *lists, struct lab_run_opts *o, int *report)
+/*
+ * One `rwlab run` option. @prog prefixes its error messages: "rwlab", or
+ * "rwlab: FILE:LINE" for an option read from a matrix file. Returns 0 or
+ * the exit status of a bad value.
+ */
+static int run_option(int c, int from_matrix, const char *prog, struct run_lists *lists, struct lab_run_opts *o,
+		      int *report)
 {
 	unsigned long long ns;
 	long v;
 
 	switch (c) {
 	case 'l':
-		return list_opt(&lists->locks, optarg, from_matrix, "-l");
+		return list_opt(&lists->locks, optarg, from_matrix, prog, "-l");
 	case 'w':
-		return list_opt(&lists->wls, optarg, from_matrix, "-w");
+		return list_opt(&lists->wls, optarg, from_matrix, prog, "-w");
 	case 't':
-		return list_opt(&lists->threads, optarg, from_matrix, "-t");
+		return list_opt(&lists->threads, optarg, from_matrix, prog, "-t");
 	case 'm':
-		return list_opt(&lists->schemes, optarg, from_matrix, "-m");
+		return list_opt(&lists->schemes, optarg, from_matrix, prog, "-m");
 	case 'U':
 		o->settings.allow_unsafe = true;
 		break;
 	case 'K':
-		return list_opt(&lists->mm_lock, optarg, from_matrix, "--mm-lock");
+		return list_opt(&lists->mm_lock, optarg, from_matrix, prog, "--mm-lock");
 	case 'G':
 		o->settings.repo = optarg;
 		break;
@@ -209,17 +215,17 @@ static int run_option(int c, int from_matrix, struct run_lists *lists, struct la
 		o->settings.commits = optarg;
 		break;
 	case 'n':
-		if (lab_opt_count(lab_prog, "-n/--iterations", optarg, 1, 100000, &v))
+		if (lab_opt_count(prog, "-n/--iterations", optarg, 1, 100000, &v))
 			return 2;
 		o->iterations = (int)v;
 		break;
 	case 'd':
-		if (lab_opt_duration(lab_prog, "-d/--duration", optarg, false, &ns))
+		if (lab_opt_duration(prog, "-d/--duration", optarg, false, &ns))
 			return 2;
 		o->settings.duration_ns = ns;
 		break;
 	case 'W':
-		if (lab_opt_duration(lab_prog, "--warmup", optarg, true, &ns))
+		if (lab_opt_duration(prog, "--warmup", optarg, true, &ns))
 			return 2;
 		o->settings.warmup_ns = ns;
 		break;
@@ -229,7 +235,7 @@ static int run_option(int c, int from_matrix, struct run_lists *lists, struct la
 			break;
 		}
 		if (lab_pin_parse(optarg, &o->pin)) {
-			fprintf(stderr, "%s: bad --pin '%s' (valid: compact, scatter, none%s)\n", lab_prog, optarg,
+			fprintf(stderr, "%s: bad --pin '%s' (valid: compact, scatter, none%s)\n", prog, optarg,
 				LAB_SIM ? ", cores" : "; cores with --sim");
 			return 2;
 		}
@@ -244,14 +250,14 @@ static int run_option(int c, int from_matrix, struct run_lists *lists, struct la
 		errno = 0;
 		o->settings.seed = strtoull(optarg, &end, 0);
 		if (!*optarg || *end || errno || strchr(optarg, '-')) {	/* strtoull takes "-1" as 2^64 - 1 */
-			fprintf(stderr, "%s: bad --seed '%s' (an unsigned integer)\n", lab_prog, optarg);
+			fprintf(stderr, "%s: bad --seed '%s' (an unsigned integer)\n", prog, optarg);
 			return 2;
 		}
 		break;
 	}
 	case 'O':
 		if (strcmp(optarg, "interleaved") && strcmp(optarg, "sequential")) {
-			fprintf(stderr, "%s: bad --order '%s' (valid: interleaved, sequential)\n", lab_prog, optarg);
+			fprintf(stderr, "%s: bad --order '%s' (valid: interleaved, sequential)\n", prog, optarg);
 			return 2;
 		}
 		o->order = strcmp(optarg, "interleaved") ? LAB_ORDER_SEQUENTIAL : LAB_ORDER_INTERLEAVED;
@@ -269,7 +275,7 @@ static int run_option(int c, int from_matrix, struct run_lists *lists, struct la
 		char err[128];
 
 		if (lab_shard_parse(optarg, &o->shard, err, sizeof(err))) {
-			fprintf(stderr, "%s: %s\n", lab_prog, err);
+			fprintf(stderr, "%s: %s\n", prog, err);
 			return 2;
 		}
 		break;
@@ -278,7 +284,7 @@ static int run_option(int c, int from_matrix, struct run_lists *lists, struct la
 		lists->list_cells = true;
 		break;
 	case 'M':
-		fprintf(stderr, "%s: --matrix given twice\n", lab_prog);
+		fprintf(stderr, "%s: --matrix given twice\n", prog);
 		return 2;
 	case 'Z':	/* run_parse_options() re-executes rwlab-sim (rwlab-sim itself takes --sim out) */
 		run_sim = optarg;
@@ -312,17 +318,17 @@ static int expand_matrix(int argc, char **argv, int ncpus, struct lab_matrix *mx
 	}
 	if (name) {
 		if (lab_matrix_load(name, mx, err, sizeof(err))) {
-			fprintf(stderr, "%s: %s\n", lab_prog, err);
+			fprintf(stderr, "%s: %s\n", LAB_PROG, err);
 			return -1;
 		}
 		nm = lab_matrix_run_args(mx, ncpus, margs, mlines, 128, err, sizeof(err));
 		if (nm < 0) {
-			fprintf(stderr, "%s: %s\n", lab_prog, err);
+			fprintf(stderr, "%s: %s\n", LAB_PROG, err);
 			return -1;
 		}
 	}
 	if (argc + nm > cap) {
-		fprintf(stderr, "%s: too many arguments\n", lab_prog);
+		fprintf(stderr, "%s: too many arguments\n", LAB_PROG);
 		return -1;
 	}
 	for (int i = 0; i < argc; i++) {
@@ -366,54 +372,51 @@ static int run_parse_options(struct run_args *a, int argc, char **argv)
 
 	if (expand_matrix(argc, argv, a->ncpus, &a->mx, nargv, origin, 256, &nargc))
 		return 2;
-	if (lab_cli_begin(&cli, lab_cmd_find("run"), nargc, nargv))
+	if (lab_cli_begin(&cli, &lab_run_cmd, nargc, nargv))
 		return 2;
 	for (;;) {
-		const char *run_prog = lab_prog;
 		int from_matrix = optind < nargc && origin[optind];
 
 		/* An option read from the matrix reports errors as "rwlab: FILE:LINE: ...". */
-		if (from_matrix) {
-			snprintf(progbuf, sizeof(progbuf), "%s: %s:%d", run_prog, a->mx.path, origin[optind]);
-			lab_prog = progbuf;
-		}
+		if (from_matrix)
+			snprintf(progbuf, sizeof(progbuf), "%s: %s:%d", LAB_PROG, a->mx.path, origin[optind]);
 		c = lab_cli_next(&cli);
-		st = c == -1 ? 0 : run_option(c, from_matrix, &a->lists, &a->o, &a->report);
-		lab_prog = run_prog;
+		st = c == -1 ? 0 : run_option(c, from_matrix, from_matrix ? progbuf : LAB_PROG, &a->lists, &a->o,
+					      &a->report);
 		if (c == -1)
 			break;
 		if (st)
 			return st;
 	}
 	if (optind < nargc) {
-		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab run --help')\n", lab_prog, nargv[optind]);
+		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab run --help')\n", LAB_PROG, nargv[optind]);
 		return 2;
 	}
 	if (run_sim && !LAB_SIM)
 		return lab_sim_reexec();	/* returns only when rwlab-sim cannot be started */
 	if (run_pin_cores) {
 		fprintf(stderr, "%s: --pin cores is for simulated runs (--sim MACHINE); valid here: compact, scatter, none\n",
-			lab_prog);
+			LAB_PROG);
 		return 2;
 	}
 	return 0;
 }
 
-/* --mm-lock's list: each of mmap, vma, vma-refcnt at most once, none empty. Returns 0 or -1. */
+/* --mm-lock's list: each fault path (mm.h's LAB_MM_LOCK_MODES) at most once, none empty. Returns 0 or -1. */
 static int mm_lock_check(const char *prog, const char *list)
 {
-	static const char *const modes[] = { "mmap", "vma", "vma-refcnt" };
-	bool seen[3] = { false };
+	bool seen[LAB_MM_LOCK_NR] = { false };
 
 	for (const char *p = list;; p++) {
 		size_t n = strcspn(p, ",");
 		int m = 0;
 
-		while (m < 3 && (strlen(modes[m]) != n || strncmp(p, modes[m], n)))
+		while (m < LAB_MM_LOCK_NR &&
+		       (strlen(lab_mm_lock_mode_names[m]) != n || strncmp(p, lab_mm_lock_mode_names[m], n)))
 			m++;
-		if (m == 3 || seen[m]) {
-			fprintf(stderr, "%s: --mm-lock: '%.*s' %s (valid: mmap, vma, vma-refcnt, each once)\n", prog,
-				(int)n, p, m == 3 ? "is not a fault path" : "given twice");
+		if (m == LAB_MM_LOCK_NR || seen[m]) {
+			fprintf(stderr, "%s: --mm-lock: '%.*s' %s (valid: " LAB_MM_LOCK_LIST ", each once)\n", prog,
+				(int)n, p, m == LAB_MM_LOCK_NR ? "is not a fault path" : "given twice");
 			return -1;
 		}
 		seen[m] = true;
@@ -431,7 +434,7 @@ static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *
 	bool lazy_wl = false, lock_wl = false;
 
 	if (lab_rwsem_parse_list(list_val(&l->locks, "all"), a->locks, LAB_MAX_LOCKS, nlocks, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", l->locks.origin < 0 ? lab_prog : l->locks.prog, err);
+		fprintf(stderr, "%s: %s\n", l->locks.origin < 0 ? LAB_PROG : l->locks.prog, err);
 		return 2;
 	}
 	if (l->schemes.origin >= 0 &&
@@ -451,7 +454,7 @@ static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *
 	/* The lazy-mm matrix: -m without -w runs context_switch and its tlb_flush counterpart. */
 	if (lab_workload_parse_list(list_val(&l->wls, *nschemes ? "context_switch,tlb_flush" : "locktest"), a->wls,
 				    LAB_MAX_WLS, nwls, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", l->wls.origin < 0 ? lab_prog : l->wls.prog, err);
+		fprintf(stderr, "%s: %s\n", l->wls.origin < 0 ? LAB_PROG : l->wls.prog, err);
 		return 2;
 	}
 	if (l->mm_lock.origin >= 0 &&
@@ -465,7 +468,7 @@ static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *
 	}
 	if (LAB_SIM && lock_wl && lab_list_has(list_val(&l->locks, "all"), "all"))
 		fprintf(stderr, "%s: under --sim, -l all leaves out pthread, pthread-wp and ck-*: they synchronise "
-			"through atomics outside locks/atomic.h, which the simulator cannot see\n", lab_prog);
+			"through atomics outside locks/atomic.h, which the simulator cannot see\n", LAB_PROG);
 	if (!lock_wl && l->locks.origin == 0) {
 		char names[512] = "";
 
@@ -473,13 +476,13 @@ static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *
 			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 				 i ? (i == *nwls - 1 ? " and " : ", ") : "", a->wls[i].label);
 		fprintf(stderr, "%s: warning: -l has no effect: %s run%s the lazy-mm schemes of -m, not lock "
-			"variants\n", lab_prog, names, *nwls == 1 ? "s" : "");
+			"variants\n", LAB_PROG, names, *nwls == 1 ? "s" : "");
 	}
 	if (lazy_wl && !*nschemes &&
 	    lab_lazy_mm_parse_list("all", a->schemes, LAB_MAX_SCHEMES, nschemes, err, sizeof(err)))
 		return 2;
 	if (*nschemes && !lazy_wl)
-		fprintf(stderr, "%s: warning: -m given but no workload uses lazy-mm schemes\n", lab_prog);
+		fprintf(stderr, "%s: warning: -m given but no workload uses lazy-mm schemes\n", LAB_PROG);
 	return 0;
 }
 
@@ -498,12 +501,12 @@ static void run_report(struct run_args *a)
 static int run_output(struct run_args *a)
 {
 	if (a->o.resume && !a->o.csv_path) {
-		fprintf(stderr, "%s: --resume needs -o FILE: the results file of the run to carry on\n", lab_prog);
+		fprintf(stderr, "%s: --resume needs -o FILE: the results file of the run to carry on\n", LAB_PROG);
 		return 2;
 	}
 	if (a->o.csv_path && !strcmp(a->o.csv_path, "-")) {
 		if (a->o.resume) {
-			fprintf(stderr, "%s: --resume needs a file, not -o - (stdout)\n", lab_prog);
+			fprintf(stderr, "%s: --resume needs a file, not -o - (stdout)\n", LAB_PROG);
 			return 2;
 		}
 		a->report = 0;	/* stdout is the CSV: pipe it into 'rwlab report -' */
@@ -518,7 +521,7 @@ static int run_output(struct run_args *a)
 	return 0;
 }
 
-int lab_cmd_run(int argc, char **argv)
+static int cmd_run(int argc, char **argv)
 {
 	static struct run_args a;
 	struct run_lists *l = &a.lists;
@@ -535,11 +538,11 @@ int lab_cmd_run(int argc, char **argv)
 	st = lab_parse_threads(list_val(&l->threads, "mmtests"), a.ncpus, a.threads, LAB_THREAD_LIST_MAX, err,
 			       sizeof(err));
 	if (st < 0) {
-		fprintf(stderr, "%s: %s\n", l->threads.origin < 0 ? lab_prog : l->threads.prog, err);
+		fprintf(stderr, "%s: %s\n", l->threads.origin < 0 ? LAB_PROG : l->threads.prog, err);
 		return 2;
 	}
 	a.o.nthreads = st;
-	if (check_thread_limits(l->threads.origin < 0 ? lab_prog : l->threads.prog, a.wls, nwls, a.threads, st))
+	if (check_thread_limits(l->threads.origin < 0 ? LAB_PROG : l->threads.prog, a.wls, nwls, a.threads, st))
 		return 2;
 	if (check_unique(a.locks, nlocks, a.wls, nwls, a.threads, a.o.nthreads) || run_output(&a))
 		return 2;
@@ -551,7 +554,7 @@ int lab_cmd_run(int argc, char **argv)
 	a.o.nwls = nwls;
 	a.o.threads = a.threads;
 	if (lab_shard_check(&a.o, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", lab_prog, err);
+		fprintf(stderr, "%s: %s\n", LAB_PROG, err);
 		return 2;
 	}
 	if (l->list_cells)
@@ -568,3 +571,14 @@ int lab_cmd_run(int argc, char **argv)
 	lab_matrix_free(&a.mx);
 	return st;
 }
+
+const struct lab_cmd lab_run_cmd = {
+	.name = "run",
+	.synopsis = "[options]",
+	.summary = "run a matrix of variants x workloads x thread counts, write a results CSV",
+	.opts = run_opts,
+	.fn = cmd_run,
+	.more = "Exit status: 0 every cell succeeded; 1 a cell failed (named on stderr, its\n"
+		"rows left out); 2 bad usage, nothing run; 130 interrupted (the finished\n"
+		"cells are kept).\n",
+};

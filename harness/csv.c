@@ -11,15 +11,55 @@
 
 #include "csv.h"
 
-const char *const lab_csv_columns[] = {
-	"schema", "run", "timestamp", "variant", "workload", "threads", "iteration", "metric",
-	"value", "unit", "better", "pin", "cpus", "cpu_model", "kernel", "compiler", "build_type",
-	"allocator", "event_counts", "git_rev", "host",
-	/* schema 2: provenance */
-	"settings", "governor", "smt", "boost", "thp", "cmdline", "isolated",
-	/* schema 3: the plan */
-	"shard", "plan", NULL
+const struct lab_csv_column lab_csv_schema[LAB_CSV_NCOLS] = {
+#define ROW_COLUMN(n, d) [LAB_CSV_COL_##n] = { .name = #n, .doc = d },
+#define CONTEXT_COLUMN(n, k, r, t, v, d) [LAB_CSV_COL_##n] = { .name = #n, .kind = k, .readers = r, .doc = d },
+	LAB_CSV_ROW_COLUMNS(ROW_COLUMN)
+	LAB_CSV_CONTEXT_COLUMNS(CONTEXT_COLUMN)
+#undef ROW_COLUMN
+#undef CONTEXT_COLUMN
 };
+
+const char *const lab_csv_columns[] = {
+#define COLUMN_NAME(n, ...) #n,
+	LAB_CSV_ROW_COLUMNS(COLUMN_NAME)
+	LAB_CSV_CONTEXT_COLUMNS(COLUMN_NAME)
+#undef COLUMN_NAME
+	NULL
+};
+
+#define CSV_STR(buf, len, v) snprintf(buf, len, "%s", (const char *)(v))
+#define CSV_INT(buf, len, v) snprintf(buf, len, "%lld", (long long)(v))
+
+const char *lab_csv_context_value(enum lab_csv_col col, const struct lab_context *ctx, const char *pin, char *buf,
+				  size_t len)
+{
+	switch (col) {
+#define CONTEXT_VALUE(n, k, r, type, value, d) \
+	case LAB_CSV_COL_##n:                  \
+		CSV_##type(buf, len, value);   \
+		return buf;
+		LAB_CSV_CONTEXT_COLUMNS(CONTEXT_VALUE)
+#undef CONTEXT_VALUE
+	default:
+		snprintf(buf, len, "%s", "");
+		return buf;
+	}
+}
+
+const char *lab_csv_kind_mix(enum lab_csv_kind kind)
+{
+	switch (kind) {
+	case LAB_CSV_PIN:
+		return "pinning policies";
+	case LAB_CSV_SETTINGS:
+		return "run settings";
+	case LAB_CSV_PLAN:
+		return "shards or plans";
+	default:
+		return "builds or machines";
+	}
+}
 
 int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
 {
@@ -36,9 +76,7 @@ int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t e
 		snprintf(err, errlen, "cannot write results to '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	for (int i = 0; lab_csv_columns[i]; i++)
-		lab_buf_printf(&b, "%s%s", i ? "," : "", lab_csv_columns[i]);
-	lab_buf_printf(&b, "\n");
+	lab_csv_header(&b);
 	r = lab_csv_append(w, b.p, b.len);
 	lab_buf_free(&b);
 	if (r) {
@@ -163,6 +201,13 @@ void lab_buf_free(struct lab_buf *b)
 	b->len = b->cap = 0;
 }
 
+void lab_csv_header(struct lab_buf *b)
+{
+	for (int i = 0; i < LAB_CSV_NCOLS; i++)
+		lab_buf_printf(b, "%s%s", i ? "," : "", lab_csv_schema[i].name);
+	lab_buf_printf(b, "\n");
+}
+
 void lab_csv_row_prefix(struct lab_buf *b, const char *run_id, const char *variant,
 			const char *workload, int threads, int iteration)
 {
@@ -181,32 +226,12 @@ void lab_csv_row_prefix(struct lab_buf *b, const char *run_id, const char *varia
 
 void lab_csv_row_suffix(struct lab_buf *b, const struct lab_context *ctx, const char *pin)
 {
-	lab_buf_printf(b, ",%s,%d,", pin, ctx->cpus);
-	lab_buf_field(b, ctx->cpu_model);
-	lab_buf_printf(b, ",");
-	lab_buf_field(b, ctx->kernel);
-	lab_buf_printf(b, ",");
-	lab_buf_field(b, ctx->compiler);
-	lab_buf_printf(b, ",%s,%s,%d,", ctx->build_type, ctx->allocator, ctx->event_counts);
-	lab_buf_field(b, ctx->git_rev);
-	lab_buf_printf(b, ",");
-	lab_buf_field(b, ctx->host);
-	lab_buf_printf(b, ",");
-	lab_buf_field(b, ctx->settings);
-	lab_buf_printf(b, ",");
-	lab_buf_field(b, ctx->governor);
-	lab_buf_printf(b, ",");
-	lab_buf_field(b, ctx->smt);
-	lab_buf_printf(b, ",");
-	lab_buf_field(b, ctx->boost);
-	lab_buf_printf(b, ",");
-	lab_buf_field(b, ctx->thp);
-	lab_buf_printf(b, ",");
-	lab_buf_field(b, ctx->cmdline);
-	lab_buf_printf(b, ",");
-	lab_buf_field(b, ctx->isolated);
-	lab_buf_printf(b, ",%s,", ctx->shard);
-	lab_buf_field(b, ctx->plan);
+	char v[sizeof(ctx->cmdline) + 64];
+
+	for (int c = LAB_CSV_FIRST_CONTEXT; c < LAB_CSV_NCOLS; c++) {
+		lab_buf_printf(b, ",");
+		lab_buf_field(b, lab_csv_context_value((enum lab_csv_col)c, ctx, pin, v, sizeof(v)));
+	}
 }
 
 void lab_csv_run_id(char *buf, size_t len)

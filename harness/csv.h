@@ -1,43 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Tidy CSV results: one row per (cell, iteration, metric), RFC 4180 quoting,
- * the context in every row. Schema (LAB_CSV_SCHEMA 3), in column order:
+ * the context in every row. Rows of one cell are written with a single
+ * write(2) and fsync'd, so an interrupted (even SIGKILLed) run keeps every
+ * finished cell intact.
  *
- *   schema       3
- *   run          run id: start time and pid (YYYYmmddTHHMMSS-pid)
- *   timestamp    ISO 8601 UTC time the cell finished
- *   variant      lock variant label: name, or name:key=val,... (non-default knobs)
- *   workload     workload label: name, or name:key=val,...
- *   threads      worker threads (context_switch: pairs)
- *   iteration    0-based iteration index within the cell
- *   metric       metric name (faults/sec, total_rate, event.rwsem_sleep_reader, ...)
- *   value        number (%.17g)
- *   unit         unit of value (op/s, faults/s, s, count, ...)
- *   better       higher, lower or none (informational)
- *   pin          compact, scatter or none
- *   cpus         online CPUs of the machine
- *   cpu_model    /proc/cpuinfo model name
- *   kernel       uname -s -r
- *   compiler     compiler id and version
- *   build_type   meson buildtype (release, debug, ...)
- *   allocator    jemalloc or system
- *   event_counts 1 if lock event counters were compiled in
- *   git_rev      git describe --always --dirty of the build
- *   host         uname -n
- *   settings     the run's settings, "d=2s warmup=0.5s n=5 seed=1 order=interleaved"
- *                (schema 2 on: settings..isolated, the provenance, context.h)
- *   governor     cpufreq scaling_governor of CPU 0
- *   smt          SMT control (on, off, notsupported, ...)
- *   boost        turbo/boost on or off
- *   thp          transparent hugepages (always, madvise, never)
- *   cmdline      /proc/cmdline
- *   isolated     isolated CPUs, "" for none
- *   shard        I/N of a sharded run (run --shard), else empty (schema 3 on, shard.h)
- *   plan         fingerprint of the whole plan's cells, e.g.
- *                "fp=3f2a9c0e11d04b7a cells=24 blocks=6" (empty for bench and bench-lazy)
- *
- * Rows of one cell are written with a single write(2) and fsync'd, so an
- * interrupted (even SIGKILLed) run keeps every finished cell intact.
+ * The columns, in schema order, are the two X-macro lists below: the header,
+ * the row writer, --resume's and merge's checks, report --format json's
+ * context and the column enum all come from them, and tests/unit/csv.c
+ * checks the README's schema table against them. Adding a column: one X()
+ * line (a context column also needs its struct lab_context field), then
+ * LAB_CSV_SCHEMA + 1 and the README's table.
  */
 #pragma once
 
@@ -48,7 +21,123 @@
 
 #define LAB_CSV_SCHEMA 3	/* 2: the provenance columns settings..isolated; 3: shard, plan */
 
-extern const char *const lab_csv_columns[];	/* NULL-terminated, in schema order */
+/*
+ * The cell, the iteration and the measurement: X(name, doc).
+ * lab_csv_row_prefix() writes schema..iteration; the caller writes metric,
+ * value, unit and better.
+ */
+#define LAB_CSV_ROW_COLUMNS(X) \
+	X(schema, "LAB_CSV_SCHEMA") \
+	X(run, "run id: start time and pid (YYYYmmddTHHMMSS-pid)") \
+	X(timestamp, "ISO 8601 UTC time the cell finished") \
+	X(variant, "lock variant label: name, or name:key=val,... (non-default knobs)") \
+	X(workload, "workload label: name, or name:key=val,...") \
+	X(threads, "worker threads (context_switch: pairs)") \
+	X(iteration, "0-based iteration index within the cell") \
+	X(metric, "metric name (faults/sec, total_rate, event.rwsem_sleep_reader, ...)") \
+	X(value, "number (%.17g)") \
+	X(unit, "unit of value (op/s, faults/s, s, count, ...)") \
+	X(better, "higher, lower or none (informational)")
+
+/* What a context column describes; --resume and merge name the mix a difference would make. */
+enum lab_csv_kind {
+	LAB_CSV_MACHINE,	/* the machine's hardware and set-up */
+	LAB_CSV_BUILD,		/* the rwlab build */
+	LAB_CSV_PIN,		/* the pinning policy */
+	LAB_CSV_HOST,		/* the host name: merge and report key cells by it */
+	LAB_CSV_SETTINGS,	/* the run settings (merge compares their tokens) */
+	LAB_CSV_PLAN,		/* the shard and the plan (merge checks them itself) */
+};
+
+/* Who reads a context column (a bit set). */
+#define LAB_CSV_RESUME 1u	/* run --resume refuses a file whose rows differ from this run here */
+#define LAB_CSV_MERGE 2u	/* merge warns where the shards differ (the machine, build and pin kinds) */
+#define LAB_CSV_JSON 4u		/* report --format json's "context" object */
+
+/*
+ * The context: X(name, kind, readers, type, value, doc), written by
+ * lab_csv_row_suffix() in this order. @value is an expression over `ctx`
+ * (const struct lab_context *) and `pin` (the pinning policy's name) of
+ * @type STR (a string) or INT (an integer).
+ * (schema 2 on: settings..isolated, the provenance, context.h; schema 3 on: shard and plan, shard.h)
+ */
+#define LAB_CSV_CONTEXT_COLUMNS(X) \
+	X(pin, LAB_CSV_PIN, LAB_CSV_RESUME | LAB_CSV_MERGE | LAB_CSV_JSON, STR, pin, \
+	  "compact, scatter or none") \
+	X(cpus, LAB_CSV_MACHINE, LAB_CSV_RESUME | LAB_CSV_MERGE | LAB_CSV_JSON, INT, ctx->cpus, \
+	  "online CPUs of the machine") \
+	X(cpu_model, LAB_CSV_MACHINE, LAB_CSV_RESUME | LAB_CSV_MERGE | LAB_CSV_JSON, STR, ctx->cpu_model, \
+	  "/proc/cpuinfo model name") \
+	X(kernel, LAB_CSV_MACHINE, LAB_CSV_RESUME | LAB_CSV_MERGE | LAB_CSV_JSON, STR, ctx->kernel, \
+	  "uname -s -r") \
+	X(compiler, LAB_CSV_BUILD, LAB_CSV_RESUME | LAB_CSV_MERGE | LAB_CSV_JSON, STR, ctx->compiler, \
+	  "compiler id and version") \
+	X(build_type, LAB_CSV_BUILD, LAB_CSV_RESUME | LAB_CSV_MERGE | LAB_CSV_JSON, STR, ctx->build_type, \
+	  "meson buildtype (release, debug, ...)") \
+	X(allocator, LAB_CSV_BUILD, LAB_CSV_RESUME | LAB_CSV_MERGE | LAB_CSV_JSON, STR, ctx->allocator, \
+	  "jemalloc or system") \
+	X(event_counts, LAB_CSV_BUILD, LAB_CSV_RESUME | LAB_CSV_MERGE, INT, ctx->event_counts, \
+	  "1 if lock event counters were compiled in") \
+	X(git_rev, LAB_CSV_BUILD, LAB_CSV_RESUME | LAB_CSV_MERGE | LAB_CSV_JSON, STR, ctx->git_rev, \
+	  "git describe --always --dirty of the build") \
+	X(host, LAB_CSV_HOST, LAB_CSV_RESUME | LAB_CSV_JSON, STR, ctx->host, \
+	  "uname -n") \
+	X(settings, LAB_CSV_SETTINGS, LAB_CSV_RESUME, STR, ctx->settings, \
+	  "the run's settings, \"d=2s warmup=0.5s n=5 seed=1 order=interleaved\"") \
+	X(governor, LAB_CSV_MACHINE, LAB_CSV_MERGE, STR, ctx->governor, \
+	  "cpufreq scaling_governor of CPU 0") \
+	X(smt, LAB_CSV_MACHINE, LAB_CSV_MERGE, STR, ctx->smt, \
+	  "SMT control (on, off, notsupported, ...)") \
+	X(boost, LAB_CSV_MACHINE, LAB_CSV_MERGE, STR, ctx->boost, \
+	  "turbo/boost on or off") \
+	X(thp, LAB_CSV_MACHINE, LAB_CSV_MERGE, STR, ctx->thp, \
+	  "transparent hugepages (always, madvise, never)") \
+	X(cmdline, LAB_CSV_MACHINE, 0, STR, ctx->cmdline, \
+	  "/proc/cmdline") \
+	X(isolated, LAB_CSV_MACHINE, LAB_CSV_MERGE, STR, ctx->isolated, \
+	  "isolated CPUs, \"\" for none") \
+	X(shard, LAB_CSV_PLAN, LAB_CSV_RESUME, STR, ctx->shard, \
+	  "I/N of a sharded run (run --shard), else empty") \
+	X(plan, LAB_CSV_PLAN, LAB_CSV_RESUME, STR, ctx->plan, \
+	  "fingerprint of the whole plan's cells, \"fp=3f2a9c0e11d04b7a cells=24 blocks=6\" (empty for bench)")
+
+/* Column indexes in schema order: LAB_CSV_COL_variant, ...; LAB_CSV_NCOLS columns. */
+enum lab_csv_col {
+#define LAB_CSV_ROW_ENUM(name, doc) LAB_CSV_COL_##name,
+#define LAB_CSV_CTX_ENUM(name, kind, readers, type, value, doc) LAB_CSV_COL_##name,
+	LAB_CSV_ROW_COLUMNS(LAB_CSV_ROW_ENUM)
+	LAB_CSV_CONTEXT_COLUMNS(LAB_CSV_CTX_ENUM)
+#undef LAB_CSV_ROW_ENUM
+#undef LAB_CSV_CTX_ENUM
+	LAB_CSV_NCOLS
+};
+#define LAB_CSV_FIRST_CONTEXT LAB_CSV_COL_pin
+
+/*
+ * LAB_CSV_NAME(cpus) is "cpus", and does not compile for a name that is not
+ * a column: the readers that look columns up by name use it.
+ */
+#define LAB_CSV_NAME(name) ((void)LAB_CSV_COL_##name, #name)
+
+struct lab_csv_column {
+	const char *name;
+	enum lab_csv_kind kind;		/* context columns only */
+	unsigned readers;		/* LAB_CSV_RESUME | LAB_CSV_MERGE | LAB_CSV_JSON; context columns only */
+	const char *doc;
+};
+extern const struct lab_csv_column lab_csv_schema[LAB_CSV_NCOLS];	/* in schema order */
+extern const char *const lab_csv_columns[];	/* the names, NULL-terminated, in schema order */
+
+/*
+ * lab_csv_context_value() - the text context column @col (LAB_CSV_FIRST_CONTEXT
+ * ..LAB_CSV_NCOLS-1) holds for @ctx and @pin, unquoted, into @buf. Returns
+ * @buf ("" for a column that is not a context column). Threading: pure.
+ */
+const char *lab_csv_context_value(enum lab_csv_col col, const struct lab_context *ctx, const char *pin, char *buf,
+				  size_t len);
+
+/* "pinning policies", "builds or machines", ...: what rows that differ in a column of @kind would mix. */
+const char *lab_csv_kind_mix(enum lab_csv_kind kind);
 
 struct lab_csv_writer {
 	int fd;
@@ -89,10 +178,12 @@ void lab_buf_printf(struct lab_buf *b, const char *fmt, ...) __attribute__((form
 void lab_buf_field(struct lab_buf *b, const char *s);
 void lab_buf_free(struct lab_buf *b);
 
+/* The header line: the column names in schema order, comma-separated, with its newline. */
+void lab_csv_header(struct lab_buf *b);
 /* Row pieces: "schema,run,timestamp,variant,workload,threads,iteration," ... */
 void lab_csv_row_prefix(struct lab_buf *b, const char *run_id, const char *variant,
 			const char *workload, int threads, int iteration);
-/* ... ",pin,cpus,cpu_model,kernel,compiler,build_type,allocator,event_counts,git_rev,host,shard,plan". */
+/* ... ",pin,cpus,...,plan": every LAB_CSV_CONTEXT_COLUMNS column from @ctx and @pin, in order. */
 void lab_csv_row_suffix(struct lab_buf *b, const struct lab_context *ctx, const char *pin);
 /* A run id: YYYYmmddTHHMMSS-pid (UTC). */
 void lab_csv_run_id(char *buf, size_t len);

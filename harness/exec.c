@@ -21,7 +21,7 @@
  *   match of REGEX (POSIX extended) in CMD's standard output, as a number.
  * Then prints the comparison table (report's table format).
  *
- * Its option table is lab_exec_opts below (cli.h); lab_cmds[] in main.c lists it.
+ * Its option table is exec_opts below (cli.h); lab_exec_cmd, at the end, is its entry in cmds.h.
  *
  * Threading: single-threaded; blocks until every run has finished.
  */
@@ -80,7 +80,7 @@ struct exec_opts {
 };
 
 /* Adding an option: one entry here and one case in exec_parse()'s switch. */
-const struct lab_opt lab_exec_opts[] = {
+static const struct lab_opt exec_opts[] = {
 	{ "lock", 'l', 'l', "LIST", "variants, NAME[:key=val,...], passthrough (glibc's own lock, observed), none "
 	  "(no preload: the baseline column) or all; each variant needs both trylocks", NULL, NULL,
 	  LAB_COMP_VARIANTS, NULL, 0, 0 },
@@ -100,7 +100,7 @@ const struct lab_opt lab_exec_opts[] = {
 	{ 0 }
 };
 
-const char lab_exec_more[] =
+static const char exec_more[] =
 	"Options end at CMD (or at --): CMD's own options go to CMD. The preload is\n"
 	"librwlab-preload.so beside rwlab, or $RWLAB_PRELOAD. CMD must be dynamically\n"
 	"linked and import pthread_rwlock_* (itself or in a library it loads): exec\n"
@@ -370,7 +370,7 @@ static int exec_parse(struct exec_opts *o, int argc, char **argv)
 
 	o->iterations = 5;
 	o->threads = 1;
-	if (lab_cli_begin(&cli, lab_cmd_find("exec"), argc, argv))
+	if (lab_cli_begin(&cli, &lab_exec_cmd, argc, argv))
 		return -1;
 	while ((c = lab_cli_next(&cli)) != -1) {
 		switch (c) {
@@ -617,10 +617,10 @@ static int exec_preload_rows(struct lab_buf *b, const struct lab_context *ctx, c
 
 	if (lab_csv_read(path, &t, err, sizeof(err)))
 		return 0;
-	cm = lab_csv_col(&t, "metric");
-	cv = lab_csv_col(&t, "value");
-	cu = lab_csv_col(&t, "unit");
-	cb = lab_csv_col(&t, "better");
+	cm = lab_csv_col(&t, LAB_CSV_NAME(metric));
+	cv = lab_csv_col(&t, LAB_CSV_NAME(value));
+	cu = lab_csv_col(&t, LAB_CSV_NAME(unit));
+	cb = lab_csv_col(&t, LAB_CSV_NAME(better));
 	acc = calloc((size_t)t.nrows + 1, sizeof(*acc));
 	if (cm < 0 || cv < 0 || cu < 0 || cb < 0 || !acc) {
 		free(acc);
@@ -761,7 +761,7 @@ static void exec_notes(const struct exec_opts *o)
 			o->prog, names);
 }
 
-int lab_cmd_exec(int argc, char **argv)
+static int cmd_exec(int argc, char **argv)
 {
 	struct exec_opts o = { .prog = "rwlab exec" };
 	struct lab_csv_writer w;
@@ -807,3 +807,13 @@ int lab_cmd_exec(int argc, char **argv)
 		regfree(&o.metric[m].re);
 	return failed;
 }
+
+const struct lab_cmd lab_exec_cmd = {
+	.name = "exec",
+	.synopsis = "-l VARIANTS [options] -- CMD [ARGS...]",
+	.summary = "a program per variant under librwlab-preload.so (every pthread_rwlock on the variant), as CSV rows",
+	.opts = exec_opts,
+	.fn = cmd_exec,
+	.more = exec_more,
+	.in_order = true,
+};

@@ -71,9 +71,13 @@ void lab_fmt_pct(double pct, char *buf, size_t len)
 		snprintf(buf, len, "-");
 		return;
 	}
-	snprintf(digits, sizeof(digits), fabs(pct) < 99.95 ? "%.1f" : "%.0f", fabs(pct));
+	if (pct != 0 && fabs(pct) < 0.095)	/* two significant digits: -0.022% is not "+0.0%" */
+		snprintf(digits, sizeof(digits), "%.*f", fabs(pct) < 1e-6 ? 7 : 1 - (int)floor(log10(fabs(pct))),
+			 fabs(pct));
+	else
+		snprintf(digits, sizeof(digits), fabs(pct) < 99.95 ? "%.1f" : "%.0f", fabs(pct));
 	group_thousands(digits, grouped, sizeof(grouped));
-	snprintf(buf, len, "%c%s%%", pct < 0 && strspn(digits, "0.") != strlen(digits) ? '-' : '+', grouped);
+	snprintf(buf, len, "%c%s%%", pct < 0 ? '-' : '+', grouped);
 }
 
 const char *lab_fmt_mean_name(enum lab_better better)
@@ -84,15 +88,22 @@ const char *lab_fmt_mean_name(enum lab_better better)
 /* The labelled aggregate of @v: its name, the mean and the spread (CoeffVar or HCoeffVar, %; NaN: none). */
 static const char *aggregate(const double *v, int n, enum lab_better better, double *m, double *cv)
 {
-	bool higher = better == LAB_BETTER_HIGHER;
+	bool higher = better == LAB_BETTER_HIGHER && !isnan(lab_hmean(v, n));
 
-	*m = higher ? lab_hmean(v, n) : lab_amean(v, n);
-	if (isnan(*m) && higher) {	/* a value <= 0: no harmonic mean */
-		*m = lab_amean(v, n);
-		higher = false;
-	}
-	*cv = n < 2 ? NAN : fabs(higher ? lab_hcoeffvar(v, n) : lab_coeffvar(v, n));
+	*m = higher ? lab_hmean(v, n) : lab_amean(v, n);	/* a value <= 0: no harmonic mean */
+	*cv = lab_fmt_spread(v, n, better, NULL);
 	return higher ? "Hmean" : "Amean";
+}
+
+double lab_fmt_spread(const double *v, int n, enum lab_better better, const char **name)
+{
+	bool harmonic = better == LAB_BETTER_HIGHER && !isnan(lab_hmean(v, n));
+
+	if (name)
+		*name = harmonic ? "HCoeffVar" : "CoeffVar";
+	if (n < 2)
+		return NAN;
+	return fabs(harmonic ? lab_hcoeffvar(v, n) : lab_coeffvar(v, n));
 }
 
 void lab_fmt_aggregate(const double *v, int n, enum lab_better better, char *buf, size_t len)
@@ -110,15 +121,14 @@ void lab_fmt_aggregate(const double *v, int n, enum lab_better better, char *buf
 
 const char *lab_fmt_flag(const double *v, int n, bool harmonic)
 {
+	const char *name;
 	double cv;
 
 	if (n < 3)
 		return "fewer than 3 iterations";
-	if (harmonic && isnan(lab_hmean(v, n)))	/* a value <= 0: the Amean and its CoeffVar are printed */
-		harmonic = false;
-	cv = fabs(harmonic ? lab_hcoeffvar(v, n) : lab_coeffvar(v, n));
+	cv = lab_fmt_spread(v, n, harmonic ? LAB_BETTER_HIGHER : LAB_BETTER_LOWER, &name);
 	if (cv > 10)
-		return harmonic ? "HCoeffVar > 10%" : "CoeffVar > 10%";
+		return !strcmp(name, "HCoeffVar") ? "HCoeffVar > 10%" : "CoeffVar > 10%";
 	return NULL;
 }
 

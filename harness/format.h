@@ -25,7 +25,9 @@ void lab_fmt_num(double v, char *buf, size_t len);
 
 /*
  * lab_fmt_pct() - a signed percentage change: "+3.0%", "-14.2%", "+102%",
- * "+1,895%" (one decimal below 100%, none above, thousands separators).
+ * "+1,895%" (one decimal below 100%, none above, thousands separators);
+ * a change that one decimal would show as 0.0 keeps two significant digits
+ * and its sign: "-0.022%", "+0.0031%" (only an exact 0 is "+0.0%").
  */
 void lab_fmt_pct(double pct, char *buf, size_t len);
 
@@ -40,6 +42,15 @@ const char *lab_fmt_mean_name(enum lab_better better);
  * value <= 0 has no Hmean: its Amean is printed, labelled so.
  */
 void lab_fmt_aggregate(const double *v, int n, enum lab_better better, char *buf, size_t len);
+
+/*
+ * lab_fmt_spread() - the one spread every format prints for a cell, in
+ * percent: HCoeffVar (100 HStddev / Hmean) for higher-is-better values that
+ * have a Hmean (every value > 0), else CoeffVar (100 sample Stddev / Amean);
+ * NaN for fewer than 2 values. @name (may be NULL) gets "HCoeffVar" or
+ * "CoeffVar", the statistic's name for a header.
+ */
+double lab_fmt_spread(const double *v, int n, enum lab_better better, const char **name);
 
 /*
  * lab_fmt_flag() - why a cell's aggregate is not to be taken at face value,

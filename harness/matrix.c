@@ -18,9 +18,10 @@
 static const char *const single_keys[] = {
 	"description", "locks", "workloads", "threads", "iterations", "duration", "warmup", "pin", "seed",
 	"options", "report", "baseline", "by", "metrics", "significance", "reference", "machine", "flat",
-	"published_cpus", "sim_machine", NULL
+	"published_cpus", "sim_machine", "min_effect", NULL
 };
-static const char *const multi_keys[] = { "map.column", "map.metric", "map.threads", "map.flat", NULL };
+static const char *const multi_keys[] = { "map.column", "map.metric", "map.threads", "map.flat", "map.not_comparable",
+					  "deviation", NULL };
 
 /* Comma-separated lists: "a, b ,c" is read as "a,b,c". */
 static const char *const list_keys[] = { "locks", "workloads", "threads", "metrics", "by", NULL };
@@ -200,14 +201,16 @@ static int check_map(const char *key, const char *value, const char *path, int l
 		return 0;
 	}
 	snprintf(buf, sizeof(buf), "%s", value);
-	if (!strcmp(key, "map.flat")) {
+	if (!strcmp(key, "deviation"))
+		return 0;	/* free text: how the matrix departs from the published set-up */
+	if (!strcmp(key, "map.flat") || !strcmp(key, "map.not_comparable")) {
 		char *bar;
 
 		if (split_arrow(buf, &a, &b) || !(bar = strchr(a, '|')) || !(bar = strchr(bar + 1, '|')) ||
 		    strchr(bar + 1, '|') || !*trim(bar + 1))
-			return fail(err, errlen, path, line,
-				    "map.flat: expected 'BENCHMARK | METRIC | CLIENTS|* -> the thread's words (source)', "
-				    "got '%s'", value);
+			return fail(err, errlen, path, line, "%s: expected 'BENCHMARK | METRIC | CLIENTS|* -> %s', got '%s'",
+				    key, strcmp(key, "map.flat") ? "why rwlab's figure is not comparable" :
+								   "the thread's words (source)", value);
 		return 0;
 	}
 	if (split_arrow(buf, &a, &b))
@@ -337,12 +340,12 @@ int lab_matrix_load(const char *name, struct lab_matrix *m, char *err, size_t er
 				goto bad;
 			}
 		}
-		if (!strcmp(key, "flat")) {
+		if (!strcmp(key, "flat") || !strcmp(key, "min_effect")) {
 			char *end;
 			double v = strtod(value, &end);
 
 			if (*end || !(v >= 0) || v > 100) {
-				fail(err, errlen, m->path, lineno, "flat: '%s' is not a percentage in 0..100", value);
+				fail(err, errlen, m->path, lineno, "%s: '%s' is not a percentage in 0..100", key, value);
 				goto bad;
 			}
 		}
@@ -536,6 +539,24 @@ int lab_matrix_run_args(struct lab_matrix *m, int ncpus, char **argv, int *lines
 	return n;
 }
 
+/*
+ * "BENCH | METRIC | CLIENTS -> words" into the four fields of a map.flat or
+ * map.not_comparable entry (each as large as lab_refmap's). Returns 0 or -1.
+ */
+static int row_words(char *buf, char bench[96], char metric[128], char clients[32], char words[256])
+{
+	char *a, *b, *bar, *bar2;
+
+	if (split_arrow(buf, &a, &b) || !(bar = strchr(a, '|')) || !(bar2 = strchr(bar + 1, '|')))
+		return -1;
+	*bar = *bar2 = 0;
+	snprintf(bench, 96, "%s", trim(a));
+	snprintf(metric, 128, "%s", trim(bar + 1));
+	snprintf(clients, 32, "%s", trim(bar2 + 1));
+	snprintf(words, 256, "%s", trim(b));
+	return 0;
+}
+
 int lab_matrix_refmap(const struct lab_matrix *m, struct lab_refmap *map, char *err, size_t errlen)
 {
 	int line = 0;
@@ -581,17 +602,20 @@ int lab_matrix_refmap(const struct lab_matrix *m, struct lab_refmap *map, char *
 			snprintf(map->met[map->nmet].workload, sizeof(map->met[0].workload), "%s", trim(b));
 			snprintf(map->met[map->nmet++].ours, sizeof(map->met[0].ours), "%s", trim(bar + 1));
 		} else if (!strcmp(key, "map.flat")) {
-			char *bar, *bar2;
-
 			if (map->nflat == LAB_REFMAP_METRICS)
 				return fail(err, errlen, m->path, m->kv[i].line, "more than %d map.flat", LAB_REFMAP_METRICS);
-			if (split_arrow(buf, &a, &b) || !(bar = strchr(a, '|')) || !(bar2 = strchr(bar + 1, '|')))
+			if (row_words(buf, map->flat[map->nflat].bench, map->flat[map->nflat].metric,
+				      map->flat[map->nflat].clients, map->flat[map->nflat].words))
 				return fail(err, errlen, m->path, m->kv[i].line, "malformed %s", key);
-			*bar = *bar2 = 0;
-			snprintf(map->flat[map->nflat].bench, sizeof(map->flat[0].bench), "%s", trim(a));
-			snprintf(map->flat[map->nflat].metric, sizeof(map->flat[0].metric), "%s", trim(bar + 1));
-			snprintf(map->flat[map->nflat].clients, sizeof(map->flat[0].clients), "%s", trim(bar2 + 1));
-			snprintf(map->flat[map->nflat++].words, sizeof(map->flat[0].words), "%s", trim(b));
+			map->nflat++;
+		} else if (!strcmp(key, "map.not_comparable")) {
+			if (map->nnc == LAB_REFMAP_METRICS)
+				return fail(err, errlen, m->path, m->kv[i].line, "more than %d map.not_comparable",
+					    LAB_REFMAP_METRICS);
+			if (row_words(buf, map->nc[map->nnc].bench, map->nc[map->nnc].metric, map->nc[map->nnc].clients,
+				      map->nc[map->nnc].words))
+				return fail(err, errlen, m->path, m->kv[i].line, "malformed %s", key);
+			map->nnc++;
 		} else if (!strcmp(key, "map.threads")) {
 			for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 				if (map->nthr == LAB_REFMAP_THREADS)

@@ -27,7 +27,15 @@
  *                 the same thread count)
  *   map.flat    = BENCHMARK | METRIC | CLIENTS -> the thread's words (source)
  *                 (repeatable; CLIENTS "*" for all): the published change is
- *                 noise by its author's account (the published-flat verdict)
+ *                 noise by its author's account (the published-flat verdict,
+ *                 for rows whose table prints no significance)
+ *   map.not_comparable = BENCHMARK | METRIC | CLIENTS -> why (repeatable):
+ *                 rwlab's figure cannot be compared with that row (e.g. a
+ *                 device-bound metric); the row is shown, not counted
+ *   min_effect  = the floor of the verdicts' minimum effect, percent (report's
+ *                 --min-effect; default 1)
+ *   deviation   = how this matrix departs from the published set-up, one
+ *                 line each (repeatable; tools/reproduce prints them)
  *
  * Keys read only by tools/reproduce NAME --sim (rwlab checks their syntax
  * and otherwise ignores them):

@@ -11,11 +11,16 @@
 #include "inventory.h"
 #include "merge.h"
 
-/* Context columns every cell of a merge should share: hosts, then builds. */
-static const char *const host_cols[] = { "cpu_model", "cpus", "kernel", "governor", "smt", "boost", "thp",
-					 "isolated", NULL };
-static const char *const build_cols[] = { "compiler", "build_type", "allocator", "event_counts", "git_rev", "pin",
-					  NULL };
+/*
+ * Context columns every cell of a merge should share (csv.h's LAB_CSV_MERGE
+ * columns): the hosts' (kind LAB_CSV_MACHINE), then the builds' (the rest).
+ */
+static bool merge_col(int c, bool host)
+{
+	const struct lab_csv_column *cc = &lab_csv_schema[c];
+
+	return (cc->readers & LAB_CSV_MERGE) && (cc->kind == LAB_CSV_MACHINE) == host;
+}
 /*
  * Run settings: tokens of the settings column (schema 2 on: "d=2s warmup=0.5s
  * n=5 seed=1 order=interleaved"); schema 1 files kept them in the plan column.
@@ -91,13 +96,13 @@ static int load(struct merge *m)
 				fprintf(stderr, "rwlab: merge: %s\n", err);
 			return -1;
 		}
-		f->c_variant = lab_csv_col(&f->t, "variant");
-		f->c_workload = lab_csv_col(&f->t, "workload");
-		f->c_threads = lab_csv_col(&f->t, "threads");
-		f->c_host = lab_csv_col(&f->t, "host");
-		f->c_shard = lab_csv_col(&f->t, "shard");
-		f->c_plan = lab_csv_col(&f->t, "plan");
-		f->c_settings = lab_csv_col(&f->t, "settings");
+		f->c_variant = lab_csv_col(&f->t, LAB_CSV_NAME(variant));
+		f->c_workload = lab_csv_col(&f->t, LAB_CSV_NAME(workload));
+		f->c_threads = lab_csv_col(&f->t, LAB_CSV_NAME(threads));
+		f->c_host = lab_csv_col(&f->t, LAB_CSV_NAME(host));
+		f->c_shard = lab_csv_col(&f->t, LAB_CSV_NAME(shard));
+		f->c_plan = lab_csv_col(&f->t, LAB_CSV_NAME(plan));
+		f->c_settings = lab_csv_col(&f->t, LAB_CSV_NAME(settings));
 		if (f->c_settings < 0)
 			f->c_settings = f->c_plan;
 		if (f->c_variant < 0 || f->c_workload < 0 || f->c_threads < 0) {
@@ -192,17 +197,20 @@ static void check_context(struct merge *m)
 	if (!ref)
 		return;
 	for (int kind = 0; kind < 3; kind++) {
-		const char *const *cols = kind == 0 ? host_cols : kind == 1 ? build_cols : setting_keys;
+		int ncols = kind == 2 ? (int)(sizeof(setting_keys) / sizeof(setting_keys[0])) - 1 : LAB_CSV_NCOLS;
 
-		for (int c = 0; cols[c]; c++) {
+		for (int c = 0; c < ncols; c++) {
+			const char *name = kind == 2 ? setting_keys[c] : lab_csv_schema[c].name;
 			char seen[8][256];
 			int nseen = 0;
 			char v0[256], v[256], w0[512], w1[512];
 
+			if (kind < 2 && !merge_col(c, kind == 0))
+				continue;
 			if (kind == 2)
-				plan_token(field(ref, 0, ref->c_settings), cols[c], v0, sizeof(v0));
+				plan_token(field(ref, 0, ref->c_settings), name, v0, sizeof(v0));
 			else
-				snprintf(v0, sizeof(v0), "%s", col_field(ref, 0, cols[c]));
+				snprintf(v0, sizeof(v0), "%s", col_field(ref, 0, name));
 			for (int i = 0; i < m->nf; i++) {
 				const struct mfile *f = &m->f[i];
 
@@ -210,9 +218,9 @@ static void check_context(struct merge *m)
 					bool dup = false;
 
 					if (kind == 2)
-						plan_token(field(f, r, f->c_settings), cols[c], v, sizeof(v));
+						plan_token(field(f, r, f->c_settings), name, v, sizeof(v));
 					else
-						snprintf(v, sizeof(v), "%s", col_field(f, r, cols[c]));
+						snprintf(v, sizeof(v), "%s", col_field(f, r, name));
 					if (!strcmp(v, v0))
 						continue;
 					for (int k = 0; k < nseen; k++)
@@ -222,7 +230,7 @@ static void check_context(struct merge *m)
 					snprintf(seen[nseen++], sizeof(seen[0]), "%s", v);
 					fprintf(stderr, "rwlab: merge: WARNING: the %s differ in %s: %s has '%s', %s has "
 						"'%s'%s\n", kind == 0 ? "hosts" : kind == 1 ? "builds" : "shards' settings",
-						cols[c], where(ref, 0, w0, sizeof(w0)), v0, where(f, r, w1, sizeof(w1)), v,
+						name, where(ref, 0, w0, sizeof(w0)), v0, where(f, r, w1, sizeof(w1)), v,
 						kind == 0 ? ": each comparison stays on one host, but the tables mix machines"
 							  : "");
 				}
@@ -494,20 +502,20 @@ out:
 	return st;
 }
 
-/* Adding an option: one entry here and one case in lab_cmd_merge()'s switch. */
-const struct lab_opt lab_merge_opts[] = {
+/* Adding an option: one entry here and one case in cmd_merge()'s switch. */
+static const struct lab_opt merge_opts[] = {
 	{ "csv", 'o', 'o', "OUT.csv", "write the merged rows there (an existing file is kept as OUT.csv.N)",
 	  "none: check only", NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ 0 }
 };
 
-int lab_cmd_merge(int argc, char **argv)
+static int cmd_merge(int argc, char **argv)
 {
 	struct lab_merge_opts o = { 0 };
 	struct lab_cli cli;
 	int c;
 
-	if (lab_cli_begin(&cli, lab_cmd_find("merge"), argc, argv))
+	if (lab_cli_begin(&cli, &lab_merge_cmd, argc, argv))
 		return 2;
 	while ((c = lab_cli_next(&cli)) != -1) {
 		switch (c) {
@@ -537,3 +545,15 @@ int lab_report_merge(const char *const *paths, int n, bool by_host)
 			return 0;	/* stdin is read once, by the report */
 	return lab_merge(&o) == 2 ? -1 : 0;
 }
+
+const struct lab_cmd lab_merge_cmd = {
+	.name = "merge",
+	.synopsis = "[-o OUT.csv] FILE.csv...",
+	.summary = "check and merge the CSVs of a run's shards (run --shard I/N)",
+	.opts = merge_opts,
+	.fn = cmd_merge,
+	.more = "Refuses (exit 2) files of two plans or schemas, two shard counts, one shard in\n"
+		"two files and one cell in two files or on two hosts; warns where hosts, builds\n"
+		"or settings differ; exit 1 when shards or cells are missing (OUT is still\n"
+		"written), 0 when complete.\n",
+};

@@ -43,7 +43,7 @@ struct lab_merge_opts {
  */
 int lab_merge(const struct lab_merge_opts *o);
 
-/* `rwlab merge [-o OUT.csv] FILE.csv...` is lab_cmd_merge() (cmds.h), its options lab_merge_opts[]. */
+/* `rwlab merge [-o OUT.csv] FILE.csv...` is lab_merge_cmd (cmds.h), at the end of merge.c. */
 
 /*
  * lab_report_merge() - the shard checks of `rwlab report` over @n files

@@ -218,7 +218,7 @@ static int write_scaling(struct plot_ctx *p, FILE *d, FILE *s, const char *datpa
 {
 	const struct lab_results *r = &p->r;
 	const struct lab_series *any = NULL;
-	int blocks = 0, maxn = 0, tmin = 0, tmax = 0, cpus = atoi(lab_results_ctx(r, "cpus"));
+	int blocks = 0, maxn = 0, tmin = 0, tmax = 0, cpus = atoi(lab_results_ctx(r, LAB_CSV_NAME(cpus)));
 	bool first = true;
 
 	const char *shown = "";
@@ -260,11 +260,11 @@ static int write_scaling(struct plot_ctx *p, FILE *d, FILE *s, const char *datpa
 	{
 		char t[512];
 
-		const char *model = lab_results_ctx(r, "cpu_model");
+		const char *model = lab_results_ctx(r, LAB_CSV_NAME(cpu_model));
 
 		snprintf(t, sizeof(t), "%s: %s (%s), %s +- stddev over %d iteration%s\n%s CPUs, %.*s, %s", r->groups[p->g],
 			 p->metric, shown, rep_higher(any) ? "Hmean" : "Amean", maxn, maxn == 1 ? "" : "s",
-			 lab_results_ctx(r, "cpus"), model_len(model), model, lab_results_ctx(r, "git_rev"));
+			 lab_results_ctx(r, LAB_CSV_NAME(cpus)), model_len(model), model, lab_results_ctx(r, LAB_CSV_NAME(git_rev)));
 		gp_str(s, t);
 	}
 	fprintf(s, "\nset xlabel '%s%s'\nset ylabel ", rep_count_unit(any->workload),
@@ -379,12 +379,12 @@ static int write_fairness(struct plot_ctx *p, FILE *d, FILE *s, const char *datp
 	{
 		char t[512];
 
-		const char *model = lab_results_ctx(r, "cpu_model");
+		const char *model = lab_results_ctx(r, LAB_CSV_NAME(cpu_model));
 
 		snprintf(t, sizeof(t), "%s: operations per thread at %d threads, most to least (rank means over %d iteration%s)\n"
 				       "%s CPUs, %.*s, %s",
-			 r->groups[p->g], T, iters, iters == 1 ? "" : "s", lab_results_ctx(r, "cpus"),
-			 model_len(model), model, lab_results_ctx(r, "git_rev"));
+			 r->groups[p->g], T, iters, iters == 1 ? "" : "s", lab_results_ctx(r, LAB_CSV_NAME(cpus)),
+			 model_len(model), model, lab_results_ctx(r, LAB_CSV_NAME(git_rev)));
 		fprintf(s, "set title ");
 		gp_str(s, t);
 	}

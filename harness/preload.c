@@ -1398,9 +1398,8 @@ static void pl_csv(const char *path, const struct pl_shard *tot, const struct pl
 		/* The first process to write makes the header (two racing ones make two: readers skip it). */
 		struct lab_buf h = { 0 };
 
-		for (int i = 0; lab_csv_columns[i]; i++)
-			lab_buf_printf(&h, "%s%s", i ? "," : "", lab_csv_columns[i]);
-		lab_buf_printf(&h, "\n%.*s", (int)b.len, b.p);
+		lab_csv_header(&h);
+		lab_buf_printf(&h, "%.*s", (int)b.len, b.p);
 		lab_buf_free(&b);
 		b = h;
 	}

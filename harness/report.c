@@ -17,10 +17,10 @@
 #include "workload.h"
 
 static const char *const format_names[] = {
-	[LAB_FMT_TABLE] = "table",	 [LAB_FMT_MMTESTS] = "mmtests", [LAB_FMT_LKP] = "lkp",
-	[LAB_FMT_LOCKTEST] = "locktest", [LAB_FMT_SPEEDUP] = "speedup", [LAB_FMT_DURATION] = "duration",
-	[LAB_FMT_CSV] = "csv",		 [LAB_FMT_MARKDOWN] = "markdown", [LAB_FMT_EMAIL] = "email",
-	[LAB_FMT_JSON] = "json",	 [LAB_FMT_NONE] = "none",
+#define FORMAT_NAME(e, name) [LAB_FMT_##e] = #name,
+	LAB_REPORT_FORMAT_LIST(FORMAT_NAME)
+#undef FORMAT_NAME
+	[LAB_FMT_NONE] = "none",
 };
 
 int lab_report_format_parse(const char *s, enum lab_report_format *f)
@@ -31,6 +31,11 @@ int lab_report_format_parse(const char *s, enum lab_report_format *f)
 			return 0;
 		}
 	return -1;
+}
+
+const char *lab_report_format_name(enum lab_report_format f)
+{
+	return (size_t)f < sizeof(format_names) / sizeof(format_names[0]) ? format_names[f] : "?";
 }
 
 int lab_report_era_parse(const char *s, enum lab_mmtests_era *era)
@@ -583,15 +588,13 @@ static int check_names(const struct lab_rctx *c)
 int lab_report_print(FILE *out, const struct lab_report_opts *o)
 {
 	static int (*const fmt[])(struct lab_rctx *) = {
-		[LAB_FMT_TABLE] = rep_table,	   [LAB_FMT_MMTESTS] = rep_mmtests,
-		[LAB_FMT_LKP] = rep_lkp,	   [LAB_FMT_LOCKTEST] = rep_locktest,
-		[LAB_FMT_SPEEDUP] = rep_speedup,   [LAB_FMT_DURATION] = rep_duration,
-		[LAB_FMT_CSV] = rep_csv,	   [LAB_FMT_MARKDOWN] = rep_markdown,
-		[LAB_FMT_EMAIL] = rep_email,	   [LAB_FMT_JSON] = rep_json,
+#define FORMAT_PRINTER(e, name) [LAB_FMT_##e] = rep_##name,
+		LAB_REPORT_FORMAT_LIST(FORMAT_PRINTER)
+#undef FORMAT_PRINTER
 	};
 	struct lab_report_opts ro = *o;
 	struct lab_results r;
-	struct lab_rctx c = { out, &ro, &r };
+	struct lab_rctx c = { out, &ro, &r, o };
 	char err[2048];
 	int st = 0, n;
 

@@ -1,31 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * `rwlab report`: comparison tables read only from a results CSV, in the
- * layouts the mailing-list threads use (research/workloads.md §2.d, §3;
- * research/peers.md §14):
- *
- *   table     (default) the labelled aggregate (Hmean or Amean, ±(H)CoeffVar)
- *             and the change against the baseline, 4 significant digits,
- *             thread counts as rows and columns side by side, or transposed
- *             (columns as rows) when that fits 100 columns and the other
- *             does not; wider still, the table is cut into column blocks
- *   mmtests   compare-mmtests.pl as of the --mmtests-era: Min, Hmean|Amean,
- *             HStddev|Stddev, HCoeffVar|CoeffVar, Max, BHmean.95 (today) or
- *             the 2019 rows; metric-threads ops (reaim: mix-clients, one
- *             table), "(   0.00%)" for the baseline, "*  -9.86%*" where
- *             significant, positive = better
- *   lkp       0-day robot: "%stddev %change %stddev", " ±  N%" where the
- *             population stddev is above 2%, only changed stats (plus the
- *             workload's headline)
- *   locktest  Waiman Long's locktest lines: Min/Mean/Max, Total Rate,
- *             Percpu Rate, then the lock events that fired
- *   speedup   percent change against the baseline per thread count
- *   duration  User/System/Elapsed seconds summed over a column's cells
- *   csv       the comparison as tidy CSV (one row per series)
- *   markdown  the comparison as Markdown tables
- *   email     the default table within 80 columns, with the machine, for a mail
- *   json      every selected series (mean, spread, change, significance) and,
- *             with a reference, the verdict rows, as one JSON object
+ * layouts the mailing-list threads use (LAB_REPORT_FORMAT_LIST below).
  *
  * Means: Hmean for higher-is-better metrics, Amean otherwise; spreads are
  * HStddev (harmonic, population) around a Hmean, the sample (n - 1) Stddev
@@ -38,19 +14,60 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/*
+ * The formats, in --format's order: X(ENUM, name). Format NAME is printed by
+ * rep_NAME() (report_impl.h: the simple ones in report.c, the others in
+ * report_NAME.c). "none" (LAB_FMT_NONE) follows them: only the reference
+ * comparison. Adding a format: one X() line, its rep_NAME(), a report_NAME.c
+ * in harness/meson.build if it is not small, and the README's sentence on
+ * `report --format` (tests/unit/report.c checks every name against it).
+ */
+#define LAB_REPORT_FORMAT_LIST(X) \
+	/* (default) the labelled aggregate (Hmean or Amean, +-(H)CoeffVar) and the change against the   \
+	 * baseline, 4 significant digits, thread counts as rows and columns side by side, or transposed \
+	 * (columns as rows) when that fits 100 columns and the other does not; wider still, the table   \
+	 * is cut into column blocks */                                                                  \
+	X(TABLE, table)                                                                                  \
+	/* compare-mmtests.pl as of the --mmtests-era: Min, Hmean|Amean, HStddev|Stddev,                 \
+	 * HCoeffVar|CoeffVar, Max, BHmean.95 (today) or the 2019 rows; metric-threads ops (reaim:       \
+	 * mix-clients, one table), "(   0.00%)" for the baseline, "*  -9.86%*" where significant,      \
+	 * positive = better */                                                                          \
+	X(MMTESTS, mmtests)                                                                              \
+	/* 0-day robot: "%stddev %change %stddev", " +-  N%" where the population stddev is above 2%,   \
+	 * only changed stats (plus the workload's headline) */                                          \
+	X(LKP, lkp)                                                                                      \
+	/* Waiman Long's locktest lines: Min/Mean/Max, Total Rate, Percpu Rate, then the lock events     \
+	 * that fired */                                                                                 \
+	X(LOCKTEST, locktest)                                                                            \
+	/* percent change against the baseline per thread count */                                       \
+	X(SPEEDUP, speedup)                                                                              \
+	/* User/System/Elapsed seconds summed over a column's cells */                                   \
+	X(DURATION, duration)                                                                            \
+	/* the comparison as tidy CSV (one row per series) */                                            \
+	X(CSV, csv)                                                                                      \
+	/* the comparison as Markdown tables */                                                          \
+	X(MARKDOWN, markdown)                                                                            \
+	/* the default table within 80 columns, with the machine, for a mail */                          \
+	X(EMAIL, email)                                                                                  \
+	/* every selected series (mean, spread, change, significance) and, with a reference, the         \
+	 * verdict rows, as one JSON object */                                                           \
+	X(JSON, json)
+
 enum lab_report_format {
-	LAB_FMT_TABLE,
-	LAB_FMT_MMTESTS,
-	LAB_FMT_LKP,
-	LAB_FMT_LOCKTEST,
-	LAB_FMT_SPEEDUP,
-	LAB_FMT_DURATION,
-	LAB_FMT_CSV,
-	LAB_FMT_MARKDOWN,
-	LAB_FMT_EMAIL,			/* the readable table, 80 columns, for a mail */
-	LAB_FMT_JSON,			/* every series and the reference verdicts as one JSON object */
+#define LAB_REPORT_FORMAT_ENUM(e, name) LAB_FMT_##e,
+	LAB_REPORT_FORMAT_LIST(LAB_REPORT_FORMAT_ENUM)
+#undef LAB_REPORT_FORMAT_ENUM
 	LAB_FMT_NONE,			/* only the reference comparison */
 };
+
+/* Every --format name: "table, mmtests, ..., none" for messages, "table mmtests ... none" for completion. */
+#define LAB_REPORT_FORMAT_COMMA_(e, name) #name ", "
+#define LAB_REPORT_FORMAT_SPACE_(e, name) #name " "
+#define LAB_REPORT_FORMATS LAB_REPORT_FORMAT_LIST(LAB_REPORT_FORMAT_COMMA_) "none"
+#define LAB_REPORT_FORMAT_WORDS LAB_REPORT_FORMAT_LIST(LAB_REPORT_FORMAT_SPACE_) "none"
+
+/* The --format name of @f ("none" for LAB_FMT_NONE). */
+const char *lab_report_format_name(enum lab_report_format f);
 
 /*
  * Which mmtests the mmtests format (and the significance rule by default)
@@ -108,6 +125,12 @@ struct lab_refmap {
 		char words[256];	/* the thread's own words calling the change noise, with the source */
 	} flat[LAB_REFMAP_METRICS];
 	int nflat;
+	struct {
+		char bench[96], metric[128];	/* published benchmark and metric */
+		char clients[32];	/* published clients, or "*" for every count */
+		char words[256];	/* why rwlab's figure cannot be compared with it (map.not_comparable) */
+	} nc[LAB_REFMAP_METRICS];
+	int nnc;
 };
 
 struct lab_report_opts {
@@ -124,13 +147,14 @@ struct lab_report_opts {
 	const char *reference;		/* published CSV to compare against, or NULL */
 	const struct lab_refmap *map;	/* NULL: identity (same names, same thread counts) */
 	double flat_pct;		/* a published |change| below this, with no published spread, is flat (default 1) */
+	bool min_effect_set;		/* min_effect_pct given; otherwise LAB_VERDICT_MIN_EFFECT (report_ref.h) */
+	double min_effect_pct;		/* the floor of the verdicts' minimum effect, percent */
 	const char *title;		/* reference comparison title (matrix name), or NULL */
 	enum lab_mmtests_era era;	/* mmtests format and default significance rule */
 };
 
 /* Parse a --format name. Returns 0, or -1 (the caller prints LAB_REPORT_FORMATS). */
 int lab_report_format_parse(const char *s, enum lab_report_format *f);
-#define LAB_REPORT_FORMATS "table, mmtests, lkp, locktest, speedup, duration, csv, markdown, email, json, none"
 int lab_report_sig_parse(const char *s, enum lab_report_sig *sig);
 #define LAB_REPORT_SIGS "ci, ttest, none"
 

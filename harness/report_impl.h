@@ -13,8 +13,9 @@
 
 struct lab_rctx {
 	FILE *out;
-	const struct lab_report_opts *o;
+	const struct lab_report_opts *o;	/* the options, the significance rule resolved */
 	struct lab_results *r;
+	const struct lab_report_opts *asked;	/* as the caller gave them (LAB_SIG_AUTO kept: the verdicts' default) */
 };
 
 /* Is the series selected by --metric (or the workload's headline) and --workload? */
@@ -70,17 +71,16 @@ void rep_split_name(const char *name, char *a, size_t alen, char *b, size_t blen
 /* @v rounded to an integer with thousands separators: 74506.4 -> "74,506". */
 void rep_thousands(double v, char *buf, size_t len);
 
-int rep_table(struct lab_rctx *c);
-int rep_mmtests(struct lab_rctx *c);
-int rep_lkp(struct lab_rctx *c);
-int rep_locktest(struct lab_rctx *c);
-int rep_speedup(struct lab_rctx *c);
-int rep_duration(struct lab_rctx *c);
-int rep_csv(struct lab_rctx *c);
-int rep_markdown(struct lab_rctx *c);
-int rep_email(struct lab_rctx *c);
-/* Every series, and with o->reference the verdict rows (rep_reference_json()), as one JSON object. */
-int rep_json(struct lab_rctx *c);
+/*
+ * The printers, one per report.h's LAB_REPORT_FORMAT_LIST entry: rep_NAME()
+ * prints format NAME; returns the number of tables (or series) printed, 0
+ * when nothing matched, -1 after an error on stderr (json: its reference
+ * member failed). rep_json() also prints, with o->reference, the verdict
+ * rows (rep_reference_json()) in the same object.
+ */
+#define REP_PRINTER_DECLARE(e, name) int rep_##name(struct lab_rctx *c);
+LAB_REPORT_FORMAT_LIST(REP_PRINTER_DECLARE)
+#undef REP_PRINTER_DECLARE
 /* The reference comparison as a JSON member ("reference": {...}); 0, or 1 with an error on stderr. */
 int rep_reference_json(struct lab_rctx *c);
 /* Print @s as a JSON string literal; @v as a JSON number, null when NaN or infinite. */

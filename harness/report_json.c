@@ -83,8 +83,6 @@ static void series(const struct lab_rctx *c, const struct lab_series *s, const s
 
 int rep_json(struct lab_rctx *c)
 {
-	static const char *const ctx[] = { "cpus", "cpu_model", "kernel", "compiler", "build_type", "allocator",
-					   "pin", "git_rev", "host", NULL };
 	const struct lab_results *r = c->r;
 	FILE *f = c->out;
 	int printed = 0;
@@ -92,15 +90,20 @@ int rep_json(struct lab_rctx *c)
 	fputs("{\n  ", f);
 	str(f, "file", r->path, true);
 	fputs(",\n  \"context\": {", f);
-	for (int i = 0; ctx[i]; i++) {
-		const char *v = lab_results_ctx(r, ctx[i]);
+	for (int i = 0, first = 1; i < LAB_CSV_NCOLS; i++) {	/* csv.h's LAB_CSV_JSON columns */
+		const char *name = lab_csv_schema[i].name, *v;
 		char *end;
-		long n = v ? strtol(v, &end, 10) : 0;
+		long n;
 
-		if (!strcmp(ctx[i], "cpus") && v && *v && !*end && n > 0)	/* a count is a JSON number */
-			fprintf(f, "%s\"%s\": %ld", i ? ", " : "", ctx[i], n);
+		if (i < LAB_CSV_FIRST_CONTEXT || !(lab_csv_schema[i].readers & LAB_CSV_JSON))
+			continue;
+		v = lab_results_ctx(r, name);
+		n = v ? strtol(v, &end, 10) : 0;
+		if (i == LAB_CSV_COL_cpus && v && *v && !*end && n > 0)	/* a count is a JSON number */
+			fprintf(f, "%s\"%s\": %ld", first ? "" : ", ", name, n);
 		else
-			str(f, ctx[i], v, i == 0);
+			str(f, name, v, first);
+		first = 0;
 	}
 	fputs("},\n  ", f);
 	str(f, "baseline", r->columns[0], true);

@@ -159,8 +159,10 @@ int rep_lkp(struct lab_rctx *c)
 				if (!shown(c, g, m, r->threads[t]))
 					continue;
 				if (!rows++) {
-					static const char *const axes[] = { "compiler", "cpus", "build_type", "allocator",
-									    "kernel", "pin" };
+					/* LKP's result-path axes, its order; context columns all */
+					const char *const axes[] = { LAB_CSV_NAME(compiler), LAB_CSV_NAME(cpus),
+								     LAB_CSV_NAME(build_type), LAB_CSV_NAME(allocator),
+								     LAB_CSV_NAME(kernel), LAB_CSV_NAME(pin) };
 
 					fprintf(c->out, "%s=========================================================="
 							"===============================\n",

@@ -99,7 +99,7 @@ int rep_locktest(struct lab_rctx *c)
 				}
 				if (!events)
 					fprintf(c->out, "lock events: %s\n",
-						strcmp(lab_results_ctx(r, "event_counts"), "1") ? "not counted in this build" :
+						strcmp(lab_results_ctx(r, LAB_CSV_NAME(event_counts)), "1") ? "not counted in this build" :
 												      "none fired");
 				printed++;
 			}

@@ -1,31 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The published figures next to rwlab's, row by row, with a verdict that
- * takes noise into account on both sides (README "Verdicts").
- *
- * For every mapped metric and every non-baseline published variant, one row
- * per published client count: the published baseline and variant values and
- * their change, the rwlab thread count it maps to, rwlab's baseline and
- * column values (the table mean, or the total over iterations for "sum"
- * metrics) and their change. Changes are plain value changes, 100 (new/base
- * - 1), for both sides (published "speedup-percent" rows are that change
- * already). Each row is one of, checked in this order:
- *
- *   n/a             a side is missing, or a smaller published count maps to
- *                   the same rwlab thread count (not counted)
- *   scale-gap       rwlab's thread count is more than 4 times away from the
- *                   published client count either way, or rwlab runs more
- *                   threads than its CPUs where the published count did not
- *                   exceed the published machine's CPUs (published_cpus)
- *   published-flat  the published change is within its own noise: the
- *                   table's stddev (or coeffvar) rows fail the same 95%
- *                   interval rule mmtests stars with (|diff| <= 1.96 (sd_a +
- *                   sd_b)), or the thread's words say so (map.flat), or,
- *                   with neither, |change| < --flat (default 1%). rwlab
- *                   agrees there only if its own change is not significant.
- *   inconclusive    rwlab's change is not significant (--significance)
- *   agree/disagree  rwlab's change is significant and in the published
- *                   direction / the opposite one
+ * judges both sides' significance and the size of the change (report_ref.h,
+ * README "Reports and verdicts"). This file computes struct lab_vtab and
+ * prints it as text or as the json format's "reference" member.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -35,6 +13,7 @@
 #include "format.h"
 #include "matrix.h"
 #include "report_impl.h"
+#include "report_ref.h"
 #include "stats.h"
 #include "workload.h"
 
@@ -43,11 +22,17 @@ enum { R_BENCH, R_STAT, R_METRIC, R_CLIENTS, R_VARIANT, R_VALUE, R_NR };
 struct ref {
 	struct lab_csv_table t;
 	int col[R_NR];
+	int mark, rule;			/* optional columns: -1 when the table has none */
 };
 
 static const char *rf(const struct ref *ref, int row, int c)
 {
 	return ref->t.rows[row][ref->col[c]];
+}
+
+static const char *ref_opt(const struct ref *ref, int row, int col)
+{
+	return row >= 0 && col >= 0 ? ref->t.rows[row][col] : "";
 }
 
 static bool in_strs(const char **a, int n, const char *s)
@@ -57,6 +42,54 @@ static bool in_strs(const char **a, int n, const char *s)
 			return true;
 	return false;
 }
+
+/* ---- the verdict itself ------------------------------------------------------------ */
+
+static const char *const verdict_names[] = {
+	[LAB_V_AGREE] = "agree",		[LAB_V_AGREE_DIRECTION] = "agree-direction",
+	[LAB_V_DISAGREE] = "disagree",		[LAB_V_INCONCLUSIVE] = "inconclusive",
+	[LAB_V_PUBLISHED_FLAT] = "published-flat", [LAB_V_NOT_COMPARABLE] = "not-comparable",
+	[LAB_V_SCALE_GAP] = "scale-gap",	[LAB_V_NA] = "n/a",
+};
+
+const char *lab_verdict_name(enum lab_verdict v)
+{
+	return v >= 0 && v < LAB_V_NR ? verdict_names[v] : "?";
+}
+
+const char *lab_pub_sig_name(enum lab_pub_sig s)
+{
+	return s == LAB_PUB_SIGNIFICANT ? "significant" : s == LAB_PUB_NOT_SIGNIFICANT ? "not significant" : "unmarked";
+}
+
+const char *lab_verdict_ratio_str(double q, char *buf, size_t len)
+{
+	snprintf(buf, len, q < 9.995 ? "%.2fx" : "%.0fx", q);
+	return buf;
+}
+
+enum lab_verdict lab_verdict_judge(double pch, enum lab_pub_sig pub, double och, bool our_sig, double *ratio)
+{
+	double q = NAN;
+	enum lab_verdict v;
+
+	if (pub == LAB_PUB_NOT_SIGNIFICANT || pch == 0)
+		v = LAB_V_PUBLISHED_FLAT;
+	else if (!our_sig || och == 0)
+		v = LAB_V_INCONCLUSIVE;
+	else if ((och > 0) != (pch > 0))
+		v = LAB_V_DISAGREE;
+	else {
+		q = och / pch;
+		v = pub == LAB_PUB_SIGNIFICANT && q <= LAB_VERDICT_SIZE_FACTOR && q >= 1 / LAB_VERDICT_SIZE_FACTOR ?
+			    LAB_V_AGREE : LAB_V_AGREE_DIRECTION;
+	}
+	if (ratio)
+		*ratio = q;
+	return v;
+}
+
+/* ---- rwlab's side ------------------------------------------------------------------- */
 
 /* Does workload label @label match the map's @want (an exact label, a spec normalised by the registry, or a name)? */
 static bool workload_matches(const char *label, const char *want)
@@ -117,29 +150,219 @@ static double our_value(const struct lab_results *r, int ic, const char *wl, int
 	return *higher && !isnan(lab_hmean(v, n)) ? lab_hmean(v, n) : lab_amean(v, n);
 }
 
-static const char *const verdict_names[] = { "agree", "disagree", "inconclusive", "published-flat", "scale-gap",
-					       "n/a" };
-enum verdict { V_AGREE, V_DISAGREE, V_INCONCLUSIVE, V_PUBFLAT, V_SCALEGAP, V_NA, V_NR };
+/*
+ * The run's noise floor for map.metric @k (rwlab metric @im): the median
+ * spread of every cell of that workload and metric with two or more
+ * iterations, and the change the rule @sig would need between two cells of
+ * that spread: the minimum effect's noise term.
+ */
+static void noise_floor(const struct lab_results *r, const struct lab_refmap *map, int k, int im,
+			enum lab_report_sig sig, double floor_opt, struct lab_vmetric *vm)
+{
+	double *cv = malloc((size_t)(r->ns ? r->ns : 1) * sizeof(*cv));
+	int *ns = malloc((size_t)(r->ns ? r->ns : 1) * sizeof(*ns)), n = 0;
 
-struct vrow {
-	int k, col;			/* map.metric and map.column indexes */
-	const char *clients;
-	double pb, pn, pch;		/* published baseline, variant, change (%) */
-	double psb, psn;		/* their published standard deviations (NaN: none) */
-	int th;				/* rwlab threads: -1 none, 0 every count pooled */
-	double ob, on, och;		/* rwlab's */
-	int nb, nn;			/* rwlab iterations behind ob and on */
-	bool sig;			/* rwlab's change significant */
-	enum verdict v;
-	char why[320];			/* the reason for n/a, scale-gap and published-flat */
-};
+	if (!cv || !ns)
+		abort();
+	memset(vm, 0, sizeof(*vm));
+	for (int i = 0; i < r->ns && im >= 0; i++) {
+		const struct lab_series *s = &r->s[i];
+		double c;
 
-struct vtab {
-	struct vrow *row;
-	int n;
-	int count[V_NR];
-	int flat_quiet;			/* published-flat rows where rwlab's change is not significant either */
-};
+		if (s->im != im || s->n < 2 || !workload_matches(s->workload, map->met[k].workload))
+			continue;
+		c = lab_fmt_spread(s->v, s->n, map->met[k].sum ? LAB_BETTER_LOWER : s->better, NULL);
+		if (isnan(c))
+			continue;
+		ns[n] = s->n;
+		cv[n++] = c;
+	}
+	vm->cells = n;
+	vm->floor_pct = n ? lab_median(cv, n) : NAN;
+	if (n) {
+		double *d = malloc((size_t)n * sizeof(*d));
+
+		if (!d)
+			abort();
+		for (int i = 0; i < n; i++)
+			d[i] = ns[i];
+		vm->n = (int)floor(lab_median(d, n));
+		free(d);
+	}
+	if (!n || sig == LAB_SIG_NONE)
+		vm->noise_pct = NAN;
+	else if (sig == LAB_SIG_TTEST)
+		vm->noise_pct = lab_student_t_crit2(0.10, 2.0 * vm->n - 2) * sqrt(2.0 / vm->n) * vm->floor_pct;
+	else
+		vm->noise_pct = 2 * LAB_QNORM_975 * vm->floor_pct;
+	vm->min_effect = isnan(vm->noise_pct) || vm->noise_pct < floor_opt ? floor_opt : vm->noise_pct;
+	free(cv);
+	free(ns);
+}
+
+/* rwlab's figures of one row. */
+static void rwlab_row(const struct lab_results *r, const struct lab_refmap *map, int im, enum lab_report_sig sig,
+		      const struct lab_vmetric *vm, struct lab_vrow *row)
+{
+	int base_ic = lab_results_column(r, map->col[0].ours), ic = lab_results_column(r, map->col[row->col].ours);
+	bool sum = map->met[row->k].sum, higher = false, hn;
+	double *vb = NULL, *vn = NULL;
+
+	row->ob = row->on = row->och = row->sb = row->sn = NAN;
+	row->sig = row->rule_sig = false;
+	if (row->th < 0 || im < 0 || base_ic < 0 || ic < 0)
+		return;
+	row->ob = our_value(r, base_ic, map->met[row->k].workload, im, row->th, sum, &vb, &row->nb, &higher);
+	row->on = our_value(r, ic, map->met[row->k].workload, im, row->th, sum, &vn, &row->nn, &hn);
+	if (!isnan(row->ob) && row->ob != 0 && !isnan(row->on))
+		row->och = 100 * (row->on / row->ob - 1);
+	if (row->nb && row->nn) {
+		enum lab_better b = higher && !sum ? LAB_BETTER_HIGHER : LAB_BETTER_LOWER;
+
+		row->rule_sig = rep_sig_values(sig, vb, row->nb, vn, row->nn, higher && !sum);
+		row->sb = lab_fmt_spread(vb, row->nb, b, NULL);
+		row->sn = lab_fmt_spread(vn, row->nn, b, NULL);
+	}
+	row->sig = row->rule_sig && !isnan(row->och) && fabs(row->och) >= vm->min_effect;
+	free(vb);
+	free(vn);
+}
+
+/* ---- the published side --------------------------------------------------------------- */
+
+/* The row of the published cell (@stat, @clients, @variant) of map.metric @k, or -1. */
+static int ref_cell(const struct ref *ref, const struct lab_refmap *map, int k, const char *stat, const char *clients,
+		    const char *variant)
+{
+	for (int i = 0; i < ref->t.nrows; i++)
+		if (!strcmp(rf(ref, i, R_BENCH), map->met[k].bench) && !strcmp(rf(ref, i, R_METRIC), map->met[k].metric) &&
+		    !strcasecmp(rf(ref, i, R_STAT), stat) && !strcmp(rf(ref, i, R_CLIENTS), clients) &&
+		    !strcmp(rf(ref, i, R_VARIANT), variant))
+			return i;
+	return -1;
+}
+
+/* The published standard deviation of a cell: its stddev row, or its coeffvar row x @mean (NaN: none). */
+static double published_sd(const struct ref *ref, const struct lab_refmap *map, int k, const char *clients,
+			   const char *variant, double mean)
+{
+	int i = ref_cell(ref, map, k, "stddev", clients, variant);
+
+	if (i >= 0)
+		return strtod(rf(ref, i, R_VALUE), NULL);
+	i = ref_cell(ref, map, k, "coeffvar", clients, variant);
+	return i >= 0 && !isnan(mean) ? strtod(rf(ref, i, R_VALUE), NULL) * fabs(mean) / 100 : NAN;
+}
+
+static bool is_spread_stat(const char *st)
+{
+	return !strcasecmp(st, "stddev") || !strcasecmp(st, "coeffvar");
+}
+
+/* Does a matrix line (BENCH | METRIC | CLIENTS|*) name row @row? */
+static bool map_names(const char *bench, const char *metric, const char *clients, const struct lab_vrow *row)
+{
+	return !strcmp(bench, row->bench) && !strcmp(metric, row->metric) &&
+	       (!strcmp(clients, "*") || !strcmp(clients, row->clients));
+}
+
+/* LKP's %stddev of a cell as printed: "±N%" -> N; none printed -> its 2% bound. */
+static double lkp_pct(const char *mark)
+{
+	return !strncmp(mark, "±", strlen("±")) ? atof(mark + strlen("±")) : 2.0;
+}
+
+/*
+ * LKP's changed-stat rule as far as the printed figures allow
+ * (lib/changed_stat.rb, research/workloads.md §3.3): the ratio of the two
+ * means above 1.01 for the benchmark's own stats (vm-scalability.* under
+ * vm-scalability) and 1.05 for the others, and the printed spreads apart:
+ * |diff| > 1.96 (sd_base + sd_new).
+ */
+static void lkp_sig(const char *mark_b, const char *mark_n, struct lab_vrow *row)
+{
+	size_t own = strcspn(row->bench, " ");
+	bool mine = !strncmp(row->metric, row->bench, own) && row->metric[own] == '.';
+	double floor = mine ? 1.01 : 1.05, lo = fmin(row->pb, row->pn), hi = fmax(row->pb, row->pn);
+	double ratio = lo > 0 ? hi / lo : INFINITY;
+	double sd_b = fabs(row->pb) * lkp_pct(mark_b) / 100, sd_n = fabs(row->pn) * lkp_pct(mark_n) / 100;
+	double lim = LAB_QNORM_975 * (sd_b + sd_n);
+	char d[32], l[32];
+
+	row->pub = ratio > floor && fabs(row->pn - row->pb) > lim ? LAB_PUB_SIGNIFICANT : LAB_PUB_NOT_SIGNIFICANT;
+	lab_fmt_num(fabs(row->pn - row->pb), d, sizeof(d));
+	lab_fmt_num(lim, l, sizeof(l));
+	snprintf(row->pub_why, sizeof(row->pub_why), "LKP: ratio %.3g %s %.2f%s, |diff| %s %s 1.96 x (%.0f%% + %.0f%%) = %s",
+		 ratio, ratio > floor ? ">" : "<=", floor, mine ? "" : " (not the benchmark's own stat)", d,
+		 fabs(row->pn - row->pb) > lim ? ">" : "<=", lkp_pct(mark_b), lkp_pct(mark_n), l);
+}
+
+/* The published side's significance of @row, as its table marks it (report_ref.h). */
+static void published_sig(const struct ref *ref, const struct lab_refmap *map, double flat, int ib, int in,
+			  struct lab_vrow *row)
+{
+	const char *rule = ref_opt(ref, in, ref->rule), *mark = ref_opt(ref, in, ref->mark);
+
+	snprintf(row->mark, sizeof(row->mark), "%s", mark);
+	row->rule = *rule ? rule : "none";
+	if (!strncmp(rule, "mmtests", 7) && *mark) {
+		row->pub = !strcmp(mark, "*") ? LAB_PUB_SIGNIFICANT : LAB_PUB_NOT_SIGNIFICANT;
+		snprintf(row->pub_why, sizeof(row->pub_why), "its table marks it '%s' (%s)", mark, rule);
+		return;
+	}
+	if (!strcmp(rule, "lkp")) {
+		lkp_sig(ref_opt(ref, ib, ref->mark), mark, row);
+		return;
+	}
+	if (!isnan(row->psb) && !isnan(row->psn)) {
+		double lim = LAB_QNORM_975 * (row->psb + row->psn);
+		char d[48], sb[48], sn[48];
+
+		row->pub = fabs(row->pn - row->pb) > lim ? LAB_PUB_SIGNIFICANT : LAB_PUB_NOT_SIGNIFICANT;
+		lab_fmt_num(fabs(row->pn - row->pb), d, sizeof(d));
+		lab_fmt_num(row->psb, sb, sizeof(sb));
+		lab_fmt_num(row->psn, sn, sizeof(sn));
+		snprintf(row->pub_why, sizeof(row->pub_why), "published |diff| %s %s 1.96 (sd %s + %s)", d,
+			 row->pub == LAB_PUB_SIGNIFICANT ? ">" : "<=", sb, sn);
+		return;
+	}
+	for (int i = 0; i < map->nflat; i++)
+		if (map_names(map->flat[i].bench, map->flat[i].metric, map->flat[i].clients, row)) {
+			row->pub = LAB_PUB_NOT_SIGNIFICANT;
+			snprintf(row->pub_why, sizeof(row->pub_why), "the thread: %s", map->flat[i].words);
+			return;
+		}
+	if (fabs(row->pch) < flat) {
+		row->pub = LAB_PUB_NOT_SIGNIFICANT;
+		snprintf(row->pub_why, sizeof(row->pub_why), "unmarked and |change| < %.2g%% (--flat)", flat);
+		return;
+	}
+	row->pub = LAB_PUB_UNMARKED;
+	snprintf(row->pub_why, sizeof(row->pub_why), "the table prints no significance for it");
+}
+
+/* The published figures of one row. */
+static void published_row(const struct ref *ref, const struct lab_refmap *map, const char *stat, double flat,
+			  struct lab_vrow *row)
+{
+	int ib = ref_cell(ref, map, row->k, stat, row->clients, map->col[0].ref);
+	int in = ref_cell(ref, map, row->k, stat, row->clients, map->col[row->col].ref);
+
+	row->pb = ib >= 0 ? strtod(rf(ref, ib, R_VALUE), NULL) : NAN;
+	row->pn = in >= 0 ? strtod(rf(ref, in, R_VALUE), NULL) : NAN;
+	if (!isnan(row->pb) && row->pb != 0)
+		row->pch = 100 * (row->pn / row->pb - 1);
+	else if (isnan(row->pb) && strstr(stat, "percent"))
+		row->pch = row->pn;	/* the published figure is the change itself */
+	else
+		row->pch = NAN;
+	row->psb = published_sd(ref, map, row->k, row->clients, map->col[0].ref, row->pb);
+	row->psn = published_sd(ref, map, row->k, row->clients, map->col[row->col].ref, row->pn);
+	if (!isnan(row->pch))
+		published_sig(ref, map, flat, ib, in, row);
+}
+
+/* ---- the mapping -------------------------------------------------------------------- */
 
 /* An identity map: published names equal to rwlab's column keys and (workload name, metric). */
 static int identity_map(const struct lab_results *r, const struct ref *ref, struct lab_refmap *map)
@@ -199,62 +422,8 @@ static int map_threads(const struct lab_refmap *map, const char *clients, int nc
 	return atoi(clients) > 0 ? atoi(clients) : -1;
 }
 
-/* The published standard deviation of (@bench, @metric, @clients, @variant): stddev rows, or coeffvar x mean. */
-static double published_sd(const struct ref *ref, const char *bench, const char *metric, const char *clients,
-			   const char *variant, double mean)
-{
-	for (int i = 0; i < ref->t.nrows; i++) {
-		const char *st = rf(ref, i, R_STAT);
-
-		if (strcmp(rf(ref, i, R_BENCH), bench) || strcmp(rf(ref, i, R_METRIC), metric) ||
-		    strcmp(rf(ref, i, R_CLIENTS), clients) || strcmp(rf(ref, i, R_VARIANT), variant))
-			continue;
-		if (!strcasecmp(st, "stddev"))
-			return strtod(rf(ref, i, R_VALUE), NULL);
-		if (!strcasecmp(st, "coeffvar") && !isnan(mean))
-			return strtod(rf(ref, i, R_VALUE), NULL) * fabs(mean) / 100;
-	}
-	return NAN;
-}
-
-static bool is_spread_stat(const char *st)
-{
-	return !strcasecmp(st, "stddev") || !strcasecmp(st, "coeffvar");
-}
-
-/* Is the published change of @row noise? Says why into row->why. */
-static bool published_flat(const struct lab_refmap *map, const struct lab_report_opts *o, int k, struct vrow *row)
-{
-	double flat = o->flat_pct > 0 ? o->flat_pct : 1.0;
-
-	if (!isnan(row->psb) && !isnan(row->psn)) {
-		double lim = LAB_QNORM_975 * (row->psb + row->psn);
-
-		if (fabs(row->pn - row->pb) > lim)
-			return false;
-		char d[48], sb[48], sn[48];
-
-		lab_fmt_num(fabs(row->pn - row->pb), d, sizeof(d));
-		lab_fmt_num(row->psb, sb, sizeof(sb));
-		lab_fmt_num(row->psn, sn, sizeof(sn));
-		snprintf(row->why, sizeof(row->why), "published |diff| %s <= 1.96 (sd %s + %s)", d, sb, sn);
-		return true;
-	}
-	for (int i = 0; i < map->nflat; i++)
-		if (!strcmp(map->flat[i].bench, map->met[k].bench) && !strcmp(map->flat[i].metric, map->met[k].metric) &&
-		    (!strcmp(map->flat[i].clients, "*") || !strcmp(map->flat[i].clients, row->clients))) {
-			snprintf(row->why, sizeof(row->why), "the thread: %s", map->flat[i].words);
-			return true;
-		}
-	if (fabs(row->pch) < flat) {
-		snprintf(row->why, sizeof(row->why), "published |change| < %.2g%% (--flat; no published spread)", flat);
-		return true;
-	}
-	return false;
-}
-
 /* Scale gap between the published client count and rwlab's thread count; says why into row->why. */
-static bool scale_gap(const struct lab_refmap *map, int ncpus, struct vrow *row)
+static bool scale_gap(const struct lab_refmap *map, int ncpus, struct lab_vrow *row)
 {
 	int C = !strcmp(row->clients, "all") ? map->cpus : atoi(row->clients), T = row->th;
 	double ratio;
@@ -275,77 +444,9 @@ static bool scale_gap(const struct lab_refmap *map, int ncpus, struct vrow *row)
 	return false;
 }
 
-static void classify(const struct lab_rctx *c, const struct lab_refmap *map, int ncpus, bool collapsed,
-		     struct vrow *row)
-{
-	if (isnan(row->pch) || isnan(row->och)) {
-		row->v = V_NA;
-		snprintf(row->why, sizeof(row->why), "%s",
-			 isnan(row->pch) ? "no published change" :
-			 row->th < 0 ? "no rwlab thread count for these clients (map.threads)" : "not in rwlab's results");
-	} else if (collapsed) {
-		row->v = V_NA;
-	} else if (scale_gap(map, ncpus, row)) {
-		row->v = V_SCALEGAP;
-	} else if (published_flat(map, c->o, row->k, row)) {
-		row->v = V_PUBFLAT;
-	} else if (!row->sig) {
-		row->v = V_INCONCLUSIVE;
-	} else {
-		row->v = (row->och > 0) == (row->pch > 0) ? V_AGREE : V_DISAGREE;
-	}
-}
-
-/* The published figures of one row. */
-static void published_row(const struct ref *ref, const struct lab_refmap *map, const char *stat, struct vrow *row)
-{
-	const char *bench = map->met[row->k].bench, *metric = map->met[row->k].metric;
-
-	row->pb = row->pn = NAN;
-	for (int i = 0; i < ref->t.nrows; i++) {
-		if (strcmp(rf(ref, i, R_BENCH), bench) || strcmp(rf(ref, i, R_METRIC), metric) ||
-		    strcmp(rf(ref, i, R_STAT), stat) || strcmp(rf(ref, i, R_CLIENTS), row->clients))
-			continue;
-		if (!strcmp(rf(ref, i, R_VARIANT), map->col[0].ref))
-			row->pb = strtod(rf(ref, i, R_VALUE), NULL);
-		else if (!strcmp(rf(ref, i, R_VARIANT), map->col[row->col].ref))
-			row->pn = strtod(rf(ref, i, R_VALUE), NULL);
-	}
-	if (!isnan(row->pb) && row->pb != 0)
-		row->pch = 100 * (row->pn / row->pb - 1);
-	else if (isnan(row->pb) && strstr(stat, "percent"))
-		row->pch = row->pn;	/* the published figure is the change itself */
-	else
-		row->pch = NAN;
-	row->psb = published_sd(ref, bench, metric, row->clients, map->col[0].ref, row->pb);
-	row->psn = published_sd(ref, bench, metric, row->clients, map->col[row->col].ref, row->pn);
-}
-
-/* rwlab's figures of one row. */
-static void rwlab_row(const struct lab_rctx *c, const struct lab_refmap *map, int im, struct vrow *row)
-{
-	const struct lab_results *r = c->r;
-	int base_ic = lab_results_column(r, map->col[0].ours), ic = lab_results_column(r, map->col[row->col].ours);
-	double *vb = NULL, *vn = NULL;
-	bool higher = false, hn;
-
-	row->ob = row->on = row->och = NAN;
-	row->sig = false;
-	if (row->th < 0 || im < 0 || base_ic < 0 || ic < 0)
-		return;
-	row->ob = our_value(r, base_ic, map->met[row->k].workload, im, row->th, map->met[row->k].sum, &vb, &row->nb,
-			    &higher);
-	row->on = our_value(r, ic, map->met[row->k].workload, im, row->th, map->met[row->k].sum, &vn, &row->nn, &hn);
-	if (!isnan(row->ob) && row->ob != 0 && !isnan(row->on))
-		row->och = 100 * (row->on / row->ob - 1);
-	if (row->nb && row->nn)
-		row->sig = rep_sig_values(c->o->sig, vb, row->nb, vn, row->nn, higher && !map->met[row->k].sum);
-	free(vb);
-	free(vn);
-}
-
 /* Is a smaller published count mapped to the same rwlab thread count? Says which into row->why. */
-static bool collapsed(const struct lab_refmap *map, const char **clients, int nclients, int ncpus, struct vrow *row)
+static bool collapsed(const struct lab_refmap *map, const char **clients, int nclients, int ncpus,
+		      struct lab_vrow *row)
 {
 	for (int cj = 0; cj < nclients && row->th > 0; cj++) {
 		if (atoi(clients[cj]) >= atoi(row->clients) || map_threads(map, clients[cj], ncpus) != row->th)
@@ -354,6 +455,72 @@ static bool collapsed(const struct lab_refmap *map, const char **clients, int nc
 		return true;
 	}
 	return false;
+}
+
+/* Does the matrix call @row not comparable (map.not_comparable)? Says why into row->why. */
+static bool not_comparable(const struct lab_refmap *map, struct lab_vrow *row)
+{
+	for (int i = 0; i < map->nnc; i++)
+		if (map_names(map->nc[i].bench, map->nc[i].metric, map->nc[i].clients, row)) {
+			snprintf(row->why, sizeof(row->why), "%s", map->nc[i].words);
+			return true;
+		}
+	return false;
+}
+
+/* Why the row has its class (the classes that are not decided before lab_verdict_judge()). */
+static void judged_why(const struct lab_vtab *vt, struct lab_vrow *row)
+{
+	char o[32], m[32], q[32];
+
+	lab_fmt_pct(row->och, o, sizeof(o));
+	lab_verdict_ratio_str(row->ratio, q, sizeof(q));
+	switch (row->v) {
+	case LAB_V_PUBLISHED_FLAT:
+		snprintf(row->why, sizeof(row->why), "%s; rwlab %s", row->pch == 0 ? "published change 0" : row->pub_why,
+			 row->sig ? "significant" : "not significant either");
+		break;
+	case LAB_V_INCONCLUSIVE:
+		snprintf(m, sizeof(m), "%.2g%%", vt->met[row->k].min_effect);
+		if (row->rule_sig)
+			snprintf(row->why, sizeof(row->why), "rwlab's %s is below the minimum effect %s", o, m);
+		else
+			snprintf(row->why, sizeof(row->why), "rwlab's %s is not significant (%s)", o, rep_sig_name(vt->sig));
+		break;
+	case LAB_V_DISAGREE:
+		snprintf(row->why, sizeof(row->why), "rwlab %s against the published change: opposite directions; published: %s",
+			 o, row->pub_why);
+		break;
+	case LAB_V_AGREE_DIRECTION:
+		if (row->pub == LAB_PUB_UNMARKED)
+			snprintf(row->why, sizeof(row->why), "%s the published change; not agree: %s", q, row->pub_why);
+		else
+			snprintf(row->why, sizeof(row->why), "%s the published change: outside %gx", q,
+				 LAB_VERDICT_SIZE_FACTOR);
+		break;
+	default:
+		row->why[0] = 0;
+	}
+}
+
+static void classify(const struct lab_vtab *vt, int ncpus, bool collapsed_row, struct lab_vrow *row)
+{
+	row->ratio = NAN;
+	if (isnan(row->pch) || isnan(row->och)) {
+		row->v = LAB_V_NA;
+		snprintf(row->why, sizeof(row->why), "%s",
+			 isnan(row->pch) ? "no published change" :
+			 row->th < 0 ? "no rwlab thread count for these clients (map.threads)" : "not in rwlab's results");
+	} else if (collapsed_row) {
+		row->v = LAB_V_NA;
+	} else if (not_comparable(vt->map, row)) {
+		row->v = LAB_V_NOT_COMPARABLE;
+	} else if (scale_gap(vt->map, ncpus, row)) {
+		row->v = LAB_V_SCALE_GAP;
+	} else {
+		row->v = lab_verdict_judge(row->pch, row->pub, row->och, row->sig, &row->ratio);
+		judged_why(vt, row);
+	}
 }
 
 /* The headline stat of map.metric @k ("hmean", "mean", ...: not a spread row) and its client counts. */
@@ -374,225 +541,138 @@ static const char *metric_rows(const struct ref *ref, const struct lab_refmap *m
 	return stat;
 }
 
-/* Compute every row. Returns 0, or 1 with an error on stderr. */
-static int compute(const struct lab_rctx *c, const struct ref *ref, const struct lab_refmap *map, struct vtab *vt)
+/* rwlab's rule: --significance, else the one the published marks were drawn with, else the era's. */
+static enum lab_report_sig verdict_sig(const struct lab_report_opts *o, const struct ref *ref, const char **from)
 {
-	const struct lab_results *r = c->r;
-	int ncpus = atoi(lab_results_ctx(r, "cpus"));
+	for (int i = 0; i < ref->t.nrows && o->sig == LAB_SIG_AUTO; i++) {
+		const char *rule = ref_opt(ref, i, ref->rule);
 
-	memset(vt, 0, sizeof(*vt));
-	for (int k = 0; k < map->nmet; k++) {
-		const char *clients[256], *stat;
-		char mbuf[96];
-		const char *metric = our_metric(map->met[k].workload, map->met[k].ours, mbuf, sizeof(mbuf));
-		int im = metric ? lab_results_metric(r, metric) : -1, nclients;
-
-		stat = metric_rows(ref, map, k, clients, &nclients);
-		if (!stat) {
-			fprintf(stderr, "rwlab report: %s has no rows for '%s | %s' (map.metric)\n", c->o->reference,
-				map->met[k].bench, map->met[k].metric);
-			return 1;
+		if (!strcmp(rule, "mmtests-ttest") || !strcmp(rule, "mmtests-ci")) {
+			*from = !strcmp(rule, "mmtests-ttest") ? "the table's own rule: its marks are mmtests' t-test stars "
+								 "(2018-10..2024-11)" :
+								 "the table's own rule: its marks are mmtests' interval stars";
+			return !strcmp(rule, "mmtests-ttest") ? LAB_SIG_TTEST : LAB_SIG_CI;
 		}
-		for (int col = 1; col < map->ncol; col++)
-			for (int ci = 0; ci < nclients; ci++) {
-				struct vrow *row;
-
-				vt->row = realloc(vt->row, (size_t)(vt->n + 1) * sizeof(*vt->row));
-				if (!vt->row)
-					abort();
-				row = &vt->row[vt->n++];
-				memset(row, 0, sizeof(*row));
-				row->k = k, row->col = col, row->clients = clients[ci];
-				row->th = map_threads(map, clients[ci], ncpus);
-				published_row(ref, map, stat, row);
-				rwlab_row(c, map, im, row);
-				classify(c, map, ncpus, collapsed(map, clients, nclients, ncpus, row), row);
-				vt->count[row->v]++;
-				vt->flat_quiet += row->v == V_PUBFLAT && !row->sig;
-			}
 	}
-	return 0;
-}
-
-static void threads_str(int th, char *buf, size_t len)
-{
-	if (th < 0)
-		snprintf(buf, len, "-");
-	else if (th == 0)
-		snprintf(buf, len, "all");
-	else
-		snprintf(buf, len, "%d", th);
-}
-
-static void print_row(FILE *f, const struct vrow *row)
-{
-	char b[6][48], ths[16];
-
-	lab_fmt_num(row->pb, b[0], sizeof(b[0]));
-	lab_fmt_num(row->pn, b[1], sizeof(b[1]));
-	lab_fmt_pct(row->pch, b[2], sizeof(b[2]));
-	lab_fmt_num(row->ob, b[3], sizeof(b[3]));
-	lab_fmt_num(row->on, b[4], sizeof(b[4]));
-	lab_fmt_pct(row->och, b[5], sizeof(b[5]) - 1);
-	if (row->sig && !isnan(row->och))
-		strcat(b[5], "*");
-	threads_str(row->th, ths, sizeof(ths));
-	fprintf(f, "%-7s %10s %10s %8s | %7s %10s %10s %8s | %s", row->clients, b[0], b[1], b[2], ths, b[3], b[4], b[5],
-		verdict_names[row->v]);
-	if (row->v == V_PUBFLAT)
-		fprintf(f, ", rwlab %s", row->sig ? "significant" : "not significant either");
-	fputc('\n', f);
-	if (row->why[0] && row->v != V_INCONCLUSIVE)
-		fprintf(f, "%8s(%s)\n", "", row->why);
-}
-
-static void print_text(const struct lab_rctx *c, const struct ref *ref, const struct lab_refmap *map,
-		       const struct vtab *vt)
-{
-	const struct lab_results *r = c->r;
-	const struct lab_report_opts *o = c->o;
-	int counted = 0;
-
-	fprintf(c->out, "\n%s%spublished %s%s%s vs rwlab %s (%s CPUs, %s)\n", o->title ? o->title : "",
-		o->title ? ": " : "", o->reference, map->machine[0] ? ", " : "", map->machine, r->path,
-		lab_results_ctx(r, "cpus"), lab_results_ctx(r, "cpu_model"));
-	for (int i = 0; i < vt->n; i++) {
-		const struct vrow *row = &vt->row[i];
-		int k = row->k;
-
-		if (!i || row->k != vt->row[i - 1].k || row->col != vt->row[i - 1].col) {
-			const char *clients[256], *stat;
-			int nclients;
-			char mbuf[96];
-			const char *metric = our_metric(map->met[k].workload, map->met[k].ours, mbuf, sizeof(mbuf));
-
-			stat = metric_rows(ref, map, k, clients, &nclients);
-			fprintf(c->out, "\n%s | %s (published %s)  <->  rwlab %s %s (%s)\n", map->met[k].bench,
-				map->met[k].metric, stat, map->met[k].workload, metric ? metric : map->met[k].ours,
-				map->met[k].sum ? "total over iterations" : "Hmean or Amean of iterations");
-			fprintf(c->out, "published: base %s, new %s; rwlab: base %s, new %s\n", map->col[0].ref,
-				map->col[row->col].ref, map->col[0].ours, map->col[row->col].ours);
-			fprintf(c->out, "%-7s %10s %10s %8s | %7s %10s %10s %8s | verdict\n", "clients", "base", "new",
-				"change", rep_count_unit(map->met[k].workload), "base", "new", "change");
-		}
-		print_row(c->out, row);
+	if (o->sig != LAB_SIG_AUTO) {
+		*from = "--significance";
+		return o->sig;
 	}
-	for (int v = 0; v < V_NA; v++)
-		counted += vt->count[v];
-	fprintf(c->out, "\nagree %d, disagree %d, inconclusive %d, published-flat %d, scale-gap %d of %d rows (%s)\n",
-		vt->count[V_AGREE], vt->count[V_DISAGREE], vt->count[V_INCONCLUSIVE], vt->count[V_PUBFLAT],
-		vt->count[V_SCALEGAP], counted, rep_sig_name(o->sig));
-	fprintf(c->out, "(published-flat rows where rwlab's change is not significant either: %d of %d; "
-			"%d rows not compared; change = 100 (new/base - 1); * = rwlab change significant)\n",
-		vt->flat_quiet, vt->count[V_PUBFLAT], vt->count[V_NA]);
+	*from = o->era == LAB_ERA_2019 ? "--mmtests-era 2019" : "the report's default";
+	return o->era == LAB_ERA_2019 ? LAB_SIG_TTEST : LAB_SIG_CI;
 }
 
-static void print_json(const struct lab_rctx *c, const struct lab_refmap *map, const struct vtab *vt)
-{
-	FILE *f = c->out;
-	int counted = 0;
-
-	fputs(",\n  \"reference\": {\n    \"published\": ", f);
-	rep_json_str(f, c->o->reference);
-	fputs(",\n    \"machine\": ", f);
-	rep_json_str(f, map->machine);
-	fprintf(f, ",\n    \"published_cpus\": %d,\n    \"test\": ", map->cpus);
-	rep_json_str(f, rep_sig_name(c->o->sig));
-	fputs(",\n    \"rows\": [", f);
-	for (int i = 0; i < vt->n; i++) {
-		const struct vrow *row = &vt->row[i];
-		const double nums[] = { row->pb, row->pn, row->pch, row->psb, row->psn, row->ob, row->on, row->och };
-		static const char *const keys[] = { "published_base", "published_new", "published_change_pct",
-						    "published_base_sd", "published_new_sd", "rwlab_base", "rwlab_new",
-						    "rwlab_change_pct" };
-
-		fputs(i ? ",\n      {" : "\n      {", f);
-		fputs("\"benchmark\": ", f);
-		rep_json_str(f, map->met[row->k].bench);
-		fputs(", \"metric\": ", f);
-		rep_json_str(f, map->met[row->k].metric);
-		fputs(", \"variant\": ", f);
-		rep_json_str(f, map->col[row->col].ref);
-		fputs(", \"clients\": ", f);
-		rep_json_str(f, row->clients);
-		fprintf(f, ", \"threads\": %d", row->th);
-		for (size_t j = 0; j < sizeof(nums) / sizeof(nums[0]); j++) {
-			fprintf(f, ", \"%s\": ", keys[j]);
-			rep_json_num(f, nums[j]);
-		}
-		fprintf(f, ", \"rwlab_significant\": %s, \"verdict\": ", row->sig ? "true" : "false");
-		rep_json_str(f, verdict_names[row->v]);
-		fputs(", \"why\": ", f);
-		rep_json_str(f, row->why);
-		fputc('}', f);
-	}
-	for (int v = 0; v < V_NA; v++)
-		counted += vt->count[v];
-	fprintf(f, "\n    ],\n    \"summary\": {\"agree\": %d, \"disagree\": %d, \"inconclusive\": %d, "
-		   "\"published_flat\": %d, \"scale_gap\": %d, \"rows\": %d, \"not_compared\": %d, "
-		   "\"published_flat_rwlab_not_significant\": %d}\n  }",
-		vt->count[V_AGREE], vt->count[V_DISAGREE], vt->count[V_INCONCLUSIVE], vt->count[V_PUBFLAT],
-		vt->count[V_SCALEGAP], counted, vt->count[V_NA], vt->flat_quiet);
-}
-
-/* Load the published table and the map (the identity when none is given). Returns 0 or 1. */
-static int load(const struct lab_rctx *c, struct ref *ref, struct lab_refmap *idmap, const struct lab_refmap **map)
+/* Load the published table. Returns 0 or 1 (error on stderr). */
+static int load_ref(const char *path, struct ref *ref)
 {
 	static const char *const need[R_NR] = { "benchmark", "stat", "metric", "clients", "variant", "value" };
-	const struct lab_report_opts *o = c->o;
 	char err[1024];
 
-	if (lab_csv_read(o->reference, &ref->t, err, sizeof(err))) {
+	if (lab_csv_read(path, &ref->t, err, sizeof(err))) {
 		fprintf(stderr, "rwlab report: %s\n", err);
 		return 1;
 	}
 	for (int i = 0; i < R_NR; i++)
 		if ((ref->col[i] = lab_csv_col(&ref->t, need[i])) < 0) {
 			fprintf(stderr, "rwlab report: %s: no column '%s' (a published table has benchmark, stat, "
-					"metric, clients, variant, value)\n", o->reference, need[i]);
-			lab_csv_free(&ref->t);
+					"metric, clients, variant, value, and optionally mark and rule)\n", path, need[i]);
 			return 1;
 		}
-	*map = o->map;
-	if (!*map) {
-		if (identity_map(c->r, ref, idmap)) {
-			fprintf(stderr, "rwlab report: %s and %s share no variants and metrics by name; "
-					"give a matrix with map.column and map.metric (rwlab report --matrix NAME)\n",
-				o->reference, c->r->path);
-			lab_csv_free(&ref->t);
-			return 1;
-		}
-		*map = idmap;
-	}
+	ref->mark = lab_csv_col(&ref->t, "mark");
+	ref->rule = lab_csv_col(&ref->t, "rule");
 	return 0;
 }
 
-static int reference(struct lab_rctx *c, bool json)
+static struct lab_vrow *new_row(struct lab_vtab *vt)
 {
-	const struct lab_refmap *map;
-	struct lab_refmap idmap;
-	struct ref ref;
-	struct vtab vt;
-	int st;
+	vt->row = realloc(vt->row, (size_t)(vt->n + 1) * sizeof(*vt->row));
+	if (!vt->row)
+		abort();
+	memset(&vt->row[vt->n], 0, sizeof(vt->row[0]));
+	return &vt->row[vt->n++];
+}
 
-	if (load(c, &ref, &idmap, &map))
+/* Every row of map.metric @k. Returns 0 or 1 (error on stderr). */
+static int metric_block(const struct lab_report_opts *o, const struct lab_results *r, const struct ref *ref, int k,
+			struct lab_vtab *vt)
+{
+	const struct lab_refmap *map = vt->map;
+	const char *clients[256], *stat;
+	char mbuf[96];
+	const char *metric = our_metric(map->met[k].workload, map->met[k].ours, mbuf, sizeof(mbuf));
+	int im = metric ? lab_results_metric(r, metric) : -1, nclients, ncpus = atoi(lab_results_ctx(r, LAB_CSV_NAME(cpus)));
+	double flat = o->flat_pct > 0 ? o->flat_pct : 1.0;
+
+	stat = metric_rows(ref, map, k, clients, &nclients);
+	if (!stat) {
+		fprintf(stderr, "rwlab report: %s has no rows for '%s | %s' (map.metric)\n", o->reference, map->met[k].bench,
+			map->met[k].metric);
 		return 1;
-	st = compute(c, &ref, map, &vt);
-	if (!st && json)
-		print_json(c, map, &vt);
-	else if (!st)
-		print_text(c, &ref, map, &vt);
-	free(vt.row);
-	lab_csv_free(&ref.t);
-	return st;
+	}
+	noise_floor(r, map, k, im, vt->sig, vt->min_floor, &vt->met[k]);
+	snprintf(vt->met[k].metric, sizeof(vt->met[k].metric), "%s", metric ? metric : "");
+	for (int col = 1; col < map->ncol; col++)
+		for (int ci = 0; ci < nclients; ci++) {
+			struct lab_vrow *row = new_row(vt);
+
+			row->k = k, row->col = col, row->clients = clients[ci];
+			row->bench = map->met[k].bench, row->metric = map->met[k].metric;
+			row->variant = map->col[col].ref;
+			row->th = map_threads(map, clients[ci], ncpus);
+			published_row(ref, map, stat, flat, row);
+			rwlab_row(r, map, im, vt->sig, &vt->met[k], row);
+			classify(vt, ncpus, collapsed(map, clients, nclients, ncpus, row), row);
+			vt->count[row->v]++;
+			vt->flat_quiet += row->v == LAB_V_PUBLISHED_FLAT && !row->sig;
+		}
+	return 0;
 }
 
-int rep_reference(struct lab_rctx *c)
+int lab_vtab_compute(const struct lab_report_opts *o, const struct lab_results *r, struct lab_vtab *vt)
 {
-	return reference(c, false);
+	struct ref *ref = calloc(1, sizeof(*ref));
+
+	if (!ref)
+		abort();
+	memset(vt, 0, sizeof(*vt));
+	vt->ref = ref;
+	if (load_ref(o->reference, ref))
+		return 1;
+	vt->map = o->map;
+	if (!vt->map) {
+		if (identity_map(r, ref, &vt->idmap)) {
+			fprintf(stderr, "rwlab report: %s and %s share no variants and metrics by name; "
+					"give a matrix with map.column and map.metric (rwlab report --matrix NAME)\n",
+				o->reference, r->path);
+			return 1;
+		}
+		vt->map = &vt->idmap;
+	}
+	vt->sig = verdict_sig(o, ref, &vt->sig_from);
+	vt->min_floor = o->min_effect_set ? o->min_effect_pct : LAB_VERDICT_MIN_EFFECT;
+	for (int k = 0; k < vt->map->nmet; k++)
+		if (metric_block(o, r, ref, k, vt))
+			return 1;
+	return 0;
 }
 
-int rep_reference_json(struct lab_rctx *c)
+void lab_vtab_free(struct lab_vtab *vt)
 {
-	return reference(c, true);
+	struct ref *ref = vt->ref;
+
+	if (ref)
+		lab_csv_free(&ref->t);
+	free(ref);
+	free(vt->row);
+	memset(vt, 0, sizeof(*vt));
 }
+
+int lab_vtab_counted(const struct lab_vtab *vt)
+{
+	int n = 0;
+
+	for (int v = 0; v < LAB_V_NR; v++)
+		n += v != LAB_V_NA && v != LAB_V_NOT_COMPARABLE ? vt->count[v] : 0;
+	return n;
+}
+

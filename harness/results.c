@@ -282,8 +282,8 @@ static int cell_host_cmp(const void *a, const void *b, void *arg)
  */
 static int check_hosts(const struct lab_results *r, const char *by, char *err, size_t errlen)
 {
-	struct host_cols h = { &r->t, lab_csv_col(&r->t, "variant"), lab_csv_col(&r->t, "workload"),
-			       lab_csv_col(&r->t, "threads"), lab_csv_col(&r->t, "host") };
+	struct host_cols h = { &r->t, lab_csv_col(&r->t, LAB_CSV_NAME(variant)), lab_csv_col(&r->t, LAB_CSV_NAME(workload)),
+			       lab_csv_col(&r->t, LAB_CSV_NAME(threads)), lab_csv_col(&r->t, LAB_CSV_NAME(host)) };
 	int *idx, ret = 0;
 
 	if (h.host < 0 || h.v < 0 || h.w < 0 || h.th < 0 || (by && strstr(by, "host")) || r->t.nrows < 2)
@@ -343,8 +343,8 @@ static void drop_cell(struct lab_results *r, char *const *key, const int *col)
  */
 static void failed_cells(struct lab_results *r, bool include)
 {
-	int col[3] = { lab_csv_col(&r->t, "variant"), lab_csv_col(&r->t, "workload"), lab_csv_col(&r->t, "threads") };
-	int cm = lab_csv_col(&r->t, "metric"), cv = lab_csv_col(&r->t, "value");
+	int col[3] = { lab_csv_col(&r->t, LAB_CSV_NAME(variant)), lab_csv_col(&r->t, LAB_CSV_NAME(workload)), lab_csv_col(&r->t, LAB_CSV_NAME(threads)) };
+	int cm = lab_csv_col(&r->t, LAB_CSV_NAME(metric)), cv = lab_csv_col(&r->t, LAB_CSV_NAME(value));
 
 	if (cm < 0 || cv < 0 || col[0] < 0 || col[1] < 0 || col[2] < 0)
 		return;

@@ -129,10 +129,8 @@ out:
 int lab_resume_load(struct lab_resume *r, const char *path, int iterations, const struct lab_context *ctx,
 		    const char *pin, char *err, size_t errlen)
 {
-	static const char *ctx_cols[] = { "pin", "cpus", "cpu_model", "kernel", "compiler", "build_type",
-					  "allocator", "event_counts", "git_rev", "host", "settings", "shard", "plan" };
-	char want[13][sizeof(((struct lab_context *)0)->cmdline)];
-	int ctx_col[13], col[5], ngroups = 0, gcap = 0;
+	char want[LAB_CSV_NCOLS][sizeof(ctx->cmdline) + 64];
+	int col[5], ngroups = 0, gcap = 0;
 	struct lab_csv_table t;
 	struct group *g = NULL;
 	struct stat st;
@@ -161,43 +159,33 @@ int lab_resume_load(struct lab_resume *r, const char *path, int iterations, cons
 			goto out;
 		}
 	}
-	col[0] = lab_csv_col(&t, "variant");
-	col[1] = lab_csv_col(&t, "workload");
-	col[2] = lab_csv_col(&t, "threads");
-	col[3] = lab_csv_col(&t, "iteration");
-	col[4] = lab_csv_col(&t, "metric");
+	/* The header is the schema: its columns are at their enum lab_csv_col indexes. */
+	col[0] = LAB_CSV_COL_variant;
+	col[1] = LAB_CSV_COL_workload;
+	col[2] = LAB_CSV_COL_threads;
+	col[3] = LAB_CSV_COL_iteration;
+	col[4] = LAB_CSV_COL_metric;
 
-	/* The run-wide settings the rows record must be this run's. */
-	snprintf(want[0], sizeof(want[0]), "%s", pin);
-	snprintf(want[1], sizeof(want[1]), "%d", ctx->cpus);
-	snprintf(want[2], sizeof(want[2]), "%s", ctx->cpu_model);
-	snprintf(want[3], sizeof(want[3]), "%s", ctx->kernel);
-	snprintf(want[4], sizeof(want[4]), "%s", ctx->compiler);
-	snprintf(want[5], sizeof(want[5]), "%s", ctx->build_type);
-	snprintf(want[6], sizeof(want[6]), "%s", ctx->allocator);
-	snprintf(want[7], sizeof(want[7]), "%d", ctx->event_counts);
-	snprintf(want[8], sizeof(want[8]), "%s", ctx->git_rev);
-	snprintf(want[9], sizeof(want[9]), "%s", ctx->host);
-	snprintf(want[10], sizeof(want[10]), "%s", ctx->settings);
-	snprintf(want[11], sizeof(want[11]), "%s", ctx->shard);
-	snprintf(want[12], sizeof(want[12]), "%s", ctx->plan);
-	for (int c = 0; c < 13; c++)
-		ctx_col[c] = lab_csv_col(&t, ctx_cols[c]);
+	/* The run-wide settings the rows record must be this run's (the LAB_CSV_RESUME columns). */
+	for (int c = LAB_CSV_FIRST_CONTEXT; c < LAB_CSV_NCOLS; c++)
+		lab_csv_context_value((enum lab_csv_col)c, ctx, pin, want[c], sizeof(want[c]));
 	for (int row = 0; row < t.nrows; row++) {
 		char **f = t.rows[row];
 
-		if (atoi(f[0]) != LAB_CSV_SCHEMA || strspn(f[0], "0123456789") != strlen(f[0])) {
-			snprintf(err, errlen, "--resume: %s:%d: schema '%s', expected %d", path, t.line[row], f[0],
+		const char *schema = f[LAB_CSV_COL_schema];
+
+		if (atoi(schema) != LAB_CSV_SCHEMA || strspn(schema, "0123456789") != strlen(schema)) {
+			snprintf(err, errlen, "--resume: %s:%d: schema '%s', expected %d", path, t.line[row], schema,
 				 LAB_CSV_SCHEMA);
 			goto out;
 		}
-		for (int c = 0; c < 13; c++) {
-			if (strcmp(f[ctx_col[c]], want[c])) {
+		for (int c = LAB_CSV_FIRST_CONTEXT; c < LAB_CSV_NCOLS; c++) {
+			const struct lab_csv_column *cc = &lab_csv_schema[c];
+
+			if ((cc->readers & LAB_CSV_RESUME) && strcmp(f[c], want[c])) {
 				snprintf(err, errlen, "--resume: %s:%d: %s is '%s' there but '%s' in this run: the "
-					 "results would mix two %s; start a new file", path, t.line[row],
-					 ctx_cols[c], f[ctx_col[c]], want[c],
-					 c == 0 ? "pinning policies" : c == 10 ? "run settings" :
-					 c >= 11 ? "shards or plans" : "builds or machines");
+					 "results would mix two %s; start a new file", path, t.line[row], cc->name,
+					 f[c], want[c], lab_csv_kind_mix(cc->kind));
 				goto out;
 			}
 		}

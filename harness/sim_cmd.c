@@ -207,15 +207,15 @@ int lab_sim_misplaced(int argc, char **argv)
 }
 
 /* `sim` takes no options but -h: its words are positional. */
-const struct lab_opt lab_sim_opts[] = {
+static const struct lab_opt sim_opts[] = {
 	{ 0 }
 };
 
-int lab_cmd_sim(int argc, char **argv)
+static int cmd_sim(int argc, char **argv)
 {
 	struct lab_cli cli;
 
-	if (lab_cli_begin(&cli, lab_cmd_find("sim"), argc, argv))
+	if (lab_cli_begin(&cli, &lab_sim_cmd, argc, argv))
 		return 2;
 	while (lab_cli_next(&cli) != -1)
 		return 2;	/* getopt_long said what was wrong */
@@ -228,3 +228,14 @@ int lab_cmd_sim(int argc, char **argv)
 	fprintf(stderr, "rwlab sim: expected 'list' or 'show MACHINE' (machines: rwlab sim list)\n");
 	return 2;
 }
+
+const struct lab_cmd lab_sim_cmd = {
+	.name = "sim",
+	.synopsis = "list | show MACHINE",
+	.summary = "the simulated machines (run and torture take --sim MACHINE): list them, "
+		   "or show one's parameters with their citations",
+	.opts = sim_opts,
+	.fn = cmd_sim,
+	.more = "MACHINE is sim/machines/NAME.machine (or $RWLAB_SIM_MACHINES/NAME.machine), or\n"
+		"generic-N for N = 2..512 (from generic.machine).\n",
+};

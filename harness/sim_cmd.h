@@ -18,7 +18,7 @@
 #include "machine.h"
 
 /*
- * `rwlab sim list|show` is lab_cmd_sim() (lab_cmds[], cmds.h). `--sim` is an
+ * `rwlab sim list|show` is lab_sim_cmd (cmds.h). `--sim` is an
  * option of run and torture: their handlers call lab_sim_reexec() once the
  * options are read, which re-executes build/rwlab-sim (beside this binary)
  * with the command line main() saved with lab_sim_save_argv(). Natively only.

@@ -310,8 +310,8 @@ static int merge_and_report(const struct slurm_opts *o)
 	return st;
 }
 
-/* Adding an option: one entry here and one case in slurm_option(). */
-const struct lab_opt lab_slurm_opts[] = {
+/* Adding an option: one entry here and one case in parse_args()'s switch. */
+static const struct lab_opt slurm_opts[] = {
 	{ "matrix", 0, 'M', "NAME|PATH", "a matrix to run (tools/matrices/NAME.matrix, or a path the nodes can "
 	  "read); without it the run options alone say what runs", NULL, NULL, LAB_COMP_MATRICES, NULL, 0, 0 },
 	{ "name", 0, 'A', "NAME", "the run's name in the result root", "the matrix's name, else run-HASH of the "
@@ -331,7 +331,7 @@ const struct lab_opt lab_slurm_opts[] = {
 	{ 0 }
 };
 
-const char lab_slurm_more[] =
+static const char slurm_more[] =
 	"Every option of 'rwlab run' (-l, -w, -t, -n, -d, ...; rwlab run --help) is\n"
 	"given to each shard's run, before -- or after it; -t is run's thread list, as\n"
 	"everywhere (the job's time limit is --time). Each array task runs\n"
@@ -365,16 +365,18 @@ static void comb_build(void)
 {
 	int n = 0;
 
-	for (int i = 0; lab_slurm_opts[i].lname; i++)
-		comb_opts[n++] = lab_slurm_opts[i];
-	for (int i = 0; lab_run_opts[i].lname && n < LAB_CLI_MAX_OPTS; i++) {
-		if (!strcmp(lab_run_opts[i].lname, "matrix"))
+	const struct lab_opt *run = lab_run_cmd.opts;
+
+	for (int i = 0; slurm_opts[i].lname; i++)
+		comb_opts[n++] = slurm_opts[i];
+	for (int i = 0; run[i].lname && n < LAB_CLI_MAX_OPTS; i++) {
+		if (!strcmp(run[i].lname, "matrix"))
 			continue;
-		comb_opts[n] = lab_run_opts[i];
+		comb_opts[n] = run[i];
 		comb_opts[n++].key = 0x200 + i;
 	}
 	comb_opts[n] = (struct lab_opt){ 0 };
-	comb_cmd = *lab_cmd_find("slurm");
+	comb_cmd = lab_slurm_cmd;
 	comb_cmd.opts = comb_opts;
 }
 
@@ -382,10 +384,10 @@ static void comb_build(void)
 static const struct lab_opt *run_opt_of(int key)
 {
 	if (key >= 0x200)
-		return &lab_run_opts[key - 0x200];
-	for (int i = 0; lab_run_opts[i].lname; i++)
-		if (lab_run_opts[i].sname == key)
-			return &lab_run_opts[i];
+		return &lab_run_cmd.opts[key - 0x200];
+	for (int i = 0; lab_run_cmd.opts[i].lname; i++)
+		if (lab_run_cmd.opts[i].sname == key)
+			return &lab_run_cmd.opts[i];
 	return NULL;
 }
 
@@ -399,6 +401,11 @@ static int parse_args(int argc, char **argv, struct slurm_opts *o)
 
 	if (!rargs)
 		abort();
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {	/* slurm's own, not run's too */
+			lab_cmd_help(stdout, &lab_slurm_cmd);
+			exit(0);
+		}
 	comb_build();
 	if (lab_cli_begin(&cli, &comb_cmd, argc, argv))
 		return -1;
@@ -551,7 +558,7 @@ static int submit_and_watch(const struct slurm_opts *o, const char *script)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-int lab_cmd_slurm(int argc, char **argv)
+static int cmd_slurm(int argc, char **argv)
 {
 	static struct slurm_opts o;
 	char script[PATH_MAX + 16], array[4096] = "";
@@ -607,3 +614,13 @@ int lab_cmd_slurm(int argc, char **argv)
 			"only those\n", todo, array);
 	return todo || st ? (st == 2 ? 2 : 1) : 0;
 }
+
+const struct lab_cmd lab_slurm_cmd = {
+	.name = "slurm",
+	.synopsis = "[--matrix NAME] [options] [run options] [-- run options]",
+	.summary = "any run as a Slurm job array, one shard per task; --submit waits with progress, merges and "
+		   "reports",
+	.opts = slurm_opts,
+	.fn = cmd_slurm,
+	.more = slurm_more,
+};

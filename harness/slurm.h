@@ -30,4 +30,4 @@
  * cells are missing, 2 on bad input (nothing submitted).
  */
 #pragma once
-/* The command is lab_cmd_slurm() (cmds.h), its options lab_slurm_opts[]. */
+/* The command is lab_slurm_cmd (cmds.h), at the end of slurm.c. */

@@ -201,6 +201,25 @@ double lab_student_t_sf2(double t, double df)
 	return inc_beta(df / 2, 0.5, df / (df + t * t));
 }
 
+double lab_student_t_crit2(double p, double df)
+{
+	double lo = 0, hi = 1;
+
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return NAN;
+	while (lab_student_t_sf2(hi, df) > p && hi < 1e12)
+		hi *= 2;
+	for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {	/* the tail falls as t grows */
+		double mid = (lo + hi) / 2;
+
+		if (lab_student_t_sf2(mid, df) > p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
 /* Shared by both t-tests: t statistic and the two variance terms. Returns false if undefined. */
 static bool t_parts(const double *a, int na, const double *b, int nb, double *t, double *va_n,
 		    double *vb_n, bool *degenerate, double *p_degenerate)

@@ -44,6 +44,13 @@ double lab_median(const double *v, int n);
 double lab_student_t_sf2(double t, double df);
 
 /*
+ * lab_student_t_crit2() - the t with P(|T| > t) = @p (0 < p < 1) for @df
+ * degrees of freedom: the critical value of a two-sided test at level @p
+ * (p 0.10, df 8: 1.8595). Found by bisection on lab_student_t_sf2().
+ */
+double lab_student_t_crit2(double p, double df);
+
+/*
  * lab_welch_p() - two-sided p-value of Welch's unequal-variance t-test:
  * t = (mean_a - mean_b) / sqrt(s_a^2/n_a + s_b^2/n_b), Welch-Satterthwaite
  * degrees of freedom. Needs n_a, n_b >= 2 (NaN otherwise). When both

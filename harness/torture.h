@@ -135,6 +135,3 @@ static inline bool lab_torture_failed(const struct lab_torture_result *r)
 {
 	return r->rd_fail || r->wr_fail || r->wr_acq_over_lim || r->warnings || r->not_unlocked;
 }
-
-/* `rwlab torture ...` (harness/torture_cmd.c): argv[0] is the program name. Returns the exit status. */
-int lab_torture_cmd(int argc, char **argv);

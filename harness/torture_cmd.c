@@ -42,8 +42,8 @@ static const char *prog = "rwlab torture";
 
 #define DUR_UNITS "units s, ms, us or m"
 
-/* Adding an option: one entry here and one case in lab_torture_cmd()'s switch. */
-const struct lab_opt lab_torture_opts[] = {
+/* Adding an option: one entry here and one case in cmd_torture()'s switch. */
+static const struct lab_opt torture_opts[] = {
 	{ "lock", 'l', 'l', "LIST", "variants, NAME[:key=val,...] or all; variants that claim no exclusion, like "
 	  "null, are skipped, and so are ck-* in ThreadSanitizer builds", "all", NULL, LAB_COMP_VARIANTS, NULL, 0, 0 },
 	{ "duration", 'd', 'd', "DUR", "per variant", "5s", DUR_UNITS, 0, NULL, 0, 0 },
@@ -341,7 +341,7 @@ static int torture_parse(struct torture_args *a, int argc, char **argv)
 					  .trylock = true, .downgrade = true };
 	ncpus = ncpus < 1 ? 1 : ncpus;
 	a->o.readers = a->o.writers = (int)(ncpus < MAX_THREADS_PER_ROLE ? ncpus : MAX_THREADS_PER_ROLE);
-	if (lab_cli_begin(&cli, lab_cmd_find("torture"), argc, argv))
+	if (lab_cli_begin(&cli, &lab_torture_cmd, argc, argv))
 		return 2;
 	while ((c = lab_cli_next(&cli)) != -1)
 		if ((st = torture_option(c, a)))
@@ -369,7 +369,7 @@ static int torture_parse(struct torture_args *a, int argc, char **argv)
 	return 0;
 }
 
-int lab_torture_cmd(int argc, char **argv)
+static int cmd_torture(int argc, char **argv)
 {
 	static struct torture_args a;
 	struct lab_torture_opts o;
@@ -450,3 +450,11 @@ int lab_torture_cmd(int argc, char **argv)
 		printf("rwlab torture: SUCCESS: %d variants\n", tried);
 	return failed ? 1 : 0;
 }
+
+const struct lab_cmd lab_torture_cmd = {
+	.name = "torture",
+	.synopsis = "[options]",
+	.summary = "locktorture: exclusion checks under load, per variant",
+	.opts = torture_opts,
+	.fn = cmd_torture,
+};

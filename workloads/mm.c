@@ -20,9 +20,15 @@ const char *const lab_mm_event_names[LAB_MM_EV_NR] = {
 #undef LAB_MM_EV_NAME
 };
 
+const char *const lab_mm_lock_mode_names[LAB_MM_LOCK_NR] = {
+#define MODE_NAME(e, name) [LAB_MM_LOCK_##e] = name,
+	LAB_MM_LOCK_MODES(MODE_NAME, )
+#undef MODE_NAME
+};
+
 const char *lab_mm_lock_mode_name(enum lab_mm_lock_mode m)
 {
-	return m == LAB_MM_LOCK_VMA ? "vma" : m == LAB_MM_LOCK_VMA_REFCNT ? "vma-refcnt" : "mmap";
+	return (unsigned)m < LAB_MM_LOCK_NR ? lab_mm_lock_mode_names[m] : lab_mm_lock_mode_names[LAB_MM_LOCK_MMAP];
 }
 
 void lab_mm_rcu_barrier(void)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "csv.h"
 #include "stats.h"
 
@@ -46,6 +47,137 @@ Test(csv, round_trip)
 	cr_expect_str_eq(t.rows[0][lab_csv_col(&t, "pin")], "compact");
 	lab_csv_free(&t);
 	unlink(path);
+}
+
+/*
+ * The schema is one list (csv.h's X-macros): the header, the writer and the
+ * column enum agree, and every context column carries its own value in its
+ * own place. Each string context field gets "v-NAME", each integer a number.
+ */
+Test(csv, one_column_list)
+{
+	struct lab_context c = { 0 }, *ctx = &c;
+	struct lab_csv_table t;
+	struct lab_buf b = { 0 };
+	char pin[16], err[512], want[64];
+	int n = 0;
+
+#define FILL_STR(lv, name) snprintf(lv, sizeof(lv), "v-%s", #name)
+#define FILL_INT(lv, name) (lv) = 1
+#define FILL(name, kind, readers, type, value, doc) FILL_##type(value, name);
+	LAB_CSV_CONTEXT_COLUMNS(FILL)
+#undef FILL
+	while (lab_csv_columns[n])
+		n++;
+	cr_assert_eq(n, LAB_CSV_NCOLS);
+	for (int i = 0; i < n; i++) {
+		cr_expect_str_eq(lab_csv_schema[i].name, lab_csv_columns[i]);
+		for (int j = 0; j < i; j++)
+			cr_expect_str_neq(lab_csv_columns[i], lab_csv_columns[j], "column %s twice", lab_csv_columns[i]);
+	}
+	cr_expect_str_eq(lab_csv_columns[LAB_CSV_COL_variant], "variant");
+	cr_expect_str_eq(lab_csv_columns[LAB_CSV_FIRST_CONTEXT], "pin");
+	lab_csv_header(&b);
+	lab_csv_row_prefix(&b, "run1", "rwsem", "locktest", 4, 2);
+	lab_buf_printf(&b, "total_rate,1,op/s,higher");
+	lab_csv_row_suffix(&b, ctx, pin);
+	lab_buf_printf(&b, "\n");
+	cr_assert_eq(lab_csv_parse(b.p, b.len, "row", &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(t.ncols, LAB_CSV_NCOLS);
+	cr_assert_eq(t.nrows, 1);
+	for (int i = 0; i < LAB_CSV_NCOLS; i++) {
+		cr_expect_str_eq(t.header[i], lab_csv_columns[i]);
+		if (i < LAB_CSV_FIRST_CONTEXT)
+			continue;
+		snprintf(want, sizeof(want), "v-%s", lab_csv_columns[i]);
+		if (strncmp(t.rows[0][i], "v-", 2))
+			snprintf(want, sizeof(want), "1");	/* an INT column */
+		cr_expect_str_eq(t.rows[0][i], want, "column %s", lab_csv_columns[i]);
+	}
+	cr_expect_str_eq(t.rows[0][LAB_CSV_COL_threads], "4");
+	lab_csv_free(&t);
+	lab_buf_free(&b);
+}
+
+/* The backquoted column names in @text's first span from @from to @to, as " a b c ", into @out. */
+static void columns_in(const char *text, const char *from, const char *to, char *out, size_t len)
+{
+	const char *a = strstr(text, from), *z = a ? strstr(a, to) : NULL;
+	size_t off = 0;
+
+	cr_assert(a && z, "README: no text from '%s' to '%s'", from, to);
+	out[off++] = ' ';
+	for (int i = 0; i < LAB_CSV_NCOLS; i++) {
+		char q[64];
+		const char *p;
+
+		snprintf(q, sizeof(q), "`%s`", lab_csv_columns[i]);
+		if ((p = strstr(a, q)) && p < z)
+			off += (size_t)snprintf(out + off, len - off, "%s ", lab_csv_columns[i]);
+	}
+	out[off] = 0;
+}
+
+/* @readers' context columns as " a b c ". */
+static void columns_read_by(unsigned readers, char *out, size_t len)
+{
+	size_t off = 0;
+
+	out[off++] = ' ';
+	for (int i = LAB_CSV_FIRST_CONTEXT; i < LAB_CSV_NCOLS; i++)
+		if (lab_csv_schema[i].readers & readers)
+			off += (size_t)snprintf(out + off, len - off, "%s ", lab_csv_columns[i]);
+	out[off] = 0;
+}
+
+/*
+ * The README says the same: its schema table names every column in order,
+ * its --resume paragraph the LAB_CSV_RESUME columns, its merge paragraph the
+ * LAB_CSV_MERGE ones. A column added in csv.h but not in the README (or the
+ * other way round) fails here.
+ */
+Test(csv, readme_says_the_schema)
+{
+	FILE *f = fopen(LAB_SOURCE_ROOT "/README.md", "r");
+	static char text[1 << 20];
+	char got[2048] = " ", want[2048];
+	size_t len, off = 1;
+	const char *p;
+
+	cr_assert(f, "cannot read README.md");
+	len = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[len] = 0;
+	p = strstr(text, "| column | meaning |\n|---|---|\n");
+	cr_assert(p, "README: no CSV schema table");
+	p += strlen("| column | meaning |\n|---|---|\n");
+	while (*p == '|') {	/* "| a, b, c | meaning |": the names before the second bar */
+		const char *e = strchr(p + 1, '|');
+
+		for (const char *q = p + 1; q < e; q++)
+			if (*q != ' ')
+				got[off++] = *q == ',' ? ' ' : *q;
+			else if (got[off - 1] != ' ')
+				got[off++] = ' ';
+		if (got[off - 1] != ' ')
+			got[off++] = ' ';
+		p = strchr(p, '\n') + 1;
+	}
+	got[off] = 0;
+	off = 0;
+	want[off++] = ' ';
+	for (int i = 0; i < LAB_CSV_NCOLS; i++)
+		off += (size_t)snprintf(want + off, sizeof(want) - off, "%s ", lab_csv_columns[i]);
+	cr_expect_str_eq(got, want, "README's CSV table lists%s, csv.h%s", got, want);
+
+	columns_in(text, "To carry on, run the", "A test kills", got, sizeof(got));
+	columns_read_by(LAB_CSV_RESUME, want, sizeof(want));
+	cr_expect_str_eq(got, want, "README's --resume paragraph names%s, csv.h's LAB_CSV_RESUME columns are%s", got,
+			 want);
+	columns_in(text, "when the hosts differ in", "or the shards'", got, sizeof(got));
+	columns_read_by(LAB_CSV_MERGE, want, sizeof(want));
+	cr_expect_str_eq(got, want, "README's merge paragraph names%s, csv.h's LAB_CSV_MERGE columns are%s", got,
+			 want);
 }
 
 static int read_text(const char *text, char *err)

@@ -23,8 +23,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <math.h>
+
+#include "config.h"
 #include "matrix.h"
 #include "report.h"
+#include "report_ref.h"
 
 #define FIXTURE LAB_TEST_DATA "/two-variants.csv"
 
@@ -63,6 +67,55 @@ static int has_line(const char *text, const char *line)
 
 #define expect_line(text, line) cr_expect(has_line(text, line), "missing line\n[%s]\nin\n%s", line, text)
 #define expect_no(text, s) cr_expect(!strstr(text, s), "unexpected '%s' in\n%s", s, text)
+
+/*
+ * The formats are one list (report.h's LAB_REPORT_FORMAT_LIST): each name
+ * parses to its own enum, prints the fixture, and is named in the README's
+ * sentence on `report --format`; a format added to the list alone fails here.
+ */
+Test(report, every_format_of_the_list)
+{
+	static const struct {
+		enum lab_report_format f;
+		const char *name;
+	} list[] = {
+#define FORMAT_ENTRY(e, n) { LAB_FMT_##e, #n },
+		LAB_REPORT_FORMAT_LIST(FORMAT_ENTRY)
+#undef FORMAT_ENTRY
+		{ LAB_FMT_NONE, "none" },
+	};
+	static char readme[1 << 20];
+	FILE *f = fopen(LAB_SOURCE_ROOT "/README.md", "r");
+	const char *from, *to;
+	size_t len;
+
+	cr_assert(f, "cannot read README.md");
+	len = fread(readme, 1, sizeof(readme) - 1, f);
+	fclose(f);
+	readme[len] = 0;
+	from = strstr(readme, "`report --format`");
+	to = from ? strstr(from, "`--by workload`") : NULL;
+	cr_assert(from && to, "README: no sentence from `report --format` to `--by workload`");
+	for (size_t i = 0; i < sizeof(list) / sizeof(list[0]); i++) {
+		enum lab_report_format got = LAB_FMT_NONE;
+		char q[64], *out;
+		const char *p;
+
+		cr_expect_eq(lab_report_format_parse(list[i].name, &got), 0, "%s does not parse", list[i].name);
+		cr_expect_eq(got, list[i].f, "%s parses to %d, not %d", list[i].name, got, list[i].f);
+		cr_expect_str_eq(lab_report_format_name(list[i].f), list[i].name);
+		cr_expect(strstr(LAB_REPORT_FORMATS, list[i].name), "%s not in LAB_REPORT_FORMATS", list[i].name);
+		snprintf(q, sizeof(q), "`%s`", list[i].name);
+		p = strstr(from, q);
+		cr_expect(p && p < to, "README's `report --format` sentence does not name %s", q);
+		if (list[i].f == LAB_FMT_NONE)
+			continue;
+		out = report_fmt(list[i].f, "locktest");
+		cr_expect(out && strlen(out) > 20 && !strstr(out, "no rows to report"), "%s printed:\n%s", list[i].name,
+			  out);
+		free(out);
+	}
+}
 
 /*
  * mmtests today (the default era): HStddev = sqrt(sum((1/x - 1/H)^2) H^4 / n):
@@ -262,8 +315,8 @@ Test(report, default_table_readable)
 	 * = 8.153 / 109.39 = 7.5%; ck-rwlock 209.68, 8.16 / 209.68 = 3.9%, +91.7%,
 	 * significant under ci with HStddev (100.3 > 1.96 (8.15 + 8.16)).
 	 */
-	expect_line(out, "1 thread   109.4 ±7.5%  209.7 ±3.9% +91.7%*");
-	expect_line(out, "2 threads  100.0 ±0.0%  99.99 ±0.8%   +0.0%");
+	expect_line(out, "1 thread   109.4 ±7.5%  209.7 ±3.9%  +91.7%*");
+	expect_line(out, "2 threads  100.0 ±0.0%  99.99 ±0.8% -0.0067%");	/* -0.0067%: the sign is kept */
 	expect_no(out, "e+");
 	free(out);
 }
@@ -294,8 +347,8 @@ Test(report, email_fits_80_columns)
 	expect_line(out, "rwlab abc123, 2 CPUs (Test CPU), Linux 6.1.0, gcc 12.2.0 release, jemalloc,");
 	expect_line(out, "  up to 3 iterations per cell");
 	/* whole percents for the spread and for changes of 10% or more, as LKP's "±  7%" */
-	expect_line(out, "1 thread   109.4 ±7%  209.7 ±4% +92%*");
-	expect_line(out, "2 threads  100.0 ±0%  99.99 ±1% +0.0%");
+	expect_line(out, "1 thread   109.4 ±7%  209.7 ±4%    +92%*");
+	expect_line(out, "2 threads  100.0 ±0%  99.99 ±1% -0.0067%");
 	expect_no(out, " \n");
 	free(out);
 }
@@ -356,7 +409,7 @@ Test(report, errors_return_1)
 	cr_expect_eq(rc, 1);
 }
 
-static char *verdicts(enum lab_report_format fmt, enum lab_report_sig sig)
+static char *verdicts_of(const char *matrix, enum lab_report_format fmt, enum lab_report_sig sig)
 {
 	static struct lab_matrix m;
 	static struct lab_refmap map;
@@ -364,7 +417,7 @@ static char *verdicts(enum lab_report_format fmt, enum lab_report_sig sig)
 	char err[1024], ref[4200], *out;
 	int rc;
 
-	cr_assert_eq(lab_matrix_load(LAB_TEST_DATA "/verdict.matrix", &m, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_matrix_load(matrix, &m, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(lab_matrix_refmap(&m, &map, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(lab_matrix_reference(&m, ref, sizeof(ref)), 0);
 	cr_assert_eq(map.cpus, 16);
@@ -375,27 +428,40 @@ static char *verdicts(enum lab_report_format fmt, enum lab_report_sig sig)
 	return out;
 }
 
-/* A row: the published clients at the start of a line and the verdict text after the last '|'. */
-static void expect_verdict(const char *out, const char *clients, const char *verdict)
+static char *verdicts(enum lab_report_format fmt, enum lab_report_sig sig)
+{
+	return verdicts_of(LAB_TEST_DATA "/verdict.matrix", fmt, sig);
+}
+
+/*
+ * A row: the published clients at the start of a line (of the block whose
+ * header line starts with @block) and the verdict text after the last '|'.
+ */
+static void expect_verdict_in(const char *out, const char *block, const char *clients, const char *verdict)
 {
 	char want[64];
-	const char *p;
+	const char *p = block ? strstr(out, block) : out;
 
+	cr_assert(p, "no block '%s' in\n%s", block, out);
 	snprintf(want, sizeof(want), "\n%s ", clients);
-	p = strstr(out, want);
+	p = strstr(p, want);
 	cr_assert(p, "no row for clients %s in\n%s", clients, out);
 	p = strchr(p + 1, '\n');
 	while (p > out && p[-1] != '|')
 		p--;
-	cr_expect(!strncmp(p + 1, verdict, strlen(verdict)) && (p[1 + strlen(verdict)] == '\n' ||
-								p[1 + strlen(verdict)] == ','),
+	cr_expect(!strncmp(p + 1, verdict, strlen(verdict)) && p[1 + strlen(verdict)] == '\n',
 		  "clients %s: want '%s' in\n%s", clients, verdict, out);
 }
 
+#define expect_verdict(out, clients, verdict) expect_verdict_in(out, NULL, clients, verdict)
+
 /*
  * tests/data/verdict.csv (rwlab, 8 CPUs, 3 iterations per cell) against
- * verdict-published.csv (published_cpus 16), one client count per class:
- *   1   published 100 -> 80 (sd 1, 1); rwlab 100/101/99 -> 80/81/79: -20%, significant: agree
+ * verdict-published.csv (published_cpus 16), a table that prints no marks:
+ * its significance comes from its stddev rows (the 95% interval rule), the
+ * thread's words (map.flat), or |change| < --flat. One client count per class:
+ *   1   published 100 -> 80 (sd 1, 1); rwlab 100/101/99 -> 80/81/79: -20%, significant,
+ *       1.00x the published change: agree
  *   2   published 100 -> 80; rwlab -> 120/121/119, significant the other way: disagree
  *   3   published +20%; rwlab 100/130/70 -> 110/140/80: |diff| 10.6 < 1.96 (24 + 23): inconclusive
  *   4   published 100 -> 102 with sd 5, 5: 2 <= 19.6, published-flat; rwlab +0.3% n.s. too
@@ -404,42 +470,162 @@ static void expect_verdict(const char *out, const char *clients, const char *ver
  *   8   mapped to 10 threads on 8 CPUs, published 8 clients on 16 CPUs: scale-gap (oversubscribed)
  *   7   published +0.5%, no spread, no words: below --flat 1%, published-flat; rwlab n.s.
  *   99  not mapped: n/a, not counted
+ * and benchmark fx2 (workload fixture-rate2):
+ *   1   published -10% (sd 1, 1); rwlab -50%: 5x the published change: agree-direction (5.00x)
+ *   2   published +20% with no spread and no words: unmarked; rwlab +20%: agree-direction, never agree
+ *   3   map.not_comparable: shown, not counted
+ *   4   published -5% significant; rwlab 100/100.001/99.999 -> 99.5/99.501/99.499: -0.5%, which the
+ *       interval rule alone calls significant (|diff| 0.5 > 1.96 (0.001 + 0.001)), but the minimum
+ *       effect is the rule at the run's median spread, 0.817% (HCoeffVar of 100/101/99 and its kin):
+ *       3.92 x 0.817% = 3.2% > 0.5%: inconclusive
  */
 Test(report, verdict_classes)
 {
 	char *out = verdicts(LAB_FMT_NONE, LAB_SIG_AUTO);
 
-	expect_verdict(out, "1", "agree");
+	expect_verdict(out, "1", "agree (1.00x)");
 	expect_verdict(out, "2", "disagree");
 	expect_verdict(out, "3", "inconclusive");
-	expect_verdict(out, "4", "published-flat, rwlab not significant either");
-	expect_verdict(out, "5", "published-flat, rwlab significant");
+	expect_verdict(out, "4", "published-flat");
+	expect_verdict(out, "5", "published-flat");
 	expect_verdict(out, "64", "scale-gap");
 	expect_verdict(out, "8", "scale-gap");
-	expect_verdict(out, "7", "published-flat, rwlab not significant either");
+	expect_verdict(out, "7", "published-flat");
 	expect_verdict(out, "99", "n/a");
-	cr_expect(strstr(out, "(the thread: \"the +10% at 5 clients is noise\""), "%s", out);
+	expect_verdict_in(out, "fx2 | rate", "1", "agree-direction (5.00x)");
+	expect_verdict_in(out, "fx2 | rate", "2", "agree-direction (1.00x)");
+	expect_verdict_in(out, "fx2 | rate", "3", "not-comparable");
+	expect_verdict_in(out, "fx2 | rate", "4", "inconclusive");
+	cr_expect(strstr(out, "(published |diff| 2.000 <= 1.96 (sd 5.000 + 5.000); rwlab not significant either)"), "%s", out);
+	cr_expect(strstr(out, "(the thread: \"the +10% at 5 clients is noise\" (fixture, not a real thread); rwlab significant)"),
+		  "%s", out);
 	cr_expect(strstr(out, "(published 64 clients vs rwlab 6 threads (11x apart))"), "%s", out);
-	expect_line(out, "agree 1, disagree 1, inconclusive 1, published-flat 3, scale-gap 2 of 8 rows (ci, alpha 0.05)");
+	cr_expect(strstr(out, "(5.00x the published change: outside 2x)"), "%s", out);
+	cr_expect(strstr(out, "(1.00x the published change; not agree: the table prints no significance for it)"), "%s", out);
+	cr_expect(strstr(out, "(the fixture says so (in a real table: a device-bound metric))"), "%s", out);
+	cr_expect(strstr(out, "(rwlab's -0.5% is below the minimum effect 3.2%)"), "%s", out);
+	/* the marks printed beside each change: * significant, ( ) not, ? unmarked */
+	cr_expect(strstr(out, "100.0      120.0   +20.0%? |"), "%s", out);
+	cr_expect(strstr(out, "100.0      95.00    -5.0%* |       4      100.0      99.50   (-0.5%) |"), "%s", out);
+	cr_expect(strstr(out, "100.0      102.0   (+2.0%) |       4      99.99      100.3   (+0.3%) | published-flat"), "%s", out);
+	expect_line(out, "agree 1, agree-direction 2, disagree 1, inconclusive 2, published-flat 3, scale-gap 2 of 11 rows "
+			 "(ci, alpha 0.05); not counted: not-comparable 1, n/a 1");
+	expect_line(out, "direction: same 3, opposite 1 (both significant); rwlab not significant 2; published not "
+			 "significant 3 (rwlab significant there: 1)");
+	expect_line(out, "size (rwlab / published change, same-direction rows): within 2x 2, outside 1; 1.00x to 5.00x, "
+			 "median 1.00x");
+	/* per block too */
+	expect_line(out, "  agree 0, agree-direction 2, disagree 0, inconclusive 1, published-flat 0, scale-gap 0 of 3 rows "
+			 "(ci, alpha 0.05); not counted: not-comparable 1, n/a 0");
+	/* the rule and its thresholds under the table */
+	expect_line(out, "minimum effect, fx | rate: 3.2% = max(the rule at the median spread 0.817% of 16 cells (n 3): 3.2%; "
+			 "floor 1%, --min-effect)");
+	cr_expect(strstr(out, "\nrule: published significance as its table marks it"), "%s", out);
+	cr_expect(strstr(out, "\nchange = 100 (new/base - 1) on both sides: for lower-is-better metrics"), "%s", out);
 	free(out);
 	/* the 2019 t-test (p < 0.10) judges the same rows alike here, and says so */
 	out = verdicts(LAB_FMT_NONE, LAB_SIG_TTEST);
-	expect_line(out, "agree 1, disagree 1, inconclusive 1, published-flat 3, scale-gap 2 of 8 rows (t-test, alpha 0.10)");
+	expect_line(out, "agree 1, agree-direction 2, disagree 1, inconclusive 2, published-flat 3, scale-gap 2 of 11 rows "
+			 "(t-test, alpha 0.10); not counted: not-comparable 1, n/a 1");
 	free(out);
 	/* no test: nothing rwlab measured is significant, so no row can agree */
 	out = verdicts(LAB_FMT_NONE, LAB_SIG_NONE);
-	expect_line(out, "agree 0, disagree 0, inconclusive 3, published-flat 3, scale-gap 2 of 8 rows (none)");
+	expect_line(out, "agree 0, agree-direction 0, disagree 0, inconclusive 6, published-flat 3, scale-gap 2 of 11 rows "
+			 "(none); not counted: not-comparable 1, n/a 1");
 	free(out);
+}
+
+/*
+ * The published side as its table prints it (verdict-marks.csv, the same
+ * rwlab cells):
+ *   fx 1  mmtests '*' on -20%: significant; rwlab -20%: agree
+ *   fx 2  mmtests '( )' on -20%, although its stddev rows (1, 1) would call it
+ *         significant: the mark wins, published-flat
+ *   fx 4  mmtests '*' on +2%, although its stddev rows (5, 5) would not: the mark
+ *         wins; rwlab +0.3% is not significant: inconclusive
+ *   lk 1  LKP, no "±" on either side (each under 2%): ratio 1.25 > 1.01 and
+ *         |diff| 20 > 1.96 (2 + 1.6): significant; rwlab -20%: agree
+ *   lk 3  LKP ±10% and ±12%: |diff| 10 <= 1.96 (10 + 13.2): published-flat
+ *   lk time.rate 1  -4%: not the benchmark's own stat, ratio 1.04 <= 1.05: published-flat
+ * The table's marks are mmtests' t-test stars, so rwlab's rule is the t-test
+ * unless --significance says otherwise.
+ */
+Test(report, verdict_published_marks)
+{
+	char *out = verdicts_of(LAB_TEST_DATA "/verdict-marks.matrix", LAB_FMT_NONE, LAB_SIG_AUTO);
+
+	expect_verdict_in(out, "fx | rate", "1", "agree (1.00x)");
+	expect_verdict_in(out, "fx | rate", "2", "published-flat");
+	expect_verdict_in(out, "fx | rate", "4", "inconclusive");
+	expect_verdict_in(out, "lk | lk.rate", "1", "agree (1.00x)");
+	expect_verdict_in(out, "lk | lk.rate", "3", "published-flat");
+	expect_verdict_in(out, "lk | time.rate", "1", "published-flat");
+	cr_expect(strstr(out, "(its table marks it '( )' (mmtests-ttest); rwlab significant)"), "%s", out);
+	cr_expect(strstr(out, "LKP: ratio 1.1 > 1.01, |diff| 10.00 <= 1.96 x (10% + 12%) = 45.47"), "%s", out);
+	cr_expect(strstr(out, "ratio 1.04 <= 1.05 (not the benchmark's own stat)"), "%s", out);
+	cr_expect(strstr(out, "rwlab significant = t-test, alpha 0.10 (the table's own rule: its marks are mmtests' t-test "
+			      "stars (2018-10..2024-11))"), "%s", out);
+	free(out);
+	/* --significance overrides the table's rule */
+	out = verdicts_of(LAB_TEST_DATA "/verdict-marks.matrix", LAB_FMT_NONE, LAB_SIG_CI);
+	cr_expect(strstr(out, "rwlab significant = ci, alpha 0.05 (--significance)"), "%s", out);
+	free(out);
+}
+
+/* The classes from their inputs alone: what "agree" claims. */
+Test(report, verdict_judge)
+{
+	double q;
+
+	cr_expect_eq(lab_verdict_judge(-10, LAB_PUB_SIGNIFICANT, -15, true, &q), LAB_V_AGREE);
+	cr_expect_float_eq(q, 1.5, 1e-12);
+	cr_expect_eq(lab_verdict_judge(-10, LAB_PUB_SIGNIFICANT, -20, true, &q), LAB_V_AGREE);	/* 2x: within */
+	cr_expect_eq(lab_verdict_judge(-10, LAB_PUB_SIGNIFICANT, -5, true, &q), LAB_V_AGREE);	/* 0.5x: within */
+	cr_expect_eq(lab_verdict_judge(-10, LAB_PUB_SIGNIFICANT, -20.1, true, &q), LAB_V_AGREE_DIRECTION);
+	cr_expect_eq(lab_verdict_judge(-10, LAB_PUB_SIGNIFICANT, -4.9, true, &q), LAB_V_AGREE_DIRECTION);
+	cr_expect_eq(lab_verdict_judge(3, LAB_PUB_UNMARKED, 3, true, &q), LAB_V_AGREE_DIRECTION);	/* no mark: no agree */
+	cr_expect_eq(lab_verdict_judge(-10, LAB_PUB_SIGNIFICANT, 10, true, &q), LAB_V_DISAGREE);
+	cr_expect(isnan(q));
+	cr_expect_eq(lab_verdict_judge(-10, LAB_PUB_SIGNIFICANT, -10, false, &q), LAB_V_INCONCLUSIVE);
+	cr_expect_eq(lab_verdict_judge(-10, LAB_PUB_NOT_SIGNIFICANT, -10, true, &q), LAB_V_PUBLISHED_FLAT);
+	cr_expect_eq(lab_verdict_judge(-10, LAB_PUB_UNMARKED, 10, true, NULL), LAB_V_DISAGREE);
+	cr_expect_str_eq(lab_verdict_name(LAB_V_AGREE_DIRECTION), "agree-direction");
+	cr_expect_str_eq(lab_verdict_name(LAB_V_NOT_COMPARABLE), "not-comparable");
+}
+
+/* The minimum effect is a floor under the run's noise: --min-effect 0 leaves the noise term alone. */
+Test(report, verdict_min_effect)
+{
+	static struct lab_matrix m;
+	static struct lab_refmap map;
+	struct lab_report_opts o = { .path = LAB_TEST_DATA "/verdict.csv", .format = LAB_FMT_NONE, .map = &map,
+				     .min_effect_set = true, .min_effect_pct = 5 };
+	char err[1024], ref[4200], *out;
+	int rc;
+
+	cr_assert_eq(lab_matrix_load(LAB_TEST_DATA "/verdict.matrix", &m, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_matrix_refmap(&m, &map, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_matrix_reference(&m, ref, sizeof(ref)), 0);
+	o.reference = ref;
+	out = report(&o, &rc);
+	cr_assert_eq(rc, 0);
+	expect_line(out, "minimum effect, fx | rate: 5% = max(the rule at the median spread 0.817% of 16 cells (n 3): 3.2%; "
+			 "floor 5%, --min-effect)");
+	free(out);
+	lab_matrix_free(&m);
 }
 
 Test(report, verdicts_in_json)
 {
 	char *out = verdicts(LAB_FMT_JSON, LAB_SIG_AUTO);
 
-	cr_expect(strstr(out, "\"clients\": \"1\", \"threads\": 1,"), "%s", out);
-	cr_expect(strstr(out, "\"rwlab_significant\": true, \"verdict\": \"agree\""), "%s", out);
-	cr_expect(strstr(out, "\"summary\": {\"agree\": 1, \"disagree\": 1, \"inconclusive\": 1, \"published_flat\": 3, "
-			      "\"scale_gap\": 2, \"rows\": 8, \"not_compared\": 1"), "%s", out);
+	cr_expect(strstr(out, "\"clients\": \"1\", \"published_mark\": \"\", \"published_rule\": \"none\", "
+			      "\"published_significance\": \"significant\""), "%s", out);
+	cr_expect(strstr(out, "\"rwlab_rule_significant\": true, \"rwlab_significant\": true, \"verdict\": \"agree\""), "%s", out);
+	cr_expect(strstr(out, "\"verdict\": \"not-comparable\""), "%s", out);
+	cr_expect(strstr(out, "\"summary\": {\"agree\": 1, \"agree_direction\": 2, \"disagree\": 1, \"inconclusive\": 2, "
+			      "\"published_flat\": 3, \"scale_gap\": 2, \"rows\": 11, \"not_comparable\": 1, \"not_compared\": 1"),
+		  "%s", out);
 	cr_expect(strstr(out, "\"series\": [\n    {\"group\": \"fixture-rate\", \"column\": \"pthread\""), "%s", out);
 	free(out);
 }

@@ -207,6 +207,14 @@ Test(stats, readable_numbers)
 	lab_fmt_pct(1895.1, buf, sizeof(buf));
 	cr_expect_str_eq(buf, "+1,895%");
 	lab_fmt_pct(-0.01, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "-0.010%");	/* the sign of a small change is never rounded away */
+	lab_fmt_pct(-0.022, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "-0.022%");
+	lab_fmt_pct(0.094, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "+0.094%");
+	lab_fmt_pct(0.3, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "+0.3%");
+	lab_fmt_pct(0, buf, sizeof(buf));
 	cr_expect_str_eq(buf, "+0.0%");
 	lab_fmt_aggregate((const double[]){ 100, 110, 120 }, 3, LAB_BETTER_HIGHER, buf, sizeof(buf));
 	cr_expect_str_eq(buf, "Hmean 109.4 ±7.5%");

@@ -497,3 +497,37 @@ Test(knobs, positional_label_and_mm_lock_expansion)
 	cr_expect_eq(lab_workload_expand_knob(c, 8, &n, "mm_lock", "vma", err, sizeof(err)), -1,
 		     "no workload has the knob: must be an error");
 }
+
+/*
+ * The fault paths are one list (mm.h's LAB_MM_LOCK_MODES): every workload
+ * with an mm_lock knob offers exactly its names, in its order, and each name
+ * sets the knob to its own enum value.
+ */
+Test(workloads, mm_lock_modes_one_list)
+{
+	int with = 0;
+
+	cr_expect_str_eq(LAB_MM_LOCK_CHOICES, "mmap|vma|vma-refcnt");
+	for (int i = 0; lab_workloads[i]; i++) {
+		const struct lab_knob *k = lab_workloads[i]->knobs;
+		int ki = 0;
+
+		while (k && k[ki].name && strcmp(k[ki].name, "mm_lock"))
+			ki++;
+		if (!k || !k[ki].name)
+			continue;
+		with++;
+		cr_expect_str_eq(k[ki].choices, LAB_MM_LOCK_CHOICES, "%s's mm_lock", lab_workloads[i]->name);
+		for (int m = 0; m < LAB_MM_LOCK_NR; m++) {
+			struct lab_workload_conf c[1];
+			char spec[96], err[256];
+			int n = 0;
+
+			snprintf(spec, sizeof(spec), "%s:mm_lock=%s", lab_workloads[i]->name, lab_mm_lock_mode_names[m]);
+			cr_assert_eq(lab_workload_parse_list(spec, c, 1, &n, err, sizeof(err)), 0, "%s: %s", spec, err);
+			cr_expect_eq(c[0].knob[ki], m, "%s sets mm_lock to %ld", spec, c[0].knob[ki]);
+			cr_expect_str_eq(lab_mm_lock_mode_name((enum lab_mm_lock_mode)m), lab_mm_lock_mode_names[m]);
+		}
+	}
+	cr_expect_geq(with, 3, "pft, reaim and gitcheckout have the knob; found %d", with);
+}
