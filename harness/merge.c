@@ -122,7 +122,7 @@ static int load(struct merge *m)
 					m->f[0].path);
 				return -1;
 			}
-		if (!f->t.nrows)
+		if (!f->t.nrows && !m->o->quiet)	/* report says it itself, as report */
 			fprintf(stderr, "rwlab: merge: warning: %s holds no results\n", f->path);
 	}
 	return 0;

@@ -141,8 +141,19 @@ int lab_workload_expand_knob(struct lab_workload_conf *confs, int max, int *n, c
 			k++;
 		}
 	}
-	if (!hits) {
-		snprintf(err, errlen, "none of the workloads has a knob '%s' to vary", key);
+	if (!hits) {	/* name the workloads given and those that have the knob */
+		char given[256] = "", have[256] = "";
+
+		for (int i = 0; i < *n; i++)
+			snprintf(given + strlen(given), sizeof(given) - strlen(given), "%s%s", i ? ", " : "",
+				 confs[i].label);
+		for (int i = 0; lab_workloads[i]; i++)
+			for (const struct lab_knob *kn = lab_workloads[i]->knobs; kn && kn->name; kn++)
+				if (!strcmp(kn->name, key))
+					snprintf(have + strlen(have), sizeof(have) - strlen(have), "%s%s",
+						 have[0] ? ", " : "", lab_workloads[i]->name);
+		snprintf(err, errlen, "%s%s has %s knob '%s' to vary (valid: -w with %s)", *n > 1 ? "none of " : "",
+			 given, *n > 1 ? "a" : "no", key, have[0] ? have : "a workload that has it");
 		free(out);
 		return -1;
 	}
