@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* rwlab run: a matrix of variants x workloads x thread counts, into a results CSV (runner.h). */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 _Static_assert(LAB_THREADS_MAX == LAB_MAX_TASKS - LAB_HARNESS_TASKS, "-t's limit is the task table's");
 
 #define DUR_UNITS "units s, ms, us or m"
+#define WARMUP_UNSET UINT64_MAX	/* --warmup not given: a quarter of -d, at most 500 ms (run_defaults) */
 
 /* Adding an option: one entry here and one case in run_option(). */
 static const struct lab_opt run_opts[] = {
@@ -41,7 +43,8 @@ static const struct lab_opt run_opts[] = {
 	  "mmtests up to the allowed CPUs", NULL, 0, NULL, 0, 0 },
 	{ "iterations", 'n', 'n', "N", "iterations per cell", "5", NULL, 0, NULL, 1, 100000 },
 	{ "duration", 'd', 'd', "DUR", "measurement window of timed workloads", "2s", DUR_UNITS, 0, NULL, 0, 0 },
-	{ "warmup", 0, 'W', "DUR", "unmeasured warm-up before each window", "500ms", DUR_UNITS, 0, NULL, 0, 0 },
+	{ "warmup", 0, 'W', "DUR", "unmeasured warm-up before each window", "a quarter of -d, at most 500ms",
+	  DUR_UNITS, 0, NULL, 0, 0 },
 	{ "pin", 0, 'P', "POLICY", "thread placement: compact, scatter or none; with --sim also cores (thread i on "
 	  "core i's first SMT thread, as will-it-scale binds)", "compact", NULL, LAB_COMP_CHOICES,
 	  "compact scatter none cores", 0, 0 },
@@ -497,6 +500,26 @@ static void run_report(struct run_args *a)
 	lab_report_print(stdout, &ro);
 }
 
+/*
+ * Without -l (nor a matrix), every variant runs: say how many cells that
+ * makes and that -l and -w choose fewer, before the first one starts.
+ */
+static void run_hint(const struct run_args *a, int nlocks, int nwls, int nschemes)
+{
+	double per_iter = (double)(a->o.settings.warmup_ns + a->o.settings.duration_ns) / 1e9;
+	int cells = 0;
+
+	if (a->o.quiet || a->lists.locks.origin >= 0 || a->mx.n || a->o.resume)
+		return;
+	for (int i = 0; i < nwls; i++)
+		cells += (a->wls[i].ops->uses_lazy_mm ? nschemes : nlocks) * a->o.nthreads;
+	if (cells < 2)
+		return;
+	fprintf(stderr, "%s: -l not given, so every variant runs: %d cells (%d variants, %d workload%s, %d thread "
+		"counts), %d iterations of %.3g s each where timed; -l and -w choose fewer (rwlab list)\n", LAB_PROG,
+		cells, nlocks, nwls, nwls == 1 ? "" : "s", a->o.nthreads, a->o.iterations, per_iter);
+}
+
 /* The output file: -o FILE, - (stdout: no table at the end), or rwlab-<run id>.csv. Returns 0 or 2. */
 static int run_output(struct run_args *a)
 {
@@ -529,12 +552,15 @@ static int cmd_run(int argc, char **argv)
 	int st, nlocks = 0, nwls = 0, nschemes = 0;
 
 	a.o = (struct lab_run_opts){ .iterations = 5, .pin = LAB_PIN_COMPACT,
-				     .settings = { .duration_ns = 2000000000ull, .warmup_ns = 500000000ull, .seed = 1 } };
+				     .settings = { .duration_ns = 2000000000ull, .warmup_ns = WARMUP_UNSET, .seed = 1 } };
 	a.report = 1;
 	a.ncpus = lab_topology_init();
 	l->locks.origin = l->wls.origin = l->threads.origin = l->schemes.origin = l->mm_lock.origin = -1;
 	if ((st = run_parse_options(&a, argc, argv)) || (st = run_parse_lists(&a, &nlocks, &nschemes, &nwls)))
 		return st;
+	if (a.o.settings.warmup_ns == WARMUP_UNSET)	/* a tiny -d is not mostly warm-up */
+		a.o.settings.warmup_ns = a.o.settings.duration_ns / 4 < 500000000ull ? a.o.settings.duration_ns / 4 :
+											500000000ull;
 	st = lab_parse_threads(list_val(&l->threads, "mmtests"), a.ncpus, a.threads, LAB_THREAD_LIST_MAX, err,
 			       sizeof(err));
 	if (st < 0) {
@@ -559,6 +585,7 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (l->list_cells)
 		return lab_plan_list(stdout, &a.o);
+	run_hint(&a, nlocks, nwls, nschemes);
 	st = lab_run(&a.o);
 	if (st == 2)		/* the CSV could not be opened (or resumed): nothing was run */
 		return st;
