@@ -145,9 +145,8 @@ int lab_inventory_check(const char *prog, const char *const *paths, int n)
 			 slash ? "/" : "");
 		if (lab_inventory_read(path, &inv[ninv]))
 			continue;
-		for (int j = 0; j < ninv && !seen; j++)
-			seen = !strcmp(inv[j].path, inv[ninv].path) ||
-			       !strcmp(lab_inventory_val(&inv[j], "host"), lab_inventory_val(&inv[ninv], "host"));
+		for (int j = 0; j < ninv && !seen; j++)	/* one inventory per directory (a host's, in slurm's root) */
+			seen = !strcmp(inv[j].path, inv[ninv].path);
 		if (seen)
 			continue;
 		if (ninv)

@@ -65,5 +65,59 @@ expect "report -o" 2 "^rwlab report: unknown option '-o' \(valid: -f/--format, .
 	"$rwlab" report load.csv -o x
 expect "run -l without a value" 2 "^rwlab run: -l needs a value \(LIST: " "$rwlab" run -l
 
+# 2. The table of a simulated run names the machine and the engine, above the table.
+"$rwlab" report sim.csv >"$tmp/o" 2>"$tmp/e"
+head -n 1 "$tmp/o" | grep -q '^simulated: generic-8 on rwlab-sim sim-[0-9]* seed 1 ' ||
+	fail "report of a simulated run: first line '$(head -n 1 "$tmp/o")'"
+"$rwlab" report sim.csv -f mmtests | head -n 1 | grep -q '^simulated: generic-8 ' || fail "mmtests format of a simulated run: no mark"
+# 2. Fault paths: compared side by side, by the kernel's names, after run and in report.
+"$rwlab" run -l rwsem -w pft:size_mb=4 --mm-lock mmap,vma,vma-refcnt -t 1 -n 1 --warmup 0 -o mm.csv >"$tmp/o" 2>"$tmp/e" ||
+	fail "--mm-lock run: $(tail -n 2 "$tmp/e")"
+grep -q '^rwsem pft:size_mb=4: faults/sec (faults/s, higher is better), .*change vs mmap_lock$' "$tmp/o" ||
+	fail "--mm-lock: no side-by-side table against mmap_lock: $(grep faults/sec "$tmp/o")"
+grep -Eq '^ +mmap_lock +per-VMA +vm_refcnt$' "$tmp/o" || fail "--mm-lock: columns not named mmap_lock, per-VMA, vm_refcnt"
+"$rwlab" report mm.csv --by variant -m faults/sec | grep -q '^pft:size_mb=4,mm_lock=vma: faults/sec' ||
+	fail "--by variant: the per-mode tables are gone"
+expect "--mm-lock with locktest" 2 "^rwlab: locktest has no knob 'mm_lock' to vary \(valid: -w with pft, reaim, gitcheckout\)$" \
+	"$rwlab" run --mm-lock vma -l rwsem -t 1 "${tiny[@]}" -o t.csv
+
+# 5. report --reference: a bad name is one line and no table; a published table's name is found.
+expect "--reference nosuch.csv" 2 "^rwlab: --reference 'nosuch.csv': no such file, nor a published table or matrix of that name \(valid: a path, or .*per-vma-locks-pft.*\)$" \
+	"$rwlab" report mm.csv --reference nosuch.csv
+[ -s "$tmp/o" ] && fail "--reference nosuch.csv printed a table anyway"
+"$rwlab" report mm.csv --reference per-vma-locks-pft >"$tmp/o" 2>"$tmp/e"
+grep -q 'results/reference/per-vma-locks-pft.csv\|share/rwlab/reference/per-vma-locks-pft.csv' "$tmp/e" ||
+	fail "--reference per-vma-locks-pft: the table was not found: $(cat "$tmp/e")"
+
+# Noise: help about help, plot's usage errors, --keep-script's names, a header-only file.
+"$rwlab" help help >"$tmp/o" 2>&1 || fail "rwlab help help exited $?"
+"$rwlab" help --help >"$tmp/o" 2>&1 || fail "rwlab help --help exited $?"
+grep -q '^usage: rwlab help \[COMMAND' "$tmp/o" || fail "help --help does not say what help takes"
+expect "plot -o x.jpg" 2 "^rwlab plot: output 'x.jpg' must end in .png or .svg" "$rwlab" plot load.csv -o x.jpg
+"$rwlab" plot --help | grep -q 'OUT.png.gp' || fail "plot --help: --keep-script does not name OUT.png.gp"
+head -n 1 load.csv >header-only.csv
+"$rwlab" report header-only.csv >"$tmp/o" 2>"$tmp/e"
+grep -q 'merge' "$tmp/e" && fail "report header-only.csv speaks as merge: $(cat "$tmp/e")"
+# Noise: without -l every variant runs, and the run says so first; a tiny -d is not mostly warm-up.
+"$rwlab" run -w locktest -t 1 -n 1 -d 4ms --no-report -o all.csv 2>"$tmp/e" >/dev/null
+grep -q "^rwlab: -l not given, so every variant runs: [0-9]* cells" "$tmp/e" || fail "no hint without -l: $(head -n 2 "$tmp/e")"
+"$rwlab" run -l rwsem -w locktest -t 1 -n 1 -d 4ms --no-report -o all.csv 2>"$tmp/e" >/dev/null
+grep -q "^rwlab: -l not given" "$tmp/e" && fail "the -l hint with -l given"
+grep -q 'd=0.004s warmup=0.001s ' all.csv || fail "-d 4ms: the default warm-up is not a quarter of it: $(sed -n 2p all.csv | grep -o 'd=[^,]*')"
+
+# 3. The host inventory, and merge comparing the inventories beside the shards' files.
+"$rwlab" list --host >inv
+for k in host cpu_model sockets cores threads_per_core numa_nodes kernel governor smt; do
+	grep -q "^$k: ." inv || fail "list --host: no '$k:' line"
+done
+mkdir -p a b
+"$rwlab" run -l rwsem -w locktest -t 1,2 "${tiny[@]}" -q --no-report --shard 1/2 -o a/s1.csv 2>/dev/null
+"$rwlab" run -l rwsem -w locktest -t 1,2 "${tiny[@]}" -q --no-report --shard 2/2 -o b/s2.csv 2>/dev/null
+cp inv a/inventory
+sed 's/^governor: .*/governor: powersave-test/' inv >b/inventory
+"$rwlab" merge -o m.csv a/s1.csv b/s2.csv 2>"$tmp/e" || fail "merge: exit $?: $(cat "$tmp/e")"
+grep -q "^rwlab: merge: WARNING: the hosts differ: governor is '.*' on .* (a/inventory) but 'powersave-test' on .* (b/inventory)$" "$tmp/e" ||
+	fail "merge did not compare the inventories: $(cat "$tmp/e")"
+
 echo "newuser: $([ $fails = 0 ] && echo passed || echo "$fails failures")"
 exit $((fails > 0))
