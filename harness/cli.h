@@ -58,8 +58,6 @@ struct lab_cmd {
 				 * are another program's command line (exec) */
 };
 
-/* Every subcommand, NULL-terminated, in `rwlab help`'s order (cmds.c, from cmds.h's LAB_CMDS). */
-extern const struct lab_cmd *const lab_cmds[];
 
 /*
  * The prefix of the command line's error messages: "rwlab: bad --seed ...".
@@ -99,17 +97,22 @@ int lab_cli_next(struct lab_cli *c);
  */
 int lab_cli_count(const struct lab_cli *c, const char *prog, int key, long *v);
 
-/* The command named @name, or NULL. */
-const struct lab_cmd *lab_cmd_find(const char *name);
+/*
+ * The functions that walk a command table take it, NULL-terminated, as
+ * @cmds: rwlab's is lab_cmds[] (cmds.h); cli.c itself names no command.
+ */
+
+/* The command named @name in @cmds, or NULL. */
+const struct lab_cmd *lab_cmd_find(const struct lab_cmd *const *cmds, const char *name);
 
 /* `rwlab CMD --help`. */
 void lab_cmd_help(FILE *f, const struct lab_cmd *cmd);
 
 /* Bare `rwlab help`: the commands, one line each. */
-void lab_cli_usage(FILE *f);
+void lab_cli_usage(FILE *f, const struct lab_cmd *const *cmds);
 
 /* "list, run, report, ...": the command names. */
-void lab_cli_names(char *buf, size_t len);
+void lab_cli_names(const struct lab_cmd *const *cmds, char *buf, size_t len);
 
 /*
  * Is @name one of the comma-separated items of @list (exactly, as the list
@@ -140,7 +143,7 @@ static inline bool lab_list_has(const char *list, const char *name)
 const char *lab_list_add(const char *prog, char *buf, size_t len, const char *add, const char *opt);
 
 /* The man page rwlab(1), roff, from the tables. */
-void lab_cli_man(FILE *f, const char *version);
+void lab_cli_man(FILE *f, const struct lab_cmd *const *cmds, const char *version);
 
 /* A bash completion script for rwlab, from the tables. */
-void lab_cli_bash_completion(FILE *f);
+void lab_cli_bash_completion(FILE *f, const struct lab_cmd *const *cmds);

@@ -37,7 +37,7 @@ static void print_knobs(const struct lab_knob *k)
 	for (; k && k->name; k++) {
 		char def[64];
 
-		lab_knob_value_str(k, k->def, def, sizeof(def));
+		lab_knob_value_str(k, k->def, &lab_rwsem_knob_locks, def, sizeof(def));
 		printf("      %-22s default %-10s %s", k->name, def, k->help ? k->help : "");
 		if (k->type == LAB_KNOB_ENUM)
 			printf(" (%s)", k->choices);

@@ -39,8 +39,10 @@ static const struct lab_opt report_opts[] = {
 	  "noise may raise it)", "1", "percent, 0..100", 0, NULL, 0, 0 },
 	{ "mmtests-era", 0, 'E', "ERA", "the mmtests rows, names and star rule: " LAB_REPORT_ERAS, "current", NULL,
 	  LAB_COMP_CHOICES, "current 2019", 0, 0 },
-	{ "include-failed", 0, 'I', NULL, "also compare cells marked cell_failed (a count that must be 0 was not)",
-	  NULL, NULL, 0, NULL, 0, 0 },
+	{ "include-failed", 0, 'I', NULL, "also compare cells marked cell_failed (a count that must be 0 was not) and "
+	  "unfinished last cells (an interrupted write)", NULL, NULL, 0, NULL, 0, 0 },
+	{ "allow-duplicates", 0, 'D', NULL, "count rows that repeat a run's (cell, iteration, metric) once instead of "
+	  "refusing them (a file given twice: each row once)", NULL, NULL, 0, NULL, 0, 0 },
 	{ 0 }
 };
 
@@ -81,6 +83,9 @@ static int report_option(int c, struct report_args *a)
 		return 0;
 	case 'I':
 		a->o.include_failed = true;
+		return 0;
+	case 'D':
+		a->o.allow_duplicates = true;
 		return 0;
 	case 'E':
 		a->era = optarg;

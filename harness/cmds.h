@@ -32,6 +32,9 @@
 LAB_CMDS(LAB_CMD_DECLARE)
 #undef LAB_CMD_DECLARE
 
+/* Every subcommand, NULL-terminated, in LAB_CMDS' order: the table cli.h's walkers take. */
+extern const struct lab_cmd *const lab_cmds[];
+
 #define LAB_MAX_LOCKS 64	/* -l entries */
 #define LAB_MAX_WLS 32		/* -w entries */
 #define LAB_MAX_SCHEMES 32	/* -m entries */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -61,6 +62,64 @@ const char *lab_csv_kind_mix(enum lab_csv_kind kind)
 	}
 }
 
+/* Take the writer's lock on @fd, or say who holds it. Returns 0 or -1 (the message in @err). */
+static int lock_fd(int fd, const char *path, char *err, size_t errlen)
+{
+	if (!flock(fd, LOCK_EX | LOCK_NB))
+		return 0;
+	if (errno == EWOULDBLOCK)
+		snprintf(err, errlen, "'%s' is being written by another rwlab run (it holds the file's lock): let it "
+			 "finish, or give another -o", path);
+	else
+		snprintf(err, errlen, "cannot lock '%s': %s", path, strerror(errno));
+	return -1;
+}
+
+int lab_csv_claim(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
+{
+	snprintf(w->path, sizeof(w->path), "%s", path);
+	w->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (w->fd < 0) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (lock_fd(w->fd, path, err, errlen)) {
+		close(w->fd);
+		w->fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+/* A new results file at @path (an existing one kept as @path.N, never under a running writer), locked. */
+static int open_new(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
+{
+	if (lab_csv_claim(w, path, err, errlen))
+		return -1;	/* a running writer's file is neither moved nor written */
+	if (w->fd >= 0 && lab_csv_keep_old(path, err, errlen)) {
+		lab_csv_close(w);
+		return -1;
+	}
+	lab_csv_close(w);	/* the old file, now PATH.N (or empty): its lock goes with it */
+	w->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		snprintf(err, errlen, "cannot write results to '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (lock_fd(w->fd, path, err, errlen)) {
+		lab_csv_close(w);
+		return -1;
+	}
+	if (ftruncate(w->fd, 0)) {
+		snprintf(err, errlen, "cannot write results to '%s': %s", path, strerror(errno));
+		lab_csv_close(w);
+		return -1;
+	}
+	return 0;
+}
+
 int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
 {
 	struct lab_buf b = { 0 };
@@ -68,12 +127,15 @@ int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t e
 
 	bool out = !strcmp(path, "-");	/* stdout: the rows stream out as each cell finishes */
 
-	if (!out && lab_csv_keep_old(path, err, errlen))
-		return -1;
-	snprintf(w->path, sizeof(w->path), "%s", out ? "stdout" : path);
-	w->fd = out ? fcntl(1, F_DUPFD_CLOEXEC, 3) : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
-		snprintf(err, errlen, "cannot write results to '%s': %s", path, strerror(errno));
+	err[0] = 0;
+	if (out) {
+		snprintf(w->path, sizeof(w->path), "stdout");
+		w->fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
+		if (w->fd < 0) {
+			snprintf(err, errlen, "cannot write results to stdout: %s", strerror(errno));
+			return -1;
+		}
+	} else if (open_new(w, path, err, errlen)) {
 		return -1;
 	}
 	lab_csv_header(&b);
@@ -90,14 +152,24 @@ int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t e
 
 int lab_csv_open_append(struct lab_csv_writer *w, const char *path, size_t keep, char *err, size_t errlen)
 {
-	snprintf(w->path, sizeof(w->path), "%s", path);
-	w->fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (w->fd < 0 || ftruncate(w->fd, (off_t)keep) || lseek(w->fd, 0, SEEK_END) < 0 ||
-	    (fsync(w->fd) && errno != EINVAL && errno != EROFS)) {
+	char last = '\n';
+
+	if (w->fd < 0 && lab_csv_claim(w, path, err, errlen))
+		return -1;
+	if (w->fd < 0) {
+		snprintf(err, errlen, "cannot append results to '%s': %s", path, strerror(ENOENT));
+		return -1;
+	}
+	/*
+	 * Keep the whole rows; a last row that lost only its line end (the
+	 * write stopped just before it) gets it back, so the next row does not
+	 * join it.
+	 */
+	if (ftruncate(w->fd, (off_t)keep) || lseek(w->fd, 0, SEEK_END) < 0 ||
+	    (keep && pread(w->fd, &last, 1, (off_t)keep - 1) != 1) ||
+	    (last != '\n' && write(w->fd, "\n", 1) != 1) || (fsync(w->fd) && errno != EINVAL && errno != EROFS)) {
 		snprintf(err, errlen, "cannot append results to '%s': %s", path, strerror(errno));
-		if (w->fd >= 0)
-			close(w->fd);
-		w->fd = -1;
+		lab_csv_close(w);
 		return -1;
 	}
 	return 0;
@@ -127,18 +199,28 @@ int lab_csv_keep_old(const char *path, char *err, size_t errlen)
 
 int lab_csv_append(struct lab_csv_writer *w, const char *buf, size_t len)
 {
+	off_t start = lseek(w->fd, 0, SEEK_END);	/* -1 (ESPIPE) on a pipe: nothing to cut back there */
+	int ret = 0;
+
 	while (len) {
 		ssize_t n = write(w->fd, buf, len);
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return -errno;
+			ret = -errno;
+			break;
 		}
 		buf += n;
 		len -= (size_t)n;
 	}
-	return fsync(w->fd) && errno != EINVAL && errno != EROFS ? -errno : 0;
+	if (!ret && fsync(w->fd) && errno != EINVAL && errno != EROFS)
+		ret = -errno;
+	/* All or nothing: a cell that could not be written whole leaves no part of itself. */
+	if (ret && start >= 0 && (ftruncate(w->fd, start) || lseek(w->fd, start, SEEK_SET) < 0 || fsync(w->fd)))
+		fprintf(stderr, "rwlab: %s: cutting a failed write back to byte %lld: %s\n", w->path, (long long)start,
+			strerror(errno));
+	return ret;
 }
 
 void lab_csv_close(struct lab_csv_writer *w)
@@ -393,10 +475,47 @@ int lab_csv_parse(const char *data, size_t len, const char *name, struct lab_csv
 		t->rows[t->nrows++] = f;
 		t->parsed_len = pos;
 	}
+	t->unterminated = t->nrows && !ends_nl && t->parsed_len == len;
 	return 0;
 fail:
 	lab_csv_free(t);
 	return -1;
+}
+
+/* Is @plan a whole plan field: empty, or "fp=HEX cells=N blocks=N" (shard.h)? */
+static bool plan_whole(const char *plan)
+{
+	const char *p = plan;
+	size_t n;
+
+	if (!*p)
+		return true;
+	if (strncmp(p, "fp=", 3) || !(n = strspn(p + 3, "0123456789abcdef")))
+		return false;
+	p += 3 + n;
+	if (strncmp(p, " cells=", 7) || !(n = strspn(p + 7, "0123456789")))
+		return false;
+	p += 7 + n;
+	if (strncmp(p, " blocks=", 8) || !(n = strspn(p + 8, "0123456789")))
+		return false;
+	return !p[8 + n];
+}
+
+bool lab_csv_torn_tail(struct lab_csv_table *t)
+{
+	int c = lab_csv_col(t, LAB_CSV_NAME(plan)), last = t->nrows - 1;
+
+	if (!t->unterminated || c < 0 || plan_whole(t->rows[last][c]))
+		return false;
+	/* the write stopped inside the row's last field: its fields are all there, the row is not */
+	for (int k = 0; k < t->ncols; k++)
+		free(t->rows[last][k]);
+	free(t->rows[last]);
+	t->torn_line = t->line[last];
+	t->parsed_len = t->offset[last];
+	t->nrows--;
+	t->unterminated = false;
+	return true;
 }
 
 /* stdin, read once: a report may read its input more than once. */

@@ -14,6 +14,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -145,16 +146,32 @@ struct lab_csv_writer {
 };
 
 /*
- * Open @path for writing results and write the header. An existing non-empty
- * file is first kept as "@path.N" (lab_csv_keep_old): nothing measured
- * earlier is lost. "-" is stdout (the rows stream out as each cell ends).
- * Returns 0 or -1 with a message ("cannot write 'x': Permission denied").
+ * Every writer of a results file holds an exclusive advisory lock on it
+ * (flock(2)) until lab_csv_close() or its exit, so a second rwlab writing the
+ * same file is refused with one line before it measures anything ("'x.csv' is
+ * being written by another rwlab run (it holds the file's lock): ..."), and a
+ * file a run is writing is never moved aside under it.
+ *
+ * lab_csv_claim() - open the existing file @path and take its lock, before
+ * reading it to resume (w->fd is -1 when there is no such file). Returns 0
+ * or -1 with a message.
+ */
+int lab_csv_claim(struct lab_csv_writer *w, const char *path, char *err, size_t errlen);
+/*
+ * Open @path for writing results, locked, and write the header. An existing
+ * non-empty file is first kept as "@path.N" (lab_csv_keep_old), unless a
+ * running rwlab holds it: nothing measured earlier is lost or moved under
+ * its writer. "-" is stdout (the rows stream out as each cell ends; no
+ * lock). Returns 0 or -1 with a message ("cannot write 'x': Permission
+ * denied").
  */
 int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t errlen);
 /*
- * Open an existing results file @path to carry on writing (run --resume):
- * cut it to its first @keep bytes (lab_resume_load() says how many are whole
- * cells) and append after them. Returns 0 or -1 with a message.
+ * Carry on writing the existing results file @path (run --resume), claimed
+ * with lab_csv_claim() (or claimed here): cut it to its first @keep bytes
+ * (lab_resume_load() says how many are whole rows of finished cells), end a
+ * last row that lost only its newline with one, and append after them.
+ * Returns 0 or -1 with a message.
  */
 int lab_csv_open_append(struct lab_csv_writer *w, const char *path, size_t keep, char *err, size_t errlen);
 /*
@@ -164,7 +181,12 @@ int lab_csv_open_append(struct lab_csv_writer *w, const char *path, size_t keep,
  * message in @err.
  */
 int lab_csv_keep_old(const char *path, char *err, size_t errlen);
-/* Append @len bytes of complete rows in one write(2), then fsync. Returns 0 or -errno. */
+/*
+ * Append @len bytes of complete rows in one write(2), then fsync. All or
+ * nothing: on any error (ENOSPC after a partial write, EFBIG, EIO, a failed
+ * fsync) the file is cut back to where it ended before, so it still holds
+ * whole rows only and later cells append after them. Returns 0 or -errno.
+ */
 int lab_csv_append(struct lab_csv_writer *w, const char *buf, size_t len);
 void lab_csv_close(struct lab_csv_writer *w);
 
@@ -198,6 +220,7 @@ struct lab_csv_table {
 	int *line;		/* line number where each row starts (1 = header) */
 	size_t parsed_len;	/* bytes up to the end of the last row kept */
 	int torn_line;		/* 0, or the line of a torn last record that was left out */
+	bool unterminated;	/* the last row kept ends the data without a line end */
 };
 
 /*
@@ -212,6 +235,15 @@ struct lab_csv_table {
  */
 int lab_csv_parse(const char *data, size_t len, const char *name, struct lab_csv_table *t, char *err,
 		  size_t errlen);
+
+/*
+ * lab_csv_torn_tail() - a results file's last row without its line end is
+ * whole only if its end-of-row field (plan) is: empty or "fp=HEX cells=N
+ * blocks=N". Otherwise the write stopped inside that field: the row is left
+ * out as lab_csv_parse() leaves out a short one (t->torn_line, parsed_len).
+ * Returns true when it did so. A whole row that lost only its newline stays.
+ */
+bool lab_csv_torn_tail(struct lab_csv_table *t);
 
 /* lab_csv_read() - read a whole CSV file ("-": stdin, read once and kept) and lab_csv_parse() it. */
 int lab_csv_read(const char *path, struct lab_csv_table *t, char *err, size_t errlen);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmds.h"
 #include "config.h"
 #include "sim_cmd.h"
 #include "version.h"
@@ -27,20 +28,20 @@ static int cmd_help(int argc, char **argv)
 		if (argc >= 3)	/* help about help: what it takes, then the commands */
 			printf("usage: rwlab help [COMMAND | --man | --bash]: a command's options, the man page "
 			       "(roff), the bash completion\n\n");
-		lab_cli_usage(stdout);
+		lab_cli_usage(stdout, lab_cmds);
 		return 0;
 	}
 	if (!strcmp(argv[2], "--man")) {
-		lab_cli_man(stdout, LAB_VERSION);
+		lab_cli_man(stdout, lab_cmds, LAB_VERSION);
 		return 0;
 	}
 	if (!strcmp(argv[2], "--bash")) {
-		lab_cli_bash_completion(stdout);
+		lab_cli_bash_completion(stdout, lab_cmds);
 		return 0;
 	}
-	cmd = lab_cmd_find(argv[2]);
+	cmd = lab_cmd_find(lab_cmds, argv[2]);
 	if (!cmd) {
-		lab_cli_names(names, sizeof(names));
+		lab_cli_names(lab_cmds, names, sizeof(names));
 		fprintf(stderr, "%s: no help for '%s' (valid: %s)\n", LAB_PROG, argv[2], names);
 		return 2;
 	}
@@ -55,7 +56,7 @@ int main(int argc, char **argv)
 	int st;
 
 	if (argc < 2) {
-		lab_cli_names(names, sizeof(names));
+		lab_cli_names(lab_cmds, names, sizeof(names));
 		fprintf(stderr, "usage: rwlab <command> [options] (commands: %s; 'rwlab help' says more)\n", names);
 		return 2;
 	}
@@ -65,9 +66,9 @@ int main(int argc, char **argv)
 		printf("rwlab %s (git %s; %s build, %s)\n", LAB_VERSION, LAB_GIT_REV, LAB_BUILD_TYPE, LAB_COMPILER);
 		return 0;
 	}
-	cmd = lab_cmd_find(argv[1]);
+	cmd = lab_cmd_find(lab_cmds, argv[1]);
 	if (!cmd) {
-		lab_cli_names(names, sizeof(names));
+		lab_cli_names(lab_cmds, names, sizeof(names));
 		fprintf(stderr, "%s: unknown command '%s' (valid: %s)\n", LAB_PROG, argv[1], names);
 		return 2;
 	}

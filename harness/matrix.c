@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "matrix.h"
+#include "threads.h"
 
 #ifndef LAB_MATRIX_DIR
 #define LAB_MATRIX_DIR "tools/matrices"
@@ -400,86 +401,6 @@ const char *lab_matrix_get(const struct lab_matrix *m, const char *key, int *lin
 	return NULL;
 }
 
-int lab_matrix_eval_threads(const char *expr, int ncpus, char *out, size_t len, char *err, size_t errlen)
-{
-	char tok[256];
-	size_t off = 0;
-	const char *p = expr;
-	long seen[256];
-	int nseen = 0;
-
-	out[0] = 0;
-	while (*p) {
-		size_t l = strcspn(p, ","), o = 0;
-		const char *q = p, *end = p + l;
-		char *endp;
-		long v;
-
-		if (l >= sizeof(tok)) {
-			snprintf(err, errlen, "thread list entry too long");
-			return -1;
-		}
-		/* Rewrite [N*]cpus[/D] inside this entry. */
-		while (q < end) {
-			const char *c = strstr(q, "cpus");
-			long mul = 1, div = 1, val;
-			const char *start, *after;
-
-			if (!c || c >= end) {
-				o += (size_t)snprintf(tok + o, sizeof(tok) - o, "%.*s", (int)(end - q), q);
-				break;
-			}
-			start = c;
-			after = c + 4;
-			if (start > q && start[-1] == '*') {
-				const char *d = start - 1;
-
-				while (d > q && isdigit((unsigned char)d[-1]))
-					d--;
-				if (d == start - 1) {
-					snprintf(err, errlen, "bad thread expression '%.*s' (use N*cpus)", (int)l, p);
-					return -1;
-				}
-				mul = strtol(d, NULL, 10);
-				start = d;
-			}
-			if (*after == '/') {
-				div = strtol(after + 1, &endp, 10);
-				if (endp == after + 1 || div < 1) {
-					snprintf(err, errlen, "bad thread expression '%.*s' (use cpus/D)", (int)l, p);
-					return -1;
-				}
-				after = endp;
-			}
-			val = mul * ncpus / div;
-			o += (size_t)snprintf(tok + o, sizeof(tok) - o, "%.*s%ld", (int)(start - q), q, val < 1 ? 1 : val);
-			q = after;
-		}
-		tok[sizeof(tok) - 1] = 0;
-		/* Drop a plain number already in the list (cpus/2 == 1 on a 2-CPU machine). */
-		errno = 0;
-		v = strtol(tok, &endp, 10);
-		if (*tok && !*endp && !errno) {
-			bool dup = false;
-
-			for (int i = 0; i < nseen; i++)
-				dup |= seen[i] == v;
-			if (dup)
-				goto next;
-			if (nseen < 256)
-				seen[nseen++] = v;
-		}
-		if (off + strlen(tok) + 2 >= len) {
-			snprintf(err, errlen, "thread list too long");
-			return -1;
-		}
-		off += (size_t)snprintf(out + off, len - off, "%s%s", off ? "," : "", tok);
-next:
-		p = *end ? end + 1 : end;
-	}
-	return 0;
-}
-
 static char *own(struct lab_matrix *m, const char *s)
 {
 	char *d = strdup(s);
@@ -510,7 +431,7 @@ int lab_matrix_run_args(struct lab_matrix *m, int ncpus, char **argv, int *lines
 		if (!strcmp(opt[k][0], "threads")) {
 			char why[256];
 
-			if (lab_matrix_eval_threads(v, ncpus, buf, sizeof(buf), why, sizeof(why)))
+			if (lab_eval_threads(v, ncpus, buf, sizeof(buf), why, sizeof(why)))
 				return fail(err, errlen, m->path, line, "%s", why);
 			v = buf;
 		}

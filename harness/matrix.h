@@ -8,6 +8,7 @@
  *   locks       = -l list            workloads  = -w list
  *   threads     = -t list; "cpus", "N*cpus" and "cpus/D" are replaced by the
  *                 machine's online CPU count (at least 1), e.g. 1,cpus/2,cpus,2*cpus
+ *                 (lab_eval_threads(), threads.h)
  *   iterations  = -n                 duration   = -d         warmup = --warmup
  *   pin         = --pin              seed       = --seed
  *   options     = further `rwlab run` options, split at white space
@@ -102,9 +103,3 @@ int lab_matrix_refmap(const struct lab_matrix *m, struct lab_refmap *map, char *
  */
 int lab_matrix_reference(const struct lab_matrix *m, char *path, size_t len);
 
-/*
- * lab_matrix_eval_threads() - replace "cpus", "N*cpus" and "cpus/D" in a -t
- * list by numbers for @ncpus (each at least 1) and drop plain-number
- * duplicates. Returns 0, or -1 with a message.
- */
-int lab_matrix_eval_threads(const char *expr, int ncpus, char *out, size_t len, char *err, size_t errlen);

@@ -458,6 +458,45 @@ static bool any_shard(const struct merge *m)
 	return false;
 }
 
+/*
+ * The hosts the files' rows name: one, or --mixed-hosts (a lab of identical
+ * servers, each shard on its own: said once, and check_context() warns where
+ * they differ). Returns 0, or -1 when refused (one line on stderr).
+ */
+static int check_hosts(const struct merge *m)
+{
+	const struct mfile *f0 = NULL;
+	int r0 = 0;
+	bool mixed = false;
+	char w0[512], w1[512];
+
+	for (int i = 0; i < m->nf; i++) {
+		const struct mfile *f = &m->f[i];
+
+		for (int r = 0; r < f->t.nrows; r++) {
+			if (!f0) {
+				f0 = f, r0 = r;
+				continue;
+			}
+			if (!strcmp(field(f, r, f->c_host), field(f0, r0, f0->c_host)))
+				continue;
+			if (!m->o->mixed_hosts) {
+				fprintf(stderr, "rwlab: merge: %s and %s were measured on two hosts ('%s', '%s'): one run's "
+					"shards mix machines there; give --mixed-hosts when they are identical servers "
+					"(their differences are then warned about)\n", where(f0, r0, w0, sizeof(w0)),
+					where(f, r, w1, sizeof(w1)), field(f0, r0, f0->c_host), field(f, r, f->c_host));
+				return -1;
+			}
+			mixed = true;
+			f0 = f, r0 = r;
+		}
+	}
+	if (mixed && !m->o->quiet)
+		fprintf(stderr, "rwlab: merge: WARNING: the files' rows name more than one host (--mixed-hosts): "
+			"each comparison stays on one host, but the tables mix machines\n");
+	return 0;
+}
+
 int lab_merge(const struct lab_merge_opts *o)
 {
 	struct merge m = { .o = o, .nf = o->npaths };
@@ -478,7 +517,7 @@ int lab_merge(const struct lab_merge_opts *o)
 	if (check_plans(&m))
 		goto out;
 	ncells = check_cells(&m, &rows, &nrows);
-	if (ncells < 0)
+	if (ncells < 0 || check_hosts(&m))
 		goto out;
 	check_context(&m);
 	lab_inventory_check("rwlab: merge", o->paths, o->npaths);	/* the hosts' inventories, where beside the files */
@@ -506,6 +545,8 @@ out:
 static const struct lab_opt merge_opts[] = {
 	{ "csv", 'o', 'o', "OUT.csv", "write the merged rows there (an existing file is kept as OUT.csv.N)",
 	  "none: check only", NULL, LAB_COMP_FILE, NULL, 0, 0 },
+	{ "mixed-hosts", 0, 'M', NULL, "accept files measured on different hosts (identical servers), warning "
+	  "where their machines, builds or settings differ; refused otherwise", NULL, NULL, 0, NULL, 0, 0 },
 	{ 0 }
 };
 
@@ -521,6 +562,9 @@ static int cmd_merge(int argc, char **argv)
 		switch (c) {
 		case 'o':
 			o.out = optarg;
+			break;
+		case 'M':
+			o.mixed_hosts = true;
 			break;
 		default:	/* getopt_long said what was wrong */
 			return 2;
@@ -538,7 +582,7 @@ static int cmd_merge(int argc, char **argv)
 int lab_report_merge(const char *const *paths, int n, bool by_host)
 {
 	struct lab_merge_opts o = { .paths = paths, .npaths = n, .quiet = true, .only_shards = true,
-				    .by_host = by_host };
+				    .by_host = by_host, .mixed_hosts = true };	/* report: cells, not files, by host */
 
 	for (int i = 0; i < n; i++)
 		if (!strcmp(paths[i], "-"))
@@ -553,7 +597,8 @@ const struct lab_cmd lab_merge_cmd = {
 	.opts = merge_opts,
 	.fn = cmd_merge,
 	.more = "Refuses (exit 2) files of two plans or schemas, two shard counts, one shard in\n"
-		"two files and one cell in two files or on two hosts; warns where hosts, builds\n"
-		"or settings differ; exit 1 when shards or cells are missing (OUT is still\n"
-		"written), 0 when complete.\n",
+		"two files, one cell in two files or on two hosts, and files of two hosts\n"
+		"unless --mixed-hosts (then warned); warns where hosts, builds or settings\n"
+		"differ; exit 1 when shards or cells are missing (OUT is still written), 0\n"
+		"when complete.\n",
 };

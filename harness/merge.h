@@ -6,9 +6,11 @@
  * Checks, with one line each on stderr:
  * - refused (status 2): unreadable or malformed files, files of two CSV
  *   schemas, files of two plans (another matrix, other run options: the
- *   plan fingerprints differ), two shard counts, one shard in two files, and
+ *   plan fingerprints differ), two shard counts, one shard in two files,
  *   one cell (variant, workload, threads) in two files or measured on two
- *   hosts: a cell is never pooled across hosts or shards.
+ *   hosts (a cell is never pooled across hosts or shards), and rows of two
+ *   hosts at all unless mixed_hosts (rwlab merge --mixed-hosts; rwlab slurm
+ *   and report pass it: their shards run on a lab's identical servers).
  * - warned: the hosts differ in cpu_model, cpus or kernel, the builds in
  *   compiler, build_type, allocator, event_counts, git_rev or pin, or the
  *   shards in a run setting of the plan column (n, d, warmup, seed). Each
@@ -34,6 +36,7 @@ struct lab_merge_opts {
 	bool only_shards;		/* check only when a row carries a shard (run --shard) */
 	bool by_host;			/* one cell on two hosts is allowed (report --by host: side by
 					 * side, not pooled); in two files of one host it is not */
+	bool mixed_hosts;		/* files of two hosts are merged, with a warning; refused otherwise */
 };
 
 /*

@@ -97,7 +97,7 @@ enum lab_report_sig {
  * How a published table (results/reference/X.csv: benchmark, stat, metric,
  * clients, variant, value) lines up with rwlab's results. Usually read from
  * a matrix file (harness/matrix.h). Thread expressions may use "cpus"
- * (evaluated with the results' CPU count, see lab_matrix_eval_threads()).
+ * (evaluated with the results' CPU count, see lab_eval_threads(), threads.h).
  */
 struct lab_refmap {
 	struct {
@@ -137,7 +137,8 @@ struct lab_report_opts {
 	const char *path;		/* results CSV; "-" is stdin */
 	const char *const *paths;	/* several CSVs pooled (paths[0] == path), npaths of them; */
 	int npaths;			/* 0: path alone. Cells from different hosts are refused unless by has host */
-	bool include_failed;		/* compare cells marked cell_failed too (they are left out otherwise) */
+	bool include_failed;		/* compare cells marked cell_failed, or unfinished, too (left out otherwise) */
+	bool allow_duplicates;		/* count rows that repeat a (run, cell, iteration, metric) once, not refuse them */
 	enum lab_report_format format;
 	const char *metric;		/* comma-separated metric names; NULL: each workload's headline */
 	const char *workload;		/* comma-separated workload labels or names to keep; NULL: all */

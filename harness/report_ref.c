@@ -11,10 +11,10 @@
 #include <strings.h>
 
 #include "format.h"
-#include "matrix.h"
 #include "report_impl.h"
 #include "report_ref.h"
 #include "stats.h"
+#include "threads.h"
 #include "workload.h"
 
 enum { R_BENCH, R_STAT, R_METRIC, R_CLIENTS, R_VARIANT, R_VALUE, R_NR };
@@ -411,7 +411,7 @@ static int map_threads(const struct lab_refmap *map, const char *clients, int nc
 			continue;
 		if (!strcmp(map->thr[i].ours, "*"))
 			return 0;
-		if (lab_matrix_eval_threads(map->thr[i].ours, ncpus, buf, sizeof(buf), err, sizeof(err)))
+		if (lab_eval_threads(map->thr[i].ours, ncpus, buf, sizeof(buf), err, sizeof(err)))
 			return -1;
 		return atoi(buf) > 0 ? atoi(buf) : -1;
 	}

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,6 +205,7 @@ static int read_one(const char *path, struct lab_csv_table *t, char *err, size_t
 				 "'schema,run,timestamp,...')", path);
 		return -1;
 	}
+	lab_csv_torn_tail(t);
 	if (t->torn_line)
 		fprintf(stderr, "rwlab report: %s:%d: the last line is incomplete (an interrupted write); left out\n",
 			path, t->torn_line);
@@ -228,6 +230,14 @@ static void append_rows(struct lab_csv_table *t, struct lab_csv_table *add)
 	lab_csv_free(add);
 }
 
+/* Rows [@from, r->t.nrows) came from input @i. */
+static void note_src(struct lab_results *r, int from, int i)
+{
+	r->src = xrealloc(r->src, (size_t)r->t.nrows * sizeof(*r->src));
+	for (int k = from; k < r->t.nrows; k++)
+		r->src[k] = i;
+}
+
 /* Every input into r->t (the same header in each); r->path names them ("a.csv + b.csv"). */
 static int read_inputs(struct lab_results *r, const char *const *paths, int npaths, char *err, size_t errlen)
 {
@@ -237,10 +247,13 @@ static int read_inputs(struct lab_results *r, const char *const *paths, int npat
 		off += (size_t)snprintf(r->path_buf + off, off < sizeof(r->path_buf) ? sizeof(r->path_buf) - off : 0,
 					"%s%s", i ? " + " : "", strcmp(paths[i], "-") ? paths[i] : "stdin");
 	r->path = r->path_buf;
+	r->src_names = paths;
 	if (read_one(paths[0], &r->t, err, errlen))
 		return -1;
+	note_src(r, 0, 0);
 	for (int i = 1; i < npaths; i++) {
 		struct lab_csv_table t;
+		int from = r->t.nrows;
 		bool same;
 
 		if (read_one(paths[i], &t, err, errlen)) {
@@ -258,8 +271,49 @@ static int read_inputs(struct lab_results *r, const char *const *paths, int npat
 			return -1;
 		}
 		append_rows(&r->t, &t);
+		note_src(r, from, i);
 	}
 	return 0;
+}
+
+/* "FILE:LINE" of row @row, into @buf. */
+static const char *where(const struct lab_results *r, int row, char *buf, size_t len)
+{
+	const char *name = r->src_names[r->src[row]];
+
+	snprintf(buf, len, "%s:%d", strcmp(name, "-") ? name : "stdin", r->t.line[row]);
+	return buf;
+}
+
+/* Drop the rows whose @drop[] is set (freed), keeping the others in order. */
+static void drop_rows(struct lab_results *r, const bool *drop)
+{
+	int k = 0;
+
+	for (int i = 0; i < r->t.nrows; i++) {
+		char **row = r->t.rows[i];
+
+		if (drop[i]) {
+			for (int c = 0; c < r->t.ncols; c++)
+				free(row[c]);
+			free(row);
+			continue;
+		}
+		r->t.rows[k] = row;
+		r->t.offset[k] = r->t.offset[i];
+		r->t.line[k] = r->t.line[i];
+		r->src[k++] = r->src[i];
+	}
+	r->t.nrows = k;
+}
+
+static bool *drop_mask(const struct lab_results *r)
+{
+	bool *d = calloc((size_t)(r->t.nrows ? r->t.nrows : 1), sizeof(*d));
+
+	if (!d)
+		abort();
+	return d;
 }
 
 struct host_cols {
@@ -321,22 +375,12 @@ static bool same_cell(char **row, char *const *key, const int *col)
 /* Drop every row of cell @key from r->t. */
 static void drop_cell(struct lab_results *r, char *const *key, const int *col)
 {
-	int k = 0;
+	bool *d = drop_mask(r);
 
-	for (int i = 0; i < r->t.nrows; i++) {
-		char **row = r->t.rows[i];
-
-		if (same_cell(row, key, col)) {
-			for (int c = 0; c < r->t.ncols; c++)
-				free(row[c]);
-			free(row);
-			continue;
-		}
-		r->t.rows[k] = row;
-		r->t.offset[k] = r->t.offset[i];
-		r->t.line[k++] = r->t.line[i];
-	}
-	r->t.nrows = k;
+	for (int i = 0; i < r->t.nrows; i++)
+		d[i] = same_cell(r->t.rows[i], key, col);
+	drop_rows(r, d);
+	free(d);
 }
 
 /*
@@ -372,6 +416,218 @@ static void failed_cells(struct lab_results *r, bool include)
 		for (int k = 0; k < 3; k++)
 			free(key[k]);
 	}
+}
+
+/* ---- integrity ------------------------------------------------------------------ */
+
+bool lab_value_may_be_negative(const char *metric, const char *unit)
+{
+	return !lab_unit_nonnegative(unit) || strstr(metric, "_over_");	/* a difference: X_over_none */
+}
+
+bool lab_unit_nonnegative(const char *unit)
+{
+	static const char *const units[] = { "count", "ops", "op/s", "s", "ms", "us", "ns", "%", "jobs", "jobs/min",
+					     "files", "dirs", "pages", "MiB", "KB/s", "faults", "faults/s", "bytes",
+					     "load", "index", NULL };
+
+	for (int i = 0; units[i]; i++)
+		if (!strcmp(unit, units[i]))
+			return true;
+	return false;
+}
+
+int lab_value_parse(const char *s, double *v, const char **why)
+{
+	const char *p = s + (*s == '+' || *s == '-');
+	size_t digits = strspn(p, "0123456789");
+
+	p += digits;
+	if (*p == '.') {
+		size_t frac = strspn(p + 1, "0123456789");
+
+		digits += frac;
+		p += 1 + frac;
+	}
+	if (digits && (*p == 'e' || *p == 'E')) {
+		const char *q = p + 1 + (p[1] == '+' || p[1] == '-');
+
+		p = strspn(q, "0123456789") ? q + strspn(q, "0123456789") : p;
+	}
+	if (!digits || *p) {
+		*why = strcasestr(s, "inf") || strcasestr(s, "nan") ? "not a finite number" :
+		       strpbrk(s, "xX") ? "hexadecimal, not a decimal number" : "not a number";
+		return -1;
+	}
+	errno = 0;
+	*v = strtod(s, NULL);
+	if (errno == ERANGE && fabs(*v) > 1) {	/* overflow: +-HUGE_VAL; an underflow (denormal, 0) is kept */
+		*why = "not a finite number (beyond the largest double)";
+		return -1;
+	}
+	return 0;
+}
+
+/* Every value a finite decimal, and not negative where its unit cannot be. Returns 0 or -1 (FILE:LINE in @err). */
+static int check_values(const struct lab_results *r, int cv, int cu, int cm, char *err, size_t errlen)
+{
+	for (int i = 0; i < r->t.nrows; i++) {
+		char **f = r->t.rows[i], at[1100];
+		const char *why;
+		double v;
+
+		if (lab_value_parse(f[cv], &v, &why)) {
+			snprintf(err, errlen, "%s: value '%s' is %s", where(r, i, at, sizeof(at)), f[cv], why);
+			return -1;
+		}
+		if (v < 0 && !lab_value_may_be_negative(f[cm], f[cu])) {
+			snprintf(err, errlen, "%s: value %s of metric '%s' is negative, which its unit '%s' cannot be",
+				 where(r, i, at, sizeof(at)), f[cv], f[cm], f[cu]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The runner's -n from a settings field ("d=2s warmup=0.5s n=5 ..."), or 0 when it names none. */
+static int settings_n(const char *settings)
+{
+	const char *p = strstr(settings, "n=");
+
+	while (p && p != settings && p[-1] != ' ')
+		p = strstr(p + 1, "n=");
+	return p ? atoi(p + 2) : 0;
+}
+
+/* Are rows @x and @y of one cell (variant, workload, threads at @col[0..2])? */
+static bool same_row_cell(char **x, char **y, const int *col)
+{
+	return !strcmp(x[col[0]], y[col[0]]) && !strcmp(x[col[1]], y[col[1]]) && !strcmp(x[col[2]], y[col[2]]);
+}
+
+/* Is the cell in rows [@a, @b] complete: iterations 0..@n-1, each with as many rows as iteration 0? */
+static bool cell_complete(const struct lab_results *r, int a, int b, int ci, int n)
+{
+	int *count = calloc((size_t)n, sizeof(*count));
+	bool ok = true;
+
+	if (!count)
+		abort();
+	for (int i = a; i <= b; i++) {
+		int it = atoi(r->t.rows[i][ci]);
+
+		if (it < 0 || it >= n) {	/* not one run's -n: a file put together by hand, not judged */
+			free(count);
+			return true;
+		}
+		count[it]++;
+	}
+	for (int it = 0; it < n && ok; it++)
+		ok = count[it] && count[it] == count[0];
+	free(count);
+	return ok;
+}
+
+/*
+ * The last cell of each file the runner wrote, when it is not complete: the
+ * tail of an interrupted write (a kill, a full disk before rwlab cut it
+ * back). Left out and named, unless @include.
+ */
+static void unfinished_cells(struct lab_results *r, const int *col, int ci, int cs, bool include)
+{
+	bool *d = drop_mask(r);
+
+	for (int i = r->t.nrows - 1; i >= 0 && ci >= 0 && cs >= 0; i--) {
+		int a = i, n;
+		char at[1100];
+
+		if (i + 1 < r->t.nrows && r->src[i + 1] == r->src[i])
+			continue;	/* not the last row of its file */
+		while (a > 0 && r->src[a - 1] == r->src[i] && same_row_cell(r->t.rows[a - 1], r->t.rows[i], col) &&
+		       !strcmp(r->t.rows[a - 1][cs], r->t.rows[i][cs]))
+			a--;
+		n = settings_n(r->t.rows[i][cs]);
+		if (n <= 0 || cell_complete(r, a, i, ci, n))
+			continue;
+		fprintf(stderr, "rwlab report: %s: cell %s %s t=%s is unfinished (not iterations 0..%d with as many rows "
+				"each: an interrupted write): %s\n",
+			where(r, a, at, sizeof(at)), r->t.rows[i][col[0]], r->t.rows[i][col[1]], r->t.rows[i][col[2]],
+			n - 1, include ? "compared as --include-failed asks" : "left out (--include-failed compares it)");
+		for (int k = a; k <= i && !include; k++)
+			d[k] = true;
+	}
+	drop_rows(r, d);
+	free(d);
+}
+
+struct dup_cols {
+	const struct lab_csv_table *t;
+	int c[7];			/* run, variant, workload, threads, iteration, metric, host */
+};
+
+static int dup_cmp(const void *a, const void *b, void *arg)
+{
+	const struct dup_cols *h = arg;
+	char **x = h->t->rows[*(const int *)a], **y = h->t->rows[*(const int *)b];
+	int c;
+
+	for (int k = 0; k < 7; k++)
+		if (h->c[k] >= 0 && (c = strcmp(x[h->c[k]], y[h->c[k]])))
+			return c;
+	return *(const int *)a - *(const int *)b;	/* file order among equals */
+}
+
+/*
+ * Rows with the same (run, variant, workload, threads, iteration, metric) of
+ * one host: refused, naming the first such row in file order and the row it
+ * repeats, or with @allow each counted once (the first in file order).
+ * Returns 0, or -1 in @err.
+ */
+static int duplicates(struct lab_results *r, bool allow, char *err, size_t errlen)
+{
+	static const char *const names[7] = { "run", "variant", "workload", "threads", "iteration", "metric", "host" };
+	struct dup_cols h = { &r->t, { 0 } };
+	int *idx = malloc((size_t)(r->t.nrows ? r->t.nrows : 1) * sizeof(*idx)), ndup = 0, first = -1, orig = -1;
+	bool *d = drop_mask(r);
+
+	if (!idx)
+		abort();
+	for (int k = 0; k < 7; k++)
+		h.c[k] = lab_csv_col(&r->t, names[k]);
+	for (int i = 0; i < r->t.nrows; i++)
+		idx[i] = i;
+	qsort_r(idx, (size_t)r->t.nrows, sizeof(*idx), dup_cmp, &h);
+	for (int i = 1; i < r->t.nrows; i++) {
+		char **a = r->t.rows[idx[i - 1]], **b = r->t.rows[idx[i]];
+		bool same = true;
+
+		for (int k = 0; k < 7 && same; k++)
+			same = h.c[k] < 0 || !strcmp(a[h.c[k]], b[h.c[k]]);
+		if (!same)
+			continue;
+		d[idx[i]] = true;
+		ndup++;
+		if (first < 0 || idx[i] < first)
+			first = idx[i], orig = idx[i - 1];
+		idx[i] = idx[i - 1];	/* later copies compare with the first */
+	}
+	if (ndup && !allow) {
+		char **a = r->t.rows[orig], at[1100], bt[1100];
+
+		snprintf(err, errlen, "%s: the row repeats %s (run %s, cell %s %s t=%s, iteration %s, metric %s): %s; "
+			 "give --allow-duplicates to count each such row once", where(r, first, bt, sizeof(bt)),
+			 where(r, orig, at, sizeof(at)), h.c[0] >= 0 ? a[h.c[0]] : "-", a[h.c[1]], a[h.c[2]], a[h.c[3]],
+			 h.c[4] >= 0 ? a[h.c[4]] : "-", a[h.c[5]],
+			 r->src[first] != r->src[orig] ? "the same run in two files (a file given twice?)" :
+							 "a row written twice, which no rwlab run does");
+	} else if (ndup) {
+		fprintf(stderr, "rwlab report: %s: %d rows repeat an earlier row's run, cell, iteration and metric: left "
+				"out (--allow-duplicates counts each once)\n", r->path, ndup);
+		drop_rows(r, d);
+	}
+	free(d);
+	free(idx);
+	return ndup && !allow ? -1 : 0;
 }
 
 int lab_results_load(struct lab_results *r, const char *path, const char *by, const char *baseline,
@@ -537,9 +793,6 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 	if (read_inputs(r, paths, npaths, err, errlen))
 		return -1;
 	path = r->path;
-	failed_cells(r, flags & LAB_RESULTS_INCLUDE_FAILED);
-	if (check_hosts(r, by, err, errlen))
-		goto fail;
 	for (int i = 0; i < C_NR; i++) {
 		col[i] = lab_csv_col(&r->t, need[i]);
 		if (col[i] < 0) {
@@ -547,6 +800,14 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 			goto fail;
 		}
 	}
+	if (check_values(r, col[C_VALUE], col[C_UNIT], col[C_METRIC], err, errlen) ||
+	    duplicates(r, flags & LAB_RESULTS_ALLOW_DUPLICATES, err, errlen))
+		goto fail;
+	unfinished_cells(r, col, lab_csv_col(&r->t, "iteration"), lab_csv_col(&r->t, "settings"),
+			 flags & LAB_RESULTS_INCLUDE_FAILED);
+	failed_cells(r, flags & LAB_RESULTS_INCLUDE_FAILED);
+	if (check_hosts(r, by, err, errlen))
+		goto fail;
 	snprintf(bybuf, sizeof(bybuf), "%s", by && *by ? by : "variant");
 	for (char *tok = strtok_r(bybuf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int c = strcmp(tok, LAB_RESULTS_FAULT_PATH) ? lab_csv_col(&r->t, tok) : -1;
@@ -586,16 +847,13 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 		errno = 0;
 		th = strtol(f[col[C_THREADS]], &end, 10);
 		if (!*f[col[C_THREADS]] || *end || errno || th < 1 || th > 1 << 20) {
-			snprintf(err, errlen, "%s:%d: threads '%s' is not a positive integer", path, r->t.line[row],
+			char at[1100];
+
+			snprintf(err, errlen, "%s: threads '%s' is not a positive integer", where(r, row, at, sizeof(at)),
 				 f[col[C_THREADS]]);
 			goto fail;
 		}
-		errno = 0;
-		v = strtod(f[col[C_VALUE]], &end);
-		if (!*f[col[C_VALUE]] || *end || errno == ERANGE) {
-			snprintf(err, errlen, "%s:%d: value '%s' is not a number", path, r->t.line[row], f[col[C_VALUE]]);
-			goto fail;
-		}
+		v = strtod(f[col[C_VALUE]], NULL);	/* checked by check_values() */
 		if (fault_path) {
 			fault_path_keys(r, f, col, bycol, nby, &ig, &ic);
 		} else {
@@ -630,6 +888,7 @@ void lab_results_free(struct lab_results *r)
 	free(r->columns);
 	free(r->metrics);
 	free(r->threads);
+	free(r->src);
 	lab_csv_free(&r->t);
 	memset(r, 0, sizeof(*r));
 }

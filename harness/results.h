@@ -46,6 +46,8 @@ struct lab_results {
 	char path_buf[1024];		/* the input names, "a.csv + b.csv" */
 	char **owned;			/* composite keys */
 	int nowned;
+	const char *const *src_names;	/* the input files as given ("-" is stdin) */
+	int *src;			/* t.rows[i] came from src_names[src[i]] (for FILE:LINE) */
 };
 
 /*
@@ -78,6 +80,18 @@ const char *lab_results_fault_path(const char *workload, char *base, size_t len)
  * one header, pooled; r->path names them all. A cell (variant, workload,
  * threads) measured on more than one host is refused (one line naming it
  * and the hosts) unless @by has the host column.
+ *
+ * Integrity: every value must be a finite decimal number ("FILE:LINE: value
+ * 'inf' is not a finite number"; hexadecimal, nan and inf are refused;
+ * denormals are accepted), not negative where its unit cannot be (counts,
+ * rates, times, sizes: lab_unit_nonnegative()); two rows with the same (run,
+ * variant, workload, threads, iteration, metric) are refused, naming both
+ * FILE:LINEs (a file given twice, a row copied), unless
+ * LAB_RESULTS_ALLOW_DUPLICATES: then each is counted once and the others
+ * are left out, said on stderr. The last cell of a file that rwlab's runner
+ * wrote (its settings say n=N) and that does not hold iterations 0..N-1
+ * with as many rows each is the tail of an interrupted write: left out and
+ * named, unless LAB_RESULTS_INCLUDE_FAILED.
  */
 int lab_results_load_many(struct lab_results *r, const char *const *paths, int npaths, const char *by,
 			  const char *baseline, unsigned flags, char *err, size_t errlen);
@@ -87,6 +101,20 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
  * unless LAB_RESULTS_INCLUDE_FAILED.
  */
 #define LAB_RESULTS_INCLUDE_FAILED 1u
+/* Count rows that repeat an earlier (run, cell, iteration, metric) once instead of refusing them. */
+#define LAB_RESULTS_ALLOW_DUPLICATES 2u
+
+/* Can a value in @unit be negative? false for the units rwlab writes (counts, op/s, s, ns, %, ...). */
+bool lab_unit_nonnegative(const char *unit);
+/* May metric @metric in @unit be negative: a unit that can, or a difference (bench-lazy's X_over_none)? */
+bool lab_value_may_be_negative(const char *metric, const char *unit);
+/*
+ * lab_value_parse() - the value field @s as a number: a plain decimal
+ * ([+-]digits[.digits][e[+-]digits]), finite; denormals are accepted.
+ * Returns 0, or -1 with why in @why ("not a number", "not a finite number",
+ * "hexadecimal, not a decimal number").
+ */
+int lab_value_parse(const char *s, double *v, const char **why);
 void lab_results_free(struct lab_results *r);
 
 /* The series of (group, column, metric, threads), or NULL. Indexes as in the arrays. */

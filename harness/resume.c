@@ -147,6 +147,7 @@ int lab_resume_load(struct lab_resume *r, const char *path, int iterations, cons
 		return 0;
 	if (lab_csv_read(path, &t, err, errlen))
 		return -1;
+	lab_csv_torn_tail(&t);	/* a last row cut inside its last field: torn by its structure */
 	r->exists = true;
 
 	/* The schema: exactly this header. */

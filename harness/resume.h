@@ -14,7 +14,14 @@
  *   iteration with the same metrics in the same order, each metric once.
  *   The new run skips it.
  * - unfinished, and the last cell in the file: the tail of the interrupted
- *   write. It is cut off (with a torn last line, if any) and run again.
+ *   write. It is cut off (with a torn last line, if any) and run again. A
+ *   line is torn by its structure (lab_csv_parse(): short of fields or
+ *   inside quotes; lab_csv_torn_tail(): no newline and its last field, the
+ *   plan, cut short), never by a context mismatch; a whole last row that
+ *   lost only its newline is kept and lab_csv_open_append() ends it.
+ *
+ * The caller holds the file's lock (lab_csv_claim()) while it reads and
+ * carries it on, so two --resume runs never write one file.
  * - anything else is refused, since it is not what an interrupted rwlab run
  *   leaves: an unfinished cell followed by others, a cell written twice,
  *   iterations outside 0..N-1 (the file was written with another -n).

@@ -719,11 +719,17 @@ static int runner_open(struct runner *r, const struct lab_context *ctx)
 	const struct lab_run_opts *o = r->o;
 	char err[1024];
 
-	if (o->resume && lab_resume_load(&r->resume, o->csv_path, o->iterations, ctx, lab_pin_name(o->pin), err,
-					 sizeof(err))) {
+	r->csv.fd = -1;
+	/* --resume: the file's lock first, so that no other rwlab writes it while it is read and carried on */
+	if (o->resume && (lab_csv_claim(&r->csv, o->csv_path, err, sizeof(err)) ||
+			  lab_resume_load(&r->resume, o->csv_path, o->iterations, ctx, lab_pin_name(o->pin), err,
+					  sizeof(err)))) {
 		fprintf(stderr, "rwlab: %s\n", err);
+		lab_csv_close(&r->csv);
 		return 2;
 	}
+	if (!r->resume.exists)
+		lab_csv_close(&r->csv);	/* an empty file: lab_csv_open() makes it anew */
 	if (plan_cells(r)) {
 		fprintf(stderr, "rwlab: out of memory planning the cells\n");
 		return 2;
@@ -732,8 +738,10 @@ static int runner_open(struct runner *r, const struct lab_context *ctx)
 		fprintf(stderr, "rwlab: %s%s: a variant that claims no exclusion would corrupt the data its lock "
 			"protects (%d cell%s left out)\n", r->nplan || r->resume.exists ? "" : "nothing to run: ",
 			r->skipped.p, r->nskipped, r->nskipped > 1 ? "s" : "");
-		if (!r->nplan && !r->resume.exists)
+		if (!r->nplan && !r->resume.exists) {
+			lab_csv_close(&r->csv);
 			return 2;
+		}
 	}
 	if (r->resume.exists ? lab_csv_open_append(&r->csv, o->csv_path, r->resume.keep_len, err, sizeof(err)) :
 			       lab_csv_open(&r->csv, o->csv_path, err, sizeof(err))) {

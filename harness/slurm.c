@@ -283,7 +283,7 @@ static int cells_done(const struct slurm_opts *o)
 static int merge_and_report(const struct slurm_opts *o)
 {
 	char merged[PATH_MAX + 16];
-	struct lab_merge_opts mo = { 0 };
+	struct lab_merge_opts mo = { .mixed_hosts = true };	/* one shard per node, --constraint picks alike */
 	glob_t g;
 	int n = shard_files(o, &g), st;
 
@@ -580,11 +580,11 @@ static int cmd_slurm(int argc, char **argv)
 	if (!o.submit) {
 		if (todo)
 			printf("result root: %s\n%s: %d of %d shards to run (array %s)\nsubmit:  sbatch %s\n"
-			       "then:    rwlab merge -o %s/merged.csv %s/*/shard-*.csv\n"
+			       "then:    rwlab merge --mixed-hosts -o %s/merged.csv %s/*/shard-*.csv\n"
 			       "or:      the same rwlab slurm command with --submit (waits, shows progress, merges)\n",
 			       o.dir, script, todo, o.shards, array, script, o.dir, o.dir);
 		else
-			printf("every shard of %s finished: rwlab merge -o %s/merged.csv %s/*/shard-*.csv\n", o.dir,
+			printf("every shard of %s finished: rwlab merge --mixed-hosts -o %s/merged.csv %s/*/shard-*.csv\n", o.dir,
 			       o.dir, o.dir);
 		return 0;
 	}

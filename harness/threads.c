@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,106 @@ int lab_reaim_clients(int ncpus, int *out, int cap)
 		if (push(out, cap, &n, v))
 			break;
 	return n;
+}
+
+/*
+ * One entry of lab_eval_threads(): @l bytes at @p, each [N*]cpus[/D] in it
+ * replaced by its number for @ncpus, into @tok. Returns 0 or -1 with @err.
+ */
+static int eval_entry(const char *p, size_t l, int ncpus, char *tok, size_t toklen, char *err, size_t errlen)
+{
+	const char *q = p, *end = p + l;
+	size_t o = 0;
+
+	tok[0] = 0;
+	while (q < end) {
+		const char *c = strstr(q, "cpus"), *start, *after;
+		long mul = 1, div = 1, val;
+		char *endp;
+
+		if (!c || c >= end) {
+			snprintf(tok + o, toklen - o, "%.*s", (int)(end - q), q);
+			return 0;
+		}
+		start = c;
+		after = c + 4;
+		if (start > q && start[-1] == '*') {
+			const char *d = start - 1;
+
+			while (d > q && isdigit((unsigned char)d[-1]))
+				d--;
+			if (d == start - 1) {
+				snprintf(err, errlen, "bad thread expression '%.*s' (use N*cpus)", (int)l, p);
+				return -1;
+			}
+			mul = strtol(d, NULL, 10);
+			start = d;
+		}
+		if (*after == '/') {
+			div = strtol(after + 1, &endp, 10);
+			if (endp == after + 1 || div < 1) {
+				snprintf(err, errlen, "bad thread expression '%.*s' (use cpus/D)", (int)l, p);
+				return -1;
+			}
+			after = endp;
+		}
+		val = mul * ncpus / div;
+		o += (size_t)snprintf(tok + o, toklen - o, "%.*s%ld", (int)(start - q), q, val < 1 ? 1 : val);
+		if (o >= toklen) {
+			snprintf(err, errlen, "thread list entry too long");
+			return -1;
+		}
+		q = after;
+	}
+	return 0;
+}
+
+int lab_eval_threads(const char *expr, int ncpus, char *out, size_t len, char *err, size_t errlen)
+{
+	long seen[256];
+	int nseen = 0;
+	size_t off = 0;
+
+	out[0] = 0;
+	for (const char *p = expr;; p++) {
+		size_t l = strcspn(p, ",");
+		char tok[256], *endp;
+		long v;
+
+		if (l == 0) {	/* ",2", "1,,2", "1," or "": no entry to keep or drop */
+			snprintf(err, errlen, "bad thread list '%s': empty entry (valid: N, A-B, A-B:STEP, "
+				 "mmtests[:MAX], reaim[:NCPUS], with cpus, N*cpus or cpus/D for a count)", expr);
+			return -1;
+		}
+		if (l >= sizeof(tok)) {
+			snprintf(err, errlen, "thread list entry too long");
+			return -1;
+		}
+		if (eval_entry(p, l, ncpus, tok, sizeof(tok), err, errlen))
+			return -1;
+		/* Drop a plain number already in the list (cpus/2 == 1 on a 2-CPU machine). */
+		errno = 0;
+		v = strtol(tok, &endp, 10);
+		if (!*endp && !errno) {
+			bool dup = false;
+
+			for (int i = 0; i < nseen; i++)
+				dup |= seen[i] == v;
+			if (dup)
+				goto next;
+			if (nseen < 256)
+				seen[nseen++] = v;
+		}
+		if (off + strlen(tok) + 2 >= len) {
+			snprintf(err, errlen, "thread list too long");
+			return -1;
+		}
+		off += (size_t)snprintf(out + off, len - off, "%s%s", off ? "," : "", tok);
+next:
+		p += l;
+		if (!*p)
+			return 0;
+	}
 }
 
 static int parse_count(const char *s, const char *end, long *v)

@@ -42,6 +42,18 @@ int lab_reaim_clients(int ncpus, int *out, int cap);
 int lab_parse_threads(const char *arg, int ncpus, int *out, int cap, char *err, size_t errlen);
 
 /*
+ * lab_eval_threads() - a -t list with CPU expressions, as a matrix's threads
+ * key and a published table's map.threads write it: every "cpus", "N*cpus"
+ * and "cpus/D" in an entry becomes the number for @ncpus (at least 1), and a
+ * plain number already in the list is dropped (cpus/2 is 1 on 2 CPUs).
+ * Writes the plain -t list for lab_parse_threads() to @out (@len bytes).
+ * Returns 0, or -1 with a one-line message in @err: an empty entry (",2",
+ * "1,,2", "1,"), a malformed expression, or an entry or result too long.
+ * Threading: pure.
+ */
+int lab_eval_threads(const char *expr, int ncpus, char *out, size_t len, char *err, size_t errlen);
+
+/*
  * lab_parse_duration() - "2s", "500ms", "250us", "100ns", "1m" into
  * nanoseconds (decimals and exponents allowed, hex, nan and inf not). A
  * number needs its unit; only "0" may go without. At most 1e15 ns.

@@ -72,19 +72,20 @@ static const char *lock_knob_refusal(const char *owner, const struct lab_knob *k
 }
 
 /* The variants lock knob @k of @owner accepts, comma-separated. */
-static void lock_knob_names(const char *owner, const struct lab_knob *k, char *buf, size_t len)
+static void lock_knob_names(const char *owner, const struct lab_knob *k, const struct lab_knob_locks *locks,
+			    char *buf, size_t len)
 {
+	const struct lab_rwsem_ops *ops;
 	size_t off = 0;
 
 	buf[0] = 0;
-	for (int i = 0; lab_rwsem_variants[i] && off < len; i++)
-		if (!lock_knob_refusal(owner, k, lab_rwsem_variants[i]))
-			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
-						lab_rwsem_variants[i]->name);
+	for (int i = 0; locks && (ops = locks->by_index(i)) && off < len; i++)
+		if (!lock_knob_refusal(owner, k, ops))
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", ops->name);
 }
 
-static int parse_one(const char *owner, const struct lab_knob *k, const char *val, long *out,
-		     char *err, size_t errlen)
+static int parse_one(const char *owner, const struct lab_knob *k, const char *val, const struct lab_knob_locks *locks,
+		     long *out, char *err, size_t errlen)
 {
 	long v;
 
@@ -132,14 +133,14 @@ static int parse_one(const char *owner, const struct lab_knob *k, const char *va
 		return -1;
 	}
 	case LAB_KNOB_LOCK: {
-		int idx = lab_rwsem_index(val);
-		const struct lab_rwsem_ops *ops = lab_rwsem_by_index(idx);
+		int idx = locks ? locks->index(val) : -1;
+		const struct lab_rwsem_ops *ops = locks ? locks->by_index(idx) : NULL;
 		const char *why = lock_knob_refusal(owner, k, ops);
 
 		if (why) {
 			char names[512];
 
-			lock_knob_names(owner, k, names, sizeof(names));
+			lock_knob_names(owner, k, locks, names, sizeof(names));
 			if (!ops)
 				snprintf(err, errlen, "%s: unknown lock variant '%s' for %s (valid: %s)", owner,
 					 val, k->name, names[0] ? names : "none");
@@ -155,7 +156,7 @@ static int parse_one(const char *owner, const struct lab_knob *k, const char *va
 	return -1;
 }
 
-int lab_knobs_parse(const char *owner, const struct lab_knob *defs, const char *kv,
+int lab_knobs_parse(const char *owner, const struct lab_knob *defs, const char *kv, const struct lab_knob_locks *locks,
 		    long *vals, char *err, size_t errlen)
 {
 	size_t n = lab_knobs_count(defs);
@@ -208,13 +209,14 @@ int lab_knobs_parse(const char *owner, const struct lab_knob *defs, const char *
 			return -1;
 		}
 		seen[i] = true;
-		if (parse_one(owner, &defs[i], val, &vals[i], err, errlen))
+		if (parse_one(owner, &defs[i], val, locks, &vals[i], err, errlen))
 			return -1;
 	}
 	return 0;
 }
 
-void lab_knob_value_str(const struct lab_knob *k, long v, char *buf, size_t len)
+void lab_knob_value_str(const struct lab_knob *k, long v, const struct lab_knob_locks *locks, char *buf,
+			size_t len)
 {
 	switch (k->type) {
 	case LAB_KNOB_ENUM: {
@@ -235,7 +237,7 @@ void lab_knob_value_str(const struct lab_knob *k, long v, char *buf, size_t len)
 		break;
 	}
 	case LAB_KNOB_LOCK: {
-		const struct lab_rwsem_ops *ops = lab_rwsem_by_index((int)v);
+		const struct lab_rwsem_ops *ops = locks ? locks->by_index((int)v) : NULL;
 
 		if (ops) {
 			snprintf(buf, len, "%s", ops->name);
@@ -249,7 +251,8 @@ void lab_knob_value_str(const struct lab_knob *k, long v, char *buf, size_t len)
 	snprintf(buf, len, "%ld", v);
 }
 
-void lab_knobs_format(const struct lab_knob *defs, const long *vals, char *buf, size_t len)
+void lab_knobs_format(const struct lab_knob *defs, const long *vals, const struct lab_knob_locks *locks, char *buf,
+		      size_t len)
 {
 	size_t off = 0;
 
@@ -257,7 +260,7 @@ void lab_knobs_format(const struct lab_knob *defs, const long *vals, char *buf, 
 	/* The positional knob names the workload's flavour: always shown, bare and first. */
 	for (size_t i = 0; defs && defs[i].name && off < len; i++) {
 		if (defs[i].positional) {
-			lab_knob_value_str(&defs[i], vals[i], buf, len);
+			lab_knob_value_str(&defs[i], vals[i], locks, buf, len);
 			off = strlen(buf);
 		}
 	}
@@ -266,7 +269,7 @@ void lab_knobs_format(const struct lab_knob *defs, const long *vals, char *buf, 
 
 		if (vals[i] == defs[i].def || defs[i].positional)
 			continue;
-		lab_knob_value_str(&defs[i], vals[i], v, sizeof(v));
+		lab_knob_value_str(&defs[i], vals[i], locks, v, sizeof(v));
 		off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", off ? "," : "", defs[i].name, v);
 	}
 }

@@ -24,7 +24,21 @@ enum lab_knob_type {
 	LAB_KNOB_ENUM,		/* one word of `choices` ("a|b|c"); value = its index */
 	LAB_KNOB_LOCK,		/* a registered rwsem variant name; value = registry index
 				 * (not the owner itself, not a hidden variant, and
-				 * having every bit of `caps`) */
+				 * having every bit of `caps`), looked up through the
+				 * caller's struct lab_knob_locks */
+};
+
+struct lab_rwsem_ops;
+
+/*
+ * How a LAB_KNOB_LOCK knob reaches the lock variants: given by the caller
+ * (the variant registry's lab_rwsem_knob_locks, rwsem.h), so that the knob
+ * parser, which the registry uses, does not call the registry back by name.
+ * NULL: no variant can be a knob's value.
+ */
+struct lab_knob_locks {
+	int (*index)(const char *name);			/* index of the variant named @name, or -1 */
+	const struct lab_rwsem_ops *(*by_index)(int idx);	/* the variant at @idx, NULL past the last */
 };
 
 struct lab_knob {
@@ -42,10 +56,11 @@ struct lab_knob {
 /*
  * lab_knobs_parse() - parse "key=val,key=val" (may be empty or NULL) against
  * @defs into @vals (LAB_KNOBS_MAX entries, defaults first).
- * @owner names the variant/workload in error messages.
+ * @owner names the variant/workload in error messages; @locks resolves the
+ * values of LAB_KNOB_LOCK knobs.
  * Returns 0, or -1 with a one-line message in @err.
  */
-int lab_knobs_parse(const char *owner, const struct lab_knob *defs, const char *kv,
+int lab_knobs_parse(const char *owner, const struct lab_knob *defs, const char *kv, const struct lab_knob_locks *locks,
 		    long *vals, char *err, size_t errlen);
 
 /* Number of entries in a NULL-terminated knob table (0 for NULL). */
@@ -56,10 +71,12 @@ size_t lab_knobs_count(const struct lab_knob *defs);
  * a positional knob comes first as its bare value, default or not
  * ("compute,jobs=50"), so the label parses back to the same values.
  */
-void lab_knobs_format(const struct lab_knob *defs, const long *vals, char *buf, size_t len);
+void lab_knobs_format(const struct lab_knob *defs, const long *vals, const struct lab_knob_locks *locks, char *buf,
+		      size_t len);
 
-/* Write the value of knob @i as the user would type it. */
-void lab_knob_value_str(const struct lab_knob *k, long v, char *buf, size_t len);
+/* Write the value @v of knob @k as the user would type it (@locks names a LAB_KNOB_LOCK value). */
+void lab_knob_value_str(const struct lab_knob *k, long v, const struct lab_knob_locks *locks, char *buf,
+			size_t len);
 
 /*
  * lab_spec_list_each() - split a -l/-w/-m list into specs and call

@@ -8,6 +8,7 @@
 
 #include "lazy_mm.h"
 #include "plugin.h"
+#include "rwsem.h"
 
 #define LAB_LAZY_SCHEME(sym) extern const struct lab_lazy_mm_ops sym;
 #include "lazy_mm_schemes.h"
@@ -31,7 +32,7 @@ static bool lazy_describe(int i, struct lab_plugin *p)
 	return true;
 }
 
-const struct lab_registry lab_lazy_mm_registry = { "lazy-mm scheme", lazy_describe };
+const struct lab_registry lab_lazy_mm_registry = { "lazy-mm scheme", lazy_describe, &lab_rwsem_knob_locks };
 
 const struct lab_lazy_mm_ops *lab_lazy_mm_lookup(const char *name)
 {

@@ -35,7 +35,7 @@ int lab_registry_label(const struct lab_registry *r, int idx, const long *knob, 
 	int n;
 
 	r->describe(idx, &p);
-	lab_knobs_format(p.knobs, knob, kvs, sizeof(kvs));
+	lab_knobs_format(p.knobs, knob, r->locks, kvs, sizeof(kvs));
 	n = snprintf(label, len, "%s%s%s", p.name, kvs[0] ? ":" : "", kvs);
 	if (n < 0 || (size_t)n >= len || strlen(kvs) + 1 >= sizeof(kvs)) {
 		snprintf(err, errlen, "%s label '%s:%s' is too long (%d characters, at most %zu): set fewer knobs",
@@ -66,7 +66,7 @@ int lab_registry_parse(const struct lab_registry *r, const char *spec, struct la
 		return -1;
 	}
 	r->describe(s->idx, &p);
-	if (lab_knobs_parse(p.name, p.knobs, kv, s->knob, err, errlen))
+	if (lab_knobs_parse(p.name, p.knobs, kv, r->locks, s->knob, err, errlen))
 		return -1;
 	return lab_registry_label(r, s->idx, s->knob, s->label, sizeof(s->label), err, errlen);
 }

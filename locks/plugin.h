@@ -36,6 +36,8 @@ struct lab_registry {
 	const char *what;		/* "lock variant", "lazy-mm scheme", "workload": for messages */
 	/* Fill @p for entry @i; false past the last entry. */
 	bool (*describe)(int i, struct lab_plugin *p);
+	/* The variants the entries' LAB_KNOB_LOCK knobs name (knob.h): &lab_rwsem_knob_locks */
+	const struct lab_knob_locks *locks;
 };
 
 /* One parsed spec: the entry, its knob values (defaults first) and its label. */

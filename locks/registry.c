@@ -34,7 +34,9 @@ static bool rwsem_describe(int i, struct lab_plugin *p)
 	return true;
 }
 
-const struct lab_registry lab_rwsem_registry = { "lock variant", rwsem_describe };
+const struct lab_knob_locks lab_rwsem_knob_locks = { lab_rwsem_index, lab_rwsem_by_index };
+
+const struct lab_registry lab_rwsem_registry = { "lock variant", rwsem_describe, &lab_rwsem_knob_locks };
 
 int lab_rwsem_index(const char *name)
 {

@@ -163,6 +163,9 @@ struct lab_registry;
 /* The variants as a plugin registry (locks/plugin.h). */
 extern const struct lab_registry lab_rwsem_registry;
 
+/* The variants as the values of LAB_KNOB_LOCK knobs (knob.h): lab_rwsem_index and lab_rwsem_by_index. */
+extern const struct lab_knob_locks lab_rwsem_knob_locks;
+
 /* Variant by exact name, or NULL. */
 const struct lab_rwsem_ops *lab_rwsem_lookup(const char *name);
 /* Index of a variant in lab_rwsem_variants[], or -1. */

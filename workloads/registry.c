@@ -29,7 +29,7 @@ static bool workload_describe(int i, struct lab_plugin *p)
 	return true;
 }
 
-const struct lab_registry lab_workload_registry = { "workload", workload_describe };
+const struct lab_registry lab_workload_registry = { "workload", workload_describe, &lab_rwsem_knob_locks };
 
 const struct lab_workload_ops *lab_workload_lookup(const char *name)
 {
@@ -125,7 +125,7 @@ int lab_workload_expand_knob(struct lab_workload_conf *confs, int max, int *n, c
 			long vals[LAB_KNOBS_MAX];
 
 			snprintf(kv, sizeof(kv), "%s=%s", key, tok);
-			if (lab_knobs_parse(confs[i].ops->name, defs, kv, vals, err, errlen)) {
+			if (lab_knobs_parse(confs[i].ops->name, defs, kv, lab_workload_registry.locks, vals, err, errlen)) {
 				free(out);
 				return -1;
 			}

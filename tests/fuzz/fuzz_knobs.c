@@ -33,13 +33,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[1024], fmt[LAB_SPEC_MAX * 2], *s = fuzz_string(data, size);
 
 	memset(err, 'x', sizeof(err));
-	if (lab_knobs_parse("fuzz", defs, s, vals, err, sizeof(err))) {
+	if (lab_knobs_parse("fuzz", defs, s, &lab_rwsem_knob_locks, vals, err, sizeof(err))) {
 		fuzz_check_err(err, sizeof(err));
 	} else {
 		check_values(vals);
-		lab_knobs_format(defs, vals, fmt, sizeof(fmt));
+		lab_knobs_format(defs, vals, &lab_rwsem_knob_locks, fmt, sizeof(fmt));
 		FUZZ_CHECK(memchr(fmt, 0, sizeof(fmt)) != NULL);
-		FUZZ_CHECK(lab_knobs_parse("fuzz", defs, fmt, again, err, sizeof(err)) == 0);
+		FUZZ_CHECK(lab_knobs_parse("fuzz", defs, fmt, &lab_rwsem_knob_locks, again, err, sizeof(err)) == 0);
 		FUZZ_CHECK(!memcmp(vals, again, lab_knobs_count(defs) * sizeof(long)));
 	}
 	free(s);

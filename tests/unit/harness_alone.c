@@ -49,7 +49,7 @@ int main(void)
 		CHECK(n < sizeof(listed) / sizeof(listed[0]) && cmd == listed[n], "lab_cmds[%zu] is not LAB_CMDS' entry",
 		      n);
 		CHECK(cmd->name && cmd->synopsis && cmd->summary && cmd->opts && cmd->fn, "command %zu incomplete", n);
-		CHECK(lab_cmd_find(cmd->name) == cmd, "lab_cmd_find(\"%s\") does not find it", cmd->name);
+		CHECK(lab_cmd_find(lab_cmds, cmd->name) == cmd, "lab_cmd_find(\"%s\") does not find it", cmd->name);
 		for (size_t j = 0; j < n; j++)
 			CHECK(strcmp(lab_cmds[j]->name, cmd->name), "command '%s' listed twice", cmd->name);
 		f = open_memstream(&help, &len);
@@ -61,7 +61,7 @@ int main(void)
 	}
 	CHECK(n == sizeof(listed) / sizeof(listed[0]), "lab_cmds has %zu commands, LAB_CMDS %zu", n,
 	      sizeof(listed) / sizeof(listed[0]));
-	lab_cli_names(names, sizeof(names));
+	lab_cli_names(lab_cmds, names, sizeof(names));
 	CHECK(strstr(names, "bench-lazy") && strstr(names, "help"), "lab_cli_names: '%s'", names);
 
 	/* The list helper: appends, and names the prefix it is given when full. */

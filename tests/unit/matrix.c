@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "matrix.h"
+#include "threads.h"
 
 static char path[256];
 
@@ -68,16 +69,16 @@ Test(matrix, thread_expressions)
 {
 	char out[256], err[256];
 
-	cr_assert_eq(lab_matrix_eval_threads("1,cpus/2,cpus,2*cpus", 2, out, sizeof(out), err, sizeof(err)), 0);
+	cr_assert_eq(lab_eval_threads("1,cpus/2,cpus,2*cpus", 2, out, sizeof(out), err, sizeof(err)), 0);
 	cr_expect_str_eq(out, "1,2,4");	/* cpus/2 = 1 is a duplicate and dropped */
-	cr_assert_eq(lab_matrix_eval_threads("mmtests:4*cpus", 2, out, sizeof(out), err, sizeof(err)), 0);
+	cr_assert_eq(lab_eval_threads("mmtests:4*cpus", 2, out, sizeof(out), err, sizeof(err)), 0);
 	cr_expect_str_eq(out, "mmtests:8");
-	cr_assert_eq(lab_matrix_eval_threads("1-cpus", 16, out, sizeof(out), err, sizeof(err)), 0);
+	cr_assert_eq(lab_eval_threads("1-cpus", 16, out, sizeof(out), err, sizeof(err)), 0);
 	cr_expect_str_eq(out, "1-16");
-	cr_assert_eq(lab_matrix_eval_threads("cpus/4", 2, out, sizeof(out), err, sizeof(err)), 0);
+	cr_assert_eq(lab_eval_threads("cpus/4", 2, out, sizeof(out), err, sizeof(err)), 0);
 	cr_expect_str_eq(out, "1");		/* at least one thread */
-	cr_expect_eq(lab_matrix_eval_threads("x*cpus", 2, out, sizeof(out), err, sizeof(err)), -1);
-	cr_expect_eq(lab_matrix_eval_threads("cpus/0", 2, out, sizeof(out), err, sizeof(err)), -1);
+	cr_expect_eq(lab_eval_threads("x*cpus", 2, out, sizeof(out), err, sizeof(err)), -1);
+	cr_expect_eq(lab_eval_threads("cpus/0", 2, out, sizeof(out), err, sizeof(err)), -1);
 }
 
 Test(matrix, errors_name_file_and_line)

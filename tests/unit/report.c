@@ -29,6 +29,7 @@
 #include "matrix.h"
 #include "report.h"
 #include "report_ref.h"
+#include "results.h"
 
 #define FIXTURE LAB_TEST_DATA "/two-variants.csv"
 
@@ -739,4 +740,35 @@ Test(report, email_spread_below_flag_threshold)
 	cr_assert_eq(rc, 0);
 	expect_line(out, "1 thread  100.0 ±9.8%  100.0 ±10%! +0.0%");
 	free(out);
+}
+
+/* The value field: plain finite decimals only; denormals are numbers. */
+Test(report, value_parse)
+{
+	static const struct {
+		const char *s;
+		int ok;
+		const char *why;
+	} cases[] = {
+		{ "1000", 1, NULL },	    { "-2.5e-3", 1, NULL }, { "1.", 1, NULL },	 { ".5", 1, NULL },
+		{ "+3", 1, NULL },	    { "4.9e-324", 1, NULL },   { "2.2250738585072014e-308", 1, NULL },
+		{ "inf", 0, "not a finite number" },		       { "-Infinity", 0, "not a finite number" },
+		{ "nan", 0, "not a finite number" },		       { "1e999", 0, "not a finite number (beyond the largest double)" },
+		{ "0x10", 0, "hexadecimal, not a decimal number" },  { "0x1p3", 0, "hexadecimal, not a decimal number" },
+		{ "", 0, "not a number" },			       { "-", 0, "not a number" },
+		{ "1e", 0, "not a number" },			       { "fast", 0, "not a number" },
+		{ "1,5", 0, "not a number" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *why = NULL;
+		double v;
+		int ok = !lab_value_parse(cases[i].s, &v, &why);
+
+		cr_expect_eq(ok, cases[i].ok, "'%s'", cases[i].s);
+		if (!ok && cases[i].why)
+			cr_expect_str_eq(why, cases[i].why, "'%s'", cases[i].s);
+	}
+	cr_expect(lab_unit_nonnegative("op/s") && lab_unit_nonnegative("count") && !lab_unit_nonnegative("diff"));
+	cr_expect(lab_value_may_be_negative("round_trip_ns_over_none", "ns") && !lab_value_may_be_negative("wall_s", "s"));
 }
