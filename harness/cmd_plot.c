@@ -101,4 +101,5 @@ const struct lab_cmd lab_plot_cmd = {
 	.summary = "a metric against threads, or locktest fairness (gnuplot)",
 	.opts = plot_opts,
 	.fn = cmd_plot,
+	.operands = LAB_COMP_CSV,
 };

@@ -292,4 +292,5 @@ const struct lab_cmd lab_report_cmd = {
 		   "measured on different hosts are pooled only with --by host",
 	.opts = report_opts,
 	.fn = cmd_report,
+	.operands = LAB_COMP_CSV,
 };

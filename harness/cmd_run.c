@@ -28,11 +28,12 @@ _Static_assert(LAB_THREADS_MAX == LAB_MAX_TASKS - LAB_HARNESS_TASKS, "-t's limit
 /* Adding an option: one entry here and one case in run_option(). */
 static const struct lab_opt run_opts[] = {
 	{ "sim", 0, 'Z', "MACHINE", "run on a simulated machine (rwlab sim list; generic-N): re-executes "
-	  "build/rwlab-sim; durations are simulated time; the variants built on locks/atomic.h and the "
+	  "rwlab-sim beside rwlab; durations are simulated time; the variants built on locks/atomic.h and the "
 	  "workloads locktest, pft, context_switch, tlb_flush, vmscale, reaim and gitcheckout",
-	  NULL, NULL, 0, NULL, 0, 0 },
-	{ "matrix", 0, 'M', "NAME|PATH", "a matrix file (tools/matrices/NAME.matrix); options after it override "
-	  "its settings, options before it are overridden", NULL, NULL, LAB_COMP_FILE, NULL, 0, 0 },
+	  NULL, NULL, LAB_COMP_MACHINES, NULL, 0, 0 },
+	{ "matrix", 0, 'M', "NAME|PATH", "a named matrix (share/rwlab/matrices, tools/matrices) or a .matrix file; "
+	  "options after it override its settings, options before it are overridden", NULL, NULL,
+	  LAB_COMP_MATRICES, NULL, 0, 0 },
 	{ "lock", 'l', 'l', "LIST", "lock variants, NAME[:key=val,...] or all", "all", NULL, LAB_COMP_VARIANTS, NULL, 0, 0 },
 	{ "workload", 'w', 'w', "LIST", "workloads, NAME[:key=val,...] or all",
 	  "locktest; with -m: context_switch,tlb_flush", NULL, LAB_COMP_WORKLOADS, NULL, 0, 0 },

@@ -83,7 +83,7 @@ struct exec_opts {
 static const struct lab_opt exec_opts[] = {
 	{ "lock", 'l', 'l', "LIST", "variants, NAME[:key=val,...], passthrough (glibc's own lock, observed), none "
 	  "(no preload: the baseline column) or all; each variant needs both trylocks", NULL, NULL,
-	  LAB_COMP_VARIANTS, NULL, 0, 0 },
+	  LAB_COMP_EXEC_VARIANTS, NULL, 0, 0 },
 	{ "iterations", 'n', 'n', "N", "runs per variant, interleaved across variants", "5", NULL, 0, NULL, 1, 100000 },
 	{ "metric", 0, 'M', "SPEC", "[NAME[:UNIT][:higher|:lower]=]REGEX: the first group of REGEX's last match in "
 	  "CMD's standard output is metric NAME (default metric1, metric2, ...) in UNIT (default NAME); "
@@ -816,4 +816,5 @@ const struct lab_cmd lab_exec_cmd = {
 	.fn = cmd_exec,
 	.more = exec_more,
 	.in_order = true,
+	.operands = LAB_COMP_COMMAND,
 };

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "config.h"
+#include "matrix.h"
 #include "sim_cmd.h"
 #include "version.h"
 
@@ -36,7 +37,12 @@ static int cmd_help(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[2], "--bash")) {
-		lab_cli_bash_completion(stdout, lab_cmds);
+		char machines[4096], matrices[4096];
+		struct lab_comp_words w = { machines, matrices };
+
+		lab_sim_machine_names(machines, sizeof(machines));
+		lab_matrix_names(matrices, sizeof(matrices));
+		lab_cli_bash_completion(stdout, lab_cmds, &w);
 		return 0;
 	}
 	cmd = lab_cmd_find(lab_cmds, argv[2]);

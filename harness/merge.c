@@ -601,4 +601,5 @@ const struct lab_cmd lab_merge_cmd = {
 		"unless --mixed-hosts (then warned); warns where hosts, builds or settings\n"
 		"differ; exit 1 when shards or cells are missing (OUT is still written), 0\n"
 		"when complete.\n",
+	.operands = LAB_COMP_CSV,
 };

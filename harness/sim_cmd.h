@@ -31,6 +31,9 @@ int lab_sim_reexec(void);
 /* `rwlab CMD ... --sim` for a CMD other than run and torture: 2 after one line; -1 otherwise. */
 int lab_sim_misplaced(int argc, char **argv);
 
+/* The machine files' names, space-separated ("generic-" for generic-N): the completion's words. */
+void lab_sim_machine_names(char *buf, size_t len);
+
 /* The machine directory, then sim_machine_load(). */
 int lab_sim_machine_load(struct sim_machine *m, const char *name, char *err, size_t errlen);
 

@@ -623,4 +623,5 @@ const struct lab_cmd lab_slurm_cmd = {
 	.opts = slurm_opts,
 	.fn = cmd_slurm,
 	.more = slurm_more,
+	.also = &lab_run_cmd,
 };

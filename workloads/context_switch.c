@@ -330,6 +330,15 @@ static void cs_free(struct cs *cs)
 	free(cs);
 }
 
+/* Per pair: the task, its partner and their CPU slots' two interrupt threads; one owner; 2 slots per pair. */
+static int cs_max_threads(const struct lab_workload_conf *wl, int tasks)
+{
+	int n = (tasks - 1) / 4;
+
+	(void)wl;
+	return n < LAB_LAZY_MAX_CPUS / 2 ? n : LAB_LAZY_MAX_CPUS / 2;
+}
+
 static int cs_setup(void **state, const struct lab_cell *cell, char *err, size_t errlen)
 {
 	struct cs *cs;
@@ -339,9 +348,9 @@ static int cs_setup(void **state, const struct lab_cell *cell, char *err, size_t
 		snprintf(err, errlen, "context_switch: no lazy-mm scheme (-m)");
 		return -1;
 	}
-	if (n > lab_workload_max_threads(cell->wl)) {
+	if (n > cs_max_threads(cell->wl, LAB_MAX_TASKS - LAB_HARNESS_TASKS)) {	/* run checked it already */
 		snprintf(err, errlen, "context_switch: %d pairs need %d threads (max %d pairs)", n, 4 * n + 2,
-			 lab_workload_max_threads(cell->wl));
+			 cs_max_threads(cell->wl, LAB_MAX_TASKS - LAB_HARNESS_TASKS));
 		return -1;
 	}
 	if (lab_lazy_mm_allowed(cell->lazy_mm, cell->wl->knob[K_RECREATE_HZ] > 0, cell->run->allow_unsafe, err,
@@ -425,14 +434,6 @@ static void cs_teardown(void *state)
 	cs_free(state);
 }
 
-/* Per pair: the task, its partner and their CPU slots' two interrupt threads; one owner; 2 slots per pair. */
-static int cs_max_threads(const struct lab_workload_conf *wl, int tasks)
-{
-	int n = (tasks - 1) / 4;
-
-	(void)wl;
-	return n < LAB_LAZY_MAX_CPUS / 2 ? n : LAB_LAZY_MAX_CPUS / 2;
-}
 
 const struct lab_workload_ops lab_workload_context_switch = {
 	.name = "context_switch",

@@ -126,6 +126,13 @@ static void tf_free(struct tf *tf)
 	free(tf);
 }
 
+/* Per thread: the worker and its CPU slot's interrupt thread. */
+static int tf_max_threads(const struct lab_workload_conf *wl, int tasks)
+{
+	(void)wl;
+	return tasks / 2;
+}
+
 static int tf_setup(void **state, const struct lab_cell *cell, char *err, size_t errlen)
 {
 	struct tf *tf;
@@ -135,9 +142,9 @@ static int tf_setup(void **state, const struct lab_cell *cell, char *err, size_t
 		snprintf(err, errlen, "tlb_flush: no lazy-mm scheme (-m)");
 		return -1;
 	}
-	if (n > lab_workload_max_threads(cell->wl)) {
+	if (n > tf_max_threads(cell->wl, LAB_MAX_TASKS - LAB_HARNESS_TASKS)) {	/* run checked it already */
 		snprintf(err, errlen, "tlb_flush: %d threads need %d task ids (max %d threads)", n, 2 * n + 1,
-			 lab_workload_max_threads(cell->wl));
+			 tf_max_threads(cell->wl, LAB_MAX_TASKS - LAB_HARNESS_TASKS));
 		return -1;
 	}
 	if (lab_lazy_mm_allowed(cell->lazy_mm, false, cell->run->allow_unsafe, err, errlen))
@@ -194,12 +201,6 @@ static void tf_teardown(void *state)
 	tf_free(state);
 }
 
-/* Per thread: the worker and its CPU slot's interrupt thread. */
-static int tf_max_threads(const struct lab_workload_conf *wl, int tasks)
-{
-	(void)wl;
-	return tasks / 2;
-}
 
 const struct lab_workload_ops lab_workload_tlb_flush = {
 	.name = "tlb_flush",

@@ -18,7 +18,7 @@ meson install -C "$build" --destdir "$d/dest" --no-rebuild --quiet >"$d/log" 2>&
 bin=$(find "$d/dest" -type f -name rwlab -path '*/bin/*' | head -n 1)
 [ -x "$bin" ] || { echo "FAIL: no bin/rwlab under the destdir"; exit 1; }
 prefix=${bin%/bin/rwlab}
-for f in share/rwlab/matrices/quick.matrix share/rwlab/machines/generic.machine bin/rwlab-sim share/man/man1/rwlab.1 share/bash-completion/completions/rwlab; do
+for f in share/rwlab/matrices/quick.matrix share/rwlab/machines/generic.machine bin/rwlab-sim share/man/man1/rwlab.1 share/bash-completion/completions/rwlab share/doc/rwlab/README.md; do
 	[ -s "$prefix/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
 done
 mkdir "$d/empty" "$d/work"

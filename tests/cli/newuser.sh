@@ -119,5 +119,52 @@ sed 's/^governor: .*/governor: powersave-test/' inv >b/inventory
 grep -q "^rwlab: merge: WARNING: the hosts differ: governor is '.*' on .* (a/inventory) but 'powersave-test' on .* (b/inventory)$" "$tmp/e" ||
 	fail "merge did not compare the inventories: $(cat "$tmp/e")"
 
+# 5. Completion: every option value that has a list, and the operands.
+"$rwlab" help --bash >comp.bash || fail "rwlab help --bash exited $?"
+: >results.csv; : >notes.txt
+# complete WORDS...: the completions of the last word (may be empty) after the others.
+complete_words() {
+	bash -c '. ./comp.bash; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _rwlab; printf "%s\n" "${COMPREPLY[@]}"' _ "$@"
+}
+has() {	# has WHAT WORD... -- CMDLINE...: each WORD among the completions
+	local what=$1 out w
+	shift
+	local words=()
+	while [ "$1" != -- ]; do words+=("$1"); shift; done
+	shift
+	out=$(complete_words "$@")
+	for w in "${words[@]}"; do
+		printf '%s\n' "$out" | grep -qx -- "$w" || fail "completion $what: no '$w' in: $(echo $out | head -c 300)"
+	done
+}
+hasnt() {	# hasnt WHAT WORD -- CMDLINE...
+	local what=$1 w=$2
+	shift 3
+	complete_words "$@" | grep -qx -- "$w" && fail "completion $what offers '$w'"
+}
+has "--sim" generic- icx-8336c-2s128 -- rwlab run --sim ''
+has "torture --sim" generic- -- rwlab torture --sim ''
+has "--matrix" quick rwsem-rework -- rwlab run --matrix ''
+hasnt "--matrix" results.csv -- rwlab run --matrix ''
+has "sim" list show -- rwlab sim ''
+has "sim show" generic- -- rwlab sim show ''
+has "exec -l" passthrough none rwsem -- rwlab exec -l ''
+hasnt "exec -l" percpu-rwsem -- rwlab exec -l ''
+has "report operand" results.csv -- rwlab report ''
+hasnt "report operand" notes.txt -- rwlab report ''
+has "merge operand" results.csv -- rwlab merge ''
+has "report -f" table mmtests lkp json -- rwlab report -f ''
+has "report --by" fault_path -- rwlab report --by ''
+has "slurm takes run's -l" rwsem -- rwlab slurm -l ''
+has "slurm takes run's options" --lock --threads --partition -- rwlab slurm --''
+has "help" --man --bash run -- rwlab help ''
+has "run -l list" pthread,rwsem -- rwlab run -l pthread,rw
+# 5. The man page: ENVIRONMENT, FILES, EXAMPLES, EXIT STATUS; rendered by man where there is one.
+"$rwlab" help --man >rwlab.1
+for sec in ENVIRONMENT FILES EXAMPLES "EXIT STATUS"; do
+	grep -qx "\.SH $sec" rwlab.1 || fail "man page: no $sec section"
+done
+grep -q 'RWLAB_SIM_MACHINES' rwlab.1 || fail "man page: RWLAB_SIM_MACHINES not in it"
+
 echo "newuser: $([ $fails = 0 ] && echo passed || echo "$fails failures")"
 exit $((fails > 0))
