@@ -126,7 +126,7 @@ const struct lab_cmd *lab_cmd_find(const struct lab_cmd *const *cmds, const char
 }
 
 /* Print @text from column @col, wrapped at 79 columns, continuation lines indented to @indent. */
-static void wrap(FILE *f, const char *text, int col, int indent)
+void lab_cli_wrap(FILE *f, const char *text, int col, int indent)
 {
 	while (*text) {
 		int room = 79 - col, len = (int)strlen(text), cut = len;
@@ -175,13 +175,13 @@ static void opt_help(FILE *f, const struct lab_opt *o)
 		fprintf(f, "%s\n%26s", left, "");
 	else
 		fprintf(f, "%-26s", left);
-	wrap(f, text, 26, 26);
+	lab_cli_wrap(f, text, 26, 26);
 }
 
 void lab_cmd_help(FILE *f, const struct lab_cmd *cmd)
 {
 	fprintf(f, "usage: rwlab %s %s\n", cmd->name, cmd->synopsis);
-	wrap(f, cmd->summary, 0, 0);
+	lab_cli_wrap(f, cmd->summary, 0, 0);
 	if (nopts(cmd->opts))
 		fprintf(f, "\noptions:\n");
 	for (int i = 0; i < nopts(cmd->opts); i++)
@@ -196,7 +196,7 @@ void lab_cli_usage(FILE *f, const struct lab_cmd *const *cmds)
 	fprintf(f, "usage: rwlab <command> [options]\n       rwlab --version\n\ncommands:\n");
 	for (const struct lab_cmd *const *c = cmds, *cmd; (cmd = *c); c++) {
 		fprintf(f, "  %-12s ", cmd->name);
-		wrap(f, cmd->summary, 15, 15);
+		lab_cli_wrap(f, cmd->summary, 15, 15);
 	}
 	fprintf(f, "\n'rwlab help COMMAND' or 'rwlab COMMAND --help' lists a command's options.\n");
 }
@@ -231,6 +231,18 @@ static void roff(FILE *f, const char *s)
 		fputs("\\&", f);
 	for (; *s; s++)
 		fputs(*s == '\\' ? "\\e" : *s == '-' ? "\\-" : (char[]){ *s, 0 }, f);
+}
+
+/* A tagged paragraph per pair: the first in font @font (I, B), the second under it. */
+static void man_pairs(FILE *f, const char *font, const char *const (*pairs)[2], size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, ".TP\n.%s ", font);
+		roff(f, pairs[i][0]);
+		fprintf(f, "\n");
+		roff(f, pairs[i][1]);
+		fprintf(f, "\n");
+	}
 }
 
 /* The man page's closing sections: every environment variable (env.h), the files, examples. */
@@ -272,21 +284,9 @@ static void man_tail(FILE *f)
 	fprintf(f, ".SH FILES\nPREFIX is where rwlab is installed (its binary's ../), so the tree may move; "
 		   "run from its build tree, rwlab reads the source tree's tools/matrices, results/reference and "
 		   "sim/machines instead.\n");
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		fprintf(f, ".TP\n.I ");
-		roff(f, files[i][0]);
-		fprintf(f, "\n");
-		roff(f, files[i][1]);
-		fprintf(f, "\n");
-	}
+	man_pairs(f, "I", files, sizeof(files) / sizeof(files[0]));
 	fprintf(f, ".SH EXAMPLES\n");
-	for (size_t i = 0; i < sizeof(examples) / sizeof(examples[0]); i++) {
-		fprintf(f, ".TP\n.B ");
-		roff(f, examples[i][0]);
-		fprintf(f, "\n");
-		roff(f, examples[i][1]);
-		fprintf(f, "\n");
-	}
+	man_pairs(f, "B", examples, sizeof(examples) / sizeof(examples[0]));
 	fprintf(f, ".SH SEE ALSO\n.BR gnuplot (1),\n.BR sbatch (1),\n.BR ld.so (8);\n"
 		   ".I PREFIX/share/doc/rwlab/README.md\n(installed with rwlab).\n");
 }

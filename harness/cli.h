@@ -160,6 +160,12 @@ static inline bool lab_list_has(const char *list, const char *name)
  */
 const char *lab_list_add(const char *prog, char *buf, size_t len, const char *add, const char *opt);
 
+/*
+ * lab_cli_wrap() - @text from column @col, wrapped at 79 columns at blanks,
+ * continuation lines indented to @indent (--help's layout, sim list's).
+ */
+void lab_cli_wrap(FILE *f, const char *text, int col, int indent);
+
 /* The man page rwlab(1), roff, from the tables. */
 void lab_cli_man(FILE *f, const struct lab_cmd *const *cmds, const char *version);
 

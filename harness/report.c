@@ -172,7 +172,7 @@ double rep_change(const struct lab_series *s, const struct lab_series *base)
 
 	if (isnan(m) || isnan(b))
 		return NAN;
-	return rep_higher(s) ? lab_pdiff(m, b) : lab_pndiff(m, b);
+	return s->better == LAB_BETTER_LOWER ? lab_pndiff(m, b) : lab_pdiff(m, b);
 }
 
 bool rep_sig_values(enum lab_report_sig sig, const double *a, int na, const double *b, int nb, bool higher)
@@ -508,7 +508,8 @@ int rep_markdown(struct lab_rctx *c)
 			fprintf(c->out, "\n%s\n", LAB_FMT_FLAG_LEGEND);
 	}
 	if (printed)
-		fprintf(c->out, "\nMean ±CoeffVar; change vs %s, positive = better; **bold** = significant.\n",
+		fprintf(c->out, "\nMean ±CoeffVar; change vs %s, positive = better (for a lower-is-better metric the gain, "
+			"100 - new*100/base; for an informational one, positive = higher); **bold** = significant.\n",
 			r->columns[0]);
 	return printed;
 }

@@ -123,27 +123,6 @@ void lab_sim_machine_names(char *buf, size_t len)
 	}
 }
 
-/* "  TEXT" wrapped at 79 columns, continuation lines indented as the first. */
-static void print_indented(const char *text)
-{
-	const int indent = 4, width = 79;
-
-	while (*text) {
-		int room = width - indent, len = (int)strlen(text), cut = len;
-
-		if (len > room) {
-			for (cut = room; cut > 0 && text[cut] != ' '; cut--)
-				;
-			if (!cut)
-				cut = (int)strcspn(text, " ");
-		}
-		printf("%*s%.*s\n", indent, "", cut, text);
-		text += cut;
-		while (*text == ' ')
-			text++;
-	}
-}
-
 /* One line per machine (name, CPUs, topology), its summary and sources under it, within 80 columns. */
 static int sim_list(void)
 {
@@ -174,9 +153,11 @@ static int sim_list(void)
 			printf("%-18s %5d  %dS x %dL3 x %dC x %dT, %s numbering\n", m.name, m.ncpus, m.sockets,
 			       m.l3_per_socket, m.cores_per_l3, m.smt, m.numbering_adjacent ? "adjacent" : "linux");
 		}
-		print_indented(m.summary);
+		printf("    ");
+		lab_cli_wrap(stdout, m.summary, 4, 4);
 		snprintf(line, sizeof(line), "sources: %s", src);
-		print_indented(line);
+		printf("    ");
+		lab_cli_wrap(stdout, line, 4, 4);
 		free(names[i]);
 	}
 	return bad;

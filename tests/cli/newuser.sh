@@ -65,6 +65,13 @@ expect "report -o" 2 "^rwlab report: unknown option '-o' \(valid: -f/--format, .
 	"$rwlab" report load.csv -o x
 expect "run -l without a value" 2 "^rwlab run: -l needs a value \(LIST: " "$rwlab" run -l
 
+# Noise: --list-cells under --sim lists, and says nothing about simulated time.
+"$rwlab" run --sim generic-8 -l rwsem -t 1,2 --list-cells >"$tmp/o" 2>"$tmp/e" || fail "--sim --list-cells: exit $?"
+[ -s "$tmp/e" ] && fail "--sim --list-cells printed on stderr: $(cat "$tmp/e")"
+# sim list fits 80 columns.
+"$rwlab" sim list | awk 'length > 80 { print "FAIL: sim list line of " length " columns"; bad = 1 } END { exit bad }' ||
+	fails=$((fails + 1))
+
 # 2. The table of a simulated run names the machine and the engine, above the table.
 "$rwlab" report sim.csv >"$tmp/o" 2>"$tmp/e"
 head -n 1 "$tmp/o" | grep -q '^simulated: generic-8 on rwlab-sim sim-[0-9]* seed 1 ' ||
@@ -80,6 +87,24 @@ grep -Eq '^ +mmap_lock +per-VMA +vm_refcnt$' "$tmp/o" || fail "--mm-lock: column
 	fail "--by variant: the per-mode tables are gone"
 expect "--mm-lock with locktest" 2 "^rwlab: locktest has no knob 'mm_lock' to vary \(valid: -w with pft, reaim, gitcheckout\)$" \
 	"$rwlab" run --mm-lock vma -l rwsem -t 1 "${tiny[@]}" -o t.csv
+
+# 2. A lower-is-better change: the header says it is the gain, so a worse result reads as worse.
+{
+	echo "schema,run,timestamp,variant,workload,threads,iteration,metric,value,unit,better"
+	for i in 0 1 2; do
+		echo "3,r,t,old,w,1,$i,elapsed,$((10 + i)),s,lower"
+		echo "3,r,t,new,w,1,$i,elapsed,$((14 + i)),s,lower"
+		echo "3,r,t,old,w,1,$i,nvcsw,$((100 + i)),count,none"
+		echo "3,r,t,new,w,1,$i,nvcsw,$((150 + i)),count,none"
+	done
+} >lower.csv
+"$rwlab" report lower.csv -m elapsed,nvcsw >"$tmp/o" 2>"$tmp/e" || fail "report lower.csv: $(cat "$tmp/e")"
+tr '\n' ' ' <"$tmp/o" | grep -q 'w: elapsed (s, lower is better), Amean ±CoeffVar, *gain vs old (+ = lower = better; - = higher = worse)' ||
+	fail "lower-is-better header: $(grep elapsed "$tmp/o")"
+grep -Eq '^1 thread .* -36\.4%\*?$' "$tmp/o" || fail "15 s against 11 s is not a gain of -36.4%: $(grep '^1 thread' "$tmp/o" | head -1)"
+grep -q '^w: nvcsw (count, informational), Amean ±CoeffVar, change vs old (+ = higher)$' "$tmp/o" ||
+	fail "informational header: $(grep nvcsw "$tmp/o")"
+grep -Eq '^1 thread .* \+49\.[0-9]%\*?$' "$tmp/o" || fail "151 against 101 is not +49.5%: $(grep '^1 thread' "$tmp/o" | tail -1)"
 
 # 5. report --reference: a bad name is one line and no table; a published table's name is found.
 expect "--reference nosuch.csv" 2 "^rwlab: --reference 'nosuch.csv': no such file, nor a published table or matrix of that name \(valid: a path, or .*per-vma-locks-pft.*\)$" \
