@@ -103,6 +103,21 @@ int lab_cli_next(struct lab_cli *c)
 	return key;
 }
 
+int lab_cli_no_operands(const struct lab_cli *c)
+{
+	if (optind >= c->argc)
+		return 0;
+	fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab %s --help')\n", LAB_PROG, c->argv[optind],
+		c->cmd->name);
+	return 2;
+}
+
+int lab_cli_fail(const char *msg)
+{
+	fprintf(stderr, "%s: %s\n", LAB_PROG, msg);
+	return 2;
+}
+
 int lab_cli_count(const struct lab_cli *c, const char *prog, int key, long *v)
 {
 	const struct lab_opt *o = c->cmd->opts;
@@ -402,9 +417,9 @@ static void comp_words(FILE *f, enum lab_complete k, const char *choices, const 
 	case LAB_COMP_MACHINES:
 		fprintf(f, "COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return;;\n", w && w->machines ? w->machines : "");
 		return;
-	case LAB_COMP_SIM:	/* list | show MACHINE */
-		fprintf(f, "if [ \"$prev\" = show ]; then COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); "
-			   "elif [ \"$COMP_CWORD\" = 2 ]; then COMPREPLY=($(compgen -W \"list show\" -- \"$cur\")); fi; "
+	case LAB_COMP_SIM:	/* list | show MACHINE | validate [MACHINE...] */
+		fprintf(f, "if [ \"$COMP_CWORD\" = 2 ]; then COMPREPLY=($(compgen -W \"list show validate\" -- \"$cur\")); "
+			   "elif [ \"${COMP_WORDS[2]}\" != list ]; then COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); fi; "
 			   "return;;\n", w && w->machines ? w->machines : "");
 		return;
 	case LAB_COMP_CHOICES:
@@ -471,4 +486,40 @@ void lab_cli_bash_completion(FILE *f, const struct lab_cmd *const *cmds, const s
 	for (const struct lab_cmd *const *c = cmds, *cmd; (cmd = *c); c++)
 		fprintf(f, "%s ", cmd->name);
 	fprintf(f, "--man --bash\" -- \"$cur\"));;\n\tesac\n}\ncomplete -F _rwlab rwlab\n");
+}
+
+const char *lab_cli_command(int argc, char *const *argv, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = 0;
+	for (int i = 0; i < argc && off + 1 < len; i++) {
+		const char *w = argv[i];
+		bool plain = *w && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+					 "-_./:=,%+@") == strlen(w);
+		char word[4096];
+		size_t k = 0;
+
+		if (plain) {
+			snprintf(word, sizeof(word), "%s", w);
+		} else {
+			word[k++] = '\'';
+			for (; *w && k + 5 < sizeof(word); w++) {
+				if (*w == '\'') {	/* ' -> '\'' */
+					memcpy(word + k, "'\\''", 4);
+					k += 4;
+				} else {
+					word[k++] = *w;
+				}
+			}
+			word[k++] = '\'';
+			word[k] = 0;
+		}
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? " " : "", word);
+	}
+	if (off >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4);
+	return buf;
 }

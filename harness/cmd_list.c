@@ -64,16 +64,14 @@ static int cmd_list(int argc, char **argv)
 		else
 			return 2;
 	}
+	if (lab_cli_no_operands(&cli))
+		return 2;
 	if (host) {
 		struct lab_inventory inv;
 
 		lab_inventory_get(&inv);
 		lab_inventory_print(stdout, &inv);
 		return 0;
-	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab list --help')\n", LAB_PROG, argv[optind]);
-		return 2;
 	}
 	if (names) {
 		for (int i = 0; lab_rwsem_variants[i]; i++)

@@ -11,6 +11,7 @@
 #include "cmds.h"
 #include "compiler.h"
 #include "sim_cmd.h"
+#include "validate.h"
 
 #ifndef LAB_SIM_MACHINE_DIR
 #define LAB_SIM_MACHINE_DIR "sim/machines"
@@ -21,7 +22,7 @@
  * share/rwlab/machines beside the binary's prefix (found from
  * /proc/self/exe, as the matrices are), then the source tree's sim/machines.
  */
-static const char *machine_dir(void)
+const char *lab_sim_machine_dir(void)
 {
 	static char dir[4200];
 	const char *d = getenv("RWLAB_SIM_MACHINES");
@@ -43,7 +44,7 @@ static const char *machine_dir(void)
 
 int lab_sim_machine_load(struct sim_machine *m, const char *name, char *err, size_t errlen)
 {
-	return sim_machine_load(m, machine_dir(), name, err, errlen);
+	return sim_machine_load(m, lab_sim_machine_dir(), name, err, errlen);
 }
 
 int lab_sim_args_refused(int argc, char **argv, char *err, size_t errlen)
@@ -92,7 +93,7 @@ static int cmp_str(const void *a, const void *b)
 /* The machine files' names, sorted, in @names (each strdup'd). Returns how many, or -1 (errno). */
 static int machine_files(char **names, int cap)
 {
-	DIR *d = opendir(machine_dir());
+	DIR *d = opendir(lab_sim_machine_dir());
 	struct dirent *e;
 	int n = 0;
 
@@ -131,7 +132,7 @@ static int sim_list(void)
 	static struct sim_machine m;
 
 	if (n < 0) {
-		fprintf(stderr, "rwlab sim list: %s: %s (set RWLAB_SIM_MACHINES)\n", machine_dir(), strerror(errno));
+		fprintf(stderr, "rwlab sim list: %s: %s (set RWLAB_SIM_MACHINES)\n", lab_sim_machine_dir(), strerror(errno));
 		return 1;
 	}
 	printf("%-18s %5s  %s\n", "machine", "CPUs", "topology (sockets x L3 domains x cores x SMT)");
@@ -231,37 +232,61 @@ int lab_sim_misplaced(int argc, char **argv)
 	return -1;
 }
 
-/* `sim` takes no options but -h: its words are positional. */
+/* `sim`'s words are positional; -o is validate's page. */
 static const struct lab_opt sim_opts[] = {
+	{ "output", 'o', 'o', "FILE", "validate: also write the ladder as one self-contained page (FILE.html)", NULL,
+	  NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ 0 }
 };
 
 static int cmd_sim(int argc, char **argv)
 {
 	struct lab_cli cli;
+	const char *page = NULL;
+	char command[8192];
+	int c;
 
+	/* the command as given, for validate's page */
+	snprintf(command, sizeof(command), "%s sim ", LAB_PROG);
+	lab_cli_command(argc - 1, argv + 1, command + strlen(command), sizeof(command) - strlen(command));
 	if (lab_cli_begin(&cli, &lab_sim_cmd, argc, argv))
 		return 2;
-	while (lab_cli_next(&cli) != -1)
-		return 2;	/* getopt_long said what was wrong */
+	while ((c = lab_cli_next(&cli)) != -1) {
+		if (c != 'o')
+			return 2;	/* getopt_long said what was wrong */
+		page = optarg;
+	}
 	argc -= optind;
 	argv += optind;
 	if (argc == 1 && !strcmp(argv[0], "list"))
 		return sim_list();
 	if (argc == 2 && !strcmp(argv[0], "show"))
 		return sim_show(argv[1]);
-	fprintf(stderr, "rwlab sim: expected 'list' or 'show MACHINE' (machines: rwlab sim list)\n");
+	if (argc >= 1 && !strcmp(argv[0], "validate"))
+		return lab_sim_validate(argc - 1, argv + 1, page, command);
+	if (page) {
+		fprintf(stderr, "rwlab sim: -o is validate's page (rwlab sim validate [MACHINE...] -o FILE.html)\n");
+		return 2;
+	}
+	fprintf(stderr, "rwlab sim: expected 'list', 'show MACHINE' or 'validate [MACHINE...] [-o FILE.html]' (machines: rwlab sim list)\n");
 	return 2;
 }
 
 const struct lab_cmd lab_sim_cmd = {
 	.name = "sim",
-	.synopsis = "list | show MACHINE",
+	.synopsis = "list | show MACHINE | validate [MACHINE...] [-o FILE.html]",
 	.summary = "the simulated machines (run and torture take --sim MACHINE): list them, "
-		   "or show one's parameters with their citations",
+		   "show one's parameters with their citations, or run the validation ladder",
 	.opts = sim_opts,
 	.fn = cmd_sim,
 	.operands = LAB_COMP_SIM,
 	.more = "MACHINE is sim/machines/NAME.machine (or $RWLAB_SIM_MACHINES/NAME.machine), or\n"
-		"generic-N for N = 2..512 (from generic.machine).\n",
+		"generic-N for N = 2..512 (from generic.machine).\n"
+		"validate runs the rungs of sim/machines/validate.ladder for each MACHINE\n"
+		"(default: every machine it names, then 'here': this host, calibrated by\n"
+		"rwlab-calibrate and run natively in the same command) and prints figure,\n"
+		"simulated value, ratio, tolerance, PASS/FAIL. Exit 0 when all passed, 1 when\n"
+		"any failed, 2 on bad input. -o FILE.html also writes the ladder as one\n"
+		"self-contained page: per machine simulated / figure per rung against its\n"
+		"tolerance band, and the rungs' table.\n",
 };

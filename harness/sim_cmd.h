@@ -3,6 +3,7 @@
  * The simulated machine on the command line (issue 10):
  *   rwlab sim list              the machines: CPUs, topology, sources
  *   rwlab sim show MACHINE      every parameter with its citation
+ *   rwlab sim validate [M...]   the validation ladder (validate.h)
  *   rwlab run --sim MACHINE ... and rwlab torture --sim MACHINE [--seeds N] ...
  *                               re-exec build/rwlab-sim (beside this binary)
  *                               with the same arguments
@@ -33,6 +34,9 @@ int lab_sim_misplaced(int argc, char **argv);
 
 /* The machine files' names, space-separated ("generic-" for generic-N): the completion's words. */
 void lab_sim_machine_names(char *buf, size_t len);
+
+/* Where machine files are looked for: $RWLAB_SIM_MACHINES, the installed share/rwlab/machines, sim/machines. */
+const char *lab_sim_machine_dir(void);
 
 /* The machine directory, then sim_machine_load(). */
 int lab_sim_machine_load(struct sim_machine *m, const char *name, char *err, size_t errlen);

@@ -23,6 +23,8 @@ LAB_EVENT(rwsem_rlock_fast)	/* # of fast read locks acquired in the slow path */
 LAB_EVENT(rwsem_rlock_fail)	/* # of failed read lock acquisitions */
 LAB_EVENT(rwsem_rtrylock)	/* # of read trylock calls (v5.2 only) */
 LAB_EVENT(rwsem_wtrylock)	/* # of write trylock calls (v5.2 only) */
+LAB_EVENT(rwsem_rtrylock_cas)	/* rwlab: # of cmpxchg attempts in down_read_trylock (mainline port) */
+LAB_EVENT(rwsem_rtrylock_ok)	/* rwlab: # of down_read_trylock calls that took the lock (mainline port) */
 LAB_EVENT(rwsem_rlock_steal)	/* # of read locks by lock stealing */
 LAB_EVENT(rwsem_rlock_handoff)	/* # of read lock handoffs */
 LAB_EVENT(rwsem_wlock)		/* # of write locks acquired in the slow path */

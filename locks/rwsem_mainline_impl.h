@@ -107,6 +107,7 @@ struct rwsem_mainline {
 	bool rsteal;			/* reader lock stealing in the read slow path */
 	bool oncpu_clock;		/* owner_on_cpu() samples the owner's CPU clock */
 	bool clear_reader_owner;	/* up_read clears the owner word naming it (v6.18 blocker) */
+	bool rtrylock_blind;		/* down_read_trylock as before v5.16: cmpxchg from UNLOCKED first */
 	bool dh_v4;			/* rwsem-dhandoff version=4 (never set for rwsem) */
 } __lab_cacheline_aligned;
 
@@ -119,6 +120,7 @@ enum {
 	RWSEM_KNOB_SPIN_BUDGET_US,
 	RWSEM_KNOB_ONCPU,
 	RWSEM_KNOB_HUNG_TASK_BLOCKER,
+	RWSEM_KNOB_RTRYLOCK,
 	RWSEM_KNOB_VERSION,		/* rwsem-dhandoff only */
 };
 
@@ -143,7 +145,10 @@ enum {
 	{ .name = "hung_task_blocker", .type = LAB_KNOB_BOOL, .def = 1, \
 	  .help = "v6.18 CONFIG_DETECT_HUNG_TASK_BLOCKER: up_read clears an owner word that names " \
 		  "the reader (a cmpxchg); Kconfig default y with DETECT_HUNG_TASK, as distributions " \
-		  "build; 0 = v6.3" },
+		  "build; 0 = v6.3" }, \
+	{ .name = "rtrylock", .type = LAB_KNOB_ENUM, .def = 0, .choices = "read|blind", \
+	  .help = "down_read_trylock: read = read the count first (v5.16+, 14c24048841151548a3f4d9e218510c844c1b737); " \
+		  "blind = cmpxchg from RWSEM_UNLOCKED_VALUE first (v5.15 and before)" },
 
 static const struct lab_knob rwsem_mainline_knobs[] __lab_unused = {
 	RWSEM_ML_COMMON_KNOBS
@@ -1110,6 +1115,7 @@ static int rwsem_ml_init(struct lab_rwsem *s, const struct lab_rwsem_conf *conf)
 	sem->spin_budget_ns = (uint64_t)conf->knob[RWSEM_KNOB_SPIN_BUDGET_US] * 1000;
 	sem->oncpu_clock = conf->knob[RWSEM_KNOB_ONCPU] == 0;
 	sem->clear_reader_owner = conf->knob[RWSEM_KNOB_HUNG_TASK_BLOCKER];
+	sem->rtrylock_blind = conf->knob[RWSEM_KNOB_RTRYLOCK] == 1;
 	sem->dh_v4 = LAB_RWSEM_DHANDOFF && conf->knob[RWSEM_KNOB_VERSION] == 1;
 	return 0;
 }
@@ -1139,15 +1145,23 @@ static int rwsem_ml_down_read_killable(struct lab_rwsem *s)
 	return rwsem_ml_down_read_common(rwsem_ml(s), TASK_KILLABLE);
 }
 
+/*
+ * v5.16+ (14c24048841151548a3f4d9e218510c844c1b737) reads the count first;
+ * before it (knob rtrylock=blind) the first cmpxchg assumed
+ * RWSEM_UNLOCKED_VALUE (0) and so failed whenever another reader held the
+ * lock. Both retry with the value a failed cmpxchg returned.
+ */
 static int rwsem_ml_down_read_trylock(struct lab_rwsem *s)
 {
 	struct rwsem_mainline *sem = rwsem_ml(s);
-	long tmp = READ_ONCE(sem->count);
+	long tmp = sem->rtrylock_blind ? 0L : READ_ONCE(sem->count);
 
 	while (!(tmp & RWSEM_READ_FAILED_MASK)) {
+		lockevent_inc(rwsem_rtrylock_cas);
 		/* Acquire: pairs with the release in up_write/up_read. */
 		if (atomic_try_cmpxchg_acquire(&sem->count, &tmp, tmp + RWSEM_READER_BIAS)) {
 			rwsem_set_reader_owned(sem);
+			lockevent_inc(rwsem_rtrylock_ok);
 			return 1;
 		}
 	}
@@ -1197,25 +1211,15 @@ static int rwsem_ml_down_write_killable(struct lab_rwsem *s)
 	return rwsem_ml_down_write_common(rwsem_ml(s), TASK_KILLABLE);
 }
 
-/* Timed waits (rwsem.h): the deadline acts as a fatal signal at the deadline. */
+/* Timed waits (rwsem.h): the killable waits with the deadline as a fatal signal (lab_wait_timed()). */
 static int rwsem_ml_down_read_timed(struct lab_rwsem *s, uint64_t deadline_ns)
 {
-	int r;
-
-	lab_wait_deadline_set(deadline_ns);
-	r = rwsem_ml_down_read_common(rwsem_ml(s), TASK_KILLABLE);
-	lab_wait_deadline_set(0);
-	return r ? lab_wait_interrupted_errno() : 0;
+	return lab_wait_timed(rwsem_ml_down_read_killable, s, deadline_ns);
 }
 
 static int rwsem_ml_down_write_timed(struct lab_rwsem *s, uint64_t deadline_ns)
 {
-	int r;
-
-	lab_wait_deadline_set(deadline_ns);
-	r = rwsem_ml_down_write_common(rwsem_ml(s), TASK_KILLABLE);
-	lab_wait_deadline_set(0);
-	return r ? lab_wait_interrupted_errno() : 0;
+	return lab_wait_timed(rwsem_ml_down_write_killable, s, deadline_ns);
 }
 
 static int rwsem_ml_check_unlocked(struct lab_rwsem *s, char *msg, size_t len)

@@ -137,6 +137,11 @@ static inline void lab_delay(unsigned long loops)
 {
 	sim_delay_relax(loops);
 }
+
+static inline void lab_busy_ns(uint64_t ns)
+{
+	sim_work_ns((double)ns);
+}
 #else
 /* Nanoseconds of CLOCK_MONOTONIC. */
 static inline uint64_t lab_clock_ns(void)
@@ -164,6 +169,20 @@ static inline void lab_delay(unsigned long loops)
 {
 	for (unsigned long i = 0; i < loops; i++)
 		cpu_relax();
+}
+
+/*
+ * lab_busy_ns() - keep the CPU busy for @ns nanoseconds of CLOCK_MONOTONIC
+ * without touching shared memory (atomics' think and critical-section
+ * time). Natively it polls the clock (a vDSO read, tens of ns: shorter
+ * requests overshoot); simulated, it is @ns of work on the task's CPU.
+ */
+static inline void lab_busy_ns(uint64_t ns)
+{
+	uint64_t end = lab_clock_ns() + ns;
+
+	while (lab_clock_ns() < end)
+		;
 }
 #endif
 
@@ -397,6 +416,25 @@ static inline int signal_pending_state(uint32_t state)
 static inline int lab_wait_interrupted_errno(void)
 {
 	return fatal_signal_pending() ? -EINTR : -ETIMEDOUT;
+}
+
+struct lab_rwsem;
+
+/*
+ * lab_wait_timed() - a timed wait (rwsem.h down_*_timed) made of a port's
+ * killable one: the deadline armed for the duration of @killable(@sem),
+ * which returns 0 or -EINTR. Returns 0, -ETIMEDOUT (the deadline passed) or
+ * -EINTR (a fatal signal). The caller's thread; the kernel ports' (xadd,
+ * rspin, mainline) timed waits are this.
+ */
+static inline int lab_wait_timed(int (*killable)(struct lab_rwsem *), struct lab_rwsem *sem, uint64_t deadline_ns)
+{
+	int r;
+
+	lab_wait_deadline_set(deadline_ns);
+	r = killable(sem);
+	lab_wait_deadline_set(0);
+	return r ? lab_wait_interrupted_errno() : 0;
 }
 
 /*

@@ -258,6 +258,168 @@ static double c2c_batch(void)
 	return median(chunk, (int)nchunks);
 }
 
+/*
+ * Two threads hammering lock xadd on one line (Travis Downs' "atomic add"
+ * at 2 threads): ns per operation of the pair (window / both threads'
+ * operations), and the run length: operations a thread makes in a row
+ * before the other gets the line (its xadd returned its own previous
+ * result + 1; Travis Downs' RAC check), whose mean above 1 shows the line
+ * staying with a core for more than one locked RMW.
+ */
+static _Alignas(LINE) atomic_long faa_line;
+static _Alignas(LINE) atomic_int faa_go;
+static _Alignas(LINE) long faa_runs[2];
+static long faa_n;
+
+static long faa_loop(int side)
+{
+	long prev = -2, consec = 0;
+
+	for (long i = 0; i < faa_n; i++) {
+		long v = atomic_fetch_add(&faa_line, 1);
+
+		consec += v == prev + 1;
+		prev = v;
+	}
+	faa_runs[side] = faa_n - consec;	/* runs: first ops of a run */
+	return consec;
+}
+
+static void *faa_peer(void *arg)
+{
+	(void)arg;
+	pin(cpu_b);
+	atomic_fetch_add(&faa_go, 1);
+	while (atomic_load(&faa_go) < 2)
+		;
+	faa_loop(1);
+	return NULL;
+}
+
+static double faa_pair(double *run_len)
+{
+	pthread_t t;
+	double t0, dt;
+
+	faa_n = ops(2000000);
+	atomic_store(&faa_go, 0);
+	pthread_create(&t, NULL, faa_peer, NULL);
+	pin(cpu_a);
+	while (atomic_load(&faa_go) < 1)
+		;
+	t0 = now_ns();
+	atomic_fetch_add(&faa_go, 1);
+	faa_loop(0);
+	pthread_join(t, NULL);
+	dt = now_ns() - t0;
+	*run_len = 2.0 * faa_n / (faa_runs[0] + faa_runs[1]);
+	return dt / (2.0 * faa_n);
+}
+
+static double faa_pair_batch(void)
+{
+	double rl;
+
+	return faa_pair(&rl);
+}
+
+static double faa_run_len_batch(void)
+{
+	double rl;
+
+	faa_pair(&rl);
+	return rl;
+}
+
+/*
+ * The hold window: after a core's locked RMW brings the line from another
+ * core, how long does the line stay while that other core keeps asking for
+ * it? Core B hammers lock xadd on the line; core A waits until B has taken
+ * it, makes one xadd (a fresh grant: B made an xadd since A's last one),
+ * then a gap of dependent ALU work (a multiply-add chain that starts on the
+ * xadd's result, so the gap begins when that xadd completes; the second
+ * xadd's operand depends on the chain's end, so it cannot start earlier),
+ * then a second xadd. It found the line still there when it returned the
+ * first's result + 1 (B made no xadd in between). No clock is read inside
+ * a sample. The figure of a batch is the gap at which half the second xadds
+ * were local (linear between the measured gaps; 0 when even the shortest
+ * gap found it gone). The per-gap fractions of the last batch are printed
+ * as comment lines. The chain's ns per step is timed alone first.
+ */
+#define HOLD_GAPS 10
+static const double hold_gap_ns[HOLD_GAPS] = { 0, 2, 4, 8, 16, 32, 64, 128, 256, 512 };
+static double chain_ns;		/* ns per step of hold_chain() */
+static volatile long hold_zero;	/* 0, unknown to the compiler */
+static _Alignas(LINE) atomic_long hold_line;
+static _Alignas(LINE) atomic_int hold_stop;
+static double hold_last_p[HOLD_GAPS], hold_last_gap[HOLD_GAPS];
+
+static inline long hold_chain(long x, long steps)
+{
+	for (long i = 0; i < steps; i++) {
+		x = x * 3 + 1;
+		__asm__ volatile("" : "+r"(x));
+	}
+	return x;
+}
+
+static void *hold_hammer(void *arg)
+{
+	(void)arg;
+	pin(cpu_b);
+	while (!atomic_load_explicit(&hold_stop, memory_order_relaxed))
+		atomic_fetch_add(&hold_line, 1);
+	return NULL;
+}
+
+static double hold_batch(void)
+{
+	long per_gap = ops(20000) < 200 ? 200 : ops(20000), z = hold_zero;
+	double p[HOLD_GAPS];
+	pthread_t t;
+
+	pin(cpu_a);
+	if (!chain_ns) {
+		double t0 = now_ns();
+		long x = hold_chain(1, 10000000);
+
+		__asm__ volatile("" :: "r"(x));
+		chain_ns = (now_ns() - t0) / 1e7;
+	}
+	atomic_store(&hold_stop, 0);
+	pthread_create(&t, NULL, hold_hammer, NULL);
+	for (int g = 0; g < HOLD_GAPS; g++) {
+		long steps = (long)(hold_gap_ns[g] / chain_ns + 0.5), hits = 0, n = 0;
+		long last = atomic_fetch_add(&hold_line, 1);
+
+		while (n < per_gap) {
+			long v1, v2, x;
+
+			while (atomic_load_explicit(&hold_line, memory_order_relaxed) == last + 1)
+				cpu_relax();	/* until B has taken the line */
+			v1 = atomic_fetch_add(&hold_line, 1);
+			x = hold_chain(v1, steps);
+			v2 = atomic_fetch_add(&hold_line, 1 + (x & z));
+			last = v2;
+			if (v1 == last - 1 && v1 != 0)
+				hits++;
+			n++;
+		}
+		p[g] = (double)hits / n;
+		hold_last_gap[g] = steps * chain_ns;
+	}
+	atomic_store(&hold_stop, 1);
+	pthread_join(t, NULL);
+	memcpy(hold_last_p, p, sizeof(p));
+	if (p[0] < 0.5)
+		return 0;
+	for (int g = 1; g < HOLD_GAPS; g++)
+		if (p[g] < 0.5)
+			return hold_last_gap[g - 1] + (hold_last_gap[g] - hold_last_gap[g - 1]) *
+			       (p[g - 1] - 0.5) / (p[g - 1] - p[g]);
+	return hold_last_gap[HOLD_GAPS - 1];
+}
+
 /* ---- single-core latencies ------------------------------------------ */
 
 static _Alignas(LINE) atomic_long counter;
@@ -819,6 +981,14 @@ int main(int argc, char **argv)
 	printf("# metric\tmedian\tmin\tmax\tunit\trepeats\n");
 	pin(cpu_a);
 	measure("c2c_ns", "ns", c2c_batch);
+	measure("faa_pair_ns", "ns", faa_pair_batch);
+	measure("faa_run_len", "ops", faa_run_len_batch);
+	measure("rmw_hold_ns", "ns", hold_batch);
+	if (wanted("rmw_hold_ns")) {
+		printf("# rmw_hold_ns, last batch: gap_ns local_fraction (second xadd local while the other core hammers)\n");
+		for (int g = 0; g < HOLD_GAPS; g++)
+			printf("#   %.1f %.3f\n", hold_last_gap[g], hold_last_p[g]);
+	}
 	pin(cpu_a);
 	measure("rmw_local_ns", "ns", rmw_batch);
 	measure("load_local_ns", "ns", load_batch);

@@ -61,8 +61,8 @@ grep -q '^WARNING: 4 of the 4 cells started with the load average above' "$tmp/e
 grep -q "^rwlab: warning: -l has no effect: context_switch and tlb_flush run the lazy-mm schemes of -m" "$tmp/e" ||
 	fail "-l with -m: $(cat "$tmp/e")"
 # Noise: an unknown option names the command and its options; a missing value its option.
-expect "report -o" 2 "^rwlab report: unknown option '-o' \(valid: -f/--format, .*; rwlab report --help\)$" \
-	"$rwlab" report load.csv -o x
+expect "report -z" 2 "^rwlab report: unknown option '-z' \(valid: -f/--format, .*; rwlab report --help\)$" \
+	"$rwlab" report load.csv -z x
 expect "run -l without a value" 2 "^rwlab run: -l needs a value \(LIST: " "$rwlab" run -l
 
 # Noise: --list-cells under --sim lists, and says nothing about simulated time.
@@ -171,7 +171,7 @@ has "--sim" generic- icx-8336c-2s128 -- rwlab run --sim ''
 has "torture --sim" generic- -- rwlab torture --sim ''
 has "--matrix" quick rwsem-rework -- rwlab run --matrix ''
 hasnt "--matrix" results.csv -- rwlab run --matrix ''
-has "sim" list show -- rwlab sim ''
+has "sim" list show validate -- rwlab sim ''
 has "sim show" generic- -- rwlab sim show ''
 has "exec -l" passthrough none rwsem -- rwlab exec -l ''
 hasnt "exec -l" percpu-rwsem -- rwlab exec -l ''

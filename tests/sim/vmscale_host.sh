@@ -6,11 +6,9 @@
 # backed) run in well under a quarter of that, and every page is still copied once with one
 # grace period each (sync: 2048 copies, 2048 voluntary switches of the workers).
 # Usage: vmscale_host.sh RWLAB
-set -u
+. "${0%/*}/../lib.sh"
 rwlab=$1
 sim=$(dirname "$rwlab")/rwlab-sim
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 if [ ! -x "$sim" ] || [ ! -x /usr/bin/time ]; then
 	echo "needs $sim and GNU time (/usr/bin/time): skipped"
 	exit 77

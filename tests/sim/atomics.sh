@@ -1,0 +1,71 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The arbitration's microbenchmarks and the ladder (issue 22):
+# - atomics natively and under --sim: one attempt per fetch-add; one thread's
+#   read-first cmpxchg never fails; one thread's blind cmpxchg (from 0) needs
+#   two attempts for every success but the first; the metrics are present;
+# - futex_pingpong natively and simulated: round trips happen; an odd -t is
+#   refused with one line;
+# - rwlab sim validate on a ladder of its own: a rung within its tolerance
+#   PASSes, one outside FAILs (exit 1), a malformed ladder and an unknown
+#   machine are refused (exit 2, one line).
+# Usage: atomics.sh RWLAB SOURCE-ROOT
+set -u
+rwlab=$1 root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# metric FILE NAME: the first iteration's value of NAME
+metric() { awk -F, -v m="$2" '$8 == m { print $9; exit }' "$1"; }
+
+run() { # run OUT.csv ARGS...: rwlab run -l null ... -q -o OUT
+	out=$1
+	shift
+	"$rwlab" run -l null -q -o "$out" "$@" >"$tmp/log" 2>&1 || { fail "rwlab run $*: $(tail -2 "$tmp/log")"; return 1; }
+}
+
+for mode in native sim; do
+	if [ $mode = sim ]; then set -- --sim epyc-2vcpu -d 2ms --warmup 1ms; else set -- -d 50ms --warmup 10ms; fi
+	run "$tmp/faa.csv" -w atomics:op=faa -t 2 -n 1 "$@" &&
+		[ "$(metric "$tmp/faa.csv" attempts_per_success)" = 1 ] ||
+		fail "$mode: faa attempts_per_success $(metric "$tmp/faa.csv" attempts_per_success), want 1"
+	for m in ops_per_s ns_per_op ns_per_success attempts_p50 attempts_p99 attempts_max fairness ops_min thread_ops.1; do
+		[ -n "$(metric "$tmp/faa.csv" $m)" ] || fail "$mode: faa has no metric $m"
+	done
+	run "$tmp/rcas.csv" -w atomics:op=rcas -t 1 -n 1 "$@" &&
+		[ "$(metric "$tmp/rcas.csv" attempts_max)" = 1 ] ||
+		fail "$mode: one thread's read-first cmpxchg failed (attempts_max $(metric "$tmp/rcas.csv" attempts_max))"
+	run "$tmp/cas.csv" -w atomics:op=cas -t 1 -n 1 "$@" &&
+		awk -v a="$(metric "$tmp/cas.csv" attempts_per_success)" 'BEGIN { exit !(a > 1.99 && a <= 2) }' ||
+		fail "$mode: one thread's blind cmpxchg: attempts_per_success $(metric "$tmp/cas.csv" attempts_per_success), want 2 but the first"
+	run "$tmp/pp.csv" -w futex_pingpong -t 2 -n 1 "$@" &&
+		awk -v r="$(metric "$tmp/pp.csv" round_trips)" 'BEGIN { exit !(r > 0) }' ||
+		fail "$mode: futex_pingpong made no round trip"
+done
+"$rwlab" run -l null -w futex_pingpong -t 3 -n 1 -d 10ms -q -o "$tmp/odd.csv" >"$tmp/o" 2>"$tmp/e" && fail "futex_pingpong -t 3 accepted"
+grep -q "needs an even thread count" "$tmp/e" || fail "futex_pingpong -t 3: $(cat "$tmp/e")"
+
+# validate on a ladder of its own (the machine files of the tree beside it)
+mkdir "$tmp/m"
+cp "$root"/sim/machines/*.machine "$tmp/m/"
+cat >"$tmp/m/validate.ladder" <<'L'
+# two rungs: a fetch-add's attempts (exactly 1) within +-0.01, and a figure no run can meet
+epyc-2vcpu | faa_attempts | validation | atomics:op=faa | 2 | compact | attempts_per_success | 1 | +-0.01 | -n 1 -d 1ms --warmup 1ms | test
+epyc-2vcpu | impossible | validation | atomics:op=faa | 2 | compact | ops_per_s | 1e15 | x2 | -n 1 -d 1ms --warmup 1ms | test
+L
+RWLAB_SIM_MACHINES=$tmp/m "$rwlab" sim validate epyc-2vcpu >"$tmp/v" 2>&1
+st=$?
+[ $st = 1 ] || fail "validate with a failing rung exited $st, want 1"
+grep -q "^faa_attempts .* PASS" "$tmp/v" || fail "validate: faa_attempts did not PASS: $(grep faa_attempts "$tmp/v")"
+grep -q "^impossible .* FAIL" "$tmp/v" || fail "validate: impossible did not FAIL: $(grep impossible "$tmp/v")"
+RWLAB_SIM_MACHINES=$tmp/m "$rwlab" sim validate nosuch >"$tmp/o" 2>"$tmp/e"
+[ $? = 2 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && grep -q "no rung for machine 'nosuch'" "$tmp/e" ||
+	fail "validate nosuch: $(cat "$tmp/e")"
+echo "epyc-2vcpu | bad | guess | atomics | 2 | compact | ops_per_s | 1 | x2 | | test" >"$tmp/m/validate.ladder"
+RWLAB_SIM_MACHINES=$tmp/m "$rwlab" sim validate epyc-2vcpu >"$tmp/o" 2>"$tmp/e"
+[ $? = 2 ] && grep -q "validate.ladder:1: kind 'guess'" "$tmp/e" || fail "validate with a bad kind: $(cat "$tmp/e")"
+
+[ $fails = 0 ] && echo "atomics: natively and simulated, futex_pingpong, validate: ok"
+exit $((fails > 0))
