@@ -625,13 +625,13 @@ static bool several_fault_paths(const struct lab_results *r)
  * print the machine itself (email and lkp print cpu_model, "sim NAME: ...";
  * csv and json carry it in their fields): the machine and the engine.
  */
-static void sim_banner(const struct lab_rctx *c)
+static void sim_banner(const struct lab_rctx *c, enum lab_report_format f)
 {
 	const char *model = lab_results_ctx(c->r, "cpu_model"), *engine = lab_results_ctx(c->r, "kernel");
 
 	if (strncmp(model, "sim ", 4))
 		return;
-	switch (c->o->format) {	/* the text formats that would not say it */
+	switch (f) {	/* the text formats that would not say it */
 	case LAB_FMT_TABLE:
 	case LAB_FMT_MMTESTS:
 	case LAB_FMT_LOCKTEST:
@@ -655,7 +655,10 @@ static int (*const format_fn[])(struct lab_rctx *) = {
 int rep_print(struct lab_rctx *c, enum lab_report_format f)
 {
 	const struct lab_report_opts *o = c->o;
-	int st = 0, n = f == LAB_FMT_NONE ? 1 : format_fn[f](c);
+	int st = 0, n;
+
+	sim_banner(c, f);	/* also where the html page embeds a text report */
+	n = f == LAB_FMT_NONE ? 1 : format_fn[f](c);
 
 	if (n < 0)
 		st = 1;	/* json, html: the reference or a graph failed, the error is on stderr */
@@ -699,7 +702,6 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 		lab_results_free(&r);
 		return 1;
 	}
-	sim_banner(&c);
 	st = rep_print(&c, o->format);
 	lab_results_free(&r);
 	return st;
