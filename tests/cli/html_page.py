@@ -8,8 +8,9 @@
 
 The page is made from committed results (the per-VMA locks reproduction,
 with the published table; the quick matrix's 2-CPU run, whose many columns
-print transposed) and opened through ChromeDriver (the WebDriver protocol over
-HTTP: urllib is enough). For each page the test asserts:
+print transposed; a 16-thread locktest comparison whose text table is cut into
+blocks; and `rwlab sim validate -o`'s ladder) and opened through ChromeDriver (the
+WebDriver protocol over HTTP: urllib is enough). For each page the test asserts:
   - the browser logged no console error and requested nothing but the page
     itself (Chrome's performance log: every Network.requestWillBeSent);
   - the file holds no <script>, <link>, <img>, <iframe>, <object>, no
@@ -71,6 +72,8 @@ def cases(src):
                            os.path.join(pvl, "per-vma-locks.sim.matrix"), "--reference",
                            os.path.join(src, "results/reference/per-vma-locks-pft.csv")]),
         ("quick-2cpu", [os.path.join(src, "results/2cpu/quick.csv")]),
+        # six columns: the text cuts the table into two blocks of columns, a flag in the first
+        ("blocks", [os.path.join(src, "results/sim/compare-16cpu/sim-locktest.csv")]),
     ]
 
 
