@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The rough edges a new user met (issue 26), one check per item: what the
+# The rough edges a new user met, one check per item: what the
 # user typed, and what must come back now. Native runs are tiny (-d 10ms);
 # the simulated ones take a few host milliseconds.
 # Usage: newuser.sh RWLAB
