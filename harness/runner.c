@@ -106,6 +106,8 @@ struct runner {
 	FILE *summary;			/* where the per-cell lines go */
 	int cpus;			/* the CPUs the run may use (the load-average warning) */
 	const struct lab_context *ctx;	/* the run's context (its shard and plan columns) */
+	int loaded;			/* cells that started with the load above the CPUs (warned once) */
+	double load_max;		/* ... the highest such load */
 };
 
 /* The state of the cell in flight. */
@@ -530,7 +532,7 @@ static void cell_summary(const struct runner *r, const struct cell_run *cr)
 	fprintf(stderr, "%s", r->tty ? "\r\033[K" : "");
 	/* stdout, unless the CSV goes there (-o -) */
 	lab_fmt_cell_line(r->summary, cr->vlabel, cr->cell->wl->label, cr->cell->nthreads, cr->ops->headline,
-			  cr->hv, cr->nh, cr->hbetter);
+			  cr->hv, cr->nh, cr->hbetter, lab_sim_machine_name());
 	fflush(r->summary);
 }
 
@@ -544,10 +546,14 @@ static int cell_iteration(struct runner *r, struct cell_run *cr, int it, int fir
 	int ret;
 
 	r->entry++;
-	if (!LAB_SIM && getloadavg(load, 1) == 1 && load[0] > r->cpus && it == first && !cr->load_warned) {	/* at the cell's start */
-		fprintf(stderr, "%sWARNING: load average %.2f above the %d CPUs at the start of %s %s t=%d: "
-			"other work competes with the measurement\n", r->tty ? "\r\033[K" : "", load[0], r->cpus,
-			cr->vlabel, cr->cell->wl->label, cr->cell->nthreads);
+	if (!LAB_SIM && getloadavg(load, 1) == 1 && lab_fault_inject("loadavg", cr->vlabel))
+		load[0] = r->cpus + 1;
+	if (!LAB_SIM && load[0] > r->cpus && it == first && !cr->load_warned) {	/* at the cell's start */
+		if (!r->loaded++)	/* the first; lab_run() counts the rest at the end */
+			fprintf(stderr, "%sWARNING: load average %.2f above the %d CPUs at the start of %s %s t=%d: "
+				"other work competes with the measurement\n", r->tty ? "\r\033[K" : "", load[0],
+				r->cpus, cr->vlabel, cr->cell->wl->label, cr->cell->nthreads);
+		r->load_max = load[0] > r->load_max ? load[0] : r->load_max;
 		cr->load_warned = true;
 	}
 	progress(r, cr, it, first);
@@ -734,8 +740,7 @@ static int cell_argv(const struct runner *r, const struct cell_plan *p, char **a
 		av[n++] = "--repo", av[n++] = (char *)o->settings.repo;
 	if (o->settings.commits)
 		av[n++] = "--commits", av[n++] = (char *)o->settings.commits;
-	if (o->quiet)
-		av[n++] = "-q";
+	av[n++] = "-q";	/* the parent prints the cell's line, from its rows */
 	av[n++] = "--no-report", av[n++] = "-o", av[n++] = "-";
 	av[n] = NULL;
 	return n;
@@ -755,10 +760,10 @@ static void process_failed(struct runner *r, const struct cell_plan *p, const ch
 /* Under --sim, in the run's process: each cell in a fresh rwlab-sim of its own (sim_cell.h). */
 static void run_cell_process(struct runner *r, const struct cell_plan *p)
 {
-	char *av[48], b[5][64], exe[4096], err[8400];
+	char *av[48], b[5][64], exe[4096], err[8400], head[96];
 	struct lab_buf out = { 0 }, rows = { 0 };
+	struct lab_sim_cell_out co;
 	int status, st, nrows;
-	bool failed;
 
 	cell_argv(r, p, av, b, exe, sizeof(exe));
 	st = lab_sim_cell_spawn(av, &out, &status);
@@ -769,8 +774,9 @@ static void run_cell_process(struct runner *r, const struct cell_plan *p)
 	}
 	if (status == 130 || status == 128 + SIGINT || status == 128 + SIGTERM)
 		lab_interrupted = 1;	/* the child was interrupted with us: its cell is not written */
-	nrows = lab_interrupted ? 0 : lab_sim_cell_rows(out.p, out.len, r->run_id, r->ctx->shard, r->ctx->plan, &rows,
-							  &failed, err, sizeof(err));
+	snprintf(head, sizeof(head), "%.*s", (int)strcspn(p->wl->ops->headline, ","), p->wl->ops->headline);
+	nrows = lab_interrupted ? 0 : lab_sim_cell_rows(out.p, out.len, r->run_id, r->ctx->shard, r->ctx->plan, head,
+							  &rows, &co, err, sizeof(err));
 	if (nrows < 0) {
 		process_failed(r, p, err);
 		goto out;
@@ -780,8 +786,14 @@ static void run_cell_process(struct runner *r, const struct cell_plan *p)
 		process_failed(r, p, err);
 		goto out;
 	}
-	if (!lab_interrupted && (status || failed))
+	if (!lab_interrupted && (status || co.failed))
 		process_failed(r, p, NULL);
+	else if (!lab_interrupted && !r->o->quiet && co.nv) {
+		lab_fmt_cell_line(r->summary, variant_label(r->o, p->wl, p->vi), p->wl->label, p->nthreads,
+				  p->wl->ops->headline, co.v, co.nv, co.higher ? LAB_BETTER_HIGHER : LAB_BETTER_LOWER,
+				  lab_sim_machine_name());
+		fflush(r->summary);
+	}
 out:
 	lab_buf_free(&out);
 	lab_buf_free(&rows);
@@ -910,7 +922,8 @@ int lab_run(const struct lab_run_opts *o)
 		runner_close(&r);
 		return status;
 	}
-	runner_warn(&r, &ctx);
+	if (!(LAB_SIM && lab_sim_cell_child()))	/* a cell's own process: its run's process warned */
+		runner_warn(&r, &ctx);
 	lab_csv_run_id(r.run_id, sizeof(r.run_id));
 	lab_csv_row_suffix(&r.suffix, &ctx, lab_pin_name(o->pin));
 
@@ -927,6 +940,9 @@ int lab_run(const struct lab_run_opts *o)
 	if (!o->quiet && r.tty)
 		fprintf(stderr, "\r\033[K");
 
+	if (r.loaded > 1)
+		fprintf(stderr, "WARNING: %d of the %d cells started with the load average above the %d CPUs (up to %.2f): "
+			"each iteration's loadavg_start row says which\n", r.loaded, r.nplan, r.cpus, r.load_max);
 	status = lab_interrupted ? 130 : r.nfailed ? 1 : 0;
 	if (lab_interrupted)
 		fprintf(stderr, "rwlab: interrupted; the finished cells are in %s\n", o->csv_path);

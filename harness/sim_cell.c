@@ -76,12 +76,14 @@ int lab_sim_cell_spawn(char *const argv[], struct lab_buf *out, int *status)
 }
 
 int lab_sim_cell_rows(const char *csv, size_t len, const char *run_id, const char *shard, const char *plan,
-		      struct lab_buf *rows, bool *failed, char *err, size_t errlen)
+		      const char *headline, struct lab_buf *rows, struct lab_sim_cell_out *out, char *err,
+		      size_t errlen)
 {
 	struct lab_csv_table t;
 	int n = 0;
 
-	*failed = false;
+	out->failed = false;
+	out->nv = 0;
 	if (!len)
 		return 0;	/* a child that wrote nothing: its cell failed before its rows */
 	if (lab_csv_parse(csv, len, "the cell's rows", &t, err, errlen))
@@ -100,7 +102,11 @@ int lab_sim_cell_rows(const char *csv, size_t len, const char *run_id, const cha
 		f[LAB_CSV_COL_plan] = (free(f[LAB_CSV_COL_plan]), strdup(plan));
 		if (!f[LAB_CSV_COL_run] || !f[LAB_CSV_COL_shard] || !f[LAB_CSV_COL_plan])
 			abort();
-		*failed |= !strcmp(f[LAB_CSV_COL_metric], "cell_failed") && atof(f[LAB_CSV_COL_value]) != 0;
+		out->failed |= !strcmp(f[LAB_CSV_COL_metric], "cell_failed") && atof(f[LAB_CSV_COL_value]) != 0;
+		if (headline && !strcmp(f[LAB_CSV_COL_metric], headline) && out->nv < (int)(sizeof(out->v) / sizeof(out->v[0]))) {
+			out->v[out->nv++] = strtod(f[LAB_CSV_COL_value], NULL);
+			out->higher = !strcmp(f[LAB_CSV_COL_better], "higher");
+		}
 		for (int c = 0; c < t.ncols; c++) {
 			if (c)
 				lab_buf_printf(rows, ",");

@@ -41,12 +41,22 @@ bool lab_sim_cell_child(void);
  */
 int lab_sim_cell_spawn(char *const argv[], struct lab_buf *out, int *status);
 
+/* What lab_sim_cell_rows() gives back besides the rows. */
+struct lab_sim_cell_out {
+	bool failed;			/* a row is a non-zero cell_failed */
+	double v[1024];			/* the values of the headline metric asked for, in row order */
+	int nv;
+	bool higher;			/* its better column says higher */
+};
+
 /*
  * lab_sim_cell_rows() - the rows of a child's CSV (@csv, @len bytes, with
  * its header) into @rows with the run, shard and plan columns replaced by
- * @run_id, @shard and @plan (the parent's). *@failed is set when a row is a
- * non-zero cell_failed. Returns the number of rows, or -1 with why in @err
- * (the child's output is not a CSV of this schema).
+ * @run_id, @shard and @plan (the parent's), and in @out whether the cell
+ * failed and the values of metric @headline (for the per-cell line the
+ * parent prints). Returns the number of rows, or -1 with why in @err (the
+ * child's output is not a CSV of this schema).
  */
 int lab_sim_cell_rows(const char *csv, size_t len, const char *run_id, const char *shard, const char *plan,
-		      struct lab_buf *rows, bool *failed, char *err, size_t errlen);
+		      const char *headline, struct lab_buf *rows, struct lab_sim_cell_out *out, char *err,
+		      size_t errlen);
