@@ -310,6 +310,7 @@ int lab_plot_fig_scaling(struct lab_plot_fig *f, const struct lab_results *r, in
 		 r->groups[g], r->metrics[im], shown, rep_higher(any) ? "Hmean" : "Amean", maxn, maxn == 1 ? "" : "s",
 		 lab_results_ctx(r, LAB_CSV_NAME(cpus)), model_len(model), model, lab_results_ctx(r, LAB_CSV_NAME(git_rev)));
 	snprintf(f->xlabel, sizeof(f->xlabel), "%s", rep_count_unit(any->workload));
+	f->per_x = !strcmp(f->xlabel, "pairs") ? 2 : 1;	/* a pair is two tasks */
 	snprintf(f->ylabel, sizeof(f->ylabel), "%s (%s, %s is better)", r->metrics[im], shown,
 		 any->better == LAB_BETTER_LOWER ? "lower" : any->better == LAB_BETTER_HIGHER ? "higher" : "no direction");
 	return f->nline;
@@ -451,19 +452,29 @@ static void x_axis(FILE *s, const struct lab_plot_fig *f)
 				fprintf(s, "%s\"\" %g 1", i ? ", " : "", xs[i]);
 		fprintf(s, ")\n");
 	}
-	/* The CPU counts: ours, and the published machine's where it differs; beyond ours, oversubscribed. */
+	/*
+	 * The CPU counts: ours, and the published machine's where it differs;
+	 * beyond ours, oversubscribed. x counts f->per_x tasks each (a pair is
+	 * two), so the CPUs fall at cpus / per_x.
+	 */
 	for (int k = 0; k < 2; k++) {
-		int c = k ? f->ref_cpus : f->cpus;
+		int c = k ? f->ref_cpus : f->cpus, per = f->per_x > 1 ? f->per_x : 1;
+		double x = (double)c / per;
+		char what[64] = "";
 
-		if (c <= 0 || (k && c == f->cpus) || c < (logx ? xs[0] / 1.25 : xs[0] - 0.5) ||
-		    c > (logx ? xs[n - 1] * 1.25 : xs[n - 1] + 0.5))
+		if (c <= 0 || (k && c == f->cpus) || x < (logx ? xs[0] / 1.25 : xs[0] - 0.5) ||
+		    x > (logx ? xs[n - 1] * 1.25 : xs[n - 1] + 0.5))
 			continue;
-		fprintf(s, "set arrow from %d, graph 0 to %d, graph 1 nohead dashtype %d linecolor rgb '%s'\n", c, c,
+		if (per == 2)
+			snprintf(what, sizeof(what), " (%g pairs)", x);
+		else if (per > 2)
+			snprintf(what, sizeof(what), " (%g groups of %d)", x, per);
+		fprintf(s, "set arrow from %g, graph 0 to %g, graph 1 nohead dashtype %d linecolor rgb '%s'\n", x, x,
 			k ? 3 : 2, k ? "gray60" : "gray40");
 		/* above the frame, clear of the data; on the side of the line with more room */
-		fprintf(s, "set label '%sCPUs = %d%s' at %d, graph 1 %s font ',9'\n", k ? "published " : "", c,
-			!k && c < xs[n - 1] ? ": beyond, oversubscribed" : "", c,
-			c >= xs[n - 1] ? "right offset 0,0.6" : "left offset 0,0.6");
+		fprintf(s, "set label '%sCPUs = %d%s%s' at %g, graph 1 %s font ',9'\n", k ? "published " : "", c, what,
+			!k && x < xs[n - 1] ? ": beyond, oversubscribed" : "", x,
+			x >= xs[n - 1] ? "right offset 0,0.6" : "left offset 0,0.6");
 	}
 }
 

@@ -71,6 +71,8 @@ struct lab_plot_fig {
 					   line at 1; otherwise y starts at 0 with SI-prefixed tics */
 	int cpus;			/* the results' CPU count (0: not marked) */
 	int ref_cpus;			/* the published machine's, marked too where it differs (0: none) */
+	int per_x;			/* tasks per unit of x (2 for pairs): the CPUs are marked at cpus / per_x;
+					   0 or 1: x counts threads */
 	double div;			/* lab_plot_fig_scaling(): the metric's values were divided by this */
 	const char *const *xnames;	/* non-NULL: x is 1..nxnames, each tic named (a category axis) */
 	int nxnames;

@@ -493,7 +493,7 @@ static const char *cpus_off_axis(const struct lab_plot_fig *f, const struct lab_
 		for (int k = 0; k < f->line[i].n; k++)
 			hi = fmax(hi, f->line[i].p[k].x);
 	buf[0] = 0;
-	if (f->cpus > 0 && f->cpus > hi * 1.25)
+	if (f->cpus > 0 && (double)f->cpus / (f->per_x > 1 ? f->per_x : 1) > hi * 1.25)
 		snprintf(buf, len, "; the machine's %s CPUs lie beyond the axis", lab_results_ctx(r, LAB_CSV_NAME(cpus)));
 	return buf;
 }
@@ -567,6 +567,7 @@ static int change_figure(const struct lab_rctx *c, const struct lab_vtab *vt, in
 		 map->col[first->col].ours, map->col[0].ours);
 	snprintf(f->xlabel, sizeof(f->xlabel), "rwlab %s (published clients mapped to them)",
 		 rep_count_unit(map->met[first->k].workload));
+	f->per_x = !strcmp(rep_count_unit(map->met[first->k].workload), "pairs") ? 2 : 1;	/* a pair is two tasks */
 	snprintf(f->ylabel, sizeof(f->ylabel), "change, new / base (log scale)");
 	snprintf(t, sizeof(t), "published %s vs %s", map->col[first->col].ref, map->col[0].ref);
 	pub = lab_plot_fig_line(f, t, 0);	/* published: dashed, open markers, as on the value graphs */
