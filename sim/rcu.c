@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * sim/rcu.c - Tree RCU in virtual time, as v6.2-v6.11 run it (issue 23).
+ * sim/rcu.c - Tree RCU in virtual time, as v6.2-v6.11 run it.
  *
  * Citations: kernel/rcu/tree.c and tree.h of v6.2.1 (daniellucs2002/
  * linux-6.2.1-customized @52c70098c) and v6.4.6 (lewisevans2007/linux-6.4),

@@ -33,7 +33,7 @@
  * and the engine allocating from its own region, not malloc (where the
  * program's objects land, and so which share a line, no longer follows the
  * engine's internals); sim-5: both. Results keep the version they were made
- * with, and every CSV row its binary's git revision. sim-6 (issue 23): Tree
+ * with, and every CSV row its binary's git revision. sim-6: Tree
  * RCU's grace-period kthread, FQS scans and callbacks run at the caller's
  * CPU's tick (sim/rcu.c); grace periods are two to three ticks on a busy
  * machine where they were at most one.
