@@ -68,6 +68,9 @@ int lab_sim_plan_args(struct lab_sim_plan *p, int argc, char **argv, const bool 
  */
 int lab_sim_exec(const struct lab_sim_plan *p);
 
+/* The machine files' names, space-separated ("generic-" for generic-N): the completion's words. */
+void lab_sim_machine_names(char *buf, size_t len);
+
 /* Where machine files are looked for: $RWLAB_SIM_MACHINES, the installed share/rwlab/machines, sim/machines. */
 const char *lab_sim_machine_dir(void);
 
