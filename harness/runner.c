@@ -707,10 +707,12 @@ static void run_block(struct runner *r, int b0, int n)
 
 #if LAB_SIM
 /*
- * The command line of cell @p's own rwlab-sim (sim_cell.h): the cell and the
- * run's settings, always in this order, so that the cell starts from the
- * same process image alone or in a matrix. @b holds the numbers; @exe the
- * path. Returns the argument count.
+ * The command line of cell @p's own rwlab-sim (sim_cell.h): the protocol of
+ * sim_cmd.h (the machine, the run's seed, one schedule) and a run of the
+ * cell with the run's settings, always in this order, so that the cell
+ * starts from the same process image alone or in a matrix. @b holds the
+ * numbers; @exe the path. The child inherits this process's personality
+ * (address randomisation off, as the front set it). Returns the count.
  */
 static int cell_argv(const struct runner *r, const struct cell_plan *p, char **av, char (*b)[64], char *exe,
 		     size_t exelen)
@@ -720,7 +722,9 @@ static int cell_argv(const struct runner *r, const struct cell_plan *p, char **a
 	int n = 0;
 
 	exe[len > 0 ? len : 0] = 0;
-	av[n++] = exe, av[n++] = "run", av[n++] = "--sim", av[n++] = (char *)sim_machine()->name;
+	snprintf(b[4], 64, "%llu", (unsigned long long)o->settings.seed);
+	av[n++] = exe, av[n++] = "--machine", av[n++] = (char *)sim_machine()->name, av[n++] = "--seed";
+	av[n++] = b[4], av[n++] = "--seeds", av[n++] = "1", av[n++] = "--", av[n++] = "run";
 	if (p->wl->ops->uses_lazy_mm)	/* its variant is the scheme; no lock takes part */
 		av[n++] = "-l", av[n++] = "null", av[n++] = "-m", av[n++] = (char *)o->lazy[p->vi].label;
 	else
@@ -729,7 +733,6 @@ static int cell_argv(const struct runner *r, const struct cell_plan *p, char **a
 	snprintf(b[1], 64, "%d", o->iterations);
 	snprintf(b[2], 64, "%lluns", (unsigned long long)o->settings.duration_ns);
 	snprintf(b[3], 64, "%lluns", (unsigned long long)o->settings.warmup_ns);
-	snprintf(b[4], 64, "%llu", (unsigned long long)o->settings.seed);
 	av[n++] = "-w", av[n++] = (char *)p->wl->label, av[n++] = "-t", av[n++] = b[0], av[n++] = "-n", av[n++] = b[1];
 	av[n++] = "-d", av[n++] = b[2], av[n++] = "--warmup", av[n++] = b[3], av[n++] = "--seed", av[n++] = b[4];
 	av[n++] = "--order", av[n++] = o->order == LAB_ORDER_SEQUENTIAL ? "sequential" : "interleaved";
