@@ -59,6 +59,21 @@ int lab_cli_next(struct lab_cli *c)
 	return key;
 }
 
+int lab_cli_no_operands(const struct lab_cli *c)
+{
+	if (optind >= c->argc)
+		return 0;
+	fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab %s --help')\n", LAB_PROG, c->argv[optind],
+		c->cmd->name);
+	return 2;
+}
+
+int lab_cli_fail(const char *msg)
+{
+	fprintf(stderr, "%s: %s\n", LAB_PROG, msg);
+	return 2;
+}
+
 int lab_cli_count(const struct lab_cli *c, const char *prog, int key, long *v)
 {
 	const struct lab_opt *o = c->cmd->opts;
@@ -295,4 +310,40 @@ void lab_cli_bash_completion(FILE *f, const struct lab_cmd *const *cmds)
 	for (const struct lab_cmd *const *c = cmds, *cmd; (cmd = *c); c++)
 		fprintf(f, "%s ", cmd->name);
 	fprintf(f, "\" -- \"$cur\"));;\n\tesac\n}\ncomplete -F _rwlab rwlab\n");
+}
+
+const char *lab_cli_command(int argc, char *const *argv, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = 0;
+	for (int i = 0; i < argc && off + 1 < len; i++) {
+		const char *w = argv[i];
+		bool plain = *w && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+					 "-_./:=,%+@") == strlen(w);
+		char word[4096];
+		size_t k = 0;
+
+		if (plain) {
+			snprintf(word, sizeof(word), "%s", w);
+		} else {
+			word[k++] = '\'';
+			for (; *w && k + 5 < sizeof(word); w++) {
+				if (*w == '\'') {	/* ' -> '\'' */
+					memcpy(word + k, "'\\''", 4);
+					k += 4;
+				} else {
+					word[k++] = *w;
+				}
+			}
+			word[k++] = '\'';
+			word[k] = 0;
+		}
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? " " : "", word);
+	}
+	if (off >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4);
+	return buf;
 }

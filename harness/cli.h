@@ -89,6 +89,16 @@ int lab_cli_begin(struct lab_cli *c, const struct lab_cmd *cmd, int argc, char *
 int lab_cli_next(struct lab_cli *c);
 
 /*
+ * lab_cli_no_operands() - after lab_cli_next() returned -1, for a command
+ * that takes options only: 0, or 2 after "rwlab: unexpected argument 'X'
+ * (see 'rwlab CMD --help')".
+ */
+int lab_cli_no_operands(const struct lab_cli *c);
+
+/* lab_cli_fail() - "rwlab: @msg" on stderr; returns 2, the exit status of bad usage. */
+int lab_cli_fail(const char *msg);
+
+/*
  * lab_cli_count() - optarg of option @key as a count in its table entry's
  * [min, max]. Returns 0, or -1 after "PROG: bad value 'ARG' for -n/--reps
  * (an integer in MIN..MAX)".
@@ -111,6 +121,14 @@ void lab_cli_usage(FILE *f, const struct lab_cmd *const *cmds);
 
 /* "list, run, report, ...": the command names. */
 void lab_cli_names(const struct lab_cmd *const *cmds, char *buf, size_t len);
+
+/*
+ * The command line @argv as a shell would take it back, for a record:
+ * words joined by blanks, a word with characters the shell treats
+ * specially single-quoted. Cut (ending "...") at @len - 1 bytes. Returns
+ * @buf. Threading: pure.
+ */
+const char *lab_cli_command(int argc, char *const *argv, char *buf, size_t len);
 
 /*
  * Is @name one of the comma-separated items of @list (exactly, as the list

@@ -22,43 +22,30 @@ static int cmd_bench(int argc, char **argv)
 	struct lab_bench_opts o = { .pairs = 2000000, .reps = 5 };
 	struct lab_cli cli;
 	char err[4200];
-	int c, nlocks = 0;
+	int c, st;
 	long v;
 
 	if (lab_cli_begin(&cli, &lab_bench_cmd, argc, argv))
 		return 2;
 	while ((c = lab_cli_next(&cli)) != -1) {
-		switch (c) {
-		case 'l':
-			if (lab_rwsem_parse_list(optarg, locks, LAB_MAX_LOCKS, &nlocks, err, sizeof(err))) {
-				fprintf(stderr, "%s: %s\n", LAB_PROG, err);
-				return 2;
-			}
-			break;
-		case 'p':
-		case 'n':
-			if (lab_cli_count(&cli, LAB_PROG, c, &v))
-				return 2;
-			if (c == 'p')
-				o.pairs = (unsigned long)v;
-			else
-				o.reps = (int)v;
-			break;
-		case 'o':
-			o.csv_path = optarg;
-			break;
-		default:
+		if (c == 'l' && lab_rwsem_parse_list(optarg, locks, LAB_MAX_LOCKS, &o.nlocks, err, sizeof(err)))
+			return lab_cli_fail(err);
+		if ((c == 'p' || c == 'n') && lab_cli_count(&cli, LAB_PROG, c, &v))
 			return 2;
-		}
+		if (c == 'p')
+			o.pairs = (unsigned long)v;
+		else if (c == 'n')
+			o.reps = (int)v;
+		else if (c == 'o')
+			o.csv_path = optarg;
+		else if (c != 'l')
+			return 2;	/* getopt_long said what was wrong */
 	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab bench --help')\n", LAB_PROG, argv[optind]);
-		return 2;
-	}
-	if (!nlocks && lab_rwsem_parse_list("all", locks, LAB_MAX_LOCKS, &nlocks, err, sizeof(err)))
-		return 2;
+	if ((st = lab_cli_no_operands(&cli)))
+		return st;
+	if (!o.nlocks && lab_rwsem_parse_list("all", locks, LAB_MAX_LOCKS, &o.nlocks, err, sizeof(err)))
+		return lab_cli_fail(err);
 	o.locks = locks;
-	o.nlocks = nlocks;
 	return lab_bench_run(&o);
 }
 

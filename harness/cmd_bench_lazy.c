@@ -25,45 +25,30 @@ static int cmd_bench_lazy(int argc, char **argv)
 	struct lab_bench_lazy_opts o = { .round_trips = 20000, .switches = 1000000, .reps = 11 };
 	struct lab_cli cli;
 	char err[4200];
-	int c, n = 0;
+	int c, st;
 	long v;
 
 	if (lab_cli_begin(&cli, &lab_bench_lazy_cmd, argc, argv))
 		return 2;
 	while ((c = lab_cli_next(&cli)) != -1) {
-		switch (c) {
-		case 'm':
-			if (lab_lazy_mm_parse_list(optarg, schemes, LAB_MAX_SCHEMES, &n, err, sizeof(err))) {
-				fprintf(stderr, "%s: %s\n", LAB_PROG, err);
-				return 2;
-			}
-			break;
-		case 'r':
-		case 's':
-		case 'n':
-			if (lab_cli_count(&cli, LAB_PROG, c, &v))
-				return 2;
-			if (c == 'n')
-				o.reps = (int)v;
-			else
-				*(c == 'r' ? &o.round_trips : &o.switches) = (unsigned long)v;
-			break;
-		case 'o':
-			o.csv_path = optarg;
-			break;
-		default:
+		if (c == 'm' && lab_lazy_mm_parse_list(optarg, schemes, LAB_MAX_SCHEMES, &o.nschemes, err, sizeof(err)))
+			return lab_cli_fail(err);
+		if ((c == 'r' || c == 's' || c == 'n') && lab_cli_count(&cli, LAB_PROG, c, &v))
 			return 2;
-		}
+		if (c == 'r' || c == 's')
+			*(c == 'r' ? &o.round_trips : &o.switches) = (unsigned long)v;
+		else if (c == 'n')
+			o.reps = (int)v;
+		else if (c == 'o')
+			o.csv_path = optarg;
+		else if (c != 'm')
+			return 2;	/* getopt_long said what was wrong */
 	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab bench-lazy --help')\n", LAB_PROG,
-			argv[optind]);
-		return 2;
-	}
-	if (!n && lab_lazy_mm_parse_list("all", schemes, LAB_MAX_SCHEMES, &n, err, sizeof(err)))
-		return 2;
+	if ((st = lab_cli_no_operands(&cli)))
+		return st;
+	if (!o.nschemes && lab_lazy_mm_parse_list("all", schemes, LAB_MAX_SCHEMES, &o.nschemes, err, sizeof(err)))
+		return lab_cli_fail(err);
 	o.schemes = schemes;
-	o.nschemes = n;
 	return lab_bench_lazy_run(&o);
 }
 

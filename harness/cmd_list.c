@@ -58,10 +58,8 @@ static int cmd_list(int argc, char **argv)
 		else
 			return 2;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab list --help')\n", LAB_PROG, argv[optind]);
+	if (lab_cli_no_operands(&cli))
 		return 2;
-	}
 	if (names) {
 		for (int i = 0; lab_rwsem_variants[i]; i++)
 			printf("variant %s\n", lab_rwsem_variants[i]->name);

@@ -15,6 +15,8 @@
 static const struct lab_opt report_opts[] = {
 	{ "format", 'f', 'f', "F", "output format: " LAB_REPORT_FORMATS, "table", NULL, LAB_COMP_CHOICES,
 	  LAB_REPORT_FORMAT_WORDS, 0, 0 },
+	{ "output", 'o', 'o', "FILE", "write the report to FILE (replaced whole once complete) instead of stdout",
+	  "stdout", NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ "metric", 'm', 'm', "LIST", "metrics to tabulate (all: every metric)", "each workload's headline", NULL, 0, NULL, 0, 0 },
 	{ "baseline", 'b', 'b', "NAME", "column the changes are computed against", "the first", NULL, 0, NULL, 0, 0 },
 	{ "workload", 'w', 'w', "LIST", "only these workloads (labels or names; all: every one)", NULL, NULL, LAB_COMP_WORKLOADS,
@@ -43,8 +45,8 @@ static const struct lab_opt report_opts[] = {
 
 struct report_args {
 	struct lab_report_opts o;
-	const char *matrix, *fmt, *sig, *flat, *era, *min_effect;
-	char metrics[4096], workloads[4096];
+	const char *matrix, *fmt, *sig, *flat, *era, *min_effect, *output;
+	char metrics[4096], workloads[4096], command[8192];
 };
 
 /* One `rwlab report` option. Returns 0 or the exit status. */
@@ -53,6 +55,9 @@ static int report_option(int c, struct report_args *a)
 	switch (c) {
 	case 'f':
 		a->fmt = optarg;
+		return 0;
+	case 'o':
+		a->output = optarg;
 		return 0;
 	case 'm':
 		return (a->o.metric = lab_list_add(LAB_PROG, a->metrics, sizeof(a->metrics), optarg, "-m")) ? 0 : 2;
@@ -104,7 +109,13 @@ static int report_matrix(struct report_args *a, struct lab_matrix *mx, struct la
 		fprintf(stderr, "%s: %s\n", LAB_PROG, err);
 		return 2;
 	}
-	a->fmt = a->fmt ? a->fmt : lab_matrix_get(mx, "report", NULL);
+	v = lab_matrix_get(mx, "report", NULL);
+	if (v && lab_report_format_parse(v, &a->o.page_text)) {
+		fprintf(stderr, "%s: %s: unknown report format '%s' (valid: %s)\n", LAB_PROG, mx->path, v,
+			LAB_REPORT_FORMATS);
+		return 2;
+	}
+	a->fmt = a->fmt ? a->fmt : v;
 	a->sig = a->sig ? a->sig : lab_matrix_get(mx, "significance", NULL);
 	a->flat = a->flat ? a->flat : lab_matrix_get(mx, "flat", NULL);
 	a->min_effect = a->min_effect ? a->min_effect : lab_matrix_get(mx, "min_effect", NULL);
@@ -116,9 +127,7 @@ static int report_matrix(struct report_args *a, struct lab_matrix *mx, struct la
 	if (map->ncol || map->nmet)
 		a->o.map = map;
 	a->o.title = mx->name;
-	v = lab_matrix_get(mx, "description", NULL);
-	if (v && a->o.reference && !(a->fmt && !strcmp(a->fmt, "json")))	/* json: one object on stdout */
-		printf("%s: %s\n", mx->name, v);
+	a->o.description = lab_matrix_get(mx, "description", NULL);
 	if (a->o.map && (a->o.map->ncol < 2 || !a->o.map->nmet)) {
 		fprintf(stderr, "%s: %s: a reference mapping needs two map.column and at least one map.metric\n",
 			LAB_PROG, mx->path);
@@ -163,6 +172,16 @@ static int report_values(struct report_args *a)
 	return 0;
 }
 
+/* The report to stdout, or to -o FILE (lab_report_write()). Returns the exit status. */
+static int report_to(struct report_args *a)
+{
+	if (a->output && strcmp(a->output, "-"))
+		return lab_report_write(&a->o, a->output);
+	if (a->o.description && a->o.reference && a->o.format != LAB_FMT_JSON && a->o.format != LAB_FMT_HTML)
+		printf("%s: %s\n", a->o.title, a->o.description);
+	return lab_report_print(stdout, &a->o);
+}
+
 static int cmd_report(int argc, char **argv)
 {
 	static struct report_args a;
@@ -171,6 +190,10 @@ static int cmd_report(int argc, char **argv)
 	struct lab_cli cli;
 	int c, st;
 
+	/* the command as given, before getopt reorders argv: "rwlab report ..." */
+	snprintf(a.command, sizeof(a.command), "%s report ", LAB_PROG);
+	lab_cli_command(argc - 1, argv + 1, a.command + strlen(a.command), sizeof(a.command) - strlen(a.command));
+	a.o.command = a.command;
 	if (lab_cli_begin(&cli, &lab_report_cmd, argc, argv))
 		return 2;
 	while ((c = lab_cli_next(&cli)) != -1)
@@ -193,7 +216,7 @@ static int cmd_report(int argc, char **argv)
 	/* The CSVs of a sharded run: merge's checks (one plan, hosts, settings, missing shards). */
 	if (lab_report_merge(a.o.paths, a.o.npaths, a.o.by && strstr(a.o.by, "host")))
 		return 1;
-	st = lab_report_print(stdout, &a.o);
+	st = report_to(&a);
 	lab_matrix_free(&mx);
 	return st;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "matrix.h"
+#include "text.h"
 #include "threads.h"
 
 #ifndef LAB_MATRIX_DIR
@@ -144,18 +145,6 @@ int lab_matrix_resolve(const char *name, char *path, size_t len, char *err, size
 	return -1;
 }
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = 0;
-	return s;
-}
-
 static int fail(char *err, size_t errlen, const char *path, int line, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
@@ -179,8 +168,8 @@ static int split_arrow(char *s, char **a, char **b)
 	if (!arrow || strstr(arrow + 2, "->"))
 		return -1;
 	*arrow = 0;
-	*a = trim(s);
-	*b = trim(arrow + 2);
+	*a = lab_trim(s);
+	*b = lab_trim(arrow + 2);
 	return **a && **b ? 0 : -1;
 }
 
@@ -198,7 +187,7 @@ static int check_map(const char *key, const char *value, const char *path, int l
 		for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
 			if (split_arrow(tok, &a, &b))
 				return fail(err, errlen, path, line,
-					    "map.threads: '%s' is not CLIENTS -> THREADS (e.g. 40 -> cpus)", trim(tok));
+					    "map.threads: '%s' is not CLIENTS -> THREADS (e.g. 40 -> cpus)", lab_trim(tok));
 		return 0;
 	}
 	snprintf(buf, sizeof(buf), "%s", value);
@@ -208,7 +197,7 @@ static int check_map(const char *key, const char *value, const char *path, int l
 		char *bar;
 
 		if (split_arrow(buf, &a, &b) || !(bar = strchr(a, '|')) || !(bar = strchr(bar + 1, '|')) ||
-		    strchr(bar + 1, '|') || !*trim(bar + 1))
+		    strchr(bar + 1, '|') || !*lab_trim(bar + 1))
 			return fail(err, errlen, path, line, "%s: expected 'BENCHMARK | METRIC | CLIENTS|* -> %s', got '%s'",
 				    key, strcmp(key, "map.flat") ? "why rwlab's figure is not comparable" :
 								   "the thread's words (source)", value);
@@ -219,14 +208,14 @@ static int check_map(const char *key, const char *value, const char *path, int l
 	if (!strcmp(key, "map.metric")) {
 		char *bar = strchr(a, '|'), *bar2 = strchr(b, '|'), *bar3;
 
-		if (!bar || strchr(bar + 1, '|') || !*trim(bar + 1) || !bar2)
+		if (!bar || strchr(bar + 1, '|') || !*lab_trim(bar + 1) || !bar2)
 			return fail(err, errlen, path, line,
 				    "map.metric: expected 'BENCHMARK | METRIC -> WORKLOAD | METRIC [| sum]', got '%s'",
 				    value);
 		bar3 = strchr(bar2 + 1, '|');
-		if (bar3 && strcmp(trim(bar3 + 1), "sum") && strcmp(trim(bar3 + 1), "mean"))
+		if (bar3 && strcmp(lab_trim(bar3 + 1), "sum") && strcmp(lab_trim(bar3 + 1), "mean"))
 			return fail(err, errlen, path, line, "map.metric: aggregate '%s' is not sum or mean",
-				    trim(bar3 + 1));
+				    lab_trim(bar3 + 1));
 	}
 	return 0;
 }
@@ -284,7 +273,7 @@ int lab_matrix_load(const char *name, struct lab_matrix *m, char *err, size_t er
 			s += 3;	/* a UTF-8 byte order mark */
 		if (strchr(s, '#'))
 			*strchr(s, '#') = 0;
-		s = trim(s);
+		s = lab_trim(s);
 		if (!*s)
 			continue;
 		eq = strchr(s, '=');
@@ -293,8 +282,8 @@ int lab_matrix_load(const char *name, struct lab_matrix *m, char *err, size_t er
 			goto bad;
 		}
 		*eq = 0;
-		key = trim(s);
-		value = trim(eq + 1);
+		key = lab_trim(s);
+		value = lab_trim(eq + 1);
 		is_sim = sim_key(key, &sim_multi);
 		if (!key_in(single_keys, key) && !key_in(multi_keys, key) && !is_sim) {
 			size_t off;
@@ -471,10 +460,10 @@ static int row_words(char *buf, char bench[96], char metric[128], char clients[3
 	if (split_arrow(buf, &a, &b) || !(bar = strchr(a, '|')) || !(bar2 = strchr(bar + 1, '|')))
 		return -1;
 	*bar = *bar2 = 0;
-	snprintf(bench, 96, "%s", trim(a));
-	snprintf(metric, 128, "%s", trim(bar + 1));
-	snprintf(clients, 32, "%s", trim(bar2 + 1));
-	snprintf(words, 256, "%s", trim(b));
+	snprintf(bench, 96, "%s", lab_trim(a));
+	snprintf(metric, 128, "%s", lab_trim(bar + 1));
+	snprintf(clients, 32, "%s", lab_trim(bar2 + 1));
+	snprintf(words, 256, "%s", lab_trim(b));
 	return 0;
 }
 
@@ -511,17 +500,17 @@ int lab_matrix_refmap(const struct lab_matrix *m, struct lab_refmap *map, char *
 			if (!bar || !strchr(b, '|'))
 				return fail(err, errlen, m->path, m->kv[i].line, "malformed %s", key);
 			*bar = 0;
-			snprintf(map->met[map->nmet].bench, sizeof(map->met[0].bench), "%s", trim(a));
-			snprintf(map->met[map->nmet].metric, sizeof(map->met[0].metric), "%s", trim(bar + 1));
+			snprintf(map->met[map->nmet].bench, sizeof(map->met[0].bench), "%s", lab_trim(a));
+			snprintf(map->met[map->nmet].metric, sizeof(map->met[0].metric), "%s", lab_trim(bar + 1));
 			bar = strchr(b, '|');
 			*bar = 0;
 			bar2 = strchr(bar + 1, '|');
 			if (bar2) {
 				*bar2 = 0;
-				map->met[map->nmet].sum = !strcmp(trim(bar2 + 1), "sum");
+				map->met[map->nmet].sum = !strcmp(lab_trim(bar2 + 1), "sum");
 			}
-			snprintf(map->met[map->nmet].workload, sizeof(map->met[0].workload), "%s", trim(b));
-			snprintf(map->met[map->nmet++].ours, sizeof(map->met[0].ours), "%s", trim(bar + 1));
+			snprintf(map->met[map->nmet].workload, sizeof(map->met[0].workload), "%s", lab_trim(b));
+			snprintf(map->met[map->nmet++].ours, sizeof(map->met[0].ours), "%s", lab_trim(bar + 1));
 		} else if (!strcmp(key, "map.flat")) {
 			if (map->nflat == LAB_REFMAP_METRICS)
 				return fail(err, errlen, m->path, m->kv[i].line, "more than %d map.flat", LAB_REFMAP_METRICS);

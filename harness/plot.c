@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "format.h"
 #include "plot.h"
 #include "report_impl.h"
 #include "stats.h"
@@ -35,6 +36,21 @@ static void gp_str(FILE *f, const char *s)
 		fputc(*s, f);
 	}
 	fputc('"', f);
+}
+
+/* gp_str() for a tic label, which gnuplot takes as a format: every % doubled. */
+static void gp_label(FILE *f, const char *s)
+{
+	char buf[256];
+	size_t k = 0;
+
+	for (; *s && k + 2 < sizeof(buf); s++) {
+		if (*s == '%')
+			buf[k++] = '%';
+		buf[k++] = *s;
+	}
+	buf[k] = 0;
+	gp_str(f, buf);
 }
 
 static int cmp_desc(const void *a, const void *b)
@@ -79,7 +95,6 @@ static int run_gnuplot(const char *script, bool quiet)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-#define PLOT_MAX_LINES 64
 
 struct plot_ctx {
 	const struct lab_plot_opts *o;
@@ -180,15 +195,19 @@ static void terminal(FILE *f, bool svg, bool cairo)
  * crosses); beyond 7 series the dash pattern changes too, so no two lines
  * look alike.
  */
-static void series_style(FILE *s, int i)
+static void series_style(FILE *s, int i, bool published)
 {
 	static const char *const colour[] = { "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00",
 					      "#000000" };
 	static const int marker[] = { 5, 7, 9, 13, 11, 4, 6, 8, 12, 10, 1, 2, 3 };
 	int nc = (int)(sizeof(colour) / sizeof(colour[0])), nm = (int)(sizeof(marker) / sizeof(marker[0]));
+	int pt = marker[i % nm];
 
-	fprintf(s, " linewidth 2 linecolor rgb '%s' pointtype %d pointsize 1.3 dashtype %d", colour[i % nc],
-		marker[i % nm], 1 + (i / nc) % 5);
+	/* a published curve: its column's colour, the open form of its marker, dashed */
+	if (published && pt >= 5 && pt <= 13 && pt % 2)
+		pt--;
+	fprintf(s, " linewidth 2 linecolor rgb '%s' pointtype %d pointsize 1.3 dashtype %d", colour[i % nc], pt,
+		published ? 2 : 1 + (i / nc) % 5);
 }
 
 /*
@@ -213,100 +232,296 @@ static double time_scale(const char *unit, double maxv, const char **shown)
 	return 1;
 }
 
-/* Write the data file; returns the number of data blocks (lines to draw). */
-static int write_scaling(struct plot_ctx *p, FILE *d, FILE *s, const char *datpath)
+/* ---- figures: one path from prepared lines to gnuplot (plot.h) ------------------------ */
+
+void lab_plot_fig_free(struct lab_plot_fig *f)
 {
-	const struct lab_results *r = &p->r;
+	for (int i = 0; i < f->nline; i++)
+		free(f->line[i].p);
+	f->nline = 0;
+}
+
+struct lab_plot_line *lab_plot_fig_line(struct lab_plot_fig *f, const char *title, int like)
+{
+	struct lab_plot_line *l;
+
+	if (f->nline == LAB_PLOT_MAX_LINES)
+		return NULL;
+	l = &f->line[f->nline++];
+	memset(l, 0, sizeof(*l));
+	snprintf(l->title, sizeof(l->title), "%s", title);
+	l->like = like;
+	return l;
+}
+
+void lab_plot_line_add(struct lab_plot_line *l, double x, double y, double err, const char *label)
+{
+	struct lab_plot_point *p;
+
+	p = realloc(l->p, (size_t)(l->n + 1) * sizeof(*l->p));
+	if (!p)
+		abort();
+	l->p = p;
+	p = &l->p[l->n++];
+	p->x = x, p->y = y, p->err = isnan(err) ? 0 : err;
+	snprintf(p->label, sizeof(p->label), "%s", label ? label : "");
+}
+
+/*
+ * The scaling figure of (group @g, metric @im): one line per column, the
+ * table mean (Hmean or Amean) with +-1 sample standard deviation; times in
+ * ms below one second and s above (f->div). Returns the number of lines.
+ */
+int lab_plot_fig_scaling(struct lab_plot_fig *f, const struct lab_results *r, int g, int im)
+{
 	const struct lab_series *any = NULL;
-	int blocks = 0, maxn = 0, tmin = 0, tmax = 0, cpus = atoi(lab_results_ctx(r, LAB_CSV_NAME(cpus)));
-	bool first = true;
+	const char *shown = "", *model = lab_results_ctx(r, LAB_CSV_NAME(cpu_model));
+	double maxv = 0;
+	int maxn = 0;
 
-	const char *shown = "";
-	double maxv = 0, div;
-
+	memset(f, 0, sizeof(*f));
 	for (int i = 0; i < r->ns; i++)
-		if (r->s[i].ig == p->g && r->s[i].im == p->im && !isnan(rep_mean(&r->s[i])))
-			maxv = rep_mean(&r->s[i]) > maxv ? rep_mean(&r->s[i]) : maxv;
-	for (int i = 0; i < r->ns && !any; i++)
-		if (r->s[i].ig == p->g && r->s[i].im == p->im)
-			any = &r->s[i];
-	div = any ? time_scale(any->unit, maxv, &shown) : 1;
+		if (r->s[i].ig == g && r->s[i].im == im) {
+			double m = rep_mean(&r->s[i]);
+
+			any = any ? any : &r->s[i];
+			maxv = !isnan(m) && m > maxv ? m : maxv;
+		}
+	if (!any)
+		return 0;
+	f->div = time_scale(any->unit, maxv, &shown);
+	f->cpus = atoi(lab_results_ctx(r, LAB_CSV_NAME(cpus)));
 	for (int v = 0; v < r->ncolumns; v++) {
-		bool have = false;
+		struct lab_plot_line *l = NULL;
 
 		for (int t = 0; t < r->nthreads; t++) {
-			const struct lab_series *x = lab_results_find(r, p->g, v, p->im, r->threads[t]);
-			double sd;
+			const struct lab_series *x = lab_results_find(r, g, v, im, r->threads[t]);
 
 			if (!x)
 				continue;
-			if (!have)
-				fprintf(d, "# %s\n", r->columns[v]);
-			have = true;
-			sd = x->n > 1 ? lab_stddev(x->v, x->n) : 0;
-			fprintf(d, "%d %.10g %.10g\n", x->threads, rep_mean(x) / div, sd / div);
+			if (!l && !(l = lab_plot_fig_line(f, r->columns[v], -1)))
+				break;
+			lab_plot_line_add(l, x->threads, rep_mean(x) / f->div,
+					  (x->n > 1 ? lab_stddev(x->v, x->n) : 0) / f->div, NULL);
 			maxn = x->n > maxn ? x->n : maxn;
-			tmin = !tmin || x->threads < tmin ? x->threads : tmin;
-			tmax = x->threads > tmax ? x->threads : tmax;
-		}
-		if (have) {
-			fprintf(d, "\n\n");
-			blocks++;
 		}
 	}
-	if (!blocks)
+	snprintf(f->title, sizeof(f->title), "%s: %s (%s), %s +- stddev over %d iteration%s\n%s CPUs, %.*s, %s",
+		 r->groups[g], r->metrics[im], shown, rep_higher(any) ? "Hmean" : "Amean", maxn, maxn == 1 ? "" : "s",
+		 lab_results_ctx(r, LAB_CSV_NAME(cpus)), model_len(model), model, lab_results_ctx(r, LAB_CSV_NAME(git_rev)));
+	snprintf(f->xlabel, sizeof(f->xlabel), "%s", rep_count_unit(any->workload));
+	f->per_x = !strcmp(f->xlabel, "pairs") ? 2 : 1;	/* a pair is two tasks */
+	snprintf(f->ylabel, sizeof(f->ylabel), "%s (%s, %s is better)", r->metrics[im], shown,
+		 any->better == LAB_BETTER_LOWER ? "lower" : any->better == LAB_BETTER_HIGHER ? "higher" : "no direction");
+	return f->nline;
+}
+
+/* The x values of every line, ascending and distinct, into @xs (at most @max); returns how many. */
+static int fig_xs(const struct lab_plot_fig *f, double *xs, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < f->nline; i++)
+		for (int k = 0; k < f->line[i].n; k++) {
+			double x = f->line[i].p[k].x;
+			int j = 0;
+
+			while (j < n && xs[j] < x)
+				j++;
+			if ((j < n && xs[j] == x) || n == max)
+				continue;
+			memmove(xs + j + 1, xs + j, (size_t)(n - j) * sizeof(*xs));
+			xs[j] = x;
+			n++;
+		}
+	return n;
+}
+
+/* A ratio as the change it means: 0.5 -> "-50%", 2 -> "+100%", 1 -> "0". */
+static void ratio_tic(double ratio, char *buf, size_t len)
+{
+	double pct = 100 * (ratio - 1);
+
+	if (fabs(pct) < 100)
+		snprintf(buf, len, fabs(pct) < 0.5 ? "0" : "%+.0f%%", pct);
+	else
+		lab_fmt_pct(pct, buf, len);
+}
+
+/* One tic of a ratio axis: the ratio @t labelled as the change it means. */
+static void ratio_tic_put(FILE *s, double t, bool first)
+{
+	char lab[48];
+
+	ratio_tic(t, lab, sizeof(lab));
+	/* a tic label is a format: its % doubled */
+	fprintf(s, "%s\"%.*s%s\" %g", first ? "" : ", ", (int)strcspn(lab, "%"), lab, strchr(lab, '%') ? "%%" : "", t);
+}
+
+/* The y axis of a ratio figure: log scale, tics at round changes, labelled as the change they mean. */
+static void ratio_axis(FILE *s, const struct lab_plot_fig *f)
+{
+	static const double tics[] = { 1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7,
+				       0.8, 0.9, 1, 1.1, 1.25, 1.5, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4 };
+	const int one = 16, nt = (int)(sizeof(tics) / sizeof(tics[0]));
+	double lo = 1, hi = 1, span;
+
+	for (int i = 0; i < f->nline; i++)
+		for (int k = 0; k < f->line[i].n; k++)
+			if (f->line[i].p[k].y > 0) {
+				lo = fmin(lo, f->line[i].p[k].y);
+				hi = fmax(hi, f->line[i].p[k].y);
+			}
+	lo /= 1.15, hi *= 1.4;	/* room above for the points' labels */
+	span = log(hi / lo);
+	fprintf(s, "set logscale y 10\nset yrange [%g:%g]\nset ytics (", lo, hi);
+	ratio_tic_put(s, 1, true);
+	/* outwards from no change, no two labels closer than 1/14 of the axis */
+	for (int dir = -1; dir <= 1; dir += 2) {
+		double last = 1;
+
+		for (int i = one + dir; i >= 0 && i < nt; i += dir)
+			if (tics[i] >= lo && tics[i] <= hi && fabs(log(tics[i] / last)) >= span / 14) {
+				ratio_tic_put(s, tics[i], false);
+				last = tics[i];
+			}
+	}
+	fprintf(s, ")\nset arrow from graph 0, first 1 to graph 1, first 1 nohead linecolor rgb 'gray30'\n");
+}
+
+/* The x axis: log scale where the x values grow geometrically (max >= 8 min), a tic at each value. */
+static void x_axis(FILE *s, const struct lab_plot_fig *f)
+{
+	double xs[1024];
+	int n = fig_xs(f, xs, 1024);
+	bool logx = n && xs[0] > 0 && xs[n - 1] >= 8 * xs[0];
+
+	if (!n)
+		return;
+	if (f->xnames) {	/* categories: 1..n, each tic named, slanted to fit */
+		fprintf(s, "set xlabel ");
+		gp_str(s, f->xlabel);
+		fprintf(s, "\nset xrange [0.5:%g]\nset xtics rotate by 30 right (", f->nxnames + 0.5);
+		for (int i = 0; i < f->nxnames; i++) {
+			fprintf(s, "%s", i ? ", " : "");
+			gp_label(s, f->xnames[i]);
+			fprintf(s, " %d", i + 1);
+		}
+		fprintf(s, ")\n");
+		return;
+	}
+	fprintf(s, "set xlabel ");
+	{
+		char t[192];
+
+		snprintf(t, sizeof(t), "%s%s", f->xlabel, logx ? " (log scale)" : "");
+		gp_str(s, t);
+	}
+	fprintf(s, "\n");
+	if (logx)
+		fprintf(s, "set logscale x 2\nset xrange [%g:%g]\n", xs[0] / 1.25, xs[n - 1] * 1.25);
+	else
+		fprintf(s, "set xrange [%g:%g]\n", xs[0] - 0.5, xs[n - 1] + 0.5);
+	/*
+	 * A tic at each x, but labels no closer than about 1/24 of the axis
+	 * (110 and 128 on a log axis from 1 would overprint); the largest
+	 * count keeps its label, its neighbour gives way.
+	 */
+	{
+		double span = logx ? log2(xs[n - 1] * 1.25) - log2(xs[0] / 1.25) : xs[n - 1] - xs[0] + 1;
+		bool shown[1024] = { false };
+		int last = 0;
+
+		shown[0] = true;
+		for (int i = 1; i < n; i++) {
+			double gap = logx ? log2(xs[i]) - log2(xs[last]) : xs[i] - xs[last];
+
+			if (gap >= span / 24) {
+				shown[i] = true;
+				last = i;
+			} else if (i == n - 1 && last > 0) {
+				shown[last] = false;
+				shown[i] = true;
+			}
+		}
+		fprintf(s, "set xtics (");
+		for (int i = 0; i < n; i++)
+			if (shown[i])
+				fprintf(s, "%s\"%g\" %g", i ? ", " : "", xs[i], xs[i]);
+			else	/* a minor tic: marked, not labelled */
+				fprintf(s, "%s\"\" %g 1", i ? ", " : "", xs[i]);
+		fprintf(s, ")\n");
+	}
+	/*
+	 * The CPU counts: ours, and the published machine's where it differs;
+	 * beyond ours, oversubscribed. x counts f->per_x tasks each (a pair is
+	 * two), so the CPUs fall at cpus / per_x.
+	 */
+	for (int k = 0; k < 2; k++) {
+		int c = k ? f->ref_cpus : f->cpus, per = f->per_x > 1 ? f->per_x : 1;
+		double x = (double)c / per;
+		char what[64] = "";
+
+		if (c <= 0 || (k && c == f->cpus) || x < (logx ? xs[0] / 1.25 : xs[0] - 0.5) ||
+		    x > (logx ? xs[n - 1] * 1.25 : xs[n - 1] + 0.5))
+			continue;
+		if (per == 2)
+			snprintf(what, sizeof(what), " (%g pairs)", x);
+		else if (per > 2)
+			snprintf(what, sizeof(what), " (%g groups of %d)", x, per);
+		fprintf(s, "set arrow from %g, graph 0 to %g, graph 1 nohead dashtype %d linecolor rgb '%s'\n", x, x,
+			k ? 3 : 2, k ? "gray60" : "gray40");
+		/* above the frame, clear of the data; on the side of the line with more room */
+		fprintf(s, "set label '%sCPUs = %d%s%s' at %g, graph 1 %s font ',9'\n", k ? "published " : "", c, what,
+			!k && x < xs[n - 1] ? ": beyond, oversubscribed" : "", x,
+			x >= xs[n - 1] ? "right offset 0,0.6" : "left offset 0,0.6");
+	}
+}
+
+/* Write the data file and the script's axes and plot command for @f. Returns the number of blocks. */
+static int write_fig(const struct lab_plot_fig *f, FILE *d, FILE *s, const char *datpath)
+{
+	bool first = true;
+
+	if (!f->nline)
 		return 0;
 	fprintf(s, "set title ");
-	{
-		char t[512];
-
-		const char *model = lab_results_ctx(r, LAB_CSV_NAME(cpu_model));
-
-		snprintf(t, sizeof(t), "%s: %s (%s), %s +- stddev over %d iteration%s\n%s CPUs, %.*s, %s", r->groups[p->g],
-			 p->metric, shown, rep_higher(any) ? "Hmean" : "Amean", maxn, maxn == 1 ? "" : "s",
-			 lab_results_ctx(r, LAB_CSV_NAME(cpus)), model_len(model), model, lab_results_ctx(r, LAB_CSV_NAME(git_rev)));
-		gp_str(s, t);
-	}
-	fprintf(s, "\nset xlabel '%s%s'\nset ylabel ", rep_count_unit(any->workload),
-		tmin > 0 && tmax >= 8 * tmin ? " (log scale)" : "");
-	{
-		char t[256];
-
-		snprintf(t, sizeof(t), "%s (%s, %s is better)", p->metric, shown,
-			 any->better == LAB_BETTER_LOWER ? "lower" : any->better == LAB_BETTER_HIGHER ? "higher" : "no direction");
-		gp_str(s, t);
-	}
-	fprintf(s, "\nset grid\nset key outside right top\nset yrange [0:*]\nset format y '%%.1s%%c'\n");
-	if (tmin > 0 && tmax >= 8 * tmin)
-		fprintf(s, "set logscale x 2\nset xrange [%g:%g]\n", tmin / 1.25, tmax * 1.25);
+	gp_str(s, f->title);
+	fprintf(s, "\nset ylabel ");
+	gp_str(s, f->ylabel);
+	/* the key under the graph, so that the graph keeps the width */
+	fprintf(s, "\nset grid\nset key outside bottom center horizontal height 1\n");
+	if (f->ratio)
+		ratio_axis(s, f);
 	else
-		fprintf(s, "set xrange [%g:%g]\n", tmin - 0.5, tmax + 0.5);
-	fprintf(s, "set xtics (");
-	for (int t = 0; t < r->nthreads; t++)
-		fprintf(s, "%s%d", t ? ", " : "", r->threads[t]);
-	fprintf(s, ")\n");
-	if (cpus > 0 && cpus < tmax) {
-		fprintf(s, "set arrow from %d, graph 0 to %d, graph 1 nohead dashtype 2 linecolor rgb 'gray40'\n", cpus, cpus);
-		fprintf(s, "set label 'CPUs = %d: beyond, oversubscribed' at %d, graph 0.97 offset 0.5,0 font ',9'\n", cpus, cpus);
-	}
+		fprintf(s, "set yrange [0:*]\nset format y '%%.1s%%c'\n");
+	x_axis(s, f);
 	fprintf(s, "plot ");
-	for (int v = 0, b = 0; v < r->ncolumns; v++) {
-		bool have = false;
+	for (int b = 0; b < f->nline; b++) {
+		const struct lab_plot_line *l = &f->line[b];
+		bool labels = false;
 
-		for (int t = 0; t < r->nthreads && !have; t++)
-			have = lab_results_find(r, p->g, v, p->im, r->threads[t]) != NULL;
-		if (!have)
-			continue;
+		fprintf(d, "# %s\n", l->title);
+		for (int k = 0; k < l->n; k++) {
+			fprintf(d, "%.10g %.10g %.10g \"%s\"\n", l->p[k].x, l->p[k].y, l->p[k].err, l->p[k].label);
+			labels |= l->p[k].label[0] != 0;
+		}
+		fprintf(d, "\n\n");
 		fprintf(s, "%s", first ? "" : ", \\\n     ");
 		first = false;
 		gp_str(s, datpath);
 		fprintf(s, " index %d using 1:2:3 with yerrorlines", b);
-		series_style(s, b++);
+		series_style(s, l->like >= 0 ? l->like : b, l->like >= 0);
 		fprintf(s, " title ");
-		gp_str(s, r->columns[v]);
+		gp_str(s, l->title);
+		if (labels) {
+			fprintf(s, ", \\\n     ");
+			gp_str(s, datpath);
+			fprintf(s, " index %d using 1:2:4 with labels offset 0,1.2 font ',8' notitle", b);
+		}
 	}
 	fprintf(s, "\n");
-	return blocks;
+	return f->nline;
 }
 
 static int write_fairness(struct plot_ctx *p, FILE *d, FILE *s, const char *datpath)
@@ -314,7 +529,7 @@ static int write_fairness(struct plot_ctx *p, FILE *d, FILE *s, const char *datp
 	const struct lab_results *r = &p->r;
 	int T = p->o->threads, blocks = 0, iters = 0;
 	bool first = true;
-	char name[64], legend[PLOT_MAX_LINES][192];
+	char name[64], legend[LAB_PLOT_MAX_LINES][192];
 
 	if (!T)
 		for (int t = 0; t < r->nthreads; t++) {
@@ -334,7 +549,7 @@ static int write_fairness(struct plot_ctx *p, FILE *d, FILE *s, const char *datp
 	 * rank: a different thread starving in each iteration still shows. The
 	 * legend's Jain index is the mean of the per-iteration indexes.
 	 */
-	for (int v = 0; v < r->ncolumns && blocks < PLOT_MAX_LINES; v++) {
+	for (int v = 0; v < r->ncolumns && blocks < LAB_PLOT_MAX_LINES; v++) {
 		const struct lab_series **ser = calloc((size_t)T, sizeof(*ser));
 		double *rank = calloc((size_t)T, sizeof(*rank)), *x = calloc((size_t)T, sizeof(*x)), jain = 0;
 		int n = -1;
@@ -399,7 +614,7 @@ static int write_fairness(struct plot_ctx *p, FILE *d, FILE *s, const char *datp
 		first = false;
 		gp_str(s, datpath);
 		fprintf(s, " index %d using 1:2 with linespoints", b);
-		series_style(s, b);
+		series_style(s, b, false);
 		fprintf(s, " title ");
 		gp_str(s, legend[b]);
 	}
@@ -407,16 +622,30 @@ static int write_fairness(struct plot_ctx *p, FILE *d, FILE *s, const char *datp
 	return blocks;
 }
 
-/* Draw group p->g into @out. Returns 0 or 1 (message printed). */
-static int plot_one(struct plot_ctx *p, const char *out)
+typedef int (*plot_writer)(const void *arg, FILE *d, FILE *s, const char *datpath);
+
+static int fig_writer(const void *arg, FILE *d, FILE *s, const char *datpath)
 {
-	const struct lab_plot_opts *o = p->o;
+	return write_fig(arg, d, s, datpath);
+}
+
+static int fairness_writer(const void *arg, FILE *d, FILE *s, const char *datpath)
+{
+	return write_fairness((struct plot_ctx *)arg, d, s, datpath);
+}
+
+/*
+ * Write the script and data through @write, run gnuplot into @out (.png:
+ * pngcairo, else the libgd png terminal; .svg). @keep: leave them as OUT.gp
+ * and OUT.dat. Returns 0, or 1 with a one-line error on stderr; no empty
+ * or partial figure is left behind.
+ */
+static int render(const char *out, bool keep, plot_writer write, const void *arg)
+{
 	char dir[64] = "", gp[4200], dat[4200];
 	bool svg = ends_with(out, ".svg") != NULL;
 	int st = 1, rc, fd;
 
-	if (!o->fairness && pick_metric(p))
-		return 1;
 	/* Say why the figure cannot be written ourselves, not through gnuplot's script dump. */
 	fd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
 	if (fd < 0) {
@@ -424,13 +653,14 @@ static int plot_one(struct plot_ctx *p, const char *out)
 		return 1;
 	}
 	close(fd);
-	if (o->keep_script) {
+	if (keep) {
 		snprintf(gp, sizeof(gp), "%s.gp", out);
 		snprintf(dat, sizeof(dat), "%s.dat", out);
 	} else {
 		snprintf(dir, sizeof(dir), "/tmp/rwlab-plot-XXXXXX");
 		if (!mkdtemp(dir)) {
 			fprintf(stderr, "rwlab plot: cannot make a temporary directory: %s\n", strerror(errno));
+			unlink(out);
 			return 1;
 		}
 		snprintf(gp, sizeof(gp), "%s/plot.gp", dir);
@@ -453,16 +683,11 @@ static int plot_one(struct plot_ctx *p, const char *out)
 		fprintf(s, "set output ");
 		gp_str(s, out);
 		fprintf(s, "\n");
-		blocks = o->fairness ? write_fairness(p, d, s, dat) : write_scaling(p, d, s, dat);
+		blocks = write(arg, d, s, dat);
 		fclose(s);
 		fclose(d);
-		if (blocks < 0)
+		if (blocks <= 0)
 			goto out;
-		if (!blocks) {
-			fprintf(stderr, "rwlab plot: no rows of %s in group %s of %s\n", p->metric, p->r.groups[p->g],
-				o->path);
-			goto out;
-		}
 		rc = run_gnuplot(gp, cairo && !svg);
 		if (rc == 0) {
 			st = 0;
@@ -479,12 +704,49 @@ static int plot_one(struct plot_ctx *p, const char *out)
 	}
 out:
 	if (st)
-		unlink(out);	/* no empty or partial figure left behind */
+		unlink(out);
 	if (dir[0]) {
 		unlink(gp);
 		unlink(dat);
 		rmdir(dir);
 	}
+	return st;
+}
+
+int lab_plot_render(const struct lab_plot_fig *f, const char *out, bool keep_script)
+{
+	if (!ends_with(out, ".svg") && !ends_with(out, ".png")) {
+		fprintf(stderr, "rwlab plot: output '%s' must end in .png or .svg\n", out);
+		return 1;
+	}
+	if (!f->nline) {
+		fprintf(stderr, "rwlab plot: nothing to draw for '%s'\n", out);
+		return 1;
+	}
+	return render(out, keep_script, fig_writer, f);
+}
+
+/* Draw group p->g into @out. Returns 0 or 1 (message printed). */
+static int plot_one(struct plot_ctx *p, const char *out)
+{
+	struct lab_plot_fig *f;
+	int st;
+
+	if (p->o->fairness)
+		return render(out, p->o->keep_script, fairness_writer, p);
+	if (pick_metric(p))
+		return 1;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		abort();
+	if (!lab_plot_fig_scaling(f, &p->r, p->g, p->im)) {
+		fprintf(stderr, "rwlab plot: no rows of %s in group %s of %s\n", p->metric, p->r.groups[p->g], p->o->path);
+		st = 1;
+	} else {
+		st = render(out, p->o->keep_script, fig_writer, f);
+	}
+	lab_plot_fig_free(f);
+	free(f);
 	return st;
 }
 

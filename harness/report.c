@@ -6,9 +6,11 @@
  * comparison with a published table in report_ref.c.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "format.h"
@@ -585,18 +587,34 @@ static int check_names(const struct lab_rctx *c)
 	return 0;
 }
 
+static int (*const format_fn[])(struct lab_rctx *) = {
+#define FORMAT_PRINTER(e, name) [LAB_FMT_##e] = rep_##name,
+	LAB_REPORT_FORMAT_LIST(FORMAT_PRINTER)
+#undef FORMAT_PRINTER
+};
+
+int rep_print(struct lab_rctx *c, enum lab_report_format f)
+{
+	const struct lab_report_opts *o = c->o;
+	int st = 0, n = f == LAB_FMT_NONE ? 1 : format_fn[f](c);
+
+	if (n < 0)
+		st = 1;	/* json, html: the reference or a graph failed, the error is on stderr */
+	else if (!n)
+		fprintf(c->out, "%s: no rows to report in the %s format%s\n", o->path, format_names[f],
+			f == LAB_FMT_LOCKTEST ? " (no locktest rows)" : o->metric ? " for that metric" : "");
+	if (o->reference && f != LAB_FMT_JSON && f != LAB_FMT_HTML)
+		st = rep_reference(c);
+	return st;
+}
+
 int lab_report_print(FILE *out, const struct lab_report_opts *o)
 {
-	static int (*const fmt[])(struct lab_rctx *) = {
-#define FORMAT_PRINTER(e, name) [LAB_FMT_##e] = rep_##name,
-		LAB_REPORT_FORMAT_LIST(FORMAT_PRINTER)
-#undef FORMAT_PRINTER
-	};
 	struct lab_report_opts ro = *o;
 	struct lab_results r;
 	struct lab_rctx c = { out, &ro, &r, o };
 	char err[2048];
-	int st = 0, n;
+	int st;
 
 	if (ro.sig == LAB_SIG_AUTO)
 		ro.sig = ro.era == LAB_ERA_2019 ? LAB_SIG_TTEST : LAB_SIG_CI;
@@ -612,14 +630,38 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 		lab_results_free(&r);
 		return 1;
 	}
-	n = o->format == LAB_FMT_NONE ? 1 : fmt[o->format](&c);
-	if (n < 0)
-		st = 1;	/* json: its reference member failed, the error is on stderr */
-	else if (!n)
-		fprintf(out, "%s: no rows to report in the %s format%s\n", o->path, format_names[o->format],
-			o->format == LAB_FMT_LOCKTEST ? " (no locktest rows)" : o->metric ? " for that metric" : "");
-	if (o->reference && o->format != LAB_FMT_JSON)
-		st = rep_reference(&c);
+	st = rep_print(&c, o->format);
 	lab_results_free(&r);
+	return st;
+}
+
+int lab_report_write(const struct lab_report_opts *o, const char *path)
+{
+	char tmp[4200];
+	FILE *f;
+	int st;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp)) {
+		fprintf(stderr, "rwlab report: output path too long: %s\n", path);
+		return 1;
+	}
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "rwlab report: cannot write '%s': %s\n", tmp, strerror(errno));
+		return 1;
+	}
+	if (o->description && o->reference && o->title && o->format != LAB_FMT_JSON && o->format != LAB_FMT_HTML)
+		fprintf(f, "%s: %s\n", o->title, o->description);
+	st = lab_report_print(f, o);
+	if (fclose(f) && !st) {
+		fprintf(stderr, "rwlab report: cannot write '%s': %s\n", tmp, strerror(errno));
+		st = 1;
+	}
+	if (!st && rename(tmp, path)) {
+		fprintf(stderr, "rwlab report: cannot rename '%s' to '%s': %s\n", tmp, path, strerror(errno));
+		st = 1;
+	}
+	if (st)
+		unlink(tmp);
 	return st;
 }

@@ -51,7 +51,11 @@
 	X(EMAIL, email)                                                                                  \
 	/* every selected series (mean, spread, change, significance) and, with a reference, the         \
 	 * verdict rows, as one JSON object */                                                           \
-	X(JSON, json)
+	X(JSON, json)                                                                                    \
+	/* one self-contained page (report_html.c): the run's context, the default tables, a graph per   \
+	 * metric with the published curves, the verdict rows with the change per row as a graph, and    \
+	 * the text report as printed */                                                                 \
+	X(HTML, html)
 
 enum lab_report_format {
 #define LAB_REPORT_FORMAT_ENUM(e, name) LAB_FMT_##e,
@@ -152,6 +156,11 @@ struct lab_report_opts {
 	double min_effect_pct;		/* the floor of the verdicts' minimum effect, percent */
 	const char *title;		/* reference comparison title (matrix name), or NULL */
 	enum lab_mmtests_era era;	/* mmtests format and default significance rule */
+	/* html: */
+	enum lab_report_format page_text;	/* the text format the page also carries verbatim (the matrix's
+						   report format; LAB_FMT_TABLE: the tables alone) */
+	const char *description;	/* the matrix's description line, or NULL */
+	const char *command;		/* the command line that made the report, or NULL */
 };
 
 /* Parse a --format name. Returns 0, or -1 (the caller prints LAB_REPORT_FORMATS). */
@@ -167,3 +176,34 @@ int lab_report_sig_parse(const char *s, enum lab_report_sig *sig);
  * baseline or column).
  */
 int lab_report_print(FILE *out, const struct lab_report_opts *o);
+
+/*
+ * lab_report_write() - lab_report_print() into the file @path, written as
+ * PATH.tmp and renamed into place once complete (a failed report leaves no
+ * file, and an existing @path is replaced only by a whole one); a text
+ * format with o->reference is headed by "TITLE: DESCRIPTION" as `rwlab
+ * report --matrix` prints it. With o->format LAB_FMT_HTML this is the
+ * self-contained page (report_html.c). Returns 0, or 1 with a one-line error
+ * on stderr.
+ */
+int lab_report_write(const struct lab_report_opts *o, const char *path);
+
+/* One rung of `rwlab sim validate`'s ladder, as its page shows it (lab_report_ladder_page()). */
+struct lab_ladder_rung {
+	const char *machine, *id, *kind;	/* kind: calibration or validation */
+	const char *tol;		/* as the ladder states it: "x1.5" or "+-0.2" */
+	const char *source, *run;	/* where the figure comes from; the run that simulates it */
+	double figure, simulated, ratio;	/* ratio = simulated / figure */
+	double lo, hi;			/* the tolerance as a band of that ratio */
+	bool pass;
+};
+
+/*
+ * lab_report_ladder_page() - the validation ladder as one self-contained
+ * page at @path (written as PATH.tmp, renamed into place once complete):
+ * the command and context, then per machine a graph of simulated / figure
+ * per rung on a log axis with each rung's tolerance band, and the rungs'
+ * table (the figures as the text prints them: %.4g, the ratio %.3f).
+ * Returns 0, or 1 with a one-line error on stderr.
+ */
+int lab_report_ladder_page(const char *path, const char *command, const struct lab_ladder_rung *r, int n);

@@ -72,6 +72,38 @@ void rep_split_name(const char *name, char *a, size_t alen, char *b, size_t blen
 void rep_thousands(double v, char *buf, size_t len);
 
 /*
+ * The default table of one (group, metric), as rep_table() prints it and
+ * the HTML page shows it: thread counts as rows (rlab, "4 threads"),
+ * columns as columns (clab), each cell three strings: the labelled
+ * aggregate, its spread ("±3.6%", followed by LAB_FMT_FLAG_MARK when
+ * flagged) and the change against the baseline ("-14.2%", "*" appended
+ * when significant); "" for a part not printed, "-" for a missing cell.
+ */
+#define REP_GRID_PARTS 3
+struct rep_grid {
+	int nr, nc;			/* thread counts x columns, before any transposition */
+	const char *corner[2];		/* header of the label column: normal, transposed */
+	char **rlab, **clab;
+	char (*cell)[REP_GRID_PARTS][48];	/* nr * nc */
+	bool flagged;			/* some cell carries LAB_FMT_FLAG_MARK */
+};
+/* Build the grid of (group @g, metric @m); @compact: email's narrower figures. Returns its rows. */
+int rep_grid_build(const struct lab_rctx *c, int g, int m, bool compact, struct rep_grid *gr);
+void rep_grid_free(struct rep_grid *gr);
+/* Does the text table print @gr transposed (columns as rows) within @width columns? */
+bool rep_grid_transposed(const struct rep_grid *gr, int width);
+/* The line above the table of (group @g, metric @m): "pft: faults/sec (faults/s, higher is better), ...". */
+void rep_grid_title(const struct lab_rctx *c, int g, int m, char *buf, size_t len);
+/* The line under the tables that says what a star means under @sig. */
+const char *rep_sig_footnote(enum lab_report_sig sig);
+
+/*
+ * Print format @f for c->r into c->out, then (but for json and html) the
+ * reference comparison: what `rwlab report` prints. Returns 0 or 1.
+ */
+int rep_print(struct lab_rctx *c, enum lab_report_format f);
+
+/*
  * The printers, one per report.h's LAB_REPORT_FORMAT_LIST entry: rep_NAME()
  * prints format NAME; returns the number of tables (or series) printed, 0
  * when nothing matched, -1 after an error on stderr (json: its reference
@@ -88,3 +120,24 @@ void rep_json_str(FILE *f, const char *s);
 void rep_json_num(FILE *f, double v);
 /* The reference comparison; returns 0 or 1 with a one-line error on stderr. */
 int rep_reference(struct lab_rctx *c);
+
+/*
+ * The verdict table's text pieces (report_ref_print.c), shared by the text
+ * comparison and the HTML page so that both show the same strings.
+ */
+struct lab_vtab;
+struct lab_vrow;
+/* The title line: "NAME: published FILE, MACHINE vs rwlab CSV (N CPUs, MODEL)". */
+void rep_vtab_title(const struct lab_rctx *c, const struct lab_vtab *vt, char *buf, size_t len);
+/* The two lines above the rows of @row's block (map.metric and column): what is compared, and the columns. */
+void rep_vblock_heading(const struct lab_vtab *vt, const struct lab_vrow *row, char *what, size_t wlen, char *cols,
+			size_t clen);
+/*
+ * The printed strings of @row: clients, published base, new, change (marked
+ * "*", "( )" or "?"), rwlab threads, base, new, change (marked), and the
+ * verdict ("agree (0.92x)").
+ */
+#define REP_VROW_CELLS 9
+void rep_vrow_cells(const struct lab_vrow *row, char cells[REP_VROW_CELLS][64]);
+/* What follows the rows: the summary of every row, the published-flat line and the rule. */
+void rep_vtab_print_tail(const struct lab_rctx *c, const struct lab_vtab *vt);

@@ -147,52 +147,86 @@ static void marked_pct(double pct, int sig, char *buf, size_t len)
 		snprintf(buf, len, "%s?", p);
 }
 
+void rep_vrow_cells(const struct lab_vrow *row, char cells[REP_VROW_CELLS][64])
+{
+	char q[32];
+
+	snprintf(cells[0], 64, "%s", row->clients);
+	lab_fmt_num(row->pb, cells[1], 64);
+	lab_fmt_num(row->pn, cells[2], 64);
+	marked_pct(row->pch, row->pub, cells[3], 64);
+	threads_str(row->th, cells[4], 64);
+	lab_fmt_num(row->ob, cells[5], 64);
+	lab_fmt_num(row->on, cells[6], 64);
+	marked_pct(row->och, row->sig ? LAB_PUB_SIGNIFICANT : LAB_PUB_NOT_SIGNIFICANT, cells[7], 64);
+	if (row->v == LAB_V_AGREE || row->v == LAB_V_AGREE_DIRECTION)
+		snprintf(cells[8], 64, "%s (%s)", lab_verdict_name(row->v), lab_verdict_ratio_str(row->ratio, q, sizeof(q)));
+	else
+		snprintf(cells[8], 64, "%s", lab_verdict_name(row->v));
+}
+
 static void print_row(FILE *f, const struct lab_vrow *row)
 {
-	char b[6][48], ths[16], verdict[48], q[32];
+	char b[REP_VROW_CELLS][64];
 
-	lab_fmt_num(row->pb, b[0], sizeof(b[0]));
-	lab_fmt_num(row->pn, b[1], sizeof(b[1]));
-	marked_pct(row->pch, row->pub, b[2], sizeof(b[2]));
-	lab_fmt_num(row->ob, b[3], sizeof(b[3]));
-	lab_fmt_num(row->on, b[4], sizeof(b[4]));
-	marked_pct(row->och, row->sig ? LAB_PUB_SIGNIFICANT : LAB_PUB_NOT_SIGNIFICANT, b[5], sizeof(b[5]));
-	threads_str(row->th, ths, sizeof(ths));
-	if (row->v == LAB_V_AGREE || row->v == LAB_V_AGREE_DIRECTION)
-		snprintf(verdict, sizeof(verdict), "%s (%s)", lab_verdict_name(row->v), lab_verdict_ratio_str(row->ratio, q, sizeof(q)));
-	else
-		snprintf(verdict, sizeof(verdict), "%s", lab_verdict_name(row->v));
-	fprintf(f, "%-7s %10s %10s %9s | %7s %10s %10s %9s | %s\n", row->clients, b[0], b[1], b[2], ths, b[3], b[4],
-		b[5], verdict);
+	rep_vrow_cells(row, b);
+	fprintf(f, "%-7s %10s %10s %9s | %7s %10s %10s %9s | %s\n", b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+		b[8]);
 	if (row->why[0])
 		fprintf(f, "%8s(%s)\n", "", row->why);
 }
 
-static void block_header(const struct lab_rctx *c, const struct lab_vtab *vt, const struct lab_vrow *row)
+void rep_vblock_heading(const struct lab_vtab *vt, const struct lab_vrow *row, char *what, size_t wlen, char *cols,
+			size_t clen)
 {
 	const struct lab_refmap *map = vt->map;
 	int k = row->k;
 	const char *metric = vt->met[k].metric;
 
-	fprintf(c->out, "\n%s | %s (published marks: %s)  <->  rwlab %s %s (%s)\n", map->met[k].bench,
-		map->met[k].metric, row->rule, map->met[k].workload, *metric ? metric : map->met[k].ours,
-		map->met[k].sum ? "total over iterations" : "Hmean or Amean of iterations");
-	fprintf(c->out, "published: base %s, new %s; rwlab: base %s, new %s\n", map->col[0].ref, map->col[row->col].ref,
-		map->col[0].ours, map->col[row->col].ours);
-	fprintf(c->out, "%-7s %10s %10s %9s | %7s %10s %10s %9s | verdict\n", "clients", "base", "new", "change",
-		rep_count_unit(map->met[k].workload), "base", "new", "change");
+	snprintf(what, wlen, "%s | %s (published marks: %s)  <->  rwlab %s %s (%s)", map->met[k].bench,
+		 map->met[k].metric, row->rule, map->met[k].workload, *metric ? metric : map->met[k].ours,
+		 map->met[k].sum ? "total over iterations" : "Hmean or Amean of iterations");
+	snprintf(cols, clen, "published: base %s, new %s; rwlab: base %s, new %s", map->col[0].ref, map->col[row->col].ref,
+		 map->col[0].ours, map->col[row->col].ours);
 }
 
-static void print_text(const struct lab_rctx *c, const struct lab_vtab *vt)
+static void block_header(const struct lab_rctx *c, const struct lab_vtab *vt, const struct lab_vrow *row)
+{
+	char what[1024], cols[1024];
+
+	rep_vblock_heading(vt, row, what, sizeof(what), cols, sizeof(cols));
+	fprintf(c->out, "\n%s\n%s\n", what, cols);
+	fprintf(c->out, "%-7s %10s %10s %9s | %7s %10s %10s %9s | verdict\n", "clients", "base", "new", "change",
+		rep_count_unit(vt->map->met[row->k].workload), "base", "new", "change");
+}
+
+void rep_vtab_title(const struct lab_rctx *c, const struct lab_vtab *vt, char *buf, size_t len)
 {
 	const struct lab_results *r = c->r;
 	const struct lab_report_opts *o = c->o;
 	const struct lab_refmap *map = vt->map;
+
+	snprintf(buf, len, "%s%spublished %s%s%s vs rwlab %s (%s CPUs, %s)", o->title ? o->title : "",
+		 o->title ? ": " : "", o->reference, map->machine[0] ? ", " : "", map->machine, r->path,
+		 lab_results_ctx(r, LAB_CSV_NAME(cpus)), lab_results_ctx(r, LAB_CSV_NAME(cpu_model)));
+}
+
+void rep_vtab_print_tail(const struct lab_rctx *c, const struct lab_vtab *vt)
+{
+	lab_vtab_print_summary(c->out, vt, 0, vt->n, "");
+	fprintf(c->out, "(published-flat rows where rwlab's change is not significant either: %d of %d; "
+			"* significant, ( ) not, ? the table prints no significance)\n",
+		vt->flat_quiet, vt->count[LAB_V_PUBLISHED_FLAT]);
+	lab_vtab_print_rule(c->out, vt);
+}
+
+static void print_text(const struct lab_rctx *c, const struct lab_vtab *vt)
+{
+	char title[2048];
 	int from = 0;
 
-	fprintf(c->out, "\n%s%spublished %s%s%s vs rwlab %s (%s CPUs, %s)\n", o->title ? o->title : "",
-		o->title ? ": " : "", o->reference, map->machine[0] ? ", " : "", map->machine, r->path,
-		lab_results_ctx(r, "cpus"), lab_results_ctx(r, "cpu_model"));
+	rep_vtab_title(c, vt, title, sizeof(title));
+	fprintf(c->out, "\n%s\n", title);
 	for (int i = 0; i < vt->n; i++) {
 		const struct lab_vrow *row = &vt->row[i];
 
@@ -203,11 +237,7 @@ static void print_text(const struct lab_rctx *c, const struct lab_vtab *vt)
 			lab_vtab_print_summary(c->out, vt, from, i + 1, "  ");
 	}
 	fputc('\n', c->out);
-	lab_vtab_print_summary(c->out, vt, 0, vt->n, "");
-	fprintf(c->out, "(published-flat rows where rwlab's change is not significant either: %d of %d; "
-			"* significant, ( ) not, ? the table prints no significance)\n",
-		vt->flat_quiet, vt->count[LAB_V_PUBLISHED_FLAT]);
-	lab_vtab_print_rule(c->out, vt);
+	rep_vtab_print_tail(c, vt);
 }
 
 static void json_row(FILE *f, const struct lab_vtab *vt, const struct lab_vrow *row)

@@ -23,15 +23,7 @@
 #include "report_impl.h"
 #include "stats.h"
 
-#define PARTS 3			/* value, spread, change */
-
-struct grid {
-	int nr, nc;			/* thread counts x columns, before any transposition */
-	const char *corner[2];		/* header of the label column: normal, transposed */
-	char **rlab, **clab;
-	char (*cell)[PARTS][48];	/* nr * nc */
-	bool flagged;			/* some cell carries LAB_FMT_FLAG_MARK */
-};
+#define PARTS REP_GRID_PARTS
 
 /* Display width of UTF-8 text: code points (every character used here is one column wide). */
 static int dwidth(const char *s)
@@ -69,13 +61,13 @@ static void flush_line(FILE *f, struct lab_buf *b)
 		b->p[0] = 0;
 }
 
-static const char *gcell(const struct grid *g, bool tr, int i, int j, int part)
+static const char *gcell(const struct rep_grid *g, bool tr, int i, int j, int part)
 {
 	return tr ? g->cell[j * g->nc + i][part] : g->cell[i * g->nc + j][part];
 }
 
 /* Per printed column: the width of each part and of the whole (header included). */
-static void col_widths(const struct grid *g, bool tr, int j, int pw[PARTS], int *w)
+static void col_widths(const struct rep_grid *g, bool tr, int j, int pw[PARTS], int *w)
 {
 	int rows = tr ? g->nc : g->nr, sum = 0, used = 0;
 
@@ -94,7 +86,7 @@ static void col_widths(const struct grid *g, bool tr, int j, int pw[PARTS], int 
 	*w = sum > *w ? sum : *w;
 }
 
-static int label_width(const struct grid *g, bool tr)
+static int label_width(const struct rep_grid *g, bool tr)
 {
 	int rows = tr ? g->nc : g->nr, w = dwidth(g->corner[tr]);
 
@@ -107,7 +99,7 @@ static int label_width(const struct grid *g, bool tr)
 }
 
 /* Total width of the orientation when printed as one block. */
-static int total_width(const struct grid *g, bool tr)
+static int total_width(const struct rep_grid *g, bool tr)
 {
 	int cols = tr ? g->nr : g->nc, tot = label_width(g, tr), pw[PARTS], w;
 
@@ -118,7 +110,7 @@ static int total_width(const struct grid *g, bool tr)
 	return tot;
 }
 
-static void print_block(FILE *f, const struct grid *g, bool tr, int j0, int j1)
+static void print_block(FILE *f, const struct rep_grid *g, bool tr, int j0, int j1)
 {
 	int rows = tr ? g->nc : g->nr, lw = label_width(g, tr), pw[PARTS], w;
 	struct lab_buf b = { 0 };
@@ -159,14 +151,19 @@ static void print_block(FILE *f, const struct grid *g, bool tr, int j0, int j1)
 	lab_buf_free(&b);
 }
 
-/* Print @g within @width columns (see the file comment for the choice of layout). */
-static void print_grid(FILE *f, const struct grid *g, int width)
+bool rep_grid_transposed(const struct rep_grid *g, int width)
 {
-	bool tr = false;
+	if (total_width(g, false) <= width)
+		return false;
+	return total_width(g, true) <= width || g->nr < g->nc;	/* else the fewer columns */
+}
+
+/* Print @g within @width columns (see the file comment for the choice of layout). */
+static void print_grid(FILE *f, const struct rep_grid *g, int width)
+{
+	bool tr = rep_grid_transposed(g, width);
 	int cols, lw, pw[PARTS], w;
 
-	if (total_width(g, false) > width)
-		tr = total_width(g, true) <= width || g->nr < g->nc;	/* else the fewer columns */
 	cols = tr ? g->nr : g->nc;
 	lw = label_width(g, tr);
 	for (int j0 = 0; j0 < cols;) {
@@ -184,7 +181,7 @@ static void print_grid(FILE *f, const struct grid *g, int width)
 	}
 }
 
-static void grid_free(struct grid *g)
+void rep_grid_free(struct rep_grid *g)
 {
 	for (int i = 0; i < g->nr; i++)
 		free(g->rlab[i]);
@@ -248,13 +245,14 @@ static bool fill_cell(const struct lab_rctx *c, const struct lab_series *s, cons
 	return flagged;
 }
 
-/* Build the grid of (group @g, metric @m); returns the number of thread counts with data. */
-static int build_grid(const struct lab_rctx *c, int g, int m, bool compact, struct grid *gr)
+int rep_grid_build(const struct lab_rctx *c, int g, int m, bool compact, struct rep_grid *gr)
 {
 	const struct lab_results *r = c->r;
 	int rows = 0;
 
 	memset(gr, 0, sizeof(*gr));
+	gr->corner[0] = "";
+	gr->corner[1] = c->o->by && *c->o->by ? c->o->by : "variant";
 	gr->nc = r->ncolumns;
 	gr->rlab = calloc((size_t)r->nthreads + 1, sizeof(*gr->rlab));
 	gr->clab = calloc((size_t)r->ncolumns + 1, sizeof(*gr->clab));
@@ -314,6 +312,32 @@ static void print_wrapped(FILE *f, const char *text, int width)
 	fputc('\n', f);
 }
 
+void rep_grid_title(const struct lab_rctx *c, int g, int m, char *buf, size_t len)
+{
+	const struct lab_results *r = c->r;
+	const struct lab_series *any = NULL;
+
+	for (int i = 0; i < r->ns && !any; i++)
+		if (r->s[i].ig == g && r->s[i].im == m)
+			any = &r->s[i];
+	if (!any) {
+		snprintf(buf, len, "%s: %s", r->groups[g], r->metrics[m]);
+		return;
+	}
+	snprintf(buf, len, "%s: %s (%s, %s), %s, change vs %s", r->groups[g], r->metrics[m], any->unit,
+		 any->better == LAB_BETTER_HIGHER ? "higher is better" :
+		 any->better == LAB_BETTER_LOWER ? "lower is better" : "informational, + = lower",
+		 rep_higher(any) ? "Hmean ±HCoeffVar" : "Amean ±CoeffVar", r->columns[0]);
+}
+
+const char *rep_sig_footnote(enum lab_report_sig sig)
+{
+	return sig == LAB_SIG_NONE ? "(no significance test)" :
+	       sig == LAB_SIG_CI ? "* significant: |difference of means| > 1.96 (sd_base + sd), "
+				   "sd = HStddev for a Hmean, else Stddev" :
+				   "* significant: t-test p < 0.10 on the means, df = n_base + n - 2";
+}
+
 static int readable(struct lab_rctx *c, int width)
 {
 	const struct lab_results *r = c->r;
@@ -322,40 +346,26 @@ static int readable(struct lab_rctx *c, int width)
 
 	for (int g = 0; g < r->ngroups; g++)
 		for (int m = 0; m < r->nmetrics; m++) {
-			const struct lab_series *any = NULL;
-			struct grid gr;
+			struct rep_grid gr;
 
 			if (!rep_metric_in_group(c, g, m))
 				continue;
-			for (int i = 0; i < r->ns && !any; i++)
-				if (r->s[i].ig == g && r->s[i].im == m)
-					any = &r->s[i];
-			if (!build_grid(c, g, m, width < 100, &gr)) {
-				grid_free(&gr);
+			if (!rep_grid_build(c, g, m, width < 100, &gr)) {
+				rep_grid_free(&gr);
 				continue;
 			}
-			gr.corner[0] = "";
-			gr.corner[1] = c->o->by && *c->o->by ? c->o->by : "variant";
-			snprintf(line, sizeof(line), "%s: %s (%s, %s), %s%s, change vs %s", r->groups[g], r->metrics[m],
-				 any->unit,
-				 any->better == LAB_BETTER_HIGHER ? "higher is better" :
-				 any->better == LAB_BETTER_LOWER ? "lower is better" : "informational, + = lower",
-				 rep_higher(any) ? "Hmean ±HCoeffVar" : "Amean ±CoeffVar", "", r->columns[0]);
+			rep_grid_title(c, g, m, line, sizeof(line));
 			fputc('\n', c->out);
 			print_wrapped(c->out, line, width);
 			print_grid(c->out, &gr, width);
 			if (gr.flagged)
 				fprintf(c->out, "%s\n", LAB_FMT_FLAG_LEGEND);
-			grid_free(&gr);
+			rep_grid_free(&gr);
 			printed++;
 		}
 	if (printed) {
 		fputc('\n', c->out);
-		print_wrapped(c->out, c->o->sig == LAB_SIG_NONE ? "(no significance test)" :
-			      c->o->sig == LAB_SIG_CI ? "* significant: |difference of means| > 1.96 (sd_base + sd), "
-							"sd = HStddev for a Hmean, else Stddev" :
-							"* significant: t-test p < 0.10 on the means, df = n_base + n - 2",
-			      width);
+		print_wrapped(c->out, rep_sig_footnote(c->o->sig), width);
 	}
 	return printed;
 }

@@ -724,7 +724,8 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 	if (check_values(r, col[C_VALUE], col[C_UNIT], col[C_METRIC], err, errlen) ||
 	    duplicates(r, flags & LAB_RESULTS_ALLOW_DUPLICATES, err, errlen))
 		goto fail;
-	unfinished_cells(r, col, lab_csv_col(&r->t, "iteration"), lab_csv_col(&r->t, "settings"),
+	unfinished_cells(r, col, lab_csv_col(&r->t, LAB_CSV_NAME(iteration)),
+			 lab_csv_col(&r->t, LAB_CSV_NAME(settings)),
 			 flags & LAB_RESULTS_INCLUDE_FAILED);
 	failed_cells(r, flags & LAB_RESULTS_INCLUDE_FAILED);
 	if (check_hosts(r, by, err, errlen))

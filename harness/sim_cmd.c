@@ -13,40 +13,6 @@
 #include "sim_cmd.h"
 #include "validate.h"
 
-#ifndef LAB_SIM_MACHINE_DIR
-#define LAB_SIM_MACHINE_DIR "sim/machines"
-#endif
-
-/*
- * Where machine files are looked for: $RWLAB_SIM_MACHINES, the installed
- * share/rwlab/machines beside the binary's prefix (found from
- * /proc/self/exe, as the matrices are), then the source tree's sim/machines.
- */
-const char *lab_sim_machine_dir(void)
-{
-	static char dir[4200];
-	const char *d = getenv("RWLAB_SIM_MACHINES");
-	char exe[4096];
-	ssize_t n;
-
-	if (d && *d)
-		return d;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		*strrchr(exe, '/') = 0;
-		snprintf(dir, sizeof(dir), "%s/../share/rwlab/machines", exe);
-		if (!access(dir, R_OK))
-			return dir;
-	}
-	return LAB_SIM_MACHINE_DIR;
-}
-
-int lab_sim_machine_load(struct sim_machine *m, const char *name, char *err, size_t errlen)
-{
-	return sim_machine_load(m, lab_sim_machine_dir(), name, err, errlen);
-}
-
 int lab_sim_args_refused(int argc, char **argv, char *err, size_t errlen)
 {
 	for (int i = 2; i < argc; i++)
@@ -207,19 +173,30 @@ int lab_sim_misplaced(int argc, char **argv)
 	return -1;
 }
 
-/* `sim` takes no options but -h: its words are positional. */
+/* `sim`'s words are positional; -o is validate's page. */
 static const struct lab_opt sim_opts[] = {
+	{ "output", 'o', 'o', "FILE", "validate: also write the ladder as one self-contained page (FILE.html)", NULL,
+	  NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ 0 }
 };
 
 static int cmd_sim(int argc, char **argv)
 {
 	struct lab_cli cli;
+	const char *page = NULL;
+	char command[8192];
+	int c;
 
+	/* the command as given, for validate's page */
+	snprintf(command, sizeof(command), "%s sim ", LAB_PROG);
+	lab_cli_command(argc - 1, argv + 1, command + strlen(command), sizeof(command) - strlen(command));
 	if (lab_cli_begin(&cli, &lab_sim_cmd, argc, argv))
 		return 2;
-	while (lab_cli_next(&cli) != -1)
-		return 2;	/* getopt_long said what was wrong */
+	while ((c = lab_cli_next(&cli)) != -1) {
+		if (c != 'o')
+			return 2;	/* getopt_long said what was wrong */
+		page = optarg;
+	}
 	argc -= optind;
 	argv += optind;
 	if (argc == 1 && !strcmp(argv[0], "list"))
@@ -227,14 +204,18 @@ static int cmd_sim(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[0], "show"))
 		return sim_show(argv[1]);
 	if (argc >= 1 && !strcmp(argv[0], "validate"))
-		return lab_sim_validate(argc - 1, argv + 1);
-	fprintf(stderr, "rwlab sim: expected 'list', 'show MACHINE' or 'validate [MACHINE...]' (machines: rwlab sim list)\n");
+		return lab_sim_validate(argc - 1, argv + 1, page, command);
+	if (page) {
+		fprintf(stderr, "rwlab sim: -o is validate's page (rwlab sim validate [MACHINE...] -o FILE.html)\n");
+		return 2;
+	}
+	fprintf(stderr, "rwlab sim: expected 'list', 'show MACHINE' or 'validate [MACHINE...] [-o FILE.html]' (machines: rwlab sim list)\n");
 	return 2;
 }
 
 const struct lab_cmd lab_sim_cmd = {
 	.name = "sim",
-	.synopsis = "list | show MACHINE | validate [MACHINE...]",
+	.synopsis = "list | show MACHINE | validate [MACHINE...] [-o FILE.html]",
 	.summary = "the simulated machines (run and torture take --sim MACHINE): list them, "
 		   "show one's parameters with their citations, or run the validation ladder",
 	.opts = sim_opts,
@@ -245,5 +226,7 @@ const struct lab_cmd lab_sim_cmd = {
 		"(default: every machine it names, then 'here': this host, calibrated by\n"
 		"rwlab-calibrate and run natively in the same command) and prints figure,\n"
 		"simulated value, ratio, tolerance, PASS/FAIL. Exit 0 when all passed, 1 when\n"
-		"any failed, 2 on bad input.\n",
+		"any failed, 2 on bad input. -o FILE.html also writes the ladder as one\n"
+		"self-contained page: per machine simulated / figure per rung against its\n"
+		"tolerance band, and the rungs' table.\n",
 };

@@ -18,8 +18,14 @@
  * rung checks the engine honours it and validates nothing), validation (the
  * figure was not used to set any parameter).
  *
+ * With -o FILE.html (`rwlab sim validate ... -o FILE.html`) it also writes the
+ * ladder as one self-contained page: per machine the simulated / figure
+ * ratio of each rung against its tolerance band, and the rungs' table
+ * (lab_report_ladder_page(), harness/report_html.c).
+ *
  * Exit status: 0 when every rung passed, 1 when any failed or could not
- * run, 2 on bad input (an unknown machine, a malformed ladder line).
+ * run (or the page could not be written), 2 on bad input (an unknown
+ * machine, a malformed ladder line).
  *
  * Threading: single-threaded; the runs are child processes, one at a time.
  */
@@ -34,6 +40,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "report.h"
 #include "results.h"
 #include "sim_cmd.h"
 #include "validate.h"
@@ -48,6 +55,10 @@ struct rung {
 
 static struct rung rungs[RUNG_MAX];
 static int nrungs;
+/* What each rung gave, in the order run, for the page (-o). */
+static struct lab_ladder_rung done[RUNG_MAX];
+static char done_run[RUNG_MAX][512];
+static int ndone;
 static char self_dir[4096], tmp_dir[4096];
 static int run_seq;
 
@@ -492,6 +503,25 @@ static int ladder_has(const char *machine)
 	return -1;
 }
 
+/* Keep rung @r's result for the page: its tolerance as a band of simulated / figure. */
+static void ladder_keep(const struct rung *r, double fig, double sim, double ratio, int ok)
+{
+	struct lab_ladder_rung *d = &done[ndone];
+
+	snprintf(done_run[ndone], sizeof(done_run[0]), "-w %s -t %s --pin %s %s; metric %s", r->spec, r->threads, r->pin,
+		 r->opts, r->metric);
+	d->machine = r->machine, d->id = r->id, d->kind = r->kind, d->tol = r->tol, d->source = r->source;
+	d->run = done_run[ndone++];
+	d->figure = fig, d->simulated = sim, d->ratio = ratio, d->pass = ok;
+	if (r->tol[0] == 'x') {
+		d->hi = atof(r->tol + 1);
+		d->lo = d->hi > 0 ? 1 / d->hi : NAN;
+	} else {	/* +-A around the figure */
+		d->hi = fig ? (fig + atof(r->tol + 2)) / fig : NAN;
+		d->lo = fig ? (fig - atof(r->tol + 2)) / fig : NAN;
+	}
+}
+
 static int validate_machine(const char *machine)
 {
 	int fails = 0, seen = 0;
@@ -512,6 +542,8 @@ static int validate_machine(const char *machine)
 			sim = rung_value(r, csv);
 		ok = tol_pass(r->tol, fig, sim, &ratio);
 		fails += !ok;
+		if (ndone < RUNG_MAX)
+			ladder_keep(r, fig, sim, ratio, ok);
 		printf("%-26s %-11s %12.4g %12.4g %7.3f %6s %-4s  %s\n", r->id, r->kind, fig, sim, ratio, r->tol,
 		       ok ? "PASS" : "FAIL", r->source);
 		printf("%-26s %-11s %12s %12s %7s %6s %-4s  -w %s -t %s --pin %s %s; metric %s\n", "", "", "", "", "",
@@ -530,7 +562,7 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 	return remove(path);
 }
 
-int lab_sim_validate(int argc, char **argv)
+int lab_sim_validate(int argc, char **argv, const char *page, const char *command)
 {
 	char ladder[4200], exe[4096];
 	const char *names[RUNG_MAX];
@@ -577,8 +609,13 @@ int lab_sim_validate(int argc, char **argv)
 		}
 		fails += validate_machine(names[i]);
 	}
+	if (page && lab_report_ladder_page(page, command, done, ndone))
+		fails++;
+	else if (page)
+		printf("\nvalidate: the ladder's page: %s\n", page);
 	if (fails) {
-		printf("\nvalidate: FAIL (a rung outside its tolerance or not run); the runs are kept in %s\n", tmp_dir);
+		printf("\nvalidate: FAIL (a rung outside its tolerance or not run, or no page); the runs are kept in %s\n",
+		       tmp_dir);
 		return 1;
 	}
 	nftw(tmp_dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);

@@ -3,8 +3,11 @@
  * `rwlab sim validate [MACHINE...]` (issue 22): the validation ladder in
  * the machine directory's validate.ladder, run rung by rung (validate.c has
  * the contract). @argc/@argv: the machine names (none: all, "here" last).
- * Returns 0 (all passed), 1 (a rung failed or did not run), 2 (bad input).
+ * @page: NULL, or FILE.html to write the ladder's page to (the rungs run,
+ * with @command, the command line, shown on it).
+ * Returns 0 (all passed), 1 (a rung failed or did not run, or the page
+ * could not be written), 2 (bad input).
  */
 #pragma once
 
-int lab_sim_validate(int argc, char **argv);
+int lab_sim_validate(int argc, char **argv, const char *page, const char *command);

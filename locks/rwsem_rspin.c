@@ -1036,25 +1036,15 @@ static int rspin_down_write_killable(struct lab_rwsem *s)
 	return rspin_down_write_common(to_rspin(s), TASK_KILLABLE);
 }
 
-/* Timed waits (rwsem.h): the deadline acts as a fatal signal at the deadline. */
+/* Timed waits (rwsem.h): the killable waits with the deadline as a fatal signal (lab_wait_timed()). */
 static int rspin_down_read_timed(struct lab_rwsem *s, uint64_t deadline_ns)
 {
-	int r;
-
-	lab_wait_deadline_set(deadline_ns);
-	r = rspin_down_read_common(to_rspin(s), TASK_KILLABLE);
-	lab_wait_deadline_set(0);
-	return r ? lab_wait_interrupted_errno() : 0;
+	return lab_wait_timed(rspin_down_read_killable, s, deadline_ns);
 }
 
 static int rspin_down_write_timed(struct lab_rwsem *s, uint64_t deadline_ns)
 {
-	int r;
-
-	lab_wait_deadline_set(deadline_ns);
-	r = rspin_down_write_common(to_rspin(s), TASK_KILLABLE);
-	lab_wait_deadline_set(0);
-	return r ? lab_wait_interrupted_errno() : 0;
+	return lab_wait_timed(rspin_down_write_killable, s, deadline_ns);
 }
 
 static int rspin_check_unlocked(struct lab_rwsem *s, char *msg, size_t len)

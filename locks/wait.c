@@ -157,6 +157,36 @@ void lab_sleep_ns(uint64_t ns)
 	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
 		;
 }
+
+int lab_this_cpu(void)
+{
+	int cpu = sched_getcpu();
+
+	return cpu < 0 ? 0 : cpu % lab_nr_cpus();
+}
+
+int lab_nr_cpus(void)
+{
+	static int n;
+
+	if (!READ_ONCE(n)) {
+		long c = sysconf(_SC_NPROCESSORS_CONF);
+
+		WRITE_ONCE(n, c > 0 ? (int)c : 1);
+	}
+	return READ_ONCE(n);
+}
+
+int lab_cpu_node(int cpu)
+{
+	(void)cpu;
+	return 0;
+}
+
+int lab_nr_nodes(void)
+{
+	return 1;
+}
 #endif /* !LAB_SIM */
 
 void schedule(void)

@@ -418,6 +418,25 @@ static inline int lab_wait_interrupted_errno(void)
 	return fatal_signal_pending() ? -EINTR : -ETIMEDOUT;
 }
 
+struct lab_rwsem;
+
+/*
+ * lab_wait_timed() - a timed wait (rwsem.h down_*_timed) made of a port's
+ * killable one: the deadline armed for the duration of @killable(@sem),
+ * which returns 0 or -EINTR. Returns 0, -ETIMEDOUT (the deadline passed) or
+ * -EINTR (a fatal signal). The caller's thread; the kernel ports' (xadd,
+ * rspin, mainline) timed waits are this.
+ */
+static inline int lab_wait_timed(int (*killable)(struct lab_rwsem *), struct lab_rwsem *sem, uint64_t deadline_ns)
+{
+	int r;
+
+	lab_wait_deadline_set(deadline_ns);
+	r = killable(sem);
+	lab_wait_deadline_set(0);
+	return r ? lab_wait_interrupted_errno() : 0;
+}
+
 /*
  * lab_host_clock_ns() - the host's CLOCK_MONOTONIC even in the simulated
  * build (progress and ETA lines); lab_sim_progress() - "" natively, and
@@ -565,5 +584,56 @@ static inline int lab_thread_create(pthread_t *tid, void *(*fn)(void *), void *a
 static inline int lab_thread_join(pthread_t tid, void **ret)
 {
 	return pthread_join(tid, ret);
+}
+#endif
+
+/* ---- CPUs and nodes, for per-CPU kernel state (workloads/kmm.c) ----------
+ *
+ * lab_this_cpu(): the CPU the caller runs on (simulated: its simulated CPU,
+ * stable while interrupts are off; native: sched_getcpu(), which may change at
+ * any moment, so native per-CPU state needs a lock). lab_nr_cpus(): the CPUs
+ * (simulated: the machine's; native: configured processors). lab_cpu_node():
+ * the NUMA node of @cpu (simulated: its socket; native: 0, one node is modelled).
+ * lab_nr_nodes(): nodes (simulated: sockets; native: 1).
+ * lab_local_irq_save()/restore(): the kernel's local_irq_save around per-CPU
+ * data (simulated: interrupts off on the simulated CPU, which also keeps the
+ * task from being preempted; native: nothing).
+ */
+int lab_this_cpu(void);
+int lab_nr_cpus(void);
+int lab_cpu_node(int cpu);
+int lab_nr_nodes(void);
+#if LAB_SIM
+static inline void lab_local_irq_save(void)
+{
+	sim_irq_disable();
+}
+
+static inline void lab_local_irq_restore(void)
+{
+	sim_irq_enable();
+}
+#else
+static inline void lab_local_irq_save(void)
+{
+}
+
+static inline void lab_local_irq_restore(void)
+{
+}
+#endif
+
+/*
+ * lab_cost_key() - the index of the machine file's cost key @key (a full name,
+ * "cost.kpath.entry_ns"), or -1 when the machine has none; lab_user_work(k, n)
+ * charges it. Native: 0 (charging does nothing).
+ */
+#if LAB_SIM
+int lab_cost_key(const char *key);
+#else
+static inline int lab_cost_key(const char *key)
+{
+	(void)key;
+	return 0;
 }
 #endif

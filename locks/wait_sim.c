@@ -117,26 +117,60 @@ void lab_random_stores(uint64_t n)
 
 /* The machine's cost.work.* figures, looked up once per name. */
 static struct {
-	char name[48];
+	char name[64];
 	double ns;
-} work_keys[64];
+} work_keys[96];
 static int nwork_keys;
+
+int lab_cost_key(const char *key)
+{
+	static uint64_t boot;
+	double ns;
+
+	if (boot != sim_boot_count()) {	/* another machine (tests boot several): look again */
+		boot = sim_boot_count();
+		nwork_keys = 0;
+	}
+	for (int i = 0; i < nwork_keys; i++)
+		if (!strcmp(work_keys[i].name, key))
+			return i;
+	if (nwork_keys == (int)(sizeof(work_keys) / sizeof(work_keys[0])) ||
+	    sim_machine_number(sim_machine(), key, &ns))
+		return -1;
+	snprintf(work_keys[nwork_keys].name, sizeof(work_keys[0].name), "%s", key);
+	work_keys[nwork_keys].ns = ns;
+	return nwork_keys++;
+}
 
 int lab_work_key(const char *name)
 {
 	char key[64];
-	double ns;
 
-	for (int i = 0; i < nwork_keys; i++)
-		if (!strcmp(work_keys[i].name, name))
-			return i;
 	snprintf(key, sizeof(key), "cost.work.%s_ns", name);
-	if (nwork_keys == (int)(sizeof(work_keys) / sizeof(work_keys[0])) ||
-	    sim_machine_number(sim_machine(), key, &ns))
-		return -1;
-	snprintf(work_keys[nwork_keys].name, sizeof(work_keys[0].name), "%s", name);
-	work_keys[nwork_keys].ns = ns;
-	return nwork_keys++;
+	return lab_cost_key(key);
+}
+
+int lab_this_cpu(void)
+{
+	return sim_current_cpu();
+}
+
+int lab_nr_cpus(void)
+{
+	return sim_machine()->ncpus;
+}
+
+int lab_cpu_node(int cpu)
+{
+	struct sim_cpu_place p;
+
+	sim_machine_place(sim_machine(), cpu, &p);
+	return p.socket;
+}
+
+int lab_nr_nodes(void)
+{
+	return sim_machine()->sockets;
 }
 
 void lab_user_work(int key, double units)

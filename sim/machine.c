@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "machine.h"
+#include "text.h"
 
 enum kind { K_INT, K_DBL, K_TEXT, K_AUTO_INT, K_NUMBERING };
 
@@ -63,18 +64,6 @@ static const struct key keys[] = {
 	{ "cost.rand_store_ns", K_DBL, F(rand_store_ns), 1, 0, 1e4 },
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
-
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = 0;
-	return s;
-}
 
 static int parse_num(const char *v, double *out)
 {
@@ -208,7 +197,7 @@ int sim_machine_parse(struct sim_machine *m, const char *path, int generic_n, ch
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		char *s = trim(line), *eq, *hash, *k, *v, *cite = NULL;
+		char *s = lab_trim(line), *eq, *hash, *k, *v, *cite = NULL;
 		size_t i;
 
 		lineno++;
@@ -220,14 +209,14 @@ int sim_machine_parse(struct sim_machine *m, const char *path, int generic_n, ch
 			goto bad;
 		}
 		*eq = 0;
-		k = trim(s);
+		k = lab_trim(s);
 		v = eq + 1;
 		hash = strchr(v, '#');
 		if (hash) {
 			*hash = 0;
-			cite = trim(hash + 1);
+			cite = lab_trim(hash + 1);
 		}
-		v = trim(v);
+		v = lab_trim(v);
 		for (i = 0; i < NKEYS && strcmp(keys[i].name, k); i++)
 			;
 		if (i == NKEYS) {

@@ -101,7 +101,7 @@ void sim_sleep_ns(uint64_t ns);
 void sim_yield(void);
 
 /*
- * RCU in virtual time (sim.c describes the model): read-side sections nest
+ * RCU in virtual time (rcu.c describes the model): read-side sections nest
  * per task; sim_rcu_gp_request() returns the number of the first grace
  * period that starts after now (starting one if none runs) and
  * sim_rcu_gp_wait() blocks the caller until that many have completed.
@@ -114,7 +114,7 @@ uint64_t sim_rcu_gp_completed(void);
 void sim_rcu_gp_wait(uint64_t seq);
 
 /*
- * Interrupts (sim.c describes the model). sim_ipi_send() sends an IPI to
+ * Interrupts (ipi.c describes the model). sim_ipi_send() sends an IPI to
  * CPU @cpu: @fn(@arg) runs there in interrupt context cost.ipi_ns later,
  * preempting whatever runs (no context switch), after cost.irq_ns of
  * entry; the caller does not wait (its own code waits for a flag the

@@ -384,25 +384,17 @@ static int cs_setup(void **state, const struct lab_cell *cell, char *err, size_t
 static void cs_metrics(void *state, const struct lab_iter *it, struct lab_sink *sink)
 {
 	struct cs *cs = state;
-	double min = 1e300, max = 0, sum = 0, csw = 0, icsw = 0;
+	double sum, csw = 0, icsw = 0;
 	bool err = false;
 
 	for (int i = 0; i < it->nthreads; i++) {
-		const struct lab_worker *w = &it->workers[i];
-		double rate = (double)w->ops / it->wall_s;
-
-		min = rate < min ? rate : min;
-		max = rate > max ? rate : max;
-		sum += (double)w->ops;
-		csw += (double)w->count[C_NVCSW];
-		icsw += (double)w->count[C_NIVCSW];
-		err |= w->count[C_ERR] != 0;
+		csw += (double)it->workers[i].count[C_NVCSW];
+		icsw += (double)it->workers[i].count[C_NIVCSW];
+		err |= it->workers[i].count[C_ERR] != 0;
 	}
 	if (err)
 		fprintf(stderr, "\nrwlab: context_switch: a pair failed (pipe, thread or CPU slot); its counts are short\n");
-	lab_emit(sink, "ops_per_s", sum / it->wall_s, "op/s", LAB_BETTER_HIGHER);
-	lab_emit(sink, "ops_per_s_min", min, "op/s", LAB_BETTER_HIGHER);
-	lab_emit(sink, "ops_per_s_max", max, "op/s", LAB_BETTER_HIGHER);
+	sum = lab_emit_rates(sink, it);
 	lab_emit(sink, "round_trips", sum / 2, "count", LAB_BETTER_NONE);
 	lab_emit(sink, "nvcsw_threads", csw, "count", LAB_BETTER_NONE);
 	lab_emit(sink, "nivcsw_threads", icsw, "count", LAB_BETTER_NONE);

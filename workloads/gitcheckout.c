@@ -77,7 +77,7 @@
 
 extern char **environ;
 
-enum { K_PACK_MB, K_MM_LOCK, K_CHECKOUT };
+enum { K_PACK_MB, K_MM_LOCK, K_CHECKOUT, K_KERNEL };
 enum { CHECKOUT_SERIAL, CHECKOUT_PARALLEL };
 
 static const struct lab_knob gc_knobs[] = {
@@ -88,6 +88,8 @@ static const struct lab_knob gc_knobs[] = {
 	[K_CHECKOUT] = { .name = "checkout", .type = LAB_KNOB_ENUM, .def = CHECKOUT_SERIAL, .choices = "serial|parallel",
 			 .help = "serial: git's default (one thread writes; -t threads preload the index); "
 				 "parallel: checkout.workers = -t" },
+	[K_KERNEL] = { .name = "kernel", .type = LAB_KNOB_ENUM, .def = LAB_KMM_DEFAULT, .choices = LAB_KMM_CHOICES,
+		       .help = "the kernel whose fault path the mm model follows (workloads/kmm.h)" },
 	{ 0 }
 };
 
@@ -1126,9 +1128,17 @@ static int gc_setup(void **state, const struct lab_cell *cell, char *err, size_t
 	for (int i = 0; i < g->nm; i++)
 		if (make_plan(&g->plan[i], &g->m[(i + g->nm - 1) % g->nm], &g->m[i]))
 			goto nomem;
+	if (LAB_SIM && lab_kpath_check()) {
+		snprintf(err, errlen, "gitcheckout: the machine file has no %s (the fault path's cost model, workloads/kmm.h)",
+			 lab_kpath_check());
+		gc_free(g);
+		return -1;
+	}
 	if (lab_page_alloc_init(&g->pa, (g->pack_bytes >> 20) + 64))
 		goto nomem;
 	g->pa_ok = true;
+	if (lab_page_alloc_kernel(&g->pa, (enum lab_kmm_ver)cell->wl->knob[K_KERNEL], LAB_KMM_MEMCG_DEPTH))
+		goto nomem;
 	lab_mm_thread_init(&g->main_t, &g->pa);
 	r = lab_mm_init(&g->mm, cell->lock, (enum lab_mm_lock_mode)cell->wl->knob[K_MM_LOCK], &g->pa);
 	if (r) {

@@ -37,29 +37,67 @@ void lab_mm_rcu_barrier(void)
 	urcu_memb_barrier();
 }
 
-/* ---- page allocator -------------------------------------------------------------- */
+/* ---- page allocator: the modelled kernel's (kmm.c), fed with host memory --------------- */
 
 #define CHUNK_SHIFT	21
 #define CHUNK_SIZE	(1ul << CHUNK_SHIFT)
 #define CHUNK_PAGES	(CHUNK_SIZE >> LAB_PAGE_SHIFT)
+#define CHUNK_META	8		/* pages holding the chunk's 512 struct pages (64 bytes each) */
 
-/* Reference count of a page: a uint32_t in its chunk's header page, indexed by page number. */
-static inline uint32_t *page_ref(const void *page)
+/* The struct page of a page: slot i of its chunk's vmemmap for page i. */
+static inline struct lab_kpage *kpage(const void *page)
 {
 	uintptr_t chunk = (uintptr_t)page & ~(CHUNK_SIZE - 1);
 
-	return (uint32_t *)chunk + (((uintptr_t)page - chunk) >> LAB_PAGE_SHIFT);
+	return (struct lab_kpage *)chunk + (((uintptr_t)page - chunk) >> LAB_PAGE_SHIFT);
+}
+
+static inline void *kpage_addr(const struct lab_kpage *pg)
+{
+	uintptr_t chunk = (uintptr_t)pg & ~(CHUNK_SIZE - 1);
+
+	return (char *)chunk + ((size_t)(pg - (const struct lab_kpage *)chunk) << LAB_PAGE_SHIFT);
+}
+
+/* Reference count of a page: _refcount in its struct page. */
+static inline uint32_t *page_ref(const void *page)
+{
+	return &kpage(page)->refcount;
 }
 
 int lab_page_alloc_init(struct lab_page_alloc *pa, size_t max_mb)
 {
+	int r;
+
 	memset(pa, 0, sizeof(*pa));
 	pa->max_chunks = max_mb ? (max_mb << 20) / CHUNK_SIZE + 1 : 0;
-	return -pthread_mutex_init(&pa->lock, NULL);
+	r = pthread_mutex_init(&pa->lock, NULL);
+	if (r)
+		return -r;
+	r = lab_kmm_init(&pa->k, LAB_KMM_DEFAULT, LAB_KMM_MEMCG_DEPTH);
+	pa->k_ok = !r;
+	/* the limit leaves room for what per-CPU lists may hold (pcp->high pages per CPU) */
+	if (!r && pa->max_chunks)
+		pa->max_chunks += ((size_t)pa->k.ncpus * (size_t)pa->k.zone[0].high + CHUNK_PAGES - CHUNK_META - 1) /
+				  (CHUNK_PAGES - CHUNK_META);
+	return r;
 }
 
-/* Map one more chunk and put its pages on the free list. Caller holds pa->lock. */
-static int page_alloc_grow(struct lab_page_alloc *pa)
+int lab_page_alloc_kernel(struct lab_page_alloc *pa, enum lab_kmm_ver ver, int memcg_depth)
+{
+	int r;
+
+	if (pa->nchunks)
+		return -EBUSY;
+	if (pa->k_ok)
+		lab_kmm_destroy(&pa->k);
+	r = lab_kmm_init(&pa->k, ver, memcg_depth);
+	pa->k_ok = !r;
+	return r;
+}
+
+/* Map one more chunk for node @node; its pages (linked through next) in *@list. Caller holds pa->lock. */
+static int page_alloc_grow(struct lab_page_alloc *pa, struct lab_kpage **list)
 {
 	char *raw, *chunk;
 	size_t lead;
@@ -86,25 +124,45 @@ static int page_alloc_grow(struct lab_page_alloc *pa)
 	/* Pre-fault every page (the host's faults are not part of what we measure). */
 	for (size_t i = 0; i < CHUNK_PAGES; i++)
 		chunk[i << LAB_PAGE_SHIFT] = 0;
-	for (size_t i = CHUNK_PAGES - 1; i >= 1; i--) {
-		void **p = (void **)(chunk + (i << LAB_PAGE_SHIFT));
+	*list = NULL;
+	for (size_t i = CHUNK_PAGES - 1; i >= CHUNK_META; i--) {
+		struct lab_kpage *pg = (struct lab_kpage *)chunk + i;
 
-		*p = pa->free;
-		pa->free = p;
+		memset(pg, 0, sizeof(*pg));
+		pg->next = *list;
+		*list = pg;
 	}
-	pa->nfree += CHUNK_PAGES - 1;
 	pa->chunks[pa->nchunks++] = chunk;
+	return 0;
+}
+
+/* One more chunk of free pages for node @node's zone (no seam call under the mutex). */
+static int page_alloc_supply(struct lab_page_alloc *pa, int node)
+{
+	struct lab_kpage *list, *arr[CHUNK_PAGES];
+	size_t n = 0;
+	int r;
+
+	pthread_mutex_lock(&pa->lock);
+	r = page_alloc_grow(pa, &list);
+	pthread_mutex_unlock(&pa->lock);
+	if (r)
+		return r;
+	for (; list; list = list->next)
+		arr[n++] = list;
+	lab_kmm_zone_add(&pa->k, node, arr, n);
 	return 0;
 }
 
 int lab_page_alloc_reserve(struct lab_page_alloc *pa, size_t npages)
 {
+	size_t have = lab_page_alloc_free(pa);
 	int r = 0;
 
-	pthread_mutex_lock(&pa->lock);
-	while (pa->nfree < npages && !r)
-		r = page_alloc_grow(pa);
-	pthread_mutex_unlock(&pa->lock);
+	for (int node = 0; have < npages && !r; node = (node + 1) % pa->k.nnodes) {
+		r = page_alloc_supply(pa, node);
+		have += CHUNK_PAGES - CHUNK_META;
+	}
 	return r;
 }
 
@@ -113,6 +171,8 @@ void lab_page_alloc_destroy(struct lab_page_alloc *pa)
 	for (size_t i = 0; i < pa->nchunks; i++)
 		munmap(pa->chunks[i], CHUNK_SIZE);
 	free(pa->chunks);
+	if (pa->k_ok)
+		lab_kmm_destroy(&pa->k);
 	pthread_mutex_destroy(&pa->lock);
 	memset(pa, 0, sizeof(*pa));
 }
@@ -122,9 +182,48 @@ size_t lab_page_alloc_pages(struct lab_page_alloc *pa)
 	size_t n;
 
 	pthread_mutex_lock(&pa->lock);
-	n = pa->nchunks * (CHUNK_PAGES - 1);
+	n = pa->nchunks * (CHUNK_PAGES - CHUNK_META);
 	pthread_mutex_unlock(&pa->lock);
 	return n;
+}
+
+size_t lab_page_alloc_free(struct lab_page_alloc *pa)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < pa->k.nnodes; i++)
+		n += (size_t)READ_ONCE(pa->k.zone[i].nr_free);
+	return n;
+}
+
+void lab_page_alloc_drain(struct lab_page_alloc *pa)
+{
+	struct lab_kmm *k = &pa->k;
+
+	for (int i = 0; i < k->ncpus; i++) {
+		struct lab_kcpu *c = &k->cpu[i];
+
+		lab_kmm_lru_drain(k, c);
+		while (c->pcp_count) {
+			int n = c->pcp_count;
+
+			/* free_pcppages_bulk through pcp_free's high: push the list back one page at a time */
+			struct lab_kpage *pg = c->pcp.prev;
+			struct lab_kzone *z = &k->zone[pg->node % (uint32_t)k->nnodes];
+
+			pg->prev->next = (struct lab_kpage *)&c->pcp;
+			c->pcp.prev = pg->prev;
+			c->pcp_count = n - 1;
+			pg->next = z->free.next;
+			pg->prev = (struct lab_kpage *)&z->free;
+			if (z->free.next == (struct lab_kpage *)&z->free)
+				z->free.prev = pg;
+			else
+				z->free.next->prev = pg;
+			z->free.next = pg;
+			z->nr_free++;
+		}
+	}
 }
 
 void lab_mm_thread_init(struct lab_mm_thread *t, struct lab_page_alloc *pa)
@@ -133,82 +232,53 @@ void lab_mm_thread_init(struct lab_mm_thread *t, struct lab_page_alloc *pa)
 	t->pa = pa;
 }
 
-/* Move up to @n pages from the thread cache to the global list. */
-static void cache_spill(struct lab_mm_thread *t, unsigned n)
-{
-	void *head = NULL, **tail = NULL;
-	unsigned k = 0;
-
-	while (k < n && t->cache) {
-		void **p = t->cache;
-
-		t->cache = *p;
-		*p = head;
-		if (!head)
-			tail = p;
-		head = p;
-		k++;
-	}
-	if (!k)
-		return;
-	t->ncache -= k;
-	pthread_mutex_lock(&t->pa->lock);
-	*tail = t->pa->free;
-	t->pa->free = head;
-	t->pa->nfree += k;
-	pthread_mutex_unlock(&t->pa->lock);
-}
+static void rss_task_sync(struct lab_mm_thread *t);
 
 void lab_mm_thread_drain(struct lab_mm_thread *t)
 {
-	if (t->pa)
-		cache_spill(t, t->ncache);
+	rss_task_sync(t);
 }
 
+/*
+ * A free page from the CPU's pcp list (rmqueue_pcplist and its refill under
+ * zone->lock), with one reference; its zone grows by a chunk when empty.
+ */
 static void *page_alloc(struct lab_mm_thread *t)
 {
-	void **p;
+	struct lab_page_alloc *pa = t->pa;
+	struct lab_kmm *k = &pa->k;
 
-	if (lab_unlikely(!t->ncache)) {
-		struct lab_page_alloc *pa = t->pa;
+	for (;;) {
+		struct lab_kcpu *c = lab_kcpu_get(k);
+		struct lab_kpage *pg = lab_kmm_pcp_alloc(k, c);
+		int node = c->node;
 
-		pthread_mutex_lock(&pa->lock);
-		if (pa->nfree < LAB_MM_CACHE_BATCH)
-			page_alloc_grow(pa);		/* may fail at the limit: take what is left */
-		while (t->ncache < LAB_MM_CACHE_BATCH && pa->free) {
-			p = pa->free;
-			pa->free = *p;
-			pa->nfree--;
-			*p = t->cache;
-			t->cache = p;
-			t->ncache++;
+		lab_kcpu_put(k, c);
+		if (pg) {
+			pg->flags = 0;
+			pg->charged = 0;
+			/*
+			 * Release: whatever happened before the page was freed (the entry
+			 * that stopped mapping it, its last page_put) happens before a reuse
+			 * that page_try_pin()'s fully ordered increment can observe; the
+			 * pinner's re-check of its entry then sees that the entry moved on.
+			 */
+			smp_store_release(&pg->refcount, 1u);
+			return kpage_addr(pg);
 		}
-		pthread_mutex_unlock(&pa->lock);
-		if (!t->ncache)
+		if (page_alloc_supply(pa, node))
 			return NULL;
 	}
-	p = t->cache;
-	t->cache = *p;
-	t->ncache--;
-	lab_kernel_work(LAB_KWORK_PAGE_ALLOC);
-	/*
-	 * Release: whatever happened before the page was freed (the entry that
-	 * stopped mapping it, its last page_put) happens before a reuse that
-	 * page_try_pin()'s fully ordered increment can observe; the pinner's
-	 * re-check of its entry then sees that the entry moved on.
-	 */
-	smp_store_release(page_ref(p), 1u);
-	return p;
 }
 
+/* The last reference is gone: off the LRU, uncharged, onto this CPU's pcp list. */
 static void page_free(struct lab_mm_thread *t, void *page)
 {
-	void **p = page;
+	struct lab_kmm *k = &t->pa->k;
+	struct lab_kcpu *c = lab_kcpu_get(k);
 
-	*p = t->cache;
-	t->cache = p;
-	if (++t->ncache > 2 * LAB_MM_CACHE_BATCH)
-		cache_spill(t, LAB_MM_CACHE_BATCH);
+	lab_kmm_page_release(k, c, kpage(page));
+	lab_kcpu_put(k, c);
 }
 
 static inline void page_get(void *page)
@@ -222,6 +292,238 @@ static void page_put(struct lab_mm_thread *t, void *page)
 	if (atomic_sub_return_release(page_ref(page), 1u) == 0) {
 		smp_acquire__after_ctrl_dep();
 		page_free(t, page);
+	}
+}
+
+/* ---- the pieces of v6.2's do_anonymous_page (mm/memory.c:4024-4133) --------------------- */
+
+/* mem_cgroup_charge() of a new page (memcontrol.c:6921): the stock, the page_counters, the stats. */
+static void page_charge(struct lab_kmm *k, void *page)
+{
+	struct lab_kcpu *c = lab_kcpu_get(k);
+
+	lab_kpath_charge(KP_CHARGE, 1);
+	lab_kmm_charge(k, c, 1);
+	lab_kmm_memcg_stat(k, c, MSTAT_PGPGIN, 1);	/* mem_cgroup_charge_statistics */
+	kpage(page)->charged = 1;
+	lab_kcpu_put(k, c);
+}
+
+/* A new page for a mapping: allocated, zeroed (clear_page) or filled by the caller, charged. */
+static void *page_new(struct lab_mm_thread *t, bool zero)
+{
+	void *p = page_alloc(t);
+
+	if (!p)
+		return NULL;
+	if (zero) {
+		memset(p, 0, LAB_PAGE_SIZE);
+		lab_kernel_work(LAB_KWORK_CLEAR_PAGE);
+	}
+	page_charge(&t->pa->k, p);
+	return p;
+}
+
+/* v5.x rss cache of the task's own mm (task->rss_stat), synced to it at exit (sync_mm_rss). */
+static void rss_task_sync(struct lab_mm_thread *t)
+{
+	if (t->rss_mm && t->kt.rss) {
+		lab_kmm_rss_add(&t->pa->k, NULL, &t->rss_mm->rss, NULL, t->kt.rss);
+		t->kt.rss = 0;
+	}
+}
+
+/* add_mm_counter_fast(mm, MM_ANONPAGES, delta) by the profile (v5.x task cache, v6.2 percpu_counter). */
+static void rss_add(struct lab_mm *mm, struct lab_kcpu *c, struct lab_mm_thread *t, long delta)
+{
+	struct lab_kmm *k = &mm->pa->k;
+
+	if (t && !t->rss_mm)
+		t->rss_mm = mm;		/* its first mm is its own */
+	lab_kmm_rss_add(k, c, &mm->rss, t && t->rss_mm == mm ? &t->kt : NULL, delta);
+}
+
+/* The mapped half, under the PTE lock: rss, page_add_new_anon_rmap, lru_cache_add (4115-4117). */
+static void anon_page_mapped(struct lab_mm *mm, void *page, struct lab_mm_thread *t)
+{
+	struct lab_kmm *k = &mm->pa->k;
+	struct lab_kcpu *c = lab_kcpu_get(k);
+	struct lab_kpage *pg = kpage(page);
+
+	rss_add(mm, c, t, 1);
+	lab_kpath_charge(KP_RMAP, 1);
+	WRITE_ONCE(pg->flags, pg->flags | LAB_KPG_ANON);
+	lab_kmm_vmstat(k, c, KSTAT_ANON, 1);		/* __lruvec_stat_mod_folio(NR_ANON_MAPPED) */
+	lab_kmm_memcg_stat(k, c, MSTAT_ANON, 1);
+	lab_kpath_charge(KP_LRU_ADD, 1);
+	lab_kmm_lru_add(k, c, pg);
+	lab_kcpu_put(k, c);
+}
+
+/* ---- page tables: the PMD pages (split PMD locks) and PTE pages (split PTE locks) ---------- */
+
+static inline raw_spinlock_t *mm_page_table_lock(struct lab_mm *mm)
+{
+	return (raw_spinlock_t *)(mm->rss.image + mm->pa->k.p->mm_ptl);
+}
+
+static inline long *mm_pgtables_bytes(struct lab_mm *mm)
+{
+	return (long *)(mm->rss.image + mm->pa->k.p->mm_pgtables);
+}
+
+/* A page-table page: allocated, zeroed and charged (__GFP_ACCOUNT), counted. */
+static struct lab_kpage *pt_page_new(struct lab_mm *mm, struct lab_mm_thread *t)
+{
+	struct lab_kmm *k = &mm->pa->k;
+	void *p = page_new(t, true);
+	struct lab_kcpu *c;
+
+	if (!p)
+		return NULL;
+	c = lab_kcpu_get(k);
+	lab_kmm_vmstat(k, c, KSTAT_PAGETABLE, 1);
+	lab_kmm_event(k, c, LAB_KMM_EV_pte_page, 1);
+	lab_kcpu_put(k, c);
+	raw_spin_lock_init(&kpage(p)->ptl);
+	return kpage(p);
+}
+
+static void pt_page_free(struct lab_mm *mm, struct lab_kpage *pg, struct lab_mm_thread *t)
+{
+	struct lab_kmm *k = &mm->pa->k;
+	struct lab_kcpu *c = lab_kcpu_get(k);
+
+	lab_kmm_vmstat(k, c, KSTAT_PAGETABLE, -1);
+	lab_kcpu_put(k, c);
+	atomic_fetch_sub_relaxed(mm_pgtables_bytes(mm), (long)LAB_PAGE_SIZE);
+	page_put(t, kpage_addr(pg));
+}
+
+/*
+ * The PMD page of @addr's 1 GiB region, allocated under page_table_lock when
+ * missing (__pmd_alloc: pud_lock is mm->page_table_lock, include/linux/mm.h:2614).
+ */
+static struct lab_kpage *pmd_page(struct lab_mm *mm, uintptr_t addr, struct lab_mm_thread *t)
+{
+	uint64_t key = (addr >> 30) + 1;
+	unsigned h = (unsigned)(key * 0x9e3779b97f4a7c15ull >> 58);
+	struct lab_kpage *pg, *np = NULL;
+
+	for (unsigned i = 0; i < LAB_MM_PMD_SLOTS; i++) {
+		unsigned s = (h + i) % LAB_MM_PMD_SLOTS;
+
+		pg = smp_load_acquire(&mm->pmd[s]);
+		if (pg && READ_ONCE(pg->pt_key) == key)
+			goto out;
+		if (pg)
+			continue;
+		/* free slot: allocate, then install under page_table_lock (it may be taken meanwhile) */
+		if (!np && !(np = pt_page_new(mm, t)))
+			return NULL;
+		np->pt_key = key;
+		raw_spin_lock(mm_page_table_lock(mm));
+		pg = READ_ONCE(mm->pmd[s]);
+		if (!pg) {
+			atomic_fetch_add_relaxed(mm_pgtables_bytes(mm), (long)LAB_PAGE_SIZE);	/* mm_inc_nr_pmds */
+			smp_store_release(&mm->pmd[s], np);
+			pg = np;
+			np = NULL;
+		}
+		raw_spin_unlock(mm_page_table_lock(mm));
+		if (READ_ONCE(pg->pt_key) == key)
+			goto out;
+	}
+	abort();	/* more than LAB_MM_PMD_SLOTS GiB of address space faulted: raise the limit */
+out:
+	if (np)
+		pt_page_free(mm, np, t);
+	return pg;
+}
+
+/*
+ * pte_offset_map_lock(): the PTE page mapping @addr, allocated when missing
+ * (__pte_alloc + pmd_install under the split PMD lock, mm/memory.c:393-429:
+ * pgtables_bytes goes up), returned locked (its split PTE lock).
+ */
+static struct lab_kpage *pte_lock(struct lab_mm *mm, uintptr_t addr, struct lab_mm_thread *t)
+{
+	struct lab_kpage *pmd = pmd_page(mm, addr, t), *pte, *np;
+	struct lab_kpage **entry;
+
+	if (!pmd)
+		return NULL;
+	entry = (struct lab_kpage **)kpage_addr(pmd) + ((addr >> 21) & 511);
+	pte = smp_load_acquire(entry);
+	if (!pte) {
+		lab_kpath_charge(KP_PTE_ALLOC, 1);
+		if (!(np = pt_page_new(mm, t)))
+			return NULL;
+		raw_spin_lock(&pmd->ptl);
+		pte = READ_ONCE(*entry);
+		if (!pte) {
+			atomic_fetch_add_relaxed(mm_pgtables_bytes(mm), (long)LAB_PAGE_SIZE);	/* mm_inc_nr_ptes */
+			smp_store_release(entry, np);			/* pmd_populate */
+			pte = np;
+			np = NULL;
+		}
+		raw_spin_unlock(&pmd->ptl);
+		if (np)
+			pt_page_free(mm, np, t);
+	}
+	lab_kpath_charge(KP_PTL, 1);
+	raw_spin_lock(&pte->ptl);
+	return pte;
+}
+
+/* Every page-table page of @mm (exit_mmap's free_pgtables). Nobody else uses the mm. */
+static void pt_free_all(struct lab_mm *mm, struct lab_mm_thread *t)
+{
+	for (int s = 0; s < LAB_MM_PMD_SLOTS; s++) {
+		struct lab_kpage *pmd = mm->pmd[s];
+
+		if (!pmd)
+			continue;
+		for (int i = 0; i < 512; i++) {
+			struct lab_kpage *pte = ((struct lab_kpage **)kpage_addr(pmd))[i];
+
+			if (pte)
+				pt_page_free(mm, pte, t);
+		}
+		pt_page_free(mm, pmd, t);
+		mm->pmd[s] = NULL;
+	}
+}
+
+/*
+ * free_pgtables() for [start, end): the PTE pages of 2 MiB regions entirely
+ * inside it (no VMA maps them any more). Caller holds mmap_lock for write.
+ */
+static void pt_free_range(struct lab_mm *mm, uintptr_t start, uintptr_t end, struct lab_mm_thread *t)
+{
+	uintptr_t a = (start + (1ul << 21) - 1) & ~((1ul << 21) - 1);
+
+	for (; a + (1ul << 21) <= end; a += 1ul << 21) {
+		uint64_t key = (a >> 30) + 1;
+		unsigned h = (unsigned)(key * 0x9e3779b97f4a7c15ull >> 58);
+
+		for (unsigned i = 0; i < LAB_MM_PMD_SLOTS; i++) {
+			struct lab_kpage *pmd = READ_ONCE(mm->pmd[(h + i) % LAB_MM_PMD_SLOTS]);
+			struct lab_kpage **entry, *pte;
+
+			if (!pmd)
+				break;
+			if (READ_ONCE(pmd->pt_key) != key)
+				continue;
+			entry = (struct lab_kpage **)kpage_addr(pmd) + ((a >> 21) & 511);
+			raw_spin_lock(&pmd->ptl);
+			pte = READ_ONCE(*entry);
+			WRITE_ONCE(*entry, (struct lab_kpage *)NULL);
+			raw_spin_unlock(&pmd->ptl);
+			if (pte)
+				pt_page_free(mm, pte, t);
+			break;
+		}
 	}
 }
 
@@ -453,16 +755,76 @@ static void vma_uncarve(struct lab_mm *mm, struct lab_vma *src, struct lab_vma *
 	lab_vma_obj_free(mm, vma, false);
 }
 
-/* Clear [start, end) of @vma's page table and drop the pages. No fault may run on it. */
+/* tlb_finish_mmu()'s release_pages(): a gathered batch off the LRU, uncharged once, freed. */
+static void release_batch(struct lab_kmm *k, struct lab_kpage **pg, int n)
+{
+	struct lab_kcpu *c;
+	unsigned long charged = 0;
+
+	if (!n)
+		return;
+	c = lab_kcpu_get(k);
+	lab_kmm_lru_del(k, c, pg, n);
+	for (int i = 0; i < n; i++) {
+		charged += pg[i]->charged;
+		pg[i]->charged = 0;
+		WRITE_ONCE(pg[i]->flags, 0u);
+	}
+	lab_kpath_charge(KP_UNCHARGE, (double)charged);
+	lab_kmm_uncharge(k, charged);		/* uncharge_batch: one page_counter_uncharge */
+	for (int i = 0; i < n; i++) {
+		lab_kpath_charge(KP_FREE, 1);
+		lab_kmm_pcp_free(k, c, pg[i]);
+	}
+	lab_kcpu_put(k, c);
+}
+
+#define ZAP_BATCH 512
+
+/*
+ * Clear [start, end) of @vma's page table and drop the pages (zap_pte_range:
+ * page_remove_rmap, the rss update once per range, the freed pages gathered and
+ * released in batches). No fault may run on it.
+ */
 static void zap_range(struct lab_vma *vma, uintptr_t start, uintptr_t end, struct lab_mm_thread *t)
 {
+	struct lab_mm *mm = vma->vm_mm;
+	struct lab_kmm *k = &mm->pa->k;
+	struct lab_kpage *batch[ZAP_BATCH];
+	int n = 0;
+	long anon = 0;
+
 	for (uintptr_t a = start; a < end; a += LAB_PAGE_SIZE) {
 		uintptr_t *slot = &vma->pte[(a - vma->vm_start) >> LAB_PAGE_SHIFT];
 		uintptr_t e = atomic_xchg_relaxed(slot, (uintptr_t)0);
+		void *page;
 
-		if (e && !(e & LAB_PTE_FILE))
-			page_put(t, (void *)(e & ~LAB_PTE_FLAGS));
+		if (!e)
+			continue;
+		lab_kpath_charge(KP_ZAP, 1);
+		if (e & LAB_PTE_FILE)
+			continue;
+		anon++;
+		page = (void *)(e & ~LAB_PTE_FLAGS);
+		if (atomic_sub_return_release(page_ref(page), 1u) == 0) {
+			smp_acquire__after_ctrl_dep();
+			batch[n++] = kpage(page);
+			if (n == ZAP_BATCH) {
+				release_batch(k, batch, n);
+				n = 0;
+			}
+		}
 	}
+	if (anon) {
+		struct lab_kcpu *c = lab_kcpu_get(k);
+
+		rss_add(mm, c, NULL, -anon);		/* add_mm_rss_vec */
+		lab_kmm_vmstat(k, c, KSTAT_ANON, -anon);
+		lab_kmm_memcg_stat(k, c, MSTAT_ANON, -anon);
+		lab_kcpu_put(k, c);
+	}
+	release_batch(k, batch, n);
+	(void)t;
 }
 
 /* vma_link_file / dup_mmap: the new mapping goes into its file's i_mmap under i_mmap_rwsem for write. */
@@ -544,11 +906,18 @@ int lab_mm_init(struct lab_mm *mm, const struct lab_rwsem_conf *lock, enum lab_m
 	mm->mt = tree_alloc(0);
 	if (!mm->mt)
 		return -ENOMEM;
-	r = lab_lock_init(&mm->mmap_lock, lock);
+	r = lab_kmm_rss_init(&pa->k, &mm->rss);
 	if (r) {
 		free(mm->mt);
 		return r;
 	}
+	r = lab_lock_init(&mm->mmap_lock, lock);
+	if (r) {
+		lab_kmm_rss_destroy(&mm->rss);
+		free(mm->mt);
+		return r;
+	}
+	raw_spin_lock_init(mm_page_table_lock(mm));
 	lab_mm_brk_reserve(mm, &mm->brk, LAB_BRK_MAX);
 	return 0;
 }
@@ -572,15 +941,23 @@ void lab_mm_destroy(struct lab_mm *mm, struct lab_mm_thread *t)
 		lab_vma_obj_free(mm, vma, false);
 	}
 	mm->mt = NULL;
+	if (t->rss_mm == mm) {		/* the exiting task's rss cache (sync_mm_rss in exit_mm) */
+		rss_task_sync(t);
+		t->rss_mm = NULL;
+	}
+	pt_free_all(mm, t);
 	lab_mmap_write_unlock(mm);
 	free(mt);
 	lab_lock_destroy(&mm->mmap_lock);
+	lab_kmm_rss_destroy(&mm->rss);
 }
 
 int lab_mm_dup(struct lab_mm *child, struct lab_mm *parent, struct lab_mm_thread *t)
 {
 	struct lab_vma_tree *pt, *ct;
 	int n, made = 0;
+	long anon = 0;
+	uintptr_t region;
 
 	lab_rcu_thread_online();
 	lab_mmap_write_lock(parent);
@@ -599,13 +976,24 @@ int lab_mm_dup(struct lab_mm *child, struct lab_mm *parent, struct lab_mm_thread
 		if (!cv)
 			goto nomem;
 		cv->anon_vma = pv->anon_vma;
+		region = UINTPTR_MAX;
 		for (size_t i = 0; i < vma_pages(pv); i++) {
-			uintptr_t e = pv->pte[i];
+			uintptr_t e = pv->pte[i], a = pv->vm_start + (i << LAB_PAGE_SHIFT);
 
 			if (!e)
 				continue;
+			/* copy_pte_range: the child's PTE page for each 2 MiB with entries */
+			if (a >> 21 != region) {
+				region = a >> 21;
+				struct lab_kpage *ptl = pte_lock(child, a, t);
+
+				if (!ptl)
+					goto nomem;
+				raw_spin_unlock(&ptl->ptl);
+			}
 			if (!(e & LAB_PTE_FILE)) {
 				page_get((void *)(e & ~LAB_PTE_FLAGS));
+				anon++;
 				if (cow && !(e & LAB_PTE_WP)) {
 					e |= LAB_PTE_WP;
 					WRITE_ONCE(pv->pte[i], e);
@@ -617,6 +1005,12 @@ int lab_mm_dup(struct lab_mm *child, struct lab_mm *parent, struct lab_mm_thread
 	}
 	free(child->mt);
 	child->mt = ct;
+	if (anon) {	/* add_mm_rss_vec(dst_mm, rss) */
+		struct lab_kcpu *c = lab_kcpu_get(&child->pa->k);
+
+		rss_add(child, c, NULL, anon);
+		lab_kcpu_put(&child->pa->k, c);
+	}
 	for (int i = 0; i < n; i++)
 		vma_attach(child, ct->v[i]);	/* dup_mmap: the copy joins the file's i_mmap */
 	child->mmap_base = parent->mmap_base;
@@ -705,6 +1099,7 @@ static int do_munmap(struct lab_mm *mm, uintptr_t start, uintptr_t end, struct l
 		zap_range(old[i], old[i]->vm_start, old[i]->vm_end, t);	/* carved parts are already empty */
 		vma_retire(mm, old[i]);
 	}
+	pt_free_range(mm, start, end, t);
 	tlb_flush_mm(mm);
 	free(old);
 	return 0;
@@ -964,6 +1359,12 @@ size_t lab_mm_pageout(struct lab_mm *mm, uintptr_t start, size_t len)
 
 	lab_rcu_thread_online();
 	lab_mmap_read_lock(mm);
+	{	/* madvise_pageout: lru_add_drain() first (this CPU's batch) */
+		struct lab_kcpu *c = lab_kcpu_get(&mm->pa->k);
+
+		lab_kmm_lru_drain(&mm->pa->k, c);
+		lab_kcpu_put(&mm->pa->k, c);
+	}
 	mt = mm->mt;
 	for (int i = tree_index(mt, start); i < mt->n && mt->v[i]->vm_start < end; i++) {
 		struct lab_vma *v = mt->v[i];
@@ -1018,6 +1419,69 @@ static int anon_prepare(struct lab_mm *mm, struct lab_vma *vma, bool vma_locked)
 	return 0;
 }
 
+/*
+ * Install @np in place of @e at @slot under the PTE lock (pte_offset_map_lock,
+ * the pte_none/pte_same check, set_pte_at), with the new page's rss, rmap and
+ * LRU work when it is anonymous. Returns 0 (installed, or lost a race: the
+ * caller looks at the entry again) or -ENOMEM.
+ */
+static int pte_install(struct lab_mm *mm, uintptr_t addr, uintptr_t *slot, uintptr_t e, uintptr_t np,
+		       struct lab_mm_thread *t)
+{
+	struct lab_kpage *ptl = pte_lock(mm, addr, t);
+	bool file = np & LAB_PTE_FILE;
+
+	if (!ptl) {
+		if (!file)
+			page_put(t, (void *)np);
+		return -ENOMEM;
+	}
+	/* Release: the page's contents before the entry (pairs with the fault path's acquire). */
+	if (!atomic_try_cmpxchg_release(slot, &e, np)) {
+		raw_spin_unlock(&ptl->ptl);
+		if (!file)
+			page_put(t, (void *)(np & ~LAB_PTE_FLAGS));	/* lost a race: retry */
+		return 0;
+	}
+	if (!file)
+		anon_page_mapped(mm, (void *)np, t);
+	raw_spin_unlock(&ptl->ptl);
+	return 0;
+}
+
+/* An anonymous page's mapping is gone (page_remove_rmap, rss): then its reference. */
+static void anon_page_unmapped(struct lab_mm *mm, struct lab_mm_thread *t, void *page)
+{
+	struct lab_kmm *k = &mm->pa->k;
+	struct lab_kcpu *c = lab_kcpu_get(k);
+
+	rss_add(mm, c, t, -1);
+	lab_kmm_vmstat(k, c, KSTAT_ANON, -1);
+	lab_kmm_memcg_stat(k, c, MSTAT_ANON, -1);
+	lab_kcpu_put(k, c);
+	page_put(t, page);
+}
+
+/*
+ * wp_can_reuse_anon_folio() (v6.x): only the mapping holds @page. A page not on
+ * the LRU may sit in this CPU's LRU batch with the batch's reference: drain the
+ * batch (lru_add_drain) and look again.
+ */
+static bool page_exclusive(struct lab_kmm *k, void *page)
+{
+	struct lab_kpage *pg = kpage(page);
+
+	if (smp_load_acquire(&pg->refcount) == 1)
+		return true;
+	if (!(READ_ONCE(pg->flags) & LAB_KPG_LRU)) {
+		struct lab_kcpu *c = lab_kcpu_get(k);
+
+		lab_kmm_lru_drain(k, c);
+		lab_kcpu_put(k, c);
+	}
+	return smp_load_acquire(&pg->refcount) == 1;
+}
+
 /* A page-cache page of @vma's file at page @idx of the VMA, read in if needed. */
 static int file_page(struct lab_vma *vma, size_t idx, bool vma_locked, struct lab_mm_thread *t,
 		     uintptr_t *pagep)
@@ -1035,19 +1499,24 @@ static int file_page(struct lab_vma *vma, size_t idx, bool vma_locked, struct la
 	}
 	if (f->fill && vma_locked)
 		return LAB_FAULT_RETRY;	/* I/O is done with mmap_lock held, not under the VMA lock */
-	np = (uintptr_t)page_alloc(t);
+	/* filemap_add_folio(): a new page-cache page, charged, on the LRU */
+	np = (uintptr_t)page_new(t, !f->fill);
 	if (!np)
 		return -ENOMEM;
 	if (f->fill)
 		f->fill(f->arg, pgoff, (void *)np);
-	else
-		memset((void *)np, 0, LAB_PAGE_SIZE);
 	t->ev[LAB_MM_EV_fault_file]++;
 	/* Release: the contents before the page-cache entry (pairs with the acquire above). */
-	if (!atomic_try_cmpxchg_release(&f->page[pgoff], &p, np))
+	if (!atomic_try_cmpxchg_release(&f->page[pgoff], &p, np)) {
 		page_put(t, (void *)np);	/* someone else read it in: use theirs (p) */
-	else
+	} else {
+		struct lab_kmm *k = &t->pa->k;
+		struct lab_kcpu *c = lab_kcpu_get(k);
+
+		lab_kmm_lru_add(k, c, kpage((void *)np));
+		lab_kcpu_put(k, c);
 		p = np;
+	}
 	*pagep = p;
 	return 0;
 }
@@ -1081,7 +1550,7 @@ static int handle_mm_fault(struct lab_mm *mm, struct lab_vma *vma, struct lab_fa
 					r = anon_prepare(mm, vma, vma_locked);
 					if (r)
 						return r;
-					np = (uintptr_t)page_alloc(t);
+					np = (uintptr_t)page_new(t, false);
 					if (!np)
 						return -ENOMEM;
 					memcpy((void *)np, (void *)p, LAB_PAGE_SIZE);
@@ -1094,15 +1563,14 @@ static int handle_mm_fault(struct lab_mm *mm, struct lab_vma *vma, struct lab_fa
 				r = anon_prepare(mm, vma, vma_locked);
 				if (r)
 					return r;
-				np = (uintptr_t)page_alloc(t);
+				/* alloc_zeroed_user_highpage_movable + mem_cgroup_charge (memory.c:4077-4082) */
+				np = (uintptr_t)page_new(t, true);
 				if (!np)
 					return -ENOMEM;
-				memset((void *)np, 0, LAB_PAGE_SIZE);	/* clear_page */
-				lab_kernel_work(LAB_KWORK_CLEAR_PAGE);
 			}
-			/* Release: the page's contents before the entry (pairs with the acquire above). */
-			if (!atomic_try_cmpxchg_release(slot, &e, np) && !(np & LAB_PTE_FILE))
-				page_put(t, (void *)(np & ~LAB_PTE_FLAGS));	/* lost a race: retry */
+			r = pte_install(mm, f->addr, slot, e, np, t);
+			if (r)
+				return r;
 			continue;
 		}
 		page = (void *)(e & ~LAB_PTE_FLAGS);
@@ -1114,21 +1582,22 @@ static int handle_mm_fault(struct lab_mm *mm, struct lab_vma *vma, struct lab_fa
 			continue;
 		}
 		if (write && (e & LAB_PTE_WP)) {
-			/* do_wp_page: reuse an exclusive anonymous page, else copy it */
-			if (!(e & LAB_PTE_FILE) && smp_load_acquire(page_ref(page)) == 1) {
+			/* do_wp_page: reuse an exclusive anonymous page, else copy it (wp_page_copy) */
+			if (!(e & LAB_PTE_FILE) && page_exclusive(&t->pa->k, page)) {
 				atomic_try_cmpxchg_relaxed(slot, &e, e & ~LAB_PTE_WP);
 				continue;
 			}
-			np = (uintptr_t)page_alloc(t);
+			np = (uintptr_t)page_new(t, false);
 			if (!np)
 				return -ENOMEM;
 			memcpy((void *)np, page, LAB_PAGE_SIZE);
-			if (atomic_try_cmpxchg_release(slot, &e, np)) {
+			r = pte_install(mm, f->addr, slot, e, np, t);
+			if (r)
+				return r;
+			if (READ_ONCE(*slot) == np) {
 				t->ev[LAB_MM_EV_fault_cow]++;
 				if (!(e & LAB_PTE_FILE))
-					page_put(t, page);
-			} else {
-				page_put(t, (void *)np);
+					anon_page_unmapped(mm, t, page);	/* page_remove_rmap + put */
 			}
 			continue;
 		}
@@ -1154,20 +1623,45 @@ static int handle_mm_fault(struct lab_mm *mm, struct lab_vma *vma, struct lab_fa
 	return 0;
 }
 
+/*
+ * The fault's accounting before the work (v6.2 handle_mm_fault: count_memcg_event_mm
+ * PGFAULT; v5.x __handle_mm_fault: check_sync_rss_stat).
+ */
+static void fault_account(struct lab_mm *mm, struct lab_mm_thread *t)
+{
+	struct lab_kmm *k = &mm->pa->k;
+	struct lab_kcpu *c = lab_kcpu_get(k);
+
+	lab_kmm_memcg_stat(k, c, MSTAT_PGFAULT, 1);
+	lab_kcpu_put(k, c);
+	if (!t->rss_mm)
+		t->rss_mm = mm;
+	if (t->rss_mm == mm)
+		lab_kmm_rss_fault(k, &mm->rss, &t->kt);
+}
+
+/*
+ * do_user_addr_fault() (v6.2 arch/x86/mm/fault.c; v6.4 adds the per-VMA lock
+ * first): exception entry and exit are one cost (cost.kpath.fault_entry_ns),
+ * the VMA lookup another; mmap_lock is taken with down_read_trylock first and
+ * down_read only when that fails, as x86 does.
+ */
 int lab_mm_fault(struct lab_mm *mm, struct lab_fault *f, struct lab_mm_thread *t)
 {
 	struct lab_vma *vma;
 	int r;
 
 	lab_rcu_thread_online();
-	lab_kernel_work(LAB_KWORK_FAULT);	/* entry and exit, charged once */
+	lab_kpath_charge(KP_ENTRY, 1);		/* entry and exit, charged once */
 	if (mm->mode != LAB_MM_LOCK_MMAP) {
+		lab_kpath_charge(KP_LOOKUP, 1);
 		vma = lab_lock_vma_under_rcu(mm, f->addr, t);
 		if (vma) {
 			if (access_error(vma, f)) {
 				lab_vma_end_read(mm, vma);
 				goto lock_mmap;
 			}
+			fault_account(mm, t);
 			r = handle_mm_fault(mm, vma, f, true, t);
 			lab_vma_end_read(mm, vma);
 			if (r != LAB_FAULT_RETRY) {
@@ -1178,13 +1672,16 @@ int lab_mm_fault(struct lab_mm *mm, struct lab_fault *f, struct lab_mm_thread *t
 		}
 	}
 lock_mmap:
-	lab_mmap_read_lock(mm);
+	if (!lab_mmap_read_trylock(mm))
+		lab_mmap_read_lock(mm);
+	lab_kpath_charge(KP_LOOKUP, 1);
 	vma = lab_mm_find_vma(mm, f->addr);
 	if (!vma || f->addr < vma->vm_start || access_error(vma, f)) {
 		lab_mmap_read_unlock(mm);
 		t->ev[LAB_MM_EV_fault_segv]++;
 		return -EFAULT;
 	}
+	fault_account(mm, t);
 	r = handle_mm_fault(mm, vma, f, false, t);
 	lab_mmap_read_unlock(mm);
 	t->ev[LAB_MM_EV_fault_mmap]++;

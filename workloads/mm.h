@@ -65,6 +65,7 @@
 #include <urcu/urcu-memb.h>
 #endif
 
+#include "kmm.h"
 #include "rwsem.h"
 
 #define LAB_PAGE_SHIFT	12
@@ -82,28 +83,39 @@
 
 /* ---- page allocator ---------------------------------------------------------
  *
- * Pages are carved from 2 MiB-aligned chunks of pre-faulted host memory; the
- * first page of each chunk holds the reference counts of the other 511.
- * Free pages form a global list (mutex) and per-thread caches (like the
- * per-CPU page lists) that refill and spill in batches.
+ * The modelled kernel's page allocator, LRU, memcg and statistics (kmm.h:
+ * per-CPU pcp lists refilled in batches under zone->lock, the LRU folio batch,
+ * the memcg stock, vmstat diffs), fed with host memory: 2 MiB-aligned chunks
+ * of pre-faulted pages whose first 8 pages hold the other 504 pages' struct
+ * pages (struct lab_kpage, 64 bytes each), mapped when a zone runs empty.
  */
 struct lab_page_alloc {
-	pthread_mutex_t lock;
-	void *free;			/* free pages, linked through their first word */
-	size_t nfree;
+	pthread_mutex_t lock;		/* chunk growth (no seam call under it) */
 	void **chunks;			/* chunk bases, for destroy */
 	size_t nchunks, cap_chunks;
 	size_t max_chunks;		/* 0 = no limit */
+	struct lab_kmm k;		/* the kernel's state over these pages */
+	bool k_ok;
 };
 
-/* Limit @max_mb MiB of pages (0 = none). Returns 0 or -errno. */
+/* Limit @max_mb MiB of pages (0 = none); the kernel state is LAB_KMM_DEFAULT's. Returns 0 or -errno. */
 int lab_page_alloc_init(struct lab_page_alloc *pa, size_t max_mb);
-/* Make sure @npages pages are free (pre-faulted), growing now. Returns 0 or -ENOMEM. */
+/*
+ * lab_page_alloc_kernel() - model kernel @ver with the tasks' memcg @memcg_depth
+ * levels below the root (kmm.h). Before any page is supplied. Returns 0,
+ * -EBUSY (pages exist) or -ENOMEM.
+ */
+int lab_page_alloc_kernel(struct lab_page_alloc *pa, enum lab_kmm_ver ver, int memcg_depth);
+/* Make sure @npages pages are free (pre-faulted), spread over the nodes, growing now. Returns 0 or -ENOMEM. */
 int lab_page_alloc_reserve(struct lab_page_alloc *pa, size_t npages);
 /* Unmap every chunk. No page may be in use. */
 void lab_page_alloc_destroy(struct lab_page_alloc *pa);
 /* Host memory held, in pages (for reports). */
 size_t lab_page_alloc_pages(struct lab_page_alloc *pa);
+/* Free pages in the zones (for tests; not counting per-CPU lists). */
+size_t lab_page_alloc_free(struct lab_page_alloc *pa);
+/* lru_add_drain_all() and the pcp lists back to the zones (teardown, tests). Nothing else may run. */
+void lab_page_alloc_drain(struct lab_page_alloc *pa);
 
 /* ---- per-thread state ------------------------------------------------------ */
 
@@ -127,17 +139,20 @@ enum lab_mm_event {
 
 extern const char *const lab_mm_event_names[LAB_MM_EV_NR];
 
-#define LAB_MM_CACHE_BATCH 63		/* pages moved between a thread cache and the global list */
+/* Slack a reservation should leave per thread: what per-CPU lists may hold. */
+#define LAB_MM_CACHE_BATCH 63
+
+struct lab_mm;
 
 struct lab_mm_thread {
 	struct lab_page_alloc *pa;
-	void *cache;			/* free pages owned by this thread */
-	unsigned ncache;
+	struct lab_mm *rss_mm;		/* v5.x: the mm whose rss this task caches (task->mm) */
+	struct lab_ktask kt;		/* v5.x: task->rss_stat */
 	uint64_t ev[LAB_MM_EV_NR];
 };
 
 void lab_mm_thread_init(struct lab_mm_thread *t, struct lab_page_alloc *pa);
-/* Give the cached pages back to the allocator (counters are kept). */
+/* The task exits: its rss cache goes to its mm (sync_mm_rss; counters are kept). */
 void lab_mm_thread_drain(struct lab_mm_thread *t);
 
 /* ---- files (the page cache) ----------------------------------------------- */
@@ -182,6 +197,9 @@ void lab_mm_file_destroy(struct lab_mm_file *f, struct lab_mm_thread *t);
 
 /* ---- VMAs and the mm -------------------------------------------------------- */
 
+/* PMD pages an mm can have: 1 GiB of address space each (64 GiB mapped at most). */
+#define LAB_MM_PMD_SLOTS 64
+
 /*
  * The fault paths (the mm_lock knob's values, run's --mm-lock), in knob
  * order: X(ENUM, "name"), SEP between two entries (so that a list of the
@@ -217,8 +235,6 @@ const char *lab_mm_lock_mode_name(enum lab_mm_lock_mode m);
 #define LAB_PTE_WP	0x2ul		/* write-protected: a write copies (COW) */
 #define LAB_PTE_FILE	0x4ul		/* a page-cache page: not refcounted by the mapping */
 #define LAB_PTE_FLAGS	0x7ul
-
-struct lab_mm;
 
 struct lab_vma {
 	uintptr_t vm_start, vm_end;	/* written under mmap_lock(w) + VMA write lock; READ_ONCE elsewhere */
@@ -259,6 +275,8 @@ struct lab_mm {
 	struct lab_page_alloc *pa;
 	struct lab_vma_tree *mt;	/* RCU-published */
 	uint32_t mm_lock_seq;		/* vma: +1 per write unlock; vma-refcnt: odd while write-locked */
+	struct lab_kmm_rss rss;		/* the mm_struct image: rss_stat, pgtables_bytes, page_table_lock */
+	struct lab_kpage *pmd[LAB_MM_PMD_SLOTS];	/* PMD pages by 1 GiB region (the PUD level, hashed) */
 	uint32_t tlb_gen;		/* bumped when translations are revoked (utlb shootdown) */
 	uintptr_t mmap_base;		/* next unmapped address for mmap (bump, never reused) */
 	uintptr_t brk_base;		/* next address for a new program break reservation */

@@ -24,13 +24,17 @@
  *   v6.4 / v6.15 per-VMA locks with their fallbacks), which clears a real
  *   4 KiB page taken from the page allocator and installs it; then the thread
  *   writes 'r' at `cachelines` offsets of the page, one cache line apart (pft -c);
+ *   each fault takes the modelled kernel's path (kernel=v5.0|v5.12|v6.2|v6.4,
+ *   workloads/kmm.h: the pcp lists and zone->lock, the LRU batch and lru_lock,
+ *   the memcg stock and page_counters of memcg_depth levels, rss, page tables);
  * - touch=fresh also writes to a real, freshly madvise(MADV_DONTNEED)'d
  *   anonymous region, so the host kernel's own page faults happen as well.
  *
  * Metrics (pft's definitions): faults/sec = pages / wall seconds (barrier
  * release to the last thread's end), faults/cpu = pages / (user + system
  * seconds of the process over that window); plus the per-VMA lock counters
- * vma_lock_success/abort/retry/miss and fault_mmap (faults under mmap_lock).
+ * vma_lock_success/abort/retry/miss and fault_mmap (faults under mmap_lock),
+ * and the kernel model's events (kmm_pcp_refill, kmm_lru_drain, ...: kmm.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -42,7 +46,7 @@
 #include "mm.h"
 #include "workload.h"
 
-enum { K_SIZE_MB, K_CACHELINES, K_TOUCH, K_MM_LOCK };
+enum { K_SIZE_MB, K_CACHELINES, K_TOUCH, K_MM_LOCK, K_KERNEL, K_MEMCG };
 enum { TOUCH_POOL, TOUCH_FRESH };
 
 static const struct lab_knob pft_knobs[] = {
@@ -56,6 +60,11 @@ static const struct lab_knob pft_knobs[] = {
 	[K_MM_LOCK] = { .name = "mm_lock", .type = LAB_KNOB_ENUM, .def = LAB_MM_LOCK_MMAP,
 			.choices = LAB_MM_LOCK_CHOICES,
 			.help = "fault path: mmap_lock, v6.4 per-VMA locks, v6.15 vm_refcnt (--mm-lock)" },
+	[K_KERNEL] = { .name = "kernel", .type = LAB_KNOB_ENUM, .def = LAB_KMM_DEFAULT, .choices = LAB_KMM_CHOICES,
+		       .help = "the kernel whose fault path is modelled: page allocator, LRU, memcg, rss, layout (workloads/kmm.h)" },
+	[K_MEMCG] = { .name = "memcg_depth", .type = LAB_KNOB_INT, .def = LAB_KMM_MEMCG_DEPTH, .min = 0, .max = 8,
+		      .help = "memcg levels above the root the faulting task is charged through (0: the root memcg, "
+			      "not charged; 3: a systemd login session)" },
 	{ 0 }
 };
 
@@ -72,6 +81,7 @@ struct pft {
 	int cachelines, nthreads;
 	bool mm_ok, pa_ok;
 	char *fresh;			/* touch=fresh: host region */
+	uint64_t kev0[LAB_KMM_EV_NR];	/* the kernel model's events before the iteration */
 	struct pft_slice *slice;
 };
 
@@ -143,9 +153,17 @@ static int pft_setup(void **state, const struct lab_cell *cell, char *err, size_
 	if ((size_t)p->cachelines * p->cls > LAB_PAGE_SIZE)
 		p->cachelines = (int)(LAB_PAGE_SIZE / p->cls);
 
+	if (LAB_SIM && lab_kpath_check()) {
+		snprintf(err, errlen, "pft: the machine file has no %s (the fault path's cost model, workloads/kmm.h)",
+			 lab_kpath_check());
+		free(p);
+		return -1;
+	}
 	if (lab_page_alloc_init(&p->pa, 0))
 		goto nomem_free;
 	p->pa_ok = true;
+	if (lab_page_alloc_kernel(&p->pa, (enum lab_kmm_ver)cell->wl->knob[K_KERNEL], (int)cell->wl->knob[K_MEMCG]))
+		goto nomem_free;
 	lab_mm_thread_init(&p->main_t, &p->pa);
 	r = lab_mm_init(&p->mm, cell->lock, (enum lab_mm_lock_mode)cell->wl->knob[K_MM_LOCK], &p->pa);
 	if (r) {
@@ -191,6 +209,7 @@ static int pft_prepare(void *state, const struct lab_cell *cell)
 		return -ENOMEM;
 	for (int i = 0; i < p->nthreads; i++)
 		memset(p->slice[i].t.ev, 0, sizeof(p->slice[i].t.ev));
+	lab_kmm_events(&p->pa.k, p->kev0);
 	if (p->fresh && madvise(p->fresh, p->pages << LAB_PAGE_SHIFT, MADV_DONTNEED))
 		return -errno;
 	return 0;
@@ -212,6 +231,7 @@ static void pft_worker(void *state, struct lab_worker *w)
 		}
 		for (int c = 0; c < p->cachelines; c++)
 			f.page[(size_t)c * p->cls] = 'r';
+		lab_kpath_charge(KP_USER_TOUCH, 1);	/* the store that faulted, again, and the loop */
 		if (p->fresh) {
 			char *host = p->fresh + (i << LAB_PAGE_SHIFT);
 
@@ -242,6 +262,18 @@ static void pft_metrics(void *state, const struct lab_iter *it, struct lab_sink 
 	lab_emit(sink, "region_mb", (double)(p->pages << LAB_PAGE_SHIFT) / (1 << 20), "MiB", LAB_BETTER_NONE);
 	for (int e = LAB_MM_EV_vma_lock_success; e <= LAB_MM_EV_fault_mmap; e++)
 		lab_emit(sink, lab_mm_event_names[e], (double)ev[e], "count", LAB_BETTER_NONE);
+	/* the modelled kernel's events over the iteration (zone->lock rounds, LRU drains, charges, ...) */
+	{
+		uint64_t kev[LAB_KMM_EV_NR];
+
+		lab_kmm_events(&p->pa.k, kev);
+		for (int e = 0; e < LAB_KMM_EV_NR; e++) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "kmm_%s", lab_kmm_event_names[e]);
+			lab_emit(sink, name, (double)(kev[e] - p->kev0[e]), "count", LAB_BETTER_NONE);
+		}
+	}
 }
 
 static void pft_teardown(void *state)

@@ -73,7 +73,7 @@
 #include "wait.h"
 #include "workload.h"
 
-enum { K_WORKFILE, K_JOBS, K_MM, K_MM_LOCK, K_FILESIZE, K_POOLSIZE };
+enum { K_WORKFILE, K_JOBS, K_MM, K_MM_LOCK, K_FILESIZE, K_POOLSIZE, K_KERNEL };
 enum { WF_COMPUTE, WF_NEW_DBASE, WF_SHARED, WF_NR };
 
 static const struct lab_knob reaim_knobs[] = {
@@ -90,6 +90,8 @@ static const struct lab_knob reaim_knobs[] = {
 			 .help = "FILESIZE of reaim.config, KiB (mmtests: 10k)" },
 	[K_POOLSIZE] = { .name = "poolsize_kb", .type = LAB_KNOB_INT, .def = 1024, .min = 0, .max = 1 << 20,
 			 .help = "POOLSIZE of reaim.config, KiB, shared among the children (mmtests: 1m)" },
+	[K_KERNEL] = { .name = "kernel", .type = LAB_KNOB_ENUM, .def = LAB_KMM_DEFAULT, .choices = LAB_KMM_CHOICES,
+		       .help = "the kernel whose fault path the mm model follows (workloads/kmm.h)" },
 	{ 0 }
 };
 
@@ -1566,9 +1568,16 @@ static int reaim_setup(void **state, const struct lab_cell *cell, char *err, siz
 		}
 	}
 	/* A cap keeps a runaway task from eating the machine: the pages needed are a few MiB per child. */
+	if (LAB_SIM && lab_kpath_check()) {
+		snprintf(err, errlen, "reaim: the machine file has no %s (the fault path's cost model, workloads/kmm.h)",
+			 lab_kpath_check());
+		goto fail_quiet;
+	}
 	if (lab_page_alloc_init(&r->pa, 512))
 		goto fail;
 	r->pa_ok = true;
+	if (lab_page_alloc_kernel(&r->pa, (enum lab_kmm_ver)cell->wl->knob[K_KERNEL], LAB_KMM_MEMCG_DEPTH))
+		goto fail;
 	lab_mm_thread_init(&r->main_t, &r->pa);
 	if (lab_mm_init(&r->mm, r->conf, r->mode, &r->pa)) {
 		what = r->mode == LAB_MM_LOCK_VMA ? "per-VMA locks need a variant with down_read_trylock"
@@ -1624,6 +1633,7 @@ static int reaim_setup(void **state, const struct lab_cell *cell, char *err, siz
 	return 0;
 fail:
 	snprintf(err, errlen, "reaim: %s", what);
+fail_quiet:
 	reaim_free(r);
 	return -1;
 }

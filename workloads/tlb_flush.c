@@ -167,25 +167,17 @@ static int tf_setup(void **state, const struct lab_cell *cell, char *err, size_t
 
 static void tf_metrics(void *state, const struct lab_iter *it, struct lab_sink *sink)
 {
-	double min = 1e300, max = 0, sum = 0, ipis = 0;
+	double sum, ipis = 0;
 	bool err = false;
 
 	(void)state;
 	for (int i = 0; i < it->nthreads; i++) {
-		const struct lab_worker *w = &it->workers[i];
-		double rate = (double)w->ops / it->wall_s;
-
-		min = rate < min ? rate : min;
-		max = rate > max ? rate : max;
-		sum += (double)w->ops;
-		ipis += (double)w->count[C_IPIS];
-		err |= w->count[C_ERR] != 0;
+		ipis += (double)it->workers[i].count[C_IPIS];
+		err |= it->workers[i].count[C_ERR] != 0;
 	}
 	if (err)
 		fprintf(stderr, "\nrwlab: tlb_flush: a thread failed (mmap, madvise or CPU slot)\n");
-	lab_emit(sink, "ops_per_s", sum / it->wall_s, "op/s", LAB_BETTER_HIGHER);
-	lab_emit(sink, "ops_per_s_min", min, "op/s", LAB_BETTER_HIGHER);
-	lab_emit(sink, "ops_per_s_max", max, "op/s", LAB_BETTER_HIGHER);
+	sum = lab_emit_rates(sink, it);
 	lab_emit(sink, "ipis_per_op", sum ? ipis / sum : 0, "count", LAB_BETTER_NONE);
 }
 

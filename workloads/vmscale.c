@@ -32,6 +32,18 @@
  *             (one per walker, as one per CPU in the kernel hazptr RFC);
  *             release scans the slots, waits while one holds the block, frees.
  *   RCU is liburcu's urcu-memb; walkers read under urcu_memb_read_lock().
+ *   Or the kernels of the LKP table (issue 23), each one's synchronize_rcu()
+ *   where it has it (see "the kernels of the LKP table" below): parent (none),
+ *   bd225530 (one per surplus page allocation: the parent's prefault and every
+ *   COW), c2a967f6 (only with hvo=1: per allocation and per free); their
+ *   metadata blocks are recycled at once (the kernel's walkers are not this
+ *   benchmark's: run them with walkers=0).
+ * - usemem's timing: worker 0 is also the parent, whose prefault of the region
+ *   (a surplus allocation and a 2 MiB clear per page) runs inside the window
+ *   while the other workers wait, since usemem takes its start time before it;
+ *   each worker's KB/s ends at its last write; then it "exits": its copies are
+ *   freed (and, last, worker 0 frees the parent's pages), all inside the
+ *   worker's rusage and the job's elapsed time, outside every KB/s.
  * - walker threads sweep all PFNs, walk_batch PFNs per read-side section,
  *   pausing walk_pause_us between sweeps, while the workers run.
  *
@@ -82,12 +94,15 @@
 #include "wait.h"
 #include "workload.h"
 
-enum { K_POLICY, K_UNIT_MB, K_WALKERS, K_WALK_BATCH, K_WALK_PAUSE, K_BATCH, K_TICK };
-enum { POL_SYNC, POL_BATCH, POL_HAZPTR };
+enum { K_POLICY, K_UNIT_MB, K_WALKERS, K_WALK_BATCH, K_WALK_PAUSE, K_BATCH, K_TICK, K_HVO };
+enum { POL_SYNC, POL_BATCH, POL_HAZPTR, POL_PARENT, POL_BD225530, POL_C2A967F6 };
 
 static const struct lab_knob vms_knobs[] = {
-	[K_POLICY] = { .name = "policy", .type = LAB_KNOB_ENUM, .def = POL_SYNC, .choices = "sync|batch|hazptr",
-		       .positional = true, .help = "release of page metadata: grace period per page, per batch, or hazard pointers" },
+	[K_POLICY] = { .name = "policy", .type = LAB_KNOB_ENUM, .def = POL_SYNC,
+		       .choices = "sync|batch|hazptr|parent|bd225530|c2a967f6", .positional = true,
+		       .help = "release of page metadata: grace period per page, per batch, hazard pointers (lab schemes); "
+			       "or the kernels of the LKP table: parent (no grace period), bd225530 (one per surplus "
+			       "page allocation), c2a967f6 (only with HVO)" },
 	[K_UNIT_MB] = { .name = "unit_mb", .type = LAB_KNOB_INT, .def = 512, .min = 4, .max = 1 << 20,
 			.help = "memory of the case (unit_size); each process maps unit/(workers+1)" },
 	[K_WALKERS] = { .name = "walkers", .type = LAB_KNOB_INT, .def = 1, .min = 0, .max = 64,
@@ -100,6 +115,9 @@ static const struct lab_knob vms_knobs[] = {
 		      .help = "batch policy: releases per grace period" },
 	[K_TICK] = { .name = "tick_us", .type = LAB_KNOB_INT, .def = 1000, .min = 0, .max = 1000000,
 		     .help = "workers report RCU quiescent states at this tick (HZ=1000); 0 = at once" },
+	[K_HVO] = { .name = "hvo", .type = LAB_KNOB_BOOL, .def = 0,
+		    .help = "HugeTLB Vmemmap Optimization on (hugetlb_optimize_vmemmap): the kernels' grace periods "
+			    "on the optimize (allocation) and restore (free) paths" },
 	{ 0 }
 };
 
@@ -134,6 +152,7 @@ struct vworker {
 	size_t nspare;
 	bool in_rcu;			/* between ticks: its quiescent state is not reported yet */
 	uint64_t cows, gps, hp_waits;
+	uint64_t own_end;		/* ns: its writes done (usemem's report; the exit comes after) */
 } __lab_cacheline_aligned;
 
 struct walker {
@@ -146,6 +165,9 @@ struct walker {
 
 struct vms {
 	int policy, nworkers, nwalkers;
+	bool hvo;			/* hugetlb_optimize_vmemmap */
+	uint32_t forked;		/* the parent's prefault is done: the children run (futex) */
+	uint32_t exited;		/* children whose exit is done (futex) */
 	size_t pages;			/* per process */
 	size_t npfn;			/* parent pages + every worker's pool */
 	size_t walk_batch, batch;
@@ -257,6 +279,72 @@ static void release_hazptr(struct vms *v, struct vworker *w, struct hmeta *old)
 	w->spare[w->nspare++] = old;
 }
 
+/* ---- the kernels of the LKP table ---------------------------------------------------------------
+ *
+ * What the three compared kernels do per surplus huge page (the case's pages are
+ * all surplus: setup_hugetlb sets only nr_overcommit_hugepages):
+ * - its allocation (alloc_surplus_hugetlb_folio -> alloc_fresh_hugetlb_folio ->
+ *   __prep_new_hugetlb_folio) calls hugetlb_vmemmap_optimize_folio(); bd225530
+ *   ("mm/hugetlb_vmemmap: fix race with speculative PFN walkers") put
+ *   synchronize_rcu() in that wrapper, before the check whether HVO applies, so
+ *   every allocation waits a grace period; c2a967f6ab0e ("mm/hugetlb_vmemmap:
+ *   don't synchronize_rcu() without HVO", its commit message: "they should not
+ *   call synchronize_rcu(). Otherwise, it regresses use cases not enabling HVO")
+ *   moved it into __hugetlb_vmemmap_optimize_folio() after that check: a grace
+ *   period only when HVO optimizes the page (once per batch on the bulk paths,
+ *   which the fault path does not take);
+ * - its free (__update_and_free_hugetlb_folio) restores the vmemmap only of a
+ *   folio HVO optimized (clear_flag), so neither kernel waits there without HVO;
+ * - the parent (5a4d8944d6b1e) has no grace period on either path.
+ * The LKP run had HVO off (the fix closes its report), so hvo defaults to 0.
+ */
+static bool kernel_policy(const struct vms *v)
+{
+	return v->policy >= POL_PARENT;
+}
+
+static bool gp_on_alloc(const struct vms *v)
+{
+	return v->policy == POL_BD225530 || (v->policy == POL_C2A967F6 && v->hvo);
+}
+
+static bool gp_on_free(const struct vms *v)
+{
+	return (v->policy == POL_BD225530 || v->policy == POL_C2A967F6) && v->hvo;
+}
+
+/* A surplus huge page from the buddy allocator, prepared (cost.hpage_alloc_ns), and the kernel's grace period. */
+static void hpage_alloc(struct vms *v, struct vworker *w)
+{
+	lab_kernel_work(LAB_KWORK_HPAGE_ALLOC);
+	if (gp_on_alloc(v))
+		worker_synchronize_rcu(w);
+}
+
+/* A surplus huge page back to the buddy allocator (its freeing work is not charged: no figure). */
+static void hpage_free(struct vms *v, struct vworker *w)
+{
+	if (gp_on_free(v))
+		worker_synchronize_rcu(w);
+}
+
+/*
+ * usemem --prealloc --prefault: the parent maps the region with MAP_POPULATE
+ * before it forks, after usemem took its start time: each page a hugetlb
+ * no-page fault (a surplus allocation, clear_huge_page). Done by worker 0
+ * while the others wait, so every child's time includes it, as usemem's does.
+ */
+static void parent_prefault(struct vms *v, struct vworker *w)
+{
+	for (size_t k = 0; k < v->pages; k++) {
+		lab_kernel_work(LAB_KWORK_FAULT);
+		hpage_alloc(v, w);
+		if (!LAB_SIM)
+			memset(pfn_addr(v, k), 0x11, HPAGE_SIZE);
+		lab_kernel_work(LAB_KWORK_HPAGE_COPY);	/* clear_huge_page: 2 MiB at the copy bandwidth */
+	}
+}
+
 /* ---- workers ------------------------------------------------------------------------------ */
 
 /*
@@ -273,7 +361,7 @@ static int cow(struct vms *v, int wi, size_t i)
 	if (!nm)
 		return -ENOMEM;
 	lab_kernel_work(LAB_KWORK_FAULT);
-	lab_kernel_work(LAB_KWORK_HPAGE_ALLOC);
+	hpage_alloc(v, w);		/* hugetlb_wp -> alloc_hugetlb_folio -> alloc_surplus_hugetlb_folio */
 	if (!LAB_SIM)	/* simulated: charged, the region is never touched */
 		memcpy(dst, src, HPAGE_SIZE);
 	lab_kernel_work(LAB_KWORK_HPAGE_COPY);
@@ -286,8 +374,11 @@ static int cow(struct vms *v, int wi, size_t i)
 	case POL_BATCH:
 		release_batch(v, w, old);
 		break;
-	default:
+	case POL_HAZPTR:
 		release_hazptr(v, w, old);
+		break;
+	default:
+		w->spare[w->nspare++] = old;	/* the kernels: no release protocol of the lab's */
 		break;
 	}
 	/* put_page() on the shared page: walkers read this count. */
@@ -331,9 +422,19 @@ static void vms_worker(void *state, struct lab_worker *lw)
 	struct tusage u0, u1;
 
 	lab_rcu_thread_online();
-	rusage_thread(&u0);
+	/* usemem: the parent prefaults, then forks; the children start after it (and exist only then) */
+	if (lw->id == 0) {
+		rusage_thread(&u0);
+		parent_prefault(v, w);
+		smp_store_release(&v->forked, 1u);
+		lab_futex_wake(&v->forked, INT32_MAX);
+	} else {
+		while (!smp_load_acquire(&v->forked))
+			lab_futex_wait(&v->forked, 0u, -1);
+		rusage_thread(&u0);
+	}
 	/* Simulated: the engine's tick reports the quiescent states. */
-	w->in_rcu = !LAB_SIM && v->tick_ns && v->policy != POL_HAZPTR;
+	w->in_rcu = !LAB_SIM && v->tick_ns && v->policy != POL_HAZPTR && !kernel_policy(v);
 	if (w->in_rcu)
 		urcu_memb_read_lock();
 	for (uint64_t k = 0; k < n; k++) {
@@ -373,6 +474,21 @@ static void vms_worker(void *state, struct lab_worker *lw)
 	w->in_rcu = false;
 	if (v->policy == POL_BATCH)
 		batch_flush(w);
+	w->own_end = lab_clock_ns();	/* usemem prints its KB/s here, then exits */
+	/* exit_mmap: its copies go back (the kernels' restore path); the parent's pages after every child */
+	for (uint64_t i = 0; i < w->cows; i++)
+		hpage_free(v, w);
+	if (lw->id == 0) {
+		uint32_t e;
+
+		while ((e = smp_load_acquire(&v->exited)) < (uint32_t)v->nworkers - 1)
+			lab_futex_wait(&v->exited, e, -1);
+		for (size_t k = 0; k < v->pages; k++)
+			hpage_free(v, w);
+	} else {
+		atomic_fetch_add_release(&v->exited, 1u);
+		lab_futex_wake(&v->exited, 1);
+	}
 	rusage_thread(&u1);
 	lw->ops = n;
 	lw->count[0] = w->cows;
@@ -523,6 +639,7 @@ static int vms_setup(void **state, const struct lab_cell *cell, char *err, size_
 	v->walk_pause_ns = (uint64_t)cell->wl->knob[K_WALK_PAUSE] * 1000;
 	v->batch = (size_t)cell->wl->knob[K_BATCH];
 	v->tick_ns = (uint64_t)cell->wl->knob[K_TICK] * 1000;
+	v->hvo = cell->wl->knob[K_HVO] != 0;
 	v->ncpus = cell->npus;	/* the harness's one CPU count: hwloc's allowed PUs */
 	unit = (size_t)cell->wl->knob[K_UNIT_MB] << 20;
 	/* usemem's region per process: unit_size / (nr_task + 1), in whole huge pages */
@@ -598,11 +715,14 @@ static int vms_prepare(void *state, const struct lab_cell *cell)
 		memset(w->copied, 0, v->pages);
 		w->pool_next = 0;
 		w->cows = w->gps = w->hp_waits = 0;
+		w->own_end = 0;
 	}
 	for (size_t k = 0; k < v->pages; k++)
 		WRITE_ONCE(v->meta[k]->sub[0].refcount, (uint32_t)v->nworkers + 1);
 	for (int i = 0; i < v->nwalkers; i++)
 		v->wk[i].sections = v->wk[i].retries = 0;
+	WRITE_ONCE(v->forked, 0u);
+	WRITE_ONCE(v->exited, 0u);
 	/* Start the walkers now: they run from before the barrier until the last worker ends. */
 	WRITE_ONCE(v->workers_left, (uint32_t)v->nworkers);
 	WRITE_ONCE(v->parked, 0u);
@@ -643,7 +763,9 @@ static void vms_metrics(void *state, const struct lab_iter *it, struct lab_sink 
 	}
 	for (int i = 0; i < n; i++) {
 		const struct lab_worker *w = &it->workers[i];
-		uint64_t usecs = (w->t_end - w->t_start) / 1000;
+		/* usemem: from its start (before the parent's prefault) to the child's report */
+		uint64_t end = i < v->nworkers && v->w[i].own_end ? v->w[i].own_end : w->t_end;
+		uint64_t usecs = (end - w->t_start) / 1000;
 		/* usemem: bytes = prealloc'd region / 8 + 8 per access; KB/s = (bytes * 1000000 >> 10) / usecs */
 		uint64_t bytes = (v->pages * HPAGE_SIZE) / 8 + 8 * w->ops;
 		uint64_t k = usecs ? ((bytes * 1000000) >> 10) / usecs : 0;

@@ -179,6 +179,29 @@ static inline void lab_emit(struct lab_sink *s, const char *metric, double value
 	s->emit(s->ctx, metric, value, unit, better);
 }
 
+/*
+ * lab_emit_rates() - will-it-scale's per-thread view of an iteration of a
+ * TIMED workload: ops_per_s (every thread's w->ops over the window),
+ * ops_per_s_min and ops_per_s_max (the slowest and the fastest thread's
+ * rate), in that order. Returns the operations summed over the threads.
+ */
+static inline double lab_emit_rates(struct lab_sink *sink, const struct lab_iter *it)
+{
+	double min = 1e300, max = 0, sum = 0;
+
+	for (int i = 0; i < it->nthreads; i++) {
+		double rate = (double)it->workers[i].ops / it->wall_s;
+
+		min = rate < min ? rate : min;
+		max = rate > max ? rate : max;
+		sum += (double)it->workers[i].ops;
+	}
+	lab_emit(sink, "ops_per_s", sum / it->wall_s, "op/s", LAB_BETTER_HIGHER);
+	lab_emit(sink, "ops_per_s_min", min, "op/s", LAB_BETTER_HIGHER);
+	lab_emit(sink, "ops_per_s_max", max, "op/s", LAB_BETTER_HIGHER);
+	return sum;
+}
+
 enum lab_wl_kind { LAB_WL_TIMED, LAB_WL_WORK };
 
 struct lab_workload_ops {

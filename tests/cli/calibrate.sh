@@ -5,12 +5,8 @@
 # positive finite numbers, min <= median <= max and 3 repeats; bad
 # arguments give one stderr line and exit 2.
 # Usage: calibrate.sh RWLAB-CALIBRATE
-set -u
+. "${0%/*}/../lib.sh"
 cal=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 "$cal" --quick >"$tmp/out" 2>"$tmp/err" || fail "--quick exited $?: $(cat "$tmp/err")"
 [ -s "$tmp/err" ] && fail "--quick wrote to stderr: $(cat "$tmp/err")"

@@ -4,26 +4,23 @@
 # cell (RWLAB_FAULT_INJECT, harness/fault.h) makes `rwlab run` exit 1 and name
 # that cell; the other cell still runs and only its rows reach the CSV.
 #   usage: failure.sh RWLAB
-set -u
+. "${0%/*}/../lib.sh"
 rwlab=$1
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fails=0
 
 # check SITE VARIANT_THAT_FAILS VARIANT_THAT_RUNS EXPECTED_CAUSE
 check() {
-	out=$dir/$1.csv
+	out=$tmp/$1.csv
 	RWLAB_FAULT_INJECT="$1=$2" "$rwlab" run -l pthread,null -w locktest -t 2 -n 2 -d 20ms --warmup 0 \
-		-o "$out" --no-report -q >"$dir/stdout" 2>"$dir/stderr"
+		-o "$out" --no-report -q >"$tmp/stdout" 2>"$tmp/stderr"
 	rc=$?
 	if [ "$rc" != 1 ]; then
-		echo "FAIL $1: exit $rc, want 1"; cat "$dir/stderr"; fails=$((fails + 1)); return
+		echo "FAIL $1: exit $rc, want 1"; cat "$tmp/stderr"; fails=$((fails + 1)); return
 	fi
-	if ! grep -q "^rwlab: cell $2 locktest t=2 failed: $4" "$dir/stderr"; then
-		echo "FAIL $1: the failed cell is not named with its cause"; cat "$dir/stderr"; fails=$((fails + 1))
+	if ! grep -q "^rwlab: cell $2 locktest t=2 failed: $4" "$tmp/stderr"; then
+		echo "FAIL $1: the failed cell is not named with its cause"; cat "$tmp/stderr"; fails=$((fails + 1))
 	fi
-	if ! grep -q "cells failed.*: $2 locktest t=2\$" "$dir/stderr"; then
-		echo "FAIL $1: the closing line does not name the failed cell"; cat "$dir/stderr"; fails=$((fails + 1))
+	if ! grep -q "cells failed.*: $2 locktest t=2\$" "$tmp/stderr"; then
+		echo "FAIL $1: the closing line does not name the failed cell"; cat "$tmp/stderr"; fails=$((fails + 1))
 	fi
 	if grep -q ",$2,locktest," "$out" || ! grep -q ",$3,locktest," "$out"; then
 		echo "FAIL $1: want rows of $3 only in the CSV"; fails=$((fails + 1))
@@ -38,24 +35,24 @@ check worker null pthread "worker 0: injected failure"
 # A must-be-zero count that is not (issue 12 item 3): exit 1 naming the cell;
 # its rows stay in the CSV marked cell_failed; report leaves it out, naming
 # it, unless --include-failed.
-out=$dir/mz.csv
+out=$tmp/mz.csv
 RWLAB_FAULT_INJECT=must_be_zero=null "$rwlab" run -l pthread,null -w locktest -t 2 -n 2 -d 20ms --warmup 0 \
-	-o "$out" --no-report -q 2>"$dir/stderr"
+	-o "$out" --no-report -q 2>"$tmp/stderr"
 rc=$?
 [ "$rc" = 1 ] || { echo "FAIL must_be_zero: exit $rc, want 1"; fails=$((fails + 1)); }
-grep -q "^rwlab: cell null locktest t=2 failed: errors = 1 in iteration 1 (must be 0" "$dir/stderr" ||
-	{ echo "FAIL must_be_zero: cell not named"; cat "$dir/stderr"; fails=$((fails + 1)); }
+grep -q "^rwlab: cell null locktest t=2 failed: errors = 1 in iteration 1 (must be 0" "$tmp/stderr" ||
+	{ echo "FAIL must_be_zero: cell not named"; cat "$tmp/stderr"; fails=$((fails + 1)); }
 [ "$(grep -c ',null,locktest,2,[01],cell_failed,1,' "$out")" = 2 ] ||
 	{ echo "FAIL must_be_zero: want a cell_failed row in each of the 2 iterations"; fails=$((fails + 1)); }
-"$rwlab" report "$out" -f csv >"$dir/rep" 2>"$dir/rerr"
-grep -q "cell null locktest t=2 failed.*left out" "$dir/rerr" && ! grep -q null "$dir/rep" ||
-	{ echo "FAIL must_be_zero: report compared the failed cell"; cat "$dir/rep" "$dir/rerr"; fails=$((fails + 1)); }
-"$rwlab" report "$out" -f csv --include-failed >"$dir/rep" 2>"$dir/rerr"
-grep -q null "$dir/rep" || { echo "FAIL must_be_zero: --include-failed left it out"; fails=$((fails + 1)); }
+"$rwlab" report "$out" -f csv >"$tmp/rep" 2>"$tmp/rerr"
+grep -q "cell null locktest t=2 failed.*left out" "$tmp/rerr" && ! grep -q null "$tmp/rep" ||
+	{ echo "FAIL must_be_zero: report compared the failed cell"; cat "$tmp/rep" "$tmp/rerr"; fails=$((fails + 1)); }
+"$rwlab" report "$out" -f csv --include-failed >"$tmp/rep" 2>"$tmp/rerr"
+grep -q null "$tmp/rep" || { echo "FAIL must_be_zero: --include-failed left it out"; fails=$((fails + 1)); }
 echo "ok must_be_zero: exit 1, cell named, rows marked, report leaves it out"
 
 # Without injection the same run succeeds (the checks above can fail for the right reason only).
-"$rwlab" run -l pthread,null -w locktest -t 2 -n 2 -d 20ms --warmup 0 -o "$dir/ok.csv" --no-report -q 2>"$dir/stderr"
+"$rwlab" run -l pthread,null -w locktest -t 2 -n 2 -d 20ms --warmup 0 -o "$tmp/ok.csv" --no-report -q 2>"$tmp/stderr"
 rc=$?
-[ "$rc" = 0 ] || { echo "FAIL: clean run exit $rc"; cat "$dir/stderr"; fails=$((fails + 1)); }
+[ "$rc" = 0 ] || { echo "FAIL: clean run exit $rc"; cat "$tmp/stderr"; fails=$((fails + 1)); }
 exit $((fails > 0))

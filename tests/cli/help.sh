@@ -7,55 +7,51 @@
 # print a semantic version and the git revision; the man page and the bash
 # completion name every subcommand.
 #   usage: help.sh RWLAB
-set -u
+. "${0%/*}/../lib.sh"
 rwlab=$1
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 cmds=$("$rwlab" help | sed -n '/^commands:/,/^$/s/^  \([a-z-]*\) .*/\1/p')
 [ "$(echo "$cmds" | wc -w)" -ge 7 ] || fail "rwlab help lists only: $cmds"
 for c in $cmds; do
-	"$rwlab" "$c" --help >"$dir/long" 2>&1 || fail "rwlab $c --help exited $?"
-	"$rwlab" "$c" -h >"$dir/short" 2>&1 || fail "rwlab $c -h exited $?"
-	"$rwlab" help "$c" >"$dir/help" 2>&1 || fail "rwlab help $c exited $?"
-	cmp -s "$dir/long" "$dir/short" || fail "rwlab $c: --help and -h differ"
-	cmp -s "$dir/long" "$dir/help" || fail "rwlab $c: --help and 'help $c' differ"
-	head -n 1 "$dir/long" | grep -q "^usage: rwlab $c " || fail "rwlab $c --help: first line '$(head -n 1 "$dir/long")'"
+	"$rwlab" "$c" --help >"$tmp/long" 2>&1 || fail "rwlab $c --help exited $?"
+	"$rwlab" "$c" -h >"$tmp/short" 2>&1 || fail "rwlab $c -h exited $?"
+	"$rwlab" help "$c" >"$tmp/help" 2>&1 || fail "rwlab help $c exited $?"
+	cmp -s "$tmp/long" "$tmp/short" || fail "rwlab $c: --help and -h differ"
+	cmp -s "$tmp/long" "$tmp/help" || fail "rwlab $c: --help and 'help $c' differ"
+	head -n 1 "$tmp/long" | grep -q "^usage: rwlab $c " || fail "rwlab $c --help: first line '$(head -n 1 "$tmp/long")'"
 	awk -v c="$c" 'length($0) > 80 { print "FAIL: rwlab " c " --help: line over 80 columns: " $0; bad = 1 }
-		END { exit bad }' "$dir/long" || fails=$((fails + 1))
-	grep -q -- '--help' "$dir/long" || fail "rwlab $c --help does not list --help"
+		END { exit bad }' "$tmp/long" || fails=$((fails + 1))
+	grep -q -- '--help' "$tmp/long" || fail "rwlab $c --help does not list --help"
 done
-"$rwlab" >/dev/null 2>"$dir/err"
+"$rwlab" >/dev/null 2>"$tmp/err"
 rc=$?
 [ "$rc" = 2 ] || fail "bare rwlab exited $rc, want 2"
-grep -q '^usage: rwlab' "$dir/err" || fail "bare rwlab does not print usage on stderr"
+grep -q '^usage: rwlab' "$tmp/err" || fail "bare rwlab does not print usage on stderr"
 for v in --version -V; do
 	"$rwlab" $v | grep -Eq '^rwlab [0-9]+\.[0-9]+\.[0-9]+ \(git [0-9a-f]{7,}' ||
 		fail "rwlab $v: '$("$rwlab" $v)' is not 'rwlab X.Y.Z (git REV...'"
 done
-"$rwlab" help --man >"$dir/man" || fail "rwlab help --man exited $?"
-"$rwlab" help --bash >"$dir/bash" || fail "rwlab help --bash exited $?"
+"$rwlab" help --man >"$tmp/man" || fail "rwlab help --man exited $?"
+"$rwlab" help --bash >"$tmp/bash" || fail "rwlab help --bash exited $?"
 for c in $cmds; do
-	grep -q "^\.SS \"rwlab $c" "$dir/man" || fail "the man page has no section for $c"
-	grep -q "^	$c)" "$dir/bash" || fail "the completion has no case for $c"
+	grep -q "^\.SS \"rwlab $c" "$tmp/man" || fail "the man page has no section for $c"
+	grep -q "^	$c)" "$tmp/bash" || fail "the completion has no case for $c"
 done
 if command -v bash >/dev/null; then
-	bash -n "$dir/bash" || fail "the completion is not valid bash"
+	bash -n "$tmp/bash" || fail "the completion is not valid bash"
 	# Complete "rwlab run -l pthr" and "rwlab run --pi".
-	out=$(bash -c '. "$1"; COMP_WORDS=(rwlab run -l pthr); COMP_CWORD=3; _rwlab; echo "${COMPREPLY[*]}"' _ "$dir/bash")
+	out=$(bash -c '. "$1"; COMP_WORDS=(rwlab run -l pthr); COMP_CWORD=3; _rwlab; echo "${COMPREPLY[*]}"' _ "$tmp/bash")
 	case " $out " in *" pthread "*) ;; *) fail "completing -l pthr gave '$out'" ;; esac
-	out=$(bash -c '. "$1"; COMP_WORDS=(rwlab run --pi); COMP_CWORD=2; _rwlab; echo "${COMPREPLY[*]}"' _ "$dir/bash")
+	out=$(bash -c '. "$1"; COMP_WORDS=(rwlab run --pi); COMP_CWORD=2; _rwlab; echo "${COMPREPLY[*]}"' _ "$tmp/bash")
 	[ "$out" = "--pin" ] || fail "completing --pi gave '$out'"
 fi
 if command -v man >/dev/null; then
-	MANWIDTH=80 man -l "$dir/man" >/dev/null 2>"$dir/manerr" || fail "man cannot render the man page"
+	MANWIDTH=80 man -l "$tmp/man" >/dev/null 2>"$tmp/manerr" || fail "man cannot render the man page"
 fi
 # A repeated list option appends, for run as for the others: -l a -l b is -l a,b.
-"$rwlab" run -l pthread -l null -w locktest -t 1 -n 1 -d 10ms --warmup 0 -q --no-report -o "$dir/r.csv" 2>/dev/null ||
+"$rwlab" run -l pthread -l null -w locktest -t 1 -n 1 -d 10ms --warmup 0 -q --no-report -o "$tmp/r.csv" 2>/dev/null ||
 	fail "run -l pthread -l null failed"
-[ "$(cut -d, -f4 "$dir/r.csv" | sort -u | grep -c -e '^pthread$' -e '^null$')" = 2 ] ||
+[ "$(cut -d, -f4 "$tmp/r.csv" | sort -u | grep -c -e '^pthread$' -e '^null$')" = 2 ] ||
 	fail "run -l pthread -l null did not run both variants"
 echo "$(echo "$cmds" | wc -w) subcommands checked, $fails failures"
 exit $((fails > 0))

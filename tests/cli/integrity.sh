@@ -12,15 +12,12 @@
 # lock) and a fresh run that would move the running one's file aside; merge
 # of a shard from another host.
 # Usage: integrity.sh RWLAB DATA-DIR
-set -uo pipefail
+. "${0%/*}/../lib.sh"
+set -o pipefail
 rwlab=$1 data=$2
 case $rwlab in /*) ;; *) rwlab=$PWD/$rwlab ;; esac
 case $data in /*) ;; *) data=$PWD/$data ;; esac
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # refused CMD... : exit 1 and exactly one line on stderr; the line in $line
 refused() {
 	"$@" >out 2>err

@@ -10,12 +10,8 @@
 # socket_far_home; both equal to l3 when l3_per_socket = 1). Then the same
 # check must FAIL on broken copies, each for the reason it was broken.
 # Usage: machines.sh SOURCE-ROOT
-set -u
+. "${0%/*}/../lib.sh"
 root=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 sources=$root/results/sim/machines.md
 

@@ -5,25 +5,21 @@
 # iteration its load average before and after; the per-cell line flags
 # fewer than 3 iterations; --resume refuses a file made with other settings.
 #   usage: provenance.sh RWLAB
-set -u
+. "${0%/*}/../lib.sh"
 rwlab=$1
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-csv=$dir/p.csv
+csv=$tmp/p.csv
 "$rwlab" run -l pthread -w locktest -t 1 -n 2 -d 10ms --warmup 0 --seed 42 --order sequential -o "$csv" \
-	--no-report >"$dir/out" 2>"$dir/err" || fail "run exited $?"
+	--no-report >"$tmp/out" 2>"$tmp/err" || fail "run exited $?"
 head -n 1 "$csv" | grep -q ',settings,governor,smt,boost,thp,cmdline,isolated,shard,plan$' || fail "no provenance columns"
 [ "$(grep -c ',d=0.01s warmup=0s n=2 seed=42 order=sequential,' "$csv")" = "$(($(wc -l <"$csv") - 1))" ] ||
 	fail "not every row records the settings"
 for m in loadavg_start loadavg_end; do
 	[ "$(grep -c ",$m,[0-9.]*,load," "$csv")" = 2 ] || fail "want one $m row per iteration"
 done
-grep -q 'fewer than 3 iterations' "$dir/out" || fail "the per-cell line does not flag 2 iterations"
+grep -q 'fewer than 3 iterations' "$tmp/out" || fail "the per-cell line does not flag 2 iterations"
 "$rwlab" run -l pthread -w locktest -t 1 -n 2 -d 20ms --warmup 0 --seed 42 --order sequential -o "$csv" \
-	--resume --no-report -q 2>"$dir/err"
-[ $? = 2 ] && grep -q "settings is .* the results would mix two run settings" "$dir/err" ||
-	fail "--resume with another -d was not refused: $(cat "$dir/err")"
+	--resume --no-report -q 2>"$tmp/err"
+[ $? = 2 ] && grep -q "settings is .* the results would mix two run settings" "$tmp/err" ||
+	fail "--resume with another -d was not refused: $(cat "$tmp/err")"
 echo "provenance: $fails failures"
 exit $((fails > 0))

@@ -4,16 +4,12 @@
 # one-line errors with the valid choices and a non-zero status, a tiny
 # matrix run end to end, and a PNG that gnuplot really wrote.
 # Usage: report.sh RWLAB SOURCE_ROOT
-set -uo pipefail
+. "${0%/*}/../lib.sh"
+set -o pipefail
 
 rwlab=$1
 root=$2
 data=$root/tests/data
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # expect_err STATUS PATTERN -- command...: the command exits STATUS and
 # prints exactly one stderr line matching PATTERN (grep -E).
@@ -95,6 +91,14 @@ else
 	fail "reproduce: $(cat "$tmp/err")"
 fi
 expect_err 2 "reproduce: no matrix 'nosuch' \(valid: .*quick" -- "$root/tools/reproduce" nosuch --rwlab "$rwlab"
+# ... and with --out, the page beside the text report (issue 29; tests/cli/html_page.py checks pages in a browser).
+if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
+	"$root/tools/reproduce" "$data/fixture.matrix" --csv "$data/two-variants.csv" --out "$tmp/page" --rwlab "$rwlab" \
+		>"$tmp/out" 2>"$tmp/err" || fail "reproduce --out: $(cat "$tmp/err")"
+	grep -q '<table class="ref"' "$tmp/page/fixture.html" 2>/dev/null || fail "reproduce --out: no fixture.html with the reference rows"
+	[ "$(grep -c '<svg role="img"' "$tmp/page/fixture.html")" = "$(grep -Ec '<table class="(grid|ref)"' "$tmp/page/fixture.html")" ] ||
+		fail "reproduce --out: fixture.html has not one graph per table"
+fi
 
 # tools/reproduce never writes over a tracked file: the committed quick report stays as it is.
 before=$(cksum <"$root/results/2cpu/quick.report.txt")

@@ -7,14 +7,11 @@
 # plans refused), report over several shard files, and the sbatch script
 # rwlab slurm writes (without submitting it).
 # Usage: shard.sh RWLAB
-set -uo pipefail
+. "${0%/*}/../lib.sh"
+set -o pipefail
 rwlab=$1
 case $rwlab in /*) ;; *) rwlab=$PWD/$rwlab ;; esac
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 printf 'locks = pthread, ck-rwlock\nworkloads = locktest:load=10, pft:size_mb=4\nthreads = 1, 2\nreport = mmtests\n' >tiny.matrix
 opts=(--matrix ./tiny.matrix -d 50ms -n 2 --warmup 0 -q --no-report)

@@ -100,12 +100,9 @@ static void access_hook(struct lab_mm *mm, uintptr_t addr, void *page)
 /* Every page back in the allocator (none leaked by a pin, none freed twice). */
 static size_t pages_missing(struct cow_env *e)
 {
-	size_t total = lab_page_alloc_pages(&e->pa), nfree;
-
-	pthread_mutex_lock(&e->pa.lock);
-	nfree = e->pa.nfree;
-	pthread_mutex_unlock(&e->pa.lock);
-	return total - nfree;
+	/* the per-CPU LRU batches and pcp lists back first (lru_add_drain_all, drain_all_pages) */
+	lab_page_alloc_drain(&e->pa);
+	return lab_page_alloc_pages(&e->pa) - lab_page_alloc_free(&e->pa);
 }
 
 static void run(enum lab_mm_lock_mode mode, enum cow_race race)

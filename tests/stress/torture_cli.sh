@@ -9,13 +9,8 @@
 #   race report on the payload and exit 66: also a failure, and also right);
 # - bad options exit 2 before anything runs.
 # Usage: torture_cli.sh RWLAB
-set -u
+. "${0%/*}/../lib.sh"
 rwlab=$1
-tmp=${TMPDIR:-/tmp}/rwlab-torture-cli.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # 1. Every variant in all: SUCCESS.
 "$rwlab" torture -l all -d 0.3s --readers 2 --writers 2 >"$tmp/all.out" 2>"$tmp/all.err"

@@ -5,14 +5,11 @@
 # the documented message ("..." in it stands for any text). The commands run
 # in a scratch directory holding copies of tests/data/*.csv; nothing else.
 # Usage: readme_errors.sh RWLAB README DATA-DIR
-set -u
+. "${0%/*}/../lib.sh"
 rwlab=$1 readme=$2 data=$3
 case $rwlab in /*) ;; *) rwlab=$PWD/$rwlab ;; esac
-tmp=${TMPDIR:-/tmp}/rwlab-readme-errors.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
 cp "$data"/*.csv "$tmp"/
-fails=0 rows=0
+rows=0
 tab=$(printf '\t')
 
 # "| input | `command` | exit | `message` |" -> command<TAB>exit<TAB>message

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The modelled kernel's fault-path state (workloads/kmm.h) counts what each
+ * version does: one thread pinned to one CPU faults N pages of a fresh
+ * anonymous mapping, and the model's events must be the cited code's
+ * arithmetic: a pcp refill per `batch` (63) pages allocated, an LRU batch
+ * moved per 15 pages (PAGEVEC_SIZE), a page_counter charge per
+ * MEMCG_CHARGE_BATCH pages (v5.0: 32, v6.2: 64; none in the root memcg), rss
+ * folded every percpu_counter_batch faults (v6.2) or synced every 66 (v5.0's
+ * task cache), a PTE page per 2 MiB; the rss sum exact; and after munmap and
+ * the drains every page back in the zones.
+ */
+
+#include <sched.h>
+
+#include "common.h"
+#include "kmm.h"
+#include "mm.h"
+
+#define PG LAB_PAGE_SIZE
+#define NPAGES 1000
+
+struct env {
+	struct lab_rwsem_conf conf;
+	struct lab_page_alloc pa;
+	struct lab_mm mm;
+	struct lab_mm_thread t;
+	uint64_t ev[LAB_KMM_EV_NR];
+};
+
+static void pin_cpu0(void)
+{
+	cpu_set_t s;
+
+	CPU_ZERO(&s);
+	CPU_SET(0, &s);
+	cr_assert_eq(sched_setaffinity(0, sizeof(s), &s), 0, "cannot pin the test thread to CPU 0");
+}
+
+static uintptr_t fault_pages(struct env *e, enum lab_kmm_ver v, int memcg_depth)
+{
+	char err[256];
+	uintptr_t a;
+
+	pin_cpu0();
+	memset(e, 0, sizeof(*e));
+	cr_assert_eq(lab_rwsem_parse("pthread", &e->conf, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_page_alloc_init(&e->pa, 64), 0);
+	cr_assert_eq(lab_page_alloc_kernel(&e->pa, v, memcg_depth), 0);
+	lab_mm_thread_init(&e->t, &e->pa);
+	cr_assert_eq(lab_mm_init(&e->mm, &e->conf, LAB_MM_LOCK_MMAP, &e->pa), 0);
+	/* 2 MiB-aligned start: NPAGES pages need ceil(NPAGES / 512) PTE pages */
+	a = lab_mm_mmap(&e->mm, (NPAGES + 512) * PG, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
+	cr_assert_neq(a, 0);
+	a = (a + (2ul << 20) - 1) & ~((2ul << 20) - 1);
+	for (size_t i = 0; i < NPAGES; i++) {
+		struct lab_fault f = { .addr = a + i * PG, .flags = LAB_FAULT_WRITE };
+
+		cr_assert_eq(lab_mm_fault(&e->mm, &f, &e->t), 0);
+	}
+	lab_kmm_events(&e->pa.k, e->ev);
+	return a;
+}
+
+static void fini(struct env *e)
+{
+	lab_mm_destroy(&e->mm, &e->t);
+	lab_mm_rcu_barrier();
+	lab_mm_thread_drain(&e->t);
+	lab_page_alloc_drain(&e->pa);
+	cr_expect_eq(lab_page_alloc_free(&e->pa), lab_page_alloc_pages(&e->pa),
+		     "pages not back in the zones after exit: %zu of %zu", lab_page_alloc_free(&e->pa),
+		     lab_page_alloc_pages(&e->pa));
+	lab_page_alloc_destroy(&e->pa);
+}
+
+/* Pages allocated: the NPAGES, their PTE pages, one PMD page. */
+#define PT_PAGES ((NPAGES + 511) / 512 + 1)
+
+static void check_common(struct env *e, unsigned charge_batch, int memcg_depth)
+{
+	uint64_t alloc = NPAGES + PT_PAGES, charged = alloc;
+
+	cr_expect_eq(e->ev[LAB_KMM_EV_pages_alloc], alloc, "pages allocated %lu, want %lu",
+		     (unsigned long)e->ev[LAB_KMM_EV_pages_alloc], (unsigned long)alloc);
+	cr_expect_eq(e->ev[LAB_KMM_EV_pte_page], PT_PAGES);
+	/* rmqueue_bulk takes `batch` pages each time the pcp list is empty */
+	cr_expect_eq(e->ev[LAB_KMM_EV_pcp_refill], (alloc + 62) / 63, "pcp refills %lu, want %lu",
+		     (unsigned long)e->ev[LAB_KMM_EV_pcp_refill], (unsigned long)((alloc + 62) / 63));
+	/* folio_batch_move_lru for every 15 anonymous pages (page-table pages are not on the LRU) */
+	cr_expect_eq(e->ev[LAB_KMM_EV_lru_drain], NPAGES / LAB_KMM_LRU_BATCH);
+	/* page_counter_try_charge of a batch whenever the stock runs dry */
+	cr_expect_eq(e->ev[LAB_KMM_EV_charge_refill], memcg_depth ? (charged + charge_batch - 1) / charge_batch : 0,
+		     "charge refills %lu", (unsigned long)e->ev[LAB_KMM_EV_charge_refill]);
+	cr_expect_eq(lab_kmm_rss_read(&e->pa.k, &e->mm.rss, &e->t.kt, 1), NPAGES, "rss %ld",
+		     lab_kmm_rss_read(&e->pa.k, &e->mm.rss, &e->t.kt, 1));
+	if (memcg_depth) {
+		/* every level carries what was charged (the stock's remainder included) */
+		long usage = *(long *)e->pa.k.memcg[memcg_depth].pc;
+
+		cr_expect_eq(usage, (long)(((charged + charge_batch - 1) / charge_batch) * charge_batch),
+			     "root page_counter usage %ld", usage);
+	}
+}
+
+Test(kmm, v6_2_counts)
+{
+	struct env e;
+
+	fault_pages(&e, LAB_KMM_V6_2, LAB_KMM_MEMCG_DEPTH);
+	check_common(&e, 64, LAB_KMM_MEMCG_DEPTH);
+	/* percpu_counter_add_batch folds at max(32, 2 * CPUs) */
+	cr_expect_eq(e.ev[LAB_KMM_EV_rss_spill], (uint64_t)(NPAGES / e.pa.k.rss_batch));
+	fini(&e);
+}
+
+Test(kmm, v5_0_counts)
+{
+	struct env e;
+
+	fault_pages(&e, LAB_KMM_V5_0, LAB_KMM_MEMCG_DEPTH);
+	check_common(&e, 32, LAB_KMM_MEMCG_DEPTH);
+	/* check_sync_rss_stat: events++ > 64 syncs, so once per 66 faults */
+	cr_expect_eq(e.ev[LAB_KMM_EV_rss_spill], (uint64_t)(NPAGES / 66));
+	fini(&e);
+}
+
+Test(kmm, root_memcg_is_not_charged)
+{
+	struct env e;
+
+	fault_pages(&e, LAB_KMM_V6_2, 0);
+	check_common(&e, 64, 0);
+	fini(&e);
+}
+
+Test(kmm, munmap_returns_pages)
+{
+	struct env e;
+	uintptr_t a = fault_pages(&e, LAB_KMM_V6_2, LAB_KMM_MEMCG_DEPTH);
+	uint64_t ev[LAB_KMM_EV_NR];
+
+	(void)a;
+	lab_page_alloc_drain(&e.pa);	/* the LRU batch's references first */
+	cr_assert_eq(lab_mm_munmap(&e.mm, a & ~((1ul << 30) - 1), 1ul << 30, &e.t), 0);
+	lab_kmm_events(&e.pa.k, ev);
+	cr_expect_eq(ev[LAB_KMM_EV_pages_free] - e.ev[LAB_KMM_EV_pages_free], NPAGES + (NPAGES + 511) / 512,
+		     "pages freed by munmap %lu", (unsigned long)(ev[LAB_KMM_EV_pages_free] - e.ev[LAB_KMM_EV_pages_free]));
+	cr_expect_eq(ev[LAB_KMM_EV_lru_del] - e.ev[LAB_KMM_EV_lru_del], NPAGES);
+	cr_expect_eq(lab_kmm_rss_read(&e.pa.k, &e.mm.rss, &e.t.kt, 1), 0);
+	fini(&e);
+}
