@@ -8,8 +8,10 @@
  * this CPU holds the line, else waits for a transfer in flight and costs the
  * distance to the owner, the nearest sharer or memory; a store or RMW by the
  * sole holder costs the local figure, else waits for the line, takes the
- * distance to the farthest holder plus the local cost, and holds the line
- * busy that long (one ownership transfer at a time). Distances come from
+ * distance to the farthest holder, and holds the line busy that long (one
+ * ownership transfer at a time). The distance figure is a CAS ping-pong's
+ * round trip / 2 [c2c], which already holds the RMW: no local cost is
+ * added to a transfer (counted once). Distances come from
  * the machine file by topology: SMT sibling, same L3, same socket (near or
  * far home), other socket. sim/README.md gives the model and its sources.
  * A store wakes the spinners watching the line (spin.c).
@@ -278,9 +280,10 @@ void sim_mem(const volatile void *addr, enum sim_op op)
 		if (alone) {
 			c->clock = now + ns_round(local);
 		} else {
+			/* the transfer's figure holds the RMW it was for: counted once */
 			start = now > l->busy_until ? now : l->busy_until;
 			x = own_source_ns(l, ci);
-			l->busy_until = start + ns_round(x + local);
+			l->busy_until = start + ns_round(x);
 			c->clock = l->busy_until;
 		}
 		memset(l->sharers, 0, (size_t)eng.nwords * 8);
