@@ -181,7 +181,8 @@ struct line {
 	uintptr_t key;
 	int owner;		/* CPU holding it in M/E, or -1 */
 	int home;		/* socket of the first toucher (first-touch NUMA) */
-	uint64_t busy_until;	/* end of the ownership transfer in flight */
+	uint64_t busy_until;	/* when the last transfer granted or reserved arrives */
+	int tail;		/* the CPU that transfer goes to (-1: none yet) */
 	uint64_t version;	/* bumped by every store/RMW */
 	struct watch *watchers;
 	uint64_t sharers[];	/* CPUs holding it in S */
