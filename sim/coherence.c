@@ -4,8 +4,8 @@
  *
  * One entry per 64-byte line touched: its owner (M/E), its sharers (S, a
  * CPU bitmap), its home socket (first touch), the last transfer granted or
- * reserved (its arrival and its CPU), when the owner got it, and a version
- * bumped by every store. The rules, each with its source (sim/README.md):
+ * reserved (its arrival and its CPU), when the owner got it and when the
+ * next request's snoop reaches it, and a version bumped by every store. The rules, each with its source (sim/README.md):
  *
  * - A transfer is one c2c figure of the pair's distance class (SMT sibling,
  *   same L3, same socket near or far home, other socket), counted once: the
@@ -16,19 +16,27 @@
  *   request made while transfers are reserved arrives one transfer after the
  *   last of them, from the CPU that one goes to.
  * - The effect lands when the line arrives, not when the request is made:
- *   a locked operation is carried out on the line once the requester holds
- *   it exclusively (Intel SDM vol. 3A, "Effects of a LOCK Operation on
- *   Internal Processor Caches": cache locking). The requester waits (not
- *   preemptible: one instruction) until it is the earliest CPU at the
- *   arrival time; only then do the directory change and the access itself
- *   happen (the caller makes it on return).
+ *   the requester waits (not preemptible: one instruction) until it is the
+ *   earliest CPU at the arrival time, and only then does the directory
+ *   change and the access itself happen (the caller makes it on return).
  * - A line stays with the CPU that has it until another CPU asks for it;
  *   its own accesses are local meanwhile. Once a transfer to another CPU is
- *   reserved, its own accesses queue behind it.
- * - A load by a holder is local; a load miss waits for the transfers in
- *   flight and brings a shared copy from the owner, the nearest sharer or
- *   memory. A store or RMW by the sole holder is local; else it reserves a
- *   transfer from the owner, or from the farthest sharer (invalidation).
+ *   reserved, the owner keeps the line for the first rmw.hold_share of that
+ *   transfer (the hold window: the time the request and its snoop take to
+ *   reach the owner, from the owner's grant or from the request, whichever
+ *   is later), and its own accesses that complete within the window are
+ *   local: a dependent retry issued as a failed cmpxchg returns finds the
+ *   line (Peter Zijlstra in Muchun Song's thread: the cmpxchg loop keeps
+ *   "the line on that CPU for a little while"). The share is measured here
+ *   (rwlab-calibrate rmw_hold_ns / c2c_ns: machine files). Later accesses
+ *   queue behind the transfer.
+ * - A load by a holder is local; a load miss that must take the line from
+ *   its owner (a read snoop) is a request like any other: it reserves its
+ *   transfer in turn and waits out the owner's window; one that finds only
+ *   sharers or memory waits for the transfers in flight and brings a copy
+ *   from the nearest sharer or memory. A store or RMW by the sole holder is
+ *   local; else it reserves a transfer from the owner, or from the farthest
+ *   sharer (invalidation).
  *
  * A store wakes the spinners watching the line (spin.c).
  */
@@ -277,6 +285,14 @@ static void mem_load(struct task *t, struct line *l, int ci, uint64_t now, int p
 		double x = pending ? xfer_ns(ci, l->tail, l->home) : read_source_ns(l, ci);
 		uint64_t start = now > l->busy_until ? now : l->busy_until;
 
+		if (l->owner >= 0 || pending) {
+			/* a read snoop takes the line from its owner: served in turn, after its window */
+			if (!pending)
+				l->snoop_at = (now > l->grant ? now : l->grant) + ns_round(x * eng.m.rmw_hold_share);
+			l->busy_until = start + ns_round(x);
+			l->tail = ci;
+			start = l->busy_until - ns_round(x);
+		}
 		mem_wait(t, start + ns_round(x));
 		if (l->owner >= 0) {
 			sharer_set(l, l->owner);
@@ -297,17 +313,25 @@ static void mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pe
 	if (!alone && l->owner < 0 && sharer(l, ci))
 		alone = no_sharers(l, ci);	/* S -> M with no other copy: no transfer */
 	local = op == SIM_RMW ? eng.m.rmw_local_ns : eng.m.load_local_ns;
-	if (alone && !pending) {
+	if (alone && (!pending || now + local <= l->snoop_at)) {
 		c->clock = now + ns_round(local);
 	} else {
 		double x = pending ? xfer_ns(ci, l->tail, l->home) : own_source_ns(l, ci);
 		uint64_t start = now > l->busy_until ? now : l->busy_until;
 
+		if (!pending)	/* the first request after the owner's grant: its snoop takes the line */
+			l->snoop_at = (now > l->grant ? now : l->grant) + ns_round(x * eng.m.rmw_hold_share);
 		l->busy_until = start + ns_round(x);
 		l->tail = ci;
 		mem_wait(t, l->busy_until);
+		now = c->clock;
+		/* a request already queued behind this one: its snoop is on its way */
+		if (l->busy_until > now)
+			l->snoop_at = now + ns_round(x * eng.m.rmw_hold_share);
 	}
 	memset(l->sharers, 0, (size_t)eng.nwords * 8);
+	if (l->owner != ci)
+		l->grant = now;
 	l->owner = ci;
 	l->version++;
 	if (l->watchers)

@@ -183,6 +183,8 @@ struct line {
 	int home;		/* socket of the first toucher (first-touch NUMA) */
 	uint64_t busy_until;	/* when the last transfer granted or reserved arrives */
 	int tail;		/* the CPU that transfer goes to (-1: none yet) */
+	uint64_t grant;		/* when the owner was granted it */
+	uint64_t snoop_at;	/* the first reserved transfer's snoop reaches the owner: it loses the line */
 	uint64_t version;	/* bumped by every store/RMW */
 	struct watch *watchers;
 	uint64_t sharers[];	/* CPUs holding it in S */
