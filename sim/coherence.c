@@ -280,7 +280,7 @@ static void mem_load(struct task *t, struct line *l, int ci, uint64_t now, int p
 	struct cpu *c = &eng.cpus[ci];
 
 	if (l->owner == ci || sharer(l, ci)) {
-		c->clock = now + ns_round(eng.m.load_local_ns);
+		c->clock = now + ps_of(eng.m.load_local_ns);
 	} else {
 		double x = pending ? xfer_ns(ci, l->tail, l->home) : read_source_ns(l, ci);
 		uint64_t start = now > l->busy_until ? now : l->busy_until;
@@ -288,12 +288,12 @@ static void mem_load(struct task *t, struct line *l, int ci, uint64_t now, int p
 		if (l->owner >= 0 || pending) {
 			/* a read snoop takes the line from its owner: served in turn, after its window */
 			if (!pending)
-				l->snoop_at = (now > l->grant ? now : l->grant) + ns_round(x * eng.m.rmw_hold_share);
-			l->busy_until = start + ns_round(x);
+				l->snoop_at = (now > l->grant ? now : l->grant) + ps_of(x * eng.m.rmw_hold_share);
+			l->busy_until = start + ps_of(x);
 			l->tail = ci;
-			start = l->busy_until - ns_round(x);
+			start = l->busy_until - ps_of(x);
 		}
-		mem_wait(t, start + ns_round(x));
+		mem_wait(t, start + ps_of(x));
 		if (l->owner >= 0) {
 			sharer_set(l, l->owner);
 			l->owner = -1;
@@ -313,21 +313,21 @@ static void mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pe
 	if (!alone && l->owner < 0 && sharer(l, ci))
 		alone = no_sharers(l, ci);	/* S -> M with no other copy: no transfer */
 	local = op == SIM_RMW ? eng.m.rmw_local_ns : eng.m.load_local_ns;
-	if (alone && (!pending || now + local <= l->snoop_at)) {
-		c->clock = now + ns_round(local);
+	if (alone && (!pending || now + ps_of(local) <= l->snoop_at)) {
+		c->clock = now + ps_of(local);
 	} else {
 		double x = pending ? xfer_ns(ci, l->tail, l->home) : own_source_ns(l, ci);
 		uint64_t start = now > l->busy_until ? now : l->busy_until;
 
 		if (!pending)	/* the first request after the owner's grant: its snoop takes the line */
-			l->snoop_at = (now > l->grant ? now : l->grant) + ns_round(x * eng.m.rmw_hold_share);
-		l->busy_until = start + ns_round(x);
+			l->snoop_at = (now > l->grant ? now : l->grant) + ps_of(x * eng.m.rmw_hold_share);
+		l->busy_until = start + ps_of(x);
 		l->tail = ci;
 		mem_wait(t, l->busy_until);
 		now = c->clock;
 		/* a request already queued behind this one: its snoop is on its way */
 		if (l->busy_until > now)
-			l->snoop_at = now + ns_round(x * eng.m.rmw_hold_share);
+			l->snoop_at = now + ps_of(x * eng.m.rmw_hold_share);
 	}
 	memset(l->sharers, 0, (size_t)eng.nwords * 8);
 	if (l->owner != ci)
@@ -350,7 +350,7 @@ void sim_mem(const volatile void *addr, enum sim_op op)
 	ci = t->cpu;
 	now = eng.cpus[ci].clock;
 	if (op == SIM_FENCE) {
-		eng.cpus[ci].clock += ns_round(eng.m.rmw_local_ns);
+		eng.cpus[ci].clock += ps_of(eng.m.rmw_local_ns);
 		return;
 	}
 	l = line_get(addr, ci);
