@@ -381,6 +381,19 @@ static inline uint64_t splitmix(uint64_t *s)
 }
 
 /*
+ * A cost's factor from the seed: uniform in [0.99, 1.01]. A kernel path
+ * (system call, futex, fault, page allocation, context switch, wake-up),
+ * PAUSE and think time are not constants on hardware (no published
+ * distribution of them was found: +-1% is the engine's convention,
+ * lab_delay()'s since sim-1), and without it two seeds of a workload that
+ * never ties gave byte-identical iterations (issue 22 item 6).
+ */
+static inline double jitter(void)
+{
+	return 1.0 + ((double)(splitmix(&eng.rng) >> 11) / 9007199254740992.0 - 0.5) * 0.02;
+}
+
+/*
  * Virtual time is kept in picoseconds (issue 22: a 1.6 ns load was charged
  * 2 ns, +25%); the API speaks nanoseconds (sim.h). ps_of(): a cost in ns
  * (a machine-file figure) as the nearest whole picosecond.

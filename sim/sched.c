@@ -147,7 +147,7 @@ void cpu_pick_next(struct cpu *c)
 		cpu_cancel(c);
 		return;
 	}
-	c->clock += ps_of(eng.m.ctxsw_ns);
+	c->clock += ps_of(eng.m.ctxsw_ns * jitter());
 	cpu_set_curr(c, n);
 	cpu_push(c, c->clock);
 }
@@ -209,7 +209,7 @@ void wake_task(struct task *t, uint64_t now)
 		return;
 	}
 	if (!c->curr) {
-		uint64_t at = now + ps_of(eng.m.wakeup_ns);
+		uint64_t at = now + ps_of(eng.m.wakeup_ns * jitter());
 
 		c->clock = c->clock > at ? c->clock : at;
 		cpu_set_curr(c, t);

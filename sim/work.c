@@ -6,7 +6,8 @@
  * (its resched point) and interrupts may stretch (handler time deducted);
  * bulk copies and memory traffic are charged at the per-core bandwidth or
  * the socket's share among its current copiers; lab_delay() is relax_ns
- * per loop with +-1% seeded jitter. The clocks: CLOCK_MONOTONIC (the CPU's
+ * per loop. sim_cost_ns() is a modelled path's cost: sim_work_ns() with
+ * +-1% seeded jitter (jitter(), engine.h). The clocks: CLOCK_MONOTONIC (the CPU's
  * virtual clock, starting at 1 s), jiffies, task and total CPU time.
  */
 #include "engine.h"
@@ -54,6 +55,11 @@ void sim_work_ns(double ns)
 	}
 }
 
+void sim_cost_ns(double ns)
+{
+	sim_work_ns(ns * jitter());
+}
+
 void sim_copy_bytes(size_t bytes)
 {
 	int s = eng.cpus[eng.running->cpu].socket;
@@ -80,10 +86,7 @@ void sim_mem_traffic(size_t bytes, double floor_ns)
 
 void sim_delay_relax(unsigned long loops)
 {
-	/* +-1% jitter from the seed: PAUSE latency is not a constant */
-	double j = 1.0 + ((double)(splitmix(&eng.rng) >> 11) / 9007199254740992.0 - 0.5) * 0.02;
-
-	sim_work_ns((double)loops * eng.m.relax_ns * j);
+	sim_cost_ns((double)loops * eng.m.relax_ns);	/* PAUSE latency is not a constant */
 }
 
 uint64_t sim_now(void)
