@@ -41,6 +41,7 @@ struct sim_machine {
 	double ghz;
 	double c2c_smt_ns, c2c_l3_ns, c2c_socket_ns, c2c_socket_far_home_ns, c2c_remote_ns;
 	double rmw_local_ns, load_local_ns, mem_local_ns, mem_remote_ns;
+	double rmw_hold_share;		/* the share of a transfer the owner keeps the line for its own accesses */
 	double bw_core_gbs, bw_socket_gbs;
 	double relax_ns;
 	double sched_latency_ns, sched_min_granularity_ns, sched_wakeup_granularity_ns;

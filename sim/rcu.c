@@ -20,19 +20,19 @@
  */
 #include "engine.h"
 
-static uint64_t jiffy_ns(void)
+static uint64_t jiffy_ps(void)
 {
-	return 1000000000ull / (uint64_t)eng.m.hz;
+	return 1000000000ull * PS_PER_NS / (uint64_t)eng.m.hz;
 }
 
-static uint64_t fqs_ns(void)
+static uint64_t fqs_ps(void)
 {
-	return (uint64_t)(1 + (eng.m.hz > 250) + (eng.m.hz > 500) + eng.ncpu / 256) * jiffy_ns();
+	return (uint64_t)(1 + (eng.m.hz > 250) + (eng.m.hz > 500) + eng.ncpu / 256) * jiffy_ps();
 }
 
 void rcu_rearm(uint64_t now)
 {
-	uint64_t j = jiffy_ns();
+	uint64_t j = jiffy_ps();
 
 	eng.rcu.dormant = 0;
 	eng.rcu.gen++;
@@ -44,7 +44,7 @@ void rcu_rearm(uint64_t now)
 	 * cancel every scan, so idle CPUs were never reported.
 	 */
 	if (eng.rcu.fqs_due <= now)
-		eng.rcu.fqs_due = now + fqs_ns();
+		eng.rcu.fqs_due = now + fqs_ps();
 	heap_push(eng.rcu.fqs_due, EV_RCU_FQS, 0, eng.rcu.gen);
 }
 
@@ -150,7 +150,7 @@ void rcu_tick(uint64_t now)
 	if (eng.rcu.active && rcu_all_idle())
 		eng.rcu.dormant = 1;
 	else if (eng.rcu.active)
-		heap_push(now + jiffy_ns(), EV_RCU_TICK, 0, eng.rcu.gen);
+		heap_push(now + jiffy_ps(), EV_RCU_TICK, 0, eng.rcu.gen);
 }
 
 void rcu_fqs(uint64_t now)
@@ -165,7 +165,7 @@ void rcu_fqs(uint64_t now)
 	if (eng.rcu.active && rcu_all_idle())
 		eng.rcu.dormant = 1;
 	else if (eng.rcu.active)
-		heap_push(eng.rcu.fqs_due = now + fqs_ns(), EV_RCU_FQS, 0, eng.rcu.gen);
+		heap_push(eng.rcu.fqs_due = now + fqs_ps(), EV_RCU_FQS, 0, eng.rcu.gen);
 }
 
 void sim_rcu_read_lock(void)

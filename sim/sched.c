@@ -17,13 +17,13 @@
 
 #include "engine.h"
 
-static uint64_t slice_ns(struct cpu *c)
+static uint64_t slice_ps(struct cpu *c)
 {
 	int nr = c->nrq + (c->curr != NULL);
 	double lat = eng.m.sched_latency_ns * eng.sched_factor, gran = eng.m.sched_min_granularity_ns * eng.sched_factor;
 	double s = nr > 0 ? lat / nr : lat;
 
-	return ns_round(s > gran ? s : gran);
+	return ps_of(s > gran ? s : gran);
 }
 
 static void update_resched(struct cpu *c)
@@ -33,7 +33,7 @@ static void update_resched(struct cpu *c)
 		return;
 	}
 	{
-		uint64_t end = c->curr->run_start + slice_ns(c);
+		uint64_t end = c->curr->run_start + slice_ps(c);
 
 		if (end < c->resched_at)
 			c->resched_at = end;
@@ -69,8 +69,8 @@ void cpu_account(struct cpu *c, struct task *t)
 {
 	uint64_t d = c->clock > t->run_start ? c->clock - t->run_start : 0;
 
-	t->cpu_ns += d;
-	eng.total_cpu_ns += d;
+	t->cpu_ps += d;
+	eng.total_cpu_ps += d;
 	t->vruntime += (int64_t)d;
 	t->run_start = c->clock;
 	if (t->vruntime > c->min_vruntime && (!c->nrq || c->rq[0]->vruntime > c->min_vruntime))
@@ -147,7 +147,7 @@ void cpu_pick_next(struct cpu *c)
 		cpu_cancel(c);
 		return;
 	}
-	c->clock += ns_round(eng.m.ctxsw_ns);
+	c->clock += ps_of(eng.m.ctxsw_ns * jitter());
 	cpu_set_curr(c, n);
 	cpu_push(c, c->clock);
 }
@@ -201,7 +201,7 @@ void wake_task(struct task *t, uint64_t now)
 		migrate_vruntime(t, from, c);
 	t->ready_at = now;
 	/* Sleeper credit: at most half a latency period behind min_vruntime. */
-	floor_vr = c->min_vruntime - (int64_t)(eng.m.sched_latency_ns * eng.sched_factor / 2);
+	floor_vr = c->min_vruntime - (int64_t)ps_of(eng.m.sched_latency_ns * eng.sched_factor / 2);
 	if (t->vruntime < floor_vr)
 		t->vruntime = floor_vr;
 	if (!c->curr && c->in_irq) {
@@ -209,7 +209,7 @@ void wake_task(struct task *t, uint64_t now)
 		return;
 	}
 	if (!c->curr) {
-		uint64_t at = now + ns_round(eng.m.wakeup_ns);
+		uint64_t at = now + ps_of(eng.m.wakeup_ns * jitter());
 
 		c->clock = c->clock > at ? c->clock : at;
 		cpu_set_curr(c, t);
@@ -221,7 +221,7 @@ void wake_task(struct task *t, uint64_t now)
 		struct task *cur = c->curr;
 		int64_t cur_vr = cur->vruntime + (int64_t)(now > cur->run_start ? now - cur->run_start : 0);
 
-		if (cur_vr - t->vruntime > (int64_t)(eng.m.sched_wakeup_granularity_ns * eng.sched_factor))
+		if (cur_vr - t->vruntime > (int64_t)ps_of(eng.m.sched_wakeup_granularity_ns * eng.sched_factor))
 			c->resched_at = now;
 	}
 	update_resched(c);
@@ -329,8 +329,8 @@ int sim_need_resched_by(uint64_t deadline)
 {
 	struct task *t = eng.running;
 
-	t->budget = deadline;
-	return sim_need_resched() || (deadline && eng.cpus[t->cpu].clock > deadline);
+	t->budget = deadline * PS_PER_NS;
+	return sim_need_resched() || (deadline && eng.cpus[t->cpu].clock > t->budget);
 }
 
 int sim_task_on_cpu(int id)

@@ -60,8 +60,14 @@ uint64_t sim_seed(void);
 void sim_mem(const volatile void *addr, enum sim_op op);
 /* cpu_relax(): parks a pure spin iteration until a line it read changes. */
 void sim_relax(void);
-/* Busy work on the CPU (lab_delay, computing). */
+/* Busy work on the CPU (computing), exactly @ns. */
 void sim_work_ns(double ns);
+/*
+ * A modelled path's cost (a kernel entry, a fault, PAUSE, think time): @ns
+ * of work times the seed's jitter, uniform in [0.99, 1.01] (sim-6: no
+ * published distribution of these costs; two seeds must differ).
+ */
+void sim_cost_ns(double ns);
 /* Bulk copy/zeroing of @bytes: per-core bandwidth, the socket's shared. */
 void sim_copy_bytes(size_t bytes);
 /*

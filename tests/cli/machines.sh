@@ -85,7 +85,7 @@ check_machine() {
 		close(sources)
 		split("name summary sockets l3_per_socket cores_per_l3 smt numbering hz ghz " \
 		      "c2c.smt_ns c2c.l3_ns c2c.socket_ns c2c.socket_far_home_ns c2c.remote_ns " \
-		      "rmw.local_ns load.local_ns mem.local_ns mem.remote_ns bw.core_gbs bw.socket_gbs " \
+		      "rmw.local_ns rmw.hold_share load.local_ns mem.local_ns mem.remote_ns bw.core_gbs bw.socket_gbs " \
 		      "relax_ns sched.latency_ns sched.min_granularity_ns sched.wakeup_granularity_ns " \
 		      "cost.ctxsw_ns cost.wakeup_ns cost.futex_wake_ns cost.futex_wait_ns cost.syscall_ns cost.ipi_ns", req, " ")
 		for (i in req)
