@@ -131,6 +131,8 @@ int sim_spawn(void *(*fn)(void *), void *arg)
 	/* clone() inherits the CPU affinity; detached tasks are the engine's helpers (RCU callbacks). */
 	eng.tasks[id].pin = eng.tasks[id].detached ? -1 : p->pin;
 	eng.tasks[id].vruntime = eng.cpus[p->cpu].min_vruntime;
+	eng.tasks[id].vlag = 0;
+	eng.tasks[id].fresh = 1;
 	eng.tasks[id].state = T_SLEEP;
 	wake_task(&eng.tasks[id], eng.cpus[p->cpu].clock);
 	return id;

@@ -123,6 +123,9 @@ struct task {
 	int detached, joiner;
 	int cpu, pin;
 	int64_t vruntime;
+	int64_t deadline, vlag;		/* EEVDF: virtual deadline; lag kept across a sleep */
+	int protect;			/* EEVDF RUN_TO_PARITY: picked, its slice not renewed yet */
+	int fresh;			/* a new task: PLACE_DEADLINE_INITIAL at its first enqueue */
 	uint64_t run_start, cpu_ps;
 	uint64_t nvcsw, nivcsw;		/* this task's context switches (RUSAGE_THREAD) */
 	/* futex */
@@ -342,7 +345,8 @@ void cpu_set_curr(struct cpu *c, struct task *t);
 void cpu_account(struct cpu *c, struct task *t);
 void cpu_pick_next(struct cpu *c);	/* @c's task has left it: the next one, or idle */
 void switch_out(struct task *t, enum tstate st);
-void wake_task(struct task *t, uint64_t now);	/* make @t runnable at @now */
+void wake_task(struct task *t, uint64_t now);
+void sched_yield_place(struct cpu *c, struct task *t);	/* make @t runnable at @now */
 struct task *cpu_event(struct cpu *c);	/* @c's event is due: the task to resume, if any */
 void sched_next(struct cpu *yield);	/* leave the running task for the next event */
 void sync_point(struct task *t);	/* a seam: preempt if due, then let earlier CPUs go first */

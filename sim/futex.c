@@ -105,9 +105,7 @@ void sim_yield(void)
 	t->simpure = 1;
 	c = &eng.cpus[t->cpu];
 	if (c->nrq && preemptible(t)) {
-		/* CFS yield: go behind the queue's leftmost task. */
-		if (t->vruntime <= c->rq[0]->vruntime)
-			t->vruntime = c->rq[0]->vruntime + 1;
+		sched_yield_place(c, t);
 		eng.nvcsw++;
 		t->nvcsw++;
 		switch_out(t, T_READY);

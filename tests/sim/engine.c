@@ -9,9 +9,18 @@
  * when 64 workers fill 64 CPUs, as the kernel would) plays no part.
  *
  * - T tasks fetch-adding one line: one ownership transfer at a time, each
- *   taking c2c + rmw.local, so the line serves 1 / (c2c + rmw.local) RMWs
- *   per ns for any T >= 2 (within 5%).
+ *   taking c2c (counted once), its new owner keeping it for the RMWs that
+ *   complete within rmw.hold_share of a transfer, so the line serves
+ *   (1 + floor(hold_share x c2c / rmw.local)) / c2c RMWs per ns for any
+ *   T >= 2 (within 5%).
  * - T tasks on private lines: no transfer, so T times one task's rate.
+ * - Two CPU-bound tasks on one CPU: they alternate every slice, the CFS
+ *   slice max(latency / 2, min_granularity) or EEVDF's base_slice, both
+ *   scaled by 1 + ilog2(min(ncpus, 8)), its end noticed at the next tick:
+ *   switches in 110 ms within 10% (or 1.5: the first and last slices are
+ *   partial) of 110 ms / the slice rounded up
+ *   to whole ticks, on a CFS file (ivb-ep-2s40, HZ 1000) and an EEVDF one (generic-8,
+ *   HZ 250).
  * - An exclusive test-and-test-and-set lock at 64 CPUs: throughput at most
  *   1 / (CS + one transfer) (a handoff needs the line to move at least once)
  *   and at least 1 / (CS + (T + 1) transfers) (the release store waits behind
@@ -20,8 +29,8 @@
 #include <criterion/criterion.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -304,4 +313,69 @@ Test(sim_machine, every_machine_file_parses)
 	}
 	for (int k = 0; k < 3; k++)
 		cr_expect_gt(seen[k], 0, "no machine file sets %s: the check above tested nothing", extra[k]);
+}
+
+/* ---- the scheduler's slice -------------------------------------------------------- */
+
+static void *hog(void *arg)
+{
+	(void)arg;
+	sim_pin(0);
+	while (sim_now() < 1000000000ull + 110000000ull)
+		sim_work_ns(10000);
+	return NULL;
+}
+
+static int two_hogs(int argc, char **argv)
+{
+	int a, b;
+
+	(void)argc;
+	(void)argv;
+	a = sim_spawn(hog, NULL);
+	b = sim_spawn(hog, NULL);
+	sim_join(a);
+	sim_join(b);
+	return 0;
+}
+
+/* Involuntary switches of two hogs on one CPU between 10 ms and 110 ms. */
+static double hog_switches(const char *machine)
+{
+	char err[512];
+	uint64_t n;
+
+	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, machine, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(sim_boot(&mach, 1), 0);
+	cr_assert_eq(sim_run(two_hogs, 0, NULL), 0);
+	n = sim_ctxsw_count(0);
+	sim_shutdown();
+	return (double)n;
+}
+
+Test(sim_sched, two_hogs_alternate_every_slice)
+{
+	struct {
+		const char *machine;
+		int eevdf;
+	} cases[] = { { "ivb-ep-2s40", 0 }, { "generic-8", 1 } };
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		double got = hog_switches(cases[i].machine), slice, want;
+		int factor = sim_machine_sched_factor(&mach);
+
+		cr_assert_eq(mach.sched_eevdf, cases[i].eevdf, "%s: sched", cases[i].machine);
+		if (cases[i].eevdf) {
+			slice = mach.sched_base_slice_ns * factor;
+		} else {
+			slice = mach.sched_latency_ns * factor / 2;
+			if (slice < mach.sched_min_granularity_ns * factor)
+				slice = mach.sched_min_granularity_ns * factor;
+		}
+		slice = ceil(slice * mach.hz / 1e9) * 1e9 / mach.hz;	/* noticed at a tick */
+		want = 110e6 / slice;	/* over the whole run: the hogs start together */
+		cr_log_info("%s: %.0f switches in 110 ms, slice %.2f ms -> %.1f", cases[i].machine, got, slice / 1e6, want);
+		cr_expect(fabs(got - want) <= fmax(1.5, 0.1 * want), "%s: %.0f involuntary switches, want %.1f (slice %.2f ms)",
+			  cases[i].machine, got, want, slice / 1e6);
+	}
 }
