@@ -208,6 +208,10 @@ int sim_run(int (*fn)(int, char **), int argc, char **argv)
 			ipi_arrive(&eng.cpus[e.idx], e.time);
 			continue;
 		}
+		if (e.kind == EV_LB) {
+			lb_tick(e.time);
+			continue;
+		}
 		if (e.kind == EV_RCU_TICK || e.kind == EV_RCU_FQS) {
 			if (e.kind == EV_RCU_TICK)
 				rcu_tick(e.time);

@@ -98,7 +98,9 @@ void __tsan_switch_to_fiber(void *fiber, unsigned flags);
 #define ARENA_STEP ((size_t)2 << 20)
 
 enum tstate { T_FREE, T_RUN, T_READY, T_BLOCK, T_SLEEP, T_PARK, T_DONE };
-enum evkind { EV_CPU, EV_TIMER, EV_RCU_TICK, EV_RCU_FQS, EV_IPI };
+enum evkind { EV_CPU, EV_TIMER, EV_RCU_TICK, EV_RCU_FQS, EV_IPI, EV_LB };
+/* Scheduling-domain levels of periodic load balancing (sched.c): SMT, LLC, package, machine. */
+#define LB_LEVELS 4
 
 struct line;
 struct task;
@@ -173,6 +175,8 @@ struct cpu {
 	int saved_in_work;	/* curr's work chunk, put aside during the handler */
 	uint64_t saved_work_end, irq_t0;
 	uint64_t irq_ps;	/* time spent in handlers: a work chunk deducts it */
+	uint64_t next_lb[LB_LEVELS];	/* periodic load balancing: when each domain level is next due */
+	int lb_weight[LB_LEVELS];	/* the CPUs in each of its domains (0: not counted yet) */
 };
 
 /* Each CPU's place, dense (a transfer's cost looks up two CPUs at random). */
@@ -293,6 +297,8 @@ struct engine {
 	uint64_t total_cpu_ps, nvcsw, nivcsw;	/* every task's, ended ones included */
 	struct rcu rcu;
 	struct irqs irq;
+	uint32_t lb_gen;		/* the load-balancing tick's generation (0: not armed) */
+	int lb_armed;
 	struct arena arena;
 	fcontext_t sched_ctx;		/* the run loop's context */
 	void *sched_fiber;		/* the run loop's ThreadSanitizer fiber */
@@ -346,6 +352,8 @@ void cpu_account(struct cpu *c, struct task *t);
 void cpu_pick_next(struct cpu *c);	/* @c's task has left it: the next one, or idle */
 void switch_out(struct task *t, enum tstate st);
 void wake_task(struct task *t, uint64_t now);
+void lb_tick(uint64_t now);		/* periodic load balancing at the scheduler tick */
+void lb_arm(uint64_t now);		/* start that tick (an unpinned task is queued) */
 void sched_yield_place(struct cpu *c, struct task *t);	/* make @t runnable at @now */
 struct task *cpu_event(struct cpu *c);	/* @c's event is due: the task to resume, if any */
 void sched_next(struct cpu *yield);	/* leave the running task for the next event */

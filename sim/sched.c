@@ -262,6 +262,9 @@ static void rq_insert(struct cpu *c, struct task *t)
 {
 	int i = c->nrq++;
 
+	if (t->pin < 0 && !eng.lb_armed)
+		lb_arm(c->clock);
+
 	while (i > 0 && (c->rq[i - 1]->vruntime > t->vruntime ||
 			 (c->rq[i - 1]->vruntime == t->vruntime && c->rq[i - 1]->id > t->id))) {
 		c->rq[i] = c->rq[i - 1];
@@ -320,6 +323,131 @@ static struct task *steal(struct cpu *c)
 			return t;
 		}
 	return NULL;
+}
+
+/* ---- periodic load balancing -------------------------------------------------------- */
+
+/*
+ * The kernel's periodic balancing (kernel/sched/fair.c rebalance_domains,
+ * kernel/sched/topology.c sd_init): at the scheduler tick each CPU balances
+ * each of its domains (here SMT core, LLC, package, machine) once its
+ * interval has passed: balance_interval = the domain's CPU count in ms,
+ * times busy_factor on a busy CPU (the machine file's sched.lb_busy_factor),
+ * at most HZ x CPUs / 10 jiffies (max_load_balance_interval); idle CPUs are
+ * balanced as the NOHZ idle balancer does, at the idle interval. A balance
+ * pulls one unpinned queued task from the domain's busiest CPU when that
+ * one runs at least two more tasks than this one (an imbalance a move
+ * reduces). Left out: load (PELT) rather than task counts, the domain's
+ * interval doubling when it finds nothing, the imbalance_pct margin,
+ * migration cost (cache hotness), active balancing of running tasks.
+ */
+static int nr_running(const struct cpu *c)
+{
+	return c->nrq + (c->curr != NULL);
+}
+
+static int in_domain(int a, int b, int level)
+{
+	const struct place *x = &eng.place[a], *y = &eng.place[b];
+
+	return level == 0 ? x->core == y->core : level == 1 ? x->l3 == y->l3 :
+	       level == 2 ? x->socket == y->socket : 1;
+}
+
+static int unpinned_queued(const struct cpu *c)
+{
+	for (int i = 0; i < c->nrq; i++)
+		if (c->rq[i]->pin < 0)
+			return i;
+	return -1;
+}
+
+/* Pull one unpinned queued task of @from onto @c at @now. */
+static void lb_pull(struct cpu *c, struct cpu *from, int i, uint64_t now)
+{
+	struct task *t;
+
+	if (eng.m.sched_eevdf)
+		eevdf_save_lag(from, from->rq[i]);
+	t = rq_take(from, i);
+	update_resched(from);
+	if (eng.m.sched_eevdf)
+		eevdf_place(c, t);
+	else
+		migrate_vruntime(t, from, c);
+	if (!c->curr && !c->in_irq) {
+		c->clock = c->clock > now ? c->clock : now;
+		c->clock += ps_of(eng.m.ctxsw_ns * jitter());
+		cpu_set_curr(c, t);
+		cpu_push(c, c->clock);
+	} else {
+		rq_insert(c, t);
+		update_resched(c);
+	}
+}
+
+static void lb_domain(struct cpu *c, int level, uint64_t now)
+{
+	int me = (int)(c - eng.cpus), best = -1, bestn = nr_running(c) + 1;
+
+	for (int o = 0; o < eng.ncpu; o++)
+		if (o != me && in_domain(me, o, level) && nr_running(&eng.cpus[o]) > bestn &&
+		    unpinned_queued(&eng.cpus[o]) >= 0) {
+			best = o;
+			bestn = nr_running(&eng.cpus[o]);
+		}
+	if (best >= 0)
+		lb_pull(c, &eng.cpus[best], unpinned_queued(&eng.cpus[best]), now);
+}
+
+static int domain_weight(int cpu, int level)
+{
+	int *w = &eng.cpus[cpu].lb_weight[level];
+
+	if (!*w)
+		for (int o = 0; o < eng.ncpu; o++)
+			*w += in_domain(cpu, o, level);
+	return *w;
+}
+
+void lb_tick(uint64_t now)
+{
+	uint64_t j = 1000000000ull * PS_PER_NS / (uint64_t)eng.m.hz;
+	uint64_t cap = (uint64_t)eng.m.hz * (uint64_t)eng.ncpu / 10 * j;
+	int queued = 0;
+
+	eng.lb_armed = 0;
+	for (int i = 0; i < eng.ncpu; i++) {
+		struct cpu *c = &eng.cpus[i];
+
+		for (int level = 0; level < LB_LEVELS; level++) {
+			uint64_t iv;
+
+			if (now < c->next_lb[level])
+				continue;
+			iv = (uint64_t)domain_weight(i, level) * 1000000ull * PS_PER_NS;
+			if (c->curr)
+				iv *= (uint64_t)eng.m.sched_lb_busy_factor;
+			iv = iv < j ? j : iv > cap ? cap : iv;
+			c->next_lb[level] = now + iv;
+			lb_domain(c, level, now);
+		}
+	}
+	for (int i = 0; i < eng.ncpu; i++)
+		queued |= unpinned_queued(&eng.cpus[i]) >= 0;
+	if (queued)
+		lb_arm(now);
+}
+
+/* Keep the balancing tick running while an unpinned task waits in a queue. */
+void lb_arm(uint64_t now)
+{
+	uint64_t j = 1000000000ull * PS_PER_NS / (uint64_t)eng.m.hz;
+
+	if (eng.lb_armed)
+		return;
+	eng.lb_armed = 1;
+	heap_push((now / j + 1) * j, EV_LB, 0, ++eng.lb_gen);
 }
 
 /* The CPU's current task has left it (blocked, slept, ended, preempted). */

@@ -21,6 +21,10 @@
  *   partial) of 110 ms / the slice rounded up
  *   to whole ticks, on a CFS file (ivb-ep-2s40, HZ 1000) and an EEVDF one (generic-8,
  *   HZ 250).
+ * - Periodic load balancing: four unpinned CPU hogs that start queued on
+ *   CPU 0 of generic-8 (the other CPUs idle, so no CPU ever goes idle and
+ *   pulls) end on four different CPUs, and at least one moved within the
+ *   idle balance interval of the SMT-less LLC domain (8 ms).
  * - An exclusive test-and-test-and-set lock at 64 CPUs: throughput at most
  *   1 / (CS + one transfer) (a handoff needs the line to move at least once)
  *   and at least 1 / (CS + (T + 1) transfers) (the release store waits behind
@@ -378,4 +382,58 @@ Test(sim_sched, two_hogs_alternate_every_slice)
 		cr_expect(fabs(got - want) <= fmax(1.5, 0.1 * want), "%s: %.0f involuntary switches, want %.1f (slice %.2f ms)",
 			  cases[i].machine, got, want, slice / 1e6);
 	}
+}
+
+/* ---- periodic load balancing ------------------------------------------------------ */
+
+static int lb_cpu[4];
+static uint64_t lb_moved_at[4];
+
+static void *lb_hog(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+
+	sim_pin(-1);	/* queued on CPU 0 (its creator pinned it there), now free to move */
+	while (sim_now() < 1000000000ull + 50000000ull) {
+		sim_work_ns(10000);
+		if (!lb_moved_at[id] && sim_current_cpu() != 0)
+			lb_moved_at[id] = sim_now();
+	}
+	lb_cpu[id] = sim_current_cpu();
+	return NULL;
+}
+
+static int four_hogs(int argc, char **argv)
+{
+	int ids[4];
+
+	(void)argc;
+	(void)argv;
+	sim_pin(0);
+	for (int i = 0; i < 4; i++)
+		ids[i] = sim_spawn(lb_hog, (void *)(intptr_t)i);
+	for (int i = 0; i < 4; i++)
+		sim_join(ids[i]);
+	return 0;
+}
+
+Test(sim_sched, periodic_balancing_spreads_queued_tasks)
+{
+	char err[512];
+	uint64_t first = UINT64_MAX;
+
+	memset(lb_moved_at, 0, sizeof(lb_moved_at));
+	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "generic-8", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(sim_boot(&mach, 1), 0);
+	cr_assert_eq(sim_run(four_hogs, 0, NULL), 0);
+	sim_shutdown();
+	for (int i = 0; i < 4; i++) {
+		for (int j = 0; j < i; j++)
+			cr_expect_neq(lb_cpu[i], lb_cpu[j], "hogs %d and %d both ended on CPU %d", i, j, lb_cpu[i]);
+		if (lb_moved_at[i] && lb_moved_at[i] < first)
+			first = lb_moved_at[i];
+	}
+	cr_expect(first != UINT64_MAX && first - 1000000000ull <= 8000000ull + 4000000ull,
+		  "the first move came %.1f ms after the start, want within the 8 ms LLC interval and a tick",
+		  first == UINT64_MAX ? -1.0 : (double)(first - 1000000000ull) / 1e6);
 }
