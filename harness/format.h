@@ -2,7 +2,7 @@
 /*
  * Number formatting shared by the readable report formats (table, email)
  * and the runner's per-cell progress line, so that one cell shows one
- * figure wherever it is printed (research/aesthetics.md §8).
+ * figure wherever it is printed.
  *
  * Every function writes a NUL-terminated string of at most @len - 1 bytes
  * into @buf and never allocates; it is safe from any thread. NaN prints "-".

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The 0-day robot's comparison layout (intel/lkp-tests lib/compare.rb,
- * research/workloads.md §3.1-3.3), one section per (group, thread count):
+ * docs/workloads.md §3.1-3.3), one section per (group, thread count):
  *
  *   =========================================================================================
  *   compiler/cpus/build_type/allocator/kernel/pin/nr_threads/testcase:

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Waiman Long's locktest output (research/peers.md §14), per cell:
+ * Waiman Long's locktest output (docs/workloads.md §5), per cell:
  *
  *   Running locktest with rwsem [runtime = 2s, r% = 50%, load = 100]
  *   Threads = 2, Min/Mean/Max = 74,506/91,260/112,409

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The mmtests compare layout (compare-mmtests.pl, research/workloads.md §2.d):
+ * The mmtests compare layout (compare-mmtests.pl, docs/workloads.md §2.d):
  *
  *                                      rwsem                  rwsem
  *                                       xadd                  rspin
@@ -8,7 +8,7 @@
  *   Hmean     faults/cpu-1    ...          (   0.00%)   ...          *  -9.86%*
  *
  * Rows are blocks of one statistic over every operation ("metric-threads"),
- * as the --mmtests-era prints them (research/workloads.md §2.d):
+ * as the --mmtests-era prints them (docs/workloads.md §2.d):
  *   current  Min, Hmean, HStddev, HCoeffVar, Max, BHmean.95 (higher is
  *            better); Min, Amean, Stddev, CoeffVar, Max, BAmean.95 otherwise
  *   2019     Min, Hmean|Amean, Stddev, CoeffVar, Max, B{H,A}mean-50, -95, -99

@@ -274,7 +274,7 @@ static double lkp_pct(const char *mark)
 
 /*
  * LKP's changed-stat rule as far as the printed figures allow
- * (lib/changed_stat.rb, research/workloads.md §3.3): the ratio of the two
+ * (lib/changed_stat.rb, docs/workloads.md §3.3): the ratio of the two
  * means above 1.01 for the benchmark's own stats (vm-scalability.* under
  * vm-scalability) and 1.05 for the others, and the printed spreads apart:
  * |diff| > 1.96 (sd_base + sd_new).

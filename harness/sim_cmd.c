@@ -17,7 +17,7 @@ int lab_sim_args_refused(int argc, char **argv, char *err, size_t errlen)
 {
 	for (int i = 2; i < argc; i++)
 		if (!strcmp(argv[1], "torture") && (!strcmp(argv[i], "-m") || !strncmp(argv[i], "--mm", 4))) {
-			snprintf(err, errlen, "torture -m (lazy-mm schemes) cannot run under --sim yet (issue 11); "
+			snprintf(err, errlen, "torture -m (lazy-mm schemes) cannot run under --sim yet; "
 				 "valid under --sim: the lock variants (-l)");
 			return -1;
 		}

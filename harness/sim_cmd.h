@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The simulated machine on the command line (issue 10):
+ * The simulated machine on the command line:
  *   rwlab sim list              the machines: CPUs, topology, sources
  *   rwlab sim show MACHINE      every parameter with its citation
  *   rwlab sim validate [M...]   the validation ladder (validate.h)

@@ -38,7 +38,7 @@ struct sim_args {
  * pages on a wall-clock decay. The engine keys its cache lines by address,
  * so which freed extent a later allocation reuses decides whether its lines
  * are already cached; with time-based decay that choice followed the host's
- * timing, and one seed gave two CSVs (reaim new_dbase, issue 11).
+ * timing, and one seed gave two CSVs (reaim new_dbase).
  */
 const char *malloc_conf = "dirty_decay_ms:-1,muzzy_decay_ms:-1";
 

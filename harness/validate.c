@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * `rwlab sim validate [MACHINE...]`: the simulator's validation ladder
- * (issue 22). The rungs are data: validate.ladder in the machine directory
+ * (docs/simulator.md §4). The rungs are data: validate.ladder in the machine directory
  * (sim/machines/validate.ladder), one rung per line, each a figure with its
  * source, the run that simulates it, and a tolerance stated before the run.
  *

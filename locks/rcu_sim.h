@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * locks/rcu_sim.h - the simulated build's RCU (issues 10 and 11).
+ * locks/rcu_sim.h - the simulated build's RCU (docs/simulator.md §3).
  *
  * liburcu cannot run on coroutines that share one host thread, so the
  * urcu-memb calls of percpu-rwsem (rcu_sync) and of the mm model (the

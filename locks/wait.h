@@ -2,7 +2,7 @@
 /*
  * locks/wait.h - the seam for sleeping, waking, tasks and clocks.
  *
- * Kernel primitive -> user-space stand-in (research/kernel.md §8):
+ * Kernel primitive -> user-space stand-in (docs/kernel.md §8):
  *   task_struct / current   -> struct lab_task, one per thread (lab_current())
  *   schedule() / wake_up_q  -> lab_futex_wait() / lab_futex_wake() on a per-waiter word
  *   owner->on_cpu           -> owner_on_cpu(): 0 while the owner sleeps in
@@ -460,7 +460,7 @@ static inline const char *lab_sim_progress(void)
 
 /*
  * lab_kernel_work() - kernel-side work that a workload's model stands for
- * but does not perform as the kernel would (issue 11): natively nothing (the
+ * but does not perform as the kernel would: natively nothing (the
  * host does the work it does, and its time is measured); in the simulated
  * build the machine's cost model charges it to the calling task:
  *   LAB_KWORK_FAULT       page-fault entry and exit (cost.fault_ns)
@@ -498,7 +498,7 @@ static inline uint64_t lab_task_cpu_ns(void)
 }
 
 /*
- * The work a workload does between its lock and mm calls (issue 11), which
+ * The work a workload does between its lock and mm calls, which
  * costs nothing in virtual time unless charged. Natively all three are
  * nothing (the host does the work and its time is measured); simulated:
  *   lab_work_key(name)    the index of the machine file's cost.work.NAME_ns

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * sim/sim.h - the many-CPU engine beneath locks/'s seams (issue 10).
+ * sim/sim.h - the many-CPU engine beneath locks/'s seams.
  *
  * Simulated threads ("tasks") are coroutines on the one host thread
  * (Boost.Context fcontext). A discrete-event loop always resumes the

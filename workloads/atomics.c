@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * atomics - T threads on one cache line: the microbenchmark that calibrates
- * and validates the simulator's line arbitration (issue 22), natively here
+ * and validates the simulator's line arbitration, natively here
  * and under --sim on any machine file.
  *
  * Citations: the operations and the per-operation figure are those of Travis
@@ -14,7 +14,7 @@
  * that of 14c24048841151548a3f4d9e218510c844c1b737 (v5.16), whose thread
  * (Muchun Song, LKML 2021-11) counted cmpxchg attempts per successful trylock
  * with bpftrace: 2.05 blind, 1.016 read-first on a 40-thread E5-2650
- * (research/model-anchors.md).
+ * (docs/simulator.md §5).
  *
  * What a thread does until the window closes (op=):
  *   faa    atomic_fetch_add(line, 1)                        1 attempt

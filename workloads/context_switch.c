@@ -6,7 +6,7 @@
  * Citation: antonblanchard/will-it-scale tests/context_switch1.c ("Context
  * switch via pipes", the _threads build), the benchmark of Piggin's
  * MMU_LAZY_TLB_SHOOTDOWN and of Desnoyers' hazard-pointer RFC
- * (research/workloads.md §1.4, kernel.md §5.2-5.4).
+ * (docs/workloads.md §1.4, docs/kernel.md §5.2-5.4).
  *
  * What runs (-t N means N pairs, 2N threads of one process):
  * - the harness's worker i is the measured task of pair i; it opens two pipes
@@ -422,7 +422,7 @@ const struct lab_workload_ops lab_workload_context_switch = {
 	.name = "context_switch",
 	.simulated = true,
 	.summary = "will-it-scale context_switch1_threads: -t pairs ping-pong over pipes, lazy mm on every block",
-	.cite = "will-it-scale tests/context_switch1.c (threads); Piggin 2023, Desnoyers 2024 (kernel.md §5)",
+	.cite = "will-it-scale tests/context_switch1.c (threads); Piggin 2023, Desnoyers 2024 (docs/kernel.md §5)",
 	.kind = LAB_WL_TIMED,
 	.knobs = cs_knobs,
 	.headline = "ops_per_s",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The address-space model: see mm.h (what is modelled) and vma_lock.h (the
- * per-VMA lock schemes). Sources: research/kernel.md §6.
+ * per-VMA lock schemes). Sources: docs/kernel.md §6.
  */
 #include <errno.h>
 #include <stdio.h>

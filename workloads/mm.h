@@ -2,7 +2,7 @@
 /*
  * workloads/mm.h - a user-space model of a process address space (struct mm_struct).
  *
- * Sources: research/kernel.md §6 (per-VMA locks v6.4 and v6.15+), mm/memory.c
+ * Sources: docs/kernel.md §6 (per-VMA locks v6.4 and v6.15+), mm/memory.c
  * handle_mm_fault and arch/x86/mm/fault.c do_user_addr_fault as described there.
  *
  * What is modelled:

@@ -51,8 +51,8 @@ static void workload_fill(struct lab_workload_conf *conf, const struct lab_spec 
 
 /*
  * The simulated build runs the workloads marked .simulated (workload.h);
- * any other is refused with one line naming the ones that run (issue 11;
- * since tlb_flush's IPIs became simulated interrupts, every workload runs).
+ * any other is refused with one line naming the ones that run (since
+ * tlb_flush's IPIs became simulated interrupts, every workload runs).
  * Returns 0 (always natively) or -1 with @err.
  */
 static int sim_check(const struct lab_workload_conf *conf, char *err, size_t errlen)

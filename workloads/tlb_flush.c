@@ -10,7 +10,7 @@
  * page), threads build. Paired with context_switch1 because of the trade-off
  * Desnoyers measured in Dec 2024 when the switch path stopped maintaining
  * mm_cpumask with shared atomics: +50% context_switch1_threads but -33%
- * tlb_flush2_threads at 192 threads (research/kernel.md §5.4, peers.md §13).
+ * tlb_flush2_threads at 192 threads (docs/kernel.md §5.4, docs/kernel.md §5.4).
  *
  * One operation (tlb_flush2's inner loop, on the model):
  * - write one byte in the thread's own pre-faulted page (the touch; with
@@ -26,7 +26,7 @@
  *   idle kernel thread (its CPU borrows the mm lazily, so flushes reach lazy
  *   CPUs too). Default 0: like tlb_flush2, threads never sleep.
  *
- * Under --sim (build/rwlab-sim, issue 11): the "IPIs" are the engine's
+ * Under --sim (build/rwlab-sim): the "IPIs" are the engine's
  * interrupts (sim_ipi_send, via locks/lazy_mm.c): each reaches the simulated
  * CPU of the target slot's thread cost.ipi_ns after the send and runs the
  * flush handler there at once, preempting the thread (which may itself be
@@ -189,7 +189,7 @@ static void tf_teardown(void *state)
 const struct lab_workload_ops lab_workload_tlb_flush = {
 	.name = "tlb_flush",
 	.summary = "will-it-scale tlb_flush2_threads-like: flush every CPU that has the mm, found via the scheme",
-	.cite = "will-it-scale tests/tlb_flush2.c (threads); Desnoyers Dec 2024 mm_cpumask trade-off (kernel.md §5.4)",
+	.cite = "will-it-scale tests/tlb_flush2.c (threads); Desnoyers Dec 2024 mm_cpumask trade-off (docs/kernel.md §5.4)",
 	.kind = LAB_WL_TIMED,
 	.knobs = tf_knobs,
 	.headline = "ops_per_s",

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Install (issue 14 item 7): `meson install --destdir D`, then D's rwlab runs
+# Install: `meson install --destdir D`, then D's rwlab runs
 # `--matrix quick` from another directory with the source and build trees
 # out of sight (a private mount namespace binds an empty directory over
 # both), finding its matrices in D's share/rwlab; the man page and the bash

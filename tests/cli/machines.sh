@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Every sim/machines/*.machine against the machine-file format (issue #10):
+# Every sim/machines/*.machine against the machine-file format:
 # all required keys once, no unknown key, every numeric value positive and
 # carrying a citation whose [keys] are defined in results/sim/machines.md (or
 # are [calc], [proxy], [missing: ...], [calib PATH [METRIC]] with PATH present;

@@ -91,7 +91,7 @@ else
 	fail "reproduce: $(cat "$tmp/err")"
 fi
 expect_err 2 "reproduce: no matrix 'nosuch' \(valid: .*quick" -- "$root/tools/reproduce" nosuch --rwlab "$rwlab"
-# ... and with --out, the page beside the text report (issue 29; tests/cli/html_page.py checks pages in a browser).
+# ... and with --out, the page beside the text report (tests/cli/html_page.py checks pages in a browser).
 if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
 	"$root/tools/reproduce" "$data/fixture.matrix" --csv "$data/two-variants.csv" --out "$tmp/page" --rwlab "$rwlab" \
 		>"$tmp/out" 2>"$tmp/err" || fail "reproduce --out: $(cat "$tmp/err")"
@@ -115,7 +115,7 @@ ndirs=$(find "$tmp/res" -mindepth 2 -maxdepth 2 -type d -name 'tiny-*' | wc -l)
 [ "$ndirs" = 2 ] || fail "two reproduce runs made $ndirs directories, want 2: $(find "$tmp/res")"
 [ "$(find "$tmp/res" -name tiny.csv | wc -l)" = 2 ] || fail "reproduce: no tiny.csv in each run directory"
 
-# --sim (issue 11): the matrix's sim_machine, every published client count in the matrix as run,
+# --sim: the matrix's sim_machine, every published client count in the matrix as run,
 # a directory under sim/, and the published rows compared one to one (here 1 and 4 threads only).
 if [ -x "$(dirname "$rwlab")/rwlab-sim" ]; then
 	RWLAB_RESULTS_DIR=$tmp/simres "$root/tools/reproduce" per-vma-locks --sim --no-plots --rwlab "$rwlab" \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# tools/reproduce NAME --sim for each of the four published tables (issue 11), each made small:
+# tools/reproduce NAME --sim for each of the four published tables, each made small:
 # the simulated generic-8 instead of the table's machine, a few simulated milliseconds, and the
 # runs cut down with --set or -- options. Checks what each run must show: a new directory under
 # sim/, the CSV's variants, workloads and thread counts, the matrix as run, and a verdict on the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The engine's analytic checks (issue 10), on generic-64 (sim/machines/
+ * The engine's analytic checks, on generic-64 (sim/machines/
  * generic.machine): the model's own closed forms, computed from the machine
  * file's costs, against what the discrete-event engine produces.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The simulated RCU (issue 11 item 1) through locks/rcu_sim.h, on generic-8
+ * The simulated RCU through locks/rcu_sim.h, on generic-8
  * (HZ 250: a 4 ms tick; the first force-quiescent-state scan 1 jiffy after a
  * grace period starts):
  * - a reader inside its section across synchronize_rcu() delays it until it

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# The simulated machine from the command line (issue 10):
+# The simulated machine from the command line:
 # - determinism: one simulated cell run twice gives byte-identical CSVs
 #   apart from the host-time fields (run id, timestamp); another seed differs;
 # - torture --sim --seeds: every variant SUCCESS, busted FAILURE with a
@@ -8,16 +8,16 @@
 # - torture --kill --sim cancels waits (-EINTR and -ETIMEDOUT) reproducibly;
 # - pft under --sim in every --mm-lock mode is deterministic too, and charges
 #   its faults from the machine file (no host-time metric);
-# - context_switch (issue 11) is deterministic too; with releases under load
+# - context_switch is deterministic too; with releases under load
 #   every scheme but none keeps the mm alive, and none trips the use-after-free
 #   check; and its refcount scheme's
 #   mm_count is one line shared by every pair: per pair, refcount falls behind
 #   hazptr (per-CPU slot lines) as pairs are added, and not at one pair;
-# - tlb_flush (issue 11) with every lazy-mm scheme is deterministic too; each
+# - tlb_flush with every lazy-mm scheme is deterministic too; each
 #   flush interrupts the t-1 other CPUs (every one runs the mm), and the
 #   interrupts are the engine's, not threads: thousands of IPIs in the window
 #   cost the workers no context switch;
-# - vmscale (issue 11) is deterministic too, and sync's grace period per
+# - vmscale is deterministic too, and sync's grace period per
 #   copied page (the engine's RCU) makes each worker sleep once per page:
 #   its voluntary switches far above batch's;
 # - reaim (every mix) and gitcheckout are deterministic too, without task
@@ -61,7 +61,7 @@ cmp -s "$tmp/a1.cut" "$tmp/b.cut" && fail "seed 7 gave the same CSV as seed 1"
 # report works unchanged on it
 "$rwlab" report "$tmp/a1.csv" >"$tmp/report" 2>&1 || fail "report on a simulated CSV: $(head -2 "$tmp/report")"
 
-# pft (issue 11): the mm model's fault path in all three modes, same seed => same CSV
+# pft: the mm model's fault path in all three modes, same seed => same CSV
 pcell="-l rwsem -w pft:size_mb=4 --mm-lock mmap,vma,vma-refcnt -t 1,6 -n 2 -q"
 # shellcheck disable=SC2086
 twice p generic-8 $pcell
@@ -139,7 +139,7 @@ rc=$(cat "$tmp/nonerc")
 # (an AddressSanitizer build reports the same use of the freed mm first, as heap-use-after-free)
 [ $rc -ne 0 ] && grep -Eq 'use after free|heap-use-after-free' "$tmp/noneerr" || fail "context_switch --sim -m none --unsafe: exit $rc, $(head -2 "$tmp/noneerr")"
 
-# vmscale (issue 11): sync, batch and hazptr over the engine's RCU; same seed => same CSV.
+# vmscale: sync, batch and hazptr over the engine's RCU; same seed => same CSV.
 # 4 workers, 200 MiB: 40 MiB = 20 huge pages per worker, every one copied once. One cell per
 # process: in one process a cell after another has differed by 1 us of process CPU time (the
 # harness's user_s) between the first run after a build and later ones (results/sim/hugetlb-vmemmap).
@@ -168,7 +168,7 @@ sed 's/,unit_mb=200"/"/' "$tmp/vm1.csv" | awk -F, '$8 ~ /^(time.voluntary_contex
 		if (v["sync/alloc_failures"] + v["batch/alloc_failures"] + v["hazptr/alloc_failures"]) exit 1
 	}' >"$tmp/vmchk" || fail "vmscale --sim: sync's grace periods do not make its workers sleep: $(cat "$tmp/vmchk")"
 
-# reaim (every mix) and gitcheckout (issue 11): their user-space routines, system calls and copies
+# reaim (every mix) and gitcheckout: their user-space routines, system calls and copies
 # charged from the machine file; same seed => same CSV apart from the host-time fields
 rg="-l rwsem-xadd,rwsem-rspin -w reaim:compute,reaim:new_dbase,reaim:shared,gitcheckout:pack_mb=16 -t 1,6 -n 2 --warmup 0 -q"
 # shellcheck disable=SC2086
