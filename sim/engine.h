@@ -398,7 +398,7 @@ static inline uint64_t splitmix(uint64_t *s)
  * PAUSE and think time are not constants on hardware (no published
  * distribution of them was found: +-1% is the engine's convention,
  * lab_delay()'s since sim-1), and without it two seeds of a workload that
- * never ties gave byte-identical iterations (issue 22 item 6).
+ * never ties gave byte-identical iterations (before sim-6).
  */
 static inline double jitter(void)
 {
@@ -406,7 +406,7 @@ static inline double jitter(void)
 }
 
 /*
- * Virtual time is kept in picoseconds (issue 22: a 1.6 ns load was charged
+ * Virtual time is kept in picoseconds (since sim-6: a 1.6 ns load was charged
  * 2 ns, +25%); the API speaks nanoseconds (sim.h). ps_of(): a cost in ns
  * (a machine-file figure) as the nearest whole picosecond.
  */

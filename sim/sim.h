@@ -32,10 +32,14 @@
  * as interrupts (sim_ipi_send; results/sim/lazy-mm-hazptr/tlb_flush.csv),
  * and the engine allocating from its own region, not malloc (where the
  * program's objects land, and so which share a line, no longer follows the
- * engine's internals); sim-5: both. Results keep the version they were made
+ * engine's internals); sim-5: both; sim-6: line arbitration with a source
+ * per rule (a transfer counted once, effects at the grant, requests served
+ * in order, the hold window, read snoops in turn), picoseconds, seeded cost
+ * jitter, EEVDF or CFS per machine file with tick-noticed slices, periodic
+ * load balancing (sim/README.md). Results keep the version they were made
  * with, and every CSV row its binary's git revision.
  */
-#define SIM_ENGINE_VERSION "sim-5"
+#define SIM_ENGINE_VERSION "sim-6"
 #define SIM_MAX_TASKS 1024
 
 extern int sim_active;		/* 1 while sim_run() runs */

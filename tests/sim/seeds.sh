@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Seeds mean something under --sim (issue 22 item 6): two seeds of every
+# Seeds mean something under --sim: two seeds of every
 # workload give different values of its headline metric (before the engine's
 # +-1% cost jitter, context_switch and tlb_flush gave byte-identical
 # iterations for any seed), and one seed gives the same values twice.
