@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "config.h"
+#include "matrix.h"
 #include "sim_cmd.h"
 #include "version.h"
 
@@ -24,7 +25,10 @@ static int cmd_help(int argc, char **argv)
 	const struct lab_cmd *cmd;
 	char names[256];
 
-	if (argc < 3) {
+	if (argc < 3 || !strcmp(argv[2], "help") || !strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) {
+		if (argc >= 3)	/* help about help: what it takes, then the commands */
+			printf("usage: rwlab help [COMMAND | --man | --bash]: a command's options, the man page "
+			       "(roff), the bash completion\n\n");
 		lab_cli_usage(stdout, lab_cmds);
 		return 0;
 	}
@@ -33,7 +37,12 @@ static int cmd_help(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[2], "--bash")) {
-		lab_cli_bash_completion(stdout, lab_cmds);
+		char machines[4096], matrices[4096];
+		struct lab_comp_words w = { machines, matrices };
+
+		lab_sim_machine_names(machines, sizeof(machines));
+		lab_matrix_names(matrices, sizeof(matrices));
+		lab_cli_bash_completion(stdout, lab_cmds, &w);
 		return 0;
 	}
 	cmd = lab_cmd_find(lab_cmds, argv[2]);

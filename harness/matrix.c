@@ -120,6 +120,19 @@ static void matrix_names(const char *dir, char *buf, size_t len)
 		free(ents);
 }
 
+void lab_matrix_names(char *buf, size_t len)
+{
+	char dirs[3][4096];
+	int nd = matrix_dirs(dirs);
+
+	buf[0] = 0;
+	for (int i = 0; i < nd && !buf[0]; i++) {	/* the first directory that has some */
+		matrix_names(dirs[i], buf, len);
+		for (char *p = buf; (p = strstr(p, ", ")); )	/* "a, b" -> "a b" */
+			memmove(p, p + 1, strlen(p + 1) + 1);
+	}
+}
+
 int lab_matrix_resolve(const char *name, char *path, size_t len, char *err, size_t errlen)
 {
 	char dirs[3][4096], names[1024];

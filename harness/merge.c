@@ -8,6 +8,7 @@
 
 #include "cmds.h"
 #include "csv.h"
+#include "inventory.h"
 #include "merge.h"
 
 /*
@@ -121,7 +122,7 @@ static int load(struct merge *m)
 					m->f[0].path);
 				return -1;
 			}
-		if (!f->t.nrows)
+		if (!f->t.nrows && !m->o->quiet)	/* report says it itself, as report */
 			fprintf(stderr, "rwlab: merge: warning: %s holds no results\n", f->path);
 	}
 	return 0;
@@ -519,6 +520,7 @@ int lab_merge(const struct lab_merge_opts *o)
 	if (ncells < 0 || check_hosts(&m))
 		goto out;
 	check_context(&m);
+	lab_inventory_check("rwlab: merge", o->paths, o->npaths);	/* the hosts' inventories, where beside the files */
 	problems = check_missing(&m, rows, nrows, ncells);
 	if (o->out && write_out(&m, o->out))
 		goto out;
@@ -599,4 +601,5 @@ const struct lab_cmd lab_merge_cmd = {
 		"unless --mixed-hosts (then warned); warns where hosts, builds or settings\n"
 		"differ; exit 1 when shards or cells are missing (OUT is still written), 0\n"
 		"when complete.\n",
+	.operands = LAB_COMP_CSV,
 };

@@ -48,7 +48,12 @@ const char *rep_flag(const struct lab_series *s, bool harmonic);
  * leading blank the mark is appended (within @len).
  */
 void rep_mark(char *buf, size_t len);
-/* mmtests' change of @s against @base on the table mean: pdiff or pndiff, positive = better. */
+/*
+ * The change of @s against @base on the table mean: for a lower-is-better
+ * metric the gain, pndiff (100 - new*100/base: positive = lower = better, as
+ * mmtests); else pdiff, the value's own change (positive = higher: better
+ * for a higher-is-better metric, just higher for an informational one).
+ */
 double rep_change(const struct lab_series *s, const struct lab_series *base);
 /*
  * Significance of set @b against base set @a under @sig (LAB_SIG_CI or

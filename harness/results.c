@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "knob.h"
+#include "mm.h"
 #include "results.h"
+#include "workload.h"
 
 #define MAX_BY 8
 
@@ -702,6 +705,81 @@ static int set_baseline(struct lab_results *r, const char *baseline, const char 
 	return 0;
 }
 
+/* The index of @k in @list, adding an owned copy when it is new. */
+static int key_str(struct lab_results *r, const char ***list, int *n, const char *k)
+{
+	int i = str_index(*list, *n, k);
+	char *c;
+
+	if (i >= 0)
+		return i;
+	c = xrealloc(NULL, strlen(k) + 1);
+	strcpy(c, k);
+	r->owned = grow(r->owned, r->nowned, sizeof(char *));
+	r->owned[r->nowned++] = c;
+	return str_add(list, n, c);
+}
+
+const char *lab_results_fault_path(const char *workload, char *base, size_t len)
+{
+	char name[64];
+	const struct lab_workload_ops *ops = lab_workload_lookup(lab_workload_base(workload, name, sizeof(name)));
+	const struct lab_knob *k = NULL;
+	const char *colon = strchr(workload, ':'), *kv = colon ? colon + 1 : "";
+	long mode;
+
+	snprintf(base, len, "%s", workload);
+	for (const struct lab_knob *p = ops ? ops->knobs : NULL; p && p->name && !k; p++)
+		if (!strcmp(p->name, "mm_lock"))
+			k = p;
+	if (!k)
+		return NULL;
+	mode = k->def;
+	/* base: the label without its mm_lock=VALUE entry (and without ':' when nothing is left) */
+	snprintf(base, len, "%s", name);
+	for (const char *p = kv; *p;) {
+		size_t l = strcspn(p, ",");
+
+		if (l > 8 && !strncmp(p, "mm_lock=", 8)) {
+			for (int m = 0; m < LAB_MM_LOCK_NR; m++)
+				if (strlen(lab_mm_lock_mode_names[m]) == l - 8 && !strncmp(p + 8, lab_mm_lock_mode_names[m], l - 8))
+					mode = m;
+		} else {
+			snprintf(base + strlen(base), len - strlen(base), "%c%.*s", strchr(base, ':') ? ',' : ':', (int)l, p);
+		}
+		p += l + (p[l] == ',');
+	}
+	return lab_mm_lock_mode_titles[mode >= 0 && mode < LAB_MM_LOCK_NR ? mode : 0];
+}
+
+/*
+ * The group and column of a row under --by with fault_path: the workload
+ * label stands without its mm_lock knob, and fault_path is its title.
+ */
+static void fault_path_keys(struct lab_results *r, char **f, const int *col, const int *bycol, int nby, int *ig,
+			    int *ic)
+{
+	char base[LAB_SPEC_MAX], key[1024] = "";
+	const char *title = lab_results_fault_path(f[col[C_WORKLOAD]], base, sizeof(base));
+	static const int ident[2] = { C_VARIANT, C_WORKLOAD };
+
+	for (int i = 0; i < 2; i++) {	/* the group: variant and base workload, unless in --by */
+		bool used = false;
+
+		for (int k = 0; k < nby; k++)
+			used |= bycol[k] == col[ident[i]];
+		if (!used)
+			snprintf(key + strlen(key), sizeof(key) - strlen(key), "%s%s", key[0] ? " " : "",
+				 ident[i] == C_WORKLOAD ? base : f[col[ident[i]]]);
+	}
+	*ig = key_str(r, &r->groups, &r->ngroups, key);
+	key[0] = 0;
+	for (int k = 0; k < nby; k++)
+		snprintf(key + strlen(key), sizeof(key) - strlen(key), "%s%s", k ? " " : "",
+			 bycol[k] < 0 ? (title ? title : "-") : bycol[k] == col[C_WORKLOAD] ? base : f[bycol[k]]);
+	*ic = key_str(r, &r->columns, &r->ncolumns, key);
+}
+
 int lab_results_load_many(struct lab_results *r, const char *const *paths, int npaths, const char *by,
 			  const char *baseline, unsigned flags, char *err, size_t errlen)
 {
@@ -709,6 +787,7 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 	static const char *need[] = { "variant", "workload", "threads", "metric", "value", "better", "unit" };
 	int col[C_NR], bycol[MAX_BY], nby = 0, grcol[2], ngr = 0;
 	char bybuf[256], *save = NULL;
+	bool fault_path = false;
 
 	memset(r, 0, sizeof(*r));
 	if (read_inputs(r, paths, npaths, err, errlen))
@@ -732,9 +811,10 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 		goto fail;
 	snprintf(bybuf, sizeof(bybuf), "%s", by && *by ? by : "variant");
 	for (char *tok = strtok_r(bybuf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int c = lab_csv_col(&r->t, tok);
+		int c = strcmp(tok, LAB_RESULTS_FAULT_PATH) ? lab_csv_col(&r->t, tok) : -1;
 
-		if (c < 0) {
+		fault_path |= c < 0 && !strcmp(tok, LAB_RESULTS_FAULT_PATH);
+		if (c < 0 && strcmp(tok, LAB_RESULTS_FAULT_PATH)) {
 			fail_cols(&r->t, path, tok, err, errlen);
 			goto fail;
 		}
@@ -775,8 +855,13 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 			goto fail;
 		}
 		v = strtod(f[col[C_VALUE]], NULL);	/* checked by check_values() */
-		ig = ngr ? key_index(r, &r->groups, &r->ngroups, f, grcol, ngr) : str_add(&r->groups, &r->ngroups, "");
-		ic = key_index(r, &r->columns, &r->ncolumns, f, bycol, nby);
+		if (fault_path) {
+			fault_path_keys(r, f, col, bycol, nby, &ig, &ic);
+		} else {
+			ig = ngr ? key_index(r, &r->groups, &r->ngroups, f, grcol, ngr) :
+				   str_add(&r->groups, &r->ngroups, "");
+			ic = key_index(r, &r->columns, &r->ncolumns, f, bycol, nby);
+		}
 		im = str_add(&r->metrics, &r->nmetrics, f[col[C_METRIC]]);
 		add_value(r, f, col, ig, ic, im, (int)th, v);
 	}

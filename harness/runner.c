@@ -101,6 +101,8 @@ struct runner {
 	bool tty;
 	FILE *summary;			/* where the per-cell lines go */
 	int cpus;			/* the CPUs the run may use (the load-average warning) */
+	int loaded;			/* cells that started with the load above the CPUs (warned once) */
+	double load_max;		/* ... the highest such load */
 };
 
 /* The state of the cell in flight. */
@@ -525,7 +527,7 @@ static void cell_summary(const struct runner *r, const struct cell_run *cr)
 	fprintf(stderr, "%s", r->tty ? "\r\033[K" : "");
 	/* stdout, unless the CSV goes there (-o -) */
 	lab_fmt_cell_line(r->summary, cr->vlabel, cr->cell->wl->label, cr->cell->nthreads, cr->ops->headline,
-			  cr->hv, cr->nh, cr->hbetter);
+			  cr->hv, cr->nh, cr->hbetter, lab_sim_machine_name());
 	fflush(r->summary);
 }
 
@@ -539,10 +541,14 @@ static int cell_iteration(struct runner *r, struct cell_run *cr, int it, int fir
 	int ret;
 
 	r->entry++;
-	if (!LAB_SIM && getloadavg(load, 1) == 1 && load[0] > r->cpus && it == first && !cr->load_warned) {	/* at the cell's start */
-		fprintf(stderr, "%sWARNING: load average %.2f above the %d CPUs at the start of %s %s t=%d: "
-			"other work competes with the measurement\n", r->tty ? "\r\033[K" : "", load[0], r->cpus,
-			cr->vlabel, cr->cell->wl->label, cr->cell->nthreads);
+	if (!LAB_SIM && getloadavg(load, 1) == 1 && lab_fault_inject("loadavg", cr->vlabel))
+		load[0] = r->cpus + 1;
+	if (!LAB_SIM && load[0] > r->cpus && it == first && !cr->load_warned) {	/* at the cell's start */
+		if (!r->loaded++)	/* the first; lab_run() counts the rest at the end */
+			fprintf(stderr, "%sWARNING: load average %.2f above the %d CPUs at the start of %s %s t=%d: "
+				"other work competes with the measurement\n", r->tty ? "\r\033[K" : "", load[0],
+				r->cpus, cr->vlabel, cr->cell->wl->label, cr->cell->nthreads);
+		r->load_max = load[0] > r->load_max ? load[0] : r->load_max;
 		cr->load_warned = true;
 	}
 	progress(r, cr, it, first);
@@ -825,6 +831,9 @@ int lab_run(const struct lab_run_opts *o)
 	if (!o->quiet && r.tty)
 		fprintf(stderr, "\r\033[K");
 
+	if (r.loaded > 1)
+		fprintf(stderr, "WARNING: %d of the %d cells started with the load average above the %d CPUs (up to %.2f): "
+			"each iteration's loadavg_start row says which\n", r.loaded, r.nplan, r.cpus, r.load_max);
 	status = lab_interrupted ? 130 : r.nfailed ? 1 : 0;
 	if (lab_interrupted)
 		fprintf(stderr, "rwlab: interrupted; the finished cells are in %s\n", o->csv_path);

@@ -56,19 +56,16 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int sim_list(void)
+/* The machine files' names, sorted, in @names (each strdup'd). Returns how many, or -1 (errno). */
+static int machine_files(char **names, int cap)
 {
 	DIR *d = opendir(lab_sim_machine_dir());
 	struct dirent *e;
-	char *names[256], err[1024], src[512];
-	int n = 0, bad = 0;
-	static struct sim_machine m;
+	int n = 0;
 
-	if (!d) {
-		fprintf(stderr, "rwlab sim list: %s: %s (set RWLAB_SIM_MACHINES)\n", lab_sim_machine_dir(), strerror(errno));
-		return 1;
-	}
-	while ((e = readdir(d)) && n < 256) {
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) && n < cap) {
 		size_t l = strlen(e->d_name);
 
 		if (l > 8 && !strcmp(e->d_name + l - 8, ".machine"))
@@ -76,7 +73,35 @@ static int sim_list(void)
 	}
 	closedir(d);
 	qsort(names, (size_t)n, sizeof(*names), cmp_str);
-	printf("%-18s %5s  %-28s  %s\n", "machine", "CPUs", "topology", "summary / sources");
+	return n;
+}
+
+void lab_sim_machine_names(char *buf, size_t len)
+{
+	char *names[256];
+	int n = machine_files(names, 256);
+
+	buf[0] = 0;
+	for (int i = 0; i < n; i++) {
+		/* generic.machine is named generic-N: the word completes to "generic-" */
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s%s", buf[0] ? " " : "", names[i],
+			 strcmp(names[i], "generic") ? "" : "-");
+		free(names[i]);
+	}
+}
+
+/* One line per machine (name, CPUs, topology), its summary and sources under it, within 80 columns. */
+static int sim_list(void)
+{
+	char *names[256], err[1024], src[512], line[640];
+	int n = machine_files(names, 256), bad = 0;
+	static struct sim_machine m;
+
+	if (n < 0) {
+		fprintf(stderr, "rwlab sim list: %s: %s (set RWLAB_SIM_MACHINES)\n", lab_sim_machine_dir(), strerror(errno));
+		return 1;
+	}
+	printf("%-18s %5s  %s\n", "machine", "CPUs", "topology (sockets x L3 domains x cores x SMT)");
 	for (int i = 0; i < n; i++) {
 		int generic = !strcmp(names[i], "generic");
 		char nm[80];
@@ -89,17 +114,17 @@ static int sim_list(void)
 			continue;
 		}
 		sources(&m, src, sizeof(src));
-		if (generic)
-			printf("%-18s %5s  %-28s  %s\n", "generic-N", "2-512", "1 socket <= 64, else 2; 8/L3",
-			       m.summary);
-		else {
-			char topo[64];
-
-			snprintf(topo, sizeof(topo), "%dS x %dL3 x %dC x %dT %s", m.sockets, m.l3_per_socket,
-				 m.cores_per_l3, m.smt, m.numbering_adjacent ? "adj" : "linux");
-			printf("%-18s %5d  %-28s  %s\n", m.name, m.ncpus, topo, m.summary);
+		if (generic) {
+			printf("%-18s %5s  %s\n", "generic-N", "2-512", "1 socket up to 64 CPUs, else 2; 8 cores per L3");
+		} else {
+			printf("%-18s %5d  %dS x %dL3 x %dC x %dT, %s numbering\n", m.name, m.ncpus, m.sockets,
+			       m.l3_per_socket, m.cores_per_l3, m.smt, m.numbering_adjacent ? "adjacent" : "linux");
 		}
-		printf("%-18s %5s  %-28s  sources: %s\n", "", "", "", src);
+		printf("    ");
+		lab_cli_wrap(stdout, m.summary, 4, 4);
+		snprintf(line, sizeof(line), "sources: %s", src);
+		printf("    ");
+		lab_cli_wrap(stdout, line, 4, 4);
 		free(names[i]);
 	}
 	return bad;
@@ -220,6 +245,7 @@ const struct lab_cmd lab_sim_cmd = {
 		   "show one's parameters with their citations, or run the validation ladder",
 	.opts = sim_opts,
 	.fn = cmd_sim,
+	.operands = LAB_COMP_SIM,
 	.more = "MACHINE is sim/machines/NAME.machine (or $RWLAB_SIM_MACHINES/NAME.machine), or\n"
 		"generic-N for N = 2..512 (from generic.machine).\n"
 		"validate runs the rungs of sim/machines/validate.ladder for each MACHINE\n"

@@ -32,6 +32,9 @@ int lab_sim_reexec(void);
 /* `rwlab CMD ... --sim` for a CMD other than run and torture: 2 after one line; -1 otherwise. */
 int lab_sim_misplaced(int argc, char **argv);
 
+/* The machine files' names, space-separated ("generic-" for generic-N): the completion's words. */
+void lab_sim_machine_names(char *buf, size_t len);
+
 /* Where machine files are looked for: $RWLAB_SIM_MACHINES, the installed share/rwlab/machines, sim/machines. */
 const char *lab_sim_machine_dir(void);
 

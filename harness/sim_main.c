@@ -129,7 +129,7 @@ static int run_once(const struct sim_machine *m, const struct sim_args *a, unsig
 	}
 	r = sim_run(rwlab_main, ac, av);
 	fflush(NULL);
-	if (a->seeds == 1 && r == 0)
+	if (a->seeds == 1 && r == 0 && sim_elapsed_ns())	/* --list-cells, --help: no time passed, nothing to say */
 		fprintf(stderr, "rwlab-sim: %s seed %llu: %.3f s simulated in %.2f s of host time\n", m->name, seed,
 			(double)sim_elapsed_ns() / 1e9, sim_host_seconds());
 	sim_shutdown();

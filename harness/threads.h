@@ -3,7 +3,13 @@
 
 #include <stddef.h>
 
-#define LAB_THREADS_MAX 1024	/* largest thread count accepted in -t */
+/*
+ * Largest thread count accepted in -t: LAB_MAX_TASKS (locks/wait.h) less the
+ * harness's own LAB_HARNESS_TASKS (workloads/workload.h), checked where both
+ * are seen (cmd_run.c). A workload whose threads bring helpers has a lower
+ * limit of its own (lab_workload_max_threads), checked by run before any cell.
+ */
+#define LAB_THREADS_MAX 1023
 #define LAB_THREAD_LIST_MAX 256	/* entries in one -t list */
 
 /*

@@ -66,7 +66,8 @@ static const struct lab_opt torture_opts[] = {
 	  "killable verbs run without cancellation)", NULL, NULL, 0, NULL, 0, 0 },
 	{ "seed", 0, 'E', "N", "random choices of the threads and the killer", "0; 1 under --sim", NULL, 0, NULL, 0, 0 },
 	{ "sim", 0, 'Z', "MACHINE", "torture on a simulated machine (rwlab sim list; generic-N): re-executes "
-	  "build/rwlab-sim; -d is simulated time; --seed is the engine's schedule seed", NULL, NULL, 0, NULL, 0, 0 },
+	  "rwlab-sim beside rwlab; -d is simulated time; --seed is the engine's schedule seed", NULL, NULL,
+	  LAB_COMP_MACHINES, NULL, 0, 0 },
 	{ "seeds", 0, 'N', "N", "with --sim: N schedules, seeds --seed .. --seed+N-1; a failing seed prints its "
 	  "output and the command that replays it", "1", NULL, 0, NULL, 1, 1000000000 },
 	{ "verbose", 'v', 'v', NULL, "per-thread counts", NULL, NULL, 0, NULL, 0, 0 },

@@ -457,6 +457,15 @@ static inline const char *lab_sim_progress(void)
 	return "";
 }
 #endif
+/* lab_sim_machine_name() - the simulated machine's name ("generic-8"); NULL natively. */
+#if LAB_SIM
+const char *lab_sim_machine_name(void);
+#else
+static inline const char *lab_sim_machine_name(void)
+{
+	return NULL;
+}
+#endif
 
 /*
  * lab_kernel_work() - kernel-side work that a workload's model stands for

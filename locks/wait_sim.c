@@ -193,6 +193,11 @@ const char *lab_sim_progress(void)
 	return buf;
 }
 
+const char *lab_sim_machine_name(void)
+{
+	return sim_machine()->name;
+}
+
 /* RUSAGE_THREAD: the calling task's own figures; anything else: every task's. */
 int lab_sim_getrusage(int who, struct rusage *ru)
 {

@@ -5,6 +5,7 @@
 
 #include "compiler.h"
 #include "plugin.h"
+#include "wait.h"
 #include "workload.h"
 
 #define LAB_WORKLOAD(sym) extern const struct lab_workload_ops sym;
@@ -35,6 +36,13 @@ const struct lab_workload_ops *lab_workload_lookup(const char *name)
 	int i = lab_registry_index(&lab_workload_registry, name);
 
 	return i < 0 ? NULL : lab_workloads[i];
+}
+
+int lab_workload_max_threads(const struct lab_workload_conf *wl)
+{
+	int tasks = LAB_MAX_TASKS - LAB_HARNESS_TASKS;
+
+	return wl->ops->max_threads ? wl->ops->max_threads(wl, tasks) : tasks;
 }
 
 void lab_workload_names(char *buf, size_t len)
@@ -133,8 +141,19 @@ int lab_workload_expand_knob(struct lab_workload_conf *confs, int max, int *n, c
 			k++;
 		}
 	}
-	if (!hits) {
-		snprintf(err, errlen, "none of the workloads has a knob '%s' to vary", key);
+	if (!hits) {	/* name the workloads given and those that have the knob */
+		char given[256] = "", have[256] = "";
+
+		for (int i = 0; i < *n; i++)
+			snprintf(given + strlen(given), sizeof(given) - strlen(given), "%s%s", i ? ", " : "",
+				 confs[i].label);
+		for (int i = 0; lab_workloads[i]; i++)
+			for (const struct lab_knob *kn = lab_workloads[i]->knobs; kn && kn->name; kn++)
+				if (!strcmp(kn->name, key))
+					snprintf(have + strlen(have), sizeof(have) - strlen(have), "%s%s",
+						 have[0] ? ", " : "", lab_workloads[i]->name);
+		snprintf(err, errlen, "%s%s has %s knob '%s' to vary (valid: -w with %s)", *n > 1 ? "none of " : "",
+			 given, *n > 1 ? "a" : "no", key, have[0] ? have : "a workload that has it");
 		free(out);
 		return -1;
 	}

@@ -126,6 +126,13 @@ static void tf_free(struct tf *tf)
 	free(tf);
 }
 
+/* Per thread: the worker and its CPU slot's interrupt thread. */
+static int tf_max_threads(const struct lab_workload_conf *wl, int tasks)
+{
+	(void)wl;
+	return tasks / 2;
+}
+
 static int tf_setup(void **state, const struct lab_cell *cell, char *err, size_t errlen)
 {
 	struct tf *tf;
@@ -135,9 +142,9 @@ static int tf_setup(void **state, const struct lab_cell *cell, char *err, size_t
 		snprintf(err, errlen, "tlb_flush: no lazy-mm scheme (-m)");
 		return -1;
 	}
-	if (2 * n + 2 > LAB_MAX_TASKS) {
+	if (n > tf_max_threads(cell->wl, LAB_MAX_TASKS - LAB_HARNESS_TASKS)) {	/* run checked it already */
 		snprintf(err, errlen, "tlb_flush: %d threads need %d task ids (max %d threads)", n, 2 * n + 1,
-			 (LAB_MAX_TASKS - 2) / 2);
+			 tf_max_threads(cell->wl, LAB_MAX_TASKS - LAB_HARNESS_TASKS));
 		return -1;
 	}
 	if (lab_lazy_mm_allowed(cell->lazy_mm, false, cell->run->allow_unsafe, err, errlen))
@@ -186,6 +193,7 @@ static void tf_teardown(void *state)
 	tf_free(state);
 }
 
+
 const struct lab_workload_ops lab_workload_tlb_flush = {
 	.name = "tlb_flush",
 	.summary = "will-it-scale tlb_flush2_threads-like: flush every CPU that has the mm, found via the scheme",
@@ -195,6 +203,7 @@ const struct lab_workload_ops lab_workload_tlb_flush = {
 	.headline = "ops_per_s",
 	.uses_lazy_mm = true,
 	.simulated = true,
+	.max_threads = tf_max_threads,
 	.setup = tf_setup,
 	.worker = tf_worker,
 	.metrics = tf_metrics,

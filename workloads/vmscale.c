@@ -835,6 +835,12 @@ static void vms_teardown(void *state)
 	vms_free(v);
 }
 
+/* The workers and the walker threads (the walkers knob). */
+static int vms_max_threads(const struct lab_workload_conf *wl, int tasks)
+{
+	return tasks - (int)wl->knob[K_WALKERS];
+}
+
 const struct lab_workload_ops lab_workload_vmscale = {
 	.name = "vmscale",
 	.simulated = true,
@@ -843,6 +849,7 @@ const struct lab_workload_ops lab_workload_vmscale = {
 	.kind = LAB_WL_WORK,
 	.knobs = vms_knobs,
 	.headline = "vm-scalability.throughput",
+	.max_threads = vms_max_threads,
 	.setup = vms_setup,
 	.prepare = vms_prepare,
 	.worker = vms_worker,

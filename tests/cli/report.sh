@@ -32,7 +32,7 @@ expect_err 1 "metric 'nope' is not in .*total_rate" -- \
 	"$rwlab" report "$data/two-variants.csv" -m nope
 expect_err 2 "unknown significance rule 'p' \(valid: ci, ttest, none\)" -- \
 	"$rwlab" report "$data/two-variants.csv" --significance p
-expect_err 1 "output '.*x.jpg' must end in .png or .svg" -- \
+expect_err 2 "output '.*x.jpg' must end in .png or .svg" -- \
 	"$rwlab" plot "$data/two-variants.csv" -o "$tmp/x.jpg"
 expect_err 1 "several groups match" -- \
 	"$rwlab" plot "$data/two-variants.csv" -o "$tmp/x.png"

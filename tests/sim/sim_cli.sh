@@ -86,6 +86,11 @@ awk -F, '$8 == "csw_per_round_trip" && ($9 < 1.99 || $9 > 2.01) { bad = bad " " 
 "$rwlab" run --sim generic-8 -l all -w context_switch -m refcount -t 2 --pin cores -d 1ms --warmup 100us -n 1 -q \
 	-o "$tmp/front.csv" >/dev/null 2>"$tmp/front.err" || fail "--sim --pin cores through the front: $(head -2 "$tmp/front.err")"
 grep -q ',context_switch,2,.*,cores,8,' "$tmp/front.csv" || fail "--pin cores not in the CSV's pin column"
+# (context_switch runs lazy-mm schemes, so -l has no effect there and says so instead)
+grep -q '^rwlab: warning: -l has no effect: context_switch runs the lazy-mm schemes of -m' "$tmp/front.err" ||
+	fail "-l with context_switch alone: no one-line warning: $(head -2 "$tmp/front.err")"
+"$rwlab" run --sim generic-8 -l all -w locktest -t 2 --list-cells >/dev/null 2>"$tmp/front.err" ||
+	fail "--sim -l all --list-cells: $(head -2 "$tmp/front.err")"
 [ "$(grep -c 'under --sim, -l all leaves out pthread, pthread-wp and ck-\*' "$tmp/front.err")" = 1 ] ||
 	fail "-l all under --sim: no one-line notice: $(head -2 "$tmp/front.err")"
 # -t counts pairs for context_switch, and the reports say so
