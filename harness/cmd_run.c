@@ -517,8 +517,9 @@ static void run_hint(const struct run_args *a, int nlocks, int nwls, int nscheme
 	if (cells < 2)
 		return;
 	fprintf(stderr, "%s: -l not given, so every variant runs: %d cells (%d variants, %d workload%s, %d thread "
-		"counts), %d iterations of %.3g s each where timed; -l and -w choose fewer (rwlab list)\n", LAB_PROG,
-		cells, nlocks, nwls, nwls == 1 ? "" : "s", a->o.nthreads, a->o.iterations, per_iter);
+		"count%s), %d iteration%s of %.3g s each where timed; -l and -w choose fewer (rwlab list)\n", LAB_PROG,
+		cells, nlocks, nwls, nwls == 1 ? "" : "s", a->o.nthreads, a->o.nthreads == 1 ? "" : "s", a->o.iterations,
+		a->o.iterations == 1 ? "" : "s", per_iter);
 }
 
 /* The output file: -o FILE, - (stdout: no table at the end), or rwlab-<run id>.csv. Returns 0 or 2. */

@@ -117,11 +117,13 @@ int sim_boot(const struct sim_machine *m, uint64_t seed)
 		eng.cpus[i].clock = 1000000000ull * PS_PER_NS;	/* CLOCK_MONOTONIC starts at 1 s */
 		eng.ev.cpos[i] = -1;
 		eng.cpus[i].rq = eng_alloc(SIM_MAX_TASKS * sizeof(*eng.cpus[i].rq));
+		eng.cpus[i].rcu_cb_head = -1;
 	}
 	dir_boot();
 	eng.irq.csq = eng_alloc((size_t)eng.ncpu * sizeof(*eng.irq.csq));
 	eng.copiers = eng_alloc((size_t)m->sockets * sizeof(*eng.copiers));
 	eng.rcu.gen = 1;
+	eng.rcu.kthread = -1;
 	clock_gettime(CLOCK_MONOTONIC, &eng.host_t0);
 	return 0;
 }
@@ -212,11 +214,8 @@ int sim_run(int (*fn)(int, char **), int argc, char **argv)
 			lb_tick(e.time);
 			continue;
 		}
-		if (e.kind == EV_RCU_TICK || e.kind == EV_RCU_FQS) {
-			if (e.kind == EV_RCU_TICK)
-				rcu_tick(e.time);
-			else
-				rcu_fqs(e.time);
+		if (e.kind == EV_RCU_TICK) {
+			rcu_tick(e.time);
 			continue;
 		}
 	}

@@ -98,7 +98,7 @@ void __tsan_switch_to_fiber(void *fiber, unsigned flags);
 #define ARENA_STEP ((size_t)2 << 20)
 
 enum tstate { T_FREE, T_RUN, T_READY, T_BLOCK, T_SLEEP, T_PARK, T_DONE };
-enum evkind { EV_CPU, EV_TIMER, EV_RCU_TICK, EV_RCU_FQS, EV_IPI, EV_LB };
+enum evkind { EV_CPU, EV_TIMER, EV_RCU_TICK, EV_IPI, EV_LB };
 /* Scheduling-domain levels of periodic load balancing (sched.c): SMT, LLC, package, machine. */
 #define LB_LEVELS 4
 
@@ -146,6 +146,7 @@ struct task {
 	int rcu_nest;		/* read-side nesting (sim_rcu_read_lock) */
 	int rcu_blocked;	/* switched out inside a section during a grace period */
 	uint64_t rcu_wait_seq;	/* sim_rcu_gp_wait(): blocked until this GP completes */
+	int rcu_next;		/* the next synchronize_rcu() caller on the same CPU's callback list (-1 ends) */
 	void *fiber;		/* ThreadSanitizer's fiber (SIM_TSAN builds) */
 	int irq_off;		/* sim_irq_disable() depth: IPIs wait, no preemption */
 	int is_irq;		/* a CPU's interrupt context (sim_ipi_send) */
@@ -167,7 +168,10 @@ struct cpu {
 	int rcu_noted;		/* a QS was noted (context switch, unlock): reported at the next tick */
 	int rcu_unlock_qs;	/* a tick found a reader: the outermost unlock notes the QS */
 	int rcu_idle_seen;	/* idle since the GP began: reported by the next FQS scan */
-	uint64_t rcu_cb_seq;	/* a GP requested from here: its tick keeps running while idle */
+	int rcu_seen;		/* noticed the GP in progress (__note_gp_changes): a QS from then counts */
+	int rcu_snap;		/* busy at the first FQS scan: later scans report it once it has idled */
+	uint64_t rcu_cb_max;	/* the latest GP a callback queued here waits for: the tick runs till then */
+	int rcu_cb_head;	/* synchronize_rcu() callers whose callback is on this CPU (task ids, -1 ends) */
 	/* interrupts (sim_ipi_send): curr stays current while the handler runs */
 	struct sim_ipi *ipi_head;	/* pending IPIs, by arrival time */
 	struct task *irq;	/* this CPU's interrupt context, made at its first IPI */
@@ -262,7 +266,10 @@ struct rcu {
 	int owing;		/* CPUs that have not reported yet */
 	int blocked;		/* tasks switched out inside a section that the GP waits for */
 	int dormant;		/* every CPU idle: no ticks, no scans until one runs a task */
-	uint64_t fqs_due;	/* when this GP's next FQS scan is due */
+	int kthread;		/* the GP kthread's task id (-1: not made yet this boot) */
+	int kthread_idle;	/* it waits for a request (RCU_GP_WAIT_GPS) */
+	int kthread_waiting;	/* it waits in the FQS loop: the last report wakes it */
+	uint64_t gps, fqs_scans;	/* grace periods started, FQS scans made */
 	uint32_t gen;		/* bumped at every GP start and end: stale ticks and FQS scans drop */
 };
 
@@ -373,7 +380,7 @@ void timer_fire(struct task *t, uint64_t now);
 void rcu_note_switch(struct cpu *c, struct task *t);
 void rcu_rearm(uint64_t now);
 void rcu_tick(uint64_t now);
-void rcu_fqs(uint64_t now);
+void rcu_note_idle(struct cpu *c);	/* @c enters the idle loop: an extended QS */
 
 /* ipi.c */
 void ipi_arrive(struct cpu *c, uint64_t when);	/* EV_IPI */

@@ -71,7 +71,7 @@ struct event heap_pop(void)
 
 static int event_valid(const struct event *e)
 {
-	if (e->kind == EV_RCU_TICK || e->kind == EV_RCU_FQS)
+	if (e->kind == EV_RCU_TICK)
 		return e->gen == eng.rcu.gen;
 	if (e->kind == EV_IPI)
 		return 1;	/* ipi_arrive() finds what is still pending */

@@ -457,7 +457,7 @@ void cpu_pick_next(struct cpu *c)
 
 	c->curr = NULL;
 	if (!n) {
-		c->rcu_idle_seen = 1;	/* an extended quiescent state */
+		rcu_note_idle(c);	/* an extended quiescent state */
 		c->resched_at = INF;
 		cpu_cancel(c);
 		return;

@@ -8,12 +8,8 @@
 # Also: the man page has its ENVIRONMENT, FILES, EXAMPLES and EXIT STATUS
 # sections and no build-tree path.
 #   usage: env_doc.sh RWLAB SOURCE-ROOT
-set -u
+. "${0%/*}/../lib.sh"
 rwlab=$1 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 "$rwlab" help --man >"$tmp/man" || { echo "FAIL: rwlab help --man exited $?"; exit 1; }
 for sec in ENVIRONMENT FILES EXAMPLES "EXIT STATUS" "SEE ALSO"; do

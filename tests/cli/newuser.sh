@@ -4,14 +4,10 @@
 # user typed, and what must come back now. Native runs are tiny (-d 10ms);
 # the simulated ones take a few host milliseconds.
 # Usage: newuser.sh RWLAB
-set -u
+. "${0%/*}/../lib.sh"
 rwlab=$1
 case $rwlab in /*) ;; *) rwlab=$PWD/$rwlab ;; esac
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rwlab-newuser.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # expect WHAT RC PATTERN CMD...: CMD exits RC and its stderr is one line matching PATTERN (grep -E).
 expect() {
 	local what=$1 want=$2 pat=$3 rc
