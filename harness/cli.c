@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "env.h"
 #include "threads.h"
 #include "lazy_mm.h"
 #include "plugin.h"
@@ -33,6 +34,7 @@ int lab_cli_begin(struct lab_cli *c, const struct lab_cmd *cmd, int argc, char *
 	*c = (struct lab_cli){ .cmd = cmd, .argc = argc, .argv = argv };
 	if (cmd->in_order)
 		c->shortopts[off++] = '+';
+	c->shortopts[off++] = ':';	/* a missing value returns ':', not '?' (bad_option) */
 	for (int i = 0; i <= n; i++) {
 		const struct lab_opt *o = i < n ? &cmd->opts[i] : &help_opt;
 
@@ -48,13 +50,55 @@ int lab_cli_begin(struct lab_cli *c, const struct lab_cmd *cmd, int argc, char *
 	return 0;
 }
 
+/* The table entry getopt_long() answered @key for (a short letter or a long option's key). */
+static const struct lab_opt *opt_of(const struct lab_cmd *cmd, int key)
+{
+	for (const struct lab_opt *o = cmd->opts; o && o->lname; o++)
+		if (o->key == key || (o->sname && o->sname == key))
+			return o;
+	return NULL;
+}
+
+/*
+ * getopt_long()'s error, as one line naming the command and its options:
+ * "rwlab report: unknown option '-o' (valid: -m/--metric, ...; rwlab report --help)"
+ * or "rwlab run: -l needs a value (LIST: lock variants, ...)".
+ */
+static void bad_option(const struct lab_cli *c, int key)
+{
+	const char *arg = c->argv[optind - 1] ? c->argv[optind - 1] : "";
+	const struct lab_opt *o = key == ':' ? opt_of(c->cmd, optopt) : NULL;
+
+	if (o) {
+		fprintf(stderr, "rwlab %s: %.*s needs a value (%s: %s)\n", c->cmd->name, (int)strcspn(arg, "="), arg,
+			o->arg, o->help);
+		return;
+	}
+	if (optopt && !strchr(arg, '='))	/* an unknown letter, maybe among others ("-qo") */
+		fprintf(stderr, "rwlab %s: unknown option '-%c' (valid:", c->cmd->name, optopt);
+	else
+		fprintf(stderr, "rwlab %s: unknown option '%.*s' (valid:", c->cmd->name, (int)strcspn(arg, "="), arg);
+	for (const struct lab_opt *p = c->cmd->opts; p && p->lname; p++)
+		if (p->sname)
+			fprintf(stderr, "%s -%c/--%s", p == c->cmd->opts ? "" : ",", p->sname, p->lname);
+		else
+			fprintf(stderr, "%s --%s", p == c->cmd->opts ? "" : ",", p->lname);
+	fprintf(stderr, "; rwlab %s --help)\n", c->cmd->name);
+}
+
 int lab_cli_next(struct lab_cli *c)
 {
-	int key = getopt_long(c->argc, c->argv, c->shortopts, c->longopts, NULL);
+	int key;
 
+	opterr = 0;	/* bad_option() says it, naming the command */
+	key = getopt_long(c->argc, c->argv, c->shortopts, c->longopts, NULL);
 	if (key == 'h') {
 		lab_cmd_help(stdout, c->cmd);
 		exit(0);
+	}
+	if (key == '?' || key == ':') {
+		bad_option(c, key);
+		return '?';
 	}
 	return key;
 }
@@ -72,6 +116,13 @@ int lab_cli_fail(const char *msg)
 {
 	fprintf(stderr, "%s: %s\n", LAB_PROG, msg);
 	return 2;
+}
+
+void lab_cli_span(const struct lab_cli *c, int *from, int *to)
+{
+	/* getopt_long() leaves optind just past the option; a separate argument is the element before it. */
+	*to = optind;
+	*from = optind - 1 - (optind >= 2 && optarg == c->argv[optind - 1]);
 }
 
 int lab_cli_count(const struct lab_cli *c, const char *prog, int key, long *v)
@@ -97,7 +148,7 @@ const struct lab_cmd *lab_cmd_find(const struct lab_cmd *const *cmds, const char
 }
 
 /* Print @text from column @col, wrapped at 79 columns, continuation lines indented to @indent. */
-static void wrap(FILE *f, const char *text, int col, int indent)
+void lab_cli_wrap(FILE *f, const char *text, int col, int indent)
 {
 	while (*text) {
 		int room = 79 - col, len = (int)strlen(text), cut = len;
@@ -146,13 +197,13 @@ static void opt_help(FILE *f, const struct lab_opt *o)
 		fprintf(f, "%s\n%26s", left, "");
 	else
 		fprintf(f, "%-26s", left);
-	wrap(f, text, 26, 26);
+	lab_cli_wrap(f, text, 26, 26);
 }
 
 void lab_cmd_help(FILE *f, const struct lab_cmd *cmd)
 {
 	fprintf(f, "usage: rwlab %s %s\n", cmd->name, cmd->synopsis);
-	wrap(f, cmd->summary, 0, 0);
+	lab_cli_wrap(f, cmd->summary, 0, 0);
 	if (nopts(cmd->opts))
 		fprintf(f, "\noptions:\n");
 	for (int i = 0; i < nopts(cmd->opts); i++)
@@ -167,7 +218,7 @@ void lab_cli_usage(FILE *f, const struct lab_cmd *const *cmds)
 	fprintf(f, "usage: rwlab <command> [options]\n       rwlab --version\n\ncommands:\n");
 	for (const struct lab_cmd *const *c = cmds, *cmd; (cmd = *c); c++) {
 		fprintf(f, "  %-12s ", cmd->name);
-		wrap(f, cmd->summary, 15, 15);
+		lab_cli_wrap(f, cmd->summary, 15, 15);
 	}
 	fprintf(f, "\n'rwlab help COMMAND' or 'rwlab COMMAND --help' lists a command's options.\n");
 }
@@ -204,6 +255,64 @@ static void roff(FILE *f, const char *s)
 		fputs(*s == '\\' ? "\\e" : *s == '-' ? "\\-" : (char[]){ *s, 0 }, f);
 }
 
+/* A tagged paragraph per pair: the first in font @font (I, B), the second under it. */
+static void man_pairs(FILE *f, const char *font, const char *const (*pairs)[2], size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, ".TP\n.%s ", font);
+		roff(f, pairs[i][0]);
+		fprintf(f, "\n");
+		roff(f, pairs[i][1]);
+		fprintf(f, "\n");
+	}
+}
+
+/* The man page's closing sections: every environment variable (env.h), the files, examples. */
+static void man_tail(FILE *f)
+{
+	static const char *const files[][2] = {
+		{ "PREFIX/share/rwlab/matrices/NAME.matrix", "the named matrices (run, report and slurm --matrix NAME)" },
+		{ "PREFIX/share/rwlab/reference/NAME.csv", "the published tables (report --reference NAME)" },
+		{ "PREFIX/share/rwlab/machines/NAME.machine", "the simulated machines, every value cited (--sim, rwlab sim)" },
+		{ "PREFIX/bin/rwlab-sim", "the simulated build, which run and torture --sim re-execute" },
+		{ "PREFIX/LIBDIR/librwlab-preload.so", "the pthread_rwlock preload (rwlab exec, LD_PRELOAD)" },
+		{ "rwlab-DATE-PID.csv", "run's results when -o is not given; an existing -o FILE is kept as FILE.1" },
+		{ "rwlab-results/NAME/REVISION/", "slurm's result root: rwlab.sbatch, shard-I.log and .status, "
+		  "HOST/shard-I.csv and HOST/inventory, merged.csv" },
+		{ "PREFIX/share/doc/rwlab/README.md", "the whole manual: workloads, variants, the CSV schema, verdicts" },
+	};
+	static const char *const examples[][2] = {
+		{ "rwlab run --matrix quick -o quick.csv", "run the quick matrix, print its table" },
+		{ "rwlab run -l rwsem,rwsem-xadd -w pft -t 1-4 -n 5 -o pft.csv", "two variants on pft at 1 to 4 threads" },
+		{ "rwlab report pft.csv --format mmtests --baseline rwsem-xadd", "the table as mmtests compare-kernels" },
+		{ "rwlab run -l rwsem -w pft --mm-lock mmap,vma,vma-refcnt", "mmap_lock, per-VMA and vm_refcnt side by side" },
+		{ "rwlab run --sim generic-64 -l rwsem,rwsem-xadd -t 1,16,64 -d 5ms", "the same on a simulated 64-CPU machine" },
+		{ "rwlab exec -l none,rwsem,bravo -n 5 --metric 'qps:higher=QPS: ([0-9.]+)' -- ./server",
+		  "a real program under each variant, against no preload" },
+		{ "rwlab slurm --matrix rwsem-rework --partition compute --submit", "a matrix as a Slurm job array" },
+		{ "rwlab torture -l all -d 30s", "locktorture for every variant" },
+	};
+
+	fprintf(f, ".SH EXIT STATUS\n0 success; 1 a cell or a check failed, or a report could not be made; "
+		   "2 bad usage (one line names the problem and the valid choices; nothing is run); "
+		   "130 interrupted (the finished cells are kept). Each command's own rule is under it above.\n"
+		   ".SH ENVIRONMENT\n");
+#define ENV_ITEM(name, who, meaning) \
+	fprintf(f, ".TP\n.B %s\n(%s) ", name, who); \
+	roff(f, meaning); \
+	fprintf(f, "\n");
+	LAB_ENV_VARS(ENV_ITEM)
+#undef ENV_ITEM
+	fprintf(f, ".SH FILES\nPREFIX is where rwlab is installed (its binary's ../), so the tree may move; "
+		   "run from its build tree, rwlab reads the source tree's tools/matrices, results/reference and "
+		   "sim/machines instead.\n");
+	man_pairs(f, "I", files, sizeof(files) / sizeof(files[0]));
+	fprintf(f, ".SH EXAMPLES\n");
+	man_pairs(f, "B", examples, sizeof(examples) / sizeof(examples[0]));
+	fprintf(f, ".SH SEE ALSO\n.BR gnuplot (1),\n.BR sbatch (1),\n.BR ld.so (8);\n"
+		   ".I PREFIX/share/doc/rwlab/README.md\n(installed with rwlab).\n");
+}
+
 void lab_cli_man(FILE *f, const struct lab_cmd *const *cmds, const char *version)
 {
 	char unit[128];
@@ -217,6 +326,8 @@ void lab_cli_man(FILE *f, const struct lab_cmd *const *cmds, const char *version
 		fprintf(f, "\"\n");
 		roff(f, cmd->summary);
 		fprintf(f, "\n");
+		if (cmd->also)
+			fprintf(f, "It takes every option of rwlab %s as well, and passes them on.\n", cmd->also->name);
 		for (int i = 0; i <= nopts(cmd->opts); i++) {
 			const struct lab_opt *o = i < nopts(cmd->opts) ? &cmd->opts[i] : &help_opt;
 
@@ -239,10 +350,21 @@ void lab_cli_man(FILE *f, const struct lab_cmd *const *cmds, const char *version
 			}
 			fprintf(f, "\n");
 		}
+		if (cmd->more) {	/* --help's closing text, one paragraph (its line breaks are --help's) */
+			char *para = strdup(cmd->more);
+
+			if (!para)
+				abort();
+			for (char *p = para; *p; p++)
+				if (*p == '\n')
+					*p = p[1] ? ' ' : 0;
+			fprintf(f, ".PP\n");
+			roff(f, para);
+			fprintf(f, "\n");
+			free(para);
+		}
 	}
-	fprintf(f, ".SH EXIT STATUS\n0 success; 1 a cell or a check failed, or a report could not be made; "
-		   "2 bad usage (one line names the problem and the valid choices); 130 interrupted.\n"
-		   ".SH SEE ALSO\nThe README of the rwlab sources.\n");
+	man_tail(f);
 }
 
 static void names_of(FILE *f, const struct lab_registry *r)
@@ -254,34 +376,89 @@ static void names_of(FILE *f, const struct lab_registry *r)
 		fprintf(f, " %s", p.name);
 }
 
-/* The case arm completing the argument of @o. */
-static void comp_arm(FILE *f, const struct lab_opt *o)
+/* What exec -l takes: the variants with both trylocks (the preload needs them), passthrough, none, all. */
+static void exec_variants(FILE *f)
 {
-	fprintf(f, "\t\t");
-	if (o->sname)
-		fprintf(f, "-%c|", o->sname);
-	fprintf(f, "--%s) ", o->lname);
-	switch (o->complete) {
+	const unsigned need = LAB_CAP_READ_TRYLOCK | LAB_CAP_WRITE_TRYLOCK;
+
+	fprintf(f, "all none passthrough");
+	for (int i = 0; lab_rwsem_variants[i]; i++)
+		if ((lab_rwsem_variants[i]->caps & need) == need)
+			fprintf(f, " %s", lab_rwsem_variants[i]->name);
+}
+
+/* The bash statement completing a word of kind @k (an option's value or an operand), then return. */
+static void comp_words(FILE *f, enum lab_complete k, const char *choices, const struct lab_comp_words *w)
+{
+	switch (k) {
 	case LAB_COMP_FILE:
 		fprintf(f, "COMPREPLY=($(compgen -f -- \"$cur\")); return;;\n");
+		return;
+	case LAB_COMP_DIRS:
+		fprintf(f, "COMPREPLY=($(compgen -d -- \"$cur\")); return;;\n");
+		return;
+	case LAB_COMP_CSV:
+		fprintf(f, "COMPREPLY=($(compgen -f -X '!*.csv' -- \"$cur\") $(compgen -d -S / -- \"$cur\")); "
+			   "return;;\n");
+		return;
+	case LAB_COMP_COMMAND:
+		fprintf(f, "COMPREPLY=($(compgen -c -- \"$cur\") $(compgen -f -- \"$cur\")); return;;\n");
 		return;
 	case LAB_COMP_VARIANTS:
 	case LAB_COMP_SCHEMES:
 	case LAB_COMP_WORKLOADS:
 		fprintf(f, "_rwlab_list \"");
-		names_of(f, o->complete == LAB_COMP_VARIANTS ? &lab_rwsem_registry :
-			    o->complete == LAB_COMP_SCHEMES ? &lab_lazy_mm_registry : &lab_workload_registry);
+		names_of(f, k == LAB_COMP_VARIANTS ? &lab_rwsem_registry :
+			    k == LAB_COMP_SCHEMES ? &lab_lazy_mm_registry : &lab_workload_registry);
 		fprintf(f, "\"; return;;\n");
 		return;
-	case LAB_COMP_CHOICES:
-		fprintf(f, "COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return;;\n", o->choices);
+	case LAB_COMP_EXEC_VARIANTS:
+		fprintf(f, "_rwlab_list \"");
+		exec_variants(f);
+		fprintf(f, "\"; return;;\n");
 		return;
-	default:
+	case LAB_COMP_MATRICES:	/* the named ones, and .matrix files */
+		fprintf(f, "COMPREPLY=($(compgen -W \"%s\" -- \"$cur\") $(compgen -f -X '!*.matrix' -- \"$cur\")); "
+			   "return;;\n", w && w->matrices ? w->matrices : "");
+		return;
+	case LAB_COMP_MACHINES:
+		fprintf(f, "COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return;;\n", w && w->machines ? w->machines : "");
+		return;
+	case LAB_COMP_SIM:	/* list | show MACHINE | validate [MACHINE...] */
+		fprintf(f, "if [ \"$COMP_CWORD\" = 2 ]; then COMPREPLY=($(compgen -W \"list show validate\" -- \"$cur\")); "
+			   "elif [ \"${COMP_WORDS[2]}\" != list ]; then COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); fi; "
+			   "return;;\n", w && w->machines ? w->machines : "");
+		return;
+	case LAB_COMP_CHOICES:
+		fprintf(f, "COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return;;\n", choices);
+		return;
+	case LAB_COMP_NONE:
 		fprintf(f, "return;;\n");
+		return;
 	}
 }
 
-void lab_cli_bash_completion(FILE *f, const struct lab_cmd *const *cmds)
+/* The case arm completing the argument of @o. */
+static void comp_arm(FILE *f, const struct lab_opt *o, const struct lab_comp_words *w)
+{
+	fprintf(f, "\t\t");
+	if (o->sname)
+		fprintf(f, "-%c|", o->sname);
+	fprintf(f, "--%s) ", o->lname);
+	comp_words(f, o->complete, o->choices, w);
+}
+
+/* The option names of @cmd (and of the command it passes options to), with --help. */
+static void comp_option_names(FILE *f, const struct lab_cmd *cmd)
+{
+	for (int i = 0; i < nopts(cmd->opts); i++)
+		fprintf(f, "--%s ", cmd->opts[i].lname);
+	for (int i = 0; cmd->also && i < nopts(cmd->also->opts); i++)
+		fprintf(f, "--%s ", cmd->also->opts[i].lname);
+	fprintf(f, "--%s", help_opt.lname);
+}
+
+void lab_cli_bash_completion(FILE *f, const struct lab_cmd *const *cmds, const struct lab_comp_words *w)
 {
 	fprintf(f, "# bash completion for rwlab, generated by 'rwlab help --bash' from its option tables\n"
 		   "_rwlab_list() {\n\tlocal pre=\"\" last=\"$cur\"\n"
@@ -296,20 +473,26 @@ void lab_cli_bash_completion(FILE *f, const struct lab_cmd *const *cmds)
 		fprintf(f, "\t%s)\n\t\tcase $prev in\n", cmd->name);
 		for (int i = 0; i < nopts(cmd->opts); i++)
 			if (cmd->opts[i].arg)
-				comp_arm(f, &cmd->opts[i]);
-		fprintf(f, "\t\tesac\n\t\tCOMPREPLY=($(compgen -W \"");
-		for (int i = 0; i <= nopts(cmd->opts); i++) {
-			const struct lab_opt *o = i < nopts(cmd->opts) ? &cmd->opts[i] : &help_opt;
+				comp_arm(f, &cmd->opts[i], w);
+		for (int i = 0; cmd->also && i < nopts(cmd->also->opts); i++) {
+			const struct lab_opt *o = &cmd->also->opts[i];
+			bool own = false;
 
-			fprintf(f, "--%s%s", o->lname, i < nopts(cmd->opts) ? " " : "");
+			for (int j = 0; j < nopts(cmd->opts); j++)	/* its own option of that name wins */
+				own |= !strcmp(cmd->opts[j].lname, o->lname);
+			if (o->arg && !own)
+				comp_arm(f, o, w);
 		}
-		fprintf(f, "\" -- \"$cur\"))\n\t\t[ ${#COMPREPLY[@]} = 0 ] && COMPREPLY=($(compgen -f -- \"$cur\"))\n"
-			   "\t\t;;\n");
+		fprintf(f, "\t\tesac\n\t\tcase $cur in\n\t\t-*) COMPREPLY=($(compgen -W \"");
+		comp_option_names(f, cmd);
+		fprintf(f, "\" -- \"$cur\")); return;;\n\t\tesac\n\t\tcase x in\n\t\tx) ");
+		comp_words(f, cmd->operands, NULL, w);
+		fprintf(f, "\t\tesac\n\t\t;;\n");
 	}
 	fprintf(f, "\thelp)\n\t\tCOMPREPLY=($(compgen -W \"");
 	for (const struct lab_cmd *const *c = cmds, *cmd; (cmd = *c); c++)
 		fprintf(f, "%s ", cmd->name);
-	fprintf(f, "\" -- \"$cur\"));;\n\tesac\n}\ncomplete -F _rwlab rwlab\n");
+	fprintf(f, "--man --bash\" -- \"$cur\"));;\n\tesac\n}\ncomplete -F _rwlab rwlab\n");
 }
 
 const char *lab_cli_command(int argc, char *const *argv, char *buf, size_t len)

@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* What bash completion offers for an option's argument. */
+/* What bash completion offers for an option's argument, or for a command's operands. */
 enum lab_complete {
 	LAB_COMP_NONE,		/* free text */
 	LAB_COMP_FILE,		/* a path */
@@ -29,6 +29,13 @@ enum lab_complete {
 	LAB_COMP_SCHEMES,	/* lazy-mm scheme names and all */
 	LAB_COMP_WORKLOADS,	/* workload names and all */
 	LAB_COMP_CHOICES,	/* the words of .choices */
+	LAB_COMP_MATRICES,	/* matrix names (struct lab_comp_words) and .matrix files */
+	LAB_COMP_DIRS,		/* a directory */
+	LAB_COMP_MACHINES,	/* simulated machine names (struct lab_comp_words) */
+	LAB_COMP_EXEC_VARIANTS,	/* what exec -l takes: variants with both trylocks, passthrough, none, all */
+	LAB_COMP_CSV,		/* results files: *.csv (and directories on the way) */
+	LAB_COMP_COMMAND,	/* a program (exec's CMD) */
+	LAB_COMP_SIM,		/* sim's operands: list | show MACHINE | validate [MACHINE...] */
 };
 
 struct lab_opt {
@@ -54,6 +61,19 @@ struct lab_cmd {
 	const char *more;	/* text printed after the options in --help, or NULL */
 	bool in_order;		/* options end at the first operand (getopt's "+"): the operands
 				 * are another program's command line (exec) */
+	enum lab_complete operands;	/* what completion offers for an operand (LAB_COMP_NONE: nothing) */
+	const struct lab_cmd *also;	/* a command whose options this one takes too and passes on (slurm:
+					 * run's); completion offers them */
+};
+
+/*
+ * The completion's words that live in files, not in tables (the machine
+ * files, the matrices): the caller looks them up (main.c), so that cli.c
+ * stays below the commands. Space-separated; NULL: none.
+ */
+struct lab_comp_words {
+	const char *machines;	/* "generic- icx-8336c-2s128 ..." */
+	const char *matrices;	/* "quick rwsem-rework ..." */
 };
 
 
@@ -97,6 +117,15 @@ int lab_cli_no_operands(const struct lab_cli *c);
 
 /* lab_cli_fail() - "rwlab: @msg" on stderr; returns 2, the exit status of bad usage. */
 int lab_cli_fail(const char *msg);
+
+/*
+ * lab_cli_span() - where the option lab_cli_next() last returned lies in
+ * the argv given to lab_cli_begin(): elements [*from, *to). For an option
+ * with an argument that is whole elements: any long option ("--sim M" or
+ * "--sim=M"), not a short one bundled with others ("-qnM"). How run and
+ * torture take --sim out of the command line they hand on (sim_cmd.h).
+ */
+void lab_cli_span(const struct lab_cli *c, int *from, int *to);
 
 /*
  * lab_cli_count() - optarg of option @key as a count in its table entry's
@@ -158,8 +187,14 @@ static inline bool lab_list_has(const char *list, const char *name)
  */
 const char *lab_list_add(const char *prog, char *buf, size_t len, const char *add, const char *opt);
 
+/*
+ * lab_cli_wrap() - @text from column @col, wrapped at 79 columns at blanks,
+ * continuation lines indented to @indent (--help's layout, sim list's).
+ */
+void lab_cli_wrap(FILE *f, const char *text, int col, int indent);
+
 /* The man page rwlab(1), roff, from the tables. */
 void lab_cli_man(FILE *f, const struct lab_cmd *const *cmds, const char *version);
 
 /* A bash completion script for rwlab, from the tables. */
-void lab_cli_bash_completion(FILE *f, const struct lab_cmd *const *cmds);
+void lab_cli_bash_completion(FILE *f, const struct lab_cmd *const *cmds, const struct lab_comp_words *w);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "inventory.h"
 #include "lazy_mm.h"
 #include "rwsem.h"
 #include "workload.h"
@@ -14,6 +15,9 @@ static const struct lab_opt list_opts[] = {
 	{ "verbose", 'v', 'v', NULL, "also each variant's, scheme's and workload's knobs", NULL, NULL, 0, NULL, 0, 0 },
 	{ "names", 0, 'N', NULL, "only the names, one a line: 'variant NAME', 'workload NAME', 'lazy-mm NAME'",
 	  NULL, NULL, 0, NULL, 0, 0 },
+	{ "host", 0, 'H', NULL, "this host's inventory instead, 'key: value' a line: CPU model, topology, kernel, "
+	  "governor, SMT, ... (what each shard of rwlab slurm records and merge compares)", NULL, NULL, 0, NULL,
+	  0, 0 },
 	{ 0 }
 };
 
@@ -46,7 +50,7 @@ static void print_knobs(const struct lab_knob *k)
 static int cmd_list(int argc, char **argv)
 {
 	struct lab_cli cli;
-	int verbose = 0, names = 0, c;
+	int verbose = 0, names = 0, host = 0, c;
 
 	if (lab_cli_begin(&cli, &lab_list_cmd, argc, argv))
 		return 2;
@@ -55,11 +59,20 @@ static int cmd_list(int argc, char **argv)
 			verbose = 1;
 		else if (c == 'N')
 			names = 1;
+		else if (c == 'H')
+			host = 1;
 		else
 			return 2;
 	}
 	if (lab_cli_no_operands(&cli))
 		return 2;
+	if (host) {
+		struct lab_inventory inv;
+
+		lab_inventory_get(&inv);
+		lab_inventory_print(stdout, &inv);
+		return 0;
+	}
 	if (names) {
 		for (int i = 0; lab_rwsem_variants[i]; i++)
 			printf("variant %s\n", lab_rwsem_variants[i]->name);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* rwlab plot: a metric against threads, or locktest fairness, through gnuplot (plot.h). */
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cmds.h"
 #include "plot.h"
@@ -19,9 +21,17 @@ static const struct lab_opt plot_opts[] = {
 	  NULL, 0, 0 },
 	{ "threads", 't', 't', "N", "thread count of the fairness plot", "the largest", NULL, 0, NULL, 1,
 	  LAB_THREADS_MAX },
-	{ "keep-script", 0, 'K', NULL, "keep OUT.gp and OUT.dat", NULL, NULL, 0, NULL, 0, 0 },
+	{ "keep-script", 0, 'K', NULL, "keep the gnuplot script and its data beside each figure: OUT.png.gp and "
+	  "OUT.png.dat (OUT.svg.gp, ...)", NULL, NULL, 0, NULL, 0, 0 },
 	{ 0 }
 };
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && !strcmp(s + n - k, suffix);
+}
 
 /* One `rwlab plot` option. Returns 0 or the exit status. */
 static int plot_option(int c, struct lab_plot_opts *o)
@@ -76,6 +86,11 @@ static int cmd_plot(int argc, char **argv)
 			LAB_PROG);
 		return 2;
 	}
+	if (!ends_with(o.out, ".png") && !ends_with(o.out, ".svg")) {	/* bad usage: 2, as everywhere */
+		fprintf(stderr, "rwlab plot: output '%s' must end in .png or .svg (valid: OUT.png, OUT.svg; %%w for one "
+			"per workload)\n", o.out);
+		return 2;
+	}
 	o.path = argv[optind];
 	return lab_plot(&o);
 }
@@ -86,4 +101,5 @@ const struct lab_cmd lab_plot_cmd = {
 	.summary = "a metric against threads, or locktest fairness (gnuplot)",
 	.opts = plot_opts,
 	.fn = cmd_plot,
+	.operands = LAB_COMP_CSV,
 };

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* rwlab report: comparison tables from one or more results CSVs (report.h). */
+#include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmds.h"
 #include "merge.h"
@@ -21,14 +24,16 @@ static const struct lab_opt report_opts[] = {
 	{ "baseline", 'b', 'b', "NAME", "column the changes are computed against", "the first", NULL, 0, NULL, 0, 0 },
 	{ "workload", 'w', 'w', "LIST", "only these workloads (labels or names; all: every one)", NULL, NULL, LAB_COMP_WORKLOADS,
 	  NULL, 0, 0 },
-	{ "by", 0, 'B', "COLUMNS", "CSV columns compared side by side (e.g. workload, host)", "variant", NULL, 0,
-	  NULL, 0, 0 },
+	{ "by", 0, 'B', "COLUMNS", "CSV columns compared side by side (e.g. workload, host), or fault_path: the "
+	  "mm_lock modes as mmap_lock, per-VMA, vm_refcnt", "variant; fault_path when a variant ran several",
+	  NULL, LAB_COMP_CHOICES, "variant workload host fault_path variant,host", 0, 0 },
 	{ "significance", 0, 's', "RULE", "stars and verdicts: ci (|diff| > 1.96 (sd_a + sd_b), today's mmtests), "
 	  "ttest (p < 0.10, mmtests 2018-2024) or none", "ci, or ttest with --mmtests-era 2019", NULL,
 	  LAB_COMP_CHOICES, "ci ttest none", 0, 0 },
 	{ "matrix", 0, 'M', "NAME", "take format, baseline, metrics and the reference mapping from a matrix", NULL,
-	  NULL, LAB_COMP_FILE, NULL, 0, 0 },
-	{ "reference", 0, 'r', "FILE", "published table (results/reference/*.csv) to print alongside", NULL, NULL,
+	  NULL, LAB_COMP_MATRICES, NULL, 0, 0 },
+	{ "reference", 0, 'r', "FILE|NAME", "published table to print alongside: a file, a table's name "
+	  "(share/rwlab/reference, results/reference) or a matrix's with its mapping", NULL, NULL,
 	  LAB_COMP_FILE, NULL, 0, 0 },
 	{ "flat", 0, 'F', "PCT", "a published change below PCT% with no published spread is flat", "1",
 	  "percent, 0..100", 0, NULL, 0, 0 },
@@ -136,6 +141,86 @@ static int report_matrix(struct report_args *a, struct lab_matrix *mx, struct la
 	return 0;
 }
 
+/*
+ * The published tables' directories: the installed share/rwlab/reference
+ * beside the binary's prefix, then the source tree's results/reference (the
+ * matrices' directory is tools/matrices there).
+ */
+static int reference_dirs(char dirs[][4096])
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int k = 0;
+
+	if (n > 0) {
+		exe[n] = 0;
+		*strrchr(exe, '/') = 0;
+		snprintf(dirs[k++], 4096, "%.4000s/../share/rwlab/reference", exe);
+	}
+	snprintf(dirs[k++], 4096, "%.4000s/../../results/reference", LAB_MATRIX_DIR);
+	return k;
+}
+
+/*
+ * --reference NAME that is not a file: a matrix of that name with a
+ * reference is --matrix NAME (its table and its mapping); else the published
+ * table NAME(.csv) where rwlab is installed or was built. Returns 0, or 2
+ * after one line naming the tables there are.
+ */
+static int report_reference(struct report_args *a)
+{
+	static char found[8320];
+	char dirs[2][4096], names[1024] = "", err[4200];
+	struct lab_matrix mx = { 0 };
+	const char *name = a->o.reference;
+	int nd = reference_dirs(dirs);
+
+	if (!access(name, R_OK))
+		return 0;
+	if (!strchr(name, '/') && !a->matrix && !lab_matrix_load(name, &mx, err, sizeof(err))) {
+		bool has = lab_matrix_get(&mx, "reference", NULL) != NULL;
+
+		lab_matrix_free(&mx);
+		if (has) {
+			a->matrix = name;	/* the table and how its rows map onto the CSV's */
+			a->o.reference = NULL;
+			return 0;
+		}
+	}
+	for (int i = 0; i < nd && !strchr(name, '/'); i++) {
+		struct dirent **ents;
+		bool listed;
+		int n;
+
+		snprintf(found, sizeof(found), "%s/%s%s", dirs[i], name,
+			 strlen(name) > 4 && !strcmp(name + strlen(name) - 4, ".csv") ? "" : ".csv");
+		if (!access(found, R_OK)) {
+			char *real = realpath(found, NULL);	/* "tools/matrices/../../results/reference" tidied */
+
+			if (real && strlen(real) < sizeof(found))
+				strcpy(found, real);
+			free(real);
+			a->o.reference = found;
+			return 0;
+		}
+		n = scandir(dirs[i], &ents, NULL, alphasort);
+		listed = names[0] != 0;	/* the first directory that has tables names them */
+		for (int j = 0; j < n; j++) {
+			size_t l = strlen(ents[j]->d_name);
+
+			if (!listed && l > 4 && !strcmp(ents[j]->d_name + l - 4, ".csv"))
+				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%.*s",
+					 names[0] ? ", " : "", (int)(l - 4), ents[j]->d_name);
+			free(ents[j]);
+		}
+		if (n >= 0)
+			free(ents);
+	}
+	fprintf(stderr, "%s: --reference '%s': no such file, nor a published table or matrix of that name (valid: "
+		"a path, or %s)\n", LAB_PROG, name, names[0] ? names : "a matrix with a reference");
+	return 2;
+}
+
 /* A percentage in 0..100 for option @name. Returns 0, or 2 with one line on stderr. */
 static int percent(const char *name, const char *s, double *v)
 {
@@ -211,6 +296,8 @@ static int cmd_report(int argc, char **argv)
 	a.o.path = argv[optind];
 	a.o.paths = (const char *const *)&argv[optind];
 	a.o.npaths = argc - optind;
+	if (a.o.reference && (st = report_reference(&a)))
+		return st;	/* before any table: nothing half printed */
 	if ((a.matrix && (st = report_matrix(&a, &mx, &map))) || (st = report_values(&a)))
 		return st;
 	/* The CSVs of a sharded run: merge's checks (one plan, hosts, settings, missing shards). */
@@ -228,4 +315,5 @@ const struct lab_cmd lab_report_cmd = {
 		   "measured on different hosts are pooled only with --by host",
 	.opts = report_opts,
 	.fn = cmd_report,
+	.operands = LAB_COMP_CSV,
 };

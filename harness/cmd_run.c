@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* rwlab run: a matrix of variants x workloads x thread counts, into a results CSV (runner.h). */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,18 +17,23 @@
 #include "sim_cmd.h"
 #include "threads.h"
 #include "topology.h"
+#include "wait.h"
 #include "workload.h"
 
+_Static_assert(LAB_THREADS_MAX == LAB_MAX_TASKS - LAB_HARNESS_TASKS, "-t's limit is the task table's");
+
 #define DUR_UNITS "units s, ms, us or m"
+#define WARMUP_UNSET UINT64_MAX	/* --warmup not given: a quarter of -d, at most 500 ms (run_defaults) */
 
 /* Adding an option: one entry here and one case in run_option(). */
 static const struct lab_opt run_opts[] = {
-	{ "sim", 0, 'Z', "MACHINE", "run on a simulated machine (rwlab sim list; generic-N): re-executes "
-	  "build/rwlab-sim; durations are simulated time; the variants built on locks/atomic.h and the "
+	{ "sim", 0, 'Z', "MACHINE", "run on a simulated machine (rwlab sim list; generic-N), checked first, in "
+	  "rwlab-sim beside rwlab; durations are simulated time; the variants built on locks/atomic.h and the "
 	  "workloads locktest, pft, context_switch, tlb_flush, vmscale, reaim and gitcheckout",
-	  NULL, NULL, 0, NULL, 0, 0 },
-	{ "matrix", 0, 'M', "NAME|PATH", "a matrix file (tools/matrices/NAME.matrix); options after it override "
-	  "its settings, options before it are overridden", NULL, NULL, LAB_COMP_FILE, NULL, 0, 0 },
+	  NULL, NULL, LAB_COMP_MACHINES, NULL, 0, 0 },
+	{ "matrix", 0, 'M', "NAME|PATH", "a named matrix (share/rwlab/matrices, tools/matrices) or a .matrix file; "
+	  "options after it override its settings, options before it are overridden", NULL, NULL,
+	  LAB_COMP_MATRICES, NULL, 0, 0 },
 	{ "lock", 'l', 'l', "LIST", "lock variants, NAME[:key=val,...] or all", "all", NULL, LAB_COMP_VARIANTS, NULL, 0, 0 },
 	{ "workload", 'w', 'w', "LIST", "workloads, NAME[:key=val,...] or all",
 	  "locktest; with -m: context_switch,tlb_flush", NULL, LAB_COMP_WORKLOADS, NULL, 0, 0 },
@@ -38,7 +44,8 @@ static const struct lab_opt run_opts[] = {
 	  "mmtests up to the allowed CPUs", NULL, 0, NULL, 0, 0 },
 	{ "iterations", 'n', 'n', "N", "iterations per cell", "5", NULL, 0, NULL, 1, 100000 },
 	{ "duration", 'd', 'd', "DUR", "measurement window of timed workloads", "2s", DUR_UNITS, 0, NULL, 0, 0 },
-	{ "warmup", 0, 'W', "DUR", "unmeasured warm-up before each window", "500ms", DUR_UNITS, 0, NULL, 0, 0 },
+	{ "warmup", 0, 'W', "DUR", "unmeasured warm-up before each window", "a quarter of -d, at most 500ms",
+	  DUR_UNITS, 0, NULL, 0, 0 },
 	{ "pin", 0, 'P', "POLICY", "thread placement: compact, scatter or none; with --sim also cores (thread i on "
 	  "core i's first SMT thread, as will-it-scale binds)", "compact", NULL, LAB_COMP_CHOICES,
 	  "compact scatter none cores", 0, 0 },
@@ -80,6 +87,8 @@ struct run_list {
 struct run_lists {
 	struct run_list locks, wls, threads, schemes, mm_lock;
 	bool list_cells;	/* --list-cells */
+	const char *sim;	/* --sim MACHINE: run_parse_options() hands the run to rwlab-sim */
+	bool pin_cores;		/* --pin cores read natively: valid only with --sim */
 };
 
 static const char *list_val(const struct run_list *l, const char *def)
@@ -153,9 +162,28 @@ static int check_unique(const struct lab_rwsem_conf *locks, int nlocks, const st
 	return 0;
 }
 
-/* --sim MACHINE: re-execute rwlab-sim once the options are read (sim_cmd.h). */
-static const char *run_sim;
-static bool run_pin_cores;	/* --pin cores read natively: valid only with --sim */
+/*
+ * Every thread count within what each workload can run (its workers and
+ * helper threads in LAB_MAX_TASKS, the harness's own kept back): checked
+ * here, before any cell, natively and under --sim alike.
+ */
+static int check_thread_limits(const char *prog, const struct lab_workload_conf *wls, int nwls, const int *threads,
+			       int nthreads)
+{
+	for (int i = 0; i < nwls; i++) {
+		int max = lab_workload_max_threads(&wls[i]);
+		const char *unit = wls[i].ops->count_unit ? wls[i].ops->count_unit : "threads";
+
+		for (int j = 0; j < nthreads; j++)
+			if (threads[j] > max) {
+				fprintf(stderr, "%s: -t %d: %s runs at most %d %s (at most %d threads use locks at once, "
+					"the harness's and the workload's helpers included) (valid: 1..%d)\n", prog,
+					threads[j], wls[i].label, max, unit, LAB_MAX_TASKS, max);
+				return -1;
+			}
+	}
+	return 0;
+}
 
 /*
  * One `rwlab run` option. @prog prefixes its error messages: "rwlab", or
@@ -205,7 +233,7 @@ static int run_option(int c, int from_matrix, const char *prog, struct run_lists
 		break;
 	case 'P':
 		if (!LAB_SIM && !strcmp(optarg, "cores")) {
-			run_pin_cores = true;	/* the simulated build's: checked once --sim is known */
+			lists->pin_cores = true;	/* the simulated build's: checked once --sim is known */
 			break;
 		}
 		if (lab_pin_parse(optarg, &o->pin)) {
@@ -213,7 +241,7 @@ static int run_option(int c, int from_matrix, const char *prog, struct run_lists
 				LAB_SIM ? ", cores" : "; cores with --sim");
 			return 2;
 		}
-		run_pin_cores = false;
+		lists->pin_cores = false;
 		break;
 	case 'o':
 		o->csv_path = optarg;
@@ -260,8 +288,8 @@ static int run_option(int c, int from_matrix, const char *prog, struct run_lists
 	case 'M':
 		fprintf(stderr, "%s: --matrix given twice\n", prog);
 		return 2;
-	case 'Z':	/* run_parse_options() re-executes rwlab-sim (rwlab-sim itself takes --sim out) */
-		run_sim = optarg;
+	case 'Z':	/* run_parse_options() hands the run to rwlab-sim (sim_cmd.h) */
+		lists->sim = optarg;
 		break;
 	default:	/* getopt_long said what was wrong */
 		return 2;
@@ -272,10 +300,11 @@ static int run_option(int c, int from_matrix, const char *prog, struct run_lists
 /*
  * Replace "--matrix NAME" in argv by the matrix's options, in place, so that
  * options after it override the matrix and options before it are overridden.
- * @origin gets the matrix line of each resulting argument (0 = command line).
+ * @origin gets the matrix line of each resulting argument (0 = command line),
+ * @src its index in @argv (-1: from the matrix).
  */
-static int expand_matrix(int argc, char **argv, int ncpus, struct lab_matrix *mx, char **out, int *origin, int cap,
-			 int *nout)
+static int expand_matrix(int argc, char **argv, int ncpus, struct lab_matrix *mx, char **out, int *origin, int *src,
+			 int cap, int *nout)
 {
 	char err[4200], *margs[128];
 	int mlines[128], at = -1, skip = 0, n = 0, nm = 0;
@@ -309,12 +338,14 @@ static int expand_matrix(int argc, char **argv, int ncpus, struct lab_matrix *mx
 		if (i == at) {
 			for (int k = 0; k < nm; k++) {
 				origin[n] = mlines[k];
+				src[n] = -1;
 				out[n++] = margs[k];
 			}
 			i += skip - 1;
 			continue;
 		}
 		origin[n] = 0;
+		src[n] = i;
 		out[n++] = argv[i];
 	}
 	out[n] = NULL;
@@ -335,16 +366,33 @@ struct run_args {
 	char defcsv[128];
 };
 
+/*
+ * --sim MACHINE: the run goes to rwlab-sim, with the command line less
+ * --sim (@drop: its elements in @argv); the engine's seed is --seed's.
+ * Returns 2 (message printed) only when it cannot (sim_cmd.h).
+ */
+static int run_sim_exec(struct run_args *a, int argc, char **argv, const bool *drop)
+{
+	struct lab_sim_plan p = { .machine = a->lists.sim, .seed = a->o.settings.seed, .seeds = 1, .cmd = "run" };
+
+	if (lab_sim_plan_args(&p, argc, argv, drop))
+		return 2;
+	lab_sim_exec(&p);
+	free(p.argv);
+	return 2;
+}
+
 /* The options, the --matrix ones in their place. Returns 0 or the exit status. */
 static int run_parse_options(struct run_args *a, int argc, char **argv)
 {
 	static char *nargv[256];
-	static int origin[256];
+	static int origin[256], src[256];
+	static bool drop[256];
 	char progbuf[4200];
 	struct lab_cli cli;
 	int c, st, nargc;
 
-	if (expand_matrix(argc, argv, a->ncpus, &a->mx, nargv, origin, 256, &nargc))
+	if (expand_matrix(argc, argv, a->ncpus, &a->mx, nargv, origin, src, 256, &nargc))
 		return 2;
 	if (lab_cli_begin(&cli, &lab_run_cmd, nargc, nargv))
 		return 2;
@@ -355,6 +403,14 @@ static int run_parse_options(struct run_args *a, int argc, char **argv)
 		if (from_matrix)
 			snprintf(progbuf, sizeof(progbuf), "%s: %s:%d", LAB_PROG, a->mx.path, origin[optind]);
 		c = lab_cli_next(&cli);
+		if (c == 'Z') {	/* handed on without it */
+			int from, to;
+
+			lab_cli_span(&cli, &from, &to);
+			for (int k = from; k < to; k++)
+				if (src[k] >= 0)
+					drop[src[k]] = true;
+		}
 		st = c == -1 ? 0 : run_option(c, from_matrix, from_matrix ? progbuf : LAB_PROG, &a->lists, &a->o,
 					      &a->report);
 		if (c == -1)
@@ -366,9 +422,9 @@ static int run_parse_options(struct run_args *a, int argc, char **argv)
 		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab run --help')\n", LAB_PROG, nargv[optind]);
 		return 2;
 	}
-	if (run_sim && !LAB_SIM)
-		return lab_sim_reexec();	/* returns only when rwlab-sim cannot be started */
-	if (run_pin_cores) {
+	if (a->lists.sim && !LAB_SIM)
+		return run_sim_exec(a, argc, argv, drop);
+	if (a->lists.pin_cores) {
 		fprintf(stderr, "%s: --pin cores is for simulated runs (--sim MACHINE); valid here: compact, scatter, none\n",
 			LAB_PROG);
 		return 2;
@@ -405,15 +461,12 @@ static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *
 {
 	struct run_lists *l = &a->lists;
 	char err[4200];
-	bool lazy_wl = false;
+	bool lazy_wl = false, lock_wl = false;
 
 	if (lab_rwsem_parse_list(list_val(&l->locks, "all"), a->locks, LAB_MAX_LOCKS, nlocks, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", l->locks.origin < 0 ? LAB_PROG : l->locks.prog, err);
 		return 2;
 	}
-	if (LAB_SIM && lab_list_has(list_val(&l->locks, "all"), "all"))
-		fprintf(stderr, "%s: under --sim, -l all leaves out pthread, pthread-wp and ck-*: they synchronise "
-			"through atomics outside locks/atomic.h, which the simulator cannot see\n", LAB_PROG);
 	if (l->schemes.origin >= 0 &&
 	    lab_lazy_mm_parse_list(l->schemes.val, a->schemes, LAB_MAX_SCHEMES, nschemes, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", l->schemes.prog, err);
@@ -439,8 +492,22 @@ static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *
 		fprintf(stderr, "%s: %s\n", l->mm_lock.prog, err);
 		return 2;
 	}
-	for (int i = 0; i < *nwls; i++)
+	for (int i = 0; i < *nwls; i++) {
 		lazy_wl |= a->wls[i].ops->uses_lazy_mm;
+		lock_wl |= !a->wls[i].ops->uses_lazy_mm;
+	}
+	if (LAB_SIM && lock_wl && lab_list_has(list_val(&l->locks, "all"), "all"))
+		fprintf(stderr, "%s: under --sim, -l all leaves out pthread, pthread-wp and ck-*: they synchronise "
+			"through atomics outside locks/atomic.h, which the simulator cannot see\n", LAB_PROG);
+	if (!lock_wl && l->locks.origin == 0) {
+		char names[512] = "";
+
+		for (int i = 0; i < *nwls; i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 i ? (i == *nwls - 1 ? " and " : ", ") : "", a->wls[i].label);
+		fprintf(stderr, "%s: warning: -l has no effect: %s run%s the lazy-mm schemes of -m, not lock "
+			"variants\n", LAB_PROG, names, *nwls == 1 ? "s" : "");
+	}
 	if (lazy_wl && !*nschemes &&
 	    lab_lazy_mm_parse_list("all", a->schemes, LAB_MAX_SCHEMES, nschemes, err, sizeof(err)))
 		return 2;
@@ -458,6 +525,27 @@ static void run_report(struct run_args *a)
 	if (a->mx.n)
 		matrix_report_opts(&a->mx, &ro, a->locks, a->o.nlocks);
 	lab_report_print(stdout, &ro);
+}
+
+/*
+ * Without -l (nor a matrix), every variant runs: say how many cells that
+ * makes and that -l and -w choose fewer, before the first one starts.
+ */
+static void run_hint(const struct run_args *a, int nlocks, int nwls, int nschemes)
+{
+	double per_iter = (double)(a->o.settings.warmup_ns + a->o.settings.duration_ns) / 1e9;
+	int cells = 0;
+
+	if (a->o.quiet || a->lists.locks.origin >= 0 || a->mx.n || a->o.resume)
+		return;
+	for (int i = 0; i < nwls; i++)
+		cells += (a->wls[i].ops->uses_lazy_mm ? nschemes : nlocks) * a->o.nthreads;
+	if (cells < 2)
+		return;
+	fprintf(stderr, "%s: -l not given, so every variant runs: %d cells (%d variants, %d workload%s, %d thread "
+		"count%s), %d iteration%s of %.3g s each where timed; -l and -w choose fewer (rwlab list)\n", LAB_PROG,
+		cells, nlocks, nwls, nwls == 1 ? "" : "s", a->o.nthreads, a->o.nthreads == 1 ? "" : "s", a->o.iterations,
+		a->o.iterations == 1 ? "" : "s", per_iter);
 }
 
 /* The output file: -o FILE, - (stdout: no table at the end), or rwlab-<run id>.csv. Returns 0 or 2. */
@@ -492,12 +580,15 @@ static int cmd_run(int argc, char **argv)
 	int st, nlocks = 0, nwls = 0, nschemes = 0;
 
 	a.o = (struct lab_run_opts){ .iterations = 5, .pin = LAB_PIN_COMPACT,
-				     .settings = { .duration_ns = 2000000000ull, .warmup_ns = 500000000ull, .seed = 1 } };
+				     .settings = { .duration_ns = 2000000000ull, .warmup_ns = WARMUP_UNSET, .seed = 1 } };
 	a.report = 1;
 	a.ncpus = lab_topology_init();
 	l->locks.origin = l->wls.origin = l->threads.origin = l->schemes.origin = l->mm_lock.origin = -1;
 	if ((st = run_parse_options(&a, argc, argv)) || (st = run_parse_lists(&a, &nlocks, &nschemes, &nwls)))
 		return st;
+	if (a.o.settings.warmup_ns == WARMUP_UNSET)	/* a tiny -d is not mostly warm-up */
+		a.o.settings.warmup_ns = a.o.settings.duration_ns / 4 < 500000000ull ? a.o.settings.duration_ns / 4 :
+											500000000ull;
 	st = lab_parse_threads(list_val(&l->threads, "mmtests"), a.ncpus, a.threads, LAB_THREAD_LIST_MAX, err,
 			       sizeof(err));
 	if (st < 0) {
@@ -505,6 +596,8 @@ static int cmd_run(int argc, char **argv)
 		return 2;
 	}
 	a.o.nthreads = st;
+	if (check_thread_limits(l->threads.origin < 0 ? LAB_PROG : l->threads.prog, a.wls, nwls, a.threads, st))
+		return 2;
 	if (check_unique(a.locks, nlocks, a.wls, nwls, a.threads, a.o.nthreads) || run_output(&a))
 		return 2;
 	a.o.locks = a.locks;
@@ -520,6 +613,7 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (l->list_cells)
 		return lab_plan_list(stdout, &a.o);
+	run_hint(&a, nlocks, nwls, nschemes);
 	st = lab_run(&a.o);
 	if (st == 2)		/* the CSV could not be opened (or resumed): nothing was run */
 		return st;

@@ -2,13 +2,17 @@
 /*
  * `rwlab exec`: a real program as a workload of the matrix.
  *
- *   rwlab exec -l VARIANTS [-n N] [--metric [NAME[:higher|:lower]=]REGEX]...
- *              [-t N] [-w LABEL] [-o FILE.csv] [-q] [--no-report] -- CMD [ARGS...]
+ *   rwlab exec -l VARIANTS [-n N] [--metric [NAME[:UNIT][:higher|:lower]=]REGEX]...
+ *              [-t N] [-w LABEL] [-o FILE.csv] [-q] [--no-report] [--force] -- CMD [ARGS...]
  *
  * Runs CMD once per variant and iteration, interleaved (iteration 0 on every
  * variant, then iteration 1, ...), each time with build/librwlab-preload.so
  * in LD_PRELOAD and RWLAB_LOCK set to the variant (or "passthrough": glibc's
- * own lock, observed). Per run it records, as rwlab CSV rows:
+ * own lock, observed; or "none": CMD as it runs without rwlab, the baseline).
+ * Before any run it refuses a CMD the preload cannot interpose: a static
+ * program, or one that imports no pthread_rwlock_* function, nor do the
+ * libraries it loads (elfsym.h; --force runs it anyway: a shell or a program
+ * that dlopen()s its library). Per run it records, as rwlab CSV rows:
  *   wall_s, user_s, sys_s (s; wait4 rusage of CMD and its children),
  *   nvcsw, nivcsw (voluntary / involuntary context switches), exit_status,
  *   the preload's statistics (preload.*, event.*, site.*: summed over every
@@ -40,6 +44,7 @@
 #include "cmds.h"
 #include "context.h"
 #include "csv.h"
+#include "elfsym.h"
 #include "report.h"
 #include "rwsem.h"
 #include "threads.h"
@@ -54,7 +59,7 @@
 #define EXEC_OUT_MAX (64u << 20)	/* CMD output kept for --metric */
 
 struct exec_metric {
-	char name[64];
+	char name[64], unit[64];
 	const char *better;
 	regex_t re;
 };
@@ -68,31 +73,40 @@ struct exec_opts {
 	int nmetrics;
 	const char *csv, *label;
 	char labelbuf[160];
-	bool quiet, no_report;
+	bool quiet, no_report, force;
+	char path[PATH_MAX];		/* CMD's file, as execvp finds it */
 	char preload[PATH_MAX];
 	char **cmd;
 };
 
 /* Adding an option: one entry here and one case in exec_parse()'s switch. */
 static const struct lab_opt exec_opts[] = {
-	{ "lock", 'l', 'l', "LIST", "variants, NAME[:key=val,...], passthrough (glibc's own lock, observed) or all; "
-	  "each needs both trylocks", NULL, NULL, LAB_COMP_VARIANTS, NULL, 0, 0 },
+	{ "lock", 'l', 'l', "LIST", "variants, NAME[:key=val,...], passthrough (glibc's own lock, observed), none "
+	  "(no preload: the baseline column) or all; each variant needs both trylocks", NULL, NULL,
+	  LAB_COMP_EXEC_VARIANTS, NULL, 0, 0 },
 	{ "iterations", 'n', 'n', "N", "runs per variant, interleaved across variants", "5", NULL, 0, NULL, 1, 100000 },
-	{ "metric", 0, 'M', "SPEC", "[NAME[:higher|:lower]=]REGEX: the first group of REGEX's last match in CMD's "
-	  "standard output is metric NAME (default metric1, metric2, ...); repeatable", NULL, NULL, 0, NULL, 0, 0 },
+	{ "metric", 0, 'M', "SPEC", "[NAME[:UNIT][:higher|:lower]=]REGEX: the first group of REGEX's last match in "
+	  "CMD's standard output is metric NAME (default metric1, metric2, ...) in UNIT (default NAME); "
+	  "repeatable", NULL, NULL, 0, NULL, 0, 0 },
 	{ "threads", 't', 't', "N", "the threads column of the rows (CMD's own thread count)", "1", NULL, 0, NULL,
 	  0, 1 << 20 },
 	{ "workload", 'w', 'w', "LABEL", "the workload column", "CMD's name and arguments", NULL, 0, NULL, 0, 0 },
 	{ "csv", 'o', 'o', "FILE", "results CSV", "rwlab-exec-<date>-<pid>.csv", NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ "quiet", 'q', 'q', NULL, "no per-run lines", NULL, NULL, 0, NULL, 0, 0 },
 	{ "no-report", 0, 'R', NULL, "do not print the table at the end", NULL, NULL, 0, NULL, 0, 0 },
+	{ "force", 0, 'F', NULL, "run CMD even when it imports no pthread_rwlock_* function (a shell or a "
+	  "launcher that starts the real program, or a program that dlopen()s its library)", NULL, NULL, 0,
+	  NULL, 0, 0 },
 	{ 0 }
 };
 
 static const char exec_more[] =
 	"Options end at CMD (or at --): CMD's own options go to CMD. The preload is\n"
-	"librwlab-preload.so beside rwlab, or $RWLAB_PRELOAD. Exit status: 0 every run\n"
-	"exited 0; 1 a run failed; 2 bad usage, nothing run.\n";
+	"librwlab-preload.so beside rwlab, or $RWLAB_PRELOAD. CMD must be dynamically\n"
+	"linked and import pthread_rwlock_* (itself or in a library it loads): exec\n"
+	"refuses it otherwise, before any run. Put none first for a baseline without\n"
+	"the preload. Exit status: 0 every run exited 0; 1 a run failed; 2 bad usage,\n"
+	"nothing run.\n";
 
 static int exec_add_lock(const char *spec, void *ctx, char *err, size_t errlen)
 {
@@ -104,8 +118,8 @@ static int exec_add_lock(const char *spec, void *ctx, char *err, size_t errlen)
 		snprintf(err, errlen, "more than %d variants", EXEC_MAX_LOCKS);
 		return -1;
 	}
-	if (!strcmp(spec, "passthrough")) {
-		snprintf(o->locks[o->nlocks++], LAB_SPEC_MAX, "passthrough");
+	if (!strcmp(spec, "passthrough") || !strcmp(spec, "none")) {
+		snprintf(o->locks[o->nlocks++], LAB_SPEC_MAX, "%s", spec);
 		return 0;
 	}
 	if (!strcmp(spec, "all")) {
@@ -130,7 +144,7 @@ static int exec_add_lock(const char *spec, void *ctx, char *err, size_t errlen)
 	return 0;
 }
 
-/* "[NAME[:higher|:lower]=]REGEX" */
+/* "[NAME[:UNIT][:higher|:lower]=]REGEX" */
 static int exec_add_metric(struct exec_opts *o, const char *spec)
 {
 	struct exec_metric *m = &o->metric[o->nmetrics];
@@ -144,6 +158,7 @@ static int exec_add_metric(struct exec_opts *o, const char *spec)
 		return -1;
 	}
 	snprintf(m->name, sizeof(m->name), "metric%d", o->nmetrics + 1);
+	snprintf(m->unit, sizeof(m->unit), "value");
 	m->better = "none";
 	if (eq && n == (size_t)(eq - spec) && n > 0 && n < sizeof(m->name)) {
 		char *colon;
@@ -154,6 +169,15 @@ static int exec_add_metric(struct exec_opts *o, const char *spec)
 		if (colon && (!strcmp(colon + 1, "higher") || !strcmp(colon + 1, "lower"))) {
 			m->better = !strcmp(colon + 1, "higher") ? "higher" : "lower";
 			*colon = 0;
+		}
+		colon = strchr(m->name, ':');	/* NAME:UNIT */
+		if (colon)
+			*colon = 0;
+		snprintf(m->unit, sizeof(m->unit), "%s", colon && colon[1] ? colon + 1 : m->name);
+		if (!m->name[0]) {
+			fprintf(stderr, "%s: --metric '%s': empty NAME before ':' ([NAME[:UNIT][:higher|:lower]=]REGEX)\n",
+				o->prog, spec);
+			return -1;
 		}
 		re = eq + 1;
 	}
@@ -210,24 +234,132 @@ static int exec_find_preload(struct exec_opts *o)
 	return -1;
 }
 
-/* Is @cmd runnable (as execvp would find it)? */
-static bool exec_runnable(const char *cmd)
+/* Is @cmd runnable (as execvp would find it)? Its file in @path. */
+static bool exec_find(const char *cmd, char *path, size_t len)
 {
-	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
+	const char *env = getenv("PATH");
 
-	if (strchr(cmd, '/'))
+	if (strchr(cmd, '/')) {
+		snprintf(path, len, "%s", cmd);
 		return access(cmd, X_OK) == 0;
-	for (const char *p = path ? path : "/usr/bin:/bin"; p && *p;) {
+	}
+	for (const char *p = env ? env : "/usr/bin:/bin"; p && *p;) {
 		const char *e = strchr(p, ':');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
 
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? p : ".", cmd);
-		if (access(buf, X_OK) == 0)
+		snprintf(path, len, "%.*s/%s", (int)n, n ? p : ".", cmd);
+		if (access(path, X_OK) == 0)
 			return true;
 		p = e ? e + 1 : NULL;
 	}
 	return false;
+}
+
+/*
+ * The shared objects @prog loads, as its interpreter lists them (INTERP
+ * --list PROG, what ldd runs; the program itself does not run), one path
+ * per line into @out. Returns how many, or -1 when the list could not be had.
+ */
+static int exec_libraries(const char *interp, const char *prog, char *out, size_t len)
+{
+	int pfd[2], st, n = 0;
+	size_t got = 0;
+	char buf[16384];
+	pid_t pid;
+
+	if (pipe(pfd))
+		return -1;
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (!pid) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(pfd[1], 1);
+		if (null >= 0)
+			dup2(null, 2);
+		close(pfd[0]);
+		close(pfd[1]);
+		execl(interp, interp, "--list", prog, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	for (ssize_t r; (r = read(pfd[0], buf + got, sizeof(buf) - 1 - got)) != 0;)
+		if (r > 0)
+			got += (size_t)r;
+		else if (errno != EINTR || got == sizeof(buf) - 1)
+			break;
+	close(pfd[0]);
+	buf[got] = 0;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		return -1;
+	out[0] = 0;
+	/* "\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)" or "\t/lib64/ld-linux-x86-64.so.2 (0x...)" */
+	for (char *save = NULL, *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *arrow = strstr(l, "=> "), *p = arrow ? arrow + 3 : l + strspn(l, " \t");
+
+		if (*p != '/')
+			continue;
+		p[strcspn(p, " (")] = 0;
+		if (strlen(out) + strlen(p) + 2 < len) {
+			strcat(out, p);
+			strcat(out, "\n");
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
+ * Can the preload act on @o->path? Refuses (one line, -1) a static program
+ * and a dynamic one that imports no pthread_rwlock_* function, nor do the
+ * libraries its interpreter lists. A script (#!), a file that is not a 64-bit
+ * ELF of this host, or a library list that cannot be had: not known, so run.
+ */
+static int exec_check_interposable(const struct exec_opts *o)
+{
+	const char *base = strrchr(o->path, '/') ? strrchr(o->path, '/') + 1 : o->path, *interp;
+	static char libs[1 << 16];
+	char interp_path[PATH_MAX];
+	struct lab_elf elf;
+	int imports, nlibs;
+
+	if (o->force || lab_elf_open(&elf, o->path))
+		return 0;
+	interp = lab_elf_interp(&elf);
+	if (!interp) {
+		lab_elf_close(&elf);
+		fprintf(stderr, "%s: '%s' is statically linked: LD_PRELOAD cannot reach its pthread_rwlock calls, so "
+			"every variant would run glibc's lock (link it dynamically)\n", o->prog, base);
+		return -1;
+	}
+	snprintf(interp_path, sizeof(interp_path), "%s", interp);
+	imports = lab_elf_imports(&elf, "pthread_rwlock_");
+	lab_elf_close(&elf);
+	if (imports)
+		return 0;
+	nlibs = exec_libraries(interp_path, o->path, libs, sizeof(libs));
+	if (nlibs < 0)
+		return 0;
+	for (char *save = NULL, *l = strtok_r(libs, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		if (lab_elf_open(&elf, l))
+			continue;
+		imports += lab_elf_imports(&elf, "pthread_rwlock_");
+		lab_elf_close(&elf);
+	}
+	if (imports)
+		return 0;
+	fprintf(stderr, "%s: '%s' imports no pthread_rwlock_* function, nor do the %d libraries it loads: the "
+		"preload has no lock to put on a variant, so every column would be the same (--force runs it: a "
+		"shell or launcher that starts the real program, or a dlopen()ed library)\n", o->prog, base, nlibs);
+	return -1;
 }
 
 static int exec_parse(struct exec_opts *o, int argc, char **argv)
@@ -272,6 +404,9 @@ static int exec_parse(struct exec_opts *o, int argc, char **argv)
 		case 'R':
 			o->no_report = true;
 			break;
+		case 'F':
+			o->force = true;
+			break;
 		default:
 			return -1;
 		}
@@ -285,10 +420,13 @@ static int exec_parse(struct exec_opts *o, int argc, char **argv)
 		return -1;
 	}
 	o->cmd = argv + optind;
-	if (!exec_runnable(o->cmd[0])) {
+	if (!exec_find(o->cmd[0], o->path, sizeof(o->path))) {
 		fprintf(stderr, "%s: cannot run '%s': not an executable file (nor in PATH)\n", o->prog, o->cmd[0]);
 		return -1;
 	}
+	for (int k = 0; k < o->nlocks; k++)	/* only none: nothing to interpose */
+		if (strcmp(o->locks[k], "none") && exec_check_interposable(o))
+			return -1;
 	if (!o->label) {
 		size_t off = 0;
 		const char *base = strrchr(o->cmd[0], '/') ? strrchr(o->cmd[0], '/') + 1 : o->cmd[0];
@@ -339,6 +477,8 @@ static void exec_child(const struct exec_opts *o, const char *lock, const char *
 	const char *old = getenv("LD_PRELOAD");
 	char buf[PATH_MAX * 3], rt[PATH_MAX], num[32];
 
+	if (!strcmp(lock, "none"))	/* the baseline: CMD as it runs without rwlab */
+		goto run;
 	/* A sanitizer runtime must come first: one already in LD_PRELOAD, else our own. */
 	exec_sanitizer_runtime(rt, sizeof(rt));
 	if (old && *old)
@@ -357,6 +497,7 @@ static void exec_child(const struct exec_opts *o, const char *lock, const char *
 	setenv("RWLAB_THREADS", num, 1);
 	snprintf(num, sizeof(num), "%ld", iteration);
 	setenv("RWLAB_ITERATION", num, 1);
+run:
 	dup2(outfd, 1);
 	close(outfd);
 	execvp(o->cmd[0], o->cmd);
@@ -461,7 +602,7 @@ static bool exec_extract(const struct exec_metric *m, const char *out, double *v
  * rows of this run. Returns the number of processes that wrote statistics.
  */
 static int exec_preload_rows(struct lab_buf *b, const struct lab_context *ctx, const char *run_id,
-			     const char *lock, const struct exec_opts *o, long it, const char *path)
+			     const char *lock, const struct exec_opts *o, long it, const char *path, double *acquisitions)
 {
 	struct lab_csv_table t;
 	char err[512];
@@ -491,6 +632,8 @@ static int exec_preload_rows(struct lab_buf *b, const struct lab_context *ctx, c
 			continue;	/* a second header, from two processes that raced to make the file */
 		if (!strcmp(m, "preload.processes"))
 			procs += (int)v;
+		if (!strcmp(m, "preload.acquisitions"))
+			*acquisitions += v;
 		for (j = 0; j < nacc && strcmp(acc[j].metric, m); j++)
 			;
 		if (j == nacc) {
@@ -509,13 +652,17 @@ static int exec_preload_rows(struct lab_buf *b, const struct lab_context *ctx, c
 	return procs;
 }
 
-/* Run every (iteration, variant); write the rows. Returns 0, or 1 if a run failed. */
-static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const char *run_id)
+/*
+ * Run every (iteration, variant); write the rows. Returns 0, or 1 if a run
+ * failed; @stats: how many processes left preload statistics.
+ */
+static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const char *run_id, int *stats)
 {
 	struct lab_context ctx;
 	char tmpl[PATH_MAX];
 	const char *tmpdir = getenv("TMPDIR");
-	int failed = 0;
+	int failed = 0, preloaded = 0, runs = 0;
+	double acquisitions = 0;
 
 	lab_context_get(&ctx);
 	lab_csv_set_context(w, run_id, &ctx, "none");
@@ -543,7 +690,8 @@ static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const c
 				double v;
 
 				if (exec_extract(&o->metric[m], r.out, &v))
-					exec_row(&b, &ctx, run_id, o->locks[k], o, it, o->metric[m].name, v, "", o->metric[m].better);
+					exec_row(&b, &ctx, run_id, o->locks[k], o, it, o->metric[m].name, v,
+						 o->metric[m].unit, o->metric[m].better);
 				else
 					fprintf(stderr, "%s: %s, iteration %ld: no match for --metric %s in the output\n",
 						o->prog, o->locks[k], it, o->metric[m].name);
@@ -553,8 +701,10 @@ static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const c
 			exec_row(&b, &ctx, run_id, o->locks[k], o, it, "sys_s", r.sys, "s", "lower");
 			exec_row(&b, &ctx, run_id, o->locks[k], o, it, "nvcsw", (double)r.nvcsw, "count", "none");
 			exec_row(&b, &ctx, run_id, o->locks[k], o, it, "nivcsw", (double)r.nivcsw, "count", "none");
-			exec_row(&b, &ctx, run_id, o->locks[k], o, it, "exit_status", r.status, "", "none");
-			procs = exec_preload_rows(&b, &ctx, run_id, o->locks[k], o, it, tmpl);
+			exec_row(&b, &ctx, run_id, o->locks[k], o, it, "exit_status", r.status, "status", "none");
+			procs = exec_preload_rows(&b, &ctx, run_id, o->locks[k], o, it, tmpl, &acquisitions);
+			preloaded += procs;
+			runs += strcmp(o->locks[k], "none") != 0;
 			unlink(tmpl);
 			if (lab_csv_append(w, b.p, b.len))
 				fprintf(stderr, "%s: cannot write %s: %s\n", o->prog, w->path, strerror(errno));
@@ -562,7 +712,8 @@ static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const c
 			if (!o->quiet)
 				fprintf(stderr, "%s: %-16s iteration %ld: wall %.3f s, user %.3f s, sys %.3f s, exit %d%s\n",
 					o->prog, o->locks[k], it, r.wall, r.user, r.sys, r.status,
-					procs ? "" : " (no preload statistics: did CMD exit through _exit or a signal?)");
+					procs || !strcmp(o->locks[k], "none") ? "" :
+					" (no preload statistics: CMD left through _exit or a signal)");
 			if (r.status) {
 				fprintf(stderr, "%s: '%s' exited with status %d on %s, iteration %ld; its output:\n%.*s",
 					o->prog, o->cmd[0], r.status, o->locks[k], it, (int)(r.outlen > 2000 ? 2000 : r.outlen),
@@ -572,11 +723,22 @@ static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const c
 			free(r.out);
 		}
 	}
+	if (preloaded && !acquisitions)
+		fprintf(stderr, "%s: note: '%s' took no pthread_rwlock in any run: the variants cannot differ\n",
+			o->prog, o->cmd[0]);
+	else if (runs && !preloaded)
+		fprintf(stderr, "%s: note: no run of '%s' left preload statistics (each left through _exit or a "
+			"signal): the table has no preload.* rows\n", o->prog, o->cmd[0]);
+	*stats = preloaded;
 	return failed;
 }
 
+/* One note for every variant that would deadlock a recursive read (the preload absorbs those). */
 static void exec_notes(const struct exec_opts *o)
 {
+	char names[1024] = "";
+	int n = 0;
+
 	for (int k = 0; k < o->nlocks; k++) {
 		const struct lab_rwsem_ops *ops;
 		char name[LAB_SPEC_MAX];
@@ -585,11 +747,14 @@ static void exec_notes(const struct exec_opts *o)
 		if (lab_spec_split(o->locks[k], name, sizeof(name), &kv))
 			continue;
 		ops = lab_rwsem_lookup(name);
-		if (ops && !(ops->caps & LAB_CAP_READ_RECURSIVE))
-			fprintf(stderr, "%s: note: %s would deadlock a recursive read behind a queued writer; the "
-				"preload absorbs a thread's re-read of a lock it holds (up to 16 read-held locks "
-				"per thread)\n", o->prog, o->locks[k]);
+		if (ops && !(ops->caps & LAB_CAP_READ_RECURSIVE) && strlen(names) + strlen(o->locks[k]) + 3 < sizeof(names))
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", n++ ? ", " : "",
+				 o->locks[k]);
 	}
+	if (n)
+		fprintf(stderr, "%s: note: %s would deadlock a recursive read behind a queued writer; the preload "
+			"absorbs a thread's re-read of a lock it holds (up to 16 read-held locks per thread)\n",
+			o->prog, names);
 }
 
 static int cmd_exec(int argc, char **argv)
@@ -599,7 +764,7 @@ static int cmd_exec(int argc, char **argv)
 	char run_id[64], defcsv[128], err[512], metrics[1024];
 	struct lab_report_opts ro = { 0 };
 	size_t off = 0;
-	int failed;
+	int failed, stats = 0;
 
 	if (exec_parse(&o, argc, argv))
 		return 2;
@@ -614,14 +779,19 @@ static int cmd_exec(int argc, char **argv)
 	}
 	if (!o.quiet)
 		exec_notes(&o);
-	failed = exec_all(&o, &w, run_id);
+	failed = exec_all(&o, &w, run_id, &stats);
 	lab_csv_close(&w);
 	fprintf(stderr, "%s: results in %s\n", o.prog, o.csv);
 	if (!o.no_report) {
 		for (int m = 0; m < o.nmetrics; m++)
 			off += (size_t)snprintf(metrics + off, sizeof(metrics) - off, "%s,", o.metric[m].name);
-		snprintf(metrics + off, sizeof(metrics) - off,
-			 "wall_s,user_s,sys_s,nvcsw,nivcsw,preload.acquisitions,preload.contended,preload.wait_p99");
+		for (int k = 0; k < o.nlocks; k++) {
+			/* The baseline column: no preload, else glibc's own lock observed, else the first. */
+			if (!strcmp(o.locks[k], "none") || (!strcmp(o.locks[k], "passthrough") && !ro.baseline))
+				ro.baseline = o.locks[k];
+		}
+		snprintf(metrics + off, sizeof(metrics) - off, "wall_s,user_s,sys_s,nvcsw,nivcsw%s",
+			 stats ? ",preload.acquisitions,preload.contended,preload.wait_p99" : "");
 		ro.path = o.csv;
 		ro.metric = metrics;
 		ro.format = LAB_FMT_TABLE;
@@ -642,4 +812,5 @@ const struct lab_cmd lab_exec_cmd = {
 	.fn = cmd_exec,
 	.more = exec_more,
 	.in_order = true,
+	.operands = LAB_COMP_COMMAND,
 };

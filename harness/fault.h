@@ -11,7 +11,9 @@
  * of an iteration fails to start with EAGAIN) or prepare (a workload's
  * prepare() fails with EIO) worker (worker 0 calls lab_worker_fail()
  * instead of running the workload) or must_be_zero (each iteration gets an
- * extra "errors" row of 1, a must-be-zero count that is not). With =VARIANT only the cells of that variant
+ * extra "errors" row of 1, a must-be-zero count that is not) or loadavg (each cell
+ * starts with the load average seen as the CPU count plus one: the loaded
+ * machine's warnings). With =VARIANT only the cells of that variant
  * label fail. Unset (the normal case): nothing is injected.
  *
  * Threading: read-only; call from the harness thread.

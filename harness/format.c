@@ -133,7 +133,7 @@ const char *lab_fmt_flag(const double *v, int n, bool harmonic)
 }
 
 void lab_fmt_cell_line(FILE *f, const char *variant, const char *workload, int threads, const char *headline,
-		       const double *v, int n, enum lab_better better)
+		       const double *v, int n, enum lab_better better, const char *machine)
 {
 	const char *flag = lab_fmt_flag(v, n, better == LAB_BETTER_HIGHER);
 	char agg[96];
@@ -141,6 +141,8 @@ void lab_fmt_cell_line(FILE *f, const char *variant, const char *workload, int t
 	lab_fmt_aggregate(v, n, better, agg, sizeof(agg));
 	fprintf(f, "%-28s %-24s t=%-4d %-14.*s %s", variant, workload, threads, (int)strcspn(headline, ","), headline,
 		agg);
+	if (machine)
+		fprintf(f, "  [sim %s]", machine);
 	if (flag)
 		fprintf(f, "  [%s]", flag);
 	fprintf(f, "\n");

@@ -2,7 +2,7 @@
 /*
  * Number formatting shared by the readable report formats (table, email)
  * and the runner's per-cell progress line, so that one cell shows one
- * figure wherever it is printed (research/aesthetics.md §8).
+ * figure wherever it is printed.
  *
  * Every function writes a NUL-terminated string of at most @len - 1 bytes
  * into @buf and never allocates; it is safe from any thread. NaN prints "-".
@@ -73,6 +73,8 @@ const char *lab_fmt_flag(const double *v, int n, bool harmonic);
  * figure is the one the default report table prints for the cell. A cell
  * with fewer than 3 values is flagged "[fewer than 3 iterations]", one whose
  * printed spread is above 10% "[HCoeffVar > 10%]" (or "[CoeffVar > 10%]").
+ * @machine (a simulated run's machine, NULL natively) marks the line
+ * "[sim MACHINE]" before any flag, so a simulated figure never reads as native.
  */
 void lab_fmt_cell_line(FILE *f, const char *variant, const char *workload, int threads, const char *headline,
-		       const double *v, int n, enum lab_better better);
+		       const double *v, int n, enum lab_better better, const char *machine);

@@ -15,7 +15,8 @@
 #include "cli.h"
 #include "cmds.h"
 #include "config.h"
-#include "sim_cmd.h"
+#include "matrix.h"
+#include "sim_cmd.h"	/* rwlab_main(): this main() as build/rwlab-sim compiles it */
 #include "version.h"
 
 /* rwlab help [COMMAND | --man | --bash] */
@@ -24,7 +25,10 @@ static int cmd_help(int argc, char **argv)
 	const struct lab_cmd *cmd;
 	char names[256];
 
-	if (argc < 3) {
+	if (argc < 3 || !strcmp(argv[2], "help") || !strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) {
+		if (argc >= 3)	/* help about help: what it takes, then the commands */
+			printf("usage: rwlab help [COMMAND | --man | --bash]: a command's options, the man page "
+			       "(roff), the bash completion\n\n");
 		lab_cli_usage(stdout, lab_cmds);
 		return 0;
 	}
@@ -33,7 +37,12 @@ static int cmd_help(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[2], "--bash")) {
-		lab_cli_bash_completion(stdout, lab_cmds);
+		char machines[4096], matrices[4096];
+		struct lab_comp_words w = { machines, matrices };
+
+		lab_sim_machine_names(machines, sizeof(machines));
+		lab_matrix_names(matrices, sizeof(matrices));
+		lab_cli_bash_completion(stdout, lab_cmds, &w);
 		return 0;
 	}
 	cmd = lab_cmd_find(lab_cmds, argv[2]);
@@ -50,7 +59,6 @@ int main(int argc, char **argv)
 {
 	const struct lab_cmd *cmd;
 	char names[256];
-	int st;
 
 	if (argc < 2) {
 		lab_cli_names(lab_cmds, names, sizeof(names));
@@ -69,9 +77,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: unknown command '%s' (valid: %s)\n", LAB_PROG, argv[1], names);
 		return 2;
 	}
-	if ((st = lab_sim_misplaced(argc, argv)) >= 0)
-		return st;
-	lab_sim_save_argv(argc, argv);	/* run/torture --sim re-execute rwlab-sim with it (sim_cmd.h) */
 	/* Subcommand options start after the subcommand: argv[0] becomes "rwlab". */
 	argv[1] = (char *)LAB_PROG;
 	return cmd->fn(argc - 1, argv + 1);

@@ -120,6 +120,19 @@ static void matrix_names(const char *dir, char *buf, size_t len)
 		free(ents);
 }
 
+void lab_matrix_names(char *buf, size_t len)
+{
+	char dirs[3][4096];
+	int nd = matrix_dirs(dirs);
+
+	buf[0] = 0;
+	for (int i = 0; i < nd && !buf[0]; i++) {	/* the first directory that has some */
+		matrix_names(dirs[i], buf, len);
+		for (char *p = buf; (p = strstr(p, ", ")); )	/* "a, b" -> "a b" */
+			memmove(p, p + 1, strlen(p + 1) + 1);
+	}
+}
+
 int lab_matrix_resolve(const char *name, char *path, size_t len, char *err, size_t errlen)
 {
 	char dirs[3][4096], names[1024];
@@ -258,11 +271,15 @@ int lab_matrix_load(const char *name, struct lab_matrix *m, char *err, size_t er
 			fail(err, errlen, m->path, lineno, "line longer than %d characters", MATRIX_LINE_MAX);
 			goto bad;
 		}
-		/* A NUL or other control byte: not a text file (and not for an error message). */
+		/*
+		 * A NUL or other control byte: not a text file (and not for an error
+		 * message). A CR only ends a line (CRLF, or the last line's end).
+		 */
 		for (ssize_t i = 0; i < len; i++) {
 			unsigned char c = (unsigned char)line[i];
+			bool eol_cr = c == '\r' && (i + 1 == len || (i + 2 == len && line[i + 1] == '\n'));
 
-			if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+			if ((c < 0x20 && c != '\t' && c != '\n' && !eol_cr) || c == 0x7f) {
 				fail(err, errlen, m->path, lineno,
 				     "control byte 0x%02x at column %zd: not a text matrix file", c, i + 1);
 				goto bad;

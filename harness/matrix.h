@@ -79,6 +79,9 @@ struct lab_matrix {
 
 /* Resolve a matrix NAME or PATH. Returns 0, or -1 with a message naming where it looked. */
 int lab_matrix_resolve(const char *name, char *path, size_t len, char *err, size_t errlen);
+
+/* The named matrices ("quick rwsem-rework ..."), space-separated, from the first directory that has some. */
+void lab_matrix_names(char *buf, size_t len);
 /* Read and check the syntax of a matrix. Returns 0, or -1 with "FILE:LINE: problem". */
 int lab_matrix_load(const char *name, struct lab_matrix *m, char *err, size_t errlen);
 void lab_matrix_free(struct lab_matrix *m);

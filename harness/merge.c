@@ -9,6 +9,7 @@
 
 #include "cmds.h"
 #include "csv.h"
+#include "inventory.h"
 #include "merge.h"
 
 /*
@@ -273,7 +274,7 @@ static int load(struct merge *m)
 			ret = -1;
 		}
 		lab_csv_reader_close(&rd);
-		if (!ret && !f->nrows)
+		if (!ret && !f->nrows && !m->o->quiet)	/* report says it itself, as report */
 			fprintf(stderr, "rwlab: merge: warning: %s holds no results\n", f->path);
 	}
 	free(key);
@@ -831,6 +832,7 @@ int lab_merge(const struct lab_merge_opts *o)
 	if (ncells < 0 || check_hosts(&m))
 		goto out;
 	check_context(&m);
+	lab_inventory_check("rwlab: merge", o->paths, o->npaths);	/* the hosts' inventories, where beside the files */
 	problems = check_missing(&m, ncells);
 	if (o->out && write_out(&m, o->out))
 		goto out;
@@ -904,4 +906,5 @@ const struct lab_cmd lab_merge_cmd = {
 		"unless --mixed-hosts (then warned); warns where hosts, builds or settings\n"
 		"differ; exit 1 when shards or cells are missing (OUT is still written), 0\n"
 		"when complete.\n",
+	.operands = LAB_COMP_CSV,
 };

@@ -100,6 +100,7 @@
 #include "config.h"
 #include "context.h"
 #include "csv.h"
+#include "elfsym.h"
 #include "events.h"
 #include "rwsem.h"
 #include "wait.h"
@@ -480,18 +481,39 @@ static int pl_site_get_locked(void *const pc[2], bool first_use)
 	return n;
 }
 
+/*
+ * @pc as "function+0xOFF": the function from the object's own symbol table
+ * where it has one (.symtab: static functions and an unstripped program's
+ * own, which dladdr() cannot see; elfsym.h), else dladdr()'s nearest export,
+ * else "object+0xOFF".
+ */
 static void pl_pc_name(void *pc, char *buf, size_t len)
 {
+	struct link_map *lm = NULL;
+	struct lab_elf elf;
+	char fn[256];
+	uint64_t off;
 	Dl_info di;
-	const char *obj;
+	const char *obj, *path;
 
 	if (!pc) {
 		snprintf(buf, len, "?");
 		return;
 	}
-	if (!dladdr(pc, &di) || !di.dli_fname) {
+	if (!dladdr1(pc, &di, (void **)&lm, RTLD_DL_LINKMAP) || !di.dli_fname) {
 		snprintf(buf, len, "%p", pc);
 		return;
+	}
+	/* The main program's link map has no name: its file is /proc/self/exe. */
+	path = lm && lm->l_name && *lm->l_name ? lm->l_name : lm ? "/proc/self/exe" : NULL;
+	if (path && !lab_elf_open(&elf, path)) {
+		bool found = lab_elf_func_at(&elf, (uint64_t)((uintptr_t)pc - lm->l_addr), fn, sizeof(fn), &off);
+
+		lab_elf_close(&elf);
+		if (found) {
+			snprintf(buf, len, "%.100s+0x%llx", fn, (unsigned long long)off);
+			return;
+		}
 	}
 	obj = strrchr(di.dli_fname, '/') ? strrchr(di.dli_fname, '/') + 1 : di.dli_fname;
 	if (di.dli_sname)

@@ -75,7 +75,7 @@ const char *lab_report_format_name(enum lab_report_format f);
 
 /*
  * Which mmtests the mmtests format (and the significance rule by default)
- * follows (research/workloads.md §2.d):
+ * follows (docs/workloads.md §2.d):
  *   current  (2024-11+) Min, Hmean, HStddev, HCoeffVar, Max, BHmean.95; the
  *            confidence-interval star rule on the mean and its (H)Stddev
  *   2019     (2019-04..2024-11) Min, Hmean, Stddev, CoeffVar, Max, BHmean-50,

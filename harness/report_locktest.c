@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Waiman Long's locktest output (research/peers.md §14), per cell:
+ * Waiman Long's locktest output (docs/workloads.md §5), per cell:
  *
  *   Running locktest with rwsem [runtime = 2s, r% = 50%, load = 100]
  *   Threads = 2, Min/Mean/Max = 74,506/91,260/112,409
@@ -77,8 +77,8 @@ int rep_locktest(struct lab_rctx *c)
 				rep_thousands(mean_of(r, g, v, "percpu_rate", r->threads[t]), b, sizeof(b));
 				fprintf(c->out, "Threads = %d, Total Rate = %s op/s; Percpu Rate = %s op/s", r->threads[t], a, b);
 				/* the Amean of total_rate is printed: flagged on its CoeffVar, as the per-cell line says */
-				if (rep_flag(s, false))
-					fprintf(c->out, "  [%c %s]", LAB_FMT_FLAG_MARK, rep_flag(s, false));
+				if (rep_flag(s))
+					fprintf(c->out, "  [%c %s]", LAB_FMT_FLAG_MARK, rep_flag(s));
 				fputc('\n', c->out);
 				for (int m = 0; m < r->nmetrics; m++) {
 					const struct lab_series *e;

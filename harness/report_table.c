@@ -220,8 +220,8 @@ static double table_mean(const struct lab_series *s, bool *higher)
 static bool fill_cell(const struct lab_rctx *c, const struct lab_series *s, const struct lab_series *base,
 		      bool is_base, bool compact, char out[PARTS][48])
 {
-	bool higher, bh, flagged = rep_flag(s, true);
-	double m = table_mean(s, &higher), cv = higher ? lab_hcoeffvar(s->v, s->n) : lab_coeffvar(s->v, s->n);
+	bool higher, bh, flagged = rep_flag(s);
+	double m = table_mean(s, &higher), cv = rep_spread(s, NULL);
 
 	lab_fmt_num(m, out[0], sizeof(out[0]));
 	if (s->n > 1 && !isnan(cv))	/* 9.5 .. 9.99 keeps its decimal: "±10%" would read as flagged */
@@ -234,7 +234,8 @@ static bool fill_cell(const struct lab_rctx *c, const struct lab_series *s, cons
 
 		if (isnan(bm) || bm == 0)
 			return flagged;
-		ch = rep_higher(s) ? lab_pdiff(m, bm) : lab_pndiff(m, bm);
+		/* a gain where there is a better (lower: 100 - new*100/base), else the value's own change */
+		ch = s->better == LAB_BETTER_LOWER ? lab_pndiff(m, bm) : lab_pdiff(m, bm);
 		if (compact && fabs(ch) >= 9.95)
 			snprintf(out[2], sizeof(out[2]) - 1, "%+.0f%%", ch);
 		else
@@ -275,6 +276,7 @@ int rep_grid_build(const struct lab_rctx *c, int g, int m, bool compact, struct 
 				continue;
 			any = true;
 			unit = rep_count_unit(s->workload);
+			gr->lower = s->better == LAB_BETTER_LOWER;
 			gr->flagged |= fill_cell(c, s, base, v == 0, compact, gr->cell[rows * gr->nc + v]);
 		}
 		if (!any)
@@ -324,10 +326,17 @@ void rep_grid_title(const struct lab_rctx *c, int g, int m, char *buf, size_t le
 		snprintf(buf, len, "%s: %s", r->groups[g], r->metrics[m]);
 		return;
 	}
-	snprintf(buf, len, "%s: %s (%s, %s), %s, change vs %s", r->groups[g], r->metrics[m], any->unit,
+	/*
+	 * The change's sign in the words of the header: higher is better, + higher;
+	 * lower is better, the change is the gain (+ lower, so a worse result is -);
+	 * informational, the value's own change (+ higher).
+	 */
+	snprintf(buf, len, "%s: %s (%s, %s), %s, %s vs %s%s", r->groups[g], r->metrics[m], any->unit,
 		 any->better == LAB_BETTER_HIGHER ? "higher is better" :
-		 any->better == LAB_BETTER_LOWER ? "lower is better" : "informational, + = lower",
-		 rep_higher(any) ? "Hmean ±HCoeffVar" : "Amean ±CoeffVar", r->columns[0]);
+		 any->better == LAB_BETTER_LOWER ? "lower is better" : "informational",
+		 rep_higher(any) ? "Hmean ±HCoeffVar" : "Amean ±CoeffVar", any->better == LAB_BETTER_LOWER ? "gain" : "change",
+		 r->columns[0], any->better == LAB_BETTER_LOWER ? " (+ = lower = better; - = higher = worse)" :
+		 any->better == LAB_BETTER_NONE ? " (+ = higher)" : "");
 }
 
 const char *rep_sig_footnote(enum lab_report_sig sig)
@@ -354,12 +363,15 @@ static int readable(struct lab_rctx *c, int width)
 				rep_grid_free(&gr);
 				continue;
 			}
+			gr.corner[0] = "";
+			gr.corner[1] = c->o->by && *c->o->by ? c->o->by : "variant";
 			rep_grid_title(c, g, m, line, sizeof(line));
 			fputc('\n', c->out);
 			print_wrapped(c->out, line, width);
 			print_grid(c->out, &gr, width);
 			if (gr.flagged)
 				fprintf(c->out, "%s\n", LAB_FMT_FLAG_LEGEND);
+			rep_sign_line(c->out, gr.lower);
 			rep_grid_free(&gr);
 			printed++;
 		}

@@ -22,7 +22,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "knob.h"
+#include "mm.h"
 #include "results.h"
+#include "workload.h"
 
 #define MAX_BY 8
 
@@ -422,6 +425,7 @@ struct loader {
 	unsigned flags;
 	int col[C_NR];
 	int bycol[MAX_BY], nby, grcol[2], ngr;
+	bool fault_path;		/* --by fault_path (LAB_RESULTS_FAULT_PATH): a column of -1 in bycol */
 	char by_err[512];		/* a --by problem, said after the checks that come first */
 	int src;			/* the input being read */
 	int *ctx_map, nctx_map;		/* its reader's contexts -> the store's */
@@ -485,6 +489,66 @@ static int key_id(struct loader *L, const char *const *f, const int *cols, int n
 		off += (size_t)snprintf(L->key + off, off < sizeof(L->key) ? sizeof(L->key) - off : 0, "%s%s",
 					i ? " " : "", cols[i] >= 0 ? f[cols[i]] : "");
 	return intern(&L->st->str, L->key);
+}
+
+const char *lab_results_fault_path(const char *workload, char *base, size_t len)
+{
+	char name[64];
+	const struct lab_workload_ops *ops = lab_workload_lookup(lab_workload_base(workload, name, sizeof(name)));
+	const struct lab_knob *k = NULL;
+	const char *colon = strchr(workload, ':'), *kv = colon ? colon + 1 : "";
+	long mode;
+
+	snprintf(base, len, "%s", workload);
+	for (const struct lab_knob *p = ops ? ops->knobs : NULL; p && p->name && !k; p++)
+		if (!strcmp(p->name, "mm_lock"))
+			k = p;
+	if (!k)
+		return NULL;
+	mode = k->def;
+	/* base: the label without its mm_lock=VALUE entry (and without ':' when nothing is left) */
+	snprintf(base, len, "%s", name);
+	for (const char *p = kv; *p;) {
+		size_t l = strcspn(p, ",");
+
+		if (l > 8 && !strncmp(p, "mm_lock=", 8)) {
+			for (int m = 0; m < LAB_MM_LOCK_NR; m++)
+				if (strlen(lab_mm_lock_mode_names[m]) == l - 8 && !strncmp(p + 8, lab_mm_lock_mode_names[m], l - 8))
+					mode = m;
+		} else {
+			snprintf(base + strlen(base), len - strlen(base), "%c%.*s", strchr(base, ':') ? ',' : ':', (int)l, p);
+		}
+		p += l + (p[l] == ',');
+	}
+	return lab_mm_lock_mode_titles[mode >= 0 && mode < LAB_MM_LOCK_NR ? mode : 0];
+}
+
+/*
+ * The group and column of row @f under --by with fault_path: the workload
+ * label stands without its mm_lock knob, and fault_path is its title.
+ */
+static void fault_path_keys(struct loader *L, const char *const *f, int *ig, int *ic)
+{
+	char base[LAB_SPEC_MAX], key[1024] = "";
+	const char *title = lab_results_fault_path(f[L->col[C_WORKLOAD]], base, sizeof(base));
+	static const int ident[2] = { C_VARIANT, C_WORKLOAD };
+
+	for (int i = 0; i < 2; i++) {	/* the group: variant and base workload, unless in --by */
+		bool used = false;
+
+		for (int k = 0; k < L->nby; k++)
+			used |= L->bycol[k] == L->col[ident[i]];
+		if (!used)
+			snprintf(key + strlen(key), sizeof(key) - strlen(key), "%s%s", key[0] ? " " : "",
+				 ident[i] == C_WORKLOAD ? base : f[L->col[ident[i]]]);
+	}
+	*ig = intern(&L->st->str, key);
+	key[0] = 0;
+	for (int k = 0; k < L->nby; k++)
+		snprintf(key + strlen(key), sizeof(key) - strlen(key), "%s%s", k ? " " : "",
+			 L->bycol[k] < 0 ? (title ? title : "-") : L->bycol[k] == L->col[C_WORKLOAD] ? base :
+										 f[L->bycol[k]]);
+	*ic = intern(&L->st->str, key);
 }
 
 /* The store's id of the reader's context @id (copied on first use). */
@@ -756,9 +820,14 @@ static int read_row(struct loader *L, const struct lab_csv_reader *rd, const cha
 		st->cells[p.cell].bad_threads = true;
 		p.series = -1;
 	} else {
-		int ig = L->ngr ? key_id(L, f, L->grcol, L->ngr) : intern(&st->str, "");
-		int ic = key_id(L, f, L->bycol, L->nby);
+		int ig, ic;
 
+		if (L->fault_path) {
+			fault_path_keys(L, f, &ig, &ic);
+		} else {
+			ig = L->ngr ? key_id(L, f, L->grcol, L->ngr) : intern(&st->str, "");
+			ic = key_id(L, f, L->bycol, L->nby);
+		}
 		p.series = series_id(L, ig, ic, im, nt, seg);
 	}
 	p.ctx = global_ctx(L, rd, rd->ctx);
@@ -796,9 +865,10 @@ static int setup_columns(struct loader *L, const struct lab_csv_reader *rd, cons
 				L->st->ccol[L->st->nccols++] = (char *)istr(&L->st->str, rd->header[c]);
 	snprintf(bybuf, sizeof(bybuf), "%s", by && *by ? by : "variant");
 	for (char *tok = strtok_r(bybuf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int c = lab_csv_reader_col(rd, tok);
+		int c = strcmp(tok, LAB_RESULTS_FAULT_PATH) ? lab_csv_reader_col(rd, tok) : -1;
 
-		if (c < 0 && !L->by_err[0])
+		L->fault_path |= c < 0 && !strcmp(tok, LAB_RESULTS_FAULT_PATH);
+		if (c < 0 && strcmp(tok, LAB_RESULTS_FAULT_PATH) && !L->by_err[0])
 			fail_cols(rd, L->r->path, tok, L->by_err, sizeof(L->by_err));
 		if (L->nby == MAX_BY) {
 			if (!L->by_err[0])

@@ -51,7 +51,9 @@ struct lab_results {
  * grows with the series' values (8 bytes a row) and the distinct cells,
  * runs and contexts, not with the file (README "Results: the CSV schema").
  * @by: comma-separated CSV column names forming the column key (NULL or ""
- * = "variant"). @baseline: column key of the baseline (NULL = the first
+ * = "variant"), or LAB_RESULTS_FAULT_PATH: the fault path of workloads
+ * with an mm_lock knob, by its title (lab_results_fault_path()), the
+ * workload standing without that knob in the group. @baseline: column key of the baseline (NULL = the first
  * column seen); the baseline is moved to columns[0].
  * Returns 0, or -1 with a one-line message in @err: unreadable or malformed
  * CSV, a missing column (naming the columns present), a non-numeric value or
@@ -60,6 +62,17 @@ struct lab_results {
  */
 int lab_results_load(struct lab_results *r, const char *path, const char *by, const char *baseline,
 		     char *err, size_t errlen);
+
+#define LAB_RESULTS_FAULT_PATH "fault_path"	/* the --by pseudo-column of the mm_lock modes */
+
+/*
+ * lab_results_fault_path() - the fault path of a workload label, by its
+ * title ("mmap_lock", "per-VMA", "vm_refcnt": workloads/mm.h), the knob's
+ * default when the label does not set it; @base gets the label without its
+ * mm_lock knob ("pft:size_mb=8,mm_lock=vma" -> "pft:size_mb=8"). NULL (and
+ * @base the label) for a workload without the knob.
+ */
+const char *lab_results_fault_path(const char *workload, char *base, size_t len);
 /*
  * lab_results_load_many() - the same for @npaths CSVs ("-" is stdin) with
  * one header, pooled; r->path names them all. A cell (variant, workload,

@@ -1,62 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* `rwlab sim list|show` and the --sim re-exec: see sim_cmd.h. */
+/* `rwlab sim list|show|validate` and the front's end of --sim (lab_sim_exec): see sim_cmd.h. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <unistd.h>
 
 #include "cmds.h"
 #include "compiler.h"
 #include "sim_cmd.h"
 #include "validate.h"
-
-#ifndef LAB_SIM_MACHINE_DIR
-#define LAB_SIM_MACHINE_DIR "sim/machines"
-#endif
-
-/*
- * Where machine files are looked for: $RWLAB_SIM_MACHINES, the installed
- * share/rwlab/machines beside the binary's prefix (found from
- * /proc/self/exe, as the matrices are), then the source tree's sim/machines.
- */
-const char *lab_sim_machine_dir(void)
-{
-	static char dir[4200];
-	const char *d = getenv("RWLAB_SIM_MACHINES");
-	char exe[4096];
-	ssize_t n;
-
-	if (d && *d)
-		return d;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		*strrchr(exe, '/') = 0;
-		snprintf(dir, sizeof(dir), "%s/../share/rwlab/machines", exe);
-		if (!access(dir, R_OK))
-			return dir;
-	}
-	return LAB_SIM_MACHINE_DIR;
-}
-
-int lab_sim_machine_load(struct sim_machine *m, const char *name, char *err, size_t errlen)
-{
-	return sim_machine_load(m, lab_sim_machine_dir(), name, err, errlen);
-}
-
-int lab_sim_args_refused(int argc, char **argv, char *err, size_t errlen)
-{
-	for (int i = 2; i < argc; i++)
-		if (!strcmp(argv[1], "torture") && (!strcmp(argv[i], "-m") || !strncmp(argv[i], "--mm", 4))) {
-			snprintf(err, errlen, "torture -m (lazy-mm schemes) cannot run under --sim yet (issue 11); "
-				 "valid under --sim: the lock variants (-l)");
-			return -1;
-		}
-	return 0;
-}
 
 /* The distinct [source] keys of a machine's citations, for `sim list`. */
 static void sources(const struct sim_machine *m, char *out, size_t len)
@@ -90,19 +46,16 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int sim_list(void)
+/* The machine files' names, sorted, in @names (each strdup'd). Returns how many, or -1 (errno). */
+static int machine_files(char **names, int cap)
 {
 	DIR *d = opendir(lab_sim_machine_dir());
 	struct dirent *e;
-	char *names[256], err[1024], src[512];
-	int n = 0, bad = 0;
-	static struct sim_machine m;
+	int n = 0;
 
-	if (!d) {
-		fprintf(stderr, "rwlab sim list: %s: %s (set RWLAB_SIM_MACHINES)\n", lab_sim_machine_dir(), strerror(errno));
-		return 1;
-	}
-	while ((e = readdir(d)) && n < 256) {
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) && n < cap) {
 		size_t l = strlen(e->d_name);
 
 		if (l > 8 && !strcmp(e->d_name + l - 8, ".machine"))
@@ -110,7 +63,35 @@ static int sim_list(void)
 	}
 	closedir(d);
 	qsort(names, (size_t)n, sizeof(*names), cmp_str);
-	printf("%-18s %5s  %-28s  %s\n", "machine", "CPUs", "topology", "summary / sources");
+	return n;
+}
+
+void lab_sim_machine_names(char *buf, size_t len)
+{
+	char *names[256];
+	int n = machine_files(names, 256);
+
+	buf[0] = 0;
+	for (int i = 0; i < n; i++) {
+		/* generic.machine is named generic-N: the word completes to "generic-" */
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s%s", buf[0] ? " " : "", names[i],
+			 strcmp(names[i], "generic") ? "" : "-");
+		free(names[i]);
+	}
+}
+
+/* One line per machine (name, CPUs, topology), its summary and sources under it, within 80 columns. */
+static int sim_list(void)
+{
+	char *names[256], err[1024], src[512], line[640];
+	int n = machine_files(names, 256), bad = 0;
+	static struct sim_machine m;
+
+	if (n < 0) {
+		fprintf(stderr, "rwlab sim list: %s: %s (set RWLAB_SIM_MACHINES)\n", lab_sim_machine_dir(), strerror(errno));
+		return 1;
+	}
+	printf("%-18s %5s  %s\n", "machine", "CPUs", "topology (sockets x L3 domains x cores x SMT)");
 	for (int i = 0; i < n; i++) {
 		int generic = !strcmp(names[i], "generic");
 		char nm[80];
@@ -123,17 +104,17 @@ static int sim_list(void)
 			continue;
 		}
 		sources(&m, src, sizeof(src));
-		if (generic)
-			printf("%-18s %5s  %-28s  %s\n", "generic-N", "2-512", "1 socket <= 64, else 2; 8/L3",
-			       m.summary);
-		else {
-			char topo[64];
-
-			snprintf(topo, sizeof(topo), "%dS x %dL3 x %dC x %dT %s", m.sockets, m.l3_per_socket,
-				 m.cores_per_l3, m.smt, m.numbering_adjacent ? "adj" : "linux");
-			printf("%-18s %5d  %-28s  %s\n", m.name, m.ncpus, topo, m.summary);
+		if (generic) {
+			printf("%-18s %5s  %s\n", "generic-N", "2-512", "1 socket up to 64 CPUs, else 2; 8 cores per L3");
+		} else {
+			printf("%-18s %5d  %dS x %dL3 x %dC x %dT, %s numbering\n", m.name, m.ncpus, m.sockets,
+			       m.l3_per_socket, m.cores_per_l3, m.smt, m.numbering_adjacent ? "adjacent" : "linux");
 		}
-		printf("%-18s %5s  %-28s  sources: %s\n", "", "", "", src);
+		printf("    ");
+		lab_cli_wrap(stdout, m.summary, 4, 4);
+		snprintf(line, sizeof(line), "sources: %s", src);
+		printf("    ");
+		lab_cli_wrap(stdout, line, 4, 4);
 		free(names[i]);
 	}
 	return bad;
@@ -158,53 +139,85 @@ static int sim_show(const char *name)
 	return 0;
 }
 
-/* The command line as main() got it, before it handed the subcommand its options. */
-static char **saved_argv;
-
-void lab_sim_save_argv(int argc, char **argv)
+/*
+ * The one place rwlab-sim's address-space randomisation is decided. Same
+ * seed, same schedule: lock code hashes addresses (bravo's table), the
+ * directory keys lines by address, and where the allocator and the task
+ * stacks put the simulated program's objects decides which of them share a
+ * line; with ASLR those addresses, and so the results, would change from run
+ * to run. personality(ADDR_NO_RANDOMIZE) outlives execve(): set here, it
+ * holds for rwlab-sim from its first instruction, with no second exec.
+ */
+static void aslr_off(void)
 {
-	free(saved_argv);
-	saved_argv = calloc((size_t)argc + 1, sizeof(*saved_argv));
-	if (saved_argv)
-		memcpy(saved_argv, argv, (size_t)argc * sizeof(*argv));
+	int p = personality(0xffffffff);
+
+	if (p == -1 || (!(p & ADDR_NO_RANDOMIZE) && personality((unsigned long)p | ADDR_NO_RANDOMIZE) == -1))
+		fprintf(stderr, "%s: WARNING: cannot disable address randomisation: runs of one seed may differ "
+			"where lock code hashes addresses\n", LAB_PROG);
 }
 
-/* Re-exec build/rwlab-sim beside this binary with the same arguments. */
-int lab_sim_reexec(void)
+int lab_sim_plan_args(struct lab_sim_plan *p, int argc, char **argv, const bool *drop)
 {
-	char self[PATH_MAX], path[PATH_MAX + 16];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	if (LAB_SIM || !saved_argv) {
-		fprintf(stderr, "rwlab: --sim: no command line to re-execute\n");
+	p->argc = 0;
+	p->argv = calloc((size_t)argc + 1, sizeof(*p->argv));
+	if (!p->argv) {
+		fprintf(stderr, "%s: --sim: out of memory\n", LAB_PROG);
 		return 2;
 	}
+	for (int i = 1; i < argc; i++)
+		if (!drop[i])
+			p->argv[p->argc++] = argv[i];
+	return 0;
+}
+
+int lab_sim_exec(const struct lab_sim_plan *p)
+{
+	static struct sim_machine m;
+	char self[PATH_MAX], path[PATH_MAX + 16], err[1024], seed[24], seeds[24], **av;
+	ssize_t n;
+	int ac = 0;
+
+	if (LAB_SIM) {
+		fprintf(stderr, "%s: --sim: the simulated build runs no other simulation\n", LAB_PROG);
+		return 2;
+	}
+	if (lab_sim_machine_load(&m, p->machine, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", LAB_PROG, err);
+		return 2;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0) {
-		fprintf(stderr, "rwlab: --sim: cannot find this binary (/proc/self/exe): %s\n", strerror(errno));
+		fprintf(stderr, "%s: --sim: cannot find this binary (/proc/self/exe): %s\n", LAB_PROG, strerror(errno));
 		return 2;
 	}
 	self[n] = 0;
-	slash = strrchr(self, '/');
-	*slash = 0;
+	*strrchr(self, '/') = 0;
 	snprintf(path, sizeof(path), "%s/rwlab-sim", self);
+	snprintf(seed, sizeof(seed), "%llu", p->seed);
+	snprintf(seeds, sizeof(seeds), "%llu", p->seeds);
+	av = calloc((size_t)p->argc + 10, sizeof(*av));
+	if (!av) {
+		fprintf(stderr, "%s: --sim: out of memory\n", LAB_PROG);
+		return 2;
+	}
+	av[ac++] = path;
+	av[ac++] = "--machine";
+	av[ac++] = (char *)p->machine;
+	av[ac++] = "--seed";
+	av[ac++] = seed;
+	av[ac++] = "--seeds";
+	av[ac++] = seeds;
+	av[ac++] = "--";
+	av[ac++] = (char *)p->cmd;
+	memcpy(av + ac, p->argv, (size_t)p->argc * sizeof(*av));
+	aslr_off();
 	fflush(NULL);
-	execv(path, saved_argv);
-	fprintf(stderr, "rwlab: --sim needs the simulated build %s: %s (rebuild with tools/setup)\n", path,
+	execv(path, av);
+	fprintf(stderr, "%s: --sim needs the simulated build %s: %s (rebuild with tools/setup)\n", LAB_PROG, path,
 		strerror(errno));
+	free(av);
 	return 2;
-}
-
-int lab_sim_misplaced(int argc, char **argv)
-{
-	if (argc < 2 || !strcmp(argv[1], "run") || !strcmp(argv[1], "torture"))
-		return -1;
-	for (int i = 2; i < argc; i++)
-		if (!strcmp(argv[i], "--sim") || !strncmp(argv[i], "--sim=", 6)) {
-			fprintf(stderr, "rwlab: --sim takes the run and torture commands only\n");
-			return 2;
-		}
-	return -1;
 }
 
 /* `sim`'s words are positional; -o is validate's page. */
@@ -254,6 +267,7 @@ const struct lab_cmd lab_sim_cmd = {
 		   "show one's parameters with their citations, or run the validation ladder",
 	.opts = sim_opts,
 	.fn = cmd_sim,
+	.operands = LAB_COMP_SIM,
 	.more = "MACHINE is sim/machines/NAME.machine (or $RWLAB_SIM_MACHINES/NAME.machine), or\n"
 		"generic-N for N = 2..512 (from generic.machine).\n"
 		"validate runs the rungs of sim/machines/validate.ladder for each MACHINE\n"

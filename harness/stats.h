@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Summary statistics over the iterations of one cell, and the significance
- * rules of the report formats (research/workloads.md §2.d and §3.3).
+ * rules of the report formats (docs/workloads.md §2.d and §3.3).
  *
  * All functions take @n >= 1 values; they return NaN where a statistic is
  * undefined (harmonic or geometric mean with a value <= 0, a standard
@@ -21,8 +21,8 @@ double lab_stddev(const double *v, int n);
 /* Population standard deviation (n): the one LKP prints (lib/statistics.rb). */
 double lab_stddev_pop(const double *v, int n);
 /*
- * mmtests' harmonic standard deviation (HStddev, 2024-11, research/
- * workloads.md §2.d): sqrt(sum((1/x_i - 1/H)^2) * H^4 / n) around the Hmean
+ * mmtests' harmonic standard deviation (HStddev, 2024-11,
+ * docs/workloads.md §2.d): sqrt(sum((1/x_i - 1/H)^2) * H^4 / n) around the Hmean
  * H, the delta-method spread of a harmonic mean; NaN for n < 2 (mmtests
  * prints 0 for one sample; rwlab judges nothing from one sample) or a value
  * <= 0. lab_hcoeffvar() is 100 * HStddev / H (HCoeffVar, percent).
@@ -88,8 +88,8 @@ double lab_mmtests_ttest_p_means(double mean_a, double sd_a, int na, double mean
 bool lab_mmtests_ci_significant(double mean_a, double sd_a, double mean_b, double sd_b);
 
 /*
- * lab_lkp_changed() - LKP's "changed stat" test (lib/stats.rb, research/
- * workloads.md §3.3), base set @a against set @b:
+ * lab_lkp_changed() - LKP's "changed stat" test (lib/stats.rb,
+ * docs/workloads.md §3.3), base set @a against set @b:
  * - at least 3 samples in one of the sets, else false;
  * - each set is sorted and min(n >> 5, 3) samples are dropped from each end;
  * - changed if the median of each set lies outside the other's range:

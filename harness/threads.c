@@ -9,7 +9,9 @@
 
 #include "threads.h"
 
-#define THREADS_FORMS "valid: N, A-B, A-B:STEP, mmtests, mmtests:MAX, reaim, reaim:NCPUS; counts 1..1024"
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define THREADS_FORMS "valid: N, A-B, A-B:STEP, mmtests, mmtests:MAX, reaim, reaim:NCPUS; counts 1.." STR(LAB_THREADS_MAX)
 
 static int push(int *out, int cap, int *n, int v)
 {

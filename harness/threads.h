@@ -3,12 +3,18 @@
 
 #include <stddef.h>
 
-#define LAB_THREADS_MAX 1024	/* largest thread count accepted in -t */
+/*
+ * Largest thread count accepted in -t: LAB_MAX_TASKS (locks/wait.h) less the
+ * harness's own LAB_HARNESS_TASKS (workloads/workload.h), checked where both
+ * are seen (cmd_run.c). A workload whose threads bring helpers has a lower
+ * limit of its own (lab_workload_max_threads), checked by run before any cell.
+ */
+#define LAB_THREADS_MAX 1023
 #define LAB_THREAD_LIST_MAX 256	/* entries in one -t list */
 
 /*
  * lab_mmtests_stride() - mmtests' threads_large_stride pattern from 1 to @max
- * (bin/generate-stride-range --stride-large, research/workloads.md §2.a):
+ * (bin/generate-stride-range --stride-large, docs/workloads.md §2.e):
  *   max > 32:      1 4 7 | 12 21 30 | 48 79 110 ... | max
  *   8 < max <= 32: 1 3 5 7 | 12 18 24 30 | max
  *   max <= 8:      1 3 5 7 | max
@@ -20,7 +26,7 @@ int lab_mmtests_stride(int max, int *out, int cap);
 /*
  * lab_reaim_clients() - the client counts of mmtests' reaim configs for a
  * machine of @ncpus CPUs: 1, then steps of ncpus/2 (at least 1) while
- * <= ncpus*4 + ncpus/2 (research/workloads.md §2.b; 40 CPUs: 1, 21, ..., 161).
+ * <= ncpus*4 + ncpus/2 (docs/workloads.md §2.b; 40 CPUs: 1, 21, ..., 161).
  * Returns the count written to @out (capacity @cap).
  */
 int lab_reaim_clients(int ncpus, int *out, int cap);

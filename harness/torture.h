@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * locktorture-style invariant checking (kernel/locking/locktorture.c v6.18,
- * research/kernel.md §7), shared by the stress tests and `rwlab torture`.
+ * docs/kernel.md §7), shared by the stress tests and `rwlab torture`.
  *
  * Writers: after down_write, write_held must be 0 (set it to 1) and
  * read_held must be 0; hold for a while; clear write_held; up_write.
@@ -38,7 +38,7 @@
  * jiffy (4 ms at HZ=250), and 1 in (n x 20000) holds yield the CPU while
  * holding the lock (torture_preempt_schedule).
  *
- * kill (rwlab torture --kill, issue 13): for variants with LAB_CAP_KILLABLE,
+ * kill (rwlab torture --kill): for variants with LAB_CAP_KILLABLE,
  * every blocking acquisition uses down_*_killable (3 in 4) or down_*_timed
  * with a deadline 0..1 ms away (1 in 4), and the supervising thread sends a
  * fatal signal (wait.h) to a random torture thread every 20..500 us. A

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * `rwlab sim validate [MACHINE...]`: the simulator's validation ladder
- * (issue 22). The rungs are data: validate.ladder in the machine directory
+ * (docs/simulator.md §4). The rungs are data: validate.ladder in the machine directory
  * (sim/machines/validate.ladder), one rung per line, each a figure with its
  * source, the run that simulates it, and a tolerance stated before the run.
  *
@@ -375,7 +375,7 @@ static double here_value(const char *key)
 		{ "relax_ns", "relax_ns" }, { "cost.syscall_ns", "syscall_ns" },
 		{ "cost.futex_wake_ns", "futex_wake_ns" }, { "cost.futex_wait_ns", "futex_wait_ns" },
 		{ "cost.ctxsw_ns", "ctxsw_ns" }, { "cost.wakeup_ns", "wakeup_ns" },
-		{ "cost.irq_ns", "syscall_ns" }, { "rmw.hold_ns", "rmw_hold_ns" },
+		{ "cost.irq_ns", "syscall_ns" },
 	};
 
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
@@ -383,6 +383,11 @@ static double here_value(const char *key)
 			return calib_get(map[i].metric);
 	if (!strcmp(key, "cost.ipi_ns"))
 		return calib_get("ipi_roundtrip_ns") / 2;
+	if (!strcmp(key, "rmw.hold_share")) {
+		double h = calib_get("rmw_hold_ns") / calib_get("c2c_ns");
+
+		return h > 1 ? 1 : h;	/* the window is a share of the transfer it precedes */
+	}
 	return NAN;
 }
 

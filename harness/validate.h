@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * `rwlab sim validate [MACHINE...]` (issue 22): the validation ladder in
+ * `rwlab sim validate [MACHINE...]`: the validation ladder in
  * the machine directory's validate.ladder, run rung by rung (validate.c has
  * the contract). @argc/@argv: the machine names (none: all, "here" last).
  * @page: NULL, or FILE.html to write the ladder's page to (the rungs run,

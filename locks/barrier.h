@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * locks/barrier.h - the one barrier and the one start/stop protocol that
- * every multi-threaded user shares (issue 14): the runner, the torture
+ * every multi-threaded user shares: the runner, the torture
  * tool, bench-lazy and the workloads that synchronise their own phases.
  *
  * Two objects, both built only on the seams (atomic.h for every shared

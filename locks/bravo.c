@@ -3,8 +3,8 @@
  * bravo - BRAVO reader bias over any other variant.
  *
  * Citation: Dave Dice and Alex Kogan, "BRAVO - Biased Locking for
- * Reader-Writer Locks", USENIX ATC 2019 (arXiv 1810.01553); research/peers.md
- * §4. The table size (4096) and the inhibit factor (N = 9) are the values of
+ * Reader-Writer Locks", USENIX ATC 2019 (arXiv 1810.01553). The table size
+ * (4096) and the inhibit factor (N = 9) are the values of
  * the paper's public implementations.
  *
  * Design summary:

@@ -2,7 +2,7 @@
 /*
  * The lazy-mm framework: domains, mm objects with poisoning, CPU slots and
  * their context switches, "IPIs", and the TLB flush. See lazy_mm.h for the
- * model; research/kernel.md §5 and §8 for the kernel side.
+ * model; docs/kernel.md §5 and §8 for the kernel side.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -58,7 +58,7 @@ static __thread int lab_lazy_in_release;
 
 /*
  * IPI delivery. Natively: the slot's interrupt thread, woken by a futex wake
- * (its latency is real, not the kernel's). In simulation (issue 11) no
+ * (its latency is real, not the kernel's). In simulation no
  * interrupt thread exists: an IPI is the engine's interrupt (sim_ipi_send):
  * the handler runs on the simulated CPU of the slot's thread cost.ipi_ns
  * after the send, preempting whatever runs there without a context switch,

@@ -3,7 +3,7 @@
  * locks/lazy_mm.h - lazy-TLB mm existence schemes: how a CPU that switches
  * from a user thread to a kernel thread keeps the borrowed mm alive.
  *
- * Source: research/kernel.md §5 (v6.4..v6.18 include/linux/sched/mm.h,
+ * Source: docs/kernel.md §5 (v6.4..v6.18 include/linux/sched/mm.h,
  * kernel/fork.c, kernel/sched/core.c context_switch(); Piggin's
  * MMU_LAZY_TLB_SHOOTDOWN; Desnoyers' 2024 hazard-pointer RFC; hpref).
  *
@@ -62,7 +62,7 @@
  * a flush reads it; the per-CPU schemes keep no shared per-mm state on the
  * switch path, so a flush scans every CPU slot. That is the trade-off of
  * Desnoyers' Dec 2024 per-CPU per-mm state proof of concept (+50%
- * context_switch1 against -33% tlb_flush2 at 192 threads, kernel.md §5.4).
+ * context_switch1 against -33% tlb_flush2 at 192 threads, docs/kernel.md §5.4).
  *
  * Threading: grab/drop are called only by the framework, on the slot's own
  * thread. release may run on any thread that is not a CPU slot, concurrently

@@ -8,7 +8,7 @@
  * 20241008135034.1982519-1-mathieu.desnoyers@efficios.com, on v6.11.1; not
  * merged); patch 3 hazptr_try_protect/hazptr_retire/hazptr_scan, patch 4
  * mmgrab_lazy_tlb/mmdrop_lazy_tlb/cleanup_lazy_tlbs; M. M. Michael, "Hazard
- * pointers", IEEE TPDS 15(6), 2004. research/kernel.md §5.4.
+ * pointers", IEEE TPDS 15(6), 2004. docs/kernel.md §5.4.
  *
  * Design summary:
  * - one slot per CPU per domain ("each CPU only ever has at most one lazy

@@ -7,7 +7,7 @@
  * Reference Counter", 2024-09-21 (msg-id 20240921164210.256278-1),
  * compudj/userspace-rcu-dev branch hpref (include/urcu/hpref.h,
  * src/hpref.c); Kernel Recipes 2024 talk of the same name.
- * research/kernel.md §5.5. This port follows the RFC v1 design (8 slots per
+ * docs/kernel.md §5.5. This port follows the RFC v1 design (8 slots per
  * CPU, smp_mb reader), not the later 64-slot membarrier version.
  *
  * Design summary:
@@ -28,12 +28,12 @@
  *   the last drop frees (LAB_LAZY_MAY_DEFER);
  * - why the IPI: hpref's own synchronize busy-waits on the slots, expecting
  *   hazard pointers to be short-lived, but a lazy mm is held for as long as
- *   the CPU idles (the release spun 30 ms of CPU behind a CPU idling 30 ms,
- *   issue 13). The kernel's final mmdrop must not wait on that, so rwlab
- *   follows the fix the same author proposed for lazy mms in the kernel:
- *   hazptr_scan() with an on-match callback that IPIs the holder to switch
+ *   the CPU idles (the release spun 30 ms of CPU behind a CPU idling 30 ms:
+ *   tests/regression/lazy_mm_hpref.c). The kernel's final mmdrop must not
+ *   wait on that, so rwlab follows the fix the same author proposed for
+ *   lazy mms in the kernel: hazptr_scan() with an on-match callback that IPIs the holder to switch
  *   away (sched+mm hazard-pointer RFC v2/v3 patch 4, cleanup_lazy_tlbs;
- *   research/kernel.md §5.4), as the hazptr scheme does. The free is not
+ *   docs/kernel.md §5.4), as the hazptr scheme does. The free is not
  *   deferred: release still returns with mm freed unless promoted
  *   references remain;
  * - knob reserved=K fills K of the 7 ordinary slots of every CPU with a

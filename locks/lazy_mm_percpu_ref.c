@@ -7,7 +7,7 @@
  * Overstreet 2013, Tejun Heo's mode switching 2014; v6.18):
  * percpu_ref_get/put, percpu_ref_kill -> __percpu_ref_switch_to_atomic ->
  * percpu_ref_switch_to_atomic_rcu. Listed among the lazy-mm lifetime
- * variants to compare in research/peers.md §20.3. The kernel never used it
+ * variants to compare in docs/kernel.md §5.6. The kernel never used it
  * for mm_count; this is the lab's what-if.
  *
  * Design summary:

@@ -6,7 +6,7 @@
  *
  * Citation: v6.4..v6.18 include/linux/sched/mm.h mmgrab_lazy_tlb() /
  * mmdrop_lazy_tlb(), kernel/fork.c __mmdrop(); arch/Kconfig
- * MMU_LAZY_TLB_REFCOUNT (research/kernel.md §5.2). Before v6.4 the same
+ * MMU_LAZY_TLB_REFCOUNT (docs/kernel.md §5.2). Before v6.4 the same
  * inc/dec was open-coded in context_switch() as mmgrab()/mmdrop().
  *
  * Design summary:

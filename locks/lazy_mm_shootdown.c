@@ -6,7 +6,7 @@
  * Citation: Nicholas Piggin, "lazy tlb: shoot lazies, non-refcounting lazy tlb
  * mm reference handling scheme", v7 series 2023-02-03, merged for v6.4
  * (kernel/fork.c cleanup_lazy_tlbs(), do_shoot_lazy_tlb(); selected by
- * powerpc Book3S-64 only); research/kernel.md §5.3. Rik van Riel proposed
+ * powerpc Book3S-64 only); docs/kernel.md §5.3. Rik van Riel proposed
  * the same idea in 2018.
  *
  * Design summary:

@@ -2,7 +2,7 @@
 /*
  * null - no exclusion at all: every verb returns at once.
  *
- * Citation: LITL's "empty" lock and dav1d's null muxer (aesthetics.md §7.4):
+ * Citation: LITL's "empty" lock and dav1d's null muxer (docs/architecture.md §7):
  * a baseline that measures the harness and workload themselves.
  *
  * Design summary: every acquisition succeeds immediately; there is no lock

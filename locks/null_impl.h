@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * null's verbs as static inlines, so that `rwlab bench` can call them directly
- * and measure what the ops-table indirection costs (aesthetics.md C5).
+ * and measure what the ops-table indirection costs (docs/architecture.md §2).
  */
 #pragma once
 

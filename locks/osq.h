@@ -4,7 +4,7 @@
  * one spinner at a time spin on a lock's owner, with abortable waits.
  *
  * Citation: kernel/locking/osq_lock.c (Jason Low, Waiman Long, Peter
- * Zijlstra; v4.20..v6.18), research/kernel.md §1.6.
+ * Zijlstra; v4.20..v6.18), docs/kernel.md §1.6.
  *
  * Design summary:
  * - one node per thread (the kernel has one per CPU; with preemption

@@ -5,7 +5,7 @@
  *
  * Citation: Linux v5.11 and v6.18 kernel/locking/percpu-rwsem.c,
  * include/linux/percpu-rwsem.h and kernel/rcu/sync.c (rcu_sync, Oleg
- * Nesterov 2015); research/kernel.md §4.1 (§4.2 is the v4.20/v5.3 design this
+ * Nesterov 2015); docs/kernel.md §4.1 (§4.2 is the v4.20/v5.3 design this
  * one replaced: there, waiters queued on an embedded rwsem).
  *
  * Design summary:

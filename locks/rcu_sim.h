@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * locks/rcu_sim.h - the simulated build's RCU (issues 10 and 11).
+ * locks/rcu_sim.h - the simulated build's RCU (docs/simulator.md §3).
  *
  * liburcu cannot run on coroutines that share one host thread, so the
  * urcu-memb calls of percpu-rwsem (rcu_sync) and of the mm model (the
  * RCU-published VMA set, VMAs freed through call_rcu) go to the engine's
- * RCU (sim/sim.c): read-side sections are per-task nesting counts; a grace
+ * RCU (sim/rcu.c): read-side sections are per-task nesting counts; a grace
  * period ends once every simulated CPU has passed a quiescent state after
  * its start (a context switch, idle, a scheduler tick at the machine's HZ
  * outside a section) and every reader preempted inside a section has left

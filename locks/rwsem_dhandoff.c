@@ -12,7 +12,7 @@
  * neither is in v6.3..v6.18. Knob version=4: "[PATCH v4 4/5]
  * locking/rwsem: Enable direct rwsem lock handoff" 2022-10-24 (msg-id
  * 20221024174418.796468-5; v5 and v6 as v4), see below; it hangs.
- * research/kernel.md §3.3-3.4. The mainline algorithm is shared with
+ * docs/kernel.md §3.3-3.4. The mainline algorithm is shared with
  * "rwsem" through rwsem_mainline_impl.h; this file instantiates it with
  * the direct handoff (v7, or v4 at run time).
  *

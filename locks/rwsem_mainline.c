@@ -10,7 +10,7 @@
  * clears the owner word when it names the unlocking reader (Kconfig: default
  * y whenever DETECT_HUNG_TASK=y and !PREEMPT_RT, as distribution kernels are
  * built); hung_task_blocker=0 is v6.3's up_read, which leaves the stale
- * reader in the owner word. research/kernel.md §2.2-2.6, §3.1-3.3,
+ * reader in the owner word. docs/kernel.md §2.2-2.6, §3.1-3.3,
  * §3.5, §8. The algorithm lives in rwsem_mainline_impl.h, shared with
  * rwsem-dhandoff; this file instantiates it without direct handoff.
  *
@@ -40,7 +40,7 @@
  *   out_nolock paths, rwsem_del_wake_waiter() and the rlock_fail/wlock_fail
  *   events are absent.
  *
- * What user space cannot model (research/kernel.md §8, DESIGN.md):
+ * What user space cannot model (docs/kernel.md §8, docs/architecture.md §8):
  * - preemption: the kernel runs every lock/unlock path with preemption off
  *   (v6.3); here a thread can be preempted anywhere, also holding wait_lock
  *   (spinlock.h yields to it) or between a reader's count and owner updates;

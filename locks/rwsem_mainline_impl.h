@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * locks/rwsem_mainline_impl.h - the one copy of the mainline rwsem algorithm
- * (Linux v6.3 kernel/locking/rwsem.c, unchanged in v6.18; research/kernel.md
+ * (Linux v6.3 kernel/locking/rwsem.c, unchanged in v6.18; docs/kernel.md
  * §2.2-2.6, §3.1-3.3, §3.5), shared by two variants:
  *
  *   locks/rwsem_mainline.c   "rwsem"           defines LAB_RWSEM_DHANDOFF 0

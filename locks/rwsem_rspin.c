@@ -6,7 +6,7 @@
  * Citation: Linux v5.3 kernel/locking/rwsem.c, the 2019 series "locking/rwsem:
  * Rework rwsem-xadd & enable new rwsem features" by Waiman Long, co-developed
  * with Peter Zijlstra (merged for v5.3; reader spinning was removed again in
- * v5.11). Facts used: research/kernel.md §2.1-2.11, stand-ins per §8.
+ * v5.11). Facts used: docs/kernel.md §2.1-2.11, stand-ins per §8.
  *
  * Design summary:
  * - down_read: one fetch_add of READER_BIAS; it succeeds when none of

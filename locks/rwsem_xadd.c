@@ -7,7 +7,7 @@
  * default: knob fastpath=x86) or include/asm-generic/rwsem.h (knob
  * fastpath=generic), kernel/locking/rwsem.h and
  * rwsem.c (owner field), kernel/locking/osq_lock.c (spinner queue, here
- * locks/osq.c); research/kernel.md §1 and §8. Re-implemented from those
+ * locks/osq.c); docs/kernel.md §1 and §8. Re-implemented from those
  * descriptions; no kernel code or comments are reused.
  *
  * Design summary:
@@ -41,7 +41,7 @@
  *   can starve the queue, as in v4.20.
  * Deliberate departure: the reader batch is granted with the later two-pass
  * ordering (count adjusted first, then each waiter->task cleared with a
- * release store; upstream ~v5.0/v5.1, kernel.md §1.5). v4.20 cleared
+ * release store; upstream ~v5.0/v5.1, docs/kernel.md §1.5). v4.20 cleared
  * waiter->task before adding the rest of the batch to the count, so a woken
  * reader could up_read before its bias was counted, drop the count to
  * WAITING_BIAS under a still-granted reader, and let a spinning writer that
@@ -62,7 +62,7 @@
  * - rt_task() livelock avoidance is dropped: the lab has no RT tasks;
  * - jiffies are not used by v4.20 rwsem-xadd (no handoff timeout).
  *
- * Count bit layout (64-bit long, signed arithmetic, kernel.md §1.2):
+ * Count bit layout (64-bit long, signed arithmetic, docs/kernel.md §1.2):
  *
  *   63                             32 31                              0
  *  +---------------------------------+---------------------------------+

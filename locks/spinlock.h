@@ -3,7 +3,7 @@
  * locks/spinlock.h - raw_spinlock_t for the kernel ports' wait_lock.
  *
  * Stand-in for the kernel's raw_spinlock (qspinlock on x86, v4.20..v6.18;
- * research/kernel.md §8). The kernel holds it with preemption disabled, so a
+ * docs/kernel.md §8). The kernel holds it with preemption disabled, so a
  * holder is never descheduled; in user space it can be, and on an
  * oversubscribed machine a FIFO (ticket/MCS) lock then stalls every waiter
  * behind the preempted one. So this is a test-and-test-and-set lock whose

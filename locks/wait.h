@@ -2,7 +2,7 @@
 /*
  * locks/wait.h - the seam for sleeping, waking, tasks and clocks.
  *
- * Kernel primitive -> user-space stand-in (research/kernel.md §8):
+ * Kernel primitive -> user-space stand-in (docs/kernel.md §8):
  *   task_struct / current   -> struct lab_task, one per thread (lab_current())
  *   schedule() / wake_up_q  -> lab_futex_wait() / lab_futex_wake() on a per-waiter word
  *   owner->on_cpu           -> owner_on_cpu(): 0 while the owner sleeps in
@@ -140,7 +140,7 @@ static inline void lab_delay(unsigned long loops)
 
 static inline void lab_busy_ns(uint64_t ns)
 {
-	sim_work_ns((double)ns);
+	sim_cost_ns((double)ns);	/* think time is not a constant: +-1% from the seed */
 }
 #else
 /* Nanoseconds of CLOCK_MONOTONIC. */
@@ -457,10 +457,19 @@ static inline const char *lab_sim_progress(void)
 	return "";
 }
 #endif
+/* lab_sim_machine_name() - the simulated machine's name ("generic-8"); NULL natively. */
+#if LAB_SIM
+const char *lab_sim_machine_name(void);
+#else
+static inline const char *lab_sim_machine_name(void)
+{
+	return NULL;
+}
+#endif
 
 /*
  * lab_kernel_work() - kernel-side work that a workload's model stands for
- * but does not perform as the kernel would (issue 11): natively nothing (the
+ * but does not perform as the kernel would: natively nothing (the
  * host does the work it does, and its time is measured); in the simulated
  * build the machine's cost model charges it to the calling task:
  *   LAB_KWORK_FAULT       page-fault entry and exit (cost.fault_ns)
@@ -498,7 +507,7 @@ static inline uint64_t lab_task_cpu_ns(void)
 }
 
 /*
- * The work a workload does between its lock and mm calls (issue 11), which
+ * The work a workload does between its lock and mm calls, which
  * costs nothing in virtual time unless charged. Natively all three are
  * nothing (the host does the work and its time is measured); simulated:
  *   lab_work_key(name)    the index of the machine file's cost.work.NAME_ns

@@ -90,19 +90,19 @@ void lab_kernel_work(enum lab_kwork w)
 
 	switch (w) {
 	case LAB_KWORK_FAULT:
-		sim_work_ns(m->fault_ns);
+		sim_cost_ns(m->fault_ns);
 		break;
 	case LAB_KWORK_PAGE_ALLOC:
-		sim_work_ns(m->page_alloc_ns);
+		sim_cost_ns(m->page_alloc_ns);
 		break;
 	case LAB_KWORK_SYSCALL:
-		sim_work_ns(m->syscall_ns);
+		sim_cost_ns(m->syscall_ns);
 		break;
 	case LAB_KWORK_CLEAR_PAGE:
 		sim_copy_bytes(4096);
 		break;
 	case LAB_KWORK_HPAGE_ALLOC:
-		sim_work_ns(m->hpage_alloc_ns);
+		sim_cost_ns(m->hpage_alloc_ns);
 		break;
 	case LAB_KWORK_HPAGE_COPY:
 		sim_copy_bytes(2u << 20);
@@ -191,6 +191,11 @@ const char *lab_sim_progress(void)
 	snprintf(buf, sizeof(buf), " (simulated %.3f s, host %.2f s)", (double)sim_elapsed_ns() / 1e9,
 		 sim_host_seconds());
 	return buf;
+}
+
+const char *lab_sim_machine_name(void)
+{
+	return sim_machine()->name;
 }
 
 /* RUSAGE_THREAD: the calling task's own figures; anything else: every task's. */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * rwlab-calibrate: the microbenchmarks behind a machine file's costs
- * (sim/machines/NAME.machine, issue #10 item 7: "every cost comes from a
+ * (sim/machines/NAME.machine; docs/simulator.md §1: every cost comes from a
  * published measurement of the modelled hardware or from a microbenchmark
- * run here and recorded").
+ * run here and recorded).
  *
  * Each metric is measured in REPEATS repeats after one warm-up batch; a
  * repeat's figure is the median of 7 sub-batches, a sub-batch's figure its

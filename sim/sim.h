@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * sim/sim.h - the many-CPU engine beneath locks/'s seams (issue 10).
+ * sim/sim.h - the many-CPU engine beneath locks/'s seams.
  *
  * Simulated threads ("tasks") are coroutines on the one host thread
  * (Boost.Context fcontext). A discrete-event loop always resumes the
@@ -32,10 +32,18 @@
  * as interrupts (sim_ipi_send; results/sim/lazy-mm-hazptr/tlb_flush.csv),
  * and the engine allocating from its own region, not malloc (where the
  * program's objects land, and so which share a line, no longer follows the
- * engine's internals); sim-5: both. Results keep the version they were made
- * with, and every CSV row its binary's git revision.
+ * engine's internals); sim-5: both. sim-6, two branches that each called
+ * themselves so: Tree RCU's grace-period kthread, FQS scans and callbacks
+ * at the caller's CPU's tick (sim/rcu.c; grace periods two to three ticks
+ * on a busy machine where they were at most one), and line arbitration
+ * with a source per rule (a transfer counted once, effects at the grant,
+ * requests served in order, the hold window, read snoops in turn),
+ * picoseconds, seeded cost jitter, EEVDF or CFS per machine file with
+ * tick-noticed slices, periodic load balancing (sim/README.md); sim-7:
+ * both. Results keep the version they were made with, and every CSV row
+ * its binary's git revision.
  */
-#define SIM_ENGINE_VERSION "sim-5"
+#define SIM_ENGINE_VERSION "sim-7"
 #define SIM_MAX_TASKS 1024
 
 extern int sim_active;		/* 1 while sim_run() runs */
@@ -60,8 +68,14 @@ uint64_t sim_seed(void);
 void sim_mem(const volatile void *addr, enum sim_op op);
 /* cpu_relax(): parks a pure spin iteration until a line it read changes. */
 void sim_relax(void);
-/* Busy work on the CPU (lab_delay, computing). */
+/* Busy work on the CPU (computing), exactly @ns. */
 void sim_work_ns(double ns);
+/*
+ * A modelled path's cost (a kernel entry, a fault, PAUSE, think time): @ns
+ * of work times the seed's jitter, uniform in [0.99, 1.01] (sim-6: no
+ * published distribution of these costs; two seeds must differ).
+ */
+void sim_cost_ns(double ns);
 /* Bulk copy/zeroing of @bytes: per-core bandwidth, the socket's shared. */
 void sim_copy_bytes(size_t bytes);
 /*
@@ -101,10 +115,12 @@ void sim_sleep_ns(uint64_t ns);
 void sim_yield(void);
 
 /*
- * RCU in virtual time (sim.c describes the model): read-side sections nest
- * per task; sim_rcu_gp_request() returns the number of the first grace
- * period that starts after now (starting one if none runs) and
- * sim_rcu_gp_wait() blocks the caller until that many have completed.
+ * RCU in virtual time (rcu.c describes the model: Tree RCU's grace-period
+ * kthread, ticks and FQS scans): read-side sections nest per task;
+ * sim_rcu_gp_request() returns the number of the first grace period that
+ * starts after now (waking the GP kthread if none runs) and queues a callback
+ * on the caller's CPU; sim_rcu_gp_wait() blocks the caller until that grace
+ * period has completed and a tick of its CPU has run the callback.
  */
 void sim_rcu_read_lock(void);
 void sim_rcu_read_unlock(void);
@@ -112,9 +128,11 @@ int sim_rcu_read_depth(void);
 uint64_t sim_rcu_gp_request(void);
 uint64_t sim_rcu_gp_completed(void);
 void sim_rcu_gp_wait(uint64_t seq);
+/* Grace periods started and force-quiescent-state scans made since boot (sim/rcu.c). */
+void sim_rcu_stats(uint64_t *gps, uint64_t *fqs_scans);
 
 /*
- * Interrupts (sim.c describes the model). sim_ipi_send() sends an IPI to
+ * Interrupts (ipi.c describes the model). sim_ipi_send() sends an IPI to
  * CPU @cpu: @fn(@arg) runs there in interrupt context cost.ipi_ns later,
  * preempting whatever runs (no context switch), after cost.irq_ns of
  * entry; the caller does not wait (its own code waits for a flag the

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * workloads/channel.h - a one-byte message channel: the wait.h-style seam for
- * blocking in a pipe (DESIGN.md: "the pipe ping-pong of context_switch goes
- * through a wait.h channel (a real pipe natively)").
+ * blocking in a pipe (docs/architecture.md §3: the pipe ping-pong of
+ * context_switch goes through a wait.h channel, a real pipe natively).
  *
  * Natively it is a real pipe(2): lab_chan_send() is write(2) of one byte,
  * lab_chan_recv() is a blocking read(2) of one byte, both retried on EINTR,

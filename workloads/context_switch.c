@@ -6,7 +6,7 @@
  * Citation: antonblanchard/will-it-scale tests/context_switch1.c ("Context
  * switch via pipes", the _threads build), the benchmark of Piggin's
  * MMU_LAZY_TLB_SHOOTDOWN and of Desnoyers' hazard-pointer RFC
- * (research/workloads.md §1.4, kernel.md §5.2-5.4).
+ * (docs/workloads.md §1.4, docs/kernel.md §5.2-5.4).
  *
  * What runs (-t N means N pairs, 2N threads of one process):
  * - the harness's worker i is the measured task of pair i; it opens two pipes
@@ -330,6 +330,15 @@ static void cs_free(struct cs *cs)
 	free(cs);
 }
 
+/* Per pair: the task, its partner and their CPU slots' two interrupt threads; one owner; 2 slots per pair. */
+static int cs_max_threads(const struct lab_workload_conf *wl, int tasks)
+{
+	int n = (tasks - 1) / 4;
+
+	(void)wl;
+	return n < LAB_LAZY_MAX_CPUS / 2 ? n : LAB_LAZY_MAX_CPUS / 2;
+}
+
 static int cs_setup(void **state, const struct lab_cell *cell, char *err, size_t errlen)
 {
 	struct cs *cs;
@@ -339,10 +348,9 @@ static int cs_setup(void **state, const struct lab_cell *cell, char *err, size_t
 		snprintf(err, errlen, "context_switch: no lazy-mm scheme (-m)");
 		return -1;
 	}
-	/* Tasks, partners, their interrupt threads, the owner and the harness share LAB_MAX_TASKS ids. */
-	if (4 * n + 4 > LAB_MAX_TASKS || 2 * n > LAB_LAZY_MAX_CPUS) {
+	if (n > cs_max_threads(cell->wl, LAB_MAX_TASKS - LAB_HARNESS_TASKS)) {	/* run checked it already */
 		snprintf(err, errlen, "context_switch: %d pairs need %d threads (max %d pairs)", n, 4 * n + 2,
-			 (LAB_MAX_TASKS - 4) / 4);
+			 cs_max_threads(cell->wl, LAB_MAX_TASKS - LAB_HARNESS_TASKS));
 		return -1;
 	}
 	if (lab_lazy_mm_allowed(cell->lazy_mm, cell->wl->knob[K_RECREATE_HZ] > 0, cell->run->allow_unsafe, err,
@@ -418,16 +426,18 @@ static void cs_teardown(void *state)
 	cs_free(state);
 }
 
+
 const struct lab_workload_ops lab_workload_context_switch = {
 	.name = "context_switch",
 	.simulated = true,
 	.summary = "will-it-scale context_switch1_threads: -t pairs ping-pong over pipes, lazy mm on every block",
-	.cite = "will-it-scale tests/context_switch1.c (threads); Piggin 2023, Desnoyers 2024 (kernel.md §5)",
+	.cite = "will-it-scale tests/context_switch1.c (threads); Piggin 2023, Desnoyers 2024 (docs/kernel.md §5)",
 	.kind = LAB_WL_TIMED,
 	.knobs = cs_knobs,
 	.headline = "ops_per_s",
 	.uses_lazy_mm = true,
 	.count_unit = "pairs",
+	.max_threads = cs_max_threads,
 	.setup = cs_setup,
 	.worker = cs_worker,
 	.metrics = cs_metrics,

@@ -3,7 +3,8 @@
  * futex_pingpong - pairs of threads hand a turn back and forth through a
  * futex: the sleep/wake path of the simulator (cost.futex_wait_ns,
  * cost.futex_wake_ns, cost.wakeup_ns, cost.ctxsw_ns and the scheduler)
- * against the same exchange run natively (issue 22's "this machine" rung).
+ * against the same exchange run natively (the "this machine" rung of the
+ * validation ladder, docs/simulator.md §4).
  *
  * Citation: the FUTEX_WAIT/FUTEX_WAKE protocol of futex(2) (a waiter sleeps
  * only while the word still holds the value it read; a waker changes the

@@ -6,7 +6,7 @@
  * Citation: mmtests gitcheckout (configs/config-workload-gitcheckout,
  * shellpack gitcheckout-bench: `for COMMIT in $GITCHECKOUT_COMMITS; do git
  * checkout $COMMIT; done` timed by /usr/bin/time, one warm-up pass, hot
- * cache; today's commits v6.18,v3.4,v5.15), research/workloads.md §2.c.
+ * cache; today's commits v6.18,v3.4,v5.15), docs/workloads.md §2.c.
  *
  * The trees: one manifest per commit (path, mode, size and, when known, the
  * blob id). By default the real trees of git/git releases shipped in the
@@ -1358,7 +1358,7 @@ const struct lab_workload_ops lab_workload_gitcheckout = {
 	.name = "gitcheckout",
 	.simulated = true,
 	.summary = "git checkout between commits of a real tree: per-directory rwsems + pack faults; Duration",
-	.cite = "mmtests gitcheckout (GITCHECKOUT_COMMITS, hot cache); workloads.md §2.c",
+	.cite = "mmtests gitcheckout (GITCHECKOUT_COMMITS, hot cache); docs/workloads.md §2.c",
 	.kind = LAB_WL_WORK,
 	.knobs = gc_knobs,
 	.headline = "elapsed,user,system",

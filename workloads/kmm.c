@@ -10,7 +10,7 @@
  *           its owner; the files cited here are as released). Its mm_struct already
  *           has c1753fd02a00 (mm_count on its own line, backported to 6.4.y); v6.4.0's
  *           offsets below are those of 6.4.6 without it: the anchor's pahole figures
- *           (shared/research/model-anchors.md: page_table_lock @124, mmap_lock @128,
+ *           (docs/simulator.md §5: page_table_lock @124, mmap_lock @128,
  *           mm_lock_seq @184) agree.
  *   v5.12.9 zhangyinjun/linux-5.12.9; v5.0.1 VVvector/linux-5.0.1 @9422dd5e0 (its
  *           first commit; later commits touch only networking and mm/memory.c:1 line).

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * workloads/kmm.h - the kernel's memory-management state under the anonymous
- * fault path, modelled as the shared state each cited kernel touches (issue 23;
- * internal to mm.c, kmm.c and the tests).
+ * fault path, modelled as the shared state each cited kernel touches
+ * (internal to mm.c, kmm.c and the tests).
  *
  * Citations (file:line of the version each profile follows; the trees read are
  * named in kmm.c's header):

@@ -6,7 +6,7 @@
  * (e.g. the 2023-02-27 direct-handoff thread: "Running locktest with rwsem
  * [runtime = 15s, r% = 50%, load = 100]", then "Threads = N, Min/Mean/Max =
  * a/b/c" and "Total Rate = x op/s; Percpu Rate = y op/s"), and the v5.11
- * "CS Load" = 1/20/100 pause instructions evaluation; research/peers.md §14.
+ * "CS Load" = 1/20/100 pause instructions evaluation; docs/workloads.md §5.
  *
  * What a thread does, until the window closes:
  *   pick read (probability rpct%) or write at random, per operation (or,
@@ -199,7 +199,7 @@ const struct lab_workload_ops lab_workload_locktest = {
 	.name = "locktest",
 	.simulated = true,
 	.summary = "Waiman Long's rwsem microbenchmark: r% reads, CS load, think load; Min/Mean/Max ops",
-	.cite = "Waiman Long's locktest, LKML rwsem threads 2019-2023 (research/peers.md §14)",
+	.cite = "Waiman Long's locktest, LKML rwsem threads 2019-2023 (docs/workloads.md §5)",
 	.kind = LAB_WL_TIMED,
 	.knobs = locktest_knobs,
 	.headline = "total_rate",

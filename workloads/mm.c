@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The address-space model: see mm.h (what is modelled) and vma_lock.h (the
- * per-VMA lock schemes). Sources: research/kernel.md §6.
+ * per-VMA lock schemes). Sources: docs/kernel.md §6.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,9 +21,15 @@ const char *const lab_mm_event_names[LAB_MM_EV_NR] = {
 };
 
 const char *const lab_mm_lock_mode_names[LAB_MM_LOCK_NR] = {
-#define MODE_NAME(e, name) [LAB_MM_LOCK_##e] = name,
+#define MODE_NAME(e, name, title) [LAB_MM_LOCK_##e] = name,
 	LAB_MM_LOCK_MODES(MODE_NAME, )
 #undef MODE_NAME
+};
+
+const char *const lab_mm_lock_mode_titles[LAB_MM_LOCK_NR] = {
+#define MODE_TITLE(e, name, title) [LAB_MM_LOCK_##e] = title,
+	LAB_MM_LOCK_MODES(MODE_TITLE, )
+#undef MODE_TITLE
 };
 
 const char *lab_mm_lock_mode_name(enum lab_mm_lock_mode m)

@@ -2,7 +2,7 @@
 /*
  * workloads/mm.h - a user-space model of a process address space (struct mm_struct).
  *
- * Sources: research/kernel.md §6 (per-VMA locks v6.4 and v6.15+), mm/memory.c
+ * Sources: docs/kernel.md §6 (per-VMA locks v6.4 and v6.15+), mm/memory.c
  * handle_mm_fault and arch/x86/mm/fault.c do_user_addr_fault as described there.
  *
  * What is modelled:
@@ -202,27 +202,31 @@ void lab_mm_file_destroy(struct lab_mm_file *f, struct lab_mm_thread *t);
 
 /*
  * The fault paths (the mm_lock knob's values, run's --mm-lock), in knob
- * order: X(ENUM, "name"), SEP between two entries (so that a list of the
- * names is one string literal: SEP "|" for a knob's choices).
+ * order: X(ENUM, "name", "title"), SEP between two entries (so that a list
+ * of the names is one string literal: SEP "|" for a knob's choices). The
+ * title is what a table comparing the paths calls each, as the kernel's
+ * threads do: mmap_lock (read, then find_vma), per-VMA (v6.4's vma read
+ * lock, vm_lock_seq), vm_refcnt (v6.15).
  */
 #define LAB_MM_LOCK_MODES(X, SEP) \
-	X(MMAP, "mmap") SEP \
-	X(VMA, "vma") SEP \
-	X(VMA_REFCNT, "vma-refcnt")
+	X(MMAP, "mmap", "mmap_lock") SEP \
+	X(VMA, "vma", "per-VMA") SEP \
+	X(VMA_REFCNT, "vma-refcnt", "vm_refcnt")
 
 enum lab_mm_lock_mode {
-#define LAB_MM_LOCK_ENUM_(e, name) LAB_MM_LOCK_##e,
+#define LAB_MM_LOCK_ENUM_(e, name, title) LAB_MM_LOCK_##e,
 	LAB_MM_LOCK_MODES(LAB_MM_LOCK_ENUM_, )
 #undef LAB_MM_LOCK_ENUM_
 };
-#define LAB_MM_LOCK_ONE_(e, name) + 1
+#define LAB_MM_LOCK_ONE_(e, name, title) + 1
 enum { LAB_MM_LOCK_NR = 0 LAB_MM_LOCK_MODES(LAB_MM_LOCK_ONE_, ) };	/* outside the enum: switches stay exhaustive */
 #undef LAB_MM_LOCK_ONE_
-#define LAB_MM_LOCK_NAME_(e, name) name
+#define LAB_MM_LOCK_NAME_(e, name, title) name
 #define LAB_MM_LOCK_CHOICES LAB_MM_LOCK_MODES(LAB_MM_LOCK_NAME_, "|")	/* "mmap|vma|vma-refcnt" */
 #define LAB_MM_LOCK_WORDS LAB_MM_LOCK_MODES(LAB_MM_LOCK_NAME_, " ")	/* "mmap vma vma-refcnt" */
 #define LAB_MM_LOCK_LIST LAB_MM_LOCK_MODES(LAB_MM_LOCK_NAME_, ", ")	/* "mmap, vma, vma-refcnt" */
 extern const char *const lab_mm_lock_mode_names[LAB_MM_LOCK_NR];
+extern const char *const lab_mm_lock_mode_titles[LAB_MM_LOCK_NR];	/* "mmap_lock", "per-VMA", "vm_refcnt" */
 /* The name of @m ("mmap" for a value out of range). */
 const char *lab_mm_lock_mode_name(enum lab_mm_lock_mode m);
 

@@ -5,7 +5,7 @@
  * Citation: Christoph Lameter's page fault test (LKML 2006-08-29), as
  * modified by Lee Schermerhorn and packaged in gormanm/pft (v0.12x), run by
  * mmtests as pft-threads (`pft -m <bytes> -t <nthreads>`);
- * research/workloads.md §2.a.
+ * docs/workloads.md §2.a.
  *
  * One iteration = one pft run (mmtests runs 30 per client count:
  * PFT_ITERATIONS=30, i.e. -n 30):
@@ -363,7 +363,7 @@ const struct lab_workload_ops lab_workload_pft = {
 	.name = "pft",
 	.simulated = true,
 	.summary = "page fault test (pft-threads): N threads fault one shared region through the mm model",
-	.cite = "gormanm/pft 0.12x (Lameter 2006, Schermerhorn); mmtests pft-threads (workloads.md §2.a)",
+	.cite = "gormanm/pft 0.12x (Lameter 2006, Schermerhorn); mmtests pft-threads (docs/workloads.md §2.a)",
 	.kind = LAB_WL_WORK,
 	.knobs = pft_knobs,
 	.headline = "faults/cpu,faults/sec",

@@ -5,7 +5,7 @@
  * Citation: re-aim-7 7.0.1.13 as run by mmtests (configs reaim-io-*, driver
  * reaim-bench: `reaim -s1 -e.. -t -i.. -f workfile.X -r1`, FILESIZE 10k,
  * POOLSIZE 1m, signal_test excluded); workfile weights, the job-list rule and
- * the metrics from davidlohr/areaim osdl-aim-7 (research/workloads.md §2.b).
+ * the metrics from davidlohr/areaim osdl-aim-7 (docs/workloads.md §2.b).
  *
  * One iteration = one reaim step with N children (N = the thread count):
  * - the job list of the workfile has round(hits / total * jobs) entries per
@@ -95,7 +95,7 @@ static const struct lab_knob reaim_knobs[] = {
 	{ 0 }
 };
 
-/* ---- workfiles (hits per test: research/workloads.md §2.b) ------------------------------- */
+/* ---- workfiles (hits per test: docs/workloads.md §2.b) ------------------------------- */
 
 struct wf_line {
 	const char *test;
@@ -1744,7 +1744,7 @@ const struct lab_workload_ops lab_workload_reaim = {
 	.name = "reaim",
 	.simulated = true,
 	.summary = "re-aim-7 compute/new_dbase/shared mixes: forked children (own mm), memory tasks on the mm model; JPM",
-	.cite = "re-aim-7 7.0.1.13 (OSDL AIM7) as run by mmtests reaim-io-*; workloads.md §2.b",
+	.cite = "re-aim-7 7.0.1.13 (OSDL AIM7) as run by mmtests reaim-io-*; docs/workloads.md §2.b",
 	.kind = LAB_WL_WORK,
 	.knobs = reaim_knobs,
 	.headline = "JPM",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * workloads/reaim.h - the re-aim-7 job list arithmetic, exposed for tests.
- * Source: research/workloads.md §2.b (davidlohr/areaim osdl-aim-7 driver.c).
+ * Source: docs/workloads.md §2.b (davidlohr/areaim osdl-aim-7 driver.c).
  */
 #pragma once
 

@@ -5,6 +5,7 @@
 
 #include "compiler.h"
 #include "plugin.h"
+#include "wait.h"
 #include "workload.h"
 
 #define LAB_WORKLOAD(sym) extern const struct lab_workload_ops sym;
@@ -37,6 +38,13 @@ const struct lab_workload_ops *lab_workload_lookup(const char *name)
 	return i < 0 ? NULL : lab_workloads[i];
 }
 
+int lab_workload_max_threads(const struct lab_workload_conf *wl)
+{
+	int tasks = LAB_MAX_TASKS - LAB_HARNESS_TASKS;
+
+	return wl->ops->max_threads ? wl->ops->max_threads(wl, tasks) : tasks;
+}
+
 void lab_workload_names(char *buf, size_t len)
 {
 	lab_registry_names(&lab_workload_registry, buf, len, true);
@@ -51,8 +59,8 @@ static void workload_fill(struct lab_workload_conf *conf, const struct lab_spec 
 
 /*
  * The simulated build runs the workloads marked .simulated (workload.h);
- * any other is refused with one line naming the ones that run (issue 11;
- * since tlb_flush's IPIs became simulated interrupts, every workload runs).
+ * any other is refused with one line naming the ones that run (since
+ * tlb_flush's IPIs became simulated interrupts, every workload runs).
  * Returns 0 (always natively) or -1 with @err.
  */
 static int sim_check(const struct lab_workload_conf *conf, char *err, size_t errlen)
@@ -133,8 +141,19 @@ int lab_workload_expand_knob(struct lab_workload_conf *confs, int max, int *n, c
 			k++;
 		}
 	}
-	if (!hits) {
-		snprintf(err, errlen, "none of the workloads has a knob '%s' to vary", key);
+	if (!hits) {	/* name the workloads given and those that have the knob */
+		char given[256] = "", have[256] = "";
+
+		for (int i = 0; i < *n; i++)
+			snprintf(given + strlen(given), sizeof(given) - strlen(given), "%s%s", i ? ", " : "",
+				 confs[i].label);
+		for (int i = 0; lab_workloads[i]; i++)
+			for (const struct lab_knob *kn = lab_workloads[i]->knobs; kn && kn->name; kn++)
+				if (!strcmp(kn->name, key))
+					snprintf(have + strlen(have), sizeof(have) - strlen(have), "%s%s",
+						 have[0] ? ", " : "", lab_workloads[i]->name);
+		snprintf(err, errlen, "%s%s has %s knob '%s' to vary (valid: -w with %s)", *n > 1 ? "none of " : "",
+			 given, *n > 1 ? "a" : "no", key, have[0] ? have : "a workload that has it");
 		free(out);
 		return -1;
 	}

@@ -10,7 +10,7 @@
  * page), threads build. Paired with context_switch1 because of the trade-off
  * Desnoyers measured in Dec 2024 when the switch path stopped maintaining
  * mm_cpumask with shared atomics: +50% context_switch1_threads but -33%
- * tlb_flush2_threads at 192 threads (research/kernel.md §5.4, peers.md §13).
+ * tlb_flush2_threads at 192 threads (docs/kernel.md §5.4, docs/kernel.md §5.4).
  *
  * One operation (tlb_flush2's inner loop, on the model):
  * - write one byte in the thread's own pre-faulted page (the touch; with
@@ -26,7 +26,7 @@
  *   idle kernel thread (its CPU borrows the mm lazily, so flushes reach lazy
  *   CPUs too). Default 0: like tlb_flush2, threads never sleep.
  *
- * Under --sim (build/rwlab-sim, issue 11): the "IPIs" are the engine's
+ * Under --sim (build/rwlab-sim): the "IPIs" are the engine's
  * interrupts (sim_ipi_send, via locks/lazy_mm.c): each reaches the simulated
  * CPU of the target slot's thread cost.ipi_ns after the send and runs the
  * flush handler there at once, preempting the thread (which may itself be
@@ -126,6 +126,13 @@ static void tf_free(struct tf *tf)
 	free(tf);
 }
 
+/* Per thread: the worker and its CPU slot's interrupt thread. */
+static int tf_max_threads(const struct lab_workload_conf *wl, int tasks)
+{
+	(void)wl;
+	return tasks / 2;
+}
+
 static int tf_setup(void **state, const struct lab_cell *cell, char *err, size_t errlen)
 {
 	struct tf *tf;
@@ -135,9 +142,9 @@ static int tf_setup(void **state, const struct lab_cell *cell, char *err, size_t
 		snprintf(err, errlen, "tlb_flush: no lazy-mm scheme (-m)");
 		return -1;
 	}
-	if (2 * n + 2 > LAB_MAX_TASKS) {
+	if (n > tf_max_threads(cell->wl, LAB_MAX_TASKS - LAB_HARNESS_TASKS)) {	/* run checked it already */
 		snprintf(err, errlen, "tlb_flush: %d threads need %d task ids (max %d threads)", n, 2 * n + 1,
-			 (LAB_MAX_TASKS - 2) / 2);
+			 tf_max_threads(cell->wl, LAB_MAX_TASKS - LAB_HARNESS_TASKS));
 		return -1;
 	}
 	if (lab_lazy_mm_allowed(cell->lazy_mm, false, cell->run->allow_unsafe, err, errlen))
@@ -186,15 +193,17 @@ static void tf_teardown(void *state)
 	tf_free(state);
 }
 
+
 const struct lab_workload_ops lab_workload_tlb_flush = {
 	.name = "tlb_flush",
 	.summary = "will-it-scale tlb_flush2_threads-like: flush every CPU that has the mm, found via the scheme",
-	.cite = "will-it-scale tests/tlb_flush2.c (threads); Desnoyers Dec 2024 mm_cpumask trade-off (kernel.md §5.4)",
+	.cite = "will-it-scale tests/tlb_flush2.c (threads); Desnoyers Dec 2024 mm_cpumask trade-off (docs/kernel.md §5.4)",
 	.kind = LAB_WL_TIMED,
 	.knobs = tf_knobs,
 	.headline = "ops_per_s",
 	.uses_lazy_mm = true,
 	.simulated = true,
+	.max_threads = tf_max_threads,
 	.setup = tf_setup,
 	.worker = tf_worker,
 	.metrics = tf_metrics,

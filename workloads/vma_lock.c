@@ -2,7 +2,7 @@
 /*
  * Per-VMA locks for the mm model: the v6.4 scheme (a per-VMA rwsem of the
  * variant under test plus vm_lock_seq) and the v6.15+ vm_refcnt scheme.
- * Citation: research/kernel.md §6.1 (v6.4 include/linux/mm.h, mm/memory.c
+ * Citation: docs/kernel.md §6.1 (v6.4 include/linux/mm.h, mm/memory.c
  * lock_vma_under_rcu) and §6.3 (v6.18 include/linux/mmap_lock.h,
  * mm/mmap_lock.c). The layout and protocol are summarised in vma_lock.h.
  */

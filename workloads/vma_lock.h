@@ -3,7 +3,7 @@
  * workloads/vma_lock.h - per-VMA locking for the mm model (internal to mm.c,
  * vma_lock.c and the tests).
  *
- * Two schemes, chosen by mm->mode (research/kernel.md §6):
+ * Two schemes, chosen by mm->mode (docs/kernel.md §6):
  *
  * vma (v6.4, include/linux/mm.h + mm/memory.c):
  *   vm_lock      a lock of the variant under test, allocated apart from the VMA

@@ -6,8 +6,8 @@
  *
  * Citation: vm-scalability case-anon-cow-rand-hugetlb (`usemem -n N
  * --prealloc --prefault --random -O -U unit_size/(N+1)`) and usemem's
- * throughput arithmetic, LKP's vm-scalability stats (research/workloads.md
- * §3.4, §4); the published table is reference/hugetlb-vmemmap-sync-rcu.csv:
+ * throughput arithmetic, LKP's vm-scalability stats (docs/workloads.md
+ * §3.4, §4); the published table is results/reference/hugetlb-vmemmap-sync-rcu.csv:
  * a synchronous RCU grace period per huge page in the fault path cost 36.6%
  * of the throughput and multiplied voluntary context switches by 54, and
  * batching the grace periods undid it.
@@ -32,7 +32,7 @@
  *             (one per walker, as one per CPU in the kernel hazptr RFC);
  *             release scans the slots, waits while one holds the block, frees.
  *   RCU is liburcu's urcu-memb; walkers read under urcu_memb_read_lock().
- *   Or the kernels of the LKP table (issue 23), each one's synchronize_rcu()
+ *   Or the kernels of the LKP table, each one's synchronize_rcu()
  *   where it has it (see "the kernels of the LKP table" below): parent (none),
  *   bd225530 (one per surplus page allocation: the parent's prefault and every
  *   COW), c2a967f6 (only with hvo=1: per allocation and per free); their
@@ -62,7 +62,7 @@
  * path is what is compared). The lazy-mm interface (locks/lazy_mm.h) was not
  * in the tree when this was written; the three policies live here.
  *
- * Under --sim (issue 11): RCU is the engine's (locks/rcu_sim.h), whose
+ * Under --sim: RCU is the engine's (locks/rcu_sim.h), whose
  * scheduler tick at the machine's HZ reports a worker's quiescent state, so
  * tick_us is not used and the workers hold no read-side section of their
  * own; walkers are simulated tasks; a COW is charged a fault
@@ -901,14 +901,21 @@ static void vms_teardown(void *state)
 	vms_free(v);
 }
 
+/* The workers and the walker threads (the walkers knob). */
+static int vms_max_threads(const struct lab_workload_conf *wl, int tasks)
+{
+	return tasks - (int)wl->knob[K_WALKERS];
+}
+
 const struct lab_workload_ops lab_workload_vmscale = {
 	.name = "vmscale",
 	.simulated = true,
 	.summary = "vm-scalability anon-cow-rand-hugetlb: COW of 2 MiB pages, metadata released by sync/batch/hazptr",
-	.cite = "vm-scalability case-anon-cow-rand-hugetlb + usemem, LKP (workloads.md §3.4, §4); hugetlb-vmemmap-sync-rcu",
+	.cite = "vm-scalability case-anon-cow-rand-hugetlb + usemem, LKP (docs/workloads.md §3.4, §4); hugetlb-vmemmap-sync-rcu",
 	.kind = LAB_WL_WORK,
 	.knobs = vms_knobs,
 	.headline = "vm-scalability.throughput",
+	.max_threads = vms_max_threads,
 	.setup = vms_setup,
 	.prepare = vms_prepare,
 	.worker = vms_worker,

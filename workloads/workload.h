@@ -219,6 +219,12 @@ struct lab_workload_ops {
 					 * from the machine file (sim/README.md) */
 	bool needs_exclusion;		/* its data is protected by the cell's lock: a variant without
 					 * LAB_CAP_EXCLUSION (null) would corrupt it, so runs skip it */
+	/*
+	 * The largest -t this workload runs when @tasks task ids (locks/wait.h)
+	 * are free for it: its workers and helper threads (partners, interrupt
+	 * threads, walkers) use locks/ at once. NULL: one task per -t, so @tasks.
+	 */
+	int (*max_threads)(const struct lab_workload_conf *wl, int tasks);
 
 	/* Returns 0, or -1 with a one-line message in err. */
 	int (*setup)(void **state, const struct lab_cell *cell, char *err, size_t errlen);
@@ -269,6 +275,13 @@ void lab_workload_footprint(const struct lab_workload_conf *wl, int nthreads, si
 /* lab_meminfo() - the /proc/meminfo field @name ("MemAvailable") in bytes, or 0 where it is not there. */
 size_t lab_meminfo(const char *name);
 
+/*
+ * Task ids (LAB_MAX_TASKS, locks/wait.h) the harness keeps for itself: its own
+ * thread, which makes the cell's locks and may take them. The rest are the
+ * workload's (.max_threads).
+ */
+#define LAB_HARNESS_TASKS 1
+
 /* ---- registry (workloads/registry.c) ---------------------------------- */
 
 extern const struct lab_workload_ops *const lab_workloads[];
@@ -281,6 +294,13 @@ void lab_workload_names(char *buf, size_t len);
 int lab_workload_parse(const char *spec, struct lab_workload_conf *conf, char *err, size_t errlen);
 int lab_workload_parse_list(const char *arg, struct lab_workload_conf *confs, int max, int *n,
 			    char *err, size_t errlen);
+/*
+ * lab_workload_max_threads() - the largest thread count (-t) a cell of @wl
+ * can run: what its .max_threads allows within LAB_MAX_TASKS less the
+ * harness's LAB_HARNESS_TASKS. The one limit, natively and simulated alike:
+ * run checks every -t against it before the first cell, setup() again.
+ */
+int lab_workload_max_threads(const struct lab_workload_conf *wl);
 /*
  * lab_workload_expand_knob() - give every workload in confs[0..*n) that has a
  * knob named @key one copy per value of the comma-separated @values (in that

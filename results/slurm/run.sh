@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The must-show runs of issue 15, reproducible: as root, from the repository
 # root, after tools/setup:  results/slurm/run.sh [RWLAB]
-# 1. a one-node Slurm cluster (tests/slurm/cluster.sh) runs tiny.matrix as a
+# 1. a one-node Slurm cluster (tools/slurm-one-node) runs tiny.matrix as a
 #    4-shard job array (rwlab slurm --submit); the same matrix runs locally;
 #    the cell sets and the headline figures are compared (compare.awk);
 # 2. two shards run with different --seed, one with a tampered CPU model:
@@ -12,10 +12,10 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 rwlab=$(realpath "${1:-$root/build/rwlab}")
 out=$root/results/slurm
-. "$root/tests/slurm/cluster.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rwlab-slurm-results.XXXXXX")
-trap 'slurm_down "$tmp/cluster"; rm -rf "$tmp"' EXIT
-slurm_up "$tmp/cluster" || { echo "Slurm cannot start: $slurm_why"; exit 1; }
+trap '"$root/tools/slurm-one-node" stop "$tmp/cluster" 2>/dev/null; rm -rf "$tmp"' EXIT
+up=$("$root/tools/slurm-one-node" start "$tmp/cluster") || exit 1
+eval "$up"
 m=$out/tiny.matrix
 
 # Local, then Slurm, then local again: the two local runs show the drift of a shared machine.

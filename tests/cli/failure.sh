@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# The runner's failure channel (issue 14 item 3): a failure injected into one
+# The runner's failure channel: a failure injected into one
 # cell (RWLAB_FAULT_INJECT, harness/fault.h) makes `rwlab run` exit 1 and name
 # that cell; the other cell still runs and only its rows reach the CSV.
 #   usage: failure.sh RWLAB
@@ -32,7 +32,7 @@ check pthread_create null pthread "creating worker thread 2 of 2"
 check prepare pthread null "prepare: "
 check worker null pthread "worker 0: injected failure"
 
-# A must-be-zero count that is not (issue 12 item 3): exit 1 naming the cell;
+# A must-be-zero count that is not: exit 1 naming the cell;
 # its rows stay in the CSV marked cell_failed; report leaves it out, naming
 # it, unless --include-failed.
 out=$tmp/mz.csv

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# The table-driven command line (issue 14 item 4): for every subcommand
+# The table-driven command line: for every subcommand
 # `rwlab CMD --help`, `rwlab CMD -h` and `rwlab help CMD` exit 0 and print the
 # same help, starting "usage: rwlab CMD", every line within 80 columns, every
 # option with a one-line description; bare `rwlab` exits 2; --version and -V

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""`rwlab report --format html` checked in a real browser (issue 29).
+"""`rwlab report --format html` checked in a real browser.
 
     html_page.py RWLAB SRCROOT render    the page in headless Chromium
     html_page.py RWLAB SRCROOT offline   the same, the page alone in a network
@@ -442,7 +442,7 @@ def main():
             else:
                 print("%s: the text report section is `rwlab report`'s output, %d lines" %
                       (name, plain.count("\n")))
-        # rwlab sim validate's ladder page (issue 29 item 2)
+        # rwlab sim validate's ladder page
         d = os.path.join(tmp, "ladder")
         os.mkdir(d)
         page = os.path.join(d, "ladder.html")

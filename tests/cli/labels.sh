@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # All six rwsem-rspin knobs set, two configurations that differ only in the
 # last one (spin_budget_us): two distinct cells in the CSV, each labelled in
-# full (issue 14 item 2; the labels used to be cut at 98 characters and
+# full (the labels used to be cut at 98 characters and
 # merged both cells).
 #   usage: labels.sh RWLAB
 . "${0%/*}/../lib.sh"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Run order (issue 12 item 2): the iterations of a comparison block (one
+# Run order: the iterations of a comparison block (one
 # workload, one thread count, every variant) are interleaved round by round,
 # A1 B1 C1 A2 B2 C2 ..., in an order shuffled per round from --seed (the same
 # seed, the same order); --order sequential keeps A1 A2 A3 B1 ...; each

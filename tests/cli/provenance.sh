@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Provenance (issue 12 item 4): every row's run records its settings (-d,
+# Provenance: every row's run records its settings (-d,
 # --warmup, -n, --seed, --order) and the machine's set-up columns; every
 # iteration its load average before and after; the per-cell line flags
 # fewer than 3 iterations; --resume refuses a file made with other settings.

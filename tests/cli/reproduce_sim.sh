@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# tools/reproduce NAME --sim for each of the four published tables (issue 11), each made small:
+# tools/reproduce NAME --sim for each of the four published tables, each made small:
 # the simulated generic-8 instead of the table's machine, a few simulated milliseconds, and the
 # runs cut down with --set or -- options. Checks what each run must show: a new directory under
 # sim/, the CSV's variants, workloads and thread counts, the matrix as run, and a verdict on the
@@ -92,7 +92,7 @@ if [ -n "$dir" ]; then
 	[ "$(grep -c '^schema,' "$dir/rwsem-rework.csv")" = 1 ] || fail "rwsem-rework: the joined CSV has more than one header"
 	run=$(grep -m1 ',reaim:compute,1,' "$dir/rwsem-rework.csv" | cut -d, -f2)
 	grep -q "^# context,run=$run,pin=none,cpus=8," "$dir/rwsem-rework.csv" || fail "rwsem-rework: reaim was not run with --pin none"
-	[ "$(grep -cE '^command:  (.*/)?rwlab-sim run --sim generic-8 (.* )?--matrix [^ ]*rwsem-rework.sim.matrix -w ' "$dir/rwsem-rework.context.txt")" = 2 ] ||
+	[ "$(grep -cE '^command:  (.*/)?rwlab run --sim generic-8 (.* )?--matrix [^ ]*rwsem-rework.sim.matrix -w ' "$dir/rwsem-rework.context.txt")" = 2 ] ||
 		fail "rwsem-rework: the context file lacks the two runs' commands"
 	verdict rwsem-rework 1
 	verdict rwsem-rework 4

@@ -88,8 +88,8 @@ s=$tmp/sl/rwlab.sbatch
 for want in '#SBATCH --array=1,2' '#SBATCH --exclusive' '#SBATCH --constraint=skylake' "#SBATCH --output=$tmp/sl/shard-%a.log"; do
 	grep -qxF -- "$want" "$s" || fail "script: no '$want'"
 done
-grep -q -- "--cpu-bind=none" "$s" || fail "script: no --cpu-bind=none"
-grep -q -- "--shard \"\$i/2\" -o \"\$d/shard-\$i.csv\" --resume --no-report" "$s" || fail "script: no --shard/--resume line"
+grep -q -- "bind=--cpu-bind=none" "$s" || fail "script: no --cpu-bind=none where the cluster binds tasks"
+grep -q -- "--shard \"\$i/2\" -o \"\$d/\$h/shard-\$i.csv\" --resume --no-report" "$s" || fail "script: no --shard/--resume line"
 sh -n "$s" || fail "script: not valid sh"
 echo 0 >"$tmp/sl/shard-1.status"
 "$rwlab" slurm --matrix ./tiny.matrix --shards 2 --dir "$tmp/sl" -- -d 50ms -n 2 >out 2>err

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Streams (issue 14 item 5): `run -o -` writes the CSV, and only the CSV, to
+# Streams: `run -o -` writes the CSV, and only the CSV, to
 # stdout; `report -` reads it from stdin; report pools several CSVs of one
 # host and refuses one cell from two hosts unless --by has host.
 #   usage: streams.sh RWLAB DATA-DIR

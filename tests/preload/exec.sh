@@ -1,10 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rwlab exec: interleaved runs, rusage and --metric rows, the preload's rows
-# merged in, a failing command reported; and the preload's own bad input.
-#   exec.sh RWLAB PRELOAD OSSL_DRIVER
+# rwlab exec: interleaved runs, rusage and --metric rows (with their units),
+# the preload's rows merged in, the no-preload baseline column, a failing
+# command reported; programs it cannot interpose refused before any run; the
+# recursive-read note once; a creation site named from the program's own
+# symbols; and the preload's own bad input.
+#   exec.sh RWLAB PRELOAD OSSL_DRIVER SITE_PROGRAM [STATIC_SITE_PROGRAM]
 set -u
-rwlab=$(realpath "$1") preload=$(realpath "$2") driver=$(realpath "$3")
+rwlab=$(realpath "$1") preload=$(realpath "$2") driver=$(realpath "$3") site=$(realpath "$4")
+static=${5:+$(realpath "$5")}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -28,14 +32,57 @@ awk -F, '$8 == "threads" || ($8 == "wall_s" && $6 != 2) {bad = 1} END {exit bad}
 grep -q 'digests/s' "$tmp/out" || die "no table with digests/s on stdout"
 "$rwlab" report "$tmp/x.csv" -m preload.contended >/dev/null || die "report cannot read the CSV"
 
+# The unit of a --metric: NAME's by default, or NAME:UNIT's.
+grep -q ',digests/s,[0-9.e+]*,digests/s,higher,' "$tmp/x.csv" || die "digests/s rows without their unit"
+grep -q ',metric2,[0-9.e+]*,value,none,' "$tmp/x.csv" || die "an unnamed --metric without the unit 'value'"
+
+# none: the program without the preload, the baseline column; the recursive-read note once.
+RWLAB_PRELOAD=$preload "$rwlab" exec -l none,rwsem,rwsem-xadd,bravo -n 1 -t 2 \
+	--metric 'rate:digests/s:higher=digests/s: ([0-9.]+)' -o "$tmp/n.csv" -- "$driver" 2 200 >"$tmp/out" 2>"$tmp/err" ||
+	{ die "-l none,...: exit $?"; cat "$tmp/err"; }
+awk -F, '$4 == "none" && $8 ~ /^preload\./ { bad = 1 } END { exit bad }' "$tmp/n.csv" || die "none has preload rows"
+grep -q '^3,[^,]*,[^,]*,none,.*,rate,[0-9.e+]*,digests/s,higher,' "$tmp/n.csv" || die "none: no rate row in digests/s"
+grep -q 'rate (digests/s, higher is better).*change vs none' "$tmp/out" || die "the table's baseline is not none: $(grep 'rate' "$tmp/out")"
+[ "$(grep -c 'note: .* would deadlock a recursive read' "$tmp/err")" = 1 ] ||
+	die "recursive-read note $(grep -c 'note: .* would deadlock' "$tmp/err") times, want once"
+grep -q 'note: rwsem, rwsem-xadd, bravo would deadlock a recursive read' "$tmp/err" ||
+	die "the note does not name the variants: $(grep 'note:' "$tmp/err")"
+
+# Programs the preload cannot act on: one line, exit 2, nothing run (no CSV).
+RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -o "$tmp/r.csv" -- sh -c 'echo ran' >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && [ ! -s "$tmp/out" ] && [ ! -e "$tmp/r.csv" ] ||
+	{ die "sh (no pthread_rwlock import): exit $rc"; cat "$tmp/err"; }
+grep -q "^rwlab exec: 'sh' imports no pthread_rwlock_\* function, nor do the [0-9]* libraries it loads" "$tmp/err" ||
+	die "sh refused without saying why: $(cat "$tmp/err")"
+if [ -n "$static" ]; then
+	RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -o "$tmp/r.csv" -- "$static" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && [ ! -s "$tmp/out" ] && [ ! -e "$tmp/r.csv" ] ||
+		{ die "a static program: exit $rc"; cat "$tmp/err"; }
+	grep -q "^rwlab exec: '$(basename "$static")' is statically linked" "$tmp/err" ||
+		die "a static program refused without saying why: $(cat "$tmp/err")"
+else
+	echo "(no static program in a sanitizer build: that refusal is not checked here)"
+fi
+# --force runs it anyway, and says when no run took a pthread_rwlock.
+RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 --force -q --no-report -o "$tmp/r.csv" -- sh -c 'exit 0' \
+	>/dev/null 2>"$tmp/err" || die "--force: exit $?: $(cat "$tmp/err")"
+grep -q "no run of 'sh' left preload statistics\|'sh' took no pthread_rwlock in any run" "$tmp/err" ||
+	die "--force on sh: no note that the variants cannot differ: $(cat "$tmp/err")"
+
+# A lock made in a static function: named from the program's .symtab, as perf would.
+LD_PRELOAD=$preload RWLAB_LOCK=rwsem "$site" >/dev/null 2>"$tmp/err" || die "site program: exit $?"
+grep -q '^  make_lock+0x[0-9a-f]*<main+0x' "$tmp/err" || die "creation site not named make_lock: $(grep -A2 hottest "$tmp/err")"
+
 # A failing command: exit 1, its status in the CSV.
-RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -q --no-report -o "$tmp/f.csv" -- sh -c 'exit 3' \
+RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -q --no-report --force -o "$tmp/f.csv" -- sh -c 'exit 3' \
 	>/dev/null 2>"$tmp/err"
 [ $? = 1 ] || die "a failing command did not make exec exit 1"
 grep -q ',exit_status,3,' "$tmp/f.csv" || die "no exit_status 3 row"
 
 # Options end at CMD (no --): CMD's own -n and --metric go to CMD, not to exec.
-RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -q --no-report -o "$tmp/o.csv" sh -c 'echo "$0 $1"' -n --metric \
+RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -q --no-report --force -o "$tmp/o.csv" sh -c 'echo "$0 $1"' -n --metric \
 	>/dev/null 2>"$tmp/err" || { die "CMD's own options were taken by exec"; cat "$tmp/err"; }
 grep -q ',exit_status,0,' "$tmp/o.csv" || die "CMD with its own options: no exit_status 0 row"
 

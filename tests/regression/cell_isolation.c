@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Regression (issue 12, item 3): `rwlab run -w gitcheckout -l
+ * Regression: `rwlab run -w gitcheckout -l
  * null,rwsem-xadd,rwsem-rspin,pthread -t 1,2` reported tree_mismatch and
  * errors in the real-lock cells that followed the null cell, once a general
  * protection fault. Root cause: under a lock without exclusion the directory

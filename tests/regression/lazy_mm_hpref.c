@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Regression (issue 13 item 8): hpref's final release must not wait on a CPU
+ * Regression: hpref's final release must not wait on a CPU
  * that sits idle with the mm loaded lazily. Before the fix, release
  * busy-waited on the CPU's hazard slot until the CPU switched back to a user
  * task: with the CPU idling IDLE_MS, the release took IDLE_MS of wall and CPU

@@ -2,7 +2,7 @@
 /*
  * The wait_lock-release invariants (debug.h LAB_RWSEM_CHECK) can fail:
  * with the checks on, a mainline rwsem whose count shows HANDOFF with an
- * empty queue (the state the v5.3 out_nolock could leave behind, issue 13)
+ * empty queue (the state the v5.3 out_nolock could leave behind)
  * makes the next wait_lock release warn; with the checks off it does not.
  * This is the negative control for `rwlab torture --kill`, whose SUCCESS
  * lines mean "no warning".

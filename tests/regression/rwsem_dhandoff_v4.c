@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * rwsem-dhandoff version=4 against version=7 (issue 13 item 4): Waiman
+ * rwsem-dhandoff version=4 against version=7: Waiman
  * Long's direct handoff as posted in v4 4/5 (2022-10-24) and v7 4/4
  * (2023-01-25), locks/rwsem_dhandoff.c.
  *

@@ -18,7 +18,7 @@
  *     handoff the owner before it even runs;
  * (f) the head writer that requested the handoff spins on the running owner
  *     instead of sleeping, in mainline and (v7) in rwsem-dhandoff alike
- *     (issue 13: the earlier dhandoff port slept at once), and gets the lock
+ *     (an earlier dhandoff port slept at once), and gets the lock
  *     when the owner releases it without ever going to sleep.
  *
  * Event counters are per thread: every thread snapshots its own, and the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The cancellation paths of v5.3 and of mainline, side by side (issue 13):
+ * The cancellation paths of v5.3 and of mainline, side by side:
  * the scenario d257cc8cb8d5 ("locking/rwsem: Make handoff bit handling more
  * consistent", v5.16) describes - a queue-head reader that requested the
  * handoff is killed, so the writer behind it inherits the HANDOFF bit; then

@@ -7,7 +7,7 @@
  * was parsed and nothing was reported, and `run` then fell back to its
  * default, locktest. The lock list already refused this. Found by the
  * workloadspec fuzz target (input ","). Fixed: an empty list is an error,
- * and since issue 14 so is any empty entry ("locktest,").
+ * and so is any empty entry ("locktest,").
  */
 #include <criterion/criterion.h>
 
@@ -28,7 +28,7 @@ Test(regression, workload_list_empty)
 		cr_expect_eq(n, 0);
 		cr_expect(strstr(err, "empty entry in workload list") != NULL, "'%s': %s", bad[i], err);
 	}
-	/* An empty entry beside real ones is refused too, as for -l and -t (issue 14 item 4). */
+	/* An empty entry beside real ones is refused too, as for -l and -t. */
 	{
 		static const char *edge[] = { ",locktest", "locktest,", "locktest,,pft" };
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# The arbitration's microbenchmarks and the ladder (issue 22):
+# The arbitration's microbenchmarks and the ladder:
 # - atomics natively and under --sim: one attempt per fetch-add; one thread's
 #   read-first cmpxchg never fails; one thread's blind cmpxchg (from 0) needs
 #   two attempts for every success but the first; the metrics are present;

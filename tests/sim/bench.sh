@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Speed of the simulator (issue 10), as `meson test --benchmark --suite sim`:
+# Speed of the simulator, as `meson test --benchmark --suite sim`:
 # - simulated lock acquisitions (locktest operations, window and warm-up
 #   together) per second of host CPU time at 384 simulated CPUs (generic-384),
 #   best of 3 runs, with the engine's counts: simulated accesses per

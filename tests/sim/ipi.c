@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The engine's interrupts (issue 11, sim_ipi_send), on generic-8: an IPI
+ * The engine's interrupts (sim_ipi_send), on generic-8: an IPI
  * runs its handler on the target CPU cost.ipi_ns after the send and
  * cost.irq_ns of interrupt entry later (plus the queue RMW), whatever runs
  * there, without a context switch; the interrupted task keeps its CPU and

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The simulated RCU (issue 11 item 1) through locks/rcu_sim.h, on generic-8
+ * The simulated RCU through locks/rcu_sim.h, on generic-8
  * (HZ 250: a 4 ms tick; the first force-quiescent-state scan 1 jiffy after a
  * grace period starts):
  * - a reader inside its section across synchronize_rcu() delays it until it
  *   leaves, also when the scheduler preempts it inside the section;
- * - with every CPU busy outside sections, a grace period ends at the next
- *   tick: never later than one tick plus wake-up costs after it starts, and
- *   its length over requests at seeded random phases averages about half a
- *   tick;
- * - with every other CPU idle it ends at the first FQS scan, one jiffy;
+ * - with every CPU busy outside sections (Tree RCU, sim/rcu.c): each CPU
+ *   notices the grace period at a tick and reports at the next, the GP
+ *   kthread ends it, and the caller's callback runs at its CPU's next tick:
+ *   two to three ticks, about two and a half on average over requests at
+ *   seeded random phases;
+ * - with every other CPU idle the GP kthread's first FQS scan (one jiffy at
+ *   HZ 250) reports them, but not the CPU it runs on, which reports at its
+ *   own tick or the next scan: at most 2F + 1 jiffies, F = 1 here;
  * - a call_rcu() callback never runs while a reader that could see the
  *   object is still inside its section, and every callback runs before
  *   rcu_barrier() returns;
@@ -122,8 +125,9 @@ static void check_reader(void)
 		     (unsigned long long)(reader_left - sync_began));
 	cr_assert_geq(sync_ended, reader_left, "synchronize_rcu returned %llu ns before the reader left",
 		      (unsigned long long)(reader_left - sync_ended));
-	cr_assert_leq(sync_ended - reader_left, JIFFY + SLACK,
-		      "synchronize_rcu returned %llu ns after the reader left (at most a tick)",
+	/* its CPU reports at its next tick; the callback runs at the caller's next tick after the GP ends */
+	cr_assert_leq(sync_ended - reader_left, 2 * JIFFY + SLACK,
+		      "synchronize_rcu returned %llu ns after the reader left (at most two ticks)",
 		      (unsigned long long)(sync_ended - reader_left));
 }
 
@@ -174,39 +178,43 @@ static int gp_scenario(int argc, char **argv)
 	return 0;
 }
 
-Test(sim_rcu, all_cpus_busy_the_grace_period_ends_at_the_next_tick)
+Test(sim_rcu, all_cpus_busy_the_grace_period_takes_two_to_three_ticks)
 {
 	double mean = 0;
 
 	nhogs = 7;	/* with the caller: every CPU of generic-8 */
 	finish(gp_scenario);
 	for (int k = 0; k < NGP; k++) {
-		cr_assert_leq(gp_len[k], JIFFY + SLACK, "grace period %d took %llu ns (> a tick)", k,
+		cr_assert_geq(gp_len[k], 2 * JIFFY, "grace period %d took %llu ns (< two ticks)", k,
+			      (unsigned long long)gp_len[k]);
+		cr_assert_leq(gp_len[k], 3 * JIFFY + SLACK, "grace period %d took %llu ns (> three ticks)", k,
 			      (unsigned long long)gp_len[k]);
 		mean += (double)gp_len[k] / NGP;
 	}
 	check_causality();
 	cr_log_info("busy: %d grace periods, mean %.0f ns (tick %llu ns)", NGP, mean, JIFFY);
-	cr_assert(mean > 0.3 * JIFFY && mean < 0.7 * JIFFY,
-		  "mean grace period %.0f ns: requests at random phases should average about half a tick", mean);
+	cr_assert(mean > 2.2 * JIFFY && mean < 2.8 * JIFFY,
+		  "mean grace period %.0f ns: requests at random phases should average about two and a half ticks", mean);
 }
 
-Test(sim_rcu, other_cpus_idle_the_grace_period_ends_at_the_first_fqs_scan)
+Test(sim_rcu, other_cpus_idle_the_grace_period_waits_for_an_fqs_scan)
 {
 	uint64_t mx = 0;
+	double mean = 0;
 
 	nhogs = 0;
 	finish(gp_scenario);
 	check_causality();
-	for (int k = 0; k < NGP; k++)
-		mx = gp_len[k] > mx ? gp_len[k] : mx;
-	cr_log_info("idle: %d grace periods, longest %llu ns (one FQS interval: %llu ns)", NGP,
-		    (unsigned long long)mx, JIFFY);
 	for (int k = 0; k < NGP; k++) {
-		cr_assert_geq(gp_len[k], JIFFY, "grace period %d took %llu ns", k, (unsigned long long)gp_len[k]);
-		cr_assert_leq(gp_len[k], JIFFY + SLACK, "grace period %d took %llu ns (> one FQS interval)", k,
-			      (unsigned long long)gp_len[k]);
+		mx = gp_len[k] > mx ? gp_len[k] : mx;
+		mean += (double)gp_len[k] / NGP;
 	}
+	cr_log_info("idle: %d grace periods, mean %.0f, longest %llu ns (one FQS interval: %llu ns)", NGP, mean,
+		    (unsigned long long)mx, JIFFY);
+	for (int k = 0; k < NGP; k++)
+		cr_assert_leq(gp_len[k], 3 * JIFFY + SLACK, "grace period %d took %llu ns (> 2F + 1 jiffies)", k,
+			      (unsigned long long)gp_len[k]);
+	cr_assert(mean >= JIFFY, "mean grace period %.0f ns: shorter than the first FQS interval", mean);
 }
 
 /* ---- call_rcu: never before its grace period ---------------------------------- */

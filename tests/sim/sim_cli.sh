@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# The simulated machine from the command line (issue 10):
+# The simulated machine from the command line:
 # - determinism: one simulated cell run twice gives byte-identical CSVs
 #   apart from the host-time fields (run id, timestamp); another seed differs;
 # - torture --sim --seeds: every variant SUCCESS, busted FAILURE with a
@@ -8,16 +8,16 @@
 # - torture --kill --sim cancels waits (-EINTR and -ETIMEDOUT) reproducibly;
 # - pft under --sim in every --mm-lock mode is deterministic too, and charges
 #   its faults from the machine file (no host-time metric);
-# - context_switch (issue 11) is deterministic too; with releases under load
+# - context_switch is deterministic too; with releases under load
 #   every scheme but none keeps the mm alive, and none trips the use-after-free
 #   check; and its refcount scheme's
 #   mm_count is one line shared by every pair: per pair, refcount falls behind
 #   hazptr (per-CPU slot lines) as pairs are added, and not at one pair;
-# - tlb_flush (issue 11) with every lazy-mm scheme is deterministic too; each
+# - tlb_flush with every lazy-mm scheme is deterministic too; each
 #   flush interrupts the t-1 other CPUs (every one runs the mm), and the
 #   interrupts are the engine's, not threads: thousands of IPIs in the window
 #   cost the workers no context switch;
-# - vmscale (issue 11) is deterministic too, and sync's grace period per
+# - vmscale is deterministic too, and sync's grace period per
 #   copied page (the engine's RCU) makes each worker sleep once per page:
 #   its voluntary switches far above batch's;
 # - reaim (every mix) and gitcheckout are deterministic too, without task
@@ -54,14 +54,32 @@ twice a generic-8 $cell
 # host load average rows would make one seed's CSV differ with the host's load
 grep -q ',loadavg_' "$tmp/a1.csv" && fail "run --sim recorded the host's load average"
 grep -q 'sim generic-8' "$tmp/a1.csv" || fail "the CSV context does not name the simulated machine"
-grep -q 'rwlab-sim sim-[0-9]* seed 1' "$tmp/a1.csv" || fail "the CSV context does not name the engine version and seed"
+grep -q 'rwlab-sim sim-[0-9]* engine [0-9a-f]\{12\} machine [0-9a-f]\{8\} seed 1' "$tmp/a1.csv" ||
+	fail "the CSV context does not name the engine version, its hash, the machine file's and the seed"
 "$rwlab" run --sim generic-8 $cell --seed 7 -o "$tmp/b.csv" >/dev/null 2>&1 || fail "run --sim --seed 7"
 cut -d, -f1,4- "$tmp/b.csv" | sed 's/ seed 7,/ seed 1,/' >"$tmp/b.cut"
 cmp -s "$tmp/a1.cut" "$tmp/b.cut" && fail "seed 7 gave the same CSV as seed 1"
 # report works unchanged on it
 "$rwlab" report "$tmp/a1.csv" >"$tmp/report" 2>&1 || fail "report on a simulated CSV: $(head -2 "$tmp/report")"
 
-# pft (issue 11): the mm model's fault path in all three modes, same seed => same CSV
+# A simulated cell depends only on itself: run alone, and inside a larger matrix (other variants,
+# thread counts and fault paths before it), its rows are the same bytes but for the run id, the
+# timestamp and the plan (each cell runs in an rwlab-sim of its own, harness/sim_cell.h).
+"$rwlab" run --sim generic-8 -l rwsem-xadd,rwsem -w pft:size_mb=2 --mm-lock mmap,vma -t 1,4,7 -n 2 -q --no-report \
+	-o "$tmp/matrix.csv" >/dev/null 2>&1 || fail "run --sim, the matrix: exit $?"
+"$rwlab" run --sim generic-8 -l rwsem -w pft:size_mb=2 --mm-lock vma -t 7 -n 2 -q --no-report \
+	-o "$tmp/alone.csv" >/dev/null 2>&1 || fail "run --sim, the cell alone: exit $?"
+for f in matrix alone; do
+	grep ',rwsem,"pft:size_mb=2,mm_lock=vma",7,' "$tmp/$f.csv" | sed 's/^[^,]*,[^,]*,[^,]*,//; s/,[^,]*$//' >"$tmp/$f.cell"
+done
+[ -s "$tmp/alone.cell" ] && [ "$(wc -l <"$tmp/matrix.cell")" = "$(wc -l <"$tmp/alone.cell")" ] ||
+	fail "the cell alone and in the matrix: $(wc -l <"$tmp/alone.cell") and $(wc -l <"$tmp/matrix.cell") rows"
+cmp -s "$tmp/matrix.cell" "$tmp/alone.cell" ||
+	fail "a simulated cell depends on the other cells of its run: $(diff "$tmp/alone.cell" "$tmp/matrix.cell" | head -3)"
+"$rwlab" report "$tmp/matrix.csv" -f csv -m faults/sec >"$tmp/matrix.out" 2>"$tmp/err" || fail "report on the matrix: $(cat "$tmp/err")"
+[ "$(tail -n +2 "$tmp/matrix.out" | wc -l)" = 12 ] || fail "the matrix did not write its 12 cells: $(cat "$tmp/matrix.out")"
+
+# pft: the mm model's fault path in all three modes, same seed => same CSV
 pcell="-l rwsem -w pft:size_mb=4 --mm-lock mmap,vma,vma-refcnt -t 1,6 -n 2 -q"
 # shellcheck disable=SC2086
 twice p generic-8 $pcell
@@ -87,6 +105,11 @@ awk -F, '$8 == "csw_per_round_trip" && ($9 < 1.99 || $9 > 2.01) { bad = bad " " 
 	-o "$tmp/front.csv" >/dev/null 2>"$tmp/front.err" || fail "--sim --pin cores through the front: $(head -2 "$tmp/front.err")"
 grep -q ',context_switch,2,' "$tmp/front.csv" && grep -q '^# context,run=[^,]*,pin=cores,cpus=8,' "$tmp/front.csv" ||
 	fail "--pin cores not in the run's context (pin)"
+# (context_switch runs lazy-mm schemes, so -l has no effect there and says so instead)
+grep -q '^rwlab: warning: -l has no effect: context_switch runs the lazy-mm schemes of -m' "$tmp/front.err" ||
+	fail "-l with context_switch alone: no one-line warning: $(head -2 "$tmp/front.err")"
+"$rwlab" run --sim generic-8 -l all -w locktest -t 2 --list-cells >/dev/null 2>"$tmp/front.err" ||
+	fail "--sim -l all --list-cells: $(head -2 "$tmp/front.err")"
 [ "$(grep -c 'under --sim, -l all leaves out pthread, pthread-wp and ck-\*' "$tmp/front.err")" = 1 ] ||
 	fail "-l all under --sim: no one-line notice: $(head -2 "$tmp/front.err")"
 # -t counts pairs for context_switch, and the reports say so
@@ -140,7 +163,7 @@ rc=$(cat "$tmp/nonerc")
 # (an AddressSanitizer build reports the same use of the freed mm first, as heap-use-after-free)
 [ $rc -ne 0 ] && grep -Eq 'use after free|heap-use-after-free' "$tmp/noneerr" || fail "context_switch --sim -m none --unsafe: exit $rc, $(head -2 "$tmp/noneerr")"
 
-# vmscale (issue 11): sync, batch and hazptr over the engine's RCU; same seed => same CSV.
+# vmscale: sync, batch and hazptr over the engine's RCU; same seed => same CSV.
 # 4 workers, 200 MiB: 40 MiB = 20 huge pages per worker, every one copied once. One cell per
 # process: in one process a cell after another has differed by 1 us of process CPU time (the
 # harness's user_s) between the first run after a build and later ones (results/sim/hugetlb-vmemmap).
@@ -169,7 +192,7 @@ sed 's/,unit_mb=200"/"/' "$tmp/vm1.csv" | awk -F, '$8 ~ /^(time.voluntary_contex
 		if (v["sync/alloc_failures"] + v["batch/alloc_failures"] + v["hazptr/alloc_failures"]) exit 1
 	}' >"$tmp/vmchk" || fail "vmscale --sim: sync's grace periods do not make its workers sleep: $(cat "$tmp/vmchk")"
 
-# reaim (every mix) and gitcheckout (issue 11): their user-space routines, system calls and copies
+# reaim (every mix) and gitcheckout: their user-space routines, system calls and copies
 # charged from the machine file; same seed => same CSV apart from the host-time fields
 rg="-l rwsem-xadd,rwsem-rspin -w reaim:compute,reaim:new_dbase,reaim:shared,gitcheckout:pack_mb=16 -t 1,6 -n 2 --warmup 0 -q"
 # shellcheck disable=SC2086

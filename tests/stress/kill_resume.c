@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Crash safety of `rwlab run` (issue #7 item 5), with the real binary:
+ * Crash safety of `rwlab run`, with the real binary:
  *
  * 1. start a 6-cell matrix, SIGKILL it once the CSV holds a finished cell;
  * 2. the CSV must parse (the reader, and `rwlab report` exits 0) and every

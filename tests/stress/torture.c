@@ -180,7 +180,7 @@ Test(stress, no_threads_is_einval)
 }
 
 /*
- * Kill mode (issue 13): every killable variant survives random cancellation
+ * Kill mode: every killable variant survives random cancellation
  * - no exclusion failure, no wait_lock invariant warning, waits really were
  * cancelled both ways, and the lock ends at its unlocked value.
  */

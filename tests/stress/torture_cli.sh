@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# `rwlab torture` end to end (issue #7 item 1), with the built binary:
+# `rwlab torture` end to end, with the built binary:
 # - `-l all`: every registered variant in "all" is tortured (or skipped for a
 #   stated reason), each ends "End of test: SUCCESS", the run exits 0, and the
 #   statistics lines are in locktorture's format;

@@ -17,12 +17,8 @@ import sys
 # Components allowed to be circular: every member must match one pattern of the group.
 MODULES = {
     # lab_report_print() dispatches to the formats, which share report.c's helpers (report_impl.h);
-    # the html format draws its graphs through plot's figures (one plotting path with `rwlab plot`,
-    # issue 29), which take the report's means (rep_mean).
+    # the html format draws its graphs through plot's figures (one plotting path with `rwlab plot`), which take the report's means (rep_mean).
     "report formats": ["harness/report*", "harness/plot"],
-    # `rwlab sim validate` (validate.c) is a word of the sim command, which dispatches to it, and loads
-    # its machines through the command's lookup (lab_sim_machine_load).
-    "the sim command": ["harness/sim_cmd", "harness/validate"],
     # bravo wraps a base variant named by its knob: it looks the base up in the registry that lists it.
     "bravo's base lock": ["locks/bravo", "locks/registry"],
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Layers the build enforces (issue 14 item 1): every header compiles on its
+# Layers the build enforces: every header compiles on its
 # own, seeing only its own layer's directory and the layers beneath it
 # (harness -> workloads -> locks -> sim, the simulator beneath locks/). A
 # header that needs an include it does not make itself, or reaches up into a

@@ -5,7 +5,7 @@
  * For every variant, scheme and workload with knobs: A = every knob set to a
  * value other than its default, B_k = A with knob k back at its default.
  * A and all B_k must parse, have n + 1 distinct labels, and each label must
- * parse back to its own values. Before the one registry (issue 14 item 2)
+ * parse back to its own values. Before the one registry
  * rwsem-rspin with its six knobs lost spin_budget_us from the label.
  */
 #include <criterion/criterion.h>
@@ -152,7 +152,7 @@ Test(labels, too_long_is_an_error)
 	(void)s;
 }
 
-/* 'all' works for every list: -l, -m and -w (issue 14 item 4). */
+/* 'all' works for every list: -l, -m and -w. */
 Test(labels, all_in_every_list)
 {
 	static struct lab_rwsem_conf l[64];

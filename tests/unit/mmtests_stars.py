@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Check `rwlab report --format mmtests` star by star against an independent
-re-implementation of mmtests' comparison rules (research/workloads.md §2.d),
+re-implementation of mmtests' comparison rules (docs/workloads.md §2.d),
 written from their description, not from rwlab's C code:
 
   current (mmtests 2024-11 on, 8cd087ae): the mean row is Hmean for

@@ -228,7 +228,7 @@ static void cell_line(const double *v, int n, enum lab_better better, char *buf,
 	FILE *f = fmemopen(buf, len, "w");
 
 	cr_assert(f);
-	lab_fmt_cell_line(f, "pthread", "locktest", 2, "total_rate,ops_mean", v, n, better);
+	lab_fmt_cell_line(f, "pthread", "locktest", 2, "total_rate,ops_mean", v, n, better, NULL);
 	fclose(f);
 }
 
@@ -240,6 +240,15 @@ Test(stats, cell_line_flags)
 	cr_expect_str_eq(buf, "pthread                      locktest                 t=2    total_rate     Hmean 109.4 ±7.5%\n");
 	cell_line((const double[]){ 100, 110 }, 2, LAB_BETTER_HIGHER, buf, sizeof(buf));
 	cr_expect(strstr(buf, "  [fewer than 3 iterations]\n"), "%s", buf);
+	{	/* a simulated run's line names its machine, before the flag */
+		FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+		cr_assert(f);
+		lab_fmt_cell_line(f, "rwsem", "locktest", 2, "total_rate", (const double[]){ 100, 110 }, 2,
+				  LAB_BETTER_HIGHER, "generic-8");
+		fclose(f);
+		cr_expect(strstr(buf, "  [sim generic-8]  [fewer than 3 iterations]\n"), "%s", buf);
+	}
 	/* 100, 200, 300: HCoeffVar well above 10%, printed and flagged by that name */
 	cell_line((const double[]){ 100, 200, 300 }, 3, LAB_BETTER_HIGHER, buf, sizeof(buf));
 	cr_expect(strstr(buf, "Hmean ") && strstr(buf, "%  [HCoeffVar > 10%]\n"), "%s", buf);

@@ -3,7 +3,7 @@
  * The mm workloads (pft, reaim, gitcheckout, vmscale) end to end through
  * their ops tables, without the harness: each metric's arithmetic against
  * values computed by hand from fabricated worker records, the reaim job
- * lists against the counts in research/workloads.md §2.b, the reaim client
+ * lists against the counts in docs/workloads.md §2.b, the reaim client
  * counts, the checkout plans against hand-made manifests and the real git
  * trees, and the vmscale policies' grace-period counts. Also the knob
  * plumbing these workloads rely on (positional labels, --mm-lock expansion).
@@ -260,7 +260,7 @@ Test(reaim, jobs_per_child_as_in_the_notes)
 {
 	struct lab_reaim_count c[64];
 	int per, n;
-	/* research/workloads.md §2.b, "Per-test counts (jobs=100)" */
+	/* docs/workloads.md §2.b: the job-list rule on the workfiles, jobs = 100 */
 	static const struct {
 		const char *t;
 		int n;

@@ -2,7 +2,7 @@
 /*
  * rwlab-work-cost: what the user-space routines of reaim and gitcheckout cost
  * per unit on this machine, for the machine files' cost.work.*_ns keys
- * (issue 11: the simulated build charges these routines from the cost model
+ * (the simulated build charges these routines from the cost model
  * instead of timing them).
  *
  * Each routine is the workload's own code (reaim's tasks that only compute,

@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sim/coherence.c - the coherence directory and sim_mem(), the memory seam.
+ *
+ * One entry per 64-byte line touched: its owner (M/E), its sharers (S, a
+ * CPU bitmap), its home socket (first touch), the last transfer granted or
+ * reserved (its arrival and its CPU), when the owner got it and when the
+ * next request's snoop reaches it, and a version bumped by every store. The rules, each with its source (sim/README.md):
+ *
+ * - A transfer is one c2c figure of the pair's distance class (SMT sibling,
+ *   same L3, same socket near or far home, other socket), counted once: the
+ *   figure is a CAS ping-pong's round trip / 2 [c2c], which already holds
+ *   the RMW the transfer was for, so no local cost is added to it.
+ * - Requests for a line are served one at a time in the order they are made
+ *   (FIFO: no locality preference in the order was found published): a
+ *   request made while transfers are reserved arrives one transfer after the
+ *   last of them, from the CPU that one goes to.
+ * - The effect lands when the line arrives, not when the request is made:
+ *   the requester waits (not preemptible: one instruction) until it is the
+ *   earliest CPU at the arrival time, and only then does the directory
+ *   change and the access itself happen (the caller makes it on return).
+ * - A line stays with the CPU that has it until another CPU asks for it;
+ *   its own accesses are local meanwhile. Once a transfer to another CPU is
+ *   reserved, the owner keeps the line for the first rmw.hold_share of that
+ *   transfer (the hold window: the time the request and its snoop take to
+ *   reach the owner, from the owner's grant or from the request, whichever
+ *   is later), and its own accesses that complete within the window are
+ *   local: a dependent retry issued as a failed cmpxchg returns finds the
+ *   line (Peter Zijlstra in Muchun Song's thread: the cmpxchg loop keeps
+ *   "the line on that CPU for a little while"). The share is measured here
+ *   (rwlab-calibrate rmw_hold_ns / c2c_ns: machine files). Later accesses
+ *   queue behind the transfer.
+ * - A load by a holder is local; a load miss that must take the line from
+ *   its owner (a read snoop) is a request like any other: it reserves its
+ *   transfer in turn and waits out the owner's window; one that finds only
+ *   sharers or memory waits for the transfers in flight and brings a copy
+ *   from the nearest sharer or memory. A store or RMW by the sole holder is
+ *   local; else it reserves a transfer from the owner, or from the farthest
+ *   sharer (invalidation).
+ *
+ * A store wakes the spinners watching the line (spin.c).
+ */
+#include <string.h>
+
+#include "engine.h"
+
+static double xfer_ns(int a, int b, int home)
+{
+	const struct place *x = &eng.place[a], *y = &eng.place[b];
+
+	if (a == b)
+		return 0;
+	if (x->core == y->core)
+		return eng.m.c2c_smt_ns;
+	if (x->l3 == y->l3)
+		return eng.m.c2c_l3_ns;
+	if (x->socket == y->socket)
+		return home == x->socket ? eng.m.c2c_socket_ns : eng.m.c2c_socket_far_home_ns;
+	return eng.m.c2c_remote_ns;
+}
+
+static struct line *line_new(uintptr_t key, int home)
+{
+	struct line *l;
+
+	if (eng.dir.pool_left < eng.dir.line_size) {
+		eng.dir.pool_left = eng.dir.line_size * 4096;
+		eng.dir.pool = eng_alloc(eng.dir.pool_left);
+	}
+	l = (struct line *)eng.dir.pool;
+	eng.dir.pool += eng.dir.line_size;
+	eng.dir.pool_left -= eng.dir.line_size;
+	l->key = key;
+	l->owner = -1;
+	l->tail = -1;
+	l->home = home;
+	return l;
+}
+
+static size_t lhash(uintptr_t k)
+{
+	k *= 0x9e3779b97f4a7c15ull;
+	return (size_t)(k >> 20);
+}
+
+static void ltab_grow(void)
+{
+	size_t ncap = eng.dir.cap ? eng.dir.cap * 2 : 1 << 14;
+	struct line **n = eng_alloc(ncap * sizeof(*n));
+
+	for (size_t i = 0; i < eng.dir.cap; i++)
+		if (eng.dir.tab[i]) {
+			size_t j = lhash(eng.dir.tab[i]->key) & (ncap - 1);
+
+			while (n[j])
+				j = (j + 1) & (ncap - 1);
+			n[j] = eng.dir.tab[i];
+		}
+	eng.dir.tab = n;
+	eng.dir.cap = ncap;
+}
+
+static struct line *line_get(const volatile void *addr, int cpu)
+{
+	uintptr_t key = (uintptr_t)addr >> LINE_SHIFT;
+	size_t j;
+
+	if (eng.dir.count * 2 >= eng.dir.cap)
+		ltab_grow();
+	j = lhash(key) & (eng.dir.cap - 1);
+	while (eng.dir.tab[j]) {
+		if (eng.dir.tab[j]->key == key)
+			return eng.dir.tab[j];
+		j = (j + 1) & (eng.dir.cap - 1);
+	}
+	eng.dir.count++;
+	return eng.dir.tab[j] = line_new(key, eng.cpus[cpu].socket);
+}
+
+static inline int sharer(const struct line *l, int c)
+{
+	return (l->sharers[c >> 6] >> (c & 63)) & 1;
+}
+
+static inline void sharer_set(struct line *l, int c)
+{
+	l->sharers[c >> 6] |= 1ull << (c & 63);
+}
+
+/*
+ * Per-CPU masks of the CPUs sharing its core, L3 domain and socket: the
+ * nearest (read) or farthest (invalidate) sharer of a line is found by
+ * category in O(words), not by visiting every sharer.
+ */
+static int any_outside(const struct line *l, const uint64_t *mask, int c)
+{
+	for (int w = 0; w < eng.nwords; w++) {
+		uint64_t b = l->sharers[w] & ~mask[(size_t)c * eng.nwords + w];
+
+		if (b)
+			return 1;
+	}
+	return 0;
+}
+
+static int any_inside(const struct line *l, const uint64_t *mask, int c)
+{
+	for (int w = 0; w < eng.nwords; w++) {
+		uint64_t b = l->sharers[w] & mask[(size_t)c * eng.nwords + w];
+
+		if (w == c >> 6)
+			b &= ~(1ull << (c & 63));
+		if (b)
+			return 1;
+	}
+	return 0;
+}
+
+static int no_sharers(const struct line *l, int except)
+{
+	for (int w = 0; w < eng.nwords; w++) {
+		uint64_t b = l->sharers[w];
+
+		if (w == except >> 6 && except >= 0)
+			b &= ~(1ull << (except & 63));
+		if (b)
+			return 0;
+	}
+	return 1;
+}
+
+static double mem_ns(const struct line *l, int c)
+{
+	return l->home == eng.cpus[c].socket ? eng.m.mem_local_ns : eng.m.mem_remote_ns;
+}
+
+static double socket_ns(const struct line *l, int c)
+{
+	return l->home == eng.cpus[c].socket ? eng.m.c2c_socket_ns : eng.m.c2c_socket_far_home_ns;
+}
+
+/* Cost of bringing the line to @c for reading: the nearest holder, else memory. */
+static double read_source_ns(struct line *l, int c)
+{
+	if (l->owner >= 0)
+		return xfer_ns(c, l->owner, l->home);
+	if (no_sharers(l, c))
+		return mem_ns(l, c);
+	if (any_inside(l, eng.dir.mask_core, c))
+		return eng.m.c2c_smt_ns;
+	if (any_inside(l, eng.dir.mask_l3, c))
+		return eng.m.c2c_l3_ns;
+	if (any_inside(l, eng.dir.mask_socket, c))
+		return socket_ns(l, c);
+	return eng.m.c2c_remote_ns;
+}
+
+/* Cost of taking the line exclusive at @c: invalidate the farthest holder. */
+static double own_source_ns(struct line *l, int c)
+{
+	if (l->owner >= 0)
+		return xfer_ns(c, l->owner, l->home);
+	if (no_sharers(l, -1))
+		return mem_ns(l, c);
+	if (any_outside(l, eng.dir.mask_socket, c))
+		return eng.m.c2c_remote_ns;
+	if (any_outside(l, eng.dir.mask_l3, c))
+		return socket_ns(l, c);
+	if (any_outside(l, eng.dir.mask_core, c))
+		return eng.m.c2c_l3_ns;
+	return no_sharers(l, c) ? 0 : eng.m.c2c_smt_ns;
+}
+
+/* The engine's own store (on_cpu words): no charge, but watchers see it. */
+void line_touch_store(void *addr, int c)
+{
+	struct line *l = line_get(addr, c);
+
+	memset(l->sharers, 0, (size_t)eng.nwords * 8);
+	l->owner = c;
+	l->version++;
+	if (l->watchers)
+		wake_watchers(l, eng.cpus[c].clock);
+}
+
+/* Build the per-CPU masks of the CPUs sharing each CPU's core, L3 domain and socket. */
+void dir_boot(void)
+{
+	eng.dir.line_size = (sizeof(struct line) + (size_t)eng.nwords * 8 + 15) & ~(size_t)15;
+	eng.dir.mask_core = eng_alloc((size_t)eng.ncpu * (size_t)eng.nwords * 8);
+	eng.dir.mask_l3 = eng_alloc((size_t)eng.ncpu * (size_t)eng.nwords * 8);
+	eng.dir.mask_socket = eng_alloc((size_t)eng.ncpu * (size_t)eng.nwords * 8);
+	for (int a = 0; a < eng.ncpu; a++)
+		for (int b = 0; b < eng.ncpu; b++) {
+			struct cpu *x = &eng.cpus[a], *y = &eng.cpus[b];
+			uint64_t bit = 1ull << (b & 63);
+			size_t w = (size_t)a * eng.nwords + (size_t)(b >> 6);
+
+			if (x->core == y->core)
+				eng.dir.mask_core[w] |= bit;
+			if (x->l3 == y->l3)
+				eng.dir.mask_l3[w] |= bit;
+			if (x->socket == y->socket)
+				eng.dir.mask_socket[w] |= bit;
+		}
+}
+
+/*
+ * Wait for the line to arrive at @when: not preemptible (an instruction in
+ * flight); earlier CPUs go first, so the access lands in time order.
+ */
+static void mem_wait(struct task *t, uint64_t when)
+{
+	struct cpu *c = &eng.cpus[t->cpu];
+
+	c->clock = when;
+	if (c->clock > heap_min())
+		sched_next(c);
+}
+
+/* A load's line joins the spin detector's watch list (spin.c). */
+static void watch_note(struct task *t, struct line *l)
+{
+	if (t->sn >= SPIN_WATCH) {
+		t->sov = 1;
+		return;
+	}
+	if (t->sn && t->w[t->sn - 1].l == l)
+		return;
+	for (int i = 0; i < t->sn; i++)
+		if (t->w[i].l == l)
+			return;
+	t->w[t->sn].l = l;
+	t->w[t->sn].ver = l->version;
+	t->sn++;
+}
+
+static void mem_load(struct task *t, struct line *l, int ci, uint64_t now, int pending)
+{
+	struct cpu *c = &eng.cpus[ci];
+
+	if (l->owner == ci || sharer(l, ci)) {
+		c->clock = now + ps_of(eng.m.load_local_ns);
+	} else {
+		double x = pending ? xfer_ns(ci, l->tail, l->home) : read_source_ns(l, ci);
+		uint64_t start = now > l->busy_until ? now : l->busy_until;
+
+		if (l->owner >= 0 || pending) {
+			/* a read snoop takes the line from its owner: served in turn, after its window */
+			if (!pending)
+				l->snoop_at = (now > l->grant ? now : l->grant) + ps_of(x * eng.m.rmw_hold_share);
+			l->busy_until = start + ps_of(x);
+			l->tail = ci;
+			start = l->busy_until - ps_of(x);
+		}
+		mem_wait(t, start + ps_of(x));
+		if (l->owner >= 0) {
+			sharer_set(l, l->owner);
+			l->owner = -1;
+		}
+		sharer_set(l, ci);
+	}
+	watch_note(t, l);
+}
+
+static void mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pending, enum sim_op op)
+{
+	struct cpu *c = &eng.cpus[ci];
+	int alone = l->owner == ci;
+	double local;
+
+	t->simpure = 1;
+	if (!alone && l->owner < 0 && sharer(l, ci))
+		alone = no_sharers(l, ci);	/* S -> M with no other copy: no transfer */
+	local = op == SIM_RMW ? eng.m.rmw_local_ns : eng.m.load_local_ns;
+	if (alone && (!pending || now + ps_of(local) <= l->snoop_at)) {
+		c->clock = now + ps_of(local);
+	} else {
+		double x = pending ? xfer_ns(ci, l->tail, l->home) : own_source_ns(l, ci);
+		uint64_t start = now > l->busy_until ? now : l->busy_until;
+
+		if (!pending)	/* the first request after the owner's grant: its snoop takes the line */
+			l->snoop_at = (now > l->grant ? now : l->grant) + ps_of(x * eng.m.rmw_hold_share);
+		l->busy_until = start + ps_of(x);
+		l->tail = ci;
+		mem_wait(t, l->busy_until);
+		now = c->clock;
+		/* a request already queued behind this one: its snoop is on its way */
+		if (l->busy_until > now)
+			l->snoop_at = now + ps_of(x * eng.m.rmw_hold_share);
+	}
+	memset(l->sharers, 0, (size_t)eng.nwords * 8);
+	if (l->owner != ci)
+		l->grant = now;
+	l->owner = ci;
+	l->version++;
+	if (l->watchers)
+		wake_watchers(l, c->clock);
+}
+
+void sim_mem(const volatile void *addr, enum sim_op op)
+{
+	struct task *t = eng.running;
+	struct line *l;
+	uint64_t now;
+	int ci;
+
+	eng.st.mem++;
+	sync_point(t);
+	ci = t->cpu;
+	now = eng.cpus[ci].clock;
+	if (op == SIM_FENCE) {
+		eng.cpus[ci].clock += ps_of(eng.m.rmw_local_ns);
+		return;
+	}
+	l = line_get(addr, ci);
+	/* a transfer to another CPU is reserved and has not arrived */
+	if (op == SIM_LOAD)
+		mem_load(t, l, ci, now, l->busy_until > now && l->tail != ci);
+	else
+		mem_own(t, l, ci, now, l->busy_until > now && l->tail != ci, op);
+}

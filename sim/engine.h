@@ -1,0 +1,558 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sim/engine.h - the engine's own state, as one object: struct engine.
+ *
+ * sim.h is the contract with the layers above (locks/ calls it through its
+ * seams); this header is the engine's inside, shared by its files:
+ *
+ *   boot.c       boot, the run loop, shutdown; the engine's memory region
+ *   coro.c       coroutines and tasks: switches, spawn, join, exit
+ *   events.c     the event queues: the CPU heap and the timer/RCU/IPI heap
+ *   coherence.c  the per-line coherence directory and sim_mem()
+ *   sched.c      the CFS-like scheduler: run queues, wake-up, preemption
+ *   spin.c       spin parking (cpu_relax) and its wake-ups
+ *   futex.c      futexes, sleeps, sched_yield and their timers
+ *   work.c       work charges (CPU work, copies, memory traffic) and clocks
+ *   rcu.c        RCU grace periods from quiescent states
+ *   ipi.c        interrupts: IPIs and interrupt contexts
+ *   stats.c      counters: the public ones and RWLAB_SIM_STATS
+ *   machine.c    machine files (also linked natively: machine.h)
+ *
+ * Every piece of state that lives for one boot is a field of struct engine
+ * (or of a per-concern struct inside it), reached through the one object
+ * `eng`. sim_boot() zeroes it whole, reserves the engine's memory region
+ * (everything the engine allocates while it runs comes from there:
+ * eng_alloc()) and sets what does not start at zero; sim_shutdown() unmaps
+ * the task stacks and the region. Nothing is reset by hand: a new field
+ * starts at zero on every boot, and one that needs another initial value
+ * gets it in sim_boot(). The only state outside struct engine: the boot
+ * count (it must outlive a boot: sim_boot_count()) and the two public
+ * mirrors sim_active and sim_cur_id (sim.h; the seams read them).
+ *
+ * Why an object, not a pointer to one in the region: reaching the fields
+ * through a pointer cost 5-7% of host time on locktest at 128 and 384
+ * CPUs, the object nothing measurable (tests/sim/bench.sh's runs, A/B
+ * interleaved, best of 7).
+ *
+ * Units: picoseconds of virtual time (clocks, events, vruntime, CPU time:
+ * PS_PER_NS per ns) unless named otherwise; the API (sim.h) speaks ns. Threading: one
+ * host thread; everything here is touched only by the engine and its tasks.
+ * Never includes locks/, workloads/ or harness/ headers.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "sim.h"
+
+/* Boost.Context's C ABI (libboost_context: make_fcontext/jump_fcontext). */
+typedef void *fcontext_t;
+typedef struct {
+	fcontext_t fctx;
+	void *data;
+} transfer_t;
+
+/*
+ * ThreadSanitizer must be told about the stack switches (its fiber API);
+ * each switch also orders the two fibers, as the engine does.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define SIM_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SIM_TSAN 1
+#endif
+#endif
+#ifndef SIM_TSAN
+#define SIM_TSAN 0
+#endif
+#if SIM_TSAN
+void *__tsan_get_current_fiber(void);
+void *__tsan_create_fiber(unsigned flags);
+void __tsan_destroy_fiber(void *fiber);
+void __tsan_switch_to_fiber(void *fiber, unsigned flags);
+#define TSAN_SWITCH(f) __tsan_switch_to_fiber((f), 0)
+#else
+#define TSAN_SWITCH(f) ((void)0)
+#endif
+
+#define INF UINT64_MAX
+#define SPIN_WATCH 8
+/*
+ * Spin parking rules (sim/README.md): a spin that read a clock in one of its
+ * last SPIN_CLOCK_MEMORY iterations is not parked (the kernel ports read the
+ * clock only every 16 polls, gated by a local counter the engine cannot
+ * see); any other park also ends after SPIN_PARK_MAX_NS, so that a loop
+ * whose exit depends on its own poll count still makes progress.
+ */
+#define SPIN_CLOCK_MEMORY 64
+#define SPIN_PARK_MAX_NS 100000	/* ns (engine time is in ps: x PS_PER_NS) */
+#define STACK_SIZE (256u << 10)
+#define MAIN_STACK_SIZE (16u << 20)
+#define LINE_SHIFT 6
+#define FUTEX_BUCKETS 4096
+/* The engine's region: reserved at boot, committed ARENA_STEP at a time. */
+#define ARENA_RESERVE (64ull << 30)
+#define ARENA_STEP ((size_t)2 << 20)
+
+enum tstate { T_FREE, T_RUN, T_READY, T_BLOCK, T_SLEEP, T_PARK, T_DONE };
+enum evkind { EV_CPU, EV_TIMER, EV_RCU_TICK, EV_IPI, EV_LB };
+/* Scheduling-domain levels of periodic load balancing (sched.c): SMT, LLC, package, machine. */
+#define LB_LEVELS 4
+
+struct line;
+struct task;
+
+/* One line a spinning task watches (spin.c). */
+struct watch {
+	struct line *l;
+	uint64_t ver;
+	struct watch *next, **pprev;
+	struct task *t;
+};
+
+struct task {
+	int id;
+	enum tstate state;
+	fcontext_t ctx;
+	void *stack;
+	size_t stack_size;
+	void *(*fn)(void *);
+	void *arg;
+	void *ret;
+	int detached, joiner;
+	int cpu, pin;
+	int64_t vruntime;
+	int64_t deadline, vlag;		/* EEVDF: virtual deadline; lag kept across a sleep */
+	int protect;			/* EEVDF RUN_TO_PARITY: picked, its slice not renewed yet */
+	int fresh;			/* a new task: PLACE_DEADLINE_INITIAL at its first enqueue */
+	uint64_t run_start, cpu_ps;
+	uint64_t nvcsw, nivcsw;		/* this task's context switches (RUSAGE_THREAD) */
+	/* futex */
+	uint32_t *faddr;
+	struct task *fnext;
+	int fresult;
+	uint32_t tgen;
+	/* spin detection: the lines read since the last cpu_relax */
+	int sn, simpure, sclock, sov;
+	unsigned relax_since_clock;	/* cpu_relax() calls since the last clock read */
+	uint64_t budget;		/* the spin budget need_resched() last checked (0: none) */
+	struct watch w[SPIN_WATCH];
+	int nwatch;
+	int *oncpu_word;
+	uint64_t ready_at;	/* when it was last made runnable (checked at switch-in) */
+	int rcu_nest;		/* read-side nesting (sim_rcu_read_lock) */
+	int rcu_blocked;	/* switched out inside a section during a grace period */
+	uint64_t rcu_wait_seq;	/* sim_rcu_gp_wait(): blocked until this GP completes */
+	int rcu_next;		/* the next synchronize_rcu() caller on the same CPU's callback list (-1 ends) */
+	void *fiber;		/* ThreadSanitizer's fiber (SIM_TSAN builds) */
+	int irq_off;		/* sim_irq_disable() depth: IPIs wait, no preemption */
+	int is_irq;		/* a CPU's interrupt context (sim_ipi_send) */
+};
+
+struct cpu {
+	uint64_t clock;
+	struct task *curr;
+	struct task **rq;	/* sorted by vruntime (then id) */
+	int nrq;
+	uint64_t resched_at;	/* curr is preempted at the first seam point at or after this */
+	uint64_t park_deadline;
+	int64_t min_vruntime;
+	int socket, l3, core;
+	int in_work;
+	uint64_t work_end;	/* while in_work: when the chunk ends if nothing cuts it */
+	/* RCU, for the grace period in progress (sim_rcu_*) */
+	int rcu_need;		/* this CPU has not reported its quiescent state yet */
+	int rcu_noted;		/* a QS was noted (context switch, unlock): reported at the next tick */
+	int rcu_unlock_qs;	/* a tick found a reader: the outermost unlock notes the QS */
+	int rcu_idle_seen;	/* idle since the GP began: reported by the next FQS scan */
+	int rcu_seen;		/* noticed the GP in progress (__note_gp_changes): a QS from then counts */
+	int rcu_snap;		/* busy at the first FQS scan: later scans report it once it has idled */
+	uint64_t rcu_cb_max;	/* the latest GP a callback queued here waits for: the tick runs till then */
+	int rcu_cb_head;	/* synchronize_rcu() callers whose callback is on this CPU (task ids, -1 ends) */
+	/* interrupts (sim_ipi_send): curr stays current while the handler runs */
+	struct sim_ipi *ipi_head;	/* pending IPIs, by arrival time */
+	struct task *irq;	/* this CPU's interrupt context, made at its first IPI */
+	int in_irq;		/* the handler runs: EV_CPU resumes irq, not curr */
+	int saved_in_work;	/* curr's work chunk, put aside during the handler */
+	uint64_t saved_work_end, irq_t0;
+	uint64_t irq_ps;	/* time spent in handlers: a work chunk deducts it */
+	uint64_t next_lb[LB_LEVELS];	/* periodic load balancing: when each domain level is next due */
+	int lb_weight[LB_LEVELS];	/* the CPUs in each of its domains (0: not counted yet) */
+};
+
+/* Each CPU's place, dense (a transfer's cost looks up two CPUs at random). */
+struct place {
+	int core, l3, socket;
+};
+
+/* A directory entry: one 64-byte line (coherence.c). */
+struct line {
+	uintptr_t key;
+	int owner;		/* CPU holding it in M/E, or -1 */
+	int home;		/* socket of the first toucher (first-touch NUMA) */
+	uint64_t busy_until;	/* when the last transfer granted or reserved arrives */
+	int tail;		/* the CPU that transfer goes to (-1: none yet) */
+	uint64_t grant;		/* when the owner was granted it */
+	uint64_t snoop_at;	/* the first reserved transfer's snoop reaches the owner: it loses the line */
+	uint64_t version;	/* bumped by every store/RMW */
+	struct watch *watchers;
+	uint64_t sharers[];	/* CPUs holding it in S */
+};
+
+/* A timer, RCU or IPI event (events.c). */
+struct event {
+	uint64_t time, tie;
+	int kind, idx;
+	uint32_t gen;
+};
+
+__extension__ typedef unsigned __int128 evkey;
+
+/* A CPU's one event in the CPU heap: its key is time << 64 | tie (one compare). */
+struct cpu_ev {
+	evkey key;
+	int cpu;
+};
+
+/* A pending IPI (ipi.c). */
+struct sim_ipi {
+	uint64_t at;
+	void (*fn)(void *);
+	void *arg;
+	struct sim_ipi *next;
+};
+
+/* Stands for the kernel's per-CPU call_single_queue: one line per CPU (ipi.c). */
+struct sim_csq {
+	uint64_t head;
+} __attribute__((aligned(64)));
+
+/* The engine's region: struct engine at its start, then every eng_alloc(). */
+struct arena {
+	char *base;
+	size_t used, mapped;
+};
+
+/* The event queues (events.c). */
+struct evq {
+	struct event *heap;	/* timers, RCU ticks and scans, IPIs: a plain binary heap */
+	int heap_n, heap_cap;
+	int cheap_n;
+	/* each CPU's one event: an indexed heap, its 32-byte entries in whole lines */
+	struct cpu_ev cheap[SIM_MAX_CPUS] __attribute__((aligned(64)));
+	int cpos[SIM_MAX_CPUS];		/* each CPU's place in cheap[] (-1: none queued) */
+	uint64_t cev_time[SIM_MAX_CPUS];	/* each CPU's event time, kept after it is taken */
+};
+
+/* The coherence directory (coherence.c). */
+struct directory {
+	struct line **tab;	/* open addressing by line address */
+	size_t cap, count;
+	char *pool;		/* lines are carved from here */
+	size_t pool_left, line_size;
+	/* Per-CPU masks of the CPUs sharing its core, L3 domain and socket. */
+	uint64_t *mask_core, *mask_l3, *mask_socket;
+};
+
+/* RCU's grace-period machine (rcu.c). */
+struct rcu {
+	uint64_t completed;	/* grace periods completed */
+	uint64_t requested;	/* the highest GP number someone waits for */
+	int active;		/* GP number completed + 1 is in progress */
+	uint64_t start;
+	int owing;		/* CPUs that have not reported yet */
+	int blocked;		/* tasks switched out inside a section that the GP waits for */
+	int dormant;		/* every CPU idle: no ticks, no scans until one runs a task */
+	int kthread;		/* the GP kthread's task id (-1: not made yet this boot) */
+	int kthread_idle;	/* it waits for a request (RCU_GP_WAIT_GPS) */
+	int kthread_waiting;	/* it waits in the FQS loop: the last report wakes it */
+	uint64_t gps, fqs_scans;	/* grace periods started, FQS scans made */
+	uint32_t gen;		/* bumped at every GP start and end: stale ticks and FQS scans drop */
+};
+
+/* Interrupts (ipi.c). */
+struct irqs {
+	struct sim_csq *csq;	/* per CPU */
+	struct sim_ipi *pool;	/* delivered IPIs, for reuse */
+};
+
+/* Counters (stats.c): the public ones and RWLAB_SIM_STATS's host-side ones. */
+struct stats {
+	uint64_t mem, switches, park, unpark;
+	uint64_t wake_early;	/* switch-ins before the wake-up time: must stay 0 */
+	uint64_t ipi_sent, ipi_handled, ipi_local, ipi_busy, ipi_deferred;
+};
+
+/*
+ * The fields every seam call reads come first, together (a few host cache
+ * lines); the large arrays and the machine's parameter table after them.
+ */
+struct engine {
+	struct task *running;		/* the task on the host thread now (NULL: the run loop) */
+	struct cpu *cpus;
+	int ncpu, nwords;		/* CPUs; 64-bit words in a CPU bitmap */
+	int sched_factor;		/* the kernel's CFS tunable scale */
+	int live_tasks;
+	uint64_t rng;			/* the stream drawn from the seed (sim_random, tie keys) */
+	struct stats st;
+	struct directory dir;
+	double work_frac;		/* sim_work_ns()'s sub-picosecond carry, in ps */
+	int *copiers;			/* per socket: tasks inside a bandwidth charge */
+	uint64_t total_cpu_ps, nvcsw, nivcsw;	/* every task's, ended ones included */
+	struct rcu rcu;
+	struct irqs irq;
+	uint32_t lb_gen;		/* the load-balancing tick's generation (0: not armed) */
+	int lb_armed;
+	struct arena arena;
+	fcontext_t sched_ctx;		/* the run loop's context */
+	void *sched_fiber;		/* the run loop's ThreadSanitizer fiber */
+	int detach_next;		/* sim_spawn_detached(): the next spawn is detached */
+	void (*exit_hook)(int id);
+	uint64_t seed;			/* the boot's seed */
+	struct timespec host_t0;	/* host time at boot */
+	struct evq ev;
+	struct place place[SIM_MAX_CPUS];
+	struct sim_machine m;		/* the machine booted on (a copy) */
+	struct task tasks[SIM_MAX_TASKS];
+	struct task *fq[FUTEX_BUCKETS];	/* futex queues by address (futex.c) */
+};
+
+/* The engine: valid from sim_boot() to sim_shutdown(). */
+extern struct engine eng;
+
+/*
+ * What the engine's files call of each other. Every function below runs on
+ * the host thread inside a boot (engine.h's threading rule); "the running
+ * task" is eng.running.
+ */
+
+extern transfer_t jump_fcontext(fcontext_t const to, void *vp);	/* Boost.Context */
+
+/* boot.c: @n zeroed bytes, 64-byte aligned, from the engine's region (aborts when full). */
+void *eng_alloc(size_t n);
+
+/* coro.c */
+void run_task(struct task *t);		/* the run loop resumes @t until a task hands back */
+int task_alloc(void *(*fn)(void *), void *arg, size_t stack);	/* a task slot, or -1 */
+
+/* events.c: the CPU heap (one event per CPU) and the timer/RCU/IPI heap */
+void heap_push(uint64_t time, int kind, int idx, uint32_t gen);
+struct event heap_pop(void);
+void heap_clean(void);			/* drop stale entries at the top of the timer heap */
+void cpu_push(struct cpu *c, uint64_t t);	/* @c's one event is now at @t */
+void cpu_cancel(struct cpu *c);
+void cheap_up(int i);			/* sift the CPU heap's entry @i */
+void cheap_down(int i);
+void cheap_remove(int ci);		/* take CPU @ci's event out */
+
+/* coherence.c */
+void dir_boot(void);			/* the per-CPU topology masks (sim_boot) */
+void line_touch_store(void *addr, int c);	/* the engine's own store: no charge, watchers see it */
+
+/* sched.c */
+void set_oncpu(struct task *t, int v, int c);
+void cpu_set_curr(struct cpu *c, struct task *t);
+void cpu_account(struct cpu *c, struct task *t);
+void cpu_pick_next(struct cpu *c);	/* @c's task has left it: the next one, or idle */
+void switch_out(struct task *t, enum tstate st);
+void wake_task(struct task *t, uint64_t now);
+void lb_tick(uint64_t now);		/* periodic load balancing at the scheduler tick */
+void lb_arm(uint64_t now);		/* start that tick (an unpinned task is queued) */
+void sched_yield_place(struct cpu *c, struct task *t);	/* make @t runnable at @now */
+struct task *cpu_event(struct cpu *c);	/* @c's event is due: the task to resume, if any */
+void sched_next(struct cpu *yield);	/* leave the running task for the next event */
+void sync_point(struct task *t);	/* a seam: preempt if due, then let earlier CPUs go first */
+
+/* spin.c */
+void watch_detach(struct task *t);
+void unpark(struct task *t, uint64_t when);
+void wake_watchers(struct line *l, uint64_t when);
+void repark_deadline(struct cpu *c);
+
+/* futex.c */
+void block_current(struct task *t, enum tstate st, int64_t timeout_ps);	/* timeout < 0: none */
+void timer_fire(struct task *t, uint64_t now);
+
+/* rcu.c */
+void rcu_note_switch(struct cpu *c, struct task *t);
+void rcu_rearm(uint64_t now);
+void rcu_tick(uint64_t now);
+void rcu_note_idle(struct cpu *c);	/* @c enters the idle loop: an extended QS */
+
+/* ipi.c */
+void ipi_arrive(struct cpu *c, uint64_t when);	/* EV_IPI */
+void irq_bug(const char *what);		/* prints one line and aborts */
+
+/* stats.c */
+void stats_print(void);			/* RWLAB_SIM_STATS=1: the host-side counters on stderr */
+
+/* The seed's stream (splitmix64): tie keys, jitter, sim_random(). */
+static inline uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/*
+ * A cost's factor from the seed: uniform in [0.99, 1.01]. A kernel path
+ * (system call, futex, fault, page allocation, context switch, wake-up),
+ * PAUSE and think time are not constants on hardware (no published
+ * distribution of them was found: +-1% is the engine's convention,
+ * lab_delay()'s since sim-1), and without it two seeds of a workload that
+ * never ties gave byte-identical iterations (before sim-6).
+ */
+static inline double jitter(void)
+{
+	return 1.0 + ((double)(splitmix(&eng.rng) >> 11) / 9007199254740992.0 - 0.5) * 0.02;
+}
+
+/*
+ * Virtual time is kept in picoseconds (since sim-6: a 1.6 ns load was charged
+ * 2 ns, +25%); the API speaks nanoseconds (sim.h). ps_of(): a cost in ns
+ * (a machine-file figure) as the nearest whole picosecond.
+ */
+#define PS_PER_NS 1000ull
+
+static inline uint64_t ps_of(double ns)
+{
+	return (uint64_t)(ns * (double)PS_PER_NS + 0.5);
+}
+
+/*
+ * The earliest pending event's time (INF: none). The timer heap's top is
+ * checked for staleness (a task's line: a host cache miss) only when it
+ * would come first: when it does not, no event under it does either.
+ */
+static inline uint64_t heap_min(void)
+{
+	uint64_t t = eng.ev.cheap_n ? (uint64_t)(eng.ev.cheap[0].key >> 64) : INF;
+
+	if (eng.ev.heap_n && eng.ev.heap[0].time < t) {
+		heap_clean();
+		if (eng.ev.heap_n && eng.ev.heap[0].time < t)
+			t = eng.ev.heap[0].time;
+	}
+	return t;
+}
+
+/* May the scheduler switch @t out? Not an interrupt context, nor a task with interrupts off. */
+static inline int preemptible(const struct task *t)
+{
+	return !t->is_irq && !t->irq_off;
+}
+
+/* Start a new record of a spin iteration (sim_relax(), a futex wait's re-check). */
+static inline void spin_reset(struct task *t)
+{
+	t->sn = 0;
+	t->simpure = 0;
+	t->sclock = 0;
+	t->sov = 0;
+}
+
+/*
+ * The fast paths of the event queues and the coroutine switches, inline
+ * here because every seam call may take them (sync_point, sched_next): out
+ * of line in events.c and coro.c they cost 2-4% of host time on an
+ * IPI-heavy tlb_flush run.
+ */
+static inline evkey ev_key(uint64_t time, uint64_t tie)
+{
+	return (evkey)time << 64 | tie;
+}
+
+static inline void cheap_place(int i, struct cpu_ev e)
+{
+	eng.ev.cheap[i] = e;
+	eng.ev.cpos[e.cpu] = i;
+}
+
+/* The CPU heap's root (cheap_n > 0) comes before every valid timer and RCU event. */
+static inline int cpu_root_next(void)
+{
+	if (!eng.ev.heap_n || eng.ev.cheap[0].key < ev_key(eng.ev.heap[0].time, eng.ev.heap[0].tie))
+		return 1;
+	heap_clean();
+	return !eng.ev.heap_n || eng.ev.cheap[0].key < ev_key(eng.ev.heap[0].time, eng.ev.heap[0].tie);
+}
+
+/*
+ * Take the earliest pending event if it is a CPU's: its index (its time
+ * stays in cev_time[]), or -1 when a timer or RCU event comes first or none
+ * is pending.
+ */
+static inline int cpu_pop_next(void)
+{
+	int ci;
+
+	if (!eng.ev.cheap_n || !cpu_root_next())
+		return -1;
+	ci = eng.ev.cheap[0].cpu;
+	cheap_remove(ci);
+	return ci;
+}
+
+/*
+ * cpu_push(@c, its clock), then cpu_pop_next(). When the CPU heap's root
+ * is the next event and @c's comes after it (a task yielding at a seam:
+ * the common case), @c takes the root's place in one sift-down.
+ */
+static inline int cpu_push_pop(struct cpu *c)
+{
+	int ci = (int)(c - eng.cpus), top;
+	struct cpu_ev e;
+
+	if (eng.ev.cpos[ci] >= 0 || !eng.ev.cheap_n) {
+		cpu_push(c, c->clock);
+		return cpu_pop_next();
+	}
+	e.key = ev_key(c->clock, splitmix(&eng.rng));
+	e.cpu = ci;
+	eng.ev.cev_time[ci] = c->clock;
+	if (e.key < eng.ev.cheap[0].key || !cpu_root_next()) {
+		cheap_place(eng.ev.cheap_n++, e);
+		cheap_up(eng.ev.cpos[ci]);
+		return cpu_pop_next();
+	}
+	top = eng.ev.cheap[0].cpu;
+	eng.ev.cpos[top] = -1;
+	cheap_place(0, e);
+	cheap_down(0);
+	return top;
+}
+
+/*
+ * A task is resumed either by the scheduler loop (data NULL) or straight
+ * by another task (data: that task); keep the context it came from.
+ */
+static inline void resumed(transfer_t r)
+{
+	if (r.data)
+		((struct task *)r.data)->ctx = r.fctx;
+	else
+		eng.sched_ctx = r.fctx;
+}
+
+static inline void to_scheduler(void)
+{
+	TSAN_SWITCH(eng.sched_fiber);
+	resumed(jump_fcontext(eng.sched_ctx, eng.running));
+}
+
+/* From the running task straight to @t (no pass through the scheduler loop). */
+static inline void switch_to(struct task *t)
+{
+	struct task *self = eng.running;
+
+	eng.running = t;
+	sim_cur_id = t->id;
+	eng.st.switches++;
+	TSAN_SWITCH(t->fiber);
+	resumed(jump_fcontext(t->ctx, self));
+}

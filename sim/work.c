@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sim/work.c - work charges and clocks.
+ *
+ * sim_work_ns() is busy time on the CPU, in chunks the scheduler may cut
+ * (its resched point) and interrupts may stretch (handler time deducted);
+ * bulk copies and memory traffic are charged at the per-core bandwidth or
+ * the socket's share among its current copiers; lab_delay() is relax_ns
+ * per loop. sim_cost_ns() is a modelled path's cost: sim_work_ns() with
+ * +-1% seeded jitter (jitter(), engine.h). The clocks: CLOCK_MONOTONIC (the CPU's
+ * virtual clock, starting at 1 s), jiffies, task and total CPU time.
+ */
+#include "engine.h"
+
+void sim_work_ns(double ns)
+{
+	struct task *t = eng.running;
+	uint64_t rem;
+
+	eng.work_frac += ns * (double)PS_PER_NS;
+	rem = (uint64_t)eng.work_frac;
+	eng.work_frac -= (double)rem;
+	t->simpure = 1;
+	while (rem) {
+		struct cpu *c;
+		uint64_t start, end, irq0;
+		int cut;
+
+		sync_point(t);
+		c = &eng.cpus[t->cpu];
+		start = c->clock;
+		end = start + rem;
+		/*
+		 * The scheduler cuts the chunk at its resched point, unless
+		 * sync_point() would not preempt there: an interrupt context
+		 * or interrupts off run to the end (else the chunk would be
+		 * cut at the same clock for ever).
+		 */
+		cut = c->nrq && c->resched_at < end && preemptible(t);
+		if (end <= heap_min() && !cut) {
+			c->clock = end;	/* nothing can happen before it ends */
+			return;
+		}
+		c->in_work = 1;
+		c->work_end = end;
+		cpu_push(c, cut ? (c->resched_at > start ? c->resched_at : start) : end);
+		irq0 = c->irq_ps;
+		sched_next(NULL);
+		c = &eng.cpus[t->cpu];
+		c->in_work = 0;
+		/* Interrupt handlers that ran meanwhile did none of this work. */
+		start += c->irq_ps - irq0;
+		if (c->clock > start)
+			rem -= c->clock - start < rem ? c->clock - start : rem;
+	}
+}
+
+void sim_cost_ns(double ns)
+{
+	sim_work_ns(ns * jitter());
+}
+
+void sim_copy_bytes(size_t bytes)
+{
+	int s = eng.cpus[eng.running->cpu].socket;
+	double bw = eng.m.bw_core_gbs, share;
+
+	eng.copiers[s]++;
+	share = eng.m.bw_socket_gbs / eng.copiers[s];
+	if (share < bw)
+		bw = share;
+	sim_work_ns((double)bytes / bw);	/* GB/s = bytes/ns */
+	eng.copiers[s]--;
+}
+
+void sim_mem_traffic(size_t bytes, double floor_ns)
+{
+	int s = eng.cpus[eng.running->cpu].socket;
+	double ns;
+
+	eng.copiers[s]++;
+	ns = (double)bytes / (eng.m.bw_socket_gbs / eng.copiers[s]);
+	sim_work_ns(ns > floor_ns ? ns : floor_ns);
+	eng.copiers[s]--;
+}
+
+void sim_delay_relax(unsigned long loops)
+{
+	sim_cost_ns((double)loops * eng.m.relax_ns);	/* PAUSE latency is not a constant */
+}
+
+uint64_t sim_now(void)
+{
+	struct task *t = eng.running;
+
+	t->sclock = 1;
+	return eng.cpus[t->cpu].clock / PS_PER_NS;
+}
+
+uint64_t sim_jiffies_ns(void)
+{
+	uint64_t j = 1000000000ull / (uint64_t)eng.m.hz;
+
+	return sim_now() / j * j;
+}
+
+uint64_t sim_task_cpu_ns(void)
+{
+	struct task *t = eng.running;
+
+	return (t->cpu_ps + (eng.cpus[t->cpu].clock - t->run_start)) / PS_PER_NS;
+}
+
+uint64_t sim_total_cpu_ns(void)
+{
+	uint64_t s = eng.total_cpu_ps;
+
+	for (int i = 0; i < eng.ncpu; i++)
+		if (eng.cpus[i].curr)
+			s += eng.cpus[i].clock - eng.cpus[i].curr->run_start;
+	return s / PS_PER_NS;
+}
+
+uint64_t sim_elapsed_ns(void)
+{
+	uint64_t mx = 0;
+
+	for (int i = 0; i < eng.ncpu; i++)
+		mx = eng.cpus[i].clock > mx ? eng.cpus[i].clock : mx;
+	return (mx - 1000000000ull * PS_PER_NS) / PS_PER_NS;
+}

@@ -1,0 +1,191 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The rough edges a new user met, one check per item: what the
+# user typed, and what must come back now. Native runs are tiny (-d 10ms);
+# the simulated ones take a few host milliseconds.
+# Usage: newuser.sh RWLAB
+. "${0%/*}/../lib.sh"
+rwlab=$1
+case $rwlab in /*) ;; *) rwlab=$PWD/$rwlab ;; esac
+cd "$tmp" || exit 1
+# expect WHAT RC PATTERN CMD...: CMD exits RC and its stderr is one line matching PATTERN (grep -E).
+expect() {
+	local what=$1 want=$2 pat=$3 rc
+	shift 3
+	"$@" >"$tmp/o" 2>"$tmp/e"
+	rc=$?
+	[ "$rc" = "$want" ] || fail "$what: exit $rc, want $want: $(head -c 400 "$tmp/e")"
+	[ "$(wc -l <"$tmp/e")" = 1 ] || fail "$what: $(wc -l <"$tmp/e") lines on stderr, want one: $(head -c 400 "$tmp/e")"
+	grep -Eq -- "$pat" "$tmp/e" || fail "$what: stderr '$(head -c 400 "$tmp/e")' does not match '$pat'"
+}
+tiny=(-n 1 -d 10ms --warmup 0)
+
+# 1. One thread limit, the real one, at parse time, native and simulated alike.
+expect "-t 1024 natively" 2 "^rwlab: bad thread list '1024': .*counts 1\.\.1023\)$" \
+	"$rwlab" run -l rwsem,null -w locktest -t 1024 "${tiny[@]}" -o t.csv
+[ -e t.csv ] && fail "-t 1024: a CSV was started"
+expect "-t 1024 under --sim" 2 "^rwlab: bad thread list '1024': .*counts 1\.\.1023\)$" \
+	"$rwlab" run --sim generic-8 -l rwsem -w locktest -t 1024 "${tiny[@]}" -o t.csv
+expect "context_switch pairs" 2 "^rwlab: -t 256: context_switch runs at most 255 pairs .*\(valid: 1\.\.255\)$" \
+	"$rwlab" run -w context_switch -m refcount -t 2,256 "${tiny[@]}" -o t.csv
+expect "context_switch pairs under --sim" 2 "^rwlab: -t 256: context_switch runs at most 255 pairs" \
+	"$rwlab" run --sim generic-8 -w context_switch -m refcount -t 256 "${tiny[@]}" -o t.csv
+expect "tlb_flush" 2 "^rwlab: -t 512: tlb_flush runs at most 511 threads" \
+	"$rwlab" run -w tlb_flush -m refcount -t 512 "${tiny[@]}" -o t.csv
+# ... and the limit is real: the largest counts run (natively and simulated).
+"$rwlab" run -l rwsem -w locktest -t 1023 "${tiny[@]}" -q --no-report -o n1023.csv 2>"$tmp/e" ||
+	fail "locktest -t 1023 natively: $(tail -n 2 "$tmp/e")"
+"$rwlab" run --sim generic-8 -l rwsem -w locktest -t 1023 -n 1 -d 100us --warmup 0 -q --no-report \
+	-o s1023.csv 2>"$tmp/e" || fail "locktest -t 1023 under --sim: $(tail -n 2 "$tmp/e")"
+"$rwlab" run -w tlb_flush -m refcount -t 511 "${tiny[@]}" -q --no-report -o tf511.csv 2>"$tmp/e" ||
+	fail "tlb_flush -t 511 natively: $(tail -n 2 "$tmp/e")"
+"$rwlab" run -w context_switch -m refcount -t 255 "${tiny[@]}" -q --no-report -o cs255.csv 2>"$tmp/e" ||
+	fail "context_switch -t 255 natively: $(tail -n 2 "$tmp/e")"
+
+# 2. A simulated run's per-cell line names its machine.
+"$rwlab" run --sim generic-8 -l rwsem -t 2 -n 2 -d 100us --warmup 0 -o sim.csv >"$tmp/o" 2>"$tmp/e" ||
+	fail "--sim run: $(tail -n 2 "$tmp/e")"
+grep -Eq '^rwsem +locktest +t=2 .*  \[sim generic-8\]' "$tmp/o" || fail "per-cell line without [sim generic-8]: $(head -n 3 "$tmp/o")"
+
+# Noise: one load-average warning for the first loaded cell, one count at the end.
+RWLAB_FAULT_INJECT=loadavg "$rwlab" run -l rwsem,null -t 1,2 "${tiny[@]}" -q --no-report -o load.csv 2>"$tmp/e"
+[ "$(grep -c 'WARNING: load average' "$tmp/e")" = 1 ] || fail "load warnings: $(grep -c 'WARNING: load average' "$tmp/e"), want 1"
+grep -q '^WARNING: 4 of the 4 cells started with the load average above' "$tmp/e" ||
+	fail "no end-of-run count of loaded cells: $(cat "$tmp/e")"
+# Noise: -l beside -m alone is said to have no effect.
+"$rwlab" run -l rwsem -m refcount -t 1 "${tiny[@]}" -q --no-report -o lm.csv 2>"$tmp/e"
+grep -q "^rwlab: warning: -l has no effect: context_switch and tlb_flush run the lazy-mm schemes of -m" "$tmp/e" ||
+	fail "-l with -m: $(cat "$tmp/e")"
+# Noise: an unknown option names the command and its options; a missing value its option.
+expect "report -z" 2 "^rwlab report: unknown option '-z' \(valid: -f/--format, .*; rwlab report --help\)$" \
+	"$rwlab" report load.csv -z x
+expect "run -l without a value" 2 "^rwlab run: -l needs a value \(LIST: " "$rwlab" run -l
+
+# Noise: --list-cells under --sim lists, and says nothing about simulated time.
+"$rwlab" run --sim generic-8 -l rwsem -t 1,2 --list-cells >"$tmp/o" 2>"$tmp/e" || fail "--sim --list-cells: exit $?"
+[ -s "$tmp/e" ] && fail "--sim --list-cells printed on stderr: $(cat "$tmp/e")"
+# sim list fits 80 columns.
+"$rwlab" sim list | awk 'length > 80 { print "FAIL: sim list line of " length " columns"; bad = 1 } END { exit bad }' ||
+	fails=$((fails + 1))
+
+# 2. The table of a simulated run names the machine and the engine, above the table.
+"$rwlab" report sim.csv >"$tmp/o" 2>"$tmp/e"
+head -n 1 "$tmp/o" | grep -q '^simulated: generic-8 on rwlab-sim sim-[0-9]* \(engine [0-9a-f]* machine [0-9a-f]* \)\{0,1\}seed 1 ' ||
+	fail "report of a simulated run: first line '$(head -n 1 "$tmp/o")'"
+"$rwlab" report sim.csv -f mmtests | head -n 1 | grep -q '^simulated: generic-8 ' || fail "mmtests format of a simulated run: no mark"
+# 2. Fault paths: compared side by side, by the kernel's names, after run and in report.
+"$rwlab" run -l rwsem -w pft:size_mb=4 --mm-lock mmap,vma,vma-refcnt -t 1 -n 1 --warmup 0 -o mm.csv >"$tmp/o" 2>"$tmp/e" ||
+	fail "--mm-lock run: $(tail -n 2 "$tmp/e")"
+grep -q '^rwsem pft:size_mb=4: faults/sec (faults/s, higher is better), .*change vs mmap_lock$' "$tmp/o" ||
+	fail "--mm-lock: no side-by-side table against mmap_lock: $(grep faults/sec "$tmp/o")"
+grep -Eq '^ +mmap_lock +per-VMA +vm_refcnt$' "$tmp/o" || fail "--mm-lock: columns not named mmap_lock, per-VMA, vm_refcnt"
+"$rwlab" report mm.csv --by variant -m faults/sec | grep -q '^pft:size_mb=4,mm_lock=vma: faults/sec' ||
+	fail "--by variant: the per-mode tables are gone"
+expect "--mm-lock with locktest" 2 "^rwlab: locktest has no knob 'mm_lock' to vary \(valid: -w with pft, reaim, gitcheckout\)$" \
+	"$rwlab" run --mm-lock vma -l rwsem -t 1 "${tiny[@]}" -o t.csv
+
+# 2. A lower-is-better change: the header says it is the gain, so a worse result reads as worse.
+{
+	echo "schema,run,timestamp,variant,workload,threads,iteration,metric,value,unit,better"
+	for i in 0 1 2; do
+		echo "3,r,t,old,w,1,$i,elapsed,$((10 + i)),s,lower"
+		echo "3,r,t,new,w,1,$i,elapsed,$((14 + i)),s,lower"
+		echo "3,r,t,old,w,1,$i,nvcsw,$((100 + i)),count,none"
+		echo "3,r,t,new,w,1,$i,nvcsw,$((150 + i)),count,none"
+	done
+} >lower.csv
+"$rwlab" report lower.csv -m elapsed,nvcsw >"$tmp/o" 2>"$tmp/e" || fail "report lower.csv: $(cat "$tmp/e")"
+tr '\n' ' ' <"$tmp/o" | grep -q 'w: elapsed (s, lower is better), Amean ±CoeffVar, *gain vs old (+ = lower = better; - = higher = worse)' ||
+	fail "lower-is-better header: $(grep elapsed "$tmp/o")"
+grep -Eq '^1 thread .* -36\.4%\*?$' "$tmp/o" || fail "15 s against 11 s is not a gain of -36.4%: $(grep '^1 thread' "$tmp/o" | head -1)"
+grep -q '^w: nvcsw (count, informational), Amean ±CoeffVar, change vs old (+ = higher)$' "$tmp/o" ||
+	fail "informational header: $(grep nvcsw "$tmp/o")"
+grep -Eq '^1 thread .* \+49\.[0-9]%\*?$' "$tmp/o" || fail "151 against 101 is not +49.5%: $(grep '^1 thread' "$tmp/o" | tail -1)"
+
+# 5. report --reference: a bad name is one line and no table; a published table's name is found.
+expect "--reference nosuch.csv" 2 "^rwlab: --reference 'nosuch.csv': no such file, nor a published table or matrix of that name \(valid: a path, or .*per-vma-locks-pft.*\)$" \
+	"$rwlab" report mm.csv --reference nosuch.csv
+[ -s "$tmp/o" ] && fail "--reference nosuch.csv printed a table anyway"
+"$rwlab" report mm.csv --reference per-vma-locks-pft >"$tmp/o" 2>"$tmp/e"
+grep -q 'results/reference/per-vma-locks-pft.csv\|share/rwlab/reference/per-vma-locks-pft.csv' "$tmp/e" ||
+	fail "--reference per-vma-locks-pft: the table was not found: $(cat "$tmp/e")"
+
+# Noise: help about help, plot's usage errors, --keep-script's names, a header-only file.
+"$rwlab" help help >"$tmp/o" 2>&1 || fail "rwlab help help exited $?"
+"$rwlab" help --help >"$tmp/o" 2>&1 || fail "rwlab help --help exited $?"
+grep -q '^usage: rwlab help \[COMMAND' "$tmp/o" || fail "help --help does not say what help takes"
+expect "plot -o x.jpg" 2 "^rwlab plot: output 'x.jpg' must end in .png or .svg" "$rwlab" plot load.csv -o x.jpg
+"$rwlab" plot --help | grep -q 'OUT.png.gp' || fail "plot --help: --keep-script does not name OUT.png.gp"
+head -n 1 load.csv >header-only.csv
+"$rwlab" report header-only.csv >"$tmp/o" 2>"$tmp/e"
+grep -q 'merge' "$tmp/e" && fail "report header-only.csv speaks as merge: $(cat "$tmp/e")"
+# Noise: without -l every variant runs, and the run says so first; a tiny -d is not mostly warm-up.
+"$rwlab" run -w locktest -t 1 -n 1 -d 4ms --no-report -o all.csv 2>"$tmp/e" >/dev/null
+grep -q "^rwlab: -l not given, so every variant runs: [0-9]* cells" "$tmp/e" || fail "no hint without -l: $(head -n 2 "$tmp/e")"
+"$rwlab" run -l rwsem -w locktest -t 1 -n 1 -d 4ms --no-report -o all.csv 2>"$tmp/e" >/dev/null
+grep -q "^rwlab: -l not given" "$tmp/e" && fail "the -l hint with -l given"
+grep -q 'd=0.004s warmup=0.001s ' all.csv || fail "-d 4ms: the default warm-up is not a quarter of it: $(sed -n 2p all.csv | grep -o 'd=[^,]*')"
+
+# 3. The host inventory, and merge comparing the inventories beside the shards' files.
+"$rwlab" list --host >inv
+for k in host cpu_model sockets cores threads_per_core numa_nodes kernel governor smt; do
+	grep -q "^$k: ." inv || fail "list --host: no '$k:' line"
+done
+mkdir -p a b
+"$rwlab" run -l rwsem -w locktest -t 1,2 "${tiny[@]}" -q --no-report --shard 1/2 -o a/s1.csv 2>/dev/null
+"$rwlab" run -l rwsem -w locktest -t 1,2 "${tiny[@]}" -q --no-report --shard 2/2 -o b/s2.csv 2>/dev/null
+cp inv a/inventory
+sed 's/^governor: .*/governor: powersave-test/' inv >b/inventory
+"$rwlab" merge -o m.csv a/s1.csv b/s2.csv 2>"$tmp/e" || fail "merge: exit $?: $(cat "$tmp/e")"
+grep -q "^rwlab: merge: WARNING: the hosts differ: governor is '.*' on .* (a/inventory) but 'powersave-test' on .* (b/inventory)$" "$tmp/e" ||
+	fail "merge did not compare the inventories: $(cat "$tmp/e")"
+
+# 5. Completion: every option value that has a list, and the operands.
+"$rwlab" help --bash >comp.bash || fail "rwlab help --bash exited $?"
+: >results.csv; : >notes.txt
+# complete WORDS...: the completions of the last word (may be empty) after the others.
+complete_words() {
+	bash -c '. ./comp.bash; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _rwlab; printf "%s\n" "${COMPREPLY[@]}"' _ "$@"
+}
+has() {	# has WHAT WORD... -- CMDLINE...: each WORD among the completions
+	local what=$1 out w
+	shift
+	local words=()
+	while [ "$1" != -- ]; do words+=("$1"); shift; done
+	shift
+	out=$(complete_words "$@")
+	for w in "${words[@]}"; do
+		printf '%s\n' "$out" | grep -qx -- "$w" || fail "completion $what: no '$w' in: $(echo $out | head -c 300)"
+	done
+}
+hasnt() {	# hasnt WHAT WORD -- CMDLINE...
+	local what=$1 w=$2
+	shift 3
+	complete_words "$@" | grep -qx -- "$w" && fail "completion $what offers '$w'"
+}
+has "--sim" generic- icx-8336c-2s128 -- rwlab run --sim ''
+has "torture --sim" generic- -- rwlab torture --sim ''
+has "--matrix" quick rwsem-rework -- rwlab run --matrix ''
+hasnt "--matrix" results.csv -- rwlab run --matrix ''
+has "sim" list show validate -- rwlab sim ''
+has "sim show" generic- -- rwlab sim show ''
+has "exec -l" passthrough none rwsem -- rwlab exec -l ''
+hasnt "exec -l" percpu-rwsem -- rwlab exec -l ''
+has "report operand" results.csv -- rwlab report ''
+hasnt "report operand" notes.txt -- rwlab report ''
+has "merge operand" results.csv -- rwlab merge ''
+has "report -f" table mmtests lkp json -- rwlab report -f ''
+has "report --by" fault_path -- rwlab report --by ''
+has "slurm takes run's -l" rwsem -- rwlab slurm -l ''
+has "slurm takes run's options" --lock --threads --partition -- rwlab slurm --''
+has "help" --man --bash run -- rwlab help ''
+has "run -l list" pthread,rwsem -- rwlab run -l pthread,rw
+# 5. The man page: ENVIRONMENT, FILES, EXAMPLES, EXIT STATUS; rendered by man where there is one.
+"$rwlab" help --man >rwlab.1
+for sec in ENVIRONMENT FILES EXAMPLES "EXIT STATUS"; do
+	grep -qx "\.SH $sec" rwlab.1 || fail "man page: no $sec section"
+done
+grep -q 'RWLAB_SIM_MACHINES' rwlab.1 || fail "man page: RWLAB_SIM_MACHINES not in it"
+
+echo "newuser: $([ $fails = 0 ] && echo passed || echo "$fails failures")"
+exit $((fails > 0))
