@@ -33,6 +33,7 @@
 #include "context.h"
 #include "csv.h"
 #include "fault.h"
+#include "mm.h"
 #include "format.h"
 #include "resume.h"
 #include "runner.h"
@@ -833,7 +834,7 @@ static void run_cell_process(struct runner *r, const struct cell_plan *p)
 	if (status == 130 || status == 128 + SIGINT || status == 128 + SIGTERM)
 		lab_interrupted = 1;	/* the child was interrupted with us: its cell is not written */
 	snprintf(head, sizeof(head), "%.*s", (int)strcspn(p->wl->ops->headline, ","), p->wl->ops->headline);
-	nrows = lab_interrupted ? 0 : lab_sim_cell_rows(out.p, out.len, r->run_id, r->ctx->shard, r->ctx->plan, head,
+	nrows = lab_interrupted ? 0 : lab_sim_cell_rows(out.p, out.len, r->run_id, r->ctx, lab_pin_name(r->o->pin), head,
 							  &rows, &co, err, sizeof(err));
 	if (nrows < 0) {
 		process_failed(r, p, err);

@@ -75,10 +75,11 @@ int lab_sim_cell_spawn(char *const argv[], struct lab_buf *out, int *status)
 	return 0;
 }
 
-int lab_sim_cell_rows(const char *csv, size_t len, const char *run_id, const char *shard, const char *plan,
+int lab_sim_cell_rows(const char *csv, size_t len, const char *run_id, const struct lab_context *ctx, const char *pin,
 		      const char *headline, struct lab_buf *rows, struct lab_sim_cell_out *out, char *err,
 		      size_t errlen)
 {
+	char want[sizeof(ctx->cmdline) + 64];
 	struct lab_csv_table t;
 	int n = 0;
 
@@ -88,7 +89,7 @@ int lab_sim_cell_rows(const char *csv, size_t len, const char *run_id, const cha
 		return 0;	/* a child that wrote nothing: its cell failed before its rows */
 	if (lab_csv_parse(csv, len, "the cell's rows", &t, err, errlen))
 		return -1;
-	if (t.ncols != LAB_CSV_NCOLS || t.torn_line) {
+	if (!t.context || t.ncols != LAB_CSV_NCOLS || t.torn_line) {
 		snprintf(err, errlen, "the cell's rows have %d columns%s, not this schema's %d", t.ncols,
 			 t.torn_line ? " and a torn last line" : "", LAB_CSV_NCOLS);
 		lab_csv_free(&t);
@@ -97,20 +98,27 @@ int lab_sim_cell_rows(const char *csv, size_t len, const char *run_id, const cha
 	for (int i = 0; i < t.nrows; i++, n++) {
 		char **f = t.rows[i];
 
-		f[LAB_CSV_COL_run] = (free(f[LAB_CSV_COL_run]), strdup(run_id));
-		f[LAB_CSV_COL_shard] = (free(f[LAB_CSV_COL_shard]), strdup(shard));
-		f[LAB_CSV_COL_plan] = (free(f[LAB_CSV_COL_plan]), strdup(plan));
-		if (!f[LAB_CSV_COL_run] || !f[LAB_CSV_COL_shard] || !f[LAB_CSV_COL_plan])
-			abort();
+		/* the run's context line holds the child's context: the same but for the shard and the plan */
+		for (int c = LAB_CSV_FIRST_CONTEXT; c < LAB_CSV_NCOLS; c++) {
+			if (c == LAB_CSV_COL_shard || c == LAB_CSV_COL_plan ||
+			    !strcmp(f[c], lab_csv_context_value((enum lab_csv_col)c, ctx, pin, want, sizeof(want))))
+				continue;
+			snprintf(err, errlen, "the cell's %s is '%s', the run's '%s': its rows cannot take the run's context",
+				 lab_csv_schema[c].name, f[c], want);
+			lab_csv_free(&t);
+			return -1;
+		}
 		out->failed |= !strcmp(f[LAB_CSV_COL_metric], "cell_failed") && atof(f[LAB_CSV_COL_value]) != 0;
 		if (headline && !strcmp(f[LAB_CSV_COL_metric], headline) && out->nv < (int)(sizeof(out->v) / sizeof(out->v[0]))) {
 			out->v[out->nv++] = strtod(f[LAB_CSV_COL_value], NULL);
 			out->higher = !strcmp(f[LAB_CSV_COL_better], "higher");
 		}
-		for (int c = 0; c < t.ncols; c++) {
-			if (c)
+		for (int k = 0; k < lab_csv_file_ncols; k++) {	/* the row in the file's layout, with the run's id */
+			enum lab_csv_col c = lab_csv_file_row[k];
+
+			if (k)
 				lab_buf_printf(rows, ",");
-			lab_buf_field(rows, f[c]);
+			lab_buf_field(rows, c == LAB_CSV_COL_run ? run_id : f[c]);
 		}
 		lab_buf_printf(rows, "\n");
 	}

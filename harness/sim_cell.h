@@ -12,8 +12,8 @@
  * that names that cell alone and the run's settings in one fixed order
  * (lab_sim_cell_argv()), so that the same cell starts from the same
  * process image whether it runs alone or inside a matrix. The child writes
- * its rows to a pipe as a CSV; the parent takes them with its own run id,
- * shard and plan (lab_sim_cell_rows()) and appends them to the results
+ * its rows to a pipe as a CSV; the parent takes them with its own run id
+ * and context line (lab_sim_cell_rows()) and appends them to the results
  * file. In the child the environment carries RWLAB_SIM_CELL=1 and its
  * runner runs its one cell as before (its `position` counts within the
  * cell).
@@ -51,12 +51,14 @@ struct lab_sim_cell_out {
 
 /*
  * lab_sim_cell_rows() - the rows of a child's CSV (@csv, @len bytes, with
- * its header) into @rows with the run, shard and plan columns replaced by
- * @run_id, @shard and @plan (the parent's), and in @out whether the cell
- * failed and the values of metric @headline (for the per-cell line the
- * parent prints). Returns the number of rows, or -1 with why in @err (the
- * child's output is not a CSV of this schema).
+ * its header and its context line) into @rows with the run column replaced
+ * by @run_id, the parent's: the parent's context line (its context @ctx and
+ * @pin, its shard and plan) is theirs, and each row's context must be the
+ * parent's but for the shard and the plan. In @out whether the cell failed
+ * and the values of metric @headline (for the per-cell line the parent
+ * prints). Returns the number of rows, or -1 with why in @err (the child's
+ * output is not a CSV of this schema, or its context is not the run's).
  */
-int lab_sim_cell_rows(const char *csv, size_t len, const char *run_id, const char *shard, const char *plan,
+int lab_sim_cell_rows(const char *csv, size_t len, const char *run_id, const struct lab_context *ctx, const char *pin,
 		      const char *headline, struct lab_buf *rows, struct lab_sim_cell_out *out, char *err,
 		      size_t errlen);

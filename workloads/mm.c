@@ -1841,3 +1841,19 @@ int lab_mm_check(struct lab_mm *mm, char *err, size_t errlen)
 	}
 	return 0;
 }
+
+size_t lab_meminfo(const char *name)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	size_t len = strlen(name), kb = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == ':') {
+			kb = strtoull(line + len + 1, NULL, 10);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return kb << 10;
+}

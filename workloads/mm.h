@@ -100,6 +100,8 @@ struct lab_page_alloc {
 
 /* Limit @max_mb MiB of pages (0 = none); the kernel state is LAB_KMM_DEFAULT's. Returns 0 or -errno. */
 int lab_page_alloc_init(struct lab_page_alloc *pa, size_t max_mb);
+/* lab_meminfo() - the host's /proc/meminfo field @name ("MemAvailable") in bytes, or 0 where it is not there. */
+size_t lab_meminfo(const char *name);
 /*
  * lab_page_alloc_kernel() - model kernel @ver with the tasks' memcg @memcg_depth
  * levels below the root (kmm.h). Before any page is supplied. Returns 0,

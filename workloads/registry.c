@@ -200,19 +200,3 @@ void lab_workload_footprint(const struct lab_workload_conf *wl, int nthreads, si
 		wl->ops->footprint(wl, nthreads, per_cell, shared);
 	*per_cell += (size_t)nthreads * LAB_FOOTPRINT_THREAD;
 }
-
-size_t lab_meminfo(const char *name)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[128];
-	size_t len = strlen(name), kb = 0;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, len) && line[len] == ':') {
-			kb = strtoull(line + len + 1, NULL, 10);
-			break;
-		}
-	if (f)
-		fclose(f);
-	return kb << 10;
-}

@@ -272,8 +272,6 @@ struct lab_workload_ops {
  * above). Threading: pure.
  */
 void lab_workload_footprint(const struct lab_workload_conf *wl, int nthreads, size_t *per_cell, size_t *shared);
-/* lab_meminfo() - the /proc/meminfo field @name ("MemAvailable") in bytes, or 0 where it is not there. */
-size_t lab_meminfo(const char *name);
 
 /*
  * Task ids (LAB_MAX_TASKS, locks/wait.h) the harness keeps for itself: its own

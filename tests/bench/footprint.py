@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Memory targets of issue 25 items 3 and 5, as a benchmark (meson benchmark 'footprint').
+"""Memory targets of the memory budget and the streaming report, as a benchmark (meson benchmark 'footprint').
 
     footprint.py RWLAB [--report-only] [--big]
 
@@ -10,7 +10,7 @@
   memory: its code, libraries and buffers), must be at most 1.5x the file for every size
   and at most 0.5x from 100 MB on;
 - the quick matrix (README's first command) must peak under 600 MB of RSS: its pft
-  cells share one region per comparison block (issue 25 item 3). Skipped with
+  cells share one region per comparison block (README "Memory"). Skipped with
   --report-only.
 Peak RSS is the child's ru_maxrss (getrusage, as /usr/bin/time -v reports it). The
 machine's load is printed with the figures (uptime): the memory figures do not depend on

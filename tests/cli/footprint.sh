@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The memory budget (issue 25 item 3): a plan whose peak does not fit MemAvailable is refused
+# The memory budget (README "Memory"): a plan whose peak does not fit MemAvailable is refused
 # before anything is measured, with one line that gives the estimate and how to shrink it, and
 # leaves the results file as it was (a new one is not made, a --resume'd one is not touched); a
 # plan that fits runs, its pft cells sharing one region per block (unit/workload_metrics.c checks

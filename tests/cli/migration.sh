@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# CSV migration (issue 25 item 4): results files of the older schemas, committed under
+# CSV migration (README "Older files"): results files of the older schemas, committed under
 # results/ (schema 1: the context in every row, no provenance columns; schema 3: the
 # provenance, shard and plan in every row), read as they always were; `merge -o` rewrites
 # one in schema 4 (the run's context once, in its '# context' line) and report gives the

@@ -27,8 +27,8 @@ lines() { wc -l <"$1" | tr -d ' '; }
 # exec: an argument after -- is the program's, --sim included (--force: echo and sh use no rwlock)
 "$rwlab" exec -l rwsem -n 1 -q --no-report --force -o "$tmp/e.csv" -- echo --sim >/dev/null 2>"$tmp/e.err" ||
 	fail "exec -l rwsem -- echo --sim: exit $?: $(head -2 "$tmp/e.err")"
-grep -q '^3,[^,]*,[^,]*,rwsem,echo --sim,1,0,wall_s,' "$tmp/e.csv" ||
-	fail "exec -- echo --sim: no wall_s row of workload 'echo --sim': $(sed -n 2p "$tmp/e.csv")"
+grep -q '^4,[^,]*,[^,]*,rwsem,echo --sim,1,0,wall_s,' "$tmp/e.csv" ||
+	fail "exec -- echo --sim: no wall_s row of workload 'echo --sim': $(sed -n 3p "$tmp/e.csv")"
 # the program gets --sim as its argument: its output says so, read back as a metric
 "$rwlab" exec -l rwsem -n 1 -q --no-report --force --metric 'got=sim arg ([0-9]+)' -o "$tmp/e2.csv" -- \
 	sh -c 'test "$1" = --sim && echo "sim arg 7"' sh --sim >/dev/null 2>"$tmp/e.err" ||
