@@ -7,9 +7,12 @@
  * scales them; a woken task preempts when its vruntime is more than the
  * scaled wakeup granularity behind (sleepers get at most half a latency
  * period of credit); cost.ctxsw_ns per switch, cost.wakeup_ns onto an idle
- * CPU. Wake-up CPU choice: the pin; else the previous CPU if idle; else an
- * idle CPU in the same L3, socket, anywhere; else the previous CPU. A CPU
- * going idle pulls the leftmost unpinned task of the longest queue.
+ * CPU (the idle path's costs when the machine file lists its cpuidle
+ * states: idle.c). Wake-up CPU choice: the pin; within a core binding
+ * (sim_pin_core) the previous CPU if idle, else an idle sibling; else the
+ * previous CPU if idle; else an idle CPU in the same L3, socket, anywhere;
+ * else the previous CPU. A CPU going idle pulls the leftmost task allowed on
+ * it of the longest queue.
  * sync_point() is where a running task meets a seam: preempted if due,
  * then earlier CPUs go first (sched_next()).
  */
@@ -115,7 +118,7 @@ static struct task *steal(struct cpu *c)
 
 		if (o->nrq > bestn) {
 			for (int i = 0; i < o->nrq; i++)
-				if (o->rq[i]->pin < 0) {
+				if (task_allowed(o->rq[i], me)) {
 					best = (me + k) % eng.ncpu;
 					bestn = o->nrq;
 					break;
@@ -125,7 +128,7 @@ static struct task *steal(struct cpu *c)
 	if (best < 0)
 		return NULL;
 	for (int i = 0; i < eng.cpus[best].nrq; i++)
-		if (eng.cpus[best].rq[i]->pin < 0) {
+		if (task_allowed(eng.cpus[best].rq[i], me)) {
 			struct task *t = rq_take(&eng.cpus[best], i);
 
 			update_resched(&eng.cpus[best]);
@@ -145,6 +148,7 @@ void cpu_pick_next(struct cpu *c)
 		rcu_note_idle(c);	/* an extended quiescent state */
 		c->resched_at = INF;
 		cpu_cancel(c);
+		idle_enter(c);		/* the idle task: a cpuidle state (idle.c) */
 		return;
 	}
 	c->clock += ns_round(eng.m.ctxsw_ns);
@@ -173,6 +177,25 @@ static int select_cpu(struct task *t)
 
 	if (t->pin >= 0)
 		return t->pin;
+	if (t->pin_core >= 0) {
+		/*
+		 * Bound to one core's CPUs (will-it-scale's hwloc core cpuset):
+		 * select_idle_sibling() within it: the previous CPU if idle, else
+		 * an idle sibling, else the previous CPU (kept in the core).
+		 */
+		int first = -1;
+
+		if (eng.place[prev].core == t->pin_core && !eng.cpus[prev].curr)
+			return prev;
+		for (int o = 0; o < eng.ncpu; o++)
+			if (eng.place[o].core == t->pin_core) {
+				if (!eng.cpus[o].curr)
+					return o;
+				if (first < 0)
+					first = o;
+			}
+		return eng.place[prev].core == t->pin_core ? prev : first;
+	}
 	if (!eng.cpus[prev].curr)
 		return prev;
 	for (int pass = 0; pass < 3; pass++)
@@ -209,7 +232,7 @@ void wake_task(struct task *t, uint64_t now)
 		return;
 	}
 	if (!c->curr) {
-		uint64_t at = now + ns_round(eng.m.wakeup_ns);
+		uint64_t at = idle_wake(c, now);	/* out of its idle state (idle.c) */
 
 		c->clock = c->clock > at ? c->clock : at;
 		cpu_set_curr(c, t);
@@ -307,8 +330,30 @@ int sim_pin(int cpu)
 	if (cpu >= eng.ncpu)
 		return -1;
 	t->pin = cpu;
+	t->pin_core = -1;
 	if (cpu >= 0 && t->cpu != cpu) {
 		/* Migrate now: leave this CPU, queue on the pinned one. */
+		struct cpu *from = &eng.cpus[t->cpu];
+
+		switch_out(t, T_SLEEP);
+		wake_task(t, from->clock);
+		sched_next(NULL);
+	}
+	return 0;
+}
+
+int sim_pin_core(int core)
+{
+	struct task *t = eng.running;
+	int ncores = 0;
+
+	for (int o = 0; o < eng.ncpu; o++)
+		ncores = eng.place[o].core >= ncores ? eng.place[o].core + 1 : ncores;
+	if (core >= ncores)
+		return -1;
+	t->pin = -1;
+	t->pin_core = core;
+	if (core >= 0 && eng.place[t->cpu].core != core) {
 		struct cpu *from = &eng.cpus[t->cpu];
 
 		switch_out(t, T_SLEEP);
