@@ -118,6 +118,13 @@ int lab_cli_fail(const char *msg)
 	return 2;
 }
 
+void lab_cli_span(const struct lab_cli *c, int *from, int *to)
+{
+	/* getopt_long() leaves optind just past the option; a separate argument is the element before it. */
+	*to = optind;
+	*from = optind - 1 - (optind >= 2 && optarg == c->argv[optind - 1]);
+}
+
 int lab_cli_count(const struct lab_cli *c, const char *prog, int key, long *v)
 {
 	const struct lab_opt *o = c->cmd->opts;

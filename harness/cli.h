@@ -119,6 +119,15 @@ int lab_cli_no_operands(const struct lab_cli *c);
 int lab_cli_fail(const char *msg);
 
 /*
+ * lab_cli_span() - where the option lab_cli_next() last returned lies in
+ * the argv given to lab_cli_begin(): elements [*from, *to). For an option
+ * with an argument that is whole elements: any long option ("--sim M" or
+ * "--sim=M"), not a short one bundled with others ("-qnM"). How run and
+ * torture take --sim out of the command line they hand on (sim_cmd.h).
+ */
+void lab_cli_span(const struct lab_cli *c, int *from, int *to);
+
+/*
  * lab_cli_count() - optarg of option @key as a count in its table entry's
  * [min, max]. Returns 0, or -1 after "PROG: bad value 'ARG' for -n/--reps
  * (an integer in MIN..MAX)".

@@ -27,7 +27,7 @@ _Static_assert(LAB_THREADS_MAX == LAB_MAX_TASKS - LAB_HARNESS_TASKS, "-t's limit
 
 /* Adding an option: one entry here and one case in run_option(). */
 static const struct lab_opt run_opts[] = {
-	{ "sim", 0, 'Z', "MACHINE", "run on a simulated machine (rwlab sim list; generic-N): re-executes "
+	{ "sim", 0, 'Z', "MACHINE", "run on a simulated machine (rwlab sim list; generic-N), checked first, in "
 	  "rwlab-sim beside rwlab; durations are simulated time; the variants built on locks/atomic.h and the "
 	  "workloads locktest, pft, context_switch, tlb_flush, vmscale, reaim and gitcheckout",
 	  NULL, NULL, LAB_COMP_MACHINES, NULL, 0, 0 },
@@ -87,6 +87,8 @@ struct run_list {
 struct run_lists {
 	struct run_list locks, wls, threads, schemes, mm_lock;
 	bool list_cells;	/* --list-cells */
+	const char *sim;	/* --sim MACHINE: run_parse_options() hands the run to rwlab-sim */
+	bool pin_cores;		/* --pin cores read natively: valid only with --sim */
 };
 
 static const char *list_val(const struct run_list *l, const char *def)
@@ -183,10 +185,6 @@ static int check_thread_limits(const char *prog, const struct lab_workload_conf 
 	return 0;
 }
 
-/* --sim MACHINE: re-execute rwlab-sim once the options are read (sim_cmd.h). */
-static const char *run_sim;
-static bool run_pin_cores;	/* --pin cores read natively: valid only with --sim */
-
 /*
  * One `rwlab run` option. @prog prefixes its error messages: "rwlab", or
  * "rwlab: FILE:LINE" for an option read from a matrix file. Returns 0 or
@@ -235,7 +233,7 @@ static int run_option(int c, int from_matrix, const char *prog, struct run_lists
 		break;
 	case 'P':
 		if (!LAB_SIM && !strcmp(optarg, "cores")) {
-			run_pin_cores = true;	/* the simulated build's: checked once --sim is known */
+			lists->pin_cores = true;	/* the simulated build's: checked once --sim is known */
 			break;
 		}
 		if (lab_pin_parse(optarg, &o->pin)) {
@@ -243,7 +241,7 @@ static int run_option(int c, int from_matrix, const char *prog, struct run_lists
 				LAB_SIM ? ", cores" : "; cores with --sim");
 			return 2;
 		}
-		run_pin_cores = false;
+		lists->pin_cores = false;
 		break;
 	case 'o':
 		o->csv_path = optarg;
@@ -290,8 +288,8 @@ static int run_option(int c, int from_matrix, const char *prog, struct run_lists
 	case 'M':
 		fprintf(stderr, "%s: --matrix given twice\n", prog);
 		return 2;
-	case 'Z':	/* run_parse_options() re-executes rwlab-sim (rwlab-sim itself takes --sim out) */
-		run_sim = optarg;
+	case 'Z':	/* run_parse_options() hands the run to rwlab-sim (sim_cmd.h) */
+		lists->sim = optarg;
 		break;
 	default:	/* getopt_long said what was wrong */
 		return 2;
@@ -302,10 +300,11 @@ static int run_option(int c, int from_matrix, const char *prog, struct run_lists
 /*
  * Replace "--matrix NAME" in argv by the matrix's options, in place, so that
  * options after it override the matrix and options before it are overridden.
- * @origin gets the matrix line of each resulting argument (0 = command line).
+ * @origin gets the matrix line of each resulting argument (0 = command line),
+ * @src its index in @argv (-1: from the matrix).
  */
-static int expand_matrix(int argc, char **argv, int ncpus, struct lab_matrix *mx, char **out, int *origin, int cap,
-			 int *nout)
+static int expand_matrix(int argc, char **argv, int ncpus, struct lab_matrix *mx, char **out, int *origin, int *src,
+			 int cap, int *nout)
 {
 	char err[4200], *margs[128];
 	int mlines[128], at = -1, skip = 0, n = 0, nm = 0;
@@ -339,12 +338,14 @@ static int expand_matrix(int argc, char **argv, int ncpus, struct lab_matrix *mx
 		if (i == at) {
 			for (int k = 0; k < nm; k++) {
 				origin[n] = mlines[k];
+				src[n] = -1;
 				out[n++] = margs[k];
 			}
 			i += skip - 1;
 			continue;
 		}
 		origin[n] = 0;
+		src[n] = i;
 		out[n++] = argv[i];
 	}
 	out[n] = NULL;
@@ -365,16 +366,33 @@ struct run_args {
 	char defcsv[128];
 };
 
+/*
+ * --sim MACHINE: the run goes to rwlab-sim, with the command line less
+ * --sim (@drop: its elements in @argv); the engine's seed is --seed's.
+ * Returns 2 (message printed) only when it cannot (sim_cmd.h).
+ */
+static int run_sim_exec(struct run_args *a, int argc, char **argv, const bool *drop)
+{
+	struct lab_sim_plan p = { .machine = a->lists.sim, .seed = a->o.settings.seed, .seeds = 1, .cmd = "run" };
+
+	if (lab_sim_plan_args(&p, argc, argv, drop))
+		return 2;
+	lab_sim_exec(&p);
+	free(p.argv);
+	return 2;
+}
+
 /* The options, the --matrix ones in their place. Returns 0 or the exit status. */
 static int run_parse_options(struct run_args *a, int argc, char **argv)
 {
 	static char *nargv[256];
-	static int origin[256];
+	static int origin[256], src[256];
+	static bool drop[256];
 	char progbuf[4200];
 	struct lab_cli cli;
 	int c, st, nargc;
 
-	if (expand_matrix(argc, argv, a->ncpus, &a->mx, nargv, origin, 256, &nargc))
+	if (expand_matrix(argc, argv, a->ncpus, &a->mx, nargv, origin, src, 256, &nargc))
 		return 2;
 	if (lab_cli_begin(&cli, &lab_run_cmd, nargc, nargv))
 		return 2;
@@ -385,6 +403,14 @@ static int run_parse_options(struct run_args *a, int argc, char **argv)
 		if (from_matrix)
 			snprintf(progbuf, sizeof(progbuf), "%s: %s:%d", LAB_PROG, a->mx.path, origin[optind]);
 		c = lab_cli_next(&cli);
+		if (c == 'Z') {	/* handed on without it */
+			int from, to;
+
+			lab_cli_span(&cli, &from, &to);
+			for (int k = from; k < to; k++)
+				if (src[k] >= 0)
+					drop[src[k]] = true;
+		}
 		st = c == -1 ? 0 : run_option(c, from_matrix, from_matrix ? progbuf : LAB_PROG, &a->lists, &a->o,
 					      &a->report);
 		if (c == -1)
@@ -396,9 +422,9 @@ static int run_parse_options(struct run_args *a, int argc, char **argv)
 		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab run --help')\n", LAB_PROG, nargv[optind]);
 		return 2;
 	}
-	if (run_sim && !LAB_SIM)
-		return lab_sim_reexec();	/* returns only when rwlab-sim cannot be started */
-	if (run_pin_cores) {
+	if (a->lists.sim && !LAB_SIM)
+		return run_sim_exec(a, argc, argv, drop);
+	if (a->lists.pin_cores) {
 		fprintf(stderr, "%s: --pin cores is for simulated runs (--sim MACHINE); valid here: compact, scatter, none\n",
 			LAB_PROG);
 		return 2;

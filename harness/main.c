@@ -16,7 +16,7 @@
 #include "cmds.h"
 #include "config.h"
 #include "matrix.h"
-#include "sim_cmd.h"
+#include "sim_cmd.h"	/* rwlab_main(): this main() as build/rwlab-sim compiles it */
 #include "version.h"
 
 /* rwlab help [COMMAND | --man | --bash] */
@@ -59,7 +59,6 @@ int main(int argc, char **argv)
 {
 	const struct lab_cmd *cmd;
 	char names[256];
-	int st;
 
 	if (argc < 2) {
 		lab_cli_names(lab_cmds, names, sizeof(names));
@@ -78,9 +77,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: unknown command '%s' (valid: %s)\n", LAB_PROG, argv[1], names);
 		return 2;
 	}
-	if ((st = lab_sim_misplaced(argc, argv)) >= 0)
-		return st;
-	lab_sim_save_argv(argc, argv);	/* run/torture --sim re-execute rwlab-sim with it (sim_cmd.h) */
 	/* Subcommand options start after the subcommand: argv[0] becomes "rwlab". */
 	argv[1] = (char *)LAB_PROG;
 	return cmd->fn(argc - 1, argv + 1);

@@ -271,11 +271,15 @@ int lab_matrix_load(const char *name, struct lab_matrix *m, char *err, size_t er
 			fail(err, errlen, m->path, lineno, "line longer than %d characters", MATRIX_LINE_MAX);
 			goto bad;
 		}
-		/* A NUL or other control byte: not a text file (and not for an error message). */
+		/*
+		 * A NUL or other control byte: not a text file (and not for an error
+		 * message). A CR only ends a line (CRLF, or the last line's end).
+		 */
 		for (ssize_t i = 0; i < len; i++) {
 			unsigned char c = (unsigned char)line[i];
+			bool eol_cr = c == '\r' && (i + 1 == len || (i + 2 == len && line[i + 1] == '\n'));
 
-			if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+			if ((c < 0x20 && c != '\t' && c != '\n' && !eol_cr) || c == 0x7f) {
 				fail(err, errlen, m->path, lineno,
 				     "control byte 0x%02x at column %zd: not a text matrix file", c, i + 1);
 				goto bad;

@@ -1,28 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* `rwlab sim list|show` and the --sim re-exec: see sim_cmd.h. */
+/* `rwlab sim list|show|validate` and the front's end of --sim (lab_sim_exec): see sim_cmd.h. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <unistd.h>
 
 #include "cmds.h"
 #include "compiler.h"
 #include "sim_cmd.h"
 #include "validate.h"
-
-int lab_sim_args_refused(int argc, char **argv, char *err, size_t errlen)
-{
-	for (int i = 2; i < argc; i++)
-		if (!strcmp(argv[1], "torture") && (!strcmp(argv[i], "-m") || !strncmp(argv[i], "--mm", 4))) {
-			snprintf(err, errlen, "torture -m (lazy-mm schemes) cannot run under --sim yet; "
-				 "valid under --sim: the lock variants (-l)");
-			return -1;
-		}
-	return 0;
-}
 
 /* The distinct [source] keys of a machine's citations, for `sim list`. */
 static void sources(const struct sim_machine *m, char *out, size_t len)
@@ -149,53 +139,85 @@ static int sim_show(const char *name)
 	return 0;
 }
 
-/* The command line as main() got it, before it handed the subcommand its options. */
-static char **saved_argv;
-
-void lab_sim_save_argv(int argc, char **argv)
+/*
+ * The one place rwlab-sim's address-space randomisation is decided. Same
+ * seed, same schedule: lock code hashes addresses (bravo's table), the
+ * directory keys lines by address, and where the allocator and the task
+ * stacks put the simulated program's objects decides which of them share a
+ * line; with ASLR those addresses, and so the results, would change from run
+ * to run. personality(ADDR_NO_RANDOMIZE) outlives execve(): set here, it
+ * holds for rwlab-sim from its first instruction, with no second exec.
+ */
+static void aslr_off(void)
 {
-	free(saved_argv);
-	saved_argv = calloc((size_t)argc + 1, sizeof(*saved_argv));
-	if (saved_argv)
-		memcpy(saved_argv, argv, (size_t)argc * sizeof(*argv));
+	int p = personality(0xffffffff);
+
+	if (p == -1 || (!(p & ADDR_NO_RANDOMIZE) && personality((unsigned long)p | ADDR_NO_RANDOMIZE) == -1))
+		fprintf(stderr, "%s: WARNING: cannot disable address randomisation: runs of one seed may differ "
+			"where lock code hashes addresses\n", LAB_PROG);
 }
 
-/* Re-exec build/rwlab-sim beside this binary with the same arguments. */
-int lab_sim_reexec(void)
+int lab_sim_plan_args(struct lab_sim_plan *p, int argc, char **argv, const bool *drop)
 {
-	char self[PATH_MAX], path[PATH_MAX + 16];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	if (LAB_SIM || !saved_argv) {
-		fprintf(stderr, "rwlab: --sim: no command line to re-execute\n");
+	p->argc = 0;
+	p->argv = calloc((size_t)argc + 1, sizeof(*p->argv));
+	if (!p->argv) {
+		fprintf(stderr, "%s: --sim: out of memory\n", LAB_PROG);
 		return 2;
 	}
+	for (int i = 1; i < argc; i++)
+		if (!drop[i])
+			p->argv[p->argc++] = argv[i];
+	return 0;
+}
+
+int lab_sim_exec(const struct lab_sim_plan *p)
+{
+	static struct sim_machine m;
+	char self[PATH_MAX], path[PATH_MAX + 16], err[1024], seed[24], seeds[24], **av;
+	ssize_t n;
+	int ac = 0;
+
+	if (LAB_SIM) {
+		fprintf(stderr, "%s: --sim: the simulated build runs no other simulation\n", LAB_PROG);
+		return 2;
+	}
+	if (lab_sim_machine_load(&m, p->machine, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", LAB_PROG, err);
+		return 2;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0) {
-		fprintf(stderr, "rwlab: --sim: cannot find this binary (/proc/self/exe): %s\n", strerror(errno));
+		fprintf(stderr, "%s: --sim: cannot find this binary (/proc/self/exe): %s\n", LAB_PROG, strerror(errno));
 		return 2;
 	}
 	self[n] = 0;
-	slash = strrchr(self, '/');
-	*slash = 0;
+	*strrchr(self, '/') = 0;
 	snprintf(path, sizeof(path), "%s/rwlab-sim", self);
+	snprintf(seed, sizeof(seed), "%llu", p->seed);
+	snprintf(seeds, sizeof(seeds), "%llu", p->seeds);
+	av = calloc((size_t)p->argc + 10, sizeof(*av));
+	if (!av) {
+		fprintf(stderr, "%s: --sim: out of memory\n", LAB_PROG);
+		return 2;
+	}
+	av[ac++] = path;
+	av[ac++] = "--machine";
+	av[ac++] = (char *)p->machine;
+	av[ac++] = "--seed";
+	av[ac++] = seed;
+	av[ac++] = "--seeds";
+	av[ac++] = seeds;
+	av[ac++] = "--";
+	av[ac++] = (char *)p->cmd;
+	memcpy(av + ac, p->argv, (size_t)p->argc * sizeof(*av));
+	aslr_off();
 	fflush(NULL);
-	execv(path, saved_argv);
-	fprintf(stderr, "rwlab: --sim needs the simulated build %s: %s (rebuild with tools/setup)\n", path,
+	execv(path, av);
+	fprintf(stderr, "%s: --sim needs the simulated build %s: %s (rebuild with tools/setup)\n", LAB_PROG, path,
 		strerror(errno));
+	free(av);
 	return 2;
-}
-
-int lab_sim_misplaced(int argc, char **argv)
-{
-	if (argc < 2 || !strcmp(argv[1], "run") || !strcmp(argv[1], "torture"))
-		return -1;
-	for (int i = 2; i < argc; i++)
-		if (!strcmp(argv[i], "--sim") || !strncmp(argv[i], "--sim=", 6)) {
-			fprintf(stderr, "rwlab: --sim takes the run and torture commands only\n");
-			return 2;
-		}
-	return -1;
 }
 
 /* `sim`'s words are positional; -o is validate's page. */

@@ -5,32 +5,68 @@
  *   rwlab sim show MACHINE      every parameter with its citation
  *   rwlab sim validate [M...]   the validation ladder (validate.h)
  *   rwlab run --sim MACHINE ... and rwlab torture --sim MACHINE [--seeds N] ...
- *                               re-exec build/rwlab-sim (beside this binary)
- *                               with the same arguments
+ *                               run build/rwlab-sim (beside this binary)
  * Machine files: NAME.machine in $RWLAB_SIM_MACHINES, else in the installed
  * share/rwlab/machines beside the binary's prefix, else in the source tree's
  * sim/machines.
+ *
+ * The path of --sim, one hop each:
+ *   1. main.c dispatches to run or torture, whose getopt table has --sim:
+ *      the command line is parsed once, there (nothing scans argv before);
+ *      each option's place in argv is known (lab_cli_span()), so the
+ *      simulator's own options can be taken out of the command line.
+ *   2. lab_sim_exec() loads and checks the machine (a bad name or file: one
+ *      line, exit 2, nothing executed), turns address-space randomisation
+ *      off (the reason is in sim_cmd.c) and execs build/rwlab-sim with the
+ *      protocol below.
+ *   3. rwlab-sim (sim_main.c) reads the protocol, loads the machine, boots
+ *      the engine and runs rwlab's main() as simulated task 0 on
+ *      "rwlab CMD ARG...", which parses CMD's options with the same table.
+ *
+ * The protocol, rwlab-sim's whole argv, every position fixed:
+ *   rwlab-sim --machine NAME --seed S --seeds N -- CMD [ARG...]
+ * NAME   the machine, as lab_sim_machine_load() takes it (checked by the front);
+ * S      the engine's seed: run's --seed (also its workloads' seed, left in
+ *        the ARGs), torture's --seed (1 when not given);
+ * N      schedules, >= 1: torture --seeds (seeds S .. S+N-1); 1 for run;
+ * CMD    run or torture;
+ * ARG... CMD's arguments as given, less --sim and, for torture, --seed and
+ *        --seeds (rwlab-sim appends --seed of each schedule, so that
+ *        torture's threads and killer follow the engine's seed).
+ * rwlab-sim expects to start without address randomisation (step 2).
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "compiler.h"
 #include "machine.h"
 
+/* What run or torture parsed for --sim: the protocol's fields (above). */
+struct lab_sim_plan {
+	const char *machine;		/* NAME */
+	unsigned long long seed;	/* S */
+	unsigned long long seeds;	/* N */
+	const char *cmd;		/* "run" or "torture" */
+	int argc;			/* the ARGs */
+	char **argv;
+};
+
 /*
- * `rwlab sim list|show` is lab_sim_cmd (cmds.h). `--sim` is an
- * option of run and torture: their handlers call lab_sim_reexec() once the
- * options are read, which re-executes build/rwlab-sim (beside this binary)
- * with the command line main() saved with lab_sim_save_argv(). Natively only.
+ * lab_sim_plan_args() - @p's ARGs: @argv[1..@argc-1] but the elements
+ * marked in @drop (@argc entries: the simulator's options, lab_cli_span()).
+ * Returns 0, or 2 after one line when out of memory.
  */
-void lab_sim_save_argv(int argc, char **argv);
+int lab_sim_plan_args(struct lab_sim_plan *p, int argc, char **argv, const bool *drop);
 
-/* execv() rwlab-sim with the saved command line; returns 2 (message printed) only when that fails. */
-int lab_sim_reexec(void);
-
-/* `rwlab CMD ... --sim` for a CMD other than run and torture: 2 after one line; -1 otherwise. */
-int lab_sim_misplaced(int argc, char **argv);
+/*
+ * lab_sim_exec() - check @p's machine, then exec build/rwlab-sim (beside
+ * this binary) with the protocol. Returns 2 after one line on stderr when
+ * the machine is refused or rwlab-sim cannot be started; else never
+ * returns. Native build only (the simulated build refuses: 2).
+ */
+int lab_sim_exec(const struct lab_sim_plan *p);
 
 /* The machine files' names, space-separated ("generic-" for generic-N): the completion's words. */
 void lab_sim_machine_names(char *buf, size_t len);
@@ -40,9 +76,6 @@ const char *lab_sim_machine_dir(void);
 
 /* The machine directory, then sim_machine_load(). */
 int lab_sim_machine_load(struct sim_machine *m, const char *name, char *err, size_t errlen);
-
-/* A command line the simulated build refuses (torture -m), with one line in @err. */
-int lab_sim_args_refused(int argc, char **argv, char *err, size_t errlen);
 
 #if LAB_SIM
 /* rwlab's main() as compiled into build/rwlab-sim (-Dmain=rwlab_main); sim_main.c calls it. */

@@ -1,35 +1,34 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * main() of build/rwlab-sim, the simulated build: `rwlab run --sim MACHINE`
- * and `rwlab torture --sim MACHINE` re-exec it with the same arguments.
- * It takes --sim MACHINE (and, for torture, --seed S and --seeds N) out of
- * the arguments (torture gets --seed back as the engine's seed of each run), boots the engine on the machine and runs rwlab's own main()
- * (harness/main.c, compiled here as rwlab_main) as simulated task 0, so the
- * runner, the workloads and the locks run unchanged on simulated CPUs.
+ * main() of build/rwlab-sim, the simulated build, started only by the front
+ * (`rwlab run --sim MACHINE`, `rwlab torture --sim MACHINE`), which has
+ * parsed the command line, checked the machine and turned address-space
+ * randomisation off: its argv is the protocol of sim_cmd.h,
+ *   rwlab-sim --machine NAME --seed S --seeds N -- CMD [ARG...]
+ * It boots the engine on the machine with seed S and runs rwlab's own main()
+ * (harness/main.c, compiled here as rwlab_main) on "rwlab CMD ARG..." as
+ * simulated task 0, so the runner, the workloads and the locks run unchanged
+ * on simulated CPUs.
  *
- * torture --seeds N runs the torture under N schedules (engine seeds S ..
+ * torture with N > 1 runs the torture under N schedules (engine seeds S ..
  * S+N-1); each seed's output is kept only when it fails, and every failing
  * seed is printed with the command that replays it exactly.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/personality.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "sim.h"
 #include "sim_cmd.h"
 
-
-
+/* The protocol's fields (sim_cmd.h). */
 struct sim_args {
 	const char *machine;
 	unsigned long long seed, seeds;
-	int have_seed;
 	int argc;
-	char **argv;		/* the rest, for rwlab_main */
+	char **argv;		/* "rwlab-sim", CMD, the ARGs: for rwlab_main */
 };
 
 /*
@@ -41,25 +40,6 @@ struct sim_args {
  * timing, and one seed gave two CSVs (reaim new_dbase).
  */
 const char *malloc_conf = "dirty_decay_ms:-1,muzzy_decay_ms:-1";
-
-static int take_value(int argc, char **argv, int *i, const char *opt, const char **val)
-{
-	size_t n = strlen(opt);
-
-	if (!strcmp(argv[*i], opt)) {
-		if (*i + 1 >= argc) {
-			fprintf(stderr, "rwlab-sim: %s needs a value\n", opt);
-			exit(2);
-		}
-		*val = argv[++*i];
-		return 1;
-	}
-	if (!strncmp(argv[*i], opt, n) && argv[*i][n] == '=') {
-		*val = argv[*i] + n + 1;
-		return 1;
-	}
-	return 0;
-}
 
 static unsigned long long parse_ull(const char *opt, const char *v, unsigned long long min)
 {
@@ -73,40 +53,33 @@ static unsigned long long parse_ull(const char *opt, const char *v, unsigned lon
 	return x;
 }
 
-static char **args_copy;
-
-static void free_args(void)
+/*
+ * The protocol, every position fixed (sim_cmd.h). Returns 0, or 2 after one
+ * line: rwlab-sim was not started by the front.
+ */
+static int protocol_read(int argc, char **argv, struct sim_args *a)
 {
-	free(args_copy);
-}
+	static const char *const keys[] = { "--machine", "--seed", "--seeds", "--" };
 
-static void parse(int argc, char **argv, struct sim_args *a)
-{
-	int torture = argc > 1 && !strcmp(argv[1], "torture");
-
-	a->argv = args_copy = calloc((size_t)argc + 1, sizeof(char *));
-	atexit(free_args);
-	a->seed = 1;
-	a->seeds = 1;
-	for (int i = 0; i < argc; i++) {
-		const char *v;
-
-		if (i > 0 && take_value(argc, argv, &i, "--sim", &v)) {
-			a->machine = v;
-		} else if (i > 0 && torture && take_value(argc, argv, &i, "--seeds", &v)) {
-			a->seeds = parse_ull("--seeds", v, 1);
-		} else if (i > 0 && take_value(argc, argv, &i, "--seed", &v)) {
-			a->seed = parse_ull("--seed", v, 0);
-			a->have_seed = 1;
-			if (!torture) {	/* run: the workers' PRNG seed too */
-				a->argv[a->argc++] = argv[i - (strchr(argv[i], '=') ? 0 : 1)];
-				if (!strchr(argv[i], '='))
-					a->argv[a->argc++] = argv[i];
-			}
-		} else {
-			a->argv[a->argc++] = argv[i];
+	for (int i = 0; i < 4; i++)
+		if (argc < 2 * i + 2 || strcmp(argv[2 * i + 1], keys[i]) || (i < 3 && argc < 2 * i + 3)) {
+			fprintf(stderr, "rwlab-sim: started by `rwlab run --sim MACHINE` and `rwlab torture --sim "
+					"MACHINE` only (its arguments: --machine NAME --seed S --seeds N -- run|torture "
+					"ARG...)\n");
+			return 2;
 		}
+	if (argc < 9 || (strcmp(argv[8], "run") && strcmp(argv[8], "torture"))) {
+		fprintf(stderr, "rwlab-sim: the simulated commands are run and torture\n");
+		return 2;
 	}
+	a->machine = argv[2];
+	a->seed = parse_ull("--seed", argv[4], 0);
+	a->seeds = parse_ull("--seeds", argv[6], 1);
+	/* rwlab_main's argv: argv[0], then CMD and its ARGs (argv[8..]). */
+	a->argv = argv + 7;
+	a->argv[0] = argv[0];
+	a->argc = argc - 7;
+	return 0;
 }
 
 /* Run rwlab_main once on a fresh engine with @seed; returns its status. */
@@ -206,43 +179,14 @@ int main(int argc, char **argv)
 	static struct sim_machine m;
 	struct sim_args a = { 0 };
 	char err[1024];
-	int r;
 
-	/*
-	 * Same seed, same schedule: the lock code hashes addresses (bravo's
-	 * table) and the directory keys lines by address, so run without
-	 * address-space randomisation (re-exec once with ADDR_NO_RANDOMIZE).
-	 */
-	{
-		int p = personality(0xffffffff);
-
-		if (p != -1 && !(p & ADDR_NO_RANDOMIZE) && personality((unsigned long)p | ADDR_NO_RANDOMIZE) != -1)
-			execv("/proc/self/exe", argv);
-		if (p == -1 || !(personality(0xffffffff) & ADDR_NO_RANDOMIZE))
-			fprintf(stderr, "rwlab-sim: WARNING: cannot disable address randomisation: runs of one seed "
-					"may differ where lock code hashes addresses\n");
-	}
-	parse(argc, argv, &a);
-	if (!a.machine) {
-		fprintf(stderr, "rwlab-sim: needs --sim MACHINE (rwlab sim list; generic-N for N = 2..512); "
-				"use it through `rwlab run --sim` or `rwlab torture --sim`\n");
+	if (protocol_read(argc, argv, &a))
 		return 2;
-	}
-	if (a.argc < 2 || (strcmp(a.argv[1], "run") && strcmp(a.argv[1], "torture"))) {
-		fprintf(stderr, "rwlab-sim: --sim takes the run and torture commands only\n");
-		return 2;
-	}
 	if (lab_sim_machine_load(&m, a.machine, err, sizeof(err))) {
 		fprintf(stderr, "rwlab: %s\n", err);
 		return 2;
 	}
-	if (lab_sim_args_refused(a.argc, a.argv, err, sizeof(err))) {
-		fprintf(stderr, "rwlab: %s\n", err);
-		return 2;
-	}
 	if (!strcmp(a.argv[1], "torture") && a.seeds > 1)
-		r = torture_seeds(&m, &a);
-	else
-		r = run_once(&m, &a, a.seed);
-	return r;
+		return torture_seeds(&m, &a);
+	return run_once(&m, &a, a.seed);
 }

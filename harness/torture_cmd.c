@@ -65,7 +65,7 @@ static const struct lab_opt torture_opts[] = {
 	  "20..500 us; the ports' wait_lock invariants are checked at every wait_lock release (variants without "
 	  "killable verbs run without cancellation)", NULL, NULL, 0, NULL, 0, 0 },
 	{ "seed", 0, 'E', "N", "random choices of the threads and the killer", "0; 1 under --sim", NULL, 0, NULL, 0, 0 },
-	{ "sim", 0, 'Z', "MACHINE", "torture on a simulated machine (rwlab sim list; generic-N): re-executes "
+	{ "sim", 0, 'Z', "MACHINE", "torture on a simulated machine (rwlab sim list; generic-N), checked first, in "
 	  "rwlab-sim beside rwlab; -d is simulated time; --seed is the engine's schedule seed", NULL, NULL,
 	  LAB_COMP_MACHINES, NULL, 0, 0 },
 	{ "seeds", 0, 'N', "N", "with --sim: N schedules, seeds --seed .. --seed+N-1; a failing seed prints its "
@@ -259,7 +259,8 @@ struct torture_args {
 	struct lab_torture_opts o;
 	bool verbose;
 	const char *sim;	/* --sim MACHINE */
-	bool seeds;		/* --seeds N given */
+	unsigned long long seeds;	/* --seeds N (0: not given) */
+	bool seed_given;	/* --seed: under --sim, the engine's seed too (else 1) */
 };
 
 /* One `rwlab torture` option. Returns 0 or the exit status of a bad value. */
@@ -316,37 +317,63 @@ static int torture_option(int c, struct torture_args *a)
 		if (parse_count("--seed", optarg, 0, LONG_MAX, &v))
 			return 2;
 		o->seed = (uint64_t)v;
+		a->seed_given = true;
 		return 0;
-	case 'Z':	/* torture_parse() re-executes rwlab-sim (rwlab-sim itself takes --sim out) */
+	case 'Z':	/* torture_parse() hands the torture to rwlab-sim (sim_cmd.h) */
 		a->sim = optarg;
 		return 0;
-	case 'N':	/* rwlab-sim takes --seeds out and runs one schedule per seed (sim_main.c) */
+	case 'N':	/* rwlab-sim runs one schedule per seed (sim_main.c) */
 		if (parse_count("--seeds", optarg, 1, 1000000000, &v))
 			return 2;
-		a->seeds = true;
+		a->seeds = (unsigned long long)v;
 		return 0;
 	default:	/* getopt_long said what was wrong */
 		return 2;
 	}
 }
 
-/* The options and their defaults (every allowed CPU a reader and a writer). Returns 0 or 2. */
-static int torture_parse(struct torture_args *a, int argc, char **argv)
+/*
+ * --sim MACHINE: the torture goes to rwlab-sim with the command line less
+ * --sim, --seed and --seeds (@drop: their elements in @argv), which it
+ * turns into the engine's seed and schedules. Returns 2 (message printed)
+ * only when it cannot (sim_cmd.h).
+ */
+static int torture_sim_exec(const struct torture_args *a, int argc, char **argv, const bool *drop)
 {
-	long ncpus = lab_topology_init();
+	struct lab_sim_plan p = { .machine = a->sim, .seed = a->seed_given ? a->o.seed : 1,
+				  .seeds = a->seeds ? a->seeds : 1, .cmd = "torture" };
+
+	if (a->nschemes) {
+		fprintf(stderr, "%s: -m (lazy-mm schemes) cannot run under --sim yet; valid under --sim: the lock "
+			"variants (-l)\n", prog);
+		return 2;
+	}
+	if (lab_sim_plan_args(&p, argc, argv, drop))
+		return 2;
+	lab_sim_exec(&p);
+	free(p.argv);
+	return 2;
+}
+
+/* The options, @drop marking where the simulator's lie in @argv. Returns 0 or 2. */
+static int torture_options(struct torture_args *a, int argc, char **argv, bool *drop)
+{
 	struct lab_cli cli;
-	char err[1024];
 	int c, st;
 
-	a->o = (struct lab_torture_opts){ .duration_ns = 5000000000ull, .hold_loops = 20, .think_loops = 20,
-					  .trylock = true, .downgrade = true };
-	ncpus = ncpus < 1 ? 1 : ncpus;
-	a->o.readers = a->o.writers = (int)(ncpus < MAX_THREADS_PER_ROLE ? ncpus : MAX_THREADS_PER_ROLE);
 	if (lab_cli_begin(&cli, &lab_torture_cmd, argc, argv))
 		return 2;
-	while ((c = lab_cli_next(&cli)) != -1)
+	while ((c = lab_cli_next(&cli)) != -1) {
+		if (c == 'Z' || c == 'E' || c == 'N') {	/* handed on to rwlab-sim without them */
+			int from, to;
+
+			lab_cli_span(&cli, &from, &to);
+			while (from < to)
+				drop[from++] = true;
+		}
 		if ((st = torture_option(c, a)))
 			return st;
+	}
 	if (optind < argc) {
 		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab torture --help')\n", prog,
 			argv[optind]);
@@ -356,8 +383,25 @@ static int torture_parse(struct torture_args *a, int argc, char **argv)
 		fprintf(stderr, "%s: --seeds needs --sim MACHINE (one simulated schedule per seed)\n", prog);
 		return 2;
 	}
-	if (a->sim && !LAB_SIM)
-		return lab_sim_reexec();	/* returns only when rwlab-sim cannot be started */
+	return a->sim && !LAB_SIM ? torture_sim_exec(a, argc, argv, drop) : 0;
+}
+
+/* The options and their defaults (every allowed CPU a reader and a writer). Returns 0 or 2. */
+static int torture_parse(struct torture_args *a, int argc, char **argv)
+{
+	long ncpus = lab_topology_init();
+	bool *drop = calloc((size_t)argc + 1, sizeof(*drop));
+	char err[1024];
+	int st;
+
+	a->o = (struct lab_torture_opts){ .duration_ns = 5000000000ull, .hold_loops = 20, .think_loops = 20,
+					  .trylock = true, .downgrade = true };
+	ncpus = ncpus < 1 ? 1 : ncpus;
+	a->o.readers = a->o.writers = (int)(ncpus < MAX_THREADS_PER_ROLE ? ncpus : MAX_THREADS_PER_ROLE);
+	st = drop ? torture_options(a, argc, argv, drop) : 2;
+	free(drop);
+	if (st)
+		return st;
 	if (a->o.readers + a->o.writers == 0) {
 		fprintf(stderr, "%s: --readers 0 and --writers 0: no thread to torture with\n", prog);
 		return 2;

@@ -375,7 +375,7 @@ static double here_value(const char *key)
 		{ "relax_ns", "relax_ns" }, { "cost.syscall_ns", "syscall_ns" },
 		{ "cost.futex_wake_ns", "futex_wake_ns" }, { "cost.futex_wait_ns", "futex_wait_ns" },
 		{ "cost.ctxsw_ns", "ctxsw_ns" }, { "cost.wakeup_ns", "wakeup_ns" },
-		{ "cost.irq_ns", "syscall_ns" }, { "rmw.hold_ns", "rmw_hold_ns" },
+		{ "cost.irq_ns", "syscall_ns" },
 	};
 
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
@@ -383,6 +383,11 @@ static double here_value(const char *key)
 			return calib_get(map[i].metric);
 	if (!strcmp(key, "cost.ipi_ns"))
 		return calib_get("ipi_roundtrip_ns") / 2;
+	if (!strcmp(key, "rmw.hold_share")) {
+		double h = calib_get("rmw_hold_ns") / calib_get("c2c_ns");
+
+		return h > 1 ? 1 : h;	/* the window is a share of the transfer it precedes */
+	}
 	return NAN;
 }
 

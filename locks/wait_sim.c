@@ -90,19 +90,19 @@ void lab_kernel_work(enum lab_kwork w)
 
 	switch (w) {
 	case LAB_KWORK_FAULT:
-		sim_work_ns(m->fault_ns);
+		sim_cost_ns(m->fault_ns);
 		break;
 	case LAB_KWORK_PAGE_ALLOC:
-		sim_work_ns(m->page_alloc_ns);
+		sim_cost_ns(m->page_alloc_ns);
 		break;
 	case LAB_KWORK_SYSCALL:
-		sim_work_ns(m->syscall_ns);
+		sim_cost_ns(m->syscall_ns);
 		break;
 	case LAB_KWORK_CLEAR_PAGE:
 		sim_copy_bytes(4096);
 		break;
 	case LAB_KWORK_HPAGE_ALLOC:
-		sim_work_ns(m->hpage_alloc_ns);
+		sim_cost_ns(m->hpage_alloc_ns);
 		break;
 	case LAB_KWORK_HPAGE_COPY:
 		sim_copy_bytes(2u << 20);

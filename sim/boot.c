@@ -114,7 +114,7 @@ int sim_boot(const struct sim_machine *m, uint64_t seed)
 		eng.cpus[i].core = p.core;
 		eng.place[i] = (struct place){ p.core, p.l3, p.socket };
 		eng.cpus[i].resched_at = INF;
-		eng.cpus[i].clock = 1000000000ull;	/* CLOCK_MONOTONIC starts at 1 s */
+		eng.cpus[i].clock = 1000000000ull * PS_PER_NS;	/* CLOCK_MONOTONIC starts at 1 s */
 		eng.ev.cpos[i] = -1;
 		eng.cpus[i].rq = eng_alloc(SIM_MAX_TASKS * sizeof(*eng.cpus[i].rq));
 		eng.cpus[i].rcu_cb_head = -1;
@@ -150,7 +150,7 @@ static void print_deadlock(void)
 	int n = 0;
 
 	fprintf(stderr, "rwlab-sim: simulated deadlock at t=%.6f s (seed %llu): every task blocked, no event pending;",
-		(double)eng.cpus[0].clock / 1e9, (unsigned long long)eng.seed);
+		(double)eng.cpus[0].clock / 1e12, (unsigned long long)eng.seed);
 	for (int i = 0; i < SIM_MAX_TASKS && n < 8; i++)
 		if (eng.tasks[i].state == T_BLOCK || eng.tasks[i].state == T_SLEEP || eng.tasks[i].state == T_PARK) {
 			fprintf(stderr, " task %d %s", i, eng.tasks[i].state == T_BLOCK ? "futex" :
@@ -210,6 +210,10 @@ int sim_run(int (*fn)(int, char **), int argc, char **argv)
 		}
 		if (e.kind == EV_IPI) {
 			ipi_arrive(&eng.cpus[e.idx], e.time);
+			continue;
+		}
+		if (e.kind == EV_LB) {
+			lb_tick(e.time);
 			continue;
 		}
 		if (e.kind == EV_RCU_TICK) {

@@ -3,15 +3,41 @@
  * sim/coherence.c - the coherence directory and sim_mem(), the memory seam.
  *
  * One entry per 64-byte line touched: its owner (M/E), its sharers (S, a
- * CPU bitmap), its home socket (first touch), the end of the ownership
- * transfer in flight and a version bumped by every store. A load hits if
- * this CPU holds the line, else waits for a transfer in flight and costs the
- * distance to the owner, the nearest sharer or memory; a store or RMW by the
- * sole holder costs the local figure, else waits for the line, takes the
- * distance to the farthest holder plus the local cost, and holds the line
- * busy that long (one ownership transfer at a time). Distances come from
- * the machine file by topology: SMT sibling, same L3, same socket (near or
- * far home), other socket. sim/README.md gives the model and its sources.
+ * CPU bitmap), its home socket (first touch), the last transfer granted or
+ * reserved (its arrival and its CPU), when the owner got it and when the
+ * next request's snoop reaches it, and a version bumped by every store. The rules, each with its source (sim/README.md):
+ *
+ * - A transfer is one c2c figure of the pair's distance class (SMT sibling,
+ *   same L3, same socket near or far home, other socket), counted once: the
+ *   figure is a CAS ping-pong's round trip / 2 [c2c], which already holds
+ *   the RMW the transfer was for, so no local cost is added to it.
+ * - Requests for a line are served one at a time in the order they are made
+ *   (FIFO: no locality preference in the order was found published): a
+ *   request made while transfers are reserved arrives one transfer after the
+ *   last of them, from the CPU that one goes to.
+ * - The effect lands when the line arrives, not when the request is made:
+ *   the requester waits (not preemptible: one instruction) until it is the
+ *   earliest CPU at the arrival time, and only then does the directory
+ *   change and the access itself happen (the caller makes it on return).
+ * - A line stays with the CPU that has it until another CPU asks for it;
+ *   its own accesses are local meanwhile. Once a transfer to another CPU is
+ *   reserved, the owner keeps the line for the first rmw.hold_share of that
+ *   transfer (the hold window: the time the request and its snoop take to
+ *   reach the owner, from the owner's grant or from the request, whichever
+ *   is later), and its own accesses that complete within the window are
+ *   local: a dependent retry issued as a failed cmpxchg returns finds the
+ *   line (Peter Zijlstra in Muchun Song's thread: the cmpxchg loop keeps
+ *   "the line on that CPU for a little while"). The share is measured here
+ *   (rwlab-calibrate rmw_hold_ns / c2c_ns: machine files). Later accesses
+ *   queue behind the transfer.
+ * - A load by a holder is local; a load miss that must take the line from
+ *   its owner (a read snoop) is a request like any other: it reserves its
+ *   transfer in turn and waits out the owner's window; one that finds only
+ *   sharers or memory waits for the transfers in flight and brings a copy
+ *   from the nearest sharer or memory. A store or RMW by the sole holder is
+ *   local; else it reserves a transfer from the owner, or from the farthest
+ *   sharer (invalidation).
+ *
  * A store wakes the spinners watching the line (spin.c).
  */
 #include <string.h>
@@ -46,6 +72,7 @@ static struct line *line_new(uintptr_t key, int home)
 	eng.dir.pool_left -= eng.dir.line_size;
 	l->key = key;
 	l->owner = -1;
+	l->tail = -1;
 	l->home = home;
 	return l;
 }
@@ -218,75 +245,118 @@ void dir_boot(void)
 		}
 }
 
+/*
+ * Wait for the line to arrive at @when: not preemptible (an instruction in
+ * flight); earlier CPUs go first, so the access lands in time order.
+ */
+static void mem_wait(struct task *t, uint64_t when)
+{
+	struct cpu *c = &eng.cpus[t->cpu];
+
+	c->clock = when;
+	if (c->clock > heap_min())
+		sched_next(c);
+}
+
+/* A load's line joins the spin detector's watch list (spin.c). */
+static void watch_note(struct task *t, struct line *l)
+{
+	if (t->sn >= SPIN_WATCH) {
+		t->sov = 1;
+		return;
+	}
+	if (t->sn && t->w[t->sn - 1].l == l)
+		return;
+	for (int i = 0; i < t->sn; i++)
+		if (t->w[i].l == l)
+			return;
+	t->w[t->sn].l = l;
+	t->w[t->sn].ver = l->version;
+	t->sn++;
+}
+
+static void mem_load(struct task *t, struct line *l, int ci, uint64_t now, int pending)
+{
+	struct cpu *c = &eng.cpus[ci];
+
+	if (l->owner == ci || sharer(l, ci)) {
+		c->clock = now + ps_of(eng.m.load_local_ns);
+	} else {
+		double x = pending ? xfer_ns(ci, l->tail, l->home) : read_source_ns(l, ci);
+		uint64_t start = now > l->busy_until ? now : l->busy_until;
+
+		if (l->owner >= 0 || pending) {
+			/* a read snoop takes the line from its owner: served in turn, after its window */
+			if (!pending)
+				l->snoop_at = (now > l->grant ? now : l->grant) + ps_of(x * eng.m.rmw_hold_share);
+			l->busy_until = start + ps_of(x);
+			l->tail = ci;
+			start = l->busy_until - ps_of(x);
+		}
+		mem_wait(t, start + ps_of(x));
+		if (l->owner >= 0) {
+			sharer_set(l, l->owner);
+			l->owner = -1;
+		}
+		sharer_set(l, ci);
+	}
+	watch_note(t, l);
+}
+
+static void mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pending, enum sim_op op)
+{
+	struct cpu *c = &eng.cpus[ci];
+	int alone = l->owner == ci;
+	double local;
+
+	t->simpure = 1;
+	if (!alone && l->owner < 0 && sharer(l, ci))
+		alone = no_sharers(l, ci);	/* S -> M with no other copy: no transfer */
+	local = op == SIM_RMW ? eng.m.rmw_local_ns : eng.m.load_local_ns;
+	if (alone && (!pending || now + ps_of(local) <= l->snoop_at)) {
+		c->clock = now + ps_of(local);
+	} else {
+		double x = pending ? xfer_ns(ci, l->tail, l->home) : own_source_ns(l, ci);
+		uint64_t start = now > l->busy_until ? now : l->busy_until;
+
+		if (!pending)	/* the first request after the owner's grant: its snoop takes the line */
+			l->snoop_at = (now > l->grant ? now : l->grant) + ps_of(x * eng.m.rmw_hold_share);
+		l->busy_until = start + ps_of(x);
+		l->tail = ci;
+		mem_wait(t, l->busy_until);
+		now = c->clock;
+		/* a request already queued behind this one: its snoop is on its way */
+		if (l->busy_until > now)
+			l->snoop_at = now + ps_of(x * eng.m.rmw_hold_share);
+	}
+	memset(l->sharers, 0, (size_t)eng.nwords * 8);
+	if (l->owner != ci)
+		l->grant = now;
+	l->owner = ci;
+	l->version++;
+	if (l->watchers)
+		wake_watchers(l, c->clock);
+}
+
 void sim_mem(const volatile void *addr, enum sim_op op)
 {
 	struct task *t = eng.running;
-	struct cpu *c;
 	struct line *l;
+	uint64_t now;
 	int ci;
-	uint64_t now, start;
-	double x;
 
 	eng.st.mem++;
 	sync_point(t);
 	ci = t->cpu;
-	c = &eng.cpus[ci];
-	now = c->clock;
+	now = eng.cpus[ci].clock;
 	if (op == SIM_FENCE) {
-		c->clock += ns_round(eng.m.rmw_local_ns);
+		eng.cpus[ci].clock += ps_of(eng.m.rmw_local_ns);
 		return;
 	}
 	l = line_get(addr, ci);
-	if (op == SIM_LOAD) {
-		if (l->owner == ci || sharer(l, ci)) {
-			c->clock = now + ns_round(eng.m.load_local_ns);
-		} else {
-			start = now > l->busy_until ? now : l->busy_until;
-			x = read_source_ns(l, ci);
-			if (l->owner >= 0) {
-				sharer_set(l, l->owner);
-				l->owner = -1;
-			}
-			sharer_set(l, ci);
-			c->clock = start + ns_round(x);
-		}
-		if (t->sn < SPIN_WATCH) {
-			if (!t->sn || t->w[t->sn - 1].l != l) {
-				int dup = 0;
-
-				for (int i = 0; i < t->sn; i++)
-					dup |= t->w[i].l == l;
-				if (!dup) {
-					t->w[t->sn].l = l;
-					t->w[t->sn].ver = l->version;
-					t->sn++;
-				}
-			}
-		} else {
-			t->sov = 1;
-		}
-		return;
-	}
-	/* SIM_STORE, SIM_RMW */
-	t->simpure = 1;
-	{
-		double local = op == SIM_RMW ? eng.m.rmw_local_ns : eng.m.load_local_ns;
-		int alone = l->owner == ci;
-
-		if (!alone && l->owner < 0 && sharer(l, ci))
-			alone = no_sharers(l, ci);	/* S -> M with no other copy: no transfer */
-		if (alone) {
-			c->clock = now + ns_round(local);
-		} else {
-			start = now > l->busy_until ? now : l->busy_until;
-			x = own_source_ns(l, ci);
-			l->busy_until = start + ns_round(x + local);
-			c->clock = l->busy_until;
-		}
-		memset(l->sharers, 0, (size_t)eng.nwords * 8);
-		l->owner = ci;
-		l->version++;
-		if (l->watchers)
-			wake_watchers(l, c->clock);
-	}
+	/* a transfer to another CPU is reserved and has not arrived */
+	if (op == SIM_LOAD)
+		mem_load(t, l, ci, now, l->busy_until > now && l->tail != ci);
+	else
+		mem_own(t, l, ci, now, l->busy_until > now && l->tail != ci, op);
 }

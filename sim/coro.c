@@ -123,7 +123,7 @@ int sim_spawn(void *(*fn)(void *), void *arg)
 
 	/* Charged first: the charge may yield, and another spawner must not take the same free slot. */
 	eng.detach_next = 0;
-	sim_work_ns(eng.m.syscall_ns);
+	sim_cost_ns(eng.m.syscall_ns);
 	id = task_alloc(fn, arg, STACK_SIZE);
 	if (id < 0)
 		return -1;
@@ -133,6 +133,8 @@ int sim_spawn(void *(*fn)(void *), void *arg)
 	eng.tasks[id].pin = eng.tasks[id].detached ? -1 : p->pin;
 	eng.tasks[id].pin_core = eng.tasks[id].detached ? -1 : p->pin_core;
 	eng.tasks[id].vruntime = eng.cpus[p->cpu].min_vruntime;
+	eng.tasks[id].vlag = 0;
+	eng.tasks[id].fresh = 1;
 	eng.tasks[id].state = T_SLEEP;
 	wake_task(&eng.tasks[id], eng.cpus[p->cpu].clock);
 	return id;

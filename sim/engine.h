@@ -35,7 +35,8 @@
  * CPUs, the object nothing measurable (tests/sim/bench.sh's runs, A/B
  * interleaved, best of 7).
  *
- * Units: nanoseconds of virtual time unless named otherwise. Threading: one
+ * Units: picoseconds of virtual time (clocks, events, vruntime, CPU time:
+ * PS_PER_NS per ns) unless named otherwise; the API (sim.h) speaks ns. Threading: one
  * host thread; everything here is touched only by the engine and its tasks.
  * Never includes locks/, workloads/ or harness/ headers.
  */
@@ -88,7 +89,7 @@ void __tsan_switch_to_fiber(void *fiber, unsigned flags);
  * whose exit depends on its own poll count still makes progress.
  */
 #define SPIN_CLOCK_MEMORY 64
-#define SPIN_PARK_MAX_NS 100000
+#define SPIN_PARK_MAX_NS 100000	/* ns (engine time is in ps: x PS_PER_NS) */
 #define STACK_SIZE (256u << 10)
 #define MAIN_STACK_SIZE (16u << 20)
 #define LINE_SHIFT 6
@@ -98,7 +99,9 @@ void __tsan_switch_to_fiber(void *fiber, unsigned flags);
 #define ARENA_STEP ((size_t)2 << 20)
 
 enum tstate { T_FREE, T_RUN, T_READY, T_BLOCK, T_SLEEP, T_PARK, T_DONE };
-enum evkind { EV_CPU, EV_TIMER, EV_RCU_TICK, EV_IPI };
+enum evkind { EV_CPU, EV_TIMER, EV_RCU_TICK, EV_IPI, EV_LB };
+/* Scheduling-domain levels of periodic load balancing (sched.c): SMT, LLC, package, machine. */
+#define LB_LEVELS 4
 
 struct line;
 struct task;
@@ -124,7 +127,10 @@ struct task {
 	int cpu, pin;
 	int pin_core;		/* sim_pin_core(): may run on any CPU of this core (-1: none) */
 	int64_t vruntime;
-	uint64_t run_start, cpu_ns;
+	int64_t deadline, vlag;		/* EEVDF: virtual deadline; lag kept across a sleep */
+	int protect;			/* EEVDF RUN_TO_PARITY: picked, its slice not renewed yet */
+	int fresh;			/* a new task: PLACE_DEADLINE_INITIAL at its first enqueue */
+	uint64_t run_start, cpu_ps;
 	uint64_t nvcsw, nivcsw;		/* this task's context switches (RUSAGE_THREAD) */
 	/* futex */
 	uint32_t *faddr;
@@ -187,7 +193,6 @@ struct cpu {
 	int in_irq;		/* the handler runs: EV_CPU resumes irq, not curr */
 	int saved_in_work;	/* curr's work chunk, put aside during the handler */
 	uint64_t saved_work_end, irq_t0;
-	uint64_t irq_ns;	/* time spent in handlers: a work chunk deducts it */
 	/* the idle loop (idle.c): the state entered, when, and the menu governor's history */
 	int idle_state;		/* the cpuidle state this idle CPU is in (-1: none, running) */
 	uint64_t idle_t0;	/* when it entered the idle loop */
@@ -196,6 +201,9 @@ struct cpu {
 	int idle_stop_tick;	/* the governor stopped the tick (else it wakes the CPU each jiffy) */
 	uint32_t idle_iv[IDLE_INTERVALS];	/* the last idle durations, us (menu_device.intervals) */
 	uint32_t idle_corr[IDLE_BUCKETS];	/* menu_device.correction_factor */
+	uint64_t irq_ps;	/* time spent in handlers: a work chunk deducts it */
+	uint64_t next_lb[LB_LEVELS];	/* periodic load balancing: when each domain level is next due */
+	int lb_weight[LB_LEVELS];	/* the CPUs in each of its domains (0: not counted yet) */
 };
 
 /* Each CPU's place, dense (a transfer's cost looks up two CPUs at random). */
@@ -208,7 +216,10 @@ struct line {
 	uintptr_t key;
 	int owner;		/* CPU holding it in M/E, or -1 */
 	int home;		/* socket of the first toucher (first-touch NUMA) */
-	uint64_t busy_until;	/* end of the ownership transfer in flight */
+	uint64_t busy_until;	/* when the last transfer granted or reserved arrives */
+	int tail;		/* the CPU that transfer goes to (-1: none yet) */
+	uint64_t grant;		/* when the owner was granted it */
+	uint64_t snoop_at;	/* the first reserved transfer's snoop reaches the owner: it loses the line */
 	uint64_t version;	/* bumped by every store/RMW */
 	struct watch *watchers;
 	uint64_t sharers[];	/* CPUs holding it in S */
@@ -313,12 +324,14 @@ struct engine {
 	uint64_t rng;			/* the stream drawn from the seed (sim_random, tie keys) */
 	struct stats st;
 	struct directory dir;
-	double work_frac;		/* sim_work_ns()'s sub-nanosecond carry */
+	double work_frac;		/* sim_work_ns()'s sub-picosecond carry, in ps */
 	int *copiers;			/* per socket: tasks inside a bandwidth charge */
-	uint64_t total_cpu_ns, nvcsw, nivcsw;	/* every task's, ended ones included */
+	uint64_t total_cpu_ps, nvcsw, nivcsw;	/* every task's, ended ones included */
 	struct rcu rcu;
 	struct irqs irq;
 	struct idle idle;
+	uint32_t lb_gen;		/* the load-balancing tick's generation (0: not armed) */
+	int lb_armed;
 	struct arena arena;
 	fcontext_t sched_ctx;		/* the run loop's context */
 	void *sched_fiber;		/* the run loop's ThreadSanitizer fiber */
@@ -371,7 +384,10 @@ void cpu_set_curr(struct cpu *c, struct task *t);
 void cpu_account(struct cpu *c, struct task *t);
 void cpu_pick_next(struct cpu *c);	/* @c's task has left it: the next one, or idle */
 void switch_out(struct task *t, enum tstate st);
-void wake_task(struct task *t, uint64_t now);	/* make @t runnable at @now */
+void wake_task(struct task *t, uint64_t now);
+void lb_tick(uint64_t now);		/* periodic load balancing at the scheduler tick */
+void lb_arm(uint64_t now);		/* start that tick (an unpinned task is queued) */
+void sched_yield_place(struct cpu *c, struct task *t);	/* make @t runnable at @now */
 struct task *cpu_event(struct cpu *c);	/* @c's event is due: the task to resume, if any */
 void sched_next(struct cpu *yield);	/* leave the running task for the next event */
 void sync_point(struct task *t);	/* a seam: preempt if due, then let earlier CPUs go first */
@@ -383,7 +399,7 @@ void wake_watchers(struct line *l, uint64_t when);
 void repark_deadline(struct cpu *c);
 
 /* futex.c */
-void block_current(struct task *t, enum tstate st, int64_t timeout_ns);	/* timeout < 0: none */
+void block_current(struct task *t, enum tstate st, int64_t timeout_ps);	/* timeout < 0: none */
 void timer_fire(struct task *t, uint64_t now);
 
 /* rcu.c */
@@ -421,9 +437,29 @@ static inline uint64_t splitmix(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-static inline uint64_t ns_round(double ns)
+/*
+ * A cost's factor from the seed: uniform in [0.99, 1.01]. A kernel path
+ * (system call, futex, fault, page allocation, context switch, wake-up),
+ * PAUSE and think time are not constants on hardware (no published
+ * distribution of them was found: +-1% is the engine's convention,
+ * lab_delay()'s since sim-1), and without it two seeds of a workload that
+ * never ties gave byte-identical iterations (before sim-6).
+ */
+static inline double jitter(void)
 {
-	return (uint64_t)(ns + 0.5);
+	return 1.0 + ((double)(splitmix(&eng.rng) >> 11) / 9007199254740992.0 - 0.5) * 0.02;
+}
+
+/*
+ * Virtual time is kept in picoseconds (since sim-6: a 1.6 ns load was charged
+ * 2 ns, +25%); the API speaks nanoseconds (sim.h). ps_of(): a cost in ns
+ * (a machine-file figure) as the nearest whole picosecond.
+ */
+#define PS_PER_NS 1000ull
+
+static inline uint64_t ps_of(double ns)
+{
+	return (uint64_t)(ns * (double)PS_PER_NS + 0.5);
 }
 
 /*

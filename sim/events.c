@@ -75,6 +75,8 @@ static int event_valid(const struct event *e)
 		return e->gen == eng.rcu.gen;
 	if (e->kind == EV_IPI)
 		return 1;	/* ipi_arrive() finds what is still pending */
+	if (e->kind == EV_LB)
+		return e->gen == eng.lb_gen;
 	return e->gen == eng.tasks[e->idx].tgen;
 }
 

@@ -28,15 +28,15 @@ static void futex_unqueue(struct task *t)
 	t->faddr = NULL;
 }
 
-void block_current(struct task *t, enum tstate st, int64_t timeout_ns)
+void block_current(struct task *t, enum tstate st, int64_t timeout_ps)
 {
 	struct cpu *c = &eng.cpus[t->cpu];
 
 	if (!preemptible(t))
 		irq_bug("blocks with interrupts off or in an interrupt handler");
 	t->tgen++;
-	if (timeout_ns >= 0)
-		heap_push(c->clock + (uint64_t)timeout_ns, EV_TIMER, t->id, t->tgen);
+	if (timeout_ps >= 0)
+		heap_push(c->clock + (uint64_t)timeout_ps, EV_TIMER, t->id, t->tgen);
 	eng.nvcsw++;
 	t->nvcsw++;
 	switch_out(t, st);
@@ -48,7 +48,7 @@ int sim_futex_wait(uint32_t *uaddr, uint32_t val, int64_t timeout_ns)
 	struct task *t = eng.running;
 	struct task **pp;
 
-	sim_work_ns(eng.m.futex_wait_ns);
+	sim_cost_ns(eng.m.futex_wait_ns);
 	sim_mem(uaddr, SIM_LOAD);
 	spin_reset(t);
 	t->simpure = 1;
@@ -60,7 +60,7 @@ int sim_futex_wait(uint32_t *uaddr, uint32_t val, int64_t timeout_ns)
 	for (pp = &eng.fq[fbucket(uaddr)]; *pp; pp = &(*pp)->fnext)
 		;
 	*pp = t;
-	block_current(t, T_BLOCK, timeout_ns);
+	block_current(t, T_BLOCK, timeout_ns < 0 ? -1 : timeout_ns * (int64_t)PS_PER_NS);
 	return t->fresult;
 }
 
@@ -69,7 +69,7 @@ int sim_futex_wake(uint32_t *uaddr, int n)
 	struct task *t = eng.running, **pp;
 	int woke = 0;
 
-	sim_work_ns(eng.m.futex_wake_ns);
+	sim_cost_ns(eng.m.futex_wake_ns);
 	t->simpure = 1;
 	for (pp = &eng.fq[fbucket(uaddr)]; *pp && woke < n;) {
 		struct task *w = *pp;
@@ -91,9 +91,9 @@ void sim_sleep_ns(uint64_t ns)
 {
 	struct task *t = eng.running;
 
-	sim_work_ns(eng.m.syscall_ns);
+	sim_cost_ns(eng.m.syscall_ns);
 	t->simpure = 1;
-	block_current(t, T_SLEEP, (int64_t)ns);
+	block_current(t, T_SLEEP, (int64_t)(ns * PS_PER_NS));
 }
 
 void sim_yield(void)
@@ -101,13 +101,11 @@ void sim_yield(void)
 	struct task *t = eng.running;
 	struct cpu *c;
 
-	sim_work_ns(eng.m.syscall_ns);
+	sim_cost_ns(eng.m.syscall_ns);
 	t->simpure = 1;
 	c = &eng.cpus[t->cpu];
 	if (c->nrq && preemptible(t)) {
-		/* CFS yield: go behind the queue's leftmost task. */
-		if (t->vruntime <= c->rq[0]->vruntime)
-			t->vruntime = c->rq[0]->vruntime + 1;
+		sched_yield_place(c, t);
 		eng.nvcsw++;
 		t->nvcsw++;
 		switch_out(t, T_READY);

@@ -53,11 +53,20 @@
 
 #include "engine.h"
 
+/*
+ * The governor works in nanoseconds, as the kernel's; the engine's clocks
+ * are picoseconds (idle_t0, the wake-up times): ns_of() at the boundary.
+ */
 #define RESOLUTION	1024u		/* menu.c:25 */
 #define DECAY		8u		/* menu.c:26 */
 #define MAX_INTERESTING	50000000ull	/* menu.c:27, 50 ms */
 #define RESIDENCY_THRESHOLD_NS 15000ull	/* governors/gov.h:12 */
 #define NO_TIMER	((uint64_t)INT64_MAX)	/* KTIME_MAX */
+
+static uint64_t ns_of(uint64_t ps)
+{
+	return ps / PS_PER_NS;
+}
 
 static int menu_select(struct cpu *c, int *stop_tick);
 
@@ -97,7 +106,7 @@ int idle_boot(void)
 				"(poll or ipi) go together\n", eng.m.name, i);
 			return -1;
 		}
-		d->s[i] = (struct idle_state){ ns_round(e), ns_round(r), !strcmp(w, "ipi") };
+		d->s[i] = (struct idle_state){ (uint64_t)(e + 0.5), (uint64_t)(r + 0.5), !strcmp(w, "ipi") };
 		d->n = i + 1;
 	}
 	for (int i = 0; i < eng.ncpu; i++) {
@@ -171,10 +180,12 @@ static uint64_t tick_ns(void)
 	return 1000000000ull / (uint64_t)eng.m.hz;
 }
 
-/* The first tick after @t (ticks fall on whole jiffies, on every CPU alike). */
-static uint64_t next_tick(uint64_t t)
+/* The first tick after @t_ps, in ps (ticks fall on whole jiffies, on every CPU alike). */
+static uint64_t next_tick(uint64_t t_ps)
 {
-	return (t / tick_ns() + 1) * tick_ns();
+	uint64_t j = tick_ns() * PS_PER_NS;
+
+	return (t_ps / j + 1) * j;
 }
 
 /* menu_select(): the state CPU @c enters at its idle_t0; *@stop_tick as the governor decides it. */
@@ -194,7 +205,7 @@ static int menu_select(struct cpu *c, int *stop_tick)
 		timer = ((uint64_t)RESOLUTION * DECAY * 1000 / 2 +
 			 c->idle_next_timer * c->idle_corr[c->idle_bucket]) / ((uint64_t)RESOLUTION * DECAY * 1000);
 		predicted = timer * 1000 < predicted ? timer * 1000 : predicted;
-		delta_tick = next_tick(c->idle_t0) - c->idle_t0;
+		delta_tick = ns_of(next_tick(c->idle_t0) - c->idle_t0);
 	} else {
 		/* "assume ... the closest tick will occur after 1/2 of the tick period" */
 		c->idle_next_timer = NO_TIMER;
@@ -289,7 +300,7 @@ static void catch_up(struct cpu *c, uint64_t at)
 		uint64_t ev, measured;
 
 		if (c->idle_state == 0)
-			ev = c->idle_t0 + poll_limit();
+			ev = c->idle_t0 + poll_limit() * PS_PER_NS;
 		else if (!c->idle_stop_tick)
 			ev = next_tick(c->idle_t0);
 		else
@@ -299,7 +310,7 @@ static void catch_up(struct cpu *c, uint64_t at)
 		if (c->idle_state == 0)
 			measured = c->idle_next_timer;
 		else
-			measured = c->idle_next_timer > tick_ns() ? MAX_INTERESTING / 10 * 9 : ev - c->idle_t0;
+			measured = c->idle_next_timer > tick_ns() ? MAX_INTERESTING / 10 * 9 : ns_of(ev - c->idle_t0);
 		menu_update(c, measured);
 		c->idle_t0 = ev;
 		select_state(c);
@@ -335,7 +346,7 @@ static int reached(struct cpu *c, uint64_t at)
 	}
 	catch_up(c, at);
 	s = c->idle_state;
-	menu_update(c, at - c->idle_t0);
+	menu_update(c, ns_of(at - c->idle_t0));
 	c->idle_state = -1;
 	return s;
 }
@@ -345,20 +356,21 @@ uint64_t idle_wake(struct cpu *c, uint64_t now)
 	int s;
 
 	if (!eng.idle.n || c->idle_state < 0)
-		return now + ns_round(eng.m.wakeup_ns);
+		return now + ps_of(eng.m.wakeup_ns * jitter());
 	if (now <= c->idle_t0) {
 		reached(c, now);
-		return c->idle_t0 + ns_round(eng.m.ctxsw_ns);
+		return c->idle_t0 + ps_of(eng.m.ctxsw_ns * jitter());
 	}
 	catch_up(c, now);
 	if (eng.idle.s[c->idle_state].wake_ipi) {
 		eng.st.idle_wake_ipi++;
-		now += ns_round(eng.m.ipi_ns + eng.m.irq_ns);
+		now += ps_of((eng.m.ipi_ns + eng.m.irq_ns) * jitter());
 	} else {
 		eng.st.idle_wake_poll++;
 	}
 	s = reached(c, now);
-	return now + (s >= 0 ? eng.idle.s[s].exit_ns : 0) + ns_round(eng.m.ctxsw_ns);
+	/* the exit latency is the driver's figure, not jittered; the switch is a kernel path */
+	return now + (s >= 0 ? eng.idle.s[s].exit_ns * PS_PER_NS : 0) + ps_of(eng.m.ctxsw_ns * jitter());
 }
 
 void idle_irq(struct cpu *c, uint64_t when)
@@ -368,8 +380,8 @@ void idle_irq(struct cpu *c, uint64_t when)
 	if (!eng.idle.n || c->idle_state < 0)
 		return;
 	s = reached(c, when);
-	if (s >= 0 && c->clock < when + eng.idle.s[s].exit_ns)
-		c->clock = when + eng.idle.s[s].exit_ns;
+	if (s >= 0 && c->clock < when + eng.idle.s[s].exit_ns * PS_PER_NS)
+		c->clock = when + eng.idle.s[s].exit_ns * PS_PER_NS;
 }
 
 int sim_idle_stats(uint64_t *enter, int max, uint64_t *wake_ipi, uint64_t *wake_poll)

@@ -37,7 +37,7 @@ static void irq_exit(struct cpu *c)
 	c->in_irq = 0;
 	c->in_work = c->saved_in_work;
 	c->work_end = c->saved_work_end;
-	c->irq_ns += c->clock - c->irq_t0;
+	c->irq_ps += c->clock - c->irq_t0;
 	if (!p) {
 		if (c->nrq) {
 			cpu_pick_next(c);	/* a task woken onto this idle CPU meanwhile */
@@ -140,7 +140,7 @@ void sim_ipi_send(int cpu, void (*fn)(void *), void *arg)
 		eng.irq.pool = q->next;
 	else
 		q = eng_alloc(sizeof(*q));
-	q->at = eng.cpus[t->cpu].clock + ns_round(eng.m.ipi_ns);
+	q->at = eng.cpus[t->cpu].clock + ps_of(eng.m.ipi_ns);
 	q->fn = fn;
 	q->arg = arg;
 	for (pp = &c->ipi_head; *pp && (*pp)->at <= q->at; pp = &(*pp)->next)

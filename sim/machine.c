@@ -14,7 +14,7 @@
 #include "machine.h"
 #include "text.h"
 
-enum kind { K_INT, K_DBL, K_TEXT, K_AUTO_INT, K_NUMBERING };
+enum kind { K_INT, K_DBL, K_TEXT, K_AUTO_INT, K_NUMBERING, K_SCHED };
 
 struct key {
 	const char *name;
@@ -33,6 +33,7 @@ static const struct key keys[] = {
 	{ "cores_per_l3", K_AUTO_INT, F(cores_per_l3), 1, 1, 512 },
 	{ "smt", K_INT, F(smt), 1, 1, 2 },
 	{ "numbering", K_NUMBERING, F(numbering_adjacent), 1, 0, 0 },
+	{ "sched", K_SCHED, F(sched_eevdf), 1, 0, 0 },
 	{ "hz", K_INT, F(hz), 1, 24, 10000 },
 	{ "ghz", K_DBL, F(ghz), 1, 0.1, 10 },
 	{ "c2c.smt_ns", K_DBL, F(c2c_smt_ns), 1, 0, 1e4 },
@@ -42,15 +43,18 @@ static const struct key keys[] = {
 	{ "c2c.remote_ns", K_DBL, F(c2c_remote_ns), 1, 0, 1e4 },
 	{ "rmw.local_ns", K_DBL, F(rmw_local_ns), 1, 0, 1e3 },
 	{ "load.local_ns", K_DBL, F(load_local_ns), 1, 0, 1e3 },
+	{ "rmw.hold_share", K_DBL, F(rmw_hold_share), 1, 0, 1 },
 	{ "mem.local_ns", K_DBL, F(mem_local_ns), 1, 0, 1e4 },
 	{ "mem.remote_ns", K_DBL, F(mem_remote_ns), 1, 0, 1e4 },
 	{ "bw.core_gbs", K_DBL, F(bw_core_gbs), 1, 0.01, 1e4 },
 	{ "bw.socket_gbs", K_DBL, F(bw_socket_gbs), 1, 0.01, 1e5 },
 	{ "relax_ns", K_DBL, F(relax_ns), 1, 0.01, 1e4 },
-	{ "sched.latency_ns", K_DBL, F(sched_latency_ns), 1, 1e3, 1e9 },
-	{ "sched.min_granularity_ns", K_DBL, F(sched_min_granularity_ns), 1, 1e3, 1e9 },
-	{ "sched.wakeup_granularity_ns", K_DBL, F(sched_wakeup_granularity_ns), 1, 0, 1e9 },
+	/* required by the scheduler the file names (sched_keys_check) */
+	{ "sched.latency_ns", K_DBL, F(sched_latency_ns), 0, 1e3, 1e9 },
+	{ "sched.min_granularity_ns", K_DBL, F(sched_min_granularity_ns), 0, 1e3, 1e9 },
+	{ "sched.wakeup_granularity_ns", K_DBL, F(sched_wakeup_granularity_ns), 0, 0, 1e9 },
 	{ "sched.base_slice_ns", K_DBL, F(sched_base_slice_ns), 0, 1e3, 1e9 },
+	{ "sched.lb_busy_factor", K_INT, F(sched_lb_busy_factor), 1, 1, 1024 },
 	{ "cost.ctxsw_ns", K_DBL, F(ctxsw_ns), 1, 0, 1e6 },
 	{ "cost.wakeup_ns", K_DBL, F(wakeup_ns), 1, 0, 1e7 },
 	{ "cost.futex_wake_ns", K_DBL, F(futex_wake_ns), 1, 0, 1e6 },
@@ -99,6 +103,14 @@ static int set_key(struct sim_machine *m, const struct key *k, const char *v, co
 	if (k->kind == K_TEXT) {
 		snprintf(base, k->off == F(name) ? SIM_NAME_MAX : sizeof(m->summary), "%s", v);
 		return 0;
+	}
+	if (k->kind == K_SCHED) {
+		if (!strcmp(v, "cfs") || !strcmp(v, "eevdf")) {
+			*(int *)base = !strcmp(v, "eevdf");
+			return 0;
+		}
+		snprintf(why, wl, "sched must be cfs (kernels before v6.6) or eevdf (v6.6 on), not '%s'", v);
+		return -1;
 	}
 	if (k->kind == K_NUMBERING) {
 		if (!strcmp(v, "linux") || !strcmp(v, "adjacent")) {
@@ -184,6 +196,38 @@ static int derive_generic(struct sim_machine *m, int n, char *err, size_t el)
 	return 0;
 }
 
+/*
+ * A file names its scheduler and carries exactly the keys that scheduler
+ * reads: CFS (before v6.6) latency, min_granularity and wakeup_granularity;
+ * EEVDF (v6.6 on) base_slice.
+ */
+static int sched_keys_check(const struct sim_machine *m, const int *seen, char *why, size_t wl)
+{
+	static const char *const cfs[] = { "sched.latency_ns", "sched.min_granularity_ns",
+					   "sched.wakeup_granularity_ns" };
+	int base = -1, c[3] = { -1, -1, -1 };
+
+	for (size_t i = 0; i < NKEYS; i++) {
+		if (!strcmp(keys[i].name, "sched.base_slice_ns"))
+			base = seen[i];
+		for (int j = 0; j < 3; j++)
+			if (!strcmp(keys[i].name, cfs[j]))
+				c[j] = seen[i];
+	}
+	for (int j = 0; j < 3; j++)
+		if (c[j] == m->sched_eevdf) {
+			snprintf(why, wl, "sched = %s %s %s", m->sched_eevdf ? "eevdf" : "cfs",
+				 m->sched_eevdf ? "does not read" : "needs", cfs[j]);
+			return -1;
+		}
+	if (base != m->sched_eevdf) {
+		snprintf(why, wl, "sched = %s %s sched.base_slice_ns", m->sched_eevdf ? "eevdf" : "cfs",
+			 m->sched_eevdf ? "needs" : "does not read");
+		return -1;
+	}
+	return 0;
+}
+
 int sim_machine_parse(struct sim_machine *m, const char *path, int generic_n, char *err, size_t el)
 {
 	FILE *f = fopen(path, "r");
@@ -243,6 +287,10 @@ bad_why:
 			snprintf(err, el, "%s: missing required key %s", path, keys[i].name);
 			return -1;
 		}
+	if (sched_keys_check(m, seen, why, sizeof(why))) {
+		snprintf(err, el, "%s: %s", path, why);
+		return -1;
+	}
 	{
 		char want[SIM_NAME_MAX + 16];
 

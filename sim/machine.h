@@ -41,10 +41,13 @@ struct sim_machine {
 	double ghz;
 	double c2c_smt_ns, c2c_l3_ns, c2c_socket_ns, c2c_socket_far_home_ns, c2c_remote_ns;
 	double rmw_local_ns, load_local_ns, mem_local_ns, mem_remote_ns;
+	double rmw_hold_share;		/* the share of a transfer the owner keeps the line for its own accesses */
 	double bw_core_gbs, bw_socket_gbs;
 	double relax_ns;
-	double sched_latency_ns, sched_min_granularity_ns, sched_wakeup_granularity_ns;
-	double sched_base_slice_ns;	/* 0 when absent */
+	int sched_eevdf;		/* 0: CFS (v6.5 and before), 1: EEVDF (v6.6 on) */
+	double sched_latency_ns, sched_min_granularity_ns, sched_wakeup_granularity_ns;	/* CFS only */
+	double sched_base_slice_ns;	/* EEVDF only */
+	int sched_lb_busy_factor;	/* periodic balancing: a busy CPU balances this many times less often */
 	double ctxsw_ns, wakeup_ns, futex_wake_ns, futex_wait_ns, syscall_ns, ipi_ns;
 	double irq_ns;			/* interrupt entry and exit on the CPU that takes an IPI */
 	double fault_ns;		/* page-fault entry and exit (the mm model's fault path) */

@@ -54,9 +54,9 @@
  */
 #include "engine.h"
 
-static uint64_t jiffy_ns(void)
+static uint64_t jiffy_ps(void)
 {
-	return 1000000000ull / (uint64_t)eng.m.hz;
+	return 1000000000ull * PS_PER_NS / (uint64_t)eng.m.hz;
 }
 
 /* jiffies_till_first_fqs = jiffies_till_next_fqs (tree.c:4680) */
@@ -74,7 +74,7 @@ static int rcu_ticking(const struct cpu *c)
 /* The tick at the next jiffy boundary after @now (ticks are aligned across CPUs). */
 static uint64_t next_tick(uint64_t now)
 {
-	uint64_t j = jiffy_ns();
+	uint64_t j = jiffy_ps();
 
 	return (now / j + 1) * j;
 }
@@ -211,7 +211,7 @@ static void *rcu_gp_kthread(void *arg)
 		now = eng.cpus[me->cpu].clock;
 		rcu_gp_init(now, &eng.cpus[me->cpu]);
 		/* swait_event_idle_timeout_exclusive(.., j): the timer fires at the tick that makes jiffies + j */
-		deadline = (now / jiffy_ns() + fqs_jiffies()) * jiffy_ns();
+		deadline = (now / jiffy_ps() + fqs_jiffies()) * jiffy_ps();
 		while (!rcu_gp_done()) {
 			/*
 			 * Every CPU reported and only readers preempted in a section hold
@@ -230,7 +230,7 @@ static void *rcu_gp_kthread(void *arg)
 			if (now >= deadline) {
 				rcu_gp_fqs(first, now);
 				first = 0;
-				deadline = (now / jiffy_ns() + fqs_jiffies()) * jiffy_ns();
+				deadline = (now / jiffy_ps() + fqs_jiffies()) * jiffy_ps();
 			}
 		}
 		/* rcu_gp_cleanup(): the GP ends; callbacks become due at their CPUs' next ticks */
@@ -318,7 +318,7 @@ void rcu_tick(uint64_t now)
 	if (rcu_all_idle() && (!useful || (eng.rcu.active && !eng.rcu.owing)))
 		eng.rcu.dormant = 1;
 	else
-		heap_push(now + jiffy_ns(), EV_RCU_TICK, 0, eng.rcu.gen);
+		heap_push(now + jiffy_ps(), EV_RCU_TICK, 0, eng.rcu.gen);
 }
 
 void sim_rcu_read_lock(void)

@@ -2,17 +2,32 @@
 /*
  * sim/sched.c - the scheduler: per-CPU run queues, wake-up, preemption.
  *
- * CFS as of v6.5 (sim/README.md): run queues ordered by vruntime; slice =
- * max(latency / nr_running, min_granularity), both scaled as the kernel
- * scales them; a woken task preempts when its vruntime is more than the
- * scaled wakeup granularity behind (sleepers get at most half a latency
- * period of credit); cost.ctxsw_ns per switch, cost.wakeup_ns onto an idle
- * CPU (the idle path's costs when the machine file lists its cpuidle
- * states: idle.c). Wake-up CPU choice: the pin; within a core binding
- * (sim_pin_core) the previous CPU if idle, else an idle sibling; else the
- * previous CPU if idle; else an idle CPU in the same L3, socket, anywhere;
- * else the previous CPU. A CPU going idle pulls the leftmost task allowed on
- * it of the longest queue.
+ * The machine file names the kernel's scheduler (sim/README.md):
+ * CFS (v6.5 and before: kernel/sched/fair.c of v4.20-v6.5): run queues
+ * ordered by vruntime; slice = max(latency / nr_running, min_granularity),
+ * both scaled as the kernel scales them; a woken task preempts when its
+ * vruntime is more than the scaled wakeup granularity behind (sleepers get
+ * at most half a latency period of credit).
+ * EEVDF (v6.6 on: 147f3efaa241 and its follow-ups in fair.c and features.h;
+ * every task nice 0, so weights are equal): a task is eligible when its
+ * vruntime is at most the queue's average (its lag is >= 0); the CPU runs
+ * the eligible task with the earliest virtual deadline (pick_eevdf), and
+ * RUN_TO_PARITY keeps the picked one running while it stays eligible and
+ * until its deadline (vruntime + base_slice, scaled as above) is renewed;
+ * a task that sleeps keeps its lag (PLACE_LAG: limited to max(2 slices, a
+ * tick), scaled by (n + 1) / n when it is placed among n) and a new task
+ * starts with half a slice (PLACE_DEADLINE_INITIAL); a wake-up preempts
+ * only when pick_eevdf() picks the woken task; sched_yield() pushes the
+ * deadline back a slice. Left out: DELAY_DEQUEUE (v6.12), PREEMPT_SHORT
+ * (every task has the default slice here), RUN_TO_PARITY's v6.17 limit.
+ * Both: cost.ctxsw_ns per switch; a task woken onto an idle CPU runs after
+ * the idle path (idle.c: the cpuidle state's exit latency, an IPI where it
+ * does not poll; cost.wakeup_ns where the machine file lists no states).
+ * Wake-up CPU choice: the pin; within a core binding (sim_pin_core) the
+ * previous CPU if idle, else an idle sibling; else the previous CPU if idle;
+ * else an idle CPU in the same L3, socket, anywhere; else the previous CPU.
+ * A CPU going idle pulls the leftmost task allowed on it of the longest
+ * queue.
  * sync_point() is where a running task meets a seam: preempted if due,
  * then earlier CPUs go first (sched_next()).
  */
@@ -20,26 +35,193 @@
 
 #include "engine.h"
 
-static uint64_t slice_ns(struct cpu *c)
+static uint64_t slice_ps(struct cpu *c)
 {
 	int nr = c->nrq + (c->curr != NULL);
 	double lat = eng.m.sched_latency_ns * eng.sched_factor, gran = eng.m.sched_min_granularity_ns * eng.sched_factor;
 	double s = nr > 0 ? lat / nr : lat;
 
-	return ns_round(s > gran ? s : gran);
+	return ps_of(s > gran ? s : gran);
+}
+
+/* ---- EEVDF (the machine's sched = eevdf) ---------------------------------------------- */
+
+static int64_t eevdf_slice(void)
+{
+	return (int64_t)ps_of(eng.m.sched_base_slice_ns * eng.sched_factor);
+}
+
+/* The running task's vruntime, its current run included. */
+static int64_t curr_vr(const struct cpu *c)
+{
+	const struct task *t = c->curr;
+
+	return t->vruntime + (int64_t)(c->clock > t->run_start ? c->clock - t->run_start : 0);
+}
+
+/* The queue's vruntime sum and count, the running task included (avg_vruntime; equal weights). */
+static int queue_sum(const struct cpu *c, int64_t *sum)
+{
+	int n = 0;
+
+	*sum = 0;
+	if (c->curr && c->curr->state == T_RUN && !c->curr->is_irq) {
+		*sum += curr_vr(c);
+		n++;
+	}
+	for (int i = 0; i < c->nrq; i++) {
+		*sum += c->rq[i]->vruntime;
+		n++;
+	}
+	return n;
+}
+
+__extension__ typedef __int128 wide;
+
+/* entity_eligible(): lag >= 0, that is vruntime * n <= sum. */
+static int eligible(int64_t vr, int64_t sum, int n)
+{
+	return (wide)vr * n <= (wide)sum;
+}
+
+/*
+ * pick_eevdf(): with @cur (the running task, or NULL), the task to run:
+ * RUN_TO_PARITY keeps @cur while it is eligible and protected; else the
+ * eligible task with the earliest deadline (the one with the smallest
+ * vruntime when none is: cannot happen with exact sums, kept as a guard).
+ * Returns the index in the run queue, or -1 for @cur.
+ */
+static int pick_eevdf(const struct cpu *c, const struct task *cur)
+{
+	int64_t sum, cur_v = cur ? curr_vr(c) : 0;
+	int n = queue_sum(c, &sum), best = -2, low = -1;
+
+	if (!cur && c->curr && c->curr->state == T_RUN) {
+		sum -= curr_vr(c);	/* the running task is leaving: not a candidate, not in V */
+		n--;
+	}
+	if (cur && eligible(cur_v, sum, n)) {
+		if (cur->protect)
+			return -1;
+		best = -1;
+	}
+	for (int i = 0; i < c->nrq; i++) {
+		const struct task *t = c->rq[i];
+		int64_t bd = best == -1 ? cur->deadline : best >= 0 ? c->rq[best]->deadline : 0;
+
+		if (low < 0 || t->vruntime < c->rq[low]->vruntime)
+			low = i;
+		if (eligible(t->vruntime, sum, n) && (best == -2 || t->deadline < bd))
+			best = i;
+	}
+	return best == -2 ? (low >= 0 ? low : -1) : best;
+}
+
+/* update_deadline(): the running task reached its deadline: a new slice, no longer protected. */
+static void eevdf_renew(struct cpu *c)
+{
+	struct task *t = c->curr;
+	int64_t v = curr_vr(c);
+
+	if (v >= t->deadline) {
+		t->deadline = v + eevdf_slice();
+		t->protect = 0;
+	}
+}
+
+/*
+ * place_entity() with PLACE_LAG and PLACE_DEADLINE_INITIAL: @t joins @c's
+ * queue at the queue's average vruntime less its lag.
+ */
+static void eevdf_place(struct cpu *c, struct task *t)
+{
+	int64_t sum, lag = t->vlag, slice = eevdf_slice();
+	int n = queue_sum(c, &sum);
+
+	if (t->fresh) {
+		lag = 0;
+		t->fresh = 0;
+		t->vruntime = n ? sum / n : c->min_vruntime;
+		t->deadline = t->vruntime + slice / 2;
+		return;
+	}
+	if (n)
+		lag = lag * (n + 1) / n;
+	t->vruntime = (n ? sum / n : c->min_vruntime) - lag;
+	t->deadline = t->vruntime + slice;
+}
+
+/* update_entity_lag() at dequeue: vlag = V - v, limited to max(2 slices, a tick). */
+static void eevdf_save_lag(struct cpu *c, struct task *t)
+{
+	int64_t sum, limit = 2 * eevdf_slice(), tick = (int64_t)(1000000000ull * PS_PER_NS / (uint64_t)eng.m.hz);
+	int n = queue_sum(c, &sum);
+
+	if (tick > limit)
+		limit = tick;
+	/* @t has just been accounted and is still counted in queue_sum as curr or queued */
+	t->vlag = n ? sum / n - t->vruntime : 0;
+	if (t->vlag > limit)
+		t->vlag = limit;
+	if (t->vlag < -limit)
+		t->vlag = -limit;
 }
 
 static void update_resched(struct cpu *c)
 {
+	uint64_t end;
+
 	if (!c->curr || !c->nrq) {
 		c->resched_at = INF;
 		return;
 	}
-	{
-		uint64_t end = c->curr->run_start + slice_ns(c);
+	if (eng.m.sched_eevdf) {
+		/* the running task's vruntime reaches its deadline (accounted at run_start) */
+		int64_t left = c->curr->deadline - c->curr->vruntime;
 
-		if (end < c->resched_at)
-			c->resched_at = end;
+		end = c->curr->run_start + (uint64_t)(left > 0 ? left : 0);
+	} else {
+		end = c->curr->run_start + slice_ps(c);
+	}
+	/*
+	 * The slice's end is noticed at the next scheduler tick (CFS's
+	 * check_preempt_tick, EEVDF's update_curr from task_tick_fair; HRTICK
+	 * is off by default in features.h); ticks fall on whole jiffies.
+	 */
+	{
+		uint64_t j = 1000000000ull * PS_PER_NS / (uint64_t)eng.m.hz;
+
+		end = (end + j - 1) / j * j;
+	}
+	if (end < c->resched_at)
+		c->resched_at = end;
+}
+
+/*
+ * EEVDF at a resched point: renew the running task's deadline if it reached
+ * it, and keep it running if pick_eevdf() still picks it (no switch).
+ */
+static int eevdf_keeps(struct cpu *c)
+{
+	struct task *t = c->curr;
+
+	cpu_account(c, t);
+	eevdf_renew(c);
+	if (pick_eevdf(c, t) != -1)
+		return 0;
+	t->protect = 1;		/* picked again: set_next_entity's RUN_TO_PARITY mark */
+	c->resched_at = INF;
+	update_resched(c);
+	return 1;
+}
+
+void sched_yield_place(struct cpu *c, struct task *t)
+{
+	if (eng.m.sched_eevdf) {
+		t->deadline += eevdf_slice();	/* yield_task_fair(): a slice later */
+		t->protect = 0;
+	} else if (t->vruntime <= c->rq[0]->vruntime) {
+		t->vruntime = c->rq[0]->vruntime + 1;	/* CFS: behind the queue's leftmost task */
 	}
 }
 
@@ -63,6 +245,7 @@ void cpu_set_curr(struct cpu *c, struct task *t)
 	t->run_start = c->clock;
 	t->sn = 0;
 	t->simpure = 1;
+	t->protect = 1;		/* EEVDF: picked (RUN_TO_PARITY) */
 	c->resched_at = INF;
 	update_resched(c);
 	set_oncpu(t, 1, t->cpu);
@@ -72,8 +255,8 @@ void cpu_account(struct cpu *c, struct task *t)
 {
 	uint64_t d = c->clock > t->run_start ? c->clock - t->run_start : 0;
 
-	t->cpu_ns += d;
-	eng.total_cpu_ns += d;
+	t->cpu_ps += d;
+	eng.total_cpu_ps += d;
 	t->vruntime += (int64_t)d;
 	t->run_start = c->clock;
 	if (t->vruntime > c->min_vruntime && (!c->nrq || c->rq[0]->vruntime > c->min_vruntime))
@@ -83,6 +266,9 @@ void cpu_account(struct cpu *c, struct task *t)
 static void rq_insert(struct cpu *c, struct task *t)
 {
 	int i = c->nrq++;
+
+	if (t->pin < 0 && !eng.lb_armed)
+		lb_arm(c->clock);
 
 	while (i > 0 && (c->rq[i - 1]->vruntime > t->vruntime ||
 			 (c->rq[i - 1]->vruntime == t->vruntime && c->rq[i - 1]->id > t->id))) {
@@ -129,19 +315,166 @@ static struct task *steal(struct cpu *c)
 		return NULL;
 	for (int i = 0; i < eng.cpus[best].nrq; i++)
 		if (task_allowed(eng.cpus[best].rq[i], me)) {
-			struct task *t = rq_take(&eng.cpus[best], i);
+			struct task *t;
 
+			if (eng.m.sched_eevdf)
+				eevdf_save_lag(&eng.cpus[best], eng.cpus[best].rq[i]);
+			t = rq_take(&eng.cpus[best], i);
 			update_resched(&eng.cpus[best]);
-			migrate_vruntime(t, &eng.cpus[best], c);
+			if (eng.m.sched_eevdf)
+				eevdf_place(c, t);
+			else
+				migrate_vruntime(t, &eng.cpus[best], c);
 			return t;
 		}
 	return NULL;
 }
 
+/* ---- periodic load balancing -------------------------------------------------------- */
+
+/*
+ * The kernel's periodic balancing (kernel/sched/fair.c rebalance_domains,
+ * kernel/sched/topology.c sd_init): at the scheduler tick each CPU balances
+ * each of its domains (here SMT core, LLC, package, machine) once its
+ * interval has passed: balance_interval = the domain's CPU count in ms,
+ * times busy_factor on a busy CPU (the machine file's sched.lb_busy_factor),
+ * at most HZ x CPUs / 10 jiffies (max_load_balance_interval); idle CPUs are
+ * balanced as the NOHZ idle balancer does, at the idle interval. A balance
+ * pulls one unpinned queued task from the domain's busiest CPU when that
+ * one runs at least two more tasks than this one (an imbalance a move
+ * reduces). Left out: load (PELT) rather than task counts, the domain's
+ * interval doubling when it finds nothing, the imbalance_pct margin,
+ * migration cost (cache hotness), active balancing of running tasks.
+ */
+static int nr_running(const struct cpu *c)
+{
+	return c->nrq + (c->curr != NULL);
+}
+
+static int in_domain(int a, int b, int level)
+{
+	const struct place *x = &eng.place[a], *y = &eng.place[b];
+
+	return level == 0 ? x->core == y->core : level == 1 ? x->l3 == y->l3 :
+	       level == 2 ? x->socket == y->socket : 1;
+}
+
+static int unpinned_queued(const struct cpu *c)
+{
+	for (int i = 0; i < c->nrq; i++)
+		if (c->rq[i]->pin < 0)
+			return i;
+	return -1;
+}
+
+/* The first task queued on @c that may run on CPU @to (its pin, its core binding), or -1. */
+static int movable_queued(const struct cpu *c, int to)
+{
+	for (int i = 0; i < c->nrq; i++)
+		if (task_allowed(c->rq[i], to))
+			return i;
+	return -1;
+}
+
+/* Pull one unpinned queued task of @from onto @c at @now. */
+static void lb_pull(struct cpu *c, struct cpu *from, int i, uint64_t now)
+{
+	struct task *t;
+
+	if (eng.m.sched_eevdf)
+		eevdf_save_lag(from, from->rq[i]);
+	t = rq_take(from, i);
+	update_resched(from);
+	if (eng.m.sched_eevdf)
+		eevdf_place(c, t);
+	else
+		migrate_vruntime(t, from, c);
+	if (!c->curr && !c->in_irq) {
+		if (eng.idle.n) {
+			/* the NOHZ idle balancer's kick wakes it: the idle path (idle.c) */
+			uint64_t at = idle_wake(c, now);
+
+			c->clock = c->clock > at ? c->clock : at;
+		} else {
+			c->clock = c->clock > now ? c->clock : now;
+			c->clock += ps_of(eng.m.ctxsw_ns * jitter());
+		}
+		cpu_set_curr(c, t);
+		cpu_push(c, c->clock);
+	} else {
+		rq_insert(c, t);
+		update_resched(c);
+	}
+}
+
+static void lb_domain(struct cpu *c, int level, uint64_t now)
+{
+	int me = (int)(c - eng.cpus), best = -1, bestn = nr_running(c) + 1;
+
+	for (int o = 0; o < eng.ncpu; o++)
+		if (o != me && in_domain(me, o, level) && nr_running(&eng.cpus[o]) > bestn &&
+		    movable_queued(&eng.cpus[o], me) >= 0) {
+			best = o;
+			bestn = nr_running(&eng.cpus[o]);
+		}
+	if (best >= 0)
+		lb_pull(c, &eng.cpus[best], movable_queued(&eng.cpus[best], me), now);
+}
+
+static int domain_weight(int cpu, int level)
+{
+	int *w = &eng.cpus[cpu].lb_weight[level];
+
+	if (!*w)
+		for (int o = 0; o < eng.ncpu; o++)
+			*w += in_domain(cpu, o, level);
+	return *w;
+}
+
+void lb_tick(uint64_t now)
+{
+	uint64_t j = 1000000000ull * PS_PER_NS / (uint64_t)eng.m.hz;
+	uint64_t cap = (uint64_t)eng.m.hz * (uint64_t)eng.ncpu / 10 * j;
+	int queued = 0;
+
+	eng.lb_armed = 0;
+	for (int i = 0; i < eng.ncpu; i++) {
+		struct cpu *c = &eng.cpus[i];
+
+		for (int level = 0; level < LB_LEVELS; level++) {
+			uint64_t iv;
+
+			if (now < c->next_lb[level])
+				continue;
+			iv = (uint64_t)domain_weight(i, level) * 1000000ull * PS_PER_NS;
+			if (c->curr)
+				iv *= (uint64_t)eng.m.sched_lb_busy_factor;
+			iv = iv < j ? j : iv > cap ? cap : iv;
+			c->next_lb[level] = now + iv;
+			lb_domain(c, level, now);
+		}
+	}
+	for (int i = 0; i < eng.ncpu; i++)
+		queued |= unpinned_queued(&eng.cpus[i]) >= 0;
+	if (queued)
+		lb_arm(now);
+}
+
+/* Keep the balancing tick running while an unpinned task waits in a queue. */
+void lb_arm(uint64_t now)
+{
+	uint64_t j = 1000000000ull * PS_PER_NS / (uint64_t)eng.m.hz;
+
+	if (eng.lb_armed)
+		return;
+	eng.lb_armed = 1;
+	heap_push((now / j + 1) * j, EV_LB, 0, ++eng.lb_gen);
+}
+
 /* The CPU's current task has left it (blocked, slept, ended, preempted). */
 void cpu_pick_next(struct cpu *c)
 {
-	struct task *n = c->nrq ? rq_take(c, 0) : steal(c);
+	struct task *n = !c->nrq ? steal(c) : rq_take(c, eng.m.sched_eevdf ? pick_eevdf(c, NULL) : 0);
 
 	c->curr = NULL;
 	if (!n) {
@@ -151,7 +484,7 @@ void cpu_pick_next(struct cpu *c)
 		idle_enter(c);		/* the idle task: a cpuidle state (idle.c) */
 		return;
 	}
-	c->clock += ns_round(eng.m.ctxsw_ns);
+	c->clock += ps_of(eng.m.ctxsw_ns * jitter());
 	cpu_set_curr(c, n);
 	cpu_push(c, c->clock);
 }
@@ -162,6 +495,8 @@ void switch_out(struct task *t, enum tstate st)
 
 	rcu_note_switch(c, t);
 	cpu_account(c, t);
+	if (eng.m.sched_eevdf && st != T_READY)
+		eevdf_save_lag(c, t);	/* dequeued: its lag is kept for its wake-up */
 	set_oncpu(t, 0, t->cpu);
 	t->state = st;
 	c->curr = NULL;
@@ -218,15 +553,19 @@ void wake_task(struct task *t, uint64_t now)
 {
 	int ci = select_cpu(t);
 	struct cpu *c = &eng.cpus[ci], *from = &eng.cpus[t->cpu];
-	int64_t floor_vr;
 
-	if (from != c)
-		migrate_vruntime(t, from, c);
 	t->ready_at = now;
-	/* Sleeper credit: at most half a latency period behind min_vruntime. */
-	floor_vr = c->min_vruntime - (int64_t)(eng.m.sched_latency_ns * eng.sched_factor / 2);
-	if (t->vruntime < floor_vr)
-		t->vruntime = floor_vr;
+	if (eng.m.sched_eevdf) {
+		eevdf_place(c, t);	/* PLACE_LAG: its lag from its dequeue, on any CPU */
+	} else {
+		/* Sleeper credit: at most half a latency period behind min_vruntime. */
+		int64_t floor_vr = c->min_vruntime - (int64_t)ps_of(eng.m.sched_latency_ns * eng.sched_factor / 2);
+
+		if (from != c)
+			migrate_vruntime(t, from, c);
+		if (t->vruntime < floor_vr)
+			t->vruntime = floor_vr;
+	}
 	if (!c->curr && c->in_irq) {
 		rq_insert(c, t);	/* an idle CPU in a handler: picked at its exit */
 		return;
@@ -240,11 +579,17 @@ void wake_task(struct task *t, uint64_t now)
 		return;
 	}
 	rq_insert(c, t);
-	{
+	if (eng.m.sched_eevdf) {
+		/* check_preempt_wakeup_fair(): preempt only if pick_eevdf() picks the woken task */
+		int i = c->curr->is_irq ? -1 : pick_eevdf(c, c->curr);
+
+		if (i >= 0 && c->rq[i] == t)
+			c->resched_at = now;
+	} else {
 		struct task *cur = c->curr;
 		int64_t cur_vr = cur->vruntime + (int64_t)(now > cur->run_start ? now - cur->run_start : 0);
 
-		if (cur_vr - t->vruntime > (int64_t)(eng.m.sched_wakeup_granularity_ns * eng.sched_factor))
+		if (cur_vr - t->vruntime > (int64_t)ps_of(eng.m.sched_wakeup_granularity_ns * eng.sched_factor))
 			c->resched_at = now;
 	}
 	update_resched(c);
@@ -312,7 +657,7 @@ void sync_point(struct task *t)
 {
 	struct cpu *c = &eng.cpus[t->cpu];
 
-	if (c->clock >= c->resched_at && c->nrq && preemptible(t)) {
+	if (c->clock >= c->resched_at && c->nrq && preemptible(t) && !(eng.m.sched_eevdf && eevdf_keeps(c))) {
 		eng.nivcsw++;
 		t->nivcsw++;
 		switch_out(t, T_READY);
@@ -374,8 +719,8 @@ int sim_need_resched_by(uint64_t deadline)
 {
 	struct task *t = eng.running;
 
-	t->budget = deadline;
-	return sim_need_resched() || (deadline && eng.cpus[t->cpu].clock > deadline);
+	t->budget = deadline * PS_PER_NS;
+	return sim_need_resched() || (deadline && eng.cpus[t->cpu].clock > t->budget);
 }
 
 int sim_task_on_cpu(int id)

@@ -32,16 +32,18 @@
  * as interrupts (sim_ipi_send; results/sim/lazy-mm-hazptr/tlb_flush.csv),
  * and the engine allocating from its own region, not malloc (where the
  * program's objects land, and so which share a line, no longer follows the
- * engine's internals); sim-5: both. Results keep the version they were made
- * with, and every CSV row its binary's git revision. sim-6: Tree
- * RCU's grace-period kthread, FQS scans and callbacks run at the caller's
- * CPU's tick (sim/rcu.c); grace periods are two to three ticks on a busy
- * machine where they were at most one. sim-7: the idle path (sim/idle.c):
- * cpuidle states from the machine file chosen by the menu governor, exit
- * latency and the wake-up IPI or polled flag on every wake-up of an idle
- * CPU; core binding (sim_pin_core, --pin cores).
+ * engine's internals); sim-5: both. sim-6, two branches that each called
+ * themselves so: Tree RCU's grace-period kthread, FQS scans and callbacks
+ * at the caller's CPU's tick (sim/rcu.c; grace periods two to three ticks
+ * on a busy machine where they were at most one), and line arbitration
+ * with a source per rule (a transfer counted once, effects at the grant,
+ * requests served in order, the hold window, read snoops in turn),
+ * picoseconds, seeded cost jitter, EEVDF or CFS per machine file with
+ * tick-noticed slices, periodic load balancing (sim/README.md); sim-7:
+ * both. Results keep the version they were made with, and every CSV row
+ * its binary's git revision.
  */
-#define SIM_ENGINE_VERSION "sim-7"
+#define SIM_ENGINE_VERSION "sim-8"
 #define SIM_MAX_TASKS 1024
 
 extern int sim_active;		/* 1 while sim_run() runs */
@@ -66,8 +68,14 @@ uint64_t sim_seed(void);
 void sim_mem(const volatile void *addr, enum sim_op op);
 /* cpu_relax(): parks a pure spin iteration until a line it read changes. */
 void sim_relax(void);
-/* Busy work on the CPU (lab_delay, computing). */
+/* Busy work on the CPU (computing), exactly @ns. */
 void sim_work_ns(double ns);
+/*
+ * A modelled path's cost (a kernel entry, a fault, PAUSE, think time): @ns
+ * of work times the seed's jitter, uniform in [0.99, 1.01] (sim-6: no
+ * published distribution of these costs; two seeds must differ).
+ */
+void sim_cost_ns(double ns);
 /* Bulk copy/zeroing of @bytes: per-core bandwidth, the socket's shared. */
 void sim_copy_bytes(size_t bytes);
 /*

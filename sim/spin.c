@@ -89,7 +89,7 @@ void sim_relax(void)
 		}
 		t->state = T_PARK;
 		eng.st.park++;
-		c->park_deadline = c->clock + SPIN_PARK_MAX_NS;
+		c->park_deadline = c->clock + SPIN_PARK_MAX_NS * PS_PER_NS;
 		if (t->budget > c->clock && t->budget + 1 < c->park_deadline)
 			c->park_deadline = t->budget + 1;	/* need_resched() turns true then */
 		cpu_cancel(c);
@@ -97,6 +97,6 @@ void sim_relax(void)
 		sched_next(NULL);
 		c = &eng.cpus[t->cpu];
 	}
-	c->clock += ns_round(eng.m.relax_ns);
+	c->clock += ps_of(eng.m.relax_ns);
 	spin_reset(t);
 }

@@ -41,7 +41,7 @@ void stats_print(void)
 
 	if (s && *s == '1')
 		fprintf(stderr, "rwlab-sim stats: %.3f s virtual (cpu 0), %.3f s host; %llu accesses, %llu task switches, "
-			"%llu parks, %llu line-change wakes; %llu lines\n", (double)(eng.cpus[0].clock - 1000000000ull) / 1e9,
+			"%llu parks, %llu line-change wakes; %llu lines\n", (double)(eng.cpus[0].clock - 1000000000ull * PS_PER_NS) / 1e12,
 			sim_host_seconds(), (unsigned long long)eng.st.mem, (unsigned long long)eng.st.switches,
 			(unsigned long long)eng.st.park, (unsigned long long)eng.st.unpark, (unsigned long long)eng.dir.count);
 	if (s && *s == '1' && eng.st.ipi_sent + eng.st.ipi_local)

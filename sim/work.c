@@ -6,7 +6,8 @@
  * (its resched point) and interrupts may stretch (handler time deducted);
  * bulk copies and memory traffic are charged at the per-core bandwidth or
  * the socket's share among its current copiers; lab_delay() is relax_ns
- * per loop with +-1% seeded jitter. The clocks: CLOCK_MONOTONIC (the CPU's
+ * per loop. sim_cost_ns() is a modelled path's cost: sim_work_ns() with
+ * +-1% seeded jitter (jitter(), engine.h). The clocks: CLOCK_MONOTONIC (the CPU's
  * virtual clock, starting at 1 s), jiffies, task and total CPU time.
  */
 #include "engine.h"
@@ -16,7 +17,7 @@ void sim_work_ns(double ns)
 	struct task *t = eng.running;
 	uint64_t rem;
 
-	eng.work_frac += ns;
+	eng.work_frac += ns * (double)PS_PER_NS;
 	rem = (uint64_t)eng.work_frac;
 	eng.work_frac -= (double)rem;
 	t->simpure = 1;
@@ -43,15 +44,20 @@ void sim_work_ns(double ns)
 		c->in_work = 1;
 		c->work_end = end;
 		cpu_push(c, cut ? (c->resched_at > start ? c->resched_at : start) : end);
-		irq0 = c->irq_ns;
+		irq0 = c->irq_ps;
 		sched_next(NULL);
 		c = &eng.cpus[t->cpu];
 		c->in_work = 0;
 		/* Interrupt handlers that ran meanwhile did none of this work. */
-		start += c->irq_ns - irq0;
+		start += c->irq_ps - irq0;
 		if (c->clock > start)
 			rem -= c->clock - start < rem ? c->clock - start : rem;
 	}
+}
+
+void sim_cost_ns(double ns)
+{
+	sim_work_ns(ns * jitter());
 }
 
 void sim_copy_bytes(size_t bytes)
@@ -80,10 +86,7 @@ void sim_mem_traffic(size_t bytes, double floor_ns)
 
 void sim_delay_relax(unsigned long loops)
 {
-	/* +-1% jitter from the seed: PAUSE latency is not a constant */
-	double j = 1.0 + ((double)(splitmix(&eng.rng) >> 11) / 9007199254740992.0 - 0.5) * 0.02;
-
-	sim_work_ns((double)loops * eng.m.relax_ns * j);
+	sim_cost_ns((double)loops * eng.m.relax_ns);	/* PAUSE latency is not a constant */
 }
 
 uint64_t sim_now(void)
@@ -91,7 +94,7 @@ uint64_t sim_now(void)
 	struct task *t = eng.running;
 
 	t->sclock = 1;
-	return eng.cpus[t->cpu].clock;
+	return eng.cpus[t->cpu].clock / PS_PER_NS;
 }
 
 uint64_t sim_jiffies_ns(void)
@@ -105,17 +108,17 @@ uint64_t sim_task_cpu_ns(void)
 {
 	struct task *t = eng.running;
 
-	return t->cpu_ns + (eng.cpus[t->cpu].clock - t->run_start);
+	return (t->cpu_ps + (eng.cpus[t->cpu].clock - t->run_start)) / PS_PER_NS;
 }
 
 uint64_t sim_total_cpu_ns(void)
 {
-	uint64_t s = eng.total_cpu_ns;
+	uint64_t s = eng.total_cpu_ps;
 
 	for (int i = 0; i < eng.ncpu; i++)
 		if (eng.cpus[i].curr)
 			s += eng.cpus[i].clock - eng.cpus[i].curr->run_start;
-	return s;
+	return s / PS_PER_NS;
 }
 
 uint64_t sim_elapsed_ns(void)
@@ -124,5 +127,5 @@ uint64_t sim_elapsed_ns(void)
 
 	for (int i = 0; i < eng.ncpu; i++)
 		mx = eng.cpus[i].clock > mx ? eng.cpus[i].clock : mx;
-	return mx - 1000000000ull;
+	return (mx - 1000000000ull * PS_PER_NS) / PS_PER_NS;
 }

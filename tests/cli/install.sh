@@ -4,7 +4,7 @@
 # `--matrix quick` from another directory with the source and build trees
 # out of sight (a private mount namespace binds an empty directory over
 # both), finding its matrices in D's share/rwlab; the man page and the bash
-# completion are installed beside it; `run --sim` re-executes the installed
+# completion are installed beside it; `run --sim` executes the installed
 # rwlab-sim, which finds its machine files in D's share/rwlab/machines; report
 # --reference NAME finds the published table in D's share/rwlab/reference. The run is the quick matrix cut short
 # by options after it (one iteration of 20 ms, two variants, locktest, one

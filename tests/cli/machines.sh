@@ -85,11 +85,15 @@ check_machine() {
 		close(sources)
 		split("name summary sockets l3_per_socket cores_per_l3 smt numbering hz ghz " \
 		      "c2c.smt_ns c2c.l3_ns c2c.socket_ns c2c.socket_far_home_ns c2c.remote_ns " \
-		      "rmw.local_ns load.local_ns mem.local_ns mem.remote_ns bw.core_gbs bw.socket_gbs " \
-		      "relax_ns sched.latency_ns sched.min_granularity_ns sched.wakeup_granularity_ns " \
+		      "rmw.local_ns rmw.hold_share load.local_ns mem.local_ns mem.remote_ns bw.core_gbs bw.socket_gbs " \
+		      "relax_ns sched sched.lb_busy_factor " \
 		      "cost.ctxsw_ns cost.wakeup_ns cost.futex_wake_ns cost.futex_wait_ns cost.syscall_ns cost.ipi_ns", req, " ")
 		for (i in req)
 			required[req[i]] = 1
+		# the keys of one scheduler: checked against sched = cfs|eevdf at the end
+		split("sched.latency_ns sched.min_granularity_ns sched.wakeup_granularity_ns", cfskeys, " ")
+		for (i in cfskeys)
+			optional[cfskeys[i]] = 1
 		optional["sched.base_slice_ns"] = 1
 	}
 	/^[ \t]*#/ || /^[ \t]*$/ { next }
@@ -122,6 +126,13 @@ check_machine() {
 		for (k in required)
 			if (!(k in seen))
 				problem("missing key " k)
+		if (value["sched"] != "cfs" && value["sched"] != "eevdf")
+			problem("sched = " value["sched"] ": want cfs or eevdf")
+		for (i in cfskeys)
+			if ((cfskeys[i] in seen) != (value["sched"] == "cfs"))
+				problem("sched = " value["sched"] " and " cfskeys[i] ((cfskeys[i] in seen) ? " given" : " missing"))
+		if (("sched.base_slice_ns" in seen) != (value["sched"] == "eevdf"))
+			problem("sched = " value["sched"] " and sched.base_slice_ns " (("sched.base_slice_ns" in seen) ? "given" : "missing"))
 		base = file
 		sub(/.*\//, "", base)
 		sub(/\.machine$/, "", base)

@@ -90,7 +90,7 @@ if [ -n "$dir" ]; then
 	[ "$(cells "$dir" rwsem-rework)" = "$want" ] || fail "rwsem-rework cells: $(cells "$dir" rwsem-rework)"
 	[ "$(grep -c '^schema,' "$dir/rwsem-rework.csv")" = 1 ] || fail "rwsem-rework: the joined CSV has more than one header"
 	grep -q ',reaim:compute,1,.*,none,8,' "$dir/rwsem-rework.csv" || fail "rwsem-rework: reaim was not run with --pin none"
-	[ "$(grep -cE '^command:  (.*/)?rwlab-sim run --sim generic-8 (.* )?--matrix [^ ]*rwsem-rework.sim.matrix -w ' "$dir/rwsem-rework.context.txt")" = 2 ] ||
+	[ "$(grep -cE '^command:  (.*/)?rwlab run --sim generic-8 (.* )?--matrix [^ ]*rwsem-rework.sim.matrix -w ' "$dir/rwsem-rework.context.txt")" = 2 ] ||
 		fail "rwsem-rework: the context file lacks the two runs' commands"
 	verdict rwsem-rework 1
 	verdict rwsem-rework 4

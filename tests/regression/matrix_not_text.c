@@ -6,7 +6,9 @@
  *   characters" (fgets() stopped at the NUL, so no newline was seen);
  * - a directory given as --matrix was "empty matrix (expected 'key =
  *   value' lines)" (fopen() of a directory succeeds, reading it fails);
- * - other control bytes (a binary file) were copied raw into the message.
+ * - other control bytes (a binary file) were copied raw into the message;
+ * - a carriage return inside a line (not a CRLF line end) was too: found by
+ *   tests/fuzz/fuzz_matrix.c, whose input is in its corpus (cr-mid-line).
  * Found by feeding `rwlab run --matrix` broken files. Fixed: each line is
  * checked for control bytes (the message names the byte and column), a
  * directory or a read error is "cannot read matrix", and a UTF-8 byte order
@@ -51,11 +53,14 @@ Test(regression, matrix_not_text)
 	static const char nul[] = "locks = pthread\0junk\nthreads = 1\n";
 	static const char ctl[] = "threads = 1\nlo\x01\x02ks = pthread\n";
 	static const char bom[] = "\xef\xbb\xbflocks = pthread\n";
+	static const char cr[] = "threads = 1\r\nabc\r\r\rdef\n";	/* CRLF is fine, a CR inside a line is not */
+	static const char crlf[] = "locks = pthread\r\nthreads = 1\r";
 	struct lab_matrix m;
 	char dir[256], err[1024];
 
 	expect_error(nul, sizeof(nul) - 1, ":1: control byte 0x00 at column 16: not a text matrix file");
 	expect_error(ctl, sizeof(ctl) - 1, ":2: control byte 0x01 at column 3: not a text matrix file");
+	expect_error(cr, sizeof(cr) - 1, ":2: control byte 0x0d at column 4: not a text matrix file");
 
 	snprintf(dir, sizeof(dir), "/tmp/rwlab-test-dir-%d.matrix", (int)getpid());
 	cr_assert_eq(mkdir(dir, 0700), 0);
@@ -67,6 +72,11 @@ Test(regression, matrix_not_text)
 	cr_assert_eq(lab_matrix_load(path, &m, err, sizeof(err)), 0, "%s", err);
 	cr_expect_eq(m.n, 1);
 	cr_expect_str_eq(m.kv[0].key, "locks");
+	lab_matrix_free(&m);
+	write_bytes(crlf, sizeof(crlf) - 1);
+	cr_assert_eq(lab_matrix_load(path, &m, err, sizeof(err)), 0, "CRLF lines: %s", err);
+	cr_expect_eq(m.n, 2);
+	cr_expect_str_eq(lab_matrix_get(&m, "threads", NULL), "1");
 	lab_matrix_free(&m);
 	unlink(path);
 }

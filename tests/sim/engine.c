@@ -9,9 +9,22 @@
  * when 64 workers fill 64 CPUs, as the kernel would) plays no part.
  *
  * - T tasks fetch-adding one line: one ownership transfer at a time, each
- *   taking c2c + rmw.local, so the line serves 1 / (c2c + rmw.local) RMWs
- *   per ns for any T >= 2 (within 5%).
+ *   taking c2c (counted once), its new owner keeping it for the RMWs that
+ *   complete within rmw.hold_share of a transfer, so the line serves
+ *   (1 + floor(hold_share x c2c / rmw.local)) / c2c RMWs per ns for any
+ *   T >= 2 (within 5%).
  * - T tasks on private lines: no transfer, so T times one task's rate.
+ * - Two CPU-bound tasks on one CPU: they alternate every slice, the CFS
+ *   slice max(latency / 2, min_granularity) or EEVDF's base_slice, both
+ *   scaled by 1 + ilog2(min(ncpus, 8)), its end noticed at the next tick:
+ *   switches in 110 ms within 10% (or 1.5: the first and last slices are
+ *   partial) of 110 ms / the slice rounded up
+ *   to whole ticks, on a CFS file (ivb-ep-2s40, HZ 1000) and an EEVDF one (generic-8,
+ *   HZ 250).
+ * - Periodic load balancing: four unpinned CPU hogs that start queued on
+ *   CPU 0 of generic-8 (the other CPUs idle, so no CPU ever goes idle and
+ *   pulls) end on four different CPUs, and at least one moved within the
+ *   idle balance interval of the SMT-less LLC domain (8 ms).
  * - An exclusive test-and-test-and-set lock at 64 CPUs: throughput at most
  *   1 / (CS + one transfer) (a handoff needs the line to move at least once)
  *   and at least 1 / (CS + (T + 1) transfers) (the release store waits behind
@@ -20,6 +33,7 @@
 #include <criterion/criterion.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -132,13 +146,21 @@ Test(sim_analytic, hot_line_saturates_at_one_transfer_per_transfer_time)
 		double expect;
 
 		boot(64);
-		/* generic-64: 8 L3 domains on one socket, and the line homed there: c2c.l3 = c2c.socket. */
-		expect = 1.0 / (mach.c2c_socket_ns + mach.rmw_local_ns);
+		/*
+		 * generic-64: 8 L3 domains on one socket, and the line homed
+		 * there: c2c.l3 = c2c.socket. One transfer of c2c per owner
+		 * (counted once, its RMW included); a request is always queued,
+		 * so each owner keeps the line for rmw.hold_share of a transfer
+		 * and makes the RMWs that complete within it locally.
+		 */
+		expect = (1 + floor(mach.rmw_hold_share * mach.c2c_socket_ns / mach.rmw_local_ns)) /
+			 mach.c2c_socket_ns;
 		sim_shutdown();
 		cr_log_info("hot line T=%d: %.5f RMW/ns, model %.5f (%+.2f%%)", t, rate, expect,
 			    100 * (rate / expect - 1));
 		cr_expect(rate > expect * 0.95 && rate < expect * 1.05,
-			  "T=%d: %.4f RMW/ns, model 1/(c2c + rmw.local) = %.4f", t, rate, expect);
+			  "T=%d: %.4f RMW/ns, model (1 + floor(hold_share x c2c / rmw.local)) / c2c = %.4f", t,
+			  rate, expect);
 	}
 }
 
@@ -295,4 +317,123 @@ Test(sim_machine, every_machine_file_parses)
 	}
 	for (int k = 0; k < 3; k++)
 		cr_expect_gt(seen[k], 0, "no machine file sets %s: the check above tested nothing", extra[k]);
+}
+
+/* ---- the scheduler's slice -------------------------------------------------------- */
+
+static void *hog(void *arg)
+{
+	(void)arg;
+	sim_pin(0);
+	while (sim_now() < 1000000000ull + 110000000ull)
+		sim_work_ns(10000);
+	return NULL;
+}
+
+static int two_hogs(int argc, char **argv)
+{
+	int a, b;
+
+	(void)argc;
+	(void)argv;
+	a = sim_spawn(hog, NULL);
+	b = sim_spawn(hog, NULL);
+	sim_join(a);
+	sim_join(b);
+	return 0;
+}
+
+/* Involuntary switches of two hogs on one CPU between 10 ms and 110 ms. */
+static double hog_switches(const char *machine)
+{
+	char err[512];
+	uint64_t n;
+
+	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, machine, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(sim_boot(&mach, 1), 0);
+	cr_assert_eq(sim_run(two_hogs, 0, NULL), 0);
+	n = sim_ctxsw_count(0);
+	sim_shutdown();
+	return (double)n;
+}
+
+Test(sim_sched, two_hogs_alternate_every_slice)
+{
+	struct {
+		const char *machine;
+		int eevdf;
+	} cases[] = { { "ivb-ep-2s40", 0 }, { "generic-8", 1 } };
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		double got = hog_switches(cases[i].machine), slice, want;
+		int factor = sim_machine_sched_factor(&mach);
+
+		cr_assert_eq(mach.sched_eevdf, cases[i].eevdf, "%s: sched", cases[i].machine);
+		if (cases[i].eevdf) {
+			slice = mach.sched_base_slice_ns * factor;
+		} else {
+			slice = mach.sched_latency_ns * factor / 2;
+			if (slice < mach.sched_min_granularity_ns * factor)
+				slice = mach.sched_min_granularity_ns * factor;
+		}
+		slice = ceil(slice * mach.hz / 1e9) * 1e9 / mach.hz;	/* noticed at a tick */
+		want = 110e6 / slice;	/* over the whole run: the hogs start together */
+		cr_log_info("%s: %.0f switches in 110 ms, slice %.2f ms -> %.1f", cases[i].machine, got, slice / 1e6, want);
+		cr_expect(fabs(got - want) <= fmax(1.5, 0.1 * want), "%s: %.0f involuntary switches, want %.1f (slice %.2f ms)",
+			  cases[i].machine, got, want, slice / 1e6);
+	}
+}
+
+/* ---- periodic load balancing ------------------------------------------------------ */
+
+static int lb_cpu[4];
+static uint64_t lb_moved_at[4];
+
+static void *lb_hog(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+
+	sim_pin(-1);	/* queued on CPU 0 (its creator pinned it there), now free to move */
+	while (sim_now() < 1000000000ull + 50000000ull) {
+		sim_work_ns(10000);
+		if (!lb_moved_at[id] && sim_current_cpu() != 0)
+			lb_moved_at[id] = sim_now();
+	}
+	lb_cpu[id] = sim_current_cpu();
+	return NULL;
+}
+
+static int four_hogs(int argc, char **argv)
+{
+	int ids[4];
+
+	(void)argc;
+	(void)argv;
+	sim_pin(0);
+	for (int i = 0; i < 4; i++)
+		ids[i] = sim_spawn(lb_hog, (void *)(intptr_t)i);
+	for (int i = 0; i < 4; i++)
+		sim_join(ids[i]);
+	return 0;
+}
+
+Test(sim_sched, periodic_balancing_spreads_queued_tasks)
+{
+	char err[512];
+	uint64_t first = UINT64_MAX;
+
+	memset(lb_moved_at, 0, sizeof(lb_moved_at));
+	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "generic-8", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(sim_boot(&mach, 1), 0);
+	cr_assert_eq(sim_run(four_hogs, 0, NULL), 0);
+	sim_shutdown();
+	for (int i = 0; i < 4; i++) {
+		for (int j = 0; j < i; j++)
+			cr_expect_neq(lb_cpu[i], lb_cpu[j], "hogs %d and %d both ended on CPU %d", i, j, lb_cpu[i]);
+		if (lb_moved_at[i] && lb_moved_at[i] < first)
+			first = lb_moved_at[i];
+	}
+	cr_expect(first != UINT64_MAX && first - 1000000000ull <= 8000000ull + 4000000ull,
+		  "the first move came %.1f ms after the start, want within the 8 ms LLC interval and a tick",
+		  first == UINT64_MAX ? -1.0 : (double)(first - 1000000000ull) / 1e6);
 }

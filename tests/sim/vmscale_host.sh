@@ -14,7 +14,8 @@ if [ ! -x "$sim" ] || [ ! -x /usr/bin/time ]; then
 	echo "needs $sim and GNU time (/usr/bin/time): skipped"
 	exit 77
 fi
-/usr/bin/time -f '%M' -o "$tmp/rss" "$sim" run --sim generic-8 -l null -w vmscale:sync,unit_mb=4608 -t 8 -n 1 \
+# rwlab execs rwlab-sim in the same process: GNU time's maximum RSS is rwlab-sim's
+/usr/bin/time -f '%M' -o "$tmp/rss" "$rwlab" run --sim generic-8 -l null -w vmscale:sync,unit_mb=4608 -t 8 -n 1 \
 	--warmup 0 -q --no-report -o "$tmp/v.csv" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
 rss=$(tail -1 "$tmp/rss")
 metric() { grep ",$1," "$tmp/v.csv" | cut -d, -f10 | head -1; }	# the value (the label has a comma)

@@ -1,0 +1,99 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The one path of --sim (harness/sim_cmd.h): run and torture parse it with
+# their getopt tables, the front checks the machine before anything is
+# executed and starts rwlab-sim with a fixed protocol; nothing scans argv.
+# - `rwlab exec ... -- CMD --sim`: --sim is CMD's (nothing pre-scans argv);
+# - a command without --sim refuses it as an unknown option: exit 2, one line;
+# - a bad machine is refused by the front even with no rwlab-sim beside it,
+#   and a good one then fails only for want of rwlab-sim;
+# - rwlab-sim refuses a command line that is not the protocol, and the
+#   protocol given by hand (without address randomisation, as the front
+#   starts it) makes the very CSV `rwlab run --sim` makes; --sim=MACHINE
+#   too; run's --seed is the engine's seed;
+# - torture hands on its command line less --sim, --seed and --seeds: each
+#   failing seed's replay line is exactly the command that replays it.
+# Usage: sim_path.sh RWLAB
+. "${0%/*}/../lib.sh"
+rwlab=$1
+sim=$(dirname "$rwlab")/rwlab-sim
+if [ ! -x "$sim" ]; then
+	echo "no $sim: skipped"
+	exit 77
+fi
+# lines FILE: its line count
+lines() { wc -l <"$1" | tr -d ' '; }
+
+# exec: an argument after -- is the program's, --sim included (--force: echo and sh use no rwlock)
+"$rwlab" exec -l rwsem -n 1 -q --no-report --force -o "$tmp/e.csv" -- echo --sim >/dev/null 2>"$tmp/e.err" ||
+	fail "exec -l rwsem -- echo --sim: exit $?: $(head -2 "$tmp/e.err")"
+grep -q '^3,[^,]*,[^,]*,rwsem,echo --sim,1,0,wall_s,' "$tmp/e.csv" ||
+	fail "exec -- echo --sim: no wall_s row of workload 'echo --sim': $(sed -n 2p "$tmp/e.csv")"
+# the program gets --sim as its argument: its output says so, read back as a metric
+"$rwlab" exec -l rwsem -n 1 -q --no-report --force --metric 'got=sim arg ([0-9]+)' -o "$tmp/e2.csv" -- \
+	sh -c 'test "$1" = --sim && echo "sim arg 7"' sh --sim >/dev/null 2>"$tmp/e.err" ||
+	fail "exec -- sh -c ... --sim: exit $?: $(head -2 "$tmp/e.err")"
+grep -q ',got,7,' "$tmp/e2.csv" || fail "exec: the program did not get --sim: $(grep -v wall_s "$tmp/e2.csv" | sed -n 2p)"
+
+# a command that has no --sim: getopt's one line, exit 2
+"$rwlab" report --sim generic-8 "$tmp/e.csv" >/dev/null 2>"$tmp/r.err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(lines "$tmp/r.err")" = 1 ] && grep -q -- "--sim" "$tmp/r.err" ||
+	fail "report --sim: exit $rc, $(cat "$tmp/r.err")"
+
+# the machine is checked before anything is executed: with no rwlab-sim beside rwlab
+mkdir "$tmp/alone"
+cp "$rwlab" "$tmp/alone/rwlab"
+for m in nosuch generic-513; do
+	"$tmp/alone/rwlab" run --sim $m -l null -t 1 -d 1ms -n 1 -q >/dev/null 2>"$tmp/m.err"
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(lines "$tmp/m.err")" = 1 ] && grep -q "$m" "$tmp/m.err" &&
+		! grep -q 'simulated build' "$tmp/m.err" || fail "run --sim $m without rwlab-sim: exit $rc, $(cat "$tmp/m.err")"
+done
+"$tmp/alone/rwlab" torture --sim nosuch -d 1ms >/dev/null 2>"$tmp/m.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q nosuch "$tmp/m.err" && ! grep -q 'simulated build' "$tmp/m.err" ||
+	fail "torture --sim nosuch without rwlab-sim: exit $rc, $(cat "$tmp/m.err")"
+"$tmp/alone/rwlab" run --sim generic-8 -l null -t 1 -d 1ms -n 1 -q >/dev/null 2>"$tmp/m.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q 'needs the simulated build' "$tmp/m.err" ||
+	fail "run --sim generic-8 without rwlab-sim: exit $rc, $(cat "$tmp/m.err")"
+
+# rwlab-sim takes the protocol only
+"$sim" run --sim generic-4 -l null -t 1 >/dev/null 2>"$tmp/p.err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(lines "$tmp/p.err")" = 1 ] && grep -q 'rwlab run --sim' "$tmp/p.err" ||
+	fail "rwlab-sim with a user's command line: exit $rc, $(cat "$tmp/p.err")"
+"$sim" --machine generic-4 --seed 1 --seeds 1 -- list >/dev/null 2>"$tmp/p.err"
+[ $? -eq 2 ] && grep -q 'run and torture' "$tmp/p.err" || fail "rwlab-sim -- list: $(cat "$tmp/p.err")"
+
+# the front and the protocol by hand: one CSV (apart from the run id and the timestamp)
+args="-l rwsem,bravo -w locktest:rpct=90 -t 1,3 -d 1ms --warmup 200us -n 1 -q --no-report"
+# shellcheck disable=SC2086
+"$rwlab" run --sim generic-4 --seed 5 $args -o "$tmp/front.csv" >/dev/null 2>"$tmp/f.err" ||
+	fail "run --sim generic-4: $(head -2 "$tmp/f.err")"
+grep -q 'rwlab-sim sim-[0-9]* seed 5,' "$tmp/front.csv" || fail "run --seed 5 --sim: the engine's seed is not 5"
+cut -d, -f1,4- "$tmp/front.csv" >"$tmp/front.cut"
+# shellcheck disable=SC2086
+"$rwlab" run --seed 5 --sim=generic-4 $args -o "$tmp/eq.csv" >/dev/null 2>&1 || fail "run --sim=generic-4"
+cut -d, -f1,4- "$tmp/eq.csv" | cmp -s - "$tmp/front.cut" || fail "--sim=generic-4 and --sim generic-4 differ"
+if command -v setarch >/dev/null; then
+	# shellcheck disable=SC2086
+	setarch "$(uname -m)" -R "$sim" --machine generic-4 --seed 5 --seeds 1 -- run --seed 5 $args \
+		-o "$tmp/proto.csv" >/dev/null 2>"$tmp/pr.err" || fail "the protocol by hand: $(head -2 "$tmp/pr.err")"
+	cut -d, -f1,4- "$tmp/proto.csv" | cmp -s - "$tmp/front.cut" ||
+		fail "the protocol by hand and run --sim differ: $(cut -d, -f1,4- "$tmp/proto.csv" | diff - "$tmp/front.cut" | head -3)"
+fi
+
+# torture: the replay line is the command line less --seeds, with the seed that failed
+"$rwlab" torture --seed 3 --sim generic-4 -l busted -d 2ms --seeds 2 >"$tmp/t.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "torture --sim -l busted --seeds 2: exit $rc"
+grep -q 'torture on generic-4: 2 seeds (3..4)' "$tmp/t.out" || fail "torture --seeds 2 from 3: $(grep 'seeds (' "$tmp/t.out")"
+grep '^rwlab-sim: replay: ' "$tmp/t.out" >"$tmp/replays"
+[ -s "$tmp/replays" ] || fail "torture --sim -l busted: no replay line"
+grep -v -x -e 'rwlab-sim: replay: rwlab torture -l busted -d 2ms --sim generic-4 --seed [34]' "$tmp/replays" >"$tmp/bad"
+[ -s "$tmp/bad" ] && fail "replay lines not the command that replays: $(head -2 "$tmp/bad")"
+
+[ $fails -eq 0 ] && echo "sim-path: all checks passed"
+exit $((fails > 0))
