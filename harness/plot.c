@@ -22,13 +22,18 @@ static int model_len(const char *model)
 	return !strncmp(model, "sim ", 4) && colon ? (int)(colon - model) : (int)strlen(model);
 }
 
-/* A gnuplot double-quoted string: backslash and quote escaped, newline as \n. */
+/*
+ * A gnuplot double-quoted string: backslash and quote escaped, newline as \n,
+ * and a backquote as its octal escape \140: gnuplot runs `...` in a
+ * double-quoted string as a shell command (command-line substitution), and
+ * the strings come from CSVs (variant names) and the command line.
+ */
 static void gp_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
-		if (*s == '\n') {
-			fputs("\\n", f);
+		if (*s == '\n' || *s == '`') {
+			fputs(*s == '\n' ? "\\n" : "\\140", f);
 			continue;
 		}
 		if (*s == '"' || *s == '\\')

@@ -78,6 +78,16 @@ if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
 	else
 		fail "plot --fairness -t 2: $(cat "$tmp/err")"
 	fi
+	# Names from a CSV reach gnuplot quoted: a variant named with backquotes (gnuplot's
+	# command substitution, even inside double quotes) runs nothing and is drawn as named.
+	# shellcheck disable=SC2016
+	sed 's|,pthread,|,p`touch '"$tmp"'/ran`t,|' "$data/two-variants.csv" >"$tmp/quote.csv"
+	"$rwlab" plot "$tmp/quote.csv" -w locktest -m total_rate -o "$tmp/quote.svg" 2>"$tmp/err" ||
+		fail "plot of a variant named with backquotes: $(cat "$tmp/err")"
+	"$rwlab" report "$tmp/quote.csv" -w locktest -f html -o "$tmp/quote.html" 2>"$tmp/err" ||
+		fail "report -f html of a variant named with backquotes: $(cat "$tmp/err")"
+	[ -e "$tmp/ran" ] && fail "gnuplot ran the command in a variant's name (backquotes)"
+	grep -qF "p\`touch $tmp/ran\`t" "$tmp/quote.svg" || fail "plot: the variant's name is not in the figure as named"
 else
 	echo "gnuplot not installed: plot checks skipped"
 fi
