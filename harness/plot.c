@@ -274,8 +274,9 @@ void lab_plot_line_add(struct lab_plot_line *l, double x, double y, double err, 
 
 /*
  * The scaling figure of (group @g, metric @im): one line per column, the
- * table mean (Hmean or Amean) with +-1 sample standard deviation; times in
- * ms below one second and s above (f->div). Returns the number of lines.
+ * table mean (rep_table_mean(): Hmean or Amean, the table's number) with +-1
+ * sample standard deviation; times in ms below one second and s above
+ * (f->div). Returns the number of lines.
  */
 int lab_plot_fig_scaling(struct lab_plot_fig *f, const struct lab_results *r, int g, int im)
 {
@@ -287,7 +288,8 @@ int lab_plot_fig_scaling(struct lab_plot_fig *f, const struct lab_results *r, in
 	memset(f, 0, sizeof(*f));
 	for (int i = 0; i < r->ns; i++)
 		if (r->s[i].ig == g && r->s[i].im == im) {
-			double m = rep_mean(&r->s[i]);
+			bool h;
+			double m = rep_table_mean(&r->s[i], &h);
 
 			any = any ? any : &r->s[i];
 			maxv = !isnan(m) && m > maxv ? m : maxv;
@@ -301,12 +303,13 @@ int lab_plot_fig_scaling(struct lab_plot_fig *f, const struct lab_results *r, in
 
 		for (int t = 0; t < r->nthreads; t++) {
 			const struct lab_series *x = lab_results_find(r, g, v, im, r->threads[t]);
+			bool h;
 
 			if (!x)
 				continue;
 			if (!l && !(l = lab_plot_fig_line(f, r->columns[v], -1)))
 				break;
-			lab_plot_line_add(l, x->threads, rep_mean(x) / f->div,
+			lab_plot_line_add(l, x->threads, rep_table_mean(x, &h) / f->div,
 					  (x->n > 1 ? lab_stddev(x->v, x->n) : 0) / f->div, NULL);
 			maxn = x->n > maxn ? x->n : maxn;
 		}

@@ -153,6 +153,14 @@ double rep_mean(const struct lab_series *s)
 	return rep_higher(s) ? lab_hmean(s->v, s->n) : lab_amean(s->v, s->n);
 }
 
+double rep_table_mean(const struct lab_series *s, bool *higher)
+{
+	double m = rep_mean(s);
+
+	*higher = rep_higher(s) && !isnan(m);
+	return isnan(m) ? lab_amean(s->v, s->n) : m;
+}
+
 const char *rep_flag(const struct lab_series *s, bool harmonic)
 {
 	return s ? lab_fmt_flag(s->v, s->n, harmonic && rep_higher(s)) : NULL;

@@ -37,6 +37,12 @@ bool rep_harness_metric(const char *m);
 double rep_mean(const struct lab_series *s);
 bool rep_higher(const struct lab_series *s);
 /*
+ * The default table's mean, which its graphs draw too: rep_mean(), falling
+ * back to Amean where a Hmean is undefined (a value <= 0). *@higher: whether
+ * it is the Hmean of a higher-is-better series.
+ */
+double rep_table_mean(const struct lab_series *s, bool *higher);
+/*
  * lab_fmt_flag() of @s (NULL: not flagged, or no series). @harmonic: the
  * format prints HCoeffVar beside a Hmean for higher-is-better series; false:
  * it prints CoeffVar.

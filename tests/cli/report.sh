@@ -88,6 +88,18 @@ if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
 		fail "report -f html of a variant named with backquotes: $(cat "$tmp/err")"
 	[ -e "$tmp/ran" ] && fail "gnuplot ran the command in a variant's name (backquotes)"
 	grep -qF "p\`touch $tmp/ran\`t" "$tmp/quote.svg" || fail "plot: the variant's name is not in the figure as named"
+	# A cell whose Hmean is undefined (an iteration measured 0): the table prints its Amean,
+	# (0 + 110 + 120) / 3 = 76.67, and the graph draws that point, not a missing one.
+	awk -F, -v OFS=, '$4 == "pthread" && $5 == "locktest" && $6 == 1 && $7 == 0 && $8 == "total_rate" { $9 = 0 } 1' \
+		"$data/two-variants.csv" >"$tmp/zero.csv"
+	"$rwlab" report "$tmp/zero.csv" -w locktest -m total_rate | grep -q '^1 thread   76.67 ' ||
+		fail "report: pthread at 1 thread with a 0 iteration is not the Amean 76.67"
+	if "$rwlab" plot "$tmp/zero.csv" -w locktest -m total_rate --keep-script -o "$tmp/zero.svg" 2>"$tmp/err"; then
+		sed -n '/^# pthread/,/^$/p' "$tmp/zero.svg.dat" | grep -q '^1 76\.666' ||
+			fail "plot: pthread at 1 thread is not the table's 76.67: $(sed -n '/^# pthread/,/^$/p' "$tmp/zero.svg.dat")"
+	else
+		fail "plot of a series with a 0 iteration: $(cat "$tmp/err")"
+	fi
 else
 	echo "gnuplot not installed: plot checks skipped"
 fi
