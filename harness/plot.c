@@ -263,6 +263,8 @@ void lab_plot_line_add(struct lab_plot_line *l, double x, double y, double err, 
 {
 	struct lab_plot_point *p;
 
+	if (!isfinite(x) || !isfinite(y))	/* gnuplot cannot place it ("inf" in a range is an error) */
+		return;
 	p = realloc(l->p, (size_t)(l->n + 1) * sizeof(*l->p));
 	if (!p)
 		abort();
@@ -490,8 +492,11 @@ static void x_axis(FILE *s, const struct lab_plot_fig *f)
 static int write_fig(const struct lab_plot_fig *f, FILE *d, FILE *s, const char *datpath)
 {
 	bool first = true;
+	int blocks = 0;
 
-	if (!f->nline)
+	for (int b = 0; b < f->nline; b++)
+		blocks += f->line[b].n > 0;
+	if (!blocks)
 		return 0;
 	fprintf(s, "set title ");
 	gp_str(s, f->title);
@@ -505,10 +510,13 @@ static int write_fig(const struct lab_plot_fig *f, FILE *d, FILE *s, const char 
 		fprintf(s, "set yrange [0:*]\nset format y '%%.1s%%c'\n");
 	x_axis(s, f);
 	fprintf(s, "plot ");
+	blocks = 0;
 	for (int b = 0; b < f->nline; b++) {
 		const struct lab_plot_line *l = &f->line[b];
 		bool labels = false;
 
+		if (!l->n)	/* no point to draw: gnuplot would warn of a data block with no valid points */
+			continue;
 		fprintf(d, "# %s\n", l->title);
 		for (int k = 0; k < l->n; k++) {
 			fprintf(d, "%.10g %.10g %.10g \"%s\"\n", l->p[k].x, l->p[k].y, l->p[k].err, l->p[k].label);
@@ -518,18 +526,19 @@ static int write_fig(const struct lab_plot_fig *f, FILE *d, FILE *s, const char 
 		fprintf(s, "%s", first ? "" : ", \\\n     ");
 		first = false;
 		gp_str(s, datpath);
-		fprintf(s, " index %d using 1:2:3 with yerrorlines", b);
+		fprintf(s, " index %d using 1:2:3 with yerrorlines", blocks);
 		series_style(s, l->like >= 0 ? l->like : b, l->like >= 0);
 		fprintf(s, " title ");
 		gp_str(s, l->title);
 		if (labels) {
 			fprintf(s, ", \\\n     ");
 			gp_str(s, datpath);
-			fprintf(s, " index %d using 1:2:4 with labels offset 0,1.2 font ',8' notitle", b);
+			fprintf(s, " index %d using 1:2:4 with labels offset 0,1.2 font ',8' notitle", blocks);
 		}
+		blocks++;
 	}
 	fprintf(s, "\n");
-	return f->nline;
+	return blocks;
 }
 
 static int write_fairness(struct plot_ctx *p, FILE *d, FILE *s, const char *datpath)

@@ -100,6 +100,18 @@ if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
 	else
 		fail "plot of a series with a 0 iteration: $(cat "$tmp/err")"
 	fi
+	# A published change too large for a double (1e308 over 1e-308) or none at all (0 over 0):
+	# the page is written, the points that cannot be drawn left out, and gnuplot says nothing.
+	for v in "1e-308 1e308" "0 0"; do
+		cp "$data/fixture.matrix" "$tmp/extreme.matrix"
+		# shellcheck disable=SC2086
+		printf 'fixture-time,mean,elapsed seconds,1,old,%s\nfixture-time,mean,elapsed seconds,1,new,%s\n' $v |
+			cat - <(grep -v ',1,\(old\|new\),' "$data/published.csv" | tail -n +2) |
+			sed '1i benchmark,stat,metric,clients,variant,value' >"$tmp/published.csv"
+		"$rwlab" report "$data/two-variants.csv" --matrix "$tmp/extreme.matrix" -f html -o "$tmp/extreme.html" \
+			2>"$tmp/err" || fail "report -f html, published $v: exit $?: $(head -3 "$tmp/err")"
+		[ -s "$tmp/err" ] && fail "report -f html, published $v: stderr: $(head -3 "$tmp/err")"
+	done
 else
 	echo "gnuplot not installed: plot checks skipped"
 fi
