@@ -85,6 +85,13 @@ if command -v setarch >/dev/null; then
 		fail "the protocol by hand and run --sim differ: $(cut -d, -f1,4- "$tmp/proto.csv" | diff - "$tmp/front.cut" | head -3)"
 fi
 
+# a long command line (300 -q, --sim past them): no fixed limit, and --sim is still taken out
+qs=$(printf ' -q%.0s' $(seq 300))
+# shellcheck disable=SC2086
+"$rwlab" run $qs -l null -t 1 -n 1 -d 1ms --no-report -o "$tmp/long.csv" --sim generic-4 >/dev/null 2>"$tmp/l.err" ||
+	fail "run with 300 -q and --sim: exit $?: $(head -2 "$tmp/l.err")"
+grep -q 'rwlab-sim sim-[0-9]* seed 1,' "$tmp/long.csv" 2>/dev/null || fail "run with 300 -q and --sim: not simulated"
+
 # torture: the replay line is the command line less --seeds, with the seed that failed
 "$rwlab" torture --seed 3 --sim generic-4 -l busted -d 2ms --seeds 2 >"$tmp/t.out" 2>&1
 rc=$?
