@@ -85,6 +85,12 @@ if command -v setarch >/dev/null; then
 		fail "the protocol by hand and run --sim differ: $(cut -d, -f1,4- "$tmp/proto.csv" | diff - "$tmp/front.cut" | head -3)"
 fi
 
+# torture --seeds past the largest --seed: refused first, not N-1 false FAILUREs of seeds torture refuses
+"$tmp/alone/rwlab" torture --sim generic-4 -l rwsem -d 1ms --seed 9223372036854775807 --seeds 2 >/dev/null 2>"$tmp/s.err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(lines "$tmp/s.err")" = 1 ] && grep -q -- '--seeds 2 goes past the largest seed' "$tmp/s.err" ||
+	fail "torture --seed 2^63-1 --seeds 2: exit $rc, $(cat "$tmp/s.err")"
+
 # a long command line (300 -q, --sim past them): no fixed limit, and --sim is still taken out
 qs=$(printf ' -q%.0s' $(seq 300))
 # shellcheck disable=SC2086
