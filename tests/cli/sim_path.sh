@@ -41,6 +41,15 @@ rc=$?
 [ $rc -eq 2 ] && [ "$(lines "$tmp/r.err")" = 1 ] && grep -q -- "--sim" "$tmp/r.err" ||
 	fail "report --sim: exit $rc, $(cat "$tmp/r.err")"
 
+# sim's -o is validate's page: list and show refuse it rather than ignore it
+for c in "list" "show generic-4"; do
+	# shellcheck disable=SC2086
+	"$rwlab" sim $c -o "$tmp/p.html" >/dev/null 2>"$tmp/r.err"
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(lines "$tmp/r.err")" = 1 ] && grep -q "validate's page" "$tmp/r.err" && [ ! -e "$tmp/p.html" ] ||
+		fail "sim $c -o FILE: exit $rc, $(cat "$tmp/r.err")"
+done
+
 # the machine is checked before anything is executed: with no rwlab-sim beside rwlab
 mkdir "$tmp/alone"
 cp "$rwlab" "$tmp/alone/rwlab"
