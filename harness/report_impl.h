@@ -152,3 +152,20 @@ void rep_vblock_heading(const struct lab_vtab *vt, const struct lab_vrow *row, c
 void rep_vrow_cells(const struct lab_vrow *row, char cells[REP_VROW_CELLS][64]);
 /* What follows the rows: the summary of every row, the published-flat line and the rule. */
 void rep_vtab_print_tail(const struct lab_rctx *c, const struct lab_vtab *vt);
+
+/*
+ * A report file written whole or not at all (lab_report_write(), the ladder's
+ * page): rep_out_open() checks @path (lab_report_out_check()) and opens
+ * PATH.tmp, or @path itself where it is a device or FIFO (/dev/stdout,
+ * /dev/null: renaming over one would replace it); rep_out_close() closes it
+ * and, when @st is 0 and every byte was written, renames PATH.tmp into
+ * place, else removes it. Errors: one line on stderr prefixed @prog; each
+ * returns 0 or 1.
+ */
+struct rep_out {
+	FILE *f;
+	const char *prog, *path;
+	char tmp[4200];		/* "" when @path is written in place */
+};
+int rep_out_open(struct rep_out *o, const char *prog, const char *path);
+int rep_out_close(struct rep_out *o, int st);

@@ -37,6 +37,20 @@ expect_err 2 "output '.*x.jpg' must end in .png or .svg" -- \
 expect_err 1 "several groups match" -- \
 	"$rwlab" plot "$data/two-variants.csv" -o "$tmp/x.png"
 
+# -o: a FIFO (or /dev/stdout) is written in place, not replaced by a renamed file; a name
+# that cannot be a file is refused in one line; sim validate refuses its page before the ladder runs.
+mkfifo "$tmp/fifo"
+timeout 10 cat "$tmp/fifo" >"$tmp/fifo.out" &
+"$rwlab" report "$data/two-variants.csv" -w locktest -o "$tmp/fifo" 2>"$tmp/err" || fail "report -o FIFO: $(cat "$tmp/err")"
+wait
+[ -p "$tmp/fifo" ] || fail "report -o FIFO replaced the FIFO"
+"$rwlab" report "$data/two-variants.csv" -w locktest | cmp -s - "$tmp/fifo.out" || fail "report -o FIFO: not the report"
+expect_err 1 "-o: an empty file name" -- "$rwlab" report "$data/two-variants.csv" -o ''
+expect_err 1 "-o $tmp: is a directory" -- "$rwlab" report "$data/two-variants.csv" -f html -o "$tmp"
+expect_err 1 "-o $tmp/no/x.html: cannot write in $tmp/no/: No such file" -- \
+	"$rwlab" report "$data/two-variants.csv" -f html -o "$tmp/no/x.html"
+expect_err 2 "sim validate: -o $tmp/no/x.html: cannot write in" -- "$rwlab" sim validate -o "$tmp/no/x.html"
+
 # A matrix naming a variant this build lacks: the registry's error, with FILE:LINE.
 printf 'workloads = locktest\nlocks = pthread, nosuch\nthreads = 1\n' >"$tmp/bad.matrix"
 expect_err 2 "bad.matrix:2: unknown lock variant 'nosuch' \(valid: all, pthread" -- \
