@@ -59,6 +59,13 @@ for m in nosuch generic-513; do
 	[ $rc -eq 2 ] && [ "$(lines "$tmp/m.err")" = 1 ] && grep -q "$m" "$tmp/m.err" &&
 		! grep -q 'simulated build' "$tmp/m.err" || fail "run --sim $m without rwlab-sim: exit $rc, $(cat "$tmp/m.err")"
 done
+# a machine given as a path: one line that names it and the valid forms
+for m in "$tmp/no/x.machine" "$tmp"; do
+	"$tmp/alone/rwlab" run --sim "$m" -l null -t 1 -d 1ms -n 1 -q >/dev/null 2>"$tmp/m.err"
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(lines "$tmp/m.err")" = 1 ] && grep -qF "machine file '$m'" "$tmp/m.err" &&
+		grep -q 'rwlab sim list, generic-N' "$tmp/m.err" || fail "run --sim $m: exit $rc, $(cat "$tmp/m.err")"
+done
 "$tmp/alone/rwlab" torture --sim nosuch -d 1ms >/dev/null 2>"$tmp/m.err"
 rc=$?
 [ $rc -eq 2 ] && grep -q nosuch "$tmp/m.err" && ! grep -q 'simulated build' "$tmp/m.err" ||
