@@ -51,6 +51,27 @@ expect_err 1 "-o $tmp/no/x.html: cannot write in $tmp/no/: No such file" -- \
 	"$rwlab" report "$data/two-variants.csv" -f html -o "$tmp/no/x.html"
 expect_err 2 "sim validate: -o $tmp/no/x.html: cannot write in" -- "$rwlab" sim validate -o "$tmp/no/x.html"
 
+# A published table: a value that is not a number fails loudly (it read as 0 and was judged);
+# a block whose first row has no published change still names the table's marks (was "(null)").
+mkdir "$tmp/pub"
+cp "$data/fixture.matrix" "$tmp/pub/m.matrix"
+sed 's/^fixture-time,mean,elapsed seconds,1,old,100$/fixture-time,mean,elapsed seconds,1,old,1OO/' "$data/published.csv" \
+	>"$tmp/pub/published.csv"
+expect_err 1 "published.csv:2: value '1OO' is not a number" -- \
+	"$rwlab" report "$data/two-variants.csv" --matrix "$tmp/pub/m.matrix" -f none
+{
+	echo 'benchmark,stat,metric,clients,variant,value,mark,rule'
+	echo 'fixture-time,mean,elapsed seconds,1,old,0,,'
+	echo 'fixture-time,mean,elapsed seconds,1,new,80,,'
+	echo 'fixture-time,mean,elapsed seconds,8,old,100,( ),mmtests-ttest'
+	echo 'fixture-time,mean,elapsed seconds,8,new,110,*,mmtests-ttest'
+	echo 'locktest,speedup-percent,rate change,4,new,12,,'
+} >"$tmp/pub/published.csv"
+"$rwlab" report "$data/two-variants.csv" --matrix "$tmp/pub/m.matrix" -f none >"$tmp/out" 2>"$tmp/err" ||
+	fail "report, published base 0 at the first row: $(cat "$tmp/err")"
+grep -q '^fixture-time | elapsed seconds (published marks: mmtests-ttest)' "$tmp/out" ||
+	fail "report: the block's heading does not name its marks: $(grep 'published marks' "$tmp/out")"
+
 # A matrix naming a variant this build lacks: the registry's error, with FILE:LINE.
 printf 'workloads = locktest\nlocks = pthread, nosuch\nthreads = 1\n' >"$tmp/bad.matrix"
 expect_err 2 "bad.matrix:2: unknown lock variant 'nosuch' \(valid: all, pthread" -- \
