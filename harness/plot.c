@@ -250,8 +250,10 @@ struct lab_plot_line *lab_plot_fig_line(struct lab_plot_fig *f, const char *titl
 {
 	struct lab_plot_line *l;
 
-	if (f->nline == LAB_PLOT_MAX_LINES)
+	if (f->nline == LAB_PLOT_MAX_LINES) {
+		f->left_out++;
 		return NULL;
+	}
 	l = &f->line[f->nline++];
 	memset(l, 0, sizeof(*l));
 	snprintf(l->title, sizeof(l->title), "%s", title);
@@ -499,7 +501,15 @@ static int write_fig(const struct lab_plot_fig *f, FILE *d, FILE *s, const char 
 	if (!blocks)
 		return 0;
 	fprintf(s, "set title ");
-	gp_str(s, f->title);
+	if (f->left_out) {	/* the table beside it has them: the graph must not pass for complete */
+		char t[sizeof(f->title) + 96];
+
+		snprintf(t, sizeof(t), "%s\n%d more line%s not drawn (a graph holds %d)", f->title, f->left_out,
+			 f->left_out == 1 ? "" : "s", LAB_PLOT_MAX_LINES);
+		gp_str(s, t);
+	} else {
+		gp_str(s, f->title);
+	}
 	fprintf(s, "\nset ylabel ");
 	gp_str(s, f->ylabel);
 	/* the key under the graph, so that the graph keeps the width */

@@ -147,6 +147,16 @@ if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
 			2>"$tmp/err" || fail "report -f html, published $v: exit $?: $(head -3 "$tmp/err")"
 		[ -s "$tmp/err" ] && fail "report -f html, published $v: stderr: $(head -3 "$tmp/err")"
 	done
+	# 66 variants: a graph draws 64 lines and its title says that 2 are not drawn
+	{
+		head -1 "$data/two-variants.csv"
+		for i in $(seq 65); do grep ',pthread,locktest,' "$data/two-variants.csv" | sed "s/,pthread,/,v$i,/"; done
+		grep ',ck-rwlock,locktest,' "$data/two-variants.csv"
+	} >"$tmp/many.csv"
+	"$rwlab" plot "$tmp/many.csv" -m total_rate --keep-script -o "$tmp/many.svg" 2>"$tmp/err" ||
+		fail "plot of 66 variants: $(cat "$tmp/err")"
+	grep -q '^set title .*\\n2 more lines not drawn (a graph holds 64)"$' "$tmp/many.svg.gp" 2>/dev/null ||
+		fail "plot of 66 variants: the title does not say 2 lines are not drawn"
 else
 	echo "gnuplot not installed: plot checks skipped"
 fi
