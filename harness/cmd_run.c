@@ -46,8 +46,8 @@ static const struct lab_opt run_opts[] = {
 	{ "duration", 'd', 'd', "DUR", "measurement window of timed workloads", "2s", DUR_UNITS, 0, NULL, 0, 0 },
 	{ "warmup", 0, 'W', "DUR", "unmeasured warm-up before each window", "a quarter of -d, at most 500ms",
 	  DUR_UNITS, 0, NULL, 0, 0 },
-	{ "pin", 0, 'P', "POLICY", "thread placement: compact, scatter or none; with --sim also cores (thread i on "
-	  "core i's first SMT thread, as will-it-scale binds)", "compact", NULL, LAB_COMP_CHOICES,
+	{ "pin", 0, 'P', "POLICY", "thread placement: compact, scatter or none; with --sim also cores (thread i bound "
+	  "to core i's CPUs, as will-it-scale binds)", "compact", NULL, LAB_COMP_CHOICES,
 	  "compact scatter none cores", 0, 0 },
 	{ "csv", 'o', 'o', "FILE", "results CSV; an existing FILE is kept as FILE.1 (FILE.2, ...); - is stdout",
 	  "rwlab-<date>-<pid>.csv", NULL, LAB_COMP_FILE, NULL, 0, 0 },

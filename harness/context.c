@@ -11,6 +11,8 @@
 #include "version.h"
 #if LAB_SIM
 #include "sim.h"
+#include "sim_cmd.h"
+#include "sim_version.h"
 #endif
 
 static void cpu_model(char *buf, size_t len)
@@ -116,8 +118,8 @@ void lab_context_get(struct lab_context *ctx)
 		snprintf(ctx->cmdline, sizeof(ctx->cmdline), "sim");
 		ctx->isolated[0] = 0;
 		ctx->cpus = m->ncpus;
-		snprintf(ctx->kernel, sizeof(ctx->kernel), "rwlab-sim %s seed %llu", SIM_ENGINE_VERSION,
-			 (unsigned long long)sim_seed());
+		snprintf(ctx->kernel, sizeof(ctx->kernel), "rwlab-sim %s engine %s machine %.8s seed %llu",
+			 SIM_ENGINE_VERSION, SIM_ENGINE_HASH, lab_sim_machine_hash(), (unsigned long long)sim_seed());
 	}
 #endif
 }

@@ -32,6 +32,8 @@
 	  "the directory of the machine files (default share/rwlab/machines, then the source tree's sim/machines)") \
 	X("RWLAB_SIM_STATS", "rwlab-sim", "1: print the engine's host-side statistics when a simulation ends") \
 	X("RWLAB_SIM_DEBUG", "rwlab-sim", "set: when a simulation is stuck, print every live task's state") \
+	X("RWLAB_SIM_CELL", "rwlab-sim (internal)", \
+	  "set by a simulated run for each cell's own rwlab-sim: that process runs its one cell (harness/sim_cell.h)") \
 	X("RWLAB_GNUPLOT", "rwlab plot", "the gnuplot to run (default: gnuplot on PATH)") \
 	X("RWLAB_RESULTS_DIR", "tools/reproduce", "where its runs go (default: the source tree's results/)") \
 	X("RWLAB_FAULT_INJECT", "run (tests)", \

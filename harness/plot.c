@@ -307,19 +307,22 @@ int lab_plot_fig_scaling(struct lab_plot_fig *f, const struct lab_results *r, in
 
 		for (int t = 0; t < r->nthreads; t++) {
 			const struct lab_series *x = lab_results_find(r, g, v, im, r->threads[t]);
+			double sd;
 			bool h;
 
 			if (!x)
 				continue;
 			if (!l && !(l = lab_plot_fig_line(f, r->columns[v], -1)))
 				break;
-			lab_plot_line_add(l, x->threads, rep_table_mean(x, &h) / f->div,
-					  (x->n > 1 ? lab_stddev(x->v, x->n) : 0) / f->div, NULL);
+			sd = x->n > 1 ? rep_spread_sd(x) : 0;	/* the spread every format shows */
+			lab_plot_line_add(l, x->threads, rep_table_mean(x, &h) / f->div, (isnan(sd) ? 0 : sd) / f->div,
+					  NULL);
 			maxn = x->n > maxn ? x->n : maxn;
 		}
 	}
-	snprintf(f->title, sizeof(f->title), "%s: %s (%s), %s +- stddev over %d iteration%s\n%s CPUs, %.*s, %s",
-		 r->groups[g], r->metrics[im], shown, rep_higher(any) ? "Hmean" : "Amean", maxn, maxn == 1 ? "" : "s",
+	snprintf(f->title, sizeof(f->title), "%s: %s (%s), %s +- %s over %d iteration%s\n%s CPUs, %.*s, %s",
+		 r->groups[g], r->metrics[im], shown, rep_higher(any) ? "Hmean" : "Amean",
+		 rep_higher(any) ? "HStddev" : "Stddev", maxn, maxn == 1 ? "" : "s",
 		 lab_results_ctx(r, LAB_CSV_NAME(cpus)), model_len(model), model, lab_results_ctx(r, LAB_CSV_NAME(git_rev)));
 	snprintf(f->xlabel, sizeof(f->xlabel), "%s", rep_count_unit(any->workload));
 	f->per_x = !strcmp(f->xlabel, "pairs") ? 2 : 1;	/* a pair is two tasks */

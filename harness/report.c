@@ -162,9 +162,28 @@ double rep_table_mean(const struct lab_series *s, bool *higher)
 	return isnan(m) ? lab_amean(s->v, s->n) : m;
 }
 
-const char *rep_flag(const struct lab_series *s, bool harmonic)
+double rep_spread(const struct lab_series *s, const char **name)
 {
-	return s ? lab_fmt_flag(s->v, s->n, harmonic && rep_higher(s)) : NULL;
+	return lab_fmt_spread(s->v, s->n, s->better, name);
+}
+
+double rep_spread_sd(const struct lab_series *s)
+{
+	const char *name;
+
+	rep_spread(s, &name);
+	return !strcmp(name, "HCoeffVar") ? lab_hstddev(s->v, s->n) : lab_stddev(s->v, s->n);
+}
+
+const char *rep_flag(const struct lab_series *s)
+{
+	return s ? lab_fmt_flag(s->v, s->n, rep_higher(s)) : NULL;
+}
+
+void rep_sign_line(FILE *f, bool lower)
+{
+	if (lower)
+		fprintf(f, "change: positive = better (lower-is-better: 100 - new*100/base)\n");
 }
 
 void rep_mark(char *buf, size_t len)
@@ -298,7 +317,7 @@ int rep_speedup(struct lab_rctx *c)
 					else
 						snprintf(cell, sizeof(cell), "%+.1f%%", ch);
 					/* a change is as trustworthy as the less trustworthy of its two cells */
-					if (s && (rep_flag(s, true) || rep_flag(base, true))) {
+					if (s && (rep_flag(s) || rep_flag(base))) {
 						rep_mark(cell, sizeof(cell));
 						flagged = true;
 					}
@@ -309,6 +328,7 @@ int rep_speedup(struct lab_rctx *c)
 			}
 			if (flagged)
 				fprintf(c->out, "%s (the column's or the baseline's cell)\n", LAB_FMT_FLAG_LEGEND);
+			rep_sign_line(c->out, any->better == LAB_BETTER_LOWER);
 		}
 	}
 	return printed;
@@ -341,7 +361,7 @@ int rep_duration(struct lab_rctx *c)
 				if (!strcmp(s->metric, rows[k][1])) {
 					for (int j = 0; j < s->n; j++)
 						sum[k][s->ic] += s->v[j];
-					flag[k][s->ic] |= rep_flag(s, false) != NULL;
+					flag[k][s->ic] |= rep_flag(s) != NULL;
 					flagged |= flag[k][s->ic];
 					have = true;
 				}
@@ -409,8 +429,8 @@ int rep_csv(struct lab_rctx *c)
 	const struct lab_results *r = c->r;
 	int printed = 0;
 
-	fprintf(c->out, "group,column,workload,metric,unit,better,threads,n,stat,mean,stddev,coeffvar,min,max,"
-			"change_pct,significant,welch_p,flag\n");
+	fprintf(c->out, "group,column,workload,metric,unit,better,threads,n,stat,mean,spread_stat,stddev,coeffvar,min,"
+			"max,change_pct,significant,welch_p,flag\n");
 	for (int g = 0; g < r->ngroups; g++)
 		for (int m = 0; m < r->nmetrics; m++)
 			for (int ti = 0; ti < r->nthreads; ti++) {
@@ -418,7 +438,7 @@ int rep_csv(struct lab_rctx *c)
 
 				for (int v = 0; v < r->ncolumns; v++) {
 					const struct lab_series *s = lab_results_find(r, g, v, m, r->threads[ti]);
-					const char *fields[4];
+					const char *fields[4], *spread;
 
 					if (!s || !rep_wanted(c, s))
 						continue;
@@ -436,15 +456,17 @@ int rep_csv(struct lab_rctx *c)
 						s->better == LAB_BETTER_LOWER ? "lower" : "none",
 						s->threads, s->n, rep_higher(s) ? "hmean" : "amean");
 					csv_num(c->out, rep_mean(s));
-					csv_num(c->out, lab_stddev(s->v, s->n));
-					csv_num(c->out, lab_coeffvar(s->v, s->n));
+					rep_spread(s, &spread);	/* HCoeffVar or CoeffVar: stddev and coeffvar are its */
+					fprintf(c->out, ",%s", spread);
+					csv_num(c->out, rep_spread_sd(s));
+					csv_num(c->out, rep_spread(s, NULL));
 					csv_num(c->out, lab_min(s->v, s->n));
 					csv_num(c->out, lab_max(s->v, s->n));
 					csv_num(c->out, base ? rep_change(s, base) : NAN);
 					fprintf(c->out, ",%d", rep_significant(c, s, base) ? 1 : 0);
 					csv_num(c->out, base && s != base ? lab_welch_p(base->v, base->n, s->v, s->n) : NAN);
 					fputc(',', c->out);
-					csv_field(c->out, rep_flag(s, true) ? rep_flag(s, true) : "");
+					csv_field(c->out, rep_flag(s) ? rep_flag(s) : "");
 					fputc('\n', c->out);
 					printed++;
 				}
@@ -491,11 +513,11 @@ int rep_markdown(struct lab_rctx *c)
 						continue;
 					}
 					mean = rep_mean(s);
-					cv = lab_coeffvar(s->v, s->n);
+					cv = rep_spread(s, NULL);
 					fprintf(c->out, " %.2f", mean);
 					if (!isnan(cv))
 						fprintf(c->out, " ±%.2f%%", fabs(cv));
-					if (rep_flag(s, false)) {	/* the CoeffVar printed here */
+					if (rep_flag(s)) {	/* the spread printed here */
 						fputc(LAB_FMT_FLAG_MARK, c->out);
 						flagged = true;
 					}
@@ -519,8 +541,9 @@ int rep_markdown(struct lab_rctx *c)
 			fprintf(c->out, "\n%s\n", LAB_FMT_FLAG_LEGEND);
 	}
 	if (printed)
-		fprintf(c->out, "\nMean ±CoeffVar; change vs %s, positive = better (for a lower-is-better metric the gain, "
-			"100 - new*100/base; for an informational one, positive = higher); **bold** = significant.\n",
+		fprintf(c->out, "\nHmean ±HCoeffVar for higher-is-better metrics, Amean ±CoeffVar otherwise; change vs %s, "
+			"positive = better (for a lower-is-better metric the gain, 100 - new*100/base; for an "
+			"informational one, positive = higher); **bold** = significant.\n",
 			r->columns[0]);
 	return printed;
 }

@@ -43,11 +43,22 @@ bool rep_higher(const struct lab_series *s);
  */
 double rep_table_mean(const struct lab_series *s, bool *higher);
 /*
- * lab_fmt_flag() of @s (NULL: not flagged, or no series). @harmonic: the
- * format prints HCoeffVar beside a Hmean for higher-is-better series; false:
- * it prints CoeffVar.
+ * One spread and one flag per cell, in every format (mmtests' and LKP's own
+ * spread rows aside, which follow their tools): rep_spread() is
+ * lab_fmt_spread(), HCoeffVar beside a Hmean, CoeffVar beside an Amean, in
+ * percent (*@name, may be NULL, gets the statistic's name); rep_spread_sd()
+ * its standard deviation (HStddev or the sample Stddev); rep_flag() is
+ * lab_fmt_flag() on that spread (NULL: not flagged, or no series).
  */
-const char *rep_flag(const struct lab_series *s, bool harmonic);
+double rep_spread(const struct lab_series *s, const char **name);
+double rep_spread_sd(const struct lab_series *s);
+const char *rep_flag(const struct lab_series *s);
+/*
+ * rep_sign_line() - the line under a table whose changes are mmtests'
+ * (positive = better) saying what the sign means for a lower-is-better
+ * metric; nothing when @lower is false.
+ */
+void rep_sign_line(FILE *f, bool lower);
 /*
  * Mark the right-aligned figure in @buf as flagged: the blank just before
  * it becomes LAB_FMT_FLAG_MARK, so that columns stay aligned; without a
@@ -97,6 +108,7 @@ struct rep_grid {
 	char **rlab, **clab;
 	char (*cell)[REP_GRID_PARTS][48];	/* nr * nc */
 	bool flagged;			/* some cell carries LAB_FMT_FLAG_MARK */
+	bool lower;			/* the metric is lower-is-better: rep_sign_line() goes under it */
 };
 /* Build the grid of (group @g, metric @m); @compact: email's narrower figures. Returns its rows. */
 int rep_grid_build(const struct lab_rctx *c, int g, int m, bool compact, struct rep_grid *gr);

@@ -53,6 +53,7 @@ static void series(const struct lab_rctx *c, const struct lab_series *s, const s
 {
 	FILE *f = c->out;
 	bool h = rep_higher(s);
+	const char *spread;
 
 	fputs("{", f);
 	str(f, "group", s->group, true);
@@ -65,14 +66,16 @@ static void series(const struct lab_rctx *c, const struct lab_series *s, const s
 	fprintf(f, ", \"threads\": %d, \"n\": %d", s->threads, s->n);
 	str(f, "mean_kind", h ? "hmean" : "amean", false);
 	num(f, "mean", rep_mean(s));
-	num(f, "stddev", h ? lab_hstddev(s->v, s->n) : lab_stddev(s->v, s->n));
-	num(f, "coeffvar_pct", h ? lab_hcoeffvar(s->v, s->n) : lab_coeffvar(s->v, s->n));
+	rep_spread(s, &spread);
+	str(f, "spread_stat", spread, false);
+	num(f, "stddev", rep_spread_sd(s));
+	num(f, "coeffvar_pct", rep_spread(s, NULL));
 	num(f, "min", lab_min(s->v, s->n));
 	num(f, "max", lab_max(s->v, s->n));
 	num(f, "change_pct", base && s != base ? rep_change(s, base) : NAN);
 	fputs(", \"flag\": ", f);
-	if (rep_flag(s, true))
-		rep_json_str(f, rep_flag(s, true));
+	if (rep_flag(s))
+		rep_json_str(f, rep_flag(s));
 	else
 		fputs("null", f);
 	fprintf(f, ", \"significant\": %s, \"values\": [", rep_significant(c, s, base) ? "true" : "false");

@@ -91,7 +91,7 @@ static bool shadowed(const struct lab_rctx *c, int g, int m, int threads)
 /* The mean @avg of @s, with LAB_FMT_FLAG_MARK before it when lab_fmt_flag() flags @s; returns whether it did. */
 static bool lkp_value(FILE *f, const struct lab_series *s, double avg)
 {
-	bool flagged = rep_flag(s, false);	/* LKP prints the arithmetic mean and its spread */
+	bool flagged = rep_flag(s);	/* the cell's one flag, as in every format */
 	char buf[64];
 
 	if (fabs(avg) < 1000)
@@ -153,7 +153,7 @@ int rep_lkp(struct lab_rctx *c)
 	for (int g = 0; g < r->ngroups; g++)
 		for (int t = 0; t < r->nthreads; t++) {
 			int rows = 0;
-			bool flagged = false;
+			bool flagged = false, lower = false;
 
 			for (int m = 0; m < r->nmetrics; m++) {
 				if (!shown(c, g, m, r->threads[t]))
@@ -199,6 +199,7 @@ int rep_lkp(struct lab_rctx *c)
 					char name[256];
 
 					lkp_name(base, name, sizeof(name));
+					lower |= base->better == LAB_BETTER_LOWER;
 					flagged |= lkp_value(c->out, base, b);
 					lkp_stddev(c->out, base, b);
 					for (int v = 1; v < r->ncolumns; v++) {
@@ -224,6 +225,9 @@ int rep_lkp(struct lab_rctx *c)
 			}
 			if (flagged)
 				fprintf(c->out, "%s\n", LAB_FMT_FLAG_LEGEND);
+			if (lower)	/* LKP's %change is 100 (new - base) / base, whichever way is better */
+				fprintf(c->out, "%%change = 100 (new - base) / base: for lower-is-better stats a negative "
+						"%%change is an improvement\n");
 			printed += rows > 0;
 		}
 	return printed;

@@ -77,8 +77,8 @@ int rep_locktest(struct lab_rctx *c)
 				rep_thousands(mean_of(r, g, v, "percpu_rate", r->threads[t]), b, sizeof(b));
 				fprintf(c->out, "Threads = %d, Total Rate = %s op/s; Percpu Rate = %s op/s", r->threads[t], a, b);
 				/* the Amean of total_rate is printed: flagged on its CoeffVar, as the per-cell line says */
-				if (rep_flag(s, false))
-					fprintf(c->out, "  [%c %s]", LAB_FMT_FLAG_MARK, rep_flag(s, false));
+				if (rep_flag(s))
+					fprintf(c->out, "  [%c %s]", LAB_FMT_FLAG_MARK, rep_flag(s));
 				fputc('\n', c->out);
 				for (int m = 0; m < r->nmetrics; m++) {
 					const struct lab_series *e;

@@ -259,7 +259,7 @@ static bool print_cell(const struct lab_rctx *c, const struct op *op, int st, in
 	const struct lab_series *s = lab_results_find(r, op->ig, v, op->im, op->threads);
 	const struct lab_series *base = lab_results_find(r, op->ig, 0, op->im, op->threads);
 	double val = s ? stat_value(s, st, c->o->era) : NAN, bv = base ? stat_value(base, st, c->o->era) : NAN, pct;
-	bool star, flagged = st == ST_MEAN && rep_flag(s, c->o->era == LAB_ERA_CURRENT);
+	bool star, flagged = st == ST_MEAN && rep_flag(s);
 	char num[96];
 
 	if (isnan(val)) {
@@ -290,9 +290,10 @@ static void print_table(struct lab_rctx *c, const struct table *t, const struct 
 	int nrows, M = 0, L = 0;
 	const int *rows = era_rows(c->o->era, &nrows);
 	char a[160], b[160];
-	bool flagged = false;
+	bool flagged = false, lower = false;
 
 	for (int i = 0; i < nops; i++) {
+		lower |= !ops[i].higher;
 		M = (int)strlen(ops[i].name) > M ? (int)strlen(ops[i].name) : M;
 		for (int k = 0; k < nrows; k++) {
 			stat_name(rows[k], ops[i].higher, c->o->era, a, sizeof(a));
@@ -334,6 +335,7 @@ static void print_table(struct lab_rctx *c, const struct table *t, const struct 
 		}
 	if (flagged)
 		fprintf(c->out, "%s\n", LAB_FMT_FLAG_LEGEND);
+	rep_sign_line(c->out, lower);
 }
 
 int rep_mmtests(struct lab_rctx *c)

@@ -544,18 +544,21 @@ static const char *metric_rows(const struct ref *ref, const struct lab_refmap *m
 /* rwlab's rule: --significance, else the one the published marks were drawn with, else the era's. */
 static enum lab_report_sig verdict_sig(const struct lab_report_opts *o, const struct ref *ref, const char **from)
 {
-	for (int i = 0; i < ref->t.nrows && o->sig == LAB_SIG_AUTO; i++) {
+	enum lab_report_sig table = LAB_SIG_AUTO;
+
+	for (int i = 0; i < ref->t.nrows && table == LAB_SIG_AUTO; i++) {
 		const char *rule = ref_opt(ref, i, ref->rule);
 
-		if (!strcmp(rule, "mmtests-ttest") || !strcmp(rule, "mmtests-ci")) {
-			*from = !strcmp(rule, "mmtests-ttest") ? "the table's own rule: its marks are mmtests' t-test stars "
-								 "(2018-10..2024-11)" :
-								 "the table's own rule: its marks are mmtests' interval stars";
-			return !strcmp(rule, "mmtests-ttest") ? LAB_SIG_TTEST : LAB_SIG_CI;
-		}
+		table = !strcmp(rule, "mmtests-ttest") ? LAB_SIG_TTEST : !strcmp(rule, "mmtests-ci") ? LAB_SIG_CI :
+											       LAB_SIG_AUTO;
+	}
+	if (table != LAB_SIG_AUTO && (o->sig == LAB_SIG_AUTO || o->sig == table)) {
+		*from = table == LAB_SIG_TTEST ? "the table's own rule: its marks are mmtests' t-test stars (2018-10..2024-11)" :
+						 "the table's own rule: its marks are mmtests' interval stars";
+		return table;
 	}
 	if (o->sig != LAB_SIG_AUTO) {
-		*from = "--significance";
+		*from = table == LAB_SIG_AUTO ? "--significance" : "--significance, not the rule of the table's marks";
 		return o->sig;
 	}
 	*from = o->era == LAB_ERA_2019 ? "--mmtests-era 2019" : "the report's default";

@@ -211,8 +211,8 @@ static char *xstrdup(const char *s)
 static bool fill_cell(const struct lab_rctx *c, const struct lab_series *s, const struct lab_series *base,
 		      bool is_base, bool compact, char out[PARTS][48])
 {
-	bool higher, bh, flagged = rep_flag(s, true);
-	double m = rep_table_mean(s, &higher), cv = higher ? lab_hcoeffvar(s->v, s->n) : lab_coeffvar(s->v, s->n);
+	bool higher, bh, flagged = rep_flag(s);
+	double m = rep_table_mean(s, &higher), cv = rep_spread(s, NULL);
 
 	lab_fmt_num(m, out[0], sizeof(out[0]));
 	if (s->n > 1 && !isnan(cv))	/* 9.5 .. 9.99 keeps its decimal: "±10%" would read as flagged */
@@ -267,6 +267,7 @@ int rep_grid_build(const struct lab_rctx *c, int g, int m, bool compact, struct 
 				continue;
 			any = true;
 			unit = rep_count_unit(s->workload);
+			gr->lower = s->better == LAB_BETTER_LOWER;
 			gr->flagged |= fill_cell(c, s, base, v == 0, compact, gr->cell[rows * gr->nc + v]);
 		}
 		if (!any)
@@ -361,6 +362,7 @@ static int readable(struct lab_rctx *c, int width)
 			print_grid(c->out, &gr, width);
 			if (gr.flagged)
 				fprintf(c->out, "%s\n", LAB_FMT_FLAG_LEGEND);
+			rep_sign_line(c->out, gr.lower);
 			rep_grid_free(&gr);
 			printed++;
 		}

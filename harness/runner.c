@@ -36,6 +36,10 @@
 #include "format.h"
 #include "resume.h"
 #include "runner.h"
+#include "sim_cell.h"
+#if LAB_SIM
+#include "sim.h"
+#endif
 #include "stats.h"
 #include "wait.h"
 
@@ -101,6 +105,7 @@ struct runner {
 	bool tty;
 	FILE *summary;			/* where the per-cell lines go */
 	int cpus;			/* the CPUs the run may use (the load-average warning) */
+	const struct lab_context *ctx;	/* the run's context (its shard and plan columns) */
 	int loaded;			/* cells that started with the load above the CPUs (warned once) */
 	double load_max;		/* ... the highest such load */
 };
@@ -700,9 +705,114 @@ static void run_block(struct runner *r, int b0, int n)
 	free(done);
 }
 
+#if LAB_SIM
+/*
+ * The command line of cell @p's own rwlab-sim (sim_cell.h): the protocol of
+ * sim_cmd.h (the machine, the run's seed, one schedule) and a run of the
+ * cell with the run's settings, always in this order, so that the cell
+ * starts from the same process image alone or in a matrix. @b holds the
+ * numbers; @exe the path. The child inherits this process's personality
+ * (address randomisation off, as the front set it). Returns the count.
+ */
+static int cell_argv(const struct runner *r, const struct cell_plan *p, char **av, char (*b)[64], char *exe,
+		     size_t exelen)
+{
+	const struct lab_run_opts *o = r->o;
+	ssize_t len = readlink("/proc/self/exe", exe, exelen - 1);
+	int n = 0;
+
+	exe[len > 0 ? len : 0] = 0;
+	snprintf(b[4], 64, "%llu", (unsigned long long)o->settings.seed);
+	av[n++] = exe, av[n++] = "--machine", av[n++] = (char *)sim_machine()->name, av[n++] = "--seed";
+	av[n++] = b[4], av[n++] = "--seeds", av[n++] = "1", av[n++] = "--", av[n++] = "run";
+	if (p->wl->ops->uses_lazy_mm)	/* its variant is the scheme; no lock takes part */
+		av[n++] = "-l", av[n++] = "null", av[n++] = "-m", av[n++] = (char *)o->lazy[p->vi].label;
+	else
+		av[n++] = "-l", av[n++] = (char *)o->locks[p->vi].label;
+	snprintf(b[0], 64, "%d", p->nthreads);
+	snprintf(b[1], 64, "%d", o->iterations);
+	snprintf(b[2], 64, "%lluns", (unsigned long long)o->settings.duration_ns);
+	snprintf(b[3], 64, "%lluns", (unsigned long long)o->settings.warmup_ns);
+	av[n++] = "-w", av[n++] = (char *)p->wl->label, av[n++] = "-t", av[n++] = b[0], av[n++] = "-n", av[n++] = b[1];
+	av[n++] = "-d", av[n++] = b[2], av[n++] = "--warmup", av[n++] = b[3], av[n++] = "--seed", av[n++] = b[4];
+	av[n++] = "--order", av[n++] = o->order == LAB_ORDER_SEQUENTIAL ? "sequential" : "interleaved";
+	av[n++] = "--pin", av[n++] = (char *)lab_pin_name(o->pin);
+	if (o->settings.allow_unsafe)
+		av[n++] = "--unsafe";
+	if (o->settings.repo)
+		av[n++] = "--repo", av[n++] = (char *)o->settings.repo;
+	if (o->settings.commits)
+		av[n++] = "--commits", av[n++] = (char *)o->settings.commits;
+	av[n++] = "-q";	/* the parent prints the cell's line, from its rows */
+	av[n++] = "--no-report", av[n++] = "-o", av[n++] = "-";
+	av[n] = NULL;
+	return n;
+}
+
+/* A cell whose own process failed: named in the list lab_run() prints at the end (the child said why). */
+static void process_failed(struct runner *r, const struct cell_plan *p, const char *why)
+{
+	const char *v = variant_label(r->o, p->wl, p->vi);
+
+	if (why)
+		fprintf(stderr, "rwlab: cell %s %s t=%d failed: %s\n", v, p->wl->label, p->nthreads, why);
+	lab_buf_printf(&r->failed, "%s%s %s t=%d", r->nfailed ? ", " : "", v, p->wl->label, p->nthreads);
+	r->nfailed++;
+}
+
+/* Under --sim, in the run's process: each cell in a fresh rwlab-sim of its own (sim_cell.h). */
+static void run_cell_process(struct runner *r, const struct cell_plan *p)
+{
+	char *av[48], b[5][64], exe[4096], err[8400], head[96];
+	struct lab_buf out = { 0 }, rows = { 0 };
+	struct lab_sim_cell_out co;
+	int status, st, nrows;
+
+	cell_argv(r, p, av, b, exe, sizeof(exe));
+	st = lab_sim_cell_spawn(av, &out, &status);
+	if (st) {
+		snprintf(err, sizeof(err), "cannot start %s for it: %s", exe, strerror(-st));
+		process_failed(r, p, err);
+		goto out;
+	}
+	if (status == 130 || status == 128 + SIGINT || status == 128 + SIGTERM)
+		lab_interrupted = 1;	/* the child was interrupted with us: its cell is not written */
+	snprintf(head, sizeof(head), "%.*s", (int)strcspn(p->wl->ops->headline, ","), p->wl->ops->headline);
+	nrows = lab_interrupted ? 0 : lab_sim_cell_rows(out.p, out.len, r->run_id, r->ctx->shard, r->ctx->plan, head,
+							  &rows, &co, err, sizeof(err));
+	if (nrows < 0) {
+		process_failed(r, p, err);
+		goto out;
+	}
+	if (nrows && (st = lab_csv_append(&r->csv, rows.p, rows.len))) {
+		snprintf(err, sizeof(err), "writing %s: %s", r->csv.path, strerror(-st));
+		process_failed(r, p, err);
+		goto out;
+	}
+	if (!lab_interrupted && (status || co.failed))
+		process_failed(r, p, NULL);
+	else if (!lab_interrupted && !r->o->quiet && co.nv) {
+		lab_fmt_cell_line(r->summary, variant_label(r->o, p->wl, p->vi), p->wl->label, p->nthreads,
+				  p->wl->ops->headline, co.v, co.nv, co.higher ? LAB_BETTER_HIGHER : LAB_BETTER_LOWER,
+				  lab_sim_machine_name());
+		fflush(r->summary);
+	}
+out:
+	lab_buf_free(&out);
+	lab_buf_free(&rows);
+}
+#endif
+
 /* Blocks: the planned cells of one workload and thread count (one cell each in sequential order). */
 static void run_blocks(struct runner *r)
 {
+#if LAB_SIM
+	if (!lab_sim_cell_child()) {
+		for (int i = 0; i < r->nplan && !lab_interrupted; i++)
+			run_cell_process(r, &r->plan[i]);
+		return;
+	}
+#endif
 	for (int b0 = 0, n; b0 < r->nplan && !lab_interrupted; b0 += n) {
 		for (n = 1; b0 + n < r->nplan && r->o->order == LAB_ORDER_INTERLEAVED; n++)
 			if (r->plan[b0 + n].wl != r->plan[b0].wl || r->plan[b0 + n].nthreads != r->plan[b0].nthreads)
@@ -809,12 +919,14 @@ int lab_run(const struct lab_run_opts *o)
 	run_settings(o, ctx.settings, sizeof(ctx.settings));
 	lab_plan_context(&ctx, o);	/* the shard and plan columns */
 	r.cpus = ctx.cpus;
+	r.ctx = &ctx;
 	status = runner_open(&r, &ctx);
 	if (status) {
 		runner_close(&r);
 		return status;
 	}
-	runner_warn(&r, &ctx);
+	if (!(LAB_SIM && lab_sim_cell_child()))	/* a cell's own process: its run's process warned */
+		runner_warn(&r, &ctx);
 	lab_csv_run_id(r.run_id, sizeof(r.run_id));
 	lab_csv_row_suffix(&r.suffix, &ctx, lab_pin_name(o->pin));
 

@@ -76,6 +76,13 @@ const char *lab_sim_machine_dir(void);
 
 /* The machine directory, then sim_machine_load(). */
 int lab_sim_machine_load(struct sim_machine *m, const char *name, char *err, size_t errlen);
+/*
+ * The last machine lab_sim_machine_load() loaded as 16 hex digits: FNV-1a 64
+ * of its file's bytes and its name (generic-N: generic.machine and the
+ * name); "" before any. Part of the simulated rows' kernel column, with the
+ * engine's hash (tools/sim-version), so that a result names what made it.
+ */
+const char *lab_sim_machine_hash(void);
 
 #if LAB_SIM
 /* rwlab's main() as compiled into build/rwlab-sim (-Dmain=rwlab_main); sim_main.c calls it. */

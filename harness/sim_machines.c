@@ -4,6 +4,7 @@
  * its own file so that `rwlab sim` (sim_cmd.c), the validation ladder
  * (validate.c) and the --sim path all reach it without calling each other.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,41 @@ const char *lab_sim_machine_dir(void)
 	return LAB_SIM_MACHINE_DIR;
 }
 
+static char machine_hash[17];
+
+/* FNV-1a 64 of @path's bytes, then of @name (generic-N: generic.machine and N); "" if unreadable. */
+static void hash_machine(const char *dir, const char *name)
+{
+	char path[4200];
+	uint64_t h = 0xcbf29ce484222325ull;
+	FILE *f;
+	int c;
+
+	snprintf(path, sizeof(path), "%s/%s.machine", dir, name);
+	if (access(path, R_OK) && !strncmp(name, "generic-", 8))
+		snprintf(path, sizeof(path), "%s/generic.machine", dir);
+	machine_hash[0] = 0;
+	f = fopen(path, "rb");
+	if (!f)
+		return;
+	while ((c = getc(f)) != EOF)
+		h = (h ^ (uint64_t)c) * 0x100000001b3ull;
+	fclose(f);
+	for (const char *p = name; *p; p++)
+		h = (h ^ (uint64_t)(unsigned char)*p) * 0x100000001b3ull;
+	snprintf(machine_hash, sizeof(machine_hash), "%016llx", (unsigned long long)h);
+}
+
 int lab_sim_machine_load(struct sim_machine *m, const char *name, char *err, size_t errlen)
 {
-	return sim_machine_load(m, lab_sim_machine_dir(), name, err, errlen);
+	int r = sim_machine_load(m, lab_sim_machine_dir(), name, err, errlen);
+
+	if (!r)
+		hash_machine(lab_sim_machine_dir(), name);
+	return r;
+}
+
+const char *lab_sim_machine_hash(void)
+{
+	return machine_hash;
 }

@@ -102,7 +102,8 @@ static int run_once(const struct sim_machine *m, const struct sim_args *a, unsig
 	}
 	r = sim_run(rwlab_main, ac, av);
 	fflush(NULL);
-	if (a->seeds == 1 && r == 0 && sim_elapsed_ns())	/* --list-cells, --help: no time passed, nothing to say */
+	/* --list-cells, --help, a run's process that only started its cells' own: no time passed, nothing to say */
+	if (a->seeds == 1 && r == 0 && sim_elapsed_ns())
 		fprintf(stderr, "rwlab-sim: %s seed %llu: %.3f s simulated in %.2f s of host time\n", m->name, seed,
 			(double)sim_elapsed_ns() / 1e9, sim_host_seconds());
 	sim_shutdown();

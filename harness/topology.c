@@ -12,9 +12,13 @@
 /*
  * The simulated build places workers on the simulated machine's CPUs in
  * hwloc's logical order (cores in order, SMT siblings adjacent) and binds
- * them with the engine's pinning (a pinned task only ever runs there).
+ * them with the engine's pinning (a pinned task only ever runs there);
+ * under cores, to the core's CPUs as will-it-scale binds to hwloc's core
+ * cpuset (sim_pin_core: a wake-up picks an idle sibling).
  */
 #include "sim.h"
+
+static enum lab_pin planned = LAB_PIN_COMPACT;	/* the last plan's placement: how bind_self binds */
 
 int lab_topology_init(void)
 {
@@ -26,6 +30,7 @@ void lab_topology_plan(enum lab_pin pin, int n, int *pu)
 	const struct sim_machine *m = sim_machine();
 	int np = m->ncpus, nc = np / m->smt;
 
+	planned = pin;
 	for (int i = 0; i < n; i++) {
 		if (pin == LAB_PIN_NONE) {
 			pu[i] = -1;
@@ -48,7 +53,15 @@ void lab_topology_plan(enum lab_pin pin, int n, int *pu)
 
 int lab_topology_bind_self(int pu)
 {
-	return pu < 0 ? 0 : sim_pin(pu);
+	const struct sim_machine *m = sim_machine();
+	struct sim_cpu_place p;
+
+	if (pu < 0)
+		return 0;
+	if (planned != LAB_PIN_CORES || pu >= m->ncpus)
+		return sim_pin(pu);
+	sim_machine_place(m, pu, &p);
+	return sim_pin_core(p.core);
 }
 #else
 

@@ -10,8 +10,10 @@
 
 /*
  * LAB_PIN_CORES (simulated build only, --pin cores): worker i on core i % ncores
- * in the machine's logical core order, on its first SMT thread (its second
- * from ncores workers on): will-it-scale's placement of task i on core i.
+ * in the machine's logical core order, started on its first SMT thread (its
+ * second from ncores workers on) and bound to the core's CPUs: will-it-scale's
+ * placement of task i on core i's hwloc cpuset (its threads, the partner a
+ * worker creates included, may run on either sibling).
  */
 enum lab_pin { LAB_PIN_COMPACT, LAB_PIN_SCATTER, LAB_PIN_NONE, LAB_PIN_CORES };
 

@@ -120,6 +120,8 @@ int sim_boot(const struct sim_machine *m, uint64_t seed)
 		eng.cpus[i].rcu_cb_head = -1;
 	}
 	dir_boot();
+	if (idle_boot())
+		return -1;
 	eng.irq.csq = eng_alloc((size_t)eng.ncpu * sizeof(*eng.irq.csq));
 	eng.copiers = eng_alloc((size_t)m->sockets * sizeof(*eng.copiers));
 	eng.rcu.gen = 1;

@@ -90,6 +90,7 @@ int task_alloc(void *(*fn)(void *), void *arg, size_t stack)
 		t->fn = fn;
 		t->arg = arg;
 		t->pin = -1;
+		t->pin_core = -1;
 		t->joiner = -1;
 		t->relax_since_clock = SPIN_CLOCK_MEMORY;
 		t->budget = 0;
@@ -130,6 +131,7 @@ int sim_spawn(void *(*fn)(void *), void *arg)
 	eng.tasks[id].cpu = p->cpu;
 	/* clone() inherits the CPU affinity; detached tasks are the engine's helpers (RCU callbacks). */
 	eng.tasks[id].pin = eng.tasks[id].detached ? -1 : p->pin;
+	eng.tasks[id].pin_core = eng.tasks[id].detached ? -1 : p->pin_core;
 	eng.tasks[id].vruntime = eng.cpus[p->cpu].min_vruntime;
 	eng.tasks[id].vlag = 0;
 	eng.tasks[id].fresh = 1;

@@ -15,6 +15,7 @@
  *   work.c       work charges (CPU work, copies, memory traffic) and clocks
  *   rcu.c        RCU grace periods from quiescent states
  *   ipi.c        interrupts: IPIs and interrupt contexts
+ *   idle.c       the idle loop: cpuidle states, the menu governor, wake-up IPI or polling
  *   stats.c      counters: the public ones and RWLAB_SIM_STATS
  *   machine.c    machine files (also linked natively: machine.h)
  *
@@ -124,6 +125,7 @@ struct task {
 	void *ret;
 	int detached, joiner;
 	int cpu, pin;
+	int pin_core;		/* sim_pin_core(): may run on any CPU of this core (-1: none) */
 	int64_t vruntime;
 	int64_t deadline, vlag;		/* EEVDF: virtual deadline; lag kept across a sleep */
 	int protect;			/* EEVDF RUN_TO_PARITY: picked, its slice not renewed yet */
@@ -152,6 +154,19 @@ struct task {
 	int is_irq;		/* a CPU's interrupt context (sim_ipi_send) */
 };
 
+/* idle.c: the machine file's cpuidle states (cost.idle.N.*), N = 0 the POLL state. */
+#define IDLE_MAX_STATES 10
+#define IDLE_INTERVALS 8	/* menu.c INTERVALS */
+#define IDLE_BUCKETS 6		/* menu.c BUCKETS without the iowait half (no task waits for I/O here) */
+struct idle_state {
+	uint64_t exit_ns, residency_ns;	/* exit_latency, target_residency */
+	int wake_ipi;			/* 1: the state does not poll TIF_NEED_RESCHED, a wake-up sends an IPI */
+};
+struct idle {
+	int n;				/* states (0: the file has none, cost.wakeup_ns stands for the path) */
+	struct idle_state s[IDLE_MAX_STATES];
+};
+
 struct cpu {
 	uint64_t clock;
 	struct task *curr;
@@ -178,6 +193,14 @@ struct cpu {
 	int in_irq;		/* the handler runs: EV_CPU resumes irq, not curr */
 	int saved_in_work;	/* curr's work chunk, put aside during the handler */
 	uint64_t saved_work_end, irq_t0;
+	/* the idle loop (idle.c): the state entered, when, and the menu governor's history */
+	int idle_state;		/* the cpuidle state this idle CPU is in (-1: none, running) */
+	uint64_t idle_t0;	/* when it entered the idle loop */
+	uint64_t idle_next_timer;	/* menu_device.next_timer_ns of the last selection */
+	int idle_bucket, idle_ivp;
+	int idle_stop_tick;	/* the governor stopped the tick (else it wakes the CPU each jiffy) */
+	uint32_t idle_iv[IDLE_INTERVALS];	/* the last idle durations, us (menu_device.intervals) */
+	uint32_t idle_corr[IDLE_BUCKETS];	/* menu_device.correction_factor */
 	uint64_t irq_ps;	/* time spent in handlers: a work chunk deducts it */
 	uint64_t next_lb[LB_LEVELS];	/* periodic load balancing: when each domain level is next due */
 	int lb_weight[LB_LEVELS];	/* the CPUs in each of its domains (0: not counted yet) */
@@ -284,6 +307,8 @@ struct stats {
 	uint64_t mem, switches, park, unpark;
 	uint64_t wake_early;	/* switch-ins before the wake-up time: must stay 0 */
 	uint64_t ipi_sent, ipi_handled, ipi_local, ipi_busy, ipi_deferred;
+	uint64_t idle_enter[IDLE_MAX_STATES];	/* idle periods per state chosen (idle.c) */
+	uint64_t idle_wake_ipi, idle_wake_poll;	/* wake-ups of an idle CPU: by IPI, by its polled flag */
 };
 
 /*
@@ -304,6 +329,7 @@ struct engine {
 	uint64_t total_cpu_ps, nvcsw, nivcsw;	/* every task's, ended ones included */
 	struct rcu rcu;
 	struct irqs irq;
+	struct idle idle;
 	uint32_t lb_gen;		/* the load-balancing tick's generation (0: not armed) */
 	int lb_armed;
 	struct arena arena;
@@ -381,6 +407,18 @@ void rcu_note_switch(struct cpu *c, struct task *t);
 void rcu_rearm(uint64_t now);
 void rcu_tick(uint64_t now);
 void rcu_note_idle(struct cpu *c);	/* @c enters the idle loop: an extended QS */
+
+/* idle.c */
+int idle_boot(void);			/* read the machine's states; -1 (message printed) on a bad set */
+void idle_enter(struct cpu *c);		/* @c has no task: do_idle() picks a state */
+uint64_t idle_wake(struct cpu *c, uint64_t now);	/* a task woken at @now onto idle @c: when it runs */
+void idle_irq(struct cpu *c, uint64_t when);	/* an interrupt reaches idle @c at @when: leave the state */
+
+/* May @t run on CPU @cpu (its pin, its core)? */
+static inline int task_allowed(const struct task *t, int cpu)
+{
+	return t->pin < 0 ? t->pin_core < 0 || t->pin_core == eng.place[cpu].core : t->pin == cpu;
+}
 
 /* ipi.c */
 void ipi_arrive(struct cpu *c, uint64_t when);	/* EV_IPI */

@@ -39,10 +39,12 @@ static void irq_exit(struct cpu *c)
 	c->work_end = c->saved_work_end;
 	c->irq_ps += c->clock - c->irq_t0;
 	if (!p) {
-		if (c->nrq)
+		if (c->nrq) {
 			cpu_pick_next(c);	/* a task woken onto this idle CPU meanwhile */
-		else
+		} else {
 			cpu_cancel(c);
+			idle_enter(c);		/* back to the idle loop: a state chosen again */
+		}
 		return;
 	}
 	if (p->state == T_PARK) {
@@ -92,6 +94,7 @@ static void irq_enter(struct cpu *c)
 		c->irq->is_irq = 1;
 		c->irq->detached = 1;
 		c->irq->cpu = c->irq->pin = (int)(c - eng.cpus);
+		c->irq->pin_core = -1;
 	}
 	eng.st.ipi_busy += c->curr != NULL;
 	c->in_irq = 1;
@@ -114,6 +117,8 @@ void ipi_arrive(struct cpu *c, uint64_t when)
 	}
 	if (c->clock < when)
 		c->clock = when;
+	if (!c->curr)
+		idle_irq(c, when);	/* out of its idle state first: the exit latency */
 	irq_enter(c);
 }
 

@@ -20,9 +20,14 @@
  * only when pick_eevdf() picks the woken task; sched_yield() pushes the
  * deadline back a slice. Left out: DELAY_DEQUEUE (v6.12), PREEMPT_SHORT
  * (every task has the default slice here), RUN_TO_PARITY's v6.17 limit.
- * Both: cost.ctxsw_ns per switch, cost.wakeup_ns onto an idle CPU. Wake-up CPU choice: the pin; else the previous CPU if idle; else an
- * idle CPU in the same L3, socket, anywhere; else the previous CPU. A CPU
- * going idle pulls the leftmost unpinned task of the longest queue.
+ * Both: cost.ctxsw_ns per switch; a task woken onto an idle CPU runs after
+ * the idle path (idle.c: the cpuidle state's exit latency, an IPI where it
+ * does not poll; cost.wakeup_ns where the machine file lists no states).
+ * Wake-up CPU choice: the pin; within a core binding (sim_pin_core) the
+ * previous CPU if idle, else an idle sibling; else the previous CPU if idle;
+ * else an idle CPU in the same L3, socket, anywhere; else the previous CPU.
+ * A CPU going idle pulls the leftmost task allowed on it of the longest
+ * queue.
  * sync_point() is where a running task meets a seam: preempted if due,
  * then earlier CPUs go first (sched_next()).
  */
@@ -299,7 +304,7 @@ static struct task *steal(struct cpu *c)
 
 		if (o->nrq > bestn) {
 			for (int i = 0; i < o->nrq; i++)
-				if (o->rq[i]->pin < 0) {
+				if (task_allowed(o->rq[i], me)) {
 					best = (me + k) % eng.ncpu;
 					bestn = o->nrq;
 					break;
@@ -309,7 +314,7 @@ static struct task *steal(struct cpu *c)
 	if (best < 0)
 		return NULL;
 	for (int i = 0; i < eng.cpus[best].nrq; i++)
-		if (eng.cpus[best].rq[i]->pin < 0) {
+		if (task_allowed(eng.cpus[best].rq[i], me)) {
 			struct task *t;
 
 			if (eng.m.sched_eevdf)
@@ -362,6 +367,15 @@ static int unpinned_queued(const struct cpu *c)
 	return -1;
 }
 
+/* The first task queued on @c that may run on CPU @to (its pin, its core binding), or -1. */
+static int movable_queued(const struct cpu *c, int to)
+{
+	for (int i = 0; i < c->nrq; i++)
+		if (task_allowed(c->rq[i], to))
+			return i;
+	return -1;
+}
+
 /* Pull one unpinned queued task of @from onto @c at @now. */
 static void lb_pull(struct cpu *c, struct cpu *from, int i, uint64_t now)
 {
@@ -376,8 +390,15 @@ static void lb_pull(struct cpu *c, struct cpu *from, int i, uint64_t now)
 	else
 		migrate_vruntime(t, from, c);
 	if (!c->curr && !c->in_irq) {
-		c->clock = c->clock > now ? c->clock : now;
-		c->clock += ps_of(eng.m.ctxsw_ns * jitter());
+		if (eng.idle.n) {
+			/* the NOHZ idle balancer's kick wakes it: the idle path (idle.c) */
+			uint64_t at = idle_wake(c, now);
+
+			c->clock = c->clock > at ? c->clock : at;
+		} else {
+			c->clock = c->clock > now ? c->clock : now;
+			c->clock += ps_of(eng.m.ctxsw_ns * jitter());
+		}
 		cpu_set_curr(c, t);
 		cpu_push(c, c->clock);
 	} else {
@@ -392,12 +413,12 @@ static void lb_domain(struct cpu *c, int level, uint64_t now)
 
 	for (int o = 0; o < eng.ncpu; o++)
 		if (o != me && in_domain(me, o, level) && nr_running(&eng.cpus[o]) > bestn &&
-		    unpinned_queued(&eng.cpus[o]) >= 0) {
+		    movable_queued(&eng.cpus[o], me) >= 0) {
 			best = o;
 			bestn = nr_running(&eng.cpus[o]);
 		}
 	if (best >= 0)
-		lb_pull(c, &eng.cpus[best], unpinned_queued(&eng.cpus[best]), now);
+		lb_pull(c, &eng.cpus[best], movable_queued(&eng.cpus[best], me), now);
 }
 
 static int domain_weight(int cpu, int level)
@@ -460,6 +481,7 @@ void cpu_pick_next(struct cpu *c)
 		rcu_note_idle(c);	/* an extended quiescent state */
 		c->resched_at = INF;
 		cpu_cancel(c);
+		idle_enter(c);		/* the idle task: a cpuidle state (idle.c) */
 		return;
 	}
 	c->clock += ps_of(eng.m.ctxsw_ns * jitter());
@@ -490,6 +512,25 @@ static int select_cpu(struct task *t)
 
 	if (t->pin >= 0)
 		return t->pin;
+	if (t->pin_core >= 0) {
+		/*
+		 * Bound to one core's CPUs (will-it-scale's hwloc core cpuset):
+		 * select_idle_sibling() within it: the previous CPU if idle, else
+		 * an idle sibling, else the previous CPU (kept in the core).
+		 */
+		int first = -1;
+
+		if (eng.place[prev].core == t->pin_core && !eng.cpus[prev].curr)
+			return prev;
+		for (int o = 0; o < eng.ncpu; o++)
+			if (eng.place[o].core == t->pin_core) {
+				if (!eng.cpus[o].curr)
+					return o;
+				if (first < 0)
+					first = o;
+			}
+		return eng.place[prev].core == t->pin_core ? prev : first;
+	}
 	if (!eng.cpus[prev].curr)
 		return prev;
 	for (int pass = 0; pass < 3; pass++)
@@ -530,7 +571,7 @@ void wake_task(struct task *t, uint64_t now)
 		return;
 	}
 	if (!c->curr) {
-		uint64_t at = now + ps_of(eng.m.wakeup_ns * jitter());
+		uint64_t at = idle_wake(c, now);	/* out of its idle state (idle.c) */
 
 		c->clock = c->clock > at ? c->clock : at;
 		cpu_set_curr(c, t);
@@ -634,8 +675,30 @@ int sim_pin(int cpu)
 	if (cpu >= eng.ncpu)
 		return -1;
 	t->pin = cpu;
+	t->pin_core = -1;
 	if (cpu >= 0 && t->cpu != cpu) {
 		/* Migrate now: leave this CPU, queue on the pinned one. */
+		struct cpu *from = &eng.cpus[t->cpu];
+
+		switch_out(t, T_SLEEP);
+		wake_task(t, from->clock);
+		sched_next(NULL);
+	}
+	return 0;
+}
+
+int sim_pin_core(int core)
+{
+	struct task *t = eng.running;
+	int ncores = 0;
+
+	for (int o = 0; o < eng.ncpu; o++)
+		ncores = eng.place[o].core >= ncores ? eng.place[o].core + 1 : ncores;
+	if (core >= ncores)
+		return -1;
+	t->pin = -1;
+	t->pin_core = core;
+	if (core >= 0 && eng.place[t->cpu].core != core) {
 		struct cpu *from = &eng.cpus[t->cpu];
 
 		switch_out(t, T_SLEEP);

@@ -43,7 +43,7 @@
  * both. Results keep the version they were made with, and every CSV row
  * its binary's git revision.
  */
-#define SIM_ENGINE_VERSION "sim-7"
+#define SIM_ENGINE_VERSION "sim-8"
 #define SIM_MAX_TASKS 1024
 
 extern int sim_active;		/* 1 while sim_run() runs */
@@ -145,6 +145,13 @@ void sim_irq_disable(void);
 void sim_irq_enable(void);
 /* IPIs sent, handlers run, of them on a CPU running a task, deliveries deferred by irqs off. */
 void sim_ipi_stats(uint64_t *sent, uint64_t *handled, uint64_t *interrupted, uint64_t *deferred);
+/*
+ * The idle loop's counters since boot: idle periods entered per cpuidle
+ * state (@enter[0..@max-1]; returns the machine's state count, 0 when its
+ * file lists none), and wake-ups of an idle CPU by IPI and by its polled
+ * need-resched flag (no IPI).
+ */
+int sim_idle_stats(uint64_t *enter, int max, uint64_t *wake_ipi, uint64_t *wake_poll);
 /* The CPU task @id runs on, is queued on, or last ran on. */
 int sim_task_cpu(int id);
 
@@ -159,6 +166,12 @@ void sim_set_exit_hook(void (*fn)(int id));
 void sim_delay_relax(unsigned long loops);
 /* Pin the caller to simulated CPU @cpu (-1: any). Returns 0 or -1. */
 int sim_pin(int cpu);
+/*
+ * Bind the caller to core @core's CPUs (its SMT siblings; -1: any CPU), as
+ * sched_setaffinity() with a core's cpuset: wake-ups pick an idle sibling.
+ * Core numbers are sim_cpu_place's. Returns 0 or -1.
+ */
+int sim_pin_core(int core);
 int sim_current_cpu(void);
 /* A uniformly random 64-bit value from the seed's stream (deterministic). */
 uint64_t sim_random(void);

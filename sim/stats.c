@@ -4,7 +4,8 @@
  *
  * The public ones (sim.h): context switches, IPIs, the causality check;
  * and, with RWLAB_SIM_STATS=1, the host-side ones printed at shutdown
- * (accesses, task switches, parks, line-change wakes, lines, IPIs).
+ * (accesses, task switches, parks, line-change wakes, lines, IPIs, idle
+ * periods by state and how idle CPUs were woken).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,4 +49,11 @@ void stats_print(void)
 			"%llu run by the sender (same CPU)\n", (unsigned long long)eng.st.ipi_sent,
 			(unsigned long long)eng.st.ipi_handled, (unsigned long long)eng.st.ipi_busy,
 			(unsigned long long)eng.st.ipi_deferred, (unsigned long long)eng.st.ipi_local);
+	if (s && *s == '1' && eng.idle.n) {
+		fprintf(stderr, "rwlab-sim stats: idle periods by state");
+		for (int i = 0; i < eng.idle.n; i++)
+			fprintf(stderr, " %d:%llu", i, (unsigned long long)eng.st.idle_enter[i]);
+		fprintf(stderr, "; idle CPUs woken by IPI %llu, by their polled flag %llu\n",
+			(unsigned long long)eng.st.idle_wake_ipi, (unsigned long long)eng.st.idle_wake_poll);
+	}
 }

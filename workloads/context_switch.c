@@ -39,12 +39,21 @@
  * Under --sim (build/rwlab-sim): the pipes are channel.h's simulated channel,
  * the partner and the owner are simulated tasks (a slot has no interrupt
  * thread: its IPIs are the engine's interrupts, locks/lazy_mm.c) created
- * through lab_thread_create (a task inherits its creator's pin, so a
- * pair shares its simulated CPU and switches task -> task there, charged
- * cost.ctxsw_ns; the lazy-mm path is charged on every block as natively), and
+ * through lab_thread_create (a task inherits its creator's binding), and
  * every access the schemes make goes through atomic.h: refcount's mm_count is
- * one line that every slot's grab and drop transfers, hazptr's slots are one
- * line per slot. --pin cores places task i on core i as will-it-scale does.
+ * one line that every slot's grab and drop transfers (its own line, as from
+ * v6.5, c1753fd02a00: the table ran v6.11.1), hazptr's slots are one line per
+ * slot. --pin cores binds task i to core i's CPUs as will-it-scale binds it
+ * to the core's hwloc cpuset: the partner then runs on the core's other
+ * SMT sibling (select_idle_sibling picks the idle one), and each block is the
+ * kernel's user -> idle -> user path on that CPU (kernel/sched/core.c
+ * context_switch, v6.11.11:5132-5175: mmgrab_lazy_tlb at :5159 going idle,
+ * mmdrop_lazy_tlb_sched in finish_task_switch at :5087 coming back), the
+ * engine's idle path (sim/idle.c: the cpuidle state, its exit latency, the
+ * polled wake-up or IPI) in between. With --pin compact a pair shares one
+ * simulated CPU and switches task -> task, where the kernel would not touch
+ * mm_count; the lazy-mm path is still charged on every block there, as
+ * natively.
  *
  * Metrics: ops_per_s (iterations per second, all pairs: will-it-scale's
  * "average"), ops_per_s_min/max (per measured task), round_trips,

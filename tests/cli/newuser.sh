@@ -70,7 +70,7 @@ expect "run -l without a value" 2 "^rwlab run: -l needs a value \(LIST: " "$rwla
 
 # 2. The table of a simulated run names the machine and the engine, above the table.
 "$rwlab" report sim.csv >"$tmp/o" 2>"$tmp/e"
-head -n 1 "$tmp/o" | grep -q '^simulated: generic-8 on rwlab-sim sim-[0-9]* seed 1 ' ||
+head -n 1 "$tmp/o" | grep -q '^simulated: generic-8 on rwlab-sim sim-[0-9]* \(engine [0-9a-f]* machine [0-9a-f]* \)\{0,1\}seed 1 ' ||
 	fail "report of a simulated run: first line '$(head -n 1 "$tmp/o")'"
 "$rwlab" report sim.csv -f mmtests | head -n 1 | grep -q '^simulated: generic-8 ' || fail "mmtests format of a simulated run: no mark"
 # 2. Fault paths: compared side by side, by the kernel's names, after run and in report.

@@ -267,14 +267,29 @@ for f in table email "mmtests --mmtests-era current" "mmtests --mmtests-era 2019
 	locktest) pat='^Threads = 2, Total Rate = 1,000 op/s; Percpu Rate = 500 op/s  \[! (fewer than 3 iterations|CoeffVar > 10%)\]$' ;;
 	speedup) pat='^ +2 +\+0\.0%! +-2\.7%!$' ;;
 	duration) pat='^Elapsed +6\.00 +!4\.00 +!6\.00$' ;;
-	markdown) pat='^\| Hmean total_rate-2 \| 999\.93 ±1\.00% \| 1000\.00 ±0\.00%! \(\+0\.01%\) \| 972\.97 ±20\.00%! \(-2\.70%\) \|$' ;;
+	markdown) pat='^\| Hmean total_rate-2 \| 999\.93 ±0\.82% \| 1000\.00 ±0\.00%! \(\+0\.01%\) \| 972\.97 ±16\.66%! \(-2\.70%\) \|$' ;;
 	esac
 	grep -Eq -- "$pat" "$tmp/flag" || fail "report --format $f does not mark ck-rwlock and percpu-rwsem only: $(cat "$tmp/flag")"
 done
 "$rwlab" report "$flagged" --format csv >"$tmp/flag.csv" || fail "report --format csv exited $?"
-[ "$(cut -d, -f2,18 "$tmp/flag.csv" | tr '\n' ';')" = \
+[ "$(cut -d, -f2,19 "$tmp/flag.csv" | tr '\n' ';')" = \
 	"column,flag;pthread,;ck-rwlock,fewer than 3 iterations;percpu-rwsem,HCoeffVar > 10%;" ] ||
 	fail "report --format csv flag column: $(cat "$tmp/flag.csv")"
+# One spread per cell in every format: percpu-rwsem at 2 threads (800, 1000, 1200) is HCoeffVar 16.66%
+# (HStddev 162.1 around the Hmean 973.0) in the table (16.7%), email (17%), markdown (16.66%), csv
+# (spread_stat, coeffvar), json, and the plot's error bar (HStddev, named in its title).
+[ "$(cut -d, -f2,11,13 "$tmp/flag.csv" | grep '^percpu-rwsem,')" = "percpu-rwsem,HCoeffVar,16.66057839" ] ||
+	fail "report --format csv: percpu-rwsem's spread: $(grep percpu-rwsem "$tmp/flag.csv")"
+"$rwlab" report "$flagged" --format json >"$tmp/flag.json" || fail "report --format json exited $?"
+grep -q '"column": "percpu-rwsem", .*"spread_stat": "HCoeffVar", "stddev": 162.102924[0-9]*, "coeffvar_pct": 16.6605783[0-9]*, .*"flag": "HCoeffVar > 10%"' "$tmp/flag.json" ||
+	fail "report --format json: percpu-rwsem's spread: $(grep percpu-rwsem "$tmp/flag.json")"
+"$rwlab" report "$flagged" --format table | grep -q '973\.0 ±16\.7%!' || fail "report --format table: percpu-rwsem's spread"
+if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
+	"$rwlab" plot "$flagged" --keep-script -o "$tmp/fl.png" 2>/dev/null || fail "plot flagged.csv: exit $?"
+	sed -n '/^# percpu-rwsem/,/^$/p' "$tmp/fl.png.dat" | grep -q '^2 972.972973 162.1029248\( \|$\)' ||
+		fail "plot: percpu-rwsem's error bar is not its HStddev: $(cat "$tmp/fl.png.dat")"
+	grep -q 'Hmean +- HStddev over 3 iterations' "$tmp/fl.png.gp" || fail "plot: the title does not name the spread"
+fi
 if command -v python3 >/dev/null; then
 	"$rwlab" report "$flagged" --format json >"$tmp/flag.json" || fail "report --format json exited $?"
 	python3 -c 'import json, sys

@@ -88,7 +88,7 @@ args="-l rwsem,bravo -w locktest:rpct=90 -t 1,3 -d 1ms --warmup 200us -n 1 -q --
 # shellcheck disable=SC2086
 "$rwlab" run --sim generic-4 --seed 5 $args -o "$tmp/front.csv" >/dev/null 2>"$tmp/f.err" ||
 	fail "run --sim generic-4: $(head -2 "$tmp/f.err")"
-grep -q 'rwlab-sim sim-[0-9]* seed 5,' "$tmp/front.csv" || fail "run --seed 5 --sim: the engine's seed is not 5"
+grep -q 'rwlab-sim sim-[0-9]* engine [0-9a-f]* machine [0-9a-f]* seed 5,' "$tmp/front.csv" || fail "run --seed 5 --sim: the engine's seed is not 5"
 cut -d, -f1,4- "$tmp/front.csv" >"$tmp/front.cut"
 # shellcheck disable=SC2086
 "$rwlab" run --seed 5 --sim=generic-4 $args -o "$tmp/eq.csv" >/dev/null 2>&1 || fail "run --sim=generic-4"

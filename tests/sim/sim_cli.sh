@@ -54,12 +54,30 @@ twice a generic-8 $cell
 # host load average rows would make one seed's CSV differ with the host's load
 grep -q ',loadavg_' "$tmp/a1.csv" && fail "run --sim recorded the host's load average"
 grep -q 'sim generic-8' "$tmp/a1.csv" || fail "the CSV context does not name the simulated machine"
-grep -q 'rwlab-sim sim-[0-9]* seed 1' "$tmp/a1.csv" || fail "the CSV context does not name the engine version and seed"
+grep -q 'rwlab-sim sim-[0-9]* engine [0-9a-f]\{12\} machine [0-9a-f]\{8\} seed 1' "$tmp/a1.csv" ||
+	fail "the CSV context does not name the engine version, its hash, the machine file's and the seed"
 "$rwlab" run --sim generic-8 $cell --seed 7 -o "$tmp/b.csv" >/dev/null 2>&1 || fail "run --sim --seed 7"
 cut -d, -f1,4- "$tmp/b.csv" | sed 's/ seed 7,/ seed 1,/' >"$tmp/b.cut"
 cmp -s "$tmp/a1.cut" "$tmp/b.cut" && fail "seed 7 gave the same CSV as seed 1"
 # report works unchanged on it
 "$rwlab" report "$tmp/a1.csv" >"$tmp/report" 2>&1 || fail "report on a simulated CSV: $(head -2 "$tmp/report")"
+
+# A simulated cell depends only on itself: run alone, and inside a larger matrix (other variants,
+# thread counts and fault paths before it), its rows are the same bytes but for the run id, the
+# timestamp and the plan (each cell runs in an rwlab-sim of its own, harness/sim_cell.h).
+"$rwlab" run --sim generic-8 -l rwsem-xadd,rwsem -w pft:size_mb=2 --mm-lock mmap,vma -t 1,4,7 -n 2 -q --no-report \
+	-o "$tmp/matrix.csv" >/dev/null 2>&1 || fail "run --sim, the matrix: exit $?"
+"$rwlab" run --sim generic-8 -l rwsem -w pft:size_mb=2 --mm-lock vma -t 7 -n 2 -q --no-report \
+	-o "$tmp/alone.csv" >/dev/null 2>&1 || fail "run --sim, the cell alone: exit $?"
+for f in matrix alone; do
+	grep ',rwsem,"pft:size_mb=2,mm_lock=vma",7,' "$tmp/$f.csv" | sed 's/^[^,]*,[^,]*,[^,]*,//; s/,[^,]*$//' >"$tmp/$f.cell"
+done
+[ -s "$tmp/alone.cell" ] && [ "$(wc -l <"$tmp/matrix.cell")" = "$(wc -l <"$tmp/alone.cell")" ] ||
+	fail "the cell alone and in the matrix: $(wc -l <"$tmp/alone.cell") and $(wc -l <"$tmp/matrix.cell") rows"
+cmp -s "$tmp/matrix.cell" "$tmp/alone.cell" ||
+	fail "a simulated cell depends on the other cells of its run: $(diff "$tmp/alone.cell" "$tmp/matrix.cell" | head -3)"
+"$rwlab" report "$tmp/matrix.csv" -f csv -m faults/sec >"$tmp/matrix.out" 2>"$tmp/err" || fail "report on the matrix: $(cat "$tmp/err")"
+[ "$(tail -n +2 "$tmp/matrix.out" | wc -l)" = 12 ] || fail "the matrix did not write its 12 cells: $(cat "$tmp/matrix.out")"
 
 # pft: the mm model's fault path in all three modes, same seed => same CSV
 pcell="-l rwsem -w pft:size_mb=4 --mm-lock mmap,vma,vma-refcnt -t 1,6 -n 2 -q"

@@ -284,13 +284,17 @@ Test(report, csv_rows)
 {
 	char *out = report_fmt(LAB_FMT_CSV, "locktest");
 
-	expect_line(out, "group,column,workload,metric,unit,better,threads,n,stat,mean,stddev,coeffvar,min,max,"
-			 "change_pct,significant,welch_p,flag");
-	/* Welch: t = -100 / sqrt(200/3), df = 4: p = 0.000255216749 (mpmath) */
-	expect_line(out, "locktest,ck-rwlock,locktest,total_rate,op/s,higher,1,3,hmean,209.6822995,10,4.761904762,"
-			 "200,220,91.67927383,1,0.0002552167494,");
-	expect_line(out, "locktest,pthread,locktest,total_rate,op/s,higher,1,3,hmean,109.3922652,10,9.090909091,"
-			 "100,120,0,0,,");
+	expect_line(out, "group,column,workload,metric,unit,better,threads,n,stat,mean,spread_stat,stddev,coeffvar,min,"
+			 "max,change_pct,significant,welch_p,flag");
+	/*
+	 * The spread every format shows: HStddev 8.1619 and HCoeffVar 3.89% around the Hmean (the
+	 * table's ±3.9%), not the plain Stddev 10 and CoeffVar 4.76%.
+	 * Welch: t = -100 / sqrt(200/3), df = 4: p = 0.000255216749 (mpmath)
+	 */
+	expect_line(out, "locktest,ck-rwlock,locktest,total_rate,op/s,higher,1,3,hmean,209.6822995,HCoeffVar,8.1618631,"
+			 "3.892490266,200,220,91.67927383,1,0.0002552167494,");
+	expect_line(out, "locktest,pthread,locktest,total_rate,op/s,higher,1,3,hmean,109.3922652,HCoeffVar,8.153493598,"
+			 "7.453446168,100,120,0,0,,");
 	free(out);
 }
 
@@ -301,8 +305,8 @@ Test(report, markdown_table)
 	expect_line(out, "### locktest");
 	expect_line(out, "| op | pthread | ck-rwlock |");
 	expect_line(out, "|:---|---:|---:|");
-	expect_line(out, "| Hmean total_rate-1 | 109.39 ±9.09% | 209.68 ±4.76% (**+91.68%**) |");
-	expect_line(out, "| Hmean total_rate-2 | 100.00 ±0.00% | 99.99 ±1.00% (-0.01%) |");
+	expect_line(out, "| Hmean total_rate-1 | 109.39 ±7.45% | 209.68 ±3.89% (**+91.68%**) |");
+	expect_line(out, "| Hmean total_rate-2 | 100.00 ±0.00% | 99.99 ±0.82% (-0.01%) |");
 	free(out);
 }
 
@@ -569,7 +573,8 @@ Test(report, verdict_published_marks)
 	free(out);
 	/* --significance overrides the table's rule */
 	out = verdicts_of(LAB_TEST_DATA "/verdict-marks.matrix", LAB_FMT_NONE, LAB_SIG_CI);
-	cr_expect(strstr(out, "rwlab significant = ci, alpha 0.05 (--significance)"), "%s", out);
+	cr_expect(strstr(out, "rwlab significant = ci, alpha 0.05 (--significance, not the rule of the table's marks)"),
+		  "%s", out);
 	free(out);
 }
 

@@ -22,8 +22,10 @@
  * from those documented rules with J = 1/HZ and F = jiffies_till_first_fqs:
  *   idle: (F - 1) J  <=  latency  <=  (2 F + 1) J + slack
  *   busy:      2 J   <=  latency  <=       3 J + slack
- * slack: 8 x (cost.wakeup_ns + cost.ctxsw_ns) + 200 us (the kthread's and the
- * caller's wake-ups and switches, the futex path).
+ * slack: 8 x (W + cost.ctxsw_ns) + 200 us (the kthread's and the caller's
+ * wake-ups and switches, the futex path), W the wake-up of an idle CPU:
+ * cost.wakeup_ns, or where the file lists cpuidle states (sim/idle.c) the
+ * deepest state's exit latency + cost.ipi_ns + cost.irq_ns + cost.ctxsw_ns.
  *
  * Usage: rwlab-gp-latency [--check] [--dir MACHINEDIR] MACHINE...
  * Output: one line per machine and load: machine, HZ, CPUs, F (jiffies and ms),
@@ -93,7 +95,19 @@ static int measure(const char *dir, const char *name, int check)
 	}
 	for (busy = 0; busy <= 1; busy++) {
 		double j = 1e9 / m.hz, f = 1 + (m.hz > 250) + (m.hz > 500) + m.ncpus / 256;
-		double slack = 8 * (m.wakeup_ns + m.ctxsw_ns) + 200000, lo, hi, sum = 0, mn = 1e30, mx = 0;
+		double wake = m.wakeup_ns, slack, lo, hi, sum = 0, mn = 1e30, mx = 0;
+
+		for (int st = 1; st < 10; st++) {
+			char key[48];
+			double e;
+
+			snprintf(key, sizeof(key), "cost.idle.%d.exit_ns", st);
+			if (sim_machine_number(&m, key, &e))
+				break;
+			if (e + m.ipi_ns + m.irq_ns + m.ctxsw_ns > wake)
+				wake = e + m.ipi_ns + m.irq_ns + m.ctxsw_ns;
+		}
+		slack = 8 * (wake + m.ctxsw_ns) + 200000;
 
 		if (sim_boot(&m, 23) || sim_run(scenario, 0, NULL)) {
 			fprintf(stderr, "rwlab-gp-latency: %s: the simulated run failed\n", name);
