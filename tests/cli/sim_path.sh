@@ -83,6 +83,17 @@ rc=$?
 "$sim" --machine generic-4 --seed 1 --seeds 1 -- list >/dev/null 2>"$tmp/p.err"
 [ $? -eq 2 ] && grep -q 'run and torture' "$tmp/p.err" || fail "rwlab-sim -- list: $(cat "$tmp/p.err")"
 
+# ... and its numbers in range: no seed past 2^64 - 1 read as 2^64 - 1, one schedule for run,
+# torture's seeds within torture's --seed (the front checks these too)
+for p in "99999999999999999999 1 run" "1 2 run" "9223372036854775807 2 torture"; do
+	# shellcheck disable=SC2086
+	set -- $p
+	"$sim" --machine generic-4 --seed "$1" --seeds "$2" -- "$3" -l null -t 1 -d 1ms -n 1 -q --no-report \
+		-o "$tmp/proto-bad.csv" >/dev/null 2>"$tmp/p.err"
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(lines "$tmp/p.err")" = 1 ] && grep -q '^rwlab-sim: ' "$tmp/p.err" && [ ! -e "$tmp/proto-bad.csv" ] ||
+		fail "rwlab-sim --seed $1 --seeds $2 -- $3: exit $rc, $(cat "$tmp/p.err")"
+done
 # the front and the protocol by hand: one CSV (apart from the run id and the timestamp)
 args="-l rwsem,bravo -w locktest:rpct=90 -t 1,3 -d 1ms --warmup 200us -n 1 -q --no-report"
 # shellcheck disable=SC2086
@@ -112,7 +123,7 @@ qs=$(printf ' -q%.0s' $(seq 300))
 # shellcheck disable=SC2086
 "$rwlab" run $qs -l null -t 1 -n 1 -d 1ms --no-report -o "$tmp/long.csv" --sim generic-4 >/dev/null 2>"$tmp/l.err" ||
 	fail "run with 300 -q and --sim: exit $?: $(head -2 "$tmp/l.err")"
-grep -q 'rwlab-sim sim-[0-9]* seed 1,' "$tmp/long.csv" 2>/dev/null || fail "run with 300 -q and --sim: not simulated"
+grep -q 'rwlab-sim sim-[0-9]* engine [0-9a-f]* machine [0-9a-f]* seed 1,' "$tmp/long.csv" 2>/dev/null || fail "run with 300 -q and --sim: not simulated"
 
 # torture: the replay line is the command line less --seeds, with the seed that failed
 "$rwlab" torture --seed 3 --sim generic-4 -l busted -d 2ms --seeds 2 >"$tmp/t.out" 2>&1
