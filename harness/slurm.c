@@ -16,6 +16,8 @@
 #include "slurm.h"
 #include "version.h"
 
+#define LAB_SLURM_MAX_ARGS 512	/* words on slurm's command line */
+
 struct slurm_opts {
 	const char *matrix, *constraint, *partition, *time, *name;
 	char matrix_arg[PATH_MAX], dir[PATH_MAX], self[PATH_MAX], namebuf[128];
@@ -393,14 +395,17 @@ static const struct lab_opt *run_opt_of(int key)
 
 static int parse_args(int argc, char **argv, struct slurm_opts *o)
 {
+	/* run's options as each shard gets them: static, as they live until the command ends */
+	static char *rargs[2 * LAB_SLURM_MAX_ARGS + 1], names[LAB_SLURM_MAX_ARGS][48];
 	const char *dir = NULL;
 	struct lab_cli cli;
-	char **rargs = calloc((size_t)argc * 2 + 1, sizeof(char *));
-	int nr = 0, c;
+	int nr = 0, nn = 0, c;
 	long v;
 
-	if (!rargs)
-		abort();
+	if (argc > LAB_SLURM_MAX_ARGS) {
+		fprintf(stderr, "rwlab: slurm: %d arguments, more than %d\n", argc - 1, LAB_SLURM_MAX_ARGS - 1);
+		return -1;
+	}
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {	/* slurm's own, not run's too */
 			lab_cmd_help(stdout, &lab_slurm_cmd);
@@ -418,8 +423,8 @@ static int parse_args(int argc, char **argv, struct slurm_opts *o)
 					"other run options; --dir for the result root)\n", ro->lname);
 				return -1;
 			}
-			if (asprintf(&rargs[nr++], "--%s", ro->lname) < 0)
-				abort();
+			snprintf(names[nn], sizeof(names[0]), "--%s", ro->lname);	/* at most one per argv word */
+			rargs[nr++] = names[nn++];
 			if (ro->arg)
 				rargs[nr++] = optarg;
 			continue;

@@ -9,6 +9,8 @@
 set -u
 rwlab=$(realpath "$1") preload=$(realpath "$2") driver=$(realpath "$3") site=$(realpath "$4")
 static=${5:+$(realpath "$5")}
+# A sanitizer build's preload needs its runtime first in LD_PRELOAD, from its ldd line.
+rt=$(ldd "$preload" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -72,7 +74,7 @@ grep -q "no run of 'sh' left preload statistics\|'sh' took no pthread_rwlock in 
 	die "--force on sh: no note that the variants cannot differ: $(cat "$tmp/err")"
 
 # A lock made in a static function: named from the program's .symtab, as perf would.
-LD_PRELOAD=$preload RWLAB_LOCK=rwsem "$site" >/dev/null 2>"$tmp/err" || die "site program: exit $?"
+LD_PRELOAD=${rt:+$rt:}$preload RWLAB_LOCK=rwsem "$site" >/dev/null 2>"$tmp/err" || die "site program: exit $?: $(head -3 "$tmp/err")"
 grep -q '^  make_lock+0x[0-9a-f]*<main+0x' "$tmp/err" || die "creation site not named make_lock: $(grep -A2 hottest "$tmp/err")"
 
 # A failing command: exit 1, its status in the CSV.
@@ -87,8 +89,6 @@ RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -q --no-report --force -o "$t
 grep -q ',exit_status,0,' "$tmp/o.csv" || die "CMD with its own options: no exit_status 0 row"
 
 # The preload's bad input: one line, exit 2, the program not run.
-# (A sanitizer build's preload needs its runtime first, from its ldd line.)
-rt=$(ldd "$preload" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
 for spec in nosuch percpu-rwsem 'rwsem:nosuch=1'; do
 	LD_PRELOAD=${rt:+$rt:}$preload RWLAB_LOCK=$spec sh -c 'echo ran' >"$tmp/out" 2>"$tmp/err"
 	rc=$?
