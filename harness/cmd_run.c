@@ -297,6 +297,8 @@ static int run_option(int c, int from_matrix, const char *prog, struct run_lists
 	return 0;
 }
 
+#define RUN_MATRIX_ARGS 128	/* the most options a matrix expands to (lab_matrix_run_args()'s @cap) */
+
 /*
  * Replace "--matrix NAME" in argv by the matrix's options, in place, so that
  * options after it override the matrix and options before it are overridden.
@@ -306,8 +308,8 @@ static int run_option(int c, int from_matrix, const char *prog, struct run_lists
 static int expand_matrix(int argc, char **argv, int ncpus, struct lab_matrix *mx, char **out, int *origin, int *src,
 			 int cap, int *nout)
 {
-	char err[4200], *margs[128];
-	int mlines[128], at = -1, skip = 0, n = 0, nm = 0;
+	char err[4200], *margs[RUN_MATRIX_ARGS];
+	int mlines[RUN_MATRIX_ARGS], at = -1, skip = 0, n = 0, nm = 0;
 	const char *name = NULL;
 
 	for (int i = 1; i < argc && at < 0; i++) {
@@ -324,13 +326,13 @@ static int expand_matrix(int argc, char **argv, int ncpus, struct lab_matrix *mx
 			fprintf(stderr, "%s: %s\n", LAB_PROG, err);
 			return -1;
 		}
-		nm = lab_matrix_run_args(mx, ncpus, margs, mlines, 128, err, sizeof(err));
+		nm = lab_matrix_run_args(mx, ncpus, margs, mlines, RUN_MATRIX_ARGS, err, sizeof(err));
 		if (nm < 0) {
 			fprintf(stderr, "%s: %s\n", LAB_PROG, err);
 			return -1;
 		}
 	}
-	if (argc + nm > cap) {
+	if (argc + nm >= cap) {	/* and out[n] = NULL */
 		fprintf(stderr, "%s: too many arguments\n", LAB_PROG);
 		return -1;
 	}
@@ -382,17 +384,24 @@ static int run_sim_exec(struct run_args *a, int argc, char **argv, const bool *d
 	return 2;
 }
 
+/* The command line with the matrix's options in place (expand_matrix()), and where each came from. */
+struct run_argv {
+	char **nargv;
+	int *origin, *src;
+	bool *drop;	/* @argc entries: the elements of argv handed on without them (--sim) */
+	int cap;
+};
+
 /* The options, the --matrix ones in their place. Returns 0 or the exit status. */
-static int run_parse_options(struct run_args *a, int argc, char **argv)
+static int parse_expanded(struct run_args *a, int argc, char **argv, const struct run_argv *x)
 {
-	static char *nargv[256];
-	static int origin[256], src[256];
-	static bool drop[256];
-	char progbuf[4200];
+	char **nargv = x->nargv, progbuf[4200];
+	int *origin = x->origin, *src = x->src;
+	bool *drop = x->drop;
 	struct lab_cli cli;
 	int c, st, nargc;
 
-	if (expand_matrix(argc, argv, a->ncpus, &a->mx, nargv, origin, src, 256, &nargc))
+	if (expand_matrix(argc, argv, a->ncpus, &a->mx, nargv, origin, src, x->cap, &nargc))
 		return 2;
 	if (lab_cli_begin(&cli, &lab_run_cmd, nargc, nargv))
 		return 2;
@@ -430,6 +439,27 @@ static int run_parse_options(struct run_args *a, int argc, char **argv)
 		return 2;
 	}
 	return 0;
+}
+
+/* parse_expanded() with room for the command line and a matrix's RUN_MATRIX_ARGS options. */
+static int run_parse_options(struct run_args *a, int argc, char **argv)
+{
+	int cap = argc + RUN_MATRIX_ARGS + 1, st;
+	struct run_argv x = { .nargv = calloc((size_t)cap, sizeof(char *)), .origin = calloc((size_t)cap, sizeof(int)),
+			      .src = calloc((size_t)cap, sizeof(int)), .drop = calloc((size_t)argc + 1, sizeof(bool)),
+			      .cap = cap };
+
+	if (!x.nargv || !x.origin || !x.src || !x.drop) {
+		fprintf(stderr, "%s: out of memory\n", LAB_PROG);
+		st = 2;
+	} else {
+		st = parse_expanded(a, argc, argv, &x);
+	}
+	free(x.nargv);
+	free(x.origin);
+	free(x.src);
+	free(x.drop);
+	return st;
 }
 
 /* --mm-lock's list: each fault path (mm.h's LAB_MM_LOCK_MODES) at most once, none empty. Returns 0 or -1. */

@@ -22,13 +22,18 @@ static int model_len(const char *model)
 	return !strncmp(model, "sim ", 4) && colon ? (int)(colon - model) : (int)strlen(model);
 }
 
-/* A gnuplot double-quoted string: backslash and quote escaped, newline as \n. */
+/*
+ * A gnuplot double-quoted string: backslash and quote escaped, newline as \n,
+ * and a backquote as its octal escape \140: gnuplot runs `...` in a
+ * double-quoted string as a shell command (command-line substitution), and
+ * the strings come from CSVs (variant names) and the command line.
+ */
 static void gp_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
-		if (*s == '\n') {
-			fputs("\\n", f);
+		if (*s == '\n' || *s == '`') {
+			fputs(*s == '\n' ? "\\n" : "\\140", f);
 			continue;
 		}
 		if (*s == '"' || *s == '\\')
@@ -245,8 +250,10 @@ struct lab_plot_line *lab_plot_fig_line(struct lab_plot_fig *f, const char *titl
 {
 	struct lab_plot_line *l;
 
-	if (f->nline == LAB_PLOT_MAX_LINES)
+	if (f->nline == LAB_PLOT_MAX_LINES) {
+		f->left_out++;
 		return NULL;
+	}
 	l = &f->line[f->nline++];
 	memset(l, 0, sizeof(*l));
 	snprintf(l->title, sizeof(l->title), "%s", title);
@@ -258,6 +265,8 @@ void lab_plot_line_add(struct lab_plot_line *l, double x, double y, double err, 
 {
 	struct lab_plot_point *p;
 
+	if (!isfinite(x) || !isfinite(y))	/* gnuplot cannot place it ("inf" in a range is an error) */
+		return;
 	p = realloc(l->p, (size_t)(l->n + 1) * sizeof(*l->p));
 	if (!p)
 		abort();
@@ -269,8 +278,9 @@ void lab_plot_line_add(struct lab_plot_line *l, double x, double y, double err, 
 
 /*
  * The scaling figure of (group @g, metric @im): one line per column, the
- * table mean (Hmean or Amean) with +-1 sample standard deviation; times in
- * ms below one second and s above (f->div). Returns the number of lines.
+ * table mean (rep_table_mean(): Hmean or Amean, the table's number) with +-1
+ * sample standard deviation; times in ms below one second and s above
+ * (f->div). Returns the number of lines.
  */
 int lab_plot_fig_scaling(struct lab_plot_fig *f, const struct lab_results *r, int g, int im)
 {
@@ -282,7 +292,8 @@ int lab_plot_fig_scaling(struct lab_plot_fig *f, const struct lab_results *r, in
 	memset(f, 0, sizeof(*f));
 	for (int i = 0; i < r->ns; i++)
 		if (r->s[i].ig == g && r->s[i].im == im) {
-			double m = rep_mean(&r->s[i]);
+			bool h;
+			double m = rep_table_mean(&r->s[i], &h);
 
 			any = any ? any : &r->s[i];
 			maxv = !isnan(m) && m > maxv ? m : maxv;
@@ -297,13 +308,15 @@ int lab_plot_fig_scaling(struct lab_plot_fig *f, const struct lab_results *r, in
 		for (int t = 0; t < r->nthreads; t++) {
 			const struct lab_series *x = lab_results_find(r, g, v, im, r->threads[t]);
 			double sd;
+			bool h;
 
 			if (!x)
 				continue;
 			if (!l && !(l = lab_plot_fig_line(f, r->columns[v], -1)))
 				break;
 			sd = x->n > 1 ? rep_spread_sd(x) : 0;	/* the spread every format shows */
-			lab_plot_line_add(l, x->threads, rep_mean(x) / f->div, (isnan(sd) ? 0 : sd) / f->div, NULL);
+			lab_plot_line_add(l, x->threads, rep_table_mean(x, &h) / f->div, (isnan(sd) ? 0 : sd) / f->div,
+					  NULL);
 			maxn = x->n > maxn ? x->n : maxn;
 		}
 	}
@@ -484,11 +497,22 @@ static void x_axis(FILE *s, const struct lab_plot_fig *f)
 static int write_fig(const struct lab_plot_fig *f, FILE *d, FILE *s, const char *datpath)
 {
 	bool first = true;
+	int blocks = 0;
 
-	if (!f->nline)
+	for (int b = 0; b < f->nline; b++)
+		blocks += f->line[b].n > 0;
+	if (!blocks)
 		return 0;
 	fprintf(s, "set title ");
-	gp_str(s, f->title);
+	if (f->left_out) {	/* the table beside it has them: the graph must not pass for complete */
+		char t[sizeof(f->title) + 96];
+
+		snprintf(t, sizeof(t), "%s\n%d more line%s not drawn (a graph holds %d)", f->title, f->left_out,
+			 f->left_out == 1 ? "" : "s", LAB_PLOT_MAX_LINES);
+		gp_str(s, t);
+	} else {
+		gp_str(s, f->title);
+	}
 	fprintf(s, "\nset ylabel ");
 	gp_str(s, f->ylabel);
 	/* the key under the graph, so that the graph keeps the width */
@@ -499,10 +523,13 @@ static int write_fig(const struct lab_plot_fig *f, FILE *d, FILE *s, const char 
 		fprintf(s, "set yrange [0:*]\nset format y '%%.1s%%c'\n");
 	x_axis(s, f);
 	fprintf(s, "plot ");
+	blocks = 0;
 	for (int b = 0; b < f->nline; b++) {
 		const struct lab_plot_line *l = &f->line[b];
 		bool labels = false;
 
+		if (!l->n)	/* no point to draw: gnuplot would warn of a data block with no valid points */
+			continue;
 		fprintf(d, "# %s\n", l->title);
 		for (int k = 0; k < l->n; k++) {
 			fprintf(d, "%.10g %.10g %.10g \"%s\"\n", l->p[k].x, l->p[k].y, l->p[k].err, l->p[k].label);
@@ -512,18 +539,19 @@ static int write_fig(const struct lab_plot_fig *f, FILE *d, FILE *s, const char 
 		fprintf(s, "%s", first ? "" : ", \\\n     ");
 		first = false;
 		gp_str(s, datpath);
-		fprintf(s, " index %d using 1:2:3 with yerrorlines", b);
+		fprintf(s, " index %d using 1:2:3 with yerrorlines", blocks);
 		series_style(s, l->like >= 0 ? l->like : b, l->like >= 0);
 		fprintf(s, " title ");
 		gp_str(s, l->title);
 		if (labels) {
 			fprintf(s, ", \\\n     ");
 			gp_str(s, datpath);
-			fprintf(s, " index %d using 1:2:4 with labels offset 0,1.2 font ',8' notitle", b);
+			fprintf(s, " index %d using 1:2:4 with labels offset 0,1.2 font ',8' notitle", blocks);
 		}
+		blocks++;
 	}
 	fprintf(s, "\n");
-	return f->nline;
+	return blocks;
 }
 
 static int write_fairness(struct plot_ctx *p, FILE *d, FILE *s, const char *datpath)

@@ -77,6 +77,7 @@ struct lab_plot_fig {
 	const char *const *xnames;	/* non-NULL: x is 1..nxnames, each tic named (a category axis) */
 	int nxnames;
 	int nline;
+	int left_out;			/* lines refused by a full figure: the title says how many */
 	struct lab_plot_line line[LAB_PLOT_MAX_LINES];
 };
 
@@ -87,9 +88,17 @@ struct lab_plot_fig {
  * in ms below one second and s above (f->div). Returns the number of lines.
  */
 int lab_plot_fig_scaling(struct lab_plot_fig *f, const struct lab_results *r, int g, int im);
-/* Add a line titled @title (see struct lab_plot_line for @like); NULL when the figure is full. */
+/*
+ * Add a line titled @title (see struct lab_plot_line for @like); NULL when the
+ * figure is full (LAB_PLOT_MAX_LINES), counted in f->left_out, which the
+ * drawn figure's title states.
+ */
 struct lab_plot_line *lab_plot_fig_line(struct lab_plot_fig *f, const char *title, int like);
-/* Append a point; @err NaN draws no bar, @label NULL none. Aborts when out of memory. */
+/*
+ * Append a point; @err NaN draws no bar, @label NULL none. A point whose @x or
+ * @y is not finite is left out (a line with no point is not drawn). Aborts
+ * when out of memory.
+ */
 void lab_plot_line_add(struct lab_plot_line *l, double x, double y, double err, const char *label);
 /*
  * lab_plot_render() - draw @f into @out (.png or .svg, by its name) with

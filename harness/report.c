@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -151,6 +152,14 @@ bool rep_higher(const struct lab_series *s)
 double rep_mean(const struct lab_series *s)
 {
 	return rep_higher(s) ? lab_hmean(s->v, s->n) : lab_amean(s->v, s->n);
+}
+
+double rep_table_mean(const struct lab_series *s, bool *higher)
+{
+	double m = rep_mean(s);
+
+	*higher = rep_higher(s) && !isnan(m);
+	return isnan(m) ? lab_amean(s->v, s->n) : m;
 }
 
 double rep_spread(const struct lab_series *s, const char **name)
@@ -730,33 +739,82 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 	return st;
 }
 
+/* Is @path an existing file that is not a regular file nor a directory (/dev/null, a FIFO)? */
+static bool out_special(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+int lab_report_out_check(const char *prog, const char *path)
+{
+	char dir[4200];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (!*path) {
+		fprintf(stderr, "%s: -o: an empty file name (give FILE, or - for stdout)\n", prog);
+		return 1;
+	}
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "%s: -o %s: is a directory (give a file name)\n", prog, path);
+		return 1;
+	}
+	if (out_special(path))
+		return 0;
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+	if (access(dir, W_OK | X_OK)) {
+		fprintf(stderr, "%s: -o %s: cannot write in %s: %s\n", prog, path, dir, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int rep_out_open(struct rep_out *o, const char *prog, const char *path)
+{
+	*o = (struct rep_out){ .prog = prog, .path = path };
+	if (lab_report_out_check(prog, path))
+		return 1;
+	/* a device or FIFO is written in place: renaming a file over it would replace it */
+	if (!out_special(path) && (size_t)snprintf(o->tmp, sizeof(o->tmp), "%s.tmp", path) >= sizeof(o->tmp)) {
+		fprintf(stderr, "%s: output path too long: %s\n", prog, path);
+		return 1;
+	}
+	o->f = fopen(o->tmp[0] ? o->tmp : path, "w");
+	if (!o->f) {
+		fprintf(stderr, "%s: cannot write '%s': %s\n", prog, o->tmp[0] ? o->tmp : path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int rep_out_close(struct rep_out *o, int st)
+{
+	const char *w = o->tmp[0] ? o->tmp : o->path;
+
+	if (fclose(o->f) && !st) {
+		fprintf(stderr, "%s: cannot write '%s': %s\n", o->prog, w, strerror(errno));
+		st = 1;
+	}
+	if (!st && o->tmp[0] && rename(o->tmp, o->path)) {
+		fprintf(stderr, "%s: cannot rename '%s' to '%s': %s\n", o->prog, o->tmp, o->path, strerror(errno));
+		st = 1;
+	}
+	if (st && o->tmp[0])
+		unlink(o->tmp);
+	return st ? 1 : 0;
+}
+
 int lab_report_write(const struct lab_report_opts *o, const char *path)
 {
-	char tmp[4200];
-	FILE *f;
+	struct rep_out out;
 	int st;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp)) {
-		fprintf(stderr, "rwlab report: output path too long: %s\n", path);
+	if (rep_out_open(&out, "rwlab report", path))
 		return 1;
-	}
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "rwlab report: cannot write '%s': %s\n", tmp, strerror(errno));
-		return 1;
-	}
 	if (o->description && o->reference && o->title && o->format != LAB_FMT_JSON && o->format != LAB_FMT_HTML)
-		fprintf(f, "%s: %s\n", o->title, o->description);
-	st = lab_report_print(f, o);
-	if (fclose(f) && !st) {
-		fprintf(stderr, "rwlab report: cannot write '%s': %s\n", tmp, strerror(errno));
-		st = 1;
-	}
-	if (!st && rename(tmp, path)) {
-		fprintf(stderr, "rwlab report: cannot rename '%s' to '%s': %s\n", tmp, path, strerror(errno));
-		st = 1;
-	}
-	if (st)
-		unlink(tmp);
-	return st;
+		fprintf(out.f, "%s: %s\n", o->title, o->description);
+	st = lab_report_print(out.f, o);
+	return rep_out_close(&out, st);
 }

@@ -178,9 +178,18 @@ int lab_report_sig_parse(const char *s, enum lab_report_sig *sig);
 int lab_report_print(FILE *out, const struct lab_report_opts *o);
 
 /*
+ * lab_report_out_check() - can a report be written at @path (-o)? Refuses an
+ * empty name, a directory, and a path whose directory is missing or not
+ * writable, with one line "@prog: -o PATH: why" on stderr, before anything is
+ * measured or computed. Returns 0 or 1.
+ */
+int lab_report_out_check(const char *prog, const char *path);
+
+/*
  * lab_report_write() - lab_report_print() into the file @path, written as
  * PATH.tmp and renamed into place once complete (a failed report leaves no
- * file, and an existing @path is replaced only by a whole one); a text
+ * file, and an existing @path is replaced only by a whole one; a device or
+ * FIFO such as /dev/stdout is written in place); a text
  * format with o->reference is headed by "TITLE: DESCRIPTION" as `rwlab
  * report --matrix` prints it. With o->format LAB_FMT_HTML this is the
  * self-contained page (report_html.c). Returns 0, or 1 with a one-line error

@@ -875,18 +875,16 @@ static int ladder_machine(FILE *f, const char *machine, const struct lab_ladder_
 
 int lab_report_ladder_page(const char *path, const char *command, const struct lab_ladder_rung *r, int n)
 {
-	char tmp[4200], when[64];
+	char when[64];
 	time_t now = time(NULL);
+	struct rep_out out;
 	struct tm tm;
 	FILE *f;
 	int st = 0, id = 0, pass = 0;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "rwlab sim validate: cannot write '%s': %s\n", tmp, strerror(errno));
+	if (rep_out_open(&out, "rwlab sim validate", path))
 		return 1;
-	}
+	f = out.f;
 	for (int i = 0; i < n; i++)
 		pass += r[i].pass;
 	gmtime_r(&now, &tm);
@@ -918,15 +916,5 @@ int lab_report_ladder_page(const char *path, const char *command, const struct l
 	}
 	fprintf(f, "<footer>Written by rwlab %s (git %s), <code>rwlab sim validate -o</code>: one file, no scripts, "
 		   "nothing fetched.</footer>\n</body>\n</html>\n", LAB_VERSION, LAB_GIT_REV);
-	if (fclose(f) && !st) {
-		fprintf(stderr, "rwlab sim validate: cannot write '%s': %s\n", tmp, strerror(errno));
-		st = 1;
-	}
-	if (!st && rename(tmp, path)) {
-		fprintf(stderr, "rwlab sim validate: cannot rename '%s' to '%s': %s\n", tmp, path, strerror(errno));
-		st = 1;
-	}
-	if (st)
-		unlink(tmp);
-	return st ? 1 : 0;
+	return rep_out_close(&out, st);
 }

@@ -37,6 +37,12 @@ bool rep_harness_metric(const char *m);
 double rep_mean(const struct lab_series *s);
 bool rep_higher(const struct lab_series *s);
 /*
+ * The default table's mean, which its graphs draw too: rep_mean(), falling
+ * back to Amean where a Hmean is undefined (a value <= 0). *@higher: whether
+ * it is the Hmean of a higher-is-better series.
+ */
+double rep_table_mean(const struct lab_series *s, bool *higher);
+/*
  * One spread and one flag per cell, in every format (mmtests' and LKP's own
  * spread rows aside, which follow their tools): rep_spread() is
  * lab_fmt_spread(), HCoeffVar beside a Hmean, CoeffVar beside an Amean, in
@@ -158,3 +164,20 @@ void rep_vblock_heading(const struct lab_vtab *vt, const struct lab_vrow *row, c
 void rep_vrow_cells(const struct lab_vrow *row, char cells[REP_VROW_CELLS][64]);
 /* What follows the rows: the summary of every row, the published-flat line and the rule. */
 void rep_vtab_print_tail(const struct lab_rctx *c, const struct lab_vtab *vt);
+
+/*
+ * A report file written whole or not at all (lab_report_write(), the ladder's
+ * page): rep_out_open() checks @path (lab_report_out_check()) and opens
+ * PATH.tmp, or @path itself where it is a device or FIFO (/dev/stdout,
+ * /dev/null: renaming over one would replace it); rep_out_close() closes it
+ * and, when @st is 0 and every byte was written, renames PATH.tmp into
+ * place, else removes it. Errors: one line on stderr prefixed @prog; each
+ * returns 0 or 1.
+ */
+struct rep_out {
+	FILE *f;
+	const char *prog, *path;
+	char tmp[4200];		/* "" when @path is written in place */
+};
+int rep_out_open(struct rep_out *o, const char *prog, const char *path);
+int rep_out_close(struct rep_out *o, int st);

@@ -583,6 +583,17 @@ static int load_ref(const char *path, struct ref *ref)
 		}
 	ref->mark = lab_csv_col(&ref->t, "mark");
 	ref->rule = lab_csv_col(&ref->t, "rule");
+	/* a published figure that is not a number would be read as 0 and judged */
+	for (int i = 0; i < ref->t.nrows; i++) {
+		const char *v = ref->t.rows[i][ref->col[R_VALUE]], *why;
+		double x;
+
+		if (lab_value_parse(v, &x, &why)) {
+			fprintf(stderr, "rwlab report: %s:%d: value '%s' is %s (a published table's values are decimal "
+					"numbers)\n", path, ref->t.line[i], v, why);
+			return 1;
+		}
+	}
 	return 0;
 }
 

@@ -181,10 +181,14 @@ void rep_vblock_heading(const struct lab_vtab *vt, const struct lab_vrow *row, c
 {
 	const struct lab_refmap *map = vt->map;
 	int k = row->k;
-	const char *metric = vt->met[k].metric;
+	const char *metric = vt->met[k].metric, *rule = NULL;
 
+	/* the block's rule: its first row with a published change has one (report_ref.c published_sig()) */
+	for (int i = 0; i < vt->n && !rule; i++)
+		if (vt->row[i].k == k && vt->row[i].col == row->col)
+			rule = vt->row[i].rule;
 	snprintf(what, wlen, "%s | %s (published marks: %s)  <->  rwlab %s %s (%s)", map->met[k].bench,
-		 map->met[k].metric, row->rule, map->met[k].workload, *metric ? metric : map->met[k].ours,
+		 map->met[k].metric, rule ? rule : "none", map->met[k].workload, *metric ? metric : map->met[k].ours,
 		 map->met[k].sum ? "total over iterations" : "Hmean or Amean of iterations");
 	snprintf(cols, clen, "published: base %s, new %s; rwlab: base %s, new %s", map->col[0].ref, map->col[row->col].ref,
 		 map->col[0].ours, map->col[row->col].ours);

@@ -201,15 +201,6 @@ static char *xstrdup(const char *s)
 	return d;
 }
 
-/* The default table's mean falls back to Amean where a Hmean is undefined (a value <= 0). */
-static double table_mean(const struct lab_series *s, bool *higher)
-{
-	double m = rep_mean(s);
-
-	*higher = rep_higher(s) && !isnan(m);
-	return isnan(m) ? lab_amean(s->v, s->n) : m;
-}
-
 /*
  * One cell: aggregate, spread (followed by LAB_FMT_FLAG_MARK when
  * lab_fmt_flag() flags the cell; returns whether it did), change. @compact (email) prints the spread in
@@ -221,7 +212,7 @@ static bool fill_cell(const struct lab_rctx *c, const struct lab_series *s, cons
 		      bool is_base, bool compact, char out[PARTS][48])
 {
 	bool higher, bh, flagged = rep_flag(s);
-	double m = table_mean(s, &higher), cv = rep_spread(s, NULL);
+	double m = rep_table_mean(s, &higher), cv = rep_spread(s, NULL);
 
 	lab_fmt_num(m, out[0], sizeof(out[0]));
 	if (s->n > 1 && !isnan(cv))	/* 9.5 .. 9.99 keeps its decimal: "±10%" would read as flagged */
@@ -230,7 +221,7 @@ static bool fill_cell(const struct lab_rctx *c, const struct lab_series *s, cons
 	if (flagged)
 		rep_mark(out[1], sizeof(out[1]));
 	if (!is_base && base) {
-		double bm = table_mean(base, &bh), ch;
+		double bm = rep_table_mean(base, &bh), ch;
 
 		if (isnan(bm) || bm == 0)
 			return flagged;

@@ -246,16 +246,16 @@ static int cmd_sim(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	if (argc >= 1 && !strcmp(argv[0], "validate"))
+		return lab_sim_validate(argc - 1, argv + 1, page, command);
+	if (page) {	/* list and show write no page: not silently ignored */
+		fprintf(stderr, "rwlab sim: -o is validate's page (rwlab sim validate [MACHINE...] -o FILE.html)\n");
+		return 2;
+	}
 	if (argc == 1 && !strcmp(argv[0], "list"))
 		return sim_list();
 	if (argc == 2 && !strcmp(argv[0], "show"))
 		return sim_show(argv[1]);
-	if (argc >= 1 && !strcmp(argv[0], "validate"))
-		return lab_sim_validate(argc - 1, argv + 1, page, command);
-	if (page) {
-		fprintf(stderr, "rwlab sim: -o is validate's page (rwlab sim validate [MACHINE...] -o FILE.html)\n");
-		return 2;
-	}
 	fprintf(stderr, "rwlab sim: expected 'list', 'show MACHINE' or 'validate [MACHINE...] [-o FILE.html]' (machines: rwlab sim list)\n");
 	return 2;
 }
@@ -268,8 +268,9 @@ const struct lab_cmd lab_sim_cmd = {
 	.opts = sim_opts,
 	.fn = cmd_sim,
 	.operands = LAB_COMP_SIM,
-	.more = "MACHINE is sim/machines/NAME.machine (or $RWLAB_SIM_MACHINES/NAME.machine), or\n"
-		"generic-N for N = 2..512 (from generic.machine).\n"
+	.more = "MACHINE is sim/machines/NAME.machine (or $RWLAB_SIM_MACHINES/NAME.machine),\n"
+		"generic-N for N = 2..512 (from generic.machine), or the path of a machine\n"
+		"file (a name with a '/' or ending in .machine).\n"
 		"validate runs the rungs of sim/machines/validate.ladder for each MACHINE\n"
 		"(default: every machine it names, then 'here': this host, calibrated by\n"
 		"rwlab-calibrate and run natively in the same command) and prints figure,\n"

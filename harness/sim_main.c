@@ -14,6 +14,8 @@
  * S+N-1); each seed's output is kept only when it fails, and every failing
  * seed is printed with the command that replays it exactly.
  */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,13 +43,15 @@ struct sim_args {
  */
 const char *malloc_conf = "dirty_decay_ms:-1,muzzy_decay_ms:-1";
 
-static unsigned long long parse_ull(const char *opt, const char *v, unsigned long long min)
+static unsigned long long parse_ull(const char *opt, const char *v, unsigned long long min, unsigned long long max)
 {
 	char *e;
-	unsigned long long x = strtoull(v, &e, 10);
+	unsigned long long x;
 
-	if (!*v || *e || *v == '-' || x < min) {
-		fprintf(stderr, "rwlab-sim: bad value '%s' for %s (an integer >= %llu)\n", v, opt, min);
+	errno = 0;
+	x = strtoull(v, &e, 10);
+	if (!*v || *e || *v == '-' || errno || x < min || x > max) {	/* ERANGE: past 2^64 - 1 */
+		fprintf(stderr, "rwlab-sim: bad value '%s' for %s (an integer in %llu..%llu)\n", v, opt, min, max);
 		exit(2);
 	}
 	return x;
@@ -73,8 +77,14 @@ static int protocol_read(int argc, char **argv, struct sim_args *a)
 		return 2;
 	}
 	a->machine = argv[2];
-	a->seed = parse_ull("--seed", argv[4], 0);
-	a->seeds = parse_ull("--seeds", argv[6], 1);
+	a->seed = parse_ull("--seed", argv[4], 0, ULLONG_MAX);
+	/* run: one schedule; torture: each seed S..S+N-1 becomes torture's --seed, at most LONG_MAX */
+	a->seeds = parse_ull("--seeds", argv[6], 1, strcmp(argv[8], "run") ? ULLONG_MAX : 1);
+	if (strcmp(argv[8], "run") && (a->seed > LONG_MAX || a->seeds - 1 > LONG_MAX - a->seed)) {
+		fprintf(stderr, "rwlab-sim: --seed %llu --seeds %llu: torture's seeds end at %ld\n", a->seed, a->seeds,
+			LONG_MAX);
+		return 2;
+	}
 	/* rwlab_main's argv: argv[0], then CMD and its ARGs (argv[8..]). */
 	a->argv = argv + 7;
 	a->argv[0] = argv[0];

@@ -344,10 +344,10 @@ static const char slurm_more[] =
 	"complete; 1 shards failed or cells are missing; 2 bad input, nothing\n"
 	"submitted.\n";
 
-/* run's options that slurm sets itself for every shard. */
+/* run's options that slurm sets itself for every shard (--sim, which it does not pass on, apart). */
 static bool slurm_owned(const char *lname)
 {
-	static const char *const own[] = { "csv", "resume", "shard", "list-cells", "no-report", "sim", NULL };
+	static const char *const own[] = { "csv", "resume", "shard", "list-cells", "no-report", NULL };
 
 	for (int i = 0; own[i]; i++)
 		if (!strcmp(own[i], lname))
@@ -418,6 +418,12 @@ static int parse_args(int argc, char **argv, struct slurm_opts *o)
 		const struct lab_opt *ro = c == 'p' ? NULL : run_opt_of(c);
 
 		if (ro) {	/* a run option: each shard's run gets it */
+			if (!strcmp(ro->lname, "sim")) {
+				fprintf(stderr, "rwlab: slurm runs its shards natively and does not pass --sim on (valid "
+					"here: the other run options; a simulated run: rwlab run --sim MACHINE, which "
+					"--shard I/N splits too)\n");
+				return -1;
+			}
 			if (slurm_owned(ro->lname)) {
 				fprintf(stderr, "rwlab: slurm sets --%s of each shard's run itself (valid here: the "
 					"other run options; --dir for the result root)\n", ro->lname);

@@ -348,6 +348,12 @@ static int torture_sim_exec(const struct torture_args *a, int argc, char **argv,
 			"variants (-l)\n", prog);
 		return 2;
 	}
+	/* each schedule's seed is torture's --seed in rwlab-sim, and a failing one's replay line */
+	if (p.seeds - 1 > (unsigned long long)LONG_MAX - p.seed) {
+		fprintf(stderr, "%s: --seed %llu with --seeds %llu goes past the largest seed, %ld (valid: --seed + "
+			"--seeds - 1 <= %ld)\n", prog, p.seed, p.seeds, LONG_MAX, LONG_MAX);
+		return 2;
+	}
 	if (lab_sim_plan_args(&p, argc, argv, drop))
 		return 2;
 	lab_sim_exec(&p);

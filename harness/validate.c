@@ -582,8 +582,8 @@ int lab_sim_validate(int argc, char **argv, const char *page, const char *comman
 	*strrchr(exe, '/') = 0;
 	COPY(self_dir, exe);
 	snprintf(ladder, sizeof(ladder), "%s/validate.ladder", lab_sim_machine_dir());
-	if (ladder_load(ladder))
-		return 2;
+	if (ladder_load(ladder) || (page && lab_report_out_check("rwlab sim validate", page)))
+		return 2;	/* a page that cannot be written is refused before the ladder runs */
 	if (argc) {
 		for (int i = 0; i < argc && nnames < RUNG_MAX; i++) {
 			if (ladder_has(argv[i]))

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "machine.h"
 #include "text.h"
@@ -329,8 +330,18 @@ int sim_machine_load(struct sim_machine *m, const char *dir, const char *name, c
 	const char *dash = strrchr(name, '-');
 	int n = 0;
 
-	if (strchr(name, '/') || (strlen(name) > 8 && !strcmp(name + strlen(name) - 8, ".machine")))
+	if (strchr(name, '/') || (strlen(name) > 8 && !strcmp(name + strlen(name) - 8, ".machine"))) {
+		struct stat st;
+		int bad = stat(name, &st) ? errno : 0;
+
+		if (bad || !S_ISREG(st.st_mode)) {
+			snprintf(err, el, "machine file '%s': %s (a machine is a NAME from rwlab sim list, generic-N "
+				 "for N = 2..512, or the path of a NAME.machine file)", name,
+				 bad ? strerror(bad) : S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+			return -1;
+		}
 		return sim_machine_parse(m, name, 0, err, el);
+	}
 	if (!strncmp(name, "generic-", 8) && dash == name + 7) {
 		char *e;
 		long v = strtol(name + 8, &e, 10);

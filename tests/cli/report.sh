@@ -37,6 +37,41 @@ expect_err 2 "output '.*x.jpg' must end in .png or .svg" -- \
 expect_err 1 "several groups match" -- \
 	"$rwlab" plot "$data/two-variants.csv" -o "$tmp/x.png"
 
+# -o: a FIFO (or /dev/stdout) is written in place, not replaced by a renamed file; a name
+# that cannot be a file is refused in one line; sim validate refuses its page before the ladder runs.
+mkfifo "$tmp/fifo"
+timeout 10 cat "$tmp/fifo" >"$tmp/fifo.out" &
+"$rwlab" report "$data/two-variants.csv" -w locktest -o "$tmp/fifo" 2>"$tmp/err" || fail "report -o FIFO: $(cat "$tmp/err")"
+wait
+[ -p "$tmp/fifo" ] || fail "report -o FIFO replaced the FIFO"
+"$rwlab" report "$data/two-variants.csv" -w locktest | cmp -s - "$tmp/fifo.out" || fail "report -o FIFO: not the report"
+expect_err 1 "-o: an empty file name" -- "$rwlab" report "$data/two-variants.csv" -o ''
+expect_err 1 "-o $tmp: is a directory" -- "$rwlab" report "$data/two-variants.csv" -f html -o "$tmp"
+expect_err 1 "-o $tmp/no/x.html: cannot write in $tmp/no/: No such file" -- \
+	"$rwlab" report "$data/two-variants.csv" -f html -o "$tmp/no/x.html"
+expect_err 2 "sim validate: -o $tmp/no/x.html: cannot write in" -- "$rwlab" sim validate -o "$tmp/no/x.html"
+
+# A published table: a value that is not a number fails loudly (it read as 0 and was judged);
+# a block whose first row has no published change still names the table's marks (was "(null)").
+mkdir "$tmp/pub"
+cp "$data/fixture.matrix" "$tmp/pub/m.matrix"
+sed 's/^fixture-time,mean,elapsed seconds,1,old,100$/fixture-time,mean,elapsed seconds,1,old,1OO/' "$data/published.csv" \
+	>"$tmp/pub/published.csv"
+expect_err 1 "published.csv:2: value '1OO' is not a number" -- \
+	"$rwlab" report "$data/two-variants.csv" --matrix "$tmp/pub/m.matrix" -f none
+{
+	echo 'benchmark,stat,metric,clients,variant,value,mark,rule'
+	echo 'fixture-time,mean,elapsed seconds,1,old,0,,'
+	echo 'fixture-time,mean,elapsed seconds,1,new,80,,'
+	echo 'fixture-time,mean,elapsed seconds,8,old,100,( ),mmtests-ttest'
+	echo 'fixture-time,mean,elapsed seconds,8,new,110,*,mmtests-ttest'
+	echo 'locktest,speedup-percent,rate change,4,new,12,,'
+} >"$tmp/pub/published.csv"
+"$rwlab" report "$data/two-variants.csv" --matrix "$tmp/pub/m.matrix" -f none >"$tmp/out" 2>"$tmp/err" ||
+	fail "report, published base 0 at the first row: $(cat "$tmp/err")"
+grep -q '^fixture-time | elapsed seconds (published marks: mmtests-ttest)' "$tmp/out" ||
+	fail "report: the block's heading does not name its marks: $(grep 'published marks' "$tmp/out")"
+
 # A matrix naming a variant this build lacks: the registry's error, with FILE:LINE.
 printf 'workloads = locktest\nlocks = pthread, nosuch\nthreads = 1\n' >"$tmp/bad.matrix"
 expect_err 2 "bad.matrix:2: unknown lock variant 'nosuch' \(valid: all, pthread" -- \
@@ -78,6 +113,50 @@ if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
 	else
 		fail "plot --fairness -t 2: $(cat "$tmp/err")"
 	fi
+	# Names from a CSV reach gnuplot quoted: a variant named with backquotes (gnuplot's
+	# command substitution, even inside double quotes) runs nothing and is drawn as named.
+	# shellcheck disable=SC2016
+	sed 's|,pthread,|,p`touch '"$tmp"'/ran`t,|' "$data/two-variants.csv" >"$tmp/quote.csv"
+	"$rwlab" plot "$tmp/quote.csv" -w locktest -m total_rate -o "$tmp/quote.svg" 2>"$tmp/err" ||
+		fail "plot of a variant named with backquotes: $(cat "$tmp/err")"
+	"$rwlab" report "$tmp/quote.csv" -w locktest -f html -o "$tmp/quote.html" 2>"$tmp/err" ||
+		fail "report -f html of a variant named with backquotes: $(cat "$tmp/err")"
+	[ -e "$tmp/ran" ] && fail "gnuplot ran the command in a variant's name (backquotes)"
+	grep -qF "p\`touch $tmp/ran\`t" "$tmp/quote.svg" || fail "plot: the variant's name is not in the figure as named"
+	# A cell whose Hmean is undefined (an iteration measured 0): the table prints its Amean,
+	# (0 + 110 + 120) / 3 = 76.67, and the graph draws that point, not a missing one.
+	awk -F, -v OFS=, '$4 == "pthread" && $5 == "locktest" && $6 == 1 && $7 == 0 && $8 == "total_rate" { $9 = 0 } 1' \
+		"$data/two-variants.csv" >"$tmp/zero.csv"
+	"$rwlab" report "$tmp/zero.csv" -w locktest -m total_rate | grep -q '^1 thread   76.67 ' ||
+		fail "report: pthread at 1 thread with a 0 iteration is not the Amean 76.67"
+	if "$rwlab" plot "$tmp/zero.csv" -w locktest -m total_rate --keep-script -o "$tmp/zero.svg" 2>"$tmp/err"; then
+		sed -n '/^# pthread/,/^$/p' "$tmp/zero.svg.dat" | grep -q '^1 76\.666' ||
+			fail "plot: pthread at 1 thread is not the table's 76.67: $(sed -n '/^# pthread/,/^$/p' "$tmp/zero.svg.dat")"
+	else
+		fail "plot of a series with a 0 iteration: $(cat "$tmp/err")"
+	fi
+	# A published change too large for a double (1e308 over 1e-308) or none at all (0 over 0):
+	# the page is written, the points that cannot be drawn left out, and gnuplot says nothing.
+	for v in "1e-308 1e308" "0 0"; do
+		cp "$data/fixture.matrix" "$tmp/extreme.matrix"
+		# shellcheck disable=SC2086
+		printf 'fixture-time,mean,elapsed seconds,1,old,%s\nfixture-time,mean,elapsed seconds,1,new,%s\n' $v |
+			cat - <(grep -v ',1,\(old\|new\),' "$data/published.csv" | tail -n +2) |
+			sed '1i benchmark,stat,metric,clients,variant,value' >"$tmp/published.csv"
+		"$rwlab" report "$data/two-variants.csv" --matrix "$tmp/extreme.matrix" -f html -o "$tmp/extreme.html" \
+			2>"$tmp/err" || fail "report -f html, published $v: exit $?: $(head -3 "$tmp/err")"
+		[ -s "$tmp/err" ] && fail "report -f html, published $v: stderr: $(head -3 "$tmp/err")"
+	done
+	# 66 variants: a graph draws 64 lines and its title says that 2 are not drawn
+	{
+		head -1 "$data/two-variants.csv"
+		for i in $(seq 65); do grep ',pthread,locktest,' "$data/two-variants.csv" | sed "s/,pthread,/,v$i,/"; done
+		grep ',ck-rwlock,locktest,' "$data/two-variants.csv"
+	} >"$tmp/many.csv"
+	"$rwlab" plot "$tmp/many.csv" -m total_rate --keep-script -o "$tmp/many.svg" 2>"$tmp/err" ||
+		fail "plot of 66 variants: $(cat "$tmp/err")"
+	grep -q '^set title .*\\n2 more lines not drawn (a graph holds 64)"$' "$tmp/many.svg.gp" 2>/dev/null ||
+		fail "plot of 66 variants: the title does not say 2 lines are not drawn"
 else
 	echo "gnuplot not installed: plot checks skipped"
 fi

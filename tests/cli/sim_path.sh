@@ -41,6 +41,15 @@ rc=$?
 [ $rc -eq 2 ] && [ "$(lines "$tmp/r.err")" = 1 ] && grep -q -- "--sim" "$tmp/r.err" ||
 	fail "report --sim: exit $rc, $(cat "$tmp/r.err")"
 
+# sim's -o is validate's page: list and show refuse it rather than ignore it
+for c in "list" "show generic-4"; do
+	# shellcheck disable=SC2086
+	"$rwlab" sim $c -o "$tmp/p.html" >/dev/null 2>"$tmp/r.err"
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(lines "$tmp/r.err")" = 1 ] && grep -q "validate's page" "$tmp/r.err" && [ ! -e "$tmp/p.html" ] ||
+		fail "sim $c -o FILE: exit $rc, $(cat "$tmp/r.err")"
+done
+
 # the machine is checked before anything is executed: with no rwlab-sim beside rwlab
 mkdir "$tmp/alone"
 cp "$rwlab" "$tmp/alone/rwlab"
@@ -49,6 +58,13 @@ for m in nosuch generic-513; do
 	rc=$?
 	[ $rc -eq 2 ] && [ "$(lines "$tmp/m.err")" = 1 ] && grep -q "$m" "$tmp/m.err" &&
 		! grep -q 'simulated build' "$tmp/m.err" || fail "run --sim $m without rwlab-sim: exit $rc, $(cat "$tmp/m.err")"
+done
+# a machine given as a path: one line that names it and the valid forms
+for m in "$tmp/no/x.machine" "$tmp"; do
+	"$tmp/alone/rwlab" run --sim "$m" -l null -t 1 -d 1ms -n 1 -q >/dev/null 2>"$tmp/m.err"
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(lines "$tmp/m.err")" = 1 ] && grep -qF "machine file '$m'" "$tmp/m.err" &&
+		grep -q 'rwlab sim list, generic-N' "$tmp/m.err" || fail "run --sim $m: exit $rc, $(cat "$tmp/m.err")"
 done
 "$tmp/alone/rwlab" torture --sim nosuch -d 1ms >/dev/null 2>"$tmp/m.err"
 rc=$?
@@ -67,6 +83,17 @@ rc=$?
 "$sim" --machine generic-4 --seed 1 --seeds 1 -- list >/dev/null 2>"$tmp/p.err"
 [ $? -eq 2 ] && grep -q 'run and torture' "$tmp/p.err" || fail "rwlab-sim -- list: $(cat "$tmp/p.err")"
 
+# ... and its numbers in range: no seed past 2^64 - 1 read as 2^64 - 1, one schedule for run,
+# torture's seeds within torture's --seed (the front checks these too)
+for p in "99999999999999999999 1 run" "1 2 run" "9223372036854775807 2 torture"; do
+	# shellcheck disable=SC2086
+	set -- $p
+	"$sim" --machine generic-4 --seed "$1" --seeds "$2" -- "$3" -l null -t 1 -d 1ms -n 1 -q --no-report \
+		-o "$tmp/proto-bad.csv" >/dev/null 2>"$tmp/p.err"
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(lines "$tmp/p.err")" = 1 ] && grep -q '^rwlab-sim: ' "$tmp/p.err" && [ ! -e "$tmp/proto-bad.csv" ] ||
+		fail "rwlab-sim --seed $1 --seeds $2 -- $3: exit $rc, $(cat "$tmp/p.err")"
+done
 # the front and the protocol by hand: one CSV (apart from the run id and the timestamp)
 args="-l rwsem,bravo -w locktest:rpct=90 -t 1,3 -d 1ms --warmup 200us -n 1 -q --no-report"
 # shellcheck disable=SC2086
@@ -84,6 +111,19 @@ if command -v setarch >/dev/null; then
 	cut -d, -f1,4- "$tmp/proto.csv" | cmp -s - "$tmp/front.cut" ||
 		fail "the protocol by hand and run --sim differ: $(cut -d, -f1,4- "$tmp/proto.csv" | diff - "$tmp/front.cut" | head -3)"
 fi
+
+# torture --seeds past the largest --seed: refused first, not N-1 false FAILUREs of seeds torture refuses
+"$tmp/alone/rwlab" torture --sim generic-4 -l rwsem -d 1ms --seed 9223372036854775807 --seeds 2 >/dev/null 2>"$tmp/s.err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(lines "$tmp/s.err")" = 1 ] && grep -q -- '--seeds 2 goes past the largest seed' "$tmp/s.err" ||
+	fail "torture --seed 2^63-1 --seeds 2: exit $rc, $(cat "$tmp/s.err")"
+
+# a long command line (300 -q, --sim past them): no fixed limit, and --sim is still taken out
+qs=$(printf ' -q%.0s' $(seq 300))
+# shellcheck disable=SC2086
+"$rwlab" run $qs -l null -t 1 -n 1 -d 1ms --no-report -o "$tmp/long.csv" --sim generic-4 >/dev/null 2>"$tmp/l.err" ||
+	fail "run with 300 -q and --sim: exit $?: $(head -2 "$tmp/l.err")"
+grep -q 'rwlab-sim sim-[0-9]* engine [0-9a-f]* machine [0-9a-f]* seed 1,' "$tmp/long.csv" 2>/dev/null || fail "run with 300 -q and --sim: not simulated"
 
 # torture: the replay line is the command line less --seeds, with the seed that failed
 "$rwlab" torture --seed 3 --sim generic-4 -l busted -d 2ms --seeds 2 >"$tmp/t.out" 2>&1
