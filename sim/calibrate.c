@@ -362,11 +362,13 @@ static double hold_last_p[HOLD_GAPS], hold_last_gap[HOLD_GAPS];
 
 static inline long hold_chain(long x, long steps)
 {
+	unsigned long u = (unsigned long)x;	/* wraps by definition: a signed x * 3 overflows (UB) */
+
 	for (long i = 0; i < steps; i++) {
-		x = x * 3 + 1;
-		__asm__ volatile("" : "+r"(x));
+		u = u * 3 + 1;
+		__asm__ volatile("" : "+r"(u));
 	}
-	return x;
+	return (long)u;
 }
 
 static void *hold_hammer(void *arg)
