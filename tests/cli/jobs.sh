@@ -60,14 +60,14 @@ grep -q "^\[cells $ncells/$ncells done, 0 running\]" j3.err ||
 
 # A run killed with SIGTERM under -j 2 (the signal to the run's process alone reaches its
 # cells): exit 130, finished cells kept whole, and --resume completes the file.
-long=(-l rwsem,rwsem-xadd,bravo -w locktest:rpct=90 -t 1,3,6 -d 40ms --warmup 1ms -n 2 --no-report -q)
-[ -n "$small" ] && long=(-l rwsem,rwsem-xadd -w locktest:rpct=90 -t 1,2,3 -d 10ms --warmup 1ms -n 1 --no-report -q)
+long=(-l rwsem,rwsem-xadd,bravo -w locktest:rpct=90 -t 4,6,8 -d 100ms --warmup 1ms -n 2 --no-report -q)
+[ -n "$small" ] && long=(-l rwsem,rwsem-xadd -w locktest:rpct=90 -t 4,6,8 -d 200ms --warmup 1ms -n 1 --no-report -q)
 "$rwlab" run --sim generic-8 "${long[@]}" -j 1 -o whole.csv >/dev/null 2>whole.err || fail "the long plan: $(tail -2 whole.err)"
 "$rwlab" run --sim generic-8 "${long[@]}" -j 2 -o killed.csv >/dev/null 2>killed.err &
 pid=$!
-for _ in $(seq 600); do	# until the first cell is written (at most 60 s)
-	[ "$(grep -c '^[0-9]' killed.csv 2>/dev/null)" -gt 0 ] && break
-	sleep 0.1
+for _ in $(seq 3000); do	# until the first cell is written (at most 60 s)
+	grep -q '^[0-9]' killed.csv 2>/dev/null && break
+	sleep 0.02
 done
 kill -TERM $pid
 wait $pid
