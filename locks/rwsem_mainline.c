@@ -36,9 +36,11 @@
  *   readers from anywhere in the queue (writers skipped), in two passes.
  * - downgrade_write: turn the writer bit into one reader bias and grant the
  *   queued readers (WAKE_READ_OWNED).
- * - No killable/interruptible verbs (the interface has none), so the
- *   out_nolock paths, rwsem_del_wake_waiter() and the rlock_fail/wlock_fail
- *   events are absent.
+ * - down_read_killable/down_write_killable (and the timed waits built on
+ *   them, wait.h): a fatal signal seen in the wait loop leaves through
+ *   out_nolock, rwsem_del_wake_waiter() (unlink, clear WAITERS and HANDOFF
+ *   when the queue empties, wake the new head), -EINTR; events
+ *   rwsem_rlock_fail/rwsem_wlock_fail. No interruptible verbs.
  *
  * What user space cannot model (docs/kernel.md §8, docs/architecture.md §8):
  * - preemption: the kernel runs every lock/unlock path with preemption off
@@ -65,7 +67,8 @@
  * (queue found empty, no writer), rwsem_rlock (granted after queueing),
  * rwsem_wlock (slow-path write lock), rwsem_rlock_handoff/wlock_handoff
  * (HANDOFF set by a reader head/a writer),
- * rwsem_sleep_reader/writer (schedule() entered still asleep),
+ * rwsem_sleep_reader/writer (per schedule() call in the wait loop, one that
+ * returns at once because the wakeup came first included),
  * rwsem_wake_writer (per writer woken), rwsem_wake_reader (per batch of
  * readers granted, as the kernel counts it).
  *

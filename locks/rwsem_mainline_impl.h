@@ -508,8 +508,8 @@ static bool rwsem_handoff_to_writer(struct rwsem_mainline *sem, struct wake_q_he
 	rwsem_del_waiter(sem, first);
 	/* Release: pairs with the writer's acquire of waiter.task; @first may be gone after this. */
 	smp_store_release(&first->task, (struct lab_task *)NULL);
+	/* v7's rwsem_wake() counts no rwsem_wake_writer for a direct grant. */
 	lockevent_inc(rwsem_handoff_grant);
-	lockevent_inc(rwsem_wake_writer);
 	return true;
 }
 
@@ -947,7 +947,12 @@ static bool rwsem_try_write_lock(struct rwsem_mainline *sem, struct rwsem_waiter
 		lockevent_inc(rwsem_wlock_handoff);
 		return false;
 	}
-	rwsem_del_waiter(sem, waiter);
+	/*
+	 * list_del only (v6.3 rwsem.c:663): the cmpxchg above already cleared
+	 * HANDOFF, and WAITERS when we were the last waiter, so the andnot of
+	 * rwsem_del_waiter() would be one more locked operation on the line.
+	 */
+	rwsem_list_del(&waiter->list);
 	rwsem_set_owner(sem, lab_current());
 	return true;
 }
@@ -1132,7 +1137,12 @@ static inline int rwsem_ml_down_read_common(struct rwsem_mainline *sem, uint32_t
 		rwsem_set_reader_owned(sem);
 		return 0;
 	}
-	return rwsem_down_read_slowpath(sem, count, state);
+	if (rwsem_down_read_slowpath(sem, count, state))
+		return -EINTR;
+	/* v6.3 rwsem.c:1254: the slow path left the lock reader-owned. */
+	DEBUG_RWSEMS_WARN_ON(!(READ_ONCE(sem->owner) & RWSEM_READER_OWNED), RWSEM_ML_NAME,
+			     "read slow path returned a lock not reader-owned", READ_ONCE(sem->count));
+	return 0;
 }
 
 static void rwsem_ml_down_read(struct lab_rwsem *s)
@@ -1266,6 +1276,9 @@ static void rwsem_ml_downgrade_write(struct lab_rwsem *s)
 	struct rwsem_mainline *sem = rwsem_ml(s);
 	long tmp;
 
+	/* v6.3 rwsem.c:1394 */
+	DEBUG_RWSEMS_WARN_ON(rwsem_owner_task(READ_ONCE(sem->owner)) != lab_current(), RWSEM_ML_NAME,
+			     "downgrade_write by a task that is not the owner", READ_ONCE(sem->count));
 	/* Release: the write section before the readers we let in. */
 	tmp = atomic_fetch_add_release(&sem->count, RWSEM_READER_BIAS - RWSEM_WRITER_LOCKED);
 	rwsem_set_reader_owned(sem);

@@ -971,7 +971,12 @@ static inline int rspin_down_read_common(struct rspin_rwsem *sem, uint32_t state
 		rwsem_set_reader_owned(sem);
 		return 0;
 	}
-	return rwsem_down_read_slowpath(sem, state);
+	if (rwsem_down_read_slowpath(sem, state))
+		return -EINTR;
+	/* v5.3 rwsem.c:1321 (__down_read), :1332 (__down_read_killable) */
+	DEBUG_RWSEMS_WARN_ON(!rwsem_test_oflags(sem, RWSEM_READER_OWNED), "rwsem-rspin",
+			     "read slow path returned a lock not reader-owned", READ_ONCE(sem->count));
+	return 0;
 }
 
 static void rspin_down_read(struct lab_rwsem *s)
@@ -1002,8 +1007,13 @@ static int rspin_down_read_trylock(struct lab_rwsem *s)
 static void rspin_up_read(struct lab_rwsem *s)
 {
 	struct rspin_rwsem *sem = to_rspin(s);
+	long tmp;
+
+	/* v5.3 rwsem.c:1403 (__up_read) */
+	DEBUG_RWSEMS_WARN_ON(!rwsem_test_oflags(sem, RWSEM_READER_OWNED), "rwsem-rspin",
+			     "up_read of a lock not reader-owned", READ_ONCE(sem->count));
 	/* Release: the read section stays before the unlock. */
-	long tmp = atomic_add_return_release(&sem->count, -RWSEM_READER_BIAS);
+	tmp = atomic_add_return_release(&sem->count, -RWSEM_READER_BIAS);
 
 	DEBUG_RWSEMS_WARN_ON(tmp < 0, "rwsem-rspin", "up_read count underflow", tmp);
 
@@ -1091,6 +1101,10 @@ static void rspin_downgrade_write(struct lab_rwsem *s)
 	struct rspin_rwsem *sem = to_rspin(s);
 	long tmp;
 
+	/* v5.3 rwsem.c:1447 (__downgrade_write) */
+	DEBUG_RWSEMS_WARN_ON((READ_ONCE(sem->owner) & ~RWSEM_OWNER_FLAGS_MASK) != (long)lab_current(),
+			     "rwsem-rspin", "downgrade_write by a task that is not the owner",
+			     READ_ONCE(sem->count));
 	/*
 	 * Release is enough: nothing of the write section may move below the
 	 * point where readers can enter, while read-side accesses may move up
@@ -1137,6 +1151,11 @@ void lab_rspin_peek(struct lab_rwsem *s, struct lab_rspin_peek *out)
 			out->nr_write_waiters++;
 	}
 	rwsem_wait_unlock(sem);
+}
+
+void lab_rspin_test_set_owner(struct lab_rwsem *s, long owner)
+{
+	WRITE_ONCE(to_rspin(s)->owner, owner);
 }
 
 void lab_rspin_test_set_flags(struct lab_rwsem *s, long bits)

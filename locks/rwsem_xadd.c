@@ -765,8 +765,12 @@ static int xadd_down_read_trylock(struct lab_rwsem *s)
 static void xadd_up_read(struct lab_rwsem *s)
 {
 	struct xadd_rwsem *sem = to_xadd(s);
-	long count = atomic_sub_return_release(&sem->count, RWSEM_ACTIVE_READ_BIAS);
+	long count;
 
+	/* v4.20 rwsem.c:120 */
+	DEBUG_RWSEMS_WARN_ON(!((uintptr_t)READ_ONCE(sem->owner) & RWSEM_READER_OWNED), "rwsem-xadd",
+			     "up_read of a lock not reader-owned", READ_ONCE(sem->count));
+	count = atomic_sub_return_release(&sem->count, RWSEM_ACTIVE_READ_BIAS);
 	DEBUG_RWSEMS_WARN_ON((uint32_t)count >= 0x80000000u, "rwsem-xadd", "up_read active count underflow",
 			     count);
 
@@ -824,6 +828,9 @@ static void xadd_downgrade_write(struct lab_rwsem *s)
 {
 	struct xadd_rwsem *sem = to_xadd(s);
 
+	/* v4.20 rwsem.c:148 */
+	DEBUG_RWSEMS_WARN_ON(READ_ONCE(sem->owner) != lab_current(), "rwsem-xadd",
+			     "downgrade_write by a task that is not the owner", READ_ONCE(sem->count));
 	rwsem_set_reader_owned(sem);
 	/* Turn our write bias into one read bias; negative: waiters queued. */
 	if (lab_unlikely(atomic_add_return_release(&sem->count, -RWSEM_WAITING_BIAS) < 0))
@@ -916,6 +923,11 @@ int rwsem_xadd_nr_waiters(struct lab_rwsem *s)
 long rwsem_xadd_count(struct lab_rwsem *s)
 {
 	return READ_ONCE(to_xadd(s)->count);
+}
+
+void rwsem_xadd_test_set_owner(struct lab_rwsem *s, void *owner)
+{
+	WRITE_ONCE(to_xadd(s)->owner, (struct lab_task *)owner);
 }
 
 const struct lab_rwsem_ops lab_rwsem_rwsem_xadd_ops = {
