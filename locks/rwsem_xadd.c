@@ -52,10 +52,13 @@
  *   with preemption disabled; here the lock holder, a wait_lock holder and
  *   a spinner can all be descheduled at any point;
  * - owner->on_cpu && !vcpu_is_preempted() is owner_on_cpu() (wait.h): off
- *   while the owner sleeps in a futex, or when its thread CPU clock stopped
- *   between two samples (knob oncpu=clock, the default; oncpu=flag: the
- *   futex flag only, so a preempted owner looks on CPU). The osq uses the
- *   same test on its predecessor;
+ *   while the owner sleeps in a futex or while its context-switch ring's
+ *   last record is a switch-out (knob oncpu=switch, the default: plain
+ *   loads; oncpu=clock: its thread CPU clock sampled every 25 us;
+ *   oncpu=flag: the futex flag only, so a preempted owner looks on CPU).
+ *   The osq uses the same test on its predecessor. A spin on a held lock
+ *   that names no owner ends after LAB_OWNER_NULL_SPIN_NS (wait.h): v4.20's
+ *   window is kernel code a non-preemptible kernel does not preempt;
  * - need_resched() is "this spinner was preempted since its spin began"
  *   (spin_budget_us=0, the default), or a fixed time budget (spin_budget_us
  *   > 0, the ablation); the time spent spinning is the spin_ns event;
@@ -178,7 +181,7 @@ struct xadd_rwsem {
 	/* knobs */
 	bool wspin;
 	bool x86;		/* fastpath=x86: arch/x86 write fast paths */
-	bool oncpu_clock;	/* oncpu=clock: owner_on_cpu() samples the owner's CPU clock */
+	int oncpu;		/* enum lab_oncpu: owner_on_cpu()'s signal (wait.h) */
 	uint64_t spin_budget_ns;
 } __lab_cacheline_aligned;
 
@@ -198,14 +201,14 @@ static const struct lab_knob xadd_knobs[] = {
 	[K_SPIN_BUDGET_US] = { .name = "spin_budget_us", .type = LAB_KNOB_INT, .def = 0,
 			       .min = 0, .max = 1000000,
 			       .help = "need_resched() as a fixed spin budget in us (ablation); 0: the spinner was "
-				       "preempted (getrusage ru_nivcsw)" },
+				       "preempted (its switch ring moved)" },
 	[K_FASTPATH] = { .name = "fastpath", .type = LAB_KNOB_ENUM, .def = FASTPATH_X86,
 			 .choices = "x86|generic",
 			 .help = "v4.20 fast paths: x86 (arch/x86/include/asm/rwsem.h; the seed tables ran on x86) "
 				 "or generic (include/asm-generic/rwsem.h)" },
-	[K_ONCPU] = { .name = "oncpu", .type = LAB_KNOB_ENUM, .def = 0, .choices = "clock|flag",
-		      .help = "owner_on_cpu(): clock = futex flag + the owner's thread CPU clock sampled "
-			      "every 16 polls; flag = futex flag only (ablation)" },
+	[K_ONCPU] = { .name = "oncpu", .type = LAB_KNOB_ENUM, .def = 0, .choices = "switch|clock|flag",
+		      .help = "owner_on_cpu(): switch = the owner's context-switch ring (perf, plain loads); "
+			      "clock = its thread CPU clock sampled every 25 us; flag = futex flag only (ablation)" },
 	{ 0 }
 };
 
@@ -539,10 +542,10 @@ static inline bool rwsem_try_write_lock_unqueued(struct xadd_rwsem *sem)
 /* Returns true with the write lock held. Caller holds no lock. */
 static bool rwsem_optimistic_spin(struct xadd_rwsem *sem)
 {
-	uint64_t t0 = lab_clock_ns();
+	uint64_t t0 = lab_clock_ns(), null_since = 0;
 	bool taken = false;
 
-	lab_spin_start(sem->spin_budget_ns, sem->oncpu_clock);
+	lab_spin_start(sem->spin_budget_ns, sem->oncpu);
 	if (!rwsem_can_spin_on_owner(sem))
 		goto done;
 	if (!osq_lock(&sem->osq))
@@ -555,9 +558,13 @@ static bool rwsem_optimistic_spin(struct xadd_rwsem *sem)
 		}
 		/*
 		 * No owner named yet: the holder may be between its count
-		 * update and its owner store. Stop when our time is up.
+		 * update and its owner store. Stop when our time is up (v4.20),
+		 * or when the window has lasted longer than a window the
+		 * kernel does not preempt can (LAB_OWNER_NULL_SPIN_NS, wait.h).
 		 */
-		if (!READ_ONCE(sem->owner) && need_resched())
+		if (READ_ONCE(sem->owner))
+			null_since = 0;
+		else if (need_resched() || lab_owner_null_expired(&null_since))
 			break;
 		cpu_relax();
 	}
@@ -901,7 +908,7 @@ static int xadd_init(struct lab_rwsem *s, const struct lab_rwsem_conf *conf)
 	sem->wspin = conf->knob[K_WSPIN] != 0;
 	sem->spin_budget_ns = (uint64_t)conf->knob[K_SPIN_BUDGET_US] * 1000u;
 	sem->x86 = conf->knob[K_FASTPATH] == FASTPATH_X86;
-	sem->oncpu_clock = conf->knob[K_ONCPU] == 0;
+	sem->oncpu = conf->knob[K_ONCPU];
 	return 0;
 }
 
