@@ -44,6 +44,9 @@
 
 #include "engine.h"
 
+/* The last access's transfer for the profile (stats.c): 0 none, 1 one, 2 at the remote c2c figure or more. */
+static int last_xfer;
+
 static double xfer_ns(int a, int b, int home)
 {
 	const struct place *x = &eng.place[a], *y = &eng.place[b];
@@ -285,6 +288,7 @@ static void mem_load(struct task *t, struct line *l, int ci, uint64_t now, int p
 		double x = pending ? xfer_ns(ci, l->tail, l->home) : read_source_ns(l, ci);
 		uint64_t start = now > l->busy_until ? now : l->busy_until;
 
+		last_xfer = 1 + (x >= eng.m.c2c_remote_ns);
 		if (l->owner >= 0 || pending) {
 			/* a read snoop takes the line from its owner: served in turn, after its window */
 			if (!pending)
@@ -319,6 +323,7 @@ static void mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pe
 		double x = pending ? xfer_ns(ci, l->tail, l->home) : own_source_ns(l, ci);
 		uint64_t start = now > l->busy_until ? now : l->busy_until;
 
+		last_xfer = 1 + (x >= eng.m.c2c_remote_ns);
 		if (!pending)	/* the first request after the owner's grant: its snoop takes the line */
 			l->snoop_at = (now > l->grant ? now : l->grant) + ps_of(x * eng.m.rmw_hold_share);
 		l->busy_until = start + ps_of(x);
@@ -354,9 +359,13 @@ void sim_mem(const volatile void *addr, enum sim_op op)
 		return;
 	}
 	l = line_get(addr, ci);
+	last_xfer = 0;
 	/* a transfer to another CPU is reserved and has not arrived */
 	if (op == SIM_LOAD)
 		mem_load(t, l, ci, now, l->busy_until > now && l->tail != ci);
 	else
 		mem_own(t, l, ci, now, l->busy_until > now && l->tail != ci, op);
+	if (__builtin_expect(eng.prof != NULL, 0))
+		prof_mem(l->key, __builtin_return_address(0), op != SIM_LOAD, last_xfer,
+			 eng.cpus[t->cpu].clock - now);
 }
