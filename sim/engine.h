@@ -356,6 +356,17 @@ extern struct engine eng;
  */
 
 extern transfer_t jump_fcontext(fcontext_t const to, void *vp);	/* Boost.Context */
+/*
+ * The switch the engine uses: on x86-64 its own (switch_x86_64.S: Boost's
+ * frame, resumed with a ret that keeps the return-stack buffer balanced),
+ * elsewhere Boost's.
+ */
+#if defined(__x86_64__)
+transfer_t sim_jump(fcontext_t to, void *vp);
+#define SIM_JUMP sim_jump
+#else
+#define SIM_JUMP jump_fcontext
+#endif
 
 /* boot.c: @n zeroed bytes, 64-byte aligned, from the engine's region (aborts when full). */
 void *eng_alloc(size_t n);
@@ -580,7 +591,7 @@ static inline void resumed(transfer_t r)
 static inline void to_scheduler(void)
 {
 	TSAN_SWITCH(eng.sched_fiber);
-	resumed(jump_fcontext(eng.sched_ctx, eng.running));
+	resumed(SIM_JUMP(eng.sched_ctx, eng.running));
 }
 
 /* From the running task straight to @t (no pass through the scheduler loop). */
@@ -592,5 +603,5 @@ static inline void switch_to(struct task *t)
 	sim_cur_id = t->id;
 	eng.st.switches++;
 	TSAN_SWITCH(t->fiber);
-	resumed(jump_fcontext(t->ctx, self));
+	resumed(SIM_JUMP(t->ctx, self));
 }
