@@ -353,7 +353,9 @@ void sim_mem(const volatile void *addr, enum sim_op op)
 		eng.cpus[ci].clock += ps_of(eng.m.rmw_local_ns);
 		return;
 	}
-	l = line_get(addr, ci);
+	l = t->last_line;
+	if (!l || l->key != (uintptr_t)addr >> LINE_SHIFT)
+		l = t->last_line = line_get(addr, ci);
 	/* a transfer to another CPU is reserved and has not arrived */
 	if (op == SIM_LOAD)
 		mem_load(t, l, ci, now, l->busy_until > now && l->tail != ci);

@@ -125,6 +125,7 @@ struct task {
 	void *ret;
 	int detached, joiner;
 	int cpu, pin;
+	struct line *last_line;		/* the line of its last access (sim_mem: no directory lookup when it is the same) */
 	int pin_core;		/* sim_pin_core(): may run on any CPU of this core (-1: none) */
 	int64_t vruntime;
 	int64_t deadline, vlag;		/* EEVDF: virtual deadline; lag kept across a sleep */
@@ -401,7 +402,7 @@ void lb_arm(uint64_t now);		/* start that tick (an unpinned task is queued) */
 void sched_yield_place(struct cpu *c, struct task *t);	/* make @t runnable at @now */
 struct task *cpu_event(struct cpu *c);	/* @c's event is due: the task to resume, if any */
 void sched_next(struct cpu *yield);	/* leave the running task for the next event */
-void sync_point(struct task *t);	/* a seam: preempt if due, then let earlier CPUs go first */
+void sync_point_due(struct task *t);	/* sync_point() when @t's CPU has reached its resched point */
 
 /* spin.c */
 void watch_detach(struct task *t);
@@ -604,4 +605,20 @@ static inline void switch_to(struct task *t)
 	eng.st.switches++;
 	TSAN_SWITCH(t->fiber);
 	resumed(SIM_JUMP(t->ctx, self));
+}
+
+/*
+ * A running task meets a seam: preempt it if due (sync_point_due(), out of
+ * line: its CPU has reached its resched point), then let earlier CPUs go
+ * first. Inline: every access, relax and work charge comes through here,
+ * and most go on without a hand-over.
+ */
+static inline void sync_point(struct task *t)
+{
+	struct cpu *c = &eng.cpus[t->cpu];
+
+	if (__builtin_expect(c->clock >= c->resched_at, 0))
+		sync_point_due(t);
+	else if (c->clock > heap_min())
+		sched_next(c);
 }
