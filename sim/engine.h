@@ -271,8 +271,19 @@ struct evq {
 	uint64_t cev_time[SIM_MAX_CPUS];	/* each CPU's event time, kept after it is taken */
 };
 
+/*
+ * A transfer's distance class (coherence.c): its cost is one machine-file
+ * figure, converted to picoseconds once at boot (dir_boot), with the part
+ * of it the owner keeps the line for (rmw.hold_share).
+ */
+enum xclass { X_NONE, X_SMT, X_L3, X_SOCKET, X_SOCKET_FAR_HOME, X_REMOTE, X_MEM_LOCAL, X_MEM_REMOTE, X_CLASSES };
+
 /* The coherence directory (coherence.c). */
 struct directory {
+	uint64_t x_ps[X_CLASSES];	/* ps_of(the class's figure) */
+	uint64_t hold_ps[X_CLASSES];	/* ps_of(the figure x rmw.hold_share) */
+	uint64_t load_ps, rmw_ps;	/* ps_of(load.local_ns), ps_of(rmw.local_ns) */
+	uint64_t relax_ps;		/* ps_of(relax_ns): a cpu_relax() (spin.c) */
 	struct line **tab;	/* open addressing by line address */
 	size_t cap, count;
 	char *pool;		/* lines are carved from here */

@@ -97,6 +97,6 @@ void sim_relax(void)
 		sched_next(NULL);
 		c = &eng.cpus[t->cpu];
 	}
-	c->clock += ps_of(eng.m.relax_ns);
+	c->clock += eng.dir.relax_ps;
 	spin_reset(t);
 }
