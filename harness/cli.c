@@ -125,6 +125,38 @@ void lab_cli_span(const struct lab_cli *c, int *from, int *to)
 	*from = optind - 1 - (optind >= 2 && optarg == c->argv[optind - 1]);
 }
 
+int lab_cli_find(const struct lab_cmd *cmd, int argc, char *const *argv, int key, int *at, int *len,
+		 const char **arg)
+{
+	char **copy = malloc(((size_t)argc + 1) * sizeof(*copy));
+	struct lab_cli c;
+	int k, found = 0;
+
+	if (!copy)
+		return -1;
+	memcpy(copy, argv, ((size_t)argc + 1) * sizeof(*copy));
+	if (lab_cli_begin(&c, cmd, argc, copy)) {
+		free(copy);
+		return -1;
+	}
+	opterr = 0;
+	while (!found && (k = getopt_long(c.argc, c.argv, c.shortopts, c.longopts, NULL)) != -1) {
+		int from, to;
+
+		if (k != key)
+			continue;
+		lab_cli_span(&c, &from, &to);
+		for (int i = 0; i < argc; i++)	/* the copy may be permuted: find the element by identity */
+			if (argv[i] == copy[from])
+				*at = i, found = 1;
+		*len = to - from;
+		*arg = optarg;
+	}
+	optind = 1;
+	free(copy);
+	return found;
+}
+
 int lab_cli_count(const struct lab_cli *c, const char *prog, int key, long *v)
 {
 	const struct lab_opt *o = c->cmd->opts;

@@ -119,6 +119,18 @@ int lab_cli_no_operands(const struct lab_cli *c);
 int lab_cli_fail(const char *msg);
 
 /*
+ * lab_cli_find() - where the first option whose key is @key lies in @argv, by
+ * a silent getopt_long() pass over a copy against @cmd's table (so a value
+ * that looks like the option, "-o --matrix", is a value, and "--" ends the
+ * options, as the real parse reads them). On success *@at is its index in
+ * @argv, *@len its elements (1: "--opt=V" or "-oV"; 2: "--opt V") and *@arg
+ * its value. Returns 1 found, 0 not found, -1 out of memory. getopt's state
+ * (optind) is reset for the real parse. Not thread-safe (getopt).
+ */
+int lab_cli_find(const struct lab_cmd *cmd, int argc, char *const *argv, int key, int *at, int *len,
+		 const char **arg);
+
+/*
  * lab_cli_span() - where the option lab_cli_next() last returned lies in
  * the argv given to lab_cli_begin(): elements [*from, *to). For an option
  * with an argument that is whole elements: any long option ("--sim M" or

@@ -312,14 +312,9 @@ static int expand_matrix(int argc, char **argv, int ncpus, struct lab_matrix *mx
 	int mlines[RUN_MATRIX_ARGS], at = -1, skip = 0, n = 0, nm = 0;
 	const char *name = NULL;
 
-	for (int i = 1; i < argc && at < 0; i++) {
-		if (!strcmp(argv[i], "--"))
-			break;
-		if (!strcmp(argv[i], "--matrix") && i + 1 < argc) {
-			at = i, skip = 2, name = argv[i + 1];
-		} else if (!strncmp(argv[i], "--matrix=", 9)) {
-			at = i, skip = 1, name = argv[i] + 9;
-		}
+	if (lab_cli_find(&lab_run_cmd, argc, argv, 'M', &at, &skip, &name) < 0) {
+		fprintf(stderr, "%s: out of memory\n", LAB_PROG);
+		return -1;
 	}
 	if (name) {
 		if (lab_matrix_load(name, mx, err, sizeof(err))) {

@@ -30,7 +30,8 @@
 	  "tools/matrices)") \
 	X("RWLAB_SIM_MACHINES", "--sim, rwlab sim", \
 	  "the directory of the machine files (default share/rwlab/machines, then the source tree's sim/machines)") \
-	X("RWLAB_SIM_STATS", "rwlab-sim", "1: print the engine's host-side statistics when a simulation ends") \
+	X("RWLAB_SIM_STATS", "rwlab-sim", \
+	  "1: print the engine's host-side statistics when a simulation ends; 2: also its profile (CPU time by code address and cost key, the hottest lines; tools/sim-prof names the addresses)") \
 	X("RWLAB_SIM_DEBUG", "rwlab-sim", "set: when a simulation is stuck, print every live task's state") \
 	X("RWLAB_SIM_CELL", "rwlab-sim (internal)", \
 	  "set by a simulated run for each cell's own rwlab-sim: that process runs its one cell (harness/sim_cell.h)") \

@@ -90,21 +90,27 @@ void lab_kernel_work(enum lab_kwork w)
 
 	switch (w) {
 	case LAB_KWORK_FAULT:
+		sim_prof_work("cost.fault_ns", m->fault_ns);
 		sim_cost_ns(m->fault_ns);
 		break;
 	case LAB_KWORK_PAGE_ALLOC:
+		sim_prof_work("cost.page_alloc_ns", m->page_alloc_ns);
 		sim_cost_ns(m->page_alloc_ns);
 		break;
 	case LAB_KWORK_SYSCALL:
+		sim_prof_work("cost.syscall_ns", m->syscall_ns);
 		sim_cost_ns(m->syscall_ns);
 		break;
 	case LAB_KWORK_CLEAR_PAGE:
+		sim_prof_work("clear_page (bw.core_gbs)", 4096 / m->bw_core_gbs);
 		sim_copy_bytes(4096);
 		break;
 	case LAB_KWORK_HPAGE_ALLOC:
+		sim_prof_work("cost.hpage_alloc_ns", m->hpage_alloc_ns);
 		sim_cost_ns(m->hpage_alloc_ns);
 		break;
 	case LAB_KWORK_HPAGE_COPY:
+		sim_prof_work("huge page copy (bw.core_gbs)", (2u << 20) / m->bw_core_gbs);
 		sim_copy_bytes(2u << 20);
 		break;
 	}
@@ -175,8 +181,10 @@ int lab_nr_nodes(void)
 
 void lab_user_work(int key, double units)
 {
-	if (key >= 0 && key < nwork_keys)
+	if (key >= 0 && key < nwork_keys) {
+		sim_prof_work(work_keys[key].name, work_keys[key].ns * units);
 		sim_work_ns(work_keys[key].ns * units);
+	}
 }
 
 void lab_copy_work(size_t bytes)

@@ -127,6 +127,7 @@ int sim_boot(const struct sim_machine *m, uint64_t seed)
 	eng.rcu.gen = 1;
 	eng.rcu.kthread = -1;
 	clock_gettime(CLOCK_MONOTONIC, &eng.host_t0);
+	prof_boot();
 	return 0;
 }
 

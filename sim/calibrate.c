@@ -64,6 +64,12 @@
  *   bw.memset      memset of a 64 MiB buffer, bytes written per second.
  *   bw.memcpy      memcpy between two 64 MiB buffers, bytes copied per
  *                  second (STREAM would count twice that).
+ *   spread_*_pct   the spread of one cost from call to call, the source of
+ *                  the engine's seeded jitter (sim/engine.h): per sample,
+ *                  the interquartile half-width over the median, in percent
+ *                  (a uniform factor in [1 - w, 1 + w] has w / 2): syscall
+ *                  (samples of 4 getpid calls), relax (100 PAUSEs), wakeup
+ *                  (the wake-to-run samples of wakeup_ns).
  *
  * Usage: rwlab-calibrate [--quick] [--cpus A,B] [--repeats N] [--only M1,M2,...]
  * Output: comment lines ('#') naming the host, then one line per metric:
@@ -356,11 +362,13 @@ static double hold_last_p[HOLD_GAPS], hold_last_gap[HOLD_GAPS];
 
 static inline long hold_chain(long x, long steps)
 {
+	unsigned long u = (unsigned long)x;	/* wraps by definition: a signed x * 3 overflows (UB) */
+
 	for (long i = 0; i < steps; i++) {
-		x = x * 3 + 1;
-		__asm__ volatile("" : "+r"(x));
+		u = u * 3 + 1;
+		__asm__ volatile("" : "+r"(u));
 	}
-	return x;
+	return (long)u;
 }
 
 static void *hold_hammer(void *arg)
@@ -557,6 +565,46 @@ static double syscall_batch(void)
 	return (now_ns() - t0) / n;
 }
 
+/* The interquartile half-width of @v[0..@n) over its median, in percent. */
+static double spread_pct(double *v, int n)
+{
+	double med = median(v, n);	/* sorts */
+
+	return med > 0 ? 100.0 * (v[3 * n / 4] - v[n / 4]) / 2.0 / med : 0;
+}
+
+#define SPREAD_SAMPLES 4096
+
+static double spread_syscall_batch(void)
+{
+	static double v[SPREAD_SAMPLES];
+	long n = ops(SPREAD_SAMPLES * 7) < SPREAD_SAMPLES ? ops(SPREAD_SAMPLES * 7) : SPREAD_SAMPLES;
+
+	for (long i = 0; i < n; i++) {
+		double t0 = now_ns();
+
+		for (int k = 0; k < 4; k++)
+			syscall(SYS_getpid);
+		v[i] = now_ns() - t0;
+	}
+	return spread_pct(v, (int)n);
+}
+
+static double spread_relax_batch(void)
+{
+	static double v[SPREAD_SAMPLES];
+	long n = ops(SPREAD_SAMPLES * 7) < SPREAD_SAMPLES ? ops(SPREAD_SAMPLES * 7) : SPREAD_SAMPLES;
+
+	for (long i = 0; i < n; i++) {
+		double t0 = now_ns();
+
+		for (int k = 0; k < 100; k++)
+			cpu_relax();
+		v[i] = now_ns() - t0;
+	}
+	return spread_pct(v, (int)n);
+}
+
 static double futex_wake_batch(void)
 {
 	long n = ops(300000);
@@ -665,10 +713,10 @@ static int waiter_asleep(void)
 	return p && p[1] == ' ' && p[2] == 'S';
 }
 
-static double wakeup_batch(void)
+/* The wake-to-run samples of one batch into @v (256): returns how many. */
+static int wakeup_samples(double *v)
 {
 	pthread_t t;
-	double v[256];
 	int kept = 0;
 
 	wake_samples = scale < 0.05 ? 5 : ops(400) < 256 ? ops(400) : 256;	/* --quick: 5 */
@@ -701,7 +749,23 @@ static double wakeup_batch(void)
 		fprintf(stderr, "rwlab-calibrate: wake-to-run: the waiter never slept\n");
 		exit(1);
 	}
+	return kept;
+}
+
+static double wakeup_batch(void)
+{
+	double v[256];
+	int kept = wakeup_samples(v);
+
 	return median(v, kept);
+}
+
+static double spread_wakeup_batch(void)
+{
+	double v[256];
+	int kept = wakeup_samples(v);
+
+	return spread_pct(v, kept);
 }
 
 /* ---- IPI via membarrier --------------------------------------------- */
@@ -1004,6 +1068,10 @@ int main(int argc, char **argv)
 	measure("futex_wait_ns", "ns", futex_wait_batch);
 	measure("ctxsw_ns", "ns", ctxsw_batch);
 	measure("wakeup_ns", "ns", wakeup_batch);
+	pin(cpu_a);
+	measure("spread_syscall_pct", "%", spread_syscall_batch);
+	measure("spread_relax_pct", "%", spread_relax_batch);
+	measure("spread_wakeup_pct", "%", spread_wakeup_batch);
 	if (wanted("ipi_roundtrip_ns"))
 		ipi_measure();
 	pin(cpu_a);

@@ -280,6 +280,7 @@ enum xclass { X_NONE, X_SMT, X_L3, X_SOCKET, X_SOCKET_FAR_HOME, X_REMOTE, X_MEM_
 
 /* The coherence directory (coherence.c). */
 struct directory {
+	double x_ns[X_CLASSES];		/* the class's figure, ns */
 	uint64_t x_ps[X_CLASSES];	/* ps_of(the class's figure) */
 	uint64_t hold_ps[X_CLASSES];	/* ps_of(the figure x rmw.hold_share) */
 	uint64_t load_ps, rmw_ps;	/* ps_of(load.local_ns), ps_of(rmw.local_ns) */
@@ -335,6 +336,7 @@ struct engine {
 	int live_tasks;
 	uint64_t rng;			/* the stream drawn from the seed (sim_random, tie keys) */
 	struct stats st;
+	struct prof *prof;		/* RWLAB_SIM_STATS=2's profile (stats.c), NULL when off */
 	struct directory dir;
 	double work_frac;		/* sim_work_ns()'s sub-picosecond carry, in ps */
 	int *copiers;			/* per socket: tasks inside a bandwidth charge */
@@ -449,6 +451,16 @@ void irq_bug(const char *what);		/* prints one line and aborts */
 
 /* stats.c */
 void stats_print(void);			/* RWLAB_SIM_STATS=1: the host-side counters on stderr */
+void prof_boot(void);			/* RWLAB_SIM_STATS=2: make the profile's tables (sim_boot) */
+/*
+ * The profile (RWLAB_SIM_STATS=2; host-side only: it reads the clocks, never
+ * sets them). prof_mem(): an access to line @key from @pc that took @ps of
+ * the CPU's time, @xfer 1 when it needed a transfer (2: from another
+ * socket); prof_pc(): @ps of spinning (PROF_RELAX) at @pc.
+ */
+enum prof_kind { PROF_LOAD, PROF_OWN, PROF_RELAX, PROF_WORK, PROF_KINDS };
+void prof_mem(uintptr_t key, const void *pc, int own, int xfer, uint64_t ps);
+void prof_pc(const void *pc, int kind, uint64_t ps);
 
 /* The seed's stream (splitmix64): tie keys, jitter, sim_random(). */
 static inline uint64_t splitmix(uint64_t *s)

@@ -76,6 +76,12 @@ void sim_work_ns(double ns);
  * published distribution of these costs; two seeds must differ).
  */
 void sim_cost_ns(double ns);
+/*
+ * RWLAB_SIM_STATS=2's profile: @ns of work about to be charged belong to
+ * @tag (a string that lives as long as the boot, e.g. a machine file's cost
+ * key). Counts only; nothing when the profile is off.
+ */
+void sim_prof_work(const char *tag, double ns);
 /* Bulk copy/zeroing of @bytes: per-core bandwidth, the socket's shared. */
 void sim_copy_bytes(size_t bytes);
 /*

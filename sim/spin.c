@@ -63,10 +63,12 @@ void sim_relax(void)
 {
 	struct task *t = eng.running;
 	struct cpu *c;
+	uint64_t t0;
 	int park;
 
 	sync_point(t);
 	c = &eng.cpus[t->cpu];
+	t0 = c->clock;
 	if (t->sclock)
 		t->relax_since_clock = 0;
 	else if (t->relax_since_clock < SPIN_CLOCK_MEMORY)
@@ -99,4 +101,6 @@ void sim_relax(void)
 	}
 	c->clock += eng.dir.relax_ps;
 	spin_reset(t);
+	if (__builtin_expect(eng.prof != NULL, 0))
+		prof_pc(__builtin_return_address(0), PROF_RELAX, c->clock - t0);
 }

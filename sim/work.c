@@ -86,6 +86,7 @@ void sim_mem_traffic(size_t bytes, double floor_ns)
 
 void sim_delay_relax(unsigned long loops)
 {
+	sim_prof_work("lab_delay (relax_ns)", (double)loops * eng.m.relax_ns);
 	sim_cost_ns((double)loops * eng.m.relax_ns);	/* PAUSE latency is not a constant */
 }
 

@@ -214,10 +214,13 @@ void lab_page_alloc_drain(struct lab_page_alloc *pa)
 			int n = c->pcp_count;
 
 			/* free_pcppages_bulk through pcp_free's high: push the list back one page at a time */
-			struct lab_kpage *pg = c->pcp.prev;
+			struct lab_kpage *pg = c->pcp.prev, *hp = (struct lab_kpage *)&c->pcp;
 			struct lab_kzone *z = &k->zone[pg->node % (uint32_t)k->nnodes];
 
-			pg->prev->next = (struct lab_kpage *)&c->pcp;
+			if (pg->prev == hp)	/* the head is a struct lab_klist, not a page: no page member through it */
+				c->pcp.next = hp;
+			else
+				pg->prev->next = hp;
 			c->pcp.prev = pg->prev;
 			c->pcp_count = n - 1;
 			pg->next = z->free.next;

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # rwlab-calibrate --quick: every metric the machine files cite is printed
 # once, as METRIC<TAB>MEDIAN<TAB>MIN<TAB>MAX<TAB>UNIT<TAB>REPEATS with
-# positive finite numbers, min <= median <= max and 3 repeats; bad
+# positive finite numbers (a spread in % may be 0), min <= median <= max and 3 repeats; bad
 # arguments give one stderr line and exit 2.
 # Usage: calibrate.sh RWLAB-CALIBRATE
 . "${0%/*}/../lib.sh"
@@ -13,7 +13,7 @@ cal=$1
 
 for m in c2c_ns rmw_local_ns load_local_ns relax_ns mem_local_ns syscall_ns \
 	futex_wake_ns futex_wait_ns ctxsw_ns wakeup_ns page_fault_ns memset_gbs memcpy_gbs \
-	faa_pair_ns faa_run_len rmw_hold_ns; do
+	faa_pair_ns faa_run_len rmw_hold_ns spread_syscall_pct spread_relax_pct spread_wakeup_pct; do
 	n=$(grep -c "^$m	" "$tmp/out")
 	[ "$n" = 1 ] || fail "metric $m printed $n times"
 done
@@ -26,9 +26,10 @@ awk -F '\t' '
 	{
 		if (NF != 6) { print "FAIL: " NR ": " NF " fields: " $0; bad++; next }
 		if (!num($2) || !num($3) || !num($4)) { print "FAIL: " NR ": not a finite number: " $0; bad++; next }
-		if ($1 != "ipi_roundtrip_ns" && $1 != "rmw_hold_ns" && ($2 <= 0 || $3 <= 0)) { print "FAIL: " NR ": not positive: " $0; bad++ }
+		if ($1 ~ /^spread_/ && $3 < 0) { print "FAIL: " NR ": negative spread: " $0; bad++ }
+		if ($1 != "ipi_roundtrip_ns" && $1 != "rmw_hold_ns" && $1 !~ /^spread_/ && ($2 <= 0 || $3 <= 0)) { print "FAIL: " NR ": not positive: " $0; bad++ }
 		if ($3 > $2 || $2 > $4) { print "FAIL: " NR ": min <= median <= max broken: " $0; bad++ }
-		if ($5 != "ns" && $5 != "GB/s" && !($1 == "faa_run_len" && $5 == "ops")) { print "FAIL: " NR ": unit " $5; bad++ }
+		if ($5 != "ns" && $5 != "GB/s" && !($1 == "faa_run_len" && $5 == "ops") && !($1 ~ /^spread_/ && $5 == "%")) { print "FAIL: " NR ": unit " $5; bad++ }
 		if ($6 != 3) { print "FAIL: " NR ": repeats " $6 ", want 3 in --quick"; bad++ }
 		rows++
 	}

@@ -102,6 +102,11 @@ grep -q '^w: nvcsw (count, informational), Amean ±CoeffVar, change vs old (+ = 
 	fail "informational header: $(grep nvcsw "$tmp/o")"
 grep -Eq '^1 thread .* \+49\.[0-9]%\*?$' "$tmp/o" || fail "151 against 101 is not +49.5%: $(grep '^1 thread' "$tmp/o" | tail -1)"
 
+# 4b. --matrix is found by the option parser, not by a scan of the raw words: a value that reads
+# "--matrix" is -l's value (so "quick" is an operand), not a matrix to expand.
+expect "-l --matrix quick" 2 "^rwlab: unexpected argument 'quick' \\(see 'rwlab run --help'\\)$" \
+	"$rwlab" run -l --matrix quick
+
 # 5. report --reference: a bad name is one line and no table; a published table's name is found.
 expect "--reference nosuch.csv" 2 "^rwlab: --reference 'nosuch.csv': no such file, nor a published table or matrix of that name \(valid: a path, or .*per-vma-locks-pft.*\)$" \
 	"$rwlab" report mm.csv --reference nosuch.csv

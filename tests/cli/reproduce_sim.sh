@@ -84,10 +84,11 @@ if [ -n "$dir" ]; then
 		fail "hugetlb-vmemmap: throughput and nvcsw rows want scale-gap at 8 of 128 CPUs: $(grep '^all' "$tmp/hugetlb-vmemmap.out")"
 fi
 
-# rwsem-rework: two sim_run lines, reaim's unpinned; one CSV of both runs.
-repro rwsem-rework --set 'sim_run=pft | 1,4' --set 'sim_run=reaim:compute | 1 | --pin none' -- -n 2 -d 2ms --warmup 1ms -q
+# rwsem-rework: two sim_run lines, reaim's unpinned; one CSV of both runs. pft as the matrix maps
+# it (kernel=v5.0, the table's kernel); reaim without the knob (a quoted label would split cells' cut).
+repro rwsem-rework --set 'sim_run=pft:kernel=v5.0 | 1,4' --set 'sim_run=reaim:compute | 1 | --pin none' -- -n 2 -d 2ms --warmup 1ms -q
 if [ -n "$dir" ]; then
-	want="rwsem-rspin pft 1;rwsem-rspin pft 4;rwsem-rspin reaim:compute 1;rwsem-xadd pft 1;rwsem-xadd pft 4;rwsem-xadd reaim:compute 1"
+	want="rwsem-rspin pft:kernel=v5.0 1;rwsem-rspin pft:kernel=v5.0 4;rwsem-rspin reaim:compute 1;rwsem-xadd pft:kernel=v5.0 1;rwsem-xadd pft:kernel=v5.0 4;rwsem-xadd reaim:compute 1"
 	[ "$(cells "$dir" rwsem-rework)" = "$want" ] || fail "rwsem-rework cells: $(cells "$dir" rwsem-rework)"
 	[ "$(grep -c '^schema,' "$dir/rwsem-rework.csv")" = 1 ] || fail "rwsem-rework: the joined CSV has more than one header"
 	run=$(grep -m1 ',reaim:compute,1,' "$dir/rwsem-rework.csv" | cut -d, -f2)

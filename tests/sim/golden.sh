@@ -82,7 +82,10 @@ torture() {
 	judge "$name"
 }
 
-run locktest-g8 generic-8 -l rwsem,rwsem-xadd,rwsem-rspin,rwsem-dhandoff,percpu-rwsem,bravo \
+# bravo is left out: its visible-readers slot is a hash of the lock's address, and the address
+# follows the binary's layout (main's 9585251 against ffba824: .bss 3 pages later, every
+# bravo row moved and no other), so a change anywhere in rwlab-sim would move its rows.
+run locktest-g8 generic-8 -l rwsem,rwsem-xadd,rwsem-rspin,rwsem-dhandoff,percpu-rwsem \
 	-w locktest:rpct=90 -t 1,4,12 -d 2ms --warmup 500us -n 1
 run locktest-g64 generic-64 -l rwsem -w locktest -t 16,64,96 -d 3ms --warmup 500us -n 2 --seed 7
 run locktest-g384 generic-384 -l rwsem -w locktest:lat=0 -t 48,384 -d 2ms --warmup 0 -n 1

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Published, previous engine and this engine side by side, per row, as markdown.
+
+    python3 results/sim/side-by-side.py OLD.report.txt NEW.report.txt [OLD_LABEL NEW_LABEL]
+
+Both inputs are `rwlab report --reference` outputs (the published-against-rwlab
+blocks that tools/reproduce writes into NAME.report.txt), made with the same
+rules: re-judge an older engine's CSV with today's rwlab report and the same
+matrix first, so that both verdict columns mean the same. Per block (metric) a
+table: clients, the published base, new and change, then for each engine the
+simulated base, new and change (* significant, ( ) not, as the report marks
+it), the size ratio simulated change / published change (negative: opposite
+directions) and the verdict. Every simulated figure is the model's, not a
+measurement of hardware.
+"""
+import re
+import sys
+
+HEAD = re.compile(r'^(\S.*?) \(published .*?\)\s+<->\s+rwlab (.*)$')
+NUM = r'(?:[\d,.]+|-)'
+CHG = r'(\(?[+-]?[\d.]+%[*?]?\)?|-)'
+ROW = re.compile(r'^(\S+)\s+(' + NUM + r')\s+(' + NUM + r')\s+' + CHG + r'\s*\|\s*(\S+)\s+(' + NUM + r')\s+('
+                 + NUM + r')\s+' + CHG + r'\s*\|\s*(.+?)\s*$')
+
+
+def parse(path):
+    blocks, cur = {}, None
+    for line in open(path):
+        m = HEAD.match(line.rstrip('\n'))
+        if m:
+            cur = m.group(1)
+            blocks[cur] = {'order': [], 'rows': {}, 'rwlab': m.group(2)}
+            continue
+        m = ROW.match(line.rstrip('\n'))
+        if cur and m:
+            r = dict(zip(('clients', 'pb', 'pn', 'pc', 'threads', 'sb', 'sn', 'sc', 'verdict'), m.groups()))
+            blocks[cur]['order'].append(r['clients'])
+            blocks[cur]['rows'][r['clients']] = r
+    return blocks
+
+
+def pct(s):
+    m = re.search(r'([+-]?[\d.]+)%', s or '')
+    return float(m.group(1)) if m else None
+
+
+def ratio(r):
+    """The report's own ratio when it prints one (same-direction rows), else the printed changes' (~)."""
+    m = re.search(r'\(([\d.]+)x\)', r['verdict'])
+    if m:
+        return m.group(1) + 'x'
+    s, p = pct(r['sc']), pct(r['pc'])
+    if s is None or p is None or p == 0:
+        return 'n/a'
+    return f'~{s / p:.2g}x'
+
+
+def cell(r):
+    if not r:
+        return ['(not run)', '', '']
+    v = re.sub(r'\s*\([\d.]+x\)', '', r['verdict']).replace('|', '/')
+    return [f"{r['sb']} → {r['sn']}, {r['sc']}".replace('*', '\\*'), ratio(r), v]
+
+
+def main(argv):
+    if len(argv) not in (3, 5):
+        sys.exit("side-by-side: usage: side-by-side.py OLD.report.txt NEW.report.txt [OLD_LABEL NEW_LABEL]")
+    old, new = parse(argv[1]), parse(argv[2])
+    lo, ln = (argv[3], argv[4]) if len(argv) == 5 else ('previous engine', 'this engine')
+    for name, b in new.items():
+        o = old.get(name, {'rows': {}})
+        print(f'\n**{name}** (published against simulated `{b["rwlab"]}`; simulated figures are the model\'s)\n')
+        print(f'| clients | published: base → new, change | {lo}: base → new, change | ratio | verdict | '
+              f'{ln}: base → new, change | ratio | verdict |')
+        print('|---:|---:|---:|---:|---|---:|---:|---|')
+        for c in b['order']:
+            r = b['rows'][c]
+            pub = f"{r['pb']} → {r['pn']}, {r['pc']}".replace('*', '\\*')
+            print('| ' + ' | '.join([c, pub] + cell(o['rows'].get(c)) + cell(r)) + ' |')
+
+
+if __name__ == '__main__':
+    main(sys.argv)
