@@ -23,6 +23,7 @@
 _Static_assert(LAB_THREADS_MAX == LAB_MAX_TASKS - LAB_HARNESS_TASKS, "-t's limit is the task table's");
 
 #define DUR_UNITS "units s, ms, us or m"
+#define LAB_RUN_JOBS_MAX 1024	/* -j: processes at once (each holds a pipe and a cell's CSV in memory) */
 #define WARMUP_UNSET UINT64_MAX	/* --warmup not given: a quarter of -d, at most 500 ms (run_defaults) */
 
 /* Adding an option: one entry here and one case in run_option(). */
@@ -67,6 +68,9 @@ static const struct lab_opt run_opts[] = {
 	  NULL, 0, 0 },
 	{ "list-cells", 0, 'L', NULL, "print the plan, one line per cell (id shard workload threads variant), and "
 	  "run nothing", NULL, NULL, 0, NULL, 0, 0 },
+	{ "jobs", 'j', 'j', "N", "simulated cells run at once, each in its own rwlab-sim, the rows written in plan "
+	  "order (the CSV is the same whatever N); natively cells run one at a time (-j N > 1 says so and runs 1)",
+	  "the CPUs this process may use under --sim, 1 natively", NULL, 0, NULL, 1, LAB_RUN_JOBS_MAX },
 	{ "shard", 0, 'J', "I/N", "run only shard I of N: every N-th comparison block (workload x thread count), "
 	  "round robin; the CSV's shard and plan columns let 'rwlab merge' check the shards", NULL, NULL, 0, NULL,
 	  0, 0 },
@@ -267,6 +271,11 @@ static int run_option(int c, int from_matrix, const char *prog, struct run_lists
 	case 'q':
 		o->quiet = true;
 		break;
+	case 'j':
+		if (lab_opt_count(prog, "-j/--jobs", optarg, 1, LAB_RUN_JOBS_MAX, &v))
+			return 2;
+		o->jobs = (int)v;
+		break;
 	case 'R':
 		*report = 0;
 		break;
@@ -428,6 +437,12 @@ static int parse_expanded(struct run_args *a, int argc, char **argv, const struc
 	}
 	if (a->lists.sim && !LAB_SIM)
 		return run_sim_exec(a, argc, argv, drop);
+	if (!LAB_SIM && a->o.jobs > 1) {
+		fprintf(stderr, "%s: -j %d: native cells run one at a time, so that no measurement shares the CPUs, "
+			"caches and memory bandwidth it measures; running -j 1 (-j runs simulated cells at once, "
+			"with --sim)\n", LAB_PROG, a->o.jobs);
+		a->o.jobs = 1;
+	}
 	if (a->lists.pin_cores) {
 		fprintf(stderr, "%s: --pin cores is for simulated runs (--sim MACHINE); valid here: compact, scatter, none\n",
 			LAB_PROG);

@@ -5,6 +5,9 @@
  *   lab_run()           open the CSV, warn, install the signal handlers
  *     plan_cells()      the cells in run order: of --shard I/N's blocks only (shard.h),
  *                       minus those --resume keeps
+ *     run_cell_processes()  under --sim, in the run's process: each cell in an rwlab-sim
+ *                       of its own, -j at once, rows written in plan order (sim_cell.h);
+ *                       in each of those processes, as natively:
  *     run_cell()        setup, the iterations, teardown, write the rows
  *       cell_iteration()  prepare, run_iteration(), emit_rows()
  *
@@ -48,13 +51,15 @@
 #define LAB_FOOTPRINT_BASE (16ul << 20)
 
 static volatile sig_atomic_t lab_interrupted;
+static volatile sig_atomic_t lab_cells_parent;	/* under --sim: the run's process, which runs no cell itself */
 
 static void on_signal(int sig)
 {
 	(void)sig;
 	lab_interrupted = 1;
 #if LAB_SIM
-	alarm(2);	/* on_sim_stuck() if the simulation does not reach a stopping point */
+	if (!lab_cells_parent)
+		alarm(2);	/* on_sim_stuck() if the simulation does not reach a stopping point */
 #endif
 }
 
@@ -763,23 +768,23 @@ static void run_block(struct runner *r, int b0, int n)
 
 #if LAB_SIM
 /*
- * The command line of cell @p's own rwlab-sim (sim_cell.h): the protocol of
- * sim_cmd.h (the machine, the run's seed, one schedule) and a run of the
- * cell with the run's settings, always in this order, so that the cell
- * starts from the same process image alone or in a matrix. @b holds the
- * numbers; @exe the path. The child inherits this process's personality
- * (address randomisation off, as the front set it). Returns the count.
+ * The command line of cell @p's own rwlab-sim (sim_cell.h) into @a: the
+ * protocol of sim_cmd.h (the machine, the run's seed, one schedule) and a
+ * run of the cell with the run's settings, always in this order, so that
+ * the cell starts from the same process image alone, in a matrix, or beside
+ * other cells (-j). The child inherits this process's personality (address
+ * randomisation off, as the front set it).
  */
-static int cell_argv(const struct runner *r, const struct cell_plan *p, char **av, char (*b)[64], char *exe,
-		     size_t exelen)
+static void cell_argv(const struct runner *r, const struct cell_plan *p, struct lab_sim_argv *a)
 {
 	const struct lab_run_opts *o = r->o;
-	ssize_t len = readlink("/proc/self/exe", exe, exelen - 1);
+	ssize_t len = readlink("/proc/self/exe", a->exe, sizeof(a->exe) - 1);
+	char **av = a->av, (*b)[64] = a->num;
 	int n = 0;
 
-	exe[len > 0 ? len : 0] = 0;
+	a->exe[len > 0 ? len : 0] = 0;
 	snprintf(b[4], 64, "%llu", (unsigned long long)o->settings.seed);
-	av[n++] = exe, av[n++] = "--machine", av[n++] = (char *)sim_machine()->name, av[n++] = "--seed";
+	av[n++] = a->exe, av[n++] = "--machine", av[n++] = (char *)sim_machine()->name, av[n++] = "--seed";
 	av[n++] = b[4], av[n++] = "--seeds", av[n++] = "1", av[n++] = "--", av[n++] = "run";
 	if (p->wl->ops->uses_lazy_mm)	/* its variant is the scheme; no lock takes part */
 		av[n++] = "-l", av[n++] = "null", av[n++] = "-m", av[n++] = (char *)o->lazy[p->vi].label;
@@ -802,7 +807,6 @@ static int cell_argv(const struct runner *r, const struct cell_plan *p, char **a
 	av[n++] = "-q";	/* the parent prints the cell's line, from its rows */
 	av[n++] = "--no-report", av[n++] = "-o", av[n++] = "-";
 	av[n] = NULL;
-	return n;
 }
 
 /* A cell whose own process failed: named in the list lab_run() prints at the end (the child said why). */
@@ -811,51 +815,97 @@ static void process_failed(struct runner *r, const struct cell_plan *p, const ch
 	const char *v = variant_label(r->o, p->wl, p->vi);
 
 	if (why)
-		fprintf(stderr, "rwlab: cell %s %s t=%d failed: %s\n", v, p->wl->label, p->nthreads, why);
+		fprintf(stderr, "%srwlab: cell %s %s t=%d failed: %s\n", r->tty ? "\r\033[K" : "", v, p->wl->label,
+			p->nthreads, why);
 	lab_buf_printf(&r->failed, "%s%s %s t=%d", r->nfailed ? ", " : "", v, p->wl->label, p->nthreads);
 	r->nfailed++;
 }
 
-/* Under --sim, in the run's process: each cell in a fresh rwlab-sim of its own (sim_cell.h). */
-static void run_cell_process(struct runner *r, const struct cell_plan *p)
+static void sim_cell_argv(void *arg, int i, struct lab_sim_argv *a)
 {
-	char *av[48], b[5][64], exe[4096], err[8400], head[96];
-	struct lab_buf out = { 0 }, rows = { 0 };
-	struct lab_sim_cell_out co;
-	int status, st, nrows;
+	const struct runner *r = arg;
 
-	cell_argv(r, p, av, b, exe, sizeof(exe));
-	st = lab_sim_cell_spawn(av, &out, &status);
-	if (st) {
-		snprintf(err, sizeof(err), "cannot start %s for it: %s", exe, strerror(-st));
+	cell_argv(r, &r->plan[i], a);
+}
+
+/* The per-cell line of plan[@i], from its child's headline values. */
+static void sim_cell_line(const struct runner *r, int i, const struct lab_sim_cell_out *co)
+{
+	const struct cell_plan *p = &r->plan[i];
+
+	if (r->o->quiet || !co->nv)
+		return;
+	fprintf(stderr, "%s", r->tty ? "\r\033[K" : "");
+	lab_fmt_cell_line(r->summary, variant_label(r->o, p->wl, p->vi), p->wl->label, p->nthreads,
+			  p->wl->ops->headline, co->v, co->nv, co->higher ? LAB_BETTER_HIGHER : LAB_BETTER_LOWER,
+			  lab_sim_machine_name());
+	fflush(r->summary);
+}
+
+/*
+ * Cell plan[@i]'s process has ended, and so have all before it: its rows
+ * into the CSV (plan order, whatever -j), or why not. A process ended by a
+ * signal or interrupted (130) wrote no rows: the run was interrupted. One
+ * that ended on its own wrote whole cells: written even after an interrupt.
+ */
+static void sim_cell_done(void *arg, int i, const struct lab_sim_proc *pr)
+{
+	struct runner *r = arg;
+	const struct cell_plan *p = &r->plan[i];
+	char err[8400], head[96];
+	struct lab_buf rows = { 0 };
+	struct lab_sim_cell_out co;
+	int nrows, st;
+
+	if (pr->err) {
+		snprintf(err, sizeof(err), "cannot start rwlab-sim for it: %s", strerror(-pr->err));
 		process_failed(r, p, err);
-		goto out;
+		return;
 	}
-	if (status == 130 || status == 128 + SIGINT || status == 128 + SIGTERM)
+	if (pr->status == 130 || pr->status == 128 + SIGINT || pr->status == 128 + SIGTERM) {
 		lab_interrupted = 1;	/* the child was interrupted with us: its cell is not written */
+		return;
+	}
 	snprintf(head, sizeof(head), "%.*s", (int)strcspn(p->wl->ops->headline, ","), p->wl->ops->headline);
-	nrows = lab_interrupted ? 0 : lab_sim_cell_rows(out.p, out.len, r->run_id, r->ctx, lab_pin_name(r->o->pin), head,
-							  &rows, &co, err, sizeof(err));
-	if (nrows < 0) {
+	nrows = lab_sim_cell_rows(pr->out.p, pr->out.len, r->run_id, r->ctx, lab_pin_name(r->o->pin), head, &rows,
+				  &co, err, sizeof(err));
+	if (nrows > 0 && (st = lab_csv_append(&r->csv, rows.p, rows.len)))
+		snprintf(err, sizeof(err), "writing %s: %s", r->csv.path, strerror(-st)), nrows = -1;
+	if (nrows < 0)
 		process_failed(r, p, err);
-		goto out;
-	}
-	if (nrows && (st = lab_csv_append(&r->csv, rows.p, rows.len))) {
-		snprintf(err, sizeof(err), "writing %s: %s", r->csv.path, strerror(-st));
-		process_failed(r, p, err);
-		goto out;
-	}
-	if (!lab_interrupted && (status || co.failed))
+	else if (pr->status || co.failed)
 		process_failed(r, p, NULL);
-	else if (!lab_interrupted && !r->o->quiet && co.nv) {
-		lab_fmt_cell_line(r->summary, variant_label(r->o, p->wl, p->vi), p->wl->label, p->nthreads,
-				  p->wl->ops->headline, co.v, co.nv, co.higher ? LAB_BETTER_HIGHER : LAB_BETTER_LOWER,
-				  lab_sim_machine_name());
-		fflush(r->summary);
-	}
-out:
-	lab_buf_free(&out);
+	else
+		sim_cell_line(r, i, &co);
 	lab_buf_free(&rows);
+}
+
+/* The progress line of the cells' processes: cells done of all, the ETA from the rate so far. */
+static void sim_progress(void *arg, int finished, int running)
+{
+	const struct runner *r = arg;
+	double elapsed = (double)(lab_host_clock_ns() - r->t_start) / 1e9;
+	char eta[32];
+
+	if (r->o->quiet)
+		return;
+	fmt_eta(eta, sizeof(eta), finished ? elapsed / finished * (r->nplan - finished) : -1);
+	fprintf(stderr, "%s[cells %d/%d done, %d running] ETA %s%s", r->tty ? "\r\033[K" : "", finished, r->nplan,
+		running, eta, r->tty ? "" : "\n");
+}
+
+/*
+ * Under --sim, in the run's process: each cell in a fresh rwlab-sim of its
+ * own (sim_cell.h), -j of them at once (default: the host CPUs this
+ * process may use), their rows written in plan order.
+ */
+static void run_cell_processes(struct runner *r)
+{
+	static const struct lab_sim_cells_ops ops = { sim_cell_argv, sim_cell_done, sim_progress };
+	int jobs = r->o->jobs > 0 ? r->o->jobs : lab_sim_host_cpus();
+
+	lab_cells_parent = 1;	/* no alarm on a signal here: each cell's process has its own */
+	lab_sim_cells_run(r->nplan, jobs < r->nplan ? jobs : r->nplan, &ops, r, &lab_interrupted);
 }
 #endif
 
@@ -864,8 +914,7 @@ static void run_blocks(struct runner *r)
 {
 #if LAB_SIM
 	if (!lab_sim_cell_child()) {
-		for (int i = 0; i < r->nplan && !lab_interrupted; i++)
-			run_cell_process(r, &r->plan[i]);
+		run_cell_processes(r);
 		return;
 	}
 #endif

@@ -14,6 +14,13 @@
  * getrusage(RUSAGE_SELF) deltas. After a cell's last iteration its rows are
  * written to the CSV in one write and fsync'd; SIGINT/SIGTERM abandons the
  * block in flight, keeps every finished cell and returns 130.
+ *
+ * Under --sim the run's process runs no cell itself: each cell runs in an
+ * rwlab-sim of its own (sim_cell.h), up to -j at once, and its rows are
+ * written in plan order when it and every cell before it have finished, so
+ * the CSV is the same whatever -j (but the run's id and the timestamps).
+ * SIGINT/SIGTERM reaches the cells in flight (their rows are not written);
+ * the cells that had finished are written, in plan order.
  */
 #pragma once
 
@@ -48,6 +55,8 @@ struct lab_run_opts {
 	bool resume;			/* keep csv_path's finished cells, skip them, append (resume.h) */
 	enum lab_order order;		/* --order */
 	struct lab_shard shard;		/* --shard I/N: only these comparison blocks (shard.h) */
+	int jobs;			/* -j: under --sim, cells whose processes run at once (0: the host CPUs this
+					 * process may use); the CSV is the same whatever it is. Natively 1. */
 };
 
 /*

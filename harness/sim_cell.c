@@ -2,6 +2,9 @@
 /* One simulated cell in a process of its own: see sim_cell.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,15 +40,14 @@ static char **cell_env(void)
 	return env;
 }
 
-int lab_sim_cell_spawn(char *const argv[], struct lab_buf *out, int *status)
+/* Start @p's process with @argv, its standard output into a pipe (sim_cell.h). Returns 0 or -errno. */
+static int proc_start(struct lab_sim_proc *p, char *const argv[])
 {
 	posix_spawn_file_actions_t fa;
-	char **env = cell_env(), buf[65536];
-	int fd[2], err, ws;
-	pid_t pid;
-	ssize_t n;
+	char **env = cell_env();
+	int fd[2], err;
 
-	if (pipe2(fd, O_CLOEXEC)) {
+	if (pipe2(fd, O_CLOEXEC)) {	/* close-on-exec: no other cell's process holds this pipe open */
 		err = -errno;
 		free(env);
 		return err;
@@ -53,26 +55,121 @@ int lab_sim_cell_spawn(char *const argv[], struct lab_buf *out, int *status)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
-	err = posix_spawn(&pid, argv[0], &fa, NULL, argv, env);
+	err = posix_spawn(&p->pid, argv[0], &fa, NULL, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
 	free(env);
 	close(fd[1]);
 	if (err) {
 		close(fd[0]);
+		p->pid = 0;
 		return -err;
 	}
-	while ((n = read(fd[0], buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;	/* an interrupt: the child sees it too and ends its cell */
-		if (n < 0)
-			break;
-		lab_buf_printf(out, "%.*s", (int)n, buf);
-	}
-	close(fd[0]);
-	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-		;
-	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	p->fd = fd[0];
 	return 0;
+}
+
+/* Read what @p's pipe holds; at its end, reap the process. Returns true when @p has finished. */
+static bool proc_read(struct lab_sim_proc *p)
+{
+	char buf[65536];
+	ssize_t n = read(p->fd, buf, sizeof(buf));
+	int ws;
+
+	if (n < 0 && errno == EINTR)
+		return false;	/* a signal: the caller looks at its stop flag */
+	if (n > 0) {
+		lab_buf_printf(&p->out, "%.*s", (int)n, buf);
+		return false;
+	}
+	close(p->fd);	/* its end (or a read error: what came is all there is) */
+	p->fd = -1;
+	while (waitpid(p->pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	p->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	p->finished = true;
+	return true;
+}
+
+/* Wait until a process of @p[0..@n) has something to read, and read it. Returns how many finished. */
+static int procs_wait(struct lab_sim_proc *p, int n)
+{
+	struct pollfd *pfd = calloc((size_t)n, sizeof(*pfd));
+	int k = 0, done = 0;
+
+	if (!pfd)
+		abort();
+	for (int i = 0; i < n; i++)
+		if (p[i].fd >= 0)
+			pfd[k++] = (struct pollfd){ .fd = p[i].fd, .events = POLLIN };
+	if (poll(pfd, (nfds_t)k, -1) > 0)	/* else EINTR: a signal, the caller looks at its stop flag */
+		for (int i = 0, j = 0; i < n; i++)
+			if (p[i].fd >= 0 && pfd[j++].revents)
+				done += proc_read(&p[i]);
+	free(pfd);
+	return done;
+}
+
+/* Start cell @i (lab_sim_cells_run()). Returns 1 when it runs, 0 when it could not start (finished, p->err). */
+static int cell_start(const struct lab_sim_cells_ops *ops, void *arg, int i, struct lab_sim_proc *p)
+{
+	struct lab_sim_argv *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		abort();
+	p->fd = -1;
+	ops->argv(arg, i, a);
+	p->err = proc_start(p, a->av);
+	p->finished = p->err != 0;
+	free(a);
+	return !p->finished;
+}
+
+void lab_sim_cells_run(int n, int jobs, const struct lab_sim_cells_ops *ops, void *arg,
+		       volatile sig_atomic_t *stop)
+{
+	struct lab_sim_proc *p = calloc((size_t)(n ? n : 1), sizeof(*p));
+	int started = 0, handed = 0, running = 0, finished = 0, k = 0;
+	bool killed = false;
+
+	if (!p)
+		abort();
+	for (;;) {
+		int before = started;
+
+		for (; !*stop && running < jobs && started < n; started++) {
+			if (cell_start(ops, arg, started, &p[started]))
+				running++;
+			else
+				finished++;
+		}
+		if ((k || started > before) && ops->progress)
+			ops->progress(arg, finished, running);
+		if (*stop && !killed) {	/* a signal to this process alone (kill PID) reaches its cells too */
+			for (int i = handed; i < started; i++)
+				if (!p[i].finished)
+					kill(p[i].pid, SIGTERM);
+			killed = true;
+		}
+		for (; handed < started && p[handed].finished; handed++) {
+			ops->done(arg, handed, &p[handed]);
+			lab_buf_free(&p[handed].out);
+		}
+		if (!running && (handed == n || *stop))
+			break;
+		k = running ? procs_wait(p + handed, started - handed) : 0;
+		running -= k;
+		finished += k;
+	}
+	free(p);
+}
+
+int lab_sim_host_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
 }
 
 int lab_sim_cell_rows(const char *csv, size_t len, const char *run_id, const struct lab_context *ctx, const char *pin,

@@ -16,14 +16,18 @@
  * and context line (lab_sim_cell_rows()) and appends them to the results
  * file. In the child the environment carries RWLAB_SIM_CELL=1 and its
  * runner runs its one cell as before (its `position` counts within the
- * cell).
+ * cell). Cells run in several processes at once (run -j N) the same:
+ * each is its own process either way, and the parent writes their rows in
+ * the plan's order (lab_sim_cells_run()).
  *
  * Threading: the runner's thread only.
  */
 #pragma once
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "csv.h"
 
@@ -32,14 +36,55 @@
 /* Is this process one cell's child (LAB_SIM_CELL_ENV set)? */
 bool lab_sim_cell_child(void);
 
+/* Room for one cell's command line (lab_sim_cells_ops.argv fills it). */
+struct lab_sim_argv {
+	char *av[64];			/* av[0] an executable path; NULL-terminated */
+	char num[8][64];		/* the numbers it names */
+	char exe[4096];			/* the executable's path */
+};
+
+/* One cell's process, as lab_sim_cells_run() hands it over. */
+struct lab_sim_proc {
+	pid_t pid;			/* 0: never started */
+	int fd;				/* its standard output's pipe; -1 once at its end */
+	struct lab_buf out;		/* what it wrote there: its CSV */
+	int status;			/* exit status, 128 + N for a signal N */
+	int err;			/* -errno: it could not be started (nothing ran) */
+	bool finished;
+};
+
+/* What lab_sim_cells_run() asks of its caller. */
+struct lab_sim_cells_ops {
+	/* Cell @i's command line into @a. */
+	void (*argv)(void *arg, int i, struct lab_sim_argv *a);
+	/* Cell @i has finished, and so have all before it: called once per cell started, in cell order. */
+	void (*done)(void *arg, int i, const struct lab_sim_proc *p);
+	/* After each cell that finishes (in any order): @finished of the cells so far, @running now. May be NULL. */
+	void (*progress)(void *arg, int finished, int running);
+};
+
 /*
- * lab_sim_cell_spawn() - run @argv (argv[0] an executable path) with
- * LAB_SIM_CELL_ENV=1 added to the environment, standard input /dev/null,
- * standard output into @out (the child's CSV), standard error shared. Sets
- * *@status to the exit status (128 + N for a signal N). Returns 0, or -errno
- * when the child could not be started (nothing ran).
+ * lab_sim_cells_run() - run cells 0..@n-1, each in a process of its own
+ * (@ops->argv's command line, with LAB_SIM_CELL_ENV=1 added to the
+ * environment, standard input /dev/null, standard output into a pipe,
+ * standard error shared), at most @jobs (>= 1) at once, started in cell
+ * order, and hand each to @ops->done in cell order, as soon as it and every
+ * cell before it have finished: what done() writes does not depend on
+ * @jobs, only the wall time does. A cell's output waits in memory until
+ * its turn (at most @jobs - 1 cells' CSVs beyond the one in turn).
+ * When *@stop becomes non-zero (a signal handler sets it; poll() returns
+ * EINTR), no further cell starts, the processes in flight get SIGTERM (they
+ * end their cells unwritten: exit 130), and every cell started is still
+ * handed to done() with its status.
+ * Threading: the caller's thread only; single-threaded (poll() on the
+ * pipes, waitpid() on a pipe's end). Errors: a cell that cannot be started
+ * is handed over with p->err set; out of memory aborts.
  */
-int lab_sim_cell_spawn(char *const argv[], struct lab_buf *out, int *status);
+void lab_sim_cells_run(int n, int jobs, const struct lab_sim_cells_ops *ops, void *arg,
+		       volatile sig_atomic_t *stop);
+
+/* lab_sim_host_cpus() - the host CPUs this process may run on (sched_getaffinity), at least 1: run -j's default. */
+int lab_sim_host_cpus(void);
 
 /* What lab_sim_cell_rows() gives back besides the rows. */
 struct lab_sim_cell_out {

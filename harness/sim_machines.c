@@ -43,17 +43,34 @@ const char *lab_sim_machine_dir(void)
 
 static char machine_hash[17];
 
-/* FNV-1a 64 of @path's bytes, then of @name (generic-N: generic.machine and N); "" if unreadable. */
+/*
+ * FNV-1a 64 of the file's bytes, then of @name (generic-N: generic.machine
+ * and N); "" if unreadable. A machine given as a path (sim_machine_load()'s
+ * path form) hashes that file and its base name less ".machine", so a copy
+ * of NAME.machine hashes as NAME does.
+ */
 static void hash_machine(const char *dir, const char *name)
 {
-	char path[4200];
+	char path[4200], base[256];
 	uint64_t h = 0xcbf29ce484222325ull;
+	size_t n = strlen(name);
 	FILE *f;
 	int c;
 
-	snprintf(path, sizeof(path), "%s/%s.machine", dir, name);
-	if (access(path, R_OK) && !strncmp(name, "generic-", 8))
-		snprintf(path, sizeof(path), "%s/generic.machine", dir);
+	if (strchr(name, '/') || (n > 8 && !strcmp(name + n - 8, ".machine"))) {
+		const char *b = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+
+		snprintf(path, sizeof(path), "%s", name);
+		snprintf(base, sizeof(base), "%s", b);
+		n = strlen(base);
+		if (n > 8 && !strcmp(base + n - 8, ".machine"))
+			base[n - 8] = 0;
+		name = base;
+	} else {
+		snprintf(path, sizeof(path), "%s/%s.machine", dir, name);
+		if (access(path, R_OK) && !strncmp(name, "generic-", 8))
+			snprintf(path, sizeof(path), "%s/generic.machine", dir);
+	}
 	machine_hash[0] = 0;
 	f = fopen(path, "rb");
 	if (!f)

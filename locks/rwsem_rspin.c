@@ -34,6 +34,12 @@
  *   reader out clears WR_NONSPINNABLE, and a writer that saw the bits sets
  *   RD_NONSPINNABLE again once it owns the lock; woken readers carry the RD
  *   bit they saw on entry.
+ * - cancellation (down_*_killable, timed): v5.3's out_nolock as released
+ *   (knob out_nolock=v5.3, the default), with its bug: a writer cancelled
+ *   while a HANDOFF it did not request is set (a reader head's, inherited)
+ *   clears only WAITERS when the queue empties, leaving HANDOFF on an empty
+ *   queue (rwlab torture --kill finds it). out_nolock=v5.19 applies the fix:
+ *   d257cc8cb8d5 (v5.16) and 1ee326196c66 (v5.19), rwsem_del_wake_waiter().
  * - sleeping: the kernel's protocol through locks/wait.h (set_current_state,
  *   schedule, wake_up_process) and locks/wake_q.h; readers sleep until the
  *   waker store-releases waiter->task = NULL.
@@ -96,6 +102,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "atomic.h"
 #include "compiler.h"
@@ -222,6 +229,7 @@ struct rspin_rwsem {
 	long max_readers_wakeup;
 	bool rspin, wspin;
 	bool oncpu_clock;		/* oncpu=clock */
+	bool out_nolock_fixed;		/* out_nolock=v5.19 */
 };
 
 enum {
@@ -232,6 +240,7 @@ enum {
 	K_RSPIN_THRESHOLD_US,
 	K_SPIN_BUDGET_US,
 	K_ONCPU,
+	K_OUT_NOLOCK,
 };
 
 static const struct lab_knob rspin_knobs[] = {
@@ -258,6 +267,12 @@ static const struct lab_knob rspin_knobs[] = {
 		.name = "oncpu", .type = LAB_KNOB_ENUM, .def = 0, .choices = "clock|flag",
 		.help = "owner_on_cpu(): clock = futex flag + the owner's thread CPU clock sampled every "
 			"16 polls; flag = futex flag only (ablation)" },
+	[K_OUT_NOLOCK] = {
+		.name = "out_nolock", .type = LAB_KNOB_ENUM, .def = 0, .choices = "v5.3|v5.19",
+		.help = "cancelled waits: v5.3 as released (a cancelled writer can leave HANDOFF set on an "
+			"empty queue); v5.19 = d257cc8cb8d5 (v5.16: HANDOFF and WAITERS cleared only when the "
+			"queue empties, else inherited) + 1ee326196c66 (v5.19: a cancelled first waiter wakes "
+			"the next)" },
 	{ 0 }
 };
 
@@ -492,6 +507,29 @@ static __lab_noinline void rwsem_downgrade_wake(struct rspin_rwsem *sem)
 		rwsem_mark_wake(sem, RWSEM_WAKE_READ_OWNED, &wake_q);
 	rwsem_wait_unlock(sem);
 	wake_up_q(&wake_q);
+}
+
+/*
+ * out_nolock=v5.19: the cancellation path of d257cc8cb8d5 ("locking/rwsem:
+ * Make handoff bit handling more consistent", v5.16) and 1ee326196c66
+ * ("locking/rwsem: Always try to wake waiters in out_nolock path", v5.19),
+ * in v5.3's structure: unlink @waiter; if the queue is now empty clear
+ * WAITERS and HANDOFF together (andnot, whoever set HANDOFF), else leave
+ * HANDOFF to the new head and, if @waiter was the head, wake it. wait_lock
+ * held; released here, then the wakeups.
+ */
+static void rwsem_del_wake_waiter(struct rspin_rwsem *sem, struct rwsem_waiter *waiter,
+				  struct wake_q_head *wake_q)
+{
+	bool first = rwsem_first_waiter(sem) == waiter;
+
+	list_del(&waiter->list);
+	if (list_empty(&sem->wait_list))
+		atomic_andnot(&sem->count, RWSEM_FLAG_HANDOFF | RWSEM_FLAG_WAITERS);
+	else if (first)
+		rwsem_mark_wake(sem, RWSEM_WAKE_ANY, wake_q);
+	rwsem_wait_unlock(sem);
+	wake_up_q(wake_q);
 }
 
 /*
@@ -825,10 +863,14 @@ queue:
 	return 0;
 
 out_nolock:
-	list_del(&waiter.list);
-	if (list_empty(&sem->wait_list))
-		atomic_andnot(&sem->count, RWSEM_FLAG_WAITERS | RWSEM_FLAG_HANDOFF);
-	rwsem_wait_unlock(sem);
+	if (sem->out_nolock_fixed) {
+		rwsem_del_wake_waiter(sem, &waiter, &wake_q);
+	} else {
+		list_del(&waiter.list);
+		if (list_empty(&sem->wait_list))
+			atomic_andnot(&sem->count, RWSEM_FLAG_WAITERS | RWSEM_FLAG_HANDOFF);
+		rwsem_wait_unlock(sem);
+	}
 	__set_current_state(TASK_RUNNING);
 	lockevent_inc(rwsem_rlock_fail);
 	return -EINTR;
@@ -944,6 +986,11 @@ static __lab_cold int rwsem_down_write_slowpath(struct rspin_rwsem *sem, uint32_
 out_nolock:
 	__set_current_state(TASK_RUNNING);
 	raw_spin_lock(&sem->wait_lock);
+	if (sem->out_nolock_fixed) {
+		rwsem_del_wake_waiter(sem, &waiter, &wake_q);
+		lockevent_inc(rwsem_wlock_fail);
+		return -EINTR;
+	}
 	list_del(&waiter.list);
 	if (lab_unlikely(wstate == WRITER_HANDOFF))
 		atomic_add(&sem->count, -RWSEM_FLAG_HANDOFF);
@@ -1118,7 +1165,20 @@ static int rspin_init(struct lab_rwsem *s, const struct lab_rwsem_conf *conf)
 	sem->rspin_threshold_ns = (uint64_t)conf->knob[K_RSPIN_THRESHOLD_US] * 1000;
 	sem->spin_budget_ns = (uint64_t)conf->knob[K_SPIN_BUDGET_US] * 1000;
 	sem->oncpu_clock = conf->knob[K_ONCPU] == 0;
+	sem->out_nolock_fixed = conf->knob[K_OUT_NOLOCK] == 1;
 	return 0;
+}
+
+/* rwsem.h known_bug: the wait_lock invariant v5.3's own out_nolock breaks. */
+static const char *rspin_known_bug(const struct lab_rwsem_conf *conf, const char *check)
+{
+	if (conf->knob[K_OUT_NOLOCK] != 0 || strcmp(check, "HANDOFF with no waiter"))
+		return NULL;
+	return "v5.3's out_nolock: a waiter cancelled while a HANDOFF it did not request is set (a reader "
+	       "head's, inherited) can leave the lock with RWSEM_FLAG_HANDOFF set and an empty queue; fixed by "
+	       "d257cc8cb8d5 (\"locking/rwsem: Make handoff bit handling more consistent\", v5.16) and "
+	       "1ee326196c66 (\"locking/rwsem: Always try to wake waiters in out_nolock path\", v5.19); "
+	       "rwsem-rspin:out_nolock=v5.19 applies both";
 }
 
 void lab_rspin_peek(struct lab_rwsem *s, struct lab_rspin_peek *out)
@@ -1171,4 +1231,5 @@ const struct lab_rwsem_ops lab_rwsem_rspin_ops = {
 	.down_read_timed = rspin_down_read_timed,
 	.down_write_timed = rspin_down_write_timed,
 	.check_unlocked = rspin_check_unlocked,
+	.known_bug = rspin_known_bug,
 };

@@ -66,6 +66,18 @@ for m in "$tmp/no/x.machine" "$tmp"; do
 	[ $rc -eq 2 ] && [ "$(lines "$tmp/m.err")" = 1 ] && grep -qF "machine file '$m'" "$tmp/m.err" &&
 		grep -q 'rwlab sim list, generic-N' "$tmp/m.err" || fail "run --sim $m: exit $rc, $(cat "$tmp/m.err")"
 done
+# a good machine file given as a path runs, and its rows' kernel column is the name form's (the
+# machine hash of a copy of NAME.machine is NAME's; it was empty, and every cell failed)
+src=$(dirname "$0")/../../sim/machines/skl-6700hq-1s8.machine
+mkdir "$tmp/mf" && cp "$src" "$tmp/mf/skl-6700hq-1s8.machine"
+for m in skl-6700hq-1s8 "$tmp/mf/skl-6700hq-1s8.machine"; do
+	f=$tmp/mf/$(echo "$m" | tr -c 'a-z0-9\n' _).csv
+	"$rwlab" run --sim "$m" -l null -w atomics -t 2 -n 1 -d 100us --warmup 10us -q --no-report -o "$f" >/dev/null 2>"$tmp/m.err" ||
+		fail "run --sim $m: exit $?: $(tail -1 "$tmp/m.err")"
+	grep -o 'rwlab-sim [^,]* machine [0-9a-f]\{8\} seed 1' "$f" | sort -u >"$f.k"
+done
+[ "$(cat "$tmp"/mf/*.csv.k | sort -u | wc -l)" = 1 ] && [ -s "$tmp/mf/skl_6700hq_1s8.csv.k" ] ||
+	fail "run --sim PATH: kernel columns differ or lack the machine hash: $(cat "$tmp"/mf/*.csv.k | tr '\n' ' ')"
 "$tmp/alone/rwlab" torture --sim nosuch -d 1ms >/dev/null 2>"$tmp/m.err"
 rc=$?
 [ $rc -eq 2 ] && grep -q nosuch "$tmp/m.err" && ! grep -q 'simulated build' "$tmp/m.err" ||

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# run -j N: simulated cells in N rwlab-sim processes at once (harness/sim_cell.h).
+# - -j 1, -j 2 and -j 3 write the same CSV, byte for byte but the run id and the
+#   timestamps, and print the same per-cell lines, for a plan of several variants x
+#   thread counts; the progress line counts cells done of all;
+# - a failing cell under -j fails loudly (exit 1, named) and the other cells' rows are
+#   written, the same as under -j 1;
+# - --resume under -j carries on a file cut inside a cell: the same rows as one run;
+#   a run killed (SIGTERM) under -j keeps its finished cells and --resume completes it;
+# - bad -j values are refused in one line (exit 2, nothing written); natively -j N > 1
+#   says in one line that native cells run one at a time, and runs;
+# - tools/reproduce --sim passes -j: -j 1 and -j 2 give the same CSV.
+# With "small" (the ThreadSanitizer tree runs suite cli): only -j 1 against -j 3 on a few
+# tiny cells and the SIGTERM under -j, to check the parent's process pool there.
+# Usage: jobs.sh RWLAB [small]
+set -u
+rwlab=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") small=${2:-}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+if [ ! -x "$(dirname "$rwlab")/rwlab-sim" ]; then
+	echo "no rwlab-sim beside $rwlab: skipped"
+	exit 77
+fi
+
+# mask FILE: the CSV with the run id and the timestamps (when it ran) replaced
+mask() { sed -E 's/^(# context,run=)[^,]*/\1RUN/; s/^([0-9]+),[^,]*,[^,]*,/\1,RUN,TS,/' "$1"; }
+# rows FILE: its rows, masked, without the header and context lines
+rows() { mask "$1" | grep -v '^#' | tail -n +2; }
+
+if [ -n "$small" ]; then
+	plan=(-l rwsem,rwsem-xadd -w locktest:rpct=90 -t 1,2 -d 1ms --warmup 500us -n 1 --no-report)
+else
+	plan=(-l rwsem,rwsem-xadd,bravo -w locktest:rpct=90 -t 1,3,6 -d 3ms --warmup 1ms -n 2 --no-report)
+fi
+ncells=$(( ${#small} ? 4 : 9 ))
+
+# -j 1, 2, 3: the same CSV and the same per-cell lines
+for j in 1 2 3; do
+	[ -n "$small" ] && [ $j = 2 ] && continue
+	"$rwlab" run --sim generic-8 "${plan[@]}" -j $j -o j$j.csv >j$j.out 2>j$j.err ||
+		fail "-j $j: exit $?: $(tail -2 j$j.err)"
+	mask j$j.csv >j$j.masked
+done
+[ "$(rows j1.csv | cut -d, -f4,6 | sort -u | wc -l)" = $ncells ] ||
+	fail "-j 1 wrote $(rows j1.csv | cut -d, -f4,6 | sort -u | wc -l) cells, not $ncells"
+for j in 2 3; do
+	[ -f j$j.masked ] || continue
+	cmp -s j1.masked j$j.masked || fail "-j $j wrote another CSV than -j 1: $(diff j1.masked j$j.masked | head -3)"
+	cmp -s j1.out j$j.out || fail "-j $j printed other per-cell lines than -j 1: $(diff j1.out j$j.out | head -3)"
+done
+[ "$(wc -l <j1.out)" = $ncells ] || fail "-j 1 printed $(wc -l <j1.out) per-cell lines, not $ncells"
+grep -q "^\[cells $ncells/$ncells done, 0 running\]" j3.err ||
+	fail "-j 3: no progress line counting $ncells cells done: $(grep -m2 cells j3.err)"
+
+# A run killed with SIGTERM under -j 2 (the signal to the run's process alone reaches its
+# cells): exit 130, finished cells kept whole, and --resume completes the file.
+long=(-l rwsem,rwsem-xadd,bravo -w locktest:rpct=90 -t 4,6,8 -d 100ms --warmup 1ms -n 2 --no-report -q)
+[ -n "$small" ] && long=(-l rwsem,rwsem-xadd -w locktest:rpct=90 -t 4,6,8 -d 200ms --warmup 1ms -n 1 --no-report -q)
+"$rwlab" run --sim generic-8 "${long[@]}" -j 1 -o whole.csv >/dev/null 2>whole.err || fail "the long plan: $(tail -2 whole.err)"
+"$rwlab" run --sim generic-8 "${long[@]}" -j 2 -o killed.csv >/dev/null 2>killed.err &
+pid=$!
+for _ in $(seq 3000); do	# until the first cell is written (at most 60 s)
+	grep -q '^[0-9]' killed.csv 2>/dev/null && break
+	sleep 0.02
+done
+kill -TERM $pid
+wait $pid
+st=$?
+[ $st = 130 ] || fail "SIGTERM under -j 2: exit $st, not 130: $(tail -2 killed.err)"
+kept=$(rows killed.csv | cut -d, -f4,6 | sort -u | wc -l)
+total=$(rows whole.csv | cut -d, -f4,6 | sort -u | wc -l)
+[ "$kept" -ge 1 ] && [ "$kept" -lt "$total" ] || fail "SIGTERM under -j 2 kept $kept of $total cells (want some, not all)"
+# each kept cell whole: its rows are the uninterrupted run's
+rows killed.csv | sort >killed.rows
+rows whole.csv | sort >whole.rows
+[ -z "$(comm -23 killed.rows whole.rows)" ] || fail "SIGTERM under -j 2 wrote rows no whole run has: $(comm -23 killed.rows whole.rows | head -2)"
+"$rwlab" run --sim generic-8 "${long[@]}" -j 2 -o killed.csv --resume >/dev/null 2>resumed.err ||
+	fail "--resume -j 2 after SIGTERM: exit $?: $(tail -2 resumed.err)"
+rows killed.csv | sort >resumed.rows
+cmp -s resumed.rows whole.rows || fail "--resume -j 2 after SIGTERM: not the rows of one run: $(diff whole.rows resumed.rows | head -3)"
+
+if [ -n "$small" ]; then
+	[ $fails = 0 ] && echo "run -j (small): the same CSV under -j 1 and -j 3; SIGTERM keeps finished cells, --resume completes"
+	exit $((fails > 0))
+fi
+
+# A failing cell under -j 3: named, exit 1, every other cell written as under -j 1
+RWLAB_FAULT_INJECT=prepare=rwsem-xadd "$rwlab" run --sim generic-8 "${plan[@]}" -j 3 -q -o failed.csv >/dev/null 2>failed.err
+st=$?
+[ $st = 1 ] || fail "a failing cell under -j 3: exit $st, not 1"
+grep -q '^rwlab: 3 of 9 cells failed (left out of failed.csv, or marked cell_failed there): rwsem-xadd locktest:rpct=90 t=1, rwsem-xadd locktest:rpct=90 t=3, rwsem-xadd locktest:rpct=90 t=6$' failed.err ||
+	fail "a failing cell under -j 3 is not named: $(tail -2 failed.err)"
+grep -q 'failed: prepare: Input/output error' failed.err || fail "a failing cell under -j 3 does not say why: $(head -3 failed.err)"
+rows j1.csv | grep -v ',rwsem-xadd,' >others.rows
+rows failed.csv >failed.rows
+cmp -s others.rows failed.rows || fail "a failing cell under -j 3: the other cells' rows differ from -j 1's: $(diff others.rows failed.rows | head -3)"
+
+# --resume under -j 3 of a file cut inside the fourth cell: the rows of one run, in its order
+n4=$(awk -F, '/^[0-9]/ && !(($4 "," $6) in seen) { seen[$4 "," $6]; n++ } n == 4 { print NR; exit }' j1.csv)
+head -n $((n4 + 5)) j1.csv >cut.csv
+printf '4,20261202T000000-1,2026-12-02T00:00:00Z,rwsem-x' >>cut.csv	# and a torn line
+"$rwlab" run --sim generic-8 "${plan[@]}" -j 3 -q -o cut.csv --resume >/dev/null 2>cut.err || fail "--resume -j 3: exit $?: $(tail -2 cut.err)"
+grep -q 'resuming cut.csv: 3 finished cells kept, 6 of this matrix to run' cut.err || fail "--resume -j 3: $(head -2 cut.err)"
+rows cut.csv >cut.rows
+rows j1.csv >j1.rows
+cmp -s j1.rows cut.rows || fail "--resume -j 3: not the rows of one run, in its order: $(diff j1.rows cut.rows | head -3)"
+
+# Bad -j values: one line, exit 2, nothing written
+for v in 0 -1 abc 99999; do
+	"$rwlab" run --sim generic-8 "${plan[@]}" -j "$v" -o bad.csv >bad.out 2>bad.err
+	st=$?
+	[ $st = 2 ] && [ "$(cat bad.err)" = "rwlab: bad value '$v' for -j/--jobs (an integer in 1..1024)" ] && [ ! -e bad.csv ] ||
+		fail "-j $v: exit $st, $(wc -l <bad.err) lines: $(head -2 bad.err)"
+done
+# Natively -j stays 1 and says so in one line
+"$rwlab" run -l pthread -w locktest -t 1 -d 10ms --warmup 0 -n 1 -q --no-report -j 4 -o native.csv >/dev/null 2>native.err ||
+	fail "native -j 4: exit $?: $(head -2 native.err)"
+[ "$(grep -c -- '-j' native.err)" = 1 ] && grep -q '^rwlab: -j 4: native cells run one at a time, .*; running -j 1' native.err ||
+	fail "native -j 4: no one line saying cells run one at a time: $(head -2 native.err)"
+grep -q ',pthread,locktest,1,0,' native.csv || fail "native -j 4 did not run"
+
+# tools/reproduce --sim passes -j (its default nproc): -j 1 and -j 2 give the same CSV
+for j in 1 2; do
+	RWLAB_RESULTS_DIR=$tmp/r$j "$root/tools/reproduce" per-vma-locks --sim generic-8 -j $j --no-plots --rwlab "$rwlab" \
+		-- -n 1 -t 1,4 -d 2ms -q >r$j.out 2>r$j.err || fail "reproduce --sim -j $j: $(tail -2 r$j.err)"
+	dir=$(find "$tmp/r$j/sim" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | head -1)
+	mask "$dir/per-vma-locks.csv" >r$j.masked 2>/dev/null
+	grep -q "^command: .* run --sim generic-8 -j $j " "$dir/per-vma-locks.context.txt" 2>/dev/null ||
+		fail "reproduce --sim -j $j: the command recorded has no -j $j"
+done
+[ -s r1.masked ] && cmp -s r1.masked r2.masked || fail "reproduce --sim: -j 1 and -j 2 wrote other CSVs: $(diff r1.masked r2.masked | head -3)"
+"$root/tools/reproduce" per-vma-locks -j 2 --rwlab "$rwlab" >/dev/null 2>rn.err && fail "reproduce -j without --sim ran"
+grep -q '^reproduce: -j runs simulated cells at once, with --sim only' rn.err || fail "reproduce -j without --sim: $(head -2 rn.err)"
+
+[ $fails = 0 ] && echo "run -j: the same CSV under -j 1, 2 and 3; failure, --resume, SIGTERM, bad values, native, reproduce"
+exit $((fails > 0))
