@@ -22,6 +22,7 @@ mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 fails=0 cells=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+[ "$update" != --update ] || mkdir -p "$dir" || exit 1
 
 # tidy CSV: the compared columns of every data row, found by the header's names
 tidy() {
@@ -42,7 +43,7 @@ kernel() {
 judge() {
 	cells=$((cells + 1))
 	if [ "$update" = --update ]; then
-		cp "$tmp/$1.got" "$dir/$1.txt"
+		cp "$tmp/$1.got" "$dir/$1.txt" || fail "$1: cannot write $dir/$1.txt"
 		return
 	fi
 	[ -f "$dir/$1.txt" ] || { fail "$1: no golden file $dir/$1.txt (make it with --update)"; return; }
@@ -104,7 +105,7 @@ run futex_pingpong-g8 generic-8 -l null -w futex_pingpong -t 2 -d 1ms --warmup 2
 torture torture-g8 generic-8 -l rwsem,percpu-rwsem -d 2ms --kill
 
 if [ "$update" = --update ]; then
-	echo "golden: wrote $cells files to $dir"
+	[ $fails = 0 ] && echo "golden: wrote $cells files to $dir"
 	exit $((fails > 0))
 fi
 [ $fails = 0 ] && echo "golden: $cells simulated cells byte-identical to $dir"
