@@ -46,7 +46,7 @@ void run_task(struct task *t)
 	sim_cur_id = t->id;
 	eng.st.switches++;
 	TSAN_SWITCH(t->fiber);
-	r = jump_fcontext(t->ctx, NULL);
+	r = SIM_JUMP(t->ctx, NULL);
 	t = r.data;		/* the task that came back: maybe not the one resumed */
 	t->ctx = r.fctx;
 	eng.running = NULL;
