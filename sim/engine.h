@@ -322,6 +322,8 @@ struct stats {
 	uint64_t ipi_sent, ipi_handled, ipi_local, ipi_busy, ipi_deferred;
 	uint64_t idle_enter[IDLE_MAX_STATES];	/* idle periods per state chosen (idle.c) */
 	uint64_t idle_wake_ipi, idle_wake_poll;	/* wake-ups of an idle CPU: by IPI, by its polled flag */
+	uint64_t rcu_gp_ps;			/* the grace periods' lengths, start to end (rcu.c) */
+	uint64_t rcu_waits, rcu_wait_ps;	/* synchronize_rcu() sleeps and their lengths to the wake-up */
 };
 
 /*
@@ -461,6 +463,7 @@ void prof_boot(void);			/* RWLAB_SIM_STATS=2: make the profile's tables (sim_boo
 enum prof_kind { PROF_LOAD, PROF_OWN, PROF_RELAX, PROF_WORK, PROF_KINDS };
 void prof_mem(uintptr_t key, const void *pc, int own, int xfer, uint64_t ps);
 void prof_pc(const void *pc, int kind, uint64_t ps);
+void prof_work(double ns);		/* sim_work_ns(): @ns under the pending sim_prof_tag() */
 
 /* The seed's stream (splitmix64): tie keys, jitter, sim_random(). */
 static inline uint64_t splitmix(uint64_t *s)
