@@ -2,16 +2,22 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "atomic.h"
 #include "barrier.h"
+#include "events.h"
 #include "torture.h"
 #include "wait.h"
 
 #define PAYLOAD_WORDS	4
 #define JIFFY_NS	4000000ull	/* one tick at HZ=250, the jiffy rwlab models */
+#define KILL_HOLD_MIN_NS	50000ull	/* kill mode's long holds: 50..1000 us on CPU */
+#define KILL_HOLD_SPAN_NS	950000ull
+#define BURST_GAP_NS		20000ull	/* kills of a burst: 0..20 us apart */
+#define CANCEL_PAUSE_NS		500000ull	/* after a cancelled wait: 0..500 us off the lock */
 
 struct torture_shared {
 	struct lab_lock lock;
@@ -19,6 +25,8 @@ struct torture_shared {
 	int read_held;			/* locktorture lock_is_read_held */
 	struct lab_start start;		/* go and stop (barrier.h) */
 	uint32_t paused;		/* stutter: 1 while the threads should pause */
+	uint64_t tickets;		/* kill mode: the next wait ticket (atomic) */
+	uint64_t t0;			/* lab_clock_ns() when the threads were released */
 	const struct lab_torture_opts *o;
 	/* Plain words only the lock protects; on their own cache line. */
 	unsigned long payload[PAYLOAD_WORDS] __lab_cacheline_aligned;
@@ -28,6 +36,8 @@ struct torture_thread {
 	struct torture_shared *sh;
 	struct lab_task *task;		/* published at start, for the killer */
 	uint64_t eintr, etimedout;	/* cancelled acquisitions (kill mode) */
+	uint64_t wait_ticket;		/* kill mode: when its blocking acquisition began (0: none) */
+	struct lab_events events;	/* its lock events, snapshot at the end */
 	int nrole;			/* threads sharing this one's role */
 	/* Written only by the owner (WRITE_ONCE), read by the stat snapshots. */
 	struct lab_torture_thread st;
@@ -89,6 +99,11 @@ static bool payload_update(struct torture_shared *sh)
 
 /* ---- the critical sections ------------------------------------------------ */
 
+static bool kill_mode(const struct torture_shared *sh)
+{
+	return sh->o->kill && (sh->lock.ops->caps & LAB_CAP_KILLABLE);
+}
+
 /*
  * Hold the lock: 1 in (n x 20000) yield the CPU (torture_preempt_schedule),
  * with long_hold set 1 in (n x 2000) hold @long_mult x long_hold, else
@@ -101,6 +116,16 @@ static void hold(struct torture_thread *t, unsigned long long long_mult)
 
 	if (xorshift(&t->rng) % (n * 20000) == 0)
 		sched_yield();
+	if (t->st.writer && kill_mode(t->sh) && (xorshift(&t->rng) & 7) == 0) {
+		/*
+		 * kill mode: on CPU for long enough that queue heads time out and
+		 * writers spin on us (to steal at our release). Writers only: long
+		 * overlapping read holds would shut writers out of reader-preferring
+		 * variants.
+		 */
+		lab_busy_ns(KILL_HOLD_MIN_NS + xorshift(&t->rng) % KILL_HOLD_SPAN_NS);
+		return;
+	}
 	if (o->long_hold_ns && xorshift(&t->rng) % (n * 2000) == 0) {
 		lab_sleep_ns(long_mult * o->long_hold_ns);
 		bump(t, st.long_holds);
@@ -147,6 +172,8 @@ static bool killable_acquire(struct torture_thread *t, bool write)
 	uint64_t r = xorshift(&t->rng);
 	int ret;
 
+	/* Release: the killer reads the ticket and then signals the thread. */
+	smp_store_release(&t->wait_ticket, atomic_fetch_add(&t->sh->tickets, 1) + 1);
 	if ((r & 3) == 0) {
 		uint64_t deadline = lab_clock_ns() + (r >> 8) % 1000000;
 
@@ -154,6 +181,7 @@ static bool killable_acquire(struct torture_thread *t, bool write)
 	} else {
 		ret = write ? lab_down_write_killable(l) : lab_down_read_killable(l);
 	}
+	WRITE_ONCE(t->wait_ticket, 0);
 	lab_clear_fatal_signal();
 	if (ret == -EINTR)
 		WRITE_ONCE(t->eintr, t->eintr + 1);
@@ -161,12 +189,10 @@ static bool killable_acquire(struct torture_thread *t, bool write)
 		WRITE_ONCE(t->etimedout, t->etimedout + 1);
 	else if (ret)
 		bump(t, st.fail);	/* no other error exists */
+	/* A killed task is gone: the next one comes 0..500 us later (the queue may empty meanwhile). */
+	if (ret)
+		lab_sleep_ns(xorshift(&t->rng) % CANCEL_PAUSE_NS);
 	return ret == 0;
-}
-
-static bool kill_mode(const struct torture_shared *sh)
-{
-	return sh->o->kill && (sh->lock.ops->caps & LAB_CAP_KILLABLE);
 }
 
 static void writer_iteration(struct torture_thread *t)
@@ -252,6 +278,7 @@ static void *torture_main(void *arg)
 	smp_store_release(&t->task, lab_current());
 	if (!lab_start_arrive(&sh->start))
 		return NULL;		/* a sibling could not be created */
+	lab_events_reset();
 	while (!lab_start_must_stop(&sh->start)) {
 		if (t->st.writer)
 			writer_iteration(t);
@@ -260,6 +287,7 @@ static void *torture_main(void *arg)
 		stutter_wait(sh);
 		lab_delay(sh->o->think_loops);
 	}
+	lab_events_snapshot(&t->events);
 	return NULL;
 }
 
@@ -300,6 +328,56 @@ static void collect(struct torture_thread *th, int n, struct lab_torture_result 
 		res->wr_min = 0;
 }
 
+/*
+ * Kill mode, one burst: every thread now in a blocking acquisition, oldest
+ * wait first, 0..20 us apart (the queue head, then the waiters behind it).
+ * A thread that got the lock meanwhile gets its signal after the acquisition
+ * and clears it (a kill that came too late).
+ */
+static void kill_burst(struct torture_shared *sh, struct torture_thread *th, int n, uint64_t *krng,
+		       struct lab_torture_result *res)
+{
+	uint64_t last = 0, upto = atomic_fetch_add(&sh->tickets, 0);	/* not the waits that begin later */
+
+	for (;;) {
+		struct torture_thread *next = NULL;
+		uint64_t best = UINT64_MAX;
+
+		for (int i = 0; i < n; i++) {
+			uint64_t tk = smp_load_acquire(&th[i].wait_ticket);
+
+			if (tk > last && tk <= upto && tk < best && smp_load_acquire(&th[i].task)) {
+				best = tk;
+				next = &th[i];
+			}
+		}
+		if (!next)
+			break;
+		last = best;
+		lab_send_fatal_signal(next->task);
+		res->kills_sent++;
+		lab_busy_ns(xorshift(krng) % BURST_GAP_NS);
+	}
+	res->kill_bursts++;
+}
+
+/* Kill mode: one random thread, or a burst (half the time each). */
+static void kill_tick(struct torture_shared *sh, struct torture_thread *th, int n, uint64_t *krng,
+		      struct lab_torture_result *res)
+{
+	struct lab_task *victim;
+
+	if (xorshift(krng) & 1) {
+		kill_burst(sh, th, n, krng, res);
+		return;
+	}
+	victim = smp_load_acquire(&th[xorshift(krng) % (uint64_t)n].task);
+	if (victim) {
+		lab_send_fatal_signal(victim);
+		res->kills_sent++;
+	}
+}
+
 static uint64_t min3(uint64_t a, uint64_t b, uint64_t c)
 {
 	uint64_t m = a < b ? a : b;
@@ -324,13 +402,8 @@ static void supervise(struct torture_shared *sh, struct torture_thread *th, int 
 
 	while ((now = lab_clock_ns()) < end) {
 		if (now >= next_kill) {
-			struct lab_task *victim = smp_load_acquire(&th[xorshift(&krng) % (uint64_t)n].task);
-
-			if (victim) {
-				lab_send_fatal_signal(victim);
-				res->kills_sent++;
-			}
-			next_kill = now + 20000 + xorshift(&krng) % 480000;
+			kill_tick(sh, th, n, &krng, res);
+			next_kill = lab_clock_ns() + 20000 + xorshift(&krng) % 480000;
 			continue;
 		}
 		if (now >= next_flip) {
@@ -354,8 +427,49 @@ static void supervise(struct torture_shared *sh, struct torture_thread *th, int 
 	}
 }
 
+/*
+ * Kill mode: the variant's handoff_timeout_us knob, when it has one left at
+ * its default, set to 0 in @conf (HANDOFF requested from the next jiffy on).
+ * Returns the value the run uses, or -1 when the variant has no such knob.
+ */
+static long kill_handoff_timeout(struct lab_rwsem_conf *conf)
+{
+	const struct lab_knob *k = conf->ops->knobs;
+
+	for (int i = 0; k && k[i].name; i++) {
+		if (strcmp(k[i].name, "handoff_timeout_us"))
+			continue;
+		if (conf->knob[i] == k[i].def)
+			conf->knob[i] = 0;
+		return conf->knob[i];
+	}
+	return -1;
+}
+
+/* After the run: lock events, warnings, whether the first is the kernel's documented bug. */
+static void finish(struct torture_shared *sh, struct torture_thread *th, int n, const struct lab_rwsem_conf *conf,
+		   struct lab_torture_result *res)
+{
+	const char *variant, *what;
+	uint64_t ns;
+	long count;
+
+	for (int i = 0; i < n; i++) {
+		res->handoff_rd += th[i].events.count[LAB_EV_rwsem_rlock_handoff];
+		res->handoff_wr += th[i].events.count[LAB_EV_rwsem_wlock_handoff];
+	}
+	if (!lab_rwsem_warn_log_first(&variant, &what, &count, &ns))
+		return;
+	res->first_warning_ns = ns > sh->t0 ? ns - sh->t0 : 0;
+	snprintf(res->first_warning, sizeof(res->first_warning), "%s: %s: count %#lx", variant, what,
+		 (unsigned long)count);
+	if (sh->lock.ops->known_bug && !strcmp(variant, sh->lock.ops->name))
+		res->known_bug = sh->lock.ops->known_bug(conf, what);
+}
+
 int lab_torture_run(const struct lab_torture_opts *o, struct lab_torture_result *res)
 {
+	struct lab_rwsem_conf conf = *o->lock;
 	int n = o->readers + o->writers, created = 0, r, checks0 = 0;
 	unsigned long warnings0 = 0;
 	struct torture_shared *sh = NULL;
@@ -377,11 +491,13 @@ int lab_torture_run(const struct lab_torture_opts *o, struct lab_torture_result 
 	memset(sh, 0, sizeof(*sh));
 	lab_start_init(&sh->start);
 	sh->o = o;
-	r = lab_lock_init(&sh->lock, o->lock);
+	res->killable = conf.ops->caps & LAB_CAP_KILLABLE;
+	res->handoff_timeout_us = o->kill && res->killable ? kill_handoff_timeout(&conf) : -1;
+	r = lab_lock_init(&sh->lock, &conf);
 	if (r)
 		goto out;
-	res->killable = sh->lock.ops->caps & LAB_CAP_KILLABLE;
 	warnings0 = __atomic_load_n(&lab_rwsem_warnings, __ATOMIC_SEQ_CST);
+	lab_rwsem_warn_log_start();
 	checks0 = lab_rwsem_checks;
 	if (kill_mode(sh))
 		WRITE_ONCE(lab_rwsem_checks, 1);
@@ -402,6 +518,7 @@ int lab_torture_run(const struct lab_torture_opts *o, struct lab_torture_result 
 	}
 	/* The window starts once every thread created is waiting at the start line. */
 	lab_start_wait_ready(&sh->start, (unsigned int)created, -1);
+	sh->t0 = lab_clock_ns();
 	lab_start_release(&sh->start, r != 0);
 	if (!r)
 		supervise(sh, th, created, res);
@@ -412,6 +529,7 @@ int lab_torture_run(const struct lab_torture_opts *o, struct lab_torture_result 
 		lab_thread_join(tid[i], NULL);
 	WRITE_ONCE(lab_rwsem_checks, checks0);
 	res->warnings = __atomic_load_n(&lab_rwsem_warnings, __ATOMIC_SEQ_CST) - warnings0;
+	finish(sh, th, created, &conf, res);
 	if (sh->lock.ops->check_unlocked &&
 	    sh->lock.ops->check_unlocked(sh->lock.sem, res->unlocked_msg, sizeof(res->unlocked_msg)))
 		res->not_unlocked = true;

@@ -40,15 +40,25 @@
  *
  * kill (rwlab torture --kill): for variants with LAB_CAP_KILLABLE,
  * every blocking acquisition uses down_*_killable (3 in 4) or down_*_timed
- * with a deadline 0..1 ms away (1 in 4), and the supervising thread sends a
- * fatal signal (wait.h) to a random torture thread every 20..500 us. A
- * cancelled wait (-EINTR, -ETIMEDOUT) skips that iteration; the thread
- * clears its flag after every acquisition attempt and lives on. The ports'
- * wait_lock-release invariants (rwsem.h lab_rwsem_checks: HANDOFF only with
- * waiters queued, WAITERS iff queued, no count underflow) are switched on
- * for the run; any warning fails it. Kill choices, deadlines and the
- * threads' random choices come from @seed (the interleavings do not: they
- * are the machine's).
+ * with a deadline 0..1 ms away (1 in 4), and the supervising thread sends
+ * fatal signals (wait.h) every 20..500 us: half the time to one random
+ * torture thread, half the time to every thread then waiting in a blocking
+ * acquisition, oldest wait first, 0..20 us apart (a burst: the directed
+ * kill order that cancels a queue head and then the waiters behind it
+ * while the holder's unlock falls anywhere in between). Cancellation around
+ * HANDOFF needs a waiter that asked for it, so kill mode also drives waiters
+ * there: 1 in 8 write holds last 50..1000 us with the holder on CPU (spinners
+ * steal the lock from a timed-out queue head as it is released), and
+ * variants with a handoff_timeout_us knob left at its default run with
+ * handoff_timeout_us=0 (HANDOFF from the next jiffy on). A cancelled wait
+ * (-EINTR, -ETIMEDOUT) skips that iteration; the thread clears its flag
+ * after every acquisition attempt and lives on. The ports' wait_lock-release
+ * invariants (rwsem.h lab_rwsem_checks: HANDOFF only with waiters queued,
+ * WAITERS iff queued, no count underflow) are switched on for the run; any
+ * warning fails it, and a warning that the variant documents as its
+ * kernel's own bug (ops->known_bug) is reported as that bug. Kill choices,
+ * deadlines and the threads' random choices come from @seed (the
+ * interleavings do not natively: they are the machine's).
  * Always: at the end, a lock with check_unlocked must be back at its
  * unlocked value.
  *
@@ -105,8 +115,14 @@ struct lab_torture_result {
 	uint64_t kills_sent;		/* fatal signals sent */
 	uint64_t cancelled_eintr;	/* acquisitions that returned -EINTR */
 	uint64_t cancelled_etimedout;	/* timed acquisitions that returned -ETIMEDOUT */
+	uint64_t kill_bursts;		/* bursts: every waiter killed, oldest first */
+	uint64_t handoff_rd, handoff_wr;	/* HANDOFF requests (lock events rwsem_rlock_handoff, _wlock_handoff) */
+	long handoff_timeout_us;	/* kill mode's handoff_timeout_us (-1: the variant has no such knob) */
 	bool killable;			/* the variant had the killable verbs (kill mode used them) */
 	uint64_t warnings;		/* DEBUG_RWSEMS_WARN_ON / wait_lock invariant failures during the run */
+	const char *known_bug;		/* the first warning is the variant's documented kernel bug: which */
+	char first_warning[160];	/* the first warning: "variant: what: count 0x..." ("" if none) */
+	uint64_t first_warning_ns;	/* ... came this long after the start (simulated time under --sim) */
 	bool not_unlocked;		/* check_unlocked failed at the end */
 	char unlocked_msg[160];		/* ... and what it said */
 	int nthreads;			/* threads that ran: writers first, then readers */

@@ -29,6 +29,7 @@
 #include "cmds.h"
 #include "compiler.h"
 #include "debug.h"
+#include "events.h"
 #include "threads.h"
 #include "lazy_mm.h"
 #include "topology.h"
@@ -61,9 +62,10 @@ static const struct lab_opt torture_opts[] = {
 	{ "no-trylock", 0, 't', NULL, "never use the trylock verbs (default: 1 in 8 acquisitions)", NULL, NULL, 0,
 	  NULL, 0, 0 },
 	{ "no-downgrade", 0, 'g', NULL, "never downgrade_write (default: 1 in 4 write holds)", NULL, NULL, 0, NULL, 0, 0 },
-	{ "kill", 0, 'K', NULL, "cancel random waiters: killable/timed acquisitions and fatal signals every "
-	  "20..500 us; the ports' wait_lock invariants are checked at every wait_lock release (variants without "
-	  "killable verbs run without cancellation)", NULL, NULL, 0, NULL, 0, 0 },
+	{ "kill", 0, 'K', NULL, "cancel waiters: killable/timed acquisitions and fatal signals every 20..500 us, "
+	  "to a random thread or to every waiter oldest first; long write holds and handoff_timeout_us=0 drive "
+	  "waiters into HANDOFF; the ports' wait_lock invariants are checked at every wait_lock release "
+	  "(variants without killable verbs run without cancellation)", NULL, NULL, 0, NULL, 0, 0 },
 	{ "seed", 0, 'E', "N", "random choices of the threads and the killer", "0; 1 under --sim", NULL, 0, NULL, 0, 0 },
 	{ "sim", 0, 'Z', "MACHINE", "torture on a simulated machine (rwlab sim list; generic-N), checked first, in "
 	  "rwlab-sim beside rwlab; -d is simulated time; --seed is the engine's schedule seed", NULL, NULL,
@@ -143,6 +145,20 @@ static void print_stats(void *arg, const struct lab_torture_result *r)
 	fflush(stdout);
 }
 
+/* Kill mode: how often waiters asked for HANDOFF, the precondition of the cancellation races. */
+static void print_handoff(const char *tag, const struct lab_torture_result *r)
+{
+	char t[48] = "no handoff_timeout_us knob";
+
+	if (r->handoff_timeout_us >= 0)
+		snprintf(t, sizeof(t), "handoff_timeout_us=%ld", r->handoff_timeout_us);
+	if (LAB_EVENT_COUNTS)
+		printf("%s-torture: HANDOFF requests: %" PRIu64 " by reader heads, %" PRIu64 " by writers (%s)\n",
+		       tag, r->handoff_rd, r->handoff_wr, t);
+	else
+		printf("%s-torture: HANDOFF requests: not counted (built with -Devent_counts=false; %s)\n", tag, t);
+}
+
 static void print_final(const struct torture_print *p, const struct lab_torture_result *r)
 {
 	const struct lab_torture_opts *o = p->o;
@@ -156,14 +172,22 @@ static void print_final(const struct torture_print *p, const struct lab_torture_
 	else
 		printf("%s-torture: Writer acquisition: max %s (acq_writer_lim off)\n", p->tag,
 		       fmt_dur(r->wr_acq_max_ns, a, sizeof(a)));
-	if (o->kill && r->killable)
-		printf("%s-torture: Kills: sent %" PRIu64 ", waits cancelled: %" PRIu64 " -EINTR, %" PRIu64
-		       " -ETIMEDOUT; wait_lock invariant warnings: %" PRIu64 " %s\n", p->tag, r->kills_sent,
-		       r->cancelled_eintr, r->cancelled_etimedout, r->warnings, r->warnings ? "!!!" : "");
-	else if (o->kill)
+	if (o->kill && r->killable) {
+		printf("%s-torture: Kills: sent %" PRIu64 " (%" PRIu64 " bursts), waits cancelled: %" PRIu64
+		       " -EINTR, %" PRIu64 " -ETIMEDOUT; wait_lock invariant warnings: %" PRIu64 " %s\n", p->tag,
+		       r->kills_sent, r->kill_bursts, r->cancelled_eintr, r->cancelled_etimedout, r->warnings,
+		       r->warnings ? "!!!" : "");
+		print_handoff(p->tag, r);
+	} else if (o->kill)
 		printf("%s-torture: Kills: none (no killable verbs: ran without cancellation)\n", p->tag);
 	else if (r->warnings)
 		printf("%s-torture: DEBUG_RWSEMS_WARN_ON warnings: %" PRIu64 " !!!\n", p->tag, r->warnings);
+	if (r->first_warning[0])
+		printf("%s-torture: first warning after %s: %s !!!\n", p->tag,
+		       fmt_dur(r->first_warning_ns, a, sizeof(a)), r->first_warning);
+	if (r->known_bug)
+		printf("%s-torture: that is the kernel's own documented bug, not the port's: %s\n", p->tag,
+		       r->known_bug);
 	if (r->not_unlocked)
 		printf("%s-torture: not back at the unlocked value at the end: %s !!!\n", p->tag, r->unlocked_msg);
 	if (p->verbose) {

@@ -139,6 +139,15 @@ struct lab_rwsem_ops {
 	 * with a one-line description in @msg. Torture calls it at the end.
 	 */
 	int (*check_unlocked)(struct lab_rwsem *sem, char *msg, size_t len);
+
+	/*
+	 * known_bug: NULL, or says whether a failed invariant check (@check,
+	 * the "what" of LAB_RWSEM_CHECK) is a documented bug of the kernel
+	 * version this port follows, with @conf's knobs (a knob may apply the
+	 * fix). Returns a one-line description naming the fixing commits, or
+	 * NULL when the failure is not the kernel's (then it is the port's).
+	 */
+	const char *(*known_bug)(const struct lab_rwsem_conf *conf, const char *check);
 };
 
 /* A variant chosen by the user, with its knob values. */
@@ -245,3 +254,13 @@ static inline int lab_down_write_timed(const struct lab_lock *l, uint64_t deadli
 extern int lab_rwsem_checks;			/* runtime switch for the wait_lock invariants */
 extern unsigned long lab_rwsem_warnings;	/* failed checks so far (atomic) */
 void lab_rwsem_warn(const char *variant, const char *what, long count, const char *file, int line);
+
+/*
+ * The warnings of one window (rwlab torture's run): lab_rwsem_warn_log_start()
+ * opens it (no lock in use: call it before the threads start);
+ * lab_rwsem_warn_log_first() gives the window's first warning after the
+ * threads stopped (joined): 1 with @variant, @what, @count and @ns (its
+ * lab_clock_ns() time: simulated under --sim) set, 0 if none.
+ */
+void lab_rwsem_warn_log_start(void);
+int lab_rwsem_warn_log_first(const char **variant, const char **what, long *count, uint64_t *ns);

@@ -34,3 +34,10 @@ void lab_rspin_peek(struct lab_rwsem *sem, struct lab_rspin_peek *out);
  * HANDOFF request this way). Test-only; any thread.
  */
 void lab_rspin_test_set_flags(struct lab_rwsem *sem, long bits);
+
+/*
+ * lab_rspin_test_set_owner() - store @owner (task pointer | flag bits) in
+ * the owner word, as a misusing caller would leave it: the debug checks'
+ * tests. Test-only; any thread.
+ */
+void lab_rspin_test_set_owner(struct lab_rwsem *sem, long owner);

@@ -180,9 +180,12 @@ Test(stress, no_threads_is_einval)
 }
 
 /*
- * Kill mode: every killable variant survives random cancellation
- * - no exclusion failure, no wait_lock invariant warning, waits really were
- * cancelled both ways, and the lock ends at its unlocked value.
+ * Kill mode: every killable variant survives cancellation (random kills and
+ * bursts around HANDOFF) - no exclusion failure, no wait_lock invariant
+ * warning but a documented bug of the kernel it follows (rwsem-rspin: v5.3's
+ * out_nolock, found at random here and by a fixed seed in
+ * sim/torture_handoff.sh), waits really were cancelled both ways, and the
+ * lock ends at its unlocked value.
  */
 ParameterizedTestParameters(stress, torture_kill)
 {
@@ -204,12 +207,16 @@ ParameterizedTest(struct lab_test_variant *v, stress, torture_kill, .timeout = 1
 	       r.kills_sent, r.cancelled_eintr, r.cancelled_etimedout, r.warnings);
 	cr_expect(r.killable);
 	cr_expect_eq(r.wr_fail + r.rd_fail, 0, "%s: exclusion failures under kill", v->name);
-	cr_expect_eq(r.warnings, 0, "%s: %lu wait_lock invariant warnings", v->name, r.warnings);
-	cr_expect_not(r.not_unlocked, "%s: not unlocked at the end: %s", v->name, r.unlocked_msg);
+	if (r.warnings && r.known_bug)
+		printf("%-14s the kernel's own bug: %s\n", v->name, r.first_warning);
+	else
+		cr_expect_eq(r.warnings, 0, "%s: %lu wait_lock invariant warnings, the first %s", v->name,
+			     r.warnings, r.first_warning);
+	cr_expect_not(r.not_unlocked && !r.known_bug, "%s: not unlocked at the end: %s", v->name, r.unlocked_msg);
 	cr_expect_gt(r.kills_sent, 0, "%s: no signal sent", v->name);
 	cr_expect_gt(r.cancelled_eintr, 0, "%s: no wait was cancelled by a signal", v->name);
 	cr_expect_gt(r.cancelled_etimedout, 0, "%s: no timed wait timed out", v->name);
 	cr_expect_gt(r.wr_total, 0);
 	cr_expect_gt(r.rd_total, 0);
-	cr_expect_not(lab_torture_failed(&r));
+	cr_expect(!lab_torture_failed(&r) || r.known_bug);
 }
