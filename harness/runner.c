@@ -1059,6 +1059,26 @@ static void runner_warn(const struct runner *r, const struct lab_context *ctx)
 			max_threads, ctx->cpus, ctx->cpus);
 }
 
+/*
+ * A worker without a perf context-switch ring (locks/wait.h: perf_event_open
+ * refused, the fd or locked-memory limit, RWLAB_SWITCH_RINGS=0) watched its
+ * lock owners through their CPU clocks instead (oncpu=clock's rule) and
+ * read need_resched() from getrusage: say so, once, in the run's words.
+ */
+static void warn_switch_rings(void)
+{
+#if !LAB_SIM
+	const char *why = lab_switch_ring_status();
+
+	if (why)
+		fprintf(stderr,
+			"WARNING: no perf context-switch ring for some threads (%s): the kernel ports' "
+			"owner_on_cpu() sampled the owner's CPU clock (oncpu=clock) and need_resched() "
+			"getrusage instead\n",
+			why);
+#endif
+}
+
 static void runner_close(struct runner *r)
 {
 	lab_csv_close(&r->csv);
@@ -1105,6 +1125,7 @@ int lab_run(const struct lab_run_opts *o)
 	sigaction(SIGTERM, &old_term, NULL);
 	if (!o->quiet && r.tty)
 		fprintf(stderr, "\r\033[K");
+	warn_switch_rings();
 
 	if (r.loaded > 1)
 		fprintf(stderr, "WARNING: %d of the %d cells started with the load average above the %d CPUs (up to %.2f): "
