@@ -48,45 +48,10 @@ static void lab_task_detach(void *arg)
 
 static void lab_ring_open(struct lab_task *t);
 
-static void *lab_ring_addr[LAB_MAX_TASKS];
-
-/* fork(): no other thread attaches or detaches while the slots are copied. */
-static void lab_task_atfork_prepare(void)
-{
-	pthread_mutex_lock(&lab_task_mutex);
-}
-
-static void lab_task_atfork_parent(void)
-{
-	pthread_mutex_unlock(&lab_task_mutex);
-}
-
-/*
- * The child has one thread, and none of the rings: perf maps them
- * VM_DONTCOPY. Every other slot's thread is gone, as at its exit (off CPU,
- * slot free, no ring to read: a lock it held reads an owner off CPU, never
- * a load from an unmapped ring), and no slot keeps its parent's address, so
- * a MAP_FIXED open cannot land on what the child has mapped there since.
- * The forking thread gets a ring of its own, wherever mmap puts it.
- */
-static void lab_task_atfork_child(void)
-{
-	struct lab_task *me = lab_current_task;
-
-	for (int i = 0; i < LAB_MAX_TASKS; i++) {
-		lab_ring_addr[i] = NULL;
-		if (me && i == me->id)
-			continue;
-		WRITE_ONCE(lab_tasks[i].sw_head, (const uint64_t *)NULL);
-		if (lab_task_used[i]) {
-			WRITE_ONCE(lab_tasks[i].on_cpu, 0);
-			WRITE_ONCE(lab_task_used[i], 0);
-		}
-	}
-	pthread_mutex_unlock(&lab_task_mutex);
-	if (me)
-		lab_ring_open(me);
-}
+/* fork(): the child keeps no ring (defined below lab_ring_open()). */
+static void lab_task_atfork_prepare(void);
+static void lab_task_atfork_parent(void);
+static void lab_task_atfork_child(void);
 
 static void lab_task_key_init(void)
 {
@@ -101,9 +66,9 @@ static void lab_task_key_init(void)
  * ring through a stale owner pointer at any time, so a reused slot maps its
  * new thread's ring over the old one with MAP_FIXED (never an unmapped
  * gap) and the old event goes with the old mapping. The fd is closed at
- * once: the mapping holds the event. A forked child starts with none of them
- * (lab_task_atfork_child).
+ * once: the mapping holds the event.
  */
+static void *lab_ring_addr[LAB_MAX_TASKS];
 static const char *lab_ring_error;	/* first reason a ring could not be had */
 static char lab_ring_error_buf[128];
 
@@ -161,6 +126,44 @@ static void lab_ring_open(struct lab_task *t)
 	t->sw_data = (const uint64_t *)((char *)m + pg);
 	t->sw_mask = pg - 1;
 	WRITE_ONCE(t->sw_head, (const uint64_t *)&((struct perf_event_mmap_page *)m)->data_head);
+}
+
+/* fork(): no other thread attaches or detaches while the slots are copied. */
+static void lab_task_atfork_prepare(void)
+{
+	pthread_mutex_lock(&lab_task_mutex);
+}
+
+static void lab_task_atfork_parent(void)
+{
+	pthread_mutex_unlock(&lab_task_mutex);
+}
+
+/*
+ * The child has one thread, and none of the rings: perf maps them
+ * VM_DONTCOPY. Every other slot's thread is gone, as at its exit (off CPU,
+ * slot free, no ring to read: a lock it held reads an owner off CPU, never
+ * a load from an unmapped ring), and no slot keeps its parent's address, so
+ * a MAP_FIXED open cannot land on what the child has mapped there since.
+ * The forking thread gets a ring of its own, wherever mmap puts it.
+ */
+static void lab_task_atfork_child(void)
+{
+	struct lab_task *me = lab_current_task;
+
+	for (int i = 0; i < LAB_MAX_TASKS; i++) {
+		lab_ring_addr[i] = NULL;
+		if (me && i == me->id)
+			continue;
+		WRITE_ONCE(lab_tasks[i].sw_head, (const uint64_t *)NULL);
+		if (lab_task_used[i]) {
+			WRITE_ONCE(lab_tasks[i].on_cpu, 0);
+			WRITE_ONCE(lab_task_used[i], 0);
+		}
+	}
+	pthread_mutex_unlock(&lab_task_mutex);
+	if (me)
+		lab_ring_open(me);
 }
 
 struct lab_task *lab_task_attach(void)
