@@ -133,33 +133,11 @@ struct burner {
 	int stop;
 };
 
-/*
- * Pin the calling thread to the @nth CPU it may run on (0-based); false when
- * it may run on fewer. The owner and its watcher on two CPUs: on one
- * runqueue they never run at once, and the owner is off CPU, truly, at every
- * look (seen at load 20 on 2 CPUs, 1 run in 6: 170,400 looks in 5 s).
- */
-static bool pin_nth_allowed(int nth)
-{
-	cpu_set_t set, one;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return false;
-	for (int c = 0; c < CPU_SETSIZE; c++) {
-		if (!CPU_ISSET(c, &set) || nth--)
-			continue;
-		CPU_ZERO(&one);
-		CPU_SET(c, &one);
-		return sched_setaffinity(0, sizeof(one), &one) == 0;
-	}
-	return false;
-}
-
 static void *burner_main(void *arg)
 {
 	struct burner *b = arg;
 
-	pin_nth_allowed(1);
+	lab_test_pin_nth_allowed(1);	/* owner and watcher on two CPUs (common.h) */
 	__atomic_store_n(&b->task, lab_current(), __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&b->stop, __ATOMIC_RELAXED))
 		cpu_relax();
@@ -175,7 +153,7 @@ Test(owner_on_cpu, running_owner_is_on_cpu, .timeout = 30)
 	cr_assert_eq(pthread_create(&b.tid, NULL, burner_main, &b), 0);
 	while (!(t = __atomic_load_n(&b.task, __ATOMIC_ACQUIRE)))
 		lab_sleep_ns(100000);
-	pin_nth_allowed(0);	/* the burner took the second CPU */
+	lab_test_pin_nth_allowed(0);	/* the burner took the second */
 	/* Each signal, fresh watches: a running owner reads on CPU at some call (the host may preempt it). */
 	for (int mode = LAB_ONCPU_SWITCH; mode <= LAB_ONCPU_CLOCK; mode++) {
 		on = 0;
