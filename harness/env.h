@@ -35,6 +35,9 @@
 	X("RWLAB_SIM_DEBUG", "rwlab-sim", "set: when a simulation is stuck, print every live task's state") \
 	X("RWLAB_SIM_CELL", "rwlab-sim (internal)", \
 	  "set by a simulated run for each cell's own rwlab-sim: that process runs its one cell (harness/sim_cell.h)") \
+	X("RWLAB_SWITCH_RINGS", "the kernel ports (locks/wait.h)", \
+	  "0: open no perf context-switch rings; owner_on_cpu() then samples the owner's CPU clock " \
+	  "(oncpu=clock) and need_resched() reads getrusage (to measure what the rings cost a context switch)") \
 	X("RWLAB_GNUPLOT", "rwlab plot", "the gnuplot to run (default: gnuplot on PATH)") \
 	X("RWLAB_RESULTS_DIR", "tools/reproduce", "where its runs go (default: the source tree's results/)") \
 	X("RWLAB_FAULT_INJECT", "run (tests)", \

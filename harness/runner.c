@@ -41,6 +41,7 @@
 #include "resume.h"
 #include "runner.h"
 #include "sim_cell.h"
+#include "sim_cmd.h"
 #if LAB_SIM
 #include "sim.h"
 #endif
@@ -784,7 +785,8 @@ static void cell_argv(const struct runner *r, const struct cell_plan *p, struct 
 
 	a->exe[len > 0 ? len : 0] = 0;
 	snprintf(b[4], 64, "%llu", (unsigned long long)o->settings.seed);
-	av[n++] = a->exe, av[n++] = "--machine", av[n++] = (char *)sim_machine()->name, av[n++] = "--seed";
+	/* the machine as the run was given it: a path stays the path (its name is only the file's) */
+	av[n++] = a->exe, av[n++] = "--machine", av[n++] = (char *)lab_sim_machine_arg(), av[n++] = "--seed";
 	av[n++] = b[4], av[n++] = "--seeds", av[n++] = "1", av[n++] = "--", av[n++] = "run";
 	if (p->wl->ops->uses_lazy_mm)	/* its variant is the scheme; no lock takes part */
 		av[n++] = "-l", av[n++] = "null", av[n++] = "-m", av[n++] = (char *)o->lazy[p->vi].label;

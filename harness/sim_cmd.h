@@ -83,6 +83,12 @@ int lab_sim_machine_load(struct sim_machine *m, const char *name, char *err, siz
  * engine's hash (tools/sim-version), so that a result names what made it.
  */
 const char *lab_sim_machine_hash(void);
+/*
+ * The last machine lab_sim_machine_load() loaded as it was given (a NAME,
+ * generic-N or a path): what a cell's own rwlab-sim is started with, so that
+ * a machine given as a path is the file each cell runs; "" before any.
+ */
+const char *lab_sim_machine_arg(void);
 
 #if LAB_SIM
 /* rwlab's main() as compiled into build/rwlab-sim (-Dmain=rwlab_main); sim_main.c calls it. */

@@ -83,13 +83,22 @@ static void hash_machine(const char *dir, const char *name)
 	snprintf(machine_hash, sizeof(machine_hash), "%016llx", (unsigned long long)h);
 }
 
+static char machine_arg[4096];
+
 int lab_sim_machine_load(struct sim_machine *m, const char *name, char *err, size_t errlen)
 {
 	int r = sim_machine_load(m, lab_sim_machine_dir(), name, err, errlen);
 
-	if (!r)
+	if (!r) {
 		hash_machine(lab_sim_machine_dir(), name);
+		snprintf(machine_arg, sizeof(machine_arg), "%s", name);
+	}
 	return r;
+}
+
+const char *lab_sim_machine_arg(void)
+{
+	return machine_arg;
 }
 
 const char *lab_sim_machine_hash(void)

@@ -3,8 +3,11 @@
  * locks/osq.h - the optimistic spin queue (osq): an MCS queue that lets only
  * one spinner at a time spin on a lock's owner, with abortable waits.
  *
- * Citation: kernel/locking/osq_lock.c (Jason Low, Waiman Long, Peter
- * Zijlstra; v4.20..v6.18), docs/kernel.md §1.6.
+ * Citation: Linux v6.3 kernel/locking/osq_lock.c (Jason Low, Waiman Long,
+ * Peter Zijlstra), docs/kernel.md §1.6. The rwsem-xadd (v4.20) and
+ * rwsem-rspin (v5.3) ports use it too: their osq_lock.c is the same state
+ * machine, waiting with a cpu_relax() loop where v6.3 has
+ * smp_cond_load_relaxed() on the same three conditions.
  *
  * Design summary:
  * - one node per thread (the kernel has one per CPU; with preemption

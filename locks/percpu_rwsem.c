@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * percpu-rwsem - the kernel's percpu_rw_semaphore as rewritten for v5.8
- * (the version without an embedded rwsem), unchanged in shape through v6.18.
+ * percpu-rwsem - the kernel's percpu_rw_semaphore as in v6.18 (the design
+ * without an embedded rwsem).
  *
- * Citation: Linux v5.11 and v6.18 kernel/locking/percpu-rwsem.c,
+ * Citation: Linux v6.18 kernel/locking/percpu-rwsem.c,
  * include/linux/percpu-rwsem.h and kernel/rcu/sync.c (rcu_sync, Oleg
- * Nesterov 2015); docs/kernel.md §4.1 (§4.2 is the v4.20/v5.3 design this
- * one replaced: there, waiters queued on an embedded rwsem).
+ * Nesterov 2015); docs/kernel.md §4.1 (§4.2 is the older design this one
+ * replaced: there, waiters queued on an embedded rwsem).
  *
  * Design summary:
  * - down_read, fast path: inside an RCU read-side section, if rcu_sync is
@@ -29,7 +29,7 @@
  *   (reader) with C (the writer's check); the grace period covers readers
  *   that stayed on the fast path;
  * - no down_write_trylock and no downgrade_write: the kernel has neither for
- *   percpu_rw_semaphore (v5.8..v6.18), so both verbs are NULL;
+ *   percpu_rw_semaphore (v6.18), so both verbs are NULL;
  * - knob rcu_sync=0 starts the lock as the kernel's rcu_sync_enter_start()
  *   leaves it (cgroup uses that to keep cgroup_threadgroup_rwsem off the fast
  *   path): readers always take the slow path and writers never wait for a
@@ -577,7 +577,7 @@ static int pcpu_check_unlocked(struct lab_rwsem *lsem, char *msg, size_t len)
 
 const struct lab_rwsem_ops lab_rwsem_percpu_rwsem_ops = {
 	.name = "percpu-rwsem",
-	.summary = "percpu_rw_semaphore (v5.8+): per-thread reader counts, rcu_sync fast path, block + FIFO queue",
+	.summary = "percpu_rw_semaphore (v6.18): per-thread reader counts, rcu_sync fast path, block + FIFO queue",
 	.cite = "Linux v5.11/v6.18 kernel/locking/percpu-rwsem.c, kernel/rcu/sync.c (liburcu memb grace periods)",
 	.caps = LAB_CAP_SLEEPS | LAB_CAP_EXCLUSION | LAB_CAP_READ_TRYLOCK | LAB_CAP_EVENTS,
 	.size = sizeof(struct percpu_rwsem),

@@ -66,7 +66,7 @@
  * NONSPINNABLE on a reader's request.
  *
  * What user space cannot model: as for rwsem (preemption anywhere,
- * owner_on_cpu() from the futex-sleep flag and the owner's thread CPU clock,
+ * owner_on_cpu() from the futex-sleep flag and the owner's context-switch ring,
  * need_resched() as "this spinner was preempted since its spin began" (a
  * fixed budget only with spin_budget_us > 0, for ablation), 4 ms coarse
  * jiffies, no RT tasks, fatal signals as a per-task flag); see

@@ -36,24 +36,29 @@
  *   readers from anywhere in the queue (writers skipped), in two passes.
  * - downgrade_write: turn the writer bit into one reader bias and grant the
  *   queued readers (WAKE_READ_OWNED).
- * - No killable/interruptible verbs (the interface has none), so the
- *   out_nolock paths, rwsem_del_wake_waiter() and the rlock_fail/wlock_fail
- *   events are absent.
+ * - down_read_killable/down_write_killable (and the timed waits built on
+ *   them, wait.h): a fatal signal seen in the wait loop leaves through
+ *   out_nolock, rwsem_del_wake_waiter() (unlink, clear WAITERS and HANDOFF
+ *   when the queue empties, wake the new head), -EINTR; events
+ *   rwsem_rlock_fail/rwsem_wlock_fail. No interruptible verbs.
  *
  * What user space cannot model (docs/kernel.md §8, docs/architecture.md §8):
  * - preemption: the kernel runs every lock/unlock path with preemption off
  *   (v6.3); here a thread can be preempted anywhere, also holding wait_lock
  *   (spinlock.h yields to it) or between a reader's count and owner updates;
  * - owner->on_cpu && !vcpu_is_preempted() is owner_on_cpu() (wait.h): false
- *   while the owner sleeps in a futex, or when its thread CPU clock stopped
- *   between two samples (knob oncpu=clock, default; oncpu=flag: the futex
- *   flag only, so a preempted owner looks runnable); the osq tests its
- *   predecessor the same way;
+ *   while the owner sleeps in a futex or while its context-switch ring's
+ *   last record is a switch-out (knob oncpu=switch, default: plain loads;
+ *   oncpu=clock: its thread CPU clock sampled every 25 us; oncpu=flag: the
+ *   futex flag only, so a preempted owner looks runnable); the osq tests
+ *   its predecessor the same way;
  * - need_resched() is "this spinner was preempted since its spin began"
  *   (spin_budget_us=0, default) or a fixed time budget started before each
- *   spin (spin_budget_us > 0: the earlier 100 us stand-in, for ablation); it
- *   also bounds the head writer's OWNER_NULL retries, which the kernel
- *   bounds by running them preempt-disabled. Spinning time: spin_ns;
+ *   spin (spin_budget_us > 0: the earlier 100 us stand-in, for ablation);
+ * - OWNER_NULL: the kernel's windows that show a held lock with no owner
+ *   run preempt-disabled (v6.3), so its spins and the head writer's
+ *   OWNER_NULL retries (v6.3 rwsem.c:1170-1181) end quickly; here they end
+ *   after LAB_OWNER_NULL_SPIN_NS of OWNER_NULL (wait.h). Spinning time: spin_ns;
  * - jiffies is CLOCK_MONOTONIC_COARSE: 4 ms ticks here, and it can lag real
  *   time by a tick or more, so the 4 ms timeout fires after roughly 0-8 ms
  *   of queueing (the kernel's is 4-8 ms at HZ=250); there are no RT tasks,
@@ -65,7 +70,8 @@
  * (queue found empty, no writer), rwsem_rlock (granted after queueing),
  * rwsem_wlock (slow-path write lock), rwsem_rlock_handoff/wlock_handoff
  * (HANDOFF set by a reader head/a writer),
- * rwsem_sleep_reader/writer (schedule() entered still asleep),
+ * rwsem_sleep_reader/writer (per schedule() call in the wait loop, one that
+ * returns at once because the wakeup came first included),
  * rwsem_wake_writer (per writer woken), rwsem_wake_reader (per batch of
  * readers granted, as the kernel counts it).
  *

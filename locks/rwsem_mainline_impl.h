@@ -105,7 +105,7 @@ struct rwsem_mainline {
 	long max_readers_wakeup;	/* MAX_READERS_WAKEUP */
 	bool wspin;			/* writer optimistic spinning (CONFIG_RWSEM_SPIN_ON_OWNER) */
 	bool rsteal;			/* reader lock stealing in the read slow path */
-	bool oncpu_clock;		/* owner_on_cpu() samples the owner's CPU clock */
+	int oncpu;			/* enum lab_oncpu: owner_on_cpu()'s signal (wait.h) */
 	bool clear_reader_owner;	/* up_read clears the owner word naming it (v6.18 blocker) */
 	bool rtrylock_blind;		/* down_read_trylock as before v5.16: cmpxchg from UNLOCKED first */
 	bool dh_v4;			/* rwsem-dhandoff version=4 (never set for rwsem) */
@@ -138,10 +138,10 @@ enum {
 	  .help = "reader lock stealing in the read slow path (v5.11+, on in the kernel)" }, \
 	{ .name = "spin_budget_us", .type = LAB_KNOB_INT, .def = 0, .min = 0, .max = 1000000, \
 	  .help = "need_resched() as a fixed spin budget in us (ablation; no kernel value); " \
-		  "0: the spinner was preempted (getrusage ru_nivcsw)" }, \
-	{ .name = "oncpu", .type = LAB_KNOB_ENUM, .def = 0, .choices = "clock|flag", \
-	  .help = "owner_on_cpu(): clock = futex flag + the owner's thread CPU clock sampled " \
-		  "every 16 polls; flag = futex flag only (ablation)" }, \
+		  "0: the spinner was preempted (its switch ring moved)" }, \
+	{ .name = "oncpu", .type = LAB_KNOB_ENUM, .def = 0, .choices = "switch|clock|flag", \
+	  .help = "owner_on_cpu(): switch = the owner's context-switch ring (perf, plain loads); " \
+		  "clock = its thread CPU clock sampled every 25 us; flag = futex flag only (ablation)" }, \
 	{ .name = "hung_task_blocker", .type = LAB_KNOB_BOOL, .def = 1, \
 	  .help = "v6.18 CONFIG_DETECT_HUNG_TASK_BLOCKER: up_read clears an owner word that names " \
 		  "the reader (a cmpxchg); Kconfig default y with DETECT_HUNG_TASK, as distributions " \
@@ -508,8 +508,8 @@ static bool rwsem_handoff_to_writer(struct rwsem_mainline *sem, struct wake_q_he
 	rwsem_del_waiter(sem, first);
 	/* Release: pairs with the writer's acquire of waiter.task; @first may be gone after this. */
 	smp_store_release(&first->task, (struct lab_task *)NULL);
+	/* v7's rwsem_wake() counts no rwsem_wake_writer for a direct grant. */
 	lockevent_inc(rwsem_handoff_grant);
-	lockevent_inc(rwsem_wake_writer);
 	return true;
 }
 
@@ -717,7 +717,7 @@ static inline uint64_t rwsem_rspin_threshold(struct rwsem_mainline *sem)
 static __lab_noinline bool rwsem_optimistic_spin(struct rwsem_mainline *sem)
 {
 	enum owner_state prev_state = OWNER_NULL;
-	uint64_t rspin_deadline = 0, t0 = lab_clock_ns();
+	uint64_t rspin_deadline = 0, t0 = lab_clock_ns(), null_since = 0;
 	unsigned loop = 0;
 	bool taken = false;
 
@@ -730,6 +730,11 @@ static __lab_noinline bool rwsem_optimistic_spin(struct rwsem_mainline *sem)
 			break;
 		taken = rwsem_try_write_lock_unqueued(sem);
 		if (taken)
+			break;
+		/* A held lock that names no owner: a window the kernel runs preempt-disabled (wait.h). */
+		if (state != OWNER_NULL)
+			null_since = 0;
+		else if (lab_owner_null_expired(&null_since))
 			break;
 		if (state == OWNER_READER) {
 			/* A new reader phase restarts the clock. */
@@ -947,7 +952,12 @@ static bool rwsem_try_write_lock(struct rwsem_mainline *sem, struct rwsem_waiter
 		lockevent_inc(rwsem_wlock_handoff);
 		return false;
 	}
-	rwsem_del_waiter(sem, waiter);
+	/*
+	 * list_del only (v6.3 rwsem.c:663): the cmpxchg above already cleared
+	 * HANDOFF, and WAITERS when we were the last waiter, so the andnot of
+	 * rwsem_del_waiter() would be one more locked operation on the line.
+	 */
+	rwsem_list_del(&waiter->list);
 	rwsem_set_owner(sem, lab_current());
 	return true;
 }
@@ -969,9 +979,12 @@ static __lab_noinline __lab_cold int rwsem_down_write_slowpath(struct rwsem_main
 {
 	struct rwsem_waiter waiter;
 	struct wake_q_head wake_q;
+#if !LAB_RWSEM_DHANDOFF
+	uint64_t null_since = 0;	/* start of the current run of OWNER_NULL retries */
+#endif
 
 	if (sem->wspin) {
-		lab_spin_start(sem->spin_budget_ns, sem->oncpu_clock);
+		lab_spin_start(sem->spin_budget_ns, sem->oncpu);
 		if (rwsem_can_spin_on_owner(sem) && rwsem_optimistic_spin(sem))
 			return 0;
 	}
@@ -1006,30 +1019,28 @@ static __lab_noinline __lab_cold int rwsem_down_write_slowpath(struct rwsem_main
 
 #if !LAB_RWSEM_DHANDOFF
 		/*
-		 * The head that asked for the handoff spins while the owner
-		 * runs; if a writer owner just left, try again without
-		 * sleeping. rwlab bounds these retries by the spin budget,
-		 * standing in for the preempt-disabled window the kernel has
-		 * (a reader preempted between its count and owner updates
-		 * shows OWNER_NULL for as long as it is off the CPU).
+		 * v6.3 rwsem.c:1170-1181: the head that asked for the handoff
+		 * spins while the owner runs; if it returns OWNER_NULL (a
+		 * writer owner just left) it tries again without sleeping,
+		 * through the top of this loop and so through the
+		 * signal_pending_state() check above (:1159). The kernel's
+		 * retries end because the window that shows OWNER_NULL runs
+		 * preempt-disabled; here a run of OWNER_NULL retries ends
+		 * after LAB_OWNER_NULL_SPIN_NS (wait.h), or when this thread
+		 * was preempted, and the writer sleeps.
 		 */
 		if (sem->wspin && READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_REQUESTED) {
 			enum owner_state owner_state;
 			uint64_t t0 = lab_clock_ns();
 
-			lab_spin_start(sem->spin_budget_ns, sem->oncpu_clock);
-			do {
-				owner_state = rwsem_spin_on_owner(sem);
-				if (owner_state != OWNER_NULL)
-					break;
-				raw_spin_lock(&sem->wait_lock);
-				if (rwsem_try_write_lock(sem, &waiter)) {
-					lockevent_add(spin_ns, lab_clock_ns() - t0);
-					goto locked;
-				}
-				rwsem_wait_unlock(sem);
-			} while (rwsem_spin_budget_left());
+			if (!null_since)
+				lab_spin_start(sem->spin_budget_ns, sem->oncpu);
+			owner_state = rwsem_spin_on_owner(sem);
 			lockevent_add(spin_ns, lab_clock_ns() - t0);
+			if (owner_state == OWNER_NULL && !lab_owner_null_expired(&null_since) &&
+			    rwsem_spin_budget_left())
+				goto trylock_again;
+			null_since = 0;
 		}
 #else
 		/*
@@ -1042,7 +1053,7 @@ static __lab_noinline __lab_cold int rwsem_down_write_slowpath(struct rwsem_main
 			if (sem->wspin) {
 				uint64_t t0 = lab_clock_ns();
 
-				lab_spin_start(sem->spin_budget_ns, sem->oncpu_clock);
+				lab_spin_start(sem->spin_budget_ns, sem->oncpu);
 				rwsem_spin_on_owner(sem);
 				lockevent_add(spin_ns, lab_clock_ns() - t0);
 			}
@@ -1057,6 +1068,8 @@ static __lab_noinline __lab_cold int rwsem_down_write_slowpath(struct rwsem_main
 		set_current_state(state);
 #if LAB_RWSEM_DHANDOFF
 skip_sleep:
+#else
+trylock_again:
 #endif
 		raw_spin_lock(&sem->wait_lock);
 #if LAB_RWSEM_DHANDOFF
@@ -1066,9 +1079,6 @@ skip_sleep:
 		}
 #endif
 	}
-#if !LAB_RWSEM_DHANDOFF
-locked:
-#endif
 	rwsem_wait_unlock(sem);
 #if LAB_RWSEM_DHANDOFF
 granted:
@@ -1113,7 +1123,7 @@ static int rwsem_ml_init(struct lab_rwsem *s, const struct lab_rwsem_conf *conf)
 	sem->max_readers_wakeup = conf->knob[RWSEM_KNOB_MAX_READERS_WAKEUP];
 	sem->rsteal = conf->knob[RWSEM_KNOB_RSTEAL];
 	sem->spin_budget_ns = (uint64_t)conf->knob[RWSEM_KNOB_SPIN_BUDGET_US] * 1000;
-	sem->oncpu_clock = conf->knob[RWSEM_KNOB_ONCPU] == 0;
+	sem->oncpu = conf->knob[RWSEM_KNOB_ONCPU];
 	sem->clear_reader_owner = conf->knob[RWSEM_KNOB_HUNG_TASK_BLOCKER];
 	sem->rtrylock_blind = conf->knob[RWSEM_KNOB_RTRYLOCK] == 1;
 	sem->dh_v4 = LAB_RWSEM_DHANDOFF && conf->knob[RWSEM_KNOB_VERSION] == 1;
@@ -1132,7 +1142,12 @@ static inline int rwsem_ml_down_read_common(struct rwsem_mainline *sem, uint32_t
 		rwsem_set_reader_owned(sem);
 		return 0;
 	}
-	return rwsem_down_read_slowpath(sem, count, state);
+	if (rwsem_down_read_slowpath(sem, count, state))
+		return -EINTR;
+	/* v6.3 rwsem.c:1254: the slow path left the lock reader-owned. */
+	DEBUG_RWSEMS_WARN_ON(!(READ_ONCE(sem->owner) & RWSEM_READER_OWNED), RWSEM_ML_NAME,
+			     "read slow path returned a lock not reader-owned", READ_ONCE(sem->count));
+	return 0;
 }
 
 static void rwsem_ml_down_read(struct lab_rwsem *s)
@@ -1266,6 +1281,9 @@ static void rwsem_ml_downgrade_write(struct lab_rwsem *s)
 	struct rwsem_mainline *sem = rwsem_ml(s);
 	long tmp;
 
+	/* v6.3 rwsem.c:1394 */
+	DEBUG_RWSEMS_WARN_ON(rwsem_owner_task(READ_ONCE(sem->owner)) != lab_current(), RWSEM_ML_NAME,
+			     "downgrade_write by a task that is not the owner", READ_ONCE(sem->count));
 	/* Release: the write section before the readers we let in. */
 	tmp = atomic_fetch_add_release(&sem->count, RWSEM_READER_BIAS - RWSEM_WRITER_LOCKED);
 	rwsem_set_reader_owned(sem);

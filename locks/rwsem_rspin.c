@@ -57,9 +57,12 @@
  *   user-space holder (or the wait_lock holder, or an osq node) can be
  *   descheduled anywhere. Spinners cannot see that.
  * - owner->on_cpu && !vcpu_is_preempted(): owner_on_cpu() (wait.h) is 0
- *   while the owner sleeps in a futex, or when its thread CPU clock stopped
- *   between two samples (knob oncpu=clock, default; oncpu=flag: the futex
- *   flag only, the earlier stand-in). The osq tests its predecessor the same way.
+ *   while the owner sleeps in a futex or while its context-switch ring's
+ *   last record is a switch-out (knob oncpu=switch, default: plain loads;
+ *   oncpu=clock: its thread CPU clock sampled every 25 us; oncpu=flag: the
+ *   futex flag only, the earlier stand-in). The osq tests its predecessor
+ *   the same way. OWNER_NULL spins end after LAB_OWNER_NULL_SPIN_NS (wait.h):
+ *   the kernel's window is code a non-preemptible kernel does not preempt.
  * - need_resched(): true once the spinner has been preempted since its spin
  *   began (spin_budget_us=0, default), or after a fixed budget started at
  *   slow-path entry (spin_budget_us > 0, the earlier stand-in at 100 us, kept
@@ -236,7 +239,7 @@ struct rspin_rwsem {
 	uint64_t spin_budget_ns;
 	long max_readers_wakeup;
 	bool rspin, wspin;
-	bool oncpu_clock;		/* oncpu=clock */
+	int oncpu;			/* enum lab_oncpu (wait.h) */
 	bool out_nolock_fixed;		/* out_nolock=v5.19 */
 };
 
@@ -271,11 +274,11 @@ static const struct lab_knob rspin_knobs[] = {
 	[K_SPIN_BUDGET_US] = {
 		.name = "spin_budget_us", .type = LAB_KNOB_INT, .def = 0, .min = 0, .max = 1000000,
 		.help = "need_resched() as a fixed spin budget per slow path in us (ablation); "
-			"0: the spinner was preempted (getrusage ru_nivcsw)" },
+			"0: the spinner was preempted (its switch ring moved)" },
 	[K_ONCPU] = {
-		.name = "oncpu", .type = LAB_KNOB_ENUM, .def = 0, .choices = "clock|flag",
-		.help = "owner_on_cpu(): clock = futex flag + the owner's thread CPU clock sampled every "
-			"16 polls; flag = futex flag only (ablation)" },
+		.name = "oncpu", .type = LAB_KNOB_ENUM, .def = 0, .choices = "switch|clock|flag",
+		.help = "owner_on_cpu(): switch = the owner's context-switch ring (perf, plain loads); "
+			"clock = its thread CPU clock sampled every 25 us; flag = futex flag only (ablation)" },
 	[K_OUT_NOLOCK] = {
 		.name = "out_nolock", .type = LAB_KNOB_ENUM, .def = 0, .choices = "v5.3|v5.19",
 		.help = "cancelled waits: v5.3 as released (a cancelled writer can leave HANDOFF set on an "
@@ -700,7 +703,7 @@ static bool rwsem_optimistic_spin(struct rspin_rwsem *sem, bool wlock)
 {
 	enum owner_state prev_owner_state = OWNER_NULL;
 	long nonspinnable = wlock ? RWSEM_WR_NONSPINNABLE : RWSEM_RD_NONSPINNABLE;
-	uint64_t rspin_threshold = 0, t0 = lab_clock_ns();
+	uint64_t rspin_threshold = 0, t0 = lab_clock_ns(), null_since = 0;
 	unsigned loop = 0;
 	bool taken = false;
 
@@ -715,6 +718,12 @@ static bool rwsem_optimistic_spin(struct rspin_rwsem *sem, bool wlock)
 
 		taken = wlock ? rwsem_try_write_lock_unqueued(sem) : rwsem_try_read_lock_unqueued(sem);
 		if (taken)
+			break;
+
+		/* A held lock that names no owner: a window the kernel does not preempt (wait.h). */
+		if (owner_state != OWNER_NULL)
+			null_since = 0;
+		else if (lab_owner_null_expired(&null_since))
 			break;
 
 		/* A writer spins on readers only for a while: they may stay long. */
@@ -788,7 +797,7 @@ static __lab_cold int rwsem_down_read_slowpath(struct rspin_rwsem *sem, uint32_t
 
 	if (!sem->rspin)
 		goto queue;
-	lab_spin_start(sem->spin_budget_ns, sem->oncpu_clock);
+	lab_spin_start(sem->spin_budget_ns, sem->oncpu);
 	if (!rwsem_can_spin_on_owner(sem, RWSEM_RD_NONSPINNABLE))
 		goto queue;
 
@@ -915,7 +924,7 @@ static __lab_cold int rwsem_down_write_slowpath(struct rspin_rwsem *sem, uint32_
 	wake_q_init(&wake_q);
 
 	if (sem->wspin) {
-		lab_spin_start(sem->spin_budget_ns, sem->oncpu_clock);
+		lab_spin_start(sem->spin_budget_ns, sem->oncpu);
 		if (rwsem_can_spin_on_owner(sem, RWSEM_WR_NONSPINNABLE)) {
 			if (rwsem_optimistic_spin(sem, true))
 				return 0;
@@ -1029,7 +1038,12 @@ static inline int rspin_down_read_common(struct rspin_rwsem *sem, uint32_t state
 		rwsem_set_reader_owned(sem);
 		return 0;
 	}
-	return rwsem_down_read_slowpath(sem, state);
+	if (rwsem_down_read_slowpath(sem, state))
+		return -EINTR;
+	/* v5.3 rwsem.c:1321 (__down_read), :1332 (__down_read_killable) */
+	DEBUG_RWSEMS_WARN_ON(!rwsem_test_oflags(sem, RWSEM_READER_OWNED), "rwsem-rspin",
+			     "read slow path returned a lock not reader-owned", READ_ONCE(sem->count));
+	return 0;
 }
 
 static void rspin_down_read(struct lab_rwsem *s)
@@ -1060,8 +1074,13 @@ static int rspin_down_read_trylock(struct lab_rwsem *s)
 static void rspin_up_read(struct lab_rwsem *s)
 {
 	struct rspin_rwsem *sem = to_rspin(s);
+	long tmp;
+
+	/* v5.3 rwsem.c:1403 (__up_read) */
+	DEBUG_RWSEMS_WARN_ON(!rwsem_test_oflags(sem, RWSEM_READER_OWNED), "rwsem-rspin",
+			     "up_read of a lock not reader-owned", READ_ONCE(sem->count));
 	/* Release: the read section stays before the unlock. */
-	long tmp = atomic_add_return_release(&sem->count, -RWSEM_READER_BIAS);
+	tmp = atomic_add_return_release(&sem->count, -RWSEM_READER_BIAS);
 
 	DEBUG_RWSEMS_WARN_ON(tmp < 0, "rwsem-rspin", "up_read count underflow", tmp);
 
@@ -1149,6 +1168,10 @@ static void rspin_downgrade_write(struct lab_rwsem *s)
 	struct rspin_rwsem *sem = to_rspin(s);
 	long tmp;
 
+	/* v5.3 rwsem.c:1447 (__downgrade_write) */
+	DEBUG_RWSEMS_WARN_ON((READ_ONCE(sem->owner) & ~RWSEM_OWNER_FLAGS_MASK) != (long)lab_current(),
+			     "rwsem-rspin", "downgrade_write by a task that is not the owner",
+			     READ_ONCE(sem->count));
 	/*
 	 * Release is enough: nothing of the write section may move below the
 	 * point where readers can enter, while read-side accesses may move up
@@ -1175,7 +1198,7 @@ static int rspin_init(struct lab_rwsem *s, const struct lab_rwsem_conf *conf)
 	sem->max_readers_wakeup = conf->knob[K_MAX_READERS_WAKEUP];
 	sem->rspin_threshold_ns = (uint64_t)conf->knob[K_RSPIN_THRESHOLD_US] * 1000;
 	sem->spin_budget_ns = (uint64_t)conf->knob[K_SPIN_BUDGET_US] * 1000;
-	sem->oncpu_clock = conf->knob[K_ONCPU] == 0;
+	sem->oncpu = conf->knob[K_ONCPU];
 	sem->out_nolock_fixed = conf->knob[K_OUT_NOLOCK] == 1;
 	return 0;
 }
@@ -1211,6 +1234,11 @@ void lab_rspin_peek(struct lab_rwsem *s, struct lab_rspin_peek *out)
 }
 
 void (*lab_rspin_test_read_slowpath_hook)(void);
+
+void lab_rspin_test_set_owner(struct lab_rwsem *s, long owner)
+{
+	WRITE_ONCE(to_rspin(s)->owner, owner);
+}
 
 void lab_rspin_test_set_flags(struct lab_rwsem *s, long bits)
 {

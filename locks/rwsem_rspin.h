@@ -36,6 +36,13 @@ void lab_rspin_peek(struct lab_rwsem *sem, struct lab_rspin_peek *out);
 void lab_rspin_test_set_flags(struct lab_rwsem *sem, long bits);
 
 /*
+ * lab_rspin_test_set_owner() - store @owner (task pointer | flag bits) in
+ * the owner word, as a misusing caller would leave it: the debug checks'
+ * tests. Test-only; any thread.
+ */
+void lab_rspin_test_set_owner(struct lab_rwsem *sem, long owner);
+
+/*
  * lab_rspin_test_read_slowpath_hook - test-only: when not NULL, every
  * rwsem-rspin down_read slow path calls it first, on the reader's thread,
  * with the reader's READER_BIAS from the failed fast path still in the count

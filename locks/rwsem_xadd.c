@@ -52,10 +52,13 @@
  *   with preemption disabled; here the lock holder, a wait_lock holder and
  *   a spinner can all be descheduled at any point;
  * - owner->on_cpu && !vcpu_is_preempted() is owner_on_cpu() (wait.h): off
- *   while the owner sleeps in a futex, or when its thread CPU clock stopped
- *   between two samples (knob oncpu=clock, the default; oncpu=flag: the
- *   futex flag only, so a preempted owner looks on CPU). The osq uses the
- *   same test on its predecessor;
+ *   while the owner sleeps in a futex or while its context-switch ring's
+ *   last record is a switch-out (knob oncpu=switch, the default: plain
+ *   loads; oncpu=clock: its thread CPU clock sampled every 25 us;
+ *   oncpu=flag: the futex flag only, so a preempted owner looks on CPU).
+ *   The osq uses the same test on its predecessor. A spin on a held lock
+ *   that names no owner ends after LAB_OWNER_NULL_SPIN_NS (wait.h): v4.20's
+ *   window is kernel code a non-preemptible kernel does not preempt;
  * - need_resched() is "this spinner was preempted since its spin began"
  *   (spin_budget_us=0, the default), or a fixed time budget (spin_budget_us
  *   > 0, the ablation); the time spent spinning is the spin_ns event;
@@ -178,7 +181,7 @@ struct xadd_rwsem {
 	/* knobs */
 	bool wspin;
 	bool x86;		/* fastpath=x86: arch/x86 write fast paths */
-	bool oncpu_clock;	/* oncpu=clock: owner_on_cpu() samples the owner's CPU clock */
+	int oncpu;		/* enum lab_oncpu: owner_on_cpu()'s signal (wait.h) */
 	uint64_t spin_budget_ns;
 } __lab_cacheline_aligned;
 
@@ -198,14 +201,14 @@ static const struct lab_knob xadd_knobs[] = {
 	[K_SPIN_BUDGET_US] = { .name = "spin_budget_us", .type = LAB_KNOB_INT, .def = 0,
 			       .min = 0, .max = 1000000,
 			       .help = "need_resched() as a fixed spin budget in us (ablation); 0: the spinner was "
-				       "preempted (getrusage ru_nivcsw)" },
+				       "preempted (its switch ring moved)" },
 	[K_FASTPATH] = { .name = "fastpath", .type = LAB_KNOB_ENUM, .def = FASTPATH_X86,
 			 .choices = "x86|generic",
 			 .help = "v4.20 fast paths: x86 (arch/x86/include/asm/rwsem.h; the seed tables ran on x86) "
 				 "or generic (include/asm-generic/rwsem.h)" },
-	[K_ONCPU] = { .name = "oncpu", .type = LAB_KNOB_ENUM, .def = 0, .choices = "clock|flag",
-		      .help = "owner_on_cpu(): clock = futex flag + the owner's thread CPU clock sampled "
-			      "every 16 polls; flag = futex flag only (ablation)" },
+	[K_ONCPU] = { .name = "oncpu", .type = LAB_KNOB_ENUM, .def = 0, .choices = "switch|clock|flag",
+		      .help = "owner_on_cpu(): switch = the owner's context-switch ring (perf, plain loads); "
+			      "clock = its thread CPU clock sampled every 25 us; flag = futex flag only (ablation)" },
 	{ 0 }
 };
 
@@ -539,10 +542,10 @@ static inline bool rwsem_try_write_lock_unqueued(struct xadd_rwsem *sem)
 /* Returns true with the write lock held. Caller holds no lock. */
 static bool rwsem_optimistic_spin(struct xadd_rwsem *sem)
 {
-	uint64_t t0 = lab_clock_ns();
+	uint64_t t0 = lab_clock_ns(), null_since = 0;
 	bool taken = false;
 
-	lab_spin_start(sem->spin_budget_ns, sem->oncpu_clock);
+	lab_spin_start(sem->spin_budget_ns, sem->oncpu);
 	if (!rwsem_can_spin_on_owner(sem))
 		goto done;
 	if (!osq_lock(&sem->osq))
@@ -555,9 +558,13 @@ static bool rwsem_optimistic_spin(struct xadd_rwsem *sem)
 		}
 		/*
 		 * No owner named yet: the holder may be between its count
-		 * update and its owner store. Stop when our time is up.
+		 * update and its owner store. Stop when our time is up (v4.20),
+		 * or when the window has lasted longer than a window the
+		 * kernel does not preempt can (LAB_OWNER_NULL_SPIN_NS, wait.h).
 		 */
-		if (!READ_ONCE(sem->owner) && need_resched())
+		if (READ_ONCE(sem->owner))
+			null_since = 0;
+		else if (need_resched() || lab_owner_null_expired(&null_since))
 			break;
 		cpu_relax();
 	}
@@ -765,8 +772,12 @@ static int xadd_down_read_trylock(struct lab_rwsem *s)
 static void xadd_up_read(struct lab_rwsem *s)
 {
 	struct xadd_rwsem *sem = to_xadd(s);
-	long count = atomic_sub_return_release(&sem->count, RWSEM_ACTIVE_READ_BIAS);
+	long count;
 
+	/* v4.20 rwsem.c:120 */
+	DEBUG_RWSEMS_WARN_ON(!((uintptr_t)READ_ONCE(sem->owner) & RWSEM_READER_OWNED), "rwsem-xadd",
+			     "up_read of a lock not reader-owned", READ_ONCE(sem->count));
+	count = atomic_sub_return_release(&sem->count, RWSEM_ACTIVE_READ_BIAS);
 	DEBUG_RWSEMS_WARN_ON((uint32_t)count >= 0x80000000u, "rwsem-xadd", "up_read active count underflow",
 			     count);
 
@@ -824,6 +835,9 @@ static void xadd_downgrade_write(struct lab_rwsem *s)
 {
 	struct xadd_rwsem *sem = to_xadd(s);
 
+	/* v4.20 rwsem.c:148 */
+	DEBUG_RWSEMS_WARN_ON(READ_ONCE(sem->owner) != lab_current(), "rwsem-xadd",
+			     "downgrade_write by a task that is not the owner", READ_ONCE(sem->count));
 	rwsem_set_reader_owned(sem);
 	/* Turn our write bias into one read bias; negative: waiters queued. */
 	if (lab_unlikely(atomic_add_return_release(&sem->count, -RWSEM_WAITING_BIAS) < 0))
@@ -894,7 +908,7 @@ static int xadd_init(struct lab_rwsem *s, const struct lab_rwsem_conf *conf)
 	sem->wspin = conf->knob[K_WSPIN] != 0;
 	sem->spin_budget_ns = (uint64_t)conf->knob[K_SPIN_BUDGET_US] * 1000u;
 	sem->x86 = conf->knob[K_FASTPATH] == FASTPATH_X86;
-	sem->oncpu_clock = conf->knob[K_ONCPU] == 0;
+	sem->oncpu = conf->knob[K_ONCPU];
 	return 0;
 }
 
@@ -916,6 +930,11 @@ int rwsem_xadd_nr_waiters(struct lab_rwsem *s)
 long rwsem_xadd_count(struct lab_rwsem *s)
 {
 	return READ_ONCE(to_xadd(s)->count);
+}
+
+void rwsem_xadd_test_set_owner(struct lab_rwsem *s, void *owner)
+{
+	WRITE_ONCE(to_xadd(s)->owner, (struct lab_task *)owner);
 }
 
 const struct lab_rwsem_ops lab_rwsem_rwsem_xadd_ops = {

@@ -19,3 +19,10 @@ int rwsem_xadd_nr_waiters(struct lab_rwsem *sem);
 
 /* rwsem_xadd_count() - the raw 64-bit count word of @sem (relaxed load). */
 long rwsem_xadd_count(struct lab_rwsem *sem);
+
+/*
+ * rwsem_xadd_test_set_owner() - store @owner (a task pointer with the
+ * RWSEM_READER_OWNED/ANONYMOUSLY_OWNED bits, or NULL) in @sem's owner word,
+ * as a misusing caller would leave it: the debug checks' tests. Test-only.
+ */
+void rwsem_xadd_test_set_owner(struct lab_rwsem *sem, void *owner);

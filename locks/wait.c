@@ -4,10 +4,13 @@
  */
 #include <errno.h>
 #include <linux/futex.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -29,6 +32,8 @@ static void lab_task_detach(void *arg)
 	struct lab_task *t = arg;
 
 	pthread_mutex_lock(&lab_task_mutex);
+	/* Gone: off CPU for good (its switch ring gets no switch-out record at exit). */
+	WRITE_ONCE(t->on_cpu, 0);
 	/* Relaxed store: lab_task_by_id() reads the flag without the mutex. */
 	WRITE_ONCE(lab_task_used[t->id], 0);
 	pthread_mutex_unlock(&lab_task_mutex);
@@ -41,10 +46,88 @@ static void lab_task_detach(void *arg)
 	lab_current_task = NULL;
 }
 
+static void lab_ring_open(struct lab_task *t);
+
+/* A forked child's thread must not read its parent thread's ring: it gets its own. */
+static void lab_task_atfork_child(void)
+{
+	if (lab_current_task)
+		lab_ring_open(lab_current_task);
+}
+
 static void lab_task_key_init(void)
 {
 	if (pthread_key_create(&lab_task_key, lab_task_detach) != 0)
 		abort();
+	pthread_atfork(NULL, NULL, lab_task_atfork_child);
+}
+
+/*
+ * The context-switch rings (wait.h, oncpu=switch). Each task slot keeps its
+ * ring at one address for the life of the process: a spinner may read a
+ * ring through a stale owner pointer at any time, so a reused slot maps its
+ * new thread's ring over the old one with MAP_FIXED (never an unmapped
+ * gap) and the old event goes with the old mapping. The fd is closed at
+ * once: the mapping holds the event.
+ */
+static void *lab_ring_addr[LAB_MAX_TASKS];
+static const char *lab_ring_error;	/* first reason a ring could not be had */
+static char lab_ring_error_buf[128];
+
+const char *lab_switch_ring_status(void)
+{
+	return READ_ONCE(lab_ring_error);
+}
+
+static void lab_ring_fail(const char *what, int err)
+{
+	if (READ_ONCE(lab_ring_error))
+		return;
+	snprintf(lab_ring_error_buf, sizeof(lab_ring_error_buf), "%s: %s", what, strerror(err));
+	WRITE_ONCE(lab_ring_error, lab_ring_error_buf);
+}
+
+/* Open the calling thread's switch ring into slot @t; on failure t->sw_head stays NULL. */
+static void lab_ring_open(struct lab_task *t)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), len = 2 * pg;	/* header page + one data page */
+	struct perf_event_attr a;
+	const char *env = getenv("RWLAB_SWITCH_RINGS");
+	void *m;
+	int fd;
+
+	WRITE_ONCE(t->sw_head, (const uint64_t *)NULL);
+	if (env && !strcmp(env, "0")) {
+		if (!READ_ONCE(lab_ring_error))
+			WRITE_ONCE(lab_ring_error, "switched off (RWLAB_SWITCH_RINGS=0)");
+		return;
+	}
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.context_switch = 1;		/* PERF_RECORD_SWITCH in and out, 8 bytes each */
+	a.exclude_kernel = 1;		/* allowed at perf_event_paranoid 2 */
+	a.exclude_hv = 1;
+	a.watermark = 1;
+	a.wakeup_watermark = 1u << 30;	/* nobody polls it: no wakeups */
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		lab_ring_fail("perf_event_open", errno);
+		return;
+	}
+	/* Read-only: the kernel overwrites the oldest records, never stops. */
+	m = mmap(lab_ring_addr[t->id], len, PROT_READ, MAP_SHARED | (lab_ring_addr[t->id] ? MAP_FIXED : 0), fd,
+		 0);
+	close(fd);
+	if (m == MAP_FAILED) {
+		lab_ring_fail("mmap of the switch ring", errno);
+		return;		/* an old MAP_FIXED mapping stays: its dead thread reads off CPU */
+	}
+	lab_ring_addr[t->id] = m;
+	t->sw_data = (const uint64_t *)((char *)m + pg);
+	t->sw_mask = pg - 1;
+	WRITE_ONCE(t->sw_head, (const uint64_t *)&((struct perf_event_mmap_page *)m)->data_head);
 }
 
 struct lab_task *lab_task_attach(void)
@@ -75,6 +158,7 @@ struct lab_task *lab_task_attach(void)
 	if (pthread_getcpuclockid(pthread_self(), &clk))
 		clk = (clockid_t)-1;
 	WRITE_ONCE(t->cpu_clock, clk);
+	lab_ring_open(t);
 	pthread_setspecific(lab_task_key, t);
 	lab_current_task = t;
 	return t;
@@ -96,26 +180,41 @@ long lab_task_nivcsw(void)
 	return ru.ru_nivcsw;
 }
 
+/* @owner's thread CPU time; false if it cannot be read (the thread is gone). */
+static bool lab_owner_cpu_ns(const struct lab_task *owner, uint64_t *ns)
+{
+	struct timespec ts;
+
+	if (clock_gettime(READ_ONCE(owner->cpu_clock), &ts))
+		return false;
+	*ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return true;
+}
+
 /*
- * Sample @owner's CPU clock every LAB_SPIN_SAMPLE_POLLS calls; true when it
- * has not advanced since the previous sample of the same watch (or cannot be
- * read: the thread is gone). A new owner starts a new watch (first sample).
+ * oncpu=clock: sample @owner's CPU clock at most every LAB_OWNER_CLOCK_SAMPLE_NS
+ * of this spinner's time; true when it has not advanced since the previous
+ * sample of the same watch (or cannot be read: the thread is gone). A new
+ * owner starts a new watch with two reads, one system call apart: a running
+ * owner's clock moves between them, a stopped one's does not, so the first
+ * verdict is as good as any later one (never "on CPU" by default).
  */
 bool lab_owner_clock_stopped(struct lab_task *me, const struct lab_task *owner)
 {
-	uint64_t seq = READ_ONCE(owner->seq), ns;
-	struct timespec ts;
+	uint64_t seq = READ_ONCE(owner->seq), ns, ns2;
+	bool same = me->watch == owner && me->watch_seq == seq;
 
-	if (me->watch == owner && me->watch_seq == seq && ++me->watch_poll % LAB_SPIN_SAMPLE_POLLS)
+	/* The time itself is read every 8th poll: a vDSO read costs more than a poll (spin-cost). */
+	if (same && ((++me->watch_poll & 7) || lab_clock_ns() - me->watch_at < LAB_OWNER_CLOCK_SAMPLE_NS))
 		return false;
-	if (clock_gettime(READ_ONCE(owner->cpu_clock), &ts))
+	if (!lab_owner_cpu_ns(owner, &ns))
 		return true;
-	ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	if (me->watch == owner && me->watch_seq == seq && ns == me->watch_cpu_ns)
+	if (same ? ns == me->watch_cpu_ns : !lab_owner_cpu_ns(owner, &ns2) || ns2 == ns)
 		return true;
 	me->watch = owner;
 	me->watch_seq = seq;
-	me->watch_cpu_ns = ns;
+	me->watch_cpu_ns = same ? ns : ns2;
+	me->watch_at = lab_clock_ns();
 	me->watch_poll = 0;
 	return false;
 }

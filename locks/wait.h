@@ -6,12 +6,14 @@
  *   task_struct / current   -> struct lab_task, one per thread (lab_current())
  *   schedule() / wake_up_q  -> lab_futex_wait() / lab_futex_wake() on a per-waiter word
  *   owner->on_cpu           -> owner_on_cpu(): 0 while the owner sleeps in
- *   && !vcpu_is_preempted()    lab_futex_wait() (lab_task.on_cpu), and 0 when the
- *                              owner's thread CPU clock stopped advancing between
- *                              two samples (preempted, or blocked elsewhere)
+ *   && !vcpu_is_preempted()    lab_futex_wait() (lab_task.on_cpu), and 0 while the
+ *                              last record of the owner's context-switch ring
+ *                              (a perf PERF_RECORD_SWITCH ring the kernel writes
+ *                              at every switch of that thread) is a switch-out:
+ *                              plain loads, as the kernel's one load of on_cpu
  *   need_resched()          -> "this spinner was preempted since its spin began"
- *                              (its involuntary context switch count went up), or
- *                              a fixed time budget for ablation (spin_budget_us)
+ *                              (its own switch ring moved), or a fixed time
+ *                              budget for ablation (spin_budget_us)
  *   jiffies                 -> lab_jiffies_ns() (CLOCK_MONOTONIC_COARSE)
  *   sched_clock()           -> lab_clock_ns() (CLOCK_MONOTONIC)
  *   critical-section load   -> lab_delay(loops): `loops` cpu_relax() calls
@@ -43,15 +45,20 @@ struct lab_task {
 	int id;			/* dense id in [0, LAB_MAX_TASKS), reused after thread exit */
 	int on_cpu;		/* 1 while running; 0 while sleeping in lab_futex_wait() */
 	uint32_t state;		/* TASK_RUNNING, TASK_UNINTERRUPTIBLE or TASK_KILLABLE; the futex schedule() sleeps on */
-	unsigned resched_poll;	/* need_resched(): polls since lab_spin_start() (sampled every N) */
 	uint64_t spin_deadline;	/* need_resched(): end of the current spin budget (ns); 0: no budget */
-	long spin_nivcsw;	/* need_resched() without a budget: involuntary switches at spin start */
-	bool spin_oncpu_clock;	/* owner_on_cpu() samples owners' CPU clocks during this spin */
+	uint64_t spin_sw_head;	/* need_resched() without a budget: own switch ring's head at spin start */
+	long spin_nivcsw;	/* ... without a ring: involuntary switches at spin start */
+	uint64_t resched_at;	/* ... without a ring: lab_clock_ns() of the next getrusage() sample */
+	int spin_oncpu;		/* enum lab_oncpu: owner_on_cpu()'s signal during this spin */
 	clockid_t cpu_clock;	/* this thread's CPU-time clock (pthread_getcpuclockid) */
-	const struct lab_task *watch;	/* owner_on_cpu(): the task whose clock this spinner samples */
+	const uint64_t *sw_head;	/* this thread's switch ring: data_head (NULL: no ring) */
+	const uint64_t *sw_data;	/* ... its records (8 bytes each: no sample_id) */
+	uint64_t sw_mask;	/* ... ring size in bytes - 1 */
+	const struct lab_task *watch;	/* oncpu=clock: the task whose clock this spinner samples */
 	uint64_t watch_seq;	/* ... its generation, so a reused id starts a new watch */
 	uint64_t watch_cpu_ns;	/* ... its CPU time at the last sample */
-	unsigned watch_poll;	/* ... polls since the last sample */
+	uint64_t watch_at;	/* ... lab_clock_ns() of the last sample */
+	unsigned watch_poll;	/* ... polls since then (the time is read every 8th) */
 	struct lab_task *wake_q_next;	/* wake_q link (wake_q.h); NULL when not queued */
 	uint64_t seq;		/* generation: bumped when the id is reused */
 	uint32_t fatal_signal;	/* set by lab_send_fatal_signal(), cleared by the task itself */
@@ -232,48 +239,81 @@ int wake_up_process(struct lab_task *t);
 
 /* ---- the spinner's view of the scheduler ---------------------------------
  *
- * owner_on_cpu() samples a real signal every LAB_SPIN_SAMPLE_POLLS calls and
- * need_resched() every LAB_RESCHED_SAMPLE_POLLS calls (each sample is a
- * system call of 0.5-2 us on the loaded 2-CPU VM; build/tools/bench/spin-cost
- * measures them, results/kernel/README.md has the figures). Preemption is a
- * millisecond-scale event, so need_resched() samples 4x less often:
+ * owner_on_cpu() (knob oncpu, enum lab_oncpu):
+ * - switch (default): the owner's context-switch ring. Each thread opens, at
+ *   its first use of locks/, a perf software event on itself with
+ *   context_switch=1 and maps its one-page ring read-only (overwrite mode):
+ *   the kernel appends an 8-byte PERF_RECORD_SWITCH at every switch in and
+ *   out of that thread (PERF_RECORD_MISC_SWITCH_OUT on the way out, written
+ *   in the scheduler before the switch). owner_on_cpu() is two plain loads:
+ *   the ring's head and the record before it. Exact for preemption and for
+ *   any block (futex, nanosleep, read(2)); blind, as all of user space, to
+ *   the hypervisor preempting the vCPU the owner runs on (vcpu_is_preempted).
+ *   A thread whose ring could not be opened (perf_event_paranoid > 2, the
+ *   locked-memory limit: lab_switch_ring_status()) is watched as with clock.
+ * - clock: the futex flag, then the owner's thread CPU clock (a system call,
+ *   2.4-3.0 us in this KVM guest) sampled every LAB_OWNER_CLOCK_SAMPLE_NS of
+ *   the spinner's time, not every N polls; stopped since the last sample =
+ *   off CPU. The first sample of a new owner reads the clock twice and
+ *   says off CPU if it did not move between the two reads (never optimistic).
+ *   Between samples the last verdict (on CPU) stands: up to 25 us of false
+ *   "on CPU" after the owner stops.
+ * - flag: the futex flag only (lab_task.on_cpu, 0 while in lab_futex_wait):
+ *   the old stand-in, optimistic for a preempted owner or one blocked
+ *   outside rwlab's futexes; kept for comparison.
  *
- * - need_resched(): true once the spinner has been preempted since
- *   lab_spin_start() (getrusage(RUSAGE_THREAD) ru_nivcsw went up): the host
- *   scheduler wanted this CPU, which is when the kernel sets TIF_NEED_RESCHED.
- *   With a budget (lab_spin_start(ns > 0, ...)) it is instead true once the
- *   budget has run out: rwlab's earlier stand-in, kept for ablation.
- * - owner_on_cpu(owner): false while the owner sleeps in lab_futex_wait(),
- *   and (oncpu_clock) false when the owner's thread CPU clock did not advance
- *   between two samples: it is runnable but preempted, or blocked outside
- *   rwlab's futexes. This also covers osq's vcpu_is_preempted(): a
- *   predecessor whose thread is off CPU. Reading another thread's CPU clock
- *   gives its run time up to now even while it runs (the kernel updates the
- *   running task's sum_exec_runtime for the read).
+ * need_resched() without a budget: true once the spinner has been preempted
+ * since lab_spin_start() (its own ring's head moved: a switch-out and back;
+ * without a ring, getrusage(RUSAGE_THREAD) ru_nivcsw went up, sampled every
+ * LAB_RESCHED_SAMPLE_NS): the host scheduler wanted this CPU, which is when
+ * the kernel sets TIF_NEED_RESCHED. With a budget (lab_spin_start(ns > 0, ...))
+ * it is instead true once the budget has run out: the ablation.
+ *
+ * Simulated: owner_on_cpu() reads the exact on_cpu word the engine keeps and
+ * need_resched() is exact (the CPU's scheduler wants it back): the reference
+ * the native signals approximate. Both builds spin by the same rules: no
+ * budget unless spin_budget_us asks for one, and OWNER_NULL spins bounded by
+ * lab_owner_null_expired().
  */
-#define LAB_SPIN_SAMPLE_POLLS 16	/* the kernel reads sched_clock() every 16 polls */
-#define LAB_RESCHED_SAMPLE_POLLS 64	/* need_resched() without a budget: getrusage() */
+enum lab_oncpu { LAB_ONCPU_SWITCH, LAB_ONCPU_CLOCK, LAB_ONCPU_FLAG };
+
+#define LAB_OWNER_CLOCK_SAMPLE_NS 25000ull	/* oncpu=clock: one 2.4-3.0 us read per 25 us (~10%) */
+#define LAB_RESCHED_SAMPLE_NS 100000ull	/* need_resched() without a ring: getrusage(), 1.1-1.8 us */
+#define PERF_SWITCH_OUT_MISC (1u << 13)	/* PERF_RECORD_MISC_SWITCH_OUT, in the header's misc */
+
+/*
+ * OWNER_NULL spinning: a lock that is held but names no owner is in one of
+ * the short windows between a count update and the owner store (a writer's
+ * fast path, up_write, a reader's fast path). The kernel keeps them short:
+ * v6.3 runs every rwsem path preempt-disabled; v4.20 and v5.3 run them as
+ * kernel code that a PREEMPT_NONE/VOLUNTARY kernel (the distributions')
+ * does not preempt. Here the thread in the window can be preempted for a
+ * timeslice, so a spinner stops after LAB_OWNER_NULL_SPIN_NS of continuous
+ * OWNER_NULL: far above the window's own length (a cmpxchg and a store,
+ * under 1 us even with an interrupt in it) and far below a timeslice (ms).
+ * @since: the caller's 0-initialised start of the current OWNER_NULL run;
+ * reset it to 0 when the owner is not NULL. Same rule native and simulated.
+ */
+#define LAB_OWNER_NULL_SPIN_NS 10000ull
+
+static inline bool lab_owner_null_expired(uint64_t *since)
+{
+	uint64_t now = lab_clock_ns();
+
+	if (!*since) {
+		*since = now;
+		return false;
+	}
+	return now - *since > LAB_OWNER_NULL_SPIN_NS;
+}
 
 #if LAB_SIM
-/*
- * Simulated: need_resched() is exact (the CPU's scheduler wants it back),
- * and owner_on_cpu() reads the exact on_cpu word the engine keeps. A spin
- * also ends when its budget runs out: the ports end some spins only
- * through need_resched(), and on a CPU with nothing else runnable the
- * exact answer stays false for ever (a reader spinning on a reader-owned
- * rwsem-rspin spun without end). With no budget given (spin_budget_us=0,
- * whose native meaning is "until the host preempts the spinner") the
- * simulated build uses LAB_SIM_SPIN_BUDGET_NS, the earlier default budget.
- */
-#define LAB_SIM_SPIN_BUDGET_NS 100000ull
-
-static inline void lab_spin_start(uint64_t budget_ns, bool oncpu_clock)
+static inline void lab_spin_start(uint64_t budget_ns, int oncpu)
 {
 	struct lab_task *t = lab_current();
 
-	(void)oncpu_clock;
-	t->spin_oncpu_clock = false;
-	t->spin_deadline = sim_now() + (budget_ns ? budget_ns : LAB_SIM_SPIN_BUDGET_NS);
+	t->spin_oncpu = oncpu;
+	t->spin_deadline = budget_ns ? sim_now() + budget_ns : 0;
 }
 
 static inline int lab_need_resched_now(void)
@@ -290,22 +330,32 @@ long lab_task_nivcsw(void);
 bool lab_owner_clock_stopped(struct lab_task *me, const struct lab_task *owner);
 
 /*
- * lab_spin_start() - begin a spin: @budget_ns > 0 bounds it by time (the
- * ablation), 0 ends it when this thread is preempted; @oncpu_clock chooses
- * owner_on_cpu()'s clock sampling (false: the futex-sleep flag only).
+ * lab_switch_ring_status() - NULL when this process's threads get switch
+ * rings, else why not ("perf_event_open: Permission denied"): a thread
+ * without one is watched through its CPU clock (oncpu=switch falls back).
  */
-static inline void lab_spin_start(uint64_t budget_ns, bool oncpu_clock)
+const char *lab_switch_ring_status(void);
+
+/*
+ * lab_spin_start() - begin a spin: @budget_ns > 0 bounds it by time (the
+ * ablation), 0 ends it when this thread is preempted; @oncpu (enum
+ * lab_oncpu) chooses owner_on_cpu()'s signal.
+ */
+static inline void lab_spin_start(uint64_t budget_ns, int oncpu)
 {
 	struct lab_task *t = lab_current();
 
-	t->resched_poll = 0;
-	t->spin_oncpu_clock = oncpu_clock;
+	t->spin_oncpu = oncpu;
 	t->watch = NULL;
 	if (budget_ns) {
 		t->spin_deadline = lab_clock_ns() + budget_ns;
+	} else if (t->sw_head) {
+		t->spin_deadline = 0;
+		t->spin_sw_head = READ_ONCE(*t->sw_head);
 	} else {
 		t->spin_deadline = 0;
 		t->spin_nivcsw = lab_task_nivcsw();
+		t->resched_at = lab_clock_ns() + LAB_RESCHED_SAMPLE_NS;
 	}
 }
 
@@ -316,16 +366,37 @@ static inline int lab_need_resched_now(void)
 
 	if (t->spin_deadline)
 		return lab_clock_ns() > t->spin_deadline;
+	if (t->sw_head)
+		return READ_ONCE(*t->sw_head) != t->spin_sw_head;
 	return lab_task_nivcsw() != t->spin_nivcsw;
 }
 
 static inline int need_resched(void)
 {
 	struct lab_task *t = lab_current();
+	uint64_t now;
 
-	if (++t->resched_poll % (t->spin_deadline ? LAB_SPIN_SAMPLE_POLLS : LAB_RESCHED_SAMPLE_POLLS))
+	if (t->spin_deadline)
+		return lab_clock_ns() > t->spin_deadline;
+	if (t->sw_head)
+		return READ_ONCE(*t->sw_head) != t->spin_sw_head;
+	now = lab_clock_ns();
+	if (now < t->resched_at)
 		return 0;
-	return lab_need_resched_now();
+	t->resched_at = now + LAB_RESCHED_SAMPLE_NS;
+	return lab_task_nivcsw() != t->spin_nivcsw;
+}
+
+/* Is @t's last context switch a switch-in (or none yet)? @head: its ring's data_head. */
+static inline int lab_switch_on_cpu(const struct lab_task *t, const uint64_t *head)
+{
+	uint64_t h = smp_load_acquire(head), rec;
+
+	if (!h)
+		return 1;	/* no switch since it attached, running */
+	/* The header {u32 type; u16 misc; u16 size}, written before head moved past it. */
+	rec = READ_ONCE(t->sw_data[((h - 8) & t->sw_mask) / 8]);
+	return !((rec >> 32) & PERF_SWITCH_OUT_MISC);
 }
 #endif
 
@@ -336,12 +407,16 @@ static inline int owner_on_cpu(const struct lab_task *t)
 	return READ_ONCE(t->on_cpu);	/* the engine keeps on_cpu exact */
 #else
 	struct lab_task *me;
+	const uint64_t *head;
 
 	if (!READ_ONCE(t->on_cpu))
 		return 0;
 	me = lab_current();
-	if (!me->spin_oncpu_clock)
+	if (me->spin_oncpu == LAB_ONCPU_FLAG)
 		return 1;
+	head = READ_ONCE(t->sw_head);
+	if (me->spin_oncpu == LAB_ONCPU_SWITCH && lab_likely(head != NULL))
+		return lab_switch_on_cpu(t, head);
 	return !lab_owner_clock_stopped(me, t);
 #endif
 }

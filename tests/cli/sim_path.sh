@@ -72,12 +72,18 @@ src=$(dirname "$0")/../../sim/machines/skl-6700hq-1s8.machine
 mkdir "$tmp/mf" && cp "$src" "$tmp/mf/skl-6700hq-1s8.machine"
 for m in skl-6700hq-1s8 "$tmp/mf/skl-6700hq-1s8.machine"; do
 	f=$tmp/mf/$(echo "$m" | tr -c 'a-z0-9\n' _).csv
-	"$rwlab" run --sim "$m" -l null -w atomics -t 2 -n 1 -d 100us --warmup 10us -q --no-report -o "$f" >/dev/null 2>"$tmp/m.err" ||
+	"$rwlab" run --sim "$m" -l null -w atomics -t 1,2 --pin cores -n 1 -d 100us --warmup 10us -q --no-report -o "$f" >/dev/null 2>"$tmp/m.err" ||
 		fail "run --sim $m: exit $?: $(tail -1 "$tmp/m.err")"
 	grep -o 'rwlab-sim [^,]* machine [0-9a-f]\{8\} seed 1' "$f" | sort -u >"$f.k"
 done
 [ "$(cat "$tmp"/mf/*.csv.k | sort -u | wc -l)" = 1 ] && [ -s "$tmp/mf/skl_6700hq_1s8.csv.k" ] ||
 	fail "run --sim PATH: kernel columns differ or lack the machine hash: $(cat "$tmp"/mf/*.csv.k | tr '\n' ' ')"
+# ... and each cell runs that file, not sim/machines/NAME.machine (cells were started with the name)
+mkdir "$tmp/mf2" && sed 's/^rmw.hold_share = [0-9.]*/rmw.hold_share = 0/' "$src" >"$tmp/mf2/skl-6700hq-1s8.machine"
+"$rwlab" run --sim "$tmp/mf2/skl-6700hq-1s8.machine" -l null -w atomics -t 1,2 --pin cores -n 1 -d 100us --warmup 10us -q --no-report \
+	-o "$tmp/mf2/r.csv" >/dev/null 2>"$tmp/m.err" || fail "run --sim a changed PATH: exit $?: $(tail -1 "$tmp/m.err")"
+a=$(grep -o ',ops_per_s,[^,]*' "$tmp/mf/skl_6700hq_1s8.csv") b=$(grep -o ',ops_per_s,[^,]*' "$tmp/mf2/r.csv")
+[ -n "$b" ] && [ "$a" != "$b" ] || fail "run --sim PATH with rmw.hold_share = 0: ops_per_s '$b', the file's own '$a' (the cell ran NAME.machine?)"
 "$tmp/alone/rwlab" torture --sim nosuch -d 1ms >/dev/null 2>"$tmp/m.err"
 rc=$?
 [ $rc -eq 2 ] && grep -q nosuch "$tmp/m.err" && ! grep -q 'simulated build' "$tmp/m.err" ||
