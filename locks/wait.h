@@ -147,7 +147,7 @@ static inline void lab_delay(unsigned long loops)
 
 static inline void lab_busy_ns(uint64_t ns)
 {
-	sim_prof_work("lab_busy_ns (think time)", (double)ns);
+	sim_prof_tag("lab_busy_ns (think time)");
 	sim_cost_ns((double)ns);	/* think time is not a constant: +-1% from the seed */
 }
 #else

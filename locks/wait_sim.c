@@ -90,27 +90,27 @@ void lab_kernel_work(enum lab_kwork w)
 
 	switch (w) {
 	case LAB_KWORK_FAULT:
-		sim_prof_work("cost.fault_ns", m->fault_ns);
+		sim_prof_tag("cost.fault_ns");
 		sim_cost_ns(m->fault_ns);
 		break;
 	case LAB_KWORK_PAGE_ALLOC:
-		sim_prof_work("cost.page_alloc_ns", m->page_alloc_ns);
+		sim_prof_tag("cost.page_alloc_ns");
 		sim_cost_ns(m->page_alloc_ns);
 		break;
 	case LAB_KWORK_SYSCALL:
-		sim_prof_work("cost.syscall_ns", m->syscall_ns);
+		sim_prof_tag("cost.syscall_ns");
 		sim_cost_ns(m->syscall_ns);
 		break;
 	case LAB_KWORK_CLEAR_PAGE:
-		sim_prof_work("clear_page (bw.core_gbs)", 4096 / m->bw_core_gbs);
+		sim_prof_tag("clear_page (bw.core_gbs)");
 		sim_copy_bytes(4096);
 		break;
 	case LAB_KWORK_HPAGE_ALLOC:
-		sim_prof_work("cost.hpage_alloc_ns", m->hpage_alloc_ns);
+		sim_prof_tag("cost.hpage_alloc_ns");
 		sim_cost_ns(m->hpage_alloc_ns);
 		break;
 	case LAB_KWORK_HPAGE_COPY:
-		sim_prof_work("huge page copy (bw.core_gbs)", (2u << 20) / m->bw_core_gbs);
+		sim_prof_tag("huge page copy (bw.core_gbs)");
 		sim_copy_bytes(2u << 20);
 		break;
 	}
@@ -118,6 +118,7 @@ void lab_kernel_work(enum lab_kwork w)
 
 void lab_random_stores(uint64_t n)
 {
+	sim_prof_tag("random stores (rand_store_ns, bw.socket_gbs)");
 	sim_mem_traffic(n * 128, (double)n * sim_machine()->rand_store_ns);
 }
 
@@ -182,13 +183,14 @@ int lab_nr_nodes(void)
 void lab_user_work(int key, double units)
 {
 	if (key >= 0 && key < nwork_keys) {
-		sim_prof_work(work_keys[key].name, work_keys[key].ns * units);
+		sim_prof_tag(work_keys[key].name);
 		sim_work_ns(work_keys[key].ns * units);
 	}
 }
 
 void lab_copy_work(size_t bytes)
 {
+	sim_prof_tag("copies (bw.core_gbs)");
 	sim_copy_bytes(bytes);
 }
 

@@ -47,19 +47,24 @@
 /* The last access's transfer for the profile (stats.c): 0 none, 1 one, 2 at the remote c2c figure or more. */
 static int last_xfer;
 
-static double xfer_ns(int a, int b, int home)
+/*
+ * Costs are chosen as distance classes (enum xclass) and converted with the
+ * tables dir_boot() fills: the same ps_of() of the same figures as when
+ * each access converted them itself, without the floating point per access.
+ */
+static enum xclass xfer_class(int a, int b, int home)
 {
 	const struct place *x = &eng.place[a], *y = &eng.place[b];
 
 	if (a == b)
-		return 0;
+		return X_NONE;
 	if (x->core == y->core)
-		return eng.m.c2c_smt_ns;
+		return X_SMT;
 	if (x->l3 == y->l3)
-		return eng.m.c2c_l3_ns;
+		return X_L3;
 	if (x->socket == y->socket)
-		return home == x->socket ? eng.m.c2c_socket_ns : eng.m.c2c_socket_far_home_ns;
-	return eng.m.c2c_remote_ns;
+		return home == x->socket ? X_SOCKET : X_SOCKET_FAR_HOME;
+	return X_REMOTE;
 }
 
 static struct line *line_new(uintptr_t key, int home)
@@ -172,46 +177,46 @@ static int no_sharers(const struct line *l, int except)
 	return 1;
 }
 
-static double mem_ns(const struct line *l, int c)
+static enum xclass mem_class(const struct line *l, int c)
 {
-	return l->home == eng.cpus[c].socket ? eng.m.mem_local_ns : eng.m.mem_remote_ns;
+	return l->home == eng.cpus[c].socket ? X_MEM_LOCAL : X_MEM_REMOTE;
 }
 
-static double socket_ns(const struct line *l, int c)
+static enum xclass socket_class(const struct line *l, int c)
 {
-	return l->home == eng.cpus[c].socket ? eng.m.c2c_socket_ns : eng.m.c2c_socket_far_home_ns;
+	return l->home == eng.cpus[c].socket ? X_SOCKET : X_SOCKET_FAR_HOME;
 }
 
 /* Cost of bringing the line to @c for reading: the nearest holder, else memory. */
-static double read_source_ns(struct line *l, int c)
+static enum xclass read_source(struct line *l, int c)
 {
 	if (l->owner >= 0)
-		return xfer_ns(c, l->owner, l->home);
+		return xfer_class(c, l->owner, l->home);
 	if (no_sharers(l, c))
-		return mem_ns(l, c);
+		return mem_class(l, c);
 	if (any_inside(l, eng.dir.mask_core, c))
-		return eng.m.c2c_smt_ns;
+		return X_SMT;
 	if (any_inside(l, eng.dir.mask_l3, c))
-		return eng.m.c2c_l3_ns;
+		return X_L3;
 	if (any_inside(l, eng.dir.mask_socket, c))
-		return socket_ns(l, c);
-	return eng.m.c2c_remote_ns;
+		return socket_class(l, c);
+	return X_REMOTE;
 }
 
 /* Cost of taking the line exclusive at @c: invalidate the farthest holder. */
-static double own_source_ns(struct line *l, int c)
+static enum xclass own_source(struct line *l, int c)
 {
 	if (l->owner >= 0)
-		return xfer_ns(c, l->owner, l->home);
+		return xfer_class(c, l->owner, l->home);
 	if (no_sharers(l, -1))
-		return mem_ns(l, c);
+		return mem_class(l, c);
 	if (any_outside(l, eng.dir.mask_socket, c))
-		return eng.m.c2c_remote_ns;
+		return X_REMOTE;
 	if (any_outside(l, eng.dir.mask_l3, c))
-		return socket_ns(l, c);
+		return socket_class(l, c);
 	if (any_outside(l, eng.dir.mask_core, c))
-		return eng.m.c2c_l3_ns;
-	return no_sharers(l, c) ? 0 : eng.m.c2c_smt_ns;
+		return X_L3;
+	return no_sharers(l, c) ? X_NONE : X_SMT;
 }
 
 /* The engine's own store (on_cpu words): no charge, but watchers see it. */
@@ -229,6 +234,21 @@ void line_touch_store(void *addr, int c)
 /* Build the per-CPU masks of the CPUs sharing each CPU's core, L3 domain and socket. */
 void dir_boot(void)
 {
+	const double ns[X_CLASSES] = {
+		[X_NONE] = 0, [X_SMT] = eng.m.c2c_smt_ns, [X_L3] = eng.m.c2c_l3_ns,
+		[X_SOCKET] = eng.m.c2c_socket_ns, [X_SOCKET_FAR_HOME] = eng.m.c2c_socket_far_home_ns,
+		[X_REMOTE] = eng.m.c2c_remote_ns, [X_MEM_LOCAL] = eng.m.mem_local_ns,
+		[X_MEM_REMOTE] = eng.m.mem_remote_ns,
+	};
+
+	for (int k = 0; k < X_CLASSES; k++) {
+		eng.dir.x_ns[k] = ns[k];
+		eng.dir.x_ps[k] = ps_of(ns[k]);
+		eng.dir.hold_ps[k] = ps_of(ns[k] * eng.m.rmw_hold_share);
+	}
+	eng.dir.load_ps = ps_of(eng.m.load_local_ns);
+	eng.dir.rmw_ps = ps_of(eng.m.rmw_local_ns);
+	eng.dir.relax_ps = ps_of(eng.m.relax_ns);
 	eng.dir.line_size = (sizeof(struct line) + (size_t)eng.nwords * 8 + 15) & ~(size_t)15;
 	eng.dir.mask_core = eng_alloc((size_t)eng.ncpu * (size_t)eng.nwords * 8);
 	eng.dir.mask_l3 = eng_alloc((size_t)eng.ncpu * (size_t)eng.nwords * 8);
@@ -283,21 +303,21 @@ static void mem_load(struct task *t, struct line *l, int ci, uint64_t now, int p
 	struct cpu *c = &eng.cpus[ci];
 
 	if (l->owner == ci || sharer(l, ci)) {
-		c->clock = now + ps_of(eng.m.load_local_ns);
+		c->clock = now + eng.dir.load_ps;
 	} else {
-		double x = pending ? xfer_ns(ci, l->tail, l->home) : read_source_ns(l, ci);
+		enum xclass x = pending ? xfer_class(ci, l->tail, l->home) : read_source(l, ci);
 		uint64_t start = now > l->busy_until ? now : l->busy_until;
 
-		last_xfer = 1 + (x >= eng.m.c2c_remote_ns);
+		last_xfer = 1 + (eng.dir.x_ns[x] >= eng.m.c2c_remote_ns);
 		if (l->owner >= 0 || pending) {
 			/* a read snoop takes the line from its owner: served in turn, after its window */
 			if (!pending)
-				l->snoop_at = (now > l->grant ? now : l->grant) + ps_of(x * eng.m.rmw_hold_share);
-			l->busy_until = start + ps_of(x);
+				l->snoop_at = (now > l->grant ? now : l->grant) + eng.dir.hold_ps[x];
+			l->busy_until = start + eng.dir.x_ps[x];
 			l->tail = ci;
-			start = l->busy_until - ps_of(x);
+			start = l->busy_until - eng.dir.x_ps[x];
 		}
-		mem_wait(t, start + ps_of(x));
+		mem_wait(t, start + eng.dir.x_ps[x]);
 		if (l->owner >= 0) {
 			sharer_set(l, l->owner);
 			l->owner = -1;
@@ -311,28 +331,28 @@ static void mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pe
 {
 	struct cpu *c = &eng.cpus[ci];
 	int alone = l->owner == ci;
-	double local;
+	uint64_t local;
 
 	t->simpure = 1;
 	if (!alone && l->owner < 0 && sharer(l, ci))
 		alone = no_sharers(l, ci);	/* S -> M with no other copy: no transfer */
-	local = op == SIM_RMW ? eng.m.rmw_local_ns : eng.m.load_local_ns;
-	if (alone && (!pending || now + ps_of(local) <= l->snoop_at)) {
-		c->clock = now + ps_of(local);
+	local = op == SIM_RMW ? eng.dir.rmw_ps : eng.dir.load_ps;
+	if (alone && (!pending || now + local <= l->snoop_at)) {
+		c->clock = now + local;
 	} else {
-		double x = pending ? xfer_ns(ci, l->tail, l->home) : own_source_ns(l, ci);
+		enum xclass x = pending ? xfer_class(ci, l->tail, l->home) : own_source(l, ci);
 		uint64_t start = now > l->busy_until ? now : l->busy_until;
 
-		last_xfer = 1 + (x >= eng.m.c2c_remote_ns);
+		last_xfer = 1 + (eng.dir.x_ns[x] >= eng.m.c2c_remote_ns);
 		if (!pending)	/* the first request after the owner's grant: its snoop takes the line */
-			l->snoop_at = (now > l->grant ? now : l->grant) + ps_of(x * eng.m.rmw_hold_share);
-		l->busy_until = start + ps_of(x);
+			l->snoop_at = (now > l->grant ? now : l->grant) + eng.dir.hold_ps[x];
+		l->busy_until = start + eng.dir.x_ps[x];
 		l->tail = ci;
 		mem_wait(t, l->busy_until);
 		now = c->clock;
 		/* a request already queued behind this one: its snoop is on its way */
 		if (l->busy_until > now)
-			l->snoop_at = now + ps_of(x * eng.m.rmw_hold_share);
+			l->snoop_at = now + eng.dir.hold_ps[x];
 	}
 	memset(l->sharers, 0, (size_t)eng.nwords * 8);
 	if (l->owner != ci)
@@ -355,10 +375,12 @@ void sim_mem(const volatile void *addr, enum sim_op op)
 	ci = t->cpu;
 	now = eng.cpus[ci].clock;
 	if (op == SIM_FENCE) {
-		eng.cpus[ci].clock += ps_of(eng.m.rmw_local_ns);
+		eng.cpus[ci].clock += eng.dir.rmw_ps;
 		return;
 	}
-	l = line_get(addr, ci);
+	l = t->last_line;
+	if (!l || l->key != (uintptr_t)addr >> LINE_SHIFT)
+		l = t->last_line = line_get(addr, ci);
 	last_xfer = 0;
 	/* a transfer to another CPU is reserved and has not arrived */
 	if (op == SIM_LOAD)

@@ -46,7 +46,7 @@ void run_task(struct task *t)
 	sim_cur_id = t->id;
 	eng.st.switches++;
 	TSAN_SWITCH(t->fiber);
-	r = jump_fcontext(t->ctx, NULL);
+	r = SIM_JUMP(t->ctx, NULL);
 	t = r.data;		/* the task that came back: maybe not the one resumed */
 	t->ctx = r.fctx;
 	eng.running = NULL;
@@ -123,7 +123,7 @@ int sim_spawn(void *(*fn)(void *), void *arg)
 
 	/* Charged first: the charge may yield, and another spawner must not take the same free slot. */
 	eng.detach_next = 0;
-	sim_prof_work("cost.syscall_ns", eng.m.syscall_ns);
+	sim_prof_tag("cost.syscall_ns");
 	sim_cost_ns(eng.m.syscall_ns);
 	id = task_alloc(fn, arg, STACK_SIZE);
 	if (id < 0)

@@ -125,6 +125,7 @@ struct task {
 	void *ret;
 	int detached, joiner;
 	int cpu, pin;
+	struct line *last_line;		/* the line of its last access (sim_mem: no directory lookup when it is the same) */
 	int pin_core;		/* sim_pin_core(): may run on any CPU of this core (-1: none) */
 	int64_t vruntime;
 	int64_t deadline, vlag;		/* EEVDF: virtual deadline; lag kept across a sleep */
@@ -270,8 +271,20 @@ struct evq {
 	uint64_t cev_time[SIM_MAX_CPUS];	/* each CPU's event time, kept after it is taken */
 };
 
+/*
+ * A transfer's distance class (coherence.c): its cost is one machine-file
+ * figure, converted to picoseconds once at boot (dir_boot), with the part
+ * of it the owner keeps the line for (rmw.hold_share).
+ */
+enum xclass { X_NONE, X_SMT, X_L3, X_SOCKET, X_SOCKET_FAR_HOME, X_REMOTE, X_MEM_LOCAL, X_MEM_REMOTE, X_CLASSES };
+
 /* The coherence directory (coherence.c). */
 struct directory {
+	double x_ns[X_CLASSES];		/* the class's figure, ns */
+	uint64_t x_ps[X_CLASSES];	/* ps_of(the class's figure) */
+	uint64_t hold_ps[X_CLASSES];	/* ps_of(the figure x rmw.hold_share) */
+	uint64_t load_ps, rmw_ps;	/* ps_of(load.local_ns), ps_of(rmw.local_ns) */
+	uint64_t relax_ps;		/* ps_of(relax_ns): a cpu_relax() (spin.c) */
 	struct line **tab;	/* open addressing by line address */
 	size_t cap, count;
 	char *pool;		/* lines are carved from here */
@@ -309,6 +322,8 @@ struct stats {
 	uint64_t ipi_sent, ipi_handled, ipi_local, ipi_busy, ipi_deferred;
 	uint64_t idle_enter[IDLE_MAX_STATES];	/* idle periods per state chosen (idle.c) */
 	uint64_t idle_wake_ipi, idle_wake_poll;	/* wake-ups of an idle CPU: by IPI, by its polled flag */
+	uint64_t rcu_gp_ps;			/* the grace periods' lengths, start to end (rcu.c) */
+	uint64_t rcu_waits, rcu_wait_ps;	/* synchronize_rcu() sleeps and their lengths to the wake-up */
 };
 
 /*
@@ -357,6 +372,17 @@ extern struct engine eng;
  */
 
 extern transfer_t jump_fcontext(fcontext_t const to, void *vp);	/* Boost.Context */
+/*
+ * The switch the engine uses: on x86-64 its own (switch_x86_64.S: Boost's
+ * frame, resumed with a ret that keeps the return-stack buffer balanced),
+ * elsewhere Boost's.
+ */
+#if defined(__x86_64__)
+transfer_t sim_jump(fcontext_t to, void *vp);
+#define SIM_JUMP sim_jump
+#else
+#define SIM_JUMP jump_fcontext
+#endif
 
 /* boot.c: @n zeroed bytes, 64-byte aligned, from the engine's region (aborts when full). */
 void *eng_alloc(size_t n);
@@ -391,7 +417,7 @@ void lb_arm(uint64_t now);		/* start that tick (an unpinned task is queued) */
 void sched_yield_place(struct cpu *c, struct task *t);	/* make @t runnable at @now */
 struct task *cpu_event(struct cpu *c);	/* @c's event is due: the task to resume, if any */
 void sched_next(struct cpu *yield);	/* leave the running task for the next event */
-void sync_point(struct task *t);	/* a seam: preempt if due, then let earlier CPUs go first */
+void sync_point_due(struct task *t);	/* sync_point() when @t's CPU has reached its resched point */
 
 /* spin.c */
 void watch_detach(struct task *t);
@@ -437,6 +463,7 @@ void prof_boot(void);			/* RWLAB_SIM_STATS=2: make the profile's tables (sim_boo
 enum prof_kind { PROF_LOAD, PROF_OWN, PROF_RELAX, PROF_WORK, PROF_KINDS };
 void prof_mem(uintptr_t key, const void *pc, int own, int xfer, uint64_t ps);
 void prof_pc(const void *pc, int kind, uint64_t ps);
+void prof_work(double ns);		/* sim_work_ns(): @ns under the pending sim_prof_tag() */
 
 /* The seed's stream (splitmix64): tie keys, jitter, sim_random(). */
 static inline uint64_t splitmix(uint64_t *s)
@@ -591,7 +618,7 @@ static inline void resumed(transfer_t r)
 static inline void to_scheduler(void)
 {
 	TSAN_SWITCH(eng.sched_fiber);
-	resumed(jump_fcontext(eng.sched_ctx, eng.running));
+	resumed(SIM_JUMP(eng.sched_ctx, eng.running));
 }
 
 /* From the running task straight to @t (no pass through the scheduler loop). */
@@ -603,5 +630,21 @@ static inline void switch_to(struct task *t)
 	sim_cur_id = t->id;
 	eng.st.switches++;
 	TSAN_SWITCH(t->fiber);
-	resumed(jump_fcontext(t->ctx, self));
+	resumed(SIM_JUMP(t->ctx, self));
+}
+
+/*
+ * A running task meets a seam: preempt it if due (sync_point_due(), out of
+ * line: its CPU has reached its resched point), then let earlier CPUs go
+ * first. Inline: every access, relax and work charge comes through here,
+ * and most go on without a hand-over.
+ */
+static inline void sync_point(struct task *t)
+{
+	struct cpu *c = &eng.cpus[t->cpu];
+
+	if (__builtin_expect(c->clock >= c->resched_at, 0))
+		sync_point_due(t);
+	else if (c->clock > heap_min())
+		sched_next(c);
 }

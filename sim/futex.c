@@ -48,7 +48,7 @@ int sim_futex_wait(uint32_t *uaddr, uint32_t val, int64_t timeout_ns)
 	struct task *t = eng.running;
 	struct task **pp;
 
-	sim_prof_work("cost.futex_wait_ns", eng.m.futex_wait_ns);
+	sim_prof_tag("cost.futex_wait_ns");
 	sim_cost_ns(eng.m.futex_wait_ns);
 	sim_mem(uaddr, SIM_LOAD);
 	spin_reset(t);
@@ -70,7 +70,7 @@ int sim_futex_wake(uint32_t *uaddr, int n)
 	struct task *t = eng.running, **pp;
 	int woke = 0;
 
-	sim_prof_work("cost.futex_wake_ns", eng.m.futex_wake_ns);
+	sim_prof_tag("cost.futex_wake_ns");
 	sim_cost_ns(eng.m.futex_wake_ns);
 	t->simpure = 1;
 	for (pp = &eng.fq[fbucket(uaddr)]; *pp && woke < n;) {
@@ -93,7 +93,7 @@ void sim_sleep_ns(uint64_t ns)
 {
 	struct task *t = eng.running;
 
-	sim_prof_work("cost.syscall_ns", eng.m.syscall_ns);
+	sim_prof_tag("cost.syscall_ns");
 	sim_cost_ns(eng.m.syscall_ns);
 	t->simpure = 1;
 	block_current(t, T_SLEEP, (int64_t)(ns * PS_PER_NS));
@@ -104,7 +104,7 @@ void sim_yield(void)
 	struct task *t = eng.running;
 	struct cpu *c;
 
-	sim_prof_work("cost.syscall_ns", eng.m.syscall_ns);
+	sim_prof_tag("cost.syscall_ns");
 	sim_cost_ns(eng.m.syscall_ns);
 	t->simpure = 1;
 	c = &eng.cpus[t->cpu];

@@ -62,7 +62,7 @@ static void *irq_main(void *arg)
 	int ci = (int)(c - eng.cpus);
 
 	for (;;) {
-		sim_prof_work("cost.irq_ns", eng.m.irq_ns);
+		sim_prof_tag("cost.irq_ns");
 		sim_work_ns(eng.m.irq_ns);
 		while (c->ipi_head && c->ipi_head->at <= c->clock) {
 			sim_mem(&eng.irq.csq[ci].head, SIM_RMW);	/* llist_del_all */

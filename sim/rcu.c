@@ -236,6 +236,7 @@ static void *rcu_gp_kthread(void *arg)
 		/* rcu_gp_cleanup(): the GP ends; callbacks become due at their CPUs' next ticks */
 		eng.rcu.active = 0;
 		eng.rcu.completed++;
+		eng.st.rcu_gp_ps += now - eng.rcu.start;	/* counted only (RWLAB_SIM_STATS) */
 	}
 	return NULL;
 }
@@ -387,6 +388,7 @@ void sim_rcu_gp_wait(uint64_t seq)
 {
 	struct task *t = eng.running;
 	struct cpu *c;
+	uint64_t t0;
 
 	sync_point(t);
 	t->simpure = 1;
@@ -400,7 +402,10 @@ void sim_rcu_gp_wait(uint64_t seq)
 		c->rcu_cb_max = seq;
 	if (eng.rcu.dormant)
 		rcu_rearm(c->clock);
+	t0 = c->clock;
 	block_current(t, T_BLOCK, -1);
+	eng.st.rcu_waits++;	/* counted only (RWLAB_SIM_STATS) */
+	eng.st.rcu_wait_ps += eng.cpus[t->cpu].clock - t0;
 }
 
 void sim_rcu_stats(uint64_t *gps, uint64_t *fqs_scans)

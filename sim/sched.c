@@ -652,8 +652,8 @@ void sched_next(struct cpu *yield)
 	}
 }
 
-/* A running task meets a seam: preempt it if due, then let earlier CPUs go first. */
-void sync_point(struct task *t)
+/* sync_point() (engine.h) at or after the resched point: preempt if due, then let earlier CPUs go first. */
+void sync_point_due(struct task *t)
 {
 	struct cpu *c = &eng.cpus[t->cpu];
 

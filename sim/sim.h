@@ -77,11 +77,12 @@ void sim_work_ns(double ns);
  */
 void sim_cost_ns(double ns);
 /*
- * RWLAB_SIM_STATS=2's profile: @ns of work about to be charged belong to
- * @tag (a string that lives as long as the boot, e.g. a machine file's cost
- * key). Counts only; nothing when the profile is off.
+ * RWLAB_SIM_STATS=2's profile: the next work charge (sim_work_ns(), or the
+ * cost, copy or traffic charge that calls it) belongs to @tag, a string that
+ * lives as long as the boot (e.g. a machine file's cost key); untagged
+ * charges count as "other work". Counts only; nothing when the profile is off.
  */
-void sim_prof_work(const char *tag, double ns);
+void sim_prof_tag(const char *tag);
 /* Bulk copy/zeroing of @bytes: per-core bandwidth, the socket's shared. */
 void sim_copy_bytes(size_t bytes);
 /*

@@ -99,7 +99,7 @@ void sim_relax(void)
 		sched_next(NULL);
 		c = &eng.cpus[t->cpu];
 	}
-	c->clock += ps_of(eng.m.relax_ns);
+	c->clock += eng.dir.relax_ps;
 	spin_reset(t);
 	if (__builtin_expect(eng.prof != NULL, 0))
 		prof_pc(__builtin_return_address(0), PROF_RELAX, c->clock - t0);

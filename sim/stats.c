@@ -9,7 +9,9 @@
  * the profile below (CPU time by code address and work tag, the hottest
  * lines and who moves them).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +65,12 @@ void stats_print(void)
 		fprintf(stderr, "; idle CPUs woken by IPI %llu, by their polled flag %llu\n",
 			(unsigned long long)eng.st.idle_wake_ipi, (unsigned long long)eng.st.idle_wake_poll);
 	}
+	if (s && (*s == '1' || *s == '2') && eng.rcu.gps)
+		fprintf(stderr, "rwlab-sim stats: RCU: %llu grace periods (mean %.3f ms, start to end), %llu FQS scans; "
+			"%llu synchronize_rcu() sleeps (mean %.3f ms to the wake-up)\n", (unsigned long long)eng.rcu.gps,
+			eng.rcu.completed ? (double)eng.st.rcu_gp_ps / 1e9 / (double)eng.rcu.completed : 0,
+			(unsigned long long)eng.rcu.fqs_scans, (unsigned long long)eng.st.rcu_waits,
+			eng.st.rcu_waits ? (double)eng.st.rcu_wait_ps / 1e9 / (double)eng.st.rcu_waits : 0);
 	if (eng.prof)
 		prof_print();
 }
@@ -76,7 +84,7 @@ void stats_print(void)
  *
  * Per code address (the caller of sim_mem() or sim_relax(): the inlined
  * atomic.h seam's function, e.g. a lock's trylock or kmm's queued spinlock)
- * and per work tag (sim_prof_work(): a machine file's cost key): calls,
+ * and per work tag (sim_prof_tag(): a machine file's cost key): calls,
  * transfers, picoseconds of CPU time. Per line: accesses, transfers (and
  * those at the remote c2c figure or more), the time its accesses took, and
  * the four code addresses that moved it most (a space-saving count: a new
@@ -101,6 +109,7 @@ struct prof_line {
 };
 
 struct prof {
+	const char *tag;	/* sim_prof_tag(): the next work charge's */
 	struct prof_pc pcs[PROF_PCS];
 	int npcs, full;
 	struct prof_line *lines;
@@ -226,18 +235,25 @@ void prof_mem(uintptr_t key, const void *pc, int own, int xfer, uint64_t ps)
 	}
 }
 
-void sim_prof_work(const char *tag, double ns)
+void sim_prof_tag(const char *tag)
 {
 	if (eng.prof)
-		prof_pc(tag, PROF_WORK, ps_of(ns));
+		eng.prof->tag = tag;
+}
+
+void prof_work(double ns)
+{
+	prof_pc(eng.prof->tag ? eng.prof->tag : "other work", PROF_WORK, ps_of(ns));
+	eng.prof->tag = NULL;
 }
 
 /* The executable's load address, so a code address prints as an offset tools/sim-prof can name. */
 static uintptr_t prof_base(void)
 {
+	static const char anchor;
 	Dl_info d;
 
-	return dladdr((void *)prof_base, &d) ? (uintptr_t)d.dli_fbase : 0;
+	return dladdr(&anchor, &d) ? (uintptr_t)d.dli_fbase : 0;
 }
 
 static int pc_cmp(const void *a, const void *b)

@@ -17,6 +17,8 @@ void sim_work_ns(double ns)
 	struct task *t = eng.running;
 	uint64_t rem;
 
+	if (__builtin_expect(eng.prof != NULL, 0))
+		prof_work(ns);
 	eng.work_frac += ns * (double)PS_PER_NS;
 	rem = (uint64_t)eng.work_frac;
 	eng.work_frac -= (double)rem;
@@ -86,7 +88,7 @@ void sim_mem_traffic(size_t bytes, double floor_ns)
 
 void sim_delay_relax(unsigned long loops)
 {
-	sim_prof_work("lab_delay (relax_ns)", (double)loops * eng.m.relax_ns);
+	sim_prof_tag("lab_delay (relax_ns)");
 	sim_cost_ns((double)loops * eng.m.relax_ns);	/* PAUSE latency is not a constant */
 }
 

@@ -18,19 +18,25 @@ import re
 import sys
 
 HEAD = re.compile(r'^(\S.*?) \(published .*?\)\s+<->\s+rwlab (.*)$')
+PUB = re.compile(r'^published: base (.*?), new (.*?);')
 NUM = r'(?:[\d,.]+|-)'
-CHG = r'(\(?[+-]?[\d.]+%[*?]?\)?|-)'
+CHG = r'(\(?[+-]?[\d.,]+%[*?]?\)?|-)'
 ROW = re.compile(r'^(\S+)\s+(' + NUM + r')\s+(' + NUM + r')\s+' + CHG + r'\s*\|\s*(\S+)\s+(' + NUM + r')\s+('
                  + NUM + r')\s+' + CHG + r'\s*\|\s*(.+?)\s*$')
 
 
 def parse(path):
-    blocks, cur = {}, None
+    blocks, cur, rwlab = {}, None, None
     for line in open(path):
         m = HEAD.match(line.rstrip('\n'))
         if m:
-            cur = m.group(1)
-            blocks[cur] = {'order': [], 'rows': {}, 'rwlab': m.group(2)}
+            cur, rwlab = m.group(1), m.group(2)
+            continue
+        m = PUB.match(line)
+        if m and cur and rwlab:
+            cur = f'{cur} ({m.group(1)} against {m.group(2)})'
+            blocks[cur] = {'order': [], 'rows': {}, 'rwlab': rwlab}
+            rwlab = None
             continue
         m = ROW.match(line.rstrip('\n'))
         if cur and m:
@@ -41,8 +47,8 @@ def parse(path):
 
 
 def pct(s):
-    m = re.search(r'([+-]?[\d.]+)%', s or '')
-    return float(m.group(1)) if m else None
+    m = re.search(r'([+-]?[\d.,]+)%', s or '')
+    return float(m.group(1).replace(',', '')) if m else None
 
 
 def ratio(r):
@@ -53,7 +59,8 @@ def ratio(r):
     s, p = pct(r['sc']), pct(r['pc'])
     if s is None or p is None or p == 0:
         return 'n/a'
-    return f'~{s / p:.2g}x'
+    r = s / p
+    return '~0x' if abs(r) < 5e-5 else f'~{r:.2g}x'
 
 
 def cell(r):

@@ -30,19 +30,21 @@ field() {	# field METRIC CSV -> the value column of that metric's row (summed ov
 # run_one VARIANT: run the program under the preload on it. A run that has not
 # ended after $PRELOAD_RUN_TIMEOUT seconds (default 120) fails on its own, naming
 # the variant, with every thread's backtrace when gdb is there: a hang is a
-# finding, not a test timeout that hides which variant and where.
+# finding, not a test timeout that hides which variant and where. The wait polls
+# every 50 ms (most runs end in well under a second: whole-second polls slept
+# about two minutes per CI run away).
 run_one() {
 	v=$1
 	shift
 	rm -f "$tmp/out" "$tmp/err" "$tmp/csv"
 	env LD_PRELOAD="$pre" RWLAB_LOCK="$v" RWLAB_CSV="$tmp/csv" RWLAB_QUIET=1 "$@" >"$tmp/out" 2>"$tmp/err" &
-	pid=$! waited=0
-	while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt "${PRELOAD_RUN_TIMEOUT:-120}" ]; do
-		sleep 1
-		waited=$((waited + 1))
+	pid=$! ticks=0
+	while kill -0 "$pid" 2>/dev/null && [ "$ticks" -lt $((${PRELOAD_RUN_TIMEOUT:-120} * 20)) ]; do
+		sleep 0.05
+		ticks=$((ticks + 1))
 	done
 	if kill -0 "$pid" 2>/dev/null; then
-		echo "FAIL [$v]: $prog has not ended after $waited s; its threads:"
+		echo "FAIL [$v]: $prog has not ended after $((ticks / 20)) s; its threads:"
 		command -v gdb >/dev/null && gdb -p "$pid" -batch -ex 'thread apply all bt' 2>&1 | grep -E '^(Thread|#)'
 		kill -9 "$pid" 2>/dev/null
 		wait "$pid"
