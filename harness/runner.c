@@ -873,6 +873,9 @@ static void sim_cell_done(void *arg, int i, const struct lab_sim_proc *pr)
 				  &co, err, sizeof(err));
 	if (nrows > 0 && (st = lab_csv_append(&r->csv, rows.p, rows.len)))
 		snprintf(err, sizeof(err), "writing %s: %s", r->csv.path, strerror(-st)), nrows = -1;
+	if (nrows >= 0 && pr->status > 128)	/* killed (SIGKILL, SIGSEGV): it could not say why itself */
+		snprintf(err, sizeof(err), "its rwlab-sim was killed by signal %d (%s)", pr->status - 128,
+			 strsignal(pr->status - 128)), nrows = -1;
 	if (nrows < 0)
 		process_failed(r, p, err);
 	else if (pr->status || co.failed)

@@ -5,7 +5,7 @@
 #   timestamps, and print the same per-cell lines, for a plan of several variants x
 #   thread counts; the progress line counts cells done of all;
 # - a failing cell under -j fails loudly (exit 1, named) and the other cells' rows are
-#   written, the same as under -j 1;
+#   written, the same as under -j 1; so does a cell whose process is killed (SIGKILL);
 # - --resume under -j carries on a file cut inside a cell: the same rows as one run;
 #   a run killed (SIGTERM) under -j keeps its finished cells and --resume completes it;
 # - bad -j values are refused in one line (exit 2, nothing written); natively -j N > 1
@@ -87,9 +87,9 @@ grep -q "^rwlab: resuming killed.csv: $kept finished cells kept, $((total - kept
 "$rwlab" run --sim generic-8 "${long[@]}" -j 2 -o killed.csv --resume >/dev/null 2>again.err
 grep -q "^rwlab: resuming killed.csv: $total finished cells kept, 0 of this matrix to run" again.err ||
 	fail "--resume -j 2 after SIGTERM: not $total whole cells: $(head -1 again.err)"
+rows whole.csv 2>/dev/null | sort >whole.rows
 if [ -z "$small" ]; then	# each cell's rows those of one uninterrupted run
 	rows killed.csv | sort >resumed.rows
-	rows whole.csv | sort >whole.rows
 	cmp -s resumed.rows whole.rows || fail "--resume -j 2 after SIGTERM: not the rows of one run: $(diff whole.rows resumed.rows | head -3)"
 fi
 
@@ -108,6 +108,26 @@ grep -q 'failed: prepare: Input/output error' failed.err || fail "a failing cell
 rows j1.csv | grep -v ',rwsem-xadd,' >others.rows
 rows failed.csv >failed.rows
 cmp -s others.rows failed.rows || fail "a failing cell under -j 3: the other cells' rows differ from -j 1's: $(diff others.rows failed.rows | head -3)"
+
+# A cell's process killed (SIGKILL: it cannot say why) under -j 2: named with the signal, exit 1,
+# the other 8 cells written as in one uninterrupted run
+"$rwlab" run --sim generic-8 "${long[@]}" -j 2 -o crashed.csv >/dev/null 2>crashed.err &
+pid=$!
+child=
+for _ in $(seq 3000); do	# until its first cell's process runs (at most 60 s)
+	child=$(pgrep -P $pid | head -1)
+	[ -n "$child" ] && break
+	sleep 0.02
+done
+[ -n "$child" ] && kill -KILL "$child"
+wait $pid
+st=$?
+cell=$(sed -n 's/^rwlab: cell \([^ ]*\) locktest:rpct=90 t=\([0-9]*\) failed: its rwlab-sim was killed by signal 9 (Killed)$/\1,\2/p' crashed.err)
+[ $st = 1 ] && [ -n "$cell" ] || fail "a cell's process killed under -j 2: exit $st: $(grep -v 'host time' crashed.err | head -2)"
+rows crashed.csv | sort >crashed.rows
+awk -F, -v c="$cell" '$4 "," $6 != c' whole.rows >others.rows
+[ -n "$cell" ] && cmp -s others.rows crashed.rows ||
+	fail "a cell's process killed under -j 2: the other cells' rows are not one run's: $(diff others.rows crashed.rows | head -3)"
 
 # --resume under -j 3 of a file cut inside the fourth cell: the rows of one run, in its order
 n4=$(awk -F, '/^[0-9]/ && !(($4 "," $6) in seen) { seen[$4 "," $6]; n++ } n == 4 { print NR; exit }' j1.csv)
