@@ -71,20 +71,25 @@ static void lab_task_key_init(void)
  * once: the mapping holds the event.
  */
 static void *lab_ring_addr[LAB_MAX_TASKS];
-static const char *lab_ring_error;	/* first reason a ring could not be had */
+static const char *lab_ring_error;	/* first reason a ring could not be had (release/acquire) */
 static char lab_ring_error_buf[128];
+static int lab_ring_failed;		/* the first failure (xchg) writes the reason */
 
 const char *lab_switch_ring_status(void)
 {
-	return READ_ONCE(lab_ring_error);
+	return smp_load_acquire(&lab_ring_error);
 }
 
+/* Record why a ring could not be had: @what, and strerror(@err) unless @err is 0. */
 static void lab_ring_fail(const char *what, int err)
 {
-	if (READ_ONCE(lab_ring_error))
+	if (atomic_xchg(&lab_ring_failed, 1))
 		return;
-	snprintf(lab_ring_error_buf, sizeof(lab_ring_error_buf), "%s: %s", what, strerror(err));
-	WRITE_ONCE(lab_ring_error, lab_ring_error_buf);
+	if (err)
+		snprintf(lab_ring_error_buf, sizeof(lab_ring_error_buf), "%s: %s", what, strerror(err));
+	else
+		snprintf(lab_ring_error_buf, sizeof(lab_ring_error_buf), "%s", what);
+	smp_store_release(&lab_ring_error, (const char *)lab_ring_error_buf);
 }
 
 /* Open the calling thread's switch ring into slot @t; on failure t->sw_head stays NULL. */
@@ -98,8 +103,7 @@ static void lab_ring_open(struct lab_task *t)
 
 	WRITE_ONCE(t->sw_head, (const uint64_t *)NULL);
 	if (env && !strcmp(env, "0")) {
-		if (!READ_ONCE(lab_ring_error))
-			WRITE_ONCE(lab_ring_error, "switched off (RWLAB_SWITCH_RINGS=0)");
+		lab_ring_fail("switched off (RWLAB_SWITCH_RINGS=0)", 0);
 		return;
 	}
 	memset(&a, 0, sizeof(a));
@@ -125,9 +129,11 @@ static void lab_ring_open(struct lab_task *t)
 		return;		/* an old MAP_FIXED mapping stays: its dead thread reads off CPU */
 	}
 	lab_ring_addr[t->id] = m;
-	t->sw_data = (const uint64_t *)((char *)m + pg);
-	t->sw_mask = pg - 1;
-	WRITE_ONCE(t->sw_head, (const uint64_t *)&((struct perf_event_mmap_page *)m)->data_head);
+	/* Spinners may read these through a stale owner pointer at any time: marked stores. */
+	WRITE_ONCE(t->sw_data, (const uint64_t *)((char *)m + pg));
+	WRITE_ONCE(t->sw_mask, (uint64_t)(pg - 1));
+	/* Release: sw_data and sw_mask before the head pointer that makes a spinner read them. */
+	smp_store_release(&t->sw_head, (const uint64_t *)&((struct perf_event_mmap_page *)m)->data_head);
 }
 
 struct lab_task *lab_task_attach(void)
