@@ -1134,7 +1134,9 @@ int lab_run(const struct lab_run_opts *o)
 		fprintf(stderr, "WARNING: %d of the %d cells started with the load average above the %d CPUs (up to %.2f): "
 			"each iteration's loadavg_start row says which\n", r.loaded, r.nplan, r.cpus, r.load_max);
 	status = lab_interrupted ? 130 : r.nfailed ? 1 : 0;
-	if (lab_interrupted)
+	if (LAB_SIM && lab_sim_cell_child())
+		;	/* a cell's own process: the run's process sums up (its CSV is a pipe, "-") */
+	else if (lab_interrupted)
 		fprintf(stderr, "rwlab: interrupted; the finished cells are in %s\n", o->csv_path);
 	else if (r.nfailed)
 		fprintf(stderr, "rwlab: %d of %d cells failed (left out of %s, or marked cell_failed there): %s\n",
