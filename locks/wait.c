@@ -48,18 +48,16 @@ static void lab_task_detach(void *arg)
 
 static void lab_ring_open(struct lab_task *t);
 
-/* A forked child's thread must not read its parent thread's ring: it gets its own. */
-static void lab_task_atfork_child(void)
-{
-	if (lab_current_task)
-		lab_ring_open(lab_current_task);
-}
+/* fork(): the child keeps no ring (defined below lab_ring_open()). */
+static void lab_task_atfork_prepare(void);
+static void lab_task_atfork_parent(void);
+static void lab_task_atfork_child(void);
 
 static void lab_task_key_init(void)
 {
 	if (pthread_key_create(&lab_task_key, lab_task_detach) != 0)
 		abort();
-	pthread_atfork(NULL, NULL, lab_task_atfork_child);
+	pthread_atfork(lab_task_atfork_prepare, lab_task_atfork_parent, lab_task_atfork_child);
 }
 
 /*
@@ -134,6 +132,44 @@ static void lab_ring_open(struct lab_task *t)
 	WRITE_ONCE(t->sw_mask, (uint64_t)(pg - 1));
 	/* Release: sw_data and sw_mask before the head pointer that makes a spinner read them. */
 	smp_store_release(&t->sw_head, (const uint64_t *)&((struct perf_event_mmap_page *)m)->data_head);
+}
+
+/* fork(): no other thread attaches or detaches while the slots are copied. */
+static void lab_task_atfork_prepare(void)
+{
+	pthread_mutex_lock(&lab_task_mutex);
+}
+
+static void lab_task_atfork_parent(void)
+{
+	pthread_mutex_unlock(&lab_task_mutex);
+}
+
+/*
+ * The child has one thread, and none of the rings: perf maps them
+ * VM_DONTCOPY. Every other slot's thread is gone, as at its exit (off CPU,
+ * slot free, no ring to read: a lock it held reads an owner off CPU, never
+ * a load from an unmapped ring), and no slot keeps its parent's address, so
+ * a MAP_FIXED open cannot land on what the child has mapped there since.
+ * The forking thread gets a ring of its own, wherever mmap puts it.
+ */
+static void lab_task_atfork_child(void)
+{
+	struct lab_task *me = lab_current_task;
+
+	for (int i = 0; i < LAB_MAX_TASKS; i++) {
+		lab_ring_addr[i] = NULL;
+		if (me && i == me->id)
+			continue;
+		WRITE_ONCE(lab_tasks[i].sw_head, (const uint64_t *)NULL);
+		if (lab_task_used[i]) {
+			WRITE_ONCE(lab_tasks[i].on_cpu, 0);
+			WRITE_ONCE(lab_task_used[i], 0);
+		}
+	}
+	pthread_mutex_unlock(&lab_task_mutex);
+	if (me)
+		lab_ring_open(me);
 }
 
 struct lab_task *lab_task_attach(void)

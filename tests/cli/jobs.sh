@@ -77,6 +77,7 @@ wait $pid
 st=$?
 [ $st = 130 ] || fail "SIGTERM under -j 2: exit $st, not 130: $(tail -2 killed.err)"
 grep -q '^rwlab: interrupted; the finished cells are in killed.csv$' killed.err || fail "SIGTERM under -j 2: $(tail -1 killed.err)"
+[ "$(grep -c 'interrupted' killed.err)" = 1 ] || fail "SIGTERM under -j 2: not one line: $(grep interrupted killed.err)"
 kept=$(rows killed.csv | cut -d, -f4,6 | sort -u | wc -l)
 [ "$kept" -ge 1 ] && [ "$kept" -lt "$total" ] || fail "SIGTERM under -j 2 kept $kept of $total cells (want some, not all)"
 "$rwlab" run --sim generic-8 "${long[@]}" -j 2 -o killed.csv --resume >/dev/null 2>resumed.err ||
@@ -105,6 +106,7 @@ st=$?
 grep -q '^rwlab: 3 of 9 cells failed (left out of failed.csv, or marked cell_failed there): rwsem-xadd locktest:rpct=90 t=1, rwsem-xadd locktest:rpct=90 t=3, rwsem-xadd locktest:rpct=90 t=6$' failed.err ||
 	fail "a failing cell under -j 3 is not named: $(tail -2 failed.err)"
 grep -q 'failed: prepare: Input/output error' failed.err || fail "a failing cell under -j 3 does not say why: $(head -3 failed.err)"
+grep -q 'cells failed (left out of -' failed.err && fail "a failing cell's own process sums up its pipe: $(grep 'left out of -' failed.err | head -1)"
 rows j1.csv | grep -v ',rwsem-xadd,' >others.rows
 rows failed.csv >failed.rows
 cmp -s others.rows failed.rows || fail "a failing cell under -j 3: the other cells' rows differ from -j 1's: $(diff others.rows failed.rows | head -3)"
