@@ -62,7 +62,8 @@ static const struct lab_opt *opt_of(const struct lab_cmd *cmd, int key)
 /*
  * getopt_long()'s error, as one line naming the command and its options:
  * "rwlab report: unknown option '-o' (valid: -m/--metric, ...; rwlab report --help)"
- * or "rwlab run: -l needs a value (LIST: lock variants, ...)".
+ * or "rwlab run: -l needs a value (LIST: lock variants, ...)"
+ * or "rwlab torture: --kill takes no value (a flag: --kill alone; ...)".
  */
 static void bad_option(const struct lab_cli *c, int key)
 {
@@ -72,6 +73,13 @@ static void bad_option(const struct lab_cli *c, int key)
 	if (o) {
 		fprintf(stderr, "rwlab %s: %.*s needs a value (%s: %s)\n", c->cmd->name, (int)strcspn(arg, "="), arg,
 			o->arg, o->help);
+		return;
+	}
+	/* "--kill=1": getopt_long() names the option it knows in optopt */
+	o = key == '?' && optopt && !strncmp(arg, "--", 2) && strchr(arg, '=') ? opt_of(c->cmd, optopt) : NULL;
+	if (o && !o->arg) {
+		fprintf(stderr, "rwlab %s: --%s takes no value (a flag: --%s alone; rwlab %s --help)\n", c->cmd->name,
+			o->lname, o->lname, c->cmd->name);
 		return;
 	}
 	if (optopt && !strchr(arg, '='))	/* an unknown letter, maybe among others ("-qo") */

@@ -873,6 +873,9 @@ static void sim_cell_done(void *arg, int i, const struct lab_sim_proc *pr)
 				  &co, err, sizeof(err));
 	if (nrows > 0 && (st = lab_csv_append(&r->csv, rows.p, rows.len)))
 		snprintf(err, sizeof(err), "writing %s: %s", r->csv.path, strerror(-st)), nrows = -1;
+	if (nrows >= 0 && pr->status > 128)	/* killed (SIGKILL, SIGSEGV): it could not say why itself */
+		snprintf(err, sizeof(err), "its rwlab-sim was killed by signal %d (%s)", pr->status - 128,
+			 strsignal(pr->status - 128)), nrows = -1;
 	if (nrows < 0)
 		process_failed(r, p, err);
 	else if (pr->status || co.failed)
@@ -1059,6 +1062,26 @@ static void runner_warn(const struct runner *r, const struct lab_context *ctx)
 			max_threads, ctx->cpus, ctx->cpus);
 }
 
+/*
+ * A worker without a perf context-switch ring (locks/wait.h: perf_event_open
+ * refused, the fd or locked-memory limit, RWLAB_SWITCH_RINGS=0) watched its
+ * lock owners through their CPU clocks instead (oncpu=clock's rule) and
+ * read need_resched() from getrusage: say so, once, in the run's words.
+ */
+static void warn_switch_rings(void)
+{
+#if !LAB_SIM
+	const char *why = lab_switch_ring_status();
+
+	if (why)
+		fprintf(stderr,
+			"WARNING: no perf context-switch ring for some threads (%s): the kernel ports' "
+			"owner_on_cpu() sampled the owner's CPU clock (oncpu=clock) and need_resched() "
+			"getrusage instead\n",
+			why);
+#endif
+}
+
 static void runner_close(struct runner *r)
 {
 	lab_csv_close(&r->csv);
@@ -1105,12 +1128,15 @@ int lab_run(const struct lab_run_opts *o)
 	sigaction(SIGTERM, &old_term, NULL);
 	if (!o->quiet && r.tty)
 		fprintf(stderr, "\r\033[K");
+	warn_switch_rings();
 
 	if (r.loaded > 1)
 		fprintf(stderr, "WARNING: %d of the %d cells started with the load average above the %d CPUs (up to %.2f): "
 			"each iteration's loadavg_start row says which\n", r.loaded, r.nplan, r.cpus, r.load_max);
 	status = lab_interrupted ? 130 : r.nfailed ? 1 : 0;
-	if (lab_interrupted)
+	if (LAB_SIM && lab_sim_cell_child())
+		;	/* a cell's own process: the run's process sums up (its CSV is a pipe, "-") */
+	else if (lab_interrupted)
 		fprintf(stderr, "rwlab: interrupted; the finished cells are in %s\n", o->csv_path);
 	else if (r.nfailed)
 		fprintf(stderr, "rwlab: %d of %d cells failed (left out of %s, or marked cell_failed there): %s\n",

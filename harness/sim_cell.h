@@ -71,7 +71,8 @@ struct lab_sim_cells_ops {
  * order, and hand each to @ops->done in cell order, as soon as it and every
  * cell before it have finished: what done() writes does not depend on
  * @jobs, only the wall time does. A cell's output waits in memory until
- * its turn (at most @jobs - 1 cells' CSVs beyond the one in turn).
+ * its turn: only running processes count against @jobs, so behind one long
+ * cell every later cell may start, finish and wait (up to @n - 1 CSVs).
  * When *@stop becomes non-zero (a signal handler sets it; poll() returns
  * EINTR), no further cell starts, the processes in flight get SIGTERM (they
  * end their cells unwritten: exit 130), and every cell started is still

@@ -37,6 +37,7 @@ struct torture_thread {
 	struct lab_task *task;		/* published at start, for the killer */
 	uint64_t eintr, etimedout;	/* cancelled acquisitions (kill mode) */
 	uint64_t wait_ticket;		/* kill mode: when its blocking acquisition began (0: none) */
+	bool wait_timed;		/* ... and whether it is a timed one (it ends at its deadline) */
 	struct lab_events events;	/* its lock events, snapshot at the end */
 	int nrole;			/* threads sharing this one's role */
 	/* Written only by the owner (WRITE_ONCE), read by the stat snapshots. */
@@ -172,7 +173,8 @@ static bool killable_acquire(struct torture_thread *t, bool write)
 	uint64_t r = xorshift(&t->rng);
 	int ret;
 
-	/* Release: the killer reads the ticket and then signals the thread. */
+	/* Release: the killer reads the ticket and then signals the thread (bursts: killable waits only). */
+	WRITE_ONCE(t->wait_timed, (r & 3) == 0);
 	smp_store_release(&t->wait_ticket, atomic_fetch_add(&t->sh->tickets, 1) + 1);
 	if ((r & 3) == 0) {
 		uint64_t deadline = lab_clock_ns() + (r >> 8) % 1000000;
@@ -329,8 +331,9 @@ static void collect(struct torture_thread *th, int n, struct lab_torture_result 
 }
 
 /*
- * Kill mode, one burst: every thread now in a blocking acquisition, oldest
- * wait first, 0..20 us apart (the queue head, then the waiters behind it).
+ * Kill mode, one burst: every thread now in a killable acquisition, oldest
+ * wait first, 0..20 us apart (the queue head, then the waiters behind it);
+ * timed waits are left to end at their deadlines (-ETIMEDOUT).
  * A thread that got the lock meanwhile gets its signal after the acquisition
  * and clears it (a kill that came too late).
  */
@@ -346,7 +349,8 @@ static void kill_burst(struct torture_shared *sh, struct torture_thread *th, int
 		for (int i = 0; i < n; i++) {
 			uint64_t tk = smp_load_acquire(&th[i].wait_ticket);
 
-			if (tk > last && tk <= upto && tk < best && smp_load_acquire(&th[i].task)) {
+			if (tk > last && tk <= upto && tk < best && !READ_ONCE(th[i].wait_timed) &&
+			    smp_load_acquire(&th[i].task)) {
 				best = tk;
 				next = &th[i];
 			}

@@ -42,7 +42,7 @@
  * every blocking acquisition uses down_*_killable (3 in 4) or down_*_timed
  * with a deadline 0..1 ms away (1 in 4), and the supervising thread sends
  * fatal signals (wait.h) every 20..500 us: half the time to one random
- * torture thread, half the time to every thread then waiting in a blocking
+ * torture thread, half the time to every thread then waiting in a killable
  * acquisition, oldest wait first, 0..20 us apart (a burst: the directed
  * kill order that cancels a queue head and then the waiters behind it
  * while the holder's unlock falls anywhere in between). Cancellation around

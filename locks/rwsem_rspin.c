@@ -40,6 +40,14 @@
  *   clears only WAITERS when the queue empties, leaving HANDOFF on an empty
  *   queue (rwlab torture --kill finds it). out_nolock=v5.19 applies the fix:
  *   d257cc8cb8d5 (v5.16) and 1ee326196c66 (v5.19), rwsem_del_wake_waiter().
+ * - v5.3's hidden release (knob rspin=0 closes it, as mainline's removal
+ *   of reader spinning did: 617f3ef95177, v5.11): a reader whose fast path
+ *   failed takes its bias back with a plain atomic add before spinning (and
+ *   rwsem_try_read_lock_unqueued() backs out the same way). An up_read in
+ *   between sees that bias, is not the last reader out and wakes nobody; if
+ *   HANDOFF is set the spinner cannot take the free lock either and spins
+ *   until need_resched(), the queued writer asleep - the lock free, nobody
+ *   acquiring (tests/regression/rwsem_rspin_reader_spin.c).
  * - sleeping: the kernel's protocol through locks/wait.h (set_current_state,
  *   schedule, wake_up_process) and locks/wake_q.h; readers sleep until the
  *   waker store-releases waiter->task = NULL.
@@ -252,7 +260,8 @@ static const struct lab_knob rspin_knobs[] = {
 		.help = "queue wait before HANDOFF is requested, us (RWSEM_WAIT_TIMEOUT: 4 ms at HZ=250/1000)" },
 	[K_RSPIN] = {
 		.name = "rspin", .type = LAB_KNOB_BOOL, .def = 1,
-		.help = "reader optimistic spinning (v5.3: on)" },
+		.help = "reader optimistic spinning (v5.3: on); 0 = mainline since 617f3ef95177 (v5.11), which "
+			"also closes v5.3's window where a spinning reader hides a release from up_read" },
 	[K_WSPIN] = {
 		.name = "wspin", .type = LAB_KNOB_BOOL, .def = 1,
 		.help = "writer optimistic spinning (CONFIG_RWSEM_SPIN_ON_OWNER: on)" },
@@ -778,6 +787,8 @@ static __lab_cold int rwsem_down_read_slowpath(struct rspin_rwsem *sem, uint32_t
 	bool wake = false;
 
 	wake_q_init(&wake_q);
+	if (lab_unlikely(READ_ONCE(lab_rspin_test_read_slowpath_hook) != NULL))
+		lab_rspin_test_read_slowpath_hook();
 
 	/* Remember the last reader (or just the RD bit) for the phase trylock and the wakeup. */
 	waiter.last_rowner = READ_ONCE(sem->owner);
@@ -1221,6 +1232,8 @@ void lab_rspin_peek(struct lab_rwsem *s, struct lab_rspin_peek *out)
 	}
 	rwsem_wait_unlock(sem);
 }
+
+void (*lab_rspin_test_read_slowpath_hook)(void);
 
 void lab_rspin_test_set_owner(struct lab_rwsem *s, long owner)
 {

@@ -41,3 +41,13 @@ void lab_rspin_test_set_flags(struct lab_rwsem *sem, long bits);
  * tests. Test-only; any thread.
  */
 void lab_rspin_test_set_owner(struct lab_rwsem *sem, long owner);
+
+/*
+ * lab_rspin_test_read_slowpath_hook - test-only: when not NULL, every
+ * rwsem-rspin down_read slow path calls it first, on the reader's thread,
+ * with the reader's READER_BIAS from the failed fast path still in the count
+ * (tests/regression/rwsem_rspin_reader_spin.c holds a reader there to order
+ * an up_read before the bias is taken back). NULL in every other use: one
+ * predictable branch on the slow path.
+ */
+extern void (*lab_rspin_test_read_slowpath_hook)(void);

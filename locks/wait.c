@@ -48,18 +48,16 @@ static void lab_task_detach(void *arg)
 
 static void lab_ring_open(struct lab_task *t);
 
-/* A forked child's thread must not read its parent thread's ring: it gets its own. */
-static void lab_task_atfork_child(void)
-{
-	if (lab_current_task)
-		lab_ring_open(lab_current_task);
-}
+/* fork(): the child keeps no ring (defined below lab_ring_open()). */
+static void lab_task_atfork_prepare(void);
+static void lab_task_atfork_parent(void);
+static void lab_task_atfork_child(void);
 
 static void lab_task_key_init(void)
 {
 	if (pthread_key_create(&lab_task_key, lab_task_detach) != 0)
 		abort();
-	pthread_atfork(NULL, NULL, lab_task_atfork_child);
+	pthread_atfork(lab_task_atfork_prepare, lab_task_atfork_parent, lab_task_atfork_child);
 }
 
 /*
@@ -71,20 +69,25 @@ static void lab_task_key_init(void)
  * once: the mapping holds the event.
  */
 static void *lab_ring_addr[LAB_MAX_TASKS];
-static const char *lab_ring_error;	/* first reason a ring could not be had */
+static const char *lab_ring_error;	/* first reason a ring could not be had (release/acquire) */
 static char lab_ring_error_buf[128];
+static int lab_ring_failed;		/* the first failure (xchg) writes the reason */
 
 const char *lab_switch_ring_status(void)
 {
-	return READ_ONCE(lab_ring_error);
+	return smp_load_acquire(&lab_ring_error);
 }
 
+/* Record why a ring could not be had: @what, and strerror(@err) unless @err is 0. */
 static void lab_ring_fail(const char *what, int err)
 {
-	if (READ_ONCE(lab_ring_error))
+	if (atomic_xchg(&lab_ring_failed, 1))
 		return;
-	snprintf(lab_ring_error_buf, sizeof(lab_ring_error_buf), "%s: %s", what, strerror(err));
-	WRITE_ONCE(lab_ring_error, lab_ring_error_buf);
+	if (err)
+		snprintf(lab_ring_error_buf, sizeof(lab_ring_error_buf), "%s: %s", what, strerror(err));
+	else
+		snprintf(lab_ring_error_buf, sizeof(lab_ring_error_buf), "%s", what);
+	smp_store_release(&lab_ring_error, (const char *)lab_ring_error_buf);
 }
 
 /* Open the calling thread's switch ring into slot @t; on failure t->sw_head stays NULL. */
@@ -98,8 +101,7 @@ static void lab_ring_open(struct lab_task *t)
 
 	WRITE_ONCE(t->sw_head, (const uint64_t *)NULL);
 	if (env && !strcmp(env, "0")) {
-		if (!READ_ONCE(lab_ring_error))
-			WRITE_ONCE(lab_ring_error, "switched off (RWLAB_SWITCH_RINGS=0)");
+		lab_ring_fail("switched off (RWLAB_SWITCH_RINGS=0)", 0);
 		return;
 	}
 	memset(&a, 0, sizeof(a));
@@ -125,9 +127,49 @@ static void lab_ring_open(struct lab_task *t)
 		return;		/* an old MAP_FIXED mapping stays: its dead thread reads off CPU */
 	}
 	lab_ring_addr[t->id] = m;
-	t->sw_data = (const uint64_t *)((char *)m + pg);
-	t->sw_mask = pg - 1;
-	WRITE_ONCE(t->sw_head, (const uint64_t *)&((struct perf_event_mmap_page *)m)->data_head);
+	/* Spinners may read these through a stale owner pointer at any time: marked stores. */
+	WRITE_ONCE(t->sw_data, (const uint64_t *)((char *)m + pg));
+	WRITE_ONCE(t->sw_mask, (uint64_t)(pg - 1));
+	/* Release: sw_data and sw_mask before the head pointer that makes a spinner read them. */
+	smp_store_release(&t->sw_head, (const uint64_t *)&((struct perf_event_mmap_page *)m)->data_head);
+}
+
+/* fork(): no other thread attaches or detaches while the slots are copied. */
+static void lab_task_atfork_prepare(void)
+{
+	pthread_mutex_lock(&lab_task_mutex);
+}
+
+static void lab_task_atfork_parent(void)
+{
+	pthread_mutex_unlock(&lab_task_mutex);
+}
+
+/*
+ * The child has one thread, and none of the rings: perf maps them
+ * VM_DONTCOPY. Every other slot's thread is gone, as at its exit (off CPU,
+ * slot free, no ring to read: a lock it held reads an owner off CPU, never
+ * a load from an unmapped ring), and no slot keeps its parent's address, so
+ * a MAP_FIXED open cannot land on what the child has mapped there since.
+ * The forking thread gets a ring of its own, wherever mmap puts it.
+ */
+static void lab_task_atfork_child(void)
+{
+	struct lab_task *me = lab_current_task;
+
+	for (int i = 0; i < LAB_MAX_TASKS; i++) {
+		lab_ring_addr[i] = NULL;
+		if (me && i == me->id)
+			continue;
+		WRITE_ONCE(lab_tasks[i].sw_head, (const uint64_t *)NULL);
+		if (lab_task_used[i]) {
+			WRITE_ONCE(lab_tasks[i].on_cpu, 0);
+			WRITE_ONCE(lab_task_used[i], 0);
+		}
+	}
+	pthread_mutex_unlock(&lab_task_mutex);
+	if (me)
+		lab_ring_open(me);
 }
 
 struct lab_task *lab_task_attach(void)

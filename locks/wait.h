@@ -395,7 +395,7 @@ static inline int lab_switch_on_cpu(const struct lab_task *t, const uint64_t *he
 	if (!h)
 		return 1;	/* no switch since it attached, running */
 	/* The header {u32 type; u16 misc; u16 size}, written before head moved past it. */
-	rec = READ_ONCE(t->sw_data[((h - 8) & t->sw_mask) / 8]);
+	rec = READ_ONCE(READ_ONCE(t->sw_data)[((h - 8) & READ_ONCE(t->sw_mask)) / 8]);
 	return !((rec >> 32) & PERF_SWITCH_OUT_MISC);
 }
 #endif
@@ -414,7 +414,7 @@ static inline int owner_on_cpu(const struct lab_task *t)
 	me = lab_current();
 	if (me->spin_oncpu == LAB_ONCPU_FLAG)
 		return 1;
-	head = READ_ONCE(t->sw_head);
+	head = smp_load_acquire(&t->sw_head);	/* pairs with lab_ring_open()'s release */
 	if (me->spin_oncpu == LAB_ONCPU_SWITCH && lab_likely(head != NULL))
 		return lab_switch_on_cpu(t, head);
 	return !lab_owner_clock_stopped(me, t);

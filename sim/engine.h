@@ -415,7 +415,6 @@ void wake_task(struct task *t, uint64_t now);
 void lb_tick(uint64_t now);		/* periodic load balancing at the scheduler tick */
 void lb_arm(uint64_t now);		/* start that tick (an unpinned task is queued) */
 void sched_yield_place(struct cpu *c, struct task *t);	/* make @t runnable at @now */
-struct task *cpu_event(struct cpu *c);	/* @c's event is due: the task to resume, if any */
 void sched_next(struct cpu *yield);	/* leave the running task for the next event */
 void sync_point_due(struct task *t);	/* sync_point() when @t's CPU has reached its resched point */
 
@@ -647,4 +646,23 @@ static inline void sync_point(struct task *t)
 		sync_point_due(t);
 	else if (c->clock > heap_min())
 		sched_next(c);
+}
+
+/*
+ * CPU @c's event (just taken) is due: its clock catches up; the task to
+ * resume, if any (its interrupt context while a handler runs there).
+ * Inline: every hand-over (sched_next) and the run loop take it.
+ */
+static inline struct task *cpu_event(struct cpu *c)
+{
+	struct task *t = c->in_irq ? c->irq : c->curr;
+	uint64_t time = eng.ev.cev_time[c - eng.cpus];
+
+	if (time > c->clock)
+		c->clock = time;
+	if (t && t->state == T_PARK) {
+		watch_detach(t);
+		t->state = T_RUN;
+	}
+	return t;
 }

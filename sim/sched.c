@@ -606,24 +606,6 @@ void wake_task(struct task *t, uint64_t now)
 }
 
 /*
- * CPU @c's event (just taken) is due: its clock catches up; the task to
- * resume, if any (its interrupt context while a handler runs there).
- */
-struct task *cpu_event(struct cpu *c)
-{
-	struct task *t = c->in_irq ? c->irq : c->curr;
-	uint64_t time = eng.ev.cev_time[c - eng.cpus];
-
-	if (time > c->clock)
-		c->clock = time;
-	if (t && t->state == T_PARK) {
-		watch_detach(t);
-		t->state = T_RUN;
-	}
-	return t;
-}
-
-/*
  * Leave the running task (its state, and its CPU's event if it has one,
  * already set) for the next event, as the scheduler loop would take it:
  * a CPU's event resumes that CPU's task straight from this one; a timer

@@ -9,6 +9,8 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,28 @@ static inline void lab_test_lock(struct lab_lock *l, const char *spec)
 
 	cr_assert_eq(lab_rwsem_parse(spec, &conf, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(lab_lock_init(l, &conf), 0, "init %s", spec);
+}
+
+/*
+ * Pin the calling thread to the @nth CPU it may run on (0-based); false when
+ * it may run on fewer. For a test whose two threads must run at once (a
+ * spinner and the owner it watches): on one runqueue they never do, and on
+ * this loaded 2-CPU host the scheduler can keep them there for seconds.
+ */
+static inline bool lab_test_pin_nth_allowed(int nth)
+{
+	cpu_set_t set, one;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return false;
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &set) || nth--)
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(c, &one);
+		return sched_setaffinity(0, sizeof(one), &one) == 0;
+	}
+	return false;
 }
 
 enum lab_verb { V_DOWN_READ, V_DOWN_WRITE, V_READ_TRYLOCK, V_WRITE_TRYLOCK };

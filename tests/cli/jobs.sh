@@ -5,7 +5,7 @@
 #   timestamps, and print the same per-cell lines, for a plan of several variants x
 #   thread counts; the progress line counts cells done of all;
 # - a failing cell under -j fails loudly (exit 1, named) and the other cells' rows are
-#   written, the same as under -j 1;
+#   written, the same as under -j 1; so does a cell whose process is killed (SIGKILL);
 # - --resume under -j carries on a file cut inside a cell: the same rows as one run;
 #   a run killed (SIGTERM) under -j keeps its finished cells and --resume completes it;
 # - bad -j values are refused in one line (exit 2, nothing written); natively -j N > 1
@@ -59,10 +59,13 @@ grep -q "^\[cells $ncells/$ncells done, 0 running\]" j3.err ||
 	fail "-j 3: no progress line counting $ncells cells done: $(grep -m2 cells j3.err)"
 
 # A run killed with SIGTERM under -j 2 (the signal to the run's process alone reaches its
-# cells): exit 130, finished cells kept whole, and --resume completes the file.
+# cells): exit 130, finished cells kept whole, and --resume completes the file. The small
+# plan's t=1 cells end long before its t=8 ones, so the kill lands while two run.
 long=(-l rwsem,rwsem-xadd,bravo -w locktest:rpct=90 -t 4,6,8 -d 100ms --warmup 1ms -n 2 --no-report -q)
-[ -n "$small" ] && long=(-l rwsem,rwsem-xadd -w locktest:rpct=90 -t 4,6,8 -d 200ms --warmup 1ms -n 1 --no-report -q)
-"$rwlab" run --sim generic-8 "${long[@]}" -j 1 -o whole.csv >/dev/null 2>whole.err || fail "the long plan: $(tail -2 whole.err)"
+[ -n "$small" ] && long=(-l rwsem,rwsem-xadd -w locktest:rpct=90 -t 1,8 -d 400ms --warmup 1ms -n 1 --no-report -q)
+total=$(( ${#small} ? 4 : 9 ))
+[ -n "$small" ] || "$rwlab" run --sim generic-8 "${long[@]}" -j 1 -o whole.csv >/dev/null 2>whole.err ||
+	fail "the long plan: $(tail -2 whole.err)"
 "$rwlab" run --sim generic-8 "${long[@]}" -j 2 -o killed.csv >/dev/null 2>killed.err &
 pid=$!
 for _ in $(seq 3000); do	# until the first cell is written (at most 60 s)
@@ -73,17 +76,23 @@ kill -TERM $pid
 wait $pid
 st=$?
 [ $st = 130 ] || fail "SIGTERM under -j 2: exit $st, not 130: $(tail -2 killed.err)"
+grep -q '^rwlab: interrupted; the finished cells are in killed.csv$' killed.err || fail "SIGTERM under -j 2: $(tail -1 killed.err)"
+[ "$(grep -c 'interrupted' killed.err)" = 1 ] || fail "SIGTERM under -j 2: not one line: $(grep interrupted killed.err)"
 kept=$(rows killed.csv | cut -d, -f4,6 | sort -u | wc -l)
-total=$(rows whole.csv | cut -d, -f4,6 | sort -u | wc -l)
 [ "$kept" -ge 1 ] && [ "$kept" -lt "$total" ] || fail "SIGTERM under -j 2 kept $kept of $total cells (want some, not all)"
-# each kept cell whole: its rows are the uninterrupted run's
-rows killed.csv | sort >killed.rows
-rows whole.csv | sort >whole.rows
-[ -z "$(comm -23 killed.rows whole.rows)" ] || fail "SIGTERM under -j 2 wrote rows no whole run has: $(comm -23 killed.rows whole.rows | head -2)"
 "$rwlab" run --sim generic-8 "${long[@]}" -j 2 -o killed.csv --resume >/dev/null 2>resumed.err ||
 	fail "--resume -j 2 after SIGTERM: exit $?: $(tail -2 resumed.err)"
-rows killed.csv | sort >resumed.rows
-cmp -s resumed.rows whole.rows || fail "--resume -j 2 after SIGTERM: not the rows of one run: $(diff whole.rows resumed.rows | head -3)"
+grep -q "^rwlab: resuming killed.csv: $kept finished cells kept, $((total - kept)) of this matrix to run" resumed.err ||
+	fail "--resume -j 2 after SIGTERM: $(head -1 resumed.err)"
+# --resume once more finds every cell whole, each once (it refuses a cell twice), nothing to run
+"$rwlab" run --sim generic-8 "${long[@]}" -j 2 -o killed.csv --resume >/dev/null 2>again.err
+grep -q "^rwlab: resuming killed.csv: $total finished cells kept, 0 of this matrix to run" again.err ||
+	fail "--resume -j 2 after SIGTERM: not $total whole cells: $(head -1 again.err)"
+rows whole.csv 2>/dev/null | sort >whole.rows
+if [ -z "$small" ]; then	# each cell's rows those of one uninterrupted run
+	rows killed.csv | sort >resumed.rows
+	cmp -s resumed.rows whole.rows || fail "--resume -j 2 after SIGTERM: not the rows of one run: $(diff whole.rows resumed.rows | head -3)"
+fi
 
 if [ -n "$small" ]; then
 	[ $fails = 0 ] && echo "run -j (small): the same CSV under -j 1 and -j 3; SIGTERM keeps finished cells, --resume completes"
@@ -97,9 +106,30 @@ st=$?
 grep -q '^rwlab: 3 of 9 cells failed (left out of failed.csv, or marked cell_failed there): rwsem-xadd locktest:rpct=90 t=1, rwsem-xadd locktest:rpct=90 t=3, rwsem-xadd locktest:rpct=90 t=6$' failed.err ||
 	fail "a failing cell under -j 3 is not named: $(tail -2 failed.err)"
 grep -q 'failed: prepare: Input/output error' failed.err || fail "a failing cell under -j 3 does not say why: $(head -3 failed.err)"
+grep -q 'cells failed (left out of -' failed.err && fail "a failing cell's own process sums up its pipe: $(grep 'left out of -' failed.err | head -1)"
 rows j1.csv | grep -v ',rwsem-xadd,' >others.rows
 rows failed.csv >failed.rows
 cmp -s others.rows failed.rows || fail "a failing cell under -j 3: the other cells' rows differ from -j 1's: $(diff others.rows failed.rows | head -3)"
+
+# A cell's process killed (SIGKILL: it cannot say why) under -j 2: named with the signal, exit 1,
+# the other 8 cells written as in one uninterrupted run
+"$rwlab" run --sim generic-8 "${long[@]}" -j 2 -o crashed.csv >/dev/null 2>crashed.err &
+pid=$!
+child=
+for _ in $(seq 3000); do	# until its first cell's process runs (at most 60 s)
+	child=$(pgrep -P $pid | head -1)
+	[ -n "$child" ] && break
+	sleep 0.02
+done
+[ -n "$child" ] && kill -KILL "$child"
+wait $pid
+st=$?
+cell=$(sed -n 's/^rwlab: cell \([^ ]*\) locktest:rpct=90 t=\([0-9]*\) failed: its rwlab-sim was killed by signal 9 (Killed)$/\1,\2/p' crashed.err)
+[ $st = 1 ] && [ -n "$cell" ] || fail "a cell's process killed under -j 2: exit $st: $(grep -v 'host time' crashed.err | head -2)"
+rows crashed.csv | sort >crashed.rows
+awk -F, -v c="$cell" '$4 "," $6 != c' whole.rows >others.rows
+[ -n "$cell" ] && cmp -s others.rows crashed.rows ||
+	fail "a cell's process killed under -j 2: the other cells' rows are not one run's: $(diff others.rows crashed.rows | head -3)"
 
 # --resume under -j 3 of a file cut inside the fourth cell: the rows of one run, in its order
 n4=$(awk -F, '/^[0-9]/ && !(($4 "," $6) in seen) { seen[$4 "," $6]; n++ } n == 4 { print NR; exit }' j1.csv)

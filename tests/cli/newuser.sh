@@ -60,6 +60,10 @@ grep -q "^rwlab: warning: -l has no effect: context_switch and tlb_flush run the
 expect "report -z" 2 "^rwlab report: unknown option '-z' \(valid: -f/--format, .*; rwlab report --help\)$" \
 	"$rwlab" report load.csv -z x
 expect "run -l without a value" 2 "^rwlab run: -l needs a value \(LIST: " "$rwlab" run -l
+expect "torture --kill=1" 2 "^rwlab torture: --kill takes no value \(a flag: --kill alone; rwlab torture --help\)$" \
+	"$rwlab" torture --kill=1
+expect "run --resume=yes" 2 "^rwlab run: --resume takes no value \(" "$rwlab" run --resume=yes
+expect "run --bogus=1" 2 "^rwlab run: unknown option '--bogus' \(valid: " "$rwlab" run --bogus=1
 
 # Noise: --list-cells under --sim lists, and says nothing about simulated time.
 "$rwlab" run --sim generic-8 -l rwsem -t 1,2 --list-cells >"$tmp/o" 2>"$tmp/e" || fail "--sim --list-cells: exit $?"

@@ -137,6 +137,7 @@ static void *burner_main(void *arg)
 {
 	struct burner *b = arg;
 
+	lab_test_pin_nth_allowed(1);	/* owner and watcher on two CPUs (common.h) */
 	__atomic_store_n(&b->task, lab_current(), __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&b->stop, __ATOMIC_RELAXED))
 		cpu_relax();
@@ -152,6 +153,7 @@ Test(owner_on_cpu, running_owner_is_on_cpu, .timeout = 30)
 	cr_assert_eq(pthread_create(&b.tid, NULL, burner_main, &b), 0);
 	while (!(t = __atomic_load_n(&b.task, __ATOMIC_ACQUIRE)))
 		lab_sleep_ns(100000);
+	lab_test_pin_nth_allowed(0);	/* the burner took the second */
 	/* Each signal, fresh watches: a running owner reads on CPU at some call (the host may preempt it). */
 	for (int mode = LAB_ONCPU_SWITCH; mode <= LAB_ONCPU_CLOCK; mode++) {
 		on = 0;

@@ -19,7 +19,9 @@
  * local wstate says it set it itself, so HANDOFF stays set with an empty
  * queue, and after up_write the lock is not back at its unlocked value
  * (count 0x4). Mainline (rwsem, rwsem-dhandoff): rwsem_del_waiter() clears
- * HANDOFF with the last waiter, so the lock ends clean. This test pins both.
+ * HANDOFF with the last waiter, so the lock ends clean; so does rwsem-rspin
+ * with that fix applied (out_nolock=v5.19: d257cc8cb8d5 and 1ee326196c66).
+ * This test pins all three.
  */
 #include "common.h"
 #include "rwsem_mainline_impl.h"
@@ -101,7 +103,7 @@ static long run_scenario(const char *spec, void (*plant)(struct lab_lock *), boo
 	killee_kill(&w);
 	lab_up_write(&l);
 	*unlocked = l.ops->check_unlocked(l.sem, msg, sizeof(msg)) == 0;
-	if (!strcmp(spec, "rwsem-rspin:handoff_timeout_us=1000000")) {
+	if (!strncmp(spec, "rwsem-rspin:", 12)) {
 		struct lab_rspin_peek pk;
 
 		lab_rspin_peek(l.sem, &pk);
@@ -160,4 +162,13 @@ Test(rwsem_out_nolock, mainline_clears_handoff_with_last_waiter, .timeout = 60)
 			     (unsigned long)count);
 		cr_expect(unlocked, "%s: not back at the unlocked value", specs[i]);
 	}
+}
+
+Test(rwsem_out_nolock, v5_3_with_the_fix_clears_handoff, .timeout = 60)
+{
+	bool unlocked;
+	long count = run_scenario("rwsem-rspin:handoff_timeout_us=1000000,out_nolock=v5.19", plant_rspin, &unlocked);
+
+	cr_expect_eq(count & (1L << 2), 0, "out_nolock=v5.19: HANDOFF left (count %#lx)", (unsigned long)count);
+	cr_expect(unlocked, "out_nolock=v5.19: not back at the unlocked value");
 }

@@ -260,6 +260,7 @@ Test(rwsem_xadd, wake_reader_prefix_only, .timeout = 60)
 
 struct spinner {
 	pthread_t tid;
+	int cpu;		/* the nth allowed CPU it runs on */
 	const struct lab_lock *lock;
 	uint64_t end_ns;
 	int *stop;		/* shared: set once some thread has an opt_wlock */
@@ -272,6 +273,7 @@ static void *spinner_main(void *arg)
 {
 	struct spinner *s = arg;
 
+	lab_test_pin_nth_allowed(s->cpu);
 	lab_events_reset();
 	while (lab_clock_ns() < s->end_ns && !__atomic_load_n(s->stop, __ATOMIC_RELAXED)) {
 		for (int i = 0; i < 64; i++) {
@@ -299,7 +301,8 @@ static void contend(const char *spec, int ms, bool stop_early, struct lab_events
 	lab_test_lock(&l, spec);
 	memset(sum, 0, sizeof(*sum));
 	for (int i = 0; i < 2; i++) {
-		s[i] = (struct spinner){ .lock = &l, .end_ns = end, .stop = &stop, .stop_early = stop_early };
+		s[i] = (struct spinner){ .lock = &l, .end_ns = end, .stop = &stop, .stop_early = stop_early,
+				   .cpu = i };
 		cr_assert_eq(pthread_create(&s[i].tid, NULL, spinner_main, &s[i]), 0);
 	}
 	for (int i = 0; i < 2; i++) {

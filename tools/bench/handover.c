@@ -16,6 +16,13 @@
  *
  * A round in which the writer reached down_write only after the owner had
  * begun its up_write (the host ran it late) is not counted: the late column.
+ * 3. how wrong each signal is: an owner thread (CPU 0) alternates 100 us
+ *    busy and 100 us in nanosleep, publishing its phase; a watcher (CPU 1)
+ *    polls owner_on_cpu() with each signal and sums the time it read "on
+ *    CPU" while the owner was in its nanosleep (false on-CPU, as a share of
+ *    the sleeping time) and "off CPU" while it was in its busy phase (false
+ *    off-CPU; this also counts the host preempting the busy owner, which is
+ *    the signal being right and the phase word wrong).
  * Rounds run in blocks, the variants taking turns block by block (a load
  * change on a shared machine hits them alike); each block makes a new lock
  * and new threads, so every block's first round meets a new owner task.
@@ -152,6 +159,65 @@ static bool run_block(struct variant *v, int mode, int rounds, uint64_t hold_ns,
 	return c.pinned;
 }
 
+/* ---- 3. signal accuracy ---------------------------------------------------- */
+
+struct acc_ctl {
+	int phase;		/* 1: busy (on CPU), 0: in nanosleep; -1: finished */
+	struct lab_task *task;
+	int cycles;
+};
+
+static void *acc_owner(void *arg)
+{
+	struct acc_ctl *c = arg;
+
+	pin(0);
+	__atomic_store_n(&c->task, lab_current(), __ATOMIC_RELEASE);
+	for (int i = 0; i < c->cycles; i++) {
+		__atomic_store_n(&c->phase, 1, __ATOMIC_RELEASE);
+		lab_busy_ns(100000);
+		__atomic_store_n(&c->phase, 0, __ATOMIC_RELEASE);
+		lab_sleep_ns(100000);
+	}
+	__atomic_store_n(&c->phase, -1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* False on-CPU share of the sleeping time and false off-CPU share of the busy time, for @oncpu. */
+static void accuracy(int oncpu, int cycles, double *false_on, double *false_off)
+{
+	struct acc_ctl c = { .phase = 1, .cycles = cycles };
+	uint64_t t, prev, fon = 0, foff = 0, asleep = 0, busy = 0;
+	struct lab_task *o;
+	pthread_t tid;
+	int ph;
+
+	pin(1);
+	if (pthread_create(&tid, NULL, acc_owner, &c))
+		exit(1);
+	while (!(o = __atomic_load_n(&c.task, __ATOMIC_ACQUIRE)))
+		cpu_relax();
+	lab_spin_start(0, oncpu);
+	prev = lab_clock_ns();
+	while ((ph = __atomic_load_n(&c.phase, __ATOMIC_ACQUIRE)) >= 0) {
+		int on = owner_on_cpu(o);
+
+		t = lab_clock_ns();
+		/* The phase read before the verdict holds for the interval that ends now. */
+		if (ph == 0) {
+			asleep += t - prev;
+			fon += on ? t - prev : 0;
+		} else {
+			busy += t - prev;
+			foff += on ? 0 : t - prev;
+		}
+		prev = t;
+	}
+	pthread_join(tid, NULL);
+	*false_on = asleep ? (double)fon / (double)asleep : 0;
+	*false_off = busy ? (double)foff / (double)busy : 0;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -259,6 +325,16 @@ int main(int argc, char **argv)
 		       (unsigned long long)pct(v->waste, v->nwaste, 0.5),
 		       (unsigned long long)pct(v->waste, v->nwaste, 0.9), mean(v->waste, v->nwaste),
 		       (unsigned long long)v->late_sleep);
+	}
+	printf("\nhow wrong each signal is: owner 100 us busy / 100 us in nanosleep, %d cycles, polled from "
+	       "the other CPU\n", rounds * 2);
+	printf("%-28s %16s %16s\n", "oncpu", "false_on_%sleep", "false_off_%busy");
+	for (int m = LAB_ONCPU_SWITCH; m <= LAB_ONCPU_FLAG; m++) {
+		double fon, foff;
+
+		accuracy(m, rounds * 2, &fon, &foff);
+		printf("%-28s %16.1f %16.1f\n", m == LAB_ONCPU_SWITCH ? "switch" : m == LAB_ONCPU_CLOCK ? "clock" : "flag",
+		       100 * fon, 100 * foff);
 	}
 	if (getloadavg(load, 3) < 0)
 		load[0] = -1;

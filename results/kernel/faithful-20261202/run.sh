@@ -7,17 +7,19 @@
 #   results/kernel/faithful-20261202/run.sh [OUTDIR]
 #
 # Environment: BUILD (default build), ROUNDS (5), DUR (2s, the locktest window),
-# NICE (0; the loaded-machine run used 5), BEFORE (optional: an rwlab binary of
+# HO_ROUNDS (300) and HO_BLOCKS (10) for handover, NICE (0; the loaded-machine
+# run used 5), BEFORE (optional: an rwlab binary of
 # an older commit, whose rwsem and rwsem-rspin join the locktest rounds as
 # "before:NAME").
 #
 # 1. handover: handover latency p50/p90 after up_write (owner 30 us busy), and
 #    the wasted spin per down_write against an owner sleeping in nanosleep, for
 #    rwsem, rwsem-rspin and rwsem-xadd with oncpu=switch (default) and oncpu=flag,
-#    10 blocks x 300 rounds, variants interleaved by block.
+#    HO_BLOCKS x HO_ROUNDS rounds, variants interleaved by block.
 # 2. spin-cost: what one owner_on_cpu / need_resched look costs per signal.
 # 3. locktest r%90, 8 threads: ROUNDS interleaved rounds, each variant once per
-#    round, then per variant the median total_rate, the median of the per-round
+#    round (norings:V = V with RWLAB_SWITCH_RINGS=0: no perf rings, so no record
+#    per context switch, and owner_on_cpu() falls back to the clock), then per variant the median total_rate, the median of the per-round
 #    ratios to pthread, and the spin share (event.spin_ns / window / CPUs).
 # Writes OUTDIR/{uptime.txt,handover.txt,spin-cost.txt,locktest/*.csv,
 # locktest.csv,locktest.txt}; prints the summaries.
@@ -26,6 +28,8 @@ BUILD=${BUILD:-build}
 ROUNDS=${ROUNDS:-5}
 DUR=${DUR:-2s}
 NICE=${NICE:-0}
+HO_ROUNDS=${HO_ROUNDS:-300}
+HO_BLOCKS=${HO_BLOCKS:-10}
 OUT=${1:-results/kernel/faithful-rerun-$(date -u +%Y%m%dT%H%M%SZ)}
 RWLAB=$BUILD/rwlab
 for f in "$RWLAB" "$BUILD/tools/bench/spin-cost" "$BUILD/tools/bench/handover"; do
@@ -35,7 +39,7 @@ command -v python3 >/dev/null || { echo "run.sh: python3 is needed for the summa
 mkdir -p "$OUT/locktest"
 { date -u; uptime; nproc; cat /proc/sys/kernel/perf_event_paranoid; } > "$OUT/uptime.txt"
 
-nice -n "$NICE" "$BUILD/tools/bench/handover" -n 300 -b 10 | tee "$OUT/handover.txt"
+nice -n "$NICE" "$BUILD/tools/bench/handover" -n "$HO_ROUNDS" -b "$HO_BLOCKS" | tee "$OUT/handover.txt"
 { date -u; uptime; } >> "$OUT/uptime.txt"
 nice -n "$NICE" "$BUILD/tools/bench/spin-cost" | tee "$OUT/spin-cost.txt"
 
@@ -47,6 +51,11 @@ while [ "$i" -lt "$ROUNDS" ]; do
 		nice -n "$NICE" "$RWLAB" run -q --no-report -l "$v" -w locktest:rpct=90 -t 8 -n 1 -d "$DUR" \
 			-o "$OUT/locktest/r$i-v$k.csv" 2>/dev/null
 		k=$((k + 1))
+	done
+	# The rings' own cost: every context switch of a thread with one writes a record.
+	for v in rwsem pthread; do
+		RWLAB_SWITCH_RINGS=0 nice -n "$NICE" "$RWLAB" run -q --no-report -l "$v" -w locktest:rpct=90 -t 8 \
+			-n 1 -d "$DUR" -o "$OUT/locktest/r$i-norings-$v.csv" 2>/dev/null
 	done
 	if [ -n "${BEFORE:-}" ]; then
 		for v in rwsem rwsem-rspin; do
@@ -66,6 +75,7 @@ rate, spin, rows, header, cpus = {}, {}, [], None, 0
 for f in sorted(glob.glob(os.path.join(out, 'locktest', 'r*.csv'))):
     rnd = int(re.match(r'r(\d+)-', os.path.basename(f)).group(1))
     before = '-before-' in f
+    norings = '-norings-' in f
     with open(f) as fh:
         rd = csv.reader(l for l in fh if not l.startswith('#'))
         header = next(rd)
@@ -73,6 +83,8 @@ for f in sorted(glob.glob(os.path.join(out, 'locktest', 'r*.csv'))):
         for r in rd:
             if before:
                 r[ix['variant']] = 'before:' + r[ix['variant']]
+            if norings:
+                r[ix['variant']] = 'norings:' + r[ix['variant']]
             r[ix['iteration']] = str(rnd)
             rows.append(r)
             v, m, val = r[ix['variant']], r[ix['metric']], float(r[ix['value']])
