@@ -34,7 +34,8 @@
 	  "1: print the engine's host-side statistics when a simulation ends; 2: also its profile (CPU time by code address and cost key, the hottest lines; tools/sim-prof names the addresses)") \
 	X("RWLAB_SIM_DEBUG", "rwlab-sim", "set: when a simulation is stuck, print every live task's state") \
 	X("RWLAB_SIM_CELL", "rwlab-sim (internal)", \
-	  "set by a simulated run for each cell's own rwlab-sim: that process runs its one cell (harness/sim_cell.h)") \
+	  "set by a simulated run for each cell's own rwlab-sim, to the run's process id: that process runs its " \
+	  "one cell, and ends (SIGTERM) when the run's process dies (harness/sim_cell.h)") \
 	X("RWLAB_SWITCH_RINGS", "the kernel ports (locks/wait.h)", \
 	  "0: open no perf context-switch rings; owner_on_cpu() then samples the owner's CPU clock " \
 	  "(oncpu=clock) and need_resched() reads getrusage (to measure what the rings cost a context switch)") \

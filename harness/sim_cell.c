@@ -7,7 +7,9 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,9 +24,24 @@ bool lab_sim_cell_child(void)
 	return v && *v;
 }
 
-/* environ with LAB_SIM_CELL_ENV=1 (any earlier value dropped); free the array, not its strings. */
+void lab_sim_cell_watch_parent(void)
+{
+	const char *v = getenv(LAB_SIM_CELL_ENV);
+	pid_t run = v ? (pid_t)atol(v) : 0;
+
+	if (run <= 1)
+		return;	/* not a cell, or set by hand ("1"): nobody to watch */
+	/* The run's process gone (SIGKILL, a crash): its cell goes too, as on its SIGTERM (exit 130). */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != run)	/* gone before the prctl: this process was reparented */
+		raise(SIGTERM);
+}
+
+/* environ with LAB_SIM_CELL_ENV=<this process's id> (any earlier value dropped); free the array, not its strings. */
 static char **cell_env(void)
 {
+	static char var[48];
+
 	size_t n = 0, k = 0, len = strlen(LAB_SIM_CELL_ENV);
 	char **env;
 
@@ -36,7 +53,8 @@ static char **cell_env(void)
 	for (size_t i = 0; i < n; i++)
 		if (strncmp(environ[i], LAB_SIM_CELL_ENV, len) || environ[i][len] != '=')
 			env[k++] = environ[i];
-	env[k] = LAB_SIM_CELL_ENV "=1";
+	snprintf(var, sizeof(var), "%s=%ld", LAB_SIM_CELL_ENV, (long)getpid());
+	env[k] = var;
 	return env;
 }
 

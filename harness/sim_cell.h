@@ -14,7 +14,8 @@
  * process image whether it runs alone or inside a matrix. The child writes
  * its rows to a pipe as a CSV; the parent takes them with its own run id
  * and context line (lab_sim_cell_rows()) and appends them to the results
- * file. In the child the environment carries RWLAB_SIM_CELL=1 and its
+ * file. In the child the environment carries RWLAB_SIM_CELL=<the run's
+ * process id> (lab_sim_cell_watch_parent()) and its
  * runner runs its one cell as before (its `position` counts within the
  * cell). Cells run in several processes at once (run -j N) the same:
  * each is its own process either way, and the parent writes their rows in
@@ -35,6 +36,14 @@
 
 /* Is this process one cell's child (LAB_SIM_CELL_ENV set)? */
 bool lab_sim_cell_child(void);
+
+/*
+ * lab_sim_cell_watch_parent() - in a cell's child (LAB_SIM_CELL_ENV holds
+ * the run's process id), get SIGTERM when the run's process dies, so that
+ * a run killed with SIGKILL leaves no cell burning a CPU to its end; a
+ * no-op elsewhere. Call it first thing in rwlab-sim's main().
+ */
+void lab_sim_cell_watch_parent(void);
 
 /* Room for one cell's command line (lab_sim_cells_ops.argv fills it). */
 struct lab_sim_argv {

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "sim.h"
+#include "sim_cell.h"
 #include "sim_cmd.h"
 
 /* The protocol's fields (sim_cmd.h). */
@@ -191,6 +192,7 @@ int main(int argc, char **argv)
 	struct sim_args a = { 0 };
 	char err[1024];
 
+	lab_sim_cell_watch_parent();
 	if (protocol_read(argc, argv, &a))
 		return 2;
 	if (lab_sim_machine_load(&m, a.machine, err, sizeof(err))) {

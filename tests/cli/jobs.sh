@@ -6,6 +6,7 @@
 #   thread counts; the progress line counts cells done of all;
 # - a failing cell under -j fails loudly (exit 1, named) and the other cells' rows are
 #   written, the same as under -j 1; so does a cell whose process is killed (SIGKILL);
+#   the run's process killed (SIGKILL) leaves no cell's process running;
 # - --resume under -j carries on a file cut inside a cell: the same rows as one run;
 #   a run killed (SIGTERM) under -j keeps its finished cells and --resume completes it;
 # - bad -j values are refused in one line (exit 2, nothing written); natively -j N > 1
@@ -130,6 +131,23 @@ rows crashed.csv | sort >crashed.rows
 awk -F, -v c="$cell" '$4 "," $6 != c' whole.rows >others.rows
 [ -n "$cell" ] && cmp -s others.rows crashed.rows ||
 	fail "a cell's process killed under -j 2: the other cells' rows are not one run's: $(diff others.rows crashed.rows | head -3)"
+
+# The run's process killed (SIGKILL: it cannot stop its cells) under -j 2: its cells' processes
+# end with it (parent-death signal), none runs its cell on to the end (these take seconds)
+"$rwlab" run --sim generic-8 -l rwsem,rwsem-xadd -w locktest:rpct=90 -t 8 -d 3s --warmup 1ms -n 1 --seed 7391 \
+	--no-report -q -o orphan.csv >/dev/null 2>orphan.err &
+pid=$!
+for _ in $(seq 3000); do	# until both cells' processes run (at most 60 s)
+	[ "$(pgrep -P $pid | wc -l)" = 2 ] && break
+	sleep 0.02
+done
+kill -KILL $pid
+wait $pid 2>/dev/null
+for _ in $(seq 100); do	# at most 2 s
+	pgrep -f -- '--seed 7391 ' >/dev/null || break
+	sleep 0.02
+done
+pgrep -af -- '--seed 7391 ' && fail "the run's process killed under -j 2: its cells' processes run on"
 
 # --resume under -j 3 of a file cut inside the fourth cell: the rows of one run, in its order
 n4=$(awk -F, '/^[0-9]/ && !(($4 "," $6) in seen) { seen[$4 "," $6]; n++ } n == 4 { print NR; exit }' j1.csv)

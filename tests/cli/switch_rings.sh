@@ -4,7 +4,8 @@
 # perf_event_open refused, a resource limit, or RWLAB_SWITCH_RINGS=0) falls
 # back to the owner's CPU clock and says so in one WARNING line naming the
 # reason, keeps its rows and exits 0; a run that has rings says nothing of it
-# unless this host refuses them too (then the reason is not the variable).
+# unless this host refuses them too (then the reason is not the variable); 100
+# threads under 'ulimit -n 64' run (their rings may meet EMFILE: a warning).
 # tests/regression/switch_rings.c checks the fallback itself.
 # Usage: switch_rings.sh RWLAB
 set -u
@@ -29,4 +30,10 @@ if grep -q 'RWLAB_SWITCH_RINGS' "$dir/on.err"; then
 	exit 1
 fi
 grep 'no perf context-switch ring' "$dir/on.err" && echo "note: this host refuses the rings"
+
+# 100 threads under a 64-descriptor limit: rows, exit 0; a ring refused (EMFILE) is a warning
+(ulimit -n 64 && "$rwlab" run -l rwsem -t 100 -n 1 -d 20ms --warmup 0 -o "$dir/fd.csv" --no-report -q \
+	2>"$dir/fd.err") || { cat "$dir/fd.err"; echo "FAIL: 100 threads at ulimit -n 64 failed"; exit 1; }
+[ "$(grep -c ',total_rate,' "$dir/fd.csv")" -eq 1 ] || { echo "FAIL: no row at ulimit -n 64"; exit 1; }
+grep 'no perf context-switch ring' "$dir/fd.err" || echo "note: every ring opened at ulimit -n 64"
 echo "the missing rings are reported once, rows kept"

@@ -16,7 +16,9 @@
  * cannot be read or holds no input (an empty corpus would replay nothing),
  * 2 on usage. Single-threaded.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dirent.h>
 #include <errno.h>
 #include <sys/stat.h>
@@ -90,7 +92,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s DIR|FILE... (corpus directories or inputs to replay once)\n", argv[0]);
 		return 2;
 	}
-	empty = malloc(0);
+	empty = calloc(1, 0);	/* zero bytes (calloc: gcc sees nothing uninitialized passed on) */
 	LLVMFuzzerTestOneInput(empty, 0);
 	free(empty);
 	for (int i = 1; i < argc; i++) {

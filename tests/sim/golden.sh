@@ -14,6 +14,9 @@
 # A change meant to change simulated results (a new SIM_ENGINE_VERSION, a
 # machine file, a lock port or a workload) regenerates the files in the same
 # commit and says so: tests/sim/golden.sh build/rwlab tests/sim/golden --update
+# The files hold the default build's values (jemalloc, no sanitizer): lines are
+# modelled by address, so the allocator's placement is part of the machine
+# (tests/meson.build registers this test only for that build).
 # Usage: golden.sh RWLAB GOLDEN_DIR [--update]
 set -u
 rwlab=$1 dir=$2 update=${3:-}
