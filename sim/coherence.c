@@ -44,9 +44,6 @@
 
 #include "engine.h"
 
-/* The last access's transfer for the profile (stats.c): 0 none, 1 one, 2 at the remote c2c figure or more. */
-static int last_xfer;
-
 /*
  * Costs are chosen as distance classes (enum xclass) and converted with the
  * tables dir_boot() fills: the same ps_of() of the same figures as when
@@ -308,7 +305,7 @@ static void mem_load(struct task *t, struct line *l, int ci, uint64_t now, int p
 		enum xclass x = pending ? xfer_class(ci, l->tail, l->home) : read_source(l, ci);
 		uint64_t start = now > l->busy_until ? now : l->busy_until;
 
-		last_xfer = 1 + (eng.dir.x_ns[x] >= eng.m.c2c_remote_ns);
+		eng.dir.last_xfer = 1 + (eng.dir.x_ns[x] >= eng.m.c2c_remote_ns);
 		if (l->owner >= 0 || pending) {
 			/* a read snoop takes the line from its owner: served in turn, after its window */
 			if (!pending)
@@ -343,7 +340,7 @@ static void mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pe
 		enum xclass x = pending ? xfer_class(ci, l->tail, l->home) : own_source(l, ci);
 		uint64_t start = now > l->busy_until ? now : l->busy_until;
 
-		last_xfer = 1 + (eng.dir.x_ns[x] >= eng.m.c2c_remote_ns);
+		eng.dir.last_xfer = 1 + (eng.dir.x_ns[x] >= eng.m.c2c_remote_ns);
 		if (!pending)	/* the first request after the owner's grant: its snoop takes the line */
 			l->snoop_at = (now > l->grant ? now : l->grant) + eng.dir.hold_ps[x];
 		l->busy_until = start + eng.dir.x_ps[x];
@@ -381,13 +378,13 @@ void sim_mem(const volatile void *addr, enum sim_op op)
 	l = t->last_line;
 	if (!l || l->key != (uintptr_t)addr >> LINE_SHIFT)
 		l = t->last_line = line_get(addr, ci);
-	last_xfer = 0;
+	eng.dir.last_xfer = 0;
 	/* a transfer to another CPU is reserved and has not arrived */
 	if (op == SIM_LOAD)
 		mem_load(t, l, ci, now, l->busy_until > now && l->tail != ci);
 	else
 		mem_own(t, l, ci, now, l->busy_until > now && l->tail != ci, op);
 	if (__builtin_expect(eng.prof != NULL, 0))
-		prof_mem(l->key, __builtin_return_address(0), op != SIM_LOAD, last_xfer,
+		prof_mem(l->key, __builtin_return_address(0), op != SIM_LOAD, eng.dir.last_xfer,
 			 eng.cpus[t->cpu].clock - now);
 }
