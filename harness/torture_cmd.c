@@ -73,6 +73,9 @@ static const struct lab_opt torture_opts[] = {
 	{ "seeds", 0, 'N', "N", "with --sim: N schedules, seeds --seed .. --seed+N-1; a failing seed prints its "
 	  "output and the command that replays it", "1", NULL, 0, NULL, 1, 1000000000 },
 	{ "verbose", 'v', 'v', NULL, "per-thread counts", NULL, NULL, 0, NULL, 0, 0 },
+	{ "events", 0, 'e', NULL, "one 'paths:' line per variant: the handoffs, wake-ups, writer/reader switches, "
+	  "downgrades, failed trylocks and kill bursts the run saw, and every non-zero lock event (with --seeds: "
+	  "one per seed and variant)", NULL, NULL, 0, NULL, 0, 0 },
 	{ "mm", 'm', 'm', "SCHEMES", "lazy-mm schemes (all = every scheme but none): release racing grab/drop on 3 "
 	  "CPU threads, use after free detected", NULL, NULL, LAB_COMP_SCHEMES, NULL, 0, 0 },
 	{ 0 }
@@ -112,7 +115,7 @@ static const char *fmt_dur(uint64_t ns, char *buf, size_t len)
 struct torture_print {
 	const char *tag;
 	const struct lab_torture_opts *o;
-	bool verbose;
+	bool verbose, events;
 };
 
 static void print_params(const struct lab_torture_opts *o, const char *tag, const char *what)
@@ -159,6 +162,37 @@ static void print_handoff(const char *tag, const struct lab_torture_result *r)
 		printf("%s-torture: HANDOFF requests: not counted (built with -Devent_counts=false; %s)\n", tag, t);
 }
 
+/*
+ * --events: the paths the run took, as key=value words after "paths:",
+ *   handoffs      HANDOFF requests (rwsem_rlock_handoff + rwsem_wlock_handoff)
+ *                 and direct grants by the unlocker (rwsem_handoff_grant)
+ *   wakeups       waiters woken (rwsem_wake_reader/_writer, percpu_rwsem_wake_reader/_writer)
+ *   to_read, to_write  holder-role switches (torture.h), switches their sum
+ *   downgrades, trylock_fail, kill_bursts  torture's own counts
+ * then "events:" and every lock event (events_list.h) that is not zero.
+ */
+static void print_paths(const char *tag, const struct lab_torture_result *r)
+{
+	const uint64_t *e = r->events;
+
+	printf("%s-torture: paths:", tag);
+	if (LAB_EVENT_COUNTS)
+		printf(" handoffs=%" PRIu64 " wakeups=%" PRIu64,
+		       e[LAB_EV_rwsem_rlock_handoff] + e[LAB_EV_rwsem_wlock_handoff] + e[LAB_EV_rwsem_handoff_grant],
+		       e[LAB_EV_rwsem_wake_reader] + e[LAB_EV_rwsem_wake_writer] + e[LAB_EV_percpu_rwsem_wake_reader] +
+			       e[LAB_EV_percpu_rwsem_wake_writer]);
+	else
+		printf(" handoffs=? wakeups=? (built with -Devent_counts=false)");
+	printf(" switches=%" PRIu64 " to_read=%" PRIu64 " to_write=%" PRIu64 " downgrades=%" PRIu64
+	       " trylock_fail=%" PRIu64 " kill_bursts=%" PRIu64 " events:",
+	       r->switch_to_read + r->switch_to_write, r->switch_to_read, r->switch_to_write, r->downgrades,
+	       r->trylock_fail, r->kill_bursts);
+	for (int i = 0; i < LAB_EV_NR; i++)
+		if (e[i])
+			printf(" %s=%" PRIu64, lab_event_names[i], e[i]);
+	printf("\n");
+}
+
 static void print_final(const struct torture_print *p, const struct lab_torture_result *r)
 {
 	const struct lab_torture_opts *o = p->o;
@@ -190,6 +224,8 @@ static void print_final(const struct torture_print *p, const struct lab_torture_
 		       r->known_bug);
 	if (r->not_unlocked)
 		printf("%s-torture: not back at the unlocked value at the end: %s !!!\n", p->tag, r->unlocked_msg);
+	if (p->events)
+		print_paths(p->tag, r);
 	if (p->verbose) {
 		printf("%s-torture: downgrades %" PRIu64 ", failed trylocks %" PRIu64 ", long holds %" PRIu64
 		       ", stutter pauses %" PRIu64 "\n",
@@ -281,7 +317,7 @@ struct torture_args {
 	struct lab_lazy_mm_conf schemes[MAX_LOCKS];
 	int nlocks, nschemes;
 	struct lab_torture_opts o;
-	bool verbose;
+	bool verbose, events;
 	const char *sim;	/* --sim MACHINE */
 	unsigned long long seeds;	/* --seeds N (0: not given) */
 	bool seed_given;	/* --seed: under --sim, the engine's seed too (else 1) */
@@ -333,6 +369,9 @@ static int torture_option(int c, struct torture_args *a)
 		return 0;
 	case 'v':
 		a->verbose = true;
+		return 0;
+	case 'e':
+		a->events = true;
 		return 0;
 	case 'K':
 		o->kill = true;
@@ -473,7 +512,7 @@ static int cmd_torture(int argc, char **argv)
 	}
 
 	for (int i = 0; i < nlocks; i++) {
-		struct torture_print p = { locks[i].label, &o, verbose };
+		struct torture_print p = { locks[i].label, &o, verbose, a.events };
 		struct lab_torture_thread threads[2 * MAX_THREADS_PER_ROLE];
 		struct lab_torture_result r;
 		int rc;
