@@ -24,6 +24,13 @@ bool lab_sim_cell_child(void)
 	return v && *v;
 }
 
+bool lab_sim_cell_quiet(void)
+{
+	const char *v = getenv(LAB_SIM_QUIET_ENV);
+
+	return v && *v;
+}
+
 void lab_sim_cell_watch_parent(void)
 {
 	const char *v = getenv(LAB_SIM_CELL_ENV);
@@ -37,37 +44,49 @@ void lab_sim_cell_watch_parent(void)
 		raise(SIGTERM);
 }
 
-/* environ with LAB_SIM_CELL_ENV=<this process's id> (any earlier value dropped); free the array, not its strings. */
-static char **cell_env(void)
+static bool env_is(const char *var, const char *name)
 {
-	static char var[48];
+	size_t len = strlen(name);
 
-	size_t n = 0, k = 0, len = strlen(LAB_SIM_CELL_ENV);
+	return !strncmp(var, name, len) && var[len] == '=';
+}
+
+/*
+ * environ with LAB_SIM_CELL_ENV=<this process's id> and, when @quiet,
+ * LAB_SIM_QUIET_ENV=1 (any earlier values dropped); free the array, not its strings.
+ */
+static char **cell_env(bool quiet)
+{
+	static char var[48], q[] = LAB_SIM_QUIET_ENV "=1";
+	size_t n = 0, k = 0;
 	char **env;
 
 	while (environ[n])
 		n++;
-	env = calloc(n + 2, sizeof(*env));
+	env = calloc(n + 3, sizeof(*env));
 	if (!env)
 		abort();
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], LAB_SIM_CELL_ENV, len) || environ[i][len] != '=')
+		if (!env_is(environ[i], LAB_SIM_CELL_ENV) && !env_is(environ[i], LAB_SIM_QUIET_ENV))
 			env[k++] = environ[i];
 	snprintf(var, sizeof(var), "%s=%ld", LAB_SIM_CELL_ENV, (long)getpid());
-	env[k] = var;
+	env[k++] = var;
+	if (quiet)
+		env[k] = q;
 	return env;
 }
 
 /*
  * Start @p's process with @argv, its standard output (and its standard error
- * with @err_too) into a pipe, with the signal mask @mask (sim_cell.h).
+ * with @ops->err_too) into a pipe, with the signal mask @mask (sim_cell.h).
  * Returns 0 or -errno.
  */
-static int proc_start(struct lab_sim_proc *p, char *const argv[], bool err_too, const sigset_t *mask)
+static int proc_start(struct lab_sim_proc *p, char *const argv[], const struct lab_sim_cells_ops *ops,
+		      const sigset_t *mask)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
-	char **env = cell_env();
+	char **env = cell_env(ops->quiet);
 	int fd[2], err;
 
 	if (pipe2(fd, O_CLOEXEC)) {	/* close-on-exec: no other cell's process holds this pipe open */
@@ -78,7 +97,7 @@ static int proc_start(struct lab_sim_proc *p, char *const argv[], bool err_too, 
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
-	if (err_too)
+	if (ops->err_too)
 		posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
 	/* the caller's mask, not the one lab_sim_cells_run() blocks SIGINT and SIGTERM with */
 	posix_spawnattr_init(&at);
@@ -165,7 +184,7 @@ static int cell_start(const struct lab_sim_cells_ops *ops, void *arg, int i, str
 		abort();
 	*p = (struct lab_sim_proc){ .fd = -1 };
 	ops->argv(arg, i, a);
-	p->err = proc_start(p, a->av, ops->err_too, mask);
+	p->err = proc_start(p, a->av, ops, mask);
 	p->finished = p->err != 0;
 	free(a);
 	return !p->finished;

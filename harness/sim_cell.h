@@ -33,9 +33,13 @@
 #include "csv.h"
 
 #define LAB_SIM_CELL_ENV "RWLAB_SIM_CELL"
+/* Set (to 1) in a cell's environment when its run is quiet (-q): rwlab-sim then prints no host-time line. */
+#define LAB_SIM_QUIET_ENV "RWLAB_SIM_QUIET"
 
 /* Is this process one cell's child (LAB_SIM_CELL_ENV set)? */
 bool lab_sim_cell_child(void);
+/* Is it a cell of a quiet run (LAB_SIM_QUIET_ENV set)? */
+bool lab_sim_cell_quiet(void);
 
 /*
  * lab_sim_cell_watch_parent() - in a cell's child (LAB_SIM_CELL_ENV holds
@@ -73,7 +77,12 @@ struct lab_sim_cells_ops {
 	void (*progress)(void *arg, int finished, int running);
 	/* The process's standard error into the pipe too (else it is shared with the caller's). */
 	bool err_too;
+	/* LAB_SIM_QUIET_ENV=1 in its environment: the run is quiet. */
+	bool quiet;
 };
+
+/* -j's largest N: processes at once (each holds a pipe and its output in memory). */
+#define LAB_SIM_JOBS_MAX 1024
 
 /* Cells that may finish ahead of the oldest one not yet handed over, beyond the @jobs running. */
 #define LAB_SIM_CELLS_AHEAD 256
@@ -81,7 +90,7 @@ struct lab_sim_cells_ops {
 /*
  * lab_sim_cells_run() - run cells 0..@n-1, each in a process of its own
  * (@ops->argv's command line, with LAB_SIM_CELL_ENV=<this process's id>
- * added to the environment, standard input /dev/null, standard output into
+ * added to the environment and LAB_SIM_QUIET_ENV=1 with @ops->quiet, standard input /dev/null, standard output into
  * a pipe, standard error shared unless @ops->err_too), at most @jobs (>= 1)
  * at once, started in cell order, and hand each to @ops->done in cell
  * order, as soon as it and every cell before it have finished: what done()

@@ -33,6 +33,7 @@
 #include "threads.h"
 #include "lazy_mm.h"
 #include "topology.h"
+#include "sim_cell.h"
 #include "sim_cmd.h"
 #include "torture.h"
 
@@ -70,8 +71,11 @@ static const struct lab_opt torture_opts[] = {
 	{ "sim", 0, 'Z', "MACHINE", "torture on a simulated machine (rwlab sim list; generic-N), checked first, in "
 	  "rwlab-sim beside rwlab; -d is simulated time; --seed is the engine's schedule seed", NULL, NULL,
 	  LAB_COMP_MACHINES, NULL, 0, 0 },
-	{ "seeds", 0, 'N', "N", "with --sim: N schedules, seeds --seed .. --seed+N-1; a failing seed prints its "
-	  "output and the command that replays it", "1", NULL, 0, NULL, 1, 1000000000 },
+	{ "seeds", 0, 'N', "N", "with --sim: N schedules, seeds --seed .. --seed+N-1, each in its own rwlab-sim; a "
+	  "failing seed prints its output and the command that replays it", "1", NULL, 0, NULL, 1, 1000000000 },
+	{ "jobs", 'j', 'j', "N", "with --sim and --seeds: seeds run at once, each in its own rwlab-sim, reported in "
+	  "seed order (the output and the exit status are the same whatever N)", "the CPUs this process may use",
+	  NULL, 0, NULL, 1, LAB_SIM_JOBS_MAX },
 	{ "verbose", 'v', 'v', NULL, "per-thread counts", NULL, NULL, 0, NULL, 0, 0 },
 	{ "events", 0, 'e', NULL, "one 'paths:' line per variant: the handoffs, wake-ups, writer/reader switches, "
 	  "downgrades, failed trylocks and kill bursts the run saw, and every non-zero lock event (with --seeds: "
@@ -321,6 +325,8 @@ struct torture_args {
 	const char *sim;	/* --sim MACHINE */
 	unsigned long long seeds;	/* --seeds N (0: not given) */
 	bool seed_given;	/* --seed: under --sim, the engine's seed too (else 1) */
+	int jobs;		/* -j N (0: not given) */
+	bool sim_ran;		/* the front ran the seeds (lab_sim_seeds()): its status is the command's */
 };
 
 /* One `rwlab torture` option. Returns 0 or the exit status of a bad value. */
@@ -385,10 +391,15 @@ static int torture_option(int c, struct torture_args *a)
 	case 'Z':	/* torture_parse() hands the torture to rwlab-sim (sim_cmd.h) */
 		a->sim = optarg;
 		return 0;
-	case 'N':	/* rwlab-sim runs one schedule per seed (sim_main.c) */
+	case 'N':	/* one rwlab-sim per seed (lab_sim_seeds()) */
 		if (parse_count("--seeds", optarg, 1, 1000000000, &v))
 			return 2;
 		a->seeds = (unsigned long long)v;
+		return 0;
+	case 'j':
+		if (parse_count("-j/--jobs", optarg, 1, LAB_SIM_JOBS_MAX, &v))
+			return 2;
+		a->jobs = (int)v;
 		return 0;
 	default:	/* getopt_long said what was wrong */
 		return 2;
@@ -397,14 +408,16 @@ static int torture_option(int c, struct torture_args *a)
 
 /*
  * --sim MACHINE: the torture goes to rwlab-sim with the command line less
- * --sim, --seed and --seeds (@drop: their elements in @argv), which it
- * turns into the engine's seed and schedules. Returns 2 (message printed)
- * only when it cannot (sim_cmd.h).
+ * --sim, --seed, --seeds and -j (@drop: their elements in @argv), with the
+ * engine's seed; with --seeds N > 1 one rwlab-sim per seed (lab_sim_seeds(),
+ * whose status this returns). Else returns 2 (message printed) only when
+ * it cannot start rwlab-sim (sim_cmd.h).
  */
 static int torture_sim_exec(const struct torture_args *a, int argc, char **argv, const bool *drop)
 {
 	struct lab_sim_plan p = { .machine = a->sim, .seed = a->seed_given ? a->o.seed : 1,
 				  .seeds = a->seeds ? a->seeds : 1, .cmd = "torture" };
+	int st;
 
 	if (a->nschemes) {
 		fprintf(stderr, "%s: -m (lazy-mm schemes) cannot run under --sim yet; valid under --sim: the lock "
@@ -419,9 +432,9 @@ static int torture_sim_exec(const struct torture_args *a, int argc, char **argv,
 	}
 	if (lab_sim_plan_args(&p, argc, argv, drop))
 		return 2;
-	lab_sim_exec(&p);
+	st = p.seeds > 1 ? lab_sim_seeds(&p, a->jobs ? a->jobs : lab_sim_host_cpus(), a->events) : lab_sim_exec(&p);
 	free(p.argv);
-	return 2;
+	return st;
 }
 
 /* The options, @drop marking where the simulator's lie in @argv. Returns 0 or 2. */
@@ -433,7 +446,7 @@ static int torture_options(struct torture_args *a, int argc, char **argv, bool *
 	if (lab_cli_begin(&cli, &lab_torture_cmd, argc, argv))
 		return 2;
 	while ((c = lab_cli_next(&cli)) != -1) {
-		if (c == 'Z' || c == 'E' || c == 'N') {	/* handed on to rwlab-sim without them */
+		if (c == 'Z' || c == 'E' || c == 'N' || c == 'j') {	/* handed on to rwlab-sim without them */
 			int from, to;
 
 			lab_cli_span(&cli, &from, &to);
@@ -452,7 +465,12 @@ static int torture_options(struct torture_args *a, int argc, char **argv, bool *
 		fprintf(stderr, "%s: --seeds needs --sim MACHINE (one simulated schedule per seed)\n", prog);
 		return 2;
 	}
-	return a->sim && !LAB_SIM ? torture_sim_exec(a, argc, argv, drop) : 0;
+	if (a->jobs && !a->sim && !LAB_SIM) {
+		fprintf(stderr, "%s: -j needs --sim MACHINE and --seeds N (simulated seeds in parallel processes; "
+			"natively the variants run one at a time)\n", prog);
+		return 2;
+	}
+	return 0;
 }
 
 /* The options and their defaults (every allowed CPU a reader and a writer). Returns 0 or 2. */
@@ -468,19 +486,21 @@ static int torture_parse(struct torture_args *a, int argc, char **argv)
 	ncpus = ncpus < 1 ? 1 : ncpus;
 	a->o.readers = a->o.writers = (int)(ncpus < MAX_THREADS_PER_ROLE ? ncpus : MAX_THREADS_PER_ROLE);
 	st = drop ? torture_options(a, argc, argv, drop) : 2;
-	free(drop);
-	if (st)
-		return st;
-	if (a->o.readers + a->o.writers == 0) {
+	if (!st && a->o.readers + a->o.writers == 0) {
 		fprintf(stderr, "%s: --readers 0 and --writers 0: no thread to torture with\n", prog);
-		return 2;
+		st = 2;
 	}
-	if (!a->nlocks && !a->nschemes &&
+	if (!st && !a->nlocks && !a->nschemes &&
 	    lab_rwsem_parse_list("all", a->locks, MAX_LOCKS, &a->nlocks, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", prog, err);
-		return 2;
+		st = 2;
 	}
-	return 0;
+	if (!st && a->sim && !LAB_SIM) {	/* the front: rwlab-sim runs the torture */
+		st = torture_sim_exec(a, argc, argv, drop);
+		a->sim_ran = true;
+	}
+	free(drop);
+	return st;
 }
 
 static int cmd_torture(int argc, char **argv)
@@ -494,7 +514,7 @@ static int cmd_torture(int argc, char **argv)
 	bool verbose;
 	char failed_names[512] = "";
 
-	if ((st = torture_parse(&a, argc, argv)))
+	if ((st = torture_parse(&a, argc, argv)) || a.sim_ran)
 		return st;
 	o = a.o;
 	nlocks = a.nlocks;
