@@ -347,6 +347,7 @@ struct engine {
 	int ncpu, nwords;		/* CPUs; 64-bit words in a CPU bitmap */
 	int sched_factor;		/* the kernel's CFS tunable scale */
 	int live_tasks;
+	int nr_queued;			/* tasks in every CPU's run queue together (sched.c: steal() skips its scan at 0) */
 	uint64_t rng;			/* the stream drawn from the seed (sim_random, tie keys) */
 	struct stats st;
 	struct prof *prof;		/* RWLAB_SIM_STATS=2's profile (stats.c), NULL when off */
