@@ -17,6 +17,13 @@
  *                  threads on CPUs A and B: round trip / 2, as
  *                  nviennot/core-to-core-latency measures it.
  *   rmw.local      dependent `lock xadd` on a line the thread owns.
+ *   rcas*_pair     two threads' read-then-cmpxchg loops on one line: ns per
+ *                  success and attempts per success, plain, with PREFETCHW
+ *                  first, and with the cmpxchg's address depending on the
+ *                  loaded value (below).
+ *   turn_*         one operation per turn on a line the other core wrote
+ *                  last (lock xadd, load, load + cmpxchg with and without
+ *                  the address dependence, PREFETCHW first): ns per turn.
  *   load.local     dependent load chain on one L1-resident line.
  *   mem.local      dependent load chain through a random cyclic permutation
  *                  of the lines of a 256 MiB buffer (huge pages asked for
@@ -336,6 +343,196 @@ static double faa_run_len_batch(void)
 	faa_pair(&rl);
 	return rl;
 }
+
+/*
+ * The read-then-cmpxchg loop between two cores (atomics rcas, Travis Downs'
+ * "cas add", v5.16's down_read_trylock): each thread makes rcas_n
+ * successes of v = load(line); while (!cmpxchg(line, &v, v + 1)); ns per
+ * success of the pair (total time over both threads' successes) and cmpxchg
+ * attempts per success. Variants that tell how the core takes the line:
+ *   rcas     the plain loop.
+ *   rcasw    PREFETCHW of the line before the load (the kernel's
+ *            prefetchw() before a cmpxchg loop): the line asked for with
+ *            ownership first.
+ *   rcasdep  the cmpxchg's address depends on the loaded value (+ v & z,
+ *            z a zero the compiler cannot see): the core cannot issue the
+ *            cmpxchg's ownership request until the load's data is back, so
+ *            the load takes a shared copy and the cmpxchg upgrades it.
+ * Against c2c_ns, ns per success says how many transfers a success costs.
+ */
+static _Alignas(LINE) atomic_long rcas_line;
+static _Alignas(LINE) atomic_int rcas_go;
+static _Alignas(LINE) long rcas_att[2];
+static long rcas_n;
+static int rcas_mode;		/* 0 rcas, 1 rcasw, 2 rcasdep */
+static volatile long rcas_zero;	/* 0, unknown to the compiler */
+
+static void rcas_loop(int side)
+{
+	long att = 0, z = rcas_zero;
+
+	for (long i = 0; i < rcas_n; i++) {
+		atomic_long *p = &rcas_line;
+		long v;
+
+		if (rcas_mode == 1)
+			__asm__ volatile("prefetchw %0" :: "m"(*(char *)p));
+		v = atomic_load_explicit(p, memory_order_relaxed);
+		if (rcas_mode == 2)
+			p = (atomic_long *)((char *)p + (v & z));
+		att++;
+		while (!atomic_compare_exchange_strong(p, &v, v + 1))
+			att++;
+	}
+	rcas_att[side] = att;
+}
+
+static void *rcas_peer(void *arg)
+{
+	(void)arg;
+	pin(cpu_b);
+	atomic_fetch_add(&rcas_go, 1);
+	while (atomic_load(&rcas_go) < 2)
+		;
+	rcas_loop(1);
+	return NULL;
+}
+
+static double rcas_pair(int mode, double *attempts)
+{
+	pthread_t t;
+	double t0, dt;
+
+	rcas_mode = mode;
+	rcas_n = ops(1000000);
+	atomic_store(&rcas_go, 0);
+	pthread_create(&t, NULL, rcas_peer, NULL);
+	pin(cpu_a);
+	while (atomic_load(&rcas_go) < 1)
+		;
+	t0 = now_ns();
+	atomic_fetch_add(&rcas_go, 1);
+	rcas_loop(0);
+	pthread_join(t, NULL);
+	dt = now_ns() - t0;
+	*attempts = (double)(rcas_att[0] + rcas_att[1]) / (2.0 * rcas_n);
+	return dt / (2.0 * rcas_n);
+}
+
+static double rcas_ns_batch(void) { double a; return rcas_pair(0, &a); }
+static double rcas_att_batch(void) { double a; rcas_pair(0, &a); return a; }
+static double rcasw_ns_batch(void) { double a; return rcas_pair(1, &a); }
+static double rcasw_att_batch(void) { double a; rcas_pair(1, &a); return a; }
+static double rcasdep_ns_batch(void) { double a; return rcas_pair(2, &a); }
+static double rcasdep_att_batch(void) { double a; rcas_pair(2, &a); return a; }
+
+/*
+ * One read-then-cmpxchg per turn, the line always last written by the other
+ * core: two threads take turns through a flag on a second line (thread i
+ * waits until the flag is 2k + i, makes its operation on the target line,
+ * then stores 2k + i + 1 to the flag), so each operation finds the target
+ * line modified in the other core's cache, as the first access of a
+ * contended read-first trylock does. ns per turn for:
+ *   turn_faa      lock xadd: one ownership transfer of the target line
+ *   turn_load     a plain load of it: one read snoop (the operation that
+ *                 ends the turn is the flag's store only)
+ *   turn_rcas     load, then lock cmpxchg on it (the cmpxchg's address is
+ *                 known at once: its ownership request can go out with the
+ *                 load)
+ *   turn_rcasdep  the same, the cmpxchg's address depending on the loaded
+ *                 value: the load must bring a copy before the cmpxchg can
+ *                 ask for ownership (a second transfer, the upgrade)
+ *   turn_rcasw    PREFETCHW, then load, then lock cmpxchg
+ * turn_rcas close to turn_faa says the read and the cmpxchg take the line
+ * once; close to turn_rcasdep, twice. The figure is the median over chunks
+ * of 1000 rounds (as c2c's): a chunk in which a vCPU was descheduled is an
+ * outlier.
+ */
+static _Alignas(LINE) atomic_long turn_flag;
+static _Alignas(LINE) atomic_long turn_line;
+static _Alignas(LINE) atomic_int turn_go;
+static long turn_n;
+static int turn_mode;		/* 0 faa, 1 load, 2 rcas, 3 rcasdep, 4 rcasw */
+static long turn_sink;
+
+static double turn_chunk[C2C_MAX_CHUNKS];
+
+static void turn_loop(long side)
+{
+	long z = rcas_zero, sink = 0;
+	double t0 = 0;
+
+	for (long i = 0; i < turn_n; i++) {
+		long want = 2 * i + side;
+		atomic_long *p = &turn_line;
+		long v;
+
+		if (!side && !(i % C2C_CHUNK)) {
+			double t1 = now_ns();
+
+			if (i)
+				turn_chunk[i / C2C_CHUNK - 1] = (t1 - t0) / (2.0 * C2C_CHUNK);
+			t0 = t1;
+		}
+		while (atomic_load_explicit(&turn_flag, memory_order_acquire) != want)
+			;
+		switch (turn_mode) {
+		case 0:
+			atomic_fetch_add(p, 1);
+			break;
+		case 1:
+			sink += atomic_load_explicit(p, memory_order_relaxed);
+			break;
+		default:
+			if (turn_mode == 4)
+				__asm__ volatile("prefetchw %0" :: "m"(*(char *)p));
+			v = atomic_load_explicit(p, memory_order_relaxed);
+			if (turn_mode == 3)
+				p = (atomic_long *)((char *)p + (v & z));
+			while (!atomic_compare_exchange_strong(p, &v, v + 1))
+				;
+			break;
+		}
+		atomic_store_explicit(&turn_flag, want + 1, memory_order_release);
+	}
+	turn_sink = sink;
+}
+
+static void *turn_peer(void *arg)
+{
+	(void)arg;
+	pin(cpu_b);
+	atomic_fetch_add(&turn_go, 1);
+	turn_loop(1);
+	return NULL;
+}
+
+static double turn_batch(int mode)
+{
+	pthread_t t;
+	long nchunks;
+
+	nchunks = ops(200000) / C2C_CHUNK;
+	nchunks = nchunks < 5 ? 5 : nchunks > C2C_MAX_CHUNKS ? C2C_MAX_CHUNKS : nchunks;
+	turn_mode = mode;
+	turn_n = nchunks * C2C_CHUNK + 1;	/* the last chunk ends at the extra round's start */
+	atomic_store(&turn_flag, -1);
+	atomic_store(&turn_go, 0);
+	pthread_create(&t, NULL, turn_peer, NULL);
+	pin(cpu_a);
+	while (atomic_load(&turn_go) < 1)
+		;
+	atomic_store(&turn_flag, 0);
+	turn_loop(0);
+	pthread_join(t, NULL);
+	return median(turn_chunk, (int)nchunks);
+}
+
+static double turn_faa_batch(void) { return turn_batch(0); }
+static double turn_load_batch(void) { return turn_batch(1); }
+static double turn_rcas_batch(void) { return turn_batch(2); }
+static double turn_rcasdep_batch(void) { return turn_batch(3); }
+static double turn_rcasw_batch(void) { return turn_batch(4); }
 
 /*
  * The hold window: after a core's locked RMW brings the line from another
@@ -1047,6 +1244,17 @@ int main(int argc, char **argv)
 	measure("c2c_ns", "ns", c2c_batch);
 	measure("faa_pair_ns", "ns", faa_pair_batch);
 	measure("faa_run_len", "ops", faa_run_len_batch);
+	measure("rcas_pair_ns", "ns", rcas_ns_batch);
+	measure("rcas_pair_attempts", "attempts", rcas_att_batch);
+	measure("rcasw_pair_ns", "ns", rcasw_ns_batch);
+	measure("rcasw_pair_attempts", "attempts", rcasw_att_batch);
+	measure("rcasdep_pair_ns", "ns", rcasdep_ns_batch);
+	measure("rcasdep_pair_attempts", "attempts", rcasdep_att_batch);
+	measure("turn_faa_ns", "ns", turn_faa_batch);
+	measure("turn_load_ns", "ns", turn_load_batch);
+	measure("turn_rcas_ns", "ns", turn_rcas_batch);
+	measure("turn_rcasdep_ns", "ns", turn_rcasdep_batch);
+	measure("turn_rcasw_ns", "ns", turn_rcasw_batch);
 	measure("rmw_hold_ns", "ns", hold_batch);
 	if (wanted("rmw_hold_ns")) {
 		printf("# rmw_hold_ns, last batch: gap_ns local_fraction (second xadd local while the other core hammers)\n");

@@ -199,6 +199,15 @@ struct cpu {
 	uint64_t idle_t0;	/* when it entered the idle loop */
 	uint64_t idle_next_timer;	/* menu_device.next_timer_ns of the last selection */
 	int idle_bucket, idle_ivp;
+	/*
+	 * Read for ownership (coherence.c): this CPU's last load that took a
+	 * line from its owner, the task that made it, its arrival and the
+	 * line's version then, and when the first request queued behind it
+	 * would reach this CPU (UINT64_MAX: none queued yet).
+	 */
+	struct line *rd_line;
+	struct task *rd_task;
+	uint64_t rd_at, rd_ver, rd_snoop;
 	int idle_stop_tick;	/* the governor stopped the tick (else it wakes the CPU each jiffy) */
 	uint32_t idle_iv[IDLE_INTERVALS];	/* the last idle durations, us (menu_device.intervals) */
 	uint32_t idle_corr[IDLE_BUCKETS];	/* menu_device.correction_factor */
@@ -338,6 +347,7 @@ struct engine {
 	int ncpu, nwords;		/* CPUs; 64-bit words in a CPU bitmap */
 	int sched_factor;		/* the kernel's CFS tunable scale */
 	int live_tasks;
+	int nr_queued;			/* tasks in every CPU's run queue together (sched.c: steal() skips its scan at 0) */
 	uint64_t rng;			/* the stream drawn from the seed (sim_random, tie keys) */
 	struct stats st;
 	struct prof *prof;		/* RWLAB_SIM_STATS=2's profile (stats.c), NULL when off */

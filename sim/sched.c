@@ -267,6 +267,7 @@ static void rq_insert(struct cpu *c, struct task *t)
 {
 	int i = c->nrq++;
 
+	eng.nr_queued++;
 	if (t->pin < 0 && !eng.lb_armed)
 		lb_arm(c->clock);
 
@@ -286,6 +287,7 @@ static struct task *rq_take(struct cpu *c, int i)
 
 	memmove(&c->rq[i], &c->rq[i + 1], (size_t)(c->nrq - i - 1) * sizeof(*c->rq));
 	c->nrq--;
+	eng.nr_queued--;
 	return t;
 }
 
@@ -299,6 +301,8 @@ static struct task *steal(struct cpu *c)
 {
 	int best = -1, bestn = 0, me = (int)(c - eng.cpus);
 
+	if (!eng.nr_queued)
+		return NULL;	/* no queue to pull from (the scan below would find none) */
 	for (int k = 1; k < eng.ncpu; k++) {
 		struct cpu *o = &eng.cpus[(me + k) % eng.ncpu];
 

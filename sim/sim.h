@@ -40,10 +40,12 @@
  * requests served in order, the hold window, read snoops in turn),
  * picoseconds, seeded cost jitter, EEVDF or CFS per machine file with
  * tick-noticed slices, periodic load balancing (sim/README.md); sim-7:
- * both. Results keep the version they were made with, and every CSV row
+ * both; sim-8: the idle path; sim-9: read for ownership (a load that took
+ * a line from its owner, followed by the task's store or RMW to it as its
+ * next access, is one ownership transfer: coherence.c rule 7). Results keep the version they were made with, and every CSV row
  * its binary's git revision.
  */
-#define SIM_ENGINE_VERSION "sim-8"
+#define SIM_ENGINE_VERSION "sim-9"
 #define SIM_MAX_TASKS 1024
 
 extern int sim_active;		/* 1 while sim_run() runs */

@@ -117,7 +117,7 @@ check_machine() {
 		if (!(key in required) && !(key in optional) && key !~ /^(cost|note|bw)\.[a-z0-9_.]+$/)
 			problem("line " FNR ": unknown key " key)
 		if (isnum(val)) {
-			if (val + 0 <= 0)
+			if (val + 0 <= 0 && !(key == "rmw.hold_share" && val + 0 == 0))
 				problem("line " FNR ": " key " = " val " is not positive")
 			check_citation(key, val, cit, FNR)
 		}

@@ -79,11 +79,11 @@ done
 [ "$(cat "$tmp"/mf/*.csv.k | sort -u | wc -l)" = 1 ] && [ -s "$tmp/mf/skl_6700hq_1s8.csv.k" ] ||
 	fail "run --sim PATH: kernel columns differ or lack the machine hash: $(cat "$tmp"/mf/*.csv.k | tr '\n' ' ')"
 # ... and each cell runs that file, not sim/machines/NAME.machine (cells were started with the name)
-mkdir "$tmp/mf2" && sed 's/^rmw.hold_share = [0-9.]*/rmw.hold_share = 0/' "$src" >"$tmp/mf2/skl-6700hq-1s8.machine"
+mkdir "$tmp/mf2" && sed 's/^rmw.hold_share = [0-9.]*/rmw.hold_share = 1/' "$src" >"$tmp/mf2/skl-6700hq-1s8.machine"
 "$rwlab" run --sim "$tmp/mf2/skl-6700hq-1s8.machine" -l null -w atomics -t 1,2 --pin cores -n 1 -d 100us --warmup 10us -q --no-report \
 	-o "$tmp/mf2/r.csv" >/dev/null 2>"$tmp/m.err" || fail "run --sim a changed PATH: exit $?: $(tail -1 "$tmp/m.err")"
 a=$(grep -o ',ops_per_s,[^,]*' "$tmp/mf/skl_6700hq_1s8.csv") b=$(grep -o ',ops_per_s,[^,]*' "$tmp/mf2/r.csv")
-[ -n "$b" ] && [ "$a" != "$b" ] || fail "run --sim PATH with rmw.hold_share = 0: ops_per_s '$b', the file's own '$a' (the cell ran NAME.machine?)"
+[ -n "$b" ] && [ "$a" != "$b" ] || fail "run --sim PATH with rmw.hold_share = 1: ops_per_s '$b', the file's own '$a' (the cell ran NAME.machine?)"
 "$tmp/alone/rwlab" torture --sim nosuch -d 1ms >/dev/null 2>"$tmp/m.err"
 rc=$?
 [ $rc -eq 2 ] && grep -q nosuch "$tmp/m.err" && ! grep -q 'simulated build' "$tmp/m.err" ||
@@ -147,10 +147,10 @@ grep -q 'rwlab-sim sim-[0-9]* engine [0-9a-f]* machine [0-9a-f]* seed 1,' "$tmp/
 "$rwlab" torture --seed 3 --sim generic-4 -l busted -d 2ms --seeds 2 >"$tmp/t.out" 2>&1
 rc=$?
 [ $rc -eq 1 ] || fail "torture --sim -l busted --seeds 2: exit $rc"
-grep -q 'torture on generic-4: 2 seeds (3..4)' "$tmp/t.out" || fail "torture --seeds 2 from 3: $(grep 'seeds (' "$tmp/t.out")"
-grep '^rwlab-sim: replay: ' "$tmp/t.out" >"$tmp/replays"
+grep -q 'torture: --sim generic-4: 2 of 2 seeds done (3..4)' "$tmp/t.out" || fail "torture --seeds 2 from 3: $(grep 'seeds done' "$tmp/t.out")"
+grep '^rwlab torture: replay: ' "$tmp/t.out" >"$tmp/replays"
 [ -s "$tmp/replays" ] || fail "torture --sim -l busted: no replay line"
-grep -v -x -e 'rwlab-sim: replay: rwlab torture -l busted -d 2ms --sim generic-4 --seed [34]' "$tmp/replays" >"$tmp/bad"
+grep -v -x -e 'rwlab torture: replay: rwlab torture -l busted -d 2ms --sim generic-4 --seed [34]' "$tmp/replays" >"$tmp/bad"
 [ -s "$tmp/bad" ] && fail "replay lines not the command that replays: $(head -2 "$tmp/bad")"
 
 [ $fails -eq 0 ] && echo "sim-path: all checks passed"

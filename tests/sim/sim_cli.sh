@@ -255,16 +255,16 @@ part_torture() {
 	# torture: every variant SUCCESS over a few schedules; busted FAILURE, replayable
 	"$rwlab" torture --sim generic-4 -d 2ms --seeds 3 >"$tmp/t" 2>&1 ||
 		fail "torture --sim: $(grep -E 'FAILURE|deadlock' "$tmp/t" | head -3)"
-	grep -q '3 seeds (1..3): 3 SUCCESS, 0 FAILURE' "$tmp/t" || fail "torture --sim summary: $(tail -1 "$tmp/t")"
+	grep -q '3 of 3 seeds done (1..3): 3 SUCCESS, 0 FAILURE' "$tmp/t" || fail "torture --sim summary: $(tail -1 "$tmp/t")"
 	"$rwlab" torture --sim generic-4 -l busted -d 2ms --seeds 2 >"$tmp/tb" 2>&1
 	[ $? -eq 1 ] || fail "torture --sim -l busted did not fail"
-	replay=$(sed -n 's/^rwlab-sim: replay: rwlab //p' "$tmp/tb" | tail -1)
+	replay=$(sed -n 's/^rwlab torture: replay: rwlab //p' "$tmp/tb" | tail -1)
 	[ -n "$replay" ] || fail "no replay command for busted"
 	if [ -n "$replay" ]; then
 		seed=${replay##*--seed }
 		# shellcheck disable=SC2086
 		"$rwlab" $replay >"$tmp/r" 2>&1
-		sed -n "/^rwlab-sim: seed $seed: FAILURE/,/^rwlab-sim: replay/p" "$tmp/tb" | grep 'busted-torture: \(Writes\|Reads\)' >"$tmp/want"
+		sed -n "/^rwlab torture: seed $seed: FAILURE/,/^rwlab torture: replay/p" "$tmp/tb" | grep 'busted-torture: \(Writes\|Reads\)' >"$tmp/want"
 		grep 'busted-torture: \(Writes\|Reads\)' "$tmp/r" >"$tmp/got"
 		[ -s "$tmp/want" ] && cmp -s "$tmp/want" "$tmp/got" || fail "replay of seed $seed differs: $(cat "$tmp/want" "$tmp/got")"
 	fi
