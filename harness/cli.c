@@ -50,13 +50,13 @@ int lab_cli_begin(struct lab_cli *c, const struct lab_cmd *cmd, int argc, char *
 	return 0;
 }
 
-/* The table entry getopt_long() answered @key for (a short letter or a long option's key). */
+/* The table entry getopt_long() answered @key for (a short letter or a long option's key), --help's too. */
 static const struct lab_opt *opt_of(const struct lab_cmd *cmd, int key)
 {
 	for (const struct lab_opt *o = cmd->opts; o && o->lname; o++)
 		if (o->key == key || (o->sname && o->sname == key))
 			return o;
-	return NULL;
+	return key == help_opt.key ? &help_opt : NULL;
 }
 
 /*

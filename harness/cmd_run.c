@@ -14,6 +14,7 @@
 #include "report.h"
 #include "runner.h"
 #include "shard.h"
+#include "sim_cell.h"
 #include "sim_cmd.h"
 #include "threads.h"
 #include "topology.h"
@@ -23,7 +24,6 @@
 _Static_assert(LAB_THREADS_MAX == LAB_MAX_TASKS - LAB_HARNESS_TASKS, "-t's limit is the task table's");
 
 #define DUR_UNITS "units s, ms, us or m"
-#define LAB_RUN_JOBS_MAX 1024	/* -j: processes at once (each holds a pipe and a cell's CSV in memory) */
 #define WARMUP_UNSET UINT64_MAX	/* --warmup not given: a quarter of -d, at most 500 ms (run_defaults) */
 
 /* Adding an option: one entry here and one case in run_option(). */
@@ -70,7 +70,7 @@ static const struct lab_opt run_opts[] = {
 	  "run nothing", NULL, NULL, 0, NULL, 0, 0 },
 	{ "jobs", 'j', 'j', "N", "simulated cells run at once, each in its own rwlab-sim, the rows written in plan "
 	  "order (the CSV is the same whatever N); natively cells run one at a time (-j N > 1 says so and runs 1)",
-	  "the CPUs this process may use under --sim, 1 natively", NULL, 0, NULL, 1, LAB_RUN_JOBS_MAX },
+	  "the CPUs this process may use under --sim, 1 natively", NULL, 0, NULL, 1, LAB_SIM_JOBS_MAX },
 	{ "shard", 0, 'J', "I/N", "run only shard I of N: every N-th comparison block (workload x thread count), "
 	  "round robin; the CSV's shard and plan columns let 'rwlab merge' check the shards", NULL, NULL, 0, NULL,
 	  0, 0 },
@@ -272,7 +272,7 @@ static int run_option(int c, int from_matrix, const char *prog, struct run_lists
 		o->quiet = true;
 		break;
 	case 'j':
-		if (lab_opt_count(prog, "-j/--jobs", optarg, 1, LAB_RUN_JOBS_MAX, &v))
+		if (lab_opt_count(prog, "-j/--jobs", optarg, 1, LAB_SIM_JOBS_MAX, &v))
 			return 2;
 		o->jobs = (int)v;
 		break;

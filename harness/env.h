@@ -36,6 +36,9 @@
 	X("RWLAB_SIM_CELL", "rwlab-sim (internal)", \
 	  "set by a simulated run for each cell's own rwlab-sim, to the run's process id: that process runs its " \
 	  "one cell, and ends (SIGTERM) when the run's process dies (harness/sim_cell.h)") \
+	X("RWLAB_SIM_QUIET", "rwlab-sim (internal)", \
+	  "set to 1 by a quiet simulated run (-q) for each cell's own rwlab-sim, and by torture --seeds for each " \
+	  "seed's: it prints no host-time line (harness/sim_cell.h)") \
 	X("RWLAB_SWITCH_RINGS", "the kernel ports (locks/wait.h)", \
 	  "0: open no perf context-switch rings; owner_on_cpu() then samples the owner's CPU clock " \
 	  "(oncpu=clock) and need_resched() reads getrusage (to measure what the rings cost a context switch)") \

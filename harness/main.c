@@ -67,6 +67,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
 		return cmd_help(argc, argv);
+	if (!strncmp(argv[1], "--help=", 7)) {	/* as "--help COMMAND": rwlab --help=run */
+		char *av[] = { argv[0], "help", argv[1] + 7, NULL };
+
+		return cmd_help(3, av);
+	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V") || !strcmp(argv[1], "version")) {
 		printf("rwlab %s (git %s; %s build, %s)\n", LAB_VERSION, LAB_GIT_REV, LAB_BUILD_TYPE, LAB_COMPILER);
 		return 0;

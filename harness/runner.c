@@ -906,7 +906,8 @@ static void sim_progress(void *arg, int finished, int running)
  */
 static void run_cell_processes(struct runner *r)
 {
-	static const struct lab_sim_cells_ops ops = { sim_cell_argv, sim_cell_done, sim_progress };
+	const struct lab_sim_cells_ops ops = { .argv = sim_cell_argv, .done = sim_cell_done, .progress = sim_progress,
+					       .quiet = r->o->quiet };
 	int jobs = r->o->jobs > 0 ? r->o->jobs : lab_sim_host_cpus();
 
 	lab_cells_parent = 1;	/* no alarm on a signal here: each cell's process has its own */

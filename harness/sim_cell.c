@@ -24,6 +24,13 @@ bool lab_sim_cell_child(void)
 	return v && *v;
 }
 
+bool lab_sim_cell_quiet(void)
+{
+	const char *v = getenv(LAB_SIM_QUIET_ENV);
+
+	return v && *v;
+}
+
 void lab_sim_cell_watch_parent(void)
 {
 	const char *v = getenv(LAB_SIM_CELL_ENV);
@@ -37,32 +44,49 @@ void lab_sim_cell_watch_parent(void)
 		raise(SIGTERM);
 }
 
-/* environ with LAB_SIM_CELL_ENV=<this process's id> (any earlier value dropped); free the array, not its strings. */
-static char **cell_env(void)
+static bool env_is(const char *var, const char *name)
 {
-	static char var[48];
+	size_t len = strlen(name);
 
-	size_t n = 0, k = 0, len = strlen(LAB_SIM_CELL_ENV);
+	return !strncmp(var, name, len) && var[len] == '=';
+}
+
+/*
+ * environ with LAB_SIM_CELL_ENV=<this process's id> and, when @quiet,
+ * LAB_SIM_QUIET_ENV=1 (any earlier values dropped); free the array, not its strings.
+ */
+static char **cell_env(bool quiet)
+{
+	static char var[48], q[] = LAB_SIM_QUIET_ENV "=1";
+	size_t n = 0, k = 0;
 	char **env;
 
 	while (environ[n])
 		n++;
-	env = calloc(n + 2, sizeof(*env));
+	env = calloc(n + 3, sizeof(*env));
 	if (!env)
 		abort();
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], LAB_SIM_CELL_ENV, len) || environ[i][len] != '=')
+		if (!env_is(environ[i], LAB_SIM_CELL_ENV) && !env_is(environ[i], LAB_SIM_QUIET_ENV))
 			env[k++] = environ[i];
 	snprintf(var, sizeof(var), "%s=%ld", LAB_SIM_CELL_ENV, (long)getpid());
-	env[k] = var;
+	env[k++] = var;
+	if (quiet)
+		env[k] = q;
 	return env;
 }
 
-/* Start @p's process with @argv, its standard output into a pipe (sim_cell.h). Returns 0 or -errno. */
-static int proc_start(struct lab_sim_proc *p, char *const argv[])
+/*
+ * Start @p's process with @argv, its standard output (and its standard error
+ * with @ops->err_too) into a pipe, with the signal mask @mask (sim_cell.h).
+ * Returns 0 or -errno.
+ */
+static int proc_start(struct lab_sim_proc *p, char *const argv[], const struct lab_sim_cells_ops *ops,
+		      const sigset_t *mask)
 {
 	posix_spawn_file_actions_t fa;
-	char **env = cell_env();
+	posix_spawnattr_t at;
+	char **env = cell_env(ops->quiet);
 	int fd[2], err;
 
 	if (pipe2(fd, O_CLOEXEC)) {	/* close-on-exec: no other cell's process holds this pipe open */
@@ -73,7 +97,14 @@ static int proc_start(struct lab_sim_proc *p, char *const argv[])
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
-	err = posix_spawn(&p->pid, argv[0], &fa, NULL, argv, env);
+	if (ops->err_too)
+		posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
+	/* the caller's mask, not the one lab_sim_cells_run() blocks SIGINT and SIGTERM with */
+	posix_spawnattr_init(&at);
+	posix_spawnattr_setsigmask(&at, mask);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK);
+	err = posix_spawn(&p->pid, argv[0], &fa, &at, argv, env);
+	posix_spawnattr_destroy(&at);
 	posix_spawn_file_actions_destroy(&fa);
 	free(env);
 	close(fd[1]);
@@ -108,54 +139,89 @@ static bool proc_read(struct lab_sim_proc *p)
 	return true;
 }
 
-/* Wait until a process of @p[0..@n) has something to read, and read it. Returns how many finished. */
-static int procs_wait(struct lab_sim_proc *p, int n)
+/* The cells in flight or waiting for their turn: cell i in slot i % n (lab_sim_cells_run()). */
+struct cell_ring {
+	struct lab_sim_proc *p;
+	int n;
+};
+
+static struct lab_sim_proc *slot(const struct cell_ring *r, int i)
 {
-	struct pollfd *pfd = calloc((size_t)n, sizeof(*pfd));
+	return &r->p[i % r->n];
+}
+
+/*
+ * Wait until a process of cells @from..@to-1 has something to read, and
+ * read it; SIGINT and SIGTERM, blocked outside, are let in (@unblocked)
+ * only while waiting, so one that came since the caller last looked at its
+ * stop flag ends the wait at once. Returns how many finished.
+ */
+static int procs_wait(const struct cell_ring *r, int from, int to, const sigset_t *unblocked)
+{
+	struct pollfd *pfd = calloc((size_t)(to - from), sizeof(*pfd));
 	int k = 0, done = 0;
 
 	if (!pfd)
 		abort();
-	for (int i = 0; i < n; i++)
-		if (p[i].fd >= 0)
-			pfd[k++] = (struct pollfd){ .fd = p[i].fd, .events = POLLIN };
-	if (poll(pfd, (nfds_t)k, -1) > 0)	/* else EINTR: a signal, the caller looks at its stop flag */
-		for (int i = 0, j = 0; i < n; i++)
-			if (p[i].fd >= 0 && pfd[j++].revents)
-				done += proc_read(&p[i]);
+	for (int i = from; i < to; i++)
+		if (slot(r, i)->fd >= 0)
+			pfd[k++] = (struct pollfd){ .fd = slot(r, i)->fd, .events = POLLIN };
+	if (ppoll(pfd, (nfds_t)k, NULL, unblocked) > 0)	/* else EINTR: a signal, the caller looks at its stop flag */
+		for (int i = from, j = 0; i < to; i++)
+			if (slot(r, i)->fd >= 0 && pfd[j++].revents)
+				done += proc_read(slot(r, i));
 	free(pfd);
 	return done;
 }
 
 /* Start cell @i (lab_sim_cells_run()). Returns 1 when it runs, 0 when it could not start (finished, p->err). */
-static int cell_start(const struct lab_sim_cells_ops *ops, void *arg, int i, struct lab_sim_proc *p)
+static int cell_start(const struct lab_sim_cells_ops *ops, void *arg, int i, struct lab_sim_proc *p,
+		      const sigset_t *mask)
 {
 	struct lab_sim_argv *a = calloc(1, sizeof(*a));
 
 	if (!a)
 		abort();
-	p->fd = -1;
+	*p = (struct lab_sim_proc){ .fd = -1 };
 	ops->argv(arg, i, a);
-	p->err = proc_start(p, a->av);
+	p->err = proc_start(p, a->av, ops, mask);
 	p->finished = p->err != 0;
 	free(a);
 	return !p->finished;
 }
 
+/* Stop: SIGTERM to every process of cells @from..@to-1 still running. */
+static void procs_term(const struct cell_ring *r, int from, int to)
+{
+	for (int i = from; i < to; i++)
+		if (!slot(r, i)->finished)
+			kill(slot(r, i)->pid, SIGTERM);
+}
+
 void lab_sim_cells_run(int n, int jobs, const struct lab_sim_cells_ops *ops, void *arg,
 		       volatile sig_atomic_t *stop)
 {
-	struct lab_sim_proc *p = calloc((size_t)(n ? n : 1), sizeof(*p));
+	/* cells started and not yet handed over: at most the window's (the processes and the outputs in memory) */
+	struct cell_ring r = { .n = n < LAB_SIM_CELLS_AHEAD + jobs ? (n ? n : 1) : LAB_SIM_CELLS_AHEAD + jobs };
 	int started = 0, handed = 0, running = 0, finished = 0, k = 0;
+	sigset_t stopsigs, old, unblocked;
 	bool killed = false;
 
-	if (!p)
+	r.p = calloc((size_t)r.n, sizeof(*r.p));
+	if (!r.p)
 		abort();
+	sigemptyset(&stopsigs);
+	sigaddset(&stopsigs, SIGINT);
+	sigaddset(&stopsigs, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stopsigs, &old);
+	unblocked = old;
+	sigdelset(&unblocked, SIGINT);
+	sigdelset(&unblocked, SIGTERM);
 	for (;;) {
 		int before = started;
 
-		for (; !*stop && running < jobs && started < n; started++) {
-			if (cell_start(ops, arg, started, &p[started]))
+		for (; !*stop && running < jobs && started < n && started - handed < r.n; started++) {
+			if (cell_start(ops, arg, started, slot(&r, started), &old))
 				running++;
 			else
 				finished++;
@@ -163,22 +229,21 @@ void lab_sim_cells_run(int n, int jobs, const struct lab_sim_cells_ops *ops, voi
 		if ((k || started > before) && ops->progress)
 			ops->progress(arg, finished, running);
 		if (*stop && !killed) {	/* a signal to this process alone (kill PID) reaches its cells too */
-			for (int i = handed; i < started; i++)
-				if (!p[i].finished)
-					kill(p[i].pid, SIGTERM);
+			procs_term(&r, handed, started);
 			killed = true;
 		}
-		for (; handed < started && p[handed].finished; handed++) {
-			ops->done(arg, handed, &p[handed]);
-			lab_buf_free(&p[handed].out);
+		for (; handed < started && slot(&r, handed)->finished; handed++) {
+			ops->done(arg, handed, slot(&r, handed));
+			lab_buf_free(&slot(&r, handed)->out);
 		}
 		if (!running && (handed == n || *stop))
 			break;
-		k = running ? procs_wait(p + handed, started - handed) : 0;
+		k = running ? procs_wait(&r, handed, started, &unblocked) : 0;
 		running -= k;
 		finished += k;
 	}
-	free(p);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	free(r.p);
 }
 
 int lab_sim_host_cpus(void)

@@ -33,9 +33,13 @@
 #include "csv.h"
 
 #define LAB_SIM_CELL_ENV "RWLAB_SIM_CELL"
+/* Set (to 1) in a cell's environment when its run is quiet (-q): rwlab-sim then prints no host-time line. */
+#define LAB_SIM_QUIET_ENV "RWLAB_SIM_QUIET"
 
 /* Is this process one cell's child (LAB_SIM_CELL_ENV set)? */
 bool lab_sim_cell_child(void);
+/* Is it a cell of a quiet run (LAB_SIM_QUIET_ENV set)? */
+bool lab_sim_cell_quiet(void);
 
 /*
  * lab_sim_cell_watch_parent() - in a cell's child (LAB_SIM_CELL_ENV holds
@@ -46,8 +50,9 @@ bool lab_sim_cell_child(void);
 void lab_sim_cell_watch_parent(void);
 
 /* Room for one cell's command line (lab_sim_cells_ops.argv fills it). */
+#define LAB_SIM_ARGV_MAX 1024
 struct lab_sim_argv {
-	char *av[64];			/* av[0] an executable path; NULL-terminated */
+	char *av[LAB_SIM_ARGV_MAX];	/* av[0] an executable path; NULL-terminated */
 	char num[8][64];		/* the numbers it names */
 	char exe[4096];			/* the executable's path */
 };
@@ -70,23 +75,38 @@ struct lab_sim_cells_ops {
 	void (*done)(void *arg, int i, const struct lab_sim_proc *p);
 	/* After each cell that finishes (in any order): @finished of the cells so far, @running now. May be NULL. */
 	void (*progress)(void *arg, int finished, int running);
+	/* The process's standard error into the pipe too (else it is shared with the caller's). */
+	bool err_too;
+	/* LAB_SIM_QUIET_ENV=1 in its environment: the run is quiet. */
+	bool quiet;
 };
+
+/* -j's largest N: processes at once (each holds a pipe and its output in memory). */
+#define LAB_SIM_JOBS_MAX 1024
+
+/* Cells that may finish ahead of the oldest one not yet handed over, beyond the @jobs running. */
+#define LAB_SIM_CELLS_AHEAD 256
 
 /*
  * lab_sim_cells_run() - run cells 0..@n-1, each in a process of its own
- * (@ops->argv's command line, with LAB_SIM_CELL_ENV=1 added to the
- * environment, standard input /dev/null, standard output into a pipe,
- * standard error shared), at most @jobs (>= 1) at once, started in cell
- * order, and hand each to @ops->done in cell order, as soon as it and every
- * cell before it have finished: what done() writes does not depend on
- * @jobs, only the wall time does. A cell's output waits in memory until
- * its turn: only running processes count against @jobs, so behind one long
- * cell every later cell may start, finish and wait (up to @n - 1 CSVs).
- * When *@stop becomes non-zero (a signal handler sets it; poll() returns
- * EINTR), no further cell starts, the processes in flight get SIGTERM (they
- * end their cells unwritten: exit 130), and every cell started is still
- * handed to done() with its status.
- * Threading: the caller's thread only; single-threaded (poll() on the
+ * (@ops->argv's command line, with LAB_SIM_CELL_ENV=<this process's id>
+ * added to the environment and LAB_SIM_QUIET_ENV=1 with @ops->quiet, standard input /dev/null, standard output into
+ * a pipe, standard error shared unless @ops->err_too), at most @jobs (>= 1)
+ * at once, started in cell order, and hand each to @ops->done in cell
+ * order, as soon as it and every cell before it have finished: what done()
+ * writes does not depend on @jobs, only the wall time does. A cell's output
+ * waits in memory until its turn: only running processes count against
+ * @jobs, so behind one long cell later cells may start, finish and wait, up
+ * to LAB_SIM_CELLS_AHEAD of them (then no further cell starts until the
+ * long one ends).
+ * Signals: SIGINT and SIGTERM are blocked while it runs but in its wait
+ * (ppoll()), so a signal handler of the caller's that sets *@stop ends the
+ * wait whenever the signal comes; the cells' processes start with the
+ * caller's own mask. When *@stop becomes non-zero, no further cell starts,
+ * the processes in flight get SIGTERM (they end their cells unwritten:
+ * exit 130), and every cell started is still handed to done() with its
+ * status.
+ * Threading: the caller's thread only; single-threaded (ppoll() on the
  * pipes, waitpid() on a pipe's end). Errors: a cell that cannot be started
  * is handed over with p->err set; out of memory aborts.
  */

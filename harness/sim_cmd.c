@@ -171,18 +171,17 @@ int lab_sim_plan_args(struct lab_sim_plan *p, int argc, char **argv, const bool 
 	return 0;
 }
 
-int lab_sim_exec(const struct lab_sim_plan *p)
+int lab_sim_prepare(const char *machine, char *exe, size_t len)
 {
 	static struct sim_machine m;
-	char self[PATH_MAX], path[PATH_MAX + 16], err[1024], seed[24], seeds[24], **av;
+	char self[PATH_MAX], err[1024];
 	ssize_t n;
-	int ac = 0;
 
 	if (LAB_SIM) {
 		fprintf(stderr, "%s: --sim: the simulated build runs no other simulation\n", LAB_PROG);
 		return 2;
 	}
-	if (lab_sim_machine_load(&m, p->machine, err, sizeof(err))) {
+	if (lab_sim_machine_load(&m, machine, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", LAB_PROG, err);
 		return 2;
 	}
@@ -193,25 +192,55 @@ int lab_sim_exec(const struct lab_sim_plan *p)
 	}
 	self[n] = 0;
 	*strrchr(self, '/') = 0;
-	snprintf(path, sizeof(path), "%s/rwlab-sim", self);
-	snprintf(seed, sizeof(seed), "%llu", p->seed);
-	snprintf(seeds, sizeof(seeds), "%llu", p->seeds);
+	if ((size_t)snprintf(exe, len, "%s/rwlab-sim", self) >= len) {
+		fprintf(stderr, "%s: --sim: the path of rwlab-sim beside %s is too long\n", LAB_PROG, self);
+		return 2;
+	}
+	if (access(exe, X_OK)) {
+		fprintf(stderr, "%s: --sim needs the simulated build %s: %s (rebuild with tools/setup)\n", LAB_PROG, exe,
+			strerror(errno));
+		return 2;
+	}
+	aslr_off();
+	return 0;
+}
+
+int lab_sim_protocol(const struct lab_sim_plan *p, const char *exe, unsigned long long seed,
+		     unsigned long long seeds, char num[2][24], char **av, int max)
+{
+	int ac = 0;
+
+	if (p->argc + 10 > max)
+		return -1;
+	snprintf(num[0], 24, "%llu", seed);
+	snprintf(num[1], 24, "%llu", seeds);
+	av[ac++] = (char *)exe;
+	av[ac++] = "--machine";
+	av[ac++] = (char *)p->machine;
+	av[ac++] = "--seed";
+	av[ac++] = num[0];
+	av[ac++] = "--seeds";
+	av[ac++] = num[1];
+	av[ac++] = "--";
+	av[ac++] = (char *)p->cmd;
+	memcpy(av + ac, p->argv, (size_t)p->argc * sizeof(*av));
+	ac += p->argc;
+	av[ac] = NULL;
+	return ac;
+}
+
+int lab_sim_exec(const struct lab_sim_plan *p)
+{
+	char path[PATH_MAX + 16], num[2][24], **av;
+
+	if (lab_sim_prepare(p->machine, path, sizeof(path)))
+		return 2;
 	av = calloc((size_t)p->argc + 10, sizeof(*av));
 	if (!av) {
 		fprintf(stderr, "%s: --sim: out of memory\n", LAB_PROG);
 		return 2;
 	}
-	av[ac++] = path;
-	av[ac++] = "--machine";
-	av[ac++] = (char *)p->machine;
-	av[ac++] = "--seed";
-	av[ac++] = seed;
-	av[ac++] = "--seeds";
-	av[ac++] = seeds;
-	av[ac++] = "--";
-	av[ac++] = (char *)p->cmd;
-	memcpy(av + ac, p->argv, (size_t)p->argc * sizeof(*av));
-	aslr_off();
+	lab_sim_protocol(p, path, p->seed, p->seeds, num, av, p->argc + 10);
 	fflush(NULL);
 	execv(path, av);
 	fprintf(stderr, "%s: --sim needs the simulated build %s: %s (rebuild with tools/setup)\n", LAB_PROG, path,

@@ -28,11 +28,12 @@
  * NAME   the machine, as lab_sim_machine_load() takes it (checked by the front);
  * S      the engine's seed: run's --seed (also its workloads' seed, left in
  *        the ARGs), torture's --seed (1 when not given);
- * N      schedules, >= 1: torture --seeds (seeds S .. S+N-1); 1 for run;
+ * N      schedules: always 1 (one rwlab-sim runs one schedule; torture
+ *        --seeds N starts one rwlab-sim per seed, lab_sim_seeds());
  * CMD    run or torture;
- * ARG... CMD's arguments as given, less --sim and, for torture, --seed and
- *        --seeds (rwlab-sim appends --seed of each schedule, so that
- *        torture's threads and killer follow the engine's seed).
+ * ARG... CMD's arguments as given, less --sim and, for torture, --seed,
+ *        --seeds and -j (rwlab-sim appends --seed S, so that torture's
+ *        threads and killer follow the engine's seed).
  * rwlab-sim expects to start without address randomisation (step 2).
  */
 #pragma once
@@ -61,12 +62,49 @@ struct lab_sim_plan {
 int lab_sim_plan_args(struct lab_sim_plan *p, int argc, char **argv, const bool *drop);
 
 /*
- * lab_sim_exec() - check @p's machine, then exec build/rwlab-sim (beside
- * this binary) with the protocol. Returns 2 after one line on stderr when
- * the machine is refused or rwlab-sim cannot be started; else never
- * returns. Native build only (the simulated build refuses: 2).
+ * lab_sim_prepare() - before rwlab-sim is started: check @machine (loaded
+ * once), put the path of build/rwlab-sim (beside this binary) in @exe
+ * (@len bytes) and turn address-space randomisation off for this process
+ * and the ones it starts (the reason is in sim_cmd.c). Returns 0, or 2
+ * after one line on stderr (the machine refused, no rwlab-sim, the
+ * simulated build). Native build only.
+ */
+int lab_sim_prepare(const char *machine, char *exe, size_t len);
+
+/*
+ * lab_sim_protocol() - rwlab-sim's argv for @p with the seed @seed and @seeds
+ * schedules, @exe its path: into @av (room for @max pointers, the last
+ * NULL), the numbers into @num. Returns the count, or -1 if @max is too few
+ * (@p->argc + 10 are enough). Points into @p, @exe and @num.
+ */
+int lab_sim_protocol(const struct lab_sim_plan *p, const char *exe, unsigned long long seed,
+		     unsigned long long seeds, char num[2][24], char **av, int max);
+
+/*
+ * lab_sim_exec() - lab_sim_prepare(), then exec build/rwlab-sim with the
+ * protocol. Returns 2 after one line on stderr when the machine is refused
+ * or rwlab-sim cannot be started; else never returns. Native build only
+ * (the simulated build refuses: 2).
  */
 int lab_sim_exec(const struct lab_sim_plan *p);
+
+/*
+ * lab_sim_seeds() - `torture --sim MACHINE --seeds N -j J`: seeds @p->seed ..
+ * @p->seed + @p->seeds - 1, each in a fresh rwlab-sim of its own (the
+ * protocol with that seed and N = 1: the very process a replay starts), @jobs
+ * (>= 1) at once (sim_cell.h), its standard output and error kept. Seeds are
+ * reported in seed order, so what it prints and its exit status do not
+ * depend on @jobs: a failing seed's header line names the seed, the exit
+ * status and the variants that failed, then its whole output and the command
+ * that replays it; with @events, each passing seed's 'paths:' lines
+ * (torture --events), prefixed with its seed. At the end one line counts the
+ * seeds done of all, SUCCESS and FAILURE, and on stderr the first failure
+ * with its replay. On a terminal, a progress line on stderr. SIGINT/SIGTERM:
+ * the seeds in flight are stopped and not counted. Returns 0 (every seed
+ * passed), 1 (a seed failed or could not start), 130 (interrupted, none
+ * failed) or 2 (said: refused before any seed ran). Native build only.
+ */
+int lab_sim_seeds(const struct lab_sim_plan *p, int jobs, bool events);
 
 /* The machine files' names, space-separated ("generic-" for generic-N): the completion's words. */
 void lab_sim_machine_names(char *buf, size_t len);

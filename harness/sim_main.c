@@ -10,9 +10,9 @@
  * simulated task 0, so the runner, the workloads and the locks run unchanged
  * on simulated CPUs.
  *
- * torture with N > 1 runs the torture under N schedules (engine seeds S ..
- * S+N-1); each seed's output is kept only when it fails, and every failing
- * seed is printed with the command that replays it exactly.
+ * N is 1: one rwlab-sim runs one schedule. torture --seeds N starts one
+ * rwlab-sim per seed (harness/sim_seeds.c), each the very process a replay
+ * of that seed starts.
  */
 #include <errno.h>
 #include <limits.h>
@@ -79,11 +79,10 @@ static int protocol_read(int argc, char **argv, struct sim_args *a)
 	}
 	a->machine = argv[2];
 	a->seed = parse_ull("--seed", argv[4], 0, ULLONG_MAX);
-	/* run: one schedule; torture: each seed S..S+N-1 becomes torture's --seed, at most LONG_MAX */
-	a->seeds = parse_ull("--seeds", argv[6], 1, strcmp(argv[8], "run") ? ULLONG_MAX : 1);
-	if (strcmp(argv[8], "run") && (a->seed > LONG_MAX || a->seeds - 1 > LONG_MAX - a->seed)) {
-		fprintf(stderr, "rwlab-sim: --seed %llu --seeds %llu: torture's seeds end at %ld\n", a->seed, a->seeds,
-			LONG_MAX);
+	a->seeds = parse_ull("--seeds", argv[6], 1, 1);	/* one schedule (torture's seeds: one process each) */
+	/* torture: the seed becomes torture's --seed, at most LONG_MAX */
+	if (strcmp(argv[8], "run") && a->seed > LONG_MAX) {
+		fprintf(stderr, "rwlab-sim: --seed %llu: torture's seeds end at %ld\n", a->seed, LONG_MAX);
 		return 2;
 	}
 	/* rwlab_main's argv: argv[0], then CMD and its ARGs (argv[8..]). */
@@ -113,77 +112,16 @@ static int run_once(const struct sim_machine *m, const struct sim_args *a, unsig
 	}
 	r = sim_run(rwlab_main, ac, av);
 	fflush(NULL);
-	/* --list-cells, --help, a run's process that only started its cells' own: no time passed, nothing to say */
-	if (a->seeds == 1 && r == 0 && sim_elapsed_ns())
+	/*
+	 * --list-cells, --help, a run's process that only started its cells' own: no time passed, nothing to
+	 * say; a cell of a quiet run (-q) says nothing either
+	 */
+	if (r == 0 && sim_elapsed_ns() && !lab_sim_cell_quiet())
 		fprintf(stderr, "rwlab-sim: %s seed %llu: %.3f s simulated in %.2f s of host time\n", m->name, seed,
 			(double)sim_elapsed_ns() / 1e9, sim_host_seconds());
 	sim_shutdown();
 	free(av);
 	return r;
-}
-
-static void print_replay(const struct sim_args *a, unsigned long long seed)
-{
-	fprintf(stderr, "rwlab-sim: replay: rwlab");
-	for (int i = 1; i < a->argc; i++)
-		fprintf(stderr, " %s", a->argv[i]);
-	fprintf(stderr, " --sim %s --seed %llu\n", a->machine, seed);
-}
-
-/*
- * torture --seeds N: each seed in a forked child, so that it starts from the
- * very state (heap layout included) a fresh `--seed S` run has at that point
- * and its replay is exact. A seed's output is shown only when it fails.
- */
-static int torture_seeds(const struct sim_machine *m, const struct sim_args *a)
-{
-	unsigned long long failed = 0, first = 0;
-
-	for (unsigned long long k = 0; k < a->seeds; k++) {
-		unsigned long long seed = a->seed + k;
-		char path[] = "/tmp/rwlab-sim-seed-XXXXXX";
-		int fd = mkstemp(path), status = 0, r;
-		pid_t pid;
-
-		if (fd < 0) {
-			perror("rwlab-sim: mkstemp");
-			return 2;
-		}
-		unlink(path);
-		fflush(NULL);
-		pid = fork();
-		if (pid == 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-			_exit(run_once(m, a, seed) & 0xff);
-		}
-		while (pid > 0 && waitpid(pid, &status, 0) < 0)
-			;
-		r = pid < 0 ? 2 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-		if (r) {
-			char buf[4096];
-			ssize_t n;
-
-			if (!failed++)
-				first = seed;
-			printf("rwlab-sim: seed %llu: FAILURE (exit %d); its output:\n", seed, r);
-			fflush(stdout);
-			lseek(fd, 0, SEEK_SET);
-			while ((n = read(fd, buf, sizeof(buf))) > 0)
-				if (write(1, buf, (size_t)n) != n)
-					break;
-			print_replay(a, seed);
-		}
-		close(fd);
-	}
-	printf("rwlab-sim: torture on %s: %llu seeds (%llu..%llu): %llu SUCCESS, %llu FAILURE\n", m->name,
-	       a->seeds, a->seed, a->seed + a->seeds - 1, a->seeds - failed, failed);
-	fflush(stdout);
-	if (failed) {
-		fprintf(stderr, "rwlab-sim: the first failing seed replays exactly with:\n");
-		print_replay(a, first);
-	}
-	return failed ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -199,7 +137,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rwlab: %s\n", err);
 		return 2;
 	}
-	if (!strcmp(a.argv[1], "torture") && a.seeds > 1)
-		return torture_seeds(&m, &a);
 	return run_once(&m, &a, a.seed);
 }

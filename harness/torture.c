@@ -28,6 +28,7 @@ struct torture_shared {
 	uint64_t tickets;		/* kill mode: the next wait ticket (atomic) */
 	uint64_t t0;			/* lab_clock_ns() when the threads were released */
 	const struct lab_torture_opts *o;
+	int last_role;			/* the last holder's role (ROLE_*): unmodelled accesses, see holder_role() */
 	/* Plain words only the lock protects; on their own cache line. */
 	unsigned long payload[PAYLOAD_WORDS] __lab_cacheline_aligned;
 };
@@ -44,6 +45,7 @@ struct torture_thread {
 	struct lab_torture_thread st;
 	uint64_t downgrades, trylock_fail;
 	uint64_t rng;
+	uint64_t to_read, to_write;	/* holder-role switches this thread saw as it acquired (holder_role()) */
 } __lab_cacheline_aligned;
 
 static uint64_t xorshift(uint64_t *s)
@@ -55,6 +57,28 @@ static uint64_t xorshift(uint64_t *s)
 }
 
 #define bump(t, field) WRITE_ONCE((t)->field, (t)->field + 1)
+
+enum { ROLE_NONE, ROLE_WRITER, ROLE_READER };
+
+/*
+ * The lock's holder is now of @role: count a switch when the last holder's
+ * role was the other one. The __atomic builtins are deliberately not
+ * atomic.h's: under --sim they are not modelled accesses (they cost no
+ * simulated time and are no scheduling point, so counting leaves every
+ * schedule as it was), and a reader writes the word only on a switch.
+ */
+static void holder_role(struct torture_thread *t, int role)
+{
+	int *last = &t->sh->last_role, prev = __atomic_load_n(last, __ATOMIC_RELAXED);
+
+	if (prev == role)
+		return;
+	if (prev == ROLE_READER)
+		t->to_write++;
+	else if (prev == ROLE_WRITER)
+		t->to_read++;
+	__atomic_store_n(last, role, __ATOMIC_RELAXED);
+}
 
 /* ---- the protected payload ------------------------------------------------ */
 
@@ -226,6 +250,7 @@ static void writer_iteration(struct torture_thread *t)
 		if (o->acq_writer_lim_ns && dt > o->acq_writer_lim_ns)
 			bump(t, st.acq_over_lim);
 	}
+	holder_role(t, ROLE_WRITER);
 	if (atomic_xchg(&sh->write_held, 1) != 0)
 		bump(t, st.fail);
 	if (READ_ONCE(sh->read_held) != 0)
@@ -240,6 +265,7 @@ static void writer_iteration(struct torture_thread *t)
 		/* Clear write_held first: readers may enter once we downgrade. */
 		atomic_xchg(&sh->write_held, 0);
 		lab_downgrade_write(&sh->lock);
+		__atomic_store_n(&sh->last_role, ROLE_READER, __ATOMIC_RELAXED);	/* a downgrade, not a switch */
 		read_section(t);
 		lab_up_read(&sh->lock);
 		t->downgrades++;
@@ -266,6 +292,7 @@ static void reader_iteration(struct torture_thread *t)
 	} else {
 		lab_down_read(&sh->lock);
 	}
+	holder_role(t, ROLE_READER);
 	bump(t, st.acquired);
 	read_section(t);
 	lab_up_read(&sh->lock);
@@ -461,6 +488,10 @@ static void finish(struct torture_shared *sh, struct torture_thread *th, int n, 
 	for (int i = 0; i < n; i++) {
 		res->handoff_rd += th[i].events.count[LAB_EV_rwsem_rlock_handoff];
 		res->handoff_wr += th[i].events.count[LAB_EV_rwsem_wlock_handoff];
+		for (int e = 0; e < LAB_EV_NR; e++)
+			res->events[e] += th[i].events.count[e];
+		res->switch_to_read += th[i].to_read;
+		res->switch_to_write += th[i].to_write;
 	}
 	if (!lab_rwsem_warn_log_first(&variant, &what, &count, &ns))
 		return;

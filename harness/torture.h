@@ -71,6 +71,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "events.h"
 #include "rwsem.h"
 
 struct lab_torture_result;
@@ -117,6 +118,16 @@ struct lab_torture_result {
 	uint64_t cancelled_etimedout;	/* timed acquisitions that returned -ETIMEDOUT */
 	uint64_t kill_bursts;		/* bursts: every waiter killed, oldest first */
 	uint64_t handoff_rd, handoff_wr;	/* HANDOFF requests (lock events rwsem_rlock_handoff, _wlock_handoff) */
+	/*
+	 * Holder-role switches: acquisitions by a reader whose previous holder
+	 * was a writer, and the reverse (a downgrade is counted in downgrades,
+	 * not here). Counted by the torture threads, outside the lock's code,
+	 * with unmodelled accesses (exact under --sim, where no task runs
+	 * between the look and the update; natively two readers entering at
+	 * once may both count one switch).
+	 */
+	uint64_t switch_to_read, switch_to_write;
+	uint64_t events[LAB_EV_NR];	/* every thread's lock events (events_list.h), summed; 0 with -Devent_counts=false */
 	long handoff_timeout_us;	/* kill mode's handoff_timeout_us (-1: the variant has no such knob) */
 	bool killable;			/* the variant had the killable verbs (kill mode used them) */
 	uint64_t warnings;		/* DEBUG_RWSEMS_WARN_ON / wait_lock invariant failures during the run */

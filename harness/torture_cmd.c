@@ -33,6 +33,7 @@
 #include "threads.h"
 #include "lazy_mm.h"
 #include "topology.h"
+#include "sim_cell.h"
 #include "sim_cmd.h"
 #include "torture.h"
 
@@ -43,11 +44,30 @@ static const char *prog = "rwlab torture";
 
 #define DUR_UNITS "units s, ms, us or m"
 
+/*
+ * -d's default: 5 s natively (locktorture runs minutes; rwlab's variants run
+ * one after the other); under --sim 20 ms of simulated time per variant, the
+ * shortest of 10, 20, 30 and 50 ms at which every seed of 10 (generic-8, 8
+ * readers and 8 writers, engine sim-9) took each variant's handoffs, reader
+ * and writer wake-ups, switches both ways, downgrades, failed trylocks and
+ * (--kill) kill bursts at least 3 times, where the variant has them: at 10 ms
+ * rwsem-rspin asked for no HANDOFF in some seeds and percpu-rwsem's writers
+ * were still in their first grace period (1 switch); at 20 ms the fewest
+ * handoffs were 4 (rwsem-rspin), reader wake-ups 3, reader switches 3, and
+ * a seed of every variant cost 0.27 s of host CPU. rwsem-xadd's readers are the
+ * exception at any duration (one wake-up per seed: its writers keep the
+ * lock); results/sim/torture-duration-20261202.txt has the counts.
+ */
+#define TORTURE_DURATION_NS	5000000000ull
+#define TORTURE_SIM_DURATION_NS	20000000ull
+
 /* Adding an option: one entry here and one case in cmd_torture()'s switch. */
 static const struct lab_opt torture_opts[] = {
 	{ "lock", 'l', 'l', "LIST", "variants, NAME[:key=val,...] or all; variants that claim no exclusion, like "
 	  "null, are skipped, and so are ck-* in ThreadSanitizer builds", "all", NULL, LAB_COMP_VARIANTS, NULL, 0, 0 },
-	{ "duration", 'd', 'd', "DUR", "per variant", "5s", DUR_UNITS, 0, NULL, 0, 0 },
+	{ "duration", 'd', 'd', "DUR", "per variant (under --sim: simulated time; 20ms is the shortest at which every "
+	  "seed took each variant's handoffs, wake-ups, switches, downgrades and failed trylocks 3 times or more)",
+	  "5s; 20ms under --sim", DUR_UNITS, 0, NULL, 0, 0 },
 	{ "readers", 0, 'R', "R", "reader threads", "the allowed CPUs", "0..256", 0, NULL, 0, 0 },
 	{ "writers", 0, 'W', "W", "writer threads", "the allowed CPUs", "0..256", 0, NULL, 0, 0 },
 	{ "long-hold", 0, 'L', "DUR", "now and then hold 10x (writers) / 2x (readers) DUR", "0: off", DUR_UNITS, 0,
@@ -70,9 +90,15 @@ static const struct lab_opt torture_opts[] = {
 	{ "sim", 0, 'Z', "MACHINE", "torture on a simulated machine (rwlab sim list; generic-N), checked first, in "
 	  "rwlab-sim beside rwlab; -d is simulated time; --seed is the engine's schedule seed", NULL, NULL,
 	  LAB_COMP_MACHINES, NULL, 0, 0 },
-	{ "seeds", 0, 'N', "N", "with --sim: N schedules, seeds --seed .. --seed+N-1; a failing seed prints its "
-	  "output and the command that replays it", "1", NULL, 0, NULL, 1, 1000000000 },
+	{ "seeds", 0, 'N', "N", "with --sim: N schedules, seeds --seed .. --seed+N-1, each in its own rwlab-sim; a "
+	  "failing seed prints its output and the command that replays it", "1", NULL, 0, NULL, 1, 1000000000 },
+	{ "jobs", 'j', 'j', "N", "with --sim and --seeds: seeds run at once, each in its own rwlab-sim, reported in "
+	  "seed order (the output and the exit status are the same whatever N)", "the CPUs this process may use",
+	  NULL, 0, NULL, 1, LAB_SIM_JOBS_MAX },
 	{ "verbose", 'v', 'v', NULL, "per-thread counts", NULL, NULL, 0, NULL, 0, 0 },
+	{ "events", 0, 'e', NULL, "one 'paths:' line per variant: the handoffs, wake-ups, writer/reader switches, "
+	  "downgrades, failed trylocks and kill bursts the run saw, and every non-zero lock event (with --seeds: "
+	  "one per seed and variant)", NULL, NULL, 0, NULL, 0, 0 },
 	{ "mm", 'm', 'm', "SCHEMES", "lazy-mm schemes (all = every scheme but none): release racing grab/drop on 3 "
 	  "CPU threads, use after free detected", NULL, NULL, LAB_COMP_SCHEMES, NULL, 0, 0 },
 	{ 0 }
@@ -112,7 +138,7 @@ static const char *fmt_dur(uint64_t ns, char *buf, size_t len)
 struct torture_print {
 	const char *tag;
 	const struct lab_torture_opts *o;
-	bool verbose;
+	bool verbose, events;
 };
 
 static void print_params(const struct lab_torture_opts *o, const char *tag, const char *what)
@@ -159,6 +185,37 @@ static void print_handoff(const char *tag, const struct lab_torture_result *r)
 		printf("%s-torture: HANDOFF requests: not counted (built with -Devent_counts=false; %s)\n", tag, t);
 }
 
+/*
+ * --events: the paths the run took, as key=value words after "paths:",
+ *   handoffs      HANDOFF requests (rwsem_rlock_handoff + rwsem_wlock_handoff)
+ *                 and direct grants by the unlocker (rwsem_handoff_grant)
+ *   wakeups       waiters woken (rwsem_wake_reader/_writer, percpu_rwsem_wake_reader/_writer)
+ *   to_read, to_write  holder-role switches (torture.h), switches their sum
+ *   downgrades, trylock_fail, kill_bursts  torture's own counts
+ * then "events:" and every lock event (events_list.h) that is not zero.
+ */
+static void print_paths(const char *tag, const struct lab_torture_result *r)
+{
+	const uint64_t *e = r->events;
+
+	printf("%s-torture: paths:", tag);
+	if (LAB_EVENT_COUNTS)
+		printf(" handoffs=%" PRIu64 " wakeups=%" PRIu64,
+		       e[LAB_EV_rwsem_rlock_handoff] + e[LAB_EV_rwsem_wlock_handoff] + e[LAB_EV_rwsem_handoff_grant],
+		       e[LAB_EV_rwsem_wake_reader] + e[LAB_EV_rwsem_wake_writer] + e[LAB_EV_percpu_rwsem_wake_reader] +
+			       e[LAB_EV_percpu_rwsem_wake_writer]);
+	else
+		printf(" handoffs=? wakeups=? (built with -Devent_counts=false)");
+	printf(" switches=%" PRIu64 " to_read=%" PRIu64 " to_write=%" PRIu64 " downgrades=%" PRIu64
+	       " trylock_fail=%" PRIu64 " kill_bursts=%" PRIu64 " events:",
+	       r->switch_to_read + r->switch_to_write, r->switch_to_read, r->switch_to_write, r->downgrades,
+	       r->trylock_fail, r->kill_bursts);
+	for (int i = 0; i < LAB_EV_NR; i++)
+		if (e[i])
+			printf(" %s=%" PRIu64, lab_event_names[i], e[i]);
+	printf("\n");
+}
+
 static void print_final(const struct torture_print *p, const struct lab_torture_result *r)
 {
 	const struct lab_torture_opts *o = p->o;
@@ -190,6 +247,8 @@ static void print_final(const struct torture_print *p, const struct lab_torture_
 		       r->known_bug);
 	if (r->not_unlocked)
 		printf("%s-torture: not back at the unlocked value at the end: %s !!!\n", p->tag, r->unlocked_msg);
+	if (p->events)
+		print_paths(p->tag, r);
 	if (p->verbose) {
 		printf("%s-torture: downgrades %" PRIu64 ", failed trylocks %" PRIu64 ", long holds %" PRIu64
 		       ", stutter pauses %" PRIu64 "\n",
@@ -281,10 +340,12 @@ struct torture_args {
 	struct lab_lazy_mm_conf schemes[MAX_LOCKS];
 	int nlocks, nschemes;
 	struct lab_torture_opts o;
-	bool verbose;
+	bool verbose, events;
 	const char *sim;	/* --sim MACHINE */
 	unsigned long long seeds;	/* --seeds N (0: not given) */
 	bool seed_given;	/* --seed: under --sim, the engine's seed too (else 1) */
+	int jobs;		/* -j N (0: not given) */
+	bool sim_ran;		/* the front ran the seeds (lab_sim_seeds()): its status is the command's */
 };
 
 /* One `rwlab torture` option. Returns 0 or the exit status of a bad value. */
@@ -334,6 +395,9 @@ static int torture_option(int c, struct torture_args *a)
 	case 'v':
 		a->verbose = true;
 		return 0;
+	case 'e':
+		a->events = true;
+		return 0;
 	case 'K':
 		o->kill = true;
 		return 0;
@@ -346,10 +410,15 @@ static int torture_option(int c, struct torture_args *a)
 	case 'Z':	/* torture_parse() hands the torture to rwlab-sim (sim_cmd.h) */
 		a->sim = optarg;
 		return 0;
-	case 'N':	/* rwlab-sim runs one schedule per seed (sim_main.c) */
+	case 'N':	/* one rwlab-sim per seed (lab_sim_seeds()) */
 		if (parse_count("--seeds", optarg, 1, 1000000000, &v))
 			return 2;
 		a->seeds = (unsigned long long)v;
+		return 0;
+	case 'j':
+		if (parse_count("-j/--jobs", optarg, 1, LAB_SIM_JOBS_MAX, &v))
+			return 2;
+		a->jobs = (int)v;
 		return 0;
 	default:	/* getopt_long said what was wrong */
 		return 2;
@@ -358,14 +427,16 @@ static int torture_option(int c, struct torture_args *a)
 
 /*
  * --sim MACHINE: the torture goes to rwlab-sim with the command line less
- * --sim, --seed and --seeds (@drop: their elements in @argv), which it
- * turns into the engine's seed and schedules. Returns 2 (message printed)
- * only when it cannot (sim_cmd.h).
+ * --sim, --seed, --seeds and -j (@drop: their elements in @argv), with the
+ * engine's seed; with --seeds N > 1 one rwlab-sim per seed (lab_sim_seeds(),
+ * whose status this returns). Else returns 2 (message printed) only when
+ * it cannot start rwlab-sim (sim_cmd.h).
  */
 static int torture_sim_exec(const struct torture_args *a, int argc, char **argv, const bool *drop)
 {
 	struct lab_sim_plan p = { .machine = a->sim, .seed = a->seed_given ? a->o.seed : 1,
 				  .seeds = a->seeds ? a->seeds : 1, .cmd = "torture" };
+	int st;
 
 	if (a->nschemes) {
 		fprintf(stderr, "%s: -m (lazy-mm schemes) cannot run under --sim yet; valid under --sim: the lock "
@@ -380,9 +451,9 @@ static int torture_sim_exec(const struct torture_args *a, int argc, char **argv,
 	}
 	if (lab_sim_plan_args(&p, argc, argv, drop))
 		return 2;
-	lab_sim_exec(&p);
+	st = p.seeds > 1 ? lab_sim_seeds(&p, a->jobs ? a->jobs : lab_sim_host_cpus(), a->events) : lab_sim_exec(&p);
 	free(p.argv);
-	return 2;
+	return st;
 }
 
 /* The options, @drop marking where the simulator's lie in @argv. Returns 0 or 2. */
@@ -394,7 +465,7 @@ static int torture_options(struct torture_args *a, int argc, char **argv, bool *
 	if (lab_cli_begin(&cli, &lab_torture_cmd, argc, argv))
 		return 2;
 	while ((c = lab_cli_next(&cli)) != -1) {
-		if (c == 'Z' || c == 'E' || c == 'N') {	/* handed on to rwlab-sim without them */
+		if (c == 'Z' || c == 'E' || c == 'N' || c == 'j') {	/* handed on to rwlab-sim without them */
 			int from, to;
 
 			lab_cli_span(&cli, &from, &to);
@@ -413,7 +484,12 @@ static int torture_options(struct torture_args *a, int argc, char **argv, bool *
 		fprintf(stderr, "%s: --seeds needs --sim MACHINE (one simulated schedule per seed)\n", prog);
 		return 2;
 	}
-	return a->sim && !LAB_SIM ? torture_sim_exec(a, argc, argv, drop) : 0;
+	if (a->jobs && !a->sim && !LAB_SIM) {
+		fprintf(stderr, "%s: -j needs --sim MACHINE and --seeds N (simulated seeds in parallel processes; "
+			"natively the variants run one at a time)\n", prog);
+		return 2;
+	}
+	return 0;
 }
 
 /* The options and their defaults (every allowed CPU a reader and a writer). Returns 0 or 2. */
@@ -424,24 +500,27 @@ static int torture_parse(struct torture_args *a, int argc, char **argv)
 	char err[1024];
 	int st;
 
-	a->o = (struct lab_torture_opts){ .duration_ns = 5000000000ull, .hold_loops = 20, .think_loops = 20,
+	a->o = (struct lab_torture_opts){ .duration_ns = LAB_SIM ? TORTURE_SIM_DURATION_NS : TORTURE_DURATION_NS,
+					  .hold_loops = 20, .think_loops = 20,
 					  .trylock = true, .downgrade = true };
 	ncpus = ncpus < 1 ? 1 : ncpus;
 	a->o.readers = a->o.writers = (int)(ncpus < MAX_THREADS_PER_ROLE ? ncpus : MAX_THREADS_PER_ROLE);
 	st = drop ? torture_options(a, argc, argv, drop) : 2;
-	free(drop);
-	if (st)
-		return st;
-	if (a->o.readers + a->o.writers == 0) {
+	if (!st && a->o.readers + a->o.writers == 0) {
 		fprintf(stderr, "%s: --readers 0 and --writers 0: no thread to torture with\n", prog);
-		return 2;
+		st = 2;
 	}
-	if (!a->nlocks && !a->nschemes &&
+	if (!st && !a->nlocks && !a->nschemes &&
 	    lab_rwsem_parse_list("all", a->locks, MAX_LOCKS, &a->nlocks, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", prog, err);
-		return 2;
+		st = 2;
 	}
-	return 0;
+	if (!st && a->sim && !LAB_SIM) {	/* the front: rwlab-sim runs the torture */
+		st = torture_sim_exec(a, argc, argv, drop);
+		a->sim_ran = true;
+	}
+	free(drop);
+	return st;
 }
 
 static int cmd_torture(int argc, char **argv)
@@ -455,7 +534,7 @@ static int cmd_torture(int argc, char **argv)
 	bool verbose;
 	char failed_names[512] = "";
 
-	if ((st = torture_parse(&a, argc, argv)))
+	if ((st = torture_parse(&a, argc, argv)) || a.sim_ran)
 		return st;
 	o = a.o;
 	nlocks = a.nlocks;
@@ -473,7 +552,7 @@ static int cmd_torture(int argc, char **argv)
 	}
 
 	for (int i = 0; i < nlocks; i++) {
-		struct torture_print p = { locks[i].label, &o, verbose };
+		struct torture_print p = { locks[i].label, &o, verbose, a.events };
 		struct lab_torture_thread threads[2 * MAX_THREADS_PER_ROLE];
 		struct lab_torture_result r;
 		int rc;

@@ -9,6 +9,7 @@
 #   the run's process killed (SIGKILL) leaves no cell's process running;
 # - --resume under -j carries on a file cut inside a cell: the same rows as one run;
 #   a run killed (SIGTERM) under -j keeps its finished cells and --resume completes it;
+# - -q is quiet: no progress and no cell's host-time line (the same CSV);
 # - bad -j values are refused in one line (exit 2, nothing written); natively -j N > 1
 #   says in one line that native cells run one at a time, and runs;
 # - tools/reproduce --sim passes -j: -j 1 and -j 2 give the same CSV.
@@ -58,6 +59,11 @@ done
 [ "$(wc -l <j1.out)" = $ncells ] || fail "-j 1 printed $(wc -l <j1.out) per-cell lines, not $ncells"
 grep -q "^\[cells $ncells/$ncells done, 0 running\]" j3.err ||
 	fail "-j 3: no progress line counting $ncells cells done: $(grep -m2 cells j3.err)"
+# -q: quiet, the cells' own processes too (each printed its host-time line before); without -q they do
+grep -q 'of host time$' j1.err || fail "-j 1 without -q: no cell's host-time line: $(head -2 j1.err)"
+"$rwlab" run --sim generic-8 "${plan[@]}" -j 3 -q -o q.csv >q.out 2>q.err || fail "-j 3 -q: exit $?: $(tail -2 q.err)"
+! grep -q 'host time\|cells' q.err q.out || fail "-j 3 -q is not quiet: $(grep 'host time\|cells' q.err q.out | head -2)"
+mask q.csv | cmp -s - j1.masked || fail "-j 3 -q wrote another CSV than -j 1"
 
 # A run killed with SIGTERM under -j 2 (the signal to the run's process alone reaches its
 # cells): exit 130, finished cells kept whole, and --resume completes the file. The small

@@ -64,6 +64,12 @@ expect "torture --kill=1" 2 "^rwlab torture: --kill takes no value \(a flag: --k
 	"$rwlab" torture --kill=1
 expect "run --resume=yes" 2 "^rwlab run: --resume takes no value \(" "$rwlab" run --resume=yes
 expect "run --bogus=1" 2 "^rwlab run: unknown option '--bogus' \(valid: " "$rwlab" run --bogus=1
+# --help is a flag of every command, as --kill is (it was "unknown option '--help'"); rwlab's own
+# --help takes a command, as `rwlab help COMMAND` does, in either spelling
+expect "report --help=2" 2 "^rwlab report: --help takes no value \(a flag: --help alone; rwlab report --help\)$" \
+	"$rwlab" report --help=2
+expect "rwlab --help=2" 2 "^rwlab: no help for '2' \(valid: list, run, " "$rwlab" --help=2
+"$rwlab" --help=report | grep -q '^usage: rwlab report' || fail "rwlab --help=report: not report's help"
 
 # Noise: --list-cells under --sim lists, and says nothing about simulated time.
 "$rwlab" run --sim generic-8 -l rwsem -t 1,2 --list-cells >"$tmp/o" 2>"$tmp/e" || fail "--sim --list-cells: exit $?"

@@ -147,10 +147,10 @@ grep -q 'rwlab-sim sim-[0-9]* engine [0-9a-f]* machine [0-9a-f]* seed 1,' "$tmp/
 "$rwlab" torture --seed 3 --sim generic-4 -l busted -d 2ms --seeds 2 >"$tmp/t.out" 2>&1
 rc=$?
 [ $rc -eq 1 ] || fail "torture --sim -l busted --seeds 2: exit $rc"
-grep -q 'torture on generic-4: 2 seeds (3..4)' "$tmp/t.out" || fail "torture --seeds 2 from 3: $(grep 'seeds (' "$tmp/t.out")"
-grep '^rwlab-sim: replay: ' "$tmp/t.out" >"$tmp/replays"
+grep -q 'torture: --sim generic-4: 2 of 2 seeds done (3..4)' "$tmp/t.out" || fail "torture --seeds 2 from 3: $(grep 'seeds done' "$tmp/t.out")"
+grep '^rwlab torture: replay: ' "$tmp/t.out" >"$tmp/replays"
 [ -s "$tmp/replays" ] || fail "torture --sim -l busted: no replay line"
-grep -v -x -e 'rwlab-sim: replay: rwlab torture -l busted -d 2ms --sim generic-4 --seed [34]' "$tmp/replays" >"$tmp/bad"
+grep -v -x -e 'rwlab torture: replay: rwlab torture -l busted -d 2ms --sim generic-4 --seed [34]' "$tmp/replays" >"$tmp/bad"
 [ -s "$tmp/bad" ] && fail "replay lines not the command that replays: $(head -2 "$tmp/bad")"
 
 [ $fails -eq 0 ] && echo "sim-path: all checks passed"

@@ -21,9 +21,9 @@ args="--kill --sim generic-4 --readers 3 --writers 3 -d 200ms"
 
 # shellcheck disable=SC2086
 "$rwlab" torture $args -l rwsem-rspin --seed 1 --seeds 20 >"$tmp/many" 2>&1
-grep -q 'rwlab-sim: torture on generic-4: 20 seeds (1..20): [0-9]* SUCCESS, [1-9][0-9]* FAILURE' "$tmp/many" ||
+grep -q 'rwlab torture: --sim generic-4: 20 of 20 seeds done (1..20): [0-9]* SUCCESS, [1-9][0-9]* FAILURE' "$tmp/many" ||
 	fail "rwsem-rspin, seeds 1..20: no schedule found the bug: $(tail -1 "$tmp/many")"
-seed=$(sed -n 's/^rwlab-sim: replay: .* --seed \([0-9]*\)$/\1/p' "$tmp/many" | head -1)
+seed=$(sed -n 's/^rwlab torture: replay: .* --seed \([0-9]*\)$/\1/p' "$tmp/many" | head -1)
 [ -n "$seed" ] || { fail "no replay line"; seed=1; }
 # shellcheck disable=SC2086
 for run in 1 2; do
