@@ -42,10 +42,12 @@
  * tick-noticed slices, periodic load balancing (sim/README.md); sim-7:
  * both; sim-8: the idle path; sim-9: read for ownership (a load that took
  * a line from its owner, followed by the task's store or RMW to it as its
- * next access, is one ownership transfer: coherence.c rule 7). Results keep the version they were made with, and every CSV row
+ * next access, is one ownership transfer: coherence.c rule 7); sim-10: the
+ * v6.2/v6.4 mm model's pcp->high from the low watermark and nr_pcp_free's
+ * doubling (workloads/kmm.c). Results keep the version they were made with, and every CSV row
  * its binary's git revision.
  */
-#define SIM_ENGINE_VERSION "sim-9"
+#define SIM_ENGINE_VERSION "sim-10"
 #define SIM_MAX_TASKS 1024
 
 extern int sim_active;		/* 1 while sim_run() runs */

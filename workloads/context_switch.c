@@ -35,6 +35,23 @@
  *   scans (a hazard-pointer handshake, the same for every scheme, off the
  *   per-switch path). The owner is created by pair 0's task and so shares its
  *   CPU. none is refused with recreate_hz > 0 unless --unsafe.
+ * - lru_gen=1: the kernel was built with CONFIG_LRU_GEN. Then every switch to a
+ *   user task, after switch_mm_irqs_off() and before finish_task_switch()'s
+ *   mmdrop_lazy_tlb, calls lru_gen_use_mm(next->mm) (kernel/sched/core.c
+ *   context_switch(), v6.11.11:5132-5175, the to-user branch), a plain
+ *   WRITE_ONCE(mm->lru_gen.bitmap, -1) (include/linux/mm_types.h, under
+ *   CONFIG_LRU_GEN_WALKS_MMU: mm/Kconfig "def_bool y, depends on LRU_GEN &&
+ *   ARCH_HAS_HW_PTE_YOUNG", x86 has the latter; a store of the same value
+ *   still takes the line): one more line of the mm that every CPU of the
+ *   process writes on every block's return, whatever the lazy-mm scheme.
+ *   Modelled as its own line (mm_count is on its own line from v6.5; the
+ *   bitmap's neighbours in struct mm_struct are not written on this path).
+ *   The store stalls here until the line arrives; x86 retires it into the
+ *   store buffer instead and stalls at the next locked instruction (the
+ *   refcount drop right after, or the pipe's mutex in the next read/write).
+ *   Default 0: LRU_GEN has no default in mm/Kconfig (off), and the table's
+ *   kernel config is not in its mail (results/sim/lazy-mm-hazptr/ says what
+ *   the knob moves). One mm only: refused with recreate_hz > 0.
  *
  * Under --sim (build/rwlab-sim): the pipes are channel.h's simulated channel,
  * the partner and the owner are simulated tasks (a slot has no interrupt
@@ -75,7 +92,7 @@
 #include "wait.h"
 #include "workload.h"
 
-enum { K_PLACEMENT, K_RECREATE_HZ };
+enum { K_PLACEMENT, K_RECREATE_HZ, K_LRU_GEN };
 enum { PLACE_PAIR, PLACE_SPREAD };
 enum { C_NVCSW, C_NIVCSW, C_ERR };
 
@@ -84,6 +101,9 @@ static const struct lab_knob cs_knobs[] = {
 			  .help = "pair: partner on its task's CPU (will-it-scale); spread: on the next PU" },
 	[K_RECREATE_HZ] = { .name = "recreate_hz", .type = LAB_KNOB_INT, .def = 0, .min = 0, .max = 100000,
 			    .help = "mm tear-downs/re-creations per second, released under load (0: never)" },
+	[K_LRU_GEN] = { .name = "lru_gen", .type = LAB_KNOB_BOOL, .def = 0,
+			.help = "CONFIG_LRU_GEN: every switch to a user task stores -1 to the mm's lru_gen.bitmap "
+				"(lru_gen_use_mm), one more shared line (0: Kconfig's default, LRU_GEN off)" },
 	{ 0 }
 };
 
@@ -108,6 +128,7 @@ struct cs {
 	const struct lab_cell *cell;
 	int npairs, placement, npus;
 	long recreate_hz;
+	unsigned long *lru_gen_bitmap;	/* lru_gen=1: the mm's lru_gen.bitmap, its own line; else NULL */
 	struct cs_task *task;		/* 2N: task of pair i at 2i, partner at 2i+1 */
 	struct cs_pair *pair;		/* N */
 	/* the owner thread (recreate_hz > 0), its figures over the window */
@@ -155,6 +176,9 @@ static int cs_block(struct cs *cs, int cpu, struct lab_chan *ch)
 	if (lab_unlikely(READ_ONCE(cs->cur) != t->user_mm))
 		cs_user_get(cs, t);
 	r = lab_chan_recv(ch);
+	/* context_switch() to user: switch_mm_irqs_off, then lru_gen_use_mm(next->mm), then the drop */
+	if (cs->lru_gen_bitmap)
+		WRITE_ONCE(*cs->lru_gen_bitmap, ~0ul);
 	lab_lazy_switch_to_user(cs->d, cpu, t->user_mm);
 	return r;
 }
@@ -334,6 +358,7 @@ static void cs_free(struct cs *cs)
 	if (cs->cur)
 		lab_lazy_release(cs->d, cs->cur);
 	lab_lazy_domain_destroy(cs->d);
+	free(cs->lru_gen_bitmap);
 	free(cs->task);
 	free(cs->pair);
 	free(cs);
@@ -376,6 +401,20 @@ static int cs_setup(void **state, const struct lab_cell *cell, char *err, size_t
 	cs->placement = (int)cell->wl->knob[K_PLACEMENT];
 	cs->recreate_hz = cell->wl->knob[K_RECREATE_HZ];
 	cs->npus = cell->npus;
+	if (cell->wl->knob[K_LRU_GEN] && cs->recreate_hz > 0) {
+		snprintf(err, errlen, "context_switch: lru_gen=1 models the one mm's bitmap: not with recreate_hz > 0");
+		free(cs);
+		return -1;
+	}
+	if (cell->wl->knob[K_LRU_GEN]) {
+		cs->lru_gen_bitmap = aligned_alloc(LAB_CACHELINE, LAB_CACHELINE);
+		if (!cs->lru_gen_bitmap) {
+			snprintf(err, errlen, "context_switch: out of memory");
+			free(cs);
+			return -1;
+		}
+		*cs->lru_gen_bitmap = 0;	/* lru_gen_init_mm() */
+	}
 	if (lab_lazy_domain_create(&cs->d, cell->lazy_mm, 2 * n, err, errlen)) {
 		free(cs);
 		return -1;

@@ -61,8 +61,8 @@ const struct lab_kmm_profile lab_kmm_profiles[LAB_KMM_NVER] = {
 	[LAB_KMM_V6_2] = {
 		.name = "v6.2", .cite = "Linux v6.2 (the per-VMA table's 6.2.0-rc4 mm-unstable-20230210, pvl-v2): "
 			"pcp->lock, lruvec->lru_lock, MEMCG_CHARGE_BATCH 64, memcg rstat, rss percpu_counter",
-		.pcp_spinlock = true, .lru_per_memcg = true, .rss_percpu = true, .charge_batch = 64,
-		.memcg_stat = LAB_MEMCG_STAT_RSTAT,
+		.pcp_spinlock = true, .pcp_wmark_high = true, .lru_per_memcg = true, .rss_percpu = true,
+		.charge_batch = 64, .memcg_stat = LAB_MEMCG_STAT_RSTAT,
 		.mm_users = 84, .mm_count = 88, .mm_pgtables = 96, .mm_ptl = 108, .mm_lock_seq = 168,
 		.mm_rss = 728, .mm_rss_stride = 40, .mm_size = 1024,
 		.pc_max = 152, .pc_watermark = 112, .pc_size = 192,
@@ -70,8 +70,8 @@ const struct lab_kmm_profile lab_kmm_profiles[LAB_KMM_NVER] = {
 	[LAB_KMM_V6_4] = {
 		.name = "v6.4", .cite = "Linux v6.4.0 (per-VMA locks merged; CONFIG_SCHED_MM_CID before mm_count "
 			"got its own line in c1753fd02a00): as v6.2",
-		.pcp_spinlock = true, .lru_per_memcg = true, .rss_percpu = true, .charge_batch = 64,
-		.memcg_stat = LAB_MEMCG_STAT_RSTAT,
+		.pcp_spinlock = true, .pcp_wmark_high = true, .lru_per_memcg = true, .rss_percpu = true,
+		.charge_batch = 64, .memcg_stat = LAB_MEMCG_STAT_RSTAT,
 		.mm_users = 84, .mm_count = 88, .mm_pgtables = 112, .mm_ptl = 124, .mm_lock_seq = 184,
 		.mm_rss = 776, .mm_rss_stride = 40, .mm_size = 1024,
 		.pc_max = 152, .pc_watermark = 112, .pc_size = 192,
@@ -108,6 +108,55 @@ static int fls_long(long x)
 		x >>= 1;
 	}
 	return n;
+}
+
+static long int_sqrt_long(long x)
+{
+	long r = 0;
+
+	while ((r + 1) * (r + 1) <= x)
+		r++;
+	return r;
+}
+
+/*
+ * v6.2 pcp->high, zone_highsize() (mm/page_alloc.c:7105-7140): the zone's low
+ * watermark split over the CPUs of its node, at least 4 * batch. The low
+ * watermark as __setup_per_zone_wmarks() (:8712-8760) sets it: min = the pages
+ * of min_free_kbytes in proportion to the zone's share of all pages, low = min +
+ * max(min / 4, pages * watermark_scale_factor (10, :405) / 10000); min_free_kbytes
+ * = int_sqrt(lowmem_kbytes * 16) within [128, 262144] (calculate_min_free_kbytes,
+ * :8823-8836). lowmem_kbytes is every node's pages here: nr_free_buffer_pages()'s
+ * subtraction of the high watermarks and boot reservations, and the small DMA
+ * zones, are left out (stated). Each modelled node is one zone of @zone_pages.
+ */
+static int zone_highsize(long zone_pages, int nnodes, int node_cpus, int batch)
+{
+	long kbytes = zone_pages * nnodes * 4, mfk = int_sqrt_long(kbytes * 16), min, low, scale, high;
+
+	mfk = mfk < 128 ? 128 : mfk > 262144 ? 262144 : mfk;
+	min = (mfk >> 2) * zone_pages / (zone_pages * nnodes);
+	scale = zone_pages * 10 / 10000;
+	low = min + (min >> 2 > scale ? min >> 2 : scale);
+	high = low / (node_cpus > 0 ? node_cpus : 1);
+	return (int)(high > 4l * batch ? high : 4l * batch);
+}
+
+/*
+ * v6.2 nr_pcp_free() (mm/page_alloc.c:3377-3404), order 0: the pages a free past
+ * pcp->high sends back, doubling with each free since the CPU's last
+ * allocation (free_factor), between batch and high - batch.
+ */
+static int nr_pcp_free(struct lab_kcpu *c, int high, int batch)
+{
+	int min_nr_free = batch, max_nr_free = high - batch;
+
+	if (high < batch)
+		return 1;
+	batch <<= c->free_factor;
+	if (batch < max_nr_free)
+		c->free_factor++;
+	return batch < min_nr_free ? min_nr_free : batch > max_nr_free ? max_nr_free : batch;
 }
 
 /* v6.2 mm/vmstat.c:222 calculate_normal_threshold(): 2 * fls(cpus) * (1 + fls(128 MiB units)), <= 125. */
@@ -152,6 +201,16 @@ static void *line_alloc(size_t bytes)
 	return p;
 }
 
+/* The CPUs of node @n (cpumask_of_node's weight). */
+static int node_cpus(int n)
+{
+	int cpus = 0;
+
+	for (int c = 0; c < lab_nr_cpus(); c++)
+		cpus += lab_cpu_node(c) == n;
+	return cpus;
+}
+
 int lab_kmm_init(struct lab_kmm *k, enum lab_kmm_ver v, int memcg_depth)
 {
 	long pages = node_pages();
@@ -186,12 +245,8 @@ int lab_kmm_init(struct lab_kmm *k, enum lab_kmm_ver v, int memcg_depth)
 		z->lock.tail = NULL;
 		klist_init(&z->free);
 		z->batch = zone_batchsize(pages);
-		/*
-		 * pcp->high: v5.0 6 * batch (mm/page_alloc.c:5885); v6.2 zone_highsize():
-		 * the low watermark split over the node's CPUs, at least 4 * batch. The
-		 * watermarks are not modelled: 4 * batch stands for it (stated).
-		 */
-		z->high = k->ver == LAB_KMM_V5_0 ? 6 * z->batch : 4 * z->batch;
+		/* pcp->high: v5.0 and v5.12 6 * batch (kmm.h); v6.2 and v6.4 zone_highsize() */
+		z->high = k->p->pcp_wmark_high ? zone_highsize(pages, k->nnodes, node_cpus(n), z->batch) : 6 * z->batch;
 		z->threshold = vmstat_threshold(k->ncpus, pages);
 		k->node[n].lru_lock.tail = NULL;
 		klist_init(&k->node[n].lru);
@@ -643,6 +698,8 @@ struct lab_kpage *lab_kmm_pcp_alloc(struct lab_kmm *k, struct lab_kcpu *c)
 	/* v6.2 rmqueue_pcplist (page_alloc.c:3771): pcp_spin_trylock; v5.x: local_irq_save only */
 	if (k->p->pcp_spinlock && !raw_spin_trylock(&c->pcp_lock))
 		return NULL;
+	/* v6.2 rmqueue_pcplist (page_alloc.c:3793): an allocation halves the bulk free's growth */
+	c->free_factor >>= 1;
 	if (!klist_first(&c->pcp)) {
 		int n = rmqueue_bulk(k, c, z, READ_ONCE(z->batch));
 
@@ -711,14 +768,15 @@ void lab_kmm_pcp_free(struct lab_kmm *k, struct lab_kcpu *c, struct lab_kpage *p
 	klist_add(&c->pcp, pg);
 	c->pcp_count++;
 	kev(k, c, LAB_KMM_EV_pages_free, 1);
-	/* v6.2 free_unref_page_commit (page_alloc.c:3424): past high, nr_pcp_free() pages go back */
+	/*
+	 * v6.2 free_unref_page_commit (page_alloc.c:3424-3452): past high, nr_pcp_free()
+	 * pages go back; v5.x: batch (v5.12.9 :3245-3246). ZONE_RECLAIM_ACTIVE's
+	 * lower high (nr_pcp_high) never applies: no reclaim is modelled.
+	 */
 	high = READ_ONCE(z->high);
 	batch = READ_ONCE(z->batch);
-	if (c->pcp_count >= high) {
-		int n = high - batch > batch ? batch : high - batch;
-
-		free_pcppages_bulk(k, c, n < 1 ? 1 : n);
-	}
+	if (c->pcp_count >= high)
+		free_pcppages_bulk(k, c, k->p->pcp_wmark_high ? nr_pcp_free(c, high, batch) : batch);
 	if (k->p->pcp_spinlock)
 		raw_spin_unlock(&c->pcp_lock);
 }

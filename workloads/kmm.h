@@ -8,8 +8,9 @@
  * named in kmm.c's header):
  *   v6.2  mm/memory.c:4024-4133 do_anonymous_page; mm/page_alloc.c:3116-3160
  *         rmqueue_bulk, 3731-3769 __rmqueue_pcplist, 3771-3808 rmqueue_pcplist,
- *         3377-3450 nr_pcp_free/nr_pcp_high/free_unref_page_commit, 7057-7103
- *         zone_batchsize, 7105-7140 zone_highsize; mm/swap.c:233-256
+ *         3377-3450 nr_pcp_free/nr_pcp_high/free_unref_page_commit, 3793 free_factor
+ *         halved per allocation, 7057-7103 zone_batchsize, 7105-7140 zone_highsize,
+ *         8712-8760 __setup_per_zone_wmarks, 8823-8836 calculate_min_free_kbytes; mm/swap.c:233-256
  *         folio_batch_move_lru, 531-549 folio_add_lru; include/linux/pagevec.h:15
  *         PAGEVEC_SIZE; mm/memcontrol.c:607-625 memcg_rstat_updated, 2227-2249
  *         consume_stock, 2297-2320 refill_stock, 2631-2660 try_charge_memcg,
@@ -30,7 +31,8 @@
  *         (spilled to the memcg's own atomic); mm/memory.c:140-190 SPLIT_RSS_COUNTING,
  *         TASK_RSS_EVENTS_THRESH 64; include/linux/mmzone.h:692 pgdat->lru_lock;
  *         mm/page_alloc.c:3049-3070 rmqueue_pcplist under local_irq_save, 5885-5888
- *         pcp high = 6 * batch.
+ *         pcp high = 6 * batch (v5.12.9 mm/page_alloc.c:6484 the same; a bulk free
+ *         of `batch` pages past it, :3245-3246).
  *
  * What one anonymous write fault touches, in the order of v6.2's do_anonymous_page
  * (lab_kmm_anon_fault() in mm.c calls these in that order):
@@ -85,6 +87,7 @@ struct lab_kmm_profile {
 	const char *name;
 	const char *cite;
 	bool pcp_spinlock;		/* pcp->lock (v6.0+); before: local_irq_save */
+	bool pcp_wmark_high;		/* pcp->high from the low watermark, free_factor (v5.14+); before: 6 * batch */
 	bool lru_per_memcg;		/* lruvec->lru_lock (v5.11+); before: pgdat->lru_lock */
 	bool rss_percpu;		/* mm->rss_stat percpu_counter (v6.2+); before: task cache */
 	unsigned charge_batch;		/* MEMCG_CHARGE_BATCH */
@@ -189,6 +192,7 @@ struct lab_kcpu {
 	int pcp_count;
 	struct lab_klist pcp;		/* pcp->lists[MIGRATE_MOVABLE] */
 	int nlru;
+	int free_factor;		/* pcp->free_factor (v5.14+): doubles the bulk free, halved per allocation */
 	struct lab_kpage *lru[LAB_KMM_LRU_BATCH];	/* cpu_fbatches.lru_add */
 	unsigned stock;			/* memcg_stock.nr_pages (cached = the modelled memcg) */
 	long vm_diff[KSTAT_NR];		/* vm_stat_diff */

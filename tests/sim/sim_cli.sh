@@ -142,6 +142,28 @@ part_context_switch() {
 			if (r["refcount/32"] > 0.7 * r["hazptr/32"]) exit 1		# one shared line does not
 		}' "$tmp/mmc.csv" >"$tmp/mmc" || fail "context_switch --sim mm_count sharing: $(cat "$tmp/mmc")"
 
+	# lru_gen=1 (CONFIG_LRU_GEN's lru_gen_use_mm): one store to the mm's bitmap line per switch
+	# to the user task, a line every scheme shares. Each thread on its own CPU (through idle):
+	# with one pair only the two CPUs pass it (within 5%), at 32 pairs 64 CPUs queue on it and
+	# hazptr, free of shared lines without it, loses more than a fifth.
+	for lg in 0 1; do
+		"$rwlab" run --sim generic-64 -l null -w context_switch:placement=spread,lru_gen=$lg -m hazptr --pin cores \
+			-t 1,32 -d 2ms --warmup 500us -n 1 -q -o "$tmp/lg$lg.csv" >/dev/null 2>"$tmp/lgerr" ||
+			fail "context_switch --sim lru_gen=$lg: $(tail -2 "$tmp/lgerr")"
+	done
+	awk -F, 'FNR == 1 { f++ } $0 ~ /,ops_per_s,/ { sub(/"[^"]*"/, "W"); split($0, c, ","); r[f "/" c[6]] = c[9] }
+		END {
+			printf "hazptr ops/s: lru_gen=0 %.0f at 1, %.0f at 32; lru_gen=1 %.0f at 1, %.0f at 32\n",
+				r["1/1"], r["1/32"], r["2/1"], r["2/32"]
+			if (!r["1/1"] || !r["2/1"] || !r["1/32"] || !r["2/32"]) exit 1
+			if (r["2/1"] < 0.95 * r["1/1"] || r["2/1"] > 1.05 * r["1/1"]) exit 1
+			if (r["2/32"] > 0.8 * r["1/32"]) exit 1
+		}' "$tmp/lg0.csv" "$tmp/lg1.csv" >"$tmp/lg" || fail "context_switch --sim lru_gen's line: $(cat "$tmp/lg")"
+	"$rwlab" run --sim generic-8 -l null -w context_switch:lru_gen=1,recreate_hz=1000 -m refcount -t 2 -d 1ms -n 1 -q \
+		-o "$tmp/lgrel.csv" >/dev/null 2>"$tmp/lgrelerr" && fail "context_switch lru_gen=1 with recreate_hz: accepted"
+	grep -q 'lru_gen=1 models the one mm.s bitmap: not with recreate_hz > 0' "$tmp/lgrelerr" ||
+		fail "context_switch lru_gen=1 with recreate_hz: no clear line: $(tail -2 "$tmp/lgrelerr")"
+
 	# Releases under load (recreate_hz): every scheme keeps the borrowed mm alive through the
 	# simulated IPIs and lazy drops; none (the cost floor, --unsafe) must hit the use-after-free check.
 	rel="-l null -w context_switch:recreate_hz=1000 -t 2 -d 2ms --warmup 1ms -n 1 -q"

@@ -141,7 +141,9 @@ static void start_release_run(bool spin, int n)
 	t.ctl = 42;
 	lab_start_release(&t.s, false);
 	cr_assert(!lab_start_aborted(&t.s));
-	lab_sleep_ns(5000000);
+	/* Until a worker has looped (at most 5 s): a fixed 5 ms let none be scheduled on a loaded machine. */
+	for (int ms = 0; ms < 5000 && !READ_ONCE(t.loops); ms++)
+		lab_sleep_ns(1000000);
 	lab_start_stop(&t.s);
 	for (int i = 0; i < n; i++)
 		pthread_join(tid[i], NULL);

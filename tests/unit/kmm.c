@@ -150,3 +150,77 @@ Test(kmm, munmap_returns_pages)
 	cr_expect_eq(lab_kmm_rss_read(&e.pa.k, &e.mm.rss, &e.t.kt, 1), 0);
 	fini(&e);
 }
+
+/*
+ * pcp->high and the bulk free past it. v6.2 zone_highsize(): the zone's low
+ * watermark over its node's CPUs, at least 4 * batch; the model's node is
+ * 64 GiB (16,777,216 pages), so with one node min_free_kbytes =
+ * int_sqrt(64 GiB in KiB * 16) = 32,768 (8,192 pages), low = 8,192 +
+ * max(8,192 / 4, 16,777,216 * 10 / 10000) = 24,969. v5.0: 6 * batch.
+ */
+Test(kmm, pcp_high)
+{
+	struct env e;
+	int cpus = 0;
+
+	fault_pages(&e, LAB_KMM_V6_2, LAB_KMM_MEMCG_DEPTH);
+	for (int c = 0; c < lab_nr_cpus(); c++)
+		cpus += lab_cpu_node(c) == 0;
+	if (lab_nr_nodes() == 1)
+		cr_expect_eq(e.pa.k.zone[0].high, 24969 / cpus > 4 * 63 ? 24969 / cpus : 4 * 63, "v6.2 high %d, %d CPUs",
+			     e.pa.k.zone[0].high, cpus);
+	cr_expect_geq(e.pa.k.zone[0].high, 4 * e.pa.k.zone[0].batch);
+	fini(&e);
+	fault_pages(&e, LAB_KMM_V5_0, LAB_KMM_MEMCG_DEPTH);
+	cr_expect_eq(e.pa.k.zone[0].high, 6 * 63);
+	fini(&e);
+}
+
+/*
+ * v6.2 nr_pcp_free(): frees with no allocation between them send back batch,
+ * 2 * batch, 4 * batch, ... pages, at most high - batch; v5.0 always batch.
+ * munmap frees NPAGES pages and the PTE pages from CPU 0's list, whose high is
+ * set to 4 * batch here so that it is passed many times.
+ */
+static void check_bulk_frees(enum lab_kmm_ver v)
+{
+	struct env e;
+	uintptr_t a = fault_pages(&e, v, LAB_KMM_MEMCG_DEPTH);
+	struct lab_kzone *z = &e.pa.k.zone[e.pa.k.cpu[0].node];
+	int high = 4 * z->batch, count, ff = 0, frees = 0;
+	uint64_t ev[LAB_KMM_EV_NR];
+
+	lab_page_alloc_drain(&e.pa);
+	z->high = high;
+	count = e.pa.k.cpu[0].pcp_count;
+	for (int i = 0; i < NPAGES + (NPAGES + 511) / 512; i++)
+		if (++count >= high) {
+			int n = z->batch;
+
+			if (v != LAB_KMM_V5_0) {
+				n = z->batch << ff;
+				if (n < high - z->batch)
+					ff++;
+				n = n < z->batch ? z->batch : n > high - z->batch ? high - z->batch : n;
+			}
+			count -= n;
+			frees++;
+		}
+	cr_assert_eq(lab_mm_munmap(&e.mm, a & ~((1ul << 30) - 1), 1ul << 30, &e.t), 0);
+	lab_kmm_events(&e.pa.k, ev);
+	cr_expect_eq(ev[LAB_KMM_EV_pcp_bulk_free] - e.ev[LAB_KMM_EV_pcp_bulk_free], (uint64_t)frees, "%s: %lu bulk frees",
+		     lab_kmm_ver_name(v), (unsigned long)(ev[LAB_KMM_EV_pcp_bulk_free] - e.ev[LAB_KMM_EV_pcp_bulk_free]));
+	cr_expect_eq(e.pa.k.cpu[0].pcp_count, count, "%s: %d pages left on the list", lab_kmm_ver_name(v),
+		     e.pa.k.cpu[0].pcp_count);
+	fini(&e);
+}
+
+Test(kmm, bulk_free_doubles_v6_2)
+{
+	check_bulk_frees(LAB_KMM_V6_2);
+}
+
+Test(kmm, bulk_free_batch_v5_0)
+{
+	check_bulk_frees(LAB_KMM_V5_0);
+}
