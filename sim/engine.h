@@ -152,6 +152,7 @@ struct task {
 	int rcu_next;		/* the next synchronize_rcu() caller on the same CPU's callback list (-1 ends) */
 	void *fiber;		/* ThreadSanitizer's fiber (SIM_TSAN builds) */
 	int irq_off;		/* sim_irq_disable() depth: IPIs wait, no preemption */
+	int preempt_off;	/* sim_preempt_disable() depth: no preemption, IPIs run */
 	int is_irq;		/* a CPU's interrupt context (sim_ipi_send) */
 };
 
@@ -528,10 +529,10 @@ static inline uint64_t heap_min(void)
 	return t;
 }
 
-/* May the scheduler switch @t out? Not an interrupt context, nor a task with interrupts off. */
+/* May the scheduler switch @t out? Not an interrupt context, nor a task with interrupts or preemption off. */
 static inline int preemptible(const struct task *t)
 {
-	return !t->is_irq && !t->irq_off;
+	return !t->is_irq && !t->irq_off && !t->preempt_off;
 }
 
 /* Start a new record of a spin iteration (sim_relax(), a futex wait's re-check). */
