@@ -295,8 +295,6 @@ struct directory {
 	uint64_t hold_ps[X_CLASSES];	/* ps_of(the figure x rmw.hold_share) */
 	uint64_t load_ps, rmw_ps;	/* ps_of(load.local_ns), ps_of(rmw.local_ns) */
 	uint64_t relax_ps;		/* ps_of(relax_ns): a cpu_relax() (spin.c) */
-	int last_xfer;			/* the last access's transfer, for the profile (stats.c): 0 none, 1 one,
-					   2 at the remote c2c figure or more */
 	struct line **tab;	/* open addressing by line address */
 	size_t cap, count;
 	char *pool;		/* lines are carved from here */
