@@ -127,9 +127,11 @@ static void seed_failed(struct seeds_run *s, unsigned long long seed, const stru
 		snprintf(s->first_what, sizeof(s->first_what), "%s", what);
 	}
 	printf("%s: seed %llu: FAILURE (%s): %s; its output:\n", PROG, seed, status, what);
-	fwrite(pr->out.p, 1, pr->out.len, stdout);
-	if (pr->out.len && pr->out.p[pr->out.len - 1] != '\n')
-		putchar('\n');
+	if (pr->out.len) {
+		fwrite(pr->out.p, 1, pr->out.len, stdout);
+		if (pr->out.p[pr->out.len - 1] != '\n')
+			putchar('\n');
+	}
 	printf("%s: replay: ", PROG);
 	print_replay(stdout, s->p, seed);
 }

@@ -330,9 +330,10 @@ static void rfo_queued(const struct line *l, uint64_t now, enum xclass x)
 		q->rd_snoop = (now > l->busy_until ? now : l->busy_until) + eng.dir.hold_ps[x];
 }
 
-static void mem_load(struct task *t, struct line *l, int ci, uint64_t now, int pending)
+static int mem_load(struct task *t, struct line *l, int ci, uint64_t now, int pending)
 {
 	struct cpu *c = &eng.cpus[ci];
+	int xfer = 0;
 
 	if (l->owner == ci || sharer(l, ci)) {
 		c->clock = now + eng.dir.load_ps;
@@ -341,7 +342,7 @@ static void mem_load(struct task *t, struct line *l, int ci, uint64_t now, int p
 		uint64_t start = now > l->busy_until ? now : l->busy_until;
 		int snooped = l->owner >= 0 || pending;
 
-		eng.dir.last_xfer = 1 + (eng.dir.x_ns[x] >= eng.m.c2c_remote_ns);
+		xfer = 1 + (eng.dir.x_ns[x] >= eng.m.c2c_remote_ns);
 		if (snooped) {
 			/* a read snoop takes the line from its owner: served in turn, after its window */
 			if (!pending)
@@ -367,12 +368,13 @@ static void mem_load(struct task *t, struct line *l, int ci, uint64_t now, int p
 		}
 	}
 	watch_note(t, l);
+	return xfer;
 }
 
-static void mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pending, enum sim_op op, int rfo)
+static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pending, enum sim_op op, int rfo)
 {
 	struct cpu *c = &eng.cpus[ci];
-	int alone = l->owner == ci;
+	int alone = l->owner == ci, xfer = 0;
 	uint64_t local;
 
 	t->simpure = 1;
@@ -389,7 +391,7 @@ static void mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pe
 		enum xclass x = pending ? xfer_class(ci, l->tail, l->home) : own_source(l, ci);
 		uint64_t start = now > l->busy_until ? now : l->busy_until;
 
-		eng.dir.last_xfer = 1 + (eng.dir.x_ns[x] >= eng.m.c2c_remote_ns);
+		xfer = 1 + (eng.dir.x_ns[x] >= eng.m.c2c_remote_ns);
 		if (!pending)	/* the first request after the owner's grant: its snoop takes the line */
 			l->snoop_at = (now > l->grant ? now : l->grant) + eng.dir.hold_ps[x];
 		else
@@ -409,6 +411,7 @@ static void mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pe
 	l->version++;
 	if (l->watchers)
 		wake_watchers(l, c->clock);
+	return xfer;
 }
 
 void sim_mem(const volatile void *addr, enum sim_op op)
@@ -417,7 +420,7 @@ void sim_mem(const volatile void *addr, enum sim_op op)
 	struct line *l;
 	struct cpu *c;
 	uint64_t now;
-	int ci, rfo;
+	int ci, rfo, xfer;
 
 	eng.st.mem++;
 	sync_point(t);
@@ -430,7 +433,6 @@ void sim_mem(const volatile void *addr, enum sim_op op)
 	l = t->last_line;
 	if (!l || l->key != (uintptr_t)addr >> LINE_SHIFT)
 		l = t->last_line = line_get(addr, ci);
-	eng.dir.last_xfer = 0;
 	/*
 	 * Rule 7: a store or RMW that is this task's next access after its load
 	 * took the line from its owner (no modelled time between them: the same
@@ -445,10 +447,10 @@ void sim_mem(const volatile void *addr, enum sim_op op)
 	c->rd_line = NULL;
 	/* a transfer to another CPU is reserved and has not arrived */
 	if (op == SIM_LOAD)
-		mem_load(t, l, ci, now, l->busy_until > now && l->tail != ci);
+		xfer = mem_load(t, l, ci, now, l->busy_until > now && l->tail != ci);
 	else
-		mem_own(t, l, ci, now, l->busy_until > now && l->tail != ci, op, rfo);
+		xfer = mem_own(t, l, ci, now, l->busy_until > now && l->tail != ci, op, rfo);
 	if (__builtin_expect(eng.prof != NULL, 0))
-		prof_mem(l->key, __builtin_return_address(0), op != SIM_LOAD, eng.dir.last_xfer,
+		prof_mem(l->key, __builtin_return_address(0), op != SIM_LOAD, xfer,
 			 eng.cpus[t->cpu].clock - now);
 }

@@ -152,6 +152,7 @@ struct task {
 	int rcu_next;		/* the next synchronize_rcu() caller on the same CPU's callback list (-1 ends) */
 	void *fiber;		/* ThreadSanitizer's fiber (SIM_TSAN builds) */
 	int irq_off;		/* sim_irq_disable() depth: IPIs wait, no preemption */
+	int preempt_off;	/* sim_preempt_disable() depth: no preemption, IPIs run */
 	int is_irq;		/* a CPU's interrupt context (sim_ipi_send) */
 };
 
@@ -294,8 +295,6 @@ struct directory {
 	uint64_t hold_ps[X_CLASSES];	/* ps_of(the figure x rmw.hold_share) */
 	uint64_t load_ps, rmw_ps;	/* ps_of(load.local_ns), ps_of(rmw.local_ns) */
 	uint64_t relax_ps;		/* ps_of(relax_ns): a cpu_relax() (spin.c) */
-	int last_xfer;			/* the last access's transfer, for the profile (stats.c): 0 none, 1 one,
-					   2 at the remote c2c figure or more */
 	struct line **tab;	/* open addressing by line address */
 	size_t cap, count;
 	char *pool;		/* lines are carved from here */
@@ -528,10 +527,10 @@ static inline uint64_t heap_min(void)
 	return t;
 }
 
-/* May the scheduler switch @t out? Not an interrupt context, nor a task with interrupts off. */
+/* May the scheduler switch @t out? Not an interrupt context, nor a task with interrupts or preemption off. */
 static inline int preemptible(const struct task *t)
 {
-	return !t->is_irq && !t->irq_off;
+	return !t->is_irq && !t->irq_off && !t->preempt_off;
 }
 
 /* Start a new record of a spin iteration (sim_relax(), a futex wait's re-check). */

@@ -33,7 +33,7 @@ void block_current(struct task *t, enum tstate st, int64_t timeout_ps)
 	struct cpu *c = &eng.cpus[t->cpu];
 
 	if (!preemptible(t))
-		irq_bug("blocks with interrupts off or in an interrupt handler");
+		irq_bug("blocks with interrupts or preemption off or in an interrupt handler");
 	t->tgen++;
 	if (timeout_ps >= 0)
 		heap_push(c->clock + (uint64_t)timeout_ps, EV_TIMER, t->id, t->tgen);

@@ -720,6 +720,17 @@ void sim_set_oncpu_word(int *word)
 	*word = 1;
 }
 
+void sim_preempt_disable(void)
+{
+	eng.running->preempt_off++;
+}
+
+void sim_preempt_enable(void)
+{
+	if (--eng.running->preempt_off < 0)
+		irq_bug("enables preemption it had not disabled");
+}
+
 int sim_current_cpu(void)
 {
 	return eng.running->cpu;

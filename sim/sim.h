@@ -154,6 +154,15 @@ void sim_rcu_stats(uint64_t *gps, uint64_t *fqs_scans);
 void sim_ipi_send(int cpu, void (*fn)(void *), void *arg);
 void sim_irq_disable(void);
 void sim_irq_enable(void);
+/*
+ * The kernel's preempt_disable()/preempt_enable() (raw_spin_lock holds it):
+ * nest per task; meanwhile the task is not preempted (nor migrated) and may
+ * not block, but IPIs run. A preemption that fell due meanwhile happens at
+ * the task's next seam after the outermost enable (the kernel's
+ * preempt_enable() reschedules at once: no seam lies between). Costs nothing.
+ */
+void sim_preempt_disable(void);
+void sim_preempt_enable(void);
 /* IPIs sent, handlers run, of them on a CPU running a task, deliveries deferred by irqs off. */
 void sim_ipi_stats(uint64_t *sent, uint64_t *handled, uint64_t *interrupted, uint64_t *deferred);
 /*

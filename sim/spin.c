@@ -49,7 +49,12 @@ void repark_deadline(struct cpu *c)
 		return;
 	if (c->curr->state == T_PARK) {
 		d = c->park_deadline;
-		if (c->nrq && c->resched_at < d)
+		/*
+		 * need_resched() ends the park, unless preemption is off: the one
+		 * spin there (qspinlock.h) does not ask, and waking it each poll
+		 * would only cost host time.
+		 */
+		if (c->nrq && c->resched_at < d && !c->curr->preempt_off)
 			d = c->resched_at > c->clock ? c->resched_at : c->clock;
 		if (d != INF)
 			cpu_push(c, d);

@@ -11,6 +11,11 @@
 # - the target: at least 100,000 acquisitions per host CPU second at 384
 #   simulated CPUs, all contending (the t=384 cell over 100 ms, best of 3,
 #   so that start-up is a small part); exit status 1 when it is not met.
+#   It is met since the simulated wait_lock became the kernel's qspinlock
+#   (locks/qspinlock.h): a model change (fewer accesses and task switches per
+#   acquisition, 1.66x the simulated throughput at t=384), not a faster
+#   engine; with the old test-and-test-and-set stand-in the same engine
+#   gave about 33,000 (results/sim/speed.txt).
 # Before/after comparisons of two engines: run this with each rwlab in turn,
 # alternating (results/sim/speed.txt).
 # Host CPU time (user + sys of the run) is printed with wall time: on a shared
@@ -60,7 +65,7 @@ done
 ops=$(awk -F, '$8 == "ops_mean" { printf "%.0f", $9 * $6 }' "$tmp/target.csv")
 rate=$(echo "$ops / ($best + 0.0001)" | bc)
 if [ "$rate" -ge 100000 ]; then
-	echo "target: generic-384 locktest rwsem t=384, 100 ms: $ops acquisitions in host CPU $best s: $rate per host CPU second, met (>= 100000)"
+	echo "target: generic-384 locktest rwsem t=384, 100 ms: $ops acquisitions in host CPU $best s: $rate per host CPU second, met (>= 100000; since the qspinlock wait_lock, a model change: results/sim/speed.txt)"
 else
 	echo "target: generic-384 locktest rwsem t=384, 100 ms: $ops acquisitions in host CPU $best s: $rate per host CPU second, NOT MET (>= 100000)"
 	exit 1

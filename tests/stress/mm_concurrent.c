@@ -177,6 +177,10 @@ static void run(enum lab_mm_lock_mode mode, const char *variant)
 	cr_assert_eq(pthread_create(&tid[3], NULL, faulter, &st), 0);
 	cr_assert_eq(pthread_create(&tid[4], NULL, checker, &st), 0);
 	lab_sleep_ns((uint64_t)(700e6 * lab_test_scale()));
+	/* ... and on until a fork has run (at most 10 s more): at load 12 with debug-yield's sleeps, the
+	 * mutators (writers) got no fork in 700 ms beside the faulters (readers) of a reader-preferring lock. */
+	for (int ms = 0; ms < 10000 && !__atomic_load_n(&st.forks, __ATOMIC_RELAXED); ms += 10)
+		lab_sleep_ns(10000000);
 	__atomic_store_n(&st.stop, 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < 5; i++)
 		pthread_join(tid[i], NULL);
