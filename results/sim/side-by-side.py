@@ -3,6 +3,7 @@
 """Published, previous engine and this engine side by side, per row, as markdown.
 
     python3 results/sim/side-by-side.py OLD.report.txt NEW.report.txt [OLD_LABEL NEW_LABEL]
+    python3 results/sim/side-by-side.py LABEL=A.report.txt LABEL=B.report.txt LABEL=C.report.txt ...
 
 Both inputs are `rwlab report --reference` outputs (the published-against-rwlab
 blocks that tools/reproduce writes into NAME.report.txt), made with the same
@@ -71,21 +72,27 @@ def cell(r):
 
 
 def main(argv):
-    if len(argv) not in (3, 5):
-        sys.exit("side-by-side: usage: side-by-side.py OLD.report.txt NEW.report.txt [OLD_LABEL NEW_LABEL]")
-    old, new = parse(argv[1]), parse(argv[2])
-    lo, ln = (argv[3], argv[4]) if len(argv) == 5 else ('previous engine', 'this engine')
+    if len(argv) >= 3 and all('=' in a for a in argv[1:]):
+        engines = [(a.split('=', 1)[0], parse(a.split('=', 1)[1])) for a in argv[1:]]
+    elif len(argv) in (3, 5):
+        lo, ln = (argv[3], argv[4]) if len(argv) == 5 else ('previous engine', 'this engine')
+        engines = [(lo, parse(argv[1])), (ln, parse(argv[2]))]
+    else:
+        sys.exit("side-by-side: usage: side-by-side.py OLD.report.txt NEW.report.txt [OLD_LABEL NEW_LABEL]"
+                 " | LABEL=REPORT LABEL=REPORT...")
+    new = engines[-1][1]
     for name, b in new.items():
-        o = old.get(name, {'rows': {}})
         print(f'\n**{name}** (published against simulated `{b["rwlab"]}`; simulated figures are the model\'s)\n')
-        print(f'| clients | published: base → new, change | {lo}: base → new, change | ratio | verdict | '
-              f'{ln}: base → new, change | ratio | verdict |')
-        print('|---:|---:|---:|---:|---|---:|---:|---|')
+        print('| clients | published: base → new, change | ' +
+              ' | '.join(f'{lab}: base → new, change | ratio | verdict' for lab, _ in engines) + ' |')
+        print('|---:|---:|' + '---:|---:|---|' * len(engines))
         for c in b['order']:
             r = b['rows'][c]
             pub = f"{r['pb']} → {r['pn']}, {r['pc']}".replace('*', '\\*')
-            print('| ' + ' | '.join([c, pub] + cell(o['rows'].get(c)) + cell(r)) + ' |')
-
+            cells = []
+            for _, e in engines:
+                cells += cell(e.get(name, {'rows': {}})['rows'].get(c))
+            print('| ' + ' | '.join([c, pub] + cells) + ' |')
 
 if __name__ == '__main__':
     main(sys.argv)
