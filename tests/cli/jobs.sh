@@ -122,13 +122,14 @@ cmp -s others.rows failed.rows || fail "a failing cell under -j 3: the other cel
 # the other 8 cells written as in one uninterrupted run
 "$rwlab" run --sim generic-8 "${long[@]}" -j 2 -o crashed.csv >/dev/null 2>crashed.err &
 pid=$!
-child=
-for _ in $(seq 3000); do	# until its first cell's process runs (at most 60 s)
-	child=$(pgrep -P $pid | head -1)
-	[ -n "$child" ] && break
+killed=
+for _ in $(seq 3000); do	# until one cell's process is killed while it runs (at most 60 s)
+	child=$(pgrep -P $pid | head -1)	# it may end before the kill lands: then the next one
+	[ -n "$child" ] && kill -KILL "$child" 2>/dev/null && killed=$child && break
+	kill -0 $pid 2>/dev/null || break
 	sleep 0.02
 done
-[ -n "$child" ] && kill -KILL "$child"
+[ -n "$killed" ] || fail "a cell's process killed under -j 2: no cell's process could be killed while the run went on"
 wait $pid
 st=$?
 cell=$(sed -n 's/^rwlab: cell \([^ ]*\) locktest:rpct=90 t=\([0-9]*\) failed: its rwlab-sim was killed by signal 9 (Killed)$/\1,\2/p' crashed.err)
