@@ -658,8 +658,10 @@ void lab_kmm_zone_add(struct lab_kmm *k, int node, struct lab_kpage **pg, size_t
 			first->prev = pg[i];
 		z->free.next = pg[i];
 	}
-	z->nr_free += (long)n;
-	z->vm_free_pages += (long)n;
+	WRITE_ONCE(z->nr_free, z->nr_free + (long)n);
+	/* NR_FREE_PAGES through vmstat as __free_one_page's __mod_zone_freepage_state: the
+	 * zone's counter is also spilled to atomically by CPUs not holding zone->lock */
+	lab_kmm_vmstat(k, c, KSTAT_FREE, (long)n);
 	qspin_unlock(c, &z->lock, qn);
 	lab_kcpu_put(k, c);
 }
