@@ -272,6 +272,43 @@ static double c2c_batch(void)
 }
 
 /*
+ * Two threads, on cpu_a and cpu_b, start @loop(side) from one barrier;
+ * returns the ns from the barrier until both are done. The loop is called
+ * once per thread, so the indirect call is outside what it times.
+ */
+static _Alignas(LINE) atomic_int pair_go;
+static void (*pair_loop)(int side);
+
+static void *pair_peer(void *arg)
+{
+	(void)arg;
+	pin(cpu_b);
+	atomic_fetch_add(&pair_go, 1);
+	while (atomic_load(&pair_go) < 2)
+		;
+	pair_loop(1);
+	return NULL;
+}
+
+static double pair_run(void (*loop)(int side))
+{
+	pthread_t t;
+	double t0;
+
+	pair_loop = loop;
+	atomic_store(&pair_go, 0);
+	pthread_create(&t, NULL, pair_peer, NULL);
+	pin(cpu_a);
+	while (atomic_load(&pair_go) < 1)
+		;
+	t0 = now_ns();
+	atomic_fetch_add(&pair_go, 1);
+	loop(0);
+	pthread_join(t, NULL);
+	return now_ns() - t0;
+}
+
+/*
  * Two threads hammering lock xadd on one line (Travis Downs' "atomic add"
  * at 2 threads): ns per operation of the pair (window / both threads'
  * operations), and the run length: operations a thread makes in a row
@@ -280,11 +317,10 @@ static double c2c_batch(void)
  * staying with a core for more than one locked RMW.
  */
 static _Alignas(LINE) atomic_long faa_line;
-static _Alignas(LINE) atomic_int faa_go;
 static _Alignas(LINE) long faa_runs[2];
 static long faa_n;
 
-static long faa_loop(int side)
+static void faa_loop(int side)
 {
 	long prev = -2, consec = 0;
 
@@ -295,36 +331,14 @@ static long faa_loop(int side)
 		prev = v;
 	}
 	faa_runs[side] = faa_n - consec;	/* runs: first ops of a run */
-	return consec;
-}
-
-static void *faa_peer(void *arg)
-{
-	(void)arg;
-	pin(cpu_b);
-	atomic_fetch_add(&faa_go, 1);
-	while (atomic_load(&faa_go) < 2)
-		;
-	faa_loop(1);
-	return NULL;
 }
 
 static double faa_pair(double *run_len)
 {
-	pthread_t t;
-	double t0, dt;
+	double dt;
 
 	faa_n = ops(2000000);
-	atomic_store(&faa_go, 0);
-	pthread_create(&t, NULL, faa_peer, NULL);
-	pin(cpu_a);
-	while (atomic_load(&faa_go) < 1)
-		;
-	t0 = now_ns();
-	atomic_fetch_add(&faa_go, 1);
-	faa_loop(0);
-	pthread_join(t, NULL);
-	dt = now_ns() - t0;
+	dt = pair_run(faa_loop);
 	*run_len = 2.0 * faa_n / (faa_runs[0] + faa_runs[1]);
 	return dt / (2.0 * faa_n);
 }
@@ -361,7 +375,6 @@ static double faa_run_len_batch(void)
  * Against c2c_ns, ns per success says how many transfers a success costs.
  */
 static _Alignas(LINE) atomic_long rcas_line;
-static _Alignas(LINE) atomic_int rcas_go;
 static _Alignas(LINE) long rcas_att[2];
 static long rcas_n;
 static int rcas_mode;		/* 0 rcas, 1 rcasw, 2 rcasdep */
@@ -387,34 +400,13 @@ static void rcas_loop(int side)
 	rcas_att[side] = att;
 }
 
-static void *rcas_peer(void *arg)
-{
-	(void)arg;
-	pin(cpu_b);
-	atomic_fetch_add(&rcas_go, 1);
-	while (atomic_load(&rcas_go) < 2)
-		;
-	rcas_loop(1);
-	return NULL;
-}
-
 static double rcas_pair(int mode, double *attempts)
 {
-	pthread_t t;
-	double t0, dt;
+	double dt;
 
 	rcas_mode = mode;
 	rcas_n = ops(1000000);
-	atomic_store(&rcas_go, 0);
-	pthread_create(&t, NULL, rcas_peer, NULL);
-	pin(cpu_a);
-	while (atomic_load(&rcas_go) < 1)
-		;
-	t0 = now_ns();
-	atomic_fetch_add(&rcas_go, 1);
-	rcas_loop(0);
-	pthread_join(t, NULL);
-	dt = now_ns() - t0;
+	dt = pair_run(rcas_loop);
 	*attempts = (double)(rcas_att[0] + rcas_att[1]) / (2.0 * rcas_n);
 	return dt / (2.0 * rcas_n);
 }
