@@ -579,7 +579,25 @@ int lab_mm_file_init(struct lab_mm_file *f, size_t npages, struct lab_page_alloc
 	f->fill = fill;
 	f->arg = arg;
 	f->pa = pa;
+	f->refs = 1;
 	return 0;
+}
+
+struct lab_mm_file *lab_mm_file_new(size_t npages, struct lab_page_alloc *pa,
+				    void (*fill)(void *arg, size_t pgoff, void *page), void *arg)
+{
+	/* a line of its own: no simulated false sharing with its neighbours on the heap */
+	size_t sz = (sizeof(struct lab_mm_file) + 63) & ~(size_t)63;
+	struct lab_mm_file *f = aligned_alloc(64, sz);
+
+	if (!f)
+		return NULL;
+	if (lab_mm_file_init(f, npages, pa, fill, arg)) {
+		free(f);
+		return NULL;
+	}
+	f->dynamic = true;
+	return f;
 }
 
 int lab_mm_file_i_mmap(struct lab_mm_file *f, const struct lab_rwsem_conf *conf)
@@ -590,8 +608,11 @@ int lab_mm_file_i_mmap(struct lab_mm_file *f, const struct lab_rwsem_conf *conf)
 	return r;
 }
 
-void lab_mm_file_destroy(struct lab_mm_file *f, struct lab_mm_thread *t)
+/* The last reference went: free the page cache (and the file, if lab_mm_file_new() made it). */
+static void file_release(struct lab_mm_file *f, struct lab_mm_thread *t)
 {
+	bool dynamic = f->dynamic;
+
 	if (f->i_mmap_ok)
 		lab_lock_destroy(&f->i_mmap_rwsem);
 	for (size_t i = 0; f->page && i < f->npages; i++)
@@ -599,6 +620,30 @@ void lab_mm_file_destroy(struct lab_mm_file *f, struct lab_mm_thread *t)
 			page_put(t, (void *)f->page[i]);
 	free(f->page);
 	memset(f, 0, sizeof(*f));
+	if (dynamic)
+		free(f);
+}
+
+/*
+ * fput(). The count is the file's own bookkeeping, made with plain host
+ * atomics: under --sim it is not a modelled access (the kernel's f_count
+ * atomic per fork and exit of a file mapping is a gap of the mm model, as is
+ * the struct file line it bounces).
+ */
+static void file_put(struct lab_mm_file *f, struct lab_mm_thread *t)
+{
+	if (__atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		file_release(f, t);
+}
+
+void lab_mm_file_destroy(struct lab_mm_file *f, struct lab_mm_thread *t)
+{
+	if (!f->dynamic && __atomic_load_n(&f->refs, __ATOMIC_ACQUIRE) != 1) {
+		fprintf(stderr, "rwlab: mm model: a file of %zu pages destroyed with %ld mappings left\n",
+			f->npages, __atomic_load_n(&f->refs, __ATOMIC_ACQUIRE) - 1);
+		abort();
+	}
+	file_put(f, t);
 }
 
 /* ---- the VMA set ---------------------------------------------------------------------- */
@@ -850,11 +895,17 @@ static void i_mmap_link(struct lab_vma *vma)
 		f->i_mmap->i_mmap_prev = vma;
 	f->i_mmap = vma;
 	f->i_mmap_count++;
+	__atomic_add_fetch(&f->refs, 1, __ATOMIC_RELAXED);	/* get_file(): the caller holds one */
 	lab_up_write(&f->i_mmap_rwsem);
 }
 
-/* unlink_file_vma: out of its file's i_mmap under i_mmap_rwsem for write. */
-static void i_mmap_unlink(struct lab_vma *vma)
+/*
+ * unlink_file_vma: out of its file's i_mmap under i_mmap_rwsem for write;
+ * then remove_vma's fput(), which frees the file if it was the last
+ * reference (its pages through @t: NULL only where another reference is
+ * sure to remain, as mprotect's, whose new pieces were linked first).
+ */
+static void i_mmap_unlink(struct lab_vma *vma, struct lab_mm_thread *t)
 {
 	struct lab_mm_file *f = vma->vm_file;
 
@@ -869,6 +920,7 @@ static void i_mmap_unlink(struct lab_vma *vma)
 		vma->i_mmap_next->i_mmap_prev = vma->i_mmap_prev;
 	f->i_mmap_count--;
 	lab_up_write(&f->i_mmap_rwsem);
+	file_put(f, t);
 }
 
 /* A new VMA goes live: in the tree (done by the caller), attached, in its file's i_mmap. */
@@ -879,9 +931,9 @@ static void vma_attach(struct lab_mm *mm, struct lab_vma *vma)
 }
 
 /* Take a write-locked VMA out of service: detach it, then free it (RCU-deferred where readers may look). */
-static void vma_retire(struct lab_mm *mm, struct lab_vma *vma)
+static void vma_retire(struct lab_mm *mm, struct lab_vma *vma, struct lab_mm_thread *t)
 {
-	i_mmap_unlink(vma);
+	i_mmap_unlink(vma, t);
 	lab_vma_mark_detached(mm, vma);
 	lab_vma_obj_free(mm, vma, true);
 }
@@ -944,7 +996,7 @@ void lab_mm_destroy(struct lab_mm *mm, struct lab_mm_thread *t)
 
 		lab_vma_start_write(mm, vma);
 		zap_range(vma, vma->vm_start, vma->vm_end, t);
-		i_mmap_unlink(vma);		/* exit_mmap -> free_pgtables -> unlink_file_vma */
+		i_mmap_unlink(vma, t);		/* exit_mmap -> free_pgtables -> unlink_file_vma */
 		lab_vma_mark_detached(mm, vma);
 		/* Nobody walks this mm any more; refcnt VMAs still go back to the type-stable cache. */
 		lab_vma_obj_free(mm, vma, false);
@@ -1106,7 +1158,7 @@ static int do_munmap(struct lab_mm *mm, uintptr_t start, uintptr_t end, struct l
 		vma_attach(mm, add[i]);
 	for (int i = 0; i < nold; i++) {
 		zap_range(old[i], old[i]->vm_start, old[i]->vm_end, t);	/* carved parts are already empty */
-		vma_retire(mm, old[i]);
+		vma_retire(mm, old[i], t);
 	}
 	pt_free_range(mm, start, end, t);
 	tlb_flush_mm(mm);
@@ -1268,7 +1320,7 @@ int lab_mm_mprotect(struct lab_mm *mm, uintptr_t start, size_t len, unsigned lon
 	for (int i = 0; i < nadd; i++)
 		vma_attach(mm, add[i]);
 	for (int i = 0; i < nold; i++)
-		vma_retire(mm, old[i]);
+		vma_retire(mm, old[i], NULL);	/* the new pieces hold the file */
 	if (revoke)
 		tlb_flush_mm(mm);
 	r = 0;

@@ -179,6 +179,13 @@ struct lab_mm_file {
 	bool i_mmap_ok;
 	struct lab_vma *i_mmap;		/* the VMAs that map the file (a list here, an interval tree there) */
 	long i_mmap_count;		/* their number, under i_mmap_rwsem */
+	/*
+	 * References, as struct file's f_count: the creator's, and one per
+	 * mapping linked into i_mmap (get_file in mmap_region / dup_mmap, fput
+	 * in remove_vma). Not a modelled access under --sim (see mm.c).
+	 */
+	long refs;
+	bool dynamic;			/* from lab_mm_file_new(): freed with its last reference */
 };
 
 int lab_mm_file_init(struct lab_mm_file *f, size_t npages, struct lab_page_alloc *pa,
@@ -194,7 +201,21 @@ int lab_mm_file_init(struct lab_mm_file *f, size_t npages, struct lab_page_alloc
  * tests). Returns 0 or the lock's init error. Call before the first mapping.
  */
 int lab_mm_file_i_mmap(struct lab_mm_file *f, const struct lab_rwsem_conf *conf);
-/* Free the page cache. No mapping of the file may remain. */
+/*
+ * lab_mm_file_new() - lab_mm_file_init() of a file on the heap, for one that
+ * may outlive its creator's frame: a mapping copied by another thread's fork
+ * keeps it (as the copy's VMA holds the struct file) until that mapping goes.
+ * Returns NULL when out of memory.
+ */
+struct lab_mm_file *lab_mm_file_new(size_t npages, struct lab_page_alloc *pa,
+				    void (*fill)(void *arg, size_t pgoff, void *page), void *arg);
+/*
+ * lab_mm_file_destroy() - drop the creator's reference (shmctl(IPC_RMID),
+ * close): the page cache is freed now, or for a file of lab_mm_file_new()
+ * with its last i_mmap mapping (returned through that unmapper's thread).
+ * A file embedded in the caller's memory must have no mapping left: one that
+ * has prints a line and aborts (its memory is about to go). Any thread.
+ */
 void lab_mm_file_destroy(struct lab_mm_file *f, struct lab_mm_thread *t);
 
 /* ---- VMAs and the mm -------------------------------------------------------- */

@@ -910,27 +910,28 @@ static void sem_up(uint32_t *v)
 /*
  * shared_memory: a private 64 KiB shmem segment mapped (shmat = mmap shared)
  * and a semaphore set to 1; 100 x { P; copy in; V; P; copy out; V }; then
- * detach (munmap) and remove (the segment's pages are freed).
+ * detach (munmap) and remove (the segment's pages are freed, or with the
+ * last mapping: with mm=shared another child's fork may have copied it).
  */
 static int t_shared_memory(struct child *c)
 {
 	static const size_t sizes[] = { 1, 16, 128, 512, 1024, 2048, 4096 };
-	struct lab_mm_file seg;
+	struct lab_mm_file *seg = lab_mm_file_new(16, &c->r->pa, NULL, NULL);
 	uint32_t sem = 1;
 	uintptr_t at;
 	int r = 0;
 
-	if (lab_mm_file_init(&seg, 16, &c->r->pa, NULL, NULL))
+	if (!seg)
 		return -ENOMEM;
-	if (lab_mm_file_i_mmap(&seg, c->r->conf)) {
-		lab_mm_file_destroy(&seg, &c->t);
+	if (lab_mm_file_i_mmap(seg, c->r->conf)) {
+		lab_mm_file_destroy(seg, &c->t);
 		return -ENOMEM;
 	}
 	lab_kernel_work(LAB_KWORK_SYSCALL);	/* shmget */
 	lab_kernel_work(LAB_KWORK_SYSCALL);	/* shmat */
-	at = lab_mm_mmap(c->mm, 64 << 10, LAB_VM_READ | LAB_VM_WRITE | LAB_VM_SHARED, &seg, 0);
+	at = lab_mm_mmap(c->mm, 64 << 10, LAB_VM_READ | LAB_VM_WRITE | LAB_VM_SHARED, seg, 0);
 	if (!at) {
-		lab_mm_file_destroy(&seg, &c->t);
+		lab_mm_file_destroy(seg, &c->t);
 		return -ENOMEM;
 	}
 	for (int i = 0; i < 100 && !r; i++) {
@@ -950,7 +951,7 @@ static int t_shared_memory(struct child *c)
 	lab_kernel_work(LAB_KWORK_SYSCALL);	/* shmdt */
 	lab_mm_munmap(c->mm, at, 64 << 10, &c->t);
 	lab_kernel_work(LAB_KWORK_SYSCALL);	/* shmctl(IPC_RMID) */
-	lab_mm_file_destroy(&seg, &c->t);
+	lab_mm_file_destroy(seg, &c->t);
 	return r;
 }
 

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 
 #include "common.h"
 #include "mm.h"
@@ -253,6 +254,54 @@ Test(mm, i_mmap_follows_mmap_munmap_fork_exit, .timeout = 30)
 	cr_expect_eq(i_mmap_len(&f), 0, "exit of the last mm left mappings in the i_mmap");
 	cr_expect_null(f.i_mmap);
 	lab_mm_file_destroy(&f, NULL);
+}
+
+/*
+ * A shmem segment mapped, copied by a fork, then detached and removed by its
+ * creator (reaim's shared_memory with mm=shared while another child forks):
+ * the copy's mapping keeps the file, as a VMA holds its struct file, and the
+ * copy's exit frees it (ASan: nothing touches it after).
+ */
+Test(mm, file_outlives_its_creator_in_a_fork_copy, .timeout = 30)
+{
+	struct env e;
+	struct lab_mm child;
+	struct lab_mm_file *seg;
+	uintptr_t a;
+	uint64_t v = 0;
+
+	env_init(&e, LAB_MM_LOCK_MMAP);
+	seg = lab_mm_file_new(4, &e.pa, NULL, NULL);
+	cr_assert_not_null(seg);
+	cr_assert_eq(lab_mm_file_i_mmap(seg, &e.conf), 0);
+	a = lab_mm_mmap(&e.mm, 4 * PG, LAB_VM_READ | LAB_VM_WRITE | LAB_VM_SHARED, seg, 0);
+	cr_assert(a);
+	cr_assert_eq(put64(&e, a + PG, 0xfeed), 0);
+	cr_assert_eq(lab_mm_init(&child, &e.conf, LAB_MM_LOCK_MMAP, &e.pa), 0);
+	cr_assert_eq(lab_mm_dup(&child, &e.mm, &e.t), 0);
+	cr_expect_eq(seg->refs, 3, "the creator and two mappings");
+	cr_assert_eq(lab_mm_munmap(&e.mm, a, 4 * PG, &e.t), 0);
+	lab_mm_file_destroy(seg, &e.t);
+	cr_expect_eq(seg->refs, 1, "the copy's mapping holds the file");
+	cr_expect_eq(i_mmap_len(seg), 1);
+	cr_assert_eq(lab_mm_access(&child, a + PG, &v, sizeof(v), false, &e.t), 0);
+	cr_expect_eq(v, 0xfeedu, "the segment's page went with its creator");
+	lab_mm_destroy(&child, &e.t);	/* the last reference: the file and its pages go */
+	check(&e);
+	env_fini(&e);
+}
+
+/* A file in the caller's memory destroyed while still mapped: one line, abort (not a use after free). */
+Test(mm, embedded_file_destroyed_while_mapped_aborts, .signal = SIGABRT, .timeout = 30)
+{
+	struct env e;
+	struct lab_mm_file f;
+
+	env_init(&e, LAB_MM_LOCK_MMAP);
+	cr_assert_eq(lab_mm_file_init(&f, 4, &e.pa, NULL, NULL), 0);
+	cr_assert_eq(lab_mm_file_i_mmap(&f, &e.conf), 0);
+	cr_assert(lab_mm_mmap(&e.mm, 4 * PG, LAB_VM_READ, &f, 0));
+	lab_mm_file_destroy(&f, &e.t);
 }
 
 Test(mm, vma_mode_needs_read_trylock)
