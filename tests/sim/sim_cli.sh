@@ -250,6 +250,13 @@ part_reaim() {
 	# on a machine file without the measured routine costs the reaim cell fails, naming the key
 	"$rwlab" run --sim xeon-16vcpu -l rwsem -w reaim -t 1 -n 1 -q -o "$tmp/nokey.csv" >/dev/null 2>"$tmp/e"
 	[ $? -eq 1 ] && grep -q 'no cost.work.reaim.add_short_ns' "$tmp/e" || fail "reaim --sim on a machine without cost.work: $(cat "$tmp/e")"
+	# children as threads of one mm, oversubscribed: a fork copies another child's shm segment
+	# mapping, whose creator then removes it (the copy keeps the file: workloads/mm.h)
+	"$rwlab" run --sim generic-8 -l rwsem -w reaim:workfile=shared,mm=shared -t 9,12 -n 1 -d 20ms --warmup 5ms \
+		--pin none -q --no-report -o "$tmp/shm.csv" >/dev/null 2>"$tmp/e" &&
+		[ "$(grep -c ',JPM,' "$tmp/shm.csv")" -eq 2 ] &&
+		! awk -F, '$8 == "task_errors" && $9 != 0 { bad = 1 } END { exit !bad }' "$tmp/shm.csv" ||
+		fail "reaim shared, mm=shared, 9 and 12 threads on 8 CPUs: $(tail -2 "$tmp/e")"
 }
 
 # reaim's new_dbase mix (the longest)
