@@ -171,6 +171,25 @@ int lab_lock_init(struct lab_lock *l, const struct lab_rwsem_conf *conf)
 	return 0;
 }
 
+int lab_lock_init_at(struct lab_lock *l, const struct lab_rwsem_conf *conf, void *mem, size_t room)
+{
+	const struct lab_rwsem_ops *ops = conf->ops;
+	int r;
+
+	l->ops = ops;
+	l->sem = NULL;
+	if (!(ops->caps & LAB_CAP_EMBED) || (uintptr_t)mem % sizeof(long))
+		return -EINVAL;
+	if (room < ops->size)
+		return -ENOSPC;
+	memset(mem, 0, ops->size);
+	r = ops->init((struct lab_rwsem *)mem, conf);
+	if (r)
+		return r;
+	l->sem = (struct lab_rwsem *)mem;
+	return 0;
+}
+
 void lab_lock_destroy(struct lab_lock *l)
 {
 	if (!l->sem)
@@ -178,5 +197,12 @@ void lab_lock_destroy(struct lab_lock *l)
 	if (l->ops->destroy)
 		l->ops->destroy(l->sem);
 	free(l->sem);
+	l->sem = NULL;
+}
+
+void lab_lock_destroy_at(struct lab_lock *l)
+{
+	if (l->sem && l->ops->destroy)
+		l->ops->destroy(l->sem);
 	l->sem = NULL;
 }

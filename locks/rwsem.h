@@ -72,6 +72,13 @@ enum lab_rwsem_caps {
 	 * charge those accesses, so it refuses the variant, and "all" skips it.
 	 */
 	LAB_CAP_NO_SIM		= 1u << 11,
+	/*
+	 * Its state is the kernel's struct rw_semaphore first (count, then the
+	 * rest in that version's order) and needs only 8-byte alignment, so it
+	 * can live inside another structure at the offset the kernel has it
+	 * (lab_lock_init_at(): the mmap_lock inside the mm_struct image).
+	 */
+	LAB_CAP_EMBED		= 1u << 12,
 };
 
 struct lab_rwsem_conf;
@@ -215,6 +222,17 @@ bool lab_rwsem_conf_foreign_atomics(const struct lab_rwsem_conf *conf);
  */
 int lab_lock_init(struct lab_lock *l, const struct lab_rwsem_conf *conf);
 void lab_lock_destroy(struct lab_lock *l);
+/*
+ * lab_lock_init_at() - init a lock per @conf in the caller's memory @mem of
+ * @room bytes, as the kernel embeds a struct rw_semaphore in a larger
+ * structure (mm_struct's mmap_lock); lab_lock_destroy_at() destroys it
+ * and leaves @mem to the caller. @mem must be 8-byte aligned and the variant must
+ * have LAB_CAP_EMBED. Returns 0, -EINVAL (no LAB_CAP_EMBED, misaligned),
+ * -ENOSPC (@room smaller than the variant's state) or init's error.
+ * Not thread-safe against users of @mem.
+ */
+int lab_lock_init_at(struct lab_lock *l, const struct lab_rwsem_conf *conf, void *mem, size_t room);
+void lab_lock_destroy_at(struct lab_lock *l);
 
 /* Dispatch helpers for workloads: one indirect call each. */
 static inline void lab_down_read(const struct lab_lock *l) { l->ops->down_read(l->sem); }

@@ -30,6 +30,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "atomic.h"
@@ -91,16 +92,25 @@ struct rwsem_waiter {
 	uint64_t timeout;		/* lab_jiffies_ns() after which it may request a handoff */
 };
 
+/*
+ * 8-byte aligned as the kernel's (LAB_CAP_EMBED: the mm model places the
+ * mmap_lock inside its mm_struct image); allocated alone at a line
+ * (ops->align), so the knobs start on the next line.
+ */
 struct rwsem_mainline {
-	/* The kernel's struct rw_semaphore, in its order: one cache line. */
-	long count;
-	unsigned long owner;
-	struct optimistic_spin_queue osq;
-	raw_spinlock_t wait_lock;
-	struct rwsem_list wait_list;	/* [wait_lock] */
+	union {
+		struct {	/* the kernel's struct rw_semaphore, in its order: 40 bytes */
+			long count;
+			unsigned long owner;
+			struct optimistic_spin_queue osq;
+			raw_spinlock_t wait_lock;
+			struct rwsem_list wait_list;	/* [wait_lock] */
+		};
+		char sem_line[LAB_CACHELINE];
+	};
 
-	/* Knobs, read-only after init, on their own line (the kernel compiles them in). */
-	uint64_t handoff_timeout_ns __lab_cacheline_aligned;	/* RWSEM_WAIT_TIMEOUT */
+	/* Knobs, read-only after init, a line after count (the kernel compiles them in). */
+	uint64_t handoff_timeout_ns;	/* RWSEM_WAIT_TIMEOUT */
 	uint64_t spin_budget_ns;	/* need_resched() as a budget (ablation); 0: preempted */
 	long max_readers_wakeup;	/* MAX_READERS_WAKEUP */
 	bool wspin;			/* writer optimistic spinning (CONFIG_RWSEM_SPIN_ON_OWNER) */
@@ -109,7 +119,9 @@ struct rwsem_mainline {
 	bool clear_reader_owner;	/* up_read clears the owner word naming it (v6.18 blocker) */
 	bool rtrylock_blind;		/* down_read_trylock as before v5.16: cmpxchg from UNLOCKED first */
 	bool dh_v4;			/* rwsem-dhandoff version=4 (never set for rwsem) */
-} __lab_cacheline_aligned;
+};
+_Static_assert(offsetof(struct rwsem_mainline, handoff_timeout_ns) == LAB_CACHELINE,
+	       "the knobs start a line after count");
 
 /* Knob order = conf->knob[] order (shared by both variants). */
 enum {
@@ -1292,6 +1304,7 @@ static void rwsem_ml_downgrade_write(struct lab_rwsem *s)
 }
 
 #define RWSEM_ML_CAPS (LAB_CAP_SLEEPS | LAB_CAP_SPINS | LAB_CAP_EXCLUSION | LAB_CAP_READ_TRYLOCK | \
-		       LAB_CAP_WRITE_TRYLOCK | LAB_CAP_DOWNGRADE | LAB_CAP_EVENTS | LAB_CAP_KILLABLE)
+		       LAB_CAP_WRITE_TRYLOCK | LAB_CAP_DOWNGRADE | LAB_CAP_EVENTS | LAB_CAP_KILLABLE | \
+		       LAB_CAP_EMBED)
 
 #endif /* LAB_RWSEM_DHANDOFF */

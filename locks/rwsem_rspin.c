@@ -1256,7 +1256,8 @@ const struct lab_rwsem_ops lab_rwsem_rspin_ops = {
 	.cite = "Linux v5.3 kernel/locking/rwsem.c; Waiman Long & Peter Zijlstra, \"locking/rwsem: "
 		"Rework rwsem-xadd & enable new rwsem features\" (2019)",
 	.caps = LAB_CAP_SLEEPS | LAB_CAP_SPINS | LAB_CAP_EXCLUSION | LAB_CAP_READ_TRYLOCK |
-		LAB_CAP_WRITE_TRYLOCK | LAB_CAP_DOWNGRADE | LAB_CAP_EVENTS | LAB_CAP_KILLABLE,
+		LAB_CAP_WRITE_TRYLOCK | LAB_CAP_DOWNGRADE | LAB_CAP_EVENTS | LAB_CAP_KILLABLE |
+		LAB_CAP_EMBED,
 	.size = sizeof(struct rspin_rwsem),
 	.align = LAB_CACHELINE,
 	.knobs = rspin_knobs,

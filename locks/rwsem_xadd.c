@@ -183,7 +183,7 @@ struct xadd_rwsem {
 	bool x86;		/* fastpath=x86: arch/x86 write fast paths */
 	int oncpu;		/* enum lab_oncpu: owner_on_cpu()'s signal (wait.h) */
 	uint64_t spin_budget_ns;
-} __lab_cacheline_aligned;
+};	/* 8-byte aligned (LAB_CAP_EMBED); allocated alone at a line (ops->align) */
 
 enum { K_WSPIN, K_SPIN_BUDGET_US, K_FASTPATH, K_ONCPU };
 enum { FASTPATH_X86, FASTPATH_GENERIC };
@@ -944,7 +944,8 @@ const struct lab_rwsem_ops lab_rwsem_rwsem_xadd_ops = {
 	.cite = "Linux v4.20 kernel/locking/rwsem-xadd.c, arch/x86/include/asm/rwsem.h "
 		"(default; fastpath=generic: include/asm-generic/rwsem.h), kernel/locking/osq_lock.c",
 	.caps = LAB_CAP_SLEEPS | LAB_CAP_SPINS | LAB_CAP_EXCLUSION | LAB_CAP_READ_TRYLOCK |
-		LAB_CAP_WRITE_TRYLOCK | LAB_CAP_DOWNGRADE | LAB_CAP_EVENTS | LAB_CAP_KILLABLE,
+		LAB_CAP_WRITE_TRYLOCK | LAB_CAP_DOWNGRADE | LAB_CAP_EVENTS | LAB_CAP_KILLABLE |
+		LAB_CAP_EMBED,
 	.size = sizeof(struct xadd_rwsem),
 	.align = LAB_CACHELINE,
 	.knobs = xadd_knobs,

@@ -50,7 +50,13 @@
  *       (every MEMCG_CHARGE_BATCH pages);
  *     memcg stats: v5.0 the memcg's atomic, v5.12 every ancestor's, v6.2 the global
  *       stats_flush_threshold (every MEMCG_CHARGE_BATCH updates of a CPU);
- *     the mm: rss_stat (v6.2: the percpu_counter's lock and count every
+ *     the mm: its mmap_lock inside the mm_struct image at the version's offset
+ *       (v5.0 and v6.2 @112: count on the line of pgd, mm_users, mm_count,
+ *       pgtables_bytes and page_table_lock, v5.0's owner @144 on the next line;
+ *       v5.12 and v6.4 @128: a line from count to mm_lock_seq), for variants with
+ *       the kernel's rw_semaphore layout (LAB_CAP_EMBED); mm->pgd, read by every
+ *       fault (__handle_mm_fault's pgd_offset, under the mmap_lock or the VMA lock);
+ *       rss_stat (v6.2: the percpu_counter's lock and count every
  *       percpu_counter_batch faults of a CPU; v5.x: the atomic count every 66 faults of
  *       a task), pgtables_bytes (every new PTE page);
  *     the split PMD lock of the 1 GiB region (every new PTE page), the PTE page's lock
@@ -66,7 +72,10 @@
  * reclaim (zones never run low), the buddy allocator's splitting and merging (a
  * free list per zone: one struct page per page moved), compound pages, MGLRU,
  * memcg v1 soft limits and memsw, THP. Page-table pages are freed with the mm,
- * not at munmap (free_pgtables).
+ * not at munmap (free_pgtables). mm_lock_seq is a field of struct lab_mm, not
+ * of the image (per-VMA readers only read it; nothing else on its line is
+ * written in a fault), and the v6.4 per-VMA lock is a line-aligned object of
+ * the variant, not a 40-byte slab object sharing lines with its neighbours.
  */
 #pragma once
 
@@ -93,7 +102,8 @@ struct lab_kmm_profile {
 	unsigned charge_batch;		/* MEMCG_CHARGE_BATCH */
 	enum lab_kmm_memcg_stat memcg_stat;
 	/* struct mm_struct offsets (x86-64, no debug options), bytes */
-	unsigned mm_users, mm_count, mm_pgtables, mm_ptl, mm_lock_seq, mm_rss, mm_rss_stride, mm_size;
+	unsigned mm_pgd, mm_users, mm_count, mm_pgtables, mm_ptl, mm_mmap_lock, mm_lock_seq, mm_rss,
+		 mm_rss_stride, mm_size;
 	/* struct page_counter offsets */
 	unsigned pc_max, pc_watermark, pc_size;
 };

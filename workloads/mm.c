@@ -950,6 +950,30 @@ static inline void tlb_flush_mm(struct lab_mm *mm)
 #define LAB_BRK_BASE	0x000010000000ul	/* program break reservations, grow up */
 #define LAB_BRK_MAX	(1ul << 30)		/* the mm's own break may grow 1 GiB */
 
+/*
+ * The mmap_lock where the cited kernel has it: inside the mm_struct image at
+ * the profile's offset (kmm.c), so its count shares a line with what the
+ * kernel puts beside it -- v5.0 and v6.2: pgd, mm_users, mm_count,
+ * pgtables_bytes, page_table_lock (count @112 on the line from 64); v5.12
+ * and v6.4: count @128, a line of its own with mmlist and mm_lock_seq.
+ * A variant whose state is not the kernel's rw_semaphore layout
+ * (no LAB_CAP_EMBED) gets a line-aligned object of its own, as before.
+ */
+static int mmap_lock_init(struct lab_mm *mm, const struct lab_rwsem_conf *lock)
+{
+	const struct lab_kmm_profile *p = mm->pa->k.p;
+
+	if (!(lock->ops->caps & LAB_CAP_EMBED) || lock->ops->size > p->mm_rss - p->mm_mmap_lock)
+		return lab_lock_init(&mm->mmap_lock, lock);
+	return lab_lock_init_at(&mm->mmap_lock, lock, mm->rss.image + p->mm_mmap_lock,
+				p->mm_rss - p->mm_mmap_lock);
+}
+
+static bool mmap_lock_embedded(const struct lab_mm *mm)
+{
+	return (char *)mm->mmap_lock.sem == mm->rss.image + mm->pa->k.p->mm_mmap_lock;
+}
+
 int lab_mm_init(struct lab_mm *mm, const struct lab_rwsem_conf *lock, enum lab_mm_lock_mode mode,
 		struct lab_page_alloc *pa)
 {
@@ -972,7 +996,7 @@ int lab_mm_init(struct lab_mm *mm, const struct lab_rwsem_conf *lock, enum lab_m
 		free(mm->mt);
 		return r;
 	}
-	r = lab_lock_init(&mm->mmap_lock, lock);
+	r = mmap_lock_init(mm, lock);
 	if (r) {
 		lab_kmm_rss_destroy(&mm->rss);
 		free(mm->mt);
@@ -1009,7 +1033,10 @@ void lab_mm_destroy(struct lab_mm *mm, struct lab_mm_thread *t)
 	pt_free_all(mm, t);
 	lab_mmap_write_unlock(mm);
 	free(mt);
-	lab_lock_destroy(&mm->mmap_lock);
+	if (mmap_lock_embedded(mm))
+		lab_lock_destroy_at(&mm->mmap_lock);
+	else
+		lab_lock_destroy(&mm->mmap_lock);
 	lab_kmm_rss_destroy(&mm->rss);
 }
 
@@ -1597,6 +1624,8 @@ static int handle_mm_fault(struct lab_mm *mm, struct lab_vma *vma, struct lab_fa
 	void *page;
 	int r;
 
+	/* __handle_mm_fault(): pgd_offset(mm, address) reads mm->pgd (the walk below it is mm->pmd[]) */
+	(void)READ_ONCE(*(const unsigned long *)(mm->rss.image + mm->pa->k.p->mm_pgd));
 	for (;;) {
 		e = smp_load_acquire(slot);
 		if (!e) {

@@ -11,7 +11,9 @@
  * the drains every page back in the zones.
  */
 
+#include <errno.h>
 #include <sched.h>
+#include <stdlib.h>
 
 #include "common.h"
 #include "kmm.h"
@@ -223,4 +225,85 @@ Test(kmm, bulk_free_doubles_v6_2)
 Test(kmm, bulk_free_batch_v5_0)
 {
 	check_bulk_frees(LAB_KMM_V5_0);
+}
+
+/*
+ * The mmap_lock lives where the cited kernel has it: inside the mm_struct
+ * image at the profile's offset, for a variant with the kernel's layout
+ * (LAB_CAP_EMBED); its count shares a line with mm->pgd in v5.0 and v6.2
+ * (mmap_lock @112) and not in v5.12 and v6.4 (@128); a variant without the
+ * layout keeps an object of its own. The lock works in place, and faults
+ * (which read mm->pgd under it) still fault.
+ */
+static void mmap_lock_placed(enum lab_kmm_ver v, const char *variant, bool embedded, bool pgd_line)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	const struct lab_kmm_profile *p = &lab_kmm_profiles[v];
+	char err[256];
+	uintptr_t a, sem, pgd;
+
+	cr_assert_not_null(e);
+	cr_assert_eq(lab_rwsem_parse(variant, &e->conf, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_page_alloc_init(&e->pa, 64), 0);
+	cr_assert_eq(lab_page_alloc_kernel(&e->pa, v, 0), 0);
+	lab_mm_thread_init(&e->t, &e->pa);
+	cr_assert_eq(lab_mm_init(&e->mm, &e->conf, LAB_MM_LOCK_MMAP, &e->pa), 0);
+	sem = (uintptr_t)e->mm.mmap_lock.sem;
+	pgd = (uintptr_t)e->mm.rss.image + p->mm_pgd;
+	cr_expect_eq(sem == (uintptr_t)e->mm.rss.image + p->mm_mmap_lock, embedded,
+		     "%s %s: mmap_lock at image + %ld", p->name, variant, (long)(sem - (uintptr_t)e->mm.rss.image));
+	if (embedded)
+		cr_expect_eq(sem / LAB_CACHELINE == pgd / LAB_CACHELINE, pgd_line,
+			     "%s: count @%u and pgd @%u on %s line", p->name, p->mm_mmap_lock, p->mm_pgd,
+			     pgd_line ? "another" : "the same");
+	a = lab_mm_mmap(&e->mm, 8 * PG, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
+	cr_assert_neq(a, 0);
+	for (size_t i = 0; i < 8; i++) {
+		struct lab_fault f = { .addr = a + i * PG, .flags = LAB_FAULT_WRITE };
+
+		cr_assert_eq(lab_mm_fault(&e->mm, &f, &e->t), 0);
+	}
+	lab_mmap_write_lock(&e->mm);
+	lab_mmap_write_unlock(&e->mm);
+	fini(e);
+	free(e);
+}
+
+Test(kmm, mmap_lock_in_the_mm_struct)
+{
+	mmap_lock_placed(LAB_KMM_V5_0, "rwsem-xadd", true, true);
+	mmap_lock_placed(LAB_KMM_V5_0, "rwsem-rspin", true, true);
+	mmap_lock_placed(LAB_KMM_V5_12, "rwsem", true, false);
+	mmap_lock_placed(LAB_KMM_V6_2, "rwsem", true, true);
+	mmap_lock_placed(LAB_KMM_V6_4, "rwsem", true, false);
+	mmap_lock_placed(LAB_KMM_V6_2, "pthread", false, false);
+}
+
+/* lab_lock_init_at refuses what it cannot do, and writes only the variant's state. */
+Test(kmm, lock_init_at_checks)
+{
+	struct lab_rwsem_conf rw, pt;
+	struct lab_lock l;
+	char err[256];
+	_Alignas(64) unsigned char buf[512];
+	size_t size;
+
+	cr_assert_eq(lab_rwsem_parse("rwsem", &rw, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_rwsem_parse("pthread", &pt, err, sizeof(err)), 0, "%s", err);
+	size = rw.ops->size;
+	cr_assert_lt(size + 16, sizeof(buf));
+	cr_expect_eq(lab_lock_init_at(&l, &pt, buf, sizeof(buf)), -EINVAL, "no LAB_CAP_EMBED");
+	cr_expect_eq(lab_lock_init_at(&l, &rw, buf + 4, sizeof(buf) - 4), -EINVAL, "misaligned");
+	cr_expect_eq(lab_lock_init_at(&l, &rw, buf, size - 1), -ENOSPC, "no room");
+	memset(buf, 0xa5, sizeof(buf));
+	cr_assert_eq(lab_lock_init_at(&l, &rw, buf + 8, size), 0);
+	cr_expect_eq(buf[7], 0xa5, "a byte before the state written");
+	cr_expect_eq(buf[8 + size], 0xa5, "a byte after the state written");
+	lab_down_write(&l);
+	cr_expect_eq(lab_down_read_trylock(&l), 0, "read trylock succeeded under a writer");
+	lab_up_write(&l);
+	cr_expect_eq(lab_down_read_trylock(&l), 1);
+	lab_up_read(&l);
+	lab_lock_destroy_at(&l);
+	cr_expect_null(l.sem);
 }
