@@ -879,6 +879,7 @@ long lab_kmm_rss_read(const struct lab_kmm *k, const struct lab_kmm_rss *r, cons
 
 static const char *const kpath_keys[KP_NR] __attribute__((unused)) = {
 	[KP_ENTRY] = "cost.kpath.fault_entry_ns", [KP_LOOKUP] = "cost.kpath.fault_lookup_ns",
+	[KP_ACCOUNT] = "cost.kpath.fault_account_ns",
 	[KP_ALLOC] = "cost.kpath.fault_alloc_ns", [KP_REFILL] = "cost.kpath.fault_refill_ns",
 	[KP_CHARGE] = "cost.kpath.fault_charge_ns", [KP_RMAP] = "cost.kpath.fault_rmap_ns",
 	[KP_LRU_ADD] = "cost.kpath.fault_lru_add_ns", [KP_LRU_MOVE] = "cost.kpath.fault_lru_move_ns",

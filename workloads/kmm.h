@@ -348,7 +348,7 @@ long lab_kmm_rss_read(const struct lab_kmm *k, const struct lab_kmm_rss *r, cons
  * both do nothing: the host does the work.
  */
 enum lab_kpath_part {
-	KP_ENTRY, KP_LOOKUP, KP_ALLOC, KP_REFILL, KP_CHARGE, KP_RMAP, KP_LRU_ADD, KP_LRU_MOVE,
+	KP_ENTRY, KP_LOOKUP, KP_ACCOUNT, KP_ALLOC, KP_REFILL, KP_CHARGE, KP_RMAP, KP_LRU_ADD, KP_LRU_MOVE,
 	KP_PTE_ALLOC, KP_PTL, KP_USER_TOUCH, KP_ZAP, KP_FREE, KP_UNCHARGE, KP_NR
 };
 const char *lab_kpath_check(void);

@@ -1714,14 +1714,18 @@ static int handle_mm_fault(struct lab_mm *mm, struct lab_vma *vma, struct lab_fa
 }
 
 /*
- * The fault's accounting before the work (v6.2 handle_mm_fault: count_memcg_event_mm
- * PGFAULT; v5.x __handle_mm_fault: check_sync_rss_stat).
+ * The fault's accounting before the work, after the lock and the VMA lookup
+ * and before __handle_mm_fault reads mm->pgd (v6.2 mm/memory.c handle_mm_fault:
+ * count_vm_event and count_memcg_event_mm PGFAULT; v5.x __handle_mm_fault:
+ * check_sync_rss_stat). Its own code is cost.kpath.fault_account_ns.
  */
 static void fault_account(struct lab_mm *mm, struct lab_mm_thread *t)
 {
 	struct lab_kmm *k = &mm->pa->k;
-	struct lab_kcpu *c = lab_kcpu_get(k);
+	struct lab_kcpu *c;
 
+	lab_kpath_charge(KP_ACCOUNT, 1);
+	c = lab_kcpu_get(k);
 	lab_kmm_memcg_stat(k, c, MSTAT_PGFAULT, 1);
 	lab_kcpu_put(k, c);
 	if (!t->rss_mm)
