@@ -41,6 +41,7 @@ void lab_mm_rcu_barrier(void)
 {
 	lab_rcu_thread_online();
 	urcu_memb_barrier();
+	lab_vma_graveyard_drain();
 }
 
 /* ---- page allocator: the modelled kernel's (kmm.c), fed with host memory --------------- */

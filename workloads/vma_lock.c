@@ -121,9 +121,42 @@ static void vma_free_now(struct lab_vma *vma)
 	free(vma);
 }
 
+/*
+ * VMAs whose grace period has ended, waiting to be freed by a thread of the
+ * workload. The RCU callback does not free them itself: destroying the VMA's
+ * lock may sleep (percpu-rwsem's percpu_free_rwsem waits in rcu_barrier, which
+ * the kernel does not allow in a callback either) and would register liburcu's
+ * call_rcu worker, which liburcu has registered already.
+ */
+static struct {
+	pthread_mutex_t lock;
+	struct lab_vma *head;
+} vma_graveyard = { PTHREAD_MUTEX_INITIALIZER, NULL };
+
 static void vma_free_rcu(struct rcu_head *head)
 {
-	vma_free_now(lab_container_of(head, struct lab_vma, vm_rcu));
+	struct lab_vma *vma = lab_container_of(head, struct lab_vma, vm_rcu);
+
+	pthread_mutex_lock(&vma_graveyard.lock);
+	vma->free_next = vma_graveyard.head;
+	vma_graveyard.head = vma;
+	pthread_mutex_unlock(&vma_graveyard.lock);
+}
+
+void lab_vma_graveyard_drain(void)
+{
+	struct lab_vma *vma;
+
+	pthread_mutex_lock(&vma_graveyard.lock);
+	vma = vma_graveyard.head;
+	vma_graveyard.head = NULL;
+	pthread_mutex_unlock(&vma_graveyard.lock);
+	while (vma) {
+		struct lab_vma *next = vma->free_next;
+
+		vma_free_now(vma);
+		vma = next;
+	}
 }
 
 void lab_vma_obj_free(struct lab_mm *mm, struct lab_vma *vma, bool defer)
@@ -134,8 +167,10 @@ void lab_vma_obj_free(struct lab_mm *mm, struct lab_vma *vma, bool defer)
 		break;
 	case LAB_MM_LOCK_VMA:
 		/* vm_rcu: lockless walkers may hold the pointer until a grace period ends. */
-		if (defer)
+		if (defer) {
+			lab_vma_graveyard_drain();	/* the earlier ones' grace periods */
 			urcu_memb_call_rcu(&vma->vm_rcu, vma_free_rcu);
+		}
 		else
 			vma_free_now(vma);
 		break;

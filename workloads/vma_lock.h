@@ -47,6 +47,14 @@
 struct lab_vma *lab_vma_obj_alloc(struct lab_mm *mm);
 /* Release a detached VMA. @defer: through RCU if readers may still see it (vma mode). */
 void lab_vma_obj_free(struct lab_mm *mm, struct lab_vma *vma, bool defer);
+/*
+ * Free the VMAs (and destroy their locks) whose RCU-deferred release has passed
+ * its grace period: the callback only queues them, a workload thread frees them
+ * here (called by lab_vma_obj_free's deferred path and by lab_mm_rcu_barrier
+ * after its barrier). Threading: any registered thread outside an RCU read-side
+ * critical section; no lock held that an RCU callback takes.
+ */
+void lab_vma_graveyard_drain(void);
 
 /* Make a new VMA visible to readers (refcnt: 0 -> 1, release). */
 void lab_vma_mark_attached(struct lab_mm *mm, struct lab_vma *vma);
