@@ -64,7 +64,7 @@ const struct lab_kmm_profile lab_kmm_profiles[LAB_KMM_NVER] = {
 		.name = "v6.2", .cite = "Linux v6.2 (the per-VMA table's 6.2.0-rc4 mm-unstable-20230210, pvl-v2): "
 			"pcp->lock, lruvec->lru_lock, MEMCG_CHARGE_BATCH 64, memcg rstat, rss percpu_counter",
 		.pcp_spinlock = true, .pcp_wmark_high = true, .lru_per_memcg = true, .rss_percpu = true,
-		.charge_batch = 64, .memcg_stat = LAB_MEMCG_STAT_RSTAT,
+		.charge_batch = 64, .memcg_stat = LAB_MEMCG_STAT_RSTAT, .vma_lock_embed = true,
 		.mm_pgd = 72, .mm_users = 84, .mm_count = 88, .mm_pgtables = 96, .mm_ptl = 108,
 		.mm_mmap_lock = 112, .mm_lock_seq = 168,
 		.mm_rss = 728, .mm_rss_stride = 40, .mm_size = 1024,

@@ -76,6 +76,8 @@
  * of the image (per-VMA readers only read it; nothing else on its line is
  * written in a fault), and the v6.4 per-VMA lock is a line-aligned object of
  * the variant, not a 40-byte slab object sharing lines with its neighbours.
+ * The per-VMA lock of v6.2 (the pvl-v2 series the per-VMA table ran) is inside
+ * the VMA (vma_lock_embed; struct lab_vma in mm.h).
  */
 #pragma once
 
@@ -98,6 +100,7 @@ struct lab_kmm_profile {
 	bool pcp_spinlock;		/* pcp->lock (v6.0+); before: local_irq_save */
 	bool pcp_wmark_high;		/* pcp->high from the low watermark, free_factor (v5.14+); before: 6 * batch */
 	bool lru_per_memcg;		/* lruvec->lru_lock (v5.11+); before: pgdat->lru_lock */
+	bool vma_lock_embed;		/* per-VMA lock inside the vm_area_struct (pvl-v2), count on its first line */
 	bool rss_percpu;		/* mm->rss_stat percpu_counter (v6.2+); before: task cache */
 	unsigned charge_batch;		/* MEMCG_CHARGE_BATCH */
 	enum lab_kmm_memcg_stat memcg_stat;

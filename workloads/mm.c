@@ -987,6 +987,7 @@ int lab_mm_init(struct lab_mm *mm, const struct lab_rwsem_conf *lock, enum lab_m
 	mm->mode = mode;
 	mm->lock_conf = lock;
 	mm->pa = pa;
+	mm->vma_lock_inside = pa->k.p->vma_lock_embed;
 	mm->mmap_base = LAB_MMAP_BASE;
 	mm->brk_base = LAB_BRK_BASE;
 	mm->mt = tree_alloc(0);
@@ -1006,6 +1007,12 @@ int lab_mm_init(struct lab_mm *mm, const struct lab_rwsem_conf *lock, enum lab_m
 	raw_spin_lock_init(mm_page_table_lock(mm));
 	lab_mm_brk_reserve(mm, &mm->brk, LAB_BRK_MAX);
 	return 0;
+}
+
+void lab_mm_set_vma_lock_place(struct lab_mm *mm, enum lab_vma_lock_place place)
+{
+	mm->vma_lock_inside = place == LAB_VMA_LOCK_KERNEL ? mm->pa->k.p->vma_lock_embed
+							    : place == LAB_VMA_LOCK_INSIDE;
 }
 
 void lab_mm_destroy(struct lab_mm *mm, struct lab_mm_thread *t)
@@ -1482,11 +1489,14 @@ size_t lab_mm_pageout(struct lab_mm *mm, uintptr_t start, size_t len)
 
 void (*lab_mm_access_hook)(struct lab_mm *mm, uintptr_t addr, void *page);
 
+/* arch/x86/mm/fault.c access_error(): vma->vm_flags, on the VMA's first line */
 static bool access_error(const struct lab_vma *vma, const struct lab_fault *f)
 {
+	unsigned long flags = READ_ONCE(vma->vm_flags);
+
 	if (f->flags & LAB_FAULT_WRITE)
-		return !(vma->vm_flags & LAB_VM_WRITE);
-	return !(vma->vm_flags & (LAB_VM_READ | LAB_VM_WRITE | LAB_VM_EXEC));
+		return !(flags & LAB_VM_WRITE);
+	return !(flags & (LAB_VM_READ | LAB_VM_WRITE | LAB_VM_EXEC));
 }
 
 /*
@@ -1625,7 +1635,11 @@ static int handle_mm_fault(struct lab_mm *mm, struct lab_vma *vma, struct lab_fa
 	void *page;
 	int r;
 
-	/* __handle_mm_fault(): pgd_offset(mm, address) reads mm->pgd (the walk below it is mm->pmd[]) */
+	/*
+	 * __handle_mm_fault(): vma->vm_mm and vma->vm_flags (the VMA's first line),
+	 * then pgd_offset(mm, address) reads mm->pgd (the walk below it is mm->pmd[]).
+	 */
+	(void)READ_ONCE(vma->vm_flags);
 	(void)READ_ONCE(*(const unsigned long *)(mm->rss.image + mm->pa->k.p->mm_pgd));
 	for (;;) {
 		e = smp_load_acquire(slot);
@@ -1658,6 +1672,8 @@ static int handle_mm_fault(struct lab_mm *mm, struct lab_vma *vma, struct lab_fa
 				np = (uintptr_t)page_new(t, true);
 				if (!np)
 					return -ENOMEM;
+				/* mk_pte(page, vma->vm_page_prot), vm_flags & VM_WRITE: the first line again */
+				(void)READ_ONCE(vma->vm_flags);
 			}
 			r = pte_install(mm, f->addr, slot, e, np, t);
 			if (r)

@@ -263,25 +263,43 @@ const char *lab_mm_lock_mode_name(enum lab_mm_lock_mode m);
 #define LAB_PTE_FILE	0x4ul		/* a page-cache page: not refcounted by the mapping */
 #define LAB_PTE_FLAGS	0x7ul
 
+/* Room for a per-VMA lock inside the VMA (pvl-v2): the largest LAB_CAP_EMBED variant's state. */
+#define LAB_VMA_LOCK_ROOM	256
+
 struct lab_vma {
+	/*
+	 * The first line is what every fault reads, as v6.2's vm_area_struct
+	 * starts (vm_start, vm_end, vm_mm, vm_page_prot, vm_flags), with
+	 * vm_lock_seq. The pvl-v2 series put the per-VMA rw_semaphore "on the
+	 * cache line boundary so that its 'count' field falls into the first
+	 * cache line while the rest of the fields fall into the second" (its
+	 * "mm: add per-VMA lock and helper functions to control it"; v4's
+	 * 20230227173632.3292573-34-surenb moved it out for the bouncing this
+	 * caused): with vma_lock_embed the lock lives in vm_lock_image, count
+	 * @56 on this line, owner @64 on the next.
+	 */
 	uintptr_t vm_start, vm_end;	/* written under mmap_lock(w) + VMA write lock; READ_ONCE elsewhere */
-	unsigned long vm_flags;
 	struct lab_mm *vm_mm;
+	unsigned long vm_flags;		/* also stands for vm_page_prot, on this line in the kernel */
+	uint32_t vm_lock_seq;		/* == mm->mm_lock_seq: write-locked */
+	uint32_t detached;
+	/* vma: the variant's lock, in vm_lock_image (v6.2, pvl-v2) or allocated apart (v6.4) */
+	struct lab_lock *vm_lock;
+	unsigned long vm_pad;
+	unsigned char vm_lock_image[LAB_VMA_LOCK_ROOM] __attribute__((aligned(8)));
 	struct lab_mm_file *vm_file;	/* NULL = anonymous */
 	size_t vm_pgoff;		/* file offset of vm_start, in pages */
 	uintptr_t *pte;			/* one entry per page; capacity pte_cap */
 	size_t pte_cap;
 	uint32_t anon_vma;		/* 1 once anon_vma_prepare() ran (v6.4 needs it) */
-	uint32_t vm_lock_seq;		/* == mm->mm_lock_seq: write-locked */
-	/* vma (v6.4): a separately allocated lock of the variant under test */
-	struct lab_lock *vm_lock;
-	uint32_t detached;
 	/* vma-refcnt (v6.15+): 0 detached, 1 attached, 1+k readers, OFFSET bit writer */
 	uint32_t vm_refcnt __attribute__((aligned(64)));
 	struct rcu_head vm_rcu;
 	struct lab_vma *free_next;	/* type-stable cache link */
 	struct lab_vma *i_mmap_next, *i_mmap_prev;	/* vm_file->i_mmap, under its i_mmap_rwsem */
 };
+_Static_assert(__builtin_offsetof(struct lab_vma, vm_lock_image) == 56,
+	       "pvl-v2: the lock's count is the first line's last word");
 
 /* The RCU-published VMA set: sorted by vm_start, non-overlapping. */
 struct lab_vma_tree {
@@ -302,6 +320,7 @@ struct lab_mm {
 	struct lab_page_alloc *pa;
 	struct lab_vma_tree *mt;	/* RCU-published */
 	uint32_t mm_lock_seq;		/* vma: +1 per write unlock; vma-refcnt: odd while write-locked */
+	bool vma_lock_inside;		/* vma: each VMA's lock in its vm_lock_image (pvl-v2), else apart */
 	struct lab_kmm_rss rss;		/* the mm_struct image: rss_stat, pgtables_bytes, page_table_lock */
 	struct lab_kpage *pmd[LAB_MM_PMD_SLOTS];	/* PMD pages by 1 GiB region (the PUD level, hashed) */
 	uint32_t tlb_gen;		/* bumped when translations are revoked (utlb shootdown) */
@@ -318,6 +337,17 @@ struct lab_mm {
  */
 int lab_mm_init(struct lab_mm *mm, const struct lab_rwsem_conf *lock, enum lab_mm_lock_mode mode,
 		struct lab_page_alloc *pa);
+/*
+ * Where vma mode's per-VMA locks live: the modelled kernel's place by default
+ * (lab_kmm_profile.vma_lock_embed: v6.2 runs the pvl-v2 series, the lock inside
+ * the VMA with its count on the VMA's first line; v6.4 a separate object), or
+ * as @inside says. Only a variant with LAB_CAP_EMBED can be inside; another
+ * stays apart. Call after lab_mm_init, before the first mmap (VMAs keep the
+ * place they were made with). Not thread-safe.
+ */
+enum lab_vma_lock_place { LAB_VMA_LOCK_KERNEL, LAB_VMA_LOCK_INSIDE, LAB_VMA_LOCK_APART };
+#define LAB_VMA_LOCK_CHOICES "kernel|inside|apart"
+void lab_mm_set_vma_lock_place(struct lab_mm *mm, enum lab_vma_lock_place place);
 /* exit_mmap: unmap everything (pages back through @t) and free the mm's state. */
 void lab_mm_destroy(struct lab_mm *mm, struct lab_mm_thread *t);
 /*

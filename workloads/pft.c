@@ -55,7 +55,7 @@
 #include "mm.h"
 #include "workload.h"
 
-enum { K_SIZE_MB, K_CACHELINES, K_TOUCH, K_MM_LOCK, K_KERNEL, K_MEMCG };
+enum { K_SIZE_MB, K_CACHELINES, K_TOUCH, K_MM_LOCK, K_KERNEL, K_MEMCG, K_VMA_LOCK };
 enum { TOUCH_POOL, TOUCH_FRESH };
 
 static const struct lab_knob pft_knobs[] = {
@@ -74,6 +74,11 @@ static const struct lab_knob pft_knobs[] = {
 	[K_MEMCG] = { .name = "memcg_depth", .type = LAB_KNOB_INT, .def = LAB_KMM_MEMCG_DEPTH, .min = 0, .max = 8,
 		      .help = "memcg levels above the root the faulting task is charged through (0: the root memcg, "
 			      "not charged; 3: a systemd login session)" },
+	[K_VMA_LOCK] = { .name = "vma_lock", .type = LAB_KNOB_ENUM, .def = LAB_VMA_LOCK_KERNEL,
+			 .choices = LAB_VMA_LOCK_CHOICES,
+			 .help = "where mm_lock=vma's per-VMA lock lives: kernel: as kernel= has it (v6.2: the pvl-v2 "
+				 "series, inside the VMA, its count on the VMA's first line; v6.4: a separate object); "
+				 "inside; apart" },
 	{ 0 }
 };
 
@@ -221,6 +226,7 @@ static int pft_setup(void **state, const struct lab_cell *cell, char *err, size_
 		return -1;
 	}
 	p->mm_ok = true;
+	lab_mm_set_vma_lock_place(&p->mm, (enum lab_vma_lock_place)cell->wl->knob[K_VMA_LOCK]);
 	p->slice = aligned_alloc(LAB_CACHELINE, (size_t)p->nthreads * sizeof(*p->slice));
 	if (!p->slice)
 		goto nomem_free;

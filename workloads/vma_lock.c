@@ -67,6 +67,22 @@ static struct {
 	struct lab_vma *head;
 } vma_cache = { PTHREAD_MUTEX_INITIALIZER, NULL };
 
+/*
+ * The per-VMA lock where the modelled kernel has it (lab_mm_set_vma_lock_place):
+ * inside the VMA for v6.2 (pvl-v2: count on the VMA's first line, mm.h), for a variant
+ * with the kernel's rw_semaphore layout (LAB_CAP_EMBED); else a line-aligned
+ * object of its own, as v6.4's separately allocated struct vma_lock.
+ */
+static int vma_lock_init(struct lab_mm *mm, struct lab_vma *vma)
+{
+	const struct lab_rwsem_conf *conf = mm->lock_conf;
+
+	if (mm->vma_lock_inside && (conf->ops->caps & LAB_CAP_EMBED) &&
+	    conf->ops->size <= sizeof(vma->vm_lock_image))
+		return lab_lock_init_at(vma->vm_lock, conf, vma->vm_lock_image, sizeof(vma->vm_lock_image));
+	return lab_lock_init(vma->vm_lock, conf);
+}
+
 struct lab_vma *lab_vma_obj_alloc(struct lab_mm *mm)
 {
 	struct lab_vma *vma = NULL;
@@ -102,7 +118,7 @@ struct lab_vma *lab_vma_obj_alloc(struct lab_mm *mm)
 	vma->vm_lock_seq = UINT32_MAX;
 	if (mm->mode == LAB_MM_LOCK_VMA) {
 		vma->vm_lock = malloc(sizeof(*vma->vm_lock));
-		if (!vma->vm_lock || lab_lock_init(vma->vm_lock, mm->lock_conf)) {
+		if (!vma->vm_lock || vma_lock_init(mm, vma)) {
 			free(vma->vm_lock);
 			free(vma);
 			return NULL;
@@ -111,10 +127,18 @@ struct lab_vma *lab_vma_obj_alloc(struct lab_mm *mm)
 	return vma;
 }
 
+static bool vma_lock_embedded(const struct lab_vma *vma)
+{
+	return (const void *)vma->vm_lock->sem == (const void *)vma->vm_lock_image;
+}
+
 static void vma_free_now(struct lab_vma *vma)
 {
 	if (vma->vm_lock) {
-		lab_lock_destroy(vma->vm_lock);
+		if (vma_lock_embedded(vma))
+			lab_lock_destroy_at(vma->vm_lock);
+		else
+			lab_lock_destroy(vma->vm_lock);
 		free(vma->vm_lock);
 	}
 	free(vma->pte);

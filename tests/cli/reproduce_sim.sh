@@ -50,7 +50,7 @@ verdict() {
 # per-vma-locks: one run of the matrix (no sim_run), threads cut to 1 and 4.
 repro per-vma-locks -- -n 2 -t 1,4 -q
 if [ -n "$dir" ]; then
-	want="rwsem pft 1;rwsem pft 4;rwsem pft:mm_lock=vma 1;rwsem pft:mm_lock=vma 4"
+	want="rwsem:hung_task_blocker=0 pft 1;rwsem:hung_task_blocker=0 pft 4;rwsem:hung_task_blocker=0 pft:mm_lock=vma 1;rwsem:hung_task_blocker=0 pft:mm_lock=vma 4"
 	[ "$(cells "$dir" per-vma-locks)" = "$want" ] || fail "per-vma-locks cells: $(cells "$dir" per-vma-locks)"
 	verdict per-vma-locks 1
 	verdict per-vma-locks 4

@@ -307,3 +307,60 @@ Test(kmm, lock_init_at_checks)
 	lab_lock_destroy_at(&l);
 	cr_expect_null(l.sem);
 }
+
+/*
+ * The per-VMA lock lives where the modelled kernel has it: inside the VMA on
+ * v6.2 (the pvl-v2 series the per-VMA table ran: count the last word of the
+ * VMA's first line, with vm_start..vm_flags and vm_lock_seq; owner on the
+ * next line), apart on v6.4 (struct vma_lock, a separate object); pft's
+ * vma_lock knob overrides it; a variant without the kernel's layout is always
+ * apart. Faults take the lock in place and an munmap frees it (through RCU).
+ */
+static void vma_lock_placed(enum lab_kmm_ver v, const char *variant, enum lab_vma_lock_place place, bool inside)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	const struct lab_kmm_profile *p = &lab_kmm_profiles[v];
+	char err[256];
+	struct lab_vma *vma;
+	uintptr_t a, sem;
+
+	cr_assert_not_null(e);
+	cr_assert_eq(lab_rwsem_parse(variant, &e->conf, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_page_alloc_init(&e->pa, 64), 0);
+	cr_assert_eq(lab_page_alloc_kernel(&e->pa, v, 0), 0);
+	lab_mm_thread_init(&e->t, &e->pa);
+	cr_assert_eq(lab_mm_init(&e->mm, &e->conf, LAB_MM_LOCK_VMA, &e->pa), 0);
+	lab_mm_set_vma_lock_place(&e->mm, place);
+	a = lab_mm_mmap(&e->mm, 8 * PG, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
+	cr_assert_neq(a, 0);
+	vma = lab_mm_find_vma(&e->mm, a);
+	cr_assert_not_null(vma);
+	sem = (uintptr_t)vma->vm_lock->sem;
+	cr_expect_eq(sem == (uintptr_t)vma->vm_lock_image, inside, "%s %s place %d: lock %s the VMA", p->name,
+		     variant, (int)place, inside ? "not inside" : "inside");
+	if (inside) {
+		cr_expect_eq(sem / LAB_CACHELINE, (uintptr_t)&vma->vm_flags / LAB_CACHELINE,
+			     "count not on the line of vm_flags");
+		cr_expect_eq(sem / LAB_CACHELINE, (uintptr_t)&vma->vm_lock_seq / LAB_CACHELINE,
+			     "count not on the line of vm_lock_seq");
+		cr_expect_eq((sem + 8) / LAB_CACHELINE, sem / LAB_CACHELINE + 1, "owner not on the next line");
+	}
+	for (size_t i = 0; i < 8; i++) {
+		struct lab_fault f = { .addr = a + i * PG, .flags = LAB_FAULT_WRITE };
+
+		cr_assert_eq(lab_mm_fault(&e->mm, &f, &e->t), 0);
+	}
+	cr_expect_geq(e->t.ev[LAB_MM_EV_vma_lock_success], 1, "no fault took the per-VMA lock");
+	cr_assert_eq(lab_mm_munmap(&e->mm, a, 8 * PG, &e->t), 0);
+	fini(e);
+	free(e);
+}
+
+Test(kmm, vma_lock_where_the_kernel_has_it)
+{
+	vma_lock_placed(LAB_KMM_V6_2, "rwsem", LAB_VMA_LOCK_KERNEL, true);
+	vma_lock_placed(LAB_KMM_V6_4, "rwsem", LAB_VMA_LOCK_KERNEL, false);
+	vma_lock_placed(LAB_KMM_V6_2, "rwsem", LAB_VMA_LOCK_APART, false);
+	vma_lock_placed(LAB_KMM_V6_4, "rwsem-xadd", LAB_VMA_LOCK_INSIDE, true);
+	vma_lock_placed(LAB_KMM_V6_2, "pthread", LAB_VMA_LOCK_KERNEL, false);
+}
