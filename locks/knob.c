@@ -333,8 +333,8 @@ int lab_spec_split(const char *spec, char *name, size_t namelen, const char **kv
 	const char *colon = strchr(spec, ':');
 	size_t nl = colon ? (size_t)(colon - spec) : strlen(spec);
 
-	if (nl == 0 || nl >= namelen)
-		return -1;
+	if (nl == 0 || nl >= namelen || (colon && !colon[1]))
+		return -1;	/* no name, too long, or "NAME:" with no knob after it */
 	memcpy(name, spec, nl);
 	name[nl] = 0;
 	*kv = colon ? colon + 1 : NULL;

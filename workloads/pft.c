@@ -77,8 +77,11 @@ static const struct lab_knob pft_knobs[] = {
 	[K_VMA_LOCK] = { .name = "vma_lock", .type = LAB_KNOB_ENUM, .def = LAB_VMA_LOCK_KERNEL,
 			 .choices = LAB_VMA_LOCK_CHOICES,
 			 .help = "where mm_lock=vma's per-VMA lock lives: kernel: as kernel= has it (v6.2: the pvl-v2 "
-				 "series, inside the VMA, its count on the VMA's first line; v6.4: a separate object); "
-				 "inside; apart" },
+				 "series, inside; v6.4: apart; v5.0 and v5.12, which had no per-VMA locks: apart); "
+				 "inside: in the VMA, its count on the VMA's first line with vm_start..vm_flags, the "
+				 "owner on the next (needs a variant with the kernel's rw_semaphore layout: rwsem, "
+				 "rwsem-dhandoff, rwsem-xadd, rwsem-rspin); apart: a line-aligned object of its own. "
+				 "No effect on mm_lock=mmap|vma-refcnt" },
 	{ 0 }
 };
 
@@ -226,6 +229,13 @@ static int pft_setup(void **state, const struct lab_cell *cell, char *err, size_
 		return -1;
 	}
 	p->mm_ok = true;
+	if (cell->wl->knob[K_VMA_LOCK] == LAB_VMA_LOCK_INSIDE && cell->wl->knob[K_MM_LOCK] == LAB_MM_LOCK_VMA &&
+	    !(cell->lock->ops->caps & LAB_CAP_EMBED)) {
+		snprintf(err, errlen, "pft: vma_lock=inside needs a variant with the kernel's rw_semaphore layout "
+			 "(rwsem, rwsem-dhandoff, rwsem-xadd, rwsem-rspin); %s has its own", cell->lock->label);
+		pft_free(p);
+		return -1;
+	}
 	lab_mm_set_vma_lock_place(&p->mm, (enum lab_vma_lock_place)cell->wl->knob[K_VMA_LOCK]);
 	p->slice = aligned_alloc(LAB_CACHELINE, (size_t)p->nthreads * sizeof(*p->slice));
 	if (!p->slice)

@@ -91,6 +91,8 @@ grep -q '^rwsem pft:size_mb=4: faults/sec (faults/s, higher is better), .*change
 grep -Eq '^ +mmap_lock +per-VMA +vm_refcnt$' "$tmp/o" || fail "--mm-lock: columns not named mmap_lock, per-VMA, vm_refcnt"
 "$rwlab" report mm.csv --by variant -m faults/sec | grep -q '^pft:size_mb=4,mm_lock=vma: faults/sec' ||
 	fail "--by variant: the per-mode tables are gone"
+expect "a variant spec ending in ':'" 2 "^rwlab: bad lock variant spec 'rwsem:' \(expected NAME or NAME:key=val,\.\.\.\)$" \
+	"$rwlab" run -l rwsem: -w locktest "${tiny[@]}"
 expect "--mm-lock with locktest" 2 "^rwlab: locktest has no knob 'mm_lock' to vary \(valid: -w with pft, reaim, gitcheckout\)$" \
 	"$rwlab" run --mm-lock vma -l rwsem -t 1 "${tiny[@]}" -o t.csv
 

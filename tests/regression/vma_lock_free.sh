@@ -24,3 +24,14 @@ want=$(echo "$variants" | tr , '\n' | grep -c .)
 [ "$cells" -eq $((2 * want)) ] || { echo "FAIL: $cells pft rows, want $((2 * want))"; exit 1; }
 grep -q ',percpu-rwsem,"pft:size_mb=4,mm_lock=vma",2,.*,faults/sec,' "$csv" || { echo "FAIL: no percpu-rwsem row"; exit 1; }
 echo "pft in vma mode ran clean in every variant ($cells rows)"
+# vma_lock=inside on a variant that cannot hold the kernel's layout fails its cell in one line,
+# rather than running apart under the label inside.
+"$rwlab" run -w pft:size_mb=4,vma_lock=inside -l pthread --mm-lock vma -t 1 -n 1 --warmup 0 -o "$csv.2" -q \
+	--no-report 2>"$csv.err"
+rc=$?
+rm -f "$csv.2"
+[ $rc -eq 1 ] || { echo "FAIL: vma_lock=inside on pthread exited $rc, want 1"; exit 1; }
+grep -q "vma_lock=inside needs a variant with the kernel's rw_semaphore layout" "$csv.err" ||
+	{ echo "FAIL: no refusal line: $(cat "$csv.err")"; exit 1; }
+rm -f "$csv.err"
+echo "vma_lock=inside on pthread refused"
