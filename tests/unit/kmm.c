@@ -227,6 +227,16 @@ Test(kmm, bulk_free_batch_v5_0)
 	check_bulk_frees(LAB_KMM_V5_0);
 }
 
+/* One write fault on each of the @n pages from @a, each must succeed. */
+static void write_fault_pages(struct env *e, uintptr_t a, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct lab_fault f = { .addr = a + i * PG, .flags = LAB_FAULT_WRITE };
+
+		cr_assert_eq(lab_mm_fault(&e->mm, &f, &e->t), 0);
+	}
+}
+
 /*
  * The mmap_lock lives where the cited kernel has it: inside the mm_struct
  * image at the profile's offset, for a variant with the kernel's layout
@@ -258,11 +268,7 @@ static void mmap_lock_placed(enum lab_kmm_ver v, const char *variant, bool embed
 			     pgd_line ? "another" : "the same");
 	a = lab_mm_mmap(&e->mm, 8 * PG, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
 	cr_assert_neq(a, 0);
-	for (size_t i = 0; i < 8; i++) {
-		struct lab_fault f = { .addr = a + i * PG, .flags = LAB_FAULT_WRITE };
-
-		cr_assert_eq(lab_mm_fault(&e->mm, &f, &e->t), 0);
-	}
+	write_fault_pages(e, a, 8);
 	lab_mmap_write_lock(&e->mm);
 	lab_mmap_write_unlock(&e->mm);
 	fini(e);
@@ -345,11 +351,7 @@ static void vma_lock_placed(enum lab_kmm_ver v, const char *variant, enum lab_vm
 			     "count not on the line of vm_lock_seq");
 		cr_expect_eq((sem + 8) / LAB_CACHELINE, sem / LAB_CACHELINE + 1, "owner not on the next line");
 	}
-	for (size_t i = 0; i < 8; i++) {
-		struct lab_fault f = { .addr = a + i * PG, .flags = LAB_FAULT_WRITE };
-
-		cr_assert_eq(lab_mm_fault(&e->mm, &f, &e->t), 0);
-	}
+	write_fault_pages(e, a, 8);
 	cr_expect_geq(e->t.ev[LAB_MM_EV_vma_lock_success], 1, "no fault took the per-VMA lock");
 	cr_assert_eq(lab_mm_munmap(&e->mm, a, 8 * PG, &e->t), 0);
 	fini(e);
