@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "machine.h"
@@ -160,6 +161,13 @@ static int check_extra(const char *k, const char *v, const char *cite, char *why
 	}
 	if (!parse_num(v, &d) && (!cite || !strchr(cite, '['))) {
 		snprintf(why, wl, "%s = %s has no citation (append '# [source] what')", k, v);
+		return -1;
+	}
+	/* A cost or a bandwidth written as a number is one, finite and not negative (a word such as poll is not a number). */
+	if (strncmp(k, "note.", 5) && *v && (strchr("+-.0123456789", *v) || !strncasecmp(v, "nan", 3) ||
+					     !strncasecmp(v, "inf", 3)) &&
+	    (parse_num(v, &d) || d < 0)) {
+		snprintf(why, wl, "%s = %s: not a finite number of 0 or more", k, v);
 		return -1;
 	}
 	return 0;

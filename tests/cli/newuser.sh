@@ -93,6 +93,12 @@ grep -Eq '^ +mmap_lock +per-VMA +vm_refcnt$' "$tmp/o" || fail "--mm-lock: column
 	fail "--by variant: the per-mode tables are gone"
 expect "a variant spec ending in ':'" 2 "^rwlab: bad lock variant spec 'rwsem:' \(expected NAME or NAME:key=val,\.\.\.\)$" \
 	"$rwlab" run -l rwsem: -w locktest "${tiny[@]}"
+# A machine file's cost that is negative or not a number is refused where it is read.
+mkdir -p neg && sed 's/^cost.kpath.fault_account_ns = [0-9.]*/cost.kpath.fault_account_ns = -5/' \
+	"${0%/*}/../../sim/machines/epyc-2vcpu.machine" >neg/epyc-2vcpu.machine
+expect "a negative cost in a machine file" 2 \
+	"^rwlab: .*neg/epyc-2vcpu.machine:[0-9]+: cost.kpath.fault_account_ns = -5: not a finite number of 0 or more$" \
+	"$rwlab" run --sim neg/epyc-2vcpu.machine -l rwsem -w locktest "${tiny[@]}" -o neg.csv
 expect "--mm-lock with locktest" 2 "^rwlab: locktest has no knob 'mm_lock' to vary \(valid: -w with pft, reaim, gitcheckout\)$" \
 	"$rwlab" run --mm-lock vma -l rwsem -t 1 "${tiny[@]}" -o t.csv
 
