@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "mm.h"
+#include "vma_lock.h"
 #include "workload.h"
 
 enum { K_SIZE_MB, K_CACHELINES, K_TOUCH, K_MM_LOCK, K_KERNEL, K_MEMCG, K_VMA_LOCK };
@@ -230,7 +231,7 @@ static int pft_setup(void **state, const struct lab_cell *cell, char *err, size_
 	}
 	p->mm_ok = true;
 	if (cell->wl->knob[K_VMA_LOCK] == LAB_VMA_LOCK_INSIDE && cell->wl->knob[K_MM_LOCK] == LAB_MM_LOCK_VMA &&
-	    !(cell->lock->ops->caps & LAB_CAP_EMBED)) {
+	    !lab_vma_lock_fits_inside(cell->lock)) {
 		snprintf(err, errlen, "pft: vma_lock=inside needs a variant with the kernel's rw_semaphore layout "
 			 "(rwsem, rwsem-dhandoff, rwsem-xadd, rwsem-rspin); %s has its own", cell->lock->label);
 		pft_free(p);

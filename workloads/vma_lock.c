@@ -73,12 +73,16 @@ static struct {
  * with the kernel's rw_semaphore layout (LAB_CAP_EMBED); else a line-aligned
  * object of its own, as v6.4's separately allocated struct vma_lock.
  */
+bool lab_vma_lock_fits_inside(const struct lab_rwsem_conf *conf)
+{
+	return (conf->ops->caps & LAB_CAP_EMBED) && conf->ops->size <= LAB_VMA_LOCK_ROOM;
+}
+
 static int vma_lock_init(struct lab_mm *mm, struct lab_vma *vma)
 {
 	const struct lab_rwsem_conf *conf = mm->lock_conf;
 
-	if (mm->vma_lock_inside && (conf->ops->caps & LAB_CAP_EMBED) &&
-	    conf->ops->size <= sizeof(vma->vm_lock_image))
+	if (mm->vma_lock_inside && lab_vma_lock_fits_inside(conf))
 		return lab_lock_init_at(vma->vm_lock, conf, vma->vm_lock_image, sizeof(vma->vm_lock_image));
 	return lab_lock_init(vma->vm_lock, conf);
 }

@@ -45,6 +45,8 @@
 
 /* VMA objects: allocation and release per mode (vma: RCU-deferred; refcnt: type-stable cache). */
 struct lab_vma *lab_vma_obj_alloc(struct lab_mm *mm);
+/* Can a lock of @conf live inside the VMA (LAB_CAP_EMBED, and its state fits vm_lock_image)? */
+bool lab_vma_lock_fits_inside(const struct lab_rwsem_conf *conf);
 /* Release a detached VMA. @defer: through RCU if readers may still see it (vma mode). */
 void lab_vma_obj_free(struct lab_mm *mm, struct lab_vma *vma, bool defer);
 /*

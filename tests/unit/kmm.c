@@ -18,6 +18,7 @@
 #include "common.h"
 #include "kmm.h"
 #include "mm.h"
+#include "vma_lock.h"
 
 #define PG LAB_PAGE_SIZE
 #define NPAGES 1000
@@ -360,6 +361,17 @@ static void vma_lock_placed(enum lab_kmm_ver v, const char *variant, enum lab_vm
 
 Test(kmm, vma_lock_where_the_kernel_has_it)
 {
+	static const char *const inside[] = { "rwsem", "rwsem-dhandoff", "rwsem-xadd", "rwsem-rspin" };
+	struct lab_rwsem_conf conf;
+	char err[256];
+
+	for (size_t i = 0; i < sizeof(inside) / sizeof(inside[0]); i++) {
+		cr_assert_eq(lab_rwsem_parse(inside[i], &conf, err, sizeof(err)), 0, "%s", err);
+		cr_expect(lab_vma_lock_fits_inside(&conf), "%s (%zu bytes) does not fit the VMA's %d", inside[i],
+			  conf.ops->size, LAB_VMA_LOCK_ROOM);
+	}
+	cr_assert_eq(lab_rwsem_parse("percpu-rwsem", &conf, err, sizeof(err)), 0, "%s", err);
+	cr_expect(!lab_vma_lock_fits_inside(&conf), "percpu-rwsem has no kernel rw_semaphore layout");
 	vma_lock_placed(LAB_KMM_V6_2, "rwsem", LAB_VMA_LOCK_KERNEL, true);
 	vma_lock_placed(LAB_KMM_V6_4, "rwsem", LAB_VMA_LOCK_KERNEL, false);
 	vma_lock_placed(LAB_KMM_V6_2, "rwsem", LAB_VMA_LOCK_APART, false);
