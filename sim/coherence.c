@@ -57,6 +57,33 @@
  *   (results/sim/validate/README.md). A load that found only sharers keeps
  *   its shared copy and the store upgrades it (not modelled as one).
  *
+ * - The store buffer (sim-11, rule 8): a plain store (WRITE_ONCE,
+ *   smp_store_release) takes an entry of its CPU's store buffer and the
+ *   CPU goes on; its line is reserved in turn like any request and the
+ *   store lands (commits) when the line arrives, in program order after
+ *   the CPU's earlier stores. A locked RMW or a fence first waits until
+ *   every buffered store has landed, and so do the futex calls (the
+ *   kernel takes the hash bucket's spinlock) and a context switch (the
+ *   runqueue lock). A store that finds every entry taken waits for the
+ *   oldest. Sources: Intel SDM vol. 3A, "Memory Ordering in P6 and More
+ *   Recent Processor Families" (reads may pass older writes to other
+ *   locations; writes are not reordered with older writes; locked
+ *   instructions and MFENCE are not reordered with loads or stores) and
+ *   "Store Buffer" (the processor writes stores to its store buffer and
+ *   continues, so that execution does not wait for the write to reach the
+ *   cache or memory); Owens, Sarkar and Sewell, "A better x86 memory
+ *   model: x86-TSO" (TPHOLs 2009): a FIFO store buffer per hardware
+ *   thread, flushed by locked instructions and MFENCE. The entries per
+ *   hardware thread are the machine file's sb.entries (the part's
+ *   published size; Intel partitions it between two SMT threads); absent
+ *   or 0, a store waits for its line as before sim-11. The directory
+ *   takes the store's effect when it is made: from then on the line's old
+ *   holders ask for it like anyone and queue behind the store's transfer,
+ *   so no other CPU reads the new value before the store lands. (The
+ *   old owner's hold window is not kept for a buffered store; the
+ *   simulated program's memory takes the value at once, as if the store
+ *   had landed then, which is one of the orders x86-TSO allows.)
+ *
  * A store wakes the spinners watching the line (spin.c).
  */
 #include <string.h>
@@ -330,6 +357,88 @@ static void rfo_queued(const struct line *l, uint64_t now, enum xclass x)
 		q->rd_snoop = (now > l->busy_until ? now : l->busy_until) + eng.dir.hold_ps[x];
 }
 
+/*
+ * A request queued right behind a buffered store (rule 8): the store's CPU
+ * keeps the line from its landing until this request's snoop reaches it.
+ */
+static void sb_queued(struct line *l, enum xclass x)
+{
+	if (l->sb_tail) {
+		l->snoop_at = l->busy_until + eng.dir.hold_ps[x];
+		l->sb_tail = 0;
+	}
+}
+
+/* Rule 8: forget the entries of the stores that have landed by @now. */
+static void sb_retire(struct cpu *c, uint64_t now)
+{
+	while (c->sb_n && c->sb[c->sb_head] <= now) {
+		c->sb_head = (c->sb_head + 1) % SIM_SB_MAX;
+		c->sb_n--;
+	}
+}
+
+static void sb_push(struct cpu *c, uint64_t lands)
+{
+	c->sb[(c->sb_head + c->sb_n) % SIM_SB_MAX] = lands;
+	c->sb_n++;
+	c->sb_last = lands;
+}
+
+/* Rule 8: a free entry for the store @t makes at @now; a full buffer waits for its oldest. */
+static uint64_t sb_room(struct task *t, uint64_t now)
+{
+	struct cpu *c = &eng.cpus[t->cpu];
+
+	sb_retire(c, now);
+	if (c->sb_n < eng.m.sb_entries)
+		return now;
+	eng.st.sb_full++;
+	mem_wait(t, c->sb[c->sb_head]);
+	sb_retire(c, c->clock);
+	return c->clock;
+}
+
+/* Rule 8: a locked RMW, a fence, a futex call: wait until every buffered store has landed. */
+static uint64_t sb_drain(struct task *t, uint64_t now)
+{
+	struct cpu *c = &eng.cpus[t->cpu];
+
+	if (c->sb_last <= now)
+		return now;
+	eng.st.sb_drain_wait++;
+	mem_wait(t, c->sb_last);
+	c->sb_n = 0;
+	return c->clock;
+}
+
+void sim_sb_drain(void)
+{
+	struct task *t = eng.running;
+
+	sync_point(t);
+	sb_drain(t, eng.cpus[t->cpu].clock);
+}
+
+/*
+ * Rule 8: a store that needs no transfer still lands after the CPU's
+ * earlier stores; until then its line waits for it (unless a request is
+ * already queued for the line: its transfer keeps its place). Returns when
+ * it lands.
+ */
+static uint64_t sb_local(struct cpu *c, struct line *l, int ci, uint64_t done, int pending)
+{
+	if (!eng.m.sb_entries || c->sb_last <= done)
+		return done;
+	sb_push(c, c->sb_last);
+	if (!pending) {
+		l->busy_until = c->sb_last;
+		l->tail = ci;
+		l->sb_tail = 1;
+	}
+	return c->sb_last;
+}
+
 static int mem_load(struct task *t, struct line *l, int ci, uint64_t now, int pending)
 {
 	struct cpu *c = &eng.cpus[ci];
@@ -345,12 +454,15 @@ static int mem_load(struct task *t, struct line *l, int ci, uint64_t now, int pe
 		xfer = 1 + (eng.dir.x_ns[x] >= eng.m.c2c_remote_ns);
 		if (snooped) {
 			/* a read snoop takes the line from its owner: served in turn, after its window */
-			if (!pending)
+			if (!pending) {
 				l->snoop_at = (now > l->grant ? now : l->grant) + eng.dir.hold_ps[x];
-			else
+			} else {
 				rfo_queued(l, now, x);
+				sb_queued(l, x);
+			}
 			l->busy_until = start + eng.dir.x_ps[x];
 			l->tail = ci;
+			l->sb_tail = 0;
 			start = l->busy_until - eng.dir.x_ps[x];
 			c->rd_line = l;
 			c->rd_snoop = UINT64_MAX;
@@ -374,8 +486,8 @@ static int mem_load(struct task *t, struct line *l, int ci, uint64_t now, int pe
 static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pending, enum sim_op op, int rfo)
 {
 	struct cpu *c = &eng.cpus[ci];
-	int alone = l->owner == ci, xfer = 0;
-	uint64_t local;
+	int alone = l->owner == ci, xfer = 0, store = op == SIM_STORE;
+	uint64_t local, lands;
 
 	t->simpure = 1;
 	if (!alone && l->owner < 0 && sharer(l, ci))
@@ -385,24 +497,41 @@ static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pen
 		/* rule 7: the read brought the line for ownership; it is this CPU's since */
 		c->clock = now + local;
 		l->snoop_at = c->rd_snoop;
+		lands = store ? sb_local(c, l, ci, c->clock, pending) : c->clock;
 	} else if (alone && (!pending || now + local <= l->snoop_at)) {
 		c->clock = now + local;
+		lands = store ? sb_local(c, l, ci, c->clock, pending) : c->clock;
 	} else {
 		enum xclass x = pending ? xfer_class(ci, l->tail, l->home) : own_source(l, ci);
 		uint64_t start = now > l->busy_until ? now : l->busy_until;
 
 		xfer = 1 + (eng.dir.x_ns[x] >= eng.m.c2c_remote_ns);
-		if (!pending)	/* the first request after the owner's grant: its snoop takes the line */
+		if (!pending) {	/* the first request after the owner's grant: its snoop takes the line */
 			l->snoop_at = (now > l->grant ? now : l->grant) + eng.dir.hold_ps[x];
-		else
+		} else {
 			rfo_queued(l, now, x);
+			sb_queued(l, x);
+		}
 		l->busy_until = start + eng.dir.x_ps[x];
 		l->tail = ci;
-		mem_wait(t, l->busy_until);
-		now = c->clock;
-		/* a request already queued behind this one: its snoop is on its way */
-		if (l->busy_until > now)
-			l->snoop_at = now + eng.dir.hold_ps[x];
+		l->sb_tail = 0;
+		if (store && eng.m.sb_entries) {
+			/* rule 8: the CPU goes on; the store lands with the line, after the earlier ones */
+			lands = l->busy_until > c->sb_last ? l->busy_until : c->sb_last;
+			sb_push(c, lands);
+			eng.st.sb_buffered++;
+			l->busy_until = lands;
+			l->sb_tail = 1;
+			c->clock = now + local;
+			now = lands;
+		} else {
+			mem_wait(t, l->busy_until);
+			now = c->clock;
+			lands = now;
+			/* a request already queued behind this one: its snoop is on its way */
+			if (l->busy_until > now)
+				l->snoop_at = now + eng.dir.hold_ps[x];
+		}
 	}
 	memset(l->sharers, 0, (size_t)eng.nwords * 8);
 	if (l->owner != ci)
@@ -410,7 +539,7 @@ static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pen
 	l->owner = ci;
 	l->version++;
 	if (l->watchers)
-		wake_watchers(l, c->clock);
+		wake_watchers(l, lands);
 	return xfer;
 }
 
@@ -426,6 +555,10 @@ void sim_mem(const volatile void *addr, enum sim_op op)
 	sync_point(t);
 	ci = t->cpu;
 	now = eng.cpus[ci].clock;
+	if (op == SIM_STORE && eng.m.sb_entries)
+		now = sb_room(t, now);	/* rule 8 */
+	else if (op >= SIM_RMW)
+		now = sb_drain(t, now);
 	if (op == SIM_FENCE) {
 		eng.cpus[ci].clock += eng.dir.rmw_ps;
 		return;

@@ -215,6 +215,13 @@ struct cpu {
 	uint64_t irq_ps;	/* time spent in handlers: a work chunk deducts it */
 	uint64_t next_lb[LB_LEVELS];	/* periodic load balancing: when each domain level is next due */
 	int lb_weight[LB_LEVELS];	/* the CPUs in each of its domains (0: not counted yet) */
+	/*
+	 * The store buffer (coherence.c rule 8): when the last buffered store
+	 * commits, and each one's commit time, oldest first (sb_n from sb_head).
+	 */
+	uint64_t sb_last;
+	int sb_head, sb_n;
+	uint64_t sb[SIM_SB_MAX];
 };
 
 /* Each CPU's place, dense (a transfer's cost looks up two CPUs at random). */
@@ -231,6 +238,7 @@ struct line {
 	int tail;		/* the CPU that transfer goes to (-1: none yet) */
 	uint64_t grant;		/* when the owner was granted it */
 	uint64_t snoop_at;	/* the first reserved transfer's snoop reaches the owner: it loses the line */
+	int sb_tail;		/* the last reserved transfer is a buffered store's, none queued behind it yet */
 	uint64_t version;	/* bumped by every store/RMW */
 	struct watch *watchers;
 	uint64_t sharers[];	/* CPUs holding it in S */
@@ -334,6 +342,7 @@ struct stats {
 	uint64_t idle_wake_ipi, idle_wake_poll;	/* wake-ups of an idle CPU: by IPI, by its polled flag */
 	uint64_t rcu_gp_ps;			/* the grace periods' lengths, start to end (rcu.c) */
 	uint64_t rcu_waits, rcu_wait_ps;	/* synchronize_rcu() sleeps and their lengths to the wake-up */
+	uint64_t sb_buffered, sb_full, sb_drain_wait;	/* rule 8: stores that went on without their line; waits */
 };
 
 /*
@@ -433,6 +442,7 @@ void sync_point_due(struct task *t);	/* sync_point() when @t's CPU has reached i
 void watch_detach(struct task *t);
 void unpark(struct task *t, uint64_t when);
 void wake_watchers(struct line *l, uint64_t when);
+void sim_sb_drain(void);
 void repark_deadline(struct cpu *c);
 
 /* futex.c */

@@ -50,6 +50,7 @@ int sim_futex_wait(uint32_t *uaddr, uint32_t val, int64_t timeout_ns)
 
 	sim_prof_tag("cost.futex_wait_ns");
 	sim_cost_ns(eng.m.futex_wait_ns);
+	sim_sb_drain();		/* the hash bucket's spinlock (coherence.c rule 8) */
 	sim_mem(uaddr, SIM_LOAD);
 	spin_reset(t);
 	t->simpure = 1;
@@ -72,6 +73,7 @@ int sim_futex_wake(uint32_t *uaddr, int n)
 
 	sim_prof_tag("cost.futex_wake_ns");
 	sim_cost_ns(eng.m.futex_wake_ns);
+	sim_sb_drain();		/* the hash bucket's spinlock (coherence.c rule 8) */
 	t->simpure = 1;
 	for (pp = &eng.fq[fbucket(uaddr)]; *pp && woke < n;) {
 		struct task *w = *pp;

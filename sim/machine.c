@@ -46,6 +46,7 @@ static const struct key keys[] = {
 	{ "rmw.local_ns", K_DBL, F(rmw_local_ns), 1, 0, 1e3 },
 	{ "load.local_ns", K_DBL, F(load_local_ns), 1, 0, 1e3 },
 	{ "rmw.hold_share", K_DBL, F(rmw_hold_share), 1, 0, 1 },
+	{ "sb.entries", K_INT, F(sb_entries), 0, 0, SIM_SB_MAX },
 	{ "mem.local_ns", K_DBL, F(mem_local_ns), 1, 0, 1e4 },
 	{ "mem.remote_ns", K_DBL, F(mem_remote_ns), 1, 0, 1e4 },
 	{ "bw.core_gbs", K_DBL, F(bw_core_gbs), 1, 0.01, 1e4 },

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #define SIM_MAX_CPUS 512
+#define SIM_SB_MAX 128		/* the most store-buffer entries a machine file may give */
 #define SIM_NAME_MAX 64
 
 /* One cited parameter, kept for `rwlab sim show`. */
@@ -42,6 +43,7 @@ struct sim_machine {
 	double c2c_smt_ns, c2c_l3_ns, c2c_socket_ns, c2c_socket_far_home_ns, c2c_remote_ns;
 	double rmw_local_ns, load_local_ns, mem_local_ns, mem_remote_ns;
 	double rmw_hold_share;		/* the share of a transfer the owner keeps the line for its own accesses */
+	int sb_entries;			/* store-buffer entries of one hardware thread (0: stores wait for their line) */
 	double bw_core_gbs, bw_socket_gbs;
 	double relax_ns;
 	int sched_eevdf;		/* 0: CFS (v6.5 and before), 1: EEVDF (v6.6 on) */

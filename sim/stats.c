@@ -58,6 +58,11 @@ void stats_print(void)
 			"%llu run by the sender (same CPU)\n", (unsigned long long)eng.st.ipi_sent,
 			(unsigned long long)eng.st.ipi_handled, (unsigned long long)eng.st.ipi_busy,
 			(unsigned long long)eng.st.ipi_deferred, (unsigned long long)eng.st.ipi_local);
+	if (s && (*s == '1' || *s == '2') && eng.st.sb_buffered)
+		fprintf(stderr, "rwlab-sim stats: store buffer: %llu stores went on before their line arrived; "
+			"%llu waits for a full buffer, %llu drains that waited (RMW, fence, futex, switch)\n",
+			(unsigned long long)eng.st.sb_buffered, (unsigned long long)eng.st.sb_full,
+			(unsigned long long)eng.st.sb_drain_wait);
 	if (s && (*s == '1' || *s == '2') && eng.idle.n) {
 		fprintf(stderr, "rwlab-sim stats: idle periods by state");
 		for (int i = 0; i < eng.idle.n; i++)
