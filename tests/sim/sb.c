@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The engine's store buffer (sim/coherence.c rule 8), on generic-8 with the
+ * machine's sb.entries set here:
+ * - a plain store to a line another CPU owns costs its CPU a local access,
+ *   not the transfer; without a store buffer it waits for the line;
+ * - a locked RMW after it waits until the store has landed (one transfer
+ *   after the store was made, at least);
+ * - another CPU that reads the line just after the store was made gets it
+ *   no earlier than the store's landing plus a transfer: nobody reads the
+ *   new value before it lands;
+ * - with one entry, a second store to another missing line waits for the
+ *   first to land.
+ * The bounds use the machine's smallest transfer figure less 1 ns (sim_now()
+ * truncates to whole ns), so they hold for any pair of CPUs.
+ */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim.h"
+
+struct line64 {
+	uint64_t v;
+	char pad[56];
+} __attribute__((aligned(64)));
+
+static struct sim_machine mach;
+static struct line64 x, y, priv;
+static uint64_t t0, t_store, t_store2, t_rmw, t_read;
+static int second_store;
+
+#define OWNER_CPU 4
+#define STORER_CPU 0
+#define READER_CPU 2
+#define SETTLE_NS 10000.0	/* the owner has taken both lines long before */
+
+static void *owner(void *arg)
+{
+	(void)arg;
+	sim_pin(OWNER_CPU);
+	sim_mem(&x.v, SIM_STORE);
+	x.v = 1;
+	sim_mem(&y.v, SIM_STORE);
+	y.v = 1;
+	return NULL;
+}
+
+static void *storer(void *arg)
+{
+	(void)arg;
+	sim_pin(STORER_CPU);
+	sim_mem(&priv.v, SIM_RMW);	/* its own line from now on: the RMW below is local */
+	priv.v++;
+	sim_work_ns(SETTLE_NS);
+	t0 = sim_now();
+	sim_mem(&x.v, SIM_STORE);
+	x.v = 2;
+	t_store = sim_now();
+	if (second_store) {
+		sim_mem(&y.v, SIM_STORE);
+		y.v = 2;
+		t_store2 = sim_now();
+	}
+	sim_mem(&priv.v, SIM_RMW);
+	priv.v++;
+	t_rmw = sim_now();
+	return NULL;
+}
+
+static void *reader(void *arg)
+{
+	(void)arg;
+	sim_pin(READER_CPU);
+	sim_work_ns(SETTLE_NS + 5.0);	/* just after the store was made, long before it lands */
+	sim_mem(&x.v, SIM_LOAD);
+	cr_expect_eq(x.v, 2, "the reader saw %lu", (unsigned long)x.v);
+	t_read = sim_now();
+	return NULL;
+}
+
+static int scenario(int argc, char **argv)
+{
+	int id[3];
+
+	(void)argc;
+	(void)argv;
+	id[0] = sim_spawn(owner, NULL);
+	id[1] = sim_spawn(storer, NULL);
+	id[2] = sim_spawn(reader, NULL);
+	for (int i = 0; i < 3; i++)
+		sim_join(id[i]);
+	return 0;
+}
+
+static void run(int entries, int two)
+{
+	char err[512];
+
+	memset(&x, 0, sizeof(x));
+	memset(&y, 0, sizeof(y));
+	memset(&priv, 0, sizeof(priv));
+	second_store = two;
+	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "generic-8", err, sizeof(err)), 0, "%s", err);
+	mach.sb_entries = entries;
+	cr_assert_eq(sim_boot(&mach, 1), 0);
+	cr_assert_eq(sim_run(scenario, 0, NULL), 0);
+	sim_shutdown();
+}
+
+static double min_transfer_ns(void)
+{
+	double m = mach.c2c_l3_ns;
+
+	if (mach.c2c_socket_ns < m)
+		m = mach.c2c_socket_ns;
+	if (mach.c2c_remote_ns < m)
+		m = mach.c2c_remote_ns;
+	return m - 1.0;	/* sim_now() truncates to whole ns */
+}
+
+Test(sim_sb, a_store_goes_on_and_the_rmw_after_it_waits)
+{
+	double xfer;
+
+	run(32, 0);
+	xfer = min_transfer_ns();
+	cr_expect_lt((double)(t_store - t0), xfer / 4,
+		     "the buffered store took %lu ns (a transfer is %.1f ns)", (unsigned long)(t_store - t0), xfer);
+	cr_expect_geq((double)(t_rmw - t0), xfer,
+		      "the RMW after it ended %lu ns after the store: it did not wait for the landing",
+		      (unsigned long)(t_rmw - t0));
+	cr_expect_geq((double)(t_read - t0), 2 * xfer,
+		      "the reader had the new value %lu ns after the store was made: before it landed and moved",
+		      (unsigned long)(t_read - t0));
+}
+
+Test(sim_sb, without_a_store_buffer_the_store_waits_for_its_line)
+{
+	run(0, 0);
+	cr_expect_geq((double)(t_store - t0), min_transfer_ns(),
+		      "the unbuffered store took %lu ns", (unsigned long)(t_store - t0));
+}
+
+Test(sim_sb, a_full_buffer_waits_for_its_oldest_store)
+{
+	double xfer;
+
+	run(1, 1);
+	xfer = min_transfer_ns();
+	cr_expect_lt((double)(t_store - t0), xfer / 4, "the first store took %lu ns", (unsigned long)(t_store - t0));
+	cr_expect_geq((double)(t_store2 - t0), xfer,
+		      "the second store went on after %lu ns with the one entry taken", (unsigned long)(t_store2 - t0));
+	run(2, 1);
+	cr_expect_lt((double)(t_store2 - t0), xfer / 4,
+		     "with two entries the second store took %lu ns", (unsigned long)(t_store2 - t0));
+}
