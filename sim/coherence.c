@@ -82,7 +82,11 @@
  *   so no other CPU reads the new value before the store lands. (The
  *   old owner's hold window is not kept for a buffered store; the
  *   simulated program's memory takes the value at once, as if the store
- *   had landed then, which is one of the orders x86-TSO allows.)
+ *   had landed then, which is one of the orders x86-TSO allows.) A store
+ *   to a line with a request already on its way to another CPU, other
+ *   than a buffered store's, waits for the line as before: that request
+ *   must find the old value, and the program's memory would hold the new
+ *   one.
  *
  * A store wakes the spinners watching the line (spin.c).
  */
@@ -504,6 +508,8 @@ static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pen
 	} else {
 		enum xclass x = pending ? xfer_class(ci, l->tail, l->home) : own_source(l, ci);
 		uint64_t start = now > l->busy_until ? now : l->busy_until;
+		/* rule 8: not behind a read already on its way (it must find the old value) */
+		int buffered = store && eng.m.sb_entries && (!pending || l->sb_tail);
 
 		xfer = 1 + (eng.dir.x_ns[x] >= eng.m.c2c_remote_ns);
 		if (!pending) {	/* the first request after the owner's grant: its snoop takes the line */
@@ -515,7 +521,7 @@ static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pen
 		l->busy_until = start + eng.dir.x_ps[x];
 		l->tail = ci;
 		l->sb_tail = 0;
-		if (store && eng.m.sb_entries) {
+		if (buffered) {
 			/* rule 8: the CPU goes on; the store lands with the line, after the earlier ones */
 			lands = l->busy_until > c->sb_last ? l->busy_until : c->sb_last;
 			sb_push(c, lands);
