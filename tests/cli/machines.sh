@@ -95,6 +95,7 @@ check_machine() {
 		for (i in cfskeys)
 			optional[cfskeys[i]] = 1
 		optional["sched.base_slice_ns"] = 1
+		optional["sb.entries"] = 1	# the store buffer (sim/coherence.c rule 8): absent means none
 	}
 	/^[ \t]*#/ || /^[ \t]*$/ { next }
 	{
