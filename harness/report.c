@@ -713,12 +713,13 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 	if (ro.sig == LAB_SIG_AUTO)
 		ro.sig = ro.era == LAB_ERA_2019 ? LAB_SIG_TTEST : LAB_SIG_CI;
 	o = &ro;
-	if (lab_results_load_many(&r, o->npaths ? o->paths : &o->path, o->npaths ? o->npaths : 1, o->by, o->baseline,
-				  (o->include_failed ? LAB_RESULTS_INCLUDE_FAILED : 0) |
-					  (o->allow_duplicates ? LAB_RESULTS_ALLOW_DUPLICATES : 0),
-				  err, sizeof(err))) {
+	st = lab_results_load_many(&r, o->npaths ? o->paths : &o->path, o->npaths ? o->npaths : 1, o->by, o->baseline,
+				   (o->include_failed ? LAB_RESULTS_INCLUDE_FAILED : 0) |
+					   (o->allow_duplicates ? LAB_RESULTS_ALLOW_DUPLICATES : 0),
+				   err, sizeof(err));
+	if (st) {
 		fprintf(stderr, "rwlab report: %s\n", err);
-		return 1;
+		return st == LAB_RESULTS_BAD_BY ? 2 : 1;	/* a wrong --by is a usage error */
 	}
 	if (!o->by && !o->baseline && !o->map && several_fault_paths(&r)) {	/* compare the paths side by side */
 		lab_results_free(&r);

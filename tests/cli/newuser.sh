@@ -91,6 +91,12 @@ grep -q '^rwsem pft:size_mb=4: faults/sec (faults/s, higher is better), .*change
 grep -Eq '^ +mmap_lock +per-VMA +vm_refcnt$' "$tmp/o" || fail "--mm-lock: columns not named mmap_lock, per-VMA, vm_refcnt"
 "$rwlab" report mm.csv --by variant -m faults/sec | grep -q '^pft:size_mb=4,mm_lock=vma: faults/sec' ||
 	fail "--by variant: the per-mode tables are gone"
+# 6. An unknown --by column lists every column --by takes (fault_path was missing) and exits 2,
+# as usage errors do (it exited 1); plot's --by likewise.
+expect "--by bogus" 2 "^rwlab report: --by 'bogus': no column 'bogus' in load.csv \(valid: schema, run, .*, variant, workload, .*, host, .*, fault_path\)$" \
+	"$rwlab" report load.csv --by bogus
+expect "plot --by bogus" 2 "^rwlab plot: --by 'bogus': no column 'bogus' in load.csv \(valid: .*, fault_path\)$" \
+	"$rwlab" plot load.csv --by bogus -o by.png
 expect "a variant spec ending in ':'" 2 "^rwlab: bad lock variant spec 'rwsem:' \(expected NAME or NAME:key=val,\.\.\.\)$" \
 	"$rwlab" run -l rwsem: -w locktest "${tiny[@]}"
 # A machine file's cost that is negative or not a number is refused where it is read.
