@@ -585,6 +585,47 @@ static int missing_workload(const struct lab_results *r, const char *w)
 	return 1;
 }
 
+/* Append to @buf, ", "-separated, each workload label of @r that -w keeps, once. */
+static void kept_workloads(const struct lab_rctx *c, char *buf, size_t len)
+{
+	const struct lab_results *r = c->r;
+
+	for (int i = 0; i < r->ns; i++) {
+		bool seen = !rep_workload_kept(c, r->s[i].workload);
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = !strcmp(r->s[j].workload, r->s[i].workload);
+		if (!seen)
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "", r->s[i].workload);
+	}
+}
+
+/*
+ * --by fault_path where no row kept has a fault path would print a table of
+ * one column, "-": refused instead, naming the workloads that record one
+ * (asked of lab_results_fault_path() itself, so the list follows the registry).
+ */
+static int check_fault_path(const struct lab_rctx *c)
+{
+	const struct lab_results *r = c->r;
+	char base[LAB_SPEC_MAX], with[256] = "", here[512] = "";
+
+	if (!c->o->by || !lab_list_has(c->o->by, LAB_RESULTS_FAULT_PATH))
+		return 0;
+	for (int i = 0; i < r->ns; i++)
+		if (rep_workload_kept(c, r->s[i].workload) && lab_results_fault_path(r->s[i].workload, base, sizeof(base)))
+			return 0;
+	for (int i = 0; lab_workloads[i]; i++)
+		if (lab_results_fault_path(lab_workloads[i]->name, base, sizeof(base)))
+			snprintf(with + strlen(with), sizeof(with) - strlen(with), "%s%s", with[0] ? ", " : "",
+				 lab_workloads[i]->name);
+	kept_workloads(c, here, sizeof(here));
+	fprintf(stderr, "rwlab report: --by %s: column %s has no values in %s (only workloads with an mm_lock "
+		"knob record it: %s; the workloads here: %s)\n", c->o->by, LAB_RESULTS_FAULT_PATH, r->path, with,
+		here[0] ? here : "none");
+	return 1;
+}
+
 static int check_names(const struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
@@ -731,7 +772,7 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 			return 1;
 		}
 	}
-	if (check_names(&c)) {
+	if (check_names(&c) || check_fault_path(&c)) {
 		lab_results_free(&r);
 		return 1;
 	}

@@ -91,6 +91,14 @@ grep -q '^rwsem pft:size_mb=4: faults/sec (faults/s, higher is better), .*change
 grep -Eq '^ +mmap_lock +per-VMA +vm_refcnt$' "$tmp/o" || fail "--mm-lock: columns not named mmap_lock, per-VMA, vm_refcnt"
 "$rwlab" report mm.csv --by variant -m faults/sec | grep -q '^pft:size_mb=4,mm_lock=vma: faults/sec' ||
 	fail "--by variant: the per-mode tables are gone"
+# 6. --by fault_path over rows without a fault path printed one column of "-": now one line naming
+# the workloads that record it, exit 1 (as for a metric the file lacks), and no table.
+expect "--by fault_path on locktest rows" 1 \
+	"^rwlab report: --by fault_path: column fault_path has no values in load.csv \(only workloads with an mm_lock knob record it: (.*, )?pft(, .*)?; the workloads here: locktest\)$" \
+	"$rwlab" report load.csv --by fault_path
+[ -s "$tmp/o" ] && fail "--by fault_path on locktest rows printed a table anyway: $(head -n 3 "$tmp/o")"
+expect "--by fault_path -w locktest beside pft rows" 1 "^rwlab report: --by fault_path: column fault_path has no values in " \
+	"$rwlab" report mm.csv load.csv --by fault_path -w locktest
 # 6. An unknown --by column lists every column --by takes (fault_path was missing) and exits 2,
 # as usage errors do (it exited 1); plot's --by likewise.
 expect "--by bogus" 2 "^rwlab report: --by 'bogus': no column 'bogus' in load.csv \(valid: schema, run, .*, variant, workload, .*, host, .*, fault_path\)$" \
