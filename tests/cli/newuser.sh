@@ -83,6 +83,30 @@ expect "rwlab --help=2" 2 "^rwlab: no help for '2' \(valid: list, run, " "$rwlab
 head -n 1 "$tmp/o" | grep -q '^simulated: generic-8 on rwlab-sim sim-[0-9]* \(engine [0-9a-f]* machine [0-9a-f]* \)\{0,1\}seed 1 ' ||
 	fail "report of a simulated run: first line '$(head -n 1 "$tmp/o")'"
 "$rwlab" report sim.csv -f mmtests | head -n 1 | grep -q '^simulated: generic-8 ' || fail "mmtests format of a simulated run: no mark"
+# 7. --matrix NAME over simulated rows read the native NAME.matrix, whose client mapping is for a
+# native machine, and said nothing of the NAME.sim.matrix that tools/reproduce --sim writes beside
+# the CSV. Now a NAME reads that one, in one line; a path is read as given, with one line; and a
+# native matrix (one with sim_* keys) for simulated rows is said with or without a file beside.
+mkdir -p mx && printf 'locks = rwsem\nworkloads = locktest\nthreads = 1\nreport = locktest\nsim_threads = 2\n' >mx/t.matrix
+printf 'locks = rwsem\nworkloads = locktest\nthreads = 2\nreport = mmtests\n' >t.sim.matrix
+expect "--matrix NAME, simulated rows, NAME.sim.matrix beside" 0 \
+	"^rwlab report: note: sim.csv is simulated \(sim generic-8\), so matrix t is read from t.sim.matrix, the matrix as tools/reproduce --sim ran it \(the native one: --matrix .*mx/t.matrix\)$" \
+	env RWLAB_MATRIX_DIR="$tmp/mx" "$rwlab" report sim.csv --matrix t
+grep -q '^Hmean ' "$tmp/o" || fail "--matrix t over simulated rows: not t.sim.matrix's mmtests format: $(head -n 3 "$tmp/o")"
+expect "--matrix PATH, simulated rows" 0 \
+	"^rwlab report: note: sim.csv is simulated \(sim generic-8\) but mx/t.matrix is the native matrix, whose sim_\* keys report does not apply \(t.sim.matrix beside the CSV is the matrix as run\)$" \
+	"$rwlab" report sim.csv --matrix mx/t.matrix
+grep -q '^Running locktest with rwsem' "$tmp/o" || fail "--matrix mx/t.matrix: not that matrix's locktest format"
+printf 'reference = nowhere.csv\n' >>t.sim.matrix
+expect "--matrix NAME, a NAME.sim.matrix beside whose table is gone" 0 \
+	"^rwlab report: note: sim.csv is simulated \(sim generic-8\) but .*mx/t.matrix is the native matrix, .*\(t.sim.matrix beside the CSV is the matrix as run, but it does not load or its published table is not where it says\)$" \
+	env RWLAB_MATRIX_DIR="$tmp/mx" "$rwlab" report sim.csv --matrix t
+rm t.sim.matrix
+expect "--matrix NAME, simulated rows, nothing beside" 0 \
+	"^rwlab report: note: sim.csv is simulated \(sim generic-8\) but .*mx/t.matrix is the native matrix, whose sim_\* keys report does not apply \(tools/reproduce t --sim writes the matrix as run, t.sim.matrix, beside its CSV\)$" \
+	env RWLAB_MATRIX_DIR="$tmp/mx" "$rwlab" report sim.csv --matrix t
+RWLAB_MATRIX_DIR=$tmp/mx "$rwlab" report load.csv --matrix t >/dev/null 2>"$tmp/e" || fail "--matrix t, native rows: exit $?"
+[ -s "$tmp/e" ] && fail "--matrix t over native rows said: $(cat "$tmp/e")"
 # 2. Fault paths: compared side by side, by the kernel's names, after run and in report.
 "$rwlab" run -l rwsem -w pft:size_mb=4 --mm-lock mmap,vma,vma-refcnt -t 1 -n 1 --warmup 0 -o mm.csv >"$tmp/o" 2>"$tmp/e" ||
 	fail "--mm-lock run: $(tail -n 2 "$tmp/e")"

@@ -215,6 +215,16 @@ if [ -x "$(dirname "$rwlab")/rwlab-sim" ]; then
 	fi
 fi
 
+# A committed tools/reproduce --sim run reported with the matrix's NAME: the .sim.matrix beside the
+# CSV is read (one line says so), so every published client count finds its row (the native matrix
+# left 8 of 10 rows per metric n/a: no rwlab thread count for those clients).
+pvl=("$root"/results/sim/per-vma-locks/reproduce-*/)
+pvl=${pvl[-1]}
+expect_err 0 "^rwlab report: note: .*per-vma-locks.csv is simulated \(sim icx-8336c-2s128\), so matrix per-vma-locks is read from .*per-vma-locks.sim.matrix" -- \
+	"$rwlab" report "$pvl/per-vma-locks.csv" --matrix per-vma-locks -f none
+grep -q 'n/a [1-9]' "$tmp/out" && fail "report of $pvl with --matrix per-vma-locks: rows left n/a: $(grep 'n/a [1-9]' "$tmp/out")"
+grep -q 'of 10 rows' "$tmp/out" || fail "report of $pvl with --matrix per-vma-locks: not 10 rows compared: $(grep ' rows ' "$tmp/out")"
+
 # Readable tables: the quick matrix's final table within 100 columns, --format email within 80
 # (display columns: ± is one), the per-cell figure and the table's the same labelled aggregate.
 width() { LC_ALL=C.UTF-8 wc -L; }
