@@ -858,5 +858,5 @@ int lab_report_write(const struct lab_report_opts *o, const char *path)
 	if (o->description && o->reference && o->title && o->format != LAB_FMT_JSON && o->format != LAB_FMT_HTML)
 		fprintf(out.f, "%s: %s\n", o->title, o->description);
 	st = lab_report_print(out.f, o);
-	return rep_out_close(&out, st);
+	return rep_out_close(&out, st) && !st ? 1 : st;	/* a usage error's 2 stays 2 with -o */
 }

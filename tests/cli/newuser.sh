@@ -127,6 +127,9 @@ expect "--by fault_path -w locktest beside pft rows" 1 "^rwlab report: --by faul
 # as usage errors do (it exited 1); plot's --by likewise.
 expect "--by bogus" 2 "^rwlab report: --by 'bogus': no column 'bogus' in load.csv \(valid: schema, run, .*, variant, workload, .*, host, .*, fault_path\)$" \
 	"$rwlab" report load.csv --by bogus
+expect "--by bogus -o FILE" 2 "^rwlab report: --by 'bogus': no column 'bogus' in load.csv " \
+	"$rwlab" report load.csv --by bogus -o by.txt
+[ -e by.txt ] && fail "--by bogus -o by.txt wrote by.txt"
 expect "plot --by bogus" 2 "^rwlab plot: --by 'bogus': no column 'bogus' in load.csv \(valid: .*, fault_path\)$" \
 	"$rwlab" plot load.csv --by bogus -o by.png
 expect "a variant spec ending in ':'" 2 "^rwlab: bad lock variant spec 'rwsem:' \(expected NAME or NAME:key=val,\.\.\.\)$" \
