@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "csv.h"
 #include "merge.h"
 #include "matrix.h"
 #include "report.h"
@@ -52,6 +53,9 @@ struct report_args {
 	struct lab_report_opts o;
 	const char *matrix, *fmt, *sig, *flat, *era, *min_effect, *output;
 	char metrics[4096], workloads[4096], command[8192];
+	char sim[64];			/* the first CSV's simulated machine, "" for native rows */
+	char sim_beside[4200];		/* NAME.sim.matrix beside that CSV, "" if there is none */
+	bool sim_broken;		/* that file does not load, or its published table is not there */
 };
 
 /* One `rwlab report` option. Returns 0 or the exit status. */
@@ -103,6 +107,116 @@ static int report_option(int c, struct report_args *a)
 	}
 }
 
+/*
+ * The simulated machine of @path's first row ("sim icx-8336c-2s128: ..." in
+ * cpu_model) into @buf, or "" for native rows, stdin (read once, by the
+ * report) and a file that cannot be read (the report says what is wrong).
+ */
+static void sim_machine(const char *path, char *buf, size_t len)
+{
+	struct lab_csv_reader rd;
+	char err[512];
+	int col;
+
+	buf[0] = 0;
+	if (!strcmp(path, "-"))
+		return;
+	if (!lab_csv_reader_open(&rd, path, err, sizeof(err)) && lab_csv_reader_next(&rd, err, sizeof(err)) == 1 &&
+	    (col = lab_csv_reader_col(&rd, "cpu_model")) >= 0 && !strncmp(rd.row[col], "sim ", 4))
+		snprintf(buf, len, "%.*s", (int)strcspn(rd.row[col] + 4, ":"), rd.row[col] + 4);
+	lab_csv_reader_close(&rd);
+}
+
+/* Is @name a matrix's NAME, looked up in the matrix directories, rather than a path (lab_matrix_resolve())? */
+static bool matrix_is_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strchr(name, '/') && !(n > 7 && !strcmp(name + n - 7, ".matrix"));
+}
+
+/* Does @path load as a matrix whose published table, if it names one, is there? */
+static bool matrix_usable(const char *path)
+{
+	static struct lab_matrix mx;	/* 12 KB: not on the stack */
+	char err[1200], ref[4200];
+	bool ok = !lab_matrix_load(path, &mx, err, sizeof(err)) &&
+		  (lab_matrix_reference(&mx, ref, sizeof(ref)) || !access(ref, R_OK));
+
+	lab_matrix_free(&mx);
+	return ok;
+}
+
+/* NAME.sim.matrix beside the first CSV for --matrix NAME or PATH/NAME.matrix, into a->sim_beside if it is there. */
+static void sim_beside_path(struct report_args *a)
+{
+	const char *slash = strrchr(a->o.path, '/'), *base = strrchr(a->matrix, '/');
+	size_t n;
+
+	base = base ? base + 1 : a->matrix;
+	n = strlen(base) > 7 && !strcmp(base + strlen(base) - 7, ".matrix") ? strlen(base) - 7 : strlen(base);
+	snprintf(a->sim_beside, sizeof(a->sim_beside), "%.*s%.*s.sim.matrix", slash ? (int)(slash - a->o.path) + 1 : 0,
+		 a->o.path, (int)n, base);
+	if (access(a->sim_beside, R_OK) || !strcmp(a->sim_beside, a->matrix))
+		a->sim_beside[0] = 0;
+	a->sim_broken = a->sim_beside[0] && !matrix_usable(a->sim_beside);
+}
+
+/*
+ * --matrix over simulated rows. tools/reproduce NAME --sim writes the matrix
+ * as run, NAME.sim.matrix, beside its CSV: its sim_* keys in place and every
+ * published client count compared one to one. The native NAME.matrix maps
+ * the clients onto a native machine's thread counts instead, so most
+ * published rows would find no rwlab row. A NAME therefore means the
+ * NAME.sim.matrix beside the first CSV when there is one that works, said in
+ * one line on stderr; a path is read as given (sim_matrix_note() says more).
+ */
+static void sim_matrix_beside(struct report_args *a)
+{
+	static char sim_path[sizeof(a->sim_beside)];
+	char native[4200], err[1200];
+
+	sim_machine(a->o.path, a->sim, sizeof(a->sim));
+	if (!a->sim[0])
+		return;
+	sim_beside_path(a);
+	if (!a->sim_beside[0] || a->sim_broken || !matrix_is_name(a->matrix))
+		return;
+	if (lab_matrix_resolve(a->matrix, native, sizeof(native), err, sizeof(err)))
+		snprintf(native, sizeof(native), "%s.matrix", a->matrix);
+	fprintf(stderr, "%s report: note: %s is simulated (sim %s), so matrix %s is read from %s, the matrix as "
+		"tools/reproduce --sim ran it (the native one: --matrix %s)\n", LAB_PROG, a->o.path, a->sim,
+		a->matrix, a->sim_beside, native);
+	snprintf(sim_path, sizeof(sim_path), "%s", a->sim_beside);
+	a->matrix = sim_path;
+	a->sim_beside[0] = 0;
+}
+
+/*
+ * One line when a native matrix meets simulated rows: a matrix with sim_*
+ * keys, which report does not apply, that is not a NAME.sim.matrix (which
+ * keeps sim_machine alone).
+ */
+static void sim_matrix_note(const struct report_args *a, const struct lab_matrix *mx)
+{
+	size_t n = strlen(mx->name);
+	bool native = !(n > 4 && !strcmp(mx->name + n - 4, ".sim")), sim_keys = false;
+	char why[4400];
+
+	for (int i = 0; i < mx->n && !sim_keys; i++)
+		sim_keys = !strncmp(mx->kv[i].key, "sim_", 4);
+	if (!a->sim[0] || !native || !sim_keys)
+		return;
+	if (!a->sim_beside[0])
+		snprintf(why, sizeof(why), "tools/reproduce %s --sim writes the matrix as run, %s.sim.matrix, beside its "
+			 "CSV", mx->name, mx->name);
+	else
+		snprintf(why, sizeof(why), "%s beside the CSV is the matrix as run%s", a->sim_beside,
+			 a->sim_broken ? ", but it does not load or its published table is not where it says" : "");
+	fprintf(stderr, "%s report: note: %s is simulated (sim %s) but %s is the native matrix, whose sim_* keys "
+		"report does not apply (%s)\n", LAB_PROG, a->o.path, a->sim, mx->path, why);
+}
+
 /* --matrix: the matrix supplies what the command line did not. Returns 0 or 2. */
 static int report_matrix(struct report_args *a, struct lab_matrix *mx, struct lab_refmap *map)
 {
@@ -114,6 +228,7 @@ static int report_matrix(struct report_args *a, struct lab_matrix *mx, struct la
 		fprintf(stderr, "%s: %s\n", LAB_PROG, err);
 		return 2;
 	}
+	sim_matrix_note(a, mx);
 	v = lab_matrix_get(mx, "report", NULL);
 	if (v && lab_report_format_parse(v, &a->o.page_text)) {
 		fprintf(stderr, "%s: %s: unknown report format '%s' (valid: %s)\n", LAB_PROG, mx->path, v,
@@ -298,6 +413,8 @@ static int cmd_report(int argc, char **argv)
 	a.o.npaths = argc - optind;
 	if (a.o.reference && (st = report_reference(&a)))
 		return st;	/* before any table: nothing half printed */
+	if (a.matrix)
+		sim_matrix_beside(&a);
 	if ((a.matrix && (st = report_matrix(&a, &mx, &map))) || (st = report_values(&a)))
 		return st;
 	/* The CSVs of a sharded run: merge's checks (one plan, hosts, settings, missing shards). */

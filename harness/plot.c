@@ -791,10 +791,12 @@ int lab_plot(const struct lab_plot_opts *o)
 		fprintf(stderr, "rwlab plot: output '%s' must end in .png or .svg\n", o->out);
 		return 1;
 	}
-	if (lab_results_load(&p.r, o->path, o->by, o->baseline, err, sizeof(err))) {
+	st = lab_results_load(&p.r, o->path, o->by, o->baseline, err, sizeof(err));
+	if (st) {
 		fprintf(stderr, "rwlab plot: %s\n", err);
-		return 1;
+		return st == LAB_RESULTS_BAD_BY ? 2 : 1;	/* a wrong --by is a usage error */
 	}
+	st = 1;
 	if (!pct) {
 		if (!pick_group(&p))
 			st = plot_one(&p, o->out);

@@ -585,6 +585,47 @@ static int missing_workload(const struct lab_results *r, const char *w)
 	return 1;
 }
 
+/* Append to @buf, ", "-separated, each workload label of @r that -w keeps, once. */
+static void kept_workloads(const struct lab_rctx *c, char *buf, size_t len)
+{
+	const struct lab_results *r = c->r;
+
+	for (int i = 0; i < r->ns; i++) {
+		bool seen = !rep_workload_kept(c, r->s[i].workload);
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = !strcmp(r->s[j].workload, r->s[i].workload);
+		if (!seen)
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "", r->s[i].workload);
+	}
+}
+
+/*
+ * --by fault_path where no row kept has a fault path would print a table of
+ * one column, "-": refused instead, naming the workloads that record one
+ * (asked of lab_results_fault_path() itself, so the list follows the registry).
+ */
+static int check_fault_path(const struct lab_rctx *c)
+{
+	const struct lab_results *r = c->r;
+	char base[LAB_SPEC_MAX], with[256] = "", here[512] = "";
+
+	if (!c->o->by || !lab_list_has(c->o->by, LAB_RESULTS_FAULT_PATH))
+		return 0;
+	for (int i = 0; i < r->ns; i++)
+		if (rep_workload_kept(c, r->s[i].workload) && lab_results_fault_path(r->s[i].workload, base, sizeof(base)))
+			return 0;
+	for (int i = 0; lab_workloads[i]; i++)
+		if (lab_results_fault_path(lab_workloads[i]->name, base, sizeof(base)))
+			snprintf(with + strlen(with), sizeof(with) - strlen(with), "%s%s", with[0] ? ", " : "",
+				 lab_workloads[i]->name);
+	kept_workloads(c, here, sizeof(here));
+	fprintf(stderr, "rwlab report: --by %s: column %s has no values in %s (only workloads with an mm_lock "
+		"knob record it: %s; the workloads here: %s)\n", c->o->by, LAB_RESULTS_FAULT_PATH, r->path, with,
+		here[0] ? here : "none");
+	return 1;
+}
+
 static int check_names(const struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
@@ -713,12 +754,13 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 	if (ro.sig == LAB_SIG_AUTO)
 		ro.sig = ro.era == LAB_ERA_2019 ? LAB_SIG_TTEST : LAB_SIG_CI;
 	o = &ro;
-	if (lab_results_load_many(&r, o->npaths ? o->paths : &o->path, o->npaths ? o->npaths : 1, o->by, o->baseline,
-				  (o->include_failed ? LAB_RESULTS_INCLUDE_FAILED : 0) |
-					  (o->allow_duplicates ? LAB_RESULTS_ALLOW_DUPLICATES : 0),
-				  err, sizeof(err))) {
+	st = lab_results_load_many(&r, o->npaths ? o->paths : &o->path, o->npaths ? o->npaths : 1, o->by, o->baseline,
+				   (o->include_failed ? LAB_RESULTS_INCLUDE_FAILED : 0) |
+					   (o->allow_duplicates ? LAB_RESULTS_ALLOW_DUPLICATES : 0),
+				   err, sizeof(err));
+	if (st) {
 		fprintf(stderr, "rwlab report: %s\n", err);
-		return 1;
+		return st == LAB_RESULTS_BAD_BY ? 2 : 1;	/* a wrong --by is a usage error */
 	}
 	if (!o->by && !o->baseline && !o->map && several_fault_paths(&r)) {	/* compare the paths side by side */
 		lab_results_free(&r);
@@ -730,7 +772,7 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 			return 1;
 		}
 	}
-	if (check_names(&c)) {
+	if (check_names(&c) || check_fault_path(&c)) {
 		lab_results_free(&r);
 		return 1;
 	}
@@ -816,5 +858,5 @@ int lab_report_write(const struct lab_report_opts *o, const char *path)
 	if (o->description && o->reference && o->title && o->format != LAB_FMT_JSON && o->format != LAB_FMT_HTML)
 		fprintf(out.f, "%s: %s\n", o->title, o->description);
 	st = lab_report_print(out.f, o);
-	return rep_out_close(&out, st);
+	return rep_out_close(&out, st) && !st ? 1 : st;	/* a usage error's 2 stays 2 with -o */
 }

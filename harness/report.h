@@ -172,8 +172,9 @@ int lab_report_sig_parse(const char *s, enum lab_report_sig *sig);
  * lab_report_print() - print @o->format for @o->path, then, with
  * @o->reference, the published figures and rwlab's side by side.
  * Returns 0, or 1 with a one-line error on stderr (unreadable or malformed
- * CSV, missing columns, non-numeric values, unknown metric, workload,
- * baseline or column).
+ * CSV, missing columns, non-numeric values, unknown metric, workload or
+ * baseline, --by fault_path where no row has a fault path), or 2 with one
+ * for a --by that names no column of the file (a usage error).
  */
 int lab_report_print(FILE *out, const struct lab_report_opts *o);
 
@@ -193,7 +194,7 @@ int lab_report_out_check(const char *prog, const char *path);
  * format with o->reference is headed by "TITLE: DESCRIPTION" as `rwlab
  * report --matrix` prints it. With o->format LAB_FMT_HTML this is the
  * self-contained page (report_html.c). Returns 0, or 1 with a one-line error
- * on stderr.
+ * on stderr (2 where lab_report_print() returns 2).
  */
 int lab_report_write(const struct lab_report_opts *o, const char *path);
 

@@ -426,7 +426,7 @@ struct loader {
 	int col[C_NR];
 	int bycol[MAX_BY], nby, grcol[2], ngr;
 	bool fault_path;		/* --by fault_path (LAB_RESULTS_FAULT_PATH): a column of -1 in bycol */
-	char by_err[512];		/* a --by problem, said after the checks that come first */
+	char by_err[1024];		/* a --by problem (a usage error), said after the checks that come first */
 	int src;			/* the input being read */
 	int *ctx_map, nctx_map;		/* its reader's contexts -> the store's */
 	long long seq;			/* rows read */
@@ -442,6 +442,22 @@ static void fail_cols(const struct lab_csv_reader *rd, const char *path, const c
 		off += (size_t)snprintf(err + off, errlen - off, "%s %s", i ? "," : "", rd->header[i]);
 	if (off < errlen)
 		snprintf(err + off, errlen - off, ")");
+}
+
+/*
+ * "--by 'NAME': no column 'NAME' in FILE (valid: ...)": the valid names are
+ * what setup_columns() accepts, the file's columns and the fault_path
+ * pseudo-column, so the list cannot drift from the check.
+ */
+static void by_unknown(const struct lab_csv_reader *rd, const char *path, const char *name, char *err,
+		       size_t errlen)
+{
+	size_t off = (size_t)snprintf(err, errlen, "--by '%s': no column '%s' in %s (valid:", name, name, path);
+
+	for (int i = 0; i < rd->ncols && off < errlen; i++)
+		off += (size_t)snprintf(err + off, errlen - off, "%s %s", i ? "," : "", rd->header[i]);
+	if (off < errlen)
+		snprintf(err + off, errlen - off, ", %s)", LAB_RESULTS_FAULT_PATH);
 }
 
 /* True when @path's first line is not empty and is not an rwlab header ("schema,run,..."). */
@@ -869,7 +885,7 @@ static int setup_columns(struct loader *L, const struct lab_csv_reader *rd, cons
 
 		L->fault_path |= c < 0 && !strcmp(tok, LAB_RESULTS_FAULT_PATH);
 		if (c < 0 && strcmp(tok, LAB_RESULTS_FAULT_PATH) && !L->by_err[0])
-			fail_cols(rd, L->r->path, tok, L->by_err, sizeof(L->by_err));
+			by_unknown(rd, L->r->path, tok, L->by_err, sizeof(L->by_err));
 		if (L->nby == MAX_BY) {
 			if (!L->by_err[0])
 				snprintf(L->by_err, sizeof(L->by_err), "--by: at most %d columns", MAX_BY);
@@ -1370,6 +1386,7 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 		goto out;
 	if (L.by_err[0]) {
 		snprintf(err, errlen, "%s", L.by_err);
+		ret = LAB_RESULTS_BAD_BY;
 		goto out;
 	}
 	if (check_threads(&L, keep, err, errlen))

@@ -58,12 +58,14 @@ struct lab_results {
  * Returns 0, or -1 with a one-line message in @err: unreadable or malformed
  * CSV, a missing column (naming the columns present), a non-numeric value or
  * thread count ("FILE:LINE: ..."), an unknown baseline (naming the valid
- * ones).
+ * ones); or LAB_RESULTS_BAD_BY with the message when @by names no column of
+ * the file (naming them and fault_path), is empty or too long: a usage error.
  */
 int lab_results_load(struct lab_results *r, const char *path, const char *by, const char *baseline,
 		     char *err, size_t errlen);
 
 #define LAB_RESULTS_FAULT_PATH "fault_path"	/* the --by pseudo-column of the mm_lock modes */
+#define LAB_RESULTS_BAD_BY (-2)			/* lab_results_load*(): @by is wrong, not the file */
 
 /*
  * lab_results_fault_path() - the fault path of a workload label, by its

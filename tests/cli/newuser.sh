@@ -83,6 +83,30 @@ expect "rwlab --help=2" 2 "^rwlab: no help for '2' \(valid: list, run, " "$rwlab
 head -n 1 "$tmp/o" | grep -q '^simulated: generic-8 on rwlab-sim sim-[0-9]* \(engine [0-9a-f]* machine [0-9a-f]* \)\{0,1\}seed 1 ' ||
 	fail "report of a simulated run: first line '$(head -n 1 "$tmp/o")'"
 "$rwlab" report sim.csv -f mmtests | head -n 1 | grep -q '^simulated: generic-8 ' || fail "mmtests format of a simulated run: no mark"
+# 7. --matrix NAME over simulated rows read the native NAME.matrix, whose client mapping is for a
+# native machine, and said nothing of the NAME.sim.matrix that tools/reproduce --sim writes beside
+# the CSV. Now a NAME reads that one, in one line; a path is read as given, with one line; and a
+# native matrix (one with sim_* keys) for simulated rows is said with or without a file beside.
+mkdir -p mx && printf 'locks = rwsem\nworkloads = locktest\nthreads = 1\nreport = locktest\nsim_threads = 2\n' >mx/t.matrix
+printf 'locks = rwsem\nworkloads = locktest\nthreads = 2\nreport = mmtests\n' >t.sim.matrix
+expect "--matrix NAME, simulated rows, NAME.sim.matrix beside" 0 \
+	"^rwlab report: note: sim.csv is simulated \(sim generic-8\), so matrix t is read from t.sim.matrix, the matrix as tools/reproduce --sim ran it \(the native one: --matrix .*mx/t.matrix\)$" \
+	env RWLAB_MATRIX_DIR="$tmp/mx" "$rwlab" report sim.csv --matrix t
+grep -q '^Hmean ' "$tmp/o" || fail "--matrix t over simulated rows: not t.sim.matrix's mmtests format: $(head -n 3 "$tmp/o")"
+expect "--matrix PATH, simulated rows" 0 \
+	"^rwlab report: note: sim.csv is simulated \(sim generic-8\) but mx/t.matrix is the native matrix, whose sim_\* keys report does not apply \(t.sim.matrix beside the CSV is the matrix as run\)$" \
+	"$rwlab" report sim.csv --matrix mx/t.matrix
+grep -q '^Running locktest with rwsem' "$tmp/o" || fail "--matrix mx/t.matrix: not that matrix's locktest format"
+printf 'reference = nowhere.csv\n' >>t.sim.matrix
+expect "--matrix NAME, a NAME.sim.matrix beside whose table is gone" 0 \
+	"^rwlab report: note: sim.csv is simulated \(sim generic-8\) but .*mx/t.matrix is the native matrix, .*\(t.sim.matrix beside the CSV is the matrix as run, but it does not load or its published table is not where it says\)$" \
+	env RWLAB_MATRIX_DIR="$tmp/mx" "$rwlab" report sim.csv --matrix t
+rm t.sim.matrix
+expect "--matrix NAME, simulated rows, nothing beside" 0 \
+	"^rwlab report: note: sim.csv is simulated \(sim generic-8\) but .*mx/t.matrix is the native matrix, whose sim_\* keys report does not apply \(tools/reproduce t --sim writes the matrix as run, t.sim.matrix, beside its CSV\)$" \
+	env RWLAB_MATRIX_DIR="$tmp/mx" "$rwlab" report sim.csv --matrix t
+RWLAB_MATRIX_DIR=$tmp/mx "$rwlab" report load.csv --matrix t >/dev/null 2>"$tmp/e" || fail "--matrix t, native rows: exit $?"
+[ -s "$tmp/e" ] && fail "--matrix t over native rows said: $(cat "$tmp/e")"
 # 2. Fault paths: compared side by side, by the kernel's names, after run and in report.
 "$rwlab" run -l rwsem -w pft:size_mb=4 --mm-lock mmap,vma,vma-refcnt -t 1 -n 1 --warmup 0 -o mm.csv >"$tmp/o" 2>"$tmp/e" ||
 	fail "--mm-lock run: $(tail -n 2 "$tmp/e")"
@@ -91,6 +115,23 @@ grep -q '^rwsem pft:size_mb=4: faults/sec (faults/s, higher is better), .*change
 grep -Eq '^ +mmap_lock +per-VMA +vm_refcnt$' "$tmp/o" || fail "--mm-lock: columns not named mmap_lock, per-VMA, vm_refcnt"
 "$rwlab" report mm.csv --by variant -m faults/sec | grep -q '^pft:size_mb=4,mm_lock=vma: faults/sec' ||
 	fail "--by variant: the per-mode tables are gone"
+# 6. --by fault_path over rows without a fault path printed one column of "-": now one line naming
+# the workloads that record it, exit 1 (as for a metric the file lacks), and no table.
+expect "--by fault_path on locktest rows" 1 \
+	"^rwlab report: --by fault_path: column fault_path has no values in load.csv \(only workloads with an mm_lock knob record it: (.*, )?pft(, .*)?; the workloads here: locktest\)$" \
+	"$rwlab" report load.csv --by fault_path
+[ -s "$tmp/o" ] && fail "--by fault_path on locktest rows printed a table anyway: $(head -n 3 "$tmp/o")"
+expect "--by fault_path -w locktest beside pft rows" 1 "^rwlab report: --by fault_path: column fault_path has no values in " \
+	"$rwlab" report mm.csv load.csv --by fault_path -w locktest
+# 6. An unknown --by column lists every column --by takes (fault_path was missing) and exits 2,
+# as usage errors do (it exited 1); plot's --by likewise.
+expect "--by bogus" 2 "^rwlab report: --by 'bogus': no column 'bogus' in load.csv \(valid: schema, run, .*, variant, workload, .*, host, .*, fault_path\)$" \
+	"$rwlab" report load.csv --by bogus
+expect "--by bogus -o FILE" 2 "^rwlab report: --by 'bogus': no column 'bogus' in load.csv " \
+	"$rwlab" report load.csv --by bogus -o by.txt
+[ -e by.txt ] && fail "--by bogus -o by.txt wrote by.txt"
+expect "plot --by bogus" 2 "^rwlab plot: --by 'bogus': no column 'bogus' in load.csv \(valid: .*, fault_path\)$" \
+	"$rwlab" plot load.csv --by bogus -o by.png
 expect "a variant spec ending in ':'" 2 "^rwlab: bad lock variant spec 'rwsem:' \(expected NAME or NAME:key=val,\.\.\.\)$" \
 	"$rwlab" run -l rwsem: -w locktest "${tiny[@]}"
 # A machine file's cost that is negative or not a number is refused where it is read.
