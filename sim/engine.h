@@ -427,6 +427,7 @@ void lb_tick(uint64_t now);		/* periodic load balancing at the scheduler tick */
 void lb_arm(uint64_t now);		/* start that tick (an unpinned task is queued) */
 void sched_yield_place(struct cpu *c, struct task *t);	/* make @t runnable at @now */
 void sched_next(struct cpu *yield);	/* leave the running task for the next event */
+void sched_next_at(struct cpu *c, uint64_t time);	/* cpu_push(@c, @time), then sched_next(NULL) */
 void sync_point_due(struct task *t);	/* sync_point() when @t's CPU has reached its resched point */
 
 /* spin.c */
@@ -585,22 +586,23 @@ static inline int cpu_pop_next(void)
 }
 
 /*
- * cpu_push(@c, its clock), then cpu_pop_next(). When the CPU heap's root
- * is the next event and @c's comes after it (a task yielding at a seam:
- * the common case), @c takes the root's place in one sift-down.
+ * cpu_push(@c, @time), then cpu_pop_next(). When the CPU heap's root is
+ * the next event and @c's comes after it (a task yielding at a seam, a
+ * work chunk that ends after another CPU's event: the common cases), @c
+ * takes the root's place in one sift-down.
  */
-static inline int cpu_push_pop(struct cpu *c)
+static inline int cpu_push_pop(struct cpu *c, uint64_t time)
 {
 	int ci = (int)(c - eng.cpus), top;
 	struct cpu_ev e;
 
 	if (eng.ev.cpos[ci] >= 0 || !eng.ev.cheap_n) {
-		cpu_push(c, c->clock);
+		cpu_push(c, time);
 		return cpu_pop_next();
 	}
-	e.key = ev_key(c->clock, splitmix(&eng.rng));
+	e.key = ev_key(time, splitmix(&eng.rng));
 	e.cpu = ci;
-	eng.ev.cev_time[ci] = c->clock;
+	eng.ev.cev_time[ci] = time;
 	if (e.key < eng.ev.cheap[0].key || !cpu_root_next()) {
 		cheap_place(eng.ev.cheap_n++, e);
 		cheap_up(eng.ev.cpos[ci]);
