@@ -222,19 +222,26 @@ struct place {
 	int core, l3, socket;
 };
 
-/* A directory entry: one 64-byte line (coherence.c). */
+/*
+ * A directory entry: one 64-byte line (coherence.c). CPU numbers are
+ * int16_t (SIM_MAX_CPUS fits) so that, with one word of sharers (up to 64
+ * CPUs), an entry is 64 bytes and sits in one host cache line (dir_boot
+ * sizes and the pool aligns them): with int fields it was 80 bytes, and
+ * every lookup touched two host lines.
+ */
 struct line {
 	uintptr_t key;
-	int owner;		/* CPU holding it in M/E, or -1 */
-	int home;		/* socket of the first toucher (first-touch NUMA) */
 	uint64_t busy_until;	/* when the last transfer granted or reserved arrives */
-	int tail;		/* the CPU that transfer goes to (-1: none yet) */
 	uint64_t grant;		/* when the owner was granted it */
 	uint64_t snoop_at;	/* the first reserved transfer's snoop reaches the owner: it loses the line */
 	uint64_t version;	/* bumped by every store/RMW */
 	struct watch *watchers;
+	int16_t owner;		/* CPU holding it in M/E, or -1 */
+	int16_t home;		/* socket of the first toucher (first-touch NUMA) */
+	int16_t tail;		/* the CPU that transfer goes to (-1: none yet) */
 	uint64_t sharers[];	/* CPUs holding it in S */
 };
+_Static_assert(SIM_MAX_CPUS <= INT16_MAX, "struct line keeps CPU numbers in int16_t");
 
 /* A timer, RCU or IPI event (events.c). */
 struct event {
