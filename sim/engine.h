@@ -115,17 +115,31 @@ struct watch {
 };
 
 struct task {
+	/*
+	 * The first host line (the struct is 64-byte aligned): what a
+	 * hand-over, an access, a relax and a work charge read.
+	 */
 	int id;
 	enum tstate state;
 	fcontext_t ctx;
+	int cpu;
+	/* spin detection: the lines read since the last cpu_relax */
+	int sn, simpure, sclock, sov;
+	unsigned relax_since_clock;	/* cpu_relax() calls since the last clock read */
+	struct line *last_line;		/* the line of its last access (sim_mem: no directory lookup when it is the same) */
+	int irq_off;		/* sim_irq_disable() depth: IPIs wait, no preemption */
+	int preempt_off;	/* sim_preempt_disable() depth: no preemption, IPIs run */
+	int is_irq;		/* a CPU's interrupt context (sim_ipi_send) */
+	int pin;
+	uint64_t budget;		/* the spin budget need_resched() last checked (0: none) */
+	struct watch w[SPIN_WATCH];
+	int nwatch;
 	void *stack;
 	size_t stack_size;
 	void *(*fn)(void *);
 	void *arg;
 	void *ret;
 	int detached, joiner;
-	int cpu, pin;
-	struct line *last_line;		/* the line of its last access (sim_mem: no directory lookup when it is the same) */
 	int pin_core;		/* sim_pin_core(): may run on any CPU of this core (-1: none) */
 	int64_t vruntime;
 	int64_t deadline, vlag;		/* EEVDF: virtual deadline; lag kept across a sleep */
@@ -138,12 +152,6 @@ struct task {
 	struct task *fnext;
 	int fresult;
 	uint32_t tgen;
-	/* spin detection: the lines read since the last cpu_relax */
-	int sn, simpure, sclock, sov;
-	unsigned relax_since_clock;	/* cpu_relax() calls since the last clock read */
-	uint64_t budget;		/* the spin budget need_resched() last checked (0: none) */
-	struct watch w[SPIN_WATCH];
-	int nwatch;
 	int *oncpu_word;
 	uint64_t ready_at;	/* when it was last made runnable (checked at switch-in) */
 	int rcu_nest;		/* read-side nesting (sim_rcu_read_lock) */
@@ -151,10 +159,7 @@ struct task {
 	uint64_t rcu_wait_seq;	/* sim_rcu_gp_wait(): blocked until this GP completes */
 	int rcu_next;		/* the next synchronize_rcu() caller on the same CPU's callback list (-1 ends) */
 	void *fiber;		/* ThreadSanitizer's fiber (SIM_TSAN builds) */
-	int irq_off;		/* sim_irq_disable() depth: IPIs wait, no preemption */
-	int preempt_off;	/* sim_preempt_disable() depth: no preemption, IPIs run */
-	int is_irq;		/* a CPU's interrupt context (sim_ipi_send) */
-};
+} __attribute__((aligned(64)));
 
 /* idle.c: the machine file's cpuidle states (cost.idle.N.*), N = 0 the POLL state. */
 #define IDLE_MAX_STATES 10
@@ -170,16 +175,31 @@ struct idle {
 };
 
 struct cpu {
+	/*
+	 * The first host line (the struct is 64-byte aligned): what every
+	 * access reads and writes (sync_point, sim_mem and its read for
+	 * ownership). Read for ownership (coherence.c): this CPU's last load
+	 * that took a line from its owner, the task that made it, its arrival
+	 * and the line's version then, and when the first request queued
+	 * behind it would reach this CPU (UINT64_MAX: none queued yet).
+	 */
 	uint64_t clock;
-	struct task *curr;
-	struct task **rq;	/* sorted by vruntime (then id) */
-	int nrq;
 	uint64_t resched_at;	/* curr is preempted at the first seam point at or after this */
+	struct task *curr;
+	struct line *rd_line;
+	struct task *rd_task;
+	uint64_t rd_at, rd_ver, rd_snoop;
+	/* The second: what a hand-over (cpu_event) and a work charge read. */
+	struct task *irq;	/* this CPU's interrupt context, made at its first IPI */
+	int in_irq;		/* the handler runs: EV_CPU resumes irq, not curr */
+	int nrq;
+	int in_work;
+	uint64_t work_end;	/* while in_work: when the chunk ends if nothing cuts it */
+	uint64_t irq_ps;	/* time spent in handlers: a work chunk deducts it */
+	struct task **rq;	/* sorted by vruntime (then id) */
 	uint64_t park_deadline;
 	int64_t min_vruntime;
 	int socket, l3, core;
-	int in_work;
-	uint64_t work_end;	/* while in_work: when the chunk ends if nothing cuts it */
 	/* RCU, for the grace period in progress (sim_rcu_*) */
 	int rcu_need;		/* this CPU has not reported its quiescent state yet */
 	int rcu_noted;		/* a QS was noted (context switch, unlock): reported at the next tick */
@@ -191,8 +211,6 @@ struct cpu {
 	int rcu_cb_head;	/* synchronize_rcu() callers whose callback is on this CPU (task ids, -1 ends) */
 	/* interrupts (sim_ipi_send): curr stays current while the handler runs */
 	struct sim_ipi *ipi_head;	/* pending IPIs, by arrival time */
-	struct task *irq;	/* this CPU's interrupt context, made at its first IPI */
-	int in_irq;		/* the handler runs: EV_CPU resumes irq, not curr */
 	int saved_in_work;	/* curr's work chunk, put aside during the handler */
 	uint64_t saved_work_end, irq_t0;
 	/* the idle loop (idle.c): the state entered, when, and the menu governor's history */
@@ -200,22 +218,12 @@ struct cpu {
 	uint64_t idle_t0;	/* when it entered the idle loop */
 	uint64_t idle_next_timer;	/* menu_device.next_timer_ns of the last selection */
 	int idle_bucket, idle_ivp;
-	/*
-	 * Read for ownership (coherence.c): this CPU's last load that took a
-	 * line from its owner, the task that made it, its arrival and the
-	 * line's version then, and when the first request queued behind it
-	 * would reach this CPU (UINT64_MAX: none queued yet).
-	 */
-	struct line *rd_line;
-	struct task *rd_task;
-	uint64_t rd_at, rd_ver, rd_snoop;
 	int idle_stop_tick;	/* the governor stopped the tick (else it wakes the CPU each jiffy) */
 	uint32_t idle_iv[IDLE_INTERVALS];	/* the last idle durations, us (menu_device.intervals) */
 	uint32_t idle_corr[IDLE_BUCKETS];	/* menu_device.correction_factor */
-	uint64_t irq_ps;	/* time spent in handlers: a work chunk deducts it */
 	uint64_t next_lb[LB_LEVELS];	/* periodic load balancing: when each domain level is next due */
 	int lb_weight[LB_LEVELS];	/* the CPUs in each of its domains (0: not counted yet) */
-};
+} __attribute__((aligned(64)));
 
 /* Each CPU's place, dense (a transfer's cost looks up two CPUs at random). */
 struct place {
