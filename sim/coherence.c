@@ -426,6 +426,23 @@ static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pen
 	return xfer;
 }
 
+/*
+ * The line of @addr, from the task's own cache of its recent lines when it
+ * is there (its keys sit beside the pointers: no line read to check), else
+ * from the directory's table. Lines live as long as the boot, so a cached
+ * pointer never goes stale.
+ */
+static inline struct line *task_line(struct task *t, const volatile void *addr, int ci)
+{
+	uintptr_t key = (uintptr_t)addr >> LINE_SHIFT;
+	unsigned i = (unsigned)key & (TASK_LINES - 1);
+
+	if (t->lc_key[i] == key + 1)
+		return t->lc_line[i];
+	t->lc_key[i] = key + 1;
+	return t->lc_line[i] = line_get(addr, ci);
+}
+
 void sim_mem(const volatile void *addr, enum sim_op op)
 {
 	struct task *t = eng.running;
@@ -442,9 +459,7 @@ void sim_mem(const volatile void *addr, enum sim_op op)
 		eng.cpus[ci].clock += eng.dir.rmw_ps;
 		return;
 	}
-	l = t->last_line;
-	if (!l || l->key != (uintptr_t)addr >> LINE_SHIFT)
-		l = t->last_line = line_get(addr, ci);
+	l = task_line(t, addr, ci);
 	/*
 	 * Rule 7: a store or RMW that is this task's next access after its load
 	 * took the line from its owner (no modelled time between them: the same

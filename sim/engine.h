@@ -81,6 +81,7 @@ void __tsan_switch_to_fiber(void *fiber, unsigned flags);
 
 #define INF UINT64_MAX
 #define SPIN_WATCH 8
+#define TASK_LINES 8	/* a task's cache of its recent lines (struct task) */
 /*
  * Spin parking rules (sim/README.md): a spin that read a clock in one of its
  * last SPIN_CLOCK_MEMORY iterations is not parked (the kernel ports read the
@@ -126,12 +127,18 @@ struct task {
 	/* spin detection: the lines read since the last cpu_relax */
 	int sn, simpure, sclock, sov;
 	unsigned relax_since_clock;	/* cpu_relax() calls since the last clock read */
-	struct line *last_line;		/* the line of its last access (sim_mem: no directory lookup when it is the same) */
 	int irq_off;		/* sim_irq_disable() depth: IPIs wait, no preemption */
 	int preempt_off;	/* sim_preempt_disable() depth: no preemption, IPIs run */
 	int is_irq;		/* a CPU's interrupt context (sim_ipi_send) */
 	int pin;
 	uint64_t budget;		/* the spin budget need_resched() last checked (0: none) */
+	/*
+	 * The lines of its recent accesses (sim_mem: no directory lookup on a
+	 * hit), direct-mapped by the key's low bits, each key stored plus one
+	 * (0: empty); two host lines.
+	 */
+	uintptr_t lc_key[TASK_LINES] __attribute__((aligned(64)));
+	struct line *lc_line[TASK_LINES];
 	struct watch w[SPIN_WATCH];
 	int nwatch;
 	void *stack;
