@@ -633,7 +633,13 @@ static inline int cpu_push_pop(struct cpu *c, uint64_t time)
 	top = eng.ev.cheap[0].cpu;
 	eng.ev.cpos[top] = -1;
 	cheap_place(0, e);
-	cheap_down(0);
+	/*
+	 * Half the time (the reaim cell) @c's event comes before both of the
+	 * root's children, and it stays at the root: no call then.
+	 */
+	if ((eng.ev.cheap_n > 1 && eng.ev.cheap[1].key < e.key) ||
+	    (eng.ev.cheap_n > 2 && eng.ev.cheap[2].key < e.key))
+		cheap_down(0);
 	return top;
 }
 
