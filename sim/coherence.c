@@ -183,6 +183,18 @@ static inline void sharer_set(struct line *l, int c)
 }
 
 /*
+ * No CPU holds it in S. The first word stored inline: memset() (which GCC
+ * also makes of a plain loop) was a library call per store, for the one
+ * word a machine of up to 64 CPUs has.
+ */
+static inline void sharers_clear(struct line *l)
+{
+	l->sharers[0] = 0;
+	if (eng.nwords > 1)
+		memset(&l->sharers[1], 0, (size_t)(eng.nwords - 1) * 8);
+}
+
+/*
  * Per-CPU masks of the CPUs sharing its core, L3 domain and socket: the
  * nearest (read) or farthest (invalidate) sharer of a line is found by
  * category in O(words), not by visiting every sharer.
@@ -271,7 +283,7 @@ void line_touch_store(void *addr, int c)
 {
 	struct line *l = line_get(addr, c);
 
-	memset(l->sharers, 0, (size_t)eng.nwords * 8);
+	sharers_clear(l);
 	l->owner = c;
 	l->version++;
 	if (l->watchers)
@@ -539,7 +551,7 @@ static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pen
 				l->snoop_at = now + eng.dir.hold_ps[x];
 		}
 	}
-	memset(l->sharers, 0, (size_t)eng.nwords * 8);
+	sharers_clear(l);
 	if (l->owner != ci)
 		l->grant = now;
 	l->owner = ci;
@@ -547,6 +559,23 @@ static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pen
 	if (l->watchers)
 		wake_watchers(l, lands);
 	return xfer;
+}
+
+/*
+ * The line of @addr, from the task's own cache of its recent lines when it
+ * is there (its keys sit beside the pointers: no line read to check), else
+ * from the directory's table. Lines live as long as the boot, so a cached
+ * pointer never goes stale.
+ */
+static inline struct line *task_line(struct task *t, const volatile void *addr, int ci)
+{
+	uintptr_t key = (uintptr_t)addr >> LINE_SHIFT;
+	unsigned i = (unsigned)key & (TASK_LINES - 1);
+
+	if (t->lc_key[i] == key + 1)
+		return t->lc_line[i];
+	t->lc_key[i] = key + 1;
+	return t->lc_line[i] = line_get(addr, ci);
 }
 
 void sim_mem(const volatile void *addr, enum sim_op op)
@@ -569,9 +598,7 @@ void sim_mem(const volatile void *addr, enum sim_op op)
 		eng.cpus[ci].clock += eng.dir.rmw_ps;
 		return;
 	}
-	l = t->last_line;
-	if (!l || l->key != (uintptr_t)addr >> LINE_SHIFT)
-		l = t->last_line = line_get(addr, ci);
+	l = task_line(t, addr, ci);
 	/*
 	 * Rule 7: a store or RMW that is this task's next access after its load
 	 * took the line from its owner (no modelled time between them: the same

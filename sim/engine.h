@@ -81,6 +81,7 @@ void __tsan_switch_to_fiber(void *fiber, unsigned flags);
 
 #define INF UINT64_MAX
 #define SPIN_WATCH 8
+#define TASK_LINES 8	/* a task's cache of its recent lines (struct task) */
 /*
  * Spin parking rules (sim/README.md): a spin that read a clock in one of its
  * last SPIN_CLOCK_MEMORY iterations is not parked (the kernel ports read the
@@ -115,17 +116,37 @@ struct watch {
 };
 
 struct task {
+	/*
+	 * The first host line (the struct is 64-byte aligned): what a
+	 * hand-over, an access, a relax and a work charge read.
+	 */
 	int id;
 	enum tstate state;
 	fcontext_t ctx;
+	int cpu;
+	/* spin detection: the lines read since the last cpu_relax */
+	int sn, simpure, sclock, sov;
+	unsigned relax_since_clock;	/* cpu_relax() calls since the last clock read */
+	int irq_off;		/* sim_irq_disable() depth: IPIs wait, no preemption */
+	int preempt_off;	/* sim_preempt_disable() depth: no preemption, IPIs run */
+	int is_irq;		/* a CPU's interrupt context (sim_ipi_send) */
+	int pin;
+	uint64_t budget;		/* the spin budget need_resched() last checked (0: none) */
+	/*
+	 * The lines of its recent accesses (sim_mem: no directory lookup on a
+	 * hit), direct-mapped by the key's low bits, each key stored plus one
+	 * (0: empty); two host lines.
+	 */
+	uintptr_t lc_key[TASK_LINES] __attribute__((aligned(64)));
+	struct line *lc_line[TASK_LINES];
+	struct watch w[SPIN_WATCH];
+	int nwatch;
 	void *stack;
 	size_t stack_size;
 	void *(*fn)(void *);
 	void *arg;
 	void *ret;
 	int detached, joiner;
-	int cpu, pin;
-	struct line *last_line;		/* the line of its last access (sim_mem: no directory lookup when it is the same) */
 	int pin_core;		/* sim_pin_core(): may run on any CPU of this core (-1: none) */
 	int64_t vruntime;
 	int64_t deadline, vlag;		/* EEVDF: virtual deadline; lag kept across a sleep */
@@ -138,12 +159,6 @@ struct task {
 	struct task *fnext;
 	int fresult;
 	uint32_t tgen;
-	/* spin detection: the lines read since the last cpu_relax */
-	int sn, simpure, sclock, sov;
-	unsigned relax_since_clock;	/* cpu_relax() calls since the last clock read */
-	uint64_t budget;		/* the spin budget need_resched() last checked (0: none) */
-	struct watch w[SPIN_WATCH];
-	int nwatch;
 	int *oncpu_word;
 	uint64_t ready_at;	/* when it was last made runnable (checked at switch-in) */
 	int rcu_nest;		/* read-side nesting (sim_rcu_read_lock) */
@@ -151,10 +166,7 @@ struct task {
 	uint64_t rcu_wait_seq;	/* sim_rcu_gp_wait(): blocked until this GP completes */
 	int rcu_next;		/* the next synchronize_rcu() caller on the same CPU's callback list (-1 ends) */
 	void *fiber;		/* ThreadSanitizer's fiber (SIM_TSAN builds) */
-	int irq_off;		/* sim_irq_disable() depth: IPIs wait, no preemption */
-	int preempt_off;	/* sim_preempt_disable() depth: no preemption, IPIs run */
-	int is_irq;		/* a CPU's interrupt context (sim_ipi_send) */
-};
+} __attribute__((aligned(64)));
 
 /* idle.c: the machine file's cpuidle states (cost.idle.N.*), N = 0 the POLL state. */
 #define IDLE_MAX_STATES 10
@@ -170,16 +182,31 @@ struct idle {
 };
 
 struct cpu {
+	/*
+	 * The first host line (the struct is 64-byte aligned): what every
+	 * access reads and writes (sync_point, sim_mem and its read for
+	 * ownership). Read for ownership (coherence.c): this CPU's last load
+	 * that took a line from its owner, the task that made it, its arrival
+	 * and the line's version then, and when the first request queued
+	 * behind it would reach this CPU (UINT64_MAX: none queued yet).
+	 */
 	uint64_t clock;
-	struct task *curr;
-	struct task **rq;	/* sorted by vruntime (then id) */
-	int nrq;
 	uint64_t resched_at;	/* curr is preempted at the first seam point at or after this */
+	struct task *curr;
+	struct line *rd_line;
+	struct task *rd_task;
+	uint64_t rd_at, rd_ver, rd_snoop;
+	/* The second: what a hand-over (cpu_event) and a work charge read. */
+	struct task *irq;	/* this CPU's interrupt context, made at its first IPI */
+	int in_irq;		/* the handler runs: EV_CPU resumes irq, not curr */
+	int nrq;
+	int in_work;
+	uint64_t work_end;	/* while in_work: when the chunk ends if nothing cuts it */
+	uint64_t irq_ps;	/* time spent in handlers: a work chunk deducts it */
+	struct task **rq;	/* sorted by vruntime (then id) */
 	uint64_t park_deadline;
 	int64_t min_vruntime;
 	int socket, l3, core;
-	int in_work;
-	uint64_t work_end;	/* while in_work: when the chunk ends if nothing cuts it */
 	/* RCU, for the grace period in progress (sim_rcu_*) */
 	int rcu_need;		/* this CPU has not reported its quiescent state yet */
 	int rcu_noted;		/* a QS was noted (context switch, unlock): reported at the next tick */
@@ -191,8 +218,6 @@ struct cpu {
 	int rcu_cb_head;	/* synchronize_rcu() callers whose callback is on this CPU (task ids, -1 ends) */
 	/* interrupts (sim_ipi_send): curr stays current while the handler runs */
 	struct sim_ipi *ipi_head;	/* pending IPIs, by arrival time */
-	struct task *irq;	/* this CPU's interrupt context, made at its first IPI */
-	int in_irq;		/* the handler runs: EV_CPU resumes irq, not curr */
 	int saved_in_work;	/* curr's work chunk, put aside during the handler */
 	uint64_t saved_work_end, irq_t0;
 	/* the idle loop (idle.c): the state entered, when, and the menu governor's history */
@@ -200,19 +225,9 @@ struct cpu {
 	uint64_t idle_t0;	/* when it entered the idle loop */
 	uint64_t idle_next_timer;	/* menu_device.next_timer_ns of the last selection */
 	int idle_bucket, idle_ivp;
-	/*
-	 * Read for ownership (coherence.c): this CPU's last load that took a
-	 * line from its owner, the task that made it, its arrival and the
-	 * line's version then, and when the first request queued behind it
-	 * would reach this CPU (UINT64_MAX: none queued yet).
-	 */
-	struct line *rd_line;
-	struct task *rd_task;
-	uint64_t rd_at, rd_ver, rd_snoop;
 	int idle_stop_tick;	/* the governor stopped the tick (else it wakes the CPU each jiffy) */
 	uint32_t idle_iv[IDLE_INTERVALS];	/* the last idle durations, us (menu_device.intervals) */
 	uint32_t idle_corr[IDLE_BUCKETS];	/* menu_device.correction_factor */
-	uint64_t irq_ps;	/* time spent in handlers: a work chunk deducts it */
 	uint64_t next_lb[LB_LEVELS];	/* periodic load balancing: when each domain level is next due */
 	int lb_weight[LB_LEVELS];	/* the CPUs in each of its domains (0: not counted yet) */
 	/*
@@ -222,27 +237,34 @@ struct cpu {
 	uint64_t sb_last;
 	int sb_head, sb_n;
 	uint64_t sb[SIM_SB_MAX];
-};
+} __attribute__((aligned(64)));
 
 /* Each CPU's place, dense (a transfer's cost looks up two CPUs at random). */
 struct place {
 	int core, l3, socket;
 };
 
-/* A directory entry: one 64-byte line (coherence.c). */
+/*
+ * A directory entry: one 64-byte line (coherence.c). CPU numbers are
+ * int16_t (SIM_MAX_CPUS fits) so that, with one word of sharers (up to 64
+ * CPUs), an entry is 64 bytes and sits in one host cache line (dir_boot
+ * sizes and the pool aligns them): with int fields it was 80 bytes, and
+ * every lookup touched two host lines.
+ */
 struct line {
 	uintptr_t key;
-	int owner;		/* CPU holding it in M/E, or -1 */
-	int home;		/* socket of the first toucher (first-touch NUMA) */
 	uint64_t busy_until;	/* when the last transfer granted or reserved arrives */
-	int tail;		/* the CPU that transfer goes to (-1: none yet) */
 	uint64_t grant;		/* when the owner was granted it */
 	uint64_t snoop_at;	/* the first reserved transfer's snoop reaches the owner: it loses the line */
-	int sb_tail;		/* the last reserved transfer is a buffered store's, none queued behind it yet */
 	uint64_t version;	/* bumped by every store/RMW */
 	struct watch *watchers;
+	int16_t owner;		/* CPU holding it in M/E, or -1 */
+	int16_t home;		/* socket of the first toucher (first-touch NUMA) */
+	int16_t tail;		/* the CPU that transfer goes to (-1: none yet) */
+	int16_t sb_tail;	/* the last reserved transfer is a buffered store's, none queued behind it yet */
 	uint64_t sharers[];	/* CPUs holding it in S */
 };
+_Static_assert(SIM_MAX_CPUS <= INT16_MAX, "struct line keeps CPU numbers in int16_t");
 
 /* A timer, RCU or IPI event (events.c). */
 struct event {
@@ -436,6 +458,7 @@ void lb_tick(uint64_t now);		/* periodic load balancing at the scheduler tick */
 void lb_arm(uint64_t now);		/* start that tick (an unpinned task is queued) */
 void sched_yield_place(struct cpu *c, struct task *t);	/* make @t runnable at @now */
 void sched_next(struct cpu *yield);	/* leave the running task for the next event */
+void sched_next_at(struct cpu *c, uint64_t time);	/* cpu_push(@c, @time), then sched_next(NULL) */
 void sync_point_due(struct task *t);	/* sync_point() when @t's CPU has reached its resched point */
 
 /* spin.c */
@@ -595,22 +618,23 @@ static inline int cpu_pop_next(void)
 }
 
 /*
- * cpu_push(@c, its clock), then cpu_pop_next(). When the CPU heap's root
- * is the next event and @c's comes after it (a task yielding at a seam:
- * the common case), @c takes the root's place in one sift-down.
+ * cpu_push(@c, @time), then cpu_pop_next(). When the CPU heap's root is
+ * the next event and @c's comes after it (a task yielding at a seam, a
+ * work chunk that ends after another CPU's event: the common cases), @c
+ * takes the root's place in one sift-down.
  */
-static inline int cpu_push_pop(struct cpu *c)
+static inline int cpu_push_pop(struct cpu *c, uint64_t time)
 {
 	int ci = (int)(c - eng.cpus), top;
 	struct cpu_ev e;
 
 	if (eng.ev.cpos[ci] >= 0 || !eng.ev.cheap_n) {
-		cpu_push(c, c->clock);
+		cpu_push(c, time);
 		return cpu_pop_next();
 	}
-	e.key = ev_key(c->clock, splitmix(&eng.rng));
+	e.key = ev_key(time, splitmix(&eng.rng));
 	e.cpu = ci;
-	eng.ev.cev_time[ci] = c->clock;
+	eng.ev.cev_time[ci] = time;
 	if (e.key < eng.ev.cheap[0].key || !cpu_root_next()) {
 		cheap_place(eng.ev.cheap_n++, e);
 		cheap_up(eng.ev.cpos[ci]);
@@ -619,7 +643,13 @@ static inline int cpu_push_pop(struct cpu *c)
 	top = eng.ev.cheap[0].cpu;
 	eng.ev.cpos[top] = -1;
 	cheap_place(0, e);
-	cheap_down(0);
+	/*
+	 * Half the time (the reaim cell) @c's event comes before both of the
+	 * root's children, and it stays at the root: no call then.
+	 */
+	if ((eng.ev.cheap_n > 1 && eng.ev.cheap[1].key < e.key) ||
+	    (eng.ev.cheap_n > 2 && eng.ev.cheap[2].key < e.key))
+		cheap_down(0);
 	return top;
 }
 

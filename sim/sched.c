@@ -614,16 +614,13 @@ void wake_task(struct task *t, uint64_t now)
 }
 
 /*
- * Leave the running task (its state, and its CPU's event if it has one,
- * already set) for the next event, as the scheduler loop would take it:
- * a CPU's event resumes that CPU's task straight from this one; a timer
- * or RCU event first, or none pending, goes through the loop. @yield: the
- * running task's CPU, queued at its clock first (cpu_push_pop).
+ * Go on from the event just taken, CPU @ci's (-1: a timer or RCU event
+ * comes first, or none is pending), as the scheduler loop would: a CPU's
+ * event resumes that CPU's task straight from this one; an idle CPU's is
+ * passed over for the next one; -1 goes through the loop.
  */
-void sched_next(struct cpu *yield)
+static void sched_resume(int ci)
 {
-	int ci = yield ? cpu_push_pop(yield) : cpu_pop_next();
-
 	for (;;) {
 		struct task *t;
 
@@ -640,6 +637,26 @@ void sched_next(struct cpu *yield)
 		}
 		ci = cpu_pop_next();
 	}
+}
+
+/*
+ * Leave the running task (its state, and its CPU's event if it has one,
+ * already set) for the next event. @yield: the running task's CPU, queued
+ * at its clock first (cpu_push_pop).
+ */
+void sched_next(struct cpu *yield)
+{
+	sched_resume(yield ? cpu_push_pop(yield, yield->clock) : cpu_pop_next());
+}
+
+/*
+ * The running task's CPU @c has its next event at @time (a work chunk's
+ * end or cut): one sift-down in the CPU heap where cpu_push() and then
+ * sched_next(NULL) took two (a sift-up to insert, a sift-down to pop).
+ */
+void sched_next_at(struct cpu *c, uint64_t time)
+{
+	sched_resume(cpu_push_pop(c, time));
 }
 
 /* sync_point() (engine.h) at or after the resched point: preempt if due, then let earlier CPUs go first. */

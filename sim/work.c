@@ -45,9 +45,8 @@ void sim_work_ns(double ns)
 		}
 		c->in_work = 1;
 		c->work_end = end;
-		cpu_push(c, cut ? (c->resched_at > start ? c->resched_at : start) : end);
 		irq0 = c->irq_ps;
-		sched_next(NULL);
+		sched_next_at(c, cut ? (c->resched_at > start ? c->resched_at : start) : end);
 		c = &eng.cpus[t->cpu];
 		c->in_work = 0;
 		/* Interrupt handlers that ran meanwhile did none of this work. */
