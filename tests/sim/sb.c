@@ -12,7 +12,9 @@
  * - with one entry, a second store to another missing line waits for the
  *   first to land;
  * - an interrupt taken while an RMW waits for the buffer returns only once
- *   the handler's own stores have landed (IRET is serializing).
+ *   the handler's own stores have landed (IRET is serializing);
+ * - a task that ends with a store buffered wakes its joiner no earlier than
+ *   one that ends with a fence (the exit drains the buffer as a switch does).
  * The bounds use the machine's smallest transfer figure less 1 ns (sim_now()
  * truncates to whole ns), so they hold for any pair of CPUs.
  */
@@ -267,4 +269,71 @@ Test(sim_sb, an_interrupt_in_the_rmw_wait_drains_its_stores_before_the_rmw_goes_
 	cr_expect_geq((double)(t_rmw - t_handler), min_transfer_ns(),
 		      "the RMW went on %lu ns after the handler's store: before that store landed",
 		      (unsigned long)(t_rmw - t_handler));
+}
+
+/*
+ * A task's last store: exit drains it (do_exit takes locks and wakes the
+ * joiner through a futex), so ending on a plain store wakes the joiner no
+ * earlier than ending on a fence would, less the fence's own cost.
+ */
+static int exit_fence;
+static uint64_t t_joined;
+
+static void *exit_worker(void *arg)
+{
+	(void)arg;
+	sim_pin(STORER_CPU);
+	until(t_begin);
+	sim_mem(&x.v, SIM_STORE);
+	x.v = 2;
+	if (exit_fence)
+		sim_mem(&x.v, SIM_FENCE);
+	return NULL;
+}
+
+static void *x_owner(void *arg)
+{
+	(void)arg;
+	sim_pin(OWNER_CPU);
+	sim_mem(&x.v, SIM_STORE);
+	x.v = 1;
+	return NULL;
+}
+
+static int exit_scenario(int argc, char **argv)
+{
+	int id;
+
+	(void)argc;
+	(void)argv;
+	sim_pin(1);
+	t_begin = sim_now() + 5000000;
+	sim_join(sim_spawn(x_owner, NULL));
+	id = sim_spawn(exit_worker, NULL);
+	sim_join(id);
+	t_joined = sim_now();
+	return 0;
+}
+
+static uint64_t exit_run(int fence)
+{
+	char err[512];
+
+	memset(&x, 0, sizeof(x));
+	exit_fence = fence;
+	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "generic-8", err, sizeof(err)), 0, "%s", err);
+	mach.sb_entries = 32;
+	cr_assert_eq(sim_boot(&mach, 1), 0);
+	cr_assert_eq(sim_run(exit_scenario, 0, NULL), 0);
+	sim_shutdown();
+	return t_joined - t_begin;
+}
+
+Test(sim_sb, a_task_that_ends_on_a_buffered_store_wakes_its_joiner_after_it_lands)
+{
+	uint64_t plain = exit_run(0), fenced = exit_run(1);
+
+	cr_expect_geq((double)plain + min_transfer_ns() / 2, (double)fenced,
+		      "the joiner was back %lu ns after the last store, %lu ns with a fence: the exit did not wait for it",
+		      (unsigned long)plain, (unsigned long)fenced);
 }
