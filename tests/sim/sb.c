@@ -14,7 +14,8 @@
  * - an interrupt taken while an RMW waits for the buffer returns only once
  *   the handler's own stores have landed (IRET is serializing);
  * - a task that ends with a store buffered wakes its joiner no earlier than
- *   one that ends with a fence (the exit drains the buffer as a switch does).
+ *   one that ends with a fence (the exit drains the buffer as a switch does);
+ * - an IPI that arrives while the interrupt context drains is still handled.
  * The bounds use the machine's smallest transfer figure less 1 ns (sim_now()
  * truncates to whole ns), so they hold for any pair of CPUs.
  */
@@ -336,4 +337,89 @@ Test(sim_sb, a_task_that_ends_on_a_buffered_store_wakes_its_joiner_after_it_land
 	cr_expect_geq((double)plain + min_transfer_ns() / 2, (double)fenced,
 		      "the joiner was back %lu ns after the last store, %lu ns with a fence: the exit did not wait for it",
 		      (unsigned long)plain, (unsigned long)fenced);
+}
+
+/*
+ * The first handler's store joins a queue of buffered stores to z, so the
+ * interrupt context's drain lasts several transfers; a second IPI arrives
+ * inside it. ipi_arrive() leaves an IPI to a running interrupt context, so
+ * that context must look again after its drain (a drain after the handler
+ * loop lost it: the sender's csd_lock_wait() would spin forever).
+ */
+static int handled;
+
+static void first_handler(void *arg)
+{
+	(void)arg;
+	handled++;
+	sim_mem(&z.v, SIM_STORE);
+	z.v = 9;
+}
+
+static void second_handler(void *arg)
+{
+	(void)arg;
+	handled++;
+}
+
+static void *z_queuer(void *arg)
+{
+	sim_pin((int)(intptr_t)arg);
+	until(t_begin);
+	sim_mem(&z.v, SIM_STORE);
+	z.v++;
+	return NULL;
+}
+
+static void *interrupted(void *arg)
+{
+	(void)arg;
+	sim_pin(STORER_CPU);
+	until(t_begin + 20000);
+	return NULL;
+}
+
+static void *sender(void *arg)
+{
+	int second = arg != NULL;
+
+	sim_pin(second ? 7 : 1);
+	/*
+	 * The first handler runs about 200 ns after t_begin; the second IPI
+	 * lands in its drain (225: the middle of that window on generic-8).
+	 */
+	until(t_begin - (uint64_t)mach.ipi_ns + (second ? 225 : -200));
+	sim_ipi_send(STORER_CPU, second ? second_handler : first_handler, NULL);
+	return NULL;
+}
+
+static int drain_scenario(int argc, char **argv)
+{
+	int id[7], n = 0;
+
+	(void)argc;
+	(void)argv;
+	t_begin = sim_now() + 5000000;
+	id[n++] = sim_spawn(interrupted, NULL);
+	id[n++] = sim_spawn(sender, NULL);
+	id[n++] = sim_spawn(sender, (void *)1);
+	for (int i = 0; i < 4; i++)
+		id[n++] = sim_spawn(z_queuer, (void *)(intptr_t)(2 + i));
+	for (int i = 0; i < n; i++)
+		sim_join(id[i]);
+	return 0;
+}
+
+Test(sim_sb, an_ipi_arriving_during_the_interrupt_contexts_drain_is_handled)
+{
+	char err[512];
+
+	memset(&z, 0, sizeof(z));
+	handled = 0;
+	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "generic-8", err, sizeof(err)), 0, "%s", err);
+	mach.sb_entries = 32;
+	cr_assert_eq(sim_boot(&mach, 1), 0);
+	cr_assert_eq(sim_run(drain_scenario, 0, NULL), 0);
+	sim_shutdown();
+	cr_expect_eq(handled, 2, "%d of the 2 IPIs handled", handled);
 }
