@@ -423,3 +423,22 @@ Test(sim_sb, an_ipi_arriving_during_the_interrupt_contexts_drain_is_handled)
 	sim_shutdown();
 	cr_expect_eq(handled, 2, "%d of the 2 IPIs handled", handled);
 }
+
+/*
+ * sim_boot() takes sb.entries in the machine file's range only: with -1 a
+ * store waited for an entry that was never made (the CPU's clock set to 0,
+ * a second back), above SIM_SB_MAX the ring overwrote its oldest entries.
+ */
+Test(sim_sb, sim_boot_refuses_entries_outside_the_machine_files_range)
+{
+	char err[512];
+
+	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "generic-8", err, sizeof(err)), 0, "%s", err);
+	mach.sb_entries = -1;
+	cr_expect_eq(sim_boot(&mach, 1), -1, "sim_boot() took sb_entries = -1");
+	mach.sb_entries = SIM_SB_MAX + 1;
+	cr_expect_eq(sim_boot(&mach, 1), -1, "sim_boot() took sb_entries = %d", SIM_SB_MAX + 1);
+	mach.sb_entries = SIM_SB_MAX;
+	cr_expect_eq(sim_boot(&mach, 1), 0, "sim_boot() refused sb_entries = %d", SIM_SB_MAX);
+	sim_shutdown();
+}
