@@ -93,6 +93,9 @@ double sim_host_seconds(void)
 
 int sim_boot(const struct sim_machine *m, uint64_t seed)
 {
+	/* the machine file's range, for callers that fill the struct: outside it rule 8's ring breaks */
+	if (m->sb_entries < 0 || m->sb_entries > SIM_SB_MAX)
+		return -1;
 	boot_count++;
 	memset(&eng, 0, sizeof(eng));
 	eng.arena.base = mmap(NULL, ARENA_RESERVE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -63,8 +63,9 @@
  *   store lands (commits) when the line arrives, in program order after
  *   the CPU's earlier stores. A locked RMW or a fence first waits until
  *   every buffered store has landed, and so do the futex calls (the
- *   kernel takes the hash bucket's spinlock) and a context switch (the
- *   runqueue lock). A store that finds every entry taken waits for the
+ *   kernel takes the hash bucket's spinlock), a context switch or a
+ *   task's exit (the runqueue lock) and an interrupt's return (IRET is serializing:
+ *   ipi.c). A store that finds every entry taken waits for the
  *   oldest. Sources: Intel SDM vol. 3A, "Memory Ordering in P6 and More
  *   Recent Processor Families" (reads may pass older writes to other
  *   locations; writes are not reordered with older writes; locked

@@ -170,6 +170,8 @@ static void task_exit(struct task *t)
 
 	if (eng.exit_hook)
 		eng.exit_hook(t->id);
+	/* do_exit() takes locks and wakes the joiner (futex): the last stores land first */
+	switch_sb_drain(c);
 	rcu_note_switch(c, t);
 	cpu_account(c, t);
 	set_oncpu(t, 0, t->cpu);

@@ -453,6 +453,7 @@ void cpu_set_curr(struct cpu *c, struct task *t);
 void cpu_account(struct cpu *c, struct task *t);
 void cpu_pick_next(struct cpu *c);	/* @c's task has left it: the next one, or idle */
 void switch_out(struct task *t, enum tstate st);
+void switch_sb_drain(struct cpu *c);
 void wake_task(struct task *t, uint64_t now);
 void lb_tick(uint64_t now);		/* periodic load balancing at the scheduler tick */
 void lb_arm(uint64_t now);		/* start that tick (an unpinned task is queued) */

@@ -75,6 +75,16 @@ static void *irq_main(void *arg)
 				q->next = eng.irq.pool;
 				eng.irq.pool = q;
 			}
+			/*
+			 * IRET is serializing (Intel SDM vol. 3A, "Serializing
+			 * Instructions"): the handlers' buffered stores land
+			 * before the interrupted code goes on, else a store or
+			 * RMW interrupted in its wait for the buffer (coherence.c
+			 * rule 8) resumes past them unwaited. Inside the loop: an
+			 * IPI that arrives meanwhile is taken here, as
+			 * ipi_arrive() leaves it to this context.
+			 */
+			sim_sb_drain();
 		}
 		irq_exit(c);
 		to_scheduler();

@@ -493,14 +493,19 @@ void cpu_pick_next(struct cpu *c)
 	cpu_push(c, c->clock);
 }
 
+/* The runqueue lock's RMW waits for the buffered stores (coherence.c rule 8). */
+void switch_sb_drain(struct cpu *c)
+{
+	if (c->sb_last > c->clock)
+		c->clock = c->sb_last;
+	c->sb_n = 0;
+}
+
 void switch_out(struct task *t, enum tstate st)
 {
 	struct cpu *c = &eng.cpus[t->cpu];
 
-	/* the runqueue lock's RMW waits for the buffered stores (coherence.c rule 8) */
-	if (c->sb_last > c->clock)
-		c->clock = c->sb_last;
-	c->sb_n = 0;
+	switch_sb_drain(c);
 	rcu_note_switch(c, t);
 	cpu_account(c, t);
 	if (eng.m.sched_eevdf && st != T_READY)

@@ -57,7 +57,10 @@ extern int sim_cur_id;		/* the running task's id (0..SIM_MAX_TASKS-1) */
 
 enum sim_op { SIM_LOAD, SIM_STORE, SIM_RMW, SIM_FENCE };
 
-/* Boot the engine on @m with @seed (tie-breaks and think-time jitter). */
+/*
+ * Boot the engine on @m with @seed (tie-breaks and think-time jitter);
+ * -1: sb_entries outside 0..SIM_SB_MAX, or no memory.
+ */
 int sim_boot(const struct sim_machine *m, uint64_t seed);
 /*
  * Run @fn(@argc, @argv) as task 0 and everything it spawns until all tasks
