@@ -87,7 +87,8 @@
  *   to a line with a request already on its way to another CPU, other
  *   than a buffered store's, waits for the line as before: that request
  *   must find the old value, and the program's memory would hold the new
- *   one.
+ *   one. It still lands after the CPU's earlier
+ *   buffered stores (program order), and its line waits for it until then.
  *
  * A store wakes the spinners watching the line (spin.c).
  */
@@ -546,10 +547,11 @@ static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pen
 		} else {
 			mem_wait(t, l->busy_until);
 			now = c->clock;
-			lands = now;
 			/* a request already queued behind this one: its snoop is on its way */
 			if (l->busy_until > now)
 				l->snoop_at = now + eng.dir.hold_ps[x];
+			/* rule 8: a store that waited for its line still lands after the earlier ones */
+			lands = store ? sb_local(c, l, ci, now, l->busy_until > now) : now;
 		}
 	}
 	sharers_clear(l);

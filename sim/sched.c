@@ -496,8 +496,10 @@ void cpu_pick_next(struct cpu *c)
 /* The runqueue lock's RMW waits for the buffered stores (coherence.c rule 8). */
 void switch_sb_drain(struct cpu *c)
 {
-	if (c->sb_last > c->clock)
+	if (c->sb_last > c->clock) {
+		eng.st.sb_drain_wait++;
 		c->clock = c->sb_last;
+	}
 	c->sb_n = 0;
 }
 

@@ -60,7 +60,7 @@ void stats_print(void)
 			(unsigned long long)eng.st.ipi_deferred, (unsigned long long)eng.st.ipi_local);
 	if (s && (*s == '1' || *s == '2') && eng.st.sb_buffered)
 		fprintf(stderr, "rwlab-sim stats: store buffer: %llu stores went on before their line arrived; "
-			"%llu waits for a full buffer, %llu drains that waited (RMW, fence, futex, switch)\n",
+			"%llu waits for a full buffer, %llu drains that waited (RMW, fence, futex, interrupt return, switch, exit)\n",
 			(unsigned long long)eng.st.sb_buffered, (unsigned long long)eng.st.sb_full,
 			(unsigned long long)eng.st.sb_drain_wait);
 	if (s && (*s == '1' || *s == '2') && eng.idle.n) {

@@ -442,3 +442,92 @@ Test(sim_sb, sim_boot_refuses_entries_outside_the_machine_files_range)
 	cr_expect_eq(sim_boot(&mach, 1), 0, "sim_boot() refused sb_entries = %d", SIM_SB_MAX);
 	sim_shutdown();
 }
+
+/*
+ * Program order: a store that waits for its line (another CPU's read of it
+ * is on its way) still lands after the CPU's earlier buffered store. The
+ * storer buffers a store to x (queued behind three other CPUs' stores to x),
+ * then stores to l while a reader's read of l is in flight. An observer that
+ * sees the new l must find x landed: its read of x then takes one transfer at
+ * most. Before the fix the l store landed at its line's arrival, and the
+ * observer waited another 167 ns for x (generic-8).
+ */
+static struct line64 l_word;
+static uint64_t t_obs_l, t_obs_x;
+
+static void *l_owner(void *arg)
+{
+	(void)arg;
+	sim_pin(7);
+	sim_mem(&l_word.v, SIM_STORE);
+	l_word.v = 1;
+	return NULL;
+}
+
+static void *l_reader(void *arg)
+{
+	(void)arg;
+	sim_pin(1);
+	until(t_begin - 1);
+	sim_mem(&l_word.v, SIM_LOAD);
+	return NULL;
+}
+
+static void *order_storer(void *arg)
+{
+	(void)arg;
+	sim_pin(0);
+	until(t_begin);
+	sim_mem(&x.v, SIM_STORE);
+	x.v = 100;
+	sim_mem(&l_word.v, SIM_STORE);
+	l_word.v = 100;
+	return NULL;
+}
+
+static void *observer(void *arg)
+{
+	(void)arg;
+	sim_pin(5);
+	until(t_begin + 120);
+	sim_mem(&l_word.v, SIM_LOAD);
+	cr_expect_eq(l_word.v, 100, "the observer read l = %lu", (unsigned long)l_word.v);
+	t_obs_l = sim_now();
+	sim_mem(&x.v, SIM_LOAD);
+	cr_expect_eq(x.v, 100, "the observer read x = %lu after the new l", (unsigned long)x.v);
+	t_obs_x = sim_now();
+	return NULL;
+}
+
+static int order_scenario(int argc, char **argv)
+{
+	int id[7], n = 0;
+
+	(void)argc;
+	(void)argv;
+	t_begin = sim_now() + 5000000;
+	id[n++] = sim_spawn(l_owner, NULL);
+	id[n++] = sim_spawn(order_storer, NULL);
+	id[n++] = sim_spawn(l_reader, NULL);
+	id[n++] = sim_spawn(observer, NULL);
+	for (int i = 0; i < 3; i++)
+		id[n++] = sim_spawn(queuer, (void *)(intptr_t)(2 + i));
+	for (int i = 0; i < n; i++)
+		sim_join(id[i]);
+	return 0;
+}
+
+Test(sim_sb, a_store_that_waited_for_its_line_lands_after_the_earlier_buffered_one)
+{
+	char err[512];
+
+	memset(&x, 0, sizeof(x));
+	memset(&l_word, 0, sizeof(l_word));
+	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "generic-8", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(sim_boot(&mach, 1), 0);
+	cr_assert_eq(sim_run(order_scenario, 0, NULL), 0);
+	sim_shutdown();
+	cr_expect_leq((double)(t_obs_x - t_obs_l), mach.c2c_remote_ns + 1.0,
+		      "after the new l the observer waited %lu ns for x: l landed before the earlier x",
+		      (unsigned long)(t_obs_x - t_obs_l));
+}
