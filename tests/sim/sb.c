@@ -99,19 +99,29 @@ static int scenario(int argc, char **argv)
 	return 0;
 }
 
-static void run(int entries, int two)
+/*
+ * Boot generic-8 with @entries store-buffer entries (-1: the machine file's),
+ * run @scen to its end and shut the engine down.
+ */
+static void boot_run(int entries, int (*scen)(int, char **))
 {
 	char err[512];
 
+	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "generic-8", err, sizeof(err)), 0, "%s", err);
+	if (entries >= 0)
+		mach.sb_entries = entries;
+	cr_assert_eq(sim_boot(&mach, 1), 0);
+	cr_assert_eq(sim_run(scen, 0, NULL), 0);
+	sim_shutdown();
+}
+
+static void run(int entries, int two)
+{
 	memset(&x, 0, sizeof(x));
 	memset(&y, 0, sizeof(y));
 	memset(&priv, 0, sizeof(priv));
 	second_store = two;
-	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "generic-8", err, sizeof(err)), 0, "%s", err);
-	mach.sb_entries = entries;
-	cr_assert_eq(sim_boot(&mach, 1), 0);
-	cr_assert_eq(sim_run(scenario, 0, NULL), 0);
-	sim_shutdown();
+	boot_run(entries, scenario);
 }
 
 static double min_transfer_ns(void)
@@ -254,16 +264,10 @@ static int irq_scenario(int argc, char **argv)
 
 Test(sim_sb, an_interrupt_in_the_rmw_wait_drains_its_stores_before_the_rmw_goes_on)
 {
-	char err[512];
-
 	memset(&x, 0, sizeof(x));
 	memset(&z, 0, sizeof(z));
 	memset(&priv, 0, sizeof(priv));
-	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "generic-8", err, sizeof(err)), 0, "%s", err);
-	mach.sb_entries = 32;
-	cr_assert_eq(sim_boot(&mach, 1), 0);
-	cr_assert_eq(sim_run(irq_scenario, 0, NULL), 0);
-	sim_shutdown();
+	boot_run(32, irq_scenario);
 	cr_assert(t_handler > t0 && t_handler < t_rmw,
 		  "the handler ran at %ld ns, not inside the RMW's wait (store at 0, RMW done at %ld)",
 		  (long)(t_handler - t0), (long)(t_rmw - t0));
@@ -318,15 +322,9 @@ static int exit_scenario(int argc, char **argv)
 
 static uint64_t exit_run(int fence)
 {
-	char err[512];
-
 	memset(&x, 0, sizeof(x));
 	exit_fence = fence;
-	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "generic-8", err, sizeof(err)), 0, "%s", err);
-	mach.sb_entries = 32;
-	cr_assert_eq(sim_boot(&mach, 1), 0);
-	cr_assert_eq(sim_run(exit_scenario, 0, NULL), 0);
-	sim_shutdown();
+	boot_run(32, exit_scenario);
 	return t_joined - t_begin;
 }
 
@@ -412,15 +410,9 @@ static int drain_scenario(int argc, char **argv)
 
 Test(sim_sb, an_ipi_arriving_during_the_interrupt_contexts_drain_is_handled)
 {
-	char err[512];
-
 	memset(&z, 0, sizeof(z));
 	handled = 0;
-	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "generic-8", err, sizeof(err)), 0, "%s", err);
-	mach.sb_entries = 32;
-	cr_assert_eq(sim_boot(&mach, 1), 0);
-	cr_assert_eq(sim_run(drain_scenario, 0, NULL), 0);
-	sim_shutdown();
+	boot_run(32, drain_scenario);
 	cr_expect_eq(handled, 2, "%d of the 2 IPIs handled", handled);
 }
 
@@ -519,14 +511,9 @@ static int order_scenario(int argc, char **argv)
 
 Test(sim_sb, a_store_that_waited_for_its_line_lands_after_the_earlier_buffered_one)
 {
-	char err[512];
-
 	memset(&x, 0, sizeof(x));
 	memset(&l_word, 0, sizeof(l_word));
-	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "generic-8", err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(sim_boot(&mach, 1), 0);
-	cr_assert_eq(sim_run(order_scenario, 0, NULL), 0);
-	sim_shutdown();
+	boot_run(-1, order_scenario);
 	cr_expect_leq((double)(t_obs_x - t_obs_l), mach.c2c_remote_ns + 1.0,
 		      "after the new l the observer waited %lu ns for x: l landed before the earlier x",
 		      (unsigned long)(t_obs_x - t_obs_l));
