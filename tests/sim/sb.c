@@ -100,7 +100,8 @@ static int scenario(int argc, char **argv)
 }
 
 /*
- * Boot generic-8 with @entries store-buffer entries (-1: the machine file's),
+ * Boot generic-8 with @entries store-buffer entries (-1: the machine file's,
+ * which gives none: the store buffer is off by default),
  * run @scen to its end and shut the engine down.
  */
 static void boot_run(int entries, int (*scen)(int, char **))
@@ -513,7 +514,7 @@ Test(sim_sb, a_store_that_waited_for_its_line_lands_after_the_earlier_buffered_o
 {
 	memset(&x, 0, sizeof(x));
 	memset(&l_word, 0, sizeof(l_word));
-	boot_run(-1, order_scenario);
+	boot_run(32, order_scenario);
 	cr_expect_leq((double)(t_obs_x - t_obs_l), mach.c2c_remote_ns + 1.0,
 		      "after the new l the observer waited %lu ns for x: l landed before the earlier x",
 		      (unsigned long)(t_obs_x - t_obs_l));
