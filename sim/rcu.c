@@ -241,10 +241,21 @@ static void *rcu_gp_kthread(void *arg)
 	return NULL;
 }
 
+#define RCU_KTHREAD_SPAWNING (-2)	/* eng.rcu.kthread while the first request spawns it */
+
 /* rcu_start_this_gp -> rcu_gp_kthread_wake: a request wakes the kthread waiting for one (made at the first). */
 static void rcu_kthread_kick(uint64_t now)
 {
+	if (eng.rcu.kthread == RCU_KTHREAD_SPAWNING)
+		return;		/* it starts soon and finds the request */
 	if (eng.rcu.kthread < 0) {
+		/*
+		 * sim_spawn() charges its cost first and may yield: a second
+		 * request meanwhile must not spawn a second kthread (two would
+		 * each start a grace period, and one would wait in its FQS loop
+		 * for a grace period the other had ended).
+		 */
+		eng.rcu.kthread = RCU_KTHREAD_SPAWNING;
 		eng.detach_next = 1;
 		eng.rcu.kthread = sim_spawn(rcu_gp_kthread, NULL);	/* unbound, detached: the engine's helper */
 		if (eng.rcu.kthread < 0)
