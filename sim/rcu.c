@@ -144,6 +144,9 @@ void rcu_note_idle(struct cpu *c)
 /* rcu_gp_init(): every CPU owes a quiescent state; readers preempted inside a section block the GP. */
 static void rcu_gp_init(uint64_t now, const struct cpu *self)
 {
+	/* rcu_gp_init()'s WARN_ON_ONCE(rcu_gp_in_progress()): a second init means a second GP kthread */
+	if (eng.rcu.active)
+		irq_bug("starts a grace period while one is active (a second GP kthread?)");
 	eng.rcu.active = 1;
 	eng.rcu.start = now;
 	eng.rcu.owing = eng.ncpu;

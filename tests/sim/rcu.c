@@ -18,6 +18,9 @@
  *   rcu_barrier() returns;
  * - a reader that blocks for ever inside its section makes synchronize_rcu()
  *   a reported simulated deadlock, not an endless run of ticks;
+ * - every CPU making the first request at the same moment spawns one GP
+ *   kthread, not one per request (the spawn may yield; a second kthread
+ *   would start a second grace period, which rcu_gp_init() refuses);
  * - causality: a task woken onto a CPU busy with a long-running task never
  *   runs before the wake-up (its clock is at least the waker's), also
  *   checked inside the engine for every switch-in (sim_wake_early_count()).
@@ -392,4 +395,56 @@ Test(sim_rcu, a_reader_blocked_for_ever_is_a_reported_deadlock)
 	cr_assert_eq(sim_run(stuck_scenario, 0, NULL), 99, "synchronize_rcu behind a reader that never runs "
 		     "again must end in the simulated-deadlock report");
 	sim_shutdown();
+}
+
+/* ---- the first requests, made together: one GP kthread ------------------------ */
+
+/*
+ * Regression (123859e): the first synchronize_rcu() spawns the GP kthread, and
+ * the spawn charges its cost first and may yield. A second first request made
+ * in that window spawned a second kthread; the two each started a grace period
+ * (rcu_gp_init() now refuses that, as the kernel's WARN_ON_ONCE does) and one
+ * slept in its FQS loop for ever. Every CPU of generic-8 requests at the same
+ * simulated moment, before any kthread exists.
+ */
+#define FIRST_AT 2000000ull	/* 2 ms: every requester has started and waits for this moment */
+
+static uint64_t first_base, first_done[8];
+
+static void *first_requester(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+
+	sim_pin(i);
+	sim_work_ns((double)(first_base + FIRST_AT - sim_now()));
+	lab_sim_synchronize_rcu();
+	first_done[i] = sim_now() - first_base;
+	return NULL;
+}
+
+static int first_scenario(int argc, char **argv)
+{
+	pthread_t h[8];
+
+	(void)argc;
+	(void)argv;
+	first_base = sim_now();
+	for (int i = 0; i < 8; i++)
+		if (lab_thread_create(&h[i], first_requester, (void *)(intptr_t)i))
+			return 1;
+	for (int i = 0; i < 8; i++)
+		lab_thread_join(h[i], NULL);
+	return 0;
+}
+
+Test(sim_rcu, first_requests_made_together_spawn_one_gp_kthread)
+{
+	finish(first_scenario);
+	check_causality();
+	for (int i = 0; i < 8; i++) {
+		cr_assert_geq(first_done[i], FIRST_AT, "requester %d returned before it asked", i);
+		cr_assert_leq(first_done[i], FIRST_AT + 3 * JIFFY + SLACK,
+			      "requester %d waited %llu ns (> three ticks)", i,
+			      (unsigned long long)(first_done[i] - FIRST_AT));
+	}
 }
