@@ -101,7 +101,7 @@ static int scenario(int argc, char **argv)
 
 /*
  * Boot generic-8 with @entries store-buffer entries (-1: the machine file's,
- * which gives none: the store buffer is off by default),
+ * which gives 72 from sim-11),
  * run @scen to its end and shut the engine down.
  */
 static void boot_run(int entries, int (*scen)(int, char **))
