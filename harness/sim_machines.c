@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sim_cmd.h"
+#include "text.h"
 
 #ifndef LAB_SIM_MACHINE_DIR
 #define LAB_SIM_MACHINE_DIR "sim/machines"
@@ -42,6 +43,35 @@ const char *lab_sim_machine_dir(void)
 }
 
 static char machine_hash[17];
+
+/* @h and the bytes of the c2c.pairs matrix the machine file @path names, if it names one. */
+static uint64_t hash_pairs(uint64_t h, const char *path)
+{
+	char line[1024], full[4400];
+	const char *slash = strrchr(path, '/');
+	FILE *f = fopen(path, "r");
+	int c;
+
+	if (!f)
+		return h;
+	full[0] = 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *s = lab_trim(line), *v;
+
+		if (strncmp(s, "c2c.pairs", 9) || !(v = strchr(s, '=')))
+			continue;
+		v[strcspn(v, "#")] = 0;
+		v = lab_trim(v + 1);
+		snprintf(full, sizeof(full), "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, v);
+	}
+	fclose(f);
+	if (!full[0] || !(f = fopen(full, "rb")))
+		return h;
+	while ((c = getc(f)) != EOF)
+		h = (h ^ (uint64_t)c) * 0x100000001b3ull;
+	fclose(f);
+	return h;
+}
 
 /*
  * FNV-1a 64 of the file's bytes, then of @name (generic-N: generic.machine
@@ -78,6 +108,7 @@ static void hash_machine(const char *dir, const char *name)
 	while ((c = getc(f)) != EOF)
 		h = (h ^ (uint64_t)c) * 0x100000001b3ull;
 	fclose(f);
+	h = hash_pairs(h, path);
 	for (const char *p = name; *p; p++)
 		h = (h ^ (uint64_t)(unsigned char)*p) * 0x100000001b3ull;
 	snprintf(machine_hash, sizeof(machine_hash), "%016llx", (unsigned long long)h);

@@ -89,6 +89,20 @@
  *   must find the old value, and the program's memory would hold the new
  *   one. It still lands after the CPU's earlier
  *   buffered stores (program order), and its line waits for it until then.
+ * - Per-pair transfer figures (sim-12, rule 9): where the machine file names
+ *   a published core-to-core matrix (c2c.pairs, sim/machines/c2c/), a
+ *   transfer from a known CPU, the line's owner or the request queued
+ *   ahead, costs that pair's figure (and its hold window that figure x
+ *   rmw.hold_share) instead of the distance class's median; a transfer
+ *   from sharers found by class (the nearest holder, no one CPU) keeps the
+ *   class figure, and the transfer counts (socket crossings) stay by
+ *   class. Source: the matrix itself (nviennot/core-to-core-latency's CAS
+ *   round trip / 2 between every two CPUs), whose medians per class are the
+ *   class figures; a real mesh or ring has per-pair distances (the spread
+ *   in the matrix is 46.0-56.4 ns p10-p90 within one Ice Lake-SP socket),
+ *   and with one figure per class a fault's fixed path cost compares with
+ *   the hand-over in exact constants (results/sim/per-vma-locks/
+ *   fragility-20261203: a step where hardware would give a ramp).
  *
  * A store wakes the spinners watching the line (spin.c).
  */
@@ -114,6 +128,27 @@ static enum xclass xfer_class(int a, int b, int home)
 	if (x->socket == y->socket)
 		return home == x->socket ? X_SOCKET : X_SOCKET_FAR_HOME;
 	return X_REMOTE;
+}
+
+/*
+ * Rule 9: a transfer between @c and a known CPU @src (the owner, or the
+ * request queued ahead) costs the pair's published figure when the machine
+ * gives c2c.pairs; from sharers found by class, the class's figure.
+ */
+static inline int pair_known(int src, enum xclass x)
+{
+	return eng.dir.pair_ps && src >= 0 && x >= X_SMT && x <= X_REMOTE;
+}
+
+static inline uint64_t xfer_ps(int c, int src, enum xclass x)
+{
+	return pair_known(src, x) ? eng.dir.pair_ps[(size_t)c * (size_t)eng.ncpu + (size_t)src] : eng.dir.x_ps[x];
+}
+
+static inline uint64_t hold_ps(int c, int src, enum xclass x)
+{
+	return pair_known(src, x) ? eng.dir.pair_hold_ps[(size_t)c * (size_t)eng.ncpu + (size_t)src] :
+				    eng.dir.hold_ps[x];
 }
 
 static struct line *line_new(uintptr_t key, int home)
@@ -307,6 +342,16 @@ void dir_boot(void)
 		eng.dir.x_ps[k] = ps_of(ns[k]);
 		eng.dir.hold_ps[k] = ps_of(ns[k] * eng.m.rmw_hold_share);
 	}
+	if (eng.m.pair_ns) {
+		size_t n = (size_t)eng.ncpu * (size_t)eng.ncpu;
+
+		eng.dir.pair_ps = eng_alloc(n * sizeof(uint64_t));
+		eng.dir.pair_hold_ps = eng_alloc(n * sizeof(uint64_t));
+		for (size_t i = 0; i < n; i++) {
+			eng.dir.pair_ps[i] = ps_of(eng.m.pair_ns[i]);
+			eng.dir.pair_hold_ps[i] = ps_of(eng.m.pair_ns[i] * eng.m.rmw_hold_share);
+		}
+	}
 	eng.dir.load_ps = ps_of(eng.m.load_local_ns);
 	eng.dir.rmw_ps = ps_of(eng.m.rmw_local_ns);
 	eng.dir.relax_ps = ps_of(eng.m.relax_ns);
@@ -364,7 +409,7 @@ static void watch_note(struct task *t, struct line *l)
  * were that read's CPU to make it its own (a store or RMW next: rule 7),
  * this request's snoop would reach it at the hold window's end.
  */
-static void rfo_queued(const struct line *l, uint64_t now, enum xclass x)
+static void rfo_queued(const struct line *l, uint64_t now, uint64_t hold)
 {
 	struct cpu *q;
 
@@ -372,17 +417,17 @@ static void rfo_queued(const struct line *l, uint64_t now, enum xclass x)
 		return;
 	q = &eng.cpus[l->tail];
 	if (q->rd_line == l && q->rd_snoop == UINT64_MAX)
-		q->rd_snoop = (now > l->busy_until ? now : l->busy_until) + eng.dir.hold_ps[x];
+		q->rd_snoop = (now > l->busy_until ? now : l->busy_until) + hold;
 }
 
 /*
  * A request queued right behind a buffered store (rule 8): the store's CPU
  * keeps the line from its landing until this request's snoop reaches it.
  */
-static void sb_queued(struct line *l, enum xclass x)
+static void sb_queued(struct line *l, uint64_t hold)
 {
 	if (l->sb_tail) {
-		l->snoop_at = l->busy_until + eng.dir.hold_ps[x];
+		l->snoop_at = l->busy_until + hold;
 		l->sb_tail = 0;
 	}
 }
@@ -466,26 +511,28 @@ static int mem_load(struct task *t, struct line *l, int ci, uint64_t now, int pe
 		c->clock = now + eng.dir.load_ps;
 	} else {
 		enum xclass x = pending ? xfer_class(ci, l->tail, l->home) : read_source(l, ci);
+		int src = pending ? l->tail : l->owner;
 		uint64_t start = now > l->busy_until ? now : l->busy_until;
+		uint64_t xps = xfer_ps(ci, src, x), hps = hold_ps(ci, src, x);
 		int snooped = l->owner >= 0 || pending;
 
 		xfer = 1 + (eng.dir.x_ns[x] >= eng.m.c2c_remote_ns);
 		if (snooped) {
 			/* a read snoop takes the line from its owner: served in turn, after its window */
 			if (!pending) {
-				l->snoop_at = (now > l->grant ? now : l->grant) + eng.dir.hold_ps[x];
+				l->snoop_at = (now > l->grant ? now : l->grant) + hps;
 			} else {
-				rfo_queued(l, now, x);
-				sb_queued(l, x);
+				rfo_queued(l, now, hps);
+				sb_queued(l, hps);
 			}
-			l->busy_until = start + eng.dir.x_ps[x];
+			l->busy_until = start + xps;
 			l->tail = ci;
 			l->sb_tail = 0;
-			start = l->busy_until - eng.dir.x_ps[x];
+			start = l->busy_until - xps;
 			c->rd_line = l;
 			c->rd_snoop = UINT64_MAX;
 		}
-		mem_wait(t, start + eng.dir.x_ps[x]);
+		mem_wait(t, start + xps);
 		if (l->owner >= 0) {
 			sharer_set(l, l->owner);
 			l->owner = -1;
@@ -521,18 +568,20 @@ static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pen
 		lands = store ? sb_local(c, l, ci, c->clock, pending) : c->clock;
 	} else {
 		enum xclass x = pending ? xfer_class(ci, l->tail, l->home) : own_source(l, ci);
+		int src = pending ? l->tail : l->owner;
 		uint64_t start = now > l->busy_until ? now : l->busy_until;
+		uint64_t xps = xfer_ps(ci, src, x), hps = hold_ps(ci, src, x);
 		/* rule 8: not behind a read already on its way (it must find the old value) */
 		int buffered = store && eng.m.sb_entries && (!pending || l->sb_tail);
 
 		xfer = 1 + (eng.dir.x_ns[x] >= eng.m.c2c_remote_ns);
 		if (!pending) {	/* the first request after the owner's grant: its snoop takes the line */
-			l->snoop_at = (now > l->grant ? now : l->grant) + eng.dir.hold_ps[x];
+			l->snoop_at = (now > l->grant ? now : l->grant) + hps;
 		} else {
-			rfo_queued(l, now, x);
-			sb_queued(l, x);
+			rfo_queued(l, now, hps);
+			sb_queued(l, hps);
 		}
-		l->busy_until = start + eng.dir.x_ps[x];
+		l->busy_until = start + xps;
 		l->tail = ci;
 		l->sb_tail = 0;
 		if (buffered) {
@@ -549,7 +598,7 @@ static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pen
 			now = c->clock;
 			/* a request already queued behind this one: its snoop is on its way */
 			if (l->busy_until > now)
-				l->snoop_at = now + eng.dir.hold_ps[x];
+				l->snoop_at = now + hps;
 			/* rule 8: a store that waited for its line still lands after the earlier ones */
 			lands = store ? sb_local(c, l, ci, now, l->busy_until > now) : now;
 		}

@@ -323,6 +323,7 @@ struct directory {
 	double x_ns[X_CLASSES];		/* the class's figure, ns */
 	uint64_t x_ps[X_CLASSES];	/* ps_of(the class's figure) */
 	uint64_t hold_ps[X_CLASSES];	/* ps_of(the figure x rmw.hold_share) */
+	uint64_t *pair_ps, *pair_hold_ps;	/* rule 9 (c2c.pairs): the same per pair, [a * ncpu + b]; NULL: none */
 	uint64_t load_ps, rmw_ps;	/* ps_of(load.local_ns), ps_of(rmw.local_ns) */
 	uint64_t relax_ps;		/* ps_of(relax_ns): a cpu_relax() (spin.c) */
 	struct line **tab;	/* open addressing by line address */

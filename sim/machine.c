@@ -16,7 +16,7 @@
 #include "machine.h"
 #include "text.h"
 
-enum kind { K_INT, K_DBL, K_TEXT, K_AUTO_INT, K_NUMBERING, K_SCHED };
+enum kind { K_INT, K_DBL, K_TEXT, K_AUTO_INT, K_NUMBERING, K_SCHED, K_PATH };
 
 struct key {
 	const char *name;
@@ -47,6 +47,7 @@ static const struct key keys[] = {
 	{ "load.local_ns", K_DBL, F(load_local_ns), 1, 0, 1e3 },
 	{ "rmw.hold_share", K_DBL, F(rmw_hold_share), 1, 0, 1 },
 	{ "sb.entries", K_INT, F(sb_entries), 0, 0, SIM_SB_MAX },
+	{ "c2c.pairs", K_PATH, F(c2c_pairs), 0, 0, 0 },
 	{ "mem.local_ns", K_DBL, F(mem_local_ns), 1, 0, 1e4 },
 	{ "mem.remote_ns", K_DBL, F(mem_remote_ns), 1, 0, 1e4 },
 	{ "bw.core_gbs", K_DBL, F(bw_core_gbs), 1, 0.01, 1e4 },
@@ -122,6 +123,19 @@ static int set_key(struct sim_machine *m, const struct key *k, const char *v, co
 		}
 		snprintf(why, wl, "numbering must be linux or adjacent, not '%s'", v);
 		return -1;
+	}
+	if (k->kind == K_PATH) {
+		if (!cite || !strchr(cite, '[')) {
+			snprintf(why, wl, "%s = %s has no citation (append '# [source] what')", k->name, v);
+			return -1;
+		}
+		if (!*v || *v == '/' || strstr(v, "..") || strlen(v) >= sizeof(m->c2c_pairs)) {
+			snprintf(why, wl, "%s = '%s': give a file under the machine file's directory (e.g. c2c/NAME.csv)",
+				 k->name, v);
+			return -1;
+		}
+		snprintf(base, sizeof(m->c2c_pairs), "%s", v);
+		return 0;
 	}
 	if (k->kind == K_AUTO_INT && !strcmp(v, "auto")) {
 		*(int *)base = 0;
@@ -238,6 +252,125 @@ static int sched_keys_check(const struct sim_machine *m, const int *seen, char *
 	return 0;
 }
 
+/*
+ * c2c.pairs (rule 9): the published matrix, line i holding CPU i's figures
+ * against CPUs 0..i-1 (sim/machines/c2c/README.md), made symmetric. Loaded
+ * once per path and kept for the process (machines are loaded a few times).
+ */
+struct pairs_cache {
+	struct pairs_cache *next;
+	char path[1300];
+	int n;
+	float *ns;
+};
+static struct pairs_cache *pairs_loaded;
+
+static int pairs_row(float *ns, int n, int i, char *s, char *why, size_t wl)
+{
+	for (int j = 0; j < n; j++) {
+		char *e = strchr(s, ','), *f = s;
+		double d;
+
+		if (e)
+			*e = 0;
+		f = lab_trim(f);
+		if (j < i) {
+			if (parse_num(f, &d) || d <= 0 || d > 1e4) {
+				snprintf(why, wl, "line %d, CPU %d: '%s' is not a figure in (0, 10000] ns", i + 1, j, f);
+				return -1;
+			}
+			ns[(size_t)i * n + j] = ns[(size_t)j * n + i] = (float)d;
+		} else if (*f) {
+			snprintf(why, wl, "line %d: a figure for CPU %d, at or above the diagonal", i + 1, j);
+			return -1;
+		}
+		if (!e) {
+			if (j + 1 < i) {
+				snprintf(why, wl, "line %d has %d fields, CPU %d needs %d", i + 1, j + 1, i, i);
+				return -1;
+			}
+			return 0;
+		}
+		s = e + 1;
+	}
+	snprintf(why, wl, "line %d has more than %d fields", i + 1, n);
+	return -1;
+}
+
+static const float *pairs_load(const char *path, int n, char *why, size_t wl)
+{
+	struct pairs_cache *c;
+	size_t cap = (size_t)n * 32 + 64, len;
+	char *line;
+	FILE *f;
+	int i = 0;
+
+	for (c = pairs_loaded; c; c = c->next)
+		if (c->n == n && !strcmp(c->path, path))
+			return c->ns;
+	f = fopen(path, "r");
+	if (!f) {
+		snprintf(why, wl, "%s", strerror(errno));
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	line = malloc(cap);
+	if (!c || !line || !(c->ns = calloc((size_t)n * n, sizeof(float))))
+		abort();
+	while (fgets(line, (int)cap, f)) {
+		len = strlen(line);
+		if (len + 1 == cap && line[len - 1] != '\n') {
+			snprintf(why, wl, "line %d is longer than %zu bytes", i + 1, cap - 2);
+			goto bad;
+		}
+		if (i == n) {
+			snprintf(why, wl, "more than %d lines (one per CPU of the machine)", n);
+			goto bad;
+		}
+		line[strcspn(line, "\r\n")] = 0;
+		if (pairs_row(c->ns, n, i++, line, why, wl))
+			goto bad;
+	}
+	if (i != n) {
+		snprintf(why, wl, "%d lines, the machine has %d CPUs", i, n);
+		goto bad;
+	}
+	fclose(f);
+	free(line);
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	c->n = n;
+	c->next = pairs_loaded;
+	pairs_loaded = c;
+	return c->ns;
+bad:
+	fclose(f);
+	free(line);
+	free(c->ns);
+	free(c);
+	return NULL;
+}
+
+/* Load @m's c2c.pairs, named relative to the directory of @path. */
+static int pairs_attach(struct sim_machine *m, const char *path, char *err, size_t el)
+{
+	char full[1300], why[256];
+	const char *slash = strrchr(path, '/');
+
+	if (!m->c2c_pairs[0])
+		return 0;
+	if (m->numbering_adjacent) {
+		snprintf(err, el, "%s: c2c.pairs needs numbering = linux (the matrices' order)", path);
+		return -1;
+	}
+	snprintf(full, sizeof(full), "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, m->c2c_pairs);
+	m->pair_ns = pairs_load(full, m->ncpus, why, sizeof(why));
+	if (!m->pair_ns) {
+		snprintf(err, el, "%s: c2c.pairs %s: %s", path, full, why);
+		return -1;
+	}
+	return 0;
+}
+
 int sim_machine_parse(struct sim_machine *m, const char *path, int generic_n, char *err, size_t el)
 {
 	FILE *f = fopen(path, "r");
@@ -310,6 +443,10 @@ bad_why:
 			return -1;
 		}
 	}
+	if (generic_n > 0 && m->c2c_pairs[0]) {
+		snprintf(err, el, "%s: c2c.pairs needs a fixed topology, not generic-N", path);
+		return -1;
+	}
 	if (generic_n > 0) {
 		if (!auto_seen) {
 			snprintf(err, el, "%s: generic-N needs sockets/l3_per_socket/cores_per_l3 = auto", path);
@@ -327,7 +464,7 @@ bad_why:
 		snprintf(err, el, "%s: %d CPUs (the engine takes 1..%d)", path, m->ncpus, SIM_MAX_CPUS);
 		return -1;
 	}
-	return 0;
+	return pairs_attach(m, path, err, el);
 bad:
 	fclose(f);
 	return -1;

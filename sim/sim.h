@@ -47,10 +47,12 @@
  * doubling (workloads/kmm.c); sim-11: the store buffer (coherence.c rule
  * 8), on in every machine file (sb.entries from the vendors' optimization
  * manuals), after the RCU GP kthread spawn race that hung it was fixed
- * (sim/rcu.c, 123859e). Results keep the version they were made with, and
+ * (sim/rcu.c, 123859e); sim-12: per-pair transfer figures (coherence.c rule
+ * 9) where a machine file names a published matrix (c2c.pairs: the two
+ * Ice Lake-SP files). Results keep the version they were made with, and
  * every CSV row its binary's git revision.
  */
-#define SIM_ENGINE_VERSION "sim-11"
+#define SIM_ENGINE_VERSION "sim-12"
 #define SIM_MAX_TASKS 1024
 
 extern int sim_active;		/* 1 while sim_run() runs */

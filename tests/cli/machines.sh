@@ -96,6 +96,7 @@ check_machine() {
 			optional[cfskeys[i]] = 1
 		optional["sched.base_slice_ns"] = 1
 		optional["sb.entries"] = 1	# the store buffer (sim/coherence.c rule 8): absent means none
+		optional["c2c.pairs"] = 1	# a published per-pair matrix (rule 9): absent means the class figures
 	}
 	/^[ \t]*#/ || /^[ \t]*$/ { next }
 	{
@@ -117,6 +118,8 @@ check_machine() {
 		value[key] = val
 		if (!(key in required) && !(key in optional) && key !~ /^(cost|note|bw)\.[a-z0-9_.]+$/)
 			problem("line " FNR ": unknown key " key)
+		if (key == "c2c.pairs" && cit !~ /\[[^]]+\]/)
+			problem("line " FNR ": c2c.pairs has no [source]")
 		if (isnum(val)) {
 			if (val + 0 <= 0 && !(key == "rmw.hold_share" && val + 0 == 0))
 				problem("line " FNR ": " key " = " val " is not positive")
@@ -124,6 +127,14 @@ check_machine() {
 		}
 	}
 	END {
+		if ("c2c.pairs" in value) {
+			pf = FILENAME
+			sub(/[^\/]*$/, "", pf)
+			pf = pf value["c2c.pairs"]
+			if ((getline pl < pf) <= 0)
+				problem("c2c.pairs = " value["c2c.pairs"] ": " pf " cannot be read")
+			close(pf)
+		}
 		for (k in required)
 			if (!(k in seen))
 				problem("missing key " k)

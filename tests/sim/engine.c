@@ -195,6 +195,140 @@ Test(sim_analytic, exclusive_lock_at_64_cpus_within_the_model_bound)
 	cr_expect(rate >= lo, "%.5f acquisitions/ns below 1/(CS + (T+1) transfers) = %.5f", rate, lo);
 }
 
+/*
+ * Rule 9 (c2c.pairs): on icx-8336c-2s128, which names the dual 8375C's
+ * published per-pair matrix, two tasks pinned to CPUs a and b fetch-adding
+ * one line hand it over at the pair's own figure, not the class median: the
+ * rate is (1 + floor(hold_share x pair / rmw.local)) / pair within 5%, for the
+ * same-socket pairs whose rate the median's misses most, below and above (by
+ * more than 8%: -9.8% at 56.8 ns, +12.7% at 45.5 ns).
+ */
+static int pair_cpu[2];
+static uint64_t pair_start;	/* both workers pinned well before it (a migration costs tens of us here) */
+
+static void *pair_worker(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+
+	sim_pin(pair_cpu[id]);
+	while (sim_now() < pair_start + window_ns) {
+		sim_mem(&hot.v, SIM_RMW);
+		hot.v++;
+		if (sim_now() >= pair_start)
+			counts[id]++;
+	}
+	return NULL;
+}
+
+static int pair_scenario(int argc, char **argv)
+{
+	int ids[2];
+
+	(void)argc;
+	(void)argv;
+	pair_start = sim_now() + 2000000;
+	for (int i = 0; i < 2; i++)
+		ids[i] = sim_spawn(pair_worker, (void *)(intptr_t)i);
+	for (int i = 0; i < 2; i++)
+		sim_join(ids[i]);
+	return 0;
+}
+
+static double pair_model(double ns)
+{
+	return (1 + floor(mach.rmw_hold_share * ns / mach.rmw_local_ns)) / ns;
+}
+
+Test(sim_analytic, a_pair_hands_a_hot_line_over_at_its_own_published_figure)
+{
+	char err[512];
+	int lo[2] = { -1, -1 }, hi[2] = { -1, -1 }, n;
+	double median;
+
+	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "icx-8336c-2s128", err, sizeof(err)), 0, "%s", err);
+	cr_assert(mach.pair_ns, "icx-8336c-2s128 names no c2c.pairs matrix");
+	n = mach.ncpus;
+	median = mach.c2c_l3_ns;
+	/* the same-socket pairs (SMT siblings apart) whose rate the median misses most, below and above */
+	for (int a = 0; a < n; a++)
+		for (int b = a + 1; b < n; b++) {
+			float v = mach.pair_ns[a * n + b];
+
+			cr_assert_float_eq(v, mach.pair_ns[b * n + a], 1e-6, "matrix not symmetric at %d,%d", a, b);
+			if ((a % 64) / 32 != (b % 64) / 32 || a % 64 == b % 64)
+				continue;
+			if (lo[0] < 0 || pair_model(v) < pair_model(mach.pair_ns[lo[0] * n + lo[1]]))
+				lo[0] = a, lo[1] = b;
+			if (hi[0] < 0 || pair_model(v) > pair_model(mach.pair_ns[hi[0] * n + hi[1]]))
+				hi[0] = a, hi[1] = b;
+		}
+	for (int k = 0; k < 2; k++) {
+		const int *p = k ? hi : lo;
+		double fig = mach.pair_ns[p[0] * n + p[1]], rate, expect;
+		uint64_t sum;
+
+		memset(counts, 0, sizeof(counts));
+		memset(&hot, 0, sizeof(hot));
+		pair_cpu[0] = p[0];
+		pair_cpu[1] = p[1];
+		cr_assert_eq(sim_boot(&mach, 1), 0);
+		cr_assert_eq(sim_run(pair_scenario, 0, NULL), 0);
+		sim_shutdown();
+		sum = counts[0] + counts[1];
+		rate = (double)sum / (double)window_ns;
+		expect = pair_model(fig);
+		cr_log_info("CPUs %d,%d: pair %.1f ns (median %.1f): %.5f RMW/ns, model %.5f", p[0], p[1], fig, median,
+			    rate, expect);
+		cr_assert(fabs(pair_model(median) / expect - 1) > 0.08, "the test needs a pair whose rate the median "
+			  "misses by 8%%: %d,%d at %.1f ns", p[0], p[1], fig);
+		cr_expect(rate > expect * 0.95 && rate < expect * 1.05,
+			  "CPUs %d,%d: %.4f RMW/ns, the pair's %.1f ns gives %.4f (the median's %.4f)", p[0], p[1], rate,
+			  fig, expect, pair_model(median));
+	}
+}
+
+/* A c2c.pairs matrix that does not fit its machine is refused in one line naming the file and the fault. */
+Test(sim_machine, refuses_a_pairs_matrix_that_does_not_fit)
+{
+	static const char *const bad[][2] = {
+		{ ",\n1.0,\n1.0,2.0\n", "more than 2 lines" },
+		{ ",\n", "1 lines, the machine has 2 CPUs" },
+		{ ",\nabc\n", "line 2, CPU 0: 'abc' is not a figure" },
+		{ ",\n-4\n", "line 2, CPU 0: '-4' is not a figure" },
+		{ "5,\n1.0\n", "line 1: a figure for CPU 0, at or above the diagonal" },
+	};
+	char path[] = "/tmp/rwlab-sim-test-XXXXXX", file[96], csv[96], err[512];
+	struct sim_machine m;
+	FILE *f;
+
+	cr_assert(mkdtemp(path));
+	snprintf(file, sizeof(file), "%s/epyc-2vcpu.machine", path);
+	snprintf(csv, sizeof(csv), "%s/two.csv", path);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		static char base[65536];
+		FILE *g = fopen(SIM_MACHINE_DIR "/epyc-2vcpu.machine", "r");
+		size_t len;
+
+		cr_assert(g);
+		len = fread(base, 1, sizeof(base) - 1, g);
+		fclose(g);
+		base[len] = 0;
+		f = fopen(file, "w");
+		cr_assert(f);
+		/* epyc-2vcpu (2 CPUs) with a matrix */
+		fprintf(f, "%s\nc2c.pairs = two.csv  # [here] test\n", base);
+		fclose(f);
+		f = fopen(csv, "w");
+		fputs(bad[i][0], f);
+		fclose(f);
+		cr_assert_eq(sim_machine_parse(&m, file, 0, err, sizeof(err)), -1, "case %zu accepted", i);
+		cr_expect(strstr(err, "c2c.pairs") && strstr(err, bad[i][1]), "case %zu: %s", i, err);
+	}
+	remove(csv);
+	remove(file);
+	rmdir(path);
+}
+
 /* The engine is deterministic: one seed, one schedule; another seed, another interleaving. */
 Test(sim_engine, same_seed_same_counts)
 {
