@@ -18,6 +18,7 @@ for v in "$@"; do
 	# the value only: the line's citation comment stays
 	sed "s|^\($key *= *\)[0-9.]*|\1$v|" "$src" > "$m"
 	grep -q "^$key *= *$v " "$m" || { echo "sweep: $key not set to $v" >&2; exit 2; }
+	[ -d sim/machines/c2c ] && cp -r sim/machines/c2c "$tmp/$v/"	# c2c.pairs (sim-12) is relative to the file
 	RWLAB_SIM_STATS=2 build/rwlab run --sim "$m" -l rwsem:hung_task_blocker=0 -w pft -t "${THREADS:-128}" -n 1 \
 		--warmup "${WARMUP:-0}" --mm-lock "${MM_LOCK:-mmap}" --seed "$seed" -q --no-report -o "$tmp/o.csv" 2> "$tmp/err" > /dev/null ||
 		{ cat "$tmp/err" >&2; exit 1; }
