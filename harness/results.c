@@ -445,17 +445,34 @@ static void fail_cols(const struct lab_csv_reader *rd, const char *path, const c
 }
 
 /*
+ * Columns that identify a row within a cell or are the measurement itself:
+ * comparing side by side by one of them would make every row its own column
+ * (value, iteration, timestamp) or split a row's own key (threads, metric).
+ */
+static const char *const by_refused[] = { "value", "iteration", "timestamp", "threads", "metric", "unit", "better",
+					   "schema" };
+
+static bool by_is_refused(const char *name)
+{
+	for (size_t i = 0; i < sizeof(by_refused) / sizeof(by_refused[0]); i++)
+		if (!strcmp(name, by_refused[i]))
+			return true;
+	return false;
+}
+
+/*
  * "--by 'NAME': no column 'NAME' in FILE (valid: ...)": the valid names are
- * what setup_columns() accepts, the file's columns and the fault_path
- * pseudo-column, so the list cannot drift from the check.
+ * what setup_columns() accepts, the file's columns less by_refused[] and the
+ * fault_path pseudo-column, so the list cannot drift from the check.
  */
 static void by_unknown(const struct lab_csv_reader *rd, const char *path, const char *name, char *err,
 		       size_t errlen)
 {
 	size_t off = (size_t)snprintf(err, errlen, "--by '%s': no column '%s' in %s (valid:", name, name, path);
 
-	for (int i = 0; i < rd->ncols && off < errlen; i++)
-		off += (size_t)snprintf(err + off, errlen - off, "%s %s", i ? "," : "", rd->header[i]);
+	for (int i = 0, n = 0; i < rd->ncols && off < errlen; i++)
+		if (!by_is_refused(rd->header[i]))
+			off += (size_t)snprintf(err + off, errlen - off, "%s %s", n++ ? "," : "", rd->header[i]);
 	if (off < errlen)
 		snprintf(err + off, errlen - off, ", %s)", LAB_RESULTS_FAULT_PATH);
 }
@@ -886,6 +903,10 @@ static int setup_columns(struct loader *L, const struct lab_csv_reader *rd, cons
 		L->fault_path |= c < 0 && !strcmp(tok, LAB_RESULTS_FAULT_PATH);
 		if (c < 0 && strcmp(tok, LAB_RESULTS_FAULT_PATH) && !L->by_err[0])
 			by_unknown(rd, L->r->path, tok, L->by_err, sizeof(L->by_err));
+		if (c >= 0 && by_is_refused(tok) && !L->by_err[0])
+			snprintf(L->by_err, sizeof(L->by_err), "--by '%s': a row's own key or measurement, not a column "
+				 "to compare side by side (e.g. variant, workload, host, run, kernel, or %s)", tok,
+				 LAB_RESULTS_FAULT_PATH);
 		if (L->nby == MAX_BY) {
 			if (!L->by_err[0])
 				snprintf(L->by_err, sizeof(L->by_err), "--by: at most %d columns", MAX_BY);

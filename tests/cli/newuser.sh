@@ -125,8 +125,14 @@ expect "--by fault_path -w locktest beside pft rows" 1 "^rwlab report: --by faul
 	"$rwlab" report mm.csv load.csv --by fault_path -w locktest
 # 6. An unknown --by column lists every column --by takes (fault_path was missing) and exits 2,
 # as usage errors do (it exited 1); plot's --by likewise.
-expect "--by bogus" 2 "^rwlab report: --by 'bogus': no column 'bogus' in load.csv \(valid: schema, run, .*, variant, workload, .*, host, .*, fault_path\)$" \
+expect "--by bogus" 2 "^rwlab report: --by 'bogus': no column 'bogus' in load.csv \(valid: run, variant, workload, .*, host, .*, fault_path\)$" \
 	"$rwlab" report load.csv --by bogus
+grep -q 'valid:.*, value,' "$tmp/e" 2>/dev/null && fail "--by bogus lists value, which --by refuses"
+# A row's own key or measurement is not a column to compare by (it was taken: --by value made a column per value).
+for col in value iteration threads metric; do
+	expect "--by $col" 2 "^rwlab report: --by '$col': a row's own key or measurement, not a column to compare side by side " \
+		"$rwlab" report load.csv --by "$col"
+done
 expect "--by bogus -o FILE" 2 "^rwlab report: --by 'bogus': no column 'bogus' in load.csv " \
 	"$rwlab" report load.csv --by bogus -o by.txt
 [ -e by.txt ] && fail "--by bogus -o by.txt wrote by.txt"
