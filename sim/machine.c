@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,7 +260,7 @@ static int sched_keys_check(const struct sim_machine *m, const int *seen, char *
  */
 struct pairs_cache {
 	struct pairs_cache *next;
-	char path[1300];
+	char path[PATH_MAX];
 	int n;
 	float *ns;
 };
@@ -275,8 +276,9 @@ static int pairs_row(float *ns, int n, int i, char *s, char *why, size_t wl)
 			*e = 0;
 		f = lab_trim(f);
 		if (j < i) {
-			if (parse_num(f, &d) || d <= 0 || d > 1e4) {
-				snprintf(why, wl, "line %d, CPU %d: '%s' is not a figure in (0, 10000] ns", i + 1, j, f);
+			/* 0.1 ns: below every published transfer (SMT siblings: 7-8 ns), above float's rounding to 0 ps */
+			if (parse_num(f, &d) || d < 0.1 || d > 1e4) {
+				snprintf(why, wl, "line %d, CPU %d: '%s' is not a figure in [0.1, 10000] ns", i + 1, j, f);
 				return -1;
 			}
 			ns[(size_t)i * n + j] = ns[(size_t)j * n + i] = (float)d;
@@ -313,6 +315,15 @@ static const float *pairs_load(const char *path, int n, char *why, size_t wl)
 		snprintf(why, wl, "%s", strerror(errno));
 		return NULL;
 	}
+	{
+		struct stat st;
+
+		if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+			snprintf(why, wl, "%s", S_ISDIR(st.st_mode) ? "a directory, not a matrix file" : "not a regular file");
+			fclose(f);
+			return NULL;
+		}
+	}
 	c = calloc(1, sizeof(*c));
 	line = malloc(cap);
 	if (!c || !line || !(c->ns = calloc((size_t)n * n, sizeof(float))))
@@ -323,13 +334,19 @@ static const float *pairs_load(const char *path, int n, char *why, size_t wl)
 			snprintf(why, wl, "line %d is longer than %zu bytes", i + 1, cap - 2);
 			goto bad;
 		}
+		line[strcspn(line, "\r\n")] = 0;
+		if (i >= n && !*lab_trim(line))
+			continue;	/* blank lines after the last CPU's */
 		if (i == n) {
 			snprintf(why, wl, "more than %d lines (one per CPU of the machine)", n);
 			goto bad;
 		}
-		line[strcspn(line, "\r\n")] = 0;
 		if (pairs_row(c->ns, n, i++, line, why, wl))
 			goto bad;
+	}
+	if (ferror(f)) {
+		snprintf(why, wl, "read error: %s", strerror(errno));
+		goto bad;
 	}
 	if (i != n) {
 		snprintf(why, wl, "%d lines, the machine has %d CPUs", i, n);
@@ -353,8 +370,9 @@ bad:
 /* Load @m's c2c.pairs, named relative to the directory of @path. */
 static int pairs_attach(struct sim_machine *m, const char *path, char *err, size_t el)
 {
-	char full[1300], why[256];
+	char full[PATH_MAX], why[256];
 	const char *slash = strrchr(path, '/');
+	int len;
 
 	if (!m->c2c_pairs[0])
 		return 0;
@@ -362,7 +380,17 @@ static int pairs_attach(struct sim_machine *m, const char *path, char *err, size
 		snprintf(err, el, "%s: c2c.pairs needs numbering = linux (the matrices' order)", path);
 		return -1;
 	}
-	snprintf(full, sizeof(full), "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, m->c2c_pairs);
+	/* one figure per pair cannot depend on the line's home node (sim/README.md rule 9) */
+	if (m->c2c_socket_far_home_ns != m->c2c_socket_ns) {
+		snprintf(err, el, "%s: c2c.pairs needs c2c.socket_far_home_ns = c2c.socket_ns (a matrix has one "
+			 "figure per pair, whatever node the line is homed on)", path);
+		return -1;
+	}
+	len = snprintf(full, sizeof(full), "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, m->c2c_pairs);
+	if (len < 0 || (size_t)len >= sizeof(full)) {
+		snprintf(err, el, "c2c.pairs: the matrix's path is longer than %zu bytes", sizeof(full) - 1);
+		return -1;
+	}
 	m->pair_ns = pairs_load(full, m->ncpus, why, sizeof(why));
 	if (!m->pair_ns) {
 		snprintf(err, el, "%s: c2c.pairs %s: %s", path, full, why);

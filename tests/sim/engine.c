@@ -296,6 +296,7 @@ Test(sim_machine, refuses_a_pairs_matrix_that_does_not_fit)
 		{ ",\nabc\n", "line 2, CPU 0: 'abc' is not a figure" },
 		{ ",\n-4\n", "line 2, CPU 0: '-4' is not a figure" },
 		{ "5,\n1.0\n", "line 1: a figure for CPU 0, at or above the diagonal" },
+		{ ",\n1e-300\n", "line 2, CPU 0: '1e-300' is not a figure in [0.1, 10000] ns" },
 	};
 	char path[] = "/tmp/rwlab-sim-test-XXXXXX", file[96], csv[96], err[512];
 	struct sim_machine m;
@@ -324,6 +325,28 @@ Test(sim_machine, refuses_a_pairs_matrix_that_does_not_fit)
 		cr_assert_eq(sim_machine_parse(&m, file, 0, err, sizeof(err)), -1, "case %zu accepted", i);
 		cr_expect(strstr(err, "c2c.pairs") && strstr(err, bad[i][1]), "case %zu: %s", i, err);
 	}
+	/* blank lines after the last CPU's are not lines of the matrix */
+	f = fopen(csv, "w");
+	fputs(",\n45.5\n\n", f);
+	fclose(f);
+	cr_expect_eq(sim_machine_parse(&m, file, 0, err, sizeof(err)), 0, "a trailing blank line: %s", err);
+	cr_expect(m.pair_ns && m.pair_ns[1] > 45.4f && m.pair_ns[2] > 45.4f, "CPU 0-1's figure not loaded");
+	{
+		char cmd[256];
+
+		/* a home-node effect, which one figure per pair cannot carry */
+		snprintf(cmd, sizeof(cmd), "sed -i 's|^c2c.socket_far_home_ns = [0-9.]*|c2c.socket_far_home_ns = 200|' %s",
+			 file);
+		cr_assert_eq(system(cmd), 0);
+		cr_assert_eq(sim_machine_parse(&m, file, 0, err, sizeof(err)), -1, "far-home figure accepted with pairs");
+		cr_expect(strstr(err, "c2c.pairs needs c2c.socket_far_home_ns = c2c.socket_ns"), "%s", err);
+		/* a directory named as the matrix */
+		snprintf(cmd, sizeof(cmd), "sed -i 's|^c2c.socket_far_home_ns = 200|c2c.socket_far_home_ns = 117.2|; "
+			 "s|^c2c.pairs = two.csv|c2c.pairs = .|' %s", file);
+		cr_assert_eq(system(cmd), 0);
+	}
+	cr_assert_eq(sim_machine_parse(&m, file, 0, err, sizeof(err)), -1, "a directory accepted as the matrix");
+	cr_expect(strstr(err, "a directory, not a matrix file"), "%s", err);
 	remove(csv);
 	remove(file);
 	rmdir(path);
