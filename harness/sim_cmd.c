@@ -120,6 +120,52 @@ static int sim_list(void)
 	return bad;
 }
 
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The per-pair matrix's figures by distance class (SMT sibling, same L3,
+ * same socket, other socket), median and p10-p90: what the machine file's
+ * class figures should be (sim/README.md rule 9).
+ */
+static void show_pairs(const struct sim_machine *m)
+{
+	static const char *const name[4] = { "SMT", "same L3", "same socket", "other socket" };
+	const double file[4] = { m->c2c_smt_ns, m->c2c_l3_ns, m->c2c_socket_ns, m->c2c_remote_ns };
+	size_t n = (size_t)m->ncpus, k[4] = { 0 };
+	float *v[4];
+
+	for (int c = 0; c < 4; c++)
+		if (!(v[c] = malloc(n * n / 2 * sizeof(float) + sizeof(float))))
+			abort();
+	for (int a = 0; a < m->ncpus; a++)
+		for (int b = a + 1; b < m->ncpus; b++) {
+			struct sim_cpu_place x, y;
+			int c;
+
+			sim_machine_place(m, a, &x);
+			sim_machine_place(m, b, &y);
+			c = x.core == y.core ? 0 : x.l3 == y.l3 ? 1 : x.socket == y.socket ? 2 : 3;
+			v[c][k[c]++] = m->pair_ns[(size_t)a * n + (size_t)b];
+		}
+	printf("derived: c2c.pairs: %d x %d figures; by class, median (p10-p90) against the file's figure:", m->ncpus,
+	       m->ncpus);
+	for (int c = 0, shown = 0; c < 4; c++) {
+		if (!k[c])
+			continue;
+		qsort(v[c], k[c], sizeof(float), cmp_float);
+		printf("%s %s %.1f (%.1f-%.1f) ns, %zu pairs, file %.1f", shown++ ? ";" : "", name[c], v[c][k[c] / 2],
+		       v[c][k[c] / 10], v[c][k[c] * 9 / 10], k[c], file[c]);
+	}
+	printf("\n");
+	for (int c = 0; c < 4; c++)
+		free(v[c]);
+}
+
 static int sim_show(const char *name)
 {
 	static struct sim_machine m;
@@ -134,6 +180,8 @@ static int sim_show(const char *name)
 	       "numbering %s; CFS tunables scaled x%d\n",
 	       m.ncpus, m.sockets, m.sockets == 1 ? "" : "s", m.cores_per_socket, m.l3_per_socket, m.cores_per_l3, m.smt,
 	       m.numbering_adjacent ? "adjacent" : "linux", sim_machine_sched_factor(&m));
+	if (m.pair_ns)
+		show_pairs(&m);
 	for (int i = 0; i < m.nparams; i++)
 		printf("  %-28s = %-12s # %s\n", m.params[i].key, m.params[i].value, m.params[i].cite);
 	return 0;
