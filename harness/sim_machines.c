@@ -4,6 +4,7 @@
  * its own file so that `rwlab sim` (sim_cmd.c), the validation ladder
  * (validate.c) and the --sim path all reach it without calling each other.
  */
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,6 @@
 #include <unistd.h>
 
 #include "sim_cmd.h"
-#include "text.h"
 
 #ifndef LAB_SIM_MACHINE_DIR
 #define LAB_SIM_MACHINE_DIR "sim/machines"
@@ -44,28 +44,14 @@ const char *lab_sim_machine_dir(void)
 
 static char machine_hash[17];
 
-/* @h and the bytes of the c2c.pairs matrix the machine file @path names, if it names one. */
-static uint64_t hash_pairs(uint64_t h, const char *path)
+/* @h and the bytes of the per-pair matrix @m names, if it names one (sim_machine_pairs_path()). */
+static uint64_t hash_pairs(uint64_t h, const struct sim_machine *m)
 {
-	char line[1024], full[4400];
-	const char *slash = strrchr(path, '/');
-	FILE *f = fopen(path, "r");
+	char full[PATH_MAX];
+	FILE *f;
 	int c;
 
-	if (!f)
-		return h;
-	full[0] = 0;
-	while (fgets(line, sizeof(line), f)) {
-		char *s = lab_trim(line), *v;
-
-		if (strncmp(s, "c2c.pairs", 9) || !(v = strchr(s, '=')))
-			continue;
-		v[strcspn(v, "#")] = 0;
-		v = lab_trim(v + 1);
-		snprintf(full, sizeof(full), "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, v);
-	}
-	fclose(f);
-	if (!full[0] || !(f = fopen(full, "rb")))
+	if (sim_machine_pairs_path(m, full, sizeof(full)) <= 0 || !(f = fopen(full, "rb")))
 		return h;
 	while ((c = getc(f)) != EOF)
 		h = (h ^ (uint64_t)c) * 0x100000001b3ull;
@@ -77,9 +63,10 @@ static uint64_t hash_pairs(uint64_t h, const char *path)
  * FNV-1a 64 of the file's bytes, then of @name (generic-N: generic.machine
  * and N); "" if unreadable. A machine given as a path (sim_machine_load()'s
  * path form) hashes that file and its base name less ".machine", so a copy
- * of NAME.machine hashes as NAME does.
+ * of NAME.machine hashes as NAME does; then the bytes of the per-pair matrix
+ * @m (as loaded) names, if any.
  */
-static void hash_machine(const char *dir, const char *name)
+static void hash_machine(const char *dir, const char *name, const struct sim_machine *m)
 {
 	char path[4200], base[256];
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -108,7 +95,7 @@ static void hash_machine(const char *dir, const char *name)
 	while ((c = getc(f)) != EOF)
 		h = (h ^ (uint64_t)c) * 0x100000001b3ull;
 	fclose(f);
-	h = hash_pairs(h, path);
+	h = hash_pairs(h, m);
 	for (const char *p = name; *p; p++)
 		h = (h ^ (uint64_t)(unsigned char)*p) * 0x100000001b3ull;
 	snprintf(machine_hash, sizeof(machine_hash), "%016llx", (unsigned long long)h);
@@ -121,7 +108,7 @@ int lab_sim_machine_load(struct sim_machine *m, const char *name, char *err, siz
 	int r = sim_machine_load(m, lab_sim_machine_dir(), name, err, errlen);
 
 	if (!r) {
-		hash_machine(lab_sim_machine_dir(), name);
+		hash_machine(lab_sim_machine_dir(), name, m);
 		snprintf(machine_arg, sizeof(machine_arg), "%s", name);
 	}
 	return r;

@@ -367,12 +367,21 @@ bad:
 	return NULL;
 }
 
-/* Load @m's c2c.pairs, named relative to the directory of @path. */
+int sim_machine_pairs_path(const struct sim_machine *m, char *buf, size_t len)
+{
+	const char *slash = strrchr(m->path, '/');
+	int n;
+
+	if (!m->c2c_pairs[0])
+		return 0;
+	n = snprintf(buf, len, "%.*s%s", slash ? (int)(slash - m->path + 1) : 0, m->path, m->c2c_pairs);
+	return n < 0 || (size_t)n >= len ? -1 : 1;
+}
+
+/* Load @m's c2c.pairs, named relative to the directory of @path (= m->path). */
 static int pairs_attach(struct sim_machine *m, const char *path, char *err, size_t el)
 {
 	char full[PATH_MAX], why[256];
-	const char *slash = strrchr(path, '/');
-	int len;
 
 	if (!m->c2c_pairs[0])
 		return 0;
@@ -386,8 +395,7 @@ static int pairs_attach(struct sim_machine *m, const char *path, char *err, size
 			 "figure per pair, whatever node the line is homed on)", path);
 		return -1;
 	}
-	len = snprintf(full, sizeof(full), "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, m->c2c_pairs);
-	if (len < 0 || (size_t)len >= sizeof(full)) {
+	if (sim_machine_pairs_path(m, full, sizeof(full)) < 0) {
 		snprintf(err, el, "c2c.pairs: the matrix's path is longer than %zu bytes", sizeof(full) - 1);
 		return -1;
 	}

@@ -76,6 +76,13 @@ struct sim_cpu_place {
  */
 int sim_machine_load(struct sim_machine *m, const char *dir, const char *name, char *err, size_t errlen);
 
+/*
+ * sim_machine_pairs_path() - the path of the per-pair matrix @m names
+ * (c2c.pairs, relative to its file's directory) in @buf of @len bytes.
+ * Returns 1, 0 when @m names none, -1 when @buf is too small. Any thread.
+ */
+int sim_machine_pairs_path(const struct sim_machine *m, char *buf, size_t len);
+
 /* Parse the file at @path, then derive generic-N when @generic_n > 0. */
 int sim_machine_parse(struct sim_machine *m, const char *path, int generic_n, char *err, size_t errlen);
 
