@@ -694,16 +694,18 @@ static bool several_fault_paths(const struct lab_results *r)
 }
 
 /*
- * A simulated run's results say so above every text format that does not
- * print the machine itself (email and lkp print cpu_model, "sim NAME: ...";
- * csv and json carry it in their fields): the machine and the engine.
+ * Every text format that does not print the machine itself (email and lkp
+ * print cpu_model, "sim NAME: ..."; csv and json carry it in their fields)
+ * says above its tables where the figures come from. A simulated run: the
+ * machine and the engine. A native one: the host, its CPUs and kernel, and
+ * the build; a file merged from several hosts names how many.
  */
-static void sim_banner(const struct lab_rctx *c, enum lab_report_format f)
+static void machine_banner(const struct lab_rctx *c, enum lab_report_format f)
 {
-	const char *model = lab_results_ctx(c->r, "cpu_model"), *engine = lab_results_ctx(c->r, "kernel");
+	const char *model = lab_results_ctx(c->r, "cpu_model"), *kernel = lab_results_ctx(c->r, "kernel");
+	const char *hosts[2];
+	int nhosts;
 
-	if (strncmp(model, "sim ", 4))
-		return;
 	switch (f) {	/* the text formats that would not say it */
 	case LAB_FMT_TABLE:
 	case LAB_FMT_MMTESTS:
@@ -711,12 +713,24 @@ static void sim_banner(const struct lab_rctx *c, enum lab_report_format f)
 	case LAB_FMT_SPEEDUP:
 	case LAB_FMT_DURATION:
 	case LAB_FMT_MARKDOWN:
-		fprintf(c->out, "simulated: %.*s on %s (the model's figures, not this host's)\n",
-			(int)strcspn(model + 4, ":"), model + 4, engine);
 		break;
 	default:
-		break;
+		return;
 	}
+	if (!strncmp(model, "sim ", 4)) {
+		fprintf(c->out, "simulated: %.*s on %s (the model's figures, not this host's)\n",
+			(int)strcspn(model + 4, ":"), model + 4, kernel);
+		return;
+	}
+	if (!*model)
+		return;	/* a file from before the context columns: nothing to name */
+	nhosts = lab_results_distinct(c->r, "host", hosts, 2);
+	if (nhosts > 1)
+		fprintf(c->out, "measured: on %d hosts (the first: %s, %s CPUs %s, %s), %s build\n", nhosts, hosts[0],
+			lab_results_ctx(c->r, "cpus"), model, kernel, lab_results_ctx(c->r, "build_type"));
+	else
+		fprintf(c->out, "measured: host %s, %s CPUs %s, %s, %s build\n", nhosts ? hosts[0] : "(unnamed)",
+			lab_results_ctx(c->r, "cpus"), model, kernel, lab_results_ctx(c->r, "build_type"));
 }
 
 static int (*const format_fn[])(struct lab_rctx *) = {
@@ -730,7 +744,7 @@ int rep_print(struct lab_rctx *c, enum lab_report_format f)
 	const struct lab_report_opts *o = c->o;
 	int st = 0, n;
 
-	sim_banner(c, f);	/* also where the html page embeds a text report */
+	machine_banner(c, f);	/* also where the html page embeds a text report */
 	n = f == LAB_FMT_NONE ? 1 : format_fn[f](c);
 
 	if (n < 0)

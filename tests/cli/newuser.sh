@@ -83,6 +83,10 @@ expect "rwlab --help=2" 2 "^rwlab: no help for '2' \(valid: list, run, " "$rwlab
 head -n 1 "$tmp/o" | grep -q '^simulated: generic-8 on rwlab-sim sim-[0-9]* \(engine [0-9a-f]* machine [0-9a-f]* \)\{0,1\}seed 1 ' ||
 	fail "report of a simulated run: first line '$(head -n 1 "$tmp/o")'"
 "$rwlab" report sim.csv -f mmtests | head -n 1 | grep -q '^simulated: generic-8 ' || fail "mmtests format of a simulated run: no mark"
+# ... and a native run's names the host, its CPUs and kernel, and the build (it named nothing).
+"$rwlab" report lm.csv >"$tmp/o" 2>"$tmp/e"
+head -n 1 "$tmp/o" | grep -q "^measured: host $(uname -n), $(nproc) CPUs .*, Linux .*, [a-z]* build\$" ||
+	fail "report of a native run: first line '$(head -n 1 "$tmp/o")'"
 # 7. --matrix NAME over simulated rows read the native NAME.matrix, whose client mapping is for a
 # native machine, and said nothing of the NAME.sim.matrix that tools/reproduce --sim writes beside
 # the CSV. Now a NAME reads that one, in one line; a path is read as given, with one line; and a
