@@ -421,6 +421,24 @@ static void rfo_queued(const struct line *l, uint64_t now, uint64_t hold)
 }
 
 /*
+ * A request by @ci made right behind one that waits to own the line
+ * (mem_own): when that one is served, @ci's snoop reaches it after the
+ * window of the transfer from it to @ci (rule 4: of the transfer that takes
+ * the line). Also a request made at the instant the line arrives there,
+ * before its CPU took it over in the directory: it is served next.
+ */
+static void own_queued(const struct line *l, int ci)
+{
+	struct cpu *q;
+
+	if (l->tail < 0 || l->tail == ci)
+		return;
+	q = &eng.cpus[l->tail];
+	if (q->own_line == l && q->own_next_hold == UINT64_MAX)
+		q->own_next_hold = hold_ps(ci, l->tail, xfer_class(ci, l->tail, l->home));
+}
+
+/*
  * A request queued right behind a buffered store (rule 8): the store's CPU
  * keeps the line from its landing until this request's snoop reaches it.
  */
@@ -519,6 +537,7 @@ static int mem_load(struct task *t, struct line *l, int ci, uint64_t now, int pe
 		xfer = 1 + (eng.dir.x_ns[x] >= eng.m.c2c_remote_ns);
 		if (snooped) {
 			/* a read snoop takes the line from its owner: served in turn, after its window */
+			own_queued(l, ci);
 			if (!pending) {
 				l->snoop_at = (now > l->grant ? now : l->grant) + hps;
 			} else {
@@ -575,6 +594,7 @@ static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pen
 		int buffered = store && eng.m.sb_entries && (!pending || l->sb_tail);
 
 		xfer = 1 + (eng.dir.x_ns[x] >= eng.m.c2c_remote_ns);
+		own_queued(l, ci);
 		if (!pending) {	/* the first request after the owner's grant: its snoop takes the line */
 			l->snoop_at = (now > l->grant ? now : l->grant) + hps;
 		} else {
@@ -594,11 +614,19 @@ static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pen
 			c->clock = now + local;
 			now = lands;
 		} else {
+			c->own_line = l;
+			c->own_next_hold = UINT64_MAX;
 			mem_wait(t, l->busy_until);
 			now = c->clock;
-			/* a request already queued behind this one: its snoop is on its way */
-			if (l->busy_until > now)
-				l->snoop_at = now + hps;
+			c->own_line = NULL;
+			/*
+			 * A request already queued behind this one: its snoop is on its
+			 * way, and this CPU keeps the line for that request's window
+			 * (rule 4: the pair that takes the line, not the one that brought it).
+			 */
+			if (l->busy_until > now) {
+				l->snoop_at = now + (c->own_next_hold != UINT64_MAX ? c->own_next_hold : hps);
+			}
 			/* rule 8: a store that waited for its line still lands after the earlier ones */
 			lands = store ? sb_local(c, l, ci, now, l->busy_until > now) : now;
 		}

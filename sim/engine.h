@@ -237,6 +237,13 @@ struct cpu {
 	uint64_t sb_last;
 	int sb_head, sb_n;
 	uint64_t sb[SIM_SB_MAX];
+	/*
+	 * Rule 4 after a wait (coherence.c mem_own): the line this CPU waits
+	 * to own, and the hold window of the request queued right behind its
+	 * own (the pair that will take the line: UINT64_MAX, none yet).
+	 */
+	struct line *own_line;
+	uint64_t own_next_hold;
 } __attribute__((aligned(64)));
 
 /* Each CPU's place, dense (a transfer's cost looks up two CPUs at random). */

@@ -49,10 +49,13 @@
  * manuals), after the RCU GP kthread spawn race that hung it was fixed
  * (sim/rcu.c, 123859e); sim-12: per-pair transfer figures (coherence.c rule
  * 9) where a machine file names a published matrix (c2c.pairs: the two
- * Ice Lake-SP files). Results keep the version they were made with, and
- * every CSV row its binary's git revision.
+ * Ice Lake-SP files); sim-13: rule 4 after a wait, the owner's window
+ * before the next queued request's snoop is that request's transfer's
+ * (coherence.c own_queued), not the one that brought the line. Results keep
+ * the version they were made with, and every CSV row its binary's git
+ * revision.
  */
-#define SIM_ENGINE_VERSION "sim-12"
+#define SIM_ENGINE_VERSION "sim-13"
 #define SIM_MAX_TASKS 1024
 
 extern int sim_active;		/* 1 while sim_run() runs */

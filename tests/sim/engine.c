@@ -287,6 +287,98 @@ Test(sim_analytic, a_pair_hands_a_hot_line_over_at_its_own_published_figure)
 	}
 }
 
+/*
+ * Rule 4 after a wait (sim-13): on skx-8180-2s112, CPU a (socket 0) takes a
+ * line from CPU b (socket 1) by an RMW; CPU c, on a's socket, asks for it
+ * while a waits, so its request is queued right behind a's and its transfer
+ * (socket-local, 46.6 ns) is reserved to start when a has the line. a then
+ * keeps the line for rmw.hold_share of that transfer (0.73 x 46.6 = 34 ns),
+ * not of the remote one that brought it (0.73 x 134.1 = 98 ns, longer than
+ * c's transfer itself). a's next RMW after @gap_ns of work is local inside
+ * the window (rmw.local_ns); completing at 40 ns, between the window's end
+ * and c's arrival, it queues behind c (sim-12: local). Returns that RMW's
+ * duration, ns.
+ */
+static int hold_cpu[3];		/* a, b, c */
+static double hold_gap_ns, hold_rmw_ns;
+
+static void wait_until(uint64_t t)
+{
+	while (sim_now() < t)
+		sim_work_ns(t - sim_now() > 100 ? 100 : 1);
+}
+
+static void *hold_worker(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+	uint64_t t;
+
+	sim_pin(hold_cpu[id]);
+	wait_until(pair_start + (id == 1 ? 0 : id == 0 ? 2000 : 2020));
+	sim_mem(&hot.v, SIM_RMW);
+	hot.v++;
+	if (id == 0) {
+		sim_work_ns(hold_gap_ns);
+		t = sim_now();
+		sim_mem(&hot.v, SIM_RMW);
+		hot.v++;
+		hold_rmw_ns = (double)(sim_now() - t);
+	}
+	return NULL;
+}
+
+static int hold_scenario(int argc, char **argv)
+{
+	int ids[3];
+
+	(void)argc;
+	(void)argv;
+	pair_start = sim_now() + 2000000;
+	for (int i = 0; i < 3; i++)
+		ids[i] = sim_spawn(hold_worker, (void *)(intptr_t)i);
+	for (int i = 0; i < 3; i++)
+		sim_join(ids[i]);
+	return 0;
+}
+
+static double hold_run(double gap_ns)
+{
+	memset(&hot, 0, sizeof(hot));
+	hold_gap_ns = gap_ns;
+	hold_rmw_ns = -1;
+	cr_assert_eq(sim_boot(&mach, 1), 0);
+	cr_assert_eq(sim_run(hold_scenario, 0, NULL), 0);
+	sim_shutdown();
+	return hold_rmw_ns;
+}
+
+Test(sim_analytic, the_hold_window_after_a_wait_is_the_next_transfers)
+{
+	char err[512];
+	struct sim_cpu_place pa, pb, pc;
+	double near, far, inside, after;
+
+	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "skx-8180-2s112", err, sizeof(err)), 0, "%s", err);
+	hold_cpu[0] = 0;
+	hold_cpu[2] = 1;
+	hold_cpu[1] = mach.ncpus - 1;
+	sim_machine_place(&mach, hold_cpu[0], &pa);
+	sim_machine_place(&mach, hold_cpu[1], &pb);
+	sim_machine_place(&mach, hold_cpu[2], &pc);
+	cr_assert(pa.socket == pc.socket && pa.core != pc.core && pa.socket != pb.socket,
+		  "CPUs %d,%d,%d: not two cores of one socket and one of the other", hold_cpu[0], hold_cpu[2], hold_cpu[1]);
+	near = mach.rmw_hold_share * mach.c2c_socket_ns;
+	far = mach.rmw_hold_share * mach.c2c_remote_ns;
+	inside = hold_run(near / 2 - mach.rmw_local_ns);
+	cr_assert(far > mach.c2c_socket_ns, "the incoming window must outlast c's transfer");
+	after = hold_run((near + mach.c2c_socket_ns) / 2 - mach.rmw_local_ns);
+	cr_log_info("windows %.1f ns (to c) and %.1f (from b): RMW %.1f ns inside, %.1f after", near, far, inside, after);
+	cr_expect(inside >= 0 && inside < mach.c2c_socket_ns / 2, "an RMW inside the window: %.1f ns, not local", inside);
+	cr_expect(after >= mach.c2c_socket_ns, "an RMW after the next transfer's window (%.1f ns), before that "
+		  "transfer's arrival (%.1f) and inside the incoming one's window (%.1f): %.1f ns, not queued behind c",
+		  near, mach.c2c_socket_ns, far, after);
+}
+
 /* A c2c.pairs matrix that does not fit its machine is refused in one line naming the file and the fault. */
 Test(sim_machine, refuses_a_pairs_matrix_that_does_not_fit)
 {
