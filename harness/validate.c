@@ -484,6 +484,15 @@ static double rung_figure(const struct rung *r, const char *machine)
 			return NAN;
 		return v;
 	}
+	if (!strncmp(r->figure, "pair:", 5)) {	/* pair:A,B: the c2c.pairs matrix's figure for CPUs A and B */
+		int a, b, end = 0;
+
+		if (sscanf(r->figure + 5, "%d,%d%n", &a, &b, &end) != 2 || r->figure[5 + end] ||
+		    lab_sim_machine_load(&m, machine, err, sizeof(err)) || !m.pair_ns || a < 0 || b < 0 ||
+		    a >= m.ncpus || b >= m.ncpus || a == b)
+			return NAN;
+		return m.pair_ns[a * m.ncpus + b];
+	}
 	return atof(r->figure);
 }
 
