@@ -292,12 +292,12 @@ Test(sim_analytic, a_pair_hands_a_hot_line_over_at_its_own_published_figure)
  * line from CPU b (socket 1) by an RMW; CPU c, on a's socket, asks for it
  * while a waits, so its request is queued right behind a's and its transfer
  * (socket-local, 46.6 ns) is reserved to start when a has the line. a then
- * keeps the line for rmw.hold_share of that transfer (0.73 x 46.6 = 34 ns),
- * not of the remote one that brought it (0.73 x 134.1 = 98 ns, longer than
+ * keeps the line for rmw.hold_share of that transfer (0.38 x 46.6 = 17.7 ns),
+ * not of the remote one that brought it (0.38 x 134.1 = 51.0 ns, longer than
  * c's transfer itself). a's next RMW after @gap_ns of work is local inside
- * the window (rmw.local_ns); completing at 40 ns, between the window's end
- * and c's arrival, it queues behind c (sim-12: local). Returns that RMW's
- * duration, ns.
+ * the window (rmw.local_ns); completing between the window's end and c's
+ * arrival, it queues behind c (sim-12: local). Returns that RMW's duration,
+ * ns.
  */
 static int hold_cpu[3];		/* a, b, c */
 static double hold_gap_ns, hold_rmw_ns;
