@@ -19,6 +19,10 @@
  *   the requester waits (not preemptible: one instruction) until it is the
  *   earliest CPU at the arrival time, and only then does the directory
  *   change and the access itself happen (the caller makes it on return).
+ *   Nor is it interrupted: an IPI that arrives meanwhile is taken at the
+ *   task's next seam, after the access (line_wait); taken inside the wait,
+ *   its handler ran first and the requests queued behind landed before the
+ *   access they were queued behind.
  * - A line stays with the CPU that has it until another CPU asks for it;
  *   its own accesses are local meanwhile. Once a transfer to another CPU is
  *   reserved, the owner keeps the line for the first rmw.hold_share of that
@@ -387,6 +391,29 @@ static void mem_wait(struct task *t, uint64_t when)
 		sched_next(c);
 }
 
+/*
+ * Wait for a line's transfer (mem_load, mem_own): one instruction in flight,
+ * so an IPI that arrives meanwhile waits for the access to land. ipi_arrive()
+ * holds it; it is queued again just before the wait's end (1 ps, not before
+ * its arrival), so the task's next seam finds it due and takes it, after the
+ * caller has made the access, even when that seam is another access's wait
+ * (queued at the wait's end, it was held again by each of a run of misses).
+ */
+static void line_wait(struct task *t, uint64_t when)
+{
+	struct cpu *c = &eng.cpus[t->cpu];
+
+	c->line_wait = 1;
+	mem_wait(t, when);
+	c->line_wait = 0;
+	if (c->ipi_held) {
+		uint64_t at = c->clock - 1;
+
+		c->ipi_held = 0;
+		heap_push(at > c->ipi_head->at ? at : c->ipi_head->at, EV_IPI, t->cpu, 0);
+	}
+}
+
 /* A load's line joins the spin detector's watch list (spin.c). */
 static void watch_note(struct task *t, struct line *l)
 {
@@ -551,7 +578,7 @@ static int mem_load(struct task *t, struct line *l, int ci, uint64_t now, int pe
 			c->rd_line = l;
 			c->rd_snoop = UINT64_MAX;
 		}
-		mem_wait(t, start + xps);
+		line_wait(t, start + xps);
 		if (l->owner >= 0) {
 			sharer_set(l, l->owner);
 			l->owner = -1;
@@ -616,7 +643,7 @@ static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pen
 		} else {
 			c->own_line = l;
 			c->own_next_hold = UINT64_MAX;
-			mem_wait(t, l->busy_until);
+			line_wait(t, l->busy_until);
 			now = c->clock;
 			c->own_line = NULL;
 			/*

@@ -218,6 +218,8 @@ struct cpu {
 	int rcu_cb_head;	/* synchronize_rcu() callers whose callback is on this CPU (task ids, -1 ends) */
 	/* interrupts (sim_ipi_send): curr stays current while the handler runs */
 	struct sim_ipi *ipi_head;	/* pending IPIs, by arrival time */
+	int line_wait;		/* curr waits for a line's transfer (coherence.c line_wait): an IPI is held */
+	int ipi_held;		/* one arrived meanwhile: queued again when the access has landed */
 	int saved_in_work;	/* curr's work chunk, put aside during the handler */
 	uint64_t saved_work_end, irq_t0;
 	/* the idle loop (idle.c): the state entered, when, and the menu governor's history */

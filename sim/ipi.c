@@ -6,7 +6,9 @@
  * queues a request on the target's call_single_queue (an RMW on that line:
  * llist_add) and signals the target's APIC; the interrupt arrives
  * cost.ipi_ns later. The target CPU then takes it at once, whatever runs
- * there (a task mid-work, a parked spinner, nothing): it spends
+ * there (a task mid-work, a parked spinner, nothing; a task whose access
+ * waits for its line's transfer, one instruction in flight, once that access
+ * has landed, at its next seam): it spends
  * cost.irq_ns on interrupt entry and exit, takes the whole queue (an RMW on
  * the same line: llist_del_all) and runs every handler that has arrived, in
  * its interrupt context (a per-CPU engine task), then resumes the task it
@@ -125,6 +127,10 @@ void ipi_arrive(struct cpu *c, uint64_t when)
 	if (c->curr && c->curr->irq_off) {
 		eng.st.ipi_deferred++;
 		return;		/* sim_irq_enable() takes it */
+	}
+	if (c->line_wait) {
+		c->ipi_held = 1;	/* an access in flight lands first (coherence.c line_wait) */
+		return;
 	}
 	if (c->clock < when)
 		c->clock = when;

@@ -300,3 +300,194 @@ Test(sim_ipi, irqs_off_work_on_an_oversubscribed_cpu_runs_to_its_end, .timeout =
 	cr_expect(busy_end[0] < busy_end[1], "the irqs-off task ended at %llu, the other at %llu",
 		  (unsigned long long)busy_end[0], (unsigned long long)busy_end[1]);
 }
+
+/*
+ * An IPI that arrives while a task waits for a line (an RMW in flight: not
+ * preemptible, one instruction) is taken after that access lands, at the
+ * task's next seam, not inside the wait. On generic-8 CPU 7 owns a line;
+ * CPU 1's RMW takes it (one 51.3 ns transfer), CPU 2's RMW 10 ns later is
+ * queued right behind it, and an IPI reaches CPU 1 20 ns into its wait.
+ * The RMWs must land in the order they were queued (CPU 1 sees the owner's
+ * increment, CPU 2 sees CPU 1's), CPU 1's RMW takes its transfer and no
+ * more (the handler's entry, 217 ns, is not on it), and the handler runs
+ * after it. Taken inside the wait, the handler ran first and CPU 2's RMW,
+ * served one transfer later, landed during it, before CPU 1's.
+ */
+static struct line64 queued;
+static uint64_t q_begin, q_arrive, q_done, q_handler;
+static uint64_t q_order[3];
+
+#define Q_OWNER 7
+#define Q_FIRST 1
+#define Q_BEHIND 2
+#define Q_SENDER 3
+
+static void q_until(uint64_t at)
+{
+	uint64_t n;
+
+	while ((n = sim_now()) < at)
+		sim_work_ns((double)(at - n));
+}
+
+static void q_handler_fn(void *arg)
+{
+	(void)arg;
+	q_handler = sim_now();
+	seen.ran++;
+}
+
+static void *q_worker(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+
+	sim_pin(i == 0 ? Q_OWNER : i == 1 ? Q_FIRST : Q_BEHIND);
+	q_until(i == 0 ? q_begin - 10000 : i == 1 ? q_begin : q_begin + 10);
+	sim_mem(&queued.v, SIM_RMW);
+	q_order[i] = queued.v++;
+	if (i == 1) {
+		q_done = sim_now();
+		sim_work_ns(1000);	/* a seam: the interrupt is taken here */
+	}
+	return NULL;
+}
+
+static void *q_sender(void *arg)
+{
+	(void)arg;
+	sim_pin(Q_SENDER);
+	/* the send's queue RMW: the line's first touch, a fetch from local memory */
+	q_until(q_begin + 20 - (uint64_t)mach.ipi_ns - (uint64_t)mach.mem_local_ns);
+	sim_ipi_send(Q_FIRST, q_handler_fn, NULL);
+	q_arrive = sim_now() + (uint64_t)mach.ipi_ns;
+	return NULL;
+}
+
+static int q_scenario(int argc, char **argv)
+{
+	int id[4];
+
+	(void)argc;
+	(void)argv;
+	sim_pin(0);
+	q_begin = sim_now() + 2000000;	/* every task pinned and settled long before */
+	for (int i = 0; i < 3; i++)
+		id[i] = sim_spawn(q_worker, (void *)(intptr_t)i);
+	id[3] = sim_spawn(q_sender, NULL);
+	for (int i = 0; i < 4; i++)
+		sim_join(id[i]);
+	return 0;
+}
+
+Test(sim_ipi, an_ipi_during_a_line_wait_is_taken_after_the_access_lands)
+{
+	char err[512];
+
+	memset(&seen, 0, sizeof(seen));
+	memset(&queued, 0, sizeof(queued));
+	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "generic-8", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(sim_boot(&mach, 1), 0);
+	cr_assert_eq(sim_run(q_scenario, 0, NULL), 0);
+	cr_assert(q_arrive > q_begin && q_arrive < q_begin + (uint64_t)mach.c2c_l3_ns,
+		  "the IPI reached CPU %d %lld ns after its RMW's request, not inside its %.1f ns wait", Q_FIRST,
+		  (long long)(q_arrive - q_begin), mach.c2c_l3_ns);
+	cr_expect_eq(seen.ran, 1, "handlers run: %d", seen.ran);
+	cr_expect(q_order[0] == 0 && q_order[1] == 1 && q_order[2] == 2,
+		  "RMWs landed out of their queue's order: the owner saw %llu, CPU %d %llu, CPU %d (queued behind) %llu",
+		  (unsigned long long)q_order[0], Q_FIRST, (unsigned long long)q_order[1], Q_BEHIND,
+		  (unsigned long long)q_order[2]);
+	cr_expect(q_done - q_begin <= (uint64_t)mach.c2c_l3_ns + 1,
+		  "CPU %d's RMW took %llu ns, one transfer is %.1f: the handler ran inside it", Q_FIRST,
+		  (unsigned long long)(q_done - q_begin), mach.c2c_l3_ns);
+	cr_expect(q_handler >= q_done, "the handler ran at %lld ns, before the RMW landed at %llu ns",
+		  (long long)(q_handler - q_begin), (unsigned long long)(q_done - q_begin));
+	sim_shutdown();
+}
+
+/*
+ * A held IPI is taken at the next seam, even when the task's next access
+ * waits for its line too: CPU 1 loads six lines, each last stored by
+ * another CPU, back to back (a scan of per-CPU slots), and an IPI reaches
+ * it during the first load's wait. The handler runs after the first load
+ * has landed and before the second is made, not after the whole scan.
+ */
+#define SCAN_LINES 6
+static struct line64 scan[SCAN_LINES];
+static int scan_loaded, scan_seen;
+
+static void scan_handler(void *arg)
+{
+	(void)arg;
+	scan_seen = scan_loaded;
+	seen.ran++;
+}
+
+static void *scan_writer(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+
+	sim_pin(2 + i);
+	q_until(q_begin - 10000);
+	sim_mem(&scan[i].v, SIM_STORE);
+	scan[i].v = 1;
+	return NULL;
+}
+
+static void *scanner(void *arg)
+{
+	(void)arg;
+	sim_pin(Q_FIRST);
+	q_until(q_begin);
+	for (int i = 0; i < SCAN_LINES; i++) {
+		sim_mem(&scan[i].v, SIM_LOAD);
+		scan_loaded += (int)scan[i].v;
+	}
+	return NULL;
+}
+
+static void *scan_sender(void *arg)
+{
+	(void)arg;
+	sim_pin(0);
+	q_until(q_begin + 20 - (uint64_t)mach.ipi_ns - (uint64_t)mach.mem_local_ns);
+	sim_ipi_send(Q_FIRST, scan_handler, NULL);
+	q_arrive = sim_now() + (uint64_t)mach.ipi_ns;
+	return NULL;
+}
+
+static int scan_scenario(int argc, char **argv)
+{
+	int id[SCAN_LINES + 2], n = 0;
+
+	(void)argc;
+	(void)argv;
+	q_begin = sim_now() + 2000000;
+	for (int i = 0; i < SCAN_LINES; i++)
+		id[n++] = sim_spawn(scan_writer, (void *)(intptr_t)i);
+	id[n++] = sim_spawn(scanner, NULL);
+	id[n++] = sim_spawn(scan_sender, NULL);
+	for (int i = 0; i < n; i++)
+		sim_join(id[i]);
+	return 0;
+}
+
+Test(sim_ipi, an_ipi_held_by_a_line_wait_is_taken_before_the_next_access)
+{
+	char err[512];
+
+	memset(&seen, 0, sizeof(seen));
+	memset(scan, 0, sizeof(scan));
+	scan_loaded = 0;
+	scan_seen = -1;
+	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "generic-8", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(sim_boot(&mach, 1), 0);
+	cr_assert_eq(sim_run(scan_scenario, 0, NULL), 0);
+	cr_assert(q_arrive > q_begin && q_arrive < q_begin + (uint64_t)mach.c2c_l3_ns,
+		  "the IPI reached CPU %d %lld ns after its first load, not inside its %.1f ns wait", Q_FIRST,
+		  (long long)(q_arrive - q_begin), mach.c2c_l3_ns);
+	cr_expect_eq(scan_loaded, SCAN_LINES, "the scan saw %d of its %d stores", scan_loaded, SCAN_LINES);
+	cr_expect_eq(seen.ran, 1, "handlers run: %d", seen.ran);
+	cr_expect_eq(scan_seen, 1, "the handler ran after %d of the %d loads, want 1 (the one it arrived in)",
+		     scan_seen, SCAN_LINES);
+	sim_shutdown();
+}
