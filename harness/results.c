@@ -1113,6 +1113,42 @@ static int check_hosts(struct loader *L, const bool *keep, const char *by, char 
 	return ret;
 }
 
+/*
+ * One cell with simulated rows (cpu_model "sim NAME: ...": rwlab-sim's
+ * model) and measured ones would pool the model's figures with a machine's
+ * into one mean (both name the host they were made on): refused unless they
+ * are compared side by side (--by with kernel or cpu_model, which tell them
+ * apart). Returns 0 or -1.
+ */
+static int check_sim_mix(struct loader *L, const bool *keep, const char *by, char *err, size_t errlen)
+{
+	const struct lab_results_store *st = L->st;
+	int mc = ctx_col(st, LAB_CSV_NAME(cpu_model));
+
+	if (mc < 0 || (by && (strstr(by, LAB_CSV_NAME(kernel)) || strstr(by, LAB_CSV_NAME(cpu_model)))))
+		return 0;
+	for (int i = 0; i < st->ncells; i++) {
+		const struct cell *c = &st->cells[i];
+		const char *sim = NULL, *native = NULL;
+
+		for (int k = 0; keep[i] && k < c->nctx; k++) {
+			const char *m = st->ctxv[c->ctx[k].ctx][mc];
+
+			if (!strncmp(m, "sim ", 4))
+				sim = sim ? sim : m;
+			else
+				native = native ? native : m;
+		}
+		if (sim && native) {
+			snprintf(err, errlen, "%s: cell %s %s t=%s has simulated rows (%.*s) and measured ones (%s): give "
+				 "--by variant,kernel to compare them side by side (not pooled)", L->r->path, S(st, c->v),
+				 S(st, c->w), S(st, c->th), (int)strcspn(sim, ":"), sim, *native ? native : "no cpu_model");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* A cell that counts whose threads field is not a positive integer: the first such row. Returns 0 or -1. */
 static int check_threads(struct loader *L, const bool *keep, char *err, size_t errlen)
 {
@@ -1403,7 +1439,7 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 	keep = xrealloc(NULL, (size_t)(L.st->ncells + 1) * sizeof(bool));
 	vwt_failed = xrealloc(NULL, (size_t)(L.st->ncells + 1) * sizeof(bool));
 	failed_cells(&L, keep, vwt_failed);
-	if (check_hosts(&L, keep, by, err, errlen))
+	if (check_hosts(&L, keep, by, err, errlen) || check_sim_mix(&L, keep, by, err, errlen))
 		goto out;
 	if (L.by_err[0]) {
 		snprintf(err, errlen, "%s", L.by_err);

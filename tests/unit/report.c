@@ -417,6 +417,20 @@ Test(report, errors_return_1)
 	cr_expect_eq(rc, 1);
 }
 
+/* One cell's measured and simulated rows are not pooled into one mean: refused unless --by tells them apart. */
+Test(report, a_cell_of_measured_and_simulated_rows_is_refused)
+{
+	const char *mixed[] = { LAB_TEST_DATA "/good.csv", LAB_TEST_DATA "/simulated.csv" };
+	struct lab_report_opts o = { .path = mixed[0], .paths = mixed, .npaths = 2 };
+	int rc;
+
+	free(report(&o, &rc));
+	cr_expect_eq(rc, 1, "pooled: exit %d", rc);
+	o.by = "variant,cpu_model";
+	free(report(&o, &rc));
+	cr_expect_eq(rc, 0, "--by variant,cpu_model: exit %d", rc);
+}
+
 static char *verdicts_of(const char *matrix, enum lab_report_format fmt, enum lab_report_sig sig)
 {
 	static struct lab_matrix m;
