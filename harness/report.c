@@ -694,17 +694,76 @@ static bool several_fault_paths(const struct lab_results *r)
 }
 
 /*
+ * Context column @col over the rows of one kind (@sim, as
+ * lab_results_distinct_kind() takes it), into @buf: its value where the
+ * rows have one ("" where none), else "N NOUNs (a; b; c and M more)". A
+ * simulated machine's cpu_model is named by its machine ("sim NAME: ..."
+ * gives NAME).
+ */
+static const char *ctx_values(const struct lab_results *r, const char *col, int sim, const char *noun, char *buf,
+			      size_t len)
+{
+	const char *v[3];
+	int n = lab_results_distinct_kind(r, col, sim, v, 3);
+	bool machine = sim == 1 && !strcmp(col, LAB_CSV_NAME(cpu_model));
+	size_t off = 0;
+
+	if (n > 1)
+		off += (size_t)snprintf(buf, len, "%d %ss (", n, noun);
+	for (int i = 0; i < n && i < 3; i++) {
+		const char *x = machine ? v[i] + 4 : v[i];
+
+		off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s%.*s", i ? "; " : "",
+					machine ? (int)strcspn(x, ":") : (int)strlen(x), x);
+	}
+	if (n > 3)
+		off += (size_t)snprintf(buf + off, off < len ? len - off : 0, " and %d more", n - 3);
+	if (n > 1)
+		snprintf(buf + off, off < len ? len - off : 0, ")");
+	if (!n)
+		buf[0] = 0;
+	return buf;
+}
+
+/* The banner's line for the simulated rows (@sim 1) or the measured ones (0); none where there are none. */
+static void banner_line(const struct lab_rctx *c, int sim)
+{
+	const struct lab_results *r = c->r;
+	const char *one[1];
+	char host[512], cpus[256], model[1024], kernel[1024], build[256];
+	int nh, nc, nb;
+
+	if (!lab_results_distinct_kind(r, LAB_CSV_NAME(cpu_model), sim, one, 1))
+		return;	/* none of this kind, or a file from before the context columns: nothing to name */
+	ctx_values(r, LAB_CSV_NAME(cpu_model), sim, sim ? "machine" : "CPU model", model, sizeof(model));
+	ctx_values(r, LAB_CSV_NAME(kernel), sim, sim ? "engine" : "kernel", kernel, sizeof(kernel));
+	if (sim) {
+		fprintf(c->out, "simulated: %s on %s (the model's figures, not this host's)\n", model, kernel);
+		return;
+	}
+	nh = lab_results_distinct_kind(r, LAB_CSV_NAME(host), 0, one, 1);
+	nc = lab_results_distinct_kind(r, LAB_CSV_NAME(cpus), 0, one, 1);
+	nb = lab_results_distinct_kind(r, LAB_CSV_NAME(build_type), 0, one, 1);
+	ctx_values(r, LAB_CSV_NAME(host), 0, "host", host, sizeof(host));
+	ctx_values(r, LAB_CSV_NAME(cpus), 0, "CPU count", cpus, sizeof(cpus));
+	ctx_values(r, LAB_CSV_NAME(build_type), 0, "build", build, sizeof(build));
+	fprintf(c->out, "measured: %s%s, %s%s%s%s%s%s%s%s\n", nh > 1 ? "on " : "host ", nh ? host : "(unnamed)", cpus,
+		nc > 1 ? ", " : nc ? " CPUs " : "", model, *kernel ? ", " : "", kernel, nb ? ", " : "", build,
+		nb == 1 ? " build" : "");
+}
+
+/*
  * Every text format that does not print the machine itself (email and lkp
  * print cpu_model, "sim NAME: ..."; csv and json carry it in their fields)
- * says above its tables where the figures come from. A simulated run: the
- * machine and the engine. A native one: the host, its CPUs and kernel, and
- * the build; a file merged from several hosts names how many.
+ * says above its tables where the figures come from. Simulated rows: the
+ * machine and the engine. Measured ones: the host, its CPUs and kernel, and
+ * the build. A column with several values says how many and which (hosts
+ * of a merged file, kernels compared with --by kernel); a file with both
+ * kinds of rows has both lines, the first row's kind first.
  */
 static void machine_banner(const struct lab_rctx *c, enum lab_report_format f)
 {
-	const char *model = lab_results_ctx(c->r, "cpu_model"), *kernel = lab_results_ctx(c->r, "kernel");
-	const char *hosts[2];
-	int nhosts;
+	int sim_first = !strncmp(lab_results_ctx(c->r, LAB_CSV_NAME(cpu_model)), "sim ", 4);
 
 	switch (f) {	/* the text formats that would not say it */
 	case LAB_FMT_TABLE:
@@ -717,20 +776,8 @@ static void machine_banner(const struct lab_rctx *c, enum lab_report_format f)
 	default:
 		return;
 	}
-	if (!strncmp(model, "sim ", 4)) {
-		fprintf(c->out, "simulated: %.*s on %s (the model's figures, not this host's)\n",
-			(int)strcspn(model + 4, ":"), model + 4, kernel);
-		return;
-	}
-	if (!*model)
-		return;	/* a file from before the context columns: nothing to name */
-	nhosts = lab_results_distinct(c->r, "host", hosts, 2);
-	if (nhosts > 1)
-		fprintf(c->out, "measured: on %d hosts (the first: %s, %s CPUs %s, %s), %s build\n", nhosts, hosts[0],
-			lab_results_ctx(c->r, "cpus"), model, kernel, lab_results_ctx(c->r, "build_type"));
-	else
-		fprintf(c->out, "measured: host %s, %s CPUs %s, %s, %s build\n", nhosts ? hosts[0] : "(unnamed)",
-			lab_results_ctx(c->r, "cpus"), model, kernel, lab_results_ctx(c->r, "build_type"));
+	banner_line(c, sim_first);
+	banner_line(c, !sim_first);
 }
 
 static int (*const format_fn[])(struct lab_rctx *) = {

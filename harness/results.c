@@ -307,17 +307,25 @@ const char *lab_results_ctx(const struct lab_results *r, const char *col)
 	return c < 0 || st->first_ctx < 0 ? "" : st->ctxv[st->first_ctx][c];
 }
 
-int lab_results_distinct(const struct lab_results *r, const char *col, const char **out, int max)
+/* Is context @ctx one of @sim's kind (1: a simulated machine's cpu_model, 0: not; -1: any)? */
+static bool ctx_kind(const struct lab_results_store *st, int mc, int ctx, int sim)
+{
+	return sim < 0 || (mc >= 0 && !strncmp(st->ctxv[ctx][mc], "sim ", 4)) == (sim == 1);
+}
+
+int lab_results_distinct_kind(const struct lab_results *r, const char *col, int sim, const char **out, int max)
 {
 	const struct lab_results_store *st = r->st;
-	int c = st ? ctx_col(st, col) : -1, n = 0;
+	int c = st ? ctx_col(st, col) : -1, mc = st ? ctx_col(st, LAB_CSV_NAME(cpu_model)) : -1, n = 0;
 
 	for (int i = 0; c >= 0 && i < st->nctx_order; i++) {
 		const char *v = st->ctxv[st->ctx_order[i]][c];
 		bool seen = false;
 
+		if (!ctx_kind(st, mc, st->ctx_order[i], sim))
+			continue;
 		for (int j = 0; j < i && !seen; j++)
-			seen = !strcmp(st->ctxv[st->ctx_order[j]][c], v);
+			seen = ctx_kind(st, mc, st->ctx_order[j], sim) && !strcmp(st->ctxv[st->ctx_order[j]][c], v);
 		if (seen || !*v)
 			continue;
 		if (n < max)
@@ -325,6 +333,11 @@ int lab_results_distinct(const struct lab_results *r, const char *col, const cha
 		n++;
 	}
 	return n;
+}
+
+int lab_results_distinct(const struct lab_results *r, const char *col, const char **out, int max)
+{
+	return lab_results_distinct_kind(r, col, -1, out, max);
 }
 
 void lab_results_timespan(const struct lab_results *r, const char **first, const char **last)

@@ -130,6 +130,12 @@ const char *lab_results_ctx(const struct lab_results *r, const char *col);
  * @out. Returns how many there are in all.
  */
 int lab_results_distinct(const struct lab_results *r, const char *col, const char **out, int max);
+/*
+ * lab_results_distinct_kind() - as lab_results_distinct(), over the rows of
+ * simulated machines (@sim 1: cpu_model "sim NAME: ...") or of the others
+ * (@sim 0); -1, every row.
+ */
+int lab_results_distinct_kind(const struct lab_results *r, const char *col, int sim, const char **out, int max);
 /* The earliest and latest timestamp of the rows (ISO 8601 compares as text); NULL, NULL without rows. */
 void lab_results_timespan(const struct lab_results *r, const char **first, const char **last);
 /* Workload name of a label: "pft:size_mb=64" -> "pft" (into @buf). */

@@ -417,6 +417,35 @@ Test(report, errors_return_1)
 	cr_expect_eq(rc, 1);
 }
 
+/*
+ * The banner above the text tables names every value a column has over the
+ * rows: two kernels compared with --by kernel are both named (it named the
+ * first row's alone, as if every row were measured on it); a file with
+ * measured and simulated rows has a line for each kind (it had the first
+ * row's kind alone: "measured: ..." above the model's figures).
+ */
+Test(report, banner_names_every_kernel_and_both_kinds_of_rows)
+{
+	const char *kernels[] = { LAB_TEST_DATA "/good.csv", LAB_TEST_DATA "/other-kernel.csv" };
+	const char *mixed[] = { LAB_TEST_DATA "/good.csv", LAB_TEST_DATA "/simulated.csv" };
+	struct lab_report_opts o = { .path = kernels[0], .paths = kernels, .npaths = 2, .by = "variant,kernel" };
+	int rc;
+	char *out = report(&o, &rc);
+
+	cr_expect_eq(rc, 0);
+	cr_expect(strstr(out, "measured: host host, 2 CPUs cpu, 2 kernels (Linux 6.1; Linux 6.6), release build\n") == out,
+		  "%s", out);
+	free(out);
+	o.path = mixed[0];
+	o.paths = mixed;
+	out = report(&o, &rc);
+	cr_expect_eq(rc, 0);
+	cr_expect(strstr(out, "measured: host host, 2 CPUs cpu, Linux 6.1, release build\nsimulated: generic-8 on rwlab-sim "
+			      "sim-13 engine 0123456789ab machine 6867c6e3 seed 1 (the model's figures, not this host's)\n") == out,
+		  "%s", out);
+	free(out);
+}
+
 /* One cell's measured and simulated rows are not pooled into one mean: refused unless --by tells them apart. */
 Test(report, a_cell_of_measured_and_simulated_rows_is_refused)
 {
