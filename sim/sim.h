@@ -51,11 +51,14 @@
  * 9) where a machine file names a published matrix (c2c.pairs: the two
  * Ice Lake-SP files); sim-13: rule 4 after a wait, the owner's window
  * before the next queued request's snoop is that request's transfer's
- * (coherence.c own_queued), not the one that brought the line. Results keep
+ * (coherence.c own_queued), not the one that brought the line; sim-14: an
+ * IPI that arrives while a task waits for a line is taken after that access
+ * lands (coherence.c line_wait; only cells that send IPIs move: tlb_flush).
+ * Results keep
  * the version they were made with, and every CSV row its binary's git
  * revision.
  */
-#define SIM_ENGINE_VERSION "sim-13"
+#define SIM_ENGINE_VERSION "sim-14"
 #define SIM_MAX_TASKS 1024
 
 extern int sim_active;		/* 1 while sim_run() runs */
