@@ -696,12 +696,12 @@ static bool several_fault_paths(const struct lab_results *r)
 /*
  * Context column @col over the rows of one kind (@sim, as
  * lab_results_distinct_kind() takes it), into @buf: its value where the
- * rows have one ("" where none), else "N NOUNs (a; b; c and M more)". A
+ * rows have one ("" where none), else "N NOUNs (a; b; c and M more)";
+ * returns how many values the rows have. A
  * simulated machine's cpu_model is named by its machine ("sim NAME: ..."
  * gives NAME).
  */
-static const char *ctx_values(const struct lab_results *r, const char *col, int sim, const char *noun, char *buf,
-			      size_t len)
+static int ctx_values(const struct lab_results *r, const char *col, int sim, const char *noun, char *buf, size_t len)
 {
 	const char *v[3];
 	int n = lab_results_distinct_kind(r, col, sim, v, 3);
@@ -722,31 +722,26 @@ static const char *ctx_values(const struct lab_results *r, const char *col, int 
 		snprintf(buf + off, off < len ? len - off : 0, ")");
 	if (!n)
 		buf[0] = 0;
-	return buf;
+	return n;
 }
 
 /* The banner's line for the simulated rows (@sim 1) or the measured ones (0); none where there are none. */
 static void banner_line(const struct lab_rctx *c, int sim)
 {
 	const struct lab_results *r = c->r;
-	const char *one[1];
 	char host[512], cpus[256], model[1024], kernel[1024], build[256];
 	int nh, nc, nb;
 
-	if (!lab_results_distinct_kind(r, LAB_CSV_NAME(cpu_model), sim, one, 1))
+	if (!ctx_values(r, LAB_CSV_NAME(cpu_model), sim, sim ? "machine" : "CPU model", model, sizeof(model)))
 		return;	/* none of this kind, or a file from before the context columns: nothing to name */
-	ctx_values(r, LAB_CSV_NAME(cpu_model), sim, sim ? "machine" : "CPU model", model, sizeof(model));
 	ctx_values(r, LAB_CSV_NAME(kernel), sim, sim ? "engine" : "kernel", kernel, sizeof(kernel));
 	if (sim) {
 		fprintf(c->out, "simulated: %s on %s (the model's figures, not this host's)\n", model, kernel);
 		return;
 	}
-	nh = lab_results_distinct_kind(r, LAB_CSV_NAME(host), 0, one, 1);
-	nc = lab_results_distinct_kind(r, LAB_CSV_NAME(cpus), 0, one, 1);
-	nb = lab_results_distinct_kind(r, LAB_CSV_NAME(build_type), 0, one, 1);
-	ctx_values(r, LAB_CSV_NAME(host), 0, "host", host, sizeof(host));
-	ctx_values(r, LAB_CSV_NAME(cpus), 0, "CPU count", cpus, sizeof(cpus));
-	ctx_values(r, LAB_CSV_NAME(build_type), 0, "build", build, sizeof(build));
+	nh = ctx_values(r, LAB_CSV_NAME(host), 0, "host", host, sizeof(host));
+	nc = ctx_values(r, LAB_CSV_NAME(cpus), 0, "CPU count", cpus, sizeof(cpus));
+	nb = ctx_values(r, LAB_CSV_NAME(build_type), 0, "build", build, sizeof(build));
 	fprintf(c->out, "measured: %s%s, %s%s%s%s%s%s%s%s\n", nh > 1 ? "on " : "host ", nh ? host : "(unnamed)", cpus,
 		nc > 1 ? ", " : nc ? " CPUs " : "", model, *kernel ? ", " : "", kernel, nb ? ", " : "", build,
 		nb == 1 ? " build" : "");

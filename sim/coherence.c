@@ -651,9 +651,8 @@ static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pen
 			 * way, and this CPU keeps the line for that request's window
 			 * (rule 4: the pair that takes the line, not the one that brought it).
 			 */
-			if (l->busy_until > now) {
+			if (l->busy_until > now)
 				l->snoop_at = now + (c->own_next_hold != UINT64_MAX ? c->own_next_hold : hps);
-			}
 			/* rule 8: a store that waited for its line still lands after the earlier ones */
 			lands = store ? sb_local(c, l, ci, now, l->busy_until > now) : now;
 		}
