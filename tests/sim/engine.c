@@ -327,28 +327,39 @@ static void *hold_worker(void *arg)
 	return NULL;
 }
 
-static int hold_scenario(int argc, char **argv)
+/* One boot of @mach running @n workers @fn(0..n-1) on a fresh hot line, pair_start 2 ms ahead. */
+static void *(*few_fn)(void *);
+static int few_n;
+
+static int few_scenario(int argc, char **argv)
 {
-	int ids[3];
+	int ids[8];
 
 	(void)argc;
 	(void)argv;
 	pair_start = sim_now() + 2000000;
-	for (int i = 0; i < 3; i++)
-		ids[i] = sim_spawn(hold_worker, (void *)(intptr_t)i);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < few_n; i++)
+		ids[i] = sim_spawn(few_fn, (void *)(intptr_t)i);
+	for (int i = 0; i < few_n; i++)
 		sim_join(ids[i]);
 	return 0;
 }
 
-static double hold_run(double gap_ns)
+static void few_run(void *(*fn)(void *), int n)
 {
 	memset(&hot, 0, sizeof(hot));
+	few_fn = fn;
+	few_n = n;
+	cr_assert_eq(sim_boot(&mach, 1), 0);
+	cr_assert_eq(sim_run(few_scenario, 0, NULL), 0);
+	sim_shutdown();
+}
+
+static double hold_run(double gap_ns)
+{
 	hold_gap_ns = gap_ns;
 	hold_rmw_ns = -1;
-	cr_assert_eq(sim_boot(&mach, 1), 0);
-	cr_assert_eq(sim_run(hold_scenario, 0, NULL), 0);
-	sim_shutdown();
+	few_run(hold_worker, 3);
 	return hold_rmw_ns;
 }
 
@@ -412,28 +423,11 @@ static void *smt_worker(void *arg)
 	return NULL;
 }
 
-static int smt_scenario(int argc, char **argv)
-{
-	int ids[4];
-
-	(void)argc;
-	(void)argv;
-	pair_start = sim_now() + 2000000;
-	for (int i = 0; i < 4; i++)
-		ids[i] = sim_spawn(smt_worker, (void *)(intptr_t)i);
-	for (int i = 0; i < 4; i++)
-		sim_join(ids[i]);
-	return 0;
-}
-
 static double smt_run(uint64_t a2_at)
 {
-	memset(&hot, 0, sizeof(hot));
 	smt_a2_at = a2_at;
 	smt_a2_ns = smt_a_done = -1;
-	cr_assert_eq(sim_boot(&mach, 1), 0);
-	cr_assert_eq(sim_run(smt_scenario, 0, NULL), 0);
-	sim_shutdown();
+	few_run(smt_worker, 4);
 	return smt_a2_ns;
 }
 
