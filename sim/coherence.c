@@ -107,6 +107,36 @@
  *   and with one figure per class a fault's fixed path cost compares with
  *   the hand-over in exact constants (results/sim/per-vma-locks/
  *   fragility-20261203: a step where hardware would give a ramp).
+ * - SMT siblings share the core's line (sim-15, rule 10): the two hardware
+ *   threads of a core share its L1D and its fill buffers, so the core holds
+ *   one copy of a line and one outstanding fill for it. An RMW (or a store
+ *   that waits for its line) by a CPU while transfers to other cores are
+ *   queued for the line is served from its core, not behind those requests,
+ *   when its sibling owns the line and the snoop of the first queued request
+ *   has not reached the core (rule 4's window), or when its sibling's
+ *   request to own the line is in flight (the miss finds the sibling's
+ *   fill): it completes one sibling transfer (c2c.smt_ns, rule 1) after now
+ *   or after the sibling's arrival, if that is within the window before the
+ *   snoop of the request queued behind the sibling reaches the core;
+ *   otherwise it queues in turn as before. Sources: Intel SDM vol. 3A,
+ *   8.7.13.1 "Processor Caches" ("For processors supporting Intel
+ *   Hyper-Threading Technology, the caches are shared"); Linux
+ *   Documentation/x86/mds.rst (MFBDS: "Fill buffers are used internally to
+ *   manage L1 miss situations ... Fill buffers are shared between
+ *   Hyper-Threads"); Intel's event MEM_LOAD_RETIRED.FB_HIT (Skylake-SP,
+ *   tools/perf/pmu-events skylakex/cache.json: "load missed in L1 but hit
+ *   FB (Fill Buffers) due to preceding miss to the same cache line with data
+ *   not ready") and L1D_PEND_MISS.FB_FULL (Ice Lake: fill-buffer "demand
+ *   requests include cacheable/uncacheable demand load, store, lock or SW
+ *   prefetch accesses"); AMD's PMCx055 "MAB Match" (Family 1Ah PPR: "load/
+ *   store flows ... that requested a Miss Address Buffer (MAB) and hit on an
+ *   existing MAB entry"; Family 19h model 11h: load flows). No source says
+ *   in words that a locked RMW's miss from one thread merges with its
+ *   sibling's outstanding RFO: the rule joins "shared fill buffers" and "a
+ *   miss to a line already being filled hits the fill". It sets no
+ *   parameter (c2c.smt_ns and rmw.hold_share are rules 1 and 4's). Left out:
+ *   a load joining a sibling's fill (loads queue in turn as before), a
+ *   sibling's read snoop in flight, and store-buffered stores.
  *
  * A store wakes the spinners watching the line (spin.c).
  */
@@ -594,6 +624,41 @@ static int mem_load(struct task *t, struct line *l, int ci, uint64_t now, int pe
 	return xfer;
 }
 
+/*
+ * Rule 10 (sim-15): the core's SMT threads share its L1D and its fill
+ * buffers. An RMW or a store that waits, by @ci, while transfers to other
+ * cores are queued for the line, is served from @ci's core when a sibling
+ * holds the line and the snoop of the first queued request has not reached
+ * the core yet, or when a sibling's request to own the line is in flight
+ * (its miss finds the sibling's fill): one sibling transfer after now, or
+ * after the sibling's arrival. Only if that completes within the window
+ * before the snoop of the request queued behind reaches the core (rule 4);
+ * otherwise it queues as before. Returns when it completes, or 0.
+ */
+static uint64_t core_serves(const struct line *l, int ci, uint64_t now)
+{
+	const uint64_t *m = &eng.dir.mask_core[(size_t)ci * (size_t)eng.nwords];
+
+	if (l->tail < 0 || eng.place[l->tail].core == eng.place[ci].core)
+		return 0;	/* the last queued transfer is to this core: in turn is right behind it */
+	for (int w = 0; w < eng.nwords; w++)
+		for (uint64_t b = m[w]; b; b &= b - 1) {
+			int s = w * 64 + __builtin_ctzll(b);
+			const struct cpu *q = &eng.cpus[s];
+			uint64_t xps;
+
+			if (s == ci)
+				continue;
+			xps = xfer_ps(ci, s, X_SMT);
+			if (l->owner == s && l->grant <= now && now + xps <= l->snoop_at)
+				return now + xps;	/* the core holds it: before the snoop */
+			if (q->own_line == l && q->line_wait && q->own_next_hold != UINT64_MAX &&
+			    xps <= q->own_next_hold && q->clock > now)
+				return q->clock + xps;	/* the sibling's fill: served with it */
+		}
+	return 0;
+}
+
 static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pending, enum sim_op op, int rfo)
 {
 	struct cpu *c = &eng.cpus[ci];
@@ -612,6 +677,14 @@ static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pen
 	} else if (alone && (!pending || now + local <= l->snoop_at)) {
 		c->clock = now + local;
 		lands = store ? sb_local(c, l, ci, c->clock, pending) : c->clock;
+	} else if (pending && eng.m.smt > 1 && !(store && eng.m.sb_entries && l->sb_tail) &&
+		   (lands = core_serves(l, ci, now)) != 0) {
+		/* rule 10: from the core's L1D or with the sibling's fill, not behind other cores */
+		xfer = 1;
+		eng.st.smt_served++;
+		line_wait(t, lands);
+		now = c->clock;
+		lands = store ? sb_local(c, l, ci, now, 1) : now;
 	} else {
 		enum xclass x = pending ? xfer_class(ci, l->tail, l->home) : own_source(l, ci);
 		int src = pending ? l->tail : l->owner;

@@ -375,6 +375,7 @@ struct stats {
 	uint64_t rcu_gp_ps;			/* the grace periods' lengths, start to end (rcu.c) */
 	uint64_t rcu_waits, rcu_wait_ps;	/* synchronize_rcu() sleeps and their lengths to the wake-up */
 	uint64_t sb_buffered, sb_full, sb_drain_wait;	/* rule 8: stores that went on without their line; waits */
+	uint64_t smt_served;	/* rule 10: RMWs and waiting stores served from the core, with or after a sibling's */
 };
 
 /*

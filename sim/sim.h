@@ -53,12 +53,15 @@
  * before the next queued request's snoop is that request's transfer's
  * (coherence.c own_queued), not the one that brought the line; sim-14: an
  * IPI that arrives while a task waits for a line is taken after that access
- * lands (coherence.c line_wait; only cells that send IPIs move: tlb_flush).
+ * lands (coherence.c line_wait; only cells that send IPIs move: tlb_flush);
+ * sim-15: SMT siblings share the core's L1D and fill buffers (coherence.c
+ * rule 10): an RMW by a CPU whose sibling holds the line, or waits for its
+ * arrival, is served from the core before other cores' queued requests.
  * Results keep
  * the version they were made with, and every CSV row its binary's git
  * revision.
  */
-#define SIM_ENGINE_VERSION "sim-14"
+#define SIM_ENGINE_VERSION "sim-15"
 #define SIM_MAX_TASKS 1024
 
 extern int sim_active;		/* 1 while sim_run() runs */

@@ -63,6 +63,10 @@ void stats_print(void)
 			"%llu waits for a full buffer, %llu drains that waited (RMW, fence, futex, interrupt return, switch, exit)\n",
 			(unsigned long long)eng.st.sb_buffered, (unsigned long long)eng.st.sb_full,
 			(unsigned long long)eng.st.sb_drain_wait);
+	if (s && (*s == '1' || *s == '2') && eng.st.smt_served)
+		fprintf(stderr, "rwlab-sim stats: %llu RMWs or waiting stores served from their core (rule 10: the sibling "
+			"held the line or its fill was in flight) instead of behind other cores' requests\n",
+			(unsigned long long)eng.st.smt_served);
 	if (s && (*s == '1' || *s == '2') && eng.idle.n) {
 		fprintf(stderr, "rwlab-sim stats: idle periods by state");
 		for (int i = 0; i < eng.idle.n; i++)

@@ -327,28 +327,39 @@ static void *hold_worker(void *arg)
 	return NULL;
 }
 
-static int hold_scenario(int argc, char **argv)
+/* One boot of @mach running @n workers @fn(0..n-1) on a fresh hot line, pair_start 2 ms ahead. */
+static void *(*few_fn)(void *);
+static int few_n;
+
+static int few_scenario(int argc, char **argv)
 {
-	int ids[3];
+	int ids[8];
 
 	(void)argc;
 	(void)argv;
 	pair_start = sim_now() + 2000000;
-	for (int i = 0; i < 3; i++)
-		ids[i] = sim_spawn(hold_worker, (void *)(intptr_t)i);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < few_n; i++)
+		ids[i] = sim_spawn(few_fn, (void *)(intptr_t)i);
+	for (int i = 0; i < few_n; i++)
 		sim_join(ids[i]);
 	return 0;
 }
 
-static double hold_run(double gap_ns)
+static void few_run(void *(*fn)(void *), int n)
 {
 	memset(&hot, 0, sizeof(hot));
+	few_fn = fn;
+	few_n = n;
+	cr_assert_eq(sim_boot(&mach, 1), 0);
+	cr_assert_eq(sim_run(few_scenario, 0, NULL), 0);
+	sim_shutdown();
+}
+
+static double hold_run(double gap_ns)
+{
 	hold_gap_ns = gap_ns;
 	hold_rmw_ns = -1;
-	cr_assert_eq(sim_boot(&mach, 1), 0);
-	cr_assert_eq(sim_run(hold_scenario, 0, NULL), 0);
-	sim_shutdown();
+	few_run(hold_worker, 3);
 	return hold_rmw_ns;
 }
 
@@ -377,6 +388,85 @@ Test(sim_analytic, the_hold_window_after_a_wait_is_the_next_transfers)
 	cr_expect(after >= mach.c2c_socket_ns, "an RMW after the next transfer's window (%.1f ns), before that "
 		  "transfer's arrival (%.1f) and inside the incoming one's window (%.1f): %.1f ns, not queued behind c",
 		  near, mach.c2c_socket_ns, far, after);
+}
+
+/*
+ * Rule 10 (sim-15): a core's SMT threads share its L1D and its fill buffers.
+ * On skx-8180-2s112, CPU b (socket 1) owns a line; CPU a (socket 0) asks for
+ * it by an RMW at t = 2000 ns (remote, 134.1 ns), CPU c (a's socket, another
+ * core) at 2005, queued right behind a, and a's SMT sibling a2 at @a2_at.
+ * While a's request is in flight (a2_at = 2010), a2's miss finds the core's
+ * fill for the line and is served with it: a's arrival + c2c.smt_ns, not
+ * behind c (two socket transfers later). Once a has the line (a2_at after
+ * its arrival, inside the window before c's snoop reaches the core, 0.38 x
+ * 46.6 = 17.7 ns), a2's RMW is served from the core at c2c.smt_ns. Both
+ * fail on sim-14 (a2 queued behind c). Returns a2's RMW's duration, ns.
+ */
+static int smt_cpu[4];		/* b, a, c, a2 */
+static uint64_t smt_a2_at;
+static double smt_a2_ns, smt_a_done;
+
+static void *smt_worker(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+	uint64_t t;
+
+	sim_pin(smt_cpu[id]);
+	wait_until(pair_start + (id == 0 ? 0 : id == 1 ? 2000 : id == 2 ? 2005 : smt_a2_at));
+	t = sim_now();
+	sim_mem(&hot.v, SIM_RMW);
+	hot.v++;
+	if (id == 1)
+		smt_a_done = (double)(sim_now() - pair_start);
+	if (id == 3)
+		smt_a2_ns = (double)(sim_now() - t);
+	return NULL;
+}
+
+static double smt_run(uint64_t a2_at)
+{
+	smt_a2_at = a2_at;
+	smt_a2_ns = smt_a_done = -1;
+	few_run(smt_worker, 4);
+	return smt_a2_ns;
+}
+
+Test(sim_analytic, smt_siblings_are_served_by_one_arrival_of_the_line_at_their_core)
+{
+	char err[512];
+	struct sim_cpu_place p[4];
+	double waits, holds, arrival;
+
+	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "skx-8180-2s112", err, sizeof(err)), 0, "%s", err);
+	smt_cpu[0] = mach.ncpus - 1;
+	smt_cpu[1] = 0;
+	smt_cpu[2] = -1;
+	smt_cpu[3] = -1;
+	sim_machine_place(&mach, 0, &p[1]);
+	for (int i = 1; i < mach.ncpus; i++) {
+		struct sim_cpu_place q;
+
+		sim_machine_place(&mach, i, &q);
+		if (q.core == p[1].core && smt_cpu[3] < 0)
+			smt_cpu[3] = i;
+		else if (q.socket == p[1].socket && q.core != p[1].core && smt_cpu[2] < 0)
+			smt_cpu[2] = i;
+	}
+	sim_machine_place(&mach, smt_cpu[0], &p[0]);
+	cr_assert(smt_cpu[2] > 0 && smt_cpu[3] > 0 && p[0].socket != p[1].socket, "no sibling or no second core");
+	cr_assert(mach.c2c_smt_ns <= mach.rmw_hold_share * mach.c2c_socket_ns,
+		  "the sibling's access must fit the window before c's snoop");
+	waits = smt_run(2010);
+	arrival = 2000 + mach.c2c_remote_ns;
+	cr_log_info("a's RMW lands at %.1f ns; a2's, asked at 2010 while a's is in flight: %.1f ns", smt_a_done, waits);
+	cr_expect(fabs(smt_a_done - arrival) < 1, "a's RMW: %.1f ns, not the remote transfer's %.1f", smt_a_done, arrival);
+	cr_expect(fabs(waits - (arrival + mach.c2c_smt_ns - 2010)) < 1,
+		  "a2 asked while a's fill was in flight: %.1f ns, not a's arrival + c2c.smt_ns (%.1f): queued behind c?",
+		  waits, arrival + mach.c2c_smt_ns - 2010);
+	holds = smt_run(2000 + (uint64_t)mach.c2c_remote_ns + 3);
+	cr_log_info("a2's RMW asked 3 ns after a has the line: %.1f ns", holds);
+	cr_expect(fabs(holds - mach.c2c_smt_ns) < 1, "a2 asked while its core holds the line, before c's snoop: %.1f ns, "
+		  "not c2c.smt_ns (%.1f): queued behind c?", holds, mach.c2c_smt_ns);
 }
 
 /* A c2c.pairs matrix that does not fit its machine is refused in one line naming the file and the fault. */
