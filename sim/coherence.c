@@ -107,10 +107,11 @@
  *   and with one figure per class a fault's fixed path cost compares with
  *   the hand-over in exact constants (results/sim/per-vma-locks/
  *   fragility-20261203: a step where hardware would give a ramp).
- * - SMT siblings share the core's line (sim-15, rule 10): the two hardware
- *   threads of a core share its L1D and its fill buffers, so the core holds
- *   one copy of a line and one outstanding fill for it. An RMW (or a store
- *   that waits for its line) by a CPU while transfers to other cores are
+ * - SMT siblings share the core's line (sim-15, rule 10; loads since
+ *   sim-16): the two hardware threads of a core share its L1D and its fill
+ *   buffers, so the core holds one copy of a line and one outstanding fill
+ *   for it. A load, an RMW (or a store that waits for its line) by a CPU
+ *   while transfers to other cores are
  *   queued for the line is served from its core, not behind those requests,
  *   when its sibling owns the line and the snoop of the first queued request
  *   has not reached the core (rule 4's window), or when its sibling's
@@ -134,9 +135,21 @@
  *   in words that a locked RMW's miss from one thread merges with its
  *   sibling's outstanding RFO: the rule joins "shared fill buffers" and "a
  *   miss to a line already being filled hits the fill". It sets no
- *   parameter (c2c.smt_ns and rmw.hold_share are rules 1 and 4's). Left out:
- *   a load joining a sibling's fill (loads queue in turn as before), a
- *   sibling's read snoop in flight, and store-buffered stores.
+ *   parameter (c2c.smt_ns and rmw.hold_share are rules 1 and 4's). A load
+ *   served so reads the line where it is and leaves the directory as it
+ *   was (the sibling keeps it; the core's one copy). Loads joined in sim-16:
+ *   sim-15 served only RMWs and stores, so a read-first trylock (v4.20's
+ *   down_read_trylock: a load, then cmpxchg) queued its load behind other
+ *   cores where a blind cmpxchg (v5.3's) was served, and rwsem-rework's pft
+ *   at 30-40 clients favoured the blind kernel for that alone
+ *   (results/sim/rwsem-rework/reproduce-sim15-pftgit-20261203); FB_HIT is a
+ *   load event, the best-sourced case of the rule. Left out: a sibling's
+ *   read snoop in flight (the line arriving shared), a line the core holds
+ *   only shared while an invalidation is queued, store-buffered stores, and
+ *   a request queued behind a buffered store still to land: served from the
+ *   core, it sees the store's value before the store lands (the directory
+ *   takes a buffered store's effect when it is made, rule 8), as if the
+ *   store had landed then, an order x86-TSO allows.
  *
  * A store wakes the spinners watching the line (spin.c).
  */
@@ -577,13 +590,55 @@ static uint64_t sb_local(struct cpu *c, struct line *l, int ci, uint64_t done, i
 	return c->sb_last;
 }
 
+/*
+ * Rule 10 (sim-15; loads too since sim-16): the core's SMT threads share
+ * its L1D and its fill buffers. A load, an RMW or a store that waits, by
+ * @ci, while transfers to other cores are queued for the line, is served
+ * from @ci's core when a sibling
+ * holds the line and the snoop of the first queued request has not reached
+ * the core yet, or when a sibling's request to own the line is in flight
+ * (its miss finds the sibling's fill): one sibling transfer after now, or
+ * after the sibling's arrival. Only if that completes within the window
+ * before the snoop of the request queued behind reaches the core (rule 4);
+ * otherwise it queues as before. Returns when it completes, or 0.
+ */
+static uint64_t core_serves(const struct line *l, int ci, uint64_t now)
+{
+	const uint64_t *m = &eng.dir.mask_core[(size_t)ci * (size_t)eng.nwords];
+
+	if (l->tail < 0 || eng.place[l->tail].core == eng.place[ci].core)
+		return 0;	/* the last queued transfer is to this core: in turn is right behind it */
+	for (int w = 0; w < eng.nwords; w++)
+		for (uint64_t b = m[w]; b; b &= b - 1) {
+			int s = w * 64 + __builtin_ctzll(b);
+			const struct cpu *q = &eng.cpus[s];
+			uint64_t xps;
+
+			if (s == ci)
+				continue;
+			xps = xfer_ps(ci, s, X_SMT);
+			if (l->owner == s && l->grant <= now && now + xps <= l->snoop_at)
+				return now + xps;	/* the core holds it: before the snoop */
+			if (q->own_line == l && q->line_wait && q->own_next_hold != UINT64_MAX &&
+			    xps <= q->own_next_hold && q->clock > now)
+				return q->clock + xps;	/* the sibling's fill: served with it */
+		}
+	return 0;
+}
+
 static int mem_load(struct task *t, struct line *l, int ci, uint64_t now, int pending)
 {
 	struct cpu *c = &eng.cpus[ci];
 	int xfer = 0;
+	uint64_t lands;
 
 	if (l->owner == ci || sharer(l, ci)) {
 		c->clock = now + eng.dir.load_ps;
+	} else if (pending && eng.m.smt > 1 && !l->sb_tail && (lands = core_serves(l, ci, now)) != 0) {
+		/* rule 10: the core's L1D has it, or the sibling's fill brings it (a fill-buffer hit) */
+		xfer = 1;
+		eng.st.smt_served++;
+		line_wait(t, lands);
 	} else {
 		enum xclass x = pending ? xfer_class(ci, l->tail, l->home) : read_source(l, ci);
 		int src = pending ? l->tail : l->owner;
@@ -622,41 +677,6 @@ static int mem_load(struct task *t, struct line *l, int ci, uint64_t now, int pe
 	}
 	watch_note(t, l);
 	return xfer;
-}
-
-/*
- * Rule 10 (sim-15): the core's SMT threads share its L1D and its fill
- * buffers. An RMW or a store that waits, by @ci, while transfers to other
- * cores are queued for the line, is served from @ci's core when a sibling
- * holds the line and the snoop of the first queued request has not reached
- * the core yet, or when a sibling's request to own the line is in flight
- * (its miss finds the sibling's fill): one sibling transfer after now, or
- * after the sibling's arrival. Only if that completes within the window
- * before the snoop of the request queued behind reaches the core (rule 4);
- * otherwise it queues as before. Returns when it completes, or 0.
- */
-static uint64_t core_serves(const struct line *l, int ci, uint64_t now)
-{
-	const uint64_t *m = &eng.dir.mask_core[(size_t)ci * (size_t)eng.nwords];
-
-	if (l->tail < 0 || eng.place[l->tail].core == eng.place[ci].core)
-		return 0;	/* the last queued transfer is to this core: in turn is right behind it */
-	for (int w = 0; w < eng.nwords; w++)
-		for (uint64_t b = m[w]; b; b &= b - 1) {
-			int s = w * 64 + __builtin_ctzll(b);
-			const struct cpu *q = &eng.cpus[s];
-			uint64_t xps;
-
-			if (s == ci)
-				continue;
-			xps = xfer_ps(ci, s, X_SMT);
-			if (l->owner == s && l->grant <= now && now + xps <= l->snoop_at)
-				return now + xps;	/* the core holds it: before the snoop */
-			if (q->own_line == l && q->line_wait && q->own_next_hold != UINT64_MAX &&
-			    xps <= q->own_next_hold && q->clock > now)
-				return q->clock + xps;	/* the sibling's fill: served with it */
-		}
-	return 0;
 }
 
 static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pending, enum sim_op op, int rfo)

@@ -56,12 +56,14 @@
  * lands (coherence.c line_wait; only cells that send IPIs move: tlb_flush);
  * sim-15: SMT siblings share the core's L1D and fill buffers (coherence.c
  * rule 10): an RMW by a CPU whose sibling holds the line, or waits for its
- * arrival, is served from the core before other cores' queued requests.
+ * arrival, is served from the core before other cores' queued requests;
+ * sim-16: loads too (rule 10 served only RMWs and stores, so a read-first
+ * trylock's load queued where a blind cmpxchg was served).
  * Results keep
  * the version they were made with, and every CSV row its binary's git
  * revision.
  */
-#define SIM_ENGINE_VERSION "sim-15"
+#define SIM_ENGINE_VERSION "sim-16"
 #define SIM_MAX_TASKS 1024
 
 extern int sim_active;		/* 1 while sim_run() runs */
