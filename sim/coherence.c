@@ -733,6 +733,15 @@ static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pen
 	sharers_clear(l);
 	if (l->owner != ci)
 		l->grant = now;
+	/*
+	 * Rule 8: the line waits for this store, which lands after the CPU's
+	 * earlier ones (sb_local): the owner has it with the store from then,
+	 * so a sibling is not served from the core before it lands (rule 10:
+	 * core_serves). No other reader of grant sees the change: a request
+	 * made once this transfer is no longer pending is made after it lands.
+	 */
+	if (store && l->tail == ci && l->sb_tail && l->grant < lands)
+		l->grant = lands;
 	l->owner = ci;
 	l->version++;
 	if (l->watchers)
