@@ -118,7 +118,11 @@
  *   fill): it completes one sibling transfer (c2c.smt_ns, rule 1) after now
  *   or after the sibling's arrival, if that is within the window before the
  *   snoop of the request queued behind the sibling reaches the core;
- *   otherwise it queues in turn as before. Sources: Intel SDM vol. 3A,
+ *   otherwise it queues in turn as before (c2c.pairs: the sibling pair's
+ *   figure, rule 9). A store of the sibling's that the line waits for
+ *   (rule 8: after its earlier stores) is in the core's line only once it
+ *   lands (the store buffer is the thread's own): the owner's grant is
+ *   then. Sources: Intel SDM vol. 3A,
  *   8.7.13.1 "Processor Caches" ("For processors supporting Intel
  *   Hyper-Threading Technology, the caches are shared"); Linux
  *   Documentation/x86/mds.rst (MFBDS: "Fill buffers are used internally to
