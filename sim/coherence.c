@@ -119,7 +119,11 @@
  *   fill): it completes one sibling transfer (c2c.smt_ns, rule 1) after now
  *   or after the sibling's arrival, if that is within the window before the
  *   snoop of the request queued behind the sibling reaches the core;
- *   otherwise it queues in turn as before. Sources: Intel SDM vol. 3A,
+ *   otherwise it queues in turn as before (c2c.pairs: the sibling pair's
+ *   figure, rule 9). A store of the sibling's that the line waits for
+ *   (rule 8: after its earlier stores) is in the core's line only once it
+ *   lands (the store buffer is the thread's own): the owner's grant is
+ *   then. Sources: Intel SDM vol. 3A,
  *   8.7.13.1 "Processor Caches" ("For processors supporting Intel
  *   Hyper-Threading Technology, the caches are shared"); Linux
  *   Documentation/x86/mds.rst (MFBDS: "Fill buffers are used internally to
@@ -753,6 +757,15 @@ static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pen
 	sharers_clear(l);
 	if (l->owner != ci)
 		l->grant = now;
+	/*
+	 * Rule 8: the line waits for this store, which lands after the CPU's
+	 * earlier ones (sb_local): the owner has it with the store from then,
+	 * so a sibling is not served from the core before it lands (rule 10:
+	 * core_serves). No other reader of grant sees the change: a request
+	 * made once this transfer is no longer pending is made after it lands.
+	 */
+	if (store && l->tail == ci && l->sb_tail && l->grant < lands)
+		l->grant = lands;
 	l->owner = ci;
 	l->version++;
 	if (l->watchers)

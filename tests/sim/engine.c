@@ -484,6 +484,82 @@ Test(sim_analytic, smt_siblings_are_served_by_one_arrival_of_the_line_at_their_c
 	}
 }
 
+/*
+ * Rule 10 and rule 8: a store waits in its own thread's store buffer (Intel
+ * partitions it between the SMT threads: Linux Documentation/x86/mds.rst),
+ * so the core's line has it only once it lands. On skx-8180-2s112, a2 owns
+ * the hot line (an RMW); at 3000 ns it stores to a line b (the other
+ * socket) owns, which goes on without its line (rule 8, lands one remote
+ * transfer later), then stores to the hot line, which it owns: that store
+ * lands after the first, and the hot line waits for it. c (a's socket,
+ * another core) asks for the line by an RMW at 3010 (queued behind a2's
+ * store), a at 3020. a's RMW reads what a2 stored (the program's memory has
+ * it), so it must not complete before a2's store lands; on sim-15 as merged
+ * it was served from the core at 3020 + c2c.smt_ns, about 100 ns before.
+ */
+static int sbs_cpu[4];		/* b, a, c, a2 */
+static double sbs_a_done, sbs_store_lands;
+
+static void *sbs_worker(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+
+	sim_pin(sbs_cpu[id]);
+	if (id == 0) {
+		wait_until(pair_start + 2000);
+		sim_mem(&lock_word.v, SIM_RMW);
+		lock_word.v++;
+	} else if (id == 3) {
+		wait_until(pair_start + 2000);
+		sim_mem(&hot.v, SIM_RMW);
+		hot.v++;
+		wait_until(pair_start + 3000);
+		sbs_store_lands = (double)(sim_now() - pair_start) + mach.c2c_remote_ns;
+		sim_mem(&lock_word.v, SIM_STORE);
+		lock_word.v = 7;
+		sim_mem(&hot.v, SIM_STORE);
+		hot.v = 100;
+	} else {
+		wait_until(pair_start + (id == 2 ? 3010 : 3020));
+		sim_mem(&hot.v, SIM_RMW);
+		hot.v++;
+		if (id == 1)
+			sbs_a_done = (double)(sim_now() - pair_start);
+	}
+	return NULL;
+}
+
+Test(sim_analytic, smt_sibling_is_not_served_before_the_siblings_buffered_store_lands)
+{
+	char err[512];
+	struct sim_cpu_place p[4];
+
+	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "skx-8180-2s112", err, sizeof(err)), 0, "%s", err);
+	cr_assert(mach.sb_entries > 1, "the machine file has no store buffer");
+	sbs_cpu[0] = mach.ncpus - 1;
+	sbs_cpu[1] = 0;
+	sbs_cpu[2] = -1;
+	sbs_cpu[3] = -1;
+	sim_machine_place(&mach, 0, &p[1]);
+	for (int i = 1; i < mach.ncpus; i++) {
+		struct sim_cpu_place q;
+
+		sim_machine_place(&mach, i, &q);
+		if (q.core == p[1].core && sbs_cpu[3] < 0)
+			sbs_cpu[3] = i;
+		else if (q.socket == p[1].socket && q.core != p[1].core && sbs_cpu[2] < 0)
+			sbs_cpu[2] = i;
+	}
+	sim_machine_place(&mach, sbs_cpu[0], &p[0]);
+	cr_assert(sbs_cpu[2] > 0 && sbs_cpu[3] > 0 && p[0].socket != p[1].socket, "no sibling or no second core");
+	sbs_a_done = sbs_store_lands = -1;
+	few_run(sbs_worker, 4);
+	cr_log_info("a2's store to the hot line lands at %.1f ns; a's RMW completes at %.1f", sbs_store_lands, sbs_a_done);
+	cr_expect(sbs_a_done > 3020 && sbs_a_done >= sbs_store_lands,
+		  "a's RMW completes at %.1f ns, before its sibling's store to the line lands (%.1f): it read a value "
+		  "still in a2's store buffer", sbs_a_done, sbs_store_lands);
+}
+
 /* A c2c.pairs matrix that does not fit its machine is refused in one line naming the file and the fault. */
 Test(sim_machine, refuses_a_pairs_matrix_that_does_not_fit)
 {
