@@ -19,6 +19,27 @@
 #define BURST_GAP_NS		20000ull	/* kills of a burst: 0..20 us apart */
 #define CANCEL_PAUSE_NS		500000ull	/* after a cancelled wait: 0..500 us off the lock */
 
+/*
+ * After the end of the test every thread finishes its iteration: at most one
+ * more acquisition, behind its peers' holds, then it returns. A thread that
+ * has not returned within the stall bound is reported stuck (the kernel's
+ * hung-task detector, hung_task_timeout_secs = 120 s, is what catches a
+ * locktorture thread that never gets its lock). Natively the bound is that
+ * figure itself, in real time: a loaded 2-CPU host with hundreds of
+ * oversubscribed threads may leave a preempted holder off CPU for seconds,
+ * and a healthy run never waits for the bound (the threads are polled). Under
+ * --sim it is scaled down 120x to 1 s of simulated time: the simulated clock
+ * cannot be stretched by host load, 1 s is 50 default simulated tests (20 ms)
+ * and 250 jiffies, and a healthy thread's last acquisition waits behind at most
+ * every other thread's hold, the longest of which is kill mode's 1 ms (512
+ * threads x 1 ms = 0.5 s); long holds (10 x long_hold) raise the bound to 10 x
+ * that hold when it is longer.
+ */
+#define STALL_NATIVE_NS		120000000000ull	/* hung_task_timeout_secs */
+#define STALL_SIM_NS		1000000000ull	/* ... / 120, simulated time */
+#define STALL_POLL_MIN_NS	10000ull	/* the first poll 10 us after the stop, doubling */
+#define STALL_POLL_MAX_NS	10000000ull	/* ... up to every 10 ms */
+
 struct torture_shared {
 	struct lab_lock lock;
 	int write_held;			/* locktorture lock_is_write_held */
@@ -46,7 +67,22 @@ struct torture_thread {
 	uint64_t downgrades, trylock_fail;
 	uint64_t rng;
 	uint64_t to_read, to_write;	/* holder-role switches this thread saw as it acquired (holder_role()) */
+	int state;			/* TS_*, for the stall report: unmodelled accesses (set_state()) */
 } __lab_cacheline_aligned;
+
+/* Where a thread is (struct torture_thread.state). */
+enum { TS_RUN, TS_ACQUIRE, TS_DONE };
+
+/*
+ * The thread's state for the stall report. The __atomic builtins are not
+ * atomic.h's: under --sim they are not modelled (no simulated time, no
+ * scheduling point), so the flag leaves every schedule as it was. Release:
+ * the supervisor reads the thread's counts after it sees TS_DONE.
+ */
+static void set_state(struct torture_thread *t, int s)
+{
+	__atomic_store_n(&t->state, s, __ATOMIC_RELEASE);
+}
 
 static uint64_t xorshift(uint64_t *s)
 {
@@ -230,6 +266,7 @@ static void writer_iteration(struct torture_thread *t)
 
 	if ((xorshift(&t->rng) & 0xfffff) == 0)
 		lab_sleep_ns(JIFFY_NS);
+	set_state(t, TS_ACQUIRE);	/* torture_main() sets TS_RUN again if this iteration gives up */
 	if (o->trylock && ops->down_write_trylock && (r & 7) == 0) {
 		if (!lab_down_write_trylock(&sh->lock)) {
 			t->trylock_fail++;
@@ -250,6 +287,7 @@ static void writer_iteration(struct torture_thread *t)
 		if (o->acq_writer_lim_ns && dt > o->acq_writer_lim_ns)
 			bump(t, st.acq_over_lim);
 	}
+	set_state(t, TS_RUN);
 	holder_role(t, ROLE_WRITER);
 	if (atomic_xchg(&sh->write_held, 1) != 0)
 		bump(t, st.fail);
@@ -281,6 +319,7 @@ static void reader_iteration(struct torture_thread *t)
 	const struct lab_torture_opts *o = sh->o;
 	uint64_t r = xorshift(&t->rng);
 
+	set_state(t, TS_ACQUIRE);
 	if (o->trylock && sh->lock.ops->down_read_trylock && (r & 7) == 0) {
 		if (!lab_down_read_trylock(&sh->lock)) {
 			t->trylock_fail++;
@@ -292,6 +331,7 @@ static void reader_iteration(struct torture_thread *t)
 	} else {
 		lab_down_read(&sh->lock);
 	}
+	set_state(t, TS_RUN);
 	holder_role(t, ROLE_READER);
 	bump(t, st.acquired);
 	read_section(t);
@@ -305,18 +345,22 @@ static void *torture_main(void *arg)
 
 	/* Release: the killer reads the task pointer with an acquire. */
 	smp_store_release(&t->task, lab_current());
-	if (!lab_start_arrive(&sh->start))
+	if (!lab_start_arrive(&sh->start)) {
+		set_state(t, TS_DONE);
 		return NULL;		/* a sibling could not be created */
+	}
 	lab_events_reset();
 	while (!lab_start_must_stop(&sh->start)) {
 		if (t->st.writer)
 			writer_iteration(t);
 		else
 			reader_iteration(t);
+		set_state(t, TS_RUN);
 		stutter_wait(sh);
 		lab_delay(sh->o->think_loops);
 	}
 	lab_events_snapshot(&t->events);
+	set_state(t, TS_DONE);
 	return NULL;
 }
 
@@ -477,6 +521,52 @@ static long kill_handoff_timeout(struct lab_rwsem_conf *conf)
 	return -1;
 }
 
+/* The stall bound after the stop (see STALL_NATIVE_NS). */
+static uint64_t stall_bound(const struct lab_torture_opts *o)
+{
+	uint64_t b = LAB_SIM ? STALL_SIM_NS : STALL_NATIVE_NS;
+
+	if (o->long_hold_ns && o->long_hold_ns <= UINT64_MAX / 100 && 100 * o->long_hold_ns > b)
+		b = 100 * o->long_hold_ns;	/* 10 x a writer's long hold (10 x long_hold) */
+	return b;
+}
+
+/*
+ * After the stop: wait for every thread to return, polling the threads'
+ * states with lab_sleep_ns() (lab_clock_ns() time: simulated under --sim),
+ * at most stall_bound(). Returns true when all returned (then they can be
+ * joined); else fills in the stall report and returns false.
+ */
+static bool wait_done(struct torture_shared *sh, struct torture_thread *th, int n, struct lab_torture_result *res)
+{
+	uint64_t t0 = lab_clock_ns(), bound = stall_bound(sh->o), poll = STALL_POLL_MIN_NS, now;
+
+	for (;;) {
+		int left = 0;
+
+		for (int i = 0; i < n; i++)
+			left += __atomic_load_n(&th[i].state, __ATOMIC_ACQUIRE) != TS_DONE;
+		now = lab_clock_ns();
+		if (!left)
+			return true;
+		if (now - t0 >= bound)
+			break;
+		lab_sleep_ns(poll < bound - (now - t0) ? poll : bound - (now - t0));
+		poll = poll * 2 < STALL_POLL_MAX_NS ? poll * 2 : STALL_POLL_MAX_NS;
+	}
+	res->stalled = true;
+	res->stall_after_ns = now - t0;
+	for (int i = 0; i < n; i++) {
+		int s = __atomic_load_n(&th[i].state, __ATOMIC_ACQUIRE);
+
+		if (s == TS_ACQUIRE)
+			(*(th[i].st.writer ? &res->stall_acq_writers : &res->stall_acq_readers))++;
+		else if (s != TS_DONE)
+			(*(th[i].st.writer ? &res->stall_other_writers : &res->stall_other_readers))++;
+	}
+	return false;
+}
+
 /* After the run: lock events, warnings, whether the first is the kernel's documented bug. */
 static void finish(struct torture_shared *sh, struct torture_thread *th, int n, const struct lab_rwsem_conf *conf,
 		   struct lab_torture_result *res)
@@ -560,6 +650,20 @@ int lab_torture_run(const struct lab_torture_opts *o, struct lab_torture_result 
 	lab_start_stop(&sh->start);
 	smp_store_release(&sh->paused, 0);
 	lab_futex_wake(&sh->paused, n);
+	if (!wait_done(sh, th, created, res)) {
+		/*
+		 * Stuck threads cannot be joined, and they still use the lock, sh
+		 * and th: leave all of it be (the caller ends the process). The
+		 * counts are a racy snapshot, as the stat lines'.
+		 */
+		WRITE_ONCE(lab_rwsem_checks, checks0);
+		res->nthreads = created;
+		collect(th, created, res);
+		sh = NULL;
+		th = NULL;
+		tid = NULL;
+		goto out;
+	}
 	for (int i = 0; i < created; i++)
 		lab_thread_join(tid[i], NULL);
 	WRITE_ONCE(lab_rwsem_checks, checks0);

@@ -136,6 +136,17 @@ struct lab_torture_result {
 	uint64_t first_warning_ns;	/* ... came this long after the start (simulated time under --sim) */
 	bool not_unlocked;		/* check_unlocked failed at the end */
 	char unlocked_msg[160];		/* ... and what it said */
+	/*
+	 * Stall: threads that had not returned within the stall bound after the
+	 * end of the test (torture.c: 120 s natively, hung_task_timeout_secs; 1 s
+	 * of simulated time under --sim; at least 10 x a writer's long hold).
+	 * They cannot be joined: the caller must report and end the process
+	 * (the lock and the threads' memory are left to them).
+	 */
+	bool stalled;
+	int stall_acq_writers, stall_acq_readers;	/* ... still in a lock acquisition (down_*, trylock) */
+	int stall_other_writers, stall_other_readers;	/* ... elsewhere (holding, unlocking) */
+	uint64_t stall_after_ns;	/* ... counted this long after the end of the test */
 	int nthreads;			/* threads that ran: writers first, then readers */
 	struct lab_torture_thread *threads;	/* opts->threads (NULL if not given) */
 };
@@ -144,7 +155,8 @@ struct lab_torture_result {
  * lab_torture_run() - run the torture for opts->duration_ns.
  * Returns 0, or -errno if setup failed (-EINVAL for no threads at all).
  * On return @r holds the totals, and opts->threads (when given) the
- * per-thread counts. Nothing in @r needs freeing.
+ * per-thread counts. Nothing in @r needs freeing. With r->stalled the
+ * threads are still running: run no other torture, report and exit.
  */
 int lab_torture_run(const struct lab_torture_opts *o, struct lab_torture_result *r);
 
@@ -156,9 +168,10 @@ static inline bool lab_torture_unfair(uint64_t max, uint64_t min)
 
 /*
  * True when the run failed: any failed check, any writer acquisition over
- * the limit, any invariant warning, or a lock not back at its unlocked value.
+ * the limit, any invariant warning, a lock not back at its unlocked value, or
+ * threads that did not return after the end (a stall).
  */
 static inline bool lab_torture_failed(const struct lab_torture_result *r)
 {
-	return r->rd_fail || r->wr_fail || r->wr_acq_over_lim || r->warnings || r->not_unlocked;
+	return r->rd_fail || r->wr_fail || r->wr_acq_over_lim || r->warnings || r->not_unlocked || r->stalled;
 }

@@ -14,6 +14,12 @@
  * "<tag>-torture:--- End of test: SUCCESS|FAILURE: ...". The tag is the
  * variant label. Exit status: 0 when every variant succeeded, 1 when one
  * failed, 2 for a usage error.
+ *
+ * A stall (threads that do not return within a bound after the end of the
+ * test, torture.c's hung-task stand-in) is the line
+ * "<tag>-torture:--- End of test: FAILURE: stall: ..." after the statistics
+ * lines; the stuck threads cannot be joined, so the variants after it are not
+ * run (the summary line names them) and the process ends with status 1.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -218,6 +224,24 @@ static void print_paths(const char *tag, const struct lab_torture_result *r)
 		if (e[i])
 			printf(" %s=%" PRIu64, lab_event_names[i], e[i]);
 	printf("\n");
+}
+
+/* A stall: the statistics snapshot, then one FAILURE line (torture.h: stalled). */
+static void print_stall(const struct torture_print *p, const struct lab_torture_result *r)
+{
+	int acq = r->stall_acq_writers + r->stall_acq_readers;
+	int other = r->stall_other_writers + r->stall_other_readers;
+	char a[32];
+
+	print_stats((void *)p, r);
+	printf("%s-torture:--- End of test: FAILURE: stall: %d of %d threads still in lock acquisition %s after "
+	       "the end of the test (%d writers, %d readers)", p->tag, acq, r->nthreads,
+	       fmt_dur(r->stall_after_ns, a, sizeof(a)), r->stall_acq_writers, r->stall_acq_readers);
+	if (other)
+		printf(", %d more not returned (%d writers, %d readers)", other, r->stall_other_writers,
+		       r->stall_other_readers);
+	printf("; not joined, the variants after it not run !!!\n");
+	fflush(stdout);
 }
 
 static void print_final(const struct torture_print *p, const struct lab_torture_result *r)
@@ -533,7 +557,7 @@ static int cmd_torture(int argc, char **argv)
 	struct lab_torture_opts o;
 	struct lab_rwsem_conf *locks = a.locks;
 	struct lab_lazy_mm_conf *schemes = a.schemes;
-	int nlocks, nschemes, failed = 0, tried = 0, st;
+	int nlocks, nschemes, failed = 0, tried = 0, st, stalled = -1;
 	long ncpus = lab_topology_init();
 	bool verbose;
 	char failed_names[512] = "";
@@ -589,6 +613,14 @@ static int cmd_torture(int argc, char **argv)
 				 "%s%s", failed > 1 ? ", " : "", p.tag);
 			continue;
 		}
+		if (r.stalled) {
+			print_stall(&p, &r);
+			failed++;
+			snprintf(failed_names + strlen(failed_names), sizeof(failed_names) - strlen(failed_names),
+				 "%s%s (stall)", failed > 1 ? ", " : "", p.tag);
+			stalled = i;
+			break;
+		}
 		print_final(&p, &r);
 		print_params(&o, p.tag, lab_torture_failed(&r) ? "End of test: FAILURE" : "End of test: SUCCESS");
 		if (lab_torture_failed(&r)) {
@@ -606,6 +638,17 @@ static int cmd_torture(int argc, char **argv)
 		printf("rwlab torture: FAILURE: %d of %d variants failed: %s\n", failed, tried, failed_names);
 	else
 		printf("rwlab torture: SUCCESS: %d variants\n", tried);
+	if (stalled >= 0) {
+		/* The stuck threads still run: no join, no exit handlers, no leak check of what they use. */
+		if (stalled + 1 < nlocks) {
+			printf("rwlab torture: not run after the stall:");
+			for (int i = stalled + 1; i < nlocks; i++)
+				printf(" %s", locks[i].label);
+			printf("\n");
+		}
+		fflush(NULL);
+		_exit(1);
+	}
 	return failed ? 1 : 0;
 }
 
