@@ -11,12 +11,8 @@
 # Which seeds stall is the default build's schedule (jemalloc, no sanitizer:
 # the engine keys cache lines by address), so meson runs it there only.
 # Usage: torture_stall.sh RWLAB
-set -u
+. "${0%/*}/../lib.sh"
 rwlab=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 sim="--sim epyc9654-2s384"
 
 t0=$(date +%s)
