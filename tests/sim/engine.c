@@ -391,6 +391,33 @@ Test(sim_analytic, the_hold_window_after_a_wait_is_the_next_transfers)
 }
 
 /*
+ * The four CPUs of the rule-10 scenarios on the loaded machine: b, the last
+ * CPU (the other socket), a = CPU 0, c another core of a's socket, and a2,
+ * a's SMT sibling.
+ */
+static void pick_smt_cpus(int cpu[4])
+{
+	struct sim_cpu_place pa, pb;
+
+	cpu[0] = mach.ncpus - 1;
+	cpu[1] = 0;
+	cpu[2] = -1;
+	cpu[3] = -1;
+	sim_machine_place(&mach, 0, &pa);
+	for (int i = 1; i < mach.ncpus; i++) {
+		struct sim_cpu_place q;
+
+		sim_machine_place(&mach, i, &q);
+		if (q.core == pa.core && cpu[3] < 0)
+			cpu[3] = i;
+		else if (q.socket == pa.socket && q.core != pa.core && cpu[2] < 0)
+			cpu[2] = i;
+	}
+	sim_machine_place(&mach, cpu[0], &pb);
+	cr_assert(cpu[2] > 0 && cpu[3] > 0 && pb.socket != pa.socket, "no sibling or no second core");
+}
+
+/*
  * Rule 10 (sim-15): a core's SMT threads share its L1D and its fill buffers.
  * On skx-8180-2s112, CPU b (socket 1) owns a line; CPU a (socket 0) asks for
  * it by an RMW at t = 2000 ns (remote, 134.1 ns), CPU c (a's socket, another
@@ -442,26 +469,10 @@ static double smt_run(uint64_t a2_at, enum sim_op a2_op)
 Test(sim_analytic, smt_siblings_are_served_by_one_arrival_of_the_line_at_their_core)
 {
 	char err[512];
-	struct sim_cpu_place p[4];
 	double waits, holds, arrival;
 
 	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "skx-8180-2s112", err, sizeof(err)), 0, "%s", err);
-	smt_cpu[0] = mach.ncpus - 1;
-	smt_cpu[1] = 0;
-	smt_cpu[2] = -1;
-	smt_cpu[3] = -1;
-	sim_machine_place(&mach, 0, &p[1]);
-	for (int i = 1; i < mach.ncpus; i++) {
-		struct sim_cpu_place q;
-
-		sim_machine_place(&mach, i, &q);
-		if (q.core == p[1].core && smt_cpu[3] < 0)
-			smt_cpu[3] = i;
-		else if (q.socket == p[1].socket && q.core != p[1].core && smt_cpu[2] < 0)
-			smt_cpu[2] = i;
-	}
-	sim_machine_place(&mach, smt_cpu[0], &p[0]);
-	cr_assert(smt_cpu[2] > 0 && smt_cpu[3] > 0 && p[0].socket != p[1].socket, "no sibling or no second core");
+	pick_smt_cpus(smt_cpu);
 	cr_assert(mach.c2c_smt_ns <= mach.rmw_hold_share * mach.c2c_socket_ns,
 		  "the sibling's access must fit the window before c's snoop");
 	for (int op = 0; op < 2; op++) {
@@ -532,26 +543,10 @@ static void *sbs_worker(void *arg)
 Test(sim_analytic, smt_sibling_is_not_served_before_the_siblings_buffered_store_lands)
 {
 	char err[512];
-	struct sim_cpu_place p[4];
 
 	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "skx-8180-2s112", err, sizeof(err)), 0, "%s", err);
 	cr_assert(mach.sb_entries > 1, "the machine file has no store buffer");
-	sbs_cpu[0] = mach.ncpus - 1;
-	sbs_cpu[1] = 0;
-	sbs_cpu[2] = -1;
-	sbs_cpu[3] = -1;
-	sim_machine_place(&mach, 0, &p[1]);
-	for (int i = 1; i < mach.ncpus; i++) {
-		struct sim_cpu_place q;
-
-		sim_machine_place(&mach, i, &q);
-		if (q.core == p[1].core && sbs_cpu[3] < 0)
-			sbs_cpu[3] = i;
-		else if (q.socket == p[1].socket && q.core != p[1].core && sbs_cpu[2] < 0)
-			sbs_cpu[2] = i;
-	}
-	sim_machine_place(&mach, sbs_cpu[0], &p[0]);
-	cr_assert(sbs_cpu[2] > 0 && sbs_cpu[3] > 0 && p[0].socket != p[1].socket, "no sibling or no second core");
+	pick_smt_cpus(sbs_cpu);
 	sbs_a_done = sbs_store_lands = -1;
 	few_run(sbs_worker, 4);
 	cr_log_info("a2's store to the hot line lands at %.1f ns; a's RMW completes at %.1f", sbs_store_lands, sbs_a_done);
