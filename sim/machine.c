@@ -5,6 +5,7 @@
  * refused except cost.*, note.* and bw.* (accepted with a citation).
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -208,7 +209,7 @@ static const char *basename_of(const char *p)
 static int derive_generic(struct sim_machine *m, int n, char *err, size_t el)
 {
 	if (n < 2 || n > SIM_MAX_CPUS || (n > 64 && n % 2)) {
-		snprintf(err, el, "generic-%d: N must be 2..512 (even above 64)", n);
+		snprintf(err, el, "generic-%d: N must be 2..64, or even from 66 to 512", n);
 		return -1;
 	}
 	m->sockets = n <= 64 ? 1 : 2;
@@ -506,6 +507,31 @@ bad:
 	return -1;
 }
 
+/*
+ * The machine files of @dir as "a, b, c" (sorted, generic.machine left out:
+ * it is generic-N), for an unknown name's error line; "see rwlab sim list"
+ * when the directory cannot be read.
+ */
+static void machine_names(const char *dir, char *out, size_t len)
+{
+	struct dirent **ents;
+	int n = scandir(dir, &ents, NULL, alphasort);
+	size_t used = 0;
+
+	snprintf(out, len, "see rwlab sim list");
+	if (n < 0)
+		return;
+	for (int i = 0; i < n; i++) {
+		const char *d = ents[i]->d_name;
+		size_t l = strlen(d);
+
+		if (l > 8 && !strcmp(d + l - 8, ".machine") && strcmp(d, "generic.machine") && used + l + 2 < len)
+			used += (size_t)snprintf(out + used, len - used, "%s%.*s", used ? ", " : "", (int)(l - 8), d);
+		free(ents[i]);
+	}
+	free(ents);
+}
+
 int sim_machine_load(struct sim_machine *m, const char *dir, const char *name, char *err, size_t el)
 {
 	char path[1024];
@@ -529,7 +555,7 @@ int sim_machine_load(struct sim_machine *m, const char *dir, const char *name, c
 		long v = strtol(name + 8, &e, 10);
 
 		if (*e || e == name + 8 || v < 2 || v > SIM_MAX_CPUS || (v > 64 && v % 2)) {
-			snprintf(err, el, "bad machine '%s' (generic-N takes N from 2 to 512, even above 64)", name);
+			snprintf(err, el, "bad machine '%s' (generic-N takes N from 2 to 64, or an even N from 66 to 512)", name);
 			return -1;
 		}
 		n = (int)v;
@@ -546,8 +572,11 @@ int sim_machine_load(struct sim_machine *m, const char *dir, const char *name, c
 		FILE *f = fopen(path, "r");
 
 		if (!f) {
-			snprintf(err, el, "unknown machine '%s' (no %s; see rwlab sim list, or generic-N for N = 2..512)",
-				 name, path);
+			char names[768];
+
+			machine_names(dir, names, sizeof(names));
+			snprintf(err, el, "unknown machine '%s' (no %s; valid: %s, or generic-N for N = 2..512)",
+				 name, path, names);
 			return -1;
 		}
 		fclose(f);
