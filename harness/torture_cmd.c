@@ -551,6 +551,14 @@ static int torture_parse(struct torture_args *a, int argc, char **argv)
 	return st;
 }
 
+/* One more failed variant: counted, and its name (with @why, "" or " (stall)") added to the summary's list. */
+static void note_failed(char *names, size_t len, int *failed, const char *tag, const char *why)
+{
+	size_t used = strlen(names);
+
+	snprintf(names + used, len - used, "%s%s%s", ++*failed > 1 ? ", " : "", tag, why);
+}
+
 static int cmd_torture(int argc, char **argv)
 {
 	static struct torture_args a;
@@ -573,9 +581,7 @@ static int cmd_torture(int argc, char **argv)
 	for (int i = 0; i < nschemes; i++) {
 		tried++;
 		if (torture_lazy(schemes[i].label, o.duration_ns)) {
-			failed++;
-			snprintf(failed_names + strlen(failed_names), sizeof(failed_names) - strlen(failed_names),
-				 "%s%s", failed > 1 ? ", " : "", schemes[i].label);
+			note_failed(failed_names, sizeof(failed_names), &failed, schemes[i].label, "");
 		}
 	}
 
@@ -608,26 +614,19 @@ static int cmd_torture(int argc, char **argv)
 		rc = lab_torture_run(&o, &r);
 		if (rc) {
 			fprintf(stderr, "%s: %s: %s\n", prog, p.tag, strerror(-rc));
-			failed++;
-			snprintf(failed_names + strlen(failed_names), sizeof(failed_names) - strlen(failed_names),
-				 "%s%s", failed > 1 ? ", " : "", p.tag);
+			note_failed(failed_names, sizeof(failed_names), &failed, p.tag, "");
 			continue;
 		}
 		if (r.stalled) {
 			print_stall(&p, &r);
-			failed++;
-			snprintf(failed_names + strlen(failed_names), sizeof(failed_names) - strlen(failed_names),
-				 "%s%s (stall)", failed > 1 ? ", " : "", p.tag);
+			note_failed(failed_names, sizeof(failed_names), &failed, p.tag, " (stall)");
 			stalled = i;
 			break;
 		}
 		print_final(&p, &r);
 		print_params(&o, p.tag, lab_torture_failed(&r) ? "End of test: FAILURE" : "End of test: SUCCESS");
-		if (lab_torture_failed(&r)) {
-			failed++;
-			snprintf(failed_names + strlen(failed_names), sizeof(failed_names) - strlen(failed_names),
-				 "%s%s", failed > 1 ? ", " : "", p.tag);
-		}
+		if (lab_torture_failed(&r))
+			note_failed(failed_names, sizeof(failed_names), &failed, p.tag, "");
 		fflush(stdout);
 	}
 	if (!tried) {
