@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmds.h"
 #include "csv.h"
@@ -591,6 +592,8 @@ static void run_hint(const struct run_args *a, int nlocks, int nwls, int nscheme
 /* The output file: -o FILE, - (stdout: no table at the end), or rwlab-<run id>.csv. Returns 0 or 2. */
 static int run_output(struct run_args *a)
 {
+	struct stat st;
+
 	if (a->o.resume && !a->o.csv_path) {
 		fprintf(stderr, "%s: --resume needs -o FILE: the results file of the run to carry on\n", LAB_PROG);
 		return 2;
@@ -601,6 +604,13 @@ static int run_output(struct run_args *a)
 			return 2;
 		}
 		a->report = 0;	/* stdout is the CSV: pipe it into 'rwlab report -' */
+	} else if (a->o.csv_path && !stat(a->o.csv_path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		if (a->o.resume) {
+			fprintf(stderr, "%s: --resume needs a results file, and '%s' is a device or pipe\n", LAB_PROG,
+				a->o.csv_path);
+			return 2;
+		}
+		a->report = 0;	/* -o /dev/null, a FIFO: nothing to read the table back from (each cell's line is printed) */
 	}
 	if (!a->o.csv_path) {
 		char id[64];

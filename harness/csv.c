@@ -115,6 +115,8 @@ int lab_csv_claim(struct lab_csv_writer *w, const char *path, char *err, size_t 
 /* A new results file at @path (an existing one kept as @path.N, never under a running writer), locked. */
 static int open_new(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
 {
+	struct stat st;
+
 	if (lab_csv_claim(w, path, err, errlen))
 		return -1;	/* a running writer's file is neither moved nor written */
 	if (w->fd >= 0 && lab_csv_keep_old(path, err, errlen)) {
@@ -131,7 +133,8 @@ static int open_new(struct lab_csv_writer *w, const char *path, char *err, size_
 		lab_csv_close(w);
 		return -1;
 	}
-	if (ftruncate(w->fd, 0)) {
+	/* a device or FIFO (-o /dev/null, a named pipe) is written as it is: only a file has a length */
+	if (fstat(w->fd, &st) || (S_ISREG(st.st_mode) && ftruncate(w->fd, 0))) {
 		snprintf(err, errlen, "cannot write results to '%s': %s", path, strerror(errno));
 		lab_csv_close(w);
 		return -1;

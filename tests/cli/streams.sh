@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Streams: `run -o -` writes the CSV, and only the CSV, to
-# stdout; `report -` reads it from stdin; report pools several CSVs of one
+# stdout; `run -o /dev/null` or a FIFO is written as it is (no table read
+# back, --resume refused); `report -` reads it from stdin; report pools several CSVs of one
 # host and refuses one cell from two hosts unless --by has host.
 #   usage: streams.sh RWLAB DATA-DIR
 . "${0%/*}/../lib.sh"
@@ -17,6 +18,19 @@ head -n 1 "$tmp/out.csv" | grep -q '^schema,run,' || fail "stdout does not start
 grep -q 'total_rate' "$tmp/err" || fail "the per-cell lines did not go to stderr"
 "$rwlab" report - <"$tmp/out.csv" >"$tmp/rep" 2>&1 || fail "report - exited $?"
 grep -q 'pthread' "$tmp/rep" && grep -q 'null' "$tmp/rep" || fail "report - did not tabulate both variants"
+
+# -o /dev/null (a device): the run goes on and exits 0, with no table read back from it; --resume is refused.
+mkfifo "$tmp/fifo" && timeout 60 cat "$tmp/fifo" >"$tmp/fifo.csv" &
+(cd "$tmp" && $run -o /dev/null >"$tmp/dn" 2>&1) || fail "run -o /dev/null exited $?: $(cat "$tmp/dn")"
+grep -q 'total_rate' "$tmp/dn" || fail "run -o /dev/null printed no per-cell line"
+grep -q 'empty file' "$tmp/dn" && fail "run -o /dev/null read the table back from the device: $(cat "$tmp/dn")"
+(cd "$tmp" && $run -q -o "$tmp/fifo" >"$tmp/ff" 2>&1) || fail "run -o FIFO exited $?: $(cat "$tmp/ff")"
+wait
+grep -q '^4,.*,pthread,locktest,1,1,total_rate,' "$tmp/fifo.csv" && grep -q '^4,.*,null,locktest,1,1,total_rate,' "$tmp/fifo.csv" ||
+	fail "the FIFO did not carry both variants' rows: $(head -c 300 "$tmp/fifo.csv")"
+$run -o /dev/null --resume >"$tmp/dr" 2>&1
+[ $? = 2 ] || fail "run -o /dev/null --resume did not exit 2"
+grep -q "device or pipe" "$tmp/dr" || fail "the --resume refusal does not say why: $(cat "$tmp/dr")"
 
 # Two files of one host pool; a third from another host is refused, and taken with --by.
 $run -q --no-report -o "$tmp/a.csv" 2>/dev/null || fail "run a"
