@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "compiler.h"
 #include "knob.h"
 #include "rwsem.h"
 
@@ -71,7 +72,7 @@ static const char *lock_knob_refusal(const char *owner, const struct lab_knob *k
 	return NULL;
 }
 
-/* The variants lock knob @k of @owner accepts, comma-separated. */
+/* The variants lock knob @k of @owner accepts (in rwlab-sim: those it can run), comma-separated. */
 static void lock_knob_names(const char *owner, const struct lab_knob *k, const struct lab_knob_locks *locks,
 			    char *buf, size_t len)
 {
@@ -80,7 +81,7 @@ static void lock_knob_names(const char *owner, const struct lab_knob *k, const s
 
 	buf[0] = 0;
 	for (int i = 0; locks && (ops = locks->by_index(i)) && off < len; i++)
-		if (!lock_knob_refusal(owner, k, ops))
+		if (!lock_knob_refusal(owner, k, ops) && !(LAB_SIM && (ops->caps & LAB_CAP_NO_SIM)))
 			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", ops->name);
 }
 

@@ -28,7 +28,7 @@ static bool lazy_describe(int i, struct lab_plugin *p)
 	if (!ops)
 		return false;
 	*p = (struct lab_plugin){ ops->name, ops->summary, ops->cite, ops->knobs,
-				  (ops->flags & LAB_LAZY_NOT_IN_ALL) != 0 };
+				  (ops->flags & LAB_LAZY_NOT_IN_ALL) != 0, false };
 	return true;
 }
 

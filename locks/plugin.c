@@ -21,7 +21,7 @@ void lab_registry_names(const struct lab_registry *r, char *buf, size_t len, boo
 
 	buf[0] = 0;
 	for (int i = 0; r->describe(i, &p) && off < len; i++) {
-		if (!with_hidden && p.not_in_all)
+		if ((!with_hidden && p.not_in_all) || p.refused_here)
 			continue;
 		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", p.name);
 	}

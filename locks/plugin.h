@@ -30,6 +30,7 @@ struct lab_plugin {
 	const char *cite;		/* the kernel version/commit, paper or benchmark it follows */
 	const struct lab_knob *knobs;	/* NULL or NULL-name-terminated */
 	bool not_in_all;		/* 'all' leaves it out */
+	bool refused_here;		/* this build cannot run it (rwlab-sim: LAB_CAP_NO_SIM): named in no list of valid names */
 };
 
 struct lab_registry {
@@ -50,7 +51,7 @@ struct lab_spec {
 /* Index of the entry named @name, or -1. */
 int lab_registry_index(const struct lab_registry *r, const char *name);
 
-/* "a, b, c" into @buf; @with_hidden includes the entries 'all' leaves out. */
+/* "a, b, c" into @buf; @with_hidden includes the entries 'all' leaves out, never those refused here. */
 void lab_registry_names(const struct lab_registry *r, char *buf, size_t len, bool with_hidden);
 
 /*

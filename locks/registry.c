@@ -25,12 +25,14 @@ const struct lab_rwsem_ops *const lab_rwsem_variants[] = {
 static bool rwsem_describe(int i, struct lab_plugin *p)
 {
 	const struct lab_rwsem_ops *ops = lab_rwsem_variants[i];
+	bool refused;
 
 	if (!ops)
 		return false;
-	/* The simulated build leaves the variants it cannot see out of "all" too. */
+	refused = LAB_SIM && (ops->caps & LAB_CAP_NO_SIM);
+	/* The simulated build leaves the variants it cannot see out of "all" and out of the valid names. */
 	*p = (struct lab_plugin){ ops->name, ops->summary, ops->cite, ops->knobs,
-				  (ops->caps & LAB_CAP_NOT_IN_ALL) || (LAB_SIM && (ops->caps & LAB_CAP_NO_SIM)) };
+				  (ops->caps & LAB_CAP_NOT_IN_ALL) || refused, refused };
 	return true;
 }
 

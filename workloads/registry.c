@@ -25,7 +25,7 @@ static bool workload_describe(int i, struct lab_plugin *p)
 
 	if (!ops)
 		return false;
-	*p = (struct lab_plugin){ ops->name, ops->summary, ops->cite, ops->knobs, false };
+	*p = (struct lab_plugin){ ops->name, ops->summary, ops->cite, ops->knobs, false, false };
 	return true;
 }
 
