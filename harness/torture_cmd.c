@@ -109,8 +109,10 @@ static const struct lab_opt torture_opts[] = {
 	{ "events", 0, 'e', NULL, "one 'paths:' line per variant: the handoffs, wake-ups, writer/reader switches, "
 	  "downgrades, failed trylocks and kill bursts the run saw, and every non-zero lock event (with --seeds: "
 	  "one per seed and variant)", NULL, NULL, 0, NULL, 0, 0 },
-	{ "mm", 'm', 'm', "SCHEMES", "lazy-mm schemes (all = every scheme but none): release racing grab/drop on 3 "
-	  "CPU threads, use after free detected", NULL, NULL, LAB_COMP_SCHEMES, NULL, 0, 0 },
+	{ "lazy-mm", 'm', 'm', "SCHEMES", "lazy-mm schemes (all = every scheme but none): release racing grab/drop on 3 "
+	  "CPU threads, use after free detected (run and bench-lazy's name)", NULL, NULL, LAB_COMP_SCHEMES, NULL, 0, 0 },
+	{ "mm", 0, 'm', "SCHEMES", "the same as --lazy-mm (its older name here)", NULL, NULL, LAB_COMP_SCHEMES, NULL,
+	  0, 0 },
 	{ 0 }
 };
 

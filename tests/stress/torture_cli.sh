@@ -61,9 +61,9 @@ done
 rc=$?
 [ $rc -eq 0 ] || fail "torture -m hazptr exited $rc, want 0"
 grep -q '^hazptr-torture:--- End of test: SUCCESS$' "$tmp/lazy.out" || fail "hazptr: no End of test: SUCCESS"
-"$rwlab" torture -m none -d 0.3s >"$tmp/lazynone.out" 2>&1
+"$rwlab" torture --lazy-mm none -d 0.3s >"$tmp/lazynone.out" 2>&1
 rc=$?
-[ $rc -eq 1 ] || fail "torture -m none exited $rc, want 1"
+[ $rc -eq 1 ] || fail "torture --lazy-mm none exited $rc, want 1"
 grep -q 'none-torture:--- End of test: FAILURE' "$tmp/lazynone.out" || fail "none: no End of test: FAILURE"
 
 # 5. A wrapper inherits its base's TSan exemption: where ck-rwlock is skipped
