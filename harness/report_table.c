@@ -237,10 +237,38 @@ static bool fill_cell(const struct lab_rctx *c, const struct lab_series *s, cons
 	return flagged;
 }
 
+/*
+ * Leave out the columns with no cell in this table (a variant or fault path
+ * that did not run this workload: `report --by fault_path` over pft and
+ * locktest, two CSVs of different workloads), where each stood all "-".
+ */
+static void grid_drop_empty(struct rep_grid *gr, const bool *used)
+{
+	int nc = 0;
+
+	for (int v = 0; v < gr->nc; v++) {
+		if (!used[v]) {
+			free(gr->clab[v]);
+			continue;
+		}
+		gr->clab[nc] = gr->clab[v];
+		for (int i = 0; i < gr->nr; i++)
+			memmove(gr->cell[i * gr->nc + nc], gr->cell[i * gr->nc + v], sizeof(*gr->cell));
+		nc++;
+	}
+	if (nc == gr->nc)
+		return;
+	for (int i = 0; i < gr->nr; i++)	/* rows of nc cells, packed */
+		memmove(gr->cell[i * nc], gr->cell[i * gr->nc], (size_t)nc * sizeof(*gr->cell));
+	gr->clab[nc] = NULL;
+	gr->nc = nc;
+}
+
 int rep_grid_build(const struct lab_rctx *c, int g, int m, bool compact, struct rep_grid *gr)
 {
 	const struct lab_results *r = c->r;
 	int rows = 0;
+	bool *used;
 
 	memset(gr, 0, sizeof(*gr));
 	gr->corner[0] = "";
@@ -249,7 +277,8 @@ int rep_grid_build(const struct lab_rctx *c, int g, int m, bool compact, struct 
 	gr->rlab = calloc((size_t)r->nthreads + 1, sizeof(*gr->rlab));
 	gr->clab = calloc((size_t)r->ncolumns + 1, sizeof(*gr->clab));
 	gr->cell = calloc((size_t)(r->nthreads * r->ncolumns) + 1, sizeof(*gr->cell));
-	if (!gr->rlab || !gr->clab || !gr->cell)
+	used = calloc((size_t)r->ncolumns + 1, sizeof(*used));
+	if (!gr->rlab || !gr->clab || !gr->cell || !used)
 		abort();
 	for (int v = 0; v < r->ncolumns; v++)
 		gr->clab[v] = xstrdup(r->columns[v]);
@@ -266,6 +295,7 @@ int rep_grid_build(const struct lab_rctx *c, int g, int m, bool compact, struct 
 			if (!s || !rep_workload_kept(c, s->workload))
 				continue;
 			any = true;
+			used[v] = true;
 			unit = rep_count_unit(s->workload);
 			gr->lower = s->better == LAB_BETTER_LOWER;
 			gr->flagged |= fill_cell(c, s, base, v == 0, compact, gr->cell[rows * gr->nc + v]);
@@ -277,6 +307,8 @@ int rep_grid_build(const struct lab_rctx *c, int g, int m, bool compact, struct 
 		gr->rlab[rows++] = xstrdup(lab);
 	}
 	gr->nr = rows;
+	grid_drop_empty(gr, used);
+	free(used);
 	return rows;
 }
 
@@ -309,10 +341,20 @@ void rep_grid_title(const struct lab_rctx *c, int g, int m, char *buf, size_t le
 {
 	const struct lab_results *r = c->r;
 	const struct lab_series *any = NULL;
+	bool base = false;	/* the baseline column has a cell here: else no change is shown */
 
-	for (int i = 0; i < r->ns && !any; i++)
-		if (r->s[i].ig == g && r->s[i].im == m)
-			any = &r->s[i];
+	for (int i = 0; i < r->ns; i++)
+		if (r->s[i].ig == g && r->s[i].im == m) {
+			any = any ? any : &r->s[i];
+			base |= r->s[i].ic == 0;
+		}
+	if (any && !base) {
+		snprintf(buf, len, "%s: %s (%s, %s), %s", r->groups[g], r->metrics[m], any->unit,
+			 any->better == LAB_BETTER_HIGHER ? "higher is better" :
+			 any->better == LAB_BETTER_LOWER ? "lower is better" : "informational",
+			 rep_higher(any) ? "Hmean ±HCoeffVar" : "Amean ±CoeffVar");
+		return;
+	}
 	if (!any) {
 		snprintf(buf, len, "%s: %s", r->groups[g], r->metrics[m]);
 		return;

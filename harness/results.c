@@ -592,7 +592,7 @@ static void fault_path_keys(struct loader *L, const char *const *f, int *ig, int
 	key[0] = 0;
 	for (int k = 0; k < L->nby; k++)
 		snprintf(key + strlen(key), sizeof(key) - strlen(key), "%s%s", k ? " " : "",
-			 L->bycol[k] < 0 ? (title ? title : "-") : L->bycol[k] == L->col[C_WORKLOAD] ? base :
+			 L->bycol[k] < 0 ? (title ? title : "no fault path") : L->bycol[k] == L->col[C_WORKLOAD] ? base :
 										 f[L->bycol[k]]);
 	*ic = intern(&L->st->str, key);
 }

@@ -127,6 +127,13 @@ expect "--by fault_path on locktest rows" 1 \
 [ -s "$tmp/o" ] && fail "--by fault_path on locktest rows printed a table anyway: $(head -n 3 "$tmp/o")"
 expect "--by fault_path -w locktest beside pft rows" 1 "^rwlab report: --by fault_path: column fault_path has no values in " \
 	"$rwlab" report mm.csv load.csv --by fault_path -w locktest
+# Both files at once: each table shows the columns it has (no all-"-" column), the rows without a
+# fault path stand under "no fault path", and a table whose baseline column is empty claims no change.
+"$rwlab" report mm.csv load.csv --by fault_path >"$tmp/o" 2>"$tmp/e" || fail "--by fault_path, pft and locktest: exit $?"
+grep -Eq '^ +mmap_lock +per-VMA +vm_refcnt$' "$tmp/o" || fail "--by fault_path, mixed: pft's columns: $(cat "$tmp/o")"
+grep -Eq '^ +no fault path$' "$tmp/o" || fail "--by fault_path, mixed: locktest's column: $(cat "$tmp/o")"
+grep -E '^ +-$| -$' "$tmp/o" && fail "--by fault_path, mixed: a column of '-' is left: $(cat "$tmp/o")"
+grep -q 'locktest: .*change vs' "$tmp/o" && fail "--by fault_path, mixed: locktest's title names a change vs a column it lacks"
 # 6. An unknown --by column lists every column --by takes (fault_path was missing) and exits 2,
 # as usage errors do (it exited 1); plot's --by likewise.
 expect "--by bogus" 2 "^rwlab report: --by 'bogus': no column 'bogus' in load.csv \(valid: run, variant, workload, .*, host, .*, fault_path\)$" \
