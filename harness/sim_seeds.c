@@ -80,7 +80,7 @@ static void print_replay(FILE *f, const struct lab_sim_plan *p, unsigned long lo
 
 /*
  * The variants a failing seed's output names: torture's own summary line
- * ("rwlab torture: FAILURE: K of M variants failed: A, B"), else the one
+ * ("rwlab torture: FAILURE: K of M variant(s) failed: A, B"), else the one
  * that started and never ended (a crash, a deadlock).
  */
 static void failed_variants(const char *out, char *what, size_t len)

@@ -636,9 +636,10 @@ static int cmd_torture(int argc, char **argv)
 		return 2;
 	}
 	if (failed)
-		printf("rwlab torture: FAILURE: %d of %d variants failed: %s\n", failed, tried, failed_names);
+		printf("rwlab torture: FAILURE: %d of %d variant%s failed: %s\n", failed, tried, tried == 1 ? "" : "s",
+		       failed_names);
 	else
-		printf("rwlab torture: SUCCESS: %d variants\n", tried);
+		printf("rwlab torture: SUCCESS: %d variant%s\n", tried, tried == 1 ? "" : "s");
 	if (stalled >= 0) {
 		/* The stuck threads still run: no join, no exit handlers, no leak check of what they use. */
 		if (stalled + 1 < nlocks) {

@@ -25,7 +25,7 @@ t1=$(date +%s)
 grep -Eq '^rwsem-rspin-torture:--- End of test: FAILURE: stall: [1-9][0-9]* of 512 threads still in lock acquisition 1s after the end of the test \([0-9]+ writers, [0-9]+ readers\).* !!!$' "$tmp/one" ||
 	fail "seed 18: no stall line: $(grep -E 'FAILURE|SUCCESS' "$tmp/one")"
 grep -q '^rwsem-rspin-torture: Writes:  Total: [1-9]' "$tmp/one" || fail "seed 18: no statistics before the stall line"
-grep -q '^rwlab torture: FAILURE: 1 of 1 variants failed: rwsem-rspin (stall)$' "$tmp/one" ||
+grep -q '^rwlab torture: FAILURE: 1 of 1 variant failed: rwsem-rspin (stall)$' "$tmp/one" ||
 	fail "seed 18: summary: $(grep '^rwlab torture' "$tmp/one")"
 grep -q '^rwlab torture: not run after the stall: rwsem$' "$tmp/one" || fail "seed 18: the variant after it not named"
 grep -q '^rwsem-torture:' "$tmp/one" && fail "seed 18: rwsem ran after the stall"

@@ -42,7 +42,7 @@ else
 	[ $rc -eq 1 ] || fail "torture -l busted exited $rc, want 1"
 	grep -q '^busted-torture:--- End of test: FAILURE: ' "$tmp/busted.out" || fail "busted: no End of test: FAILURE"
 	grep -q '^busted-torture: \(Writes\|Reads \):.*Fail: [1-9][0-9]* !!!$' "$tmp/busted.out" || fail "busted: no Fail: k !!! line"
-	grep -q '^rwlab torture: FAILURE: 1 of 1 variants failed: busted$' "$tmp/busted.out" || fail "busted: no final FAILURE line"
+	grep -q '^rwlab torture: FAILURE: 1 of 1 variant failed: busted$' "$tmp/busted.out" || fail "busted: no final FAILURE line"
 fi
 
 # 3. Usage errors: exit 2, one line naming the problem, nothing run.
