@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -97,6 +98,7 @@ int lab_csv_claim(struct lab_csv_writer *w, const char *path, char *err, size_t 
 	snprintf(w->path, sizeof(w->path), "%s", path);
 	w->pending = NULL;
 	w->npending = 0;
+	w->stream = false;
 	w->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (w->fd < 0) {
 		if (errno == ENOENT)
@@ -112,11 +114,53 @@ int lab_csv_claim(struct lab_csv_writer *w, const char *path, char *err, size_t 
 	return 0;
 }
 
+/*
+ * -o naming a device or FIFO (/dev/null, a named pipe): opened for writing
+ * only, so that a FIFO's reader going away is this writer's EPIPE (SIGPIPE)
+ * and not a pipe it fills itself; one with no reader is refused at once.
+ */
+static int open_stream(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
+{
+	snprintf(w->path, sizeof(w->path), "%s", path);
+	w->fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (w->fd < 0) {
+		snprintf(err, errlen, "cannot write results to '%s': %s", path,
+			 errno == ENXIO ? "a FIFO with no reader (start its reader first)" : strerror(errno));
+		return -1;
+	}
+	w->stream = true;	/* left non-blocking: stream_write() waits in poll(), where a stop is seen */
+	return 0;
+}
+
+/*
+ * One write to a stream; a full pipe (a reader that stalls) is waited for
+ * in poll() steps of 250 ms, and given up (-EINTR) once the caller's stop
+ * flag is set: a signal may be taken by another thread, so the write itself
+ * is never interrupted for it.
+ */
+static ssize_t stream_write(struct lab_csv_writer *w, const char *buf, size_t len)
+{
+	for (;;) {
+		ssize_t n = write(w->fd, buf, len);
+		struct pollfd p = { .fd = w->fd, .events = POLLOUT };
+
+		if (n >= 0 || (errno != EAGAIN && errno != EINTR))
+			return n;
+		if (w->stop && *w->stop) {
+			errno = EINTR;
+			return -1;
+		}
+		poll(&p, 1, 250);
+	}
+}
+
 /* A new results file at @path (an existing one kept as @path.N, never under a running writer), locked. */
 static int open_new(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
 {
 	struct stat st;
 
+	if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return open_stream(w, path, err, errlen);
 	if (lab_csv_claim(w, path, err, errlen))
 		return -1;	/* a running writer's file is neither moved nor written */
 	if (w->fd >= 0 && lab_csv_keep_old(path, err, errlen)) {
@@ -133,8 +177,7 @@ static int open_new(struct lab_csv_writer *w, const char *path, char *err, size_
 		lab_csv_close(w);
 		return -1;
 	}
-	/* a device or FIFO (-o /dev/null, a named pipe) is written as it is: only a file has a length */
-	if (fstat(w->fd, &st) || (S_ISREG(st.st_mode) && ftruncate(w->fd, 0))) {
+	if (ftruncate(w->fd, 0)) {
 		snprintf(err, errlen, "cannot write results to '%s': %s", path, strerror(errno));
 		lab_csv_close(w);
 		return -1;
@@ -152,6 +195,7 @@ int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t e
 	err[0] = 0;
 	w->pending = NULL;
 	w->npending = 0;
+	w->stream = out;
 	if (out) {
 		snprintf(w->path, sizeof(w->path), "stdout");
 		w->fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
@@ -234,14 +278,14 @@ void lab_csv_set_context(struct lab_csv_writer *w, const char *run_id, const str
 /* Write @len bytes at the end of the file in one go, then fsync; cut back on failure. Returns 0 or -errno. */
 static int append_all(struct lab_csv_writer *w, const char *buf, size_t len)
 {
-	off_t start = lseek(w->fd, 0, SEEK_END);	/* -1 (ESPIPE) on a pipe: nothing to cut back there */
+	off_t start = w->stream ? -1 : lseek(w->fd, 0, SEEK_END);	/* a stream: nothing to cut back there */
 	int ret = 0;
 
 	while (len) {
-		ssize_t n = write(w->fd, buf, len);
+		ssize_t n = w->stream ? stream_write(w, buf, len) : write(w->fd, buf, len);
 
 		if (n < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR && !w->stream)
 				continue;
 			ret = -errno;
 			break;

@@ -26,6 +26,7 @@
  */
 #pragma once
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -173,6 +174,8 @@ struct lab_csv_writer {
 	char path[4096];
 	char *pending;			/* the run's context line, written with the first rows */
 	size_t npending;
+	bool stream;			/* stdout, a device or a FIFO: written in order, never cut back or locked */
+	const volatile sig_atomic_t *stop;	/* set by the caller: a stream's write stalled on a full pipe gives up */
 };
 
 /*

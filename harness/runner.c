@@ -1025,6 +1025,7 @@ static int runner_open(struct runner *r, const struct lab_context *ctx)
 		fprintf(stderr, "rwlab: %s\n", err);
 		return 2;	/* before any measurement */
 	}
+	r->csv.stop = &lab_interrupted;	/* a FIFO whose reader stalls: Ctrl-C still ends the run */
 	if (r->resume.exists) {
 		fprintf(stderr, "rwlab: resuming %s: %d finished cells kept, %d of this matrix to run\n", o->csv_path,
 			r->resume.ncells, r->nplan);

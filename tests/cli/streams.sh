@@ -28,6 +28,25 @@ grep -q 'empty file' "$tmp/dn" && fail "run -o /dev/null read the table back fro
 wait
 grep -q '^4,.*,pthread,locktest,1,1,total_rate,' "$tmp/fifo.csv" && grep -q '^4,.*,null,locktest,1,1,total_rate,' "$tmp/fifo.csv" ||
 	fail "the FIFO did not carry both variants' rows: $(head -c 300 "$tmp/fifo.csv")"
+# A FIFO with no reader is refused at once; one whose reader stalls (the pipe fills) still ends on Ctrl-C.
+mkfifo "$tmp/noreader" "$tmp/stall"
+$run -o "$tmp/noreader" >"$tmp/nr" 2>&1
+[ $? = 2 ] || fail "run -o FIFO without a reader did not exit 2"
+grep -q "a FIFO with no reader" "$tmp/nr" || fail "run -o FIFO without a reader: $(cat "$tmp/nr")"
+timeout 60 sleep 60 <"$tmp/stall" &
+reader=$!
+"$rwlab" run -l pthread,null -w locktest -t 1,2 -n 200 -d 1ms --warmup 0 -q -o "$tmp/stall" >"$tmp/st" 2>&1 &
+pid=$! k=0
+sleep 3
+kill -INT $pid
+while kill -0 $pid 2>/dev/null && [ $k -lt 100 ]; do sleep 0.2; k=$((k + 1)); done
+if kill -0 $pid 2>/dev/null; then
+	fail "run -o FIFO with a stalled reader ignored SIGINT for 20 s"
+	kill -KILL $pid
+fi
+wait $pid
+[ $? = 130 ] || fail "run -o FIFO with a stalled reader, SIGINT: exit status not 130: $(tail -n 2 "$tmp/st")"
+kill $reader 2>/dev/null
 $run -o /dev/null --resume >"$tmp/dr" 2>&1
 [ $? = 2 ] || fail "run -o /dev/null --resume did not exit 2"
 grep -q "device or pipe" "$tmp/dr" || fail "the --resume refusal does not say why: $(cat "$tmp/dr")"
