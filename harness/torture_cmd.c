@@ -535,6 +535,9 @@ static int torture_parse(struct torture_args *a, int argc, char **argv)
 					  .trylock = true, .downgrade = true };
 	ncpus = ncpus < 1 ? 1 : ncpus;
 	a->o.readers = a->o.writers = (int)(ncpus < MAX_THREADS_PER_ROLE ? ncpus : MAX_THREADS_PER_ROLE);
+	for (int i = 1; i < argc && !LAB_SIM; i++)	/* -l may come before --sim: its lists are the simulator's */
+		if (!strcmp(argv[i], "--sim") || !strncmp(argv[i], "--sim=", 6))
+			lab_rwsem_sim_names(true);
 	st = drop ? torture_options(a, argc, argv, drop) : 2;
 	if (!st && a->o.readers + a->o.writers == 0) {
 		fprintf(stderr, "%s: --readers 0 and --writers 0: no thread to torture with\n", prog);

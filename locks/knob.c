@@ -5,7 +5,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "compiler.h"
 #include "knob.h"
 #include "rwsem.h"
 
@@ -81,7 +80,7 @@ static void lock_knob_names(const char *owner, const struct lab_knob *k, const s
 
 	buf[0] = 0;
 	for (int i = 0; locks && (ops = locks->by_index(i)) && off < len; i++)
-		if (!lock_knob_refusal(owner, k, ops) && !(LAB_SIM && (ops->caps & LAB_CAP_NO_SIM)))
+		if (!lock_knob_refusal(owner, k, ops) && !(locks->refused_here && locks->refused_here(ops)))
 			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", ops->name);
 }
 

@@ -39,6 +39,7 @@ struct lab_rwsem_ops;
 struct lab_knob_locks {
 	int (*index)(const char *name);			/* index of the variant named @name, or -1 */
 	const struct lab_rwsem_ops *(*by_index)(int idx);	/* the variant at @idx, NULL past the last */
+	bool (*refused_here)(const struct lab_rwsem_ops *ops);	/* left out of the valid names (rwlab-sim) */
 };
 
 struct lab_knob {

@@ -22,6 +22,18 @@ const struct lab_rwsem_ops *const lab_rwsem_variants[] = {
 	NULL
 };
 
+static bool sim_names;	/* lab_rwsem_sim_names() */
+
+void lab_rwsem_sim_names(bool on)
+{
+	sim_names = on;
+}
+
+bool lab_rwsem_refused_here(const struct lab_rwsem_ops *ops)
+{
+	return (LAB_SIM || sim_names) && (ops->caps & LAB_CAP_NO_SIM);
+}
+
 static bool rwsem_describe(int i, struct lab_plugin *p)
 {
 	const struct lab_rwsem_ops *ops = lab_rwsem_variants[i];
@@ -29,14 +41,14 @@ static bool rwsem_describe(int i, struct lab_plugin *p)
 
 	if (!ops)
 		return false;
-	refused = LAB_SIM && (ops->caps & LAB_CAP_NO_SIM);
+	refused = lab_rwsem_refused_here(ops);
 	/* The simulated build leaves the variants it cannot see out of "all" and out of the valid names. */
 	*p = (struct lab_plugin){ ops->name, ops->summary, ops->cite, ops->knobs,
 				  (ops->caps & LAB_CAP_NOT_IN_ALL) || refused, refused };
 	return true;
 }
 
-const struct lab_knob_locks lab_rwsem_knob_locks = { lab_rwsem_index, lab_rwsem_by_index };
+const struct lab_knob_locks lab_rwsem_knob_locks = { lab_rwsem_index, lab_rwsem_by_index, lab_rwsem_refused_here };
 
 const struct lab_registry lab_rwsem_registry = { "lock variant", rwsem_describe, &lab_rwsem_knob_locks };
 

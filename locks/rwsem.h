@@ -190,6 +190,16 @@ int lab_rwsem_index(const char *name);
 const struct lab_rwsem_ops *lab_rwsem_by_index(int idx);
 /* Comma-separated names; @with_hidden includes LAB_CAP_NOT_IN_ALL variants. */
 void lab_rwsem_names(char *buf, size_t len, bool with_hidden);
+/*
+ * The front of a --sim command that parses -l itself (torture) calls this
+ * with true before parsing: "all" and the valid-name lists of its messages
+ * then leave out the variants the simulator refuses, as rwlab-sim's own do
+ * (the refusal of one named stays rwlab-sim's). Not thread-safe: call it
+ * from the command's parser, before any thread.
+ */
+void lab_rwsem_sim_names(bool on);
+/* Does this build (or a front under --sim) leave @ops out of "all" and of the valid names? */
+bool lab_rwsem_refused_here(const struct lab_rwsem_ops *ops);
 
 /*
  * lab_rwsem_parse() - parse one spec "NAME[:key=val,...]" into @conf.
