@@ -350,7 +350,7 @@ int rep_duration(struct lab_rctx *c)
 	}
 	for (int g = 0; g < r->ngroups; g++) {
 		double sum[3][256] = { { 0 } };
-		bool have = false, flag[3][256] = { { false } }, flagged = false;
+		bool have = false, flag[3][256] = { { false } }, got[3][256] = { { false } }, flagged = false;
 
 		for (int i = 0; i < r->ns; i++) {
 			const struct lab_series *s = &r->s[i];
@@ -361,6 +361,7 @@ int rep_duration(struct lab_rctx *c)
 				if (!strcmp(s->metric, rows[k][1])) {
 					for (int j = 0; j < s->n; j++)
 						sum[k][s->ic] += s->v[j];
+					got[k][s->ic] = true;
 					flag[k][s->ic] |= rep_flag(s) != NULL;
 					flagged |= flag[k][s->ic];
 					have = true;
@@ -382,7 +383,10 @@ int rep_duration(struct lab_rctx *c)
 			for (int v = 0; v < r->ncolumns && v < 256; v++) {
 				char num[64];
 
-				snprintf(num, sizeof(num), "%*.2f", w, sum[k][v]);
+				if (got[k][v])
+					snprintf(num, sizeof(num), "%*.2f", w, sum[k][v]);
+				else	/* no cell of this column has the metric: not a zero */
+					snprintf(num, sizeof(num), "%*s", w, "-");
 				if (flag[k][v])
 					rep_mark(num, sizeof(num));
 				fputs(num, c->out);

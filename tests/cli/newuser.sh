@@ -134,6 +134,10 @@ grep -Eq '^ +mmap_lock +per-VMA +vm_refcnt$' "$tmp/o" || fail "--by fault_path, 
 grep -Eq '^ +no fault path$' "$tmp/o" || fail "--by fault_path, mixed: locktest's column: $(cat "$tmp/o")"
 grep -E '^ +-$| -$' "$tmp/o" && fail "--by fault_path, mixed: a column of '-' is left: $(cat "$tmp/o")"
 grep -q 'locktest: .*change vs' "$tmp/o" && fail "--by fault_path, mixed: locktest's title names a change vs a column it lacks"
+# -f duration: a column with no cell of a group prints '-', not a sum of nothing (0.00).
+"$rwlab" report mm.csv load.csv --by fault_path -f duration >"$tmp/o" 2>"$tmp/e" || fail "-f duration, mixed: exit $?"
+awk '/^[^ ].* locktest$/ { g = 1 } g && /^User/ { print; exit }' "$tmp/o" | grep -Eq '^User +- +- +- +!?[0-9]' ||
+	fail "-f duration, mixed: locktest's User row: $(cat "$tmp/o")"
 # 6. An unknown --by column lists every column --by takes (fault_path was missing) and exits 2,
 # as usage errors do (it exited 1); plot's --by likewise.
 expect "--by bogus" 2 "^rwlab report: --by 'bogus': no column 'bogus' in load.csv \(valid: run, variant, workload, .*, host, .*, fault_path\)$" \
