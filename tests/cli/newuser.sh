@@ -138,6 +138,10 @@ grep -q 'locktest: .*change vs' "$tmp/o" && fail "--by fault_path, mixed: lockte
 "$rwlab" report mm.csv load.csv --by fault_path -f duration >"$tmp/o" 2>"$tmp/e" || fail "-f duration, mixed: exit $?"
 awk '/^[^ ].* locktest$/ { g = 1 } g && /^User/ { print; exit }' "$tmp/o" | grep -Eq '^User +- +- +- +!?[0-9]' ||
 	fail "-f duration, mixed: locktest's User row: $(cat "$tmp/o")"
+# -f lkp compares each column with the first: the groups without a baseline cell are named on stderr, not dropped silently.
+"$rwlab" report mm.csv load.csv --by fault_path -f lkp >"$tmp/o" 2>"$tmp/e" || fail "-f lkp, mixed: exit $?"
+grep -q "^rwlab report: lkp: 2 groups without a cell in the baseline column 'mmap_lock' not shown .*'rwsem locktest'" "$tmp/e" ||
+	fail "-f lkp, mixed: no note of the groups left out: $(cat "$tmp/e")"
 # 6. An unknown --by column lists every column --by takes (fault_path was missing) and exits 2,
 # as usage errors do (it exited 1); plot's --by likewise.
 expect "--by bogus" 2 "^rwlab report: --by 'bogus': no column 'bogus' in load.csv \(valid: run, variant, workload, .*, host, .*, fault_path\)$" \
