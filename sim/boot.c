@@ -200,7 +200,7 @@ int sim_run(int (*fn)(int, char **), int argc, char **argv)
 		}
 		ci = cpu_pop_next();
 		if (ci >= 0) {
-			struct task *t = cpu_event(&eng.cpus[ci]);
+			struct task *t = cpu_event(ci);
 
 			if (t)
 				run_task(t);

@@ -712,17 +712,21 @@ static inline void sync_point(struct task *t)
 }
 
 /*
- * CPU @c's event (just taken) is due: its clock catches up; the task to
+ * CPU @ci's event (just taken) is due: its clock catches up; the task to
  * resume, if any (its interrupt context while a handler runs there).
- * Inline: every hand-over (sched_next) and the run loop take it.
+ * Inline: every hand-over (sched_next) and the run loop take it. The
+ * clock is stored whether it moves or not (a conditional move): as a
+ * branch it was mispredicted in 3.8 M of 10.8 M hand-overs of a short
+ * reaim cell (cachegrind's model; a yield's event is at its clock, a work
+ * chunk's after it).
  */
-static inline struct task *cpu_event(struct cpu *c)
+static inline struct task *cpu_event(int ci)
 {
+	struct cpu *c = &eng.cpus[ci];
 	struct task *t = c->in_irq ? c->irq : c->curr;
-	uint64_t time = eng.ev.cev_time[c - eng.cpus];
+	uint64_t time = eng.ev.cev_time[ci], clock = c->clock;
 
-	if (time > c->clock)
-		c->clock = time;
+	c->clock = time > clock ? time : clock;
 	if (t && t->state == T_PARK) {
 		watch_detach(t);
 		t->state = T_RUN;
