@@ -122,6 +122,7 @@ int sim_boot(const struct sim_machine *m, uint64_t seed)
 		eng.cpus[i].rq = eng_alloc(SIM_MAX_TASKS * sizeof(*eng.cpus[i].rq));
 		eng.cpus[i].rcu_cb_head = -1;
 	}
+	eng.ev.tmin = INF;	/* the timer heap is empty */
 	dir_boot();
 	if (idle_boot())
 		return -1;
