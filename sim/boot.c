@@ -122,6 +122,7 @@ int sim_boot(const struct sim_machine *m, uint64_t seed)
 		eng.cpus[i].rq = eng_alloc(SIM_MAX_TASKS * sizeof(*eng.cpus[i].rq));
 		eng.cpus[i].rcu_cb_head = -1;
 	}
+	eng.ev.tmin = INF;	/* the timer heap is empty */
 	dir_boot();
 	if (idle_boot())
 		return -1;
@@ -200,7 +201,7 @@ int sim_run(int (*fn)(int, char **), int argc, char **argv)
 		}
 		ci = cpu_pop_next();
 		if (ci >= 0) {
-			struct task *t = cpu_event(&eng.cpus[ci]);
+			struct task *t = cpu_event(ci);
 
 			if (t)
 				run_task(t);

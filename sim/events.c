@@ -45,6 +45,7 @@ void heap_push(uint64_t time, int kind, int idx, uint32_t gen)
 		i = p;
 	}
 	eng.ev.heap[i] = e;
+	eng.ev.tmin = eng.ev.heap[0].time;
 }
 
 struct event heap_pop(void)
@@ -66,6 +67,7 @@ struct event heap_pop(void)
 	}
 	if (eng.ev.heap_n)
 		eng.ev.heap[i] = last;
+	eng.ev.tmin = eng.ev.heap_n ? eng.ev.heap[0].time : INF;
 	return top;
 }
 

@@ -635,7 +635,7 @@ static void sched_resume(int ci)
 			to_scheduler();
 			return;
 		}
-		t = cpu_event(&eng.cpus[ci]);
+		t = cpu_event(ci);
 		if (t == eng.running)
 			return;
 		if (t) {
