@@ -630,15 +630,38 @@ static uint64_t core_serves(const struct line *l, int ci, uint64_t now)
 	return 0;
 }
 
-static int mem_load(struct task *t, struct line *l, int ci, uint64_t now, int pending)
+/*
+ * A store or RMW by @ci that lands at @lands (@now: when the line is
+ * granted): @ci owns the line alone, its version moves, its watchers wake.
+ */
+static inline void own_take(struct line *l, int ci, uint64_t now, uint64_t lands, int store)
+{
+	sharers_clear(l);
+	if (l->owner != ci)
+		l->grant = now;
+	/*
+	 * Rule 8: the line waits for this store, which lands after the CPU's
+	 * earlier ones (sb_local): the owner has it with the store from then,
+	 * so a sibling is not served from the core before it lands (rule 10:
+	 * core_serves). No other reader of grant sees the change: a request
+	 * made once this transfer is no longer pending is made after it lands.
+	 */
+	if (store && l->tail == ci && l->sb_tail && l->grant < lands)
+		l->grant = lands;
+	l->owner = ci;
+	l->version++;
+	if (l->watchers)
+		wake_watchers(l, lands);
+}
+
+/* A load of a line this CPU does not hold (mem_local() makes the others). */
+static __attribute__((noinline)) int mem_load(struct task *t, struct line *l, int ci, uint64_t now, int pending)
 {
 	struct cpu *c = &eng.cpus[ci];
 	int xfer = 0;
 	uint64_t lands;
 
-	if (l->owner == ci || sharer(l, ci)) {
-		c->clock = now + eng.dir.load_ps;
-	} else if (pending && eng.m.smt > 1 && !l->sb_tail && (lands = core_serves(l, ci, now)) != 0) {
+	if (pending && eng.m.smt > 1 && !l->sb_tail && (lands = core_serves(l, ci, now)) != 0) {
 		/* rule 10: the core's L1D has it, or the sibling's fill brings it (a fill-buffer hit) */
 		xfer = 1;
 		eng.st.smt_served++;
@@ -683,7 +706,9 @@ static int mem_load(struct task *t, struct line *l, int ci, uint64_t now, int pe
 	return xfer;
 }
 
-static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pending, enum sim_op op, int rfo)
+/* The store or RMW of a line this CPU does not own alone and at once (mem_local() makes those). */
+static __attribute__((noinline)) int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pending,
+					     enum sim_op op, int rfo)
 {
 	struct cpu *c = &eng.cpus[ci];
 	int alone = l->owner == ci, xfer = 0, store = op == SIM_STORE;
@@ -754,23 +779,38 @@ static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pen
 			lands = store ? sb_local(c, l, ci, now, l->busy_until > now) : now;
 		}
 	}
-	sharers_clear(l);
-	if (l->owner != ci)
-		l->grant = now;
-	/*
-	 * Rule 8: the line waits for this store, which lands after the CPU's
-	 * earlier ones (sb_local): the owner has it with the store from then,
-	 * so a sibling is not served from the core before it lands (rule 10:
-	 * core_serves). No other reader of grant sees the change: a request
-	 * made once this transfer is no longer pending is made after it lands.
-	 */
-	if (store && l->tail == ci && l->sb_tail && l->grant < lands)
-		l->grant = lands;
-	l->owner = ci;
-	l->version++;
-	if (l->watchers)
-		wake_watchers(l, lands);
+	own_take(l, ci, now, lands, store);
 	return xfer;
+}
+
+/*
+ * The common access, made without the general path (95% of the reaim
+ * cell's): a load of a line this CPU holds, or a store or RMW of a line it
+ * owns that no request reaches first and that is not a read for ownership
+ * (rule 7's case, mem_own). 0: not this case, nothing done.
+ */
+static inline int mem_local(struct task *t, struct line *l, int ci, uint64_t now, enum sim_op op, int rfo)
+{
+	struct cpu *c = &eng.cpus[ci];
+	uint64_t local;
+
+	if (op == SIM_LOAD) {
+		if (l->owner != ci && !sharer(l, ci))
+			return 0;
+		c->clock = now + eng.dir.load_ps;
+		watch_note(t, l);
+		return 1;
+	}
+	local = op == SIM_RMW ? eng.dir.rmw_ps : eng.dir.load_ps;
+	if (rfo || l->owner != ci || (l->busy_until > now && l->tail != ci && now + local > l->snoop_at))
+		return 0;
+	t->simpure = 1;
+	c->clock = now + local;
+	if (op == SIM_STORE)
+		own_take(l, ci, now, sb_local(c, l, ci, c->clock, l->busy_until > now && l->tail != ci), 1);
+	else
+		own_take(l, ci, now, c->clock, 0);
+	return 1;
 }
 
 /*
@@ -823,8 +863,10 @@ void sim_mem(const volatile void *addr, enum sim_op op)
 	      c->rd_ver == l->version &&
 	      now + (op == SIM_RMW ? eng.dir.rmw_ps : eng.dir.load_ps) <= c->rd_snoop;
 	c->rd_line = NULL;
-	/* a transfer to another CPU is reserved and has not arrived */
-	if (op == SIM_LOAD)
+	/* a transfer to another CPU is reserved and has not arrived: pending */
+	if (mem_local(t, l, ci, now, op, rfo))
+		xfer = 0;
+	else if (op == SIM_LOAD)
 		xfer = mem_load(t, l, ci, now, l->busy_until > now && l->tail != ci);
 	else
 		xfer = mem_own(t, l, ci, now, l->busy_until > now && l->tail != ci, op, rfo);
