@@ -824,10 +824,10 @@ static inline struct line *task_line(struct task *t, const volatile void *addr, 
 	uintptr_t key = (uintptr_t)addr >> LINE_SHIFT;
 	unsigned i = (unsigned)key & (TASK_LINES - 1);
 
-	if (t->lc_key[i] == key + 1)
-		return t->lc_line[i];
-	t->lc_key[i] = key + 1;
-	return t->lc_line[i] = line_get(addr, ci);
+	if (t->lc[i].key == key + 1)
+		return t->lc[i].line;
+	t->lc[i].key = key + 1;
+	return t->lc[i].line = line_get(addr, ci);
 }
 
 void sim_mem(const volatile void *addr, enum sim_op op)
