@@ -631,14 +631,11 @@ static uint64_t core_serves(const struct line *l, int ci, uint64_t now)
 }
 
 /*
- * A store or RMW by @ci that lands at @lands (@now: when the line is
- * granted): @ci owns the line alone, its version moves, its watchers wake.
+ * The store or RMW of @ci, the line's owner, lands at @lands: the line's
+ * grant waits for a store (rule 8), its version moves, its watchers wake.
  */
-static inline void own_take(struct line *l, int ci, uint64_t now, uint64_t lands, int store)
+static inline void own_lands(struct line *l, int ci, uint64_t lands, int store)
 {
-	sharers_clear(l);
-	if (l->owner != ci)
-		l->grant = now;
 	/*
 	 * Rule 8: the line waits for this store, which lands after the CPU's
 	 * earlier ones (sb_local): the owner has it with the store from then,
@@ -648,10 +645,19 @@ static inline void own_take(struct line *l, int ci, uint64_t now, uint64_t lands
 	 */
 	if (store && l->tail == ci && l->sb_tail && l->grant < lands)
 		l->grant = lands;
-	l->owner = ci;
 	l->version++;
 	if (l->watchers)
 		wake_watchers(l, lands);
+}
+
+/* A store or RMW by @ci, granted the line at @now: @ci owns it alone (own_lands() then). */
+static inline void own_take(struct line *l, int ci, uint64_t now, uint64_t lands, int store)
+{
+	sharers_clear(l);
+	if (l->owner != ci)
+		l->grant = now;
+	l->owner = ci;
+	own_lands(l, ci, lands, store);
 }
 
 /* A load of a line this CPU does not hold (mem_local() makes the others). */
@@ -806,10 +812,11 @@ static inline int mem_local(struct task *t, struct line *l, int ci, uint64_t now
 		return 0;
 	t->simpure = 1;
 	c->clock = now + local;
+	/* own_take() without its no-ops: no sharers while it has an owner (mem_load), the grant stands */
 	if (op == SIM_STORE)
-		own_take(l, ci, now, sb_local(c, l, ci, c->clock, l->busy_until > now && l->tail != ci), 1);
+		own_lands(l, ci, sb_local(c, l, ci, c->clock, l->busy_until > now && l->tail != ci), 1);
 	else
-		own_take(l, ci, now, c->clock, 0);
+		own_lands(l, ci, c->clock, 0);
 	return 1;
 }
 
