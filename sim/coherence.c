@@ -630,15 +630,44 @@ static uint64_t core_serves(const struct line *l, int ci, uint64_t now)
 	return 0;
 }
 
-static int mem_load(struct task *t, struct line *l, int ci, uint64_t now, int pending)
+/*
+ * The store or RMW of @ci, the line's owner, lands at @lands: the line's
+ * grant waits for a store (rule 8), its version moves, its watchers wake.
+ */
+static inline void own_lands(struct line *l, int ci, uint64_t lands, int store)
+{
+	/*
+	 * Rule 8: the line waits for this store, which lands after the CPU's
+	 * earlier ones (sb_local): the owner has it with the store from then,
+	 * so a sibling is not served from the core before it lands (rule 10:
+	 * core_serves). No other reader of grant sees the change: a request
+	 * made once this transfer is no longer pending is made after it lands.
+	 */
+	if (store && l->tail == ci && l->sb_tail && l->grant < lands)
+		l->grant = lands;
+	l->version++;
+	if (l->watchers)
+		wake_watchers(l, lands);
+}
+
+/* A store or RMW by @ci, granted the line at @now: @ci owns it alone (own_lands() then). */
+static inline void own_take(struct line *l, int ci, uint64_t now, uint64_t lands, int store)
+{
+	sharers_clear(l);
+	if (l->owner != ci)
+		l->grant = now;
+	l->owner = ci;
+	own_lands(l, ci, lands, store);
+}
+
+/* A load of a line this CPU does not hold (mem_local() makes the others). */
+static __attribute__((noinline)) int mem_load(struct task *t, struct line *l, int ci, uint64_t now, int pending)
 {
 	struct cpu *c = &eng.cpus[ci];
 	int xfer = 0;
 	uint64_t lands;
 
-	if (l->owner == ci || sharer(l, ci)) {
-		c->clock = now + eng.dir.load_ps;
-	} else if (pending && eng.m.smt > 1 && !l->sb_tail && (lands = core_serves(l, ci, now)) != 0) {
+	if (pending && eng.m.smt > 1 && !l->sb_tail && (lands = core_serves(l, ci, now)) != 0) {
 		/* rule 10: the core's L1D has it, or the sibling's fill brings it (a fill-buffer hit) */
 		xfer = 1;
 		eng.st.smt_served++;
@@ -683,7 +712,9 @@ static int mem_load(struct task *t, struct line *l, int ci, uint64_t now, int pe
 	return xfer;
 }
 
-static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pending, enum sim_op op, int rfo)
+/* The store or RMW of a line this CPU does not own alone and at once (mem_local() makes those). */
+static __attribute__((noinline)) int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pending,
+					     enum sim_op op, int rfo)
 {
 	struct cpu *c = &eng.cpus[ci];
 	int alone = l->owner == ci, xfer = 0, store = op == SIM_STORE;
@@ -754,23 +785,39 @@ static int mem_own(struct task *t, struct line *l, int ci, uint64_t now, int pen
 			lands = store ? sb_local(c, l, ci, now, l->busy_until > now) : now;
 		}
 	}
-	sharers_clear(l);
-	if (l->owner != ci)
-		l->grant = now;
-	/*
-	 * Rule 8: the line waits for this store, which lands after the CPU's
-	 * earlier ones (sb_local): the owner has it with the store from then,
-	 * so a sibling is not served from the core before it lands (rule 10:
-	 * core_serves). No other reader of grant sees the change: a request
-	 * made once this transfer is no longer pending is made after it lands.
-	 */
-	if (store && l->tail == ci && l->sb_tail && l->grant < lands)
-		l->grant = lands;
-	l->owner = ci;
-	l->version++;
-	if (l->watchers)
-		wake_watchers(l, lands);
+	own_take(l, ci, now, lands, store);
 	return xfer;
+}
+
+/*
+ * The common access, made without the general path (95% of the reaim
+ * cell's): a load of a line this CPU holds, or a store or RMW of a line it
+ * owns that no request reaches first and that is not a read for ownership
+ * (rule 7's case, mem_own). 0: not this case, nothing done.
+ */
+static inline int mem_local(struct task *t, struct line *l, int ci, uint64_t now, enum sim_op op, int rfo)
+{
+	struct cpu *c = &eng.cpus[ci];
+	uint64_t local;
+
+	if (op == SIM_LOAD) {
+		if (l->owner != ci && !sharer(l, ci))
+			return 0;
+		c->clock = now + eng.dir.load_ps;
+		watch_note(t, l);
+		return 1;
+	}
+	local = op == SIM_RMW ? eng.dir.rmw_ps : eng.dir.load_ps;
+	if (rfo || l->owner != ci || (l->busy_until > now && l->tail != ci && now + local > l->snoop_at))
+		return 0;
+	t->simpure = 1;
+	c->clock = now + local;
+	/* own_take() without its no-ops: no sharers while it has an owner (mem_load), the grant stands */
+	if (op == SIM_STORE)
+		own_lands(l, ci, sb_local(c, l, ci, c->clock, l->busy_until > now && l->tail != ci), 1);
+	else
+		own_lands(l, ci, c->clock, 0);
+	return 1;
 }
 
 /*
@@ -784,10 +831,10 @@ static inline struct line *task_line(struct task *t, const volatile void *addr, 
 	uintptr_t key = (uintptr_t)addr >> LINE_SHIFT;
 	unsigned i = (unsigned)key & (TASK_LINES - 1);
 
-	if (t->lc_key[i] == key + 1)
-		return t->lc_line[i];
-	t->lc_key[i] = key + 1;
-	return t->lc_line[i] = line_get(addr, ci);
+	if (t->lc[i].key == key + 1)
+		return t->lc[i].line;
+	t->lc[i].key = key + 1;
+	return t->lc[i].line = line_get(addr, ci);
 }
 
 void sim_mem(const volatile void *addr, enum sim_op op)
@@ -823,8 +870,10 @@ void sim_mem(const volatile void *addr, enum sim_op op)
 	      c->rd_ver == l->version &&
 	      now + (op == SIM_RMW ? eng.dir.rmw_ps : eng.dir.load_ps) <= c->rd_snoop;
 	c->rd_line = NULL;
-	/* a transfer to another CPU is reserved and has not arrived */
-	if (op == SIM_LOAD)
+	/* a transfer to another CPU is reserved and has not arrived: pending */
+	if (mem_local(t, l, ci, now, op, rfo))
+		xfer = 0;
+	else if (op == SIM_LOAD)
 		xfer = mem_load(t, l, ci, now, l->busy_until > now && l->tail != ci);
 	else
 		xfer = mem_own(t, l, ci, now, l->busy_until > now && l->tail != ci, op, rfo);
