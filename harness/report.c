@@ -273,6 +273,48 @@ void rep_thousands(double v, char *buf, size_t len)
 
 /* ---- speedup --------------------------------------------------------------------- */
 
+/*
+ * Say which groups a format that compares every column with the first
+ * (lkp, speedup) leaves out: those with cells in other columns and none in
+ * the baseline's. One line on stderr, so that a missing group is never silent.
+ */
+void rep_note_no_base(const struct lab_rctx *c, const char *format, const char *why)
+{
+	const struct lab_results *r = c->r;
+	char names[512] = "";
+	int k = 0;
+
+	for (int g = 0; g < r->ngroups; g++) {
+		bool base = false, other = false;
+
+		for (int i = 0; i < r->ns; i++)
+			if (r->s[i].ig == g && rep_workload_kept(c, r->s[i].workload)) {
+				base |= r->s[i].ic == 0;
+				other |= r->s[i].ic != 0;
+			}
+		if (other && !base && k++ < 4)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s'%s'", k > 1 ? ", " : "",
+				 r->groups[g]);
+	}
+	if (k)
+		fprintf(stderr, "rwlab report: %s: %d group%s without a cell in the baseline column '%s' not shown "
+				"(%s): %s%s; choose another --baseline or --by\n",
+			format, k, k > 1 ? "s" : "", r->columns[0], why, names, k > 4 ? ", ..." : "");
+}
+
+
+/* Has (group @g, metric @m) a baseline cell (kept by -w) at some thread count? */
+static bool has_base(const struct lab_rctx *c, int g, int m)
+{
+	for (int ti = 0; ti < c->r->nthreads; ti++) {
+		const struct lab_series *b = lab_results_find(c->r, g, 0, m, c->r->threads[ti]);
+
+		if (b && rep_workload_kept(c, b->workload))
+			return true;
+	}
+	return false;
+}
+
 int rep_speedup(struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
@@ -291,8 +333,8 @@ int rep_speedup(struct lab_rctx *c)
 			for (int i = 0; i < r->ns && !any; i++)
 				if (r->s[i].ig == g && r->s[i].im == m)
 					any = &r->s[i];
-			if (any->better == LAB_BETTER_NONE)
-				continue;
+			if (any->better == LAB_BETTER_NONE || !has_base(c, g, m))
+				continue;	/* no baseline cell: no change to show (rep_note_no_base() names it) */
 			fprintf(c->out, "\n%s  %s (%s): %s change vs %s, positive = better\n", r->groups[g],
 				r->metrics[m], any->unit, rep_higher(any) ? "Hmean" : "Amean", r->columns[0]);
 			unit = rep_count_unit(any->workload);
@@ -331,6 +373,7 @@ int rep_speedup(struct lab_rctx *c)
 			rep_sign_line(c->out, any->better == LAB_BETTER_LOWER);
 		}
 	}
+	rep_note_no_base(c, "speedup", "a change is against the baseline's cell");
 	return printed;
 }
 

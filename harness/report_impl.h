@@ -110,6 +110,8 @@ struct rep_grid {
 	bool flagged;			/* some cell carries LAB_FMT_FLAG_MARK */
 	bool lower;			/* the metric is lower-is-better: rep_sign_line() goes under it */
 };
+/* One stderr line naming the groups @format leaves out for want of a baseline cell (@why: its rule); none: silent. */
+void rep_note_no_base(const struct lab_rctx *c, const char *format, const char *why);
 /* Build the grid of (group @g, metric @m); @compact: email's narrower figures. Returns its rows. */
 int rep_grid_build(const struct lab_rctx *c, int g, int m, bool compact, struct rep_grid *gr);
 void rep_grid_free(struct rep_grid *gr);

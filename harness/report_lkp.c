@@ -145,35 +145,6 @@ static bool shown(const struct lab_rctx *c, int g, int m, int threads)
 	return false;
 }
 
-/*
- * Say which groups LKP's layout leaves out: those with cells in other
- * columns and none in the baseline's (LKP compares every commit with the
- * first). One line on stderr, so that a missing group is never silent.
- */
-static void note_no_base(const struct lab_rctx *c)
-{
-	const struct lab_results *r = c->r;
-	char names[512] = "";
-	int k = 0;
-
-	for (int g = 0; g < r->ngroups; g++) {
-		bool base = false, other = false;
-
-		for (int i = 0; i < r->ns; i++)
-			if (r->s[i].ig == g && rep_workload_kept(c, r->s[i].workload)) {
-				base |= r->s[i].ic == 0;
-				other |= r->s[i].ic != 0;
-			}
-		if (other && !base && k++ < 4)
-			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s'%s'", k > 1 ? ", " : "",
-				 r->groups[g]);
-	}
-	if (k)
-		fprintf(stderr, "rwlab report: lkp: %d group%s without a cell in the baseline column '%s' not shown "
-				"(LKP compares each column with the first): %s%s; choose another --baseline or --by\n",
-			k, k > 1 ? "s" : "", r->columns[0], names, k > 4 ? ", ..." : "");
-}
-
 int rep_lkp(struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
@@ -259,6 +230,6 @@ int rep_lkp(struct lab_rctx *c)
 						"%%change is an improvement\n");
 			printed += rows > 0;
 		}
-	note_no_base(c);
+	rep_note_no_base(c, "lkp", "LKP compares each column with the first");
 	return printed;
 }

@@ -142,6 +142,11 @@ awk '/^[^ ].* locktest$/ { g = 1 } g && /^User/ { print; exit }' "$tmp/o" | grep
 "$rwlab" report mm.csv load.csv --by fault_path -f lkp >"$tmp/o" 2>"$tmp/e" || fail "-f lkp, mixed: exit $?"
 grep -q "^rwlab report: lkp: 2 groups without a cell in the baseline column 'mmap_lock' not shown .*'rwsem locktest'" "$tmp/e" ||
 	fail "-f lkp, mixed: no note of the groups left out: $(cat "$tmp/e")"
+# -f speedup likewise: no empty table headed "change vs mmap_lock" for locktest, and the same note.
+"$rwlab" report mm.csv load.csv --by fault_path -f speedup >"$tmp/o" 2>"$tmp/e" || fail "-f speedup, mixed: exit $?"
+grep -q 'locktest' "$tmp/o" && fail "-f speedup, mixed: a locktest table without its baseline: $(cat "$tmp/o")"
+grep -q "^rwlab report: speedup: 2 groups without a cell in the baseline column 'mmap_lock'" "$tmp/e" ||
+	fail "-f speedup, mixed: no note of the groups left out: $(cat "$tmp/e")"
 # 6. An unknown --by column lists every column --by takes (fault_path was missing) and exits 2,
 # as usage errors do (it exited 1); plot's --by likewise.
 expect "--by bogus" 2 "^rwlab report: --by 'bogus': no column 'bogus' in load.csv \(valid: run, variant, workload, .*, host, .*, fault_path\)$" \
