@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cmds.h"
 #include "csv.h"
@@ -592,8 +591,6 @@ static void run_hint(const struct run_args *a, int nlocks, int nwls, int nscheme
 /* The output file: -o FILE, - (stdout: no table at the end), or rwlab-<run id>.csv. Returns 0 or 2. */
 static int run_output(struct run_args *a)
 {
-	struct stat st;
-
 	if (a->o.resume && !a->o.csv_path) {
 		fprintf(stderr, "%s: --resume needs -o FILE: the results file of the run to carry on\n", LAB_PROG);
 		return 2;
@@ -604,7 +601,7 @@ static int run_output(struct run_args *a)
 			return 2;
 		}
 		a->report = 0;	/* stdout is the CSV: pipe it into 'rwlab report -' */
-	} else if (a->o.csv_path && !stat(a->o.csv_path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+	} else if (a->o.csv_path && lab_csv_stream_path(a->o.csv_path)) {
 		if (a->o.resume) {
 			fprintf(stderr, "%s: --resume needs a results file, and '%s' is a device or pipe\n", LAB_PROG,
 				a->o.csv_path);

@@ -154,12 +154,17 @@ static ssize_t stream_write(struct lab_csv_writer *w, const char *buf, size_t le
 	}
 }
 
-/* A new results file at @path (an existing one kept as @path.N, never under a running writer), locked. */
-static int open_new(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
+bool lab_csv_stream_path(const char *path)
 {
 	struct stat st;
 
-	if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+	return !stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+/* A new results file at @path (an existing one kept as @path.N, never under a running writer), locked. */
+static int open_new(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
+{
+	if (lab_csv_stream_path(path))
 		return open_stream(w, path, err, errlen);
 	if (lab_csv_claim(w, path, err, errlen))
 		return -1;	/* a running writer's file is neither moved nor written */

@@ -179,6 +179,14 @@ struct lab_csv_writer {
 };
 
 /*
+ * lab_csv_stream_path() - does -o @path name a device or FIFO (/dev/null, a
+ * named pipe)? Such a path is written as a stream (write-only, never locked,
+ * truncated or cut back, no table read back from it, no --resume). False for
+ * a file, a directory or a path that does not exist.
+ */
+bool lab_csv_stream_path(const char *path);
+
+/*
  * Every writer of a results file holds an exclusive advisory lock on it
  * (flock(2)) until lab_csv_close() or its exit, so a second rwlab writing the
  * same file is refused with one line before it measures anything ("'x.csv' is

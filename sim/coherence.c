@@ -790,12 +790,13 @@ static __attribute__((noinline)) int mem_own(struct task *t, struct line *l, int
 }
 
 /*
- * The common access, made without the general path (95% of the reaim
- * cell's): a load of a line this CPU holds, or a store or RMW of a line it
- * owns that no request reaches first and that is not a read for ownership
- * (rule 7's case, mem_own). 0: not this case, nothing done.
+ * The common access, made without the general path: a load of a line this
+ * CPU holds, or a store or RMW of a line it owns that no request reaches
+ * first (@pending: one is reserved for another CPU) and that is not a read
+ * for ownership (rule 7's case, mem_own). 0: not this case, nothing done.
  */
-static inline int mem_local(struct task *t, struct line *l, int ci, uint64_t now, enum sim_op op, int rfo)
+static inline int mem_local(struct task *t, struct line *l, int ci, uint64_t now, enum sim_op op, int rfo,
+			    int pending)
 {
 	struct cpu *c = &eng.cpus[ci];
 	uint64_t local;
@@ -808,13 +809,13 @@ static inline int mem_local(struct task *t, struct line *l, int ci, uint64_t now
 		return 1;
 	}
 	local = op == SIM_RMW ? eng.dir.rmw_ps : eng.dir.load_ps;
-	if (rfo || l->owner != ci || (l->busy_until > now && l->tail != ci && now + local > l->snoop_at))
+	if (rfo || l->owner != ci || (pending && now + local > l->snoop_at))
 		return 0;
 	t->simpure = 1;
 	c->clock = now + local;
 	/* own_take() without its no-ops: no sharers while it has an owner (mem_load), the grant stands */
 	if (op == SIM_STORE)
-		own_lands(l, ci, sb_local(c, l, ci, c->clock, l->busy_until > now && l->tail != ci), 1);
+		own_lands(l, ci, sb_local(c, l, ci, c->clock, pending), 1);
 	else
 		own_lands(l, ci, c->clock, 0);
 	return 1;
@@ -843,7 +844,7 @@ void sim_mem(const volatile void *addr, enum sim_op op)
 	struct line *l;
 	struct cpu *c;
 	uint64_t now;
-	int ci, rfo, xfer;
+	int ci, rfo, xfer, pending;
 
 	eng.st.mem++;
 	sync_point(t);
@@ -870,13 +871,14 @@ void sim_mem(const volatile void *addr, enum sim_op op)
 	      c->rd_ver == l->version &&
 	      now + (op == SIM_RMW ? eng.dir.rmw_ps : eng.dir.load_ps) <= c->rd_snoop;
 	c->rd_line = NULL;
-	/* a transfer to another CPU is reserved and has not arrived: pending */
-	if (mem_local(t, l, ci, now, op, rfo))
+	/* a transfer to another CPU is reserved and has not arrived */
+	pending = l->busy_until > now && l->tail != ci;
+	if (mem_local(t, l, ci, now, op, rfo, pending))
 		xfer = 0;
 	else if (op == SIM_LOAD)
-		xfer = mem_load(t, l, ci, now, l->busy_until > now && l->tail != ci);
+		xfer = mem_load(t, l, ci, now, pending);
 	else
-		xfer = mem_own(t, l, ci, now, l->busy_until > now && l->tail != ci, op, rfo);
+		xfer = mem_own(t, l, ci, now, pending, op, rfo);
 	if (__builtin_expect(eng.prof != NULL, 0))
 		prof_mem(l->key, __builtin_return_address(0), op != SIM_LOAD, xfer,
 			 eng.cpus[t->cpu].clock - now);

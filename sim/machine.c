@@ -206,10 +206,13 @@ static const char *basename_of(const char *p)
 }
 
 /* Derive generic-N's topology: 1 socket up to 64 CPUs, else 2; 8 cores per L3; no SMT. */
+/* generic-N's N, as its error lines say it (derive_generic(), sim_machine_load()) */
+#define GENERIC_N_RULE "from 2 to 64, or an even N from 66 to 512"
+
 static int derive_generic(struct sim_machine *m, int n, char *err, size_t el)
 {
 	if (n < 2 || n > SIM_MAX_CPUS || (n > 64 && n % 2)) {
-		snprintf(err, el, "generic-%d: N must be 2..64, or even from 66 to 512", n);
+		snprintf(err, el, "generic-%d: N must be " GENERIC_N_RULE, n);
 		return -1;
 	}
 	m->sockets = n <= 64 ? 1 : 2;
@@ -555,7 +558,7 @@ int sim_machine_load(struct sim_machine *m, const char *dir, const char *name, c
 		long v = strtol(name + 8, &e, 10);
 
 		if (*e || e == name + 8 || v < 2 || v > SIM_MAX_CPUS || (v > 64 && v % 2)) {
-			snprintf(err, el, "bad machine '%s' (generic-N takes N from 2 to 64, or an even N from 66 to 512)", name);
+			snprintf(err, el, "bad machine '%s' (generic-N takes N " GENERIC_N_RULE ")", name);
 			return -1;
 		}
 		n = (int)v;
