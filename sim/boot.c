@@ -118,11 +118,11 @@ int sim_boot(const struct sim_machine *m, uint64_t seed)
 		eng.place[i] = (struct place){ p.core, p.l3, p.socket };
 		eng.cpus[i].resched_at = INF;
 		eng.cpus[i].clock = 1000000000ull * PS_PER_NS;	/* CLOCK_MONOTONIC starts at 1 s */
-		eng.ev.cpos[i] = -1;
 		eng.cpus[i].rq = eng_alloc(SIM_MAX_TASKS * sizeof(*eng.cpus[i].rq));
 		eng.cpus[i].rcu_cb_head = -1;
 	}
 	eng.ev.tmin = INF;	/* the timer heap is empty */
+	cpu_events_boot();
 	dir_boot();
 	if (idle_boot())
 		return -1;

@@ -2,15 +2,16 @@
 /*
  * sim/events.c - the event queues.
  *
- * Two binary heaps ordered by (time, tie): the CPUs' events in an indexed
- * heap (at most one entry per CPU, moved in place when the CPU's event
- * changes: no stale entries), and timers and RCU events in a plain heap
- * (stale ones dropped lazily by generation). Tie keys come from the seed's
- * stream, drawn at each push in the same order as ever; they are distinct
- * (splitmix64 is a bijection of its counter), so (time, tie) is a strict
- * total order and the next event does not depend on how it is stored.
- * heap_min() (engine.h) is the earliest pending event's time; the run loop
- * (boot.c) and sched_next() (sched.c) take them in order.
+ * The CPUs' events in a winner tree over the CPUs (engine.h: at most one
+ * event per CPU, replayed in place when it changes), and timers and RCU
+ * events in a binary heap ordered by (time, tie) (stale ones dropped
+ * lazily by generation). Tie keys come from the seed's stream, drawn at
+ * each push in the same order as ever; they are distinct (splitmix64 is a
+ * bijection of its counter), so (time, tie) is a strict total order and
+ * the next event does not depend on how it is stored: the tree took the
+ * CPU heap's place with every simulated value unchanged. heap_min()
+ * (engine.h) is the earliest pending event's time; the run loop (boot.c)
+ * and sched_next() (sched.c) take them in order.
  */
 #include <string.h>
 
@@ -82,65 +83,6 @@ static int event_valid(const struct event *e)
 	return e->gen == eng.tasks[e->idx].tgen;
 }
 
-/*
- * The sift functions index the heap and cpos[] from local pointers: with
- * the arrays inside struct engine, GCC otherwise re-derives each element's
- * address from the struct's (one more instruction per step of the engine's
- * hottest loop, measured).
- */
-void cheap_up(int i)
-{
-	struct cpu_ev *h = eng.ev.cheap, e = h[i];
-	int *pos = eng.ev.cpos;
-
-	while (i > 0) {
-		int p = (i - 1) / 2;
-
-		if (e.key >= h[p].key)
-			break;
-		h[i] = h[p];
-		pos[h[i].cpu] = i;
-		i = p;
-	}
-	h[i] = e;
-	pos[e.cpu] = i;
-}
-
-void cheap_down(int i)
-{
-	struct cpu_ev *h = eng.ev.cheap, e = h[i];
-	int *pos = eng.ev.cpos, n = eng.ev.cheap_n;
-
-	for (;;) {
-		int c = 2 * i + 1;
-
-		if (c >= n)
-			break;
-		if (c + 1 < n)
-			c += h[c + 1].key < h[c].key;
-		if (h[c].key >= e.key)
-			break;
-		h[i] = h[c];
-		pos[h[i].cpu] = i;
-		i = c;
-	}
-	h[i] = e;
-	pos[e.cpu] = i;
-}
-
-void cheap_remove(int ci)
-{
-	int i = eng.ev.cpos[ci], last;
-
-	eng.ev.cpos[ci] = -1;
-	if (--eng.ev.cheap_n == i)
-		return;
-	last = eng.ev.cheap[eng.ev.cheap_n].cpu;
-	cheap_place(i, eng.ev.cheap[eng.ev.cheap_n]);
-	cheap_up(i);
-	cheap_down(eng.ev.cpos[last]);
-}
-
 /* Drop stale timer and RCU entries at the top so heap[0] is a real event. */
 void heap_clean(void)
 {
@@ -151,20 +93,33 @@ void heap_clean(void)
 /* The CPU's one event is now at @t (replacing any it had). */
 void cpu_push(struct cpu *c, uint64_t t)
 {
-	int ci = (int)(c - eng.cpus), i = eng.ev.cpos[ci];
-	struct cpu_ev e = { ev_key(t, splitmix(&eng.rng)), ci };
+	int ci = (int)(c - eng.cpus);
 
 	eng.ev.cev_time[ci] = t;
-	if (i < 0)
-		i = eng.ev.cheap_n++;
-	cheap_place(i, e);
-	cheap_up(i);
-	cheap_down(eng.ev.cpos[ci]);
+	ctree_set((unsigned int)eng.ev.cleaf_of[ci], ev_key(t, splitmix(&eng.rng)));
 }
 
 void cpu_cancel(struct cpu *c)
 {
-	if (eng.ev.cpos[c - eng.cpus] >= 0)
-		cheap_remove((int)(c - eng.cpus));
+	unsigned int leaf = (unsigned int)eng.ev.cleaf_of[c - eng.cpus];
+
+	if (eng.ev.ckey[leaf] != CEV_NONE)
+		ctree_set(leaf, CEV_NONE);
 }
 
+/* No CPU has an event; CPU i owns leaf cleaf + i. */
+void cpu_events_boot(void)
+{
+	int n = 1;
+
+	while (n < eng.ncpu)
+		n *= 2;
+	eng.ev.cleaf = n;
+	for (int i = 1; i < 2 * n; i++)
+		eng.ev.ckey[i] = CEV_NONE;
+	for (int i = 0; i < n; i++) {
+		eng.ev.cwin[n + i] = (int16_t)i;
+		if (i < eng.ncpu)
+			eng.ev.cleaf_of[i] = (int16_t)(n + i);
+	}
+}

@@ -658,8 +658,8 @@ void sched_next(struct cpu *yield)
 
 /*
  * The running task's CPU @c has its next event at @time (a work chunk's
- * end or cut): one sift-down in the CPU heap where cpu_push() and then
- * sched_next(NULL) took two (a sift-up to insert, a sift-down to pop).
+ * end or cut): one replay in the CPU tree where cpu_push() and then
+ * sched_next(NULL) took two (an insert and a removal).
  */
 void sched_next_at(struct cpu *c, uint64_t time)
 {
