@@ -647,7 +647,10 @@ static inline void ctree_min(uint64_t *hi, uint64_t *lo, int *win, evkey s, int 
  * Leaf @i now holds @key: replay its path to the root. The trip count is
  * the tree's depth, the same for every leaf, and the sibling loads do not
  * wait for the compares: nothing to mispredict, where the binary heap's
- * sift-down was 10.7% of the 161-client reaim cell's host time.
+ * sift-down was 10.7% of the 161-client reaim cell's host time. The
+ * reaim cells' user time fell 3.7-4.5% (results/sim/speed.txt,
+ * 2026-12-04); two levels per compare on the path were slower (more
+ * instructions: the loop is bound by them, not by the compares' chain).
  */
 static inline void ctree_set(unsigned int i, evkey key)
 {
@@ -694,7 +697,7 @@ static inline int cpu_pop_next(void)
 
 /*
  * cpu_push(@c, @time), then cpu_pop_next(). When @c has no event and the
- * root's CPU is the next event and comes before @c's (all but 1,000 of the
+ * root's CPU is the next event and comes before @c's (all but 1,165 of the
  * 249 M push-pops of the 161-client reaim compute cell), @c takes over
  * the root CPU's leaf, and the root CPU @c's empty one: one replay, not
  * two (an insert and a removal).
