@@ -125,12 +125,23 @@ static int taken(struct taker *k)
 
 int main(int argc, char **argv)
 {
-	int queued = argc > 1 && !strcmp(argv[1], "queued");
+	/*
+	 * queued-spin: v5.3's rwsem (rwsem-rspin) queues its timed writer, but
+	 * a reader that may optimistically spin takes a reader-owned lock past
+	 * it: rwsem_try_read_lock_unqueued() looks at WRITER_MASK and HANDOFF,
+	 * not at FLAG_WAITERS (kernel/locking/rwsem.c, v5.3), and readers may
+	 * spin while RD_NONSPINNABLE is clear (a writer that queued without
+	 * spinning, e.g. at need_resched(), leaves it clear: seen once in CI on
+	 * a loaded machine). A late reader that passed is then allowed.
+	 */
+	int spin_pass = argc > 1 && !strcmp(argv[1], "queued-spin");
+	int queued = spin_pass || (argc > 1 && !strcmp(argv[1], "queued"));
+	int passed = 0;
 	struct taker reader, writer, late;
 	double t0;
 
 	if (argc != 2 || (!queued && strcmp(argv[1], "polled"))) {
-		fprintf(stderr, "usage: preload_timed queued|polled\n");
+		fprintf(stderr, "usage: preload_timed queued|queued-spin|polled\n");
 		return 2;
 	}
 	CHECK(pthread_rwlock_init(&l, NULL), 0);
@@ -166,8 +177,13 @@ int main(int argc, char **argv)
 	start(&late, 'r', 0);	/* a blocking reader arriving while the writer waits */
 	usleep(50 * 1000);
 	if (queued && taken(&late)) {
-		printf("FAIL: a reader passed the queued timed writer\n");
-		failures++;
+		passed = 1;
+		if (spin_pass) {
+			printf("note: a spinning reader passed the queued timed writer (v5.3 allows it)\n");
+		} else {
+			printf("FAIL: a reader passed the queued timed writer\n");
+			failures++;
+		}
 	}
 	pthread_join(writer.t, NULL);
 	CHECK(writer.r, ETIMEDOUT);
@@ -178,7 +194,7 @@ int main(int argc, char **argv)
 	if (!taken(&late)) {
 		printf("FAIL: the reader behind the timed-out writer was not woken\n");
 		failures++;
-	} else if (queued) {
+	} else if (queued && !passed) {
 		/* woken by the writer's cancellation path, not before it */
 		CHECK_MS("the reader behind the writer got the lock", late.done - writer.start, 995, 3000);
 	}
