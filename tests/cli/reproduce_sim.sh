@@ -54,6 +54,20 @@ if [ -n "$dir" ]; then
 	[ "$(cells "$dir" per-vma-locks)" = "$want" ] || fail "per-vma-locks cells: $(cells "$dir" per-vma-locks)"
 	verdict per-vma-locks 1
 	verdict per-vma-locks 4
+	# written outside a checkout: the matrix as run names the reference by an absolute path (a
+	# relative one would break when the directory is moved), and report still reads it from a copy
+	if ! git -C "$dir" rev-parse --show-toplevel >/dev/null 2>&1; then
+		ref=$(sed -n 's/^reference *= *//p' "$dir/per-vma-locks.sim.matrix")
+		case $ref in
+		/*) [ -f "$ref" ] || fail "per-vma-locks: the matrix as run names a missing reference $ref" ;;
+		*) fail "per-vma-locks: written outside a checkout, the matrix as run names the reference relatively: $ref" ;;
+		esac
+		mkdir -p "$tmp/a/b/c/d/e/f" && cp -r "$dir" "$tmp/a/b/c/d/e/f/moved"	# deeper than the run: a relative path breaks
+		"$rwlab" report "$tmp/a/b/c/d/e/f/moved/per-vma-locks.csv" --matrix per-vma-locks >"$tmp/moved.out" 2>"$tmp/moved.err" ||
+			fail "per-vma-locks: report on the moved directory: $(tail -1 "$tmp/moved.err")"
+		grep -q 'does not load' "$tmp/moved.err" &&
+			fail "per-vma-locks: report on the moved directory did not load its matrix as run: $(cat "$tmp/moved.err")"
+	fi
 fi
 
 # lazy-mm-hazptr: sim_locks null, sim_options --pin cores, two sim_run pieces (context_switch,
