@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Issue 25's table target, as `meson test --benchmark --suite sim sim-tables`: each seed table's
+# `tools/reproduce NAME --sim -j 2` at its published size within 10 minutes of wall time.
+# Published sizes: per-vma-locks and rwsem-rework as their matrices give them; lazy-mm-hazptr's
+# context_switch at the published 24-192 pairs (its results' command); hugetlb-vmemmap at LKP's
+# 508 huge pages a process (unit_mb 131072), -n 3 --warmup 0 (its results' command).
+# Prints, per table: wall, user + system CPU of the whole reproduce, cells' rows, the md5 of the
+# CSV's value columns (cut -d, -f4-10: compare two engines with it), and met / NOT MET; the load
+# before and after (a loaded host's wall time says little). Exit status 1 when a table is over the
+# target or fails.
+# Usage: tables.sh RWLAB [NAME...]   (default: all four; --no-plots, output in a temporary directory)
+set -u
+rwlab=$1
+shift
+root=$(cd "$(dirname "$0")/../.." && pwd)
+target=600
+tables=("$@")
+[ ${#tables[@]} -gt 0 ] || tables=(per-vma-locks lazy-mm-hazptr hugetlb-vmemmap rwsem-rework)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+u=131072	# MiB: LKP's unit_size for hugetlb-vmemmap (508 huge pages a process)
+status=0
+
+echo "uptime before: $(uptime)"
+echo "rwlab: $("$rwlab" --version 2>&1 | head -1); host: $(nproc) CPUs"
+for name in "${tables[@]}"; do
+	args=()
+	case $name in
+	per-vma-locks | rwsem-rework) ;;
+	lazy-mm-hazptr) args=(--set 'sim_run=context_switch | 24, 48, 96, 128, 192') ;;
+	hugetlb-vmemmap)
+		args=(--set "sim_workloads=vmscale:parent,unit_mb=$u,walkers=0, vmscale:bd225530,unit_mb=$u,walkers=0, vmscale:c2a967f6,unit_mb=$u,walkers=0"
+			--set "sim_baseline=vmscale:parent,unit_mb=$u,walkers=0"
+			--set "sim_map.column=5a4d8944d6b1e(parent) -> vmscale:parent,unit_mb=$u,walkers=0"
+			--set "sim_map.column=bd225530a4c71(sync-rcu) -> vmscale:bd225530,unit_mb=$u,walkers=0"
+			--set "sim_map.column=b5af188232e56(fix) -> vmscale:c2a967f6,unit_mb=$u,walkers=0"
+			-- -n 3 --warmup 0) ;;
+	*)
+		echo "tables.sh: unknown table '$name' (valid: per-vma-locks lazy-mm-hazptr hugetlb-vmemmap rwsem-rework)" >&2
+		exit 2 ;;
+	esac
+	out=$tmp/$name
+	if ! /usr/bin/time -f '%e %U %S' -o "$tmp/$name.time" "$root/tools/reproduce" "$name" --sim -j 2 --no-plots \
+		--rwlab "$rwlab" --out "$out" "${args[@]}" >"$tmp/$name.out" 2>"$tmp/$name.err"; then
+		echo "$name: FAILED: $(tail -2 "$tmp/$name.err" | tr '\n' ' ')"
+		status=1
+		continue
+	fi
+	read -r wall user sys <"$tmp/$name.time"
+	rows=$(grep -vc '^#' "$out/$name.csv")
+	md5=$(grep -v '^#' "$out/$name.csv" | cut -d, -f4-10 | md5sum | cut -c1-32)
+	verdict=met
+	if [ "$(echo "$wall > $target" | bc)" = 1 ]; then
+		verdict="NOT MET"
+		status=1
+	fi
+	printf '%-16s wall %7.1f s  CPU %7.1f s  %6d rows  values md5 %s  target %d s: %s\n' \
+		"$name" "$wall" "$(echo "$user + $sys" | bc)" "$rows" "$md5" "$target" "$verdict"
+done
+echo "uptime after:  $(uptime)"
+exit $status
