@@ -524,11 +524,19 @@ int rep_csv(struct lab_rctx *c)
 int rep_markdown(struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
+	bool *used = calloc((size_t)r->ncolumns + 1, sizeof(*used));
 	int printed = 0;
 
+	if (!used)
+		abort();
 	for (int g = 0; g < r->ngroups; g++) {
 		bool header = false, flagged = false;
 
+		for (int v = 0; v < r->ncolumns; v++) {	/* a column with no cell in the group's table: left out */
+			used[v] = false;
+			for (int m = 0; m < r->nmetrics && !used[v]; m++)
+				used[v] = rep_metric_in_group(c, g, m) && rep_column_used(c, g, m, v);
+		}
 		for (int m = 0; m < r->nmetrics; m++) {
 			if (!rep_metric_in_group(c, g, m))
 				continue;
@@ -542,10 +550,12 @@ int rep_markdown(struct lab_rctx *c)
 				if (!header) {
 					fprintf(c->out, "\n### %s\n\n| op |", r->groups[g]);
 					for (int v = 0; v < r->ncolumns; v++)
-						fprintf(c->out, " %s |", r->columns[v]);
+						if (used[v])
+							fprintf(c->out, " %s |", r->columns[v]);
 					fprintf(c->out, "\n|:---|");
 					for (int v = 0; v < r->ncolumns; v++)
-						fprintf(c->out, "---:|");
+						if (used[v])
+							fprintf(c->out, "---:|");
 					fprintf(c->out, "\n");
 					header = true;
 				}
@@ -555,6 +565,8 @@ int rep_markdown(struct lab_rctx *c)
 					const struct lab_series *s = lab_results_find(r, g, v, m, r->threads[ti]);
 					double mean, cv, ch;
 
+					if (!used[v])
+						continue;
 					if (!s) {
 						fprintf(c->out, " - |");
 						continue;
@@ -587,6 +599,7 @@ int rep_markdown(struct lab_rctx *c)
 		if (flagged)
 			fprintf(c->out, "\n%s\n", LAB_FMT_FLAG_LEGEND);
 	}
+	free(used);
 	if (printed)
 		fprintf(c->out, "\nHmean ±HCoeffVar for higher-is-better metrics, Amean ±CoeffVar otherwise; change vs %s, "
 			"positive = better (for a lower-is-better metric the gain, 100 - new*100/base; for an "
