@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Streams: `run -o -` writes the CSV, and only the CSV, to
 # stdout; `run -o /dev/null` or a FIFO is written as it is (no table read
-# back, --resume refused; a reader that quits ends the run in one line);
+# back, --resume refused; a reader that stalls or quits ends the run in one line);
 # `report -` reads it from stdin; report pools several CSVs of one
 # host and refuses one cell from two hosts unless --by has host.
 #   usage: streams.sh RWLAB DATA-DIR
@@ -47,6 +47,10 @@ if kill -0 $pid 2>/dev/null; then
 fi
 wait $pid
 [ $? = 130 ] || fail "run -o FIFO with a stalled reader, SIGINT: exit status not 130: $(tail -n 2 "$tmp/st")"
+# ... saying so in one line, not a "cell ... failed: writing FIFO: Interrupted system call" per open cell
+grep -q 'failed' "$tmp/st" && fail "run -o FIFO with a stalled reader, SIGINT: a cell failed: $(cat "$tmp/st")"
+[ "$(grep -vc '^WARNING: ' "$tmp/st")" = 1 ] && grep -q '^rwlab: interrupted' "$tmp/st" ||
+	fail "run -o FIFO with a stalled reader, SIGINT: not one line saying it was interrupted: $(cat "$tmp/st")"
 kill $reader 2>/dev/null
 # A FIFO whose reader quits mid-run: one line naming the FIFO and its reader, exit 1 (it was
 # SIGPIPE: exit 141, nothing said); what the reader read is whole, from the header on.
