@@ -333,7 +333,8 @@ static void man_tail(FILE *f)
 		{ "rwlab torture -l all -d 30s", "locktorture for every variant" },
 	};
 
-	fprintf(f, ".SH EXIT STATUS\n0 success; 1 a cell or a check failed, or a report could not be made; "
+	fprintf(f, ".SH EXIT STATUS\n0 success; 1 a cell or a check failed, a report could not be made, "
+		   "or the reader of run -o's FIFO or pipe went away; "
 		   "2 bad usage (one line names the problem and the valid choices; nothing is run); "
 		   "130 interrupted (the finished cells are kept). Each command's own rule is under it above.\n"
 		   ".SH ENVIRONMENT\n");

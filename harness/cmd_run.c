@@ -666,7 +666,8 @@ static int cmd_run(int argc, char **argv)
 		return st;
 	if (st != 130 && a.report)
 		run_report(&a);
-	if (st != 130 && strcmp(a.o.csv_path, "-")) {
+	/* a FIFO that failed (its reader went away): lab_run()'s line said where the rows stopped */
+	if (st != 130 && strcmp(a.o.csv_path, "-") && !(st && lab_csv_stream_path(a.o.csv_path))) {
 		fflush(stdout);		/* the table first, then where it came from */
 		fprintf(stderr, "results: %s\n", a.o.csv_path);
 	}

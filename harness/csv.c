@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -116,8 +118,9 @@ int lab_csv_claim(struct lab_csv_writer *w, const char *path, char *err, size_t 
 
 /*
  * -o naming a device or FIFO (/dev/null, a named pipe): opened for writing
- * only, so that a FIFO's reader going away is this writer's EPIPE (SIGPIPE)
- * and not a pipe it fills itself; one with no reader is refused at once.
+ * only, so that a FIFO's reader going away is this writer's EPIPE
+ * (stream_write()) and not a pipe it fills itself; one with no reader is
+ * refused at once.
  */
 static int open_stream(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
 {
@@ -133,6 +136,32 @@ static int open_stream(struct lab_csv_writer *w, const char *path, char *err, si
 }
 
 /*
+ * write() with SIGPIPE held off for this thread: a reader that went away is
+ * EPIPE, which the caller says in words, and not the signal's default
+ * action, a silent exit 141. The SIGPIPE the write raised is taken back
+ * before the mask is restored (unless one was pending already).
+ */
+static ssize_t write_no_sigpipe(int fd, const char *buf, size_t len)
+{
+	static const struct timespec now = { 0, 0 };
+	sigset_t sigpipe, old, pending;
+	ssize_t n;
+	int err;
+
+	sigemptyset(&sigpipe);
+	sigaddset(&sigpipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &sigpipe, &old);
+	sigpending(&pending);
+	n = write(fd, buf, len);
+	err = errno;
+	if (n < 0 && err == EPIPE && !sigismember(&pending, SIGPIPE))
+		sigtimedwait(&sigpipe, NULL, &now);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return n;
+}
+
+/*
  * One write to a stream; a full pipe (a reader that stalls) is waited for
  * in poll() steps of 250 ms, and given up (-EINTR) once the caller's stop
  * flag is set: a signal may be taken by another thread, so the write itself
@@ -141,7 +170,7 @@ static int open_stream(struct lab_csv_writer *w, const char *path, char *err, si
 static ssize_t stream_write(struct lab_csv_writer *w, const char *buf, size_t len)
 {
 	for (;;) {
-		ssize_t n = write(w->fd, buf, len);
+		ssize_t n = write_no_sigpipe(w->fd, buf, len);
 		struct pollfd p = { .fd = w->fd, .events = POLLOUT };
 
 		if (n >= 0 || (errno != EAGAIN && errno != EINTR))

@@ -524,11 +524,19 @@ int rep_csv(struct lab_rctx *c)
 int rep_markdown(struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
+	bool *used = calloc((size_t)r->ncolumns + 1, sizeof(*used));
 	int printed = 0;
 
+	if (!used)
+		abort();
 	for (int g = 0; g < r->ngroups; g++) {
 		bool header = false, flagged = false;
 
+		for (int v = 0; v < r->ncolumns; v++) {	/* a column with no cell in the group's table: left out */
+			used[v] = false;
+			for (int m = 0; m < r->nmetrics && !used[v]; m++)
+				used[v] = rep_metric_in_group(c, g, m) && rep_column_used(c, g, m, v);
+		}
 		for (int m = 0; m < r->nmetrics; m++) {
 			if (!rep_metric_in_group(c, g, m))
 				continue;
@@ -542,10 +550,12 @@ int rep_markdown(struct lab_rctx *c)
 				if (!header) {
 					fprintf(c->out, "\n### %s\n\n| op |", r->groups[g]);
 					for (int v = 0; v < r->ncolumns; v++)
-						fprintf(c->out, " %s |", r->columns[v]);
+						if (used[v])
+							fprintf(c->out, " %s |", r->columns[v]);
 					fprintf(c->out, "\n|:---|");
 					for (int v = 0; v < r->ncolumns; v++)
-						fprintf(c->out, "---:|");
+						if (used[v])
+							fprintf(c->out, "---:|");
 					fprintf(c->out, "\n");
 					header = true;
 				}
@@ -555,6 +565,8 @@ int rep_markdown(struct lab_rctx *c)
 					const struct lab_series *s = lab_results_find(r, g, v, m, r->threads[ti]);
 					double mean, cv, ch;
 
+					if (!used[v])
+						continue;
 					if (!s) {
 						fprintf(c->out, " - |");
 						continue;
@@ -587,6 +599,7 @@ int rep_markdown(struct lab_rctx *c)
 		if (flagged)
 			fprintf(c->out, "\n%s\n", LAB_FMT_FLAG_LEGEND);
 	}
+	free(used);
 	if (printed)
 		fprintf(c->out, "\nHmean ±HCoeffVar for higher-is-better metrics, Amean ±CoeffVar otherwise; change vs %s, "
 			"positive = better (for a lower-is-better metric the gain, 100 - new*100/base; for an "
@@ -710,34 +723,43 @@ static int check_names(const struct lab_rctx *c)
 
 /*
  * Does one variant run one workload over two or more fault paths (the
- * mm_lock modes, run --mm-lock)? Then the report compares the paths side by
- * side (--by fault_path), named as the kernel's threads name them, unless
- * --by, --baseline or a matrix's mapping says otherwise.
+ * mm_lock modes, run --mm-lock), and has every row -w keeps a fault path?
+ * Then the report compares the paths side by side (--by fault_path), named
+ * as the kernel's threads name them, unless --by, --baseline or a matrix's
+ * mapping says otherwise. A row without one (locktest beside pft) keeps the
+ * variants side by side: under fault_path it would stand alone, a table per
+ * variant of one column, "no fault path".
  */
-static bool several_fault_paths(const struct lab_results *r)
+static bool several_fault_paths(const struct lab_rctx *c)
 {
+	const struct lab_results *r = c->r;
 	struct { const char *column, *workload, *title; char base[LAB_SPEC_MAX]; } seen[64];
+	bool several = false;
 	int n = 0;
 
 	for (int i = 0; i < r->ns; i++) {
+		char base[LAB_SPEC_MAX];
+		const char *title = lab_results_fault_path(r->s[i].workload, base, sizeof(base));
 		int k = 0;
 
+		if (!rep_workload_kept(c, r->s[i].workload))
+			continue;
+		if (!title)
+			return false;
 		while (k < n && (strcmp(seen[k].column, r->s[i].column) || strcmp(seen[k].workload, r->s[i].workload)))
 			k++;
-		if (k < n)
-			continue;
-		if (n == (int)(sizeof(seen) / sizeof(seen[0])))
-			return false;	/* a file of many workloads: keep the default */
+		if (k < n || n == (int)(sizeof(seen) / sizeof(seen[0])))
+			continue;	/* a file of many workloads: the first ones decide */
+		for (int j = 0; j < n; j++)
+			several |= !strcmp(seen[j].column, r->s[i].column) && !strcmp(seen[j].base, base) &&
+				   strcmp(seen[j].title, title);
 		seen[n].column = r->s[i].column;
 		seen[n].workload = r->s[i].workload;
-		seen[n].title = lab_results_fault_path(r->s[i].workload, seen[n].base, sizeof(seen[n].base));
-		for (int j = 0; j < n && seen[n].title; j++)
-			if (seen[j].title && !strcmp(seen[j].column, seen[n].column) && !strcmp(seen[j].base, seen[n].base) &&
-			    strcmp(seen[j].title, seen[n].title))
-				return true;
+		seen[n].title = title;
+		snprintf(seen[n].base, sizeof(seen[n].base), "%s", base);
 		n++;
 	}
-	return false;
+	return several;
 }
 
 /*
@@ -865,7 +887,7 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 		fprintf(stderr, "rwlab report: %s\n", err);
 		return st == LAB_RESULTS_BAD_BY ? 2 : 1;	/* a wrong --by is a usage error */
 	}
-	if (!o->by && !o->baseline && !o->map && several_fault_paths(&r)) {	/* compare the paths side by side */
+	if (!o->by && !o->baseline && !o->map && several_fault_paths(&c)) {	/* compare the paths side by side */
 		lab_results_free(&r);
 		ro.by = LAB_RESULTS_FAULT_PATH;
 		if (lab_results_load_many(&r, o->npaths ? o->paths : &o->path, o->npaths ? o->npaths : 1, o->by,

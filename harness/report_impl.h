@@ -110,6 +110,13 @@ struct rep_grid {
 	bool flagged;			/* some cell carries LAB_FMT_FLAG_MARK */
 	bool lower;			/* the metric is lower-is-better: rep_sign_line() goes under it */
 };
+/*
+ * Has column @v a cell of (group @g, metric @m) kept by -w, at some thread
+ * count? A format leaves out a column without one in its table (a variant or
+ * fault path that did not run this workload: `report --by fault_path` over
+ * pft and locktest, two CSVs of different workloads), where it stood all "-".
+ */
+bool rep_column_used(const struct lab_rctx *c, int g, int m, int v);
 /* One stderr line naming the groups @format leaves out for want of a baseline cell (@why: its rule); none: silent. */
 void rep_note_no_base(const struct lab_rctx *c, const char *format, const char *why);
 /* Build the grid of (group @g, metric @m); @compact: email's narrower figures. Returns its rows. */

@@ -290,9 +290,13 @@ static void print_table(struct lab_rctx *c, const struct table *t, const struct 
 	int nrows, M = 0, L = 0;
 	const int *rows = era_rows(c->o->era, &nrows);
 	char a[160], b[160];
-	bool flagged = false, lower = false;
+	bool flagged = false, lower = false, *used = calloc((size_t)r->ncolumns + 1, sizeof(*used));
 
+	if (!used)
+		abort();
 	for (int i = 0; i < nops; i++) {
+		for (int v = 0; v < r->ncolumns; v++)	/* a column with no cell in the table: left out */
+			used[v] |= rep_column_used(c, ops[i].ig, ops[i].im, v);
 		lower |= !ops[i].higher;
 		M = (int)strlen(ops[i].name) > M ? (int)strlen(ops[i].name) : M;
 		for (int k = 0; k < nrows; k++) {
@@ -312,6 +316,8 @@ static void print_table(struct lab_rctx *c, const struct table *t, const struct 
 			}
 		}
 	for (int v = 0; v < r->ncolumns; v++) {
+		if (!used[v])
+			continue;
 		rep_split_name(r->columns[v], a, sizeof(a), b, sizeof(b));
 		F = (int)strlen(a) + 1 - 11 > F ? (int)strlen(a) + 1 - 11 : F;
 		F = (int)strlen(b) + 1 - 11 > F ? (int)strlen(b) + 1 - 11 : F;
@@ -320,6 +326,8 @@ static void print_table(struct lab_rctx *c, const struct table *t, const struct 
 	for (int line = 0; line < 2; line++) {
 		fprintf(c->out, "%*s", L + M + 1, "");
 		for (int v = 0; v < r->ncolumns; v++) {
+			if (!used[v])
+				continue;
 			rep_split_name(r->columns[v], a, sizeof(a), b, sizeof(b));
 			fprintf(c->out, "%*s", F + 11, line ? b : a);
 		}
@@ -330,12 +338,14 @@ static void print_table(struct lab_rctx *c, const struct table *t, const struct 
 			stat_name(rows[k], ops[i].higher, c->o->era, a, sizeof(a));
 			fprintf(c->out, "%-*s %-*s", L, a, M, ops[i].name);
 			for (int v = 0; v < r->ncolumns; v++)
-				flagged |= print_cell(c, &ops[i], rows[k], v, F, P);
+				if (used[v])
+					flagged |= print_cell(c, &ops[i], rows[k], v, F, P);
 			fprintf(c->out, "\n");
 		}
 	if (flagged)
 		fprintf(c->out, "%s\n", LAB_FMT_FLAG_LEGEND);
 	rep_sign_line(c->out, lower);
+	free(used);
 }
 
 int rep_mmtests(struct lab_rctx *c)

@@ -237,11 +237,18 @@ static bool fill_cell(const struct lab_rctx *c, const struct lab_series *s, cons
 	return flagged;
 }
 
-/*
- * Leave out the columns with no cell in this table (a variant or fault path
- * that did not run this workload: `report --by fault_path` over pft and
- * locktest, two CSVs of different workloads), where each stood all "-".
- */
+bool rep_column_used(const struct lab_rctx *c, int g, int m, int v)
+{
+	for (int ti = 0; ti < c->r->nthreads; ti++) {
+		const struct lab_series *s = lab_results_find(c->r, g, v, m, c->r->threads[ti]);
+
+		if (s && rep_workload_kept(c, s->workload))
+			return true;
+	}
+	return false;
+}
+
+/* Leave out the columns rep_column_used() finds no cell in, where each stood all "-". */
 static void grid_drop_empty(struct rep_grid *gr, const bool *used)
 {
 	int nc = 0;
@@ -280,8 +287,10 @@ int rep_grid_build(const struct lab_rctx *c, int g, int m, bool compact, struct 
 	used = calloc((size_t)r->ncolumns + 1, sizeof(*used));
 	if (!gr->rlab || !gr->clab || !gr->cell || !used)
 		abort();
-	for (int v = 0; v < r->ncolumns; v++)
+	for (int v = 0; v < r->ncolumns; v++) {
 		gr->clab[v] = xstrdup(r->columns[v]);
+		used[v] = rep_column_used(c, g, m, v);
+	}
 	for (int ti = 0; ti < r->nthreads; ti++) {
 		const struct lab_series *base = lab_results_find(r, g, 0, m, r->threads[ti]);
 		char lab[32];
@@ -295,7 +304,6 @@ int rep_grid_build(const struct lab_rctx *c, int g, int m, bool compact, struct 
 			if (!s || !rep_workload_kept(c, s->workload))
 				continue;
 			any = true;
-			used[v] = true;
 			unit = rep_count_unit(s->workload);
 			gr->lower = s->better == LAB_BETTER_LOWER;
 			gr->flagged |= fill_cell(c, s, base, v == 0, compact, gr->cell[rows * gr->nc + v]);

@@ -118,6 +118,8 @@ struct runner {
 	const struct lab_context *ctx;	/* the run's context (its shard and plan columns) */
 	int loaded;			/* cells that started with the load above the CPUs (warned once) */
 	double load_max;		/* ... the highest such load */
+	int gone;			/* the reader of -o's FIFO or pipe went away at this cell (1-based): run stopped */
+	int unwritten;			/* finished cells whose write Ctrl-C gave up (a reader that stalled) */
 };
 
 /* The state of the cell in flight. */
@@ -637,16 +639,36 @@ static int cell_open(struct runner *r, struct cell_run *cr, const struct cell_pl
 	return 0;
 }
 
+/*
+ * Append the rows of plan cell @index (1-based) to the CSV: 0 or -errno. A
+ * FIFO or pipe whose reader went away (-EPIPE) stops the run as Ctrl-C does:
+ * no cell after it has anywhere to go, and lab_run() says so in one line.
+ * A write to a reader that stalls, given up on Ctrl-C (-EINTR), is the
+ * interrupt's, counted for lab_run()'s one line, not the cell's failure.
+ */
+static int write_rows(struct runner *r, const struct lab_buf *rows, int index)
+{
+	int ret = r->gone ? -EPIPE : lab_csv_append(&r->csv, rows->p, rows->len);
+
+	if (ret == -EPIPE && !r->gone) {
+		r->gone = index;
+		lab_interrupted = 1;	/* the loops stop; lab_run() tells it from Ctrl-C by r->gone */
+	}
+	r->unwritten += ret == -EINTR;
+	return ret;
+}
+
 /* Teardown, then write the rows of a cell that ran to the end (@ret 0), say how it went, free. */
 static void cell_close(struct runner *r, struct cell_run *cr, int ret)
 {
 	if (cr->open)
 		cr->ops->teardown(cr->state);
 	if (!ret && cr->rows.len) {
-		ret = lab_csv_append(&r->csv, cr->rows.p, cr->rows.len);
-		if (ret)
+		ret = write_rows(r, &cr->rows, cr->index);
+		if (ret && ret != -EPIPE && ret != -EINTR) {	/* those two: lab_run()'s one line */
 			cell_fail(cr, "writing %s: %s", r->csv.path, strerror(-ret));
-		ret = ret ? -1 : 0;
+			ret = -1;
+		}
 	}
 	if (!ret && cr->bad_data) {	/* written and marked, but failed */
 		cell_fail(cr, "%s", cr->bad_why);
@@ -654,7 +676,7 @@ static void cell_close(struct runner *r, struct cell_run *cr, int ret)
 	}
 	if (!ret)
 		cell_summary(r, cr);
-	else if (ret != -EINTR)
+	else if (ret != -EINTR && ret != -EPIPE)
 		cell_failed(r, cr);
 	lab_buf_free(&cr->rows);
 	free(cr->cell);
@@ -871,7 +893,11 @@ static void sim_cell_done(void *arg, int i, const struct lab_sim_proc *pr)
 	snprintf(head, sizeof(head), "%.*s", (int)strcspn(p->wl->ops->headline, ","), p->wl->ops->headline);
 	nrows = lab_sim_cell_rows(pr->out.p, pr->out.len, r->run_id, r->ctx, lab_pin_name(r->o->pin), head, &rows,
 				  &co, err, sizeof(err));
-	if (nrows > 0 && (st = lab_csv_append(&r->csv, rows.p, rows.len)))
+	if (nrows > 0 && ((st = write_rows(r, &rows, i + 1)) == -EPIPE || st == -EINTR)) {
+		lab_buf_free(&rows);
+		return;		/* its reader went away, or stalled until Ctrl-C: lab_run() says so */
+	}
+	if (nrows > 0 && st)
 		snprintf(err, sizeof(err), "writing %s: %s", r->csv.path, strerror(-st)), nrows = -1;
 	if (nrows >= 0 && pr->status > 128)	/* killed (SIGKILL, SIGSEGV): it could not say why itself */
 		snprintf(err, sizeof(err), "its rwlab-sim was killed by signal %d (%s)", pr->status - 128,
@@ -1135,9 +1161,15 @@ int lab_run(const struct lab_run_opts *o)
 	if (r.loaded > 1)
 		fprintf(stderr, "WARNING: %d of the %d cells started with the load average above the %d CPUs (up to %.2f): "
 			"each iteration's loadavg_start row says which\n", r.loaded, r.nplan, r.cpus, r.load_max);
-	status = lab_interrupted ? 130 : r.nfailed ? 1 : 0;
+	status = r.gone ? 1 : lab_interrupted ? 130 : r.nfailed ? 1 : 0;
 	if (LAB_SIM && lab_sim_cell_child())
 		;	/* a cell's own process: the run's process sums up (its CSV is a pipe, "-") */
+	else if (r.gone)
+		fprintf(stderr, "rwlab: %s%s: its reader went away; the run stopped at cell %d of %d, which is not "
+			"written (nor any after)\n", strcmp(o->csv_path, "-") ? "FIFO " : "", r.csv.path, r.gone, r.nplan);
+	else if (lab_interrupted && r.unwritten)
+		fprintf(stderr, "rwlab: interrupted; %d finished cell%s not written whole to %s: its reader had stopped "
+			"reading\n", r.unwritten, r.unwritten > 1 ? "s were" : " was", o->csv_path);
 	else if (lab_interrupted)
 		fprintf(stderr, "rwlab: interrupted; the finished cells are in %s\n", o->csv_path);
 	else if (r.nfailed)

@@ -147,6 +147,23 @@ grep -q "^rwlab report: lkp: 2 groups without a cell in the baseline column 'mma
 grep -q 'locktest' "$tmp/o" && fail "-f speedup, mixed: a locktest table without its baseline: $(cat "$tmp/o")"
 grep -q "^rwlab report: speedup: 2 groups without a cell in the baseline column 'mmap_lock'" "$tmp/e" ||
 	fail "-f speedup, mixed: no note of the groups left out: $(cat "$tmp/e")"
+# -f markdown and -f mmtests leave out a column a table has no cell in, as the table does (they
+# printed a column of '-': null beside pft, which only rwsem ran), and keep the others (locktest's null).
+for f in markdown mmtests; do
+	"$rwlab" report mm.csv load.csv --by variant -f $f >"$tmp/o" 2>"$tmp/e" || fail "-f $f, mixed: exit $?"
+	awk '/^(### )?[a-z]/ { g = $0 } g ~ /^(### )?pft/' "$tmp/o" | grep -q 'null' &&
+		fail "-f $f, mixed: pft's tables have a column for null, which did not run pft: $(cat "$tmp/o")"
+	awk '/^(### )?[a-z]/ { g = $0 } g ~ /^(### )?locktest/' "$tmp/o" | grep -q 'null' ||
+		fail "-f $f, mixed: locktest's null column is gone: $(cat "$tmp/o")"
+done
+# 6. No --by over pft in several fault paths beside locktest compared the fault paths, so each
+# locktest variant stood alone under "no fault path": now variants side by side, as for either file
+# alone under --by variant; -w pft (every row kept has a fault path) still compares the paths.
+"$rwlab" report mm.csv load.csv >"$tmp/o" 2>"$tmp/e" || fail "report pft and locktest, no --by: exit $?"
+grep -Eq '^ +rwsem +null$' "$tmp/o" || fail "report pft and locktest, no --by: locktest's variants not side by side: $(cat "$tmp/o")"
+grep -q 'no fault path' "$tmp/o" && fail "report pft and locktest, no --by: a 'no fault path' column: $(cat "$tmp/o")"
+"$rwlab" report mm.csv load.csv -w pft >"$tmp/o" 2>"$tmp/e" || fail "report pft and locktest -w pft: exit $?"
+grep -Eq '^ +mmap_lock +per-VMA +vm_refcnt$' "$tmp/o" || fail "report -w pft: the fault paths not side by side: $(cat "$tmp/o")"
 # 6. An unknown --by column lists every column --by takes (fault_path was missing) and exits 2,
 # as usage errors do (it exited 1); plot's --by likewise.
 expect "--by bogus" 2 "^rwlab report: --by 'bogus': no column 'bogus' in load.csv \(valid: run, variant, workload, .*, host, .*, fault_path\)$" \

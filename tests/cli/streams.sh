@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Streams: `run -o -` writes the CSV, and only the CSV, to
 # stdout; `run -o /dev/null` or a FIFO is written as it is (no table read
-# back, --resume refused); `report -` reads it from stdin; report pools several CSVs of one
+# back, --resume refused; a reader that stalls or quits ends the run in one line);
+# `report -` reads it from stdin; report pools several CSVs of one
 # host and refuses one cell from two hosts unless --by has host.
 #   usage: streams.sh RWLAB DATA-DIR
 . "${0%/*}/../lib.sh"
@@ -46,7 +47,25 @@ if kill -0 $pid 2>/dev/null; then
 fi
 wait $pid
 [ $? = 130 ] || fail "run -o FIFO with a stalled reader, SIGINT: exit status not 130: $(tail -n 2 "$tmp/st")"
+# ... saying so in one line, not a "cell ... failed: writing FIFO: Interrupted system call" per open cell
+grep -q 'failed' "$tmp/st" && fail "run -o FIFO with a stalled reader, SIGINT: a cell failed: $(cat "$tmp/st")"
+[ "$(grep -vc '^WARNING: ' "$tmp/st")" = 1 ] && grep -q '^rwlab: interrupted' "$tmp/st" ||
+	fail "run -o FIFO with a stalled reader, SIGINT: not one line saying it was interrupted: $(cat "$tmp/st")"
 kill $reader 2>/dev/null
+# A FIFO whose reader quits mid-run: one line naming the FIFO and its reader, exit 1 (it was
+# SIGPIPE: exit 141, nothing said); what the reader read is whole, from the header on.
+mkfifo "$tmp/quit"
+head -n 3 <"$tmp/quit" >"$tmp/quit.csv" &
+reader=$!
+sleep 0.5	# the reader waits in open(): a FIFO with no reader is refused
+"$rwlab" run -l pthread,null -w locktest -t 1,2 -n 2 -d 100ms --warmup 0 -q -o "$tmp/quit" >"$tmp/qo" 2>"$tmp/qe"
+rc=$?
+wait $reader
+[ $rc = 1 ] || fail "run -o FIFO whose reader quit: exit status $rc, want 1: $(cat "$tmp/qe")"
+[ "$(grep -vc '^WARNING: ' "$tmp/qe")" = 1 ] && grep -q "^rwlab: .*$tmp/quit.*reader went away" "$tmp/qe" ||
+	fail "run -o FIFO whose reader quit: not one line naming the FIFO and its reader: $(cat "$tmp/qe")"
+head -n 1 "$tmp/quit.csv" | grep -q '^schema,run,' && [ "$(wc -l <"$tmp/quit.csv")" = 3 ] ||
+	fail "run -o FIFO whose reader quit: the reader did not get the header and the rows: $(head -c 300 "$tmp/quit.csv")"
 $run -o /dev/null --resume >"$tmp/dr" 2>&1
 [ $? = 2 ] || fail "run -o /dev/null --resume did not exit 2"
 grep -q "device or pipe" "$tmp/dr" || fail "the --resume refusal does not say why: $(cat "$tmp/dr")"
