@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Issue 25's table target, as `meson test --benchmark --suite sim sim-tables`: each seed table's
+# The seed tables' time target, as `meson test --benchmark --suite sim sim-tables`: each seed table's
 # `tools/reproduce NAME --sim -j 2` at its published size within 10 minutes of wall time.
 # Published sizes: per-vma-locks and rwsem-rework as their matrices give them; lazy-mm-hazptr's
 # context_switch at the published 24-192 pairs (its results' command); hugetlb-vmemmap at LKP's
