@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -165,21 +166,31 @@ static ssize_t write_no_sigpipe(int fd, const char *buf, size_t len)
  * One write to a stream; a full pipe (a reader that stalls) is waited for
  * in poll() steps of 250 ms, and given up (-EINTR) once the caller's stop
  * flag is set: a signal may be taken by another thread, so the write itself
- * is never interrupted for it.
+ * is never interrupted for it. stdout may be blocking (its file description
+ * is the shell's, left as it is): there a write waits for poll()'s room and
+ * takes at most PIPE_BUF bytes, which a pipe with room takes without
+ * blocking.
  */
 static ssize_t stream_write(struct lab_csv_writer *w, const char *buf, size_t len)
 {
-	for (;;) {
-		ssize_t n = write_no_sigpipe(w->fd, buf, len);
-		struct pollfd p = { .fd = w->fd, .events = POLLOUT };
+	int fl = fcntl(w->fd, F_GETFL);
+	bool blocking = fl >= 0 && !(fl & O_NONBLOCK);
 
+	for (;;) {
+		struct pollfd p = { .fd = w->fd, .events = POLLOUT };
+		ssize_t n = -1;
+
+		errno = EAGAIN;
+		if (!blocking || poll(&p, 1, 250) > 0)
+			n = write_no_sigpipe(w->fd, buf, blocking && len > PIPE_BUF ? PIPE_BUF : len);
 		if (n >= 0 || (errno != EAGAIN && errno != EINTR))
 			return n;
 		if (w->stop && *w->stop) {
 			errno = EINTR;
 			return -1;
 		}
-		poll(&p, 1, 250);
+		if (!blocking)
+			poll(&p, 1, 250);
 	}
 }
 

@@ -52,6 +52,18 @@ grep -q 'failed' "$tmp/st" && fail "run -o FIFO with a stalled reader, SIGINT: a
 [ "$(grep -vc '^WARNING: ' "$tmp/st")" = 1 ] && grep -q '^rwlab: interrupted' "$tmp/st" ||
 	fail "run -o FIFO with a stalled reader, SIGINT: not one line saying it was interrupted: $(cat "$tmp/st")"
 kill $reader 2>/dev/null
+# The same with -o - into a pipe that stalls: stdout's file description is blocking (it was a
+# write() blocked in the kernel: SIGINT waited for the reader, then exit 1, "reader went away").
+( "$rwlab" run -l pthread,null -w locktest -t 1,2 -n 200 -d 1ms --warmup 0 -q -o - 2>"$tmp/so" &
+  echo $! >"$tmp/spid"; wait $!; echo $? >"$tmp/src" ) | timeout 60 sleep 60 &
+reader=$! k=0
+sleep 3
+kill -INT "$(cat "$tmp/spid")"
+while [ ! -s "$tmp/src" ] && [ $k -lt 100 ]; do sleep 0.2; k=$((k + 1)); done
+[ -s "$tmp/src" ] || { fail "run -o - into a stalled pipe ignored SIGINT for 20 s"; kill -KILL "$(cat "$tmp/spid")"; }
+[ "$(cat "$tmp/src")" = 130 ] && grep -q '^rwlab: interrupted' "$tmp/so" ||
+	fail "run -o - into a stalled pipe, SIGINT: exit $(cat "$tmp/src"), want 130: $(cat "$tmp/so")"
+kill $reader 2>/dev/null
 # A FIFO whose reader quits mid-run: one line naming the FIFO and its reader, exit 1 (it was
 # SIGPIPE: exit 141, nothing said); what the reader read is whole, from the header on.
 mkfifo "$tmp/quit"
