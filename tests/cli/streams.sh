@@ -78,6 +78,27 @@ wait $reader
 	fail "run -o FIFO whose reader quit: not one line naming the FIFO and its reader: $(cat "$tmp/qe")"
 head -n 1 "$tmp/quit.csv" | grep -q '^schema,run,' && [ "$(wc -l <"$tmp/quit.csv")" = 3 ] ||
 	fail "run -o FIFO whose reader quit: the reader did not get the header and the rows: $(head -c 300 "$tmp/quit.csv")"
+# rwlab exec writes a FIFO or stdout so too: no table read back from it (it waited forever in
+# open() on the FIFO; read stdin for -o -, exit 1), and a reader that quits ends it in one line.
+mkfifo "$tmp/efifo" "$tmp/equit"
+cat <"$tmp/efifo" >"$tmp/efifo.csv" &
+reader=$!
+sleep 0.5
+timeout 20 "$rwlab" exec -l none,rwsem -n 1 -q --force -o "$tmp/efifo" -- true >"$tmp/eo" 2>&1
+rc=$?
+wait $reader
+[ $rc = 0 ] || fail "exec -o FIFO: exit status $rc, want 0 (124: it hung reading the FIFO back): $(cat "$tmp/eo")"
+grep -q '^4,.*,rwsem,true,' "$tmp/efifo.csv" || fail "exec -o FIFO: the reader got no rows: $(head -c 300 "$tmp/efifo.csv")"
+timeout 20 "$rwlab" exec -l none,rwsem -n 1 -q --force -o - -- true >"$tmp/eo" 2>"$tmp/ee"
+[ $? = 0 ] && ! grep -q 'rwlab report' "$tmp/ee" || fail "exec -o -: read a table back from stdin: $(cat "$tmp/ee")"
+head -n 2 <"$tmp/equit" >/dev/null &
+reader=$!
+sleep 0.5
+timeout 20 "$rwlab" exec -l none,rwsem -n 3 -q --force -o "$tmp/equit" -- sleep 0.2 >"$tmp/eo" 2>&1
+rc=$?
+wait $reader
+[ $rc = 1 ] && [ "$(wc -l <"$tmp/eo")" = 1 ] && grep -q "^rwlab exec: FIFO $tmp/equit: its reader went away" "$tmp/eo" ||
+	fail "exec -o FIFO whose reader quit: exit status $rc, want 1 and one line: $(cat "$tmp/eo")"
 $run -o /dev/null --resume >"$tmp/dr" 2>&1
 [ $? = 2 ] || fail "run -o /dev/null --resume did not exit 2"
 grep -q "device or pipe" "$tmp/dr" || fail "the --resume refusal does not say why: $(cat "$tmp/dr")"
