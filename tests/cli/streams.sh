@@ -78,6 +78,12 @@ wait $reader
 	fail "run -o FIFO whose reader quit: not one line naming the FIFO and its reader: $(cat "$tmp/qe")"
 head -n 1 "$tmp/quit.csv" | grep -q '^schema,run,' && [ "$(wc -l <"$tmp/quit.csv")" = 3 ] ||
 	fail "run -o FIFO whose reader quit: the reader did not get the header and the rows: $(head -c 300 "$tmp/quit.csv")"
+# ... and one that quit before the header (`-o - | true`) too: exit 1 and one line (it was exit 2,
+# "cannot write results to '-': Broken pipe", a usage error's status).
+( sleep 0.5; "$rwlab" run -l null -w locktest -t 1 -n 1 -d 1ms --warmup 0 -q -o - 2>"$tmp/te"; echo $? >"$tmp/trc" ) | true
+wait
+[ "$(cat "$tmp/trc")" = 1 ] && [ "$(grep -vc '^WARNING: ' "$tmp/te")" = 1 ] && grep -q '^rwlab: stdout: its reader went away' "$tmp/te" ||
+	fail "run -o - | true: exit status $(cat "$tmp/trc"), want 1 and one line: $(cat "$tmp/te")"
 # rwlab exec writes a FIFO or stdout so too: no table read back from it (it waited forever in
 # open() on the FIFO; read stdin for -o -, exit 1), and a reader that quits ends it in one line.
 mkfifo "$tmp/efifo" "$tmp/equit"
