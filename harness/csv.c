@@ -164,24 +164,31 @@ static ssize_t write_no_sigpipe(int fd, const char *buf, size_t len)
 
 /*
  * One write to a stream; a full pipe (a reader that stalls) is waited for
- * in poll() steps of 250 ms, and given up (-EINTR) once the caller's stop
+ * in ppoll() steps of 250 ms, and given up (-EINTR) once the caller's stop
  * flag is set: a signal may be taken by another thread, so the write itself
- * is never interrupted for it. stdout may be blocking (its file description
- * is the shell's, left as it is): there a write waits for poll()'s room and
- * takes at most PIPE_BUF bytes, which a pipe with room takes without
- * blocking.
+ * is never interrupted for it. The wait takes SIGINT and SIGTERM even where
+ * the caller blocks them (lab_sim_cells_run() does, outside its own
+ * ppoll()). stdout may be blocking (its file description is the shell's,
+ * left as it is): there a write waits for ppoll()'s room and takes at most
+ * PIPE_BUF bytes, which a pipe with room takes without blocking.
  */
 static ssize_t stream_write(struct lab_csv_writer *w, const char *buf, size_t len)
 {
+	static const struct timespec step = { 0, 250000000 };
 	int fl = fcntl(w->fd, F_GETFL);
 	bool blocking = fl >= 0 && !(fl & O_NONBLOCK);
+	sigset_t waiting;
 
+	/* SIGINT and SIGTERM reach their handler while it waits (--sim's loop blocks them elsewhere) */
+	pthread_sigmask(SIG_BLOCK, NULL, &waiting);
+	sigdelset(&waiting, SIGINT);
+	sigdelset(&waiting, SIGTERM);
 	for (;;) {
 		struct pollfd p = { .fd = w->fd, .events = POLLOUT };
 		ssize_t n = -1;
 
 		errno = EAGAIN;
-		if (!blocking || poll(&p, 1, 250) > 0)
+		if (!blocking || ppoll(&p, 1, &step, &waiting) > 0)
 			n = write_no_sigpipe(w->fd, buf, blocking && len > PIPE_BUF ? PIPE_BUF : len);
 		if (n >= 0 || (errno != EAGAIN && errno != EINTR))
 			return n;
@@ -190,7 +197,7 @@ static ssize_t stream_write(struct lab_csv_writer *w, const char *buf, size_t le
 			return -1;
 		}
 		if (!blocking)
-			poll(&p, 1, 250);
+			ppoll(&p, 1, &step, &waiting);
 	}
 }
 

@@ -52,6 +52,25 @@ grep -q 'failed' "$tmp/st" && fail "run -o FIFO with a stalled reader, SIGINT: a
 [ "$(grep -vc '^WARNING: ' "$tmp/st")" = 1 ] && grep -q '^rwlab: interrupted' "$tmp/st" ||
 	fail "run -o FIFO with a stalled reader, SIGINT: not one line saying it was interrupted: $(cat "$tmp/st")"
 kill $reader 2>/dev/null
+# ... and under --sim, whose cell loop blocks SIGINT and SIGTERM outside its wait (the stalled
+# write waited on with them blocked: SIGINT ignored until the reader went).
+if [ -x "$(dirname "$rwlab")/rwlab-sim" ]; then
+	timeout 60 sleep 60 <"$tmp/stall" &
+	reader=$! k=0
+	"$rwlab" run --sim generic-8 -l rwsem,null -w locktest -t 1,2 -n 50 -d 1ms --warmup 0 -q -o "$tmp/stall" >"$tmp/st" 2>&1 &
+	pid=$!
+	sleep 5
+	kill -INT $pid
+	while kill -0 $pid 2>/dev/null && [ $k -lt 100 ]; do sleep 0.2; k=$((k + 1)); done
+	if kill -0 $pid 2>/dev/null; then
+		fail "run --sim -o FIFO with a stalled reader ignored SIGINT for 20 s"
+		kill -KILL $pid
+	fi
+	wait $pid
+	[ $? = 130 ] && grep -q '^rwlab: interrupted' "$tmp/st" ||
+		fail "run --sim -o FIFO with a stalled reader, SIGINT: not exit 130 with one line: $(cat "$tmp/st")"
+	kill $reader 2>/dev/null
+fi
 # The same with -o - into a pipe that stalls: stdout's file description is blocking (it was a
 # write() blocked in the kernel: SIGINT waited for the reader, then exit 1, "reader went away").
 ( "$rwlab" run -l pthread,null -w locktest -t 1,2 -n 200 -d 1ms --warmup 0 -q -o - 2>"$tmp/so" &
