@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -163,23 +164,40 @@ static ssize_t write_no_sigpipe(int fd, const char *buf, size_t len)
 
 /*
  * One write to a stream; a full pipe (a reader that stalls) is waited for
- * in poll() steps of 250 ms, and given up (-EINTR) once the caller's stop
+ * in ppoll() steps of 250 ms, and given up (-EINTR) once the caller's stop
  * flag is set: a signal may be taken by another thread, so the write itself
- * is never interrupted for it.
+ * is never interrupted for it. The wait takes SIGINT and SIGTERM even where
+ * the caller blocks them (lab_sim_cells_run() does, outside its own
+ * ppoll()). stdout may be blocking (its file description is the shell's,
+ * left as it is): there a write waits for ppoll()'s room and takes at most
+ * PIPE_BUF bytes, which a pipe with room takes without blocking.
  */
 static ssize_t stream_write(struct lab_csv_writer *w, const char *buf, size_t len)
 {
-	for (;;) {
-		ssize_t n = write_no_sigpipe(w->fd, buf, len);
-		struct pollfd p = { .fd = w->fd, .events = POLLOUT };
+	static const struct timespec step = { 0, 250000000 };
+	int fl = fcntl(w->fd, F_GETFL);
+	bool blocking = fl >= 0 && !(fl & O_NONBLOCK);
+	sigset_t waiting;
 
+	/* SIGINT and SIGTERM reach their handler while it waits (--sim's loop blocks them elsewhere) */
+	pthread_sigmask(SIG_BLOCK, NULL, &waiting);
+	sigdelset(&waiting, SIGINT);
+	sigdelset(&waiting, SIGTERM);
+	for (;;) {
+		struct pollfd p = { .fd = w->fd, .events = POLLOUT };
+		ssize_t n = -1;
+
+		errno = EAGAIN;
+		if (!blocking || ppoll(&p, 1, &step, &waiting) > 0)
+			n = write_no_sigpipe(w->fd, buf, blocking && len > PIPE_BUF ? PIPE_BUF : len);
 		if (n >= 0 || (errno != EAGAIN && errno != EINTR))
 			return n;
 		if (w->stop && *w->stop) {
 			errno = EINTR;
 			return -1;
 		}
-		poll(&p, 1, 250);
+		if (!blocking)
+			ppoll(&p, 1, &step, &waiting);
 	}
 }
 
@@ -247,7 +265,7 @@ int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t e
 		snprintf(err, errlen, "cannot write results to '%s': %s", path, strerror(-r));
 		close(w->fd);
 		w->fd = -1;
-		return -1;
+		return r == -EPIPE ? r : -1;
 	}
 	return 0;
 }

@@ -653,8 +653,9 @@ static int exec_preload_rows(struct lab_buf *b, const struct lab_context *ctx, c
 }
 
 /*
- * Run every (iteration, variant); write the rows. Returns 0, or 1 if a run
- * failed; @stats: how many processes left preload statistics.
+ * Run every (iteration, variant); write the rows. Returns 0, 1 if a run
+ * failed, or -1 when -o's FIFO or pipe lost its reader (said here; the runs
+ * stop); @stats: how many processes left preload statistics.
  */
 static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const char *run_id, int *stats)
 {
@@ -706,9 +707,17 @@ static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const c
 			preloaded += procs;
 			runs += strcmp(o->locks[k], "none") != 0;
 			unlink(tmpl);
-			if (lab_csv_append(w, b.p, b.len))
-				fprintf(stderr, "%s: cannot write %s: %s\n", o->prog, w->path, strerror(errno));
+			e = lab_csv_append(w, b.p, b.len);
 			lab_buf_free(&b);
+			if (e == -EPIPE) {	/* -o's FIFO or pipe: no run after this one has anywhere to go */
+				fprintf(stderr, "%s: %s%s: its reader went away; stopped at %s, iteration %ld, which is "
+					"not written (nor any after)\n", o->prog, strcmp(o->csv, "-") ? "FIFO " : "", w->path,
+					o->locks[k], it);
+				free(r.out);
+				return -1;
+			}
+			if (e)
+				fprintf(stderr, "%s: cannot write %s: %s\n", o->prog, w->path, strerror(-e));
 			if (!o->quiet)
 				fprintf(stderr, "%s: %-16s iteration %ld: wall %.3f s, user %.3f s, sys %.3f s, exit %d%s\n",
 					o->prog, o->locks[k], it, r.wall, r.user, r.sys, r.status,
@@ -781,8 +790,11 @@ static int cmd_exec(int argc, char **argv)
 		exec_notes(&o);
 	failed = exec_all(&o, &w, run_id, &stats);
 	lab_csv_close(&w);
+	if (failed < 0)
+		return 1;	/* its reader went away: exec_all() said where */
 	fprintf(stderr, "%s: results in %s\n", o.prog, o.csv);
-	if (!o.no_report) {
+	/* stdout, a FIFO or a device: nothing to read the table back from (reading a FIFO would wait forever) */
+	if (!o.no_report && strcmp(o.csv, "-") && !lab_csv_stream_path(o.csv)) {
 		for (int m = 0; m < o.nmetrics; m++)
 			off += (size_t)snprintf(metrics + off, sizeof(metrics) - off, "%s,", o.metric[m].name);
 		for (int k = 0; k < o.nlocks; k++) {

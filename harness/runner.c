@@ -1012,11 +1012,12 @@ static int check_footprint(const struct runner *r)
 	return -1;
 }
 
-/* Open (or resume) the CSV and plan the cells. Returns 0, or 2: nothing was run. */
+/* Open (or resume) the CSV and plan the cells. Returns 0, or 2 (1: -o's reader went away): nothing was run. */
 static int runner_open(struct runner *r, const struct lab_context *ctx)
 {
 	const struct lab_run_opts *o = r->o;
 	char err[1024];
+	int ret;
 
 	r->csv.fd = -1;
 	/* --resume: the file's lock first, so that no other rwlab writes it while it is read and carried on */
@@ -1046,8 +1047,14 @@ static int runner_open(struct runner *r, const struct lab_context *ctx)
 		lab_csv_close(&r->csv);
 		return 2;	/* before any measurement, the file untouched */
 	}
-	if (r->resume.exists ? lab_csv_open_append(&r->csv, o->csv_path, r->resume.keep_len, err, sizeof(err)) :
-			       lab_csv_open(&r->csv, o->csv_path, err, sizeof(err))) {
+	ret = r->resume.exists ? lab_csv_open_append(&r->csv, o->csv_path, r->resume.keep_len, err, sizeof(err)) :
+				 lab_csv_open(&r->csv, o->csv_path, err, sizeof(err));
+	if (ret == -EPIPE) {	/* `-o - | true`: the reader went away, as mid-run (exit 1), before any cell */
+		fprintf(stderr, "rwlab: %s%s: its reader went away before the header; no cell was run\n",
+			strcmp(o->csv_path, "-") ? "FIFO " : "", r->csv.path);
+		return 1;
+	}
+	if (ret) {
 		fprintf(stderr, "rwlab: %s\n", err);
 		return 2;	/* before any measurement */
 	}

@@ -125,6 +125,18 @@ if [ -n "$dir" ]; then
 fi
 
 # The native loader takes the sim_* keys and refuses an unknown one.
+# tests/sim/tables.sh (benchmark sim-tables) checks its arguments before any table runs: a bad
+# one is exit 2 at once (an unknown name was refused only when reached, after the tables before
+# it; no rwlab was "$1: unbound variable", or every table FAILED in turn).
+if want native; then
+	for args in "" "/nonexistent/rwlab" "$rwlab per-vma-locks nosuch"; do
+		# shellcheck disable=SC2086
+		timeout 10 bash "$root/tests/sim/tables.sh" $args >"$tmp/tables.out" 2>&1
+		rc=$?
+		[ $rc = 2 ] && [ "$(wc -l <"$tmp/tables.out")" = 1 ] && grep -q '^tables.sh: ' "$tmp/tables.out" ||
+			fail "tables.sh $args: exit $rc, want 2 and one line: $(head -c 300 "$tmp/tables.out")"
+	done
+fi
 if want native; then
 	printf 'locks = null\nworkloads = locktest\nthreads = 1\nsim_bogus = 1\n' >"$tmp/bad.matrix"
 	"$rwlab" run --matrix "$tmp/bad.matrix" --list-cells >/dev/null 2>"$tmp/bad.err" && fail "sim_bogus was accepted"

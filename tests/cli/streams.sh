@@ -52,6 +52,37 @@ grep -q 'failed' "$tmp/st" && fail "run -o FIFO with a stalled reader, SIGINT: a
 [ "$(grep -vc '^WARNING: ' "$tmp/st")" = 1 ] && grep -q '^rwlab: interrupted' "$tmp/st" ||
 	fail "run -o FIFO with a stalled reader, SIGINT: not one line saying it was interrupted: $(cat "$tmp/st")"
 kill $reader 2>/dev/null
+# ... and under --sim, whose cell loop blocks SIGINT and SIGTERM outside its wait (the stalled
+# write waited on with them blocked: SIGINT ignored until the reader went).
+if [ -x "$(dirname "$rwlab")/rwlab-sim" ]; then
+	timeout 60 sleep 60 <"$tmp/stall" &
+	reader=$! k=0
+	"$rwlab" run --sim generic-8 -l rwsem,null -w locktest -t 1,2 -n 50 -d 1ms --warmup 0 -q -o "$tmp/stall" >"$tmp/st" 2>&1 &
+	pid=$!
+	sleep 5
+	kill -INT $pid
+	while kill -0 $pid 2>/dev/null && [ $k -lt 100 ]; do sleep 0.2; k=$((k + 1)); done
+	if kill -0 $pid 2>/dev/null; then
+		fail "run --sim -o FIFO with a stalled reader ignored SIGINT for 20 s"
+		kill -KILL $pid
+	fi
+	wait $pid
+	[ $? = 130 ] && grep -q '^rwlab: interrupted' "$tmp/st" ||
+		fail "run --sim -o FIFO with a stalled reader, SIGINT: not exit 130 with one line: $(cat "$tmp/st")"
+	kill $reader 2>/dev/null
+fi
+# The same with -o - into a pipe that stalls: stdout's file description is blocking (it was a
+# write() blocked in the kernel: SIGINT waited for the reader, then exit 1, "reader went away").
+( "$rwlab" run -l pthread,null -w locktest -t 1,2 -n 200 -d 1ms --warmup 0 -q -o - 2>"$tmp/so" &
+  echo $! >"$tmp/spid"; wait $!; echo $? >"$tmp/src" ) | timeout 60 sleep 60 &
+reader=$! k=0
+sleep 3
+kill -INT "$(cat "$tmp/spid")"
+while [ ! -s "$tmp/src" ] && [ $k -lt 100 ]; do sleep 0.2; k=$((k + 1)); done
+[ -s "$tmp/src" ] || { fail "run -o - into a stalled pipe ignored SIGINT for 20 s"; kill -KILL "$(cat "$tmp/spid")"; }
+[ "$(cat "$tmp/src")" = 130 ] && grep -q '^rwlab: interrupted' "$tmp/so" ||
+	fail "run -o - into a stalled pipe, SIGINT: exit $(cat "$tmp/src"), want 130: $(cat "$tmp/so")"
+kill $reader 2>/dev/null
 # A FIFO whose reader quits mid-run: one line naming the FIFO and its reader, exit 1 (it was
 # SIGPIPE: exit 141, nothing said); what the reader read is whole, from the header on.
 mkfifo "$tmp/quit"
@@ -66,6 +97,33 @@ wait $reader
 	fail "run -o FIFO whose reader quit: not one line naming the FIFO and its reader: $(cat "$tmp/qe")"
 head -n 1 "$tmp/quit.csv" | grep -q '^schema,run,' && [ "$(wc -l <"$tmp/quit.csv")" = 3 ] ||
 	fail "run -o FIFO whose reader quit: the reader did not get the header and the rows: $(head -c 300 "$tmp/quit.csv")"
+# ... and one that quit before the header (`-o - | true`) too: exit 1 and one line (it was exit 2,
+# "cannot write results to '-': Broken pipe", a usage error's status).
+( sleep 0.5; "$rwlab" run -l null -w locktest -t 1 -n 1 -d 1ms --warmup 0 -q -o - 2>"$tmp/te"; echo $? >"$tmp/trc" ) | true
+wait
+[ "$(cat "$tmp/trc")" = 1 ] && [ "$(grep -vc '^WARNING: ' "$tmp/te")" = 1 ] && grep -q '^rwlab: stdout: its reader went away' "$tmp/te" ||
+	fail "run -o - | true: exit status $(cat "$tmp/trc"), want 1 and one line: $(cat "$tmp/te")"
+# rwlab exec writes a FIFO or stdout so too: no table read back from it (it waited forever in
+# open() on the FIFO; read stdin for -o -, exit 1), and a reader that quits ends it in one line.
+mkfifo "$tmp/efifo" "$tmp/equit"
+cat <"$tmp/efifo" >"$tmp/efifo.csv" &
+reader=$!
+sleep 0.5
+timeout 20 "$rwlab" exec -l none,rwsem -n 1 -q --force -o "$tmp/efifo" -- true >"$tmp/eo" 2>&1
+rc=$?
+wait $reader
+[ $rc = 0 ] || fail "exec -o FIFO: exit status $rc, want 0 (124: it hung reading the FIFO back): $(cat "$tmp/eo")"
+grep -q '^4,.*,rwsem,true,' "$tmp/efifo.csv" || fail "exec -o FIFO: the reader got no rows: $(head -c 300 "$tmp/efifo.csv")"
+timeout 20 "$rwlab" exec -l none,rwsem -n 1 -q --force -o - -- true >"$tmp/eo" 2>"$tmp/ee"
+[ $? = 0 ] && ! grep -q 'rwlab report' "$tmp/ee" || fail "exec -o -: read a table back from stdin: $(cat "$tmp/ee")"
+head -n 2 <"$tmp/equit" >/dev/null &
+reader=$!
+sleep 0.5
+timeout 20 "$rwlab" exec -l none,rwsem -n 3 -q --force -o "$tmp/equit" -- sleep 0.2 >"$tmp/eo" 2>&1
+rc=$?
+wait $reader
+[ $rc = 1 ] && [ "$(wc -l <"$tmp/eo")" = 1 ] && grep -q "^rwlab exec: FIFO $tmp/equit: its reader went away" "$tmp/eo" ||
+	fail "exec -o FIFO whose reader quit: exit status $rc, want 1 and one line: $(cat "$tmp/eo")"
 $run -o /dev/null --resume >"$tmp/dr" 2>&1
 [ $? = 2 ] || fail "run -o /dev/null --resume did not exit 2"
 grep -q "device or pipe" "$tmp/dr" || fail "the --resume refusal does not say why: $(cat "$tmp/dr")"

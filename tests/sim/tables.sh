@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The seed-table time target, as `meson test --benchmark --suite sim sim-tables`: each seed table's
+# The seed tables' time target, as `meson test --benchmark --suite sim sim-tables`: each seed table's
 # `tools/reproduce NAME --sim -j 2` at its published size within 10 minutes of wall time.
 # Published sizes: per-vma-locks and rwsem-rework as their matrices give them; lazy-mm-hazptr's
 # context_switch at the published 24-192 pairs (its results' command); hugetlb-vmemmap at LKP's
@@ -11,12 +11,24 @@
 # target or fails.
 # Usage: tables.sh RWLAB [NAME...]   (default: all four; --no-plots, output in a temporary directory)
 set -u
+valid="per-vma-locks lazy-mm-hazptr hugetlb-vmemmap rwsem-rework"
+# Every argument checked before the first table runs (one takes up to 11 minutes).
+if [ $# -lt 1 ] || [ ! -x "$1" ] || [ -d "$1" ]; then
+	echo "tables.sh: ${1:+no rwlab binary at '$1'; }usage: tables.sh RWLAB [NAME...] (NAME: $valid)" >&2
+	exit 2
+fi
 rwlab=$1
 shift
+for name in "$@"; do
+	case " $valid " in
+	*" $name "*) ;;
+	*) echo "tables.sh: unknown table '$name' (valid: $valid)" >&2; exit 2 ;;
+	esac
+done
 root=$(cd "$(dirname "$0")/../.." && pwd)
 target=600
 tables=("$@")
-[ ${#tables[@]} -gt 0 ] || tables=(per-vma-locks lazy-mm-hazptr hugetlb-vmemmap rwsem-rework)
+[ ${#tables[@]} -gt 0 ] || read -ra tables <<<"$valid"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 u=131072	# MiB: LKP's unit_size for hugetlb-vmemmap (508 huge pages a process)
@@ -36,9 +48,6 @@ for name in "${tables[@]}"; do
 			--set "sim_map.column=bd225530a4c71(sync-rcu) -> vmscale:bd225530,unit_mb=$u,walkers=0"
 			--set "sim_map.column=b5af188232e56(fix) -> vmscale:c2a967f6,unit_mb=$u,walkers=0"
 			-- -n 3 --warmup 0) ;;
-	*)
-		echo "tables.sh: unknown table '$name' (valid: per-vma-locks lazy-mm-hazptr hugetlb-vmemmap rwsem-rework)" >&2
-		exit 2 ;;
 	esac
 	out=$tmp/$name
 	if ! /usr/bin/time -f '%e %U %S' -o "$tmp/$name.time" "$root/tools/reproduce" "$name" --sim -j 2 --no-plots \
