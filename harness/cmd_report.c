@@ -26,7 +26,7 @@ static const struct lab_opt report_opts[] = {
 	{ "workload", 'w', 'w', "LIST", "only these workloads (labels or names; all: every one)", NULL, NULL, LAB_COMP_WORKLOADS,
 	  NULL, 0, 0 },
 	{ "by", 0, 'B', "COLUMNS", "CSV columns compared side by side (e.g. workload, host), or fault_path: the "
-	  "mm_lock modes as mmap_lock, per-VMA, vm_refcnt", "variant; fault_path when a variant ran several and every row has one",
+	  "mm_lock modes as mmap_lock, per-VMA, vm_refcnt", "variant; fault_path when a variant ran several and every row has one (or one variant ran)",
 	  NULL, LAB_COMP_CHOICES, "variant workload host fault_path variant,host", 0, 0 },
 	{ "significance", 0, 's', "RULE", "stars and verdicts: ci (|diff| > 1.96 (sd_a + sd_b), today's mmtests), "
 	  "ttest (p < 0.10, mmtests 2018-2024) or none", "ci, or ttest with --mmtests-era 2019", NULL,

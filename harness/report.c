@@ -728,13 +728,14 @@ static int check_names(const struct lab_rctx *c)
  * as the kernel's threads name them, unless --by, --baseline or a matrix's
  * mapping says otherwise. A row without one (locktest beside pft) keeps the
  * variants side by side: under fault_path it would stand alone, a table per
- * variant of one column, "no fault path".
+ * variant of one column, "no fault path". With one variant in the file the
+ * paths are still compared: by variant nothing would be.
  */
 static bool several_fault_paths(const struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
 	struct { const char *column, *workload, *title; char base[LAB_SPEC_MAX]; } seen[64];
-	bool several = false;
+	bool several = false, pathless = false;
 	int n = 0;
 
 	for (int i = 0; i < r->ns; i++) {
@@ -744,8 +745,10 @@ static bool several_fault_paths(const struct lab_rctx *c)
 
 		if (!rep_workload_kept(c, r->s[i].workload))
 			continue;
-		if (!title)
-			return false;
+		if (!title) {
+			pathless = true;
+			continue;
+		}
 		while (k < n && (strcmp(seen[k].column, r->s[i].column) || strcmp(seen[k].workload, r->s[i].workload)))
 			k++;
 		if (k < n || n == (int)(sizeof(seen) / sizeof(seen[0])))
@@ -759,7 +762,7 @@ static bool several_fault_paths(const struct lab_rctx *c)
 		snprintf(seen[n].base, sizeof(seen[n].base), "%s", base);
 		n++;
 	}
-	return several;
+	return several && (!pathless || r->ncolumns == 1);
 }
 
 /*

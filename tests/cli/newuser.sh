@@ -164,6 +164,12 @@ grep -Eq '^ +rwsem +null$' "$tmp/o" || fail "report pft and locktest, no --by: l
 grep -q 'no fault path' "$tmp/o" && fail "report pft and locktest, no --by: a 'no fault path' column: $(cat "$tmp/o")"
 "$rwlab" report mm.csv load.csv -w pft >"$tmp/o" 2>"$tmp/e" || fail "report pft and locktest -w pft: exit $?"
 grep -Eq '^ +mmap_lock +per-VMA +vm_refcnt$' "$tmp/o" || fail "report -w pft: the fault paths not side by side: $(cat "$tmp/o")"
+# ... but with one variant in the file, by variant compares nothing: the paths stay side by side.
+"$rwlab" run -l rwsem -w locktest -t 1 -n 1 -d 10ms --warmup 0 -q --no-report -o lt1.csv >/dev/null 2>"$tmp/e" ||
+	fail "locktest, rwsem alone: $(tail -n 2 "$tmp/e")"
+"$rwlab" report mm.csv lt1.csv >"$tmp/o" 2>"$tmp/e" || fail "report pft and locktest, one variant: exit $?"
+grep -Eq '^ +mmap_lock +per-VMA +vm_refcnt$' "$tmp/o" ||
+	fail "report pft and locktest, one variant, no --by: the fault paths not side by side: $(cat "$tmp/o")"
 # 6. An unknown --by column lists every column --by takes (fault_path was missing) and exits 2,
 # as usage errors do (it exited 1); plot's --by likewise.
 expect "--by bogus" 2 "^rwlab report: --by 'bogus': no column 'bogus' in load.csv \(valid: run, variant, workload, .*, host, .*, fault_path\)$" \
