@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,7 +137,9 @@ int lab_bench_run(const struct lab_bench_opts *o)
 	struct lab_csv_writer csv = { .fd = -1 };
 	struct lab_buf rows = { 0 };
 	char err[1024], run_id[64], why[256];
-	int status = 0;
+	/* -o -: stdout is the CSV (for 'rwlab report -'), so the table goes to stderr */
+	FILE *tab = o->csv_path && !strcmp(o->csv_path, "-") ? stderr : stdout;
+	int status = 0, ret;
 
 	lab_context_get(&ctx);
 	if (o->csv_path && lab_csv_open(&csv, o->csv_path, err, sizeof(err))) {
@@ -152,9 +155,9 @@ int lab_bench_run(const struct lab_bench_opts *o)
 	if (o->csv_path)
 		lab_csv_set_context(&csv, run_id, &ctx, "compact");
 
-	printf("uncontended lock+unlock pairs, 1 thread, best of %d x %lu pairs (ns per pair)\n", o->reps,
+	fprintf(tab, "uncontended lock+unlock pairs, 1 thread, best of %d x %lu pairs (ns per pair)\n", o->reps,
 	       o->pairs);
-	printf("%-28s %14s %14s\n", "variant", "read pair", "write pair");
+	fprintf(tab, "%-28s %14s %14s\n", "variant", "read pair", "write pair");
 	for (int i = 0; i < o->nlocks; i++) {
 		struct lab_lock l;
 		double rd, wr;
@@ -166,7 +169,7 @@ int lab_bench_run(const struct lab_bench_opts *o)
 		}
 		rd = best_of(bench_read, &l, o->pairs, o->reps);
 		wr = best_of(bench_write, &l, o->pairs, o->reps);
-		printf("%-28s %14.2f %14.2f\n", o->locks[i].label, rd, wr);
+		fprintf(tab, "%-28s %14.2f %14.2f\n", o->locks[i].label, rd, wr);
 		add_row(&rows, run_id, o->locks[i].label, "read_pair_ns", rd, ctx.host);
 		add_row(&rows, run_id, o->locks[i].label, "write_pair_ns", wr, ctx.host);
 		if (o->locks[i].ops == &lab_rwsem_null_ops) {
@@ -187,8 +190,8 @@ int lab_bench_run(const struct lab_bench_opts *o)
 				lab_lock_destroy(&l);
 				continue;
 			}
-			printf("%-28s %14.2f %14.2f\n", "null (direct call)", drd, dwr);
-			printf("%-28s %14.2f ns per operation (locktest loop, load=0 think=0)\n",
+			fprintf(tab, "%-28s %14.2f %14.2f\n", "null (direct call)", drd, dwr);
+			fprintf(tab, "%-28s %14.2f ns per operation (locktest loop, load=0 think=0)\n",
 			       "null harness overhead", h);
 			add_row(&rows, run_id, "null-direct", "read_pair_ns", drd, ctx.host);
 			add_row(&rows, run_id, "null-direct", "write_pair_ns", dwr, ctx.host);
@@ -197,8 +200,9 @@ int lab_bench_run(const struct lab_bench_opts *o)
 		lab_lock_destroy(&l);
 	}
 	if (csv.fd >= 0) {
-		if (lab_csv_append(&csv, rows.p, rows.len)) {
-			fprintf(stderr, "rwlab: writing %s failed\n", csv.path);
+		if ((ret = lab_csv_append(&csv, rows.p, rows.len))) {
+			fprintf(stderr, "rwlab: writing %s failed: %s\n", csv.path,
+				ret == -EPIPE ? "its reader went away" : strerror(-ret));
 			status = 1;
 		}
 		lab_csv_close(&csv);

@@ -243,7 +243,9 @@ int lab_bench_lazy_run(const struct lab_bench_lazy_opts *o)
 	int n = 0, inone = -1, status = 0, nv;
 	double *sw, *rt, *ct, sw_min[MAX_VARIANTS + 1], rt_med[MAX_VARIANTS + 1], rt_min[MAX_VARIANTS + 1];
 	double ct_min[MAX_VARIANTS + 1];
-	int npus;
+	/* -o -: stdout is the CSV (for 'rwlab report -'), so the table goes to stderr */
+	FILE *tab = o->csv_path && !strcmp(o->csv_path, "-") ? stderr : stdout;
+	int npus, ret;
 
 	for (int i = 0; i < o->nschemes && n < MAX_VARIANTS; i++) {
 		confs[n] = o->schemes[i];
@@ -311,15 +313,15 @@ int lab_bench_lazy_run(const struct lab_bench_lazy_opts *o)
 		rt_med[v] = median(&rt[v * o->reps], o->reps);
 	}
 
-	printf("lazy-mm cost at one pair (context_switch1 ping-pong, both threads on PU 0), %d interleaved reps\n",
-	       o->reps);
-	printf("  switch: %lu x (switch_to_kthread + switch_to_user), 1 thread, no syscall; best of the reps\n",
-	       o->switches);
-	printf("  contended: the same on %d slots, one per PU, all on one mm; mean over slots, best rep\n", npus);
-	printf("  round trip: %lu x (write + blocking read on each side); median (and best) of the reps\n\n",
-	       o->round_trips);
-	printf("%-24s %10s %10s %10s %10s %14s %10s %13s %9s\n", "variant", "switch ns", "vs none", "contended",
-	       "vs none", "round trip ns", "(best)", "vs none ns", "vs none");
+	fprintf(tab, "lazy-mm cost at one pair (context_switch1 ping-pong, both threads on PU 0), %d interleaved reps\n",
+		o->reps);
+	fprintf(tab, "  switch: %lu x (switch_to_kthread + switch_to_user), 1 thread, no syscall; best of the reps\n",
+		o->switches);
+	fprintf(tab, "  contended: the same on %d slots, one per PU, all on one mm; mean over slots, best rep\n", npus);
+	fprintf(tab, "  round trip: %lu x (write + blocking read on each side); median (and best) of the reps\n\n",
+		o->round_trips);
+	fprintf(tab, "%-24s %10s %10s %10s %10s %14s %10s %13s %9s\n", "variant", "switch ns", "vs none", "contended",
+		"vs none", "round trip ns", "(best)", "vs none ns", "vs none");
 	for (int v = 0; v < nv; v++) {
 		const char *label = v ? confs[v - 1].label : "pipe";
 		double none_rt = rt_med[inone + 1], dn = rt_med[v] - none_rt;
@@ -336,7 +338,7 @@ int lab_bench_lazy_run(const struct lab_bench_lazy_opts *o)
 			snprintf(ctb, sizeof(ctb), "-");
 			snprintf(ctd, sizeof(ctd), "-");
 		}
-		printf("%-24s %10s %10s %10s %10s %14.1f %10.1f %+13.1f %+8.2f%%\n", v ? label : "pipe (no lazy-mm calls)",
+		fprintf(tab, "%-24s %10s %10s %10s %10s %14.1f %10.1f %+13.1f %+8.2f%%\n", v ? label : "pipe (no lazy-mm calls)",
 		       swb, swd, ctb, ctd, rt_med[v], rt_min[v], dn, 100 * (rt_med[v] / none_rt - 1));
 		if (v) {
 			add_row(&rows, run_id, label, "switch_ns", sw_min[v], "ns", "lower", ctx.host);
@@ -350,15 +352,16 @@ int lab_bench_lazy_run(const struct lab_bench_lazy_opts *o)
 		add_row(&rows, run_id, label, "round_trip_ns_min", rt_min[v], "ns", "lower", ctx.host);
 		add_row(&rows, run_id, label, "round_trip_ns_over_none", dn, "ns", "lower", ctx.host);
 	}
-	printf("\nA round trip blocks twice (once per thread), so a scheme adds about 2 x its switch cost over\n"
-	       "none; the pipe line is the same ping-pong with no lazy-mm calls at all (none still pays the\n"
-	       "framework's irq_lock stand-in and canary checks). Round-trip differences of a few tens of ns\n"
-	       "are far below the run-to-run noise of a shared machine: the switch columns are the precise\n"
-	       "ones. 'contended' is where refcount's shared mm_count line bounces between the PUs (%d here);\n"
-	       "the 48-192-thread effect needs that many CPUs.\n", npus);
+	fprintf(tab, "\nA round trip blocks twice (once per thread), so a scheme adds about 2 x its switch cost over\n"
+		"none; the pipe line is the same ping-pong with no lazy-mm calls at all (none still pays the\n"
+		"framework's irq_lock stand-in and canary checks). Round-trip differences of a few tens of ns\n"
+		"are far below the run-to-run noise of a shared machine: the switch columns are the precise\n"
+		"ones. 'contended' is where refcount's shared mm_count line bounces between the PUs (%d here);\n"
+		"the 48-192-thread effect needs that many CPUs.\n", npus);
 	if (csv.fd >= 0) {
-		if (lab_csv_append(&csv, rows.p, rows.len)) {
-			fprintf(stderr, "rwlab: writing %s failed\n", csv.path);
+		if ((ret = lab_csv_append(&csv, rows.p, rows.len))) {
+			fprintf(stderr, "rwlab: writing %s failed: %s\n", csv.path,
+				ret == -EPIPE ? "its reader went away" : strerror(-ret));
 			status = 1;
 		}
 		lab_csv_close(&csv);

@@ -124,6 +124,15 @@ rc=$?
 wait $reader
 [ $rc = 1 ] && [ "$(wc -l <"$tmp/eo")" = 1 ] && grep -q "^rwlab exec: FIFO $tmp/equit: its reader went away" "$tmp/eo" ||
 	fail "exec -o FIFO whose reader quit: exit status $rc, want 1 and one line: $(cat "$tmp/eo")"
+# bench and bench-lazy -o -: stdout is the CSV alone (their tables go to stderr), so it pipes into report.
+"$rwlab" bench -l rwsem,null --pairs 1000 -n 1 -o - 2>"$tmp/be" | "$rwlab" report - >"$tmp/bo" 2>&1 ||
+	fail "bench -o - | report -: exit status $?: $(cat "$tmp/bo")"
+grep -q 'read_pair_ns' "$tmp/bo" && grep -q '^variant ' "$tmp/be" ||
+	fail "bench -o -: no report of its CSV, or its table not on stderr: $(cat "$tmp/bo" "$tmp/be")"
+"$rwlab" bench-lazy -m refcount --round-trips 200 --switches 1000 -n 1 -o - 2>"$tmp/be" | "$rwlab" report - >"$tmp/bo" 2>&1 ||
+	fail "bench-lazy -o - | report -: exit status $?: $(cat "$tmp/bo")"
+grep -q 'round_trip_ns' "$tmp/bo" && grep -q '^lazy-mm cost at one pair' "$tmp/be" ||
+	fail "bench-lazy -o -: no report of its CSV, or its table not on stderr: $(cat "$tmp/bo" "$tmp/be")"
 $run -o /dev/null --resume >"$tmp/dr" 2>&1
 [ $? = 2 ] || fail "run -o /dev/null --resume did not exit 2"
 grep -q "device or pipe" "$tmp/dr" || fail "the --resume refusal does not say why: $(cat "$tmp/dr")"
