@@ -34,19 +34,28 @@ mkfifo "$tmp/noreader" "$tmp/stall"
 $run -o "$tmp/noreader" >"$tmp/nr" 2>&1
 [ $? = 2 ] || fail "run -o FIFO without a reader did not exit 2"
 grep -q "a FIFO with no reader" "$tmp/nr" || fail "run -o FIFO without a reader: $(cat "$tmp/nr")"
+# interrupt_after SECS WHAT CMD...: CMD in the background, SIGINT after SECS, killed if it is still
+# there 20 s later; its exit status in $stopped, its output in $tmp/st
+interrupt_after() {
+	local secs=$1 what=$2 pid k=0
+	shift 2
+	"$@" >"$tmp/st" 2>&1 &
+	pid=$!
+	sleep "$secs"
+	kill -INT $pid
+	while kill -0 $pid 2>/dev/null && [ $k -lt 100 ]; do sleep 0.2; k=$((k + 1)); done
+	if kill -0 $pid 2>/dev/null; then
+		fail "$what ignored SIGINT for 20 s"
+		kill -KILL $pid
+	fi
+	wait $pid
+	stopped=$?
+}
 timeout 60 sleep 60 <"$tmp/stall" &
 reader=$!
-"$rwlab" run -l pthread,null -w locktest -t 1,2 -n 200 -d 1ms --warmup 0 -q -o "$tmp/stall" >"$tmp/st" 2>&1 &
-pid=$! k=0
-sleep 3
-kill -INT $pid
-while kill -0 $pid 2>/dev/null && [ $k -lt 100 ]; do sleep 0.2; k=$((k + 1)); done
-if kill -0 $pid 2>/dev/null; then
-	fail "run -o FIFO with a stalled reader ignored SIGINT for 20 s"
-	kill -KILL $pid
-fi
-wait $pid
-[ $? = 130 ] || fail "run -o FIFO with a stalled reader, SIGINT: exit status not 130: $(tail -n 2 "$tmp/st")"
+interrupt_after 3 "run -o FIFO with a stalled reader" \
+	"$rwlab" run -l pthread,null -w locktest -t 1,2 -n 200 -d 1ms --warmup 0 -q -o "$tmp/stall"
+[ $stopped = 130 ] || fail "run -o FIFO with a stalled reader, SIGINT: exit status not 130: $(tail -n 2 "$tmp/st")"
 # ... saying so in one line, not a "cell ... failed: writing FIFO: Interrupted system call" per open cell
 grep -q 'failed' "$tmp/st" && fail "run -o FIFO with a stalled reader, SIGINT: a cell failed: $(cat "$tmp/st")"
 [ "$(grep -vc '^WARNING: ' "$tmp/st")" = 1 ] && grep -q '^rwlab: interrupted' "$tmp/st" ||
@@ -56,18 +65,10 @@ kill $reader 2>/dev/null
 # write waited on with them blocked: SIGINT ignored until the reader went).
 if [ -x "$(dirname "$rwlab")/rwlab-sim" ]; then
 	timeout 60 sleep 60 <"$tmp/stall" &
-	reader=$! k=0
-	"$rwlab" run --sim generic-8 -l rwsem,null -w locktest -t 1,2 -n 50 -d 1ms --warmup 0 -q -o "$tmp/stall" >"$tmp/st" 2>&1 &
-	pid=$!
-	sleep 5
-	kill -INT $pid
-	while kill -0 $pid 2>/dev/null && [ $k -lt 100 ]; do sleep 0.2; k=$((k + 1)); done
-	if kill -0 $pid 2>/dev/null; then
-		fail "run --sim -o FIFO with a stalled reader ignored SIGINT for 20 s"
-		kill -KILL $pid
-	fi
-	wait $pid
-	[ $? = 130 ] && grep -q '^rwlab: interrupted' "$tmp/st" ||
+	reader=$!
+	interrupt_after 5 "run --sim -o FIFO with a stalled reader" \
+		"$rwlab" run --sim generic-8 -l rwsem,null -w locktest -t 1,2 -n 50 -d 1ms --warmup 0 -q -o "$tmp/stall"
+	[ $stopped = 130 ] && grep -q '^rwlab: interrupted' "$tmp/st" ||
 		fail "run --sim -o FIFO with a stalled reader, SIGINT: not exit 130 with one line: $(cat "$tmp/st")"
 	kill $reader 2>/dev/null
 fi
