@@ -136,6 +136,10 @@ if want native; then
 		[ $rc = 2 ] && [ "$(wc -l <"$tmp/tables.out")" = 1 ] && grep -q '^tables.sh: ' "$tmp/tables.out" ||
 			fail "tables.sh $args: exit $rc, want 2 and one line: $(head -c 300 "$tmp/tables.out")"
 	done
+	RWLAB_TABLES_JOBS=0 timeout 10 bash "$root/tests/sim/tables.sh" "$rwlab" hugetlb-vmemmap >"$tmp/tables.out" 2>&1
+	rc=$?
+	[ $rc = 2 ] && grep -q "^tables.sh: RWLAB_TABLES_JOBS='0'" "$tmp/tables.out" ||
+		fail "tables.sh with RWLAB_TABLES_JOBS=0: exit $rc, want 2 and one line: $(head -c 300 "$tmp/tables.out")"
 fi
 if want native; then
 	printf 'locks = null\nworkloads = locktest\nthreads = 1\nsim_bogus = 1\n' >"$tmp/bad.matrix"

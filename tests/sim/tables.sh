@@ -10,8 +10,14 @@
 # before and after (a loaded host's wall time says little). Exit status 1 when a table is over the
 # target or fails.
 # Usage: tables.sh RWLAB [NAME...]   (default: all four; --no-plots, output in a temporary directory)
+# RWLAB_TABLES_JOBS=N runs reproduce with -j N instead (-j 1 against -j 2: the same md5s); the target
+# is -j 2's, so other N print the times and judge none.
 set -u
 valid="per-vma-locks lazy-mm-hazptr hugetlb-vmemmap rwsem-rework"
+jobs=${RWLAB_TABLES_JOBS:-2}
+case $jobs in
+'' | *[!0-9]* | 0) echo "tables.sh: RWLAB_TABLES_JOBS='$jobs': a number of jobs, 1 or more" >&2; exit 2 ;;
+esac
 # Every argument checked before the first table runs (one takes up to 11 minutes).
 if [ $# -lt 1 ] || [ ! -x "$1" ] || [ -d "$1" ]; then
 	echo "tables.sh: ${1:+no rwlab binary at '$1'; }usage: tables.sh RWLAB [NAME...] (NAME: $valid)" >&2
@@ -50,7 +56,7 @@ for name in "${tables[@]}"; do
 			-- -n 3 --warmup 0) ;;
 	esac
 	out=$tmp/$name
-	if ! /usr/bin/time -f '%e %U %S' -o "$tmp/$name.time" "$root/tools/reproduce" "$name" --sim -j 2 --no-plots \
+	if ! /usr/bin/time -f '%e %U %S' -o "$tmp/$name.time" "$root/tools/reproduce" "$name" --sim -j "$jobs" --no-plots \
 		--rwlab "$rwlab" --out "$out" "${args[@]}" >"$tmp/$name.out" 2>"$tmp/$name.err"; then
 		echo "$name: FAILED: $(tail -2 "$tmp/$name.err" | tr '\n' ' ')"
 		status=1
@@ -59,13 +65,15 @@ for name in "${tables[@]}"; do
 	read -r wall user sys <"$tmp/$name.time"
 	rows=$(grep -vc '^#' "$out/$name.csv")
 	md5=$(grep -v '^#' "$out/$name.csv" | cut -d, -f4-10 | md5sum | cut -c1-32)
-	verdict=met
-	if [ "$(echo "$wall > $target" | bc)" = 1 ]; then
-		verdict="NOT MET"
+	verdict="target $target s: met"
+	if [ "$jobs" != 2 ]; then
+		verdict="-j $jobs (the target is -j 2's)"
+	elif [ "$(echo "$wall > $target" | bc)" = 1 ]; then
+		verdict="target $target s: NOT MET"
 		status=1
 	fi
-	printf '%-16s wall %7.1f s  CPU %7.1f s  %6d rows  values md5 %s  target %d s: %s\n' \
-		"$name" "$wall" "$(echo "$user + $sys" | bc)" "$rows" "$md5" "$target" "$verdict"
+	printf '%-16s wall %7.1f s  CPU %7.1f s  %6d rows  values md5 %s  %s\n' \
+		"$name" "$wall" "$(echo "$user + $sys" | bc)" "$rows" "$md5" "$verdict"
 done
 echo "uptime after:  $(uptime)"
 exit $status
