@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,8 +200,7 @@ int lab_bench_run(const struct lab_bench_opts *o)
 	}
 	if (csv.fd >= 0) {
 		if ((ret = lab_csv_append(&csv, rows.p, rows.len))) {
-			fprintf(stderr, "rwlab: writing %s failed: %s\n", csv.path,
-				ret == -EPIPE ? "its reader went away" : strerror(-ret));
+			fprintf(stderr, "rwlab: writing %s failed: %s\n", csv.path, lab_csv_append_why(ret));
 			status = 1;
 		}
 		lab_csv_close(&csv);

@@ -360,8 +360,7 @@ int lab_bench_lazy_run(const struct lab_bench_lazy_opts *o)
 		"the 48-192-thread effect needs that many CPUs.\n", npus);
 	if (csv.fd >= 0) {
 		if ((ret = lab_csv_append(&csv, rows.p, rows.len))) {
-			fprintf(stderr, "rwlab: writing %s failed: %s\n", csv.path,
-				ret == -EPIPE ? "its reader went away" : strerror(-ret));
+			fprintf(stderr, "rwlab: writing %s failed: %s\n", csv.path, lab_csv_append_why(ret));
 			status = 1;
 		}
 		lab_csv_close(&csv);

@@ -354,6 +354,11 @@ static int append_all(struct lab_csv_writer *w, const char *buf, size_t len)
 	return ret;
 }
 
+const char *lab_csv_append_why(int ret)
+{
+	return ret == -EPIPE ? "its reader went away" : strerror(-ret);
+}
+
 int lab_csv_append(struct lab_csv_writer *w, const char *buf, size_t len)
 {
 	char *both;

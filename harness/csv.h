@@ -237,6 +237,12 @@ int lab_csv_keep_old(const char *path, char *err, size_t errlen);
  * and later cells append after them. Returns 0 or -errno.
  */
 int lab_csv_append(struct lab_csv_writer *w, const char *buf, size_t len);
+/*
+ * lab_csv_append_why() - lab_csv_append()'s -errno @ret in words for an error
+ * line: -EPIPE, the reader of -o's FIFO or pipe went away, says so; others
+ * are strerror(). A static string; any thread (strerror's own rules).
+ */
+const char *lab_csv_append_why(int ret);
 void lab_csv_close(struct lab_csv_writer *w);
 
 /* A growable text buffer for a cell's rows. */
