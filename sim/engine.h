@@ -84,9 +84,11 @@ void __tsan_switch_to_fiber(void *fiber, unsigned flags);
 /*
  * A task's cache of its recent lines (struct task): of the reaim cell's
  * accesses at 41 clients, 57.7% hit 8 entries, 71.0% 16, 81.8% 32, 90.3%
- * 64, 94.4% 128 (direct-mapped, results/sim/speed.txt 2026-12-03 coh).
+ * 64, 94.4% 128 (direct-mapped, results/sim/speed.txt 2026-12-03 coh);
+ * 256 since 2026-12-04: 2-3% less host time per reaim cell than 64
+ * (results/sim/speed.txt), 1024 no better.
  */
-#define TASK_LINES 64
+#define TASK_LINES 256
 /*
  * Spin parking rules (sim/README.md): a spin that read a clock in one of its
  * last SPIN_CLOCK_MEMORY iterations is not parked (the kernel ports read the

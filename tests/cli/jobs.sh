@@ -128,7 +128,9 @@ pid=$!
 killed=
 for _ in $(seq 3000); do	# until one cell's process is killed while it runs (at most 60 s)
 	child=$(pgrep -P $pid | head -1)	# it may end before the kill lands: then the next one
-	[ -n "$child" ] && kill -KILL "$child" 2>/dev/null && killed=$child && break
+	# not one that has exited and waits to be reaped: kill(2) succeeds on a zombie
+	[ -n "$child" ] && [ "$(cut -d' ' -f3 /proc/$child/stat 2>/dev/null)" != Z ] &&
+		kill -KILL "$child" 2>/dev/null && killed=$child && break
 	kill -0 $pid 2>/dev/null || break
 	sleep 0.02
 done
