@@ -121,6 +121,12 @@ int sim_boot(const struct sim_machine *m, uint64_t seed)
 		eng.cpus[i].rq = eng_alloc(SIM_MAX_TASKS * sizeof(*eng.cpus[i].rq));
 		eng.cpus[i].rcu_cb_head = -1;
 	}
+	for (int i = 0; i < eng.ncpu; i++) {
+		eng.cpus[i].sibling = -1;
+		for (int j = 0; j < eng.ncpu; j++)
+			if (j != i && eng.place[j].core == eng.place[i].core)
+				eng.cpus[i].sibling = j;
+	}
 	eng.ev.tmin = INF;	/* the timer heap is empty */
 	cpu_events_boot();
 	dir_boot();

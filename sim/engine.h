@@ -216,6 +216,7 @@ struct cpu {
 	uint64_t park_deadline;
 	int64_t min_vruntime;
 	int socket, l3, core;
+	int sibling;		/* the other hardware thread of its core (-1: none) */
 	/* RCU, for the grace period in progress (sim_rcu_*) */
 	int rcu_need;		/* this CPU has not reported its quiescent state yet */
 	int rcu_noted;		/* a QS was noted (context switch, unlock): reported at the next tick */

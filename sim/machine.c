@@ -49,6 +49,7 @@ static const struct key keys[] = {
 	{ "load.local_ns", K_DBL, F(load_local_ns), 1, 0, 1e3 },
 	{ "rmw.hold_share", K_DBL, F(rmw_hold_share), 1, 0, 1 },
 	{ "sb.entries", K_INT, F(sb_entries), 0, 0, SIM_SB_MAX },
+	{ "smt.exec_yield", K_DBL, F(smt_exec_yield), 0, 1, 2 },	/* what-if: no machine file sets it */
 	{ "c2c.pairs", K_PATH, F(c2c_pairs), 0, 0, 0 },
 	{ "mem.local_ns", K_DBL, F(mem_local_ns), 1, 0, 1e4 },
 	{ "mem.remote_ns", K_DBL, F(mem_remote_ns), 1, 0, 1e4 },

@@ -44,6 +44,7 @@ struct sim_machine {
 	double rmw_local_ns, load_local_ns, mem_local_ns, mem_remote_ns;
 	double rmw_hold_share;		/* the share of a transfer the owner keeps the line for its own accesses */
 	int sb_entries;			/* store-buffer entries of one hardware thread (0: stores wait for their line) */
+	double smt_exec_yield;		/* what-if only: a core's work rate with both threads busy over one thread's (0: unset) */
 	char c2c_pairs[256];		/* c2c.pairs as written: a matrix relative to the file's directory ("": none) */
 	const float *pair_ns;		/* its figures, ncpus x ncpus, [a * ncpus + b] ns, or NULL (rule 9) */
 	double bw_core_gbs, bw_socket_gbs;

@@ -496,6 +496,66 @@ Test(sim_analytic, smt_siblings_are_served_by_one_arrival_of_the_line_at_their_c
 }
 
 /*
+ * The what-if smt.exec_yield (sim/work.c; no machine file sets it): a thread
+ * whose SMT sibling runs does work at yield / 2 of a core's rate; alone on
+ * its core, or beside another core's thread, at a whole core's; unset,
+ * always at a whole core's. On skx-8180-2s112, CPU a works 10 us from
+ * pair_start while the other worker, on a's sibling or on another core of
+ * a's socket, works 30 us from the same moment.
+ */
+static int sx_cpu[2];
+static double sx_ns;
+
+static void *sx_worker(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+	uint64_t t;
+
+	sim_pin(sx_cpu[id]);
+	wait_until(pair_start);
+	if (id == 0) {
+		t = sim_now();
+		sim_work_ns(10000);
+		sx_ns = (double)(sim_now() - t);
+	} else {
+		sim_work_ns(30000);
+	}
+	return NULL;
+}
+
+static double sx_run(int other, int workers, double yield)
+{
+	mach.smt_exec_yield = yield;
+	sx_cpu[1] = other;
+	sx_ns = -1;
+	few_run(sx_worker, workers);
+	return sx_ns;
+}
+
+Test(sim_analytic, smt_exec_yield_what_if_slows_work_beside_a_running_sibling_only)
+{
+	char err[512];
+	int c[4];	/* a far, a, a's socket's other core, a's sibling (pick_smt_cpus) */
+	double ns;
+
+	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "skx-8180-2s112", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(mach.smt_exec_yield, 0, "skx-8180-2s112 sets smt.exec_yield: no machine file may");
+	pick_smt_cpus(c);
+	sx_cpu[0] = c[1];
+	ns = sx_run(c[3], 2, 0);
+	cr_expect(fabs(ns - 10000) < 20, "unset, beside a running sibling: %.0f ns, not 10000", ns);
+	ns = sx_run(c[3], 2, 1.25);
+	cr_expect(fabs(ns - 16000) < 20, "yield 1.25, beside a running sibling: %.0f ns, not 2 / 1.25 x 10000", ns);
+	ns = sx_run(c[3], 1, 1.25);
+	cr_expect(fabs(ns - 10000) < 20, "yield 1.25, the sibling idle: %.0f ns, not 10000", ns);
+	ns = sx_run(c[2], 2, 1.25);
+	cr_expect(fabs(ns - 10000) < 20, "yield 1.25, beside another core's thread: %.0f ns, not 10000", ns);
+	ns = sx_run(c[3], 2, 1);
+	cr_expect(fabs(ns - 20000) < 20, "yield 1, beside a running sibling: %.0f ns, not 20000", ns);
+	mach.smt_exec_yield = 0;
+}
+
+/*
  * Rule 10 and rule 8: a store waits in its own thread's store buffer (Intel
  * partitions it between the SMT threads: Linux Documentation/x86/mds.rst),
  * so the core's line has it only once it lands. On skx-8180-2s112, a2 owns
