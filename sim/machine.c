@@ -548,7 +548,7 @@ int sim_machine_load(struct sim_machine *m, const char *dir, const char *name, c
 
 		if (bad || !S_ISREG(st.st_mode)) {
 			snprintf(err, el, "machine file '%s': %s (a machine is a NAME from rwlab sim list, generic-N "
-				 "for N = 2..512, or the path of a NAME.machine file)", name,
+				 "for N = 2..64 or an even N up to 512, or the path of a NAME.machine file)", name,
 				 bad ? strerror(bad) : S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
 			return -1;
 		}
@@ -579,8 +579,8 @@ int sim_machine_load(struct sim_machine *m, const char *dir, const char *name, c
 			char names[768];
 
 			machine_names(dir, names, sizeof(names));
-			snprintf(err, el, "unknown machine '%s' (no %s; valid: %s, or generic-N for N = 2..512)",
-				 name, path, names);
+			snprintf(err, el, "unknown machine '%s' (no %s; valid: %s, or generic-N for N = 2..64 "
+				 "or an even N up to 512)", name, path, names);
 			return -1;
 		}
 		fclose(f);

@@ -3,7 +3,7 @@
 # SMT execution sharing as a what-if (results/sim/smt-whatif/README.md): copies of two seed machines with
 # smt.exec_yield = Y added (no machine file sets it), then the pft rung cells of skx-8180-2s112 and the
 # rwsem-rework table's reaim compute cells of ivb-ep-2s40, unset and at each Y; prints the tables.
-# Usage: run.sh RWLAB OUTDIR   (about 3 minutes of wall with -j 2 on the 2-vCPU guest)
+# Usage: run.sh RWLAB OUTDIR   (90 s to 2 minutes of wall with -j 2 on the 2-vCPU guest)
 set -eu
 [ $# = 2 ] && [ -x "$1" ] || { echo "usage: run.sh RWLAB OUTDIR" >&2; exit 2; }
 rwlab=$1 out=$2 here=$(cd "$(dirname "$0")" && pwd)
