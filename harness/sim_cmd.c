@@ -346,8 +346,8 @@ const struct lab_cmd lab_sim_cmd = {
 	.fn = cmd_sim,
 	.operands = LAB_COMP_SIM,
 	.more = "MACHINE is sim/machines/NAME.machine (or $RWLAB_SIM_MACHINES/NAME.machine),\n"
-		"generic-N for N = 2..64 or an even N up to 512 (from generic.machine), or the path of a\n"
-		"machine file (a name with a '/' or ending in .machine).\n"
+		"generic-N for N = 2..64 or an even N up to 512 (from generic.machine), or the\n"
+		"path of a machine file (a name with a '/' or ending in .machine).\n"
 		"validate runs the rungs of sim/machines/validate.ladder for each MACHINE\n"
 		"(default: every machine it names, then 'here': this host, calibrated by\n"
 		"rwlab-calibrate and run natively in the same command) and prints figure,\n"
