@@ -211,6 +211,7 @@ struct cpu {
 	int nrq;
 	int in_work;
 	uint64_t work_end;	/* while in_work: when the chunk ends if nothing cuts it */
+	double work_k;		/* while in_work: its smt_stretch() (0: not stretched, a copy, traffic or PAUSE) */
 	uint64_t irq_ps;	/* time spent in handlers: a work chunk deducts it */
 	struct task **rq;	/* sorted by vruntime (then id) */
 	uint64_t park_deadline;
@@ -472,6 +473,7 @@ void line_touch_store(void *addr, int c);	/* the engine's own store: no charge, 
 /* sched.c */
 void set_oncpu(struct task *t, int v, int c);
 void cpu_set_curr(struct cpu *c, struct task *t);
+void smt_sibling_changed(const struct cpu *c);	/* work.c: @c became busy or idle (smt.exec_yield) */
 void cpu_account(struct cpu *c, struct task *t);
 void cpu_pick_next(struct cpu *c);	/* @c's task has left it: the next one, or idle */
 void switch_out(struct task *t, enum tstate st);

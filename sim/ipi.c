@@ -45,6 +45,7 @@ static void irq_exit(struct cpu *c)
 			cpu_pick_next(c);	/* a task woken onto this idle CPU meanwhile */
 		} else {
 			cpu_cancel(c);
+			smt_sibling_changed(c);	/* the handler is done: idle again */
 			idle_enter(c);		/* back to the idle loop: a state chosen again */
 		}
 		return;
@@ -116,6 +117,7 @@ static void irq_enter(struct cpu *c)
 	c->saved_in_work = c->in_work;
 	c->saved_work_end = c->work_end;
 	c->in_work = 0;
+	smt_sibling_changed(c);	/* an idle CPU's handler runs */
 	cpu_push(c, c->clock);	/* cancels the interrupted task's event */
 }
 

@@ -249,6 +249,7 @@ void cpu_set_curr(struct cpu *c, struct task *t)
 	c->resched_at = INF;
 	update_resched(c);
 	set_oncpu(t, 1, t->cpu);
+	smt_sibling_changed(c);
 }
 
 void cpu_account(struct cpu *c, struct task *t)
@@ -485,6 +486,7 @@ void cpu_pick_next(struct cpu *c)
 		rcu_note_idle(c);	/* an extended quiescent state */
 		c->resched_at = INF;
 		cpu_cancel(c);
+		smt_sibling_changed(c);
 		idle_enter(c);		/* the idle task: a cpuidle state (idle.c) */
 		return;
 	}

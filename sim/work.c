@@ -20,8 +20,10 @@
  * neither host here has SMT to measure one): a core's two hardware threads
  * share its execution resources, so with its sibling running (a task or a
  * handler, spinning included) a thread does work at yield / 2 of a core's
- * rate. Sampled when each chunk starts; line transfers, copies, memory
- * traffic and PAUSE loops (latencies and bandwidth) are not stretched.
+ * rate. Sampled when each chunk starts and again whenever the sibling
+ * becomes busy or idle (smt_sibling_changed() cuts the chunk there); line
+ * transfers, copies, memory traffic and PAUSE loops (latencies and
+ * bandwidth) are not stretched.
  * Unset, each thread works at a whole core's rate, as every engine so far.
  */
 static inline double smt_stretch(const struct cpu *c)
@@ -32,6 +34,32 @@ static inline double smt_stretch(const struct cpu *c)
 		return 1;
 	s = &eng.cpus[c->sibling];
 	return s->curr || s->in_irq ? 2 / eng.m.smt_exec_yield : 1;
+}
+
+/*
+ * @c's busy state (a task or a handler) may have changed: its sibling's work
+ * chunk, if it runs at a rate the new state does not give, is cut at @c's
+ * clock, so that it goes on at the rate from then (work_charge() samples
+ * again). Without it a chunk kept the rate it started at, a whole core's
+ * beside a sibling that began later (the core doing more than its yield), or
+ * a shared one beside a sibling gone idle. Only with smt.exec_yield set.
+ */
+void smt_sibling_changed(const struct cpu *c)
+{
+	struct cpu *s;
+	uint64_t at;
+	int si;
+
+	if (__builtin_expect(eng.m.smt_exec_yield == 0, 1) || c->sibling < 0)
+		return;
+	si = c->sibling;
+	s = &eng.cpus[si];
+	if (!s->in_work || s->work_k == 0 || s->work_k == smt_stretch(s))
+		return;
+	at = c->clock > s->clock ? c->clock : s->clock;
+	/* its one event: the chunk's end or an earlier cut; never moved later */
+	if (eng.ev.ckey[eng.ev.cleaf_of[si]] != CEV_NONE && eng.ev.cev_time[si] > at)
+		cpu_push(s, at);
 }
 
 /* @ns of busy time on the running task's CPU; @shared: stretched by smt_stretch(). */
@@ -71,6 +99,7 @@ static void work_charge(double ns, int shared)
 		}
 		c->in_work = 1;
 		c->work_end = end;
+		c->work_k = shared ? k : 0;	/* 0: a rate smt_sibling_changed() leaves */
 		irq0 = c->irq_ps;
 		sched_next_at(c, cut ? (c->resched_at > start ? c->resched_at : start) : end);
 		c = &eng.cpus[t->cpu];

@@ -556,6 +556,63 @@ Test(sim_analytic, smt_exec_yield_what_if_slows_work_beside_a_running_sibling_on
 }
 
 /*
+ * The rate follows the sibling's state while a chunk runs, not only when it
+ * starts: on skx-8180-2s112 at yield 1 (a core's rate shared), CPU a starts
+ * 300 us of work alone at pair_start; its sibling's thread, asleep until
+ * then, wakes during it (a sleep's wake-up takes its timer slack and the
+ * idle state's exit) and works 10 us. The core does one core's work all
+ * along, so b takes about 20 us and a ends about 10 us later than alone
+ * (plus b's own wake-up and switch costs, also shared), not at 300 us (a's
+ * chunk kept at a whole core's rate beside a running sibling, the core
+ * doing 1.5 cores' work). Unset: 300 us and 10 us.
+ */
+static double sxl_a_ns, sxl_b_ns;
+
+static void *sxl_worker(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+	uint64_t t;
+
+	sim_pin(sx_cpu[id]);
+	if (id == 0) {
+		wait_until(pair_start);
+		sim_work_ns(300000);
+		sxl_a_ns = (double)(sim_now() - pair_start);
+	} else {
+		sim_sleep_ns(pair_start + 1000 - sim_now());
+		t = sim_now();
+		sim_work_ns(10000);
+		sxl_b_ns = (double)(sim_now() - t);
+	}
+	return NULL;
+}
+
+Test(sim_analytic, smt_exec_yield_follows_the_siblings_state_during_a_chunk)
+{
+	char err[512];
+	int c[4];
+
+	cr_assert_eq(sim_machine_load(&mach, SIM_MACHINE_DIR, "skx-8180-2s112", err, sizeof(err)), 0, "%s", err);
+	pick_smt_cpus(c);
+	sx_cpu[0] = c[1];
+	sx_cpu[1] = c[3];
+	mach.smt_exec_yield = 0;
+	sxl_a_ns = sxl_b_ns = -1;
+	few_run(sxl_worker, 2);
+	cr_log_info("unset: a ends %.0f ns after pair_start, b works %.0f ns", sxl_a_ns, sxl_b_ns);
+	cr_expect(fabs(sxl_a_ns - 300000) < 20 && fabs(sxl_b_ns - 10000) < 20, "unset: a %.0f ns, b %.0f ns, not 300000 "
+		  "and 10000", sxl_a_ns, sxl_b_ns);
+	mach.smt_exec_yield = 1;
+	sxl_a_ns = sxl_b_ns = -1;
+	few_run(sxl_worker, 2);
+	cr_log_info("yield 1: a ends %.0f ns after pair_start, b works %.0f ns", sxl_a_ns, sxl_b_ns);
+	cr_expect(fabs(sxl_b_ns - 20000) < 200, "yield 1: b works %.0f ns beside its running sibling, not 20000", sxl_b_ns);
+	cr_expect(sxl_a_ns > 309000 && sxl_a_ns < 315000, "yield 1: a ends %.0f ns after pair_start, not about 310000 "
+		  "(one core's rate shared while b runs): its chunk kept the rate it started at", sxl_a_ns);
+	mach.smt_exec_yield = 0;
+}
+
+/*
  * Rule 10 and rule 8: a store waits in its own thread's store buffer (Intel
  * partitions it between the SMT threads: Linux Documentation/x86/mds.rst),
  * so the core's line has it only once it lands. On skx-8180-2s112, a2 owns
