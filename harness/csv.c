@@ -265,7 +265,7 @@ int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t e
 		snprintf(err, errlen, "cannot write results to '%s': %s", path, strerror(-r));
 		close(w->fd);
 		w->fd = -1;
-		return r == -EPIPE ? r : -1;
+		return r == -EPIPE || r == -EINTR ? r : -1;
 	}
 	return 0;
 }

@@ -204,7 +204,9 @@ int lab_csv_claim(struct lab_csv_writer *w, const char *path, char *err, size_t 
  * running rwlab holds it: nothing measured earlier is lost or moved under
  * its writer. "-" is stdout (the rows stream out as each cell ends; no
  * lock). Returns 0 or -1 with a message ("cannot write 'x': Permission
- * denied"); -EPIPE when the header found a stream's reader gone.
+ * denied"); -EPIPE when the header found a stream's reader gone; -EINTR
+ * when a stream was full and w->stop (set before the call) turned true
+ * while the header waited for room.
  */
 int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t errlen);
 /*

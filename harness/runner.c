@@ -1047,8 +1047,14 @@ static int runner_open(struct runner *r, const struct lab_context *ctx)
 		lab_csv_close(&r->csv);
 		return 2;	/* before any measurement, the file untouched */
 	}
+	r->csv.stop = &lab_interrupted;	/* a FIFO whose reader stalls: Ctrl-C still ends the run, the header's write too */
 	ret = r->resume.exists ? lab_csv_open_append(&r->csv, o->csv_path, r->resume.keep_len, err, sizeof(err)) :
 				 lab_csv_open(&r->csv, o->csv_path, err, sizeof(err));
+	if (ret == -EINTR) {	/* a FIFO full before the header (its reader stalls), then Ctrl-C */
+		fprintf(stderr, "rwlab: interrupted; %s%s took no header (its reader had stopped reading): no cell was "
+			"run\n", strcmp(o->csv_path, "-") ? "FIFO " : "", r->csv.path);
+		return 130;
+	}
 	if (ret == -EPIPE) {	/* `-o - | true`: the reader went away, as mid-run (exit 1), before any cell */
 		fprintf(stderr, "rwlab: %s%s: its reader went away before the header; no cell was run\n",
 			strcmp(o->csv_path, "-") ? "FIFO " : "", r->csv.path);
@@ -1058,7 +1064,6 @@ static int runner_open(struct runner *r, const struct lab_context *ctx)
 		fprintf(stderr, "rwlab: %s\n", err);
 		return 2;	/* before any measurement */
 	}
-	r->csv.stop = &lab_interrupted;	/* a FIFO whose reader stalls: Ctrl-C still ends the run */
 	if (r->resume.exists) {
 		fprintf(stderr, "rwlab: resuming %s: %d finished cells kept, %d of this matrix to run\n", o->csv_path,
 			r->resume.ncells, r->nplan);
@@ -1140,8 +1145,15 @@ int lab_run(const struct lab_run_opts *o)
 	lab_plan_context(&ctx, o);	/* the shard and plan columns */
 	r.cpus = ctx.cpus;
 	r.ctx = &ctx;
+	/* before the CSV opens: the header's write to a FIFO that is full already must end on Ctrl-C */
+	sigemptyset(&sa.sa_mask);
+	lab_interrupted = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
 	status = runner_open(&r, &ctx);
 	if (status) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
 		runner_close(&r);
 		return status;
 	}
@@ -1150,11 +1162,6 @@ int lab_run(const struct lab_run_opts *o)
 	lab_csv_run_id(r.run_id, sizeof(r.run_id));
 	snprintf(r.host, sizeof(r.host), "%s", ctx.host);
 	lab_csv_set_context(&r.csv, r.run_id, &ctx, lab_pin_name(o->pin));
-
-	sigemptyset(&sa.sa_mask);
-	lab_interrupted = 0;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
 #if LAB_SIM
 	signal(SIGALRM, on_sim_stuck);
 #endif

@@ -34,6 +34,17 @@ mkfifo "$tmp/noreader" "$tmp/stall"
 $run -o "$tmp/noreader" >"$tmp/nr" 2>&1
 [ $? = 2 ] || fail "run -o FIFO without a reader did not exit 2"
 grep -q "a FIFO with no reader" "$tmp/nr" || fail "run -o FIFO without a reader: $(cat "$tmp/nr")"
+# proc_state PID: where a process that did not stop is (its state, wait channel, signal masks,
+# kernel stack where readable) and the same for its children, for the failure line
+proc_state() {
+	local p
+	for p in $1 $(pgrep -P "$1"); do
+		printf '[pid %s %s wchan=%s %s' "$p" "$(tr -d '\0' </proc/$p/comm 2>/dev/null)" \
+			"$(cat /proc/$p/wchan 2>/dev/null)" \
+			"$(grep -E '^(State|SigPnd|ShdPnd|SigBlk|SigIgn|SigCgt):' /proc/$p/status 2>/dev/null | tr -s '\t\n' '  ')"
+		printf 'stack: %s] ' "$(head -n 6 /proc/$p/stack 2>/dev/null | tr '\n' ' ')"
+	done
+}
 # interrupt_after SECS WHAT CMD...: CMD in the background, SIGINT after SECS, killed if it is still
 # there 20 s later; its exit status in $stopped, its output in $tmp/st
 interrupt_after() {
@@ -45,7 +56,7 @@ interrupt_after() {
 	kill -INT $pid
 	while kill -0 $pid 2>/dev/null && [ $k -lt 100 ]; do sleep 0.2; k=$((k + 1)); done
 	if kill -0 $pid 2>/dev/null; then
-		fail "$what ignored SIGINT for 20 s"
+		fail "$what ignored SIGINT for 20 s: $(proc_state $pid)"
 		kill -KILL $pid
 	fi
 	wait $pid
@@ -61,13 +72,30 @@ grep -q 'failed' "$tmp/st" && fail "run -o FIFO with a stalled reader, SIGINT: a
 [ "$(grep -vc '^WARNING: ' "$tmp/st")" = 1 ] && grep -q '^rwlab: interrupted' "$tmp/st" ||
 	fail "run -o FIFO with a stalled reader, SIGINT: not one line saying it was interrupted: $(cat "$tmp/st")"
 kill $reader 2>/dev/null
+# ... and a FIFO already full when the run opens it (a reader that never read, another writer
+# before): the header waits for room, and Ctrl-C ends that wait too (it was made before the
+# run's SIGINT handler and stop flag existed: a shell's background job, which ignores SIGINT,
+# then ignored it for good).
+mkfifo "$tmp/full"
+timeout 60 sleep 60 <"$tmp/full" &
+reader=$!
+timeout 60 head -c 100000 /dev/zero >"$tmp/full" &
+filler=$!
+sleep 0.5
+interrupt_after 1 "run -o FIFO already full" "$rwlab" run -l null -w locktest -t 1 -n 1 -d 1ms --warmup 0 -q \
+	-o "$tmp/full"
+[ $stopped = 130 ] && [ "$(grep -vc '^WARNING: ' "$tmp/st")" = 1 ] && grep -q '^rwlab: interrupted' "$tmp/st" ||
+	fail "run -o FIFO already full, SIGINT: not exit 130 with one line: exit $stopped: $(cat "$tmp/st")"
+kill $filler $reader 2>/dev/null
 # ... and under --sim, whose cell loop blocks SIGINT and SIGTERM outside its wait (the stalled
-# write waited on with them blocked: SIGINT ignored until the reader went).
+# write waited on with them blocked: SIGINT ignored until the reader went). A FIFO of its own: the
+# one above may still be held, full, by a reader that has not died yet.
+mkfifo "$tmp/stall2"
 if [ -x "$(dirname "$rwlab")/rwlab-sim" ]; then
-	timeout 60 sleep 60 <"$tmp/stall" &
+	timeout 60 sleep 60 <"$tmp/stall2" &
 	reader=$!
 	interrupt_after 5 "run --sim -o FIFO with a stalled reader" \
-		"$rwlab" run --sim generic-8 -l rwsem,null -w locktest -t 1,2 -n 50 -d 1ms --warmup 0 -q -o "$tmp/stall"
+		"$rwlab" run --sim generic-8 -l rwsem,null -w locktest -t 1,2 -n 50 -d 1ms --warmup 0 -q -o "$tmp/stall2"
 	[ $stopped = 130 ] && grep -q '^rwlab: interrupted' "$tmp/st" ||
 		fail "run --sim -o FIFO with a stalled reader, SIGINT: not exit 130 with one line: $(cat "$tmp/st")"
 	kill $reader 2>/dev/null
