@@ -318,8 +318,13 @@ static bool has_base(const struct lab_rctx *c, int g, int m)
 int rep_speedup(struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
-	int printed = 0, w = 10;
-	bool flagged;
+	int printed = 0, w = 10, alone = 0;
+	bool flagged, *used = calloc((size_t)r->ncolumns + 1, sizeof(*used));
+	/* per group: 1 a table only the baseline ran (left out), 2 a table shown */
+	unsigned char *only_base = calloc((size_t)r->ngroups + 1, sizeof(*only_base));
+
+	if (!used || !only_base)
+		abort();
 
 	for (int v = 1; v < r->ncolumns; v++)
 		w = (int)strlen(r->columns[v]) + 2 > w ? (int)strlen(r->columns[v]) + 2 : w;
@@ -335,12 +340,22 @@ int rep_speedup(struct lab_rctx *c)
 					any = &r->s[i];
 			if (any->better == LAB_BETTER_NONE || !has_base(c, g, m))
 				continue;	/* no baseline cell: no change to show (rep_note_no_base() names it) */
+			/* the columns with a cell here (a column of "-" is left out, as in the table) */
+			used[0] = false;
+			for (int v = 1; v < r->ncolumns; v++)
+				used[0] |= used[v] = rep_column_used(c, g, m, v);
+			if (!used[0]) {	/* only the baseline ran it: nothing to compare */
+				only_base[g] |= 1;
+				continue;
+			}
+			only_base[g] |= 2;
 			fprintf(c->out, "\n%s  %s (%s): %s change vs %s, positive = better\n", r->groups[g],
 				r->metrics[m], any->unit, rep_higher(any) ? "Hmean" : "Amean", r->columns[0]);
 			unit = rep_count_unit(any->workload);
 			fprintf(c->out, "%c%-6s", toupper((unsigned char)*unit), unit + 1);
 			for (int v = 1; v < r->ncolumns; v++)
-				fprintf(c->out, "%*s", w, r->columns[v]);
+				if (used[v])
+					fprintf(c->out, "%*s", w, r->columns[v]);
 			fprintf(c->out, "\n");
 			flagged = false;
 			for (int ti = 0; ti < r->nthreads; ti++) {
@@ -354,6 +369,8 @@ int rep_speedup(struct lab_rctx *c)
 					double ch = s ? rep_change(s, base) : NAN;
 					char cell[32];
 
+					if (!used[v])
+						continue;
 					if (isnan(ch))
 						snprintf(cell, sizeof(cell), "-");
 					else
@@ -374,6 +391,18 @@ int rep_speedup(struct lab_rctx *c)
 		}
 	}
 	rep_note_no_base(c, "speedup", "a change is against the baseline's cell");
+	for (int g = 0; g < r->ngroups; g++)
+		alone += only_base[g] == 1;
+	if (alone) {
+		fprintf(stderr, "rwlab report: speedup: %d group%s that only the baseline column '%s' ran not shown "
+			"(nothing to compare):", alone, alone > 1 ? "s" : "", r->columns[0]);
+		for (int g = 0, k = 0; g < r->ngroups; g++)
+			if (only_base[g] == 1 && k++ < 4)
+				fprintf(stderr, "%s '%s'", k > 1 ? "," : "", r->groups[g]);
+		fprintf(stderr, "%s\n", alone > 4 ? ", ..." : "");
+	}
+	free(used);
+	free(only_base);
 	return printed;
 }
 
@@ -385,6 +414,7 @@ int rep_duration(struct lab_rctx *c)
 	const struct lab_results *r = c->r;
 	int printed = 0, w = 12;
 	char a[128], b[128];
+	bool col[256];
 
 	for (int v = 0; v < r->ncolumns; v++) {
 		rep_split_name(r->columns[v], a, sizeof(a), b, sizeof(b));
@@ -412,10 +442,15 @@ int rep_duration(struct lab_rctx *c)
 		}
 		if (!have)
 			continue;
+		/* a column none of whose cells has a time: left out, not a column of "-" */
+		for (int v = 0; v < r->ncolumns && v < 256; v++)
+			col[v] = got[0][v] || got[1][v] || got[2][v];
 		fprintf(c->out, "\n%s\n", r->groups[g]);
 		for (int line = 0; line < 2; line++) {
 			fprintf(c->out, "%8s", "");
-			for (int v = 0; v < r->ncolumns; v++) {
+			for (int v = 0; v < r->ncolumns && v < 256; v++) {
+				if (!col[v])
+					continue;
 				rep_split_name(r->columns[v], a, sizeof(a), b, sizeof(b));
 				fprintf(c->out, "%*s", w, line ? b : a);
 			}
@@ -426,6 +461,8 @@ int rep_duration(struct lab_rctx *c)
 			for (int v = 0; v < r->ncolumns && v < 256; v++) {
 				char num[64];
 
+				if (!col[v])
+					continue;
 				if (got[k][v])
 					snprintf(num, sizeof(num), "%*.2f", w, sum[k][v]);
 				else	/* no cell of this column has the metric: not a zero */

@@ -28,6 +28,7 @@
  * and lock-event stats, as LKP treats its non-perf stats).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "format.h"
@@ -145,15 +146,42 @@ static bool shown(const struct lab_rctx *c, int g, int m, int threads)
 	return false;
 }
 
+/*
+ * The columns after the baseline with a cell among the rows shown for
+ * (@g, @threads) into @used; how many. One none of the rows has is left
+ * out, not printed as a column of "-".
+ */
+static int lkp_columns_used(const struct lab_rctx *c, int g, int threads, bool *used)
+{
+	const struct lab_results *r = c->r;
+	int n = 0;
+
+	for (int v = 1; v < r->ncolumns; v++) {
+		used[v] = false;
+		for (int m = 0; m < r->nmetrics && !used[v]; m++) {
+			const struct lab_series *s = lab_results_find(r, g, v, m, threads);
+
+			used[v] = s && rep_workload_kept(c, s->workload) && shown(c, g, m, threads);
+		}
+		n += used[v];
+	}
+	return n;
+}
+
 int rep_lkp(struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
-	int printed = 0, n = r->ncolumns - 1;
+	int printed = 0, n;
+	bool *used = calloc((size_t)r->ncolumns + 1, sizeof(*used));
 
+	if (!used)
+		abort();
 	for (int g = 0; g < r->ngroups; g++)
 		for (int t = 0; t < r->nthreads; t++) {
 			int rows = 0;
 			bool flagged = false, lower = false;
+
+			n = lkp_columns_used(c, g, r->threads[t], used);
 
 			for (int m = 0; m < r->nmetrics; m++) {
 				if (!shown(c, g, m, r->threads[t]))
@@ -176,14 +204,16 @@ int rep_lkp(struct lab_rctx *c)
 					}
 					fprintf(c->out, "%d/", r->threads[t]);
 					axis_value(c->out, r->groups[g]);
-					fprintf(c->out, "\n\ncommit: \n");
-					for (int v = 0; v < r->ncolumns; v++)
-						fprintf(c->out, "  %s\n", r->columns[v]);
+					fprintf(c->out, "\n\ncommit: \n  %s\n", r->columns[0]);
+					for (int v = 1; v < r->ncolumns; v++)
+						if (used[v])
+							fprintf(c->out, "  %s\n", r->columns[v]);
 					fprintf(c->out, "\n%16.16s ", r->columns[0]);
 					for (int v = 1; v < r->ncolumns; v++)
-						fprintf(c->out, "%27.27s ", r->columns[v]);
+						if (used[v])
+							fprintf(c->out, "%27.27s ", r->columns[v]);
 					fprintf(c->out, "\n---------------- ");
-					for (int v = 1; v < r->ncolumns; v++)
+					for (int v = 0; v < n; v++)
 						fprintf(c->out, "--------------------------- ");
 					fprintf(c->out, "\n%9s%%stddev", "");
 					for (int v = 0; v < n; v++)
@@ -207,6 +237,8 @@ int rep_lkp(struct lab_rctx *c)
 						double avg, ch;
 						bool absolute = name[strlen(name) - 1] == '%';
 
+						if (!used[v])
+							continue;
 						if (!s) {
 							fprintf(c->out, "%12s%10s%6s", "", "-", "");
 							continue;
@@ -231,5 +263,6 @@ int rep_lkp(struct lab_rctx *c)
 			printed += rows > 0;
 		}
 	rep_note_no_base(c, "lkp", "LKP compares each column with the first");
+	free(used);
 	return printed;
 }

@@ -134,9 +134,10 @@ grep -Eq '^ +mmap_lock +per-VMA +vm_refcnt$' "$tmp/o" || fail "--by fault_path, 
 grep -Eq '^ +no fault path$' "$tmp/o" || fail "--by fault_path, mixed: locktest's column: $(cat "$tmp/o")"
 grep -E '^ +-$| -$' "$tmp/o" && fail "--by fault_path, mixed: a column of '-' is left: $(cat "$tmp/o")"
 grep -q 'locktest: .*change vs' "$tmp/o" && fail "--by fault_path, mixed: locktest's title names a change vs a column it lacks"
-# -f duration: a column with no cell of a group prints '-', not a sum of nothing (0.00).
+# -f duration: a column with no cell of a group is not a sum of nothing (0.00); it is left out
+# (it printed '-' there before the columns of '-' went).
 "$rwlab" report mm.csv load.csv --by fault_path -f duration >"$tmp/o" 2>"$tmp/e" || fail "-f duration, mixed: exit $?"
-awk '/^[^ ].* locktest$/ { g = 1 } g && /^User/ { print; exit }' "$tmp/o" | grep -Eq '^User +- +- +- +!?[0-9]' ||
+awk '/^[^ ].* locktest$/ { g = 1 } g && /^User/ { print; exit }' "$tmp/o" | grep -Eq '^User +!?[0-9.]+$' ||
 	fail "-f duration, mixed: locktest's User row: $(cat "$tmp/o")"
 # -f lkp compares each column with the first: the groups without a baseline cell are named on stderr, not dropped silently.
 "$rwlab" report mm.csv load.csv --by fault_path -f lkp >"$tmp/o" 2>"$tmp/e" || fail "-f lkp, mixed: exit $?"
@@ -156,6 +157,23 @@ for f in markdown mmtests; do
 	awk '/^(### )?[a-z]/ { g = $0 } g ~ /^(### )?locktest/' "$tmp/o" | grep -q 'null' ||
 		fail "-f $f, mixed: locktest's null column is gone: $(cat "$tmp/o")"
 done
+# -f duration, -f lkp and -f speedup likewise (they printed null's column of '-' beside pft, and
+# speedup a pft table of nothing but '-'): speedup names the groups only the baseline ran.
+"$rwlab" report mm.csv load.csv --by variant -f duration >"$tmp/o" 2>"$tmp/e" || fail "-f duration, mixed: exit $?"
+awk '/^[a-z]/ { g = $0 } g ~ /^pft/' "$tmp/o" | grep -q 'null' &&
+	fail "-f duration, mixed: pft's tables have a column for null: $(cat "$tmp/o")"
+awk '/^[a-z]/ { g = $0 } g ~ /^locktest/' "$tmp/o" | grep -q 'null' ||
+	fail "-f duration, mixed: locktest's null column is gone: $(cat "$tmp/o")"
+"$rwlab" report mm.csv load.csv --by variant -f lkp >"$tmp/o" 2>"$tmp/e" || fail "-f lkp, mixed: exit $?"
+awk '/testcase:$/ { getline; g = $0 } g ~ /\/pft/' "$tmp/o" | grep -q 'null' &&
+	fail "-f lkp, mixed: pft's blocks have a commit or column for null: $(cat "$tmp/o")"
+awk '/testcase:$/ { getline; g = $0 } g ~ /\/locktest$/' "$tmp/o" | grep -q '%change .*%stddev' ||
+	fail "-f lkp, mixed: locktest's null column is gone: $(cat "$tmp/o")"
+"$rwlab" report mm.csv load.csv --by variant -f speedup >"$tmp/o" 2>"$tmp/e" || fail "-f speedup, mixed: exit $?"
+grep -q '^pft' "$tmp/o" && fail "-f speedup, mixed: a pft table, which only rwsem ran: $(cat "$tmp/o")"
+grep -q "^rwlab report: speedup: 3 groups that only the baseline column 'rwsem' ran not shown (nothing to compare): 'pft:" \
+	"$tmp/e" || fail "-f speedup, mixed: no note of the groups only the baseline ran: $(cat "$tmp/e")"
+grep -Eq '^Threads +null$' "$tmp/o" || fail "-f speedup, mixed: locktest's null column is gone: $(cat "$tmp/o")"
 # 6. No --by over pft in several fault paths beside locktest compared the fault paths, so each
 # locktest variant stood alone under "no fault path": now variants side by side, as for either file
 # alone under --by variant; -w pft (every row kept has a fault path) still compares the paths.
