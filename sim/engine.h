@@ -209,15 +209,13 @@ struct cpu {
 	struct task *irq;	/* this CPU's interrupt context, made at its first IPI */
 	int in_irq;		/* the handler runs: EV_CPU resumes irq, not curr */
 	int nrq;
-	int in_work;
+	int in_work;		/* in a work chunk (2: one smt.exec_yield may stretch, work.c) */
 	uint64_t work_end;	/* while in_work: when the chunk ends if nothing cuts it */
-	double work_k;		/* while in_work: its smt_stretch() (0: not stretched, a copy, traffic or PAUSE) */
 	uint64_t irq_ps;	/* time spent in handlers: a work chunk deducts it */
 	struct task **rq;	/* sorted by vruntime (then id) */
 	uint64_t park_deadline;
 	int64_t min_vruntime;
 	int socket, l3, core;
-	int sibling;		/* the other hardware thread of its core (-1: none) */
 	/* RCU, for the grace period in progress (sim_rcu_*) */
 	int rcu_need;		/* this CPU has not reported its quiescent state yet */
 	int rcu_noted;		/* a QS was noted (context switch, unlock): reported at the next tick */
@@ -257,6 +255,12 @@ struct cpu {
 	 */
 	struct line *own_line;
 	uint64_t own_next_hold;
+	/*
+	 * The what-if smt.exec_yield (work.c), read and written only when a
+	 * machine sets it: kept out of the hot lines above.
+	 */
+	int sibling;		/* the other hardware thread of its core (-1: none) */
+	double work_k;		/* while in_work is 2 (a stretchable chunk): its smt_stretch() */
 } __attribute__((aligned(64)));
 
 /* Each CPU's place, dense (a transfer's cost looks up two CPUs at random). */
@@ -473,7 +477,13 @@ void line_touch_store(void *addr, int c);	/* the engine's own store: no charge, 
 /* sched.c */
 void set_oncpu(struct task *t, int v, int c);
 void cpu_set_curr(struct cpu *c, struct task *t);
-void smt_sibling_changed(const struct cpu *c);	/* work.c: @c became busy or idle (smt.exec_yield) */
+void smt_sibling_changed_slow(const struct cpu *c);	/* work.c */
+/* @c became busy or idle: with smt.exec_yield set, its sibling's work chunk may change rate (work.c). */
+static inline void smt_sibling_changed(const struct cpu *c)
+{
+	if (__builtin_expect(eng.m.smt_exec_yield != 0, 0))
+		smt_sibling_changed_slow(c);
+}
 void cpu_account(struct cpu *c, struct task *t);
 void cpu_pick_next(struct cpu *c);	/* @c's task has left it: the next one, or idle */
 void switch_out(struct task *t, enum tstate st);

@@ -30,7 +30,7 @@ static inline double smt_stretch(const struct cpu *c)
 {
 	const struct cpu *s;
 
-	if (eng.m.smt_exec_yield == 0 || c->sibling < 0)
+	if (c->sibling < 0)
 		return 1;
 	s = &eng.cpus[c->sibling];
 	return s->curr || s->in_irq ? 2 / eng.m.smt_exec_yield : 1;
@@ -44,17 +44,17 @@ static inline double smt_stretch(const struct cpu *c)
  * beside a sibling that began later (the core doing more than its yield), or
  * a shared one beside a sibling gone idle. Only with smt.exec_yield set.
  */
-void smt_sibling_changed(const struct cpu *c)
+void smt_sibling_changed_slow(const struct cpu *c)
 {
 	struct cpu *s;
 	uint64_t at;
 	int si;
 
-	if (__builtin_expect(eng.m.smt_exec_yield == 0, 1) || c->sibling < 0)
+	if (c->sibling < 0)
 		return;
 	si = c->sibling;
 	s = &eng.cpus[si];
-	if (!s->in_work || s->work_k == 0 || s->work_k == smt_stretch(s))
+	if (s->in_work != 2 || s->work_k == smt_stretch(s))
 		return;
 	at = c->clock > s->clock ? c->clock : s->clock;
 	/* its one event: the chunk's end or an earlier cut; never moved later */
@@ -62,8 +62,12 @@ void smt_sibling_changed(const struct cpu *c)
 		cpu_push(s, at);
 }
 
-/* @ns of busy time on the running task's CPU; @shared: stretched by smt_stretch(). */
-static void work_charge(double ns, int shared)
+/*
+ * @ns of busy time on the running task's CPU; @shared (a constant at each
+ * call, only with smt.exec_yield set): stretched by smt_stretch(). With
+ * @shared 0 this is the engine's work charge as it was before the what-if.
+ */
+static inline __attribute__((always_inline)) void work_charge(double ns, const int shared)
 {
 	struct task *t = eng.running;
 	uint64_t rem;
@@ -84,7 +88,7 @@ static void work_charge(double ns, int shared)
 		c = &eng.cpus[t->cpu];
 		start = c->clock;
 		k = shared ? smt_stretch(c) : 1;
-		dur = k == 1 ? rem : (uint64_t)ceil((double)rem * k);
+		dur = shared && k != 1 ? (uint64_t)ceil((double)rem * k) : rem;
 		end = start + dur;
 		/*
 		 * The scheduler cuts the chunk at its resched point, unless
@@ -97,9 +101,10 @@ static void work_charge(double ns, int shared)
 			c->clock = end;	/* nothing can happen before it ends */
 			return;
 		}
-		c->in_work = 1;
+		c->in_work = 1 + shared;	/* 2: a rate smt_sibling_changed() may change */
 		c->work_end = end;
-		c->work_k = shared ? k : 0;	/* 0: a rate smt_sibling_changed() leaves */
+		if (shared)
+			c->work_k = k;
 		irq0 = c->irq_ps;
 		sched_next_at(c, cut ? (c->resched_at > start ? c->resched_at : start) : end);
 		c = &eng.cpus[t->cpu];
@@ -109,7 +114,7 @@ static void work_charge(double ns, int shared)
 		if (c->clock > start) {
 			uint64_t done = c->clock - start;
 
-			if (k != 1)	/* the work done in that time at the stretched rate */
+			if (shared && k != 1)	/* the work done in that time at the stretched rate */
 				done = done >= dur ? rem : (uint64_t)((double)done / k);
 			rem -= done < rem ? done : rem;
 		}
@@ -118,7 +123,10 @@ static void work_charge(double ns, int shared)
 
 void sim_work_ns(double ns)
 {
-	work_charge(ns, 1);
+	if (__builtin_expect(eng.m.smt_exec_yield != 0, 0))
+		work_charge(ns, 1);
+	else
+		work_charge(ns, 0);
 }
 
 void sim_cost_ns(double ns)
