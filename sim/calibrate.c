@@ -71,6 +71,9 @@
  *   bw.memset      memset of a 64 MiB buffer, bytes written per second.
  *   bw.memcpy      memcpy between two 64 MiB buffers, bytes copied per
  *                  second (STREAM would count twice that).
+ *   exec_yield     the combined rate of two threads on CPUs A and B running
+ *                  the same integer loop over one thread's rate alone (2.0:
+ *                  nothing shared; 1..2: SMT siblings): smt.exec_yield.
  *   spread_*_pct   the spread of one cost from call to call, the source of
  *                  the engine's seeded jitter (sim/engine.h): per sample,
  *                  the interquartile half-width over the median, in percent
@@ -525,6 +528,69 @@ static double turn_load_batch(void) { return turn_batch(1); }
 static double turn_rcas_batch(void) { return turn_batch(2); }
 static double turn_rcasdep_batch(void) { return turn_batch(3); }
 static double turn_rcasw_batch(void) { return turn_batch(4); }
+
+/*
+ * Execution sharing between CPUs A and B (the machine key smt.exec_yield,
+ * sim/work.c): one thread runs N steps of a loop alone on A, then a thread on
+ * A and one on B run N steps each from one barrier; the figure is the pair's
+ * combined rate over the one thread's, t_alone / t_A + t_alone / t_B (each
+ * thread's own time). 2.0 on two cores that share nothing; between 1 and 2 on
+ * SMT siblings, or on vCPUs that the host runs on one core's two threads.
+ * The loop stands for kernel-path work: an xorshift step, a load from an
+ * L1-resident 4 KiB table at the step's index, a branch on the loaded value
+ * (taken at random: mispredicted about half the time) and dependent integer
+ * work on either side. No shared line is written.
+ */
+static uint64_t yield_table[512];
+static _Alignas(LINE) volatile uint64_t yield_sink[2][LINE / 8];
+static double yield_dt[2];
+static long yield_n;
+
+static uint64_t yield_work(long n, uint64_t x)
+{
+	uint64_t acc = 0;
+
+	for (long i = 0; i < n; i++) {
+		uint64_t v;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		v = yield_table[x & 511];
+		if (v & 1)
+			acc += v * 3 + (acc >> 3);
+		else
+			acc ^= v + (acc << 1);
+	}
+	/* the loop reads only a table whose address never escapes: without this,
+	 * the compiler may sink it past the clock read that ends the timing */
+	__asm__ volatile("" : "+r"(acc) : : "memory");
+	return acc;
+}
+
+static void yield_loop(int side)
+{
+	double t0 = now_ns();
+
+	yield_sink[side][0] = yield_work(yield_n, (uint64_t)side + 88172645463325252ull);
+	yield_dt[side] = now_ns() - t0;
+}
+
+static double exec_yield_batch(void)
+{
+	double t0, alone;
+
+	if (!yield_table[0])
+		for (int i = 0; i < 512; i++)
+			yield_table[i] = 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1) ^ ((uint64_t)rand() << 16);
+	yield_n = ops(4000000);
+	pin(cpu_a);
+	t0 = now_ns();
+	yield_sink[0][0] = yield_work(yield_n, 88172645463325252ull);
+	alone = now_ns() - t0;
+	pair_run(yield_loop);
+	return alone / yield_dt[0] + alone / yield_dt[1];
+}
 
 /*
  * The hold window: after a core's locked RMW brings the line from another
@@ -1248,6 +1314,7 @@ int main(int argc, char **argv)
 	measure("turn_rcasdep_ns", "ns", turn_rcasdep_batch);
 	measure("turn_rcasw_ns", "ns", turn_rcasw_batch);
 	measure("rmw_hold_ns", "ns", hold_batch);
+	measure("exec_yield", "x", exec_yield_batch);
 	if (wanted("rmw_hold_ns")) {
 		printf("# rmw_hold_ns, last batch: gap_ns local_fraction (second xadd local while the other core hammers)\n");
 		for (int g = 0; g < HOLD_GAPS; g++)
