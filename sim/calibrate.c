@@ -198,6 +198,19 @@ static double sub_median(batch_fn fn)
 
 static const char *only;	/* --only: the metrics to measure (comma-separated), NULL: all */
 
+/* every name --only takes: main's measure() and wanted() calls, in their order */
+static const char *const metric_names[] = {
+	"c2c_ns", "faa_pair_ns", "faa_run_len", "rcas_pair_ns", "rcas_pair_attempts",
+	"rcasw_pair_ns", "rcasw_pair_attempts", "rcasdep_pair_ns",
+	"rcasdep_pair_attempts", "turn_faa_ns", "turn_load_ns", "turn_rcas_ns",
+	"turn_rcasdep_ns", "turn_rcasw_ns", "rmw_hold_ns", "exec_yield",
+	"rmw_local_ns", "load_local_ns", "relax_ns", "relax_loop_ns", "mem_local_ns",
+	"syscall_ns", "futex_wake_ns", "futex_wait_ns", "ctxsw_ns", "wakeup_ns",
+	"spread_syscall_pct", "spread_relax_pct", "spread_wakeup_pct",
+	"ipi_roundtrip_ns", "page_fault_ns", "fault_read_ns", "hpage_fault_ns",
+	"rand_store_ns", "memset_gbs", "memcpy_gbs",
+};
+
 static int wanted(const char *metric)
 {
 	size_t n = strlen(metric);
@@ -1237,6 +1250,30 @@ static void usage_error(const char *what)
 	exit(2);
 }
 
+/* an unknown name in --only would measure nothing and exit 0: refuse it */
+static void check_only(void)
+{
+	const char *p = only;
+
+	while (p) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		size_t k;
+
+		for (k = 0; k < sizeof(metric_names) / sizeof(metric_names[0]); k++)
+			if (strlen(metric_names[k]) == n && !strncmp(p, metric_names[k], n))
+				break;
+		if (k == sizeof(metric_names) / sizeof(metric_names[0])) {
+			fprintf(stderr, "rwlab-calibrate: unknown metric '%.*s' in --only (valid:", (int)(n > 60 ? 60 : n), p);
+			for (k = 0; k < sizeof(metric_names) / sizeof(metric_names[0]); k++)
+				fprintf(stderr, " %s", metric_names[k]);
+			fprintf(stderr, ")\n");
+			exit(2);
+		}
+		p = e ? e + 1 : NULL;
+	}
+}
+
 static void parse_args(int argc, char **argv)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -1274,6 +1311,7 @@ static void parse_args(int argc, char **argv)
 	}
 	if (ncpu < 2)
 		usage_error("needs two online CPUs");
+	check_only();
 }
 
 static void print_context(const char *when)

@@ -55,6 +55,7 @@ expect_err "two different online CPUs.*valid: --quick" -- --cpus 0,0
 expect_err "--cpus wants A,B" -- --cpus 3
 expect_err "--repeats wants a number from 3 to 101" -- --repeats 2
 expect_err "unknown argument '--bogus'" -- --bogus
+expect_err "unknown metric 'exec_yieldx' in --only \(valid: c2c_ns " -- --only exec_yield,exec_yieldx
 
 [ "$fails" = 0 ] && echo "calibrate: ok"
 exit "$fails"
