@@ -50,8 +50,9 @@
  * Nanos/Op), ns_per_success (window / successes: the line's interval
  * between two successes; the ping-pong's round trip / 2), attempts_per_success (cmpxchg attempts over successes; 1 for
  * faa, xchg, store) and its per-success distribution (attempts_p50,
- * attempts_p99, attempts_max), fairness (Jain's index over the threads'
- * successes, 1 = equal) and ops_min/ops_max, thread_ops.<id>.
+ * attempts_p99, attempts_max), run_len (faa without cs_ns, from 2 threads:
+ * successes per ownership run of the line), fairness (Jain's index over the
+ * threads' successes, 1 = equal) and ops_min/ops_max, thread_ops.<id>.
  *
  * The lock variant (-l) is not used: run it with -l null.
  */
@@ -95,12 +96,14 @@ static const struct lab_knob atomics_knobs[] = {
 struct atomics_stats {
 	uint64_t attempts;
 	uint64_t max;
+	uint64_t runs;			/* faa: successes that began an ownership run */
 	uint64_t hist[ATT_MAX];
 };
 
 struct atomics_thread {
 	struct atomics_stats st;	/* zeroed when the window opens */
 	long next;			/* pingpong: the value this thread waits for */
+	long last, prev;		/* faa: the value this add returned, and the one before */
 } __lab_cacheline_aligned;
 
 struct atomics {
@@ -166,7 +169,7 @@ static inline uint64_t atomics_op(struct atomics *a, struct atomics_thread *t, l
 
 	switch (a->op) {
 	case OP_FAA:
-		atomic_fetch_add(&a->line, 1);
+		t->last = atomic_fetch_add(&a->line, 1);
 		break;
 	case OP_XCHG:
 		atomic_xchg(&a->line, id);
@@ -221,6 +224,10 @@ static void atomics_worker(void *state, struct lab_worker *w)
 				return;	/* pingpong: the window closed while waiting for a turn */
 			st->attempts += n;
 			st->hist[n < ATT_MAX ? n : ATT_MAX - 1]++;
+			if (a->op == OP_FAA) {	/* no other add between: the line stayed */
+				st->runs += t->last != t->prev + 1;
+				t->prev = t->last;
+			}
 			if (n > st->max)
 				st->max = n;
 			if (a->cs_ns)
@@ -250,7 +257,7 @@ static uint64_t att_quantile(const uint64_t *hist, uint64_t total, uint64_t max,
 static void atomics_metrics(void *state, const struct lab_iter *it, struct lab_sink *sink)
 {
 	struct atomics *a = state;
-	uint64_t hist[ATT_MAX] = { 0 }, ops = 0, att = 0, max = 0, omin = UINT64_MAX, omax = 0;
+	uint64_t hist[ATT_MAX] = { 0 }, ops = 0, att = 0, max = 0, runs = 0, omin = UINT64_MAX, omax = 0;
 	double sq = 0;
 
 	for (int i = 0; i < it->nthreads; i++) {
@@ -260,6 +267,7 @@ static void atomics_metrics(void *state, const struct lab_iter *it, struct lab_s
 		for (int b = 0; b < ATT_MAX; b++)
 			hist[b] += t->hist[b];
 		att += t->attempts;
+		runs += t->runs;
 		max = t->max > max ? t->max : max;
 		ops += o;
 		sq += (double)o * (double)o;
@@ -277,6 +285,15 @@ static void atomics_metrics(void *state, const struct lab_iter *it, struct lab_s
 	lab_emit(sink, "attempts_p50", (double)att_quantile(hist, ops, max, 0.50), "attempts", LAB_BETTER_LOWER);
 	lab_emit(sink, "attempts_p99", (double)att_quantile(hist, ops, max, 0.99), "attempts", LAB_BETTER_LOWER);
 	lab_emit(sink, "attempts_max", (double)max, "attempts", LAB_BETTER_LOWER);
+	/*
+	 * faa without cs_ns (no undo): successes per ownership run, a run being the
+	 * adds a thread makes before another thread's add comes between (its add
+	 * returned its own previous result + 1: Travis Downs' check, as
+	 * rwlab-calibrate's faa_run_len): how many locked RMWs a line serves per
+	 * hand-over at T threads.
+	 */
+	if (a->op == OP_FAA && !a->cs_ns && runs)
+		lab_emit(sink, "run_len", (double)ops / (double)runs, "ops", LAB_BETTER_NONE);
 	lab_emit(sink, "fairness", (double)ops * (double)ops / (it->nthreads * sq), "jain", LAB_BETTER_HIGHER);
 	lab_emit(sink, "ops_min", (double)omin, "ops", LAB_BETTER_HIGHER);
 	lab_emit(sink, "ops_max", (double)omax, "ops", LAB_BETTER_NONE);
@@ -300,7 +317,7 @@ const struct lab_workload_ops lab_workload_atomics = {
 	.name = "atomics",
 	.simulated = true,
 	.summary = "T threads on one line: fetch-add, xchg, blind or read-first cmpxchg loop, store; "
-		   "successes/s, attempts per success, fairness (-l null)",
+		   "successes/s, attempts per success, faa run length, fairness (-l null)",
 	.cite = "Travis Downs, A Concurrency Cost Hierarchy (2020); Muchun Song, LKML 2021-11, "
 		"commit 14c24048841151548a3f4d9e218510c844c1b737",
 	.kind = LAB_WL_TIMED,
