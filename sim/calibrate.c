@@ -198,7 +198,8 @@ static double sub_median(batch_fn fn)
 
 static const char *only;	/* --only: the metrics to measure (comma-separated), NULL: all */
 
-/* every name --only takes: main's measure() and wanted() calls, in their order */
+/* every name --only takes: main's measure() and wanted() calls, in their order (the three
+ * membarrier/IPI figures are one measurement: any of them prints all three) */
 static const char *const metric_names[] = {
 	"c2c_ns", "faa_pair_ns", "faa_run_len", "rcas_pair_ns", "rcas_pair_attempts",
 	"rcasw_pair_ns", "rcasw_pair_attempts", "rcasdep_pair_ns",
@@ -207,7 +208,7 @@ static const char *const metric_names[] = {
 	"rmw_local_ns", "load_local_ns", "relax_ns", "relax_loop_ns", "mem_local_ns",
 	"syscall_ns", "futex_wake_ns", "futex_wait_ns", "ctxsw_ns", "wakeup_ns",
 	"spread_syscall_pct", "spread_relax_pct", "spread_wakeup_pct",
-	"ipi_roundtrip_ns", "page_fault_ns", "fault_read_ns", "hpage_fault_ns",
+	"membarrier_alone_ns", "membarrier_ipi_ns", "ipi_roundtrip_ns", "page_fault_ns", "fault_read_ns", "hpage_fault_ns",
 	"rand_store_ns", "memset_gbs", "memcpy_gbs",
 };
 
@@ -1352,12 +1353,12 @@ int main(int argc, char **argv)
 	measure("turn_rcasdep_ns", "ns", turn_rcasdep_batch);
 	measure("turn_rcasw_ns", "ns", turn_rcasw_batch);
 	measure("rmw_hold_ns", "ns", hold_batch);
-	measure("exec_yield", "x", exec_yield_batch);
 	if (wanted("rmw_hold_ns")) {
 		printf("# rmw_hold_ns, last batch: gap_ns local_fraction (second xadd local while the other core hammers)\n");
 		for (int g = 0; g < HOLD_GAPS; g++)
 			printf("#   %.1f %.3f\n", hold_last_gap[g], hold_last_p[g]);
 	}
+	measure("exec_yield", "x", exec_yield_batch);
 	pin(cpu_a);
 	measure("rmw_local_ns", "ns", rmw_batch);
 	measure("load_local_ns", "ns", load_batch);
@@ -1377,7 +1378,7 @@ int main(int argc, char **argv)
 	measure("spread_syscall_pct", "%", spread_syscall_batch);
 	measure("spread_relax_pct", "%", spread_relax_batch);
 	measure("spread_wakeup_pct", "%", spread_wakeup_batch);
-	if (wanted("ipi_roundtrip_ns"))
+	if (wanted("ipi_roundtrip_ns") || wanted("membarrier_alone_ns") || wanted("membarrier_ipi_ns"))
 		ipi_measure();
 	pin(cpu_a);
 	measure("page_fault_ns", "ns", fault_batch);

@@ -103,7 +103,7 @@ struct atomics_stats {
 struct atomics_thread {
 	struct atomics_stats st;	/* zeroed when the window opens */
 	long next;			/* pingpong: the value this thread waits for */
-	long last, prev;		/* faa: the value this add returned, and the one before */
+	long prev;			/* faa: the value this thread's last add returned */
 } __lab_cacheline_aligned;
 
 struct atomics {
@@ -169,7 +169,9 @@ static inline uint64_t atomics_op(struct atomics *a, struct atomics_thread *t, l
 
 	switch (a->op) {
 	case OP_FAA:
-		t->last = atomic_fetch_add(&a->line, 1);
+		v = atomic_fetch_add(&a->line, 1);
+		t->st.runs += v != t->prev + 1;	/* another add came between: a new run */
+		t->prev = v;
 		break;
 	case OP_XCHG:
 		atomic_xchg(&a->line, id);
@@ -224,10 +226,6 @@ static void atomics_worker(void *state, struct lab_worker *w)
 				return;	/* pingpong: the window closed while waiting for a turn */
 			st->attempts += n;
 			st->hist[n < ATT_MAX ? n : ATT_MAX - 1]++;
-			if (a->op == OP_FAA) {	/* no other add between: the line stayed */
-				st->runs += t->last != t->prev + 1;
-				t->prev = t->last;
-			}
 			if (n > st->max)
 				st->max = n;
 			if (a->cs_ns)

@@ -40,6 +40,12 @@ awk -F '\t' '
 	END { if (rows < 13) { print "FAIL: only " rows " metric lines"; bad++ } exit bad > 0 }
 ' "$tmp/out" || fails=$((fails + 1))
 
+# --only's list of names (in its error) is the metrics a full run prints, no more, no less
+"$cal" --only nosuch 2>&1 >/dev/null | sed 's/.*(valid: //; s/)$//' | tr ' ' '\n' | sort >"$tmp/names"
+grep -v '^#' "$tmp/out" | cut -f1 | sort >"$tmp/printed"
+cmp -s "$tmp/names" "$tmp/printed" ||
+	fail "--only's names differ from the metrics --quick printed: $(diff "$tmp/names" "$tmp/printed" | grep '^[<>]' | tr '\n' ' ')"
+
 # expect_err PATTERN -- args: exit 2, exactly one stderr line matching PATTERN.
 expect_err() {
 	pat=$1
