@@ -64,7 +64,7 @@ void stats_print(void)
 			(unsigned long long)eng.st.sb_buffered, (unsigned long long)eng.st.sb_full,
 			(unsigned long long)eng.st.sb_drain_wait);
 	if (s && (*s == '1' || *s == '2') && eng.st.smt_served)
-		fprintf(stderr, "rwlab-sim stats: %llu RMWs or waiting stores served from their core (rule 10: the sibling "
+		fprintf(stderr, "rwlab-sim stats: %llu loads, RMWs or waiting stores served from their core (rule 10: the sibling "
 			"held the line or its fill was in flight) instead of behind other cores' requests\n",
 			(unsigned long long)eng.st.smt_served);
 	if (s && (*s == '1' || *s == '2') && eng.idle.n) {
