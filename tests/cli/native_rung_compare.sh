@@ -5,7 +5,8 @@
 # figure over the smallest, the 16/1 rung the median of each machine's own
 # ratio; a rung is judged against that figure and against each machine alone.
 # Three made-up machines with known figures; then bad arguments (one line,
-# exit 2) and the committed nine-machine comparison reproduced from its files.
+# exit 2), --help of the rung tools (usage, nothing run) and the committed
+# nine-machine comparison reproduced from its files.
 # Usage: native_rung_compare.sh SOURCE_ROOT
 . "${0%/*}/../lib.sh"
 root=$1
@@ -51,10 +52,19 @@ bad() {	# bad WHAT EXPECTED-TEXT ARGS...
 	grep -q "$want" "$tmp/e" || fail "$what: stderr lacks '$want': $(cat "$tmp/e")"
 }
 bad "no label" "not LABEL=PATH" --across "$tmp/sim" "$tmp/a"
-bad "label twice" "LABEL given twice" --across "$tmp/sim" a="$tmp/a" a="$tmp/b"
+bad "label twice" "LABEL a given twice" --across "$tmp/sim" a="$tmp/a" a="$tmp/b"
 bad "empty dir" "no atomics-, locktest- or futex-native.csv" --across "$tmp/sim" e="$tmp/sim"
 bad "too few" "usage" --across "$tmp/sim"
 bad "same cell twice" "already read" --across "$tmp/sim" a="$tmp/a,$tmp/a/atomics-native.csv"
+
+# --help prints the usage and runs nothing (native-rung and calibrate would otherwise measure)
+for t in native-rung-compare native-rung calibrate; do
+	(cd "$tmp" && "$root/tools/$t" --help >"$tmp/h" 2>&1) || fail "$t --help: exit $?"
+	grep -q "tools/$t" "$tmp/h" || fail "$t --help: no usage: $(head -2 "$tmp/h")"
+	[ -e "$tmp/--help" ] && fail "$t --help made a directory --help"
+done
+"$root/tools/native-rung" --bogus >"$tmp/o" 2>"$tmp/e"; rc=$?
+[ $rc = 2 ] && grep -q "unknown option --bogus" "$tmp/e" || fail "native-rung --bogus: exit $rc, $(cat "$tmp/e")"
 
 # the committed comparison is what the tool makes of the committed files
 m=$root/results/16cpu/machines-20261204 r=$root/results/16cpu/rung-20261204
