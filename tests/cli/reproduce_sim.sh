@@ -148,6 +148,16 @@ if want native; then
 	for m in per-vma-locks lazy-mm-hazptr hugetlb-vmemmap rwsem-rework; do
 		"$rwlab" run --matrix "$m" --list-cells >/dev/null 2>"$tmp/native.err" || fail "native $m: $(cat "$tmp/native.err")"
 	done
+	# a run refused before it measured anything leaves no results directory behind
+	for bad in "--sim nosuch" "--sim generic-8 --set bogus_key=1"; do
+		# shellcheck disable=SC2086
+		RWLAB_RESULTS_DIR=$tmp/refused "$root/tools/reproduce" hugetlb-vmemmap $bad --no-plots --rwlab "$rwlab" \
+			>/dev/null 2>"$tmp/refused.err"
+		rc=$?
+		[ $rc = 2 ] || fail "reproduce $bad: exit $rc, want 2: $(cat "$tmp/refused.err")"
+		left=$(find "$tmp/refused" -mindepth 2 2>/dev/null | head -3)
+		[ -z "$left" ] || fail "reproduce $bad left $left"
+	done
 fi
 
 exit $failed
