@@ -333,6 +333,11 @@ static int cmd_sim(int argc, char **argv)
 		return sim_list();
 	if (argc == 2 && !strcmp(argv[0], "show"))
 		return sim_show(argv[1]);
+	if (argc >= 1 && !strcmp(argv[0], "show")) {
+		fprintf(stderr, "rwlab sim show: %s (valid: rwlab sim show MACHINE, one of rwlab sim list's, "
+			"generic-N or a machine file's path)\n", argc == 1 ? "needs a MACHINE" : "takes one MACHINE");
+		return 2;
+	}
 	fprintf(stderr, "rwlab sim: expected 'list', 'show MACHINE' or 'validate [MACHINE...] [-o FILE.html]' (machines: rwlab sim list)\n");
 	return 2;
 }

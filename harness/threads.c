@@ -239,8 +239,13 @@ int lab_parse_threads(const char *arg, int ncpus, int *out, int cap, char *err, 
 			if (parse_count(tok, dash, &a) ||
 			    parse_count(dash + 1, colon ? colon : tok + strlen(tok), &b))
 				goto bad;
-			if (colon && (parse_count(colon + 1, tok + strlen(tok), &step) || step < 1))
+			if (colon && parse_count(colon + 1, tok + strlen(tok), &step))
 				goto bad;
+			if (colon && step < 1) {
+				snprintf(err, errlen, "bad thread list '%s': '%s' has a step of %ld (the step after ':' "
+					 "is 1 or more; %s)", arg, tok, step, THREADS_FORMS);
+				return -1;
+			}
 			if (a < 1 || b > LAB_THREADS_MAX || a > b)
 				goto range;
 		} else {

@@ -340,6 +340,9 @@ part_options() {
 	"$rwlab" sim list >"$tmp/l" 2>&1 || fail "sim list: $(cat "$tmp/l")"
 	grep -q '^generic-N' "$tmp/l" || fail "sim list lacks generic-N"
 	"$rwlab" sim show generic-64 | grep -q 'c2c.remote_ns' || fail "sim show lacks c2c.remote_ns"
+	"$rwlab" sim show >/dev/null 2>"$tmp/e"
+	[ $? = 2 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && grep -q '^rwlab sim show: needs a MACHINE (valid: ' "$tmp/e" ||
+		fail "sim show without a machine: $(cat "$tmp/e")"
 	# a file naming a per-pair matrix (rule 9): its class figures are the matrix's medians, and show says so
 	for m in icx-8336c-2s128 icx-6338-2s128; do
 		"$rwlab" sim show "$m" | grep -q '^derived: c2c.pairs: 128 x 128 figures; .* SMT 8.0 (8.0-8.2) ns, 64 pairs, file 8.0; same L3 51.3 (46.0-56.4) ns, 3968 pairs, file 51.3; other socket 107.8 (103.3-112.0) ns, 4096 pairs, file 107.8$' ||

@@ -68,6 +68,15 @@ Test(threads, invalid)
 	}
 }
 
+Test(threads, zero_step_named)
+{
+	int t[LAB_THREAD_LIST_MAX];
+	char err[512] = "";
+
+	cr_assert_eq(parse("2-4:0", t, err), -1);
+	cr_expect(strstr(err, "has a step of 0") != NULL, "a zero step is not named: %s", err);
+}
+
 Test(threads, too_many_entries)
 {
 	int t[4];
