@@ -39,23 +39,27 @@ void lab_mmap_read_unlock(struct lab_mm *mm)
 
 void lab_mmap_write_lock(struct lab_mm *mm)
 {
+	uint32_t *seq = lab_mm_lock_seq(mm);
+
 	lab_down_write(&mm->mmap_lock);
 	if (mm->mode == LAB_MM_LOCK_VMA_REFCNT) {
 		/* raw_write_seqcount_begin: odd from here; the fence orders it before the VMA changes. */
-		WRITE_ONCE(mm->mm_lock_seq, mm->mm_lock_seq + 1);
+		WRITE_ONCE(*seq, *seq + 1);
 		smp_wmb();
 	}
 }
 
 void lab_mmap_write_unlock(struct lab_mm *mm)
 {
+	uint32_t *seq = lab_mm_lock_seq(mm);
+
 	/*
 	 * vma_end_write_all(): one increment ends every VMA write lock of this
 	 * session. Release: a reader that sees the new value (acquire in
 	 * lab_vma_start_read) also sees every change made to the VMAs.
 	 */
 	if (mm->mode != LAB_MM_LOCK_MMAP)
-		smp_store_release(&mm->mm_lock_seq, mm->mm_lock_seq + 1);
+		smp_store_release(seq, *seq + 1);
 	lab_up_write(&mm->mmap_lock);
 }
 
@@ -261,7 +265,7 @@ void lab_vma_mark_detached(struct lab_mm *mm, struct lab_vma *vma)
 
 void lab_vma_start_write(struct lab_mm *mm, struct lab_vma *vma)
 {
-	uint32_t seq = mm->mm_lock_seq, old;
+	uint32_t seq = *lab_mm_lock_seq(mm), old;
 	bool locked = false;
 
 	if (mm->mode == LAB_MM_LOCK_MMAP || vma->vm_lock_seq == seq)
@@ -303,22 +307,22 @@ static void refcnt_put(struct lab_vma *vma)
 
 int lab_vma_start_read(struct lab_mm *mm, struct lab_vma *vma)
 {
-	uint32_t old;
+	uint32_t *seq = lab_mm_lock_seq(mm), old;
 
 	if (mm->mode == LAB_MM_LOCK_VMA) {
-		if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(mm->mm_lock_seq))
+		if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(*seq))
 			return -EBUSY;
 		if (!lab_down_read_trylock(vma->vm_lock))
 			return -EBUSY;		/* never sleeps: a writer holds or wants it */
 		/* Re-check under the lock; acquire pairs with the release in mmap_write_unlock. */
-		if (READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&mm->mm_lock_seq)) {
+		if (READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(seq)) {
 			lab_up_read(vma->vm_lock);
 			return -EBUSY;
 		}
 		return 0;
 	}
 	/* vma-refcnt */
-	if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(mm->mm_lock_seq))
+	if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(*seq))
 		return -EBUSY;
 	old = READ_ONCE(vma->vm_refcnt);
 	do {
@@ -331,7 +335,7 @@ int lab_vma_start_read(struct lab_mm *mm, struct lab_vma *vma)
 		refcnt_put(vma);		/* reused by another mm */
 		return -EBUSY;
 	}
-	if (READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&mm->mm_lock_seq)) {
+	if (READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(seq)) {
 		refcnt_put(vma);
 		return -EBUSY;
 	}

@@ -286,6 +286,69 @@ Test(kmm, mmap_lock_in_the_mm_struct)
 	mmap_lock_placed(LAB_KMM_V6_2, "pthread", false, false);
 }
 
+/*
+ * mm_lock_seq where the kernel has it (vma mode): v6.4 @184, on the line of
+ * mmap_lock's count @128; the pvl-v2 series on v6.2 @168, right after mmlist,
+ * on the line after the count's (@112). A write unlock adds one there, and a
+ * VMA write-locked in that session is read-locked by nobody until then.
+ * Elsewhere (mmap mode, v5.x, rwsem-rspin whose knobs cover the word) the
+ * field of struct lab_mm.
+ */
+static void mm_lock_seq_placed(enum lab_kmm_ver v, const char *variant, enum lab_mm_lock_mode mode,
+			       bool in_image, bool count_line)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	const struct lab_kmm_profile *p = &lab_kmm_profiles[v];
+	char err[256];
+	uintptr_t seq, count, a;
+	struct lab_vma *vma;
+
+	cr_assert_not_null(e);
+	cr_assert_eq(lab_rwsem_parse(variant, &e->conf, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_page_alloc_init(&e->pa, 64), 0);
+	cr_assert_eq(lab_page_alloc_kernel(&e->pa, v, 0), 0);
+	lab_mm_thread_init(&e->t, &e->pa);
+	cr_assert_eq(lab_mm_init(&e->mm, &e->conf, mode, &e->pa), 0);
+	seq = (uintptr_t)lab_mm_lock_seq(&e->mm);
+	count = (uintptr_t)e->mm.rss.image + p->mm_mmap_lock;
+	cr_expect_eq(seq == (uintptr_t)e->mm.rss.image + p->mm_lock_seq && p->mm_lock_seq, in_image,
+		     "%s %s: mm_lock_seq %s the image", p->name, variant, in_image ? "not in" : "in");
+	cr_expect_eq(seq == (uintptr_t)&e->mm.mm_lock_seq, !in_image);
+	if (in_image)
+		cr_expect_eq(seq / LAB_CACHELINE == count / LAB_CACHELINE, count_line,
+			     "%s: mm_lock_seq @%u %s count's line @%u", p->name, p->mm_lock_seq,
+			     count_line ? "not on" : "on", p->mm_mmap_lock);
+	a = lab_mm_mmap(&e->mm, 8 * PG, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
+	cr_assert_neq(a, 0);
+	write_fault_pages(e, a, 8);
+	lab_mmap_write_lock(&e->mm);
+	vma = lab_mm_find_vma(&e->mm, a);
+	lab_vma_start_write(&e->mm, vma);
+	if (mode == LAB_MM_LOCK_VMA)
+		cr_expect_eq(lab_vma_start_read(&e->mm, vma), -EBUSY, "a write-locked VMA was read-locked");
+	a = *(uint32_t *)seq;
+	lab_mmap_write_unlock(&e->mm);
+	cr_expect_eq(*(uint32_t *)seq, a + (mode != LAB_MM_LOCK_MMAP), "the write unlock did not add one");
+	if (mode == LAB_MM_LOCK_VMA) {
+		cr_expect_eq(lab_vma_start_read(&e->mm, vma), 0, "the VMA stayed write-locked");
+		lab_vma_end_read(&e->mm, vma);
+	}
+	fini(e);
+	free(e);
+}
+
+Test(kmm, mm_lock_seq_in_the_mm_struct)
+{
+	mm_lock_seq_placed(LAB_KMM_V6_4, "rwsem", LAB_MM_LOCK_VMA, true, true);
+	mm_lock_seq_placed(LAB_KMM_V6_4, "rwsem-xadd", LAB_MM_LOCK_VMA, true, true);
+	mm_lock_seq_placed(LAB_KMM_V6_4, "percpu-rwsem", LAB_MM_LOCK_VMA, true, true);
+	mm_lock_seq_placed(LAB_KMM_V6_2, "rwsem", LAB_MM_LOCK_VMA, true, false);
+	mm_lock_seq_placed(LAB_KMM_V6_4, "rwsem-rspin", LAB_MM_LOCK_VMA, false, false);
+	mm_lock_seq_placed(LAB_KMM_V6_4, "rwsem", LAB_MM_LOCK_VMA_REFCNT, false, false);
+	mm_lock_seq_placed(LAB_KMM_V6_4, "rwsem", LAB_MM_LOCK_MMAP, false, false);
+	mm_lock_seq_placed(LAB_KMM_V5_12, "rwsem", LAB_MM_LOCK_VMA, false, false);
+}
+
 /* lab_lock_init_at refuses what it cannot do, and writes only the variant's state. */
 Test(kmm, lock_init_at_checks)
 {
