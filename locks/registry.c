@@ -242,8 +242,7 @@ int lab_lock_init_packed(struct lab_lock *l, const struct lab_rwsem_conf *conf, 
 
 	l->ops = ops;
 	l->sem = NULL;
-	if (!(ops->caps & LAB_CAP_PACKED) || ops->size > LAB_LOCK_SIDE_SIZE || !lab_lock_is_packed(obj) ||
-	    d % LAB_RWSEM_KERNEL_SIZE)
+	if (!(ops->caps & LAB_CAP_PACKED) || ops->size > LAB_LOCK_SIDE_SIZE || !lab_lock_is_packed(obj))
 		return -EINVAL;
 	if (!*side && !(*side = malloc(LAB_LOCK_SIDE_SIZE)))
 		return -ENOMEM;

@@ -273,8 +273,8 @@ bool lab_lock_embed_free(const struct lab_rwsem_ops *ops, size_t off, size_t len
 
 /*
  * Packed locks: one area of objects of LAB_RWSEM_KERNEL_SIZE bytes each,
- * packed at that stride (the model's kmem_cache of v6.4's struct vma_lock,
- * workloads/kmm.c). An object there holds the kernel's rw_semaphore alone;
+ * at least that far apart (the model's kmem_cache of v6.4's struct
+ * vma_lock, workloads/kmem_cache.c: packed at that stride in each slab page). An object there holds the kernel's rw_semaphore alone;
  * the variant's own fields live in the object's side record, a separate
  * allocation of the variant's whole state size that lab_lock_side() finds
  * from the object's address (plain memory: the knobs are read-only after
@@ -284,7 +284,7 @@ bool lab_lock_embed_free(const struct lab_rwsem_ops *ops, size_t off, size_t len
  * @len a multiple of LAB_RWSEM_KERNEL_SIZE). Returns 0, -EBUSY (another area
  * is declared) or -ENOMEM.
  * lab_lock_init_packed() - init a lock per @conf in the area's object @obj.
- * Returns 0, -EINVAL (no LAB_CAP_PACKED, @obj not an object of the area),
+ * Returns 0, -EINVAL (no LAB_CAP_PACKED, @obj not in the area),
  * -ENOMEM or init's error. lab_lock_destroy_at() destroys it; @obj and its
  * side record stay the area's.
  */

@@ -999,7 +999,7 @@ int lab_mm_init(struct lab_mm *mm, const struct lab_rwsem_conf *lock, enum lab_m
 	mm->mode = mode;
 	mm->lock_conf = lock;
 	mm->pa = pa;
-	mm->vma_lock_inside = pa->k.p->vma_lock_embed;
+	lab_mm_set_vma_lock_place(mm, LAB_VMA_LOCK_KERNEL);
 	mm->mmap_base = LAB_MMAP_BASE;
 	mm->brk_base = LAB_BRK_BASE;
 	mm->mt = tree_alloc(0);
@@ -1025,8 +1025,12 @@ int lab_mm_init(struct lab_mm *mm, const struct lab_rwsem_conf *lock, enum lab_m
 
 void lab_mm_set_vma_lock_place(struct lab_mm *mm, enum lab_vma_lock_place place)
 {
-	mm->vma_lock_inside = place == LAB_VMA_LOCK_KERNEL ? mm->pa->k.p->vma_lock_embed
-							    : place == LAB_VMA_LOCK_INSIDE;
+	const struct lab_kmm_profile *p = mm->pa->k.p;
+
+	if (place == LAB_VMA_LOCK_KERNEL)
+		place = p->vma_lock_embed ? LAB_VMA_LOCK_INSIDE : p->vma_lock_slab ? LAB_VMA_LOCK_SLAB
+										  : LAB_VMA_LOCK_APART;
+	mm->vma_lock_place = (uint8_t)place;
 }
 
 void lab_mm_destroy(struct lab_mm *mm, struct lab_mm_thread *t)

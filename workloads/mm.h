@@ -25,7 +25,9 @@
  *     vma         per-VMA locks as merged in v6.4: lock_vma_under_rcu, the
  *                 per-VMA lock is an instance of the variant under test taken
  *                 with down_read_trylock, VMA write-locked state = (vm_lock_seq
- *                 == mm_lock_seq), mmap_write_unlock bumps mm_lock_seq;
+ *                 == mm_lock_seq), mmap_write_unlock bumps mm_lock_seq (in
+ *                 the mm_struct image: lab_mm_lock_seq); the lock where the
+ *                 kernel= has it (lab_mm_set_vma_lock_place);
  *     vma-refcnt  the v6.15+ vm_refcnt scheme: VMA_LOCK_OFFSET writer bit,
  *                 limited increment for readers, the writer waits for
  *                 VMA_LOCK_OFFSET + 1, VMAs are type-stable (reused without
@@ -320,7 +322,7 @@ struct lab_mm {
 	struct lab_page_alloc *pa;
 	struct lab_vma_tree *mt;	/* RCU-published */
 	uint32_t mm_lock_seq;		/* vma: +1 per write unlock; vma-refcnt: odd while write-locked */
-	bool vma_lock_inside;		/* vma: each VMA's lock in its vm_lock_image (pvl-v2), else apart */
+	uint8_t vma_lock_place;		/* vma: enum lab_vma_lock_place of new VMAs' locks (never KERNEL) */
 	bool mm_lock_seq_in_image;	/* vma: mm_lock_seq is the image's (lab_mm_lock_seq()), not the field above */
 	struct lab_kmm_rss rss;		/* the mm_struct image: rss_stat, pgtables_bytes, page_table_lock */
 	struct lab_kpage *pmd[LAB_MM_PMD_SLOTS];	/* PMD pages by 1 GiB region (the PUD level, hashed) */
@@ -369,14 +371,18 @@ int lab_mm_init(struct lab_mm *mm, const struct lab_rwsem_conf *lock, enum lab_m
 		struct lab_page_alloc *pa);
 /*
  * Where vma mode's per-VMA locks live: the modelled kernel's place by default
- * (lab_kmm_profile.vma_lock_embed: v6.2 runs the pvl-v2 series, the lock inside
- * the VMA with its count on the VMA's first line; v6.4 a separate object), or
- * as @inside says. Only a variant with LAB_CAP_EMBED can be inside; another
- * stays apart. Call after lab_mm_init, before the first mmap (VMAs keep the
- * place they were made with). Not thread-safe.
+ * (lab_kmm_profile: v6.2 runs the pvl-v2 series, the lock inside the VMA with
+ * its count on the VMA's first line; v6.4 a struct vma_lock from a kmem_cache
+ * without SLAB_HWCACHE_ALIGN, 40-byte objects packed in slab pages, so
+ * neighbouring VMAs' locks share lines (vma_lock.c); v5.x apart), or as
+ * @place says: inside; apart, a line-aligned object of the variant's own;
+ * slab, v6.4's. Only a variant with LAB_CAP_EMBED can be inside and one with
+ * LAB_CAP_PACKED in the slab; another stays apart. Call after lab_mm_init,
+ * before the first mmap (VMAs keep the place they were made with). Not
+ * thread-safe.
  */
-enum lab_vma_lock_place { LAB_VMA_LOCK_KERNEL, LAB_VMA_LOCK_INSIDE, LAB_VMA_LOCK_APART };
-#define LAB_VMA_LOCK_CHOICES "kernel|inside|apart"
+enum lab_vma_lock_place { LAB_VMA_LOCK_KERNEL, LAB_VMA_LOCK_INSIDE, LAB_VMA_LOCK_APART, LAB_VMA_LOCK_SLAB };
+#define LAB_VMA_LOCK_CHOICES "kernel|inside|apart|slab"
 void lab_mm_set_vma_lock_place(struct lab_mm *mm, enum lab_vma_lock_place place);
 /* exit_mmap: unmap everything (pages back through @t) and free the mm's state. */
 void lab_mm_destroy(struct lab_mm *mm, struct lab_mm_thread *t);

@@ -437,7 +437,80 @@ Test(kmm, vma_lock_where_the_kernel_has_it)
 	cr_expect(!lab_vma_lock_fits_inside(&conf), "percpu-rwsem has no kernel rw_semaphore layout");
 	vma_lock_placed(LAB_KMM_V6_2, "rwsem", LAB_VMA_LOCK_KERNEL, true);
 	vma_lock_placed(LAB_KMM_V6_4, "rwsem", LAB_VMA_LOCK_KERNEL, false);
+	vma_lock_placed(LAB_KMM_V6_4, "rwsem", LAB_VMA_LOCK_APART, false);
+	vma_lock_placed(LAB_KMM_V6_4, "rwsem-xadd", LAB_VMA_LOCK_KERNEL, false);
 	vma_lock_placed(LAB_KMM_V6_2, "rwsem", LAB_VMA_LOCK_APART, false);
 	vma_lock_placed(LAB_KMM_V6_4, "rwsem-xadd", LAB_VMA_LOCK_INSIDE, true);
 	vma_lock_placed(LAB_KMM_V6_2, "pthread", LAB_VMA_LOCK_KERNEL, false);
+}
+
+/*
+ * SLUB's layout of a 40-byte cache without SLAB_HWCACHE_ALIGN: objects at a
+ * 40-byte stride from the slab page's start, 102 to a 4 KiB page, the free
+ * pointer at offset 16, the last freed object handed out first.
+ */
+Test(kmm, kmem_cache_packs_40_byte_objects)
+{
+	struct lab_kmem_cache c;
+	char *o[103];
+
+	cr_assert_eq(lab_kmem_cache_create(&c, 40, 8, 2), 0);
+	cr_expect_eq(c.size, 40);
+	cr_expect_eq(c.objects, 102);
+	cr_expect_eq(c.offset, 16);
+	for (int i = 0; i < 103; i++)
+		cr_assert_not_null(o[i] = lab_kmem_cache_alloc(&c));
+	cr_expect_eq((uintptr_t)o[0] % 4096, 0, "the first object starts the page");
+	cr_expect_eq(o[1] - o[0], 40);
+	cr_expect_eq((uintptr_t)(o[0] + 39) / LAB_CACHELINE, (uintptr_t)o[1] / LAB_CACHELINE,
+		     "objects 0 and 1 share no line");
+	cr_expect_eq(o[101] - o[0], 101 * 40);
+	cr_expect_eq(o[102] - o[0], 4096, "object 102 not at the next page's start");
+	lab_kmem_cache_free(&c, o[5]);
+	lab_kmem_cache_free(&c, o[7]);
+	cr_expect_eq(lab_kmem_cache_alloc(&c), o[7]);
+	cr_expect_eq(lab_kmem_cache_alloc(&c), o[5]);
+	cr_expect(lab_kmem_cache_owns(&c, o[102]) && !lab_kmem_cache_owns(&c, &c));
+}
+
+/*
+ * v6.4's per-VMA locks are struct vma_locks of one kmem_cache: two VMAs made
+ * one after the other get locks 40 bytes apart, the second's count on the
+ * first's last line. Faults read-lock them in place (the knobs in the side
+ * record), and an munmap gives the lock back after the grace period: the
+ * next VMA gets it.
+ */
+Test(kmm, vma_locks_share_a_slab_line)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	char err[256];
+	uintptr_t a, b, la, lb;
+	struct lab_vma *va;
+
+	cr_assert_not_null(e);
+	cr_assert_eq(lab_rwsem_parse("rwsem", &e->conf, err, sizeof(err)), 0, "%s", err);
+	cr_assert(lab_vma_lock_fits_slab(&e->conf));
+	cr_assert_eq(lab_page_alloc_init(&e->pa, 64), 0);
+	cr_assert_eq(lab_page_alloc_kernel(&e->pa, LAB_KMM_V6_4, 0), 0);
+	lab_mm_thread_init(&e->t, &e->pa);
+	cr_assert_eq(lab_mm_init(&e->mm, &e->conf, LAB_MM_LOCK_VMA, &e->pa), 0);
+	a = lab_mm_mmap(&e->mm, 8 * PG, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
+	b = lab_mm_mmap(&e->mm, 8 * PG, LAB_VM_READ | LAB_VM_EXEC, NULL, 0);
+	cr_assert(a && b);
+	va = lab_mm_find_vma(&e->mm, a);
+	la = (uintptr_t)va->vm_lock->sem;
+	lb = (uintptr_t)lab_mm_find_vma(&e->mm, b)->vm_lock->sem;
+	cr_expect(lab_lock_is_packed((void *)la) && lab_lock_is_packed((void *)lb), "a lock not in the slab");
+	cr_expect_eq(lb - la, 40, "locks %#lx and %#lx not packed", (unsigned long)la, (unsigned long)lb);
+	cr_expect_eq((la + 39) / LAB_CACHELINE, lb / LAB_CACHELINE, "the two locks share no line");
+	cr_expect_neq(lab_lock_side((void *)la), NULL, "no side record for the knobs");
+	write_fault_pages(e, a, 8);
+	cr_expect_geq(e->t.ev[LAB_MM_EV_vma_lock_success], 7, "faults did not take the packed lock");
+	cr_assert_eq(lab_mm_munmap(&e->mm, a, 8 * PG, &e->t), 0);
+	lab_mm_rcu_barrier();
+	a = lab_mm_mmap(&e->mm, 8 * PG, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
+	cr_assert_neq(a, 0);
+	cr_expect_eq((uintptr_t)lab_mm_find_vma(&e->mm, a)->vm_lock->sem, la, "the freed lock was not reused");
+	fini(e);
+	free(e);
 }
