@@ -6,7 +6,7 @@
  *   include/linux/slab.h:191-193 KMEM_CACHE: align = __alignof__(struct),
  *     8 for struct vma_lock; :252 ARCH_SLAB_MINALIGN = __alignof__(unsigned
  *     long long) = 8;
- *   mm/slab_common.c:112-133 calculate_alignment: only SLAB_HWCACHE_ALIGN
+ *   mm/slab_common.c:112-134 calculate_alignment: only SLAB_HWCACHE_ALIGN
  *     raises the alignment to the cache line; then max(align, 8);
  *   mm/slub.c:4349-4481 calculate_sizes: size = ALIGN(object_size, 8); the
  *     free pointer inside the object at ALIGN_DOWN(object_size / 2, 8) when
