@@ -79,7 +79,21 @@ enum lab_rwsem_caps {
 	 * (lab_lock_init_at(): the mmap_lock inside the mm_struct image).
 	 */
 	LAB_CAP_EMBED		= 1u << 12,
+	/*
+	 * LAB_CAP_EMBED, and its own fields (read-only knobs) are reached
+	 * through lab_lock_side(), so an object of just the kernel's struct
+	 * rw_semaphore (LAB_RWSEM_KERNEL_SIZE bytes) can hold it: objects packed
+	 * at that stride, as v6.4's struct vma_lock in its kmem_cache
+	 * (lab_lock_init_packed()).
+	 */
+	LAB_CAP_PACKED		= 1u << 13,
 };
+
+/*
+ * The kernel's struct rw_semaphore without lock debugging (x86-64, v4.20 ..
+ * v6.x: count, owner, osq, wait_lock, wait_list in each version's order).
+ */
+#define LAB_RWSEM_KERNEL_SIZE	40
 
 struct lab_rwsem_conf;
 
@@ -89,6 +103,13 @@ struct lab_rwsem_ops {
 	const char *cite;		/* kernel version/commit or paper it follows */
 	unsigned caps;			/* enum lab_rwsem_caps */
 	size_t size, align;		/* state size and alignment in bytes */
+	/*
+	 * LAB_CAP_EMBED: where the variant's own fields start in its state (0:
+	 * at LAB_RWSEM_KERNEL_SIZE). The bytes between the kernel's struct
+	 * rw_semaphore and them are never touched after init, so an embedding
+	 * structure's next fields may lie there (mm_struct's mmlist, mm_lock_seq).
+	 */
+	size_t own_off;
 	const struct lab_knob *knobs;	/* NULL or NULL-name-terminated table */
 
 	/* Initialise @sem per @conf (knob values). Returns 0 or a negative errno. */
@@ -243,6 +264,53 @@ void lab_lock_destroy(struct lab_lock *l);
  */
 int lab_lock_init_at(struct lab_lock *l, const struct lab_rwsem_conf *conf, void *mem, size_t room);
 void lab_lock_destroy_at(struct lab_lock *l);
+/*
+ * lab_lock_embed_free() - may an embedding structure use bytes [@off, @off +
+ * @len) of a lock of @ops embedded at its offset 0 (beyond the variant's
+ * state, or between the kernel's rw_semaphore and the variant's own fields)?
+ */
+bool lab_lock_embed_free(const struct lab_rwsem_ops *ops, size_t off, size_t len);
+
+/*
+ * Packed locks: one area of objects of LAB_RWSEM_KERNEL_SIZE bytes each,
+ * at least that far apart (the model's kmem_cache of v6.4's struct
+ * vma_lock, workloads/kmem_cache.c: packed at that stride in each slab page). An object there holds the kernel's rw_semaphore alone;
+ * the variant's own fields live in the object's side record, a separate
+ * allocation of the variant's whole state size that lab_lock_side() finds
+ * from the object's address (plain memory: the knobs are read-only after
+ * init, and the kernel compiles them in).
+ *
+ * lab_lock_packed_area() - declare the area [@base, @base + @len) (once;
+ * @len a multiple of LAB_RWSEM_KERNEL_SIZE). Returns 0, -EBUSY (another area
+ * is declared) or -ENOMEM.
+ * lab_lock_init_packed() - init a lock per @conf in the area's object @obj.
+ * Returns 0, -EINVAL (no LAB_CAP_PACKED, @obj not in the area),
+ * -ENOMEM or init's error. lab_lock_destroy_at() destroys it; @obj and its
+ * side record stay the area's.
+ */
+int lab_lock_packed_area(void *base, size_t len);
+int lab_lock_init_packed(struct lab_lock *l, const struct lab_rwsem_conf *conf, void *obj);
+/* Is @sem an object of the packed area? */
+bool lab_lock_is_packed(const void *sem);
+
+struct lab_lock_packed_area {
+	uintptr_t base;			/* the first object */
+	size_t len;			/* bytes of objects (0: no area) */
+	void **side;			/* per object: its side record, or NULL */
+};
+extern struct lab_lock_packed_area lab_lock_packed;
+
+/*
+ * lab_lock_side() - the side record of a packed object @sem (the variant's
+ * whole state, of which the own fields are used), or NULL when @sem is not
+ * packed: its own fields follow it in its state.
+ */
+static inline void *lab_lock_side(const void *sem)
+{
+	uintptr_t d = (uintptr_t)sem - lab_lock_packed.base;
+
+	return d < lab_lock_packed.len ? lab_lock_packed.side[d / LAB_RWSEM_KERNEL_SIZE] : NULL;
+}
 
 /* Dispatch helpers for workloads: one indirect call each. */
 static inline void lab_down_read(const struct lab_lock *l) { l->ops->down_read(l->sem); }

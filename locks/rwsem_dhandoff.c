@@ -98,6 +98,7 @@ const struct lab_rwsem_ops lab_rwsem_dhandoff_ops = {
 		"version=4: v4 4/5, 2022-10-24",
 	.caps = RWSEM_ML_CAPS,
 	.size = sizeof(struct rwsem_mainline),
+	.own_off = offsetof(struct rwsem_mainline, handoff_timeout_ns),
 	.align = LAB_CACHELINE,
 	.knobs = rwsem_dhandoff_knobs,
 	.init = rwsem_ml_init,

@@ -101,6 +101,7 @@ const struct lab_rwsem_ops lab_rwsem_mainline_ops = {
 		"CONFIG_DETECT_HUNG_TASK_BLOCKER: knob hung_task_blocker)",
 	.caps = RWSEM_ML_CAPS,
 	.size = sizeof(struct rwsem_mainline),
+	.own_off = offsetof(struct rwsem_mainline, handoff_timeout_ns),
 	.align = LAB_CACHELINE,
 	.knobs = rwsem_mainline_knobs,
 	.init = rwsem_ml_init,

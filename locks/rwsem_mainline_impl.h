@@ -95,7 +95,11 @@ struct rwsem_waiter {
 /*
  * 8-byte aligned as the kernel's (LAB_CAP_EMBED: the mm model places the
  * mmap_lock inside its mm_struct image); allocated alone at a line
- * (ops->align), so the knobs start on the next line.
+ * (ops->align), so the knobs start on the next line. Bytes 40..63 are never
+ * touched after init (ops->own_off: mm_struct's mmlist and mm_lock_seq lie
+ * there in the image). A packed object (LAB_CAP_PACKED: v6.4's vma_lock
+ * slab) is the first 40 bytes alone; its knobs are in its side record
+ * (rwsem_ml_knobs()).
  */
 struct rwsem_mainline {
 	union {
@@ -182,6 +186,17 @@ static const struct lab_knob rwsem_dhandoff_knobs[] __lab_unused = {
 static inline struct rwsem_mainline *rwsem_ml(struct lab_rwsem *s)
 {
 	return (struct rwsem_mainline *)s;
+}
+
+/*
+ * The state holding @sem's knobs: @sem itself, or for a packed object
+ * (LAB_CAP_PACKED: just the kernel's 40 bytes) its side record.
+ */
+static inline struct rwsem_mainline *rwsem_ml_knobs(struct rwsem_mainline *sem)
+{
+	struct rwsem_mainline *side = lab_lock_side(sem);
+
+	return lab_likely(!side) ? sem : side;
 }
 
 /* The owner's task pointer without the flag bits. */
@@ -394,7 +409,7 @@ static void rwsem_mark_wake(struct rwsem_mainline *sem, enum rwsem_wake_type wak
 				WRITE_ONCE(first->handoff, RWSEM_HANDOFF_REQUESTED);
 #if LAB_RWSEM_DHANDOFF
 				/* v7: a reader's handoff must stop all spinning (not v4). */
-				if (!sem->dh_v4)
+				if (!rwsem_ml_knobs(sem)->dh_v4)
 					rwsem_set_nonspinnable(sem);
 #endif
 			}
@@ -420,7 +435,7 @@ static void rwsem_mark_wake(struct rwsem_mainline *sem, enum rwsem_wake_type wak
 			continue;
 		rwsem_list_del(pos);
 		rwsem_list_add_tail(pos, &granted);
-		if (++woken >= sem->max_readers_wakeup)
+		if (++woken >= rwsem_ml_knobs(sem)->max_readers_wakeup)
 			break;
 	}
 
@@ -572,11 +587,11 @@ static void rwsem_del_wake_waiter(struct rwsem_mainline *sem, struct rwsem_waite
 	if (rwsem_del_waiter(sem, waiter) && first) {
 #if LAB_RWSEM_DHANDOFF
 		/* v4: a granted head keeps the lock; a requesting one passes REQUESTED on. */
-		if (sem->dh_v4 && READ_ONCE(waiter->handoff) == RWSEM_HANDOFF_GRANTED) {
+		if (rwsem_ml_knobs(sem)->dh_v4 && READ_ONCE(waiter->handoff) == RWSEM_HANDOFF_GRANTED) {
 			rwsem_wait_unlock(sem);
 			return;
 		}
-		if (sem->dh_v4 && READ_ONCE(waiter->handoff) == RWSEM_HANDOFF_REQUESTED)
+		if (rwsem_ml_knobs(sem)->dh_v4 && READ_ONCE(waiter->handoff) == RWSEM_HANDOFF_REQUESTED)
 			WRITE_ONCE(rwsem_first_waiter(sem)->handoff, RWSEM_HANDOFF_REQUESTED);
 #endif
 		rwsem_mark_wake(sem, RWSEM_WAKE_ANY, wake_q);
@@ -595,11 +610,11 @@ static __lab_noinline void rwsem_wake(struct rwsem_mainline *sem)
 #if LAB_RWSEM_DHANDOFF
 	long count = READ_ONCE(sem->count);
 
-	if (sem->dh_v4 && !rwsem_list_empty(&sem->wait_list) &&
+	if (rwsem_ml_knobs(sem)->dh_v4 && !rwsem_list_empty(&sem->wait_list) &&
 	    !(count & RWSEM_LOCK_MASK) && (count & RWSEM_FLAG_HANDOFF))
 		rwsem_handoff_v4(sem, 0, &wake_q);	/* v4: the head, reader or writer */
 	else if (!rwsem_list_empty(&sem->wait_list) &&
-		 (sem->dh_v4 || !rwsem_handoff_to_writer(sem, &wake_q)))
+		 (rwsem_ml_knobs(sem)->dh_v4 || !rwsem_handoff_to_writer(sem, &wake_q)))
 #else
 	if (!rwsem_list_empty(&sem->wait_list))
 #endif
@@ -824,7 +839,7 @@ static __lab_noinline __lab_cold int rwsem_down_read_slowpath(struct rwsem_mainl
 	struct wake_q_head wake_q;
 
 	wake_q_init(&wake_q);
-	if (!sem->rsteal)
+	if (!rwsem_ml_knobs(sem)->rsteal)
 		goto queue;
 	if ((READ_ONCE(sem->owner) & RWSEM_READER_OWNED) && rcnt > 1 && !(count & RWSEM_WRITER_LOCKED))
 		goto queue;
@@ -847,7 +862,7 @@ queue:
 	waiter.task = lab_current();
 	waiter.type = RWSEM_WAITING_FOR_READ;
 	waiter.handoff = RWSEM_HANDOFF_NONE;
-	waiter.timeout = lab_jiffies_ns() + sem->handoff_timeout_ns;
+	waiter.timeout = lab_jiffies_ns() + rwsem_ml_knobs(sem)->handoff_timeout_ns;
 
 	raw_spin_lock(&sem->wait_lock);
 	if (rwsem_list_empty(&sem->wait_list)) {
@@ -867,7 +882,7 @@ queue:
 		adjustment += RWSEM_FLAG_WAITERS;
 	}
 #if LAB_RWSEM_DHANDOFF
-	else if (sem->dh_v4 && rwsem_read_handoff_v4(sem, &adjustment, &wake_q)) {
+	else if (rwsem_ml_knobs(sem)->dh_v4 && rwsem_read_handoff_v4(sem, &adjustment, &wake_q)) {
 		/* v4: we granted a reader head and ride along on our own bias. */
 		rwsem_wait_unlock(sem);
 		wake_up_q(&wake_q);
@@ -935,7 +950,7 @@ static bool rwsem_try_write_lock(struct rwsem_mainline *sem, struct rwsem_waiter
 	long count, new;
 
 #if LAB_RWSEM_DHANDOFF
-	if (!sem->dh_v4 && rwsem_granted(waiter))
+	if (!rwsem_ml_knobs(sem)->dh_v4 && rwsem_granted(waiter))
 		return true;	/* v7: rwsem_wake() handed the lock over (and unlinked us) */
 #endif
 	first = rwsem_first_waiter(sem);
@@ -995,8 +1010,8 @@ static __lab_noinline __lab_cold int rwsem_down_write_slowpath(struct rwsem_main
 	uint64_t null_since = 0;	/* start of the current run of OWNER_NULL retries */
 #endif
 
-	if (sem->wspin) {
-		lab_spin_start(sem->spin_budget_ns, sem->oncpu);
+	if (rwsem_ml_knobs(sem)->wspin) {
+		lab_spin_start(rwsem_ml_knobs(sem)->spin_budget_ns, rwsem_ml_knobs(sem)->oncpu);
 		if (rwsem_can_spin_on_owner(sem) && rwsem_optimistic_spin(sem))
 			return 0;
 	}
@@ -1005,7 +1020,7 @@ static __lab_noinline __lab_cold int rwsem_down_write_slowpath(struct rwsem_main
 	waiter.task = lab_current();
 	waiter.type = RWSEM_WAITING_FOR_WRITE;
 	waiter.handoff = RWSEM_HANDOFF_NONE;
-	waiter.timeout = lab_jiffies_ns() + sem->handoff_timeout_ns;
+	waiter.timeout = lab_jiffies_ns() + rwsem_ml_knobs(sem)->handoff_timeout_ns;
 
 	raw_spin_lock(&sem->wait_lock);
 	rwsem_list_add_tail(&waiter.list, &sem->wait_list);
@@ -1041,12 +1056,12 @@ static __lab_noinline __lab_cold int rwsem_down_write_slowpath(struct rwsem_main
 		 * after LAB_OWNER_NULL_SPIN_NS (wait.h), or when this thread
 		 * was preempted, and the writer sleeps.
 		 */
-		if (sem->wspin && READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_REQUESTED) {
+		if (rwsem_ml_knobs(sem)->wspin && READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_REQUESTED) {
 			enum owner_state owner_state;
 			uint64_t t0 = lab_clock_ns();
 
 			if (!null_since)
-				lab_spin_start(sem->spin_budget_ns, sem->oncpu);
+				lab_spin_start(rwsem_ml_knobs(sem)->spin_budget_ns, rwsem_ml_knobs(sem)->oncpu);
 			owner_state = rwsem_spin_on_owner(sem);
 			lockevent_add(spin_ns, lab_clock_ns() - t0);
 			if (owner_state == OWNER_NULL && !lab_owner_null_expired(&null_since) &&
@@ -1062,18 +1077,18 @@ static __lab_noinline __lab_cold int rwsem_down_write_slowpath(struct rwsem_main
 		 * without wait_lock and skips the sleep if it came.
 		 */
 		if (READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_REQUESTED) {
-			if (sem->wspin) {
+			if (rwsem_ml_knobs(sem)->wspin) {
 				uint64_t t0 = lab_clock_ns();
 
-				lab_spin_start(sem->spin_budget_ns, sem->oncpu);
+				lab_spin_start(rwsem_ml_knobs(sem)->spin_budget_ns, rwsem_ml_knobs(sem)->oncpu);
 				rwsem_spin_on_owner(sem);
 				lockevent_add(spin_ns, lab_clock_ns() - t0);
 			}
-			if (!sem->dh_v4 && rwsem_granted(&waiter))
+			if (!rwsem_ml_knobs(sem)->dh_v4 && rwsem_granted(&waiter))
 				goto granted;
 		}
 		/* v4: GRANTED is a state; the granted writer is still queued. */
-		if (sem->dh_v4 && READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_GRANTED)
+		if (rwsem_ml_knobs(sem)->dh_v4 && READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_GRANTED)
 			goto skip_sleep;
 #endif
 		rwsem_schedule(true);
@@ -1085,7 +1100,7 @@ trylock_again:
 #endif
 		raw_spin_lock(&sem->wait_lock);
 #if LAB_RWSEM_DHANDOFF
-		if (sem->dh_v4 && waiter.handoff == RWSEM_HANDOFF_GRANTED) {
+		if (rwsem_ml_knobs(sem)->dh_v4 && waiter.handoff == RWSEM_HANDOFF_GRANTED) {
 			rwsem_del_waiter(sem, &waiter);
 			break;
 		}
@@ -1104,7 +1119,7 @@ out_nolock:
 	raw_spin_lock(&sem->wait_lock);
 #if LAB_RWSEM_DHANDOFF
 	/* v7: granted while we were leaving: keep the lock. */
-	if (!sem->dh_v4 && rwsem_granted(&waiter)) {
+	if (!rwsem_ml_knobs(sem)->dh_v4 && rwsem_granted(&waiter)) {
 		rwsem_wait_unlock(sem);
 		goto granted;
 	}
@@ -1112,7 +1127,7 @@ out_nolock:
 	rwsem_del_wake_waiter(sem, &waiter, &wake_q);
 #if LAB_RWSEM_DHANDOFF
 	/* v4: granted while we were leaving (del_wake_waiter unlinked us): keep the lock. */
-	if (sem->dh_v4 && READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_GRANTED)
+	if (rwsem_ml_knobs(sem)->dh_v4 && READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_GRANTED)
 		goto granted;
 #endif
 	lockevent_inc(rwsem_wlock_fail);
@@ -1123,22 +1138,22 @@ out_nolock:
 
 static int rwsem_ml_init(struct lab_rwsem *s, const struct lab_rwsem_conf *conf)
 {
-	struct rwsem_mainline *sem = rwsem_ml(s);
+	struct rwsem_mainline *sem = rwsem_ml(s), *k = rwsem_ml_knobs(sem);
 
 	WRITE_ONCE(sem->count, 0L);
 	WRITE_ONCE(sem->owner, 0UL);
 	osq_lock_init(&sem->osq);
 	raw_spin_lock_init(&sem->wait_lock);
 	rwsem_list_init(&sem->wait_list);
-	sem->handoff_timeout_ns = (uint64_t)conf->knob[RWSEM_KNOB_HANDOFF_TIMEOUT_US] * 1000;
-	sem->wspin = conf->knob[RWSEM_KNOB_WSPIN];
-	sem->max_readers_wakeup = conf->knob[RWSEM_KNOB_MAX_READERS_WAKEUP];
-	sem->rsteal = conf->knob[RWSEM_KNOB_RSTEAL];
-	sem->spin_budget_ns = (uint64_t)conf->knob[RWSEM_KNOB_SPIN_BUDGET_US] * 1000;
-	sem->oncpu = conf->knob[RWSEM_KNOB_ONCPU];
-	sem->clear_reader_owner = conf->knob[RWSEM_KNOB_HUNG_TASK_BLOCKER];
-	sem->rtrylock_blind = conf->knob[RWSEM_KNOB_RTRYLOCK] == 1;
-	sem->dh_v4 = LAB_RWSEM_DHANDOFF && conf->knob[RWSEM_KNOB_VERSION] == 1;
+	k->handoff_timeout_ns = (uint64_t)conf->knob[RWSEM_KNOB_HANDOFF_TIMEOUT_US] * 1000;
+	k->wspin = conf->knob[RWSEM_KNOB_WSPIN];
+	k->max_readers_wakeup = conf->knob[RWSEM_KNOB_MAX_READERS_WAKEUP];
+	k->rsteal = conf->knob[RWSEM_KNOB_RSTEAL];
+	k->spin_budget_ns = (uint64_t)conf->knob[RWSEM_KNOB_SPIN_BUDGET_US] * 1000;
+	k->oncpu = conf->knob[RWSEM_KNOB_ONCPU];
+	k->clear_reader_owner = conf->knob[RWSEM_KNOB_HUNG_TASK_BLOCKER];
+	k->rtrylock_blind = conf->knob[RWSEM_KNOB_RTRYLOCK] == 1;
+	k->dh_v4 = LAB_RWSEM_DHANDOFF && conf->knob[RWSEM_KNOB_VERSION] == 1;
 	return 0;
 }
 
@@ -1181,7 +1196,7 @@ static int rwsem_ml_down_read_killable(struct lab_rwsem *s)
 static int rwsem_ml_down_read_trylock(struct lab_rwsem *s)
 {
 	struct rwsem_mainline *sem = rwsem_ml(s);
-	long tmp = sem->rtrylock_blind ? 0L : READ_ONCE(sem->count);
+	long tmp = rwsem_ml_knobs(sem)->rtrylock_blind ? 0L : READ_ONCE(sem->count);
 
 	while (!(tmp & RWSEM_READ_FAILED_MASK)) {
 		lockevent_inc(rwsem_rtrylock_cas);
@@ -1202,7 +1217,7 @@ static void rwsem_ml_up_read(struct lab_rwsem *s)
 
 	DEBUG_RWSEMS_WARN_ON(!(READ_ONCE(sem->owner) & RWSEM_READER_OWNED), RWSEM_ML_NAME,
 			     "up_read of a lock not reader-owned", READ_ONCE(sem->count));
-	if (sem->clear_reader_owner)
+	if (rwsem_ml_knobs(sem)->clear_reader_owner)
 		rwsem_clear_reader_owned(sem);
 	/* Release: our critical section before the next owner's acquire. */
 	tmp = atomic_add_return_release(&sem->count, -RWSEM_READER_BIAS);
@@ -1305,6 +1320,6 @@ static void rwsem_ml_downgrade_write(struct lab_rwsem *s)
 
 #define RWSEM_ML_CAPS (LAB_CAP_SLEEPS | LAB_CAP_SPINS | LAB_CAP_EXCLUSION | LAB_CAP_READ_TRYLOCK | \
 		       LAB_CAP_WRITE_TRYLOCK | LAB_CAP_DOWNGRADE | LAB_CAP_EVENTS | LAB_CAP_KILLABLE | \
-		       LAB_CAP_EMBED)
+		       LAB_CAP_EMBED | LAB_CAP_PACKED)
 
 #endif /* LAB_RWSEM_DHANDOFF */

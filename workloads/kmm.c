@@ -74,7 +74,7 @@ const struct lab_kmm_profile lab_kmm_profiles[LAB_KMM_NVER] = {
 		.name = "v6.4", .cite = "Linux v6.4.0 (per-VMA locks merged; CONFIG_SCHED_MM_CID before mm_count "
 			"got its own line in c1753fd02a00): as v6.2",
 		.pcp_spinlock = true, .pcp_wmark_high = true, .lru_per_memcg = true, .rss_percpu = true,
-		.charge_batch = 64, .memcg_stat = LAB_MEMCG_STAT_RSTAT,
+		.charge_batch = 64, .memcg_stat = LAB_MEMCG_STAT_RSTAT, .vma_lock_slab = true,
 		.mm_pgd = 72, .mm_users = 84, .mm_count = 88, .mm_pgtables = 112, .mm_ptl = 124,
 		.mm_mmap_lock = 128, .mm_lock_seq = 184,
 		.mm_rss = 776, .mm_rss_stride = 40, .mm_size = 1024,

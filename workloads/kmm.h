@@ -22,8 +22,9 @@
  *         pmd_install/__pte_alloc; include/linux/mm.h:2548-2590 split pmd lock;
  *         mm/vmstat.c:222-267 calculate_normal_threshold, 342-369 __mod_zone_page_state;
  *         include/linux/mm_types.h struct mm_struct (offsets below).
- *   v6.4  as v6.2, plus the per-VMA lock merged (vma_lock.c) and CONFIG_SCHED_MM_CID's
- *         two words after mm_users (offsets below).
+ *   v6.4  as v6.2, plus the per-VMA lock merged (vma_lock.c: its struct vma_lock from a
+ *         kmem_cache, kmem_cache.c; mm_lock_seq in the image, mm.h lab_mm_lock_seq) and
+ *         CONFIG_SCHED_MM_CID's two words after mm_users (offsets below).
  *   v5.12 include/linux/memcontrol.h:346 MEMCG_CHARGE_BATCH 32; mm/memcontrol.c:765-789
  *         __mod_memcg_state (per-CPU, spilled to every ancestor's atomic);
  *         mm/memory.c:176-215 SPLIT_RSS_COUNTING; include/linux/mmzone.h:298 lruvec->lru_lock.
@@ -72,15 +73,24 @@
  * reclaim (zones never run low), the buddy allocator's splitting and merging (a
  * free list per zone: one struct page per page moved), compound pages, MGLRU,
  * memcg v1 soft limits and memsw, THP. Page-table pages are freed with the mm,
- * not at munmap (free_pgtables). mm_lock_seq is a field of struct lab_mm, not
- * of the image (per-VMA readers only read it; nothing else on its line is
- * written in a fault), and the v6.4 per-VMA lock is a line-aligned object of
- * the variant, not a 40-byte slab object sharing lines with its neighbours.
- * The per-VMA lock of v6.2 (the pvl-v2 series the per-VMA table ran) is inside
- * the VMA (vma_lock_embed; struct lab_vma in mm.h).
+ * not at munmap (free_pgtables). mm_lock_seq is the image's word in vma mode
+ * on v6.2 (pvl-v2: @168, after mmlist) and v6.4 (@184, on the line of
+ * mmap_lock's count and owner) (lab_mm_lock_seq() in mm.h, with the
+ * citations), except under rwsem-rspin, whose knobs lie over that word, which
+ * keeps struct lab_mm's field. The per-VMA lock of v6.2 (the pvl-v2 series the
+ * per-VMA table ran) is inside the VMA (vma_lock_embed; struct lab_vma in
+ * mm.h); v6.4's is a 40-byte struct vma_lock of one kmem_cache for the run,
+ * packed in 4 KiB slab pages in allocation order, the last freed first
+ * (vma_lock_slab; vma_lock.c and kmem_cache.c, with the citations), for the
+ * variants whose state packs into the kernel's 40 bytes (rwsem,
+ * rwsem-dhandoff: LAB_CAP_PACKED); the other variants' lock is a
+ * line-aligned object. Of SLUB, the per-CPU slabs (locks made on several CPUs
+ * in pages of their own), CONFIG_SLAB_FREELIST_RANDOM, merging with another
+ * 40-byte cache and SLAB_ACCOUNT's memcg charge are not modelled.
  */
 #pragma once
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -101,6 +111,7 @@ struct lab_kmm_profile {
 	bool pcp_wmark_high;		/* pcp->high from the low watermark, free_factor (v5.14+); before: 6 * batch */
 	bool lru_per_memcg;		/* lruvec->lru_lock (v5.11+); before: pgdat->lru_lock */
 	bool vma_lock_embed;		/* per-VMA lock inside the vm_area_struct (pvl-v2), count on its first line */
+	bool vma_lock_slab;		/* per-VMA lock a struct vma_lock of a kmem_cache (v6.4), packed at 40 bytes */
 	bool rss_percpu;		/* mm->rss_stat percpu_counter (v6.2+); before: task cache */
 	unsigned charge_batch;		/* MEMCG_CHARGE_BATCH */
 	enum lab_kmm_memcg_stat memcg_stat;
@@ -343,6 +354,32 @@ void lab_kmm_rss_add(struct lab_kmm *k, struct lab_kcpu *c, struct lab_kmm_rss *
 void lab_kmm_rss_fault(struct lab_kmm *k, struct lab_kmm_rss *r, struct lab_ktask *t);
 /* Current MM_ANONPAGES value (exact sum; for tests). */
 long lab_kmm_rss_read(const struct lab_kmm *k, const struct lab_kmm_rss *r, const struct lab_ktask *tasks, int ntasks);
+
+/*
+ * A kmem_cache as SLUB lays it out (kmem_cache.c, with the citations):
+ * objects of `size` bytes packed from each 4 KiB slab page's start, the free
+ * pointer inside a free object, the last freed object allocated first, else
+ * the next never-used one in address order. One area of pages, reserved at
+ * creation and kept. Thread-safe (a mutex; no seam call under it).
+ */
+struct lab_kmem_cache {
+	pthread_mutex_t lock;
+	char *base;			/* the area: max_pages slab pages */
+	size_t len;			/* its bytes */
+	unsigned object_size, size;	/* s->object_size, s->size (the stride) */
+	unsigned offset;		/* s->offset: the free pointer in a free object */
+	unsigned objects;		/* per slab page (oo_objects) */
+	size_t max_objects, used;	/* objects of the area; never-used ones start at `used` */
+	void *freelist;			/* the last freed object */
+};
+
+/* KMEM_CACHE() without SLAB_HWCACHE_ALIGN: @align is __alignof__. Returns 0, -EINVAL or -ENOMEM. */
+int lab_kmem_cache_create(struct lab_kmem_cache *c, unsigned object_size, unsigned align, size_t max_pages);
+/* An object, or NULL when the area is used up. */
+void *lab_kmem_cache_alloc(struct lab_kmem_cache *c);
+void lab_kmem_cache_free(struct lab_kmem_cache *c, void *obj);
+/* Is @obj in @c's area? */
+bool lab_kmem_cache_owns(const struct lab_kmem_cache *c, const void *obj);
 
 /*
  * The cost model (simulated build): the machine file's cost.kpath.NAME_ns,

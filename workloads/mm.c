@@ -777,7 +777,7 @@ static struct lab_vma *vma_new(struct lab_mm *mm, uintptr_t start, uintptr_t end
 	vma->vm_pgoff = pgoff;
 	WRITE_ONCE(vma->vm_start, start);
 	WRITE_ONCE(vma->vm_end, end);
-	WRITE_ONCE(vma->vm_lock_seq, mm->mm_lock_seq);
+	WRITE_ONCE(vma->vm_lock_seq, *lab_mm_lock_seq(mm));
 	return vma;
 }
 
@@ -956,7 +956,8 @@ static inline void tlb_flush_mm(struct lab_mm *mm)
  * the profile's offset (kmm.c), so its count shares a line with what the
  * kernel puts beside it -- v5.0 and v6.2: pgd, mm_users, mm_count,
  * pgtables_bytes, page_table_lock (count @112 on the line from 64); v5.12
- * and v6.4: count @128, a line of its own with mmlist and mm_lock_seq.
+ * and v6.4: count @128, a line of its own with mmlist and (v6.4, in vma mode:
+ * lab_mm_lock_seq()) mm_lock_seq.
  * A variant whose state is not the kernel's rw_semaphore layout
  * (no LAB_CAP_EMBED) gets a line-aligned object of its own, as before.
  */
@@ -975,6 +976,17 @@ static bool mmap_lock_embedded(const struct lab_mm *mm)
 	return (char *)mm->mmap_lock.sem == mm->rss.image + mm->pa->k.p->mm_mmap_lock;
 }
 
+/* Does mm_lock_seq live in the image (lab_mm_lock_seq())? After mmap_lock_init(). */
+static bool mm_lock_seq_in_image(const struct lab_mm *mm)
+{
+	const struct lab_kmm_profile *p = mm->pa->k.p;
+
+	if (mm->mode != LAB_MM_LOCK_VMA || !p->mm_lock_seq)
+		return false;
+	return !mmap_lock_embedded(mm) ||
+	       lab_lock_embed_free(mm->mmap_lock.ops, p->mm_lock_seq - p->mm_mmap_lock, sizeof(uint32_t));
+}
+
 int lab_mm_init(struct lab_mm *mm, const struct lab_rwsem_conf *lock, enum lab_mm_lock_mode mode,
 		struct lab_page_alloc *pa)
 {
@@ -987,7 +999,7 @@ int lab_mm_init(struct lab_mm *mm, const struct lab_rwsem_conf *lock, enum lab_m
 	mm->mode = mode;
 	mm->lock_conf = lock;
 	mm->pa = pa;
-	mm->vma_lock_inside = pa->k.p->vma_lock_embed;
+	lab_mm_set_vma_lock_place(mm, LAB_VMA_LOCK_KERNEL);
 	mm->mmap_base = LAB_MMAP_BASE;
 	mm->brk_base = LAB_BRK_BASE;
 	mm->mt = tree_alloc(0);
@@ -1005,14 +1017,20 @@ int lab_mm_init(struct lab_mm *mm, const struct lab_rwsem_conf *lock, enum lab_m
 		return r;
 	}
 	raw_spin_lock_init(mm_page_table_lock(mm));
+	mm->mm_lock_seq_in_image = mm_lock_seq_in_image(mm);
+	*lab_mm_lock_seq(mm) = 0;	/* mm_init() */
 	lab_mm_brk_reserve(mm, &mm->brk, LAB_BRK_MAX);
 	return 0;
 }
 
 void lab_mm_set_vma_lock_place(struct lab_mm *mm, enum lab_vma_lock_place place)
 {
-	mm->vma_lock_inside = place == LAB_VMA_LOCK_KERNEL ? mm->pa->k.p->vma_lock_embed
-							    : place == LAB_VMA_LOCK_INSIDE;
+	const struct lab_kmm_profile *p = mm->pa->k.p;
+
+	if (place == LAB_VMA_LOCK_KERNEL)
+		place = p->vma_lock_embed ? LAB_VMA_LOCK_INSIDE : p->vma_lock_slab ? LAB_VMA_LOCK_SLAB
+										  : LAB_VMA_LOCK_APART;
+	mm->vma_lock_place = (uint8_t)place;
 }
 
 void lab_mm_destroy(struct lab_mm *mm, struct lab_mm_thread *t)

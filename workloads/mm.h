@@ -25,7 +25,9 @@
  *     vma         per-VMA locks as merged in v6.4: lock_vma_under_rcu, the
  *                 per-VMA lock is an instance of the variant under test taken
  *                 with down_read_trylock, VMA write-locked state = (vm_lock_seq
- *                 == mm_lock_seq), mmap_write_unlock bumps mm_lock_seq;
+ *                 == mm_lock_seq), mmap_write_unlock bumps mm_lock_seq (in
+ *                 the mm_struct image: lab_mm_lock_seq); the lock where the
+ *                 kernel= has it (lab_mm_set_vma_lock_place);
  *     vma-refcnt  the v6.15+ vm_refcnt scheme: VMA_LOCK_OFFSET writer bit,
  *                 limited increment for readers, the writer waits for
  *                 VMA_LOCK_OFFSET + 1, VMAs are type-stable (reused without
@@ -320,7 +322,8 @@ struct lab_mm {
 	struct lab_page_alloc *pa;
 	struct lab_vma_tree *mt;	/* RCU-published */
 	uint32_t mm_lock_seq;		/* vma: +1 per write unlock; vma-refcnt: odd while write-locked */
-	bool vma_lock_inside;		/* vma: each VMA's lock in its vm_lock_image (pvl-v2), else apart */
+	uint8_t vma_lock_place;		/* vma: enum lab_vma_lock_place of new VMAs' locks (never KERNEL) */
+	bool mm_lock_seq_in_image;	/* vma: mm_lock_seq is the image's (lab_mm_lock_seq()), not the field above */
 	struct lab_kmm_rss rss;		/* the mm_struct image: rss_stat, pgtables_bytes, page_table_lock */
 	struct lab_kpage *pmd[LAB_MM_PMD_SLOTS];	/* PMD pages by 1 GiB region (the PUD level, hashed) */
 	uint32_t tlb_gen;		/* bumped when translations are revoked (utlb shootdown) */
@@ -328,6 +331,35 @@ struct lab_mm {
 	uintptr_t brk_base;		/* next address for a new program break reservation */
 	struct lab_brk brk;		/* the mm's own break (lab_mm_brk with NULL) */
 };
+
+/*
+ * lab_mm_lock_seq() - the mm's mm_lock_seq. In vma mode on a kernel that has
+ * it in struct mm_struct at a known offset, it is that word of the mm_struct
+ * image (kmm.c's profiles), so per-VMA readers read it from the line the
+ * kernel has it on:
+ *   v6.4 (6.4.6 tree, kmm.c): include/linux/mm_types.h:674-683 mmap_lock,
+ *     mmlist, then int mm_lock_seq: @184, on the line of mmap_lock's count
+ *     @128 and owner @136; include/linux/mm.h:642-662 vma_start_read reads it
+ *     twice, include/linux/mmap_lock.h:76-81 vma_end_write_all (from
+ *     mmap_write_unlock :125-129, mmap_write_downgrade :132-136) adds 1;
+ *     kernel/fork.c:1269 mm_init sets 0;
+ *   v6.2 with the pvl-v2 series (the per-VMA table's kernel): its "[PATCH v2
+ *     11/33] mm: add per-VMA lock and helper functions to control it"
+ *     (20230127194110.533103-12-surenb@google.com) adds int mm_lock_seq to
+ *     mm_struct right after mmlist (its mm_types.h hunk @@ -633,6 +638,9 @@),
+ *     which follows mmap_lock @112: @168, on the line after the count's, with
+ *     the rest of mmap_lock (osq, wait_lock, wait_list) and mmlist.
+ * Otherwise the field mm->mm_lock_seq: the mmap and vma-refcnt modes (the
+ * v6.15 layout is not modelled), v5.x (no per-VMA locks), and an embedded
+ * mmap_lock whose variant keeps its own fields on that word (rwsem-rspin:
+ * lab_lock_embed_free()).
+ */
+static inline uint32_t *lab_mm_lock_seq(struct lab_mm *mm)
+{
+	if (mm->mm_lock_seq_in_image)
+		return (uint32_t *)(mm->rss.image + mm->pa->k.p->mm_lock_seq);
+	return &mm->mm_lock_seq;
+}
 
 /*
  * lab_mm_init() - an empty mm whose mmap_lock (and, in vma mode, every per-VMA
@@ -339,14 +371,18 @@ int lab_mm_init(struct lab_mm *mm, const struct lab_rwsem_conf *lock, enum lab_m
 		struct lab_page_alloc *pa);
 /*
  * Where vma mode's per-VMA locks live: the modelled kernel's place by default
- * (lab_kmm_profile.vma_lock_embed: v6.2 runs the pvl-v2 series, the lock inside
- * the VMA with its count on the VMA's first line; v6.4 a separate object), or
- * as @inside says. Only a variant with LAB_CAP_EMBED can be inside; another
- * stays apart. Call after lab_mm_init, before the first mmap (VMAs keep the
- * place they were made with). Not thread-safe.
+ * (lab_kmm_profile: v6.2 runs the pvl-v2 series, the lock inside the VMA with
+ * its count on the VMA's first line; v6.4 a struct vma_lock from a kmem_cache
+ * without SLAB_HWCACHE_ALIGN, 40-byte objects packed in slab pages, so
+ * neighbouring VMAs' locks share lines (vma_lock.c); v5.x apart), or as
+ * @place says: inside; apart, a line-aligned object of the variant's own;
+ * slab, v6.4's. Only a variant with LAB_CAP_EMBED can be inside and one with
+ * LAB_CAP_PACKED in the slab; another stays apart. Call after lab_mm_init,
+ * before the first mmap (VMAs keep the place they were made with). Not
+ * thread-safe.
  */
-enum lab_vma_lock_place { LAB_VMA_LOCK_KERNEL, LAB_VMA_LOCK_INSIDE, LAB_VMA_LOCK_APART };
-#define LAB_VMA_LOCK_CHOICES "kernel|inside|apart"
+enum lab_vma_lock_place { LAB_VMA_LOCK_KERNEL, LAB_VMA_LOCK_INSIDE, LAB_VMA_LOCK_APART, LAB_VMA_LOCK_SLAB };
+#define LAB_VMA_LOCK_CHOICES "kernel|inside|apart|slab"
 void lab_mm_set_vma_lock_place(struct lab_mm *mm, enum lab_vma_lock_place place);
 /* exit_mmap: unmap everything (pages back through @t) and free the mm's state. */
 void lab_mm_destroy(struct lab_mm *mm, struct lab_mm_thread *t);

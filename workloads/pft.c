@@ -78,10 +78,13 @@ static const struct lab_knob pft_knobs[] = {
 	[K_VMA_LOCK] = { .name = "vma_lock", .type = LAB_KNOB_ENUM, .def = LAB_VMA_LOCK_KERNEL,
 			 .choices = LAB_VMA_LOCK_CHOICES,
 			 .help = "where mm_lock=vma's per-VMA lock lives: kernel: as kernel= has it (v6.2: the pvl-v2 "
-				 "series, inside; v6.4: apart; v5.0 and v5.12, which had no per-VMA locks: apart); "
+				 "series, inside; v6.4: slab; v5.0 and v5.12, which had no per-VMA locks: apart); "
 				 "inside: in the VMA, its count on the VMA's first line with vm_start..vm_flags, the "
 				 "owner on the next (needs a variant with the kernel's rw_semaphore layout: rwsem, "
-				 "rwsem-dhandoff, rwsem-xadd, rwsem-rspin); apart: a line-aligned object of its own. "
+				 "rwsem-dhandoff, rwsem-xadd, rwsem-rspin); apart: a line-aligned object of its own; "
+				 "slab: v6.4's struct vma_lock, a 40-byte object of a kmem_cache without "
+				 "SLAB_HWCACHE_ALIGN, neighbouring VMAs' locks sharing lines (needs rwsem or "
+				 "rwsem-dhandoff; on kernel=v6.4 another variant is apart). "
 				 "No effect on mm_lock=mmap|vma-refcnt" },
 	{ 0 }
 };
@@ -234,6 +237,13 @@ static int pft_setup(void **state, const struct lab_cell *cell, char *err, size_
 	    !lab_vma_lock_fits_inside(cell->lock)) {
 		snprintf(err, errlen, "pft: vma_lock=inside needs a variant with the kernel's rw_semaphore layout "
 			 "(rwsem, rwsem-dhandoff, rwsem-xadd, rwsem-rspin); %s has its own", cell->lock->label);
+		pft_free(p);
+		return -1;
+	}
+	if (cell->wl->knob[K_VMA_LOCK] == LAB_VMA_LOCK_SLAB && cell->wl->knob[K_MM_LOCK] == LAB_MM_LOCK_VMA &&
+	    !lab_vma_lock_fits_slab(cell->lock)) {
+		snprintf(err, errlen, "pft: vma_lock=slab needs a variant whose state packs into the kernel's "
+			 "40-byte rw_semaphore (rwsem, rwsem-dhandoff); %s has its own", cell->lock->label);
 		pft_free(p);
 		return -1;
 	}

@@ -13,6 +13,7 @@
 
 #include "atomic.h"
 #include "compiler.h"
+#include "kmm.h"
 #include "vma_lock.h"
 #include "wait.h"
 
@@ -39,23 +40,27 @@ void lab_mmap_read_unlock(struct lab_mm *mm)
 
 void lab_mmap_write_lock(struct lab_mm *mm)
 {
+	uint32_t *seq = lab_mm_lock_seq(mm);
+
 	lab_down_write(&mm->mmap_lock);
 	if (mm->mode == LAB_MM_LOCK_VMA_REFCNT) {
 		/* raw_write_seqcount_begin: odd from here; the fence orders it before the VMA changes. */
-		WRITE_ONCE(mm->mm_lock_seq, mm->mm_lock_seq + 1);
+		WRITE_ONCE(*seq, *seq + 1);
 		smp_wmb();
 	}
 }
 
 void lab_mmap_write_unlock(struct lab_mm *mm)
 {
+	uint32_t *seq = lab_mm_lock_seq(mm);
+
 	/*
 	 * vma_end_write_all(): one increment ends every VMA write lock of this
 	 * session. Release: a reader that sees the new value (acquire in
 	 * lab_vma_start_read) also sees every change made to the VMAs.
 	 */
 	if (mm->mode != LAB_MM_LOCK_MMAP)
-		smp_store_release(&mm->mm_lock_seq, mm->mm_lock_seq + 1);
+		smp_store_release(seq, *seq + 1);
 	lab_up_write(&mm->mmap_lock);
 }
 
@@ -70,20 +75,72 @@ static struct {
 /*
  * The per-VMA lock where the modelled kernel has it (lab_mm_set_vma_lock_place):
  * inside the VMA for v6.2 (pvl-v2: count on the VMA's first line, mm.h), for a variant
- * with the kernel's rw_semaphore layout (LAB_CAP_EMBED); else a line-aligned
- * object of its own, as v6.4's separately allocated struct vma_lock.
+ * with the kernel's rw_semaphore layout (LAB_CAP_EMBED); for v6.4 a struct
+ * vma_lock from vma_lock_cachep (below), for a variant whose state packs into
+ * the kernel's 40 bytes (LAB_CAP_PACKED); else a line-aligned object of its own.
  */
 bool lab_vma_lock_fits_inside(const struct lab_rwsem_conf *conf)
 {
 	return (conf->ops->caps & LAB_CAP_EMBED) && conf->ops->size <= LAB_VMA_LOCK_ROOM;
 }
 
+bool lab_vma_lock_fits_slab(const struct lab_rwsem_conf *conf)
+{
+	return conf->ops->caps & LAB_CAP_PACKED;
+}
+
+/*
+ * v6.4's vma_lock_cachep (6.4.6 tree: kernel/fork.c:3305 KMEM_CACHE(vma_lock,
+ * SLAB_PANIC|SLAB_ACCOUNT), no SLAB_HWCACHE_ALIGN; include/linux/mm_types.h:474-476
+ * struct vma_lock { struct rw_semaphore lock; }, 40 bytes; kernel/fork.c:459-476
+ * vma_lock_alloc/vma_lock_free, from vm_area_alloc/vm_area_dup :494/:516 and the
+ * RCU-deferred __vm_area_free): one cache for the whole run, as the kernel has
+ * one for every mm, its objects at a 40-byte stride from each slab page's start
+ * (kmem_cache.c), so a VMA's lock shares its lines with the locks allocated
+ * just before and after it. VMAs' locks come from it in the order their VMAs
+ * are made; a freed lock is the next one handed out. The area is 1 MiB
+ * (26,112 locks alive at once); past it a lock is a line-aligned object.
+ */
+#define VMA_LOCK_CACHE_PAGES 256
+
+static struct lab_kmem_cache vma_lock_cachep;
+static pthread_once_t vma_lock_cache_once = PTHREAD_ONCE_INIT;
+static bool vma_lock_cache_ok;
+
+static void vma_lock_cache_create(void)
+{
+	struct lab_kmem_cache *c = &vma_lock_cachep;
+
+	if (lab_kmem_cache_create(c, LAB_RWSEM_KERNEL_SIZE, 8, VMA_LOCK_CACHE_PAGES))
+		return;
+	vma_lock_cache_ok = !lab_lock_packed_area(c->base, c->len);
+}
+
+/* A struct vma_lock of the cache with a lock of @conf in it; -ENOMEM when the cache has none. */
+static int vma_lock_slab_init(struct lab_lock *l, const struct lab_rwsem_conf *conf)
+{
+	void *obj;
+	int r;
+
+	pthread_once(&vma_lock_cache_once, vma_lock_cache_create);
+	obj = vma_lock_cache_ok ? lab_kmem_cache_alloc(&vma_lock_cachep) : NULL;
+	if (!obj)
+		return -ENOMEM;
+	r = lab_lock_init_packed(l, conf, obj);
+	if (r)
+		lab_kmem_cache_free(&vma_lock_cachep, obj);
+	return r;
+}
+
 static int vma_lock_init(struct lab_mm *mm, struct lab_vma *vma)
 {
 	const struct lab_rwsem_conf *conf = mm->lock_conf;
 
-	if (mm->vma_lock_inside && lab_vma_lock_fits_inside(conf))
+	if (mm->vma_lock_place == LAB_VMA_LOCK_INSIDE && lab_vma_lock_fits_inside(conf))
 		return lab_lock_init_at(vma->vm_lock, conf, vma->vm_lock_image, sizeof(vma->vm_lock_image));
+	if (mm->vma_lock_place == LAB_VMA_LOCK_SLAB && lab_vma_lock_fits_slab(conf) &&
+	    !vma_lock_slab_init(vma->vm_lock, conf))
+		return 0;
 	return lab_lock_init(vma->vm_lock, conf);
 }
 
@@ -138,12 +195,20 @@ static bool vma_lock_embedded(const struct lab_vma *vma)
 
 static void vma_free_now(struct lab_vma *vma)
 {
-	if (vma->vm_lock) {
-		if (vma_lock_embedded(vma))
-			lab_lock_destroy_at(vma->vm_lock);
-		else
-			lab_lock_destroy(vma->vm_lock);
-		free(vma->vm_lock);
+	struct lab_lock *l = vma->vm_lock;
+
+	if (l) {
+		void *sem = l->sem;
+
+		if (vma_lock_embedded(vma)) {
+			lab_lock_destroy_at(l);
+		} else if (lab_kmem_cache_owns(&vma_lock_cachep, sem)) {
+			lab_lock_destroy_at(l);
+			lab_kmem_cache_free(&vma_lock_cachep, sem);	/* vma_lock_free() */
+		} else {
+			lab_lock_destroy(l);
+		}
+		free(l);
 	}
 	free(vma->pte);
 	free(vma);
@@ -261,7 +326,7 @@ void lab_vma_mark_detached(struct lab_mm *mm, struct lab_vma *vma)
 
 void lab_vma_start_write(struct lab_mm *mm, struct lab_vma *vma)
 {
-	uint32_t seq = mm->mm_lock_seq, old;
+	uint32_t seq = *lab_mm_lock_seq(mm), old;
 	bool locked = false;
 
 	if (mm->mode == LAB_MM_LOCK_MMAP || vma->vm_lock_seq == seq)
@@ -303,22 +368,22 @@ static void refcnt_put(struct lab_vma *vma)
 
 int lab_vma_start_read(struct lab_mm *mm, struct lab_vma *vma)
 {
-	uint32_t old;
+	uint32_t *seq = lab_mm_lock_seq(mm), old;
 
 	if (mm->mode == LAB_MM_LOCK_VMA) {
-		if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(mm->mm_lock_seq))
+		if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(*seq))
 			return -EBUSY;
 		if (!lab_down_read_trylock(vma->vm_lock))
 			return -EBUSY;		/* never sleeps: a writer holds or wants it */
 		/* Re-check under the lock; acquire pairs with the release in mmap_write_unlock. */
-		if (READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&mm->mm_lock_seq)) {
+		if (READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(seq)) {
 			lab_up_read(vma->vm_lock);
 			return -EBUSY;
 		}
 		return 0;
 	}
 	/* vma-refcnt */
-	if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(mm->mm_lock_seq))
+	if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(*seq))
 		return -EBUSY;
 	old = READ_ONCE(vma->vm_refcnt);
 	do {
@@ -331,7 +396,7 @@ int lab_vma_start_read(struct lab_mm *mm, struct lab_vma *vma)
 		refcnt_put(vma);		/* reused by another mm */
 		return -EBUSY;
 	}
-	if (READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&mm->mm_lock_seq)) {
+	if (READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(seq)) {
 		refcnt_put(vma);
 		return -EBUSY;
 	}

@@ -6,7 +6,9 @@
  * Two schemes, chosen by mm->mode (docs/kernel.md §6):
  *
  * vma (v6.4, include/linux/mm.h + mm/memory.c):
- *   vm_lock      a lock of the variant under test, allocated apart from the VMA
+ *   vm_lock      a lock of the variant under test, allocated apart from the VMA:
+ *                v6.4's place is a 40-byte struct vma_lock of one kmem_cache
+ *                (vma_lock.c), the variant's knobs in a side record
  *   vm_lock_seq  == mm->mm_lock_seq  <=>  the VMA is write-locked
  *   reader       seq check, down_read_trylock(vm_lock), seq re-check
  *   writer       (mmap_lock held for write) down_write + vm_lock_seq = mm_lock_seq
@@ -47,6 +49,8 @@
 struct lab_vma *lab_vma_obj_alloc(struct lab_mm *mm);
 /* Can a lock of @conf live inside the VMA (LAB_CAP_EMBED, and its state fits vm_lock_image)? */
 bool lab_vma_lock_fits_inside(const struct lab_rwsem_conf *conf);
+/* Can a lock of @conf be a 40-byte struct vma_lock of v6.4's kmem_cache (LAB_CAP_PACKED)? */
+bool lab_vma_lock_fits_slab(const struct lab_rwsem_conf *conf);
 /* Release a detached VMA. @defer: through RCU if readers may still see it (vma mode). */
 void lab_vma_obj_free(struct lab_mm *mm, struct lab_vma *vma, bool defer);
 /*

@@ -286,6 +286,69 @@ Test(kmm, mmap_lock_in_the_mm_struct)
 	mmap_lock_placed(LAB_KMM_V6_2, "pthread", false, false);
 }
 
+/*
+ * mm_lock_seq where the kernel has it (vma mode): v6.4 @184, on the line of
+ * mmap_lock's count @128; the pvl-v2 series on v6.2 @168, right after mmlist,
+ * on the line after the count's (@112). A write unlock adds one there, and a
+ * VMA write-locked in that session is read-locked by nobody until then.
+ * Elsewhere (mmap mode, v5.x, rwsem-rspin whose knobs cover the word) the
+ * field of struct lab_mm.
+ */
+static void mm_lock_seq_placed(enum lab_kmm_ver v, const char *variant, enum lab_mm_lock_mode mode,
+			       bool in_image, bool count_line)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	const struct lab_kmm_profile *p = &lab_kmm_profiles[v];
+	char err[256];
+	uintptr_t seq, count, a;
+	struct lab_vma *vma;
+
+	cr_assert_not_null(e);
+	cr_assert_eq(lab_rwsem_parse(variant, &e->conf, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_page_alloc_init(&e->pa, 64), 0);
+	cr_assert_eq(lab_page_alloc_kernel(&e->pa, v, 0), 0);
+	lab_mm_thread_init(&e->t, &e->pa);
+	cr_assert_eq(lab_mm_init(&e->mm, &e->conf, mode, &e->pa), 0);
+	seq = (uintptr_t)lab_mm_lock_seq(&e->mm);
+	count = (uintptr_t)e->mm.rss.image + p->mm_mmap_lock;
+	cr_expect_eq(seq == (uintptr_t)e->mm.rss.image + p->mm_lock_seq && p->mm_lock_seq, in_image,
+		     "%s %s: mm_lock_seq %s the image", p->name, variant, in_image ? "not in" : "in");
+	cr_expect_eq(seq == (uintptr_t)&e->mm.mm_lock_seq, !in_image);
+	if (in_image)
+		cr_expect_eq(seq / LAB_CACHELINE == count / LAB_CACHELINE, count_line,
+			     "%s: mm_lock_seq @%u %s count's line @%u", p->name, p->mm_lock_seq,
+			     count_line ? "not on" : "on", p->mm_mmap_lock);
+	a = lab_mm_mmap(&e->mm, 8 * PG, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
+	cr_assert_neq(a, 0);
+	write_fault_pages(e, a, 8);
+	lab_mmap_write_lock(&e->mm);
+	vma = lab_mm_find_vma(&e->mm, a);
+	lab_vma_start_write(&e->mm, vma);
+	if (mode == LAB_MM_LOCK_VMA)
+		cr_expect_eq(lab_vma_start_read(&e->mm, vma), -EBUSY, "a write-locked VMA was read-locked");
+	a = *(uint32_t *)seq;
+	lab_mmap_write_unlock(&e->mm);
+	cr_expect_eq(*(uint32_t *)seq, a + (mode != LAB_MM_LOCK_MMAP), "the write unlock did not add one");
+	if (mode == LAB_MM_LOCK_VMA) {
+		cr_expect_eq(lab_vma_start_read(&e->mm, vma), 0, "the VMA stayed write-locked");
+		lab_vma_end_read(&e->mm, vma);
+	}
+	fini(e);
+	free(e);
+}
+
+Test(kmm, mm_lock_seq_in_the_mm_struct)
+{
+	mm_lock_seq_placed(LAB_KMM_V6_4, "rwsem", LAB_MM_LOCK_VMA, true, true);
+	mm_lock_seq_placed(LAB_KMM_V6_4, "rwsem-xadd", LAB_MM_LOCK_VMA, true, true);
+	mm_lock_seq_placed(LAB_KMM_V6_4, "percpu-rwsem", LAB_MM_LOCK_VMA, true, true);
+	mm_lock_seq_placed(LAB_KMM_V6_2, "rwsem", LAB_MM_LOCK_VMA, true, false);
+	mm_lock_seq_placed(LAB_KMM_V6_4, "rwsem-rspin", LAB_MM_LOCK_VMA, false, false);
+	mm_lock_seq_placed(LAB_KMM_V6_4, "rwsem", LAB_MM_LOCK_VMA_REFCNT, false, false);
+	mm_lock_seq_placed(LAB_KMM_V6_4, "rwsem", LAB_MM_LOCK_MMAP, false, false);
+	mm_lock_seq_placed(LAB_KMM_V5_12, "rwsem", LAB_MM_LOCK_VMA, false, false);
+}
+
 /* lab_lock_init_at refuses what it cannot do, and writes only the variant's state. */
 Test(kmm, lock_init_at_checks)
 {
@@ -374,7 +437,80 @@ Test(kmm, vma_lock_where_the_kernel_has_it)
 	cr_expect(!lab_vma_lock_fits_inside(&conf), "percpu-rwsem has no kernel rw_semaphore layout");
 	vma_lock_placed(LAB_KMM_V6_2, "rwsem", LAB_VMA_LOCK_KERNEL, true);
 	vma_lock_placed(LAB_KMM_V6_4, "rwsem", LAB_VMA_LOCK_KERNEL, false);
+	vma_lock_placed(LAB_KMM_V6_4, "rwsem", LAB_VMA_LOCK_APART, false);
+	vma_lock_placed(LAB_KMM_V6_4, "rwsem-xadd", LAB_VMA_LOCK_KERNEL, false);
 	vma_lock_placed(LAB_KMM_V6_2, "rwsem", LAB_VMA_LOCK_APART, false);
 	vma_lock_placed(LAB_KMM_V6_4, "rwsem-xadd", LAB_VMA_LOCK_INSIDE, true);
 	vma_lock_placed(LAB_KMM_V6_2, "pthread", LAB_VMA_LOCK_KERNEL, false);
+}
+
+/*
+ * SLUB's layout of a 40-byte cache without SLAB_HWCACHE_ALIGN: objects at a
+ * 40-byte stride from the slab page's start, 102 to a 4 KiB page, the free
+ * pointer at offset 16, the last freed object handed out first.
+ */
+Test(kmm, kmem_cache_packs_40_byte_objects)
+{
+	struct lab_kmem_cache c;
+	char *o[103];
+
+	cr_assert_eq(lab_kmem_cache_create(&c, 40, 8, 2), 0);
+	cr_expect_eq(c.size, 40);
+	cr_expect_eq(c.objects, 102);
+	cr_expect_eq(c.offset, 16);
+	for (int i = 0; i < 103; i++)
+		cr_assert_not_null(o[i] = lab_kmem_cache_alloc(&c));
+	cr_expect_eq((uintptr_t)o[0] % 4096, 0, "the first object starts the page");
+	cr_expect_eq(o[1] - o[0], 40);
+	cr_expect_eq((uintptr_t)(o[0] + 39) / LAB_CACHELINE, (uintptr_t)o[1] / LAB_CACHELINE,
+		     "objects 0 and 1 share no line");
+	cr_expect_eq(o[101] - o[0], 101 * 40);
+	cr_expect_eq(o[102] - o[0], 4096, "object 102 not at the next page's start");
+	lab_kmem_cache_free(&c, o[5]);
+	lab_kmem_cache_free(&c, o[7]);
+	cr_expect_eq(lab_kmem_cache_alloc(&c), o[7]);
+	cr_expect_eq(lab_kmem_cache_alloc(&c), o[5]);
+	cr_expect(lab_kmem_cache_owns(&c, o[102]) && !lab_kmem_cache_owns(&c, &c));
+}
+
+/*
+ * v6.4's per-VMA locks are struct vma_locks of one kmem_cache: two VMAs made
+ * one after the other get locks 40 bytes apart, the second's count on the
+ * first's last line. Faults read-lock them in place (the knobs in the side
+ * record), and an munmap gives the lock back after the grace period: the
+ * next VMA gets it.
+ */
+Test(kmm, vma_locks_share_a_slab_line)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	char err[256];
+	uintptr_t a, b, la, lb;
+	struct lab_vma *va;
+
+	cr_assert_not_null(e);
+	cr_assert_eq(lab_rwsem_parse("rwsem", &e->conf, err, sizeof(err)), 0, "%s", err);
+	cr_assert(lab_vma_lock_fits_slab(&e->conf));
+	cr_assert_eq(lab_page_alloc_init(&e->pa, 64), 0);
+	cr_assert_eq(lab_page_alloc_kernel(&e->pa, LAB_KMM_V6_4, 0), 0);
+	lab_mm_thread_init(&e->t, &e->pa);
+	cr_assert_eq(lab_mm_init(&e->mm, &e->conf, LAB_MM_LOCK_VMA, &e->pa), 0);
+	a = lab_mm_mmap(&e->mm, 8 * PG, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
+	b = lab_mm_mmap(&e->mm, 8 * PG, LAB_VM_READ | LAB_VM_EXEC, NULL, 0);
+	cr_assert(a && b);
+	va = lab_mm_find_vma(&e->mm, a);
+	la = (uintptr_t)va->vm_lock->sem;
+	lb = (uintptr_t)lab_mm_find_vma(&e->mm, b)->vm_lock->sem;
+	cr_expect(lab_lock_is_packed((void *)la) && lab_lock_is_packed((void *)lb), "a lock not in the slab");
+	cr_expect_eq(lb - la, 40, "locks %#lx and %#lx not packed", (unsigned long)la, (unsigned long)lb);
+	cr_expect_eq((la + 39) / LAB_CACHELINE, lb / LAB_CACHELINE, "the two locks share no line");
+	cr_expect_neq(lab_lock_side((void *)la), NULL, "no side record for the knobs");
+	write_fault_pages(e, a, 8);
+	cr_expect_geq(e->t.ev[LAB_MM_EV_vma_lock_success], 7, "faults did not take the packed lock");
+	cr_assert_eq(lab_mm_munmap(&e->mm, a, 8 * PG, &e->t), 0);
+	lab_mm_rcu_barrier();
+	a = lab_mm_mmap(&e->mm, 8 * PG, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
+	cr_assert_neq(a, 0);
+	cr_expect_eq((uintptr_t)lab_mm_find_vma(&e->mm, a)->vm_lock->sem, la, "the freed lock was not reused");
+	fini(e);
+	free(e);
 }
