@@ -72,8 +72,9 @@
  * What is not modelled: NUMA policies other than local allocation, watermarks and
  * reclaim (zones never run low), the buddy allocator's splitting and merging (a
  * free list per zone: one struct page per page moved), compound pages, MGLRU,
- * memcg v1 soft limits and memsw, THP. Page-table pages are freed with the mm,
- * not at munmap (free_pgtables). mm_lock_seq is the image's word in vma mode
+ * memcg v1 soft limits and memsw, THP. At munmap, free_pgtables frees only the
+ * PTE pages of 2 MiB regions the range covers whole (mm.c pt_free_range); the
+ * PMD pages, and PTE pages partly unmapped, are freed with the mm. mm_lock_seq is the image's word in vma mode
  * on v6.2 (pvl-v2: @168, after mmlist) and v6.4 (@184, on the line of
  * mmap_lock's count and owner) (lab_mm_lock_seq() in mm.h, with the
  * citations), except under rwsem-rspin, whose knobs lie over that word, which
