@@ -97,3 +97,10 @@ bool lab_kmem_cache_owns(const struct lab_kmem_cache *c, const void *obj)
 {
 	return c->base && (uintptr_t)obj - (uintptr_t)c->base < c->len;
 }
+
+void lab_kmem_cache_destroy(struct lab_kmem_cache *c)
+{
+	free(c->base);
+	pthread_mutex_destroy(&c->lock);
+	memset(c, 0, sizeof(*c));
+}

@@ -381,6 +381,8 @@ void *lab_kmem_cache_alloc(struct lab_kmem_cache *c);
 void lab_kmem_cache_free(struct lab_kmem_cache *c, void *obj);
 /* Is @obj in @c's area? */
 bool lab_kmem_cache_owns(const struct lab_kmem_cache *c, const void *obj);
+/* kmem_cache_destroy(): the area goes back; no object of @c may be in use or used after. */
+void lab_kmem_cache_destroy(struct lab_kmem_cache *c);
 
 /*
  * The cost model (simulated build): the machine file's cost.kpath.NAME_ns,

@@ -471,6 +471,8 @@ Test(kmm, kmem_cache_packs_40_byte_objects)
 	cr_expect_eq(lab_kmem_cache_alloc(&c), o[7]);
 	cr_expect_eq(lab_kmem_cache_alloc(&c), o[5]);
 	cr_expect(lab_kmem_cache_owns(&c, o[102]) && !lab_kmem_cache_owns(&c, &c));
+	lab_kmem_cache_destroy(&c);
+	cr_expect(!lab_kmem_cache_owns(&c, o[0]), "a destroyed cache still owns its objects");
 }
 
 /*
