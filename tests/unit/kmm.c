@@ -40,18 +40,26 @@ static void pin_cpu0(void)
 	cr_assert_eq(sched_setaffinity(0, sizeof(s), &s), 0, "cannot pin the test thread to CPU 0");
 }
 
-static uintptr_t fault_pages(struct env *e, enum lab_kmm_ver v, int memcg_depth)
+/* An mm of @variant's lock in @mode over a page allocator of kernel @v (memcg @memcg_depth deep). */
+static void env_init(struct env *e, const char *variant, enum lab_kmm_ver v, int memcg_depth,
+		     enum lab_mm_lock_mode mode)
 {
 	char err[256];
+
+	cr_assert_eq(lab_rwsem_parse(variant, &e->conf, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_page_alloc_init(&e->pa, 64), 0);
+	cr_assert_eq(lab_page_alloc_kernel(&e->pa, v, memcg_depth), 0);
+	lab_mm_thread_init(&e->t, &e->pa);
+	cr_assert_eq(lab_mm_init(&e->mm, &e->conf, mode, &e->pa), 0);
+}
+
+static uintptr_t fault_pages(struct env *e, enum lab_kmm_ver v, int memcg_depth)
+{
 	uintptr_t a;
 
 	pin_cpu0();
 	memset(e, 0, sizeof(*e));
-	cr_assert_eq(lab_rwsem_parse("pthread", &e->conf, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(lab_page_alloc_init(&e->pa, 64), 0);
-	cr_assert_eq(lab_page_alloc_kernel(&e->pa, v, memcg_depth), 0);
-	lab_mm_thread_init(&e->t, &e->pa);
-	cr_assert_eq(lab_mm_init(&e->mm, &e->conf, LAB_MM_LOCK_MMAP, &e->pa), 0);
+	env_init(e, "pthread", v, memcg_depth, LAB_MM_LOCK_MMAP);
 	/* 2 MiB-aligned start: NPAGES pages need ceil(NPAGES / 512) PTE pages */
 	a = lab_mm_mmap(&e->mm, (NPAGES + 512) * PG, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
 	cr_assert_neq(a, 0);
@@ -250,15 +258,10 @@ static void mmap_lock_placed(enum lab_kmm_ver v, const char *variant, bool embed
 {
 	struct env *e = calloc(1, sizeof(*e));
 	const struct lab_kmm_profile *p = &lab_kmm_profiles[v];
-	char err[256];
 	uintptr_t a, sem, pgd;
 
 	cr_assert_not_null(e);
-	cr_assert_eq(lab_rwsem_parse(variant, &e->conf, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(lab_page_alloc_init(&e->pa, 64), 0);
-	cr_assert_eq(lab_page_alloc_kernel(&e->pa, v, 0), 0);
-	lab_mm_thread_init(&e->t, &e->pa);
-	cr_assert_eq(lab_mm_init(&e->mm, &e->conf, LAB_MM_LOCK_MMAP, &e->pa), 0);
+	env_init(e, variant, v, 0, LAB_MM_LOCK_MMAP);
 	sem = (uintptr_t)e->mm.mmap_lock.sem;
 	pgd = (uintptr_t)e->mm.rss.image + p->mm_pgd;
 	cr_expect_eq(sem == (uintptr_t)e->mm.rss.image + p->mm_mmap_lock, embedded,
@@ -299,16 +302,11 @@ static void mm_lock_seq_placed(enum lab_kmm_ver v, const char *variant, enum lab
 {
 	struct env *e = calloc(1, sizeof(*e));
 	const struct lab_kmm_profile *p = &lab_kmm_profiles[v];
-	char err[256];
 	uintptr_t seq, count, a;
 	struct lab_vma *vma;
 
 	cr_assert_not_null(e);
-	cr_assert_eq(lab_rwsem_parse(variant, &e->conf, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(lab_page_alloc_init(&e->pa, 64), 0);
-	cr_assert_eq(lab_page_alloc_kernel(&e->pa, v, 0), 0);
-	lab_mm_thread_init(&e->t, &e->pa);
-	cr_assert_eq(lab_mm_init(&e->mm, &e->conf, mode, &e->pa), 0);
+	env_init(e, variant, v, 0, mode);
 	seq = (uintptr_t)lab_mm_lock_seq(&e->mm);
 	count = (uintptr_t)e->mm.rss.image + p->mm_mmap_lock;
 	cr_expect_eq(seq == (uintptr_t)e->mm.rss.image + p->mm_lock_seq && p->mm_lock_seq, in_image,
@@ -390,16 +388,11 @@ static void vma_lock_placed(enum lab_kmm_ver v, const char *variant, enum lab_vm
 {
 	struct env *e = calloc(1, sizeof(*e));
 	const struct lab_kmm_profile *p = &lab_kmm_profiles[v];
-	char err[256];
 	struct lab_vma *vma;
 	uintptr_t a, sem;
 
 	cr_assert_not_null(e);
-	cr_assert_eq(lab_rwsem_parse(variant, &e->conf, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(lab_page_alloc_init(&e->pa, 64), 0);
-	cr_assert_eq(lab_page_alloc_kernel(&e->pa, v, 0), 0);
-	lab_mm_thread_init(&e->t, &e->pa);
-	cr_assert_eq(lab_mm_init(&e->mm, &e->conf, LAB_MM_LOCK_VMA, &e->pa), 0);
+	env_init(e, variant, v, 0, LAB_MM_LOCK_VMA);
 	lab_mm_set_vma_lock_place(&e->mm, place);
 	a = lab_mm_mmap(&e->mm, 8 * PG, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
 	cr_assert_neq(a, 0);
@@ -485,17 +478,12 @@ Test(kmm, kmem_cache_packs_40_byte_objects)
 Test(kmm, vma_locks_share_a_slab_line)
 {
 	struct env *e = calloc(1, sizeof(*e));
-	char err[256];
 	uintptr_t a, b, la, lb;
 	struct lab_vma *va;
 
 	cr_assert_not_null(e);
-	cr_assert_eq(lab_rwsem_parse("rwsem", &e->conf, err, sizeof(err)), 0, "%s", err);
+	env_init(e, "rwsem", LAB_KMM_V6_4, 0, LAB_MM_LOCK_VMA);
 	cr_assert(lab_vma_lock_fits_slab(&e->conf));
-	cr_assert_eq(lab_page_alloc_init(&e->pa, 64), 0);
-	cr_assert_eq(lab_page_alloc_kernel(&e->pa, LAB_KMM_V6_4, 0), 0);
-	lab_mm_thread_init(&e->t, &e->pa);
-	cr_assert_eq(lab_mm_init(&e->mm, &e->conf, LAB_MM_LOCK_VMA, &e->pa), 0);
 	a = lab_mm_mmap(&e->mm, 8 * PG, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
 	b = lab_mm_mmap(&e->mm, 8 * PG, LAB_VM_READ | LAB_VM_EXEC, NULL, 0);
 	cr_assert(a && b);
