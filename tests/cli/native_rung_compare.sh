@@ -56,6 +56,36 @@ bad "label twice" "LABEL a given twice" --across "$tmp/sim" a="$tmp/a" a="$tmp/b
 bad "empty dir" "no atomics-, locktest- or futex-native.csv" --across "$tmp/sim" e="$tmp/sim"
 bad "too few" "usage" --across "$tmp/sim"
 bad "same cell twice" "already read" --across "$tmp/sim" a="$tmp/a,$tmp/a/atomics-native.csv"
+# a NaN machine figure sorted nowhere: the median over a, nan, b was 300, 400 or nan by the order given
+mkdir -p "$tmp/n" && { echo "$hdr"; row null atomics:faa 16 0 ns_per_op nan; } >"$tmp/n/atomics-native.csv"
+bad "NaN value" "data row 1: value 'nan' is not a finite number" --across "$tmp/sim" a="$tmp/a" n="$tmp/n" b="$tmp/b"
+{ echo "$hdr"; row null atomics:faa 16 0 ns_per_op inf; } >"$tmp/n/atomics-native.csv"
+bad "inf value" "value 'inf' is not a finite number" --across "$tmp/sim" n="$tmp/n"
+# a calibration record that is not text was a UnicodeDecodeError traceback
+mkdir -p "$tmp/cb" && cp "$tmp/a/atomics-native.csv" "$tmp/cb/" && printf 'faa\t\377\376\n' >"$tmp/cb/calibration.txt"
+bad "binary calibration.txt" "calibration.txt: not text" --across "$tmp/sim" cb="$tmp/cb"
+# labels the tables and the '(a,b)' lists could not show; an empty PATH ("no such file (valid:  or .gz")
+bad "label with a space" "LABEL 'a b' holds a space" --across "$tmp/sim" "a b=$tmp/a"
+bad "label with a comma" "LABEL 'a,b' holds" --across "$tmp/sim" "a,b=$tmp/a"
+bad "label with a newline" "holds a space, a comma or a control character" --across "$tmp/sim" "$(printf 'a\nb')=$tmp/a"
+bad "empty PATH" "an empty PATH in the list" --across "$tmp/sim" a="$tmp/a,"
+bad "no SIMDIR" "nosuch: no such directory (valid: SIMDIR a directory" --across "$tmp/nosuch" a="$tmp/a"
+# stdout full: one line and exit 2, not a traceback
+"$cmp" --across "$tmp/sim" a="$tmp/a" >/dev/full 2>"$tmp/e"; rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && grep -q '^native-rung-compare: standard output: No space left' "$tmp/e" ||
+	fail "stdout full: exit $rc, $(head -3 "$tmp/e")"
+# --across takes the sim.tar.gz tools/native-rung leaves (named, or beside the SIMDIR named)
+(cd "$tmp" && tar czf simtar.tar.gz sim)
+"$cmp" --across "$tmp/sim" a="$tmp/a" b="$tmp/b" >"$tmp/dir.out" 2>&1 || fail "--across SIMDIR: exit $?"
+for s in "$tmp/simtar.tar.gz" "$tmp/simtar"; do
+	"$cmp" --across "$s" a="$tmp/a" b="$tmp/b" >"$tmp/tar.out" 2>&1 || fail "--across $s: exit $?: $(head -2 "$tmp/tar.out")"
+	cmp -s "$tmp/dir.out" "$tmp/tar.out" || fail "--across $s differs from its directory's"
+done
+# PATH NAME.csv.gz is that file, not a NAME.csv beside it
+mkdir -p "$tmp/g" && mk "$tmp/g" 500 100 80 && gzip -c "$tmp/a/atomics-native.csv" >"$tmp/g/atomics-native.csv.gz"
+"$cmp" --across "$tmp/sim" g="$tmp/g/atomics-native.csv.gz" >"$tmp/o" 2>&1 || fail "--across NAME.csv.gz: exit $?"
+grep -Eq '^null +atomics:faa +16 ns_per_op +300 +300  1 ' "$tmp/o" ||
+	fail "--across NAME.csv.gz read another file: $(grep 'atomics:faa' "$tmp/o" | head -1)"
 
 # --help prints the usage and runs nothing (native-rung and calibrate would otherwise measure)
 for t in native-rung-compare native-rung calibrate; do
