@@ -95,6 +95,18 @@ for t in native-rung-compare native-rung calibrate; do
 done
 "$root/tools/native-rung" --bogus >"$tmp/o" 2>"$tmp/e"; rc=$?
 [ $rc = 2 ] && grep -q "unknown option --bogus" "$tmp/e" || fail "native-rung --bogus: exit $rc, $(cat "$tmp/e")"
+# after OUT too: 'rwlab sim show --help' answers 0, so MACHINE --help passed the machine check and
+# the run started (here BIN has no binaries, so the old script stopped at that check instead)
+BIN=$tmp/nobin "$root/tools/native-rung" "$tmp/rung-out" --help >"$tmp/o" 2>"$tmp/e"; rc=$?
+[ $rc = 0 ] && grep -q "tools/native-rung OUT" "$tmp/o" || fail "native-rung OUT --help: exit $rc, $(head -2 "$tmp/e")"
+[ -e "$tmp/rung-out" ] && fail "native-rung OUT --help made OUT"
+BIN=$tmp/nobin "$root/tools/native-rung" "$tmp/rung-out" --bogus >"$tmp/o" 2>"$tmp/e"; rc=$?
+[ $rc = 2 ] && grep -q "unknown option --bogus" "$tmp/e" || fail "native-rung OUT --bogus: exit $rc, $(cat "$tmp/e")"
+# calibrate takes no argument: an empty first one let a second through, and the run started
+for args in "'' x" "x" "'' -h"; do
+	eval "BUILD=$tmp/nobin \"$root/tools/calibrate\" $args" >"$tmp/o" 2>"$tmp/e"; rc=$?
+	[ $rc = 2 ] && grep -q "^calibrate: no arguments" "$tmp/e" || fail "calibrate $args: exit $rc, $(cat "$tmp/e")"
+done
 
 # the committed comparison is what the tool makes of the committed files
 m=$root/results/16cpu/machines-20261204 r=$root/results/16cpu/rung-20261204
