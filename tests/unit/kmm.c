@@ -474,6 +474,48 @@ Test(kmm, kmem_cache_packs_40_byte_objects)
 }
 
 /*
+ * Under AddressSanitizer a freed object is poisoned, whole (a stale reader's
+ * down_read_trylock on a freed struct vma_lock is reported, not run on the
+ * lock of whichever VMA gets the object next), and unpoisoned again when it is
+ * handed out; never-used objects are poisoned too.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define KMM_ASAN 1
+#else
+#define KMM_ASAN 0
+#define __asan_address_is_poisoned(p) ((void)(p), 0)
+#define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#endif
+
+Test(kmm, kmem_cache_freed_object_poisoned)
+{
+	struct lab_kmem_cache c;
+	char *o, *p;
+
+	if (!KMM_ASAN)
+		cr_skip_test("not an AddressSanitizer build: no shadow memory to poison");
+	cr_assert_eq(lab_kmem_cache_create(&c, 40, 8, 1), 0);
+	cr_expect(__asan_address_is_poisoned(c.base), "a never-used object is not poisoned");
+	o = lab_kmem_cache_alloc(&c);
+	p = lab_kmem_cache_alloc(&c);
+	cr_assert(o && p);
+	for (int i = 0; i < 40; i++)
+		cr_expect(!__asan_address_is_poisoned(o + i), "byte %d of a live object is poisoned", i);
+	cr_expect(__asan_address_is_poisoned(p + 40), "the object after the last handed out is not poisoned");
+	lab_kmem_cache_free(&c, o);
+	for (int i = 0; i < 40; i++)
+		cr_expect(__asan_address_is_poisoned(o + i), "byte %d of a freed object is not poisoned", i);
+	cr_expect(!__asan_address_is_poisoned(p), "freeing one object poisoned its neighbour");
+	cr_expect_eq(lab_kmem_cache_alloc(&c), o, "the freed object is not handed out first");
+	for (int i = 0; i < 40; i++)
+		cr_expect(!__asan_address_is_poisoned(o + i), "byte %d of a reused object is poisoned", i);
+	ASAN_UNPOISON_MEMORY_REGION(c.base, 4096);
+	free(c.base);
+}
+
+
+/*
  * v6.4's per-VMA locks are struct vma_locks of one kmem_cache: two VMAs made
  * one after the other get locks 40 bytes apart, the second's count on the
  * first's last line. Faults read-lock them in place (the knobs in the side
