@@ -255,7 +255,9 @@ int lab_parse_threads(const char *arg, int ncpus, int *out, int cap, char *err, 
 				goto range;
 			b = a;
 		}
-		for (long v = a; v <= b; v += step)
+		/* a step past the range gives A alone; v += step must not overflow (a step near LONG_MAX
+		 * wrapped v negative: cells of 0 and -1 threads) */
+		for (long v = a; v <= b; v = step > b - v ? b + 1 : v + step)
 			if (push(out, cap, &n, (int)v))
 				goto too_many;
 		continue;

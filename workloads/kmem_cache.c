@@ -41,6 +41,30 @@
 
 #define KSLAB_PAGE 4096u
 
+/*
+ * Under AddressSanitizer the area is poisoned but for the objects handed out
+ * (as KASAN does a slab's): a use of a freed struct vma_lock -- a reader's
+ * down_read_trylock after the VMA's grace period, a write after
+ * vma_lock_free() -- is reported, where the plain area would let it land in
+ * the next VMA's lock. The free pointer is read and written unpoisoned, under
+ * the mutex.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define KSLAB_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KSLAB_ASAN 1
+#endif
+#endif
+#ifdef KSLAB_ASAN
+#include <sanitizer/asan_interface.h>
+#define kslab_poison(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define kslab_unpoison(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define kslab_poison(p, n) ((void)(p), (void)(n))
+#define kslab_unpoison(p, n) ((void)(p), (void)(n))
+#endif
+
 int lab_kmem_cache_create(struct lab_kmem_cache *c, unsigned object_size, unsigned align, size_t max_pages)
 {
 	unsigned size = (object_size + 7u) & ~7u;
@@ -54,6 +78,7 @@ int lab_kmem_cache_create(struct lab_kmem_cache *c, unsigned object_size, unsign
 	c->base = aligned_alloc(KSLAB_PAGE, max_pages * KSLAB_PAGE);
 	if (!c->base)
 		return -ENOMEM;
+	kslab_poison(c->base, max_pages * KSLAB_PAGE);
 	pthread_mutex_init(&c->lock, NULL);
 	c->object_size = object_size;
 	c->size = size;
@@ -77,9 +102,11 @@ void *lab_kmem_cache_alloc(struct lab_kmem_cache *c)
 	pthread_mutex_lock(&c->lock);
 	if (c->freelist) {
 		obj = c->freelist;
+		kslab_unpoison(obj, c->object_size);
 		memcpy(&c->freelist, obj + c->offset, sizeof(c->freelist));
 	} else if (c->used < c->max_objects) {
 		obj = kslab_object(c, c->used++);
+		kslab_unpoison(obj, c->object_size);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return obj;
@@ -90,6 +117,7 @@ void lab_kmem_cache_free(struct lab_kmem_cache *c, void *obj)
 	pthread_mutex_lock(&c->lock);
 	memcpy((char *)obj + c->offset, &c->freelist, sizeof(c->freelist));
 	c->freelist = obj;
+	kslab_poison(obj, c->object_size);
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -100,6 +128,7 @@ bool lab_kmem_cache_owns(const struct lab_kmem_cache *c, const void *obj)
 
 void lab_kmem_cache_destroy(struct lab_kmem_cache *c)
 {
+	kslab_unpoison(c->base, c->len);
 	free(c->base);
 	pthread_mutex_destroy(&c->lock);
 	memset(c, 0, sizeof(*c));

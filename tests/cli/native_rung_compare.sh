@@ -56,6 +56,36 @@ bad "label twice" "LABEL a given twice" --across "$tmp/sim" a="$tmp/a" a="$tmp/b
 bad "empty dir" "no atomics-, locktest- or futex-native.csv" --across "$tmp/sim" e="$tmp/sim"
 bad "too few" "usage" --across "$tmp/sim"
 bad "same cell twice" "already read" --across "$tmp/sim" a="$tmp/a,$tmp/a/atomics-native.csv"
+# a NaN machine figure sorted nowhere: the median over a, nan, b was 300, 400 or nan by the order given
+mkdir -p "$tmp/n" && { echo "$hdr"; row null atomics:faa 16 0 ns_per_op nan; } >"$tmp/n/atomics-native.csv"
+bad "NaN value" "data row 1: value 'nan' is not a finite number" --across "$tmp/sim" a="$tmp/a" n="$tmp/n" b="$tmp/b"
+{ echo "$hdr"; row null atomics:faa 16 0 ns_per_op inf; } >"$tmp/n/atomics-native.csv"
+bad "inf value" "value 'inf' is not a finite number" --across "$tmp/sim" n="$tmp/n"
+# a calibration record that is not text was a UnicodeDecodeError traceback
+mkdir -p "$tmp/cb" && cp "$tmp/a/atomics-native.csv" "$tmp/cb/" && printf 'faa\t\377\376\n' >"$tmp/cb/calibration.txt"
+bad "binary calibration.txt" "calibration.txt: not text" --across "$tmp/sim" cb="$tmp/cb"
+# labels the tables and the '(a,b)' lists could not show; an empty PATH ("no such file (valid:  or .gz")
+bad "label with a space" "LABEL 'a b' holds a space" --across "$tmp/sim" "a b=$tmp/a"
+bad "label with a comma" "LABEL 'a,b' holds" --across "$tmp/sim" "a,b=$tmp/a"
+bad "label with a newline" "holds a space, a comma or a control character" --across "$tmp/sim" "$(printf 'a\nb')=$tmp/a"
+bad "empty PATH" "an empty PATH in the list" --across "$tmp/sim" a="$tmp/a,"
+bad "no SIMDIR" "nosuch: no such directory (valid: SIMDIR a directory" --across "$tmp/nosuch" a="$tmp/a"
+# stdout full: one line and exit 2, not a traceback
+"$cmp" --across "$tmp/sim" a="$tmp/a" >/dev/full 2>"$tmp/e"; rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && grep -q '^native-rung-compare: standard output: No space left' "$tmp/e" ||
+	fail "stdout full: exit $rc, $(head -3 "$tmp/e")"
+# --across takes the sim.tar.gz tools/native-rung leaves (named, or beside the SIMDIR named)
+(cd "$tmp" && tar czf simtar.tar.gz sim)
+"$cmp" --across "$tmp/sim" a="$tmp/a" b="$tmp/b" >"$tmp/dir.out" 2>&1 || fail "--across SIMDIR: exit $?"
+for s in "$tmp/simtar.tar.gz" "$tmp/simtar"; do
+	"$cmp" --across "$s" a="$tmp/a" b="$tmp/b" >"$tmp/tar.out" 2>&1 || fail "--across $s: exit $?: $(head -2 "$tmp/tar.out")"
+	cmp -s "$tmp/dir.out" "$tmp/tar.out" || fail "--across $s differs from its directory's"
+done
+# PATH NAME.csv.gz is that file, not a NAME.csv beside it
+mkdir -p "$tmp/g" && mk "$tmp/g" 500 100 80 && gzip -c "$tmp/a/atomics-native.csv" >"$tmp/g/atomics-native.csv.gz"
+"$cmp" --across "$tmp/sim" g="$tmp/g/atomics-native.csv.gz" >"$tmp/o" 2>&1 || fail "--across NAME.csv.gz: exit $?"
+grep -Eq '^null +atomics:faa +16 ns_per_op +300 +300  1 ' "$tmp/o" ||
+	fail "--across NAME.csv.gz read another file: $(grep 'atomics:faa' "$tmp/o" | head -1)"
 
 # --help prints the usage and runs nothing (native-rung and calibrate would otherwise measure)
 for t in native-rung-compare native-rung calibrate; do
@@ -65,6 +95,18 @@ for t in native-rung-compare native-rung calibrate; do
 done
 "$root/tools/native-rung" --bogus >"$tmp/o" 2>"$tmp/e"; rc=$?
 [ $rc = 2 ] && grep -q "unknown option --bogus" "$tmp/e" || fail "native-rung --bogus: exit $rc, $(cat "$tmp/e")"
+# after OUT too: 'rwlab sim show --help' answers 0, so MACHINE --help passed the machine check and
+# the run started (here BIN has no binaries, so the old script stopped at that check instead)
+BIN=$tmp/nobin "$root/tools/native-rung" "$tmp/rung-out" --help >"$tmp/o" 2>"$tmp/e"; rc=$?
+[ $rc = 0 ] && grep -q "tools/native-rung OUT" "$tmp/o" || fail "native-rung OUT --help: exit $rc, $(head -2 "$tmp/e")"
+[ -e "$tmp/rung-out" ] && fail "native-rung OUT --help made OUT"
+BIN=$tmp/nobin "$root/tools/native-rung" "$tmp/rung-out" --bogus >"$tmp/o" 2>"$tmp/e"; rc=$?
+[ $rc = 2 ] && grep -q "unknown option --bogus" "$tmp/e" || fail "native-rung OUT --bogus: exit $rc, $(cat "$tmp/e")"
+# calibrate takes no argument: an empty first one let a second through, and the run started
+for args in "'' x" "x" "'' -h"; do
+	eval "BUILD=$tmp/nobin \"$root/tools/calibrate\" $args" >"$tmp/o" 2>"$tmp/e"; rc=$?
+	[ $rc = 2 ] && grep -q "^calibrate: no arguments" "$tmp/e" || fail "calibrate $args: exit $rc, $(cat "$tmp/e")"
+done
 
 # the committed comparison is what the tool makes of the committed files
 m=$root/results/16cpu/machines-20261204 r=$root/results/16cpu/rung-20261204

@@ -7,13 +7,13 @@
 # sim/, the CSV's variants, workloads and thread counts, the matrix as run, and a verdict on the
 # rows that were compared.
 # Usage: reproduce_sim.sh RWLAB SOURCE_ROOT [PART]: PART is a table's name, or native (the
-# native loader's sim_* keys); without it, all five. meson runs each part as a test of its own
+# native loader's sim_* keys), or stop (a run stopped or refused: what it keeps); without it, all six. meson runs each part as a test of its own
 # (reproduce-sim-PART), so they run in parallel.
 set -u
 rwlab=$1 root=$2 part=${3:-}
 case $part in
-'' | per-vma-locks | lazy-mm-hazptr | hugetlb-vmemmap | rwsem-rework | native) ;;
-*) echo "reproduce_sim.sh: unknown part '$part' (valid: per-vma-locks lazy-mm-hazptr hugetlb-vmemmap rwsem-rework native)" >&2; exit 2 ;;
+'' | per-vma-locks | lazy-mm-hazptr | hugetlb-vmemmap | rwsem-rework | native | stop) ;;
+*) echo "reproduce_sim.sh: unknown part '$part' (valid: per-vma-locks lazy-mm-hazptr hugetlb-vmemmap rwsem-rework native stop)" >&2; exit 2 ;;
 esac
 # want PART: that part runs (it was asked for, or every part was)
 want() { [ -z "$part" ] || [ "$part" = "$1" ]; }
@@ -158,6 +158,72 @@ if want native; then
 		left=$(find "$tmp/refused" -mindepth 2 2>/dev/null | head -3)
 		[ -z "$left" ] || fail "reproduce $bad left $left"
 	done
+fi
+
+if want stop; then
+	# a refused run never removes a directory given with --out, nor what the user had in it
+	mkdir -p "$tmp/mine" && echo keep >"$tmp/mine/notes.txt"
+	"$root/tools/reproduce" hugetlb-vmemmap --sim nosuch --out "$tmp/mine" --no-plots --rwlab "$rwlab" >/dev/null 2>&1
+	[ -f "$tmp/mine/notes.txt" ] || fail "reproduce --out DIR, refused, removed DIR's own file"
+	"$root/tools/reproduce" hugetlb-vmemmap --sim generic-8 --set bogus_key=1 --out "$tmp/new" --no-plots \
+		--rwlab "$rwlab" >/dev/null 2>&1
+	[ -d "$tmp/new" ] || fail "reproduce --out NEWDIR, refused: the directory given was removed"
+
+	# sim_run pieces into a results directory whose path holds '|', '&' and '\': each piece's
+	# "results: <scratch CSV>" line says "piece N of M done" naming the CSV as written (a sed
+	# filter broke on '|' and took rwlab down with SIGPIPE; '&' pasted the matched text in)
+	odd="$tmp/odd|a&b\\c"
+	RWLAB_RESULTS_DIR=$odd "$root/tools/reproduce" per-vma-locks --sim generic-8 --no-plots --rwlab "$rwlab" \
+		--set 'sim_run=pft | 1' --set 'sim_run=pft | 2' -- -n 1 -q >"$tmp/odd.out" 2>"$tmp/odd.err" ||
+		fail "reproduce into '$odd': exit $?: $(tail -2 "$tmp/odd.err")"
+	dir=$(find "$odd/sim" -mindepth 1 -maxdepth 1 -type d -name 'per-vma-locks-*' 2>/dev/null | head -1)
+	for i in 1 2; do
+		[ "$(grep -cxF "piece $i of 2 done (joined into $dir/per-vma-locks.csv at the end)" "$tmp/odd.err")" = 1 ] ||
+			fail "reproduce into '$odd': no one line 'piece $i of 2 done': $(cat "$tmp/odd.err")"
+	done
+	grep -q 'results: /' "$tmp/odd.err" && fail "reproduce: a piece's scratch CSV named: $(grep 'results: ' "$tmp/odd.err")"
+	[ "$(tail -n +2 "$dir/per-vma-locks.csv" | grep -v '^#' | cut -d, -f6 | sort -u | paste -sd,)" = 1,2 ] ||
+		fail "reproduce into '$odd': the joined CSV lacks the two pieces' rows"
+
+	# Ctrl-C in piece 2 of 2: piece 1's rows (measured, in a scratch file until the join) and
+	# piece 2's finished cells are joined into the CSV, and the directory stays (all of it was
+	# removed, the rows with it)
+	RWLAB_RESULTS_DIR=$tmp/stop setsid "$root/tools/reproduce" per-vma-locks --sim generic-8 --no-plots \
+		--rwlab "$rwlab" --set 'sim_run=pft | 1 | -n 1' --set 'sim_run=pft | 4 | -n 200' -- -q \
+		>"$tmp/stop.out" 2>"$tmp/stop.err" &
+	pid=$!
+	for _ in $(seq 600); do grep -q '^piece 1 of 2 done' "$tmp/stop.err" && break; sleep 0.1; done
+	sleep 1
+	kill -INT -- -$pid
+	wait $pid
+	rc=$?
+	[ $rc = 130 ] || fail "reproduce stopped with Ctrl-C in piece 2: exit $rc, want 130: $(cat "$tmp/stop.err")"
+	dir=$(find "$tmp/stop/sim" -mindepth 1 -maxdepth 1 -type d -name 'per-vma-locks-*' 2>/dev/null | head -1)
+	if [ -z "$dir" ]; then
+		fail "reproduce stopped in piece 2 removed its results directory, piece 1's rows with it"
+	else
+		[ "$(tail -n +2 "$dir/per-vma-locks.csv" | grep -v '^#' | grep -c ',pft,1,')" -gt 0 ] ||
+			fail "reproduce stopped in piece 2: piece 1's rows are not in the CSV"
+		[ "$(grep -c '^schema,' "$dir/per-vma-locks.csv")" = 1 ] || fail "reproduce stopped: the CSV has more than one header"
+		grep -q "^reproduce: stopped in piece 2 of 2 (1 finished); the [0-9]* rows measured are in $dir/per-vma-locks.csv$" \
+			"$tmp/stop.err" || fail "reproduce stopped: no line saying where the rows are: $(cat "$tmp/stop.err")"
+	fi
+	grep -q '/run-[0-9]*\.csv' "$tmp/stop.err" && fail "reproduce stopped: names a scratch file: $(cat "$tmp/stop.err")"
+
+	# Ctrl-C before any cell finished: no row, so the directory it made goes, and it says so
+	RWLAB_RESULTS_DIR=$tmp/early setsid "$root/tools/reproduce" per-vma-locks --sim generic-8 --no-plots \
+		--rwlab "$rwlab" --set 'sim_run=pft | 4 | -n 200' -- -q >"$tmp/early.out" 2>"$tmp/early.err" &
+	pid=$!
+	for _ in $(seq 100); do [ -n "$(find "$tmp/early" -name '*.sim.matrix' 2>/dev/null)" ] && break; sleep 0.1; done
+	sleep 0.5
+	kill -INT -- -$pid
+	wait $pid
+	rc=$?
+	[ $rc = 130 ] || fail "reproduce stopped before a row: exit $rc, want 130"
+	left=$(find "$tmp/early" -mindepth 2 2>/dev/null | head -3)
+	[ -z "$left" ] || fail "reproduce stopped before a row left $left"
+	grep -q '^reproduce: no row was measured; .* removed$' "$tmp/early.err" ||
+		fail "reproduce stopped before a row: no line saying so: $(cat "$tmp/early.err")"
 fi
 
 exit $failed

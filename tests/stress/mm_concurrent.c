@@ -14,6 +14,7 @@
 
 #include "common.h"
 #include "mm.h"
+#include "vma_lock.h"
 
 #define PG LAB_PAGE_SIZE
 #define SPAN_PAGES 384		/* faulters aim at this many pages below mmap_base */
@@ -159,7 +160,7 @@ static void *checker(void *arg)
 	return NULL;
 }
 
-static void run(enum lab_mm_lock_mode mode, const char *variant)
+static void run_on(enum lab_mm_lock_mode mode, const char *variant, int kernel)
 {
 	struct stress st;
 	pthread_t tid[5];
@@ -170,7 +171,17 @@ static void run(enum lab_mm_lock_mode mode, const char *variant)
 	pthread_mutex_init(&st.ev_lock, NULL);
 	cr_assert_eq(lab_rwsem_parse(variant, &st.conf, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(lab_page_alloc_init(&st.pa, 256), 0);
+	if (kernel >= 0)
+		cr_assert_eq(lab_page_alloc_kernel(&st.pa, (enum lab_kmm_ver)kernel, 0), 0);
 	cr_assert_eq(lab_mm_init(&st.mm, &st.conf, mode, &st.pa), 0);
+	if (kernel == LAB_KMM_V6_4 && mode == LAB_MM_LOCK_VMA && lab_vma_lock_fits_slab(&st.conf)) {
+		/* the VMAs' locks are the kmem_cache's (else this runs the line-aligned place again) */
+		uintptr_t a = lab_mm_mmap(&st.mm, 4 * PG, LAB_VM_READ | LAB_VM_WRITE, NULL, 0);
+
+		cr_assert_neq(a, 0);
+		cr_assert(lab_lock_is_packed(lab_mm_find_vma(&st.mm, a)->vm_lock->sem), "%s's lock not in the slab",
+			  variant);
+	}
 	cr_assert_eq(pthread_create(&tid[0], NULL, mutator, &st), 0);
 	cr_assert_eq(pthread_create(&tid[1], NULL, mutator, &st), 0);
 	cr_assert_eq(pthread_create(&tid[2], NULL, faulter, &st), 0);
@@ -209,6 +220,11 @@ static void run(enum lab_mm_lock_mode mode, const char *variant)
 	pthread_mutex_destroy(&st.ev_lock);
 }
 
+static void run(enum lab_mm_lock_mode mode, const char *variant)
+{
+	run_on(mode, variant, -1);
+}
+
 Test(mm_stress, mmap_lock, .timeout = 120)
 {
 	run(LAB_MM_LOCK_MMAP, "pthread");
@@ -222,6 +238,17 @@ Test(mm_stress, vma_v6_4, .timeout = 120)
 Test(mm_stress, vma_v6_4_spinning_rwsem, .timeout = 120)
 {
 	run(LAB_MM_LOCK_VMA, "ck-rwlock");
+}
+
+/*
+ * v6.4's own place for the lock: a packed variant's lock is a struct vma_lock
+ * of the kmem_cache, given back at the VMA's RCU-deferred free and handed to
+ * the next VMA made (kmem_cache.c). In the ASan build a freed object is
+ * poisoned, so a reader still at a freed VMA's lock is reported.
+ */
+Test(mm_stress, vma_v6_4_slab, .timeout = 120)
+{
+	run_on(LAB_MM_LOCK_VMA, "rwsem", LAB_KMM_V6_4);
 }
 
 Test(mm_stress, vma_refcnt, .timeout = 120)

@@ -437,6 +437,14 @@ Test(kmm, vma_lock_where_the_kernel_has_it)
 	vma_lock_placed(LAB_KMM_V6_2, "pthread", LAB_VMA_LOCK_KERNEL, false);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define KMM_ASAN 1
+#else
+#define KMM_ASAN 0
+#define __asan_address_is_poisoned(p) ((void)(p), 0)
+#endif
+
 /*
  * SLUB's layout of a 40-byte cache without SLAB_HWCACHE_ALIGN: objects at a
  * 40-byte stride from the slab page's start, 102 to a 4 KiB page, the free
@@ -467,6 +475,38 @@ Test(kmm, kmem_cache_packs_40_byte_objects)
 	lab_kmem_cache_destroy(&c);
 	cr_expect(!lab_kmem_cache_owns(&c, o[0]), "a destroyed cache still owns its objects");
 }
+
+/*
+ * Under AddressSanitizer a freed object is poisoned, whole (a stale reader's
+ * down_read_trylock on a freed struct vma_lock is reported, not run on the
+ * lock of whichever VMA gets the object next), and unpoisoned again when it is
+ * handed out; never-used objects are poisoned too.
+ */
+Test(kmm, kmem_cache_freed_object_poisoned)
+{
+	struct lab_kmem_cache c;
+	char *o, *p;
+
+	if (!KMM_ASAN)
+		cr_skip_test("not an AddressSanitizer build: no shadow memory to poison");
+	cr_assert_eq(lab_kmem_cache_create(&c, 40, 8, 1), 0);
+	cr_expect(__asan_address_is_poisoned(c.base), "a never-used object is not poisoned");
+	o = lab_kmem_cache_alloc(&c);
+	p = lab_kmem_cache_alloc(&c);
+	cr_assert(o && p);
+	for (int i = 0; i < 40; i++)
+		cr_expect(!__asan_address_is_poisoned(o + i), "byte %d of a live object is poisoned", i);
+	cr_expect(__asan_address_is_poisoned(p + 40), "the object after the last handed out is not poisoned");
+	lab_kmem_cache_free(&c, o);
+	for (int i = 0; i < 40; i++)
+		cr_expect(__asan_address_is_poisoned(o + i), "byte %d of a freed object is not poisoned", i);
+	cr_expect(!__asan_address_is_poisoned(p), "freeing one object poisoned its neighbour");
+	cr_expect_eq(lab_kmem_cache_alloc(&c), o, "the freed object is not handed out first");
+	for (int i = 0; i < 40; i++)
+		cr_expect(!__asan_address_is_poisoned(o + i), "byte %d of a reused object is poisoned", i);
+	lab_kmem_cache_destroy(&c);
+}
+
 
 /*
  * v6.4's per-VMA locks are struct vma_locks of one kmem_cache: two VMAs made

@@ -77,6 +77,22 @@ Test(threads, zero_step_named)
 	cr_expect(strstr(err, "has a step of 0") != NULL, "a zero step is not named: %s", err);
 }
 
+Test(threads, huge_step)
+{
+	int t[LAB_THREAD_LIST_MAX];
+	char err[512] = "";
+
+	/* v += step overflowed: 1-4:LONG_MAX gave 1, 0 (and -1 ...), each a cell */
+	cr_assert_eq(parse("1-4:9223372036854775807", t, err), 1, "%s", err);
+	cr_expect_eq(t[0], 1);
+	cr_assert_eq(parse("2-1023:4611686018427387904", t, err), 1, "%s", err);
+	cr_expect_eq(t[0], 2);
+	cr_assert_eq(parse("1-1023:1022", t, err), 2, "%s", err);
+	cr_expect(t[0] == 1 && t[1] == 1023);
+	cr_assert_eq(parse("1-4:3", t, err), 2, "%s", err);
+	cr_expect(t[0] == 1 && t[1] == 4);
+}
+
 Test(threads, too_many_entries)
 {
 	int t[4];
