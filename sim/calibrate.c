@@ -545,8 +545,9 @@ static double turn_rcasw_batch(void) { return turn_batch(4); }
 
 /*
  * Execution sharing between CPUs A and B (the machine key smt.exec_yield,
- * sim/work.c): one thread runs N steps of a loop alone on A, then a thread on
- * A and one on B run N steps each from one barrier; the figure is the pair's
+ * sim/work.c): one thread runs N steps of a loop alone on A (twice: the
+ * shorter run counts), then a thread on A and one on B run N steps each from
+ * one barrier; the figure is the pair's
  * combined rate over the one thread's, t_alone / t_A + t_alone / t_B (each
  * thread's own time). 2.0 on two cores that share nothing; between 1 and 2 on
  * SMT siblings, or on vCPUs that the host runs on one core's two threads.
@@ -599,9 +600,18 @@ static double exec_yield_batch(void)
 			yield_table[i] = 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1) ^ ((uint64_t)rand() << 16);
 	yield_n = ops(4000000);
 	pin(cpu_a);
-	t0 = now_ns();
-	yield_sink[0][0] = yield_work(yield_n, 88172645463325252ull);
-	alone = now_ns() - t0;
+	/* the shorter of two runs alone: a run the host delayed (steal, another
+	 * guest) would raise the figure above 2 on cores that share nothing */
+	alone = 1e300;
+	for (int r = 0; r < 2; r++) {
+		double dt;
+
+		t0 = now_ns();
+		yield_sink[0][0] = yield_work(yield_n, 88172645463325252ull);
+		dt = now_ns() - t0;
+		if (dt < alone)
+			alone = dt;
+	}
 	pair_run(yield_loop);
 	return alone / yield_dt[0] + alone / yield_dt[1];
 }
