@@ -44,15 +44,16 @@ bool lab_lock_is_packed(const void *sem)
 int lab_lock_init_packed(struct lab_lock *l, const struct lab_rwsem_conf *conf, void *obj)
 {
 	const struct lab_rwsem_ops *ops = conf->ops;
-	uintptr_t d = (uintptr_t)obj - lab_lock_packed.base;
-	void **side = &lab_lock_packed.side[d / LAB_RWSEM_KERNEL_SIZE];
+	void **side;
 	int r;
 
 	l->ops = ops;
 	l->sem = NULL;
 	if (!(ops->caps & LAB_CAP_PACKED) || ops->size > LAB_LOCK_SIDE_SIZE || !lab_lock_is_packed(obj))
 		return -EINVAL;
-	if (!*side && !(*side = malloc(LAB_LOCK_SIDE_SIZE)))
+	side = &lab_lock_packed.side[((uintptr_t)obj - lab_lock_packed.base) / LAB_RWSEM_KERNEL_SIZE];
+	/* line-aligned: a side record shares no line with what the workload writes */
+	if (!*side && !(*side = aligned_alloc(LAB_CACHELINE, LAB_LOCK_SIDE_SIZE)))
 		return -ENOMEM;
 	memset(*side, 0, LAB_LOCK_SIDE_SIZE);
 	memset(obj, 0, LAB_RWSEM_KERNEL_SIZE);

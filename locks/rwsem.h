@@ -37,6 +37,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "compiler.h"
 #include "knob.h"
 
 struct lab_rwsem;	/* opaque: each variant's .c defines its own layout */
@@ -276,12 +277,12 @@ bool lab_lock_embed_free(const struct lab_rwsem_ops *ops, size_t off, size_t len
  * at least that far apart (the model's kmem_cache of v6.4's struct
  * vma_lock, workloads/kmem_cache.c: packed at that stride in each slab page). An object there holds the kernel's rw_semaphore alone;
  * the variant's own fields live in the object's side record, a separate
- * allocation of the variant's whole state size that lab_lock_side() finds
- * from the object's address (plain memory: the knobs are read-only after
+ * line-aligned allocation of 256 bytes (room for the largest LAB_CAP_PACKED
+ * state, checked at init) that lab_lock_side() finds from the object's address (plain memory: the knobs are read-only after
  * init, and the kernel compiles them in).
  *
  * lab_lock_packed_area() - declare the area [@base, @base + @len) (once;
- * @len a multiple of LAB_RWSEM_KERNEL_SIZE). Returns 0, -EBUSY (another area
+ * a tail of @len shorter than LAB_RWSEM_KERNEL_SIZE holds no object). Returns 0, -EBUSY (another area
  * is declared) or -ENOMEM.
  * lab_lock_init_packed() - init a lock per @conf in the area's object @obj.
  * Returns 0, -EINVAL (no LAB_CAP_PACKED, @obj not in the area),
@@ -297,7 +298,7 @@ struct lab_lock_packed_area {
 	uintptr_t base;			/* the first object */
 	size_t len;			/* bytes of objects (0: no area) */
 	void **side;			/* per object: its side record, or NULL */
-};
+} __attribute__((aligned(LAB_CACHELINE)));	/* read by every knob lookup: a line no store shares */
 extern struct lab_lock_packed_area lab_lock_packed;
 
 /*

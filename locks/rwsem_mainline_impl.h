@@ -126,6 +126,8 @@ struct rwsem_mainline {
 };
 _Static_assert(offsetof(struct rwsem_mainline, handoff_timeout_ns) == LAB_CACHELINE,
 	       "the knobs start a line after count");
+_Static_assert(offsetof(struct rwsem_mainline, wait_list) + sizeof(struct rwsem_list) == LAB_RWSEM_KERNEL_SIZE,
+	       "the kernel's part is the 40 bytes a packed object (v6.4's struct vma_lock) holds");
 
 /* Knob order = conf->knob[] order (shared by both variants). */
 enum {

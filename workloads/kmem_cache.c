@@ -34,6 +34,7 @@
  * users' are); no seam call is made under the mutex.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,13 +68,17 @@
 
 int lab_kmem_cache_create(struct lab_kmem_cache *c, unsigned object_size, unsigned align, size_t max_pages)
 {
-	unsigned size = (object_size + 7u) & ~7u;
+	unsigned size;
 
 	memset(c, 0, sizeof(*c));
+	if (!object_size || object_size > KSLAB_PAGE || align > KSLAB_PAGE || !max_pages ||
+	    max_pages > SIZE_MAX / KSLAB_PAGE)
+		return -EINVAL;
+	size = (object_size + 7u) & ~7u;
 	if (align < 8)
 		align = 8;		/* ARCH_SLAB_MINALIGN, then ALIGN(align, sizeof(void *)) */
 	size = (size + align - 1) / align * align;
-	if (!object_size || size > KSLAB_PAGE || !max_pages)
+	if (size > KSLAB_PAGE)
 		return -EINVAL;
 	c->base = aligned_alloc(KSLAB_PAGE, max_pages * KSLAB_PAGE);
 	if (!c->base)

@@ -374,10 +374,12 @@ struct lab_kmem_cache {
 	void *freelist;			/* the last freed object */
 };
 
-/* KMEM_CACHE() without SLAB_HWCACHE_ALIGN: @align is __alignof__. Returns 0, -EINVAL or -ENOMEM. */
+/* KMEM_CACHE() without SLAB_HWCACHE_ALIGN: @align is __alignof__. Returns 0, -EINVAL (an object of 0 or
+ * over 4096 bytes, no pages, an area too large) or -ENOMEM. Not thread-safe (before the cache is shared). */
 int lab_kmem_cache_create(struct lab_kmem_cache *c, unsigned object_size, unsigned align, size_t max_pages);
-/* An object, or NULL when the area is used up. */
+/* An object, or NULL when the area is used up. Thread-safe. */
 void *lab_kmem_cache_alloc(struct lab_kmem_cache *c);
+/* kmem_cache_free(): @obj (from @c, not in use) heads the freelist. Thread-safe. */
 void lab_kmem_cache_free(struct lab_kmem_cache *c, void *obj);
 /* Is @obj in @c's area? */
 bool lab_kmem_cache_owns(const struct lab_kmem_cache *c, const void *obj);
