@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common.h"
 #include "kmm.h"
@@ -543,4 +544,50 @@ Test(kmm, vma_locks_share_a_slab_line)
 	cr_expect_eq((uintptr_t)lab_mm_find_vma(&e->mm, a)->vm_lock->sem, la, "the freed lock was not reused");
 	fini(e);
 	free(e);
+}
+
+/*
+ * A packed lock (LAB_CAP_PACKED) owns its object's 40 bytes and nothing more:
+ * the neighbours in the slab, filled with a pattern, are untouched by init,
+ * every verb, and a re-init of the same object with other knobs; the side
+ * record the lock reads its knobs from is the object's own.
+ */
+Test(kmm, packed_lock_keeps_to_its_40_bytes)
+{
+	static const char *const variants[] = { "rwsem", "rwsem-dhandoff", "rwsem:max_readers_wakeup=16" };
+	struct lab_kmem_cache c;
+	char *o[3], err[256];
+
+	cr_assert_eq(lab_kmem_cache_create(&c, LAB_RWSEM_KERNEL_SIZE, 8, 1), 0);
+	cr_assert_eq(lab_lock_packed_area(c.base, c.len), 0);
+	for (int i = 0; i < 3; i++)
+		cr_assert_not_null(o[i] = lab_kmem_cache_alloc(&c));
+	cr_assert_eq(o[1] - o[0], LAB_RWSEM_KERNEL_SIZE);
+	memset(o[0], 0xa5, LAB_RWSEM_KERNEL_SIZE);
+	memset(o[2], 0x5a, LAB_RWSEM_KERNEL_SIZE);
+	for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
+		struct lab_rwsem_conf conf;
+		struct lab_lock l;
+
+		cr_assert_eq(lab_rwsem_parse(variants[v], &conf, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(lab_lock_init_packed(&l, &conf, o[1]), 0, "%s: not packed", variants[v]);
+		cr_expect_eq((char *)l.sem, o[1]);
+		cr_expect_not_null(lab_lock_side(o[1]), "%s: no side record", variants[v]);
+		cr_expect_null(lab_lock_side(&l), "a pointer outside the area has a side record");
+		lab_down_read(&l);
+		cr_expect(lab_down_read_trylock(&l));
+		lab_up_read(&l);
+		lab_up_read(&l);
+		lab_down_write(&l);
+		lab_downgrade_write(&l);
+		lab_up_read(&l);
+		cr_expect(lab_down_write_trylock(&l));
+		lab_up_write(&l);
+		lab_lock_destroy_at(&l);
+		for (int b = 0; b < LAB_RWSEM_KERNEL_SIZE; b++) {
+			cr_expect_eq((unsigned char)o[0][b], 0xa5, "%s wrote byte %d of the object before it", variants[v], b);
+			cr_expect_eq((unsigned char)o[2][b], 0x5a, "%s wrote byte %d of the object after it", variants[v], b);
+		}
+	}
+	lab_kmem_cache_destroy(&c);
 }
