@@ -839,9 +839,10 @@ static __lab_noinline __lab_cold int rwsem_down_read_slowpath(struct rwsem_mainl
 	long rcnt = count >> RWSEM_READER_SHIFT;
 	struct rwsem_waiter waiter;
 	struct wake_q_head wake_q;
+	const struct rwsem_mainline *k = rwsem_ml_knobs(sem);	/* the knobs, looked up once */
 
 	wake_q_init(&wake_q);
-	if (!rwsem_ml_knobs(sem)->rsteal)
+	if (!k->rsteal)
 		goto queue;
 	if ((READ_ONCE(sem->owner) & RWSEM_READER_OWNED) && rcnt > 1 && !(count & RWSEM_WRITER_LOCKED))
 		goto queue;
@@ -864,7 +865,7 @@ queue:
 	waiter.task = lab_current();
 	waiter.type = RWSEM_WAITING_FOR_READ;
 	waiter.handoff = RWSEM_HANDOFF_NONE;
-	waiter.timeout = lab_jiffies_ns() + rwsem_ml_knobs(sem)->handoff_timeout_ns;
+	waiter.timeout = lab_jiffies_ns() + k->handoff_timeout_ns;
 
 	raw_spin_lock(&sem->wait_lock);
 	if (rwsem_list_empty(&sem->wait_list)) {
@@ -884,7 +885,7 @@ queue:
 		adjustment += RWSEM_FLAG_WAITERS;
 	}
 #if LAB_RWSEM_DHANDOFF
-	else if (rwsem_ml_knobs(sem)->dh_v4 && rwsem_read_handoff_v4(sem, &adjustment, &wake_q)) {
+	else if (k->dh_v4 && rwsem_read_handoff_v4(sem, &adjustment, &wake_q)) {
 		/* v4: we granted a reader head and ride along on our own bias. */
 		rwsem_wait_unlock(sem);
 		wake_up_q(&wake_q);
@@ -1008,12 +1009,13 @@ static __lab_noinline __lab_cold int rwsem_down_write_slowpath(struct rwsem_main
 {
 	struct rwsem_waiter waiter;
 	struct wake_q_head wake_q;
+	const struct rwsem_mainline *k = rwsem_ml_knobs(sem);	/* the knobs, looked up once */
 #if !LAB_RWSEM_DHANDOFF
 	uint64_t null_since = 0;	/* start of the current run of OWNER_NULL retries */
 #endif
 
-	if (rwsem_ml_knobs(sem)->wspin) {
-		lab_spin_start(rwsem_ml_knobs(sem)->spin_budget_ns, rwsem_ml_knobs(sem)->oncpu);
+	if (k->wspin) {
+		lab_spin_start(k->spin_budget_ns, k->oncpu);
 		if (rwsem_can_spin_on_owner(sem) && rwsem_optimistic_spin(sem))
 			return 0;
 	}
@@ -1022,7 +1024,7 @@ static __lab_noinline __lab_cold int rwsem_down_write_slowpath(struct rwsem_main
 	waiter.task = lab_current();
 	waiter.type = RWSEM_WAITING_FOR_WRITE;
 	waiter.handoff = RWSEM_HANDOFF_NONE;
-	waiter.timeout = lab_jiffies_ns() + rwsem_ml_knobs(sem)->handoff_timeout_ns;
+	waiter.timeout = lab_jiffies_ns() + k->handoff_timeout_ns;
 
 	raw_spin_lock(&sem->wait_lock);
 	rwsem_list_add_tail(&waiter.list, &sem->wait_list);
@@ -1058,12 +1060,12 @@ static __lab_noinline __lab_cold int rwsem_down_write_slowpath(struct rwsem_main
 		 * after LAB_OWNER_NULL_SPIN_NS (wait.h), or when this thread
 		 * was preempted, and the writer sleeps.
 		 */
-		if (rwsem_ml_knobs(sem)->wspin && READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_REQUESTED) {
+		if (k->wspin && READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_REQUESTED) {
 			enum owner_state owner_state;
 			uint64_t t0 = lab_clock_ns();
 
 			if (!null_since)
-				lab_spin_start(rwsem_ml_knobs(sem)->spin_budget_ns, rwsem_ml_knobs(sem)->oncpu);
+				lab_spin_start(k->spin_budget_ns, k->oncpu);
 			owner_state = rwsem_spin_on_owner(sem);
 			lockevent_add(spin_ns, lab_clock_ns() - t0);
 			if (owner_state == OWNER_NULL && !lab_owner_null_expired(&null_since) &&
@@ -1079,18 +1081,18 @@ static __lab_noinline __lab_cold int rwsem_down_write_slowpath(struct rwsem_main
 		 * without wait_lock and skips the sleep if it came.
 		 */
 		if (READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_REQUESTED) {
-			if (rwsem_ml_knobs(sem)->wspin) {
+			if (k->wspin) {
 				uint64_t t0 = lab_clock_ns();
 
-				lab_spin_start(rwsem_ml_knobs(sem)->spin_budget_ns, rwsem_ml_knobs(sem)->oncpu);
+				lab_spin_start(k->spin_budget_ns, k->oncpu);
 				rwsem_spin_on_owner(sem);
 				lockevent_add(spin_ns, lab_clock_ns() - t0);
 			}
-			if (!rwsem_ml_knobs(sem)->dh_v4 && rwsem_granted(&waiter))
+			if (!k->dh_v4 && rwsem_granted(&waiter))
 				goto granted;
 		}
 		/* v4: GRANTED is a state; the granted writer is still queued. */
-		if (rwsem_ml_knobs(sem)->dh_v4 && READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_GRANTED)
+		if (k->dh_v4 && READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_GRANTED)
 			goto skip_sleep;
 #endif
 		rwsem_schedule(true);
@@ -1102,7 +1104,7 @@ trylock_again:
 #endif
 		raw_spin_lock(&sem->wait_lock);
 #if LAB_RWSEM_DHANDOFF
-		if (rwsem_ml_knobs(sem)->dh_v4 && waiter.handoff == RWSEM_HANDOFF_GRANTED) {
+		if (k->dh_v4 && waiter.handoff == RWSEM_HANDOFF_GRANTED) {
 			rwsem_del_waiter(sem, &waiter);
 			break;
 		}
@@ -1121,7 +1123,7 @@ out_nolock:
 	raw_spin_lock(&sem->wait_lock);
 #if LAB_RWSEM_DHANDOFF
 	/* v7: granted while we were leaving: keep the lock. */
-	if (!rwsem_ml_knobs(sem)->dh_v4 && rwsem_granted(&waiter)) {
+	if (!k->dh_v4 && rwsem_granted(&waiter)) {
 		rwsem_wait_unlock(sem);
 		goto granted;
 	}
@@ -1129,7 +1131,7 @@ out_nolock:
 	rwsem_del_wake_waiter(sem, &waiter, &wake_q);
 #if LAB_RWSEM_DHANDOFF
 	/* v4: granted while we were leaving (del_wake_waiter unlinked us): keep the lock. */
-	if (rwsem_ml_knobs(sem)->dh_v4 && READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_GRANTED)
+	if (k->dh_v4 && READ_ONCE(waiter.handoff) == RWSEM_HANDOFF_GRANTED)
 		goto granted;
 #endif
 	lockevent_inc(rwsem_wlock_fail);
