@@ -70,7 +70,7 @@ static const struct lab_opt run_opts[] = {
 	  "run nothing", NULL, NULL, 0, NULL, 0, 0 },
 	{ "jobs", 'j', 'j', "N", "simulated cells run at once, each in its own rwlab-sim, the rows written in plan "
 	  "order (the CSV is the same whatever N); natively cells run one at a time (-j N > 1 says so and runs 1)",
-	  "the CPUs this process may use under --sim, 1 natively", NULL, 0, NULL, 1, LAB_SIM_JOBS_MAX },
+	  "the CPUs this process may use under --sim (fewer if their cells do not fit MemAvailable together), 1 natively", NULL, 0, NULL, 1, LAB_SIM_JOBS_MAX },
 	{ "shard", 0, 'J', "I/N", "run only shard I of N: every N-th comparison block (workload x thread count), "
 	  "round robin; the CSV's shard and plan columns let 'rwlab merge' check the shards", NULL, NULL, 0, NULL,
 	  0, 0 },

@@ -120,6 +120,7 @@ struct runner {
 	double load_max;		/* ... the highest such load */
 	int gone;			/* the reader of -o's FIFO or pipe went away at this cell (1-based): run stopped */
 	int unwritten;			/* finished cells whose write Ctrl-C gave up (a reader that stalled) */
+	int jobs;			/* under --sim: cells' processes at once (-j, or what fits memory) */
 };
 
 /* The state of the cell in flight. */
@@ -927,17 +928,16 @@ static void sim_progress(void *arg, int finished, int running)
 
 /*
  * Under --sim, in the run's process: each cell in a fresh rwlab-sim of its
- * own (sim_cell.h), -j of them at once (default: the host CPUs this
- * process may use), their rows written in plan order.
+ * own (sim_cell.h), r->jobs of them at once (-j, default the host CPUs this
+ * process may use, lowered to what fits memory: check_footprint_sim()),
+ * their rows written in plan order.
  */
 static void run_cell_processes(struct runner *r)
 {
 	const struct lab_sim_cells_ops ops = { .argv = sim_cell_argv, .done = sim_cell_done, .progress = sim_progress,
 					       .quiet = r->o->quiet };
-	int jobs = r->o->jobs > 0 ? r->o->jobs : lab_sim_host_cpus();
-
 	lab_cells_parent = 1;	/* no alarm on a signal here: each cell's process has its own */
-	lab_sim_cells_run(r->nplan, jobs < r->nplan ? jobs : r->nplan, &ops, r, &lab_interrupted);
+	lab_sim_cells_run(r->nplan, r->jobs, &ops, r, &lab_interrupted);
 }
 #endif
 
@@ -1012,6 +1012,59 @@ static int check_footprint(const struct runner *r)
 	return -1;
 }
 
+#if LAB_SIM
+/*
+ * The memory budget under --sim, in the run's process: each cell is a
+ * process of its own that sets up its workload's shared part and its own
+ * (rwlab-sim's base beside them), -j of them at once, so the peak is this
+ * process's base and the -j largest cells. A -j left to its default (the
+ * host CPUs) is lowered to what fits MemAvailable, with one line; a -j
+ * given that does not fit is refused, as is a cell that does not fit alone.
+ * Sets r->jobs. Returns 0 or -1 (said).
+ */
+static int check_footprint_sim(struct runner *r)
+{
+	size_t avail = lab_meminfo("MemAvailable"), *f;
+	int want = r->o->jobs > 0 ? r->o->jobs : lab_sim_host_cpus(), big = 0, fit;
+	char a[32], c[32];
+
+	r->jobs = want < r->nplan ? want : r->nplan;
+	if (!avail || r->nplan < 1 || !(f = malloc((size_t)r->nplan * sizeof(*f))))
+		return 0;	/* no estimate to make: /proc/meminfo unread, no cell, or no memory for the sort */
+	for (int i = 0; i < r->nplan; i++) {
+		size_t s, p;
+
+		lab_workload_footprint(r->plan[i].wl, r->plan[i].nthreads, &p, &s);
+		f[i] = LAB_FOOTPRINT_BASE + s + p;
+		big = f[i] > f[big] ? i : big;
+	}
+	fmt_bytes(f[big], c, sizeof(c));
+	fit = lab_sim_cells_fit(f, r->nplan, r->jobs, LAB_FOOTPRINT_BASE, avail);
+	free(f);
+	if (fit == r->jobs)
+		return 0;
+	if (!fit) {
+		fprintf(stderr, "rwlab: cell %s t=%d needs about %s of memory, more than MemAvailable (%s): shrink "
+			"the workload's size%s%s%s\n", r->plan[big].wl->label, r->plan[big].nthreads, c,
+			fmt_bytes(avail, a, sizeof(a)), r->plan[big].wl->ops->size_knob ? " (its knob " : "",
+			r->plan[big].wl->ops->size_knob ? r->plan[big].wl->ops->size_knob : "",
+			r->plan[big].wl->ops->size_knob ? ")" : "");
+		return -1;
+	}
+	if (r->o->jobs > 0) {
+		fprintf(stderr, "rwlab: -j %d: %d cells at once need more memory than MemAvailable (%s; the largest "
+			"cell, %s t=%d, about %s): give -j %d or less\n", r->o->jobs, r->jobs,
+			fmt_bytes(avail, a, sizeof(a)), r->plan[big].wl->label, r->plan[big].nthreads, c, fit);
+		return -1;
+	}
+	fprintf(stderr, "rwlab: %d cells at once (one a host CPU) need more memory than MemAvailable (%s; the largest "
+		"cell, %s t=%d, about %s): running %d at a time\n", r->jobs, fmt_bytes(avail, a, sizeof(a)),
+		r->plan[big].wl->label, r->plan[big].nthreads, c, fit);
+	r->jobs = fit;
+	return 0;
+}
+#endif
+
 /* Open (or resume) the CSV and plan the cells. Returns 0, or 2 (1: -o's reader went away): nothing was run. */
 static int runner_open(struct runner *r, const struct lab_context *ctx)
 {
@@ -1043,7 +1096,11 @@ static int runner_open(struct runner *r, const struct lab_context *ctx)
 			return 2;
 		}
 	}
+#if LAB_SIM
+	if (!lab_sim_cell_child() ? check_footprint_sim(r) : check_footprint(r)) {
+#else
 	if (check_footprint(r)) {
+#endif
 		lab_csv_close(&r->csv);
 		return 2;	/* before any measurement, the file untouched */
 	}

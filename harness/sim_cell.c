@@ -246,6 +246,24 @@ void lab_sim_cells_run(int n, int jobs, const struct lab_sim_cells_ops *ops, voi
 	free(r.p);
 }
 
+static int cmp_size_desc(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+int lab_sim_cells_fit(size_t *f, int n, int want, size_t base, size_t avail)
+{
+	size_t peak = base;
+	int fit = 0;
+
+	qsort(f, (size_t)n, sizeof(*f), cmp_size_desc);
+	for (; fit < want && fit < n && peak <= avail && f[fit] <= avail - peak; fit++)
+		peak += f[fit];
+	return fit;
+}
+
 int lab_sim_host_cpus(void)
 {
 	cpu_set_t set;

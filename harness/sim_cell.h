@@ -116,6 +116,17 @@ void lab_sim_cells_run(int n, int jobs, const struct lab_sim_cells_ops *ops, voi
 /* lab_sim_host_cpus() - the host CPUs this process may run on (sched_getaffinity), at least 1: run -j's default. */
 int lab_sim_host_cpus(void);
 
+/*
+ * lab_sim_cells_fit() - how many cells' processes may run at once within
+ * @avail bytes of memory (MemAvailable): the @n cells' footprints @f (bytes
+ * each: a cell's process, its workload's shared part and its own; put in
+ * order largest first here) taken largest first beside @base (the run's
+ * own process) while the sum fits, at most @want (-j). 0: not even the
+ * largest fits. The peak of any @want cells at once is at most that of
+ * the @want largest. Threading: any. Errors: none.
+ */
+int lab_sim_cells_fit(size_t *f, int n, int want, size_t base, size_t avail);
+
 /* What lab_sim_cell_rows() gives back besides the rows. */
 struct lab_sim_cell_out {
 	bool failed;			/* a row is a non-zero cell_failed */

@@ -44,5 +44,20 @@ cmp -s r.csv r0.csv && [ ! -e r.csv.1 ] || fail "a refused plan moved or changed
 	fail "not every cell and iteration faulted the 32 MiB region: $(grep -c ',region_mb,' fits.csv) region_mb rows"
 [ "$(grep -c ',failed_faults,0,' fits.csv)" = 12 ] || fail "failed faults in the shared region"
 
+# Under --sim each cell is a process of its own and -j of them run at once: a -j given whose cells
+# do not fit together is refused (the -j that fits named), as is a cell that does not fit alone;
+# nothing runs, no file is made. (A -j left to its default is lowered to what fits, with one
+# line: lab_sim_cells_fit(), tests/unit/sim_cells.c.)
+if [ -x "${rwlab%/*}/rwlab-sim" ]; then
+	half=$((avail * 6 / 10))	# MiB: one such pft region fits, two do not
+	refused "$rwlab" run --sim generic-8 -l null,rwsem -w pft:size_mb=$half -t 1 -n 1 -j 2 -o s.csv
+	echo "$line" | grep -q "^rwlab: -j 2: 2 cells at once need more memory than MemAvailable ([0-9.]* GiB; the largest cell, pft:size_mb=$half t=1, about [0-9.]* GiB): give -j 1 or less$" ||
+		fail "the --sim -j refusal line: $line"
+	refused "$rwlab" run --sim generic-8 -l null -w pft:size_mb=$big -t 1 -n 1 -o s.csv
+	echo "$line" | grep -q "^rwlab: cell pft:size_mb=$big t=1 needs about [0-9.]* GiB of memory, more than MemAvailable ([0-9.]* GiB): shrink the workload's size (its knob size_mb)$" ||
+		fail "the --sim one-cell refusal line: $line"
+	[ ! -e s.csv ] || fail "a refused --sim plan made s.csv"
+fi
+
 [ $fails = 0 ] && echo "all footprint checks passed"
 exit $((fails > 0))

@@ -3,8 +3,8 @@
 # The seed tables' time target, as `meson test --benchmark --suite sim sim-tables`: each seed table's
 # `tools/reproduce NAME --sim -j 2` at its published size within 10 minutes of wall time.
 # Published sizes: per-vma-locks and rwsem-rework as their matrices give them; lazy-mm-hazptr's
-# context_switch at the published 24-192 pairs (its results' command); hugetlb-vmemmap at LKP's
-# 508 huge pages a process (unit_mb 131072), -n 3 --warmup 0 (its results' command).
+# context_switch at the published 24-192 pairs (its results' command); hugetlb-vmemmap as its
+# matrix gives it (LKP's 508 huge pages a process, unit_mb 131072, -n 3 --warmup 0).
 # Prints, per table: wall, user + system CPU of the whole reproduce, cells' rows, the md5 of the
 # CSV's value columns (cut -d, -f4-10: compare two engines with it), and met / NOT MET; the load
 # before and after (a loaded host's wall time says little). Exit status 1 when a table is over the
@@ -37,7 +37,6 @@ tables=("$@")
 [ ${#tables[@]} -gt 0 ] || read -ra tables <<<"$valid"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-u=131072	# MiB: LKP's unit_size for hugetlb-vmemmap (508 huge pages a process)
 status=0
 
 echo "uptime before: $(uptime)"
@@ -47,13 +46,7 @@ for name in "${tables[@]}"; do
 	case $name in
 	per-vma-locks | rwsem-rework) ;;
 	lazy-mm-hazptr) args=(--set 'sim_run=context_switch | 24, 48, 96, 128, 192') ;;
-	hugetlb-vmemmap)
-		args=(--set "sim_workloads=vmscale:parent,unit_mb=$u,walkers=0, vmscale:bd225530,unit_mb=$u,walkers=0, vmscale:c2a967f6,unit_mb=$u,walkers=0"
-			--set "sim_baseline=vmscale:parent,unit_mb=$u,walkers=0"
-			--set "sim_map.column=5a4d8944d6b1e(parent) -> vmscale:parent,unit_mb=$u,walkers=0"
-			--set "sim_map.column=bd225530a4c71(sync-rcu) -> vmscale:bd225530,unit_mb=$u,walkers=0"
-			--set "sim_map.column=b5af188232e56(fix) -> vmscale:c2a967f6,unit_mb=$u,walkers=0"
-			-- -n 3 --warmup 0) ;;
+	hugetlb-vmemmap) ;;	# LKP's 508 pages a process, -n 3 --warmup 0: the matrix's sim_ keys
 	esac
 	out=$tmp/$name
 	if ! /usr/bin/time -f '%e %U %S' -o "$tmp/$name.time" "$root/tools/reproduce" "$name" --sim -j "$jobs" --no-plots \
