@@ -147,6 +147,17 @@ if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
 			2>"$tmp/err" || fail "report -f html, published $v: exit $?: $(head -3 "$tmp/err")"
 		[ -s "$tmp/err" ] && fail "report -f html, published $v: stderr: $(head -3 "$tmp/err")"
 	done
+	# Variants named with their knobs (as --sim's tables name theirs): the change-per-row graphs keep
+	# their key (an entry wider than the graph had gnuplot drop the key and warn on stderr)
+	l1=pthread:a_knob_with_a_long_name=131072:another_knob=0 l2=ck-rwlock:a_knob_with_a_long_name=131072:another_knob=0
+	sed "s/,pthread,/,$l1,/; s/,ck-rwlock,/,$l2,/" "$data/two-variants.csv" >"$tmp/long.csv"
+	sed -e "s/-> pthread\$/-> $l1/; s/-> ck-rwlock\$/-> $l2/; s/^baseline .*/baseline = $l1/; s/^locks .*/locks = $l1, $l2/" \
+		-e "s|^reference .*|reference = $data/published.csv|" \
+		"$data/fixture.matrix" >"$tmp/long.matrix"
+	"$rwlab" report "$tmp/long.csv" --matrix "$tmp/long.matrix" -f html -o "$tmp/long.html" 2>"$tmp/err" ||
+		fail "report -f html, variants with long names: exit $?: $(head -3 "$tmp/err")"
+	[ -s "$tmp/err" ] && fail "report -f html, variants with long names: stderr: $(head -3 "$tmp/err")"
+	grep -q '<table class="ref"' "$tmp/long.html" || fail "report -f html, variants with long names: no reference rows"
 	# 66 variants: a graph draws 64 lines and its title says that 2 are not drawn
 	{
 		head -1 "$data/two-variants.csv"
