@@ -181,6 +181,23 @@ else
 	fail "reproduce: $(cat "$tmp/err")"
 fi
 expect_err 2 "reproduce: no matrix 'nosuch' \(valid: .*quick" -- "$root/tools/reproduce" nosuch --rwlab "$rwlab"
+# an option's value missing, or another option in its place: one line, exit 2 (bash's own
+# 'line 149: 2: --csv needs a file' and exit 1 before; --csv --out DIR took --out for the CSV)
+expect_err 2 "^reproduce: --csv needs a results CSV$" -- "$root/tools/reproduce" quick --rwlab "$rwlab" --csv
+expect_err 2 "^reproduce: --csv needs a results CSV, not the option '--out'$" -- \
+	"$root/tools/reproduce" quick --rwlab "$rwlab" --csv --out "$tmp/o"
+expect_err 2 "^reproduce: --note needs a line of text$" -- "$root/tools/reproduce" quick --rwlab "$rwlab" --note ''
+# --sim's machine before the matrix: generic-N has no machine file, and was taken for the matrix
+expect_err 2 "^reproduce: no matrix 'nosuch' \(valid: " -- "$root/tools/reproduce" --sim generic-8 nosuch --rwlab "$rwlab"
+# --out naming a file, or a directory that cannot be made: refused before the report is printed
+# (the report was printed, then mkdir's own message and exit 1)
+: >"$tmp/afile"
+expect_err 2 "^reproduce: --out $tmp/afile exists and is not a directory" -- \
+	"$root/tools/reproduce" "$data/fixture.matrix" --csv "$data/two-variants.csv" --out "$tmp/afile" --rwlab "$rwlab"
+[ -s "$tmp/out" ] && fail "reproduce --out FILE printed the report before refusing"
+[ -s "$tmp/afile" ] && fail "reproduce --out FILE wrote into the file"
+expect_err 2 "^reproduce: cannot write in the --out directory $tmp/afile/sub: " -- \
+	"$root/tools/reproduce" "$data/fixture.matrix" --csv "$data/two-variants.csv" --out "$tmp/afile/sub" --rwlab "$rwlab"
 # ... and with --out, the page beside the text report (tests/cli/html_page.py checks pages in a browser).
 if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
 	"$root/tools/reproduce" "$data/fixture.matrix" --csv "$data/two-variants.csv" --out "$tmp/page" --rwlab "$rwlab" \
