@@ -932,7 +932,8 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 		ro.by = LAB_RESULTS_FAULT_PATH;
 		if (lab_results_load_many(&r, o->npaths ? o->paths : &o->path, o->npaths ? o->npaths : 1, o->by,
 					  o->baseline, (o->include_failed ? LAB_RESULTS_INCLUDE_FAILED : 0) |
-					  (o->allow_duplicates ? LAB_RESULTS_ALLOW_DUPLICATES : 0), err, sizeof(err))) {
+					  (o->allow_duplicates ? LAB_RESULTS_ALLOW_DUPLICATES : 0) | LAB_RESULTS_QUIET,
+					  err, sizeof(err))) {
 			fprintf(stderr, "rwlab report: %s\n", err);
 			return 1;
 		}

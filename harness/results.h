@@ -103,6 +103,8 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 #define LAB_RESULTS_INCLUDE_FAILED 1u
 /* Count rows that repeat an earlier (run, cell, iteration, metric) once instead of refusing them. */
 #define LAB_RESULTS_ALLOW_DUPLICATES 2u
+/* Print nothing on stderr about the rows (torn, unfinished, failed, repeated): a second load says it twice. */
+#define LAB_RESULTS_QUIET 4u
 
 /* Can a value in @unit be negative? false for the units rwlab writes (counts, op/s, s, ns, %, ...). */
 bool lab_unit_nonnegative(const char *unit);

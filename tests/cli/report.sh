@@ -37,6 +37,19 @@ expect_err 2 "output '.*x.jpg' must end in .png or .svg" -- \
 expect_err 1 "several groups match" -- \
 	"$rwlab" plot "$data/two-variants.csv" -o "$tmp/x.png"
 
+# A file of two fault paths (pft, pft:mm_lock=vma) is read twice (the second time to compare the
+# paths side by side): each line about its rows comes once (the torn last line and the unfinished
+# cell were each printed twice)
+if "$rwlab" run -l rwsem -w pft:size_mb=4,pft:size_mb=4,mm_lock=vma -t 1,2 -n 2 -d 20ms --warmup 0 -q --no-report \
+	-o "$tmp/fp.csv" 2>"$tmp/err"; then
+	head -c -20 "$tmp/fp.csv" >"$tmp/fpt.csv"
+	"$rwlab" report "$tmp/fpt.csv" >/dev/null 2>"$tmp/err" || fail "report of a torn file of two fault paths: exit $?"
+	[ "$(grep -c 'the last line is incomplete' "$tmp/err")" = 1 ] && [ "$(grep -c ' is unfinished ' "$tmp/err")" = 1 ] ||
+		fail "report of a torn file of two fault paths: not one line each: $(cat "$tmp/err")"
+else
+	fail "run of two fault paths: $(cat "$tmp/err")"
+fi
+
 # -o: a FIFO (or /dev/stdout) is written in place, not replaced by a renamed file; a name
 # that cannot be a file is refused in one line; sim validate refuses its page before the ladder runs.
 mkfifo "$tmp/fifo"
