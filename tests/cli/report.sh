@@ -200,6 +200,10 @@ expect_err 2 "^reproduce: --csv needs a results CSV$" -- "$root/tools/reproduce"
 expect_err 2 "^reproduce: --csv needs a results CSV, not the option '--out'$" -- \
 	"$root/tools/reproduce" quick --rwlab "$rwlab" --csv --out "$tmp/o"
 expect_err 2 "^reproduce: --note needs a line of text$" -- "$root/tools/reproduce" quick --rwlab "$rwlab" --note ''
+# --set KEY that is not a matrix key: it went into a sed address ('sed: -e expression #1, char 22:
+# extra characters after command', exit 1)
+expect_err 2 "^reproduce: --set needs KEY=VALUE, KEY a matrix key .*, not 'locks/x'$" -- \
+	"$root/tools/reproduce" per-vma-locks --sim generic-8 --set 'locks/x=1' --rwlab "$rwlab"
 # --sim's machine before the matrix: generic-N has no machine file, and was taken for the matrix
 expect_err 2 "^reproduce: no matrix 'nosuch' \(valid: " -- "$root/tools/reproduce" --sim generic-8 nosuch --rwlab "$rwlab"
 # --out naming a file, or a directory that cannot be made: refused before the report is printed
