@@ -1416,6 +1416,13 @@ static int read_input(struct loader *L, int i, const char *by, char *err, size_t
 	return r;
 }
 
+int lab_results_stdin_copy(const struct lab_results *r)
+{
+	if (!r->st || !r->st->stdin_copy || fflush(r->st->stdin_copy))
+		return -1;
+	return dup(fileno(r->st->stdin_copy));
+}
+
 int lab_results_load(struct lab_results *r, const char *path, const char *by, const char *baseline,
 		     char *err, size_t errlen)
 {

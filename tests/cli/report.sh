@@ -46,6 +46,11 @@ if "$rwlab" run -l rwsem -w pft:size_mb=4,pft:size_mb=4,mm_lock=vma -t 1,2 -n 2 
 	"$rwlab" report "$tmp/fpt.csv" >/dev/null 2>"$tmp/err" || fail "report of a torn file of two fault paths: exit $?"
 	[ "$(grep -c 'the last line is incomplete' "$tmp/err")" = 1 ] && [ "$(grep -c ' is unfinished ' "$tmp/err")" = 1 ] ||
 		fail "report of a torn file of two fault paths: not one line each: $(cat "$tmp/err")"
+	# ... from stdin, read once: the reload read it again ('stdin: empty file (expected a CSV
+	# header)', exit 1)
+	"$rwlab" report "$tmp/fp.csv" >"$tmp/fp.want" 2>&1
+	"$rwlab" report - <"$tmp/fp.csv" >"$tmp/fp.out" 2>&1 || fail "report - of two fault paths: $(head -3 "$tmp/fp.out")"
+	cmp -s "$tmp/fp.want" "$tmp/fp.out" || fail "report - of two fault paths is not the file's report: $(head -3 "$tmp/fp.out")"
 else
 	fail "run of two fault paths: $(cat "$tmp/err")"
 fi
