@@ -47,10 +47,15 @@ if "$rwlab" run -l rwsem -w pft:size_mb=4,pft:size_mb=4,mm_lock=vma -t 1,2 -n 2 
 	[ "$(grep -c 'the last line is incomplete' "$tmp/err")" = 1 ] && [ "$(grep -c ' is unfinished ' "$tmp/err")" = 1 ] ||
 		fail "report of a torn file of two fault paths: not one line each: $(cat "$tmp/err")"
 	# ... from stdin, read once: the reload read it again ('stdin: empty file (expected a CSV
-	# header)', exit 1)
+	# header)', exit 1); and a file that starts with a UTF-8 byte-order mark (a spreadsheet's
+	# save) is the same file ('2: 20 fields, the header has 12': the header was not recognised)
 	"$rwlab" report "$tmp/fp.csv" >"$tmp/fp.want" 2>&1
 	"$rwlab" report - <"$tmp/fp.csv" >"$tmp/fp.out" 2>&1 || fail "report - of two fault paths: $(head -3 "$tmp/fp.out")"
 	cmp -s "$tmp/fp.want" "$tmp/fp.out" || fail "report - of two fault paths is not the file's report: $(head -3 "$tmp/fp.out")"
+	printf '\357\273\277' | cat - "$tmp/fp.csv" >"$tmp/bom.csv"
+	"$rwlab" report "$tmp/bom.csv" >"$tmp/fp.out" 2>&1 || fail "report of a file with a BOM: $(head -3 "$tmp/fp.out")"
+	cmp -s "$tmp/fp.want" "$tmp/fp.out" || fail "report of a file with a BOM is not the file's report: $(head -3 "$tmp/fp.out")"
+	"$rwlab" merge "$tmp/bom.csv" 2>"$tmp/err" || fail "merge of a file with a BOM: $(cat "$tmp/err")"
 else
 	fail "run of two fault paths: $(cat "$tmp/err")"
 fi
