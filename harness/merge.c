@@ -276,8 +276,8 @@ static int load(struct merge *m)
 		}
 		f->torn_line = rd.torn_line;
 		if (!ret && f->torn_line && !m->o->quiet)	/* report says it itself, as report */
-			fprintf(stderr, "rwlab: merge: %s:%d: the last line is incomplete (an interrupted write): left "
-				"out, its cell unfinished\n", f->path, f->torn_line);
+			fprintf(stderr, "rwlab: merge: %s:%d: the last line is incomplete (an interrupted write); left "
+				"out\n", f->path, f->torn_line);
 		lab_csv_reader_close(&rd);
 		if (!ret && !f->nrows && !m->o->quiet)	/* report says it itself, as report */
 			fprintf(stderr, "rwlab: merge: warning: %s holds no results\n", f->path);
