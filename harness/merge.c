@@ -251,7 +251,7 @@ static int load(struct merge *m)
 				;	/* a file that does not even parse is an unreadable one (quiet: the caller says) */
 			if (r < 0 && !m->o->quiet)
 				fprintf(stderr, "rwlab: merge: %s\n", err);
-			if (r == 0)
+			if (r == 0 && !m->o->quiet)
 				fprintf(stderr, "rwlab: merge: %s has no variant, workload or threads column: not an rwlab "
 					"results file\n", f->path);
 			ret = -1;
