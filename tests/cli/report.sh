@@ -227,6 +227,9 @@ expect_err 2 "^reproduce: --out $tmp/afile exists and is not a directory" -- \
 [ -s "$tmp/afile" ] && fail "reproduce --out FILE wrote into the file"
 expect_err 2 "^reproduce: cannot write in the --out directory $tmp/afile/sub: " -- \
 	"$root/tools/reproduce" "$data/fixture.matrix" --csv "$data/two-variants.csv" --out "$tmp/afile/sub" --rwlab "$rwlab"
+# $RWLAB_RESULTS_DIR that cannot hold a directory: mkdir's own message and exit 1 before
+RWLAB_RESULTS_DIR=$tmp/afile/sub expect_err 2 "^reproduce: cannot make a new directory $tmp/afile/sub/[0-9]*cpu/quick-.* \(\\\$RWLAB_RESULTS_DIR, else results/\): Not a directory$" -- \
+	"$root/tools/reproduce" quick --rwlab "$rwlab" --no-plots
 # ... and with --out, the page beside the text report (tests/cli/html_page.py checks pages in a browser).
 if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
 	"$root/tools/reproduce" "$data/fixture.matrix" --csv "$data/two-variants.csv" --out "$tmp/page" --rwlab "$rwlab" \
