@@ -375,11 +375,14 @@ static int begin(struct lab_csv_reader *rd, char *err, size_t errlen)
 	rd->runs = calloc(1, sizeof(*rd->runs));
 	if (!rd->runs)
 		abort();
-	while (rd->lo == rd->hi && !rd->eof)
+	while (rd->hi - rd->lo < 3 && !rd->eof)
 		if ((r = refill(rd))) {
 			sys_err(rd, r, err, errlen);
 			return -1;
 		}
+	/* a UTF-8 byte-order mark (a spreadsheet's save) is no part of the header's first name */
+	if (rd->hi - rd->lo >= 3 && !memcmp(rd->buf + rd->lo, "\xef\xbb\xbf", 3))
+		rd->lo += 3;
 	if (rd->lo == rd->hi) {
 		snprintf(err, errlen, "%s: empty file (expected a CSV header)", rd->name);
 		return -1;

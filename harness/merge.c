@@ -59,6 +59,7 @@ struct mcell {
 struct mfile {
 	const char *path;
 	int nrows;
+	int torn_line;			/* 0, or the line of a torn last row (an interrupted write), left out */
 	struct mctx *ctx;
 	int nctx;
 	int ncols;
@@ -250,7 +251,7 @@ static int load(struct merge *m)
 				;	/* a file that does not even parse is an unreadable one (quiet: the caller says) */
 			if (r < 0 && !m->o->quiet)
 				fprintf(stderr, "rwlab: merge: %s\n", err);
-			if (r == 0)
+			if (r == 0 && !m->o->quiet)
 				fprintf(stderr, "rwlab: merge: %s has no variant, workload or threads column: not an rwlab "
 					"results file\n", f->path);
 			ret = -1;
@@ -273,6 +274,10 @@ static int load(struct merge *m)
 				fprintf(stderr, "rwlab: merge: %s\n", err);
 			ret = -1;
 		}
+		f->torn_line = rd.torn_line;
+		if (!ret && f->torn_line && !m->o->quiet)	/* report says it itself, as report */
+			fprintf(stderr, "rwlab: merge: %s:%d: the last line is incomplete (an interrupted write); left "
+				"out\n", f->path, f->torn_line);
 		lab_csv_reader_close(&rd);
 		if (!ret && !f->nrows && !m->o->quiet)	/* report says it itself, as report */
 			fprintf(stderr, "rwlab: merge: warning: %s holds no results\n", f->path);
@@ -834,6 +839,8 @@ int lab_merge(const struct lab_merge_opts *o)
 	check_context(&m);
 	lab_inventory_check("rwlab: merge", o->paths, o->npaths);	/* the hosts' inventories, where beside the files */
 	problems = check_missing(&m, ncells);
+	for (int i = 0; i < m.nf; i++)
+		problems += m.f[i].torn_line != 0;	/* a shard's run was interrupted in a cell */
 	if (o->out && write_out(&m, o->out))
 		goto out;
 	st = problems ? 1 : 0;
@@ -904,7 +911,7 @@ const struct lab_cmd lab_merge_cmd = {
 	.more = "Refuses (exit 2) files of two plans or schemas, two shard counts, one shard in\n"
 		"two files, one cell in two files or on two hosts, and files of two hosts\n"
 		"unless --mixed-hosts (then warned); warns where hosts, builds or settings\n"
-		"differ; exit 1 when shards or cells are missing (OUT is still written), 0\n"
-		"when complete.\n",
+		"differ; exit 1 when shards or cells are missing or a file's last line is\n"
+		"torn (an interrupted write; OUT is still written), 0 when complete.\n",
 	.operands = LAB_COMP_CSV,
 };

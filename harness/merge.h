@@ -18,8 +18,9 @@
  *   values.
  * - incomplete (status 1): shards no file holds (named, with their
  *   comparison blocks), cells missing from the grid the files span
- *   (workloads x thread counts x each workload's variants), and fewer cells
- *   than the plan's count.
+ *   (workloads x thread counts x each workload's variants), fewer cells
+ *   than the plan's count, and a file whose last line is torn (an
+ *   interrupted write: the line is left out, its cell is unfinished).
  *
  * Threading: single-threaded. Memory: everything is freed before returning.
  */

@@ -1017,8 +1017,9 @@ static int duplicates(struct loader *L, int npaths, char *err, size_t errlen)
 	if (!st->ndup)
 		return 0;
 	if (L->flags & LAB_RESULTS_ALLOW_DUPLICATES) {
-		fprintf(stderr, "rwlab report: %s: %d rows repeat an earlier row's run, cell, iteration and metric: "
-				"left out (--allow-duplicates counts each once)\n", L->r->path, st->ndup);
+		if (!(L->flags & LAB_RESULTS_QUIET))
+			fprintf(stderr, "rwlab report: %s: %d rows repeat an earlier row's run, cell, iteration and "
+					"metric: left out (--allow-duplicates counts each once)\n", L->r->path, st->ndup);
 		return 0;
 	}
 	find_original(L, npaths, &src, &line);
@@ -1083,7 +1084,7 @@ static void failed_cells(struct loader *L, bool *keep, bool *vwt_failed)
 			order[n++] = i;
 	}
 	qsort_r(order, (size_t)n, sizeof(int), cmp_seq, fseq);
-	for (int j = 0; j < n; j++) {
+	for (int j = 0; j < n && !(L->flags & LAB_RESULTS_QUIET); j++) {
 		const struct cell *c = &st->cells[order[j]];
 
 		fprintf(stderr, "rwlab report: %s: cell %s %s t=%s failed (a count that must be 0 was not): %s\n",
@@ -1406,13 +1407,20 @@ static int read_input(struct loader *L, int i, const char *by, char *err, size_t
 			r = -1;
 			break;
 		}
-	if (!r && rd.torn_line)
+	if (!r && rd.torn_line && !(L->flags & LAB_RESULTS_QUIET))
 		fprintf(stderr, "rwlab report: %s:%d: the last line is incomplete (an interrupted write); left out\n",
 			name, rd.torn_line);
 	if (!r)
 		end_of_input(L, name);
 	lab_csv_reader_close(&rd);
 	return r;
+}
+
+int lab_results_stdin_copy(const struct lab_results *r)
+{
+	if (!r->st || !r->st->stdin_copy || fflush(r->st->stdin_copy))
+		return -1;
+	return dup(fileno(r->st->stdin_copy));
 }
 
 int lab_results_load(struct lab_results *r, const char *path, const char *by, const char *baseline,
@@ -1445,7 +1453,7 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 			goto out;
 	if (duplicates(&L, npaths, err, errlen))
 		goto out;
-	for (int i = L.st->nunfinished - 1; i >= 0; i--) {	/* the last file's first */
+	for (int i = L.st->nunfinished - 1; i >= 0 && !(flags & LAB_RESULTS_QUIET); i--) {	/* the last file's first */
 		fputs(L.st->unfinished.p + L.st->unfinished_at[i], stderr);
 		L.st->unfinished.p[L.st->unfinished_at[i]] = 0;	/* the one before ends here */
 	}

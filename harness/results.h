@@ -103,6 +103,8 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 #define LAB_RESULTS_INCLUDE_FAILED 1u
 /* Count rows that repeat an earlier (run, cell, iteration, metric) once instead of refusing them. */
 #define LAB_RESULTS_ALLOW_DUPLICATES 2u
+/* Print nothing on stderr about the rows (torn, unfinished, failed, repeated): a second load says it twice. */
+#define LAB_RESULTS_QUIET 4u
 
 /* Can a value in @unit be negative? false for the units rwlab writes (counts, op/s, s, ns, %, ...). */
 bool lab_unit_nonnegative(const char *unit);
@@ -116,6 +118,11 @@ bool lab_value_may_be_negative(const char *metric, const char *unit);
  */
 int lab_value_parse(const char *s, double *v, const char **why);
 void lab_results_free(struct lab_results *r);
+/*
+ * lab_results_stdin_copy() - a new descriptor of the copy of stdin that the load of @r kept
+ * (stdin is read once: a second load reads this instead), or -1 when no input was stdin.
+ */
+int lab_results_stdin_copy(const struct lab_results *r);
 
 /* The series of (group, column, metric, threads), or NULL. Indexes as in the arrays. */
 const struct lab_series *lab_results_find(const struct lab_results *r, int ig, int ic, int im, int threads);

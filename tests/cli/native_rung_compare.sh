@@ -61,6 +61,11 @@ mkdir -p "$tmp/n" && { echo "$hdr"; row null atomics:faa 16 0 ns_per_op nan; } >
 bad "NaN value" "data row 1: value 'nan' is not a finite number" --across "$tmp/sim" a="$tmp/a" n="$tmp/n" b="$tmp/b"
 { echo "$hdr"; row null atomics:faa 16 0 ns_per_op inf; } >"$tmp/n/atomics-native.csv"
 bad "inf value" "value 'inf' is not a finite number" --across "$tmp/sim" n="$tmp/n"
+# a torn last line (an interrupted write) whose value was cut short: '300' was read as 30
+{ echo "$hdr"; row null atomics:faa 16 0 ns_per_op 300 | sed 's/0,u,h,lower$//'; } >"$tmp/n/atomics-native.csv"
+bad "torn last line" "data row 1 has 9 fields, the header 12 (a torn line" --across "$tmp/sim" n="$tmp/n"
+{ echo "$hdr"; row null atomics:faa 16 0 ns_per_op 300 | sed 's/$/,x/'; } >"$tmp/n/atomics-native.csv"
+bad "a field too many" "data row 1 has 13 fields, the header 12 (expected" --across "$tmp/sim" n="$tmp/n"
 # a calibration record that is not text was a UnicodeDecodeError traceback
 mkdir -p "$tmp/cb" && cp "$tmp/a/atomics-native.csv" "$tmp/cb/" && printf 'faa\t\377\376\n' >"$tmp/cb/calibration.txt"
 bad "binary calibration.txt" "calibration.txt: not text" --across "$tmp/sim" cb="$tmp/cb"

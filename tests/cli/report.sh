@@ -28,6 +28,8 @@ expect_err 2 "unknown report format 'bogus' \(valid: table, mmtests, lkp, lockte
 	"$rwlab" report "$data/two-variants.csv" --format bogus
 expect_err 1 "baseline 'nope' is not in .* \(valid: pthread, ck-rwlock\)" -- \
 	"$rwlab" report "$data/two-variants.csv" --baseline nope
+# a CSV that is not rwlab's: report's line alone (its shard check said it too, in a line of its own)
+expect_err 1 "not-rwlab.csv: no column 'variant' \(columns: a, b\)" -- "$rwlab" report "$data/not-rwlab.csv"
 expect_err 1 "metric 'nope' is not in .*total_rate" -- \
 	"$rwlab" report "$data/two-variants.csv" -m nope
 expect_err 2 "unknown significance rule 'p' \(valid: ci, ttest, none\)" -- \
@@ -36,6 +38,29 @@ expect_err 2 "output '.*x.jpg' must end in .png or .svg" -- \
 	"$rwlab" plot "$data/two-variants.csv" -o "$tmp/x.jpg"
 expect_err 1 "several groups match" -- \
 	"$rwlab" plot "$data/two-variants.csv" -o "$tmp/x.png"
+
+# A file of two fault paths (pft, pft:mm_lock=vma) is read twice (the second time to compare the
+# paths side by side): each line about its rows comes once (the torn last line and the unfinished
+# cell were each printed twice)
+if "$rwlab" run -l rwsem -w pft:size_mb=4,pft:size_mb=4,mm_lock=vma -t 1,2 -n 2 -d 20ms --warmup 0 -q --no-report \
+	-o "$tmp/fp.csv" 2>"$tmp/err"; then
+	head -c -20 "$tmp/fp.csv" >"$tmp/fpt.csv"
+	"$rwlab" report "$tmp/fpt.csv" >/dev/null 2>"$tmp/err" || fail "report of a torn file of two fault paths: exit $?"
+	[ "$(grep -c 'the last line is incomplete' "$tmp/err")" = 1 ] && [ "$(grep -c ' is unfinished ' "$tmp/err")" = 1 ] ||
+		fail "report of a torn file of two fault paths: not one line each: $(cat "$tmp/err")"
+	# ... from stdin, read once: the reload read it again ('stdin: empty file (expected a CSV
+	# header)', exit 1); and a file that starts with a UTF-8 byte-order mark (a spreadsheet's
+	# save) is the same file ('2: 20 fields, the header has 12': the header was not recognised)
+	"$rwlab" report "$tmp/fp.csv" >"$tmp/fp.want" 2>&1
+	"$rwlab" report - <"$tmp/fp.csv" >"$tmp/fp.out" 2>&1 || fail "report - of two fault paths: $(head -3 "$tmp/fp.out")"
+	cmp -s "$tmp/fp.want" "$tmp/fp.out" || fail "report - of two fault paths is not the file's report: $(head -3 "$tmp/fp.out")"
+	printf '\357\273\277' | cat - "$tmp/fp.csv" >"$tmp/bom.csv"
+	"$rwlab" report "$tmp/bom.csv" >"$tmp/fp.out" 2>&1 || fail "report of a file with a BOM: $(head -3 "$tmp/fp.out")"
+	cmp -s "$tmp/fp.want" "$tmp/fp.out" || fail "report of a file with a BOM is not the file's report: $(head -3 "$tmp/fp.out")"
+	"$rwlab" merge "$tmp/bom.csv" 2>"$tmp/err" || fail "merge of a file with a BOM: $(cat "$tmp/err")"
+else
+	fail "run of two fault paths: $(cat "$tmp/err")"
+fi
 
 # -o: a FIFO (or /dev/stdout) is written in place, not replaced by a renamed file; a name
 # that cannot be a file is refused in one line; sim validate refuses its page before the ladder runs.
@@ -147,6 +172,17 @@ if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
 			2>"$tmp/err" || fail "report -f html, published $v: exit $?: $(head -3 "$tmp/err")"
 		[ -s "$tmp/err" ] && fail "report -f html, published $v: stderr: $(head -3 "$tmp/err")"
 	done
+	# Variants named with their knobs (as --sim's tables name theirs): the change-per-row graphs keep
+	# their key (an entry wider than the graph had gnuplot drop the key and warn on stderr)
+	l1=pthread:a_knob_with_a_long_name=131072:another_knob=0 l2=ck-rwlock:a_knob_with_a_long_name=131072:another_knob=0
+	sed "s/,pthread,/,$l1,/; s/,ck-rwlock,/,$l2,/" "$data/two-variants.csv" >"$tmp/long.csv"
+	sed -e "s/-> pthread\$/-> $l1/; s/-> ck-rwlock\$/-> $l2/; s/^baseline .*/baseline = $l1/; s/^locks .*/locks = $l1, $l2/" \
+		-e "s|^reference .*|reference = $data/published.csv|" \
+		"$data/fixture.matrix" >"$tmp/long.matrix"
+	"$rwlab" report "$tmp/long.csv" --matrix "$tmp/long.matrix" -f html -o "$tmp/long.html" 2>"$tmp/err" ||
+		fail "report -f html, variants with long names: exit $?: $(head -3 "$tmp/err")"
+	[ -s "$tmp/err" ] && fail "report -f html, variants with long names: stderr: $(head -3 "$tmp/err")"
+	grep -q '<table class="ref"' "$tmp/long.html" || fail "report -f html, variants with long names: no reference rows"
 	# 66 variants: a graph draws 64 lines and its title says that 2 are not drawn
 	{
 		head -1 "$data/two-variants.csv"
@@ -170,6 +206,30 @@ else
 	fail "reproduce: $(cat "$tmp/err")"
 fi
 expect_err 2 "reproduce: no matrix 'nosuch' \(valid: .*quick" -- "$root/tools/reproduce" nosuch --rwlab "$rwlab"
+# an option's value missing, or another option in its place: one line, exit 2 (bash's own
+# 'line 149: 2: --csv needs a file' and exit 1 before; --csv --out DIR took --out for the CSV)
+expect_err 2 "^reproduce: --csv needs a results CSV$" -- "$root/tools/reproduce" quick --rwlab "$rwlab" --csv
+expect_err 2 "^reproduce: --csv needs a results CSV, not the option '--out'$" -- \
+	"$root/tools/reproduce" quick --rwlab "$rwlab" --csv --out "$tmp/o"
+expect_err 2 "^reproduce: --note needs a line of text$" -- "$root/tools/reproduce" quick --rwlab "$rwlab" --note ''
+# --set KEY that is not a matrix key: it went into a sed address ('sed: -e expression #1, char 22:
+# extra characters after command', exit 1)
+expect_err 2 "^reproduce: --set needs KEY=VALUE, KEY a matrix key .*, not 'locks/x'$" -- \
+	"$root/tools/reproduce" per-vma-locks --sim generic-8 --set 'locks/x=1' --rwlab "$rwlab"
+# --sim's machine before the matrix: generic-N has no machine file, and was taken for the matrix
+expect_err 2 "^reproduce: no matrix 'nosuch' \(valid: " -- "$root/tools/reproduce" --sim generic-8 nosuch --rwlab "$rwlab"
+# --out naming a file, or a directory that cannot be made: refused before the report is printed
+# (the report was printed, then mkdir's own message and exit 1)
+: >"$tmp/afile"
+expect_err 2 "^reproduce: --out $tmp/afile exists and is not a directory" -- \
+	"$root/tools/reproduce" "$data/fixture.matrix" --csv "$data/two-variants.csv" --out "$tmp/afile" --rwlab "$rwlab"
+[ -s "$tmp/out" ] && fail "reproduce --out FILE printed the report before refusing"
+[ -s "$tmp/afile" ] && fail "reproduce --out FILE wrote into the file"
+expect_err 2 "^reproduce: cannot write in the --out directory $tmp/afile/sub: " -- \
+	"$root/tools/reproduce" "$data/fixture.matrix" --csv "$data/two-variants.csv" --out "$tmp/afile/sub" --rwlab "$rwlab"
+# $RWLAB_RESULTS_DIR that cannot hold a directory: mkdir's own message and exit 1 before
+RWLAB_RESULTS_DIR=$tmp/afile/sub expect_err 2 "^reproduce: cannot make a new directory $tmp/afile/sub/[0-9]*cpu/quick-.* \(\\\$RWLAB_RESULTS_DIR, else results/\): Not a directory$" -- \
+	"$root/tools/reproduce" quick --rwlab "$rwlab" --no-plots
 # ... and with --out, the page beside the text report (tests/cli/html_page.py checks pages in a browser).
 if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
 	"$root/tools/reproduce" "$data/fixture.matrix" --csv "$data/two-variants.csv" --out "$tmp/page" --rwlab "$rwlab" \

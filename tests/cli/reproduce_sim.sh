@@ -210,6 +210,49 @@ if want stop; then
 	fi
 	grep -q '/run-[0-9]*\.csv' "$tmp/stop.err" && fail "reproduce stopped: names a scratch file: $(cat "$tmp/stop.err")"
 
+	# A stop sent to the script alone (kill PID, not its group): the rwlab run in progress stops
+	# at once too (it ran to its end first), the rows are kept as on a group's stop, and the exit
+	# status is 128 + the signal. Job control gives the script a group of its own and leaves its
+	# SIGINT as it is (a background job of a shell without it ignores SIGINT).
+	# alone NAME SIG STATUS PATTERN [reproduce options]: start, wait for PATTERN in its stderr, send
+	# SIG to the script alone; fails when it still runs 10 s later; sets $dir
+	alone() {
+		local name=$1 sig=$2 want=$3 pat=$4 pid rc
+		shift 4
+		set -m
+		RWLAB_RESULTS_DIR=$tmp/$name "$root/tools/reproduce" per-vma-locks --sim generic-8 --no-plots \
+			--rwlab "$rwlab" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+		pid=$!
+		set +m
+		for _ in $(seq 600); do grep -q "$pat" "$tmp/$name.err" 2>/dev/null && break; sleep 0.1; done
+		sleep 1
+		kill -"$sig" $pid 2>/dev/null
+		for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+		if kill -0 $pid 2>/dev/null; then
+			fail "reproduce given SIG$sig alone: still running 10 s later (its rwlab run was not stopped)"
+			kill -TERM -- -$pid
+		fi
+		wait $pid
+		rc=$?
+		[ $rc = "$want" ] || fail "reproduce given SIG$sig alone: exit $rc, want $want: $(cat "$tmp/$name.err")"
+		dir=$(find "$tmp/$name/sim" -mindepth 1 -maxdepth 1 -type d -name 'per-vma-locks-*' 2>/dev/null | head -1)
+		[ -n "$dir" ] || fail "reproduce given SIG$sig alone removed its results directory, the rows with it"
+	}
+	# SIGTERM in piece 2 of 2: piece 1's rows and piece 2's finished cells joined, as on a group's stop
+	alone alone-term TERM 143 '^piece 1 of 2 done' --set 'sim_run=pft | 1 | -n 1' --set 'sim_run=pft | 4 | -n 200' -- -q
+	if [ -n "$dir" ]; then
+		[ "$(tail -n +2 "$dir/per-vma-locks.csv" | grep -v '^#' | grep -c ',pft,1,')" -gt 0 ] ||
+			fail "reproduce given SIGTERM alone in piece 2: piece 1's rows are not in the CSV"
+		grep -q "^reproduce: stopped in piece 2 of 2 (1 finished); the [0-9]* rows measured are in $dir/per-vma-locks.csv$" \
+			"$tmp/alone-term.err" || fail "reproduce given SIGTERM alone: no line saying where the rows are: $(cat "$tmp/alone-term.err")"
+	fi
+	# SIGINT in a run of one piece (16 cells, one at a time), once a cell is in the CSV: it stays
+	alone alone-int INT 130 '^\[cells 1/' -j 1 -- -n 3 -t 1-8
+	if [ -n "$dir" ]; then
+		[ "$(tail -n +2 "$dir/per-vma-locks.csv" | grep -vc '^#')" -gt 0 ] ||
+			fail "reproduce given SIGINT alone: the finished cells are not in the CSV: $(cat "$tmp/alone-int.err")"
+	fi
+
 	# Ctrl-C before any cell finished: no row, so the directory it made goes, and it says so
 	RWLAB_RESULTS_DIR=$tmp/early setsid "$root/tools/reproduce" per-vma-locks --sim generic-8 --no-plots \
 		--rwlab "$rwlab" --set 'sim_run=pft | 4 | -n 200' -- -q >"$tmp/early.out" 2>"$tmp/early.err" &

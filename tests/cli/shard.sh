@@ -44,6 +44,16 @@ grep -q 'merge: 2 files, 8 cells, complete' err || fail "merge: $(cat err)"
 [ $rc = 1 ] || fail "merge with a shard missing exited $rc, want 1"
 grep -q 'missing shard 2/2 (comparison blocks 2, 4): no file holds it' err || fail "missing shard not named: $(cat err)"
 
+# A shard whose last line is torn (its run killed mid-write): named, and the merge is incomplete
+# (it said complete and exit 0, the torn row's cell unfinished in the merged file without a word)
+head -c -15 s2.csv >torn2.csv
+"$rwlab" merge -o torn.csv s1.csv torn2.csv 2>err; rc=$?
+[ $rc = 1 ] || fail "merge with a torn last line exited $rc, want 1: $(cat err)"
+grep -q "^rwlab: merge: torn2.csv:$(wc -l <s2.csv): the last line is incomplete (an interrupted write); left out$" err ||
+	fail "merge: the torn line is not named: $(cat err)"
+grep -q 'merge: 2 files, 8 cells, INCOMPLETE: torn.csv' err || fail "merge of a torn shard: $(cat err)"
+[ "$(grep -vc '^#' torn.csv)" = "$(($(grep -vc '^#' m.csv) - 1))" ] || fail "merge of a torn shard: not every whole row written"
+
 # Another --seed and a tampered CPU model: warned, each naming both values.
 "$rwlab" run "${opts[@]}" --shard 2/2 --seed 7 -o t2.csv 2>/dev/null
 sed -i 's/^\(# context,.*,cpu_model=\)[^,]*,/\1Tampered CPU 9000,/' t2.csv
