@@ -539,7 +539,8 @@ static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *
 	if (LAB_SIM && lock_wl && lab_list_has(list_val(&l->locks, "all"), "all"))
 		fprintf(stderr, "%s: under --sim, -l all leaves out pthread, pthread-wp and ck-*: they synchronise "
 			"through atomics outside locks/atomic.h, which the simulator cannot see\n", LAB_PROG);
-	if (!lock_wl && l->locks.origin == 0) {
+	/* a cell's own process gets -l null from its run's (runner.c cell_argv()), which warned */
+	if (!lock_wl && l->locks.origin == 0 && !(LAB_SIM && lab_sim_cell_child())) {
 		char names[512] = "";
 
 		for (int i = 0; i < *nwls; i++)
