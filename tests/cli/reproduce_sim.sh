@@ -158,6 +158,10 @@ if want native; then
 		left=$(find "$tmp/refused" -mindepth 2 2>/dev/null | head -3)
 		[ -z "$left" ] || fail "reproduce $bad left $left"
 	done
+	# an unknown machine is rwlab's one line, and no directory was made and removed to say it
+	[ "$(RWLAB_RESULTS_DIR=$tmp/typo "$root/tools/reproduce" hugetlb-vmemmap --sim nosuch --no-plots --rwlab "$rwlab" \
+		2>&1 >/dev/null | grep -c .)" = 1 ] || fail "reproduce --sim nosuch: not one line"
+	[ -e "$tmp/typo" ] && fail "reproduce --sim nosuch made $(find "$tmp/typo" | head -3)"
 fi
 
 if want stop; then
