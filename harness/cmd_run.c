@@ -30,7 +30,8 @@ _Static_assert(LAB_THREADS_MAX == LAB_MAX_TASKS - LAB_HARNESS_TASKS, "-t's limit
 static const struct lab_opt run_opts[] = {
 	{ "sim", 0, 'Z', "MACHINE", "run on a simulated machine (rwlab sim list; generic-N), checked first, in "
 	  "rwlab-sim beside rwlab; durations are simulated time; the variants built on locks/atomic.h and the "
-	  "workloads locktest, pft, context_switch, tlb_flush, vmscale, reaim and gitcheckout",
+	  "workloads locktest, pft, context_switch, tlb_flush, vmscale, reaim, gitcheckout, atomics and "
+	  "futex_pingpong",
 	  NULL, NULL, LAB_COMP_MACHINES, NULL, 0, 0 },
 	{ "matrix", 0, 'M', "NAME|PATH", "a named matrix (share/rwlab/matrices, tools/matrices) or a .matrix file; "
 	  "options after it override its settings, options before it are overridden", NULL, NULL,

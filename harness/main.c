@@ -27,8 +27,8 @@ static int cmd_help(int argc, char **argv)
 
 	if (argc < 3 || !strcmp(argv[2], "help") || !strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) {
 		if (argc >= 3)	/* help about help: what it takes, then the commands */
-			printf("usage: rwlab help [COMMAND | --man | --bash]: a command's options, the man page "
-			       "(roff), the bash completion\n\n");
+			printf("usage: rwlab help [COMMAND | --man | --bash]\n"
+			       "a command's options, the man page (roff), the bash completion\n\n");
 		lab_cli_usage(stdout, lab_cmds);
 		return 0;
 	}

@@ -23,6 +23,16 @@ for c in $cmds; do
 		END { exit bad }' "$tmp/long" || fails=$((fails + 1))
 	grep -q -- '--help' "$tmp/long" || fail "rwlab $c --help does not list --help"
 done
+# help about help too (its usage line ran to 107 columns)
+"$rwlab" help --help | awk 'length($0) > 80 { print "FAIL: rwlab help --help: line over 80 columns: " $0; bad = 1 }
+	END { exit bad }' || fails=$((fails + 1))
+# run --help's --sim names every workload the simulated build runs (atomics and futex_pingpong were missing)
+"$rwlab" run --help | awk '/^      --sim /, /^  -/' | tr -s ' \n' ' ' >"$tmp/simhelp"
+for w in $("$rwlab" list | sed -n '/^Workloads/,$s/^  \([a-z_]*\) .*/\1/p'); do
+	"$rwlab" run --sim generic-8 -l null -w "$w" -t 2 --list-cells 2>&1 >/dev/null | grep -q 'not modelled under --sim' &&
+		continue
+	grep -q "[ ,]$w[ ,]" "$tmp/simhelp" || fail "run --help: --sim does not name $w, which runs under --sim"
+done
 "$rwlab" >/dev/null 2>"$tmp/err"
 rc=$?
 [ "$rc" = 2 ] || fail "bare rwlab exited $rc, want 2"
