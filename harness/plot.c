@@ -493,6 +493,72 @@ static void x_axis(FILE *s, const struct lab_plot_fig *f)
 	}
 }
 
+/*
+ * @in into @t (@size bytes), each line broken after a comma or a space into lines of at most @max
+ * characters (a longer word stays whole). Returns the number of lines. gnuplot draws no key at
+ * all, and warns "difficulty fitting plot titles into key", when one entry is wider than the
+ * figure: from about 80 characters at the libgd png terminal, 98 at pngcairo, 105 at svg (a
+ * variant with its knobs; the page's change-per-row graphs name "rwlab NEW vs BASE (labels: ...)");
+ * a title line that long runs off both sides.
+ */
+#define KEY_LINE_MAX 72
+#define TITLE_LINE_MAX 110
+#define KEY_TITLE_MAX (2 * sizeof(((struct lab_plot_line *)0)->title))
+static int wrap(const char *in, char *t, size_t size, size_t max)
+{
+	size_t o = 0, line = 0, cut = 0;	/* cut: just after the line's last comma or space (0: none) */
+	int lines = 1;
+
+	for (; *in && o < size - 2; in++) {
+		t[o++] = *in;
+		line++;
+		if (*in == '\n')
+			line = 0, cut = 0, lines++;
+		else if (*in == ',' || *in == ' ')
+			cut = o;
+		if (line > max && cut) {
+			memmove(t + cut + 1, t + cut, o - cut);
+			t[cut] = '\n';
+			o++;
+			line = o - cut - 1;
+			cut = 0;
+			lines++;
+		}
+	}
+	t[o] = 0;
+	return lines;
+}
+
+/* The key under the graph, so that the graph keeps the width; rows as high as its tallest entry. */
+static void key(FILE *s, const struct lab_plot_fig *f)
+{
+	char t[KEY_TITLE_MAX];
+	int lines = 1, n;
+
+	for (int b = 0; b < f->nline; b++) {
+		n = f->line[b].n ? wrap(f->line[b].title, t, sizeof(t), KEY_LINE_MAX) : 1;
+		lines = n > lines ? n : lines;
+	}
+	fprintf(s, "set key outside bottom center horizontal height 1");
+	if (lines > 1)	/* gnuplot spaces the rows for one line each: a taller entry would overlap the next */
+		fprintf(s, " spacing %d", lines);
+	fprintf(s, "\n");
+}
+
+/* The figure's title, wrapped; with the lines a full figure left out. */
+static void fig_title(FILE *s, const struct lab_plot_fig *f)
+{
+	char t[sizeof(f->title) + 96], w[2 * sizeof(t)];
+
+	snprintf(t, sizeof(t), "%s", f->title);
+	if (f->left_out)	/* the table beside it has them: the graph must not pass for complete */
+		snprintf(t, sizeof(t), "%s\n%d more line%s not drawn (a graph holds %d)", f->title, f->left_out,
+			 f->left_out == 1 ? "" : "s", LAB_PLOT_MAX_LINES);
+	wrap(t, w, sizeof(w), TITLE_LINE_MAX);
+	fprintf(s, "set title ");
+	gp_str(s, w);
+}
+
 /* Write the data file and the script's axes and plot command for @f. Returns the number of blocks. */
 static int write_fig(const struct lab_plot_fig *f, FILE *d, FILE *s, const char *datpath)
 {
@@ -503,20 +569,11 @@ static int write_fig(const struct lab_plot_fig *f, FILE *d, FILE *s, const char 
 		blocks += f->line[b].n > 0;
 	if (!blocks)
 		return 0;
-	fprintf(s, "set title ");
-	if (f->left_out) {	/* the table beside it has them: the graph must not pass for complete */
-		char t[sizeof(f->title) + 96];
-
-		snprintf(t, sizeof(t), "%s\n%d more line%s not drawn (a graph holds %d)", f->title, f->left_out,
-			 f->left_out == 1 ? "" : "s", LAB_PLOT_MAX_LINES);
-		gp_str(s, t);
-	} else {
-		gp_str(s, f->title);
-	}
+	fig_title(s, f);
 	fprintf(s, "\nset ylabel ");
 	gp_str(s, f->ylabel);
-	/* the key under the graph, so that the graph keeps the width */
-	fprintf(s, "\nset grid\nset key outside bottom center horizontal height 1\n");
+	fprintf(s, "\nset grid\n");
+	key(s, f);
 	if (f->ratio)
 		ratio_axis(s, f);
 	else
@@ -526,6 +583,7 @@ static int write_fig(const struct lab_plot_fig *f, FILE *d, FILE *s, const char 
 	blocks = 0;
 	for (int b = 0; b < f->nline; b++) {
 		const struct lab_plot_line *l = &f->line[b];
+		char title[KEY_TITLE_MAX];
 		bool labels = false;
 
 		if (!l->n)	/* no point to draw: gnuplot would warn of a data block with no valid points */
@@ -542,7 +600,8 @@ static int write_fig(const struct lab_plot_fig *f, FILE *d, FILE *s, const char 
 		fprintf(s, " index %d using 1:2:3 with yerrorlines", blocks);
 		series_style(s, l->like >= 0 ? l->like : b, l->like >= 0);
 		fprintf(s, " title ");
-		gp_str(s, l->title);
+		wrap(l->title, title, sizeof(title), KEY_LINE_MAX);
+		gp_str(s, title);
 		if (labels) {
 			fprintf(s, ", \\\n     ");
 			gp_str(s, datpath);

@@ -183,6 +183,17 @@ if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
 		fail "report -f html, variants with long names: exit $?: $(head -3 "$tmp/err")"
 	[ -s "$tmp/err" ] && fail "report -f html, variants with long names: stderr: $(head -3 "$tmp/err")"
 	grep -q '<table class="ref"' "$tmp/long.html" || fail "report -f html, variants with long names: no reference rows"
+	# A key entry too long to share a row (a variant with its knobs; the page's change-per-row
+	# graphs name "rwlab NEW vs BASE"): gnuplot drew no key and warned. Now the entries stack.
+	long=rwsem-rspin:handoff_timeout_us=4000,spin_budget_us=100,max_readers_wakeup=256,oncpu=1,wspin=1,rsteal=1,base=pthread
+	sed "s|,pthread,|,\"$long\",|" "$data/two-variants.csv" >"$tmp/long.csv"
+	for ext in png svg; do
+		"$rwlab" plot "$tmp/long.csv" -w locktest -m total_rate -o "$tmp/long.$ext" 2>"$tmp/err" ||
+			fail "plot of a variant named in ${#long} characters ($ext): $(cat "$tmp/err")"
+		[ -s "$tmp/err" ] && fail "plot of a variant named in ${#long} characters ($ext): stderr: $(head -2 "$tmp/err")"
+	done
+	grep -qF "rwsem-rspin:handoff_timeout_us=4000," "$tmp/long.svg" && grep -qF "rsteal=1,base=pthread" "$tmp/long.svg" ||
+		fail "plot: a variant named in ${#long} characters is not in the key"
 	# 66 variants: a graph draws 64 lines and its title says that 2 are not drawn
 	{
 		head -1 "$data/two-variants.csv"
