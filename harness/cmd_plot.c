@@ -10,8 +10,9 @@
 
 /* Adding an option: one entry here and one case in plot_option(). */
 static const struct lab_opt plot_opts[] = {
-	{ "output", 'o', 'o', "FILE", ".png or .svg (required); a %w in it draws one figure per workload, %w "
-	  "replaced by its label", NULL, NULL, LAB_COMP_FILE, NULL, 0, 0 },
+	{ "output", 'o', 'o', "FILE", ".png or .svg (required); a %w in it draws one figure per workload (per "
+	  "variant under --by workload), %w replaced by its label (_ for each character but a letter, digit, - "
+	  "or .)", NULL, NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ "metric", 'm', 'm', "NAME", "metric", "the workload's headline", NULL, 0, NULL, 0, 0 },
 	{ "workload", 'w', 'w', "NAME", "the workload to plot when the file holds several", NULL, NULL,
 	  LAB_COMP_WORKLOADS, NULL, 0, 0 },
