@@ -55,9 +55,12 @@ cat >"$tmp/m/validate.ladder" <<'L'
 epyc-2vcpu | faa_attempts | validation | atomics:op=faa | 2 | compact | attempts_per_success | 1 | +-0.01 | -n 1 -d 1ms --warmup 1ms | test
 epyc-2vcpu | impossible | validation | atomics:op=faa | 2 | compact | ops_per_s | 1e15 | x2 | -n 1 -d 1ms --warmup 1ms | test
 L
-RWLAB_SIM_MACHINES=$tmp/m "$rwlab" sim validate epyc-2vcpu >"$tmp/v" 2>&1
+# (a failing ladder keeps its runs in $TMPDIR: in this test's own directory, not one more in /tmp a run)
+mkdir "$tmp/vt"
+TMPDIR=$tmp/vt RWLAB_SIM_MACHINES=$tmp/m "$rwlab" sim validate epyc-2vcpu >"$tmp/v" 2>&1
 st=$?
 [ $st = 1 ] || fail "validate with a failing rung exited $st, want 1"
+grep -q "the runs are kept in $tmp/vt/rwlab-validate\." "$tmp/v" || fail "validate: the failing runs not kept in \$TMPDIR: $(tail -n 1 "$tmp/v")"
 grep -q "^faa_attempts .* PASS" "$tmp/v" || fail "validate: faa_attempts did not PASS: $(grep faa_attempts "$tmp/v")"
 grep -q "^impossible .* FAIL" "$tmp/v" || fail "validate: impossible did not FAIL: $(grep impossible "$tmp/v")"
 RWLAB_SIM_MACHINES=$tmp/m "$rwlab" sim validate nosuch >"$tmp/o" 2>"$tmp/e"
