@@ -162,6 +162,13 @@ if want native; then
 	[ "$(RWLAB_RESULTS_DIR=$tmp/typo "$root/tools/reproduce" hugetlb-vmemmap --sim nosuch --no-plots --rwlab "$rwlab" \
 		2>&1 >/dev/null | grep -c .)" = 1 ] || fail "reproduce --sim nosuch: not one line"
 	[ -e "$tmp/typo" ] && fail "reproduce --sim nosuch made $(find "$tmp/typo" | head -3)"
+	# a --set key the loader refuses: one line naming --set (it named a scratch file, then said the
+	# results directory it had made was removed)
+	RWLAB_RESULTS_DIR=$tmp/typo "$root/tools/reproduce" hugetlb-vmemmap --sim generic-8 --set bogus_key=1 --no-plots \
+		--rwlab "$rwlab" >/dev/null 2>"$tmp/set.err"
+	[ "$(wc -l <"$tmp/set.err")" = 1 ] && grep -q "^reproduce: --set: unknown key 'bogus_key' (valid: " "$tmp/set.err" ||
+		fail "reproduce --set bogus_key=1: $(cat "$tmp/set.err")"
+	[ -e "$tmp/typo" ] && fail "reproduce --set bogus_key=1 made $(find "$tmp/typo" | head -3)"
 fi
 
 if want stop; then
@@ -169,8 +176,9 @@ if want stop; then
 	mkdir -p "$tmp/mine" && echo keep >"$tmp/mine/notes.txt"
 	"$root/tools/reproduce" hugetlb-vmemmap --sim nosuch --out "$tmp/mine" --no-plots --rwlab "$rwlab" >/dev/null 2>&1
 	[ -f "$tmp/mine/notes.txt" ] || fail "reproduce --out DIR, refused, removed DIR's own file"
-	"$root/tools/reproduce" hugetlb-vmemmap --sim generic-8 --set bogus_key=1 --out "$tmp/new" --no-plots \
-		--rwlab "$rwlab" >/dev/null 2>&1
+	# (a run option rwlab refuses: the directory is made first; a bad --set key is refused before)
+	"$root/tools/reproduce" hugetlb-vmemmap --sim generic-8 --out "$tmp/new" --no-plots \
+		--rwlab "$rwlab" -- -n 0 >/dev/null 2>&1
 	[ -d "$tmp/new" ] || fail "reproduce --out NEWDIR, refused: the directory given was removed"
 
 	# sim_run pieces into a results directory whose path holds '|', '&' and '\': each piece's
