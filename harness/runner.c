@@ -116,7 +116,7 @@ struct runner {
 	FILE *summary;			/* where the per-cell lines go */
 	int cpus;			/* the CPUs the run may use (the load-average warning) */
 	const struct lab_context *ctx;	/* the run's context (its shard and plan columns) */
-	int loaded;			/* cells that started with the load above the CPUs (warned once) */
+	int loaded;			/* cells that started with the load above the CPUs, others runnable (warned once) */
 	double load_max;		/* ... the highest such load */
 	int gone;			/* the reader of -o's FIFO or pipe went away at this cell (1-based): run stopped */
 	int unwritten;			/* finished cells whose write Ctrl-C gave up (a reader that stalled) */
@@ -548,6 +548,67 @@ static void cell_summary(const struct runner *r, const struct cell_run *cr)
 
 /* ---- one cell ---------------------------------------------------------------- */
 
+/*
+ * Other tasks runnable now: /proc/stat's procs_running (the runnable tasks
+ * of the whole machine, this thread among them) less this thread, the
+ * median of five reads 2 ms apart; -1 when unreadable. Read at a cell's
+ * start, when no worker of this run is left: the 1-minute load average
+ * then still holds this run's own earlier cells (kernel/sched/loadavg.c:
+ * an exponential average with a 60 s time constant), and after a cell with
+ * more threads than CPUs it stayed above them on an idle host.
+ */
+static int others_running(void)
+{
+	int v[5], n = 0;
+
+	for (int i = 0; i < 5; i++) {
+		FILE *f = fopen("/proc/stat", "r");
+		char line[256];
+
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "procs_running %d", &v[n]) == 1) {
+				n++;
+				break;
+			}
+		if (f)
+			fclose(f);
+		if (i < 4)
+			lab_sleep_ns(2000000);
+	}
+	if (n < 5)
+		return -1;
+	for (int i = 1; i < 5; i++)	/* insertion sort of five */
+		for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+			int t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return v[2] > 0 ? v[2] - 1 : 0;
+}
+
+/*
+ * A cell starts with the 1-minute load average @load above the CPUs: warned
+ * (the first such cell; lab_run() counts the rest at the end) unless no
+ * other task is runnable now, when the load is this run's own earlier cells.
+ */
+static void warn_loaded(struct runner *r, struct cell_run *cr, double load)
+{
+	int others = lab_fault_inject("loadavg", cr->vlabel) ? r->cpus : others_running();
+	char now[64] = "";
+
+	if (!others)
+		return;
+	if (others > 0)
+		snprintf(now, sizeof(now), ", %d other task%s runnable", others, others == 1 ? "" : "s");
+	if (!r->loaded++)
+		fprintf(stderr, "%sWARNING: load average %.2f above the %d CPUs at the start of %s %s t=%d%s: "
+			"other work competes with the measurement\n", r->tty ? "\r\033[K" : "", load, r->cpus,
+			cr->vlabel, cr->cell->wl->label, cr->cell->nthreads, now);
+	r->load_max = load > r->load_max ? load : r->load_max;
+	cr->load_warned = true;
+}
+
 /* One iteration of the cell (it < 0: the warm-up pass). Returns 0, -EINTR or -1 (cell failed). */
 static int cell_iteration(struct runner *r, struct cell_run *cr, int it, int first)
 {
@@ -558,14 +619,8 @@ static int cell_iteration(struct runner *r, struct cell_run *cr, int it, int fir
 	r->entry++;
 	if (!LAB_SIM && getloadavg(load, 1) == 1 && lab_fault_inject("loadavg", cr->vlabel))
 		load[0] = r->cpus + 1;
-	if (!LAB_SIM && load[0] > r->cpus && it == first && !cr->load_warned) {	/* at the cell's start */
-		if (!r->loaded++)	/* the first; lab_run() counts the rest at the end */
-			fprintf(stderr, "%sWARNING: load average %.2f above the %d CPUs at the start of %s %s t=%d: "
-				"other work competes with the measurement\n", r->tty ? "\r\033[K" : "", load[0],
-				r->cpus, cr->vlabel, cr->cell->wl->label, cr->cell->nthreads);
-		r->load_max = load[0] > r->load_max ? load[0] : r->load_max;
-		cr->load_warned = true;
-	}
+	if (!LAB_SIM && load[0] > r->cpus && it == first && !cr->load_warned)	/* at the cell's start */
+		warn_loaded(r, cr, load[0]);
 	progress(r, cr, it, first);
 	cr->cell->iteration = it;
 	ret = lab_fault_inject("prepare", cr->vlabel) ? -EIO : cr->ops->prepare ? cr->ops->prepare(cr->state, cr->cell) : 0;
@@ -1230,8 +1285,9 @@ int lab_run(const struct lab_run_opts *o)
 	warn_switch_rings();
 
 	if (r.loaded > 1)
-		fprintf(stderr, "WARNING: %d of the %d cells started with the load average above the %d CPUs (up to %.2f): "
-			"each iteration's loadavg_start row says which\n", r.loaded, r.nplan, r.cpus, r.load_max);
+		fprintf(stderr, "WARNING: %d of the %d cells started with the load average above the %d CPUs (up to %.2f) "
+			"and other tasks runnable: each iteration's loadavg_start row says which\n", r.loaded, r.nplan,
+			r.cpus, r.load_max);
 	status = r.gone ? 1 : lab_interrupted ? 130 : r.nfailed ? 1 : 0;
 	if (LAB_SIM && lab_sim_cell_child())
 		;	/* a cell's own process: the run's process sums up (its CSV is a pipe, "-") */
