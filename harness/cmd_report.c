@@ -21,7 +21,7 @@ static const struct lab_opt report_opts[] = {
 	  LAB_REPORT_FORMAT_WORDS, 0, 0 },
 	{ "output", 'o', 'o', "FILE", "write the report to FILE (replaced whole once complete) instead of stdout",
 	  "stdout", NULL, LAB_COMP_FILE, NULL, 0, 0 },
-	{ "metric", 'm', 'm', "LIST", "metrics to tabulate (all: every metric)", "each workload's headline", NULL, 0, NULL, 0, 0 },
+	{ "metric", 'm', 'm', "LIST", "metrics to tabulate, in that order (all: every metric)", "each workload's headline", NULL, 0, NULL, 0, 0 },
 	{ "baseline", 'b', 'b', "NAME", "column the changes are computed against", "the first", NULL, 0, NULL, 0, 0 },
 	{ "workload", 'w', 'w', "LIST", "only these workloads (labels or names; all: every one)", NULL, NULL, LAB_COMP_WORKLOADS,
 	  NULL, 0, 0 },

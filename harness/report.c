@@ -948,6 +948,7 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 		lab_results_free(&r);
 		return 1;
 	}
+	lab_results_order_metrics(&r, o->metric);	/* -m a,b: a's tables first */
 	st = rep_print(&c, o->format);
 	lab_results_free(&r);
 	return st;

@@ -1376,6 +1376,36 @@ static int set_baseline(struct lab_results *r, const char *baseline, const char 
 	return 0;
 }
 
+void lab_results_order_metrics(struct lab_results *r, const char *list)
+{
+	const char **m;
+	int *to, k = 0;
+
+	if (!list || !strcmp(list, "all") || r->nmetrics < 2)
+		return;
+	m = xrealloc(NULL, (size_t)r->nmetrics * sizeof(*m));
+	to = xrealloc(NULL, (size_t)r->nmetrics * sizeof(*to));
+	for (int i = 0; i < r->nmetrics; i++)
+		to[i] = -1;
+	for (const char *p = list; *p; p += *p == ',') {	/* the asked ones, in the list's order */
+		size_t l = strcspn(p, ",");
+
+		for (int i = 0; i < r->nmetrics; i++)
+			if (to[i] < 0 && strlen(r->metrics[i]) == l && !strncmp(r->metrics[i], p, l))
+				m[to[i] = k++] = r->metrics[i];
+		p += l;
+	}
+	for (int i = 0; i < r->nmetrics; i++)	/* the rest, in their order */
+		if (to[i] < 0)
+			m[to[i] = k++] = r->metrics[i];
+	memcpy(r->metrics, m, (size_t)r->nmetrics * sizeof(*m));
+	for (int i = 0; i < r->ns; i++)
+		r->s[i].im = to[r->s[i].im];
+	free(m);
+	free(to);
+	rehash_final(r);
+}
+
 /* ---- loading ---------------------------------------------------------------------- */
 
 /* Stream input @i into the store. Returns 0 or -1. */

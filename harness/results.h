@@ -126,6 +126,13 @@ int lab_results_stdin_copy(const struct lab_results *r);
 
 /* The series of (group, column, metric, threads), or NULL. Indexes as in the arrays. */
 const struct lab_series *lab_results_find(const struct lab_results *r, int ig, int ic, int im, int threads);
+/*
+ * lab_results_order_metrics() - put metrics[] in the order of the
+ * comma-separated @list (report -m: its tables come in the order asked),
+ * those not in it after, in their order; the series' im follow. NULL @list
+ * or "all": unchanged. Threading: the caller owns @r. Errors: none.
+ */
+void lab_results_order_metrics(struct lab_results *r, const char *list);
 /* Index of @name in metrics[] / columns[] / groups[], or -1. */
 int lab_results_metric(const struct lab_results *r, const char *name);
 int lab_results_column(const struct lab_results *r, const char *name);

@@ -409,5 +409,16 @@ nhead=$("$rwlab" report "$data/two-variants.csv" --format csv | tail -n +2 | cut
 [ "$nall" -gt "$nhead" ] || fail "report -m all tabulates $nall metrics, no more than the $nhead headline ones"
 "$rwlab" report "$data/two-variants.csv" -w all >/dev/null 2>"$tmp/err" || fail "report -w all exited $?: $(cat "$tmp/err")"
 
+# -m a,b: the tables come in the order asked, in every format (the CSV has ops_min before total_rate).
+for f in table csv mmtests lkp markdown json; do
+	"$rwlab" report "$data/two-variants.csv" -m total_rate,ops_min --format $f >"$tmp/order.$f" 2>"$tmp/err" ||
+		fail "report -m total_rate,ops_min --format $f exited $?: $(cat "$tmp/err")"
+	a=$(grep -n -m1 'total_rate' "$tmp/order.$f" | cut -d: -f1) b=$(grep -n -m1 'ops_min' "$tmp/order.$f" | cut -d: -f1)
+	[ -n "$a" ] && [ -n "$b" ] && { [ "$a" -lt "$b" ] || { [ "$f" = json ] && [ "$a" = "$b" ]; }; } ||
+		fail "report -m total_rate,ops_min --format $f: total_rate at line ${a:-none}, ops_min at ${b:-none}"
+done
+python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["series"]; m = [x["metric"] for x in s]; assert m.index("total_rate") < m.index("ops_min"), m' \
+	"$tmp/order.json" 2>/dev/null || fail "report -m total_rate,ops_min --format json: ops_min's series first"
+
 [ "$fails" = 0 ] && echo "all command-line checks passed"
 exit $((fails > 0))
