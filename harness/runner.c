@@ -1026,6 +1026,37 @@ static const char *fmt_bytes(size_t b, char *buf, size_t len)
 }
 
 /*
+ * The largest value of @wl's size knob (from 1: pft's 0 is its default size)
+ * at which a block of @n cells at @nthreads fits @room bytes, by footprint()
+ * itself: what the block shares need not be the knob's size (pft's
+ * touch=fresh holds the region twice). 0 when none does.
+ */
+static long size_that_fits(const struct lab_workload_conf *wl, int nthreads, int n, size_t room)
+{
+	const struct lab_knob *k = wl->ops->knobs;
+	struct lab_workload_conf c = *wl;
+	long lo, hi, best = 0;
+	int i = 0;
+
+	while (k && k[i].name && strcmp(k[i].name, wl->ops->size_knob))
+		i++;
+	if (!k || !k[i].name)
+		return 0;
+	for (lo = k[i].min > 1 ? k[i].min : 1, hi = k[i].max; lo <= hi;) {
+		long mid = lo + (hi - lo) / 2;
+		size_t s, p;
+
+		c.knob[i] = mid;
+		lab_workload_footprint(&c, nthreads, &p, &s);
+		if (s <= room && (size_t)n * p <= room - s)
+			best = mid, lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return best;
+}
+
+/*
  * The memory budget: the plan's peak is rwlab's own memory and the largest
  * block's (what its cells share once, and each cell's own: a block's cells
  * are set up together), from each workload's footprint(). A plan whose peak
@@ -1037,6 +1068,7 @@ static int check_footprint(const struct runner *r)
 {
 	size_t avail = lab_meminfo("MemAvailable"), peak = 0, sh = 0, per = 0, room;
 	int worst = -1, nworst = 0;
+	long size;
 	char a[32], b[32], c[32], d[32], fit[256] = "";
 
 	for (int b0 = 0, n; b0 < r->nplan; b0 += n) {
@@ -1051,11 +1083,13 @@ static int check_footprint(const struct runner *r)
 	if (!avail || worst < 0 || peak <= avail)
 		return 0;
 	room = avail > LAB_FOOTPRINT_BASE + sh ? (avail - LAB_FOOTPRINT_BASE - sh) / per : 0;
-	if (r->plan[worst].wl->ops->size_knob && sh && avail > LAB_FOOTPRINT_BASE + (size_t)nworst * per)
-		snprintf(fit, sizeof(fit), "give %.*s:%s=%zu or less (what the block shares)%s",
+	size = r->plan[worst].wl->ops->size_knob && sh && avail > LAB_FOOTPRINT_BASE ?
+	       size_that_fits(r->plan[worst].wl, r->plan[worst].nthreads, nworst,
+			      (avail - LAB_FOOTPRINT_BASE) / 100 * 95) : 0;
+	if (size)
+		snprintf(fit, sizeof(fit), "give %.*s:%s=%ld or less (what the block shares)%s",
 			 (int)strcspn(r->plan[worst].wl->label, ":"), r->plan[worst].wl->label,
-			 r->plan[worst].wl->ops->size_knob,
-			 (avail - LAB_FOOTPRINT_BASE - (size_t)nworst * per) / 100 * 95 >> 20, room ? ", or " : "");
+			 r->plan[worst].wl->ops->size_knob, size, room ? ", or " : "");
 	if (room)
 		snprintf(fit + strlen(fit), sizeof(fit) - strlen(fit), "run fewer variants per block (-l: %zu fit%s)",
 			 room, room == 1 ? "s" : "");

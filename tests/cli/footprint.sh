@@ -31,6 +31,16 @@ fit=$(echo "$line" | sed -n 's/.*give pft:size_mb=\([0-9]*\) or less.*/\1/p')
 	fail "the size it suggests ($fit MiB) is not within MemAvailable ($avail MiB)"
 [ ! -e x.csv ] || fail "a refused plan made x.csv"
 
+# The size it suggests fits where the block holds more than the knob's size: pft's touch=fresh
+# holds the region twice (it suggested about MemAvailable, refused in turn). The plan is checked
+# before the CSV is opened: a path that cannot be made stops it there, nothing measured.
+refused "$rwlab" run -l pthread,rwsem -w pft:size_mb=$big,touch=fresh -t 2 -n 1 -o x.csv
+fit=$(echo "$line" | sed -n 's/.*give pft:size_mb=\([0-9]*\) or less.*/\1/p')
+[ -n "$fit" ] && [ "$fit" -lt $((avail / 2)) ] && [ "$fit" -gt $((avail / 4)) ] ||
+	fail "touch=fresh: the size it suggests ($fit MiB) is not within half of MemAvailable ($avail MiB): $line"
+"$rwlab" run -l pthread,rwsem -w pft:size_mb=${fit:-1},touch=fresh -t 2 -n 1 -o no/such/x.csv 2>err
+grep -q "more than MemAvailable" err && fail "touch=fresh: the size it suggested is refused: $(cat err)"
+
 # An existing file is neither moved aside nor touched by a plan that is refused.
 "$rwlab" run -l pthread -w locktest -t 1 -n 1 -d 20ms --warmup 0 -q --no-report -o r.csv 2>/dev/null || fail "run r.csv: exit $?"
 cp r.csv r0.csv

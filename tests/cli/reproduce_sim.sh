@@ -169,6 +169,24 @@ if want native; then
 	[ "$(wc -l <"$tmp/set.err")" = 1 ] && grep -q "^reproduce: --set: unknown key 'bogus_key' (valid: " "$tmp/set.err" ||
 		fail "reproduce --set bogus_key=1: $(cat "$tmp/set.err")"
 	[ -e "$tmp/typo" ] && fail "reproduce --set bogus_key=1 made $(find "$tmp/typo" | head -3)"
+	# a --set KEY that a sim_ key takes the place of under --sim would change nothing: one line
+	# naming the key to set (--set iterations=1 ran hugetlb-vmemmap's sim_iterations = 3)
+	for kv in iterations=1 warmup=1ms threads=4 workloads=pft; do
+		k=${kv%%=*}
+		RWLAB_RESULTS_DIR=$tmp/shadow "$root/tools/reproduce" hugetlb-vmemmap --sim generic-8 --set "$kv" --no-plots \
+			--rwlab "$rwlab" >/dev/null 2>"$tmp/shadow.err"
+		rc=$?
+		[ $rc = 2 ] && [ "$(wc -l <"$tmp/shadow.err")" = 1 ] &&
+			grep -q "^reproduce: --set $k: under --sim .*sim_$k.*: give --set sim_$k=VALUE$" "$tmp/shadow.err" ||
+			fail "reproduce --set $kv: exit $rc, want 2 and one line naming sim_$k: $(cat "$tmp/shadow.err")"
+		[ -e "$tmp/shadow" ] && fail "reproduce --set $kv made $(find "$tmp/shadow" | head -3)"
+	done
+	# a sim_ key, or a key no sim_ key replaces, is taken
+	# (the unknown machine, refused after the --set checks, stops it)
+	RWLAB_RESULTS_DIR=$tmp/shadow "$root/tools/reproduce" hugetlb-vmemmap --sim nosuch --set sim_iterations=1 \
+		--set significance=ci --no-plots --rwlab "$rwlab" >/dev/null 2>"$tmp/shadow.err"
+	grep -q -- '--set' "$tmp/shadow.err" &&
+		fail "reproduce --set sim_iterations=1 --set significance=ci: $(cat "$tmp/shadow.err")"
 fi
 
 if want stop; then
