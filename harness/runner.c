@@ -559,15 +559,17 @@ static void cell_summary(const struct runner *r, const struct cell_run *cr)
  */
 static int others_running(void)
 {
-	int v[5], n = 0;
+	double v[5];
+	int n = 0;
 
 	for (int i = 0; i < 5; i++) {
 		FILE *f = fopen("/proc/stat", "r");
 		char line[256];
+		int x;
 
 		while (f && fgets(line, sizeof(line), f))
-			if (sscanf(line, "procs_running %d", &v[n]) == 1) {
-				n++;
+			if (sscanf(line, "procs_running %d", &x) == 1) {
+				v[n++] = x;
 				break;
 			}
 		if (f)
@@ -577,14 +579,7 @@ static int others_running(void)
 	}
 	if (n < 5)
 		return -1;
-	for (int i = 1; i < 5; i++)	/* insertion sort of five */
-		for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
-			int t = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	return v[2] > 0 ? v[2] - 1 : 0;
+	return lab_median(v, 5) > 1 ? (int)lab_median(v, 5) - 1 : 0;
 }
 
 /*
@@ -1101,7 +1096,6 @@ static int check_footprint(const struct runner *r)
 	return -1;
 }
 
-#if LAB_SIM
 /*
  * The memory budget under --sim, in the run's process: each cell is a
  * process of its own that sets up its workload's shared part and its own
@@ -1133,11 +1127,11 @@ static int check_footprint_sim(struct runner *r)
 	if (fit == r->jobs)
 		return 0;
 	if (!fit) {
+		const char *knob = r->plan[big].wl->ops->size_knob;
+
 		fprintf(stderr, "rwlab: cell %s t=%d needs about %s of memory, more than MemAvailable (%s): shrink "
 			"the workload's size%s%s%s\n", r->plan[big].wl->label, r->plan[big].nthreads, c,
-			fmt_bytes(avail, a, sizeof(a)), r->plan[big].wl->ops->size_knob ? " (its knob " : "",
-			r->plan[big].wl->ops->size_knob ? r->plan[big].wl->ops->size_knob : "",
-			r->plan[big].wl->ops->size_knob ? ")" : "");
+			fmt_bytes(avail, a, sizeof(a)), knob ? " (its knob " : "", knob ? knob : "", knob ? ")" : "");
 		return -1;
 	}
 	if (r->o->jobs > 0) {
@@ -1152,7 +1146,6 @@ static int check_footprint_sim(struct runner *r)
 	r->jobs = fit;
 	return 0;
 }
-#endif
 
 /* Open (or resume) the CSV and plan the cells. Returns 0, or 2 (1: -o's reader went away): nothing was run. */
 static int runner_open(struct runner *r, const struct lab_context *ctx)
@@ -1185,11 +1178,7 @@ static int runner_open(struct runner *r, const struct lab_context *ctx)
 			return 2;
 		}
 	}
-#if LAB_SIM
-	if (!lab_sim_cell_child() ? check_footprint_sim(r) : check_footprint(r)) {
-#else
-	if (check_footprint(r)) {
-#endif
+	if (LAB_SIM && !lab_sim_cell_child() ? check_footprint_sim(r) : check_footprint(r)) {
 		lab_csv_close(&r->csv);
 		return 2;	/* before any measurement, the file untouched */
 	}
