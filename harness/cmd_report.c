@@ -428,8 +428,8 @@ static int cmd_report(int argc, char **argv)
 const struct lab_cmd lab_report_cmd = {
 	.name = "report",
 	.synopsis = "FILE.csv... [options]",
-	.summary = "comparison tables from results CSVs (- reads stdin); cells "
-		   "measured on different hosts are pooled only with --by host",
+	.summary = "comparison tables from results CSVs (- reads stdin); a cell "
+		   "is never pooled across hosts or simulated models",
 	.opts = report_opts,
 	.fn = cmd_report,
 	.operands = LAB_COMP_CSV,
