@@ -561,7 +561,7 @@ int rep_csv(struct lab_rctx *c)
 int rep_markdown(struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
-	bool *used = calloc((size_t)r->ncolumns + 1, sizeof(*used));
+	bool bold = false, *used = calloc((size_t)r->ncolumns + 1, sizeof(*used));
 	int printed = 0;
 
 	if (!used)
@@ -624,7 +624,7 @@ int rep_markdown(struct lab_rctx *c)
 					ch = rep_change(s, base);
 					if (isnan(ch))
 						fprintf(c->out, " |");
-					else if (rep_significant(c, s, base))
+					else if (rep_significant(c, s, base) && (bold = true))
 						fprintf(c->out, " (**%+.2f%%**) |", ch);
 					else
 						fprintf(c->out, " (%+.2f%%) |", ch);
@@ -640,8 +640,8 @@ int rep_markdown(struct lab_rctx *c)
 	if (printed)
 		fprintf(c->out, "\nHmean ±HCoeffVar for higher-is-better metrics, Amean ±CoeffVar otherwise; change vs %s, "
 			"positive = better (for a lower-is-better metric the gain, 100 - new*100/base; for an "
-			"informational one, positive = higher); **bold** = significant.\n",
-			r->columns[0]);
+			"informational one, positive = higher)%s.\n",
+			r->columns[0], bold ? "; **bold** = significant" : "");
 	return printed;
 }
 
