@@ -47,7 +47,11 @@ expect_refusal "two engines, --by variant" engines "$tmp/a.csv" "$tmp/engine2.cs
 [ "$(grep -c ',total_rate,op/s,higher,2,2,hmean,' "$tmp/out")" = 2 ] ||
 	fail "--by variant,kernel: not two columns of 2 iterations: $(cat "$tmp/out")"
 
-# two seeds of one model pool: one column of 4 iterations
+# two seeds of one model pool: one column of 4 iterations, the banner naming the model once and both seeds
+"$rwlab" report "$tmp/a.csv" "$tmp/seed2.csv" -m total_rate >"$tmp/out" 2>"$tmp/err" ||
+	fail "two seeds of one model: exit $?: $(cat "$tmp/err")"
+grep -q "^simulated: generic-8 on rwlab-sim sim-[0-9]* $engine $machine seeds 1 and 2 (the model's figures" "$tmp/out" ||
+	fail "two seeds of one model: the banner does not name the model once and its seeds: $(head -n 1 "$tmp/out")"
 "$rwlab" report "$tmp/a.csv" "$tmp/seed2.csv" -m total_rate -f csv >"$tmp/out" 2>"$tmp/err" ||
 	fail "two seeds of one model: exit $?: $(cat "$tmp/err")"
 [ "$(tail -n +2 "$tmp/out" | wc -l)" = 1 ] && grep -q ',total_rate,op/s,higher,2,4,hmean,' "$tmp/out" ||
