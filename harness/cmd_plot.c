@@ -59,7 +59,7 @@ static int plot_option(int c, struct lab_plot_opts *o)
 		o->fairness = true;
 		return 0;
 	case 't':
-		if (lab_opt_count(LAB_PROG, "-t/--threads", optarg, 1, LAB_THREADS_MAX, &v))
+		if (lab_opt_count(LAB_PROG " plot", "-t/--threads", optarg, 1, LAB_THREADS_MAX, &v))
 			return 2;
 		o->threads = (int)v;
 		return 0;
@@ -83,7 +83,7 @@ static int cmd_plot(int argc, char **argv)
 		if ((st = plot_option(c, &o)))
 			return st;
 	if (optind != argc - 1 || !o.out) {
-		fprintf(stderr, "%s: plot needs one CSV file and -o OUT.png|OUT.svg (rwlab plot FILE.csv -o OUT.png)\n",
+		fprintf(stderr, "%s plot: needs one CSV file and -o OUT.png|OUT.svg (rwlab plot FILE.csv -o OUT.png)\n",
 			LAB_PROG);
 		return 2;
 	}

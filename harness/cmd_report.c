@@ -13,6 +13,7 @@
 #include "matrix.h"
 #include "report.h"
 
+#define PROG LAB_PROG " report"	/* what its error lines begin with */
 #define MAX_INPUTS 64	/* CSV files one report reads */
 
 /* Adding an option: one entry here and one case in report_option(). */
@@ -69,12 +70,12 @@ static int report_option(int c, struct report_args *a)
 		a->output = optarg;
 		return 0;
 	case 'm':
-		return (a->o.metric = lab_list_add(LAB_PROG, a->metrics, sizeof(a->metrics), optarg, "-m")) ? 0 : 2;
+		return (a->o.metric = lab_list_add(PROG, a->metrics, sizeof(a->metrics), optarg, "-m")) ? 0 : 2;
 	case 'b':
 		a->o.baseline = optarg;
 		return 0;
 	case 'w':
-		return (a->o.workload = lab_list_add(LAB_PROG, a->workloads, sizeof(a->workloads), optarg, "-w")) ? 0 : 2;
+		return (a->o.workload = lab_list_add(PROG, a->workloads, sizeof(a->workloads), optarg, "-w")) ? 0 : 2;
 	case 'B':
 		a->o.by = optarg;
 		return 0;
@@ -184,8 +185,8 @@ static void sim_matrix_beside(struct report_args *a)
 		return;
 	if (lab_matrix_resolve(a->matrix, native, sizeof(native), err, sizeof(err)))
 		snprintf(native, sizeof(native), "%s.matrix", a->matrix);
-	fprintf(stderr, "%s report: note: %s is simulated (sim %s), so matrix %s is read from %s, the matrix as "
-		"tools/reproduce --sim ran it (the native one: --matrix %s)\n", LAB_PROG, a->o.path, a->sim,
+	fprintf(stderr, "%s: note: %s is simulated (sim %s), so matrix %s is read from %s, the matrix as "
+		"tools/reproduce --sim ran it (the native one: --matrix %s)\n", PROG, a->o.path, a->sim,
 		a->matrix, a->sim_beside, native);
 	snprintf(sim_path, sizeof(sim_path), "%s", a->sim_beside);
 	a->matrix = sim_path;
@@ -213,8 +214,8 @@ static void sim_matrix_note(const struct report_args *a, const struct lab_matrix
 	else
 		snprintf(why, sizeof(why), "%s beside the CSV is the matrix as run%s", a->sim_beside,
 			 a->sim_broken ? ", but it does not load or its published table is not where it says" : "");
-	fprintf(stderr, "%s report: note: %s is simulated (sim %s) but %s is the native matrix, whose sim_* keys "
-		"report does not apply (%s)\n", LAB_PROG, a->o.path, a->sim, mx->path, why);
+	fprintf(stderr, "%s: note: %s is simulated (sim %s) but %s is the native matrix, whose sim_* keys "
+		"report does not apply (%s)\n", PROG, a->o.path, a->sim, mx->path, why);
 }
 
 /* --matrix: the matrix supplies what the command line did not. Returns 0 or 2. */
@@ -225,13 +226,13 @@ static int report_matrix(struct report_args *a, struct lab_matrix *mx, struct la
 	const char *v;
 
 	if (lab_matrix_load(a->matrix, mx, err, sizeof(err)) || lab_matrix_refmap(mx, map, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", LAB_PROG, err);
+		fprintf(stderr, "%s: %s\n", PROG, err);
 		return 2;
 	}
 	sim_matrix_note(a, mx);
 	v = lab_matrix_get(mx, "report", NULL);
 	if (v && lab_report_format_parse(v, &a->o.page_text)) {
-		fprintf(stderr, "%s: %s: unknown report format '%s' (valid: %s)\n", LAB_PROG, mx->path, v,
+		fprintf(stderr, "%s: %s: unknown report format '%s' (valid: %s)\n", PROG, mx->path, v,
 			LAB_REPORT_FORMATS);
 		return 2;
 	}
@@ -250,7 +251,7 @@ static int report_matrix(struct report_args *a, struct lab_matrix *mx, struct la
 	a->o.description = lab_matrix_get(mx, "description", NULL);
 	if (a->o.map && (a->o.map->ncol < 2 || !a->o.map->nmet)) {
 		fprintf(stderr, "%s: %s: a reference mapping needs two map.column and at least one map.metric\n",
-			LAB_PROG, mx->path);
+			PROG, mx->path);
 		return 2;
 	}
 	return 0;
@@ -332,7 +333,7 @@ static int report_reference(struct report_args *a)
 			free(ents);
 	}
 	fprintf(stderr, "%s: --reference '%s': no such file, nor a published table or matrix of that name (valid: "
-		"a path, or %s)\n", LAB_PROG, name, names[0] ? names : "a matrix with a reference");
+		"a path, or %s)\n", PROG, name, names[0] ? names : "a matrix with a reference");
 	return 2;
 }
 
@@ -343,7 +344,7 @@ static int percent(const char *name, const char *s, double *v)
 
 	*v = strtod(s, &end);
 	if (!*s || *end || !(*v >= 0) || *v > 100) {
-		fprintf(stderr, "%s: bad --%s '%s' (a percentage in 0..100)\n", LAB_PROG, name, s);
+		fprintf(stderr, "%s: bad --%s '%s' (a percentage in 0..100)\n", PROG, name, s);
 		return 2;
 	}
 	return 0;
@@ -353,15 +354,15 @@ static int percent(const char *name, const char *s, double *v)
 static int report_values(struct report_args *a)
 {
 	if (a->era && lab_report_era_parse(a->era, &a->o.era)) {
-		fprintf(stderr, "%s: unknown --mmtests-era '%s' (valid: %s)\n", LAB_PROG, a->era, LAB_REPORT_ERAS);
+		fprintf(stderr, "%s: unknown --mmtests-era '%s' (valid: %s)\n", PROG, a->era, LAB_REPORT_ERAS);
 		return 2;
 	}
 	if (a->fmt && lab_report_format_parse(a->fmt, &a->o.format)) {
-		fprintf(stderr, "%s: unknown report format '%s' (valid: %s)\n", LAB_PROG, a->fmt, LAB_REPORT_FORMATS);
+		fprintf(stderr, "%s: unknown report format '%s' (valid: %s)\n", PROG, a->fmt, LAB_REPORT_FORMATS);
 		return 2;
 	}
 	if (a->sig && lab_report_sig_parse(a->sig, &a->o.sig)) {
-		fprintf(stderr, "%s: unknown significance rule '%s' (valid: %s)\n", LAB_PROG, a->sig, LAB_REPORT_SIGS);
+		fprintf(stderr, "%s: unknown significance rule '%s' (valid: %s)\n", PROG, a->sig, LAB_REPORT_SIGS);
 		return 2;
 	}
 	if (a->flat && percent("flat", a->flat, &a->o.flat_pct))
@@ -400,12 +401,12 @@ static int cmd_report(int argc, char **argv)
 		if ((st = report_option(c, &a)))
 			return st;
 	if (optind == argc) {
-		fprintf(stderr, "%s: report needs a results CSV (rwlab report FILE.csv... [options]; - reads stdin)\n",
-			LAB_PROG);
+		fprintf(stderr, "%s: no results CSV given (rwlab report FILE.csv... [options]; - reads stdin)\n",
+			PROG);
 		return 2;
 	}
 	if (argc - optind > MAX_INPUTS) {
-		fprintf(stderr, "%s: report reads at most %d CSV files, not %d\n", LAB_PROG, MAX_INPUTS, argc - optind);
+		fprintf(stderr, "%s: at most %d CSV files, not %d\n", PROG, MAX_INPUTS, argc - optind);
 		return 2;
 	}
 	a.o.path = argv[optind];
@@ -428,8 +429,8 @@ static int cmd_report(int argc, char **argv)
 const struct lab_cmd lab_report_cmd = {
 	.name = "report",
 	.synopsis = "FILE.csv... [options]",
-	.summary = "comparison tables from results CSVs (- reads stdin); cells "
-		   "measured on different hosts are pooled only with --by host",
+	.summary = "comparison tables from results CSVs (- reads stdin); a cell "
+		   "is never pooled across hosts or simulated models",
 	.opts = report_opts,
 	.fn = cmd_report,
 	.operands = LAB_COMP_CSV,

@@ -380,7 +380,8 @@ struct run_args {
  */
 static int run_sim_exec(struct run_args *a, int argc, char **argv, const bool *drop)
 {
-	struct lab_sim_plan p = { .machine = a->lists.sim, .seed = a->o.settings.seed, .seeds = 1, .cmd = "run" };
+	struct lab_sim_plan p = { .machine = a->lists.sim, .seed = a->o.settings.seed, .seeds = 1, .cmd = "run",
+				  .prog = LAB_PROG };
 
 	if (lab_sim_plan_args(&p, argc, argv, drop))
 		return 2;

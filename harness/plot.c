@@ -72,32 +72,66 @@ static const char *ends_with(const char *s, const char *suffix)
 	return l >= k && !strcmp(s + l - k, suffix) ? s + l - k : NULL;
 }
 
-/* Run gnuplot on @script; @quiet sends its stderr to /dev/null. Returns its exit status or -1. */
-static int run_gnuplot(const char *script, bool quiet)
+/*
+ * Run gnuplot on @script, what it writes on stderr read into @said (malloc'd,
+ * "" when it said nothing; the caller passes it on). Returns its exit status,
+ * or -1 (not started, or killed by a signal).
+ */
+static int run_gnuplot(const char *script, char **said)
 {
 	const char *gp = getenv("RWLAB_GNUPLOT");
+	size_t n = 0, cap = 256;
+	int fds[2], st;
 	pid_t pid;
-	int st;
 
+	*said = malloc(cap);
+	if (!*said)
+		abort();
+	**said = 0;
 	if (!gp || !*gp)
 		gp = "gnuplot";
-	pid = fork();
-	if (pid < 0)
+	if (pipe2(fds, O_CLOEXEC))
 		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
 	if (pid == 0) {
-		if (quiet) {
-			int fd = open("/dev/null", O_WRONLY);
-
-			if (fd >= 0)
-				dup2(fd, 2);
-		}
+		dup2(fds[1], 2);
 		execlp(gp, gp, script, (char *)NULL);
 		_exit(127);
 	}
+	close(fds[1]);
+	for (;;) {
+		ssize_t k;
+
+		if (cap - n < 128 && !(*said = realloc(*said, cap *= 2)))
+			abort();
+		k = read(fds[0], *said + n, cap - n - 1);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+	}
+	(*said)[n] = 0;
+	close(fds[0]);
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* gnuplot's messages, after @head (a line of ours naming gnuplot), on stderr; nothing when it said nothing. */
+static void pass_on(const char *head, const char *said)
+{
+	size_t n = strlen(said);
+
+	if (!n)
+		return;
+	fprintf(stderr, "%s\n%s%s", head, said, said[n - 1] == '\n' ? "" : "\n");
 }
 
 
@@ -731,7 +765,7 @@ static int fairness_writer(const void *arg, FILE *d, FILE *s, const char *datpat
  */
 static int render(const char *out, bool keep, plot_writer write, const void *arg)
 {
-	char dir[64] = "", gp[4200], dat[4200];
+	char dir[64] = "", gp[4200], dat[4200], head[4400], *said = NULL;
 	bool svg = ends_with(out, ".svg") != NULL;
 	int st = 1, rc, fd;
 
@@ -777,21 +811,29 @@ static int render(const char *out, bool keep, plot_writer write, const void *arg
 		fclose(d);
 		if (blocks <= 0)
 			goto out;
-		rc = run_gnuplot(gp, cairo && !svg);
+		rc = run_gnuplot(gp, &said);
+		if (rc && cairo && !svg && strstr(said, "unknown or ambiguous terminal type")) {
+			free(said);	/* a gnuplot without pngcairo: the libgd png terminal */
+			said = NULL;
+			continue;
+		}
 		if (rc == 0) {
+			snprintf(head, sizeof(head), "rwlab plot: gnuplot drew %s, and said:", out);
 			st = 0;
-			break;
+		} else if (rc == 127 || rc < 0) {
+			snprintf(head, sizeof(head), "rwlab plot: cannot run gnuplot (install gnuplot-nox, or set "
+				 "RWLAB_GNUPLOT)%s", *said ? "; it said:" : "");
+		} else {
+			snprintf(head, sizeof(head), "rwlab plot: gnuplot failed (exit %d) drawing %s%s", rc, out,
+				 *said ? "; it said:" : "");
 		}
-		if (rc == 127 || rc < 0) {
-			fprintf(stderr, "rwlab plot: cannot run gnuplot (install gnuplot-nox, or set RWLAB_GNUPLOT)\n");
-			goto out;
-		}
-		if (svg || !cairo) {
-			fprintf(stderr, "rwlab plot: gnuplot failed (exit %d) on %s\n", rc, gp);
-			goto out;
-		}
+		if (rc && !*said)
+			fprintf(stderr, "%s\n", head);
+		pass_on(head, said);
+		break;
 	}
 out:
+	free(said);
 	if (st)
 		unlink(out);
 	if (dir[0]) {

@@ -561,7 +561,7 @@ int rep_csv(struct lab_rctx *c)
 int rep_markdown(struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
-	bool *used = calloc((size_t)r->ncolumns + 1, sizeof(*used));
+	bool bold = false, *used = calloc((size_t)r->ncolumns + 1, sizeof(*used));
 	int printed = 0;
 
 	if (!used)
@@ -624,7 +624,7 @@ int rep_markdown(struct lab_rctx *c)
 					ch = rep_change(s, base);
 					if (isnan(ch))
 						fprintf(c->out, " |");
-					else if (rep_significant(c, s, base))
+					else if (rep_significant(c, s, base) && (bold = true))
 						fprintf(c->out, " (**%+.2f%%**) |", ch);
 					else
 						fprintf(c->out, " (%+.2f%%) |", ch);
@@ -640,8 +640,8 @@ int rep_markdown(struct lab_rctx *c)
 	if (printed)
 		fprintf(c->out, "\nHmean ±HCoeffVar for higher-is-better metrics, Amean ±CoeffVar otherwise; change vs %s, "
 			"positive = better (for a lower-is-better metric the gain, 100 - new*100/base; for an "
-			"informational one, positive = higher); **bold** = significant.\n",
-			r->columns[0]);
+			"informational one, positive = higher)%s.\n",
+			r->columns[0], bold ? "; **bold** = significant" : "");
 	return printed;
 }
 
@@ -834,6 +834,44 @@ static int ctx_values(const struct lab_results *r, const char *col, int sim, con
 	return n;
 }
 
+/*
+ * The simulated rows' kernel field into @buf when every value is one model's
+ * ("rwlab-sim VERSION engine HASH machine HASH", the same up to " seed N"):
+ * the model once and its seeds, "... machine 5e68bba4 seeds 1, 2 and 3"
+ * (repeated runs of one model, which report pools). Returns false when the
+ * values are of two models or fewer than two, @buf untouched.
+ */
+static bool sim_seeds(const struct lab_results *r, char *buf, size_t len)
+{
+	int n = lab_results_distinct_kind(r, LAB_CSV_NAME(kernel), 1, NULL, 0), ml;
+	const char **v, *seed;
+	size_t off;
+
+	if (n < 2)
+		return false;
+	v = calloc((size_t)n, sizeof(*v));
+	if (!v)
+		abort();
+	lab_results_distinct_kind(r, LAB_CSV_NAME(kernel), 1, v, n);
+	seed = strstr(v[0], " seed ");
+	ml = seed ? (int)(seed - v[0]) : -1;
+	for (int i = 1; i < n && ml >= 0; i++)
+		if (strncmp(v[i], v[0], (size_t)ml) || strncmp(v[i] + ml, " seed ", 6))
+			ml = -1;
+	if (ml < 0) {
+		free(v);
+		return false;
+	}
+	off = (size_t)snprintf(buf, len, "%.*s seeds ", ml, v[0]);
+	for (int i = 0; i < n && i < 4; i++)
+		off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s%s", !i ? "" : i == n - 1 ? " and " :
+					", ", v[i] + ml + 6);
+	if (n > 4)
+		snprintf(buf + off, off < len ? len - off : 0, " and %d more", n - 4);
+	free(v);
+	return true;
+}
+
 /* The banner's line for the simulated rows (@sim 1) or the measured ones (0); none where there are none. */
 static void banner_line(const struct lab_rctx *c, int sim)
 {
@@ -843,7 +881,8 @@ static void banner_line(const struct lab_rctx *c, int sim)
 
 	if (!ctx_values(r, LAB_CSV_NAME(cpu_model), sim, sim ? "machine" : "CPU model", model, sizeof(model)))
 		return;	/* none of this kind, or a file from before the context columns: nothing to name */
-	ctx_values(r, LAB_CSV_NAME(kernel), sim, sim ? "engine" : "kernel", kernel, sizeof(kernel));
+	if (!sim || !sim_seeds(r, kernel, sizeof(kernel)))
+		ctx_values(r, LAB_CSV_NAME(kernel), sim, sim ? "engine" : "kernel", kernel, sizeof(kernel));
 	if (sim) {
 		fprintf(c->out, "simulated: %s on %s (the model's figures, not this host's)\n", model, kernel);
 		return;

@@ -484,6 +484,7 @@ static int put_metrics(const struct lab_rctx *c, const struct lab_vtab *vt, int 
 	const struct lab_results *r = c->r;
 	struct lab_plot_fig *f = calloc(1, sizeof(*f));
 	int printed = 0, st = 0;
+	bool starred = false;
 
 	if (!f)
 		abort();
@@ -516,12 +517,13 @@ static int put_metrics(const struct lab_rctx *c, const struct lab_vtab *vt, int 
 				st = -1;
 			lab_plot_fig_free(f);
 			put_grid(c->out, &gr, title);
+			starred |= gr.starred;
 			rep_grid_free(&gr);
 			fputs("</section>\n", c->out);
 			printed++;
 		}
 	free(f);
-	if (printed)
+	if (printed && (starred || c->o->sig == LAB_SIG_NONE))
 		fprintf(c->out, "<p class=\"note\">%s</p>\n", rep_sig_footnote(c->o->sig));
 	return st ? -1 : printed;
 }

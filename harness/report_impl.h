@@ -108,6 +108,7 @@ struct rep_grid {
 	char **rlab, **clab;
 	char (*cell)[REP_GRID_PARTS][48];	/* nr * nc */
 	bool flagged;			/* some cell carries LAB_FMT_FLAG_MARK */
+	bool starred;			/* some change is starred significant: rep_sig_footnote() goes under */
 	bool lower;			/* the metric is lower-is-better: rep_sign_line() goes under it */
 };
 /*
@@ -126,7 +127,7 @@ void rep_grid_free(struct rep_grid *gr);
 bool rep_grid_transposed(const struct rep_grid *gr, int width);
 /* The line above the table of (group @g, metric @m): "pft: faults/sec (faults/s, higher is better), ...". */
 void rep_grid_title(const struct lab_rctx *c, int g, int m, char *buf, size_t len);
-/* The line under the tables that says what a star means under @sig. */
+/* The line under the tables that says what a star means under @sig (printed where one is, or with none). */
 const char *rep_sig_footnote(enum lab_report_sig sig);
 
 /*

@@ -203,13 +203,14 @@ static char *xstrdup(const char *s)
 
 /*
  * One cell: aggregate, spread (followed by LAB_FMT_FLAG_MARK when
- * lab_fmt_flag() flags the cell; returns whether it did), change. @compact (email) prints the spread in
+ * lab_fmt_flag() flags the cell; returns whether it did), change (starred
+ * when significant: sets *@starred). @compact (email) prints the spread in
  * whole percent, as LKP's "±  3%" (but 9.5% to 10% as "±9.9%", not as a
  * "±10%" that is not flagged), and changes of 10% or more without a
  * decimal, to fit 80 columns.
  */
 static bool fill_cell(const struct lab_rctx *c, const struct lab_series *s, const struct lab_series *base,
-		      bool is_base, bool compact, char out[PARTS][48])
+		      bool is_base, bool compact, bool *starred, char out[PARTS][48])
 {
 	bool higher, bh, flagged = rep_flag(s);
 	double m = rep_table_mean(s, &higher), cv = rep_spread(s, NULL);
@@ -231,8 +232,10 @@ static bool fill_cell(const struct lab_rctx *c, const struct lab_series *s, cons
 			snprintf(out[2], sizeof(out[2]) - 1, "%+.0f%%", ch);
 		else
 			lab_fmt_pct(ch, out[2], sizeof(out[2]) - 1);
-		if (rep_significant(c, s, base))
+		if (rep_significant(c, s, base)) {
 			strcat(out[2], "*");
+			*starred = true;
+		}
 	}
 	return flagged;
 }
@@ -306,7 +309,8 @@ int rep_grid_build(const struct lab_rctx *c, int g, int m, bool compact, struct 
 			any = true;
 			unit = rep_count_unit(s->workload);
 			gr->lower = s->better == LAB_BETTER_LOWER;
-			gr->flagged |= fill_cell(c, s, base, v == 0, compact, gr->cell[rows * gr->nc + v]);
+			gr->flagged |= fill_cell(c, s, base, v == 0, compact, &gr->starred,
+						 gr->cell[rows * gr->nc + v]);
 		}
 		if (!any)
 			continue;
@@ -380,6 +384,7 @@ void rep_grid_title(const struct lab_rctx *c, int g, int m, char *buf, size_t le
 		 any->better == LAB_BETTER_NONE ? " (+ = higher)" : "");
 }
 
+/* Under the tables of a report with a star in them; under none with the rule none: it says no test was made. */
 const char *rep_sig_footnote(enum lab_report_sig sig)
 {
 	return sig == LAB_SIG_NONE ? "(no significance test)" :
@@ -392,6 +397,7 @@ static int readable(struct lab_rctx *c, int width)
 {
 	const struct lab_results *r = c->r;
 	int printed = 0;
+	bool starred = false;
 	char line[1024];
 
 	for (int g = 0; g < r->ngroups; g++)
@@ -413,10 +419,11 @@ static int readable(struct lab_rctx *c, int width)
 			if (gr.flagged)
 				fprintf(c->out, "%s\n", LAB_FMT_FLAG_LEGEND);
 			rep_sign_line(c->out, gr.lower);
+			starred |= gr.starred;
 			rep_grid_free(&gr);
 			printed++;
 		}
-	if (printed) {
+	if (printed && (starred || c->o->sig == LAB_SIG_NONE)) {
 		fputc('\n', c->out);
 		print_wrapped(c->out, rep_sig_footnote(c->o->sig), width);
 	}

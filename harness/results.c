@@ -1163,6 +1163,60 @@ static int check_sim_mix(struct loader *L, const bool *keep, const char *by, cha
 	return 0;
 }
 
+/* The length of a simulated row's model in its kernel field: all but the " seed N" that ends it. */
+static int sim_model_len(const char *kernel)
+{
+	const char *s = strstr(kernel, " seed ");
+
+	return s ? (int)(s - kernel) : (int)strlen(kernel);
+}
+
+/*
+ * One cell with simulated rows of two models (the kernel field "rwlab-sim
+ * VERSION engine HASH machine HASH seed N" differing in more than its seed)
+ * would pool two engines' or two machines' figures into one mean: refused
+ * unless they are compared side by side (--by with kernel). Seeds of one
+ * model are repeated runs of it and pool. Returns 0 or -1.
+ */
+static int check_sim_models(struct loader *L, const bool *keep, const char *by, char *err, size_t errlen)
+{
+	const struct lab_results_store *st = L->st;
+	int mc = ctx_col(st, LAB_CSV_NAME(cpu_model)), kc = ctx_col(st, LAB_CSV_NAME(kernel));
+
+	if (mc < 0 || kc < 0 || (by && strstr(by, LAB_CSV_NAME(kernel))))
+		return 0;
+	for (int i = 0; i < st->ncells; i++) {
+		const struct cell *c = &st->cells[i];
+		const char *a = NULL;
+		int na = 0;
+
+		for (int k = 0; keep[i] && k < c->nctx; k++) {
+			char *const *ctx = st->ctxv[c->ctx[k].ctx];
+			const char *b = ctx[kc], *ma, *mb;
+			int nb = sim_model_len(b);
+
+			if (strncmp(ctx[mc], "sim ", 4))
+				continue;	/* measured: check_sim_mix() */
+			if (!a) {
+				a = b;
+				na = nb;
+				continue;
+			}
+			if (na == nb && !strncmp(a, b, (size_t)na))
+				continue;
+			ma = strstr(a, " machine ");
+			mb = strstr(b, " machine ");
+			snprintf(err, errlen, "%s: cell %s %s t=%s was simulated by two %s ('%.*s' and '%.*s'): two "
+				 "models' figures are never pooled; give --by variant,kernel to compare them side by "
+				 "side, or report each model's file alone", L->r->path, S(st, c->v), S(st, c->w),
+				 S(st, c->th), ma && mb && ma - a == mb - b && !strncmp(a, b, (size_t)(ma - a)) ?
+				 "machines" : "engines", na, a, nb, b);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* A cell that counts whose threads field is not a positive integer: the first such row. Returns 0 or -1. */
 static int check_threads(struct loader *L, const bool *keep, char *err, size_t errlen)
 {
@@ -1490,7 +1544,8 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 	keep = xrealloc(NULL, (size_t)(L.st->ncells + 1) * sizeof(bool));
 	vwt_failed = xrealloc(NULL, (size_t)(L.st->ncells + 1) * sizeof(bool));
 	failed_cells(&L, keep, vwt_failed);
-	if (check_hosts(&L, keep, by, err, errlen) || check_sim_mix(&L, keep, by, err, errlen))
+	if (check_hosts(&L, keep, by, err, errlen) || check_sim_mix(&L, keep, by, err, errlen) ||
+	    check_sim_models(&L, keep, by, err, errlen))
 		goto out;
 	if (L.by_err[0]) {
 		snprintf(err, errlen, "%s", L.by_err);

@@ -210,7 +210,7 @@ int lab_sim_plan_args(struct lab_sim_plan *p, int argc, char **argv, const bool 
 	p->argc = 0;
 	p->argv = calloc((size_t)argc + 1, sizeof(*p->argv));
 	if (!p->argv) {
-		fprintf(stderr, "%s: --sim: out of memory\n", LAB_PROG);
+		fprintf(stderr, "%s: --sim: out of memory\n", p->prog);
 		return 2;
 	}
 	for (int i = 1; i < argc; i++)
@@ -219,33 +219,33 @@ int lab_sim_plan_args(struct lab_sim_plan *p, int argc, char **argv, const bool 
 	return 0;
 }
 
-int lab_sim_prepare(const char *machine, char *exe, size_t len)
+int lab_sim_prepare(const char *prog, const char *machine, char *exe, size_t len)
 {
 	static struct sim_machine m;
 	char self[PATH_MAX], err[1024];
 	ssize_t n;
 
 	if (LAB_SIM) {
-		fprintf(stderr, "%s: --sim: the simulated build runs no other simulation\n", LAB_PROG);
+		fprintf(stderr, "%s: --sim: the simulated build runs no other simulation\n", prog);
 		return 2;
 	}
 	if (lab_sim_machine_load(&m, machine, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", LAB_PROG, err);
+		fprintf(stderr, "%s: %s\n", prog, err);
 		return 2;
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0) {
-		fprintf(stderr, "%s: --sim: cannot find this binary (/proc/self/exe): %s\n", LAB_PROG, strerror(errno));
+		fprintf(stderr, "%s: --sim: cannot find this binary (/proc/self/exe): %s\n", prog, strerror(errno));
 		return 2;
 	}
 	self[n] = 0;
 	*strrchr(self, '/') = 0;
 	if ((size_t)snprintf(exe, len, "%s/rwlab-sim", self) >= len) {
-		fprintf(stderr, "%s: --sim: the path of rwlab-sim beside %s is too long\n", LAB_PROG, self);
+		fprintf(stderr, "%s: --sim: the path of rwlab-sim beside %s is too long\n", prog, self);
 		return 2;
 	}
 	if (access(exe, X_OK)) {
-		fprintf(stderr, "%s: --sim needs the simulated build %s: %s (rebuild with tools/setup)\n", LAB_PROG, exe,
+		fprintf(stderr, "%s: --sim needs the simulated build %s: %s (rebuild with tools/setup)\n", prog, exe,
 			strerror(errno));
 		return 2;
 	}
@@ -281,17 +281,17 @@ int lab_sim_exec(const struct lab_sim_plan *p)
 {
 	char path[PATH_MAX + 16], num[2][24], **av;
 
-	if (lab_sim_prepare(p->machine, path, sizeof(path)))
+	if (lab_sim_prepare(p->prog, p->machine, path, sizeof(path)))
 		return 2;
 	av = calloc((size_t)p->argc + 10, sizeof(*av));
 	if (!av) {
-		fprintf(stderr, "%s: --sim: out of memory\n", LAB_PROG);
+		fprintf(stderr, "%s: --sim: out of memory\n", p->prog);
 		return 2;
 	}
 	lab_sim_protocol(p, path, p->seed, p->seeds, num, av, p->argc + 10);
 	fflush(NULL);
 	execv(path, av);
-	fprintf(stderr, "%s: --sim needs the simulated build %s: %s (rebuild with tools/setup)\n", LAB_PROG, path,
+	fprintf(stderr, "%s: --sim needs the simulated build %s: %s (rebuild with tools/setup)\n", p->prog, path,
 		strerror(errno));
 	free(av);
 	return 2;

@@ -50,6 +50,7 @@ struct lab_sim_plan {
 	unsigned long long seed;	/* S */
 	unsigned long long seeds;	/* N */
 	const char *cmd;		/* "run" or "torture" */
+	const char *prog;		/* what its error lines begin with: "rwlab" (run), "rwlab torture" */
 	int argc;			/* the ARGs */
 	char **argv;
 };
@@ -66,10 +67,10 @@ int lab_sim_plan_args(struct lab_sim_plan *p, int argc, char **argv, const bool 
  * once), put the path of build/rwlab-sim (beside this binary) in @exe
  * (@len bytes) and turn address-space randomisation off for this process
  * and the ones it starts (the reason is in sim_cmd.c). Returns 0, or 2
- * after one line on stderr (the machine refused, no rwlab-sim, the
- * simulated build). Native build only.
+ * after one line on stderr that begins with @prog (the machine refused, no
+ * rwlab-sim, the simulated build). Native build only.
  */
-int lab_sim_prepare(const char *machine, char *exe, size_t len);
+int lab_sim_prepare(const char *prog, const char *machine, char *exe, size_t len);
 
 /*
  * lab_sim_protocol() - rwlab-sim's argv for @p with the seed @seed and @seeds

@@ -192,7 +192,7 @@ int lab_sim_seeds(const struct lab_sim_plan *p, int jobs, bool events)
 			p->seeds, p->argc, INT_MAX, LAB_SIM_ARGV_MAX - 10);
 		return 2;
 	}
-	if (lab_sim_prepare(p->machine, s.exe, sizeof(s.exe)))
+	if (lab_sim_prepare(p->prog, p->machine, s.exe, sizeof(s.exe)))
 		return 2;
 	fflush(NULL);
 	seeds_stop = 0;

@@ -465,7 +465,7 @@ static int torture_option(int c, struct torture_args *a)
 static int torture_sim_exec(const struct torture_args *a, int argc, char **argv, const bool *drop)
 {
 	struct lab_sim_plan p = { .machine = a->sim, .seed = a->seed_given ? a->o.seed : 1,
-				  .seeds = a->seeds ? a->seeds : 1, .cmd = "torture" };
+				  .seeds = a->seeds ? a->seeds : 1, .cmd = "torture", .prog = prog };
 	int st;
 
 	if (a->nschemes) {

@@ -247,7 +247,7 @@ expect "-l --matrix quick" 2 "^rwlab: unexpected argument 'quick' \\(see 'rwlab 
 	"$rwlab" run -l --matrix quick
 
 # 5. report --reference: a bad name is one line and no table; a published table's name is found.
-expect "--reference nosuch.csv" 2 "^rwlab: --reference 'nosuch.csv': no such file, nor a published table or matrix of that name \(valid: a path, or .*per-vma-locks-pft.*\)$" \
+expect "--reference nosuch.csv" 2 "^rwlab report: --reference 'nosuch.csv': no such file, nor a published table or matrix of that name \(valid: a path, or .*per-vma-locks-pft.*\)$" \
 	"$rwlab" report mm.csv --reference nosuch.csv
 [ -s "$tmp/o" ] && fail "--reference nosuch.csv printed a table anyway"
 "$rwlab" report mm.csv --reference per-vma-locks-pft >"$tmp/o" 2>"$tmp/e"

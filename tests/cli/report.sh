@@ -24,7 +24,7 @@ expect_err() {
 	grep -Eq -- "$pat" "$tmp/err" || fail "$*: stderr '$(cat "$tmp/err")' does not match '$pat'"
 }
 
-expect_err 2 "unknown report format 'bogus' \(valid: table, mmtests, lkp, locktest, speedup, duration, csv, markdown" -- \
+expect_err 2 "^rwlab report: unknown report format 'bogus' \(valid: table, mmtests, lkp, locktest, speedup, duration, csv, markdown" -- \
 	"$rwlab" report "$data/two-variants.csv" --format bogus
 expect_err 1 "baseline 'nope' is not in .* \(valid: pthread, ck-rwlock\)" -- \
 	"$rwlab" report "$data/two-variants.csv" --baseline nope
@@ -32,10 +32,14 @@ expect_err 1 "baseline 'nope' is not in .* \(valid: pthread, ck-rwlock\)" -- \
 expect_err 1 "not-rwlab.csv: no column 'variant' \(columns: a, b\)" -- "$rwlab" report "$data/not-rwlab.csv"
 expect_err 1 "metric 'nope' is not in .*total_rate" -- \
 	"$rwlab" report "$data/two-variants.csv" -m nope
-expect_err 2 "unknown significance rule 'p' \(valid: ci, ttest, none\)" -- \
+expect_err 2 "^rwlab report: unknown significance rule 'p' \(valid: ci, ttest, none\)" -- \
 	"$rwlab" report "$data/two-variants.csv" --significance p
 expect_err 2 "output '.*x.jpg' must end in .png or .svg" -- \
 	"$rwlab" plot "$data/two-variants.csv" -o "$tmp/x.jpg"
+# plot's errors name plot, as report's name report (and torture's torture)
+expect_err 2 "^rwlab plot: needs one CSV file and -o OUT.png\|OUT.svg" -- "$rwlab" plot "$data/two-variants.csv"
+expect_err 2 "^rwlab plot: bad value '0' for -t/--threads" -- "$rwlab" plot "$data/two-variants.csv" -t 0 -o "$tmp/x.png"
+expect_err 2 "^rwlab report: unknown --mmtests-era '2020'" -- "$rwlab" report "$data/two-variants.csv" --mmtests-era 2020
 expect_err 1 "several groups match" -- \
 	"$rwlab" plot "$data/two-variants.csv" -o "$tmp/x.png"
 
