@@ -110,7 +110,17 @@ struct runner {
 	char run_id[64];
 	struct cell_plan *plan;
 	int nplan, nfailed;
-	int entry, nentries;		/* iterations run so far (warm-ups too), and in all */
+	int entry;			/* iterations started so far (warm-up passes too) */
+	/*
+	 * The ETA (progress()), per workload of o->wls: its iterations not yet
+	 * started (*left), the host seconds those finished took (*spent) and
+	 * how many they are (*done); the iteration in flight: its workload
+	 * (-1: none yet) and its start.
+	 */
+	int *left, *done;
+	double *spent;
+	int cur_wl;
+	uint64_t t_entry;
 	uint64_t t_start;
 	bool tty;
 	FILE *summary;			/* where the per-cell lines go */
@@ -195,8 +205,12 @@ static int plan_cells(struct runner *r)
 	for (int wi = 0; wi < o->nwls; wi++)
 		cap += o->nthreads * (o->wls[wi].ops->uses_lazy_mm ? o->nlazy : o->nlocks);
 	r->plan = calloc((size_t)(cap ? cap : 1), sizeof(*r->plan));
-	if (!r->plan)
+	r->left = calloc((size_t)o->nwls + 1, sizeof(*r->left));
+	r->done = calloc((size_t)o->nwls + 1, sizeof(*r->done));
+	r->spent = calloc((size_t)o->nwls + 1, sizeof(*r->spent));
+	if (!r->plan || !r->left || !r->done || !r->spent)
 		return -ENOMEM;
+	r->cur_wl = -1;
 	for (int wi = 0; wi < o->nwls; wi++) {
 		const struct lab_workload_conf *wl = &o->wls[wi];
 		int nvar = wl->ops->uses_lazy_mm ? o->nlazy : o->nlocks;
@@ -208,7 +222,7 @@ static int plan_cells(struct runner *r)
 				if (skip_unsafe(r, wl, vi))
 					continue;
 				r->plan[r->nplan++] = (struct cell_plan){ wl, o->threads[ti], vi };
-				r->nentries += o->iterations + (o->settings.warmup_ns && wl->ops->kind == LAB_WL_WORK);
+				r->left[wi] += o->iterations + (o->settings.warmup_ns && wl->ops->kind == LAB_WL_WORK);
 			}
 	}
 	return 0;
@@ -518,20 +532,88 @@ static void fmt_eta(char *buf, size_t len, double s)
 		snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
 }
 
+/* An iteration of workload @wi starts now: the one in flight before it has finished. */
+static void eta_start(struct runner *r, int wi)
+{
+	uint64_t now = lab_host_clock_ns();
+
+	if (r->cur_wl >= 0) {
+		r->spent[r->cur_wl] += (double)(now - r->t_entry) / 1e9;
+		r->done[r->cur_wl]++;
+	}
+	r->cur_wl = wi;
+	r->t_entry = now;
+	r->left[wi]--;
+}
+
+/* @n iterations of workload @wi will not run (their cell failed). */
+static void eta_drop(struct runner *r, int wi, int n)
+{
+	r->left[wi] -= n > 0 ? n : 0;
+}
+
+/*
+ * The host seconds the iterations not yet finished will take, the one in
+ * flight whole, each at its workload's mean so far. A timed workload's
+ * iteration none of whose has finished is its window (--warmup and -d) and
+ * the mean overhead of the timed iterations that have; a work workload's
+ * (pft, reaim, gitcheckout) has no length to go by before one has run:
+ * those iterations are counted in *@unknown instead, their workloads' names
+ * in @names ("pft", "pft/reaim").
+ */
+static double eta_s(const struct runner *r, int *unknown, char *names, size_t len)
+{
+	const struct lab_run_opts *o = r->o;
+	double window = (double)(o->settings.warmup_ns + o->settings.duration_ns) / 1e9, over = 0, s = 0;
+	int ntimed = 0;
+
+	for (int wi = 0; wi < o->nwls; wi++)
+		if (o->wls[wi].ops->kind == LAB_WL_TIMED && r->done[wi])
+			over += r->spent[wi] - r->done[wi] * window, ntimed += r->done[wi];
+	over = ntimed ? over / ntimed : 0;
+	*unknown = 0;
+	names[0] = 0;
+	for (int wi = 0; wi < o->nwls; wi++) {
+		int n = r->left[wi] + (wi == r->cur_wl);
+
+		if (n <= 0)
+			continue;
+		if (r->done[wi])
+			s += n * r->spent[wi] / r->done[wi];
+		else if (o->wls[wi].ops->kind == LAB_WL_TIMED)
+			s += n * (window + over);
+		else {
+			bool named = false;
+
+			for (int wj = 0; wj < wi; wj++)	/* pft:size_mb=64 after pft:size_mb=256: one "pft" */
+				named |= o->wls[wj].ops == o->wls[wi].ops && !r->done[wj] &&
+					 r->left[wj] + (wj == r->cur_wl) > 0;
+			*unknown += n;
+			if (!named)
+				snprintf(names + strlen(names), len - strlen(names), "%s%s", *names ? "/" : "",
+					 o->wls[wi].ops->name);
+		}
+	}
+	return s;
+}
+
 static void progress(const struct runner *r, const struct cell_run *cr, int it, int first)
 {
 	const struct lab_run_opts *o = r->o;
-	double elapsed = (double)(lab_host_clock_ns() - r->t_start) / 1e9, per_entry;
-	char eta[32];
+	char eta[32], names[128], more[192] = "";
+	double s;
+	int unknown;
 
 	if (o->quiet || (!r->tty && it != first))
 		return;
-	per_entry = r->entry > 1 ? elapsed / (r->entry - 1) :
-		(double)(o->settings.warmup_ns + o->settings.duration_ns) / 1e9;
-	fmt_eta(eta, sizeof(eta), per_entry * (r->nentries - r->entry + 1));
-	fprintf(stderr, "%s[cell %d/%d] %s %s t=%d %s %d/%d ETA %s%s%s", r->tty ? "\r\033[K" : "", cr->index,
+	s = eta_s(r, &unknown, names, sizeof(names));
+	fmt_eta(eta, sizeof(eta), unknown && !s ? -1 : s);
+	if (unknown)	/* "ETA 1m15s + 84 pft iterations", "ETA ? (84 pft iterations)" */
+		snprintf(more, sizeof(more), s ? " + %d %s iteration%s" : " (%d %s iteration%s)", unknown, names,
+			 unknown == 1 ? "" : "s");
+	fprintf(stderr, "%s[cell %d/%d] %s %s t=%d %s %d/%d ETA %s%s%s%s", r->tty ? "\r\033[K" : "", cr->index,
 		r->nplan, cr->vlabel, cr->cell->wl->label, cr->cell->nthreads, it < 0 ? "warm-up" : "iter",
-		it < 0 ? 0 : it + 1, o->iterations, eta, lab_sim_progress(), r->tty ? "" : "\n");
+		it < 0 ? 0 : it + 1, o->iterations, eta, more, lab_sim_progress(), r->tty ? "" : "\n");
 }
 
 /* The per-cell line: the headline's labelled aggregate, as the default report table prints it. */
@@ -612,6 +694,7 @@ static int cell_iteration(struct runner *r, struct cell_run *cr, int it, int fir
 	int ret;
 
 	r->entry++;
+	eta_start(r, (int)(cr->cell->wl - r->o->wls));
 	if (!LAB_SIM && getloadavg(load, 1) == 1 && lab_fault_inject("loadavg", cr->vlabel))
 		load[0] = r->cpus + 1;
 	if (!LAB_SIM && load[0] > r->cpus && it == first && !cr->load_warned)	/* at the cell's start */
@@ -810,6 +893,7 @@ static void run_block(struct runner *r, int b0, int n)
 	bool *done = calloc((size_t)n, sizeof(*done));
 	int first = o->settings.warmup_ns && r->plan[b0].wl->ops->kind == LAB_WL_WORK ? -1 : 0;
 	const struct lab_workload_ops *ops = r->plan[b0].wl->ops;
+	int wi = (int)(r->plan[b0].wl - o->wls);
 	void *shared;
 	char why[512];
 
@@ -819,14 +903,15 @@ static void run_block(struct runner *r, int b0, int n)
 	}
 	block_share(r, b0, &shared, why, sizeof(why));
 	for (int i = 0; i < n; i++)
-		ret[i] = cell_open(r, &cr[i], &r->plan[b0 + i], shared, why);
+		if ((ret[i] = cell_open(r, &cr[i], &r->plan[b0 + i], shared, why)))
+			eta_drop(r, wi, o->iterations - first);
 	for (int it = first; it < o->iterations && !lab_interrupted; it++) {
 		round_order(r, b0, it, order, n);
 		for (int k = 0; k < n && !lab_interrupted; k++) {
 			int i = order[k];
 
-			if (!ret[i])
-				ret[i] = cell_iteration(r, &cr[i], it, first);
+			if (!ret[i] && (ret[i] = cell_iteration(r, &cr[i], it, first)))
+				eta_drop(r, wi, o->iterations - 1 - it);	/* the cell's iterations after this one */
 			done[i] = !ret[i] && it == o->iterations - 1;
 		}
 	}
@@ -1264,6 +1349,9 @@ static void runner_close(struct runner *r)
 	lab_buf_free(&r->skipped);
 	lab_resume_free(&r->resume);
 	free(r->plan);
+	free(r->left);
+	free(r->done);
+	free(r->spent);
 }
 
 int lab_run(const struct lab_run_opts *o)
