@@ -20,9 +20,12 @@
  * are written with a cell_failed row in each bad iteration, which report
  * reads as "leave this cell out".
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -125,6 +128,9 @@ struct runner {
 	bool tty;
 	FILE *summary;			/* where the per-cell lines go */
 	int cpus;			/* the CPUs the run may use (the load-average warning) */
+	int online;			/* ... of the machine's */
+	bool restricted;		/* fewer than those: the load warning counts the tasks on cpuset's */
+	cpu_set_t cpuset;
 	const struct lab_context *ctx;	/* the run's context (its shard and plan columns) */
 	int loaded;			/* cells that started with the load above the CPUs, others runnable (warned once) */
 	double load_max;		/* ... the highest such load */
@@ -631,57 +637,160 @@ static void cell_summary(const struct runner *r, const struct cell_run *cr)
 /* ---- one cell ---------------------------------------------------------------- */
 
 /*
- * Other tasks runnable now: /proc/stat's procs_running (the runnable tasks
- * of the whole machine, this thread among them) less this thread, the
- * median of five reads 2 ms apart; -1 when unreadable. Read at a cell's
- * start, when no worker of this run is left: the 1-minute load average
- * then still holds this run's own earlier cells (kernel/sched/loadavg.c:
- * an exponential average with a 60 s time constant), and after a cell with
- * more threads than CPUs it stayed above them on an idle host.
+ * The state (field 3), num_threads (field 20) and processor (field 39: its
+ * runqueue's CPU) of the task whose stat file is @name under directory @dfd
+ * (proc(5)). Returns false when the task is gone.
  */
-static int others_running(void)
+static bool task_stat(int dfd, const char *name, char *state, int *nthreads, int *cpu)
 {
-	double v[5];
+	char buf[1024];
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
+	ssize_t len = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	const char *s;
+
+	if (fd >= 0)
+		close(fd);
+	if (len <= 0)
+		return false;
+	buf[len] = 0;
+	s = strrchr(buf, ')');	/* the end of comm, which may hold spaces and parentheses */
+	if (!s || s[1] != ' ')
+		return false;
+	*state = s[2];
+	for (int f = 3; f < 39 && s; f++) {	/* s: the space before field f */
+		s = strchr(s + 1, ' ');
+		if (s && f == 20)
+			*nthreads = atoi(s + 1);
+	}
+	return s && (s = strchr(s + 1, ' ')) && sscanf(s + 1, "%d", cpu) == 1;
+}
+
+static bool runnable_in(const cpu_set_t *set, char state, int cpu)
+{
+	return state == 'R' && cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, set);
+}
+
+/*
+ * The tasks of other processes runnable now (state R) on the CPUs of @set,
+ * from /proc: a process of one thread by its own stat file, one of more by
+ * each of its tasks'. -1 when /proc is unreadable.
+ */
+static int runnable_on(const cpu_set_t *set)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *p;
+	pid_t self = getpid();
 	int n = 0;
 
-	for (int i = 0; i < 5; i++) {
+	if (!proc)
+		return -1;
+	while ((p = readdir(proc))) {
+		char path[sizeof(p->d_name) + 16], state;
+		int nthreads = 0, cpu, fd;
+		struct dirent *t;
+		DIR *task;
+
+		if (p->d_name[0] < '1' || p->d_name[0] > '9' || atoi(p->d_name) == self)
+			continue;
+		snprintf(path, sizeof(path), "%s/stat", p->d_name);
+		if (!task_stat(dirfd(proc), path, &state, &nthreads, &cpu))
+			continue;
+		if (nthreads == 1) {
+			n += runnable_in(set, state, cpu);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/task", p->d_name);
+		fd = openat(dirfd(proc), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0 || !(task = fdopendir(fd))) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		while ((t = readdir(task)))
+			if (t->d_name[0] >= '1' && t->d_name[0] <= '9') {
+				snprintf(path, sizeof(path), "%s/stat", t->d_name);
+				n += task_stat(dirfd(task), path, &state, &nthreads, &cpu) && runnable_in(set, state, cpu);
+			}
+		closedir(task);
+	}
+	closedir(proc);
+	return n;
+}
+
+/*
+ * Other tasks runnable now on the CPUs this run may use: /proc/stat's
+ * procs_running (the runnable tasks of the whole machine, this thread among
+ * them) less this thread; on a run restricted to some CPUs (r->cpuset:
+ * taskset, a cpuset) with others runnable somewhere, the tasks of other
+ * processes runnable on its CPUs (runnable_on(): a task on another CPU does
+ * not compete with it). The median of five reads 2 ms apart (of three when
+ * they are 0: the median is then 0 whatever the rest); -1 when unreadable.
+ * Read at a cell's start, when no worker of this run is left: the 1-minute
+ * load average then still holds this run's own earlier cells
+ * (kernel/sched/loadavg.c: an exponential average with a 60 s time
+ * constant), and after a cell with more threads than CPUs it stayed above
+ * them on an idle host.
+ */
+static int others_running(const struct runner *r)
+{
+	double v[5];
+	int n = 0, zeros = 0;
+
+	for (int i = 0; i < 5 && zeros < 3; i++) {
 		FILE *f = fopen("/proc/stat", "r");
 		char line[256];
 		int x;
 
 		while (f && fgets(line, sizeof(line), f))
 			if (sscanf(line, "procs_running %d", &x) == 1) {
-				v[n++] = x;
+				x = x > 1 ? x - 1 : 0;
+				if (x && r->restricted)
+					x = runnable_on(&r->cpuset);
+				if (x >= 0)
+					v[n++] = x, zeros += !x;
 				break;
 			}
 		if (f)
 			fclose(f);
-		if (i < 4)
+		if (n <= i)
+			return -1;
+		if (i < 4 && zeros < 3)
 			lab_sleep_ns(2000000);
 	}
-	if (n < 5)
-		return -1;
-	return lab_median(v, 5) > 1 ? (int)lab_median(v, 5) - 1 : 0;
+	return zeros >= 3 ? 0 : (int)lab_median(v, 5);
+}
+
+/* "2 CPUs", "1 CPU this run may use (of 2)": what the load average is held against. */
+static const char *cpus_phrase(const struct runner *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%d CPU%s", r->cpus, r->cpus == 1 ? "" : "s");
+	if (r->restricted)
+		snprintf(buf + strlen(buf), len - strlen(buf), " this run may use (of %d)", r->online);
+	return buf;
 }
 
 /*
  * A cell starts with the 1-minute load average @load above the CPUs: warned
  * (the first such cell; lab_run() counts the rest at the end) unless no
- * other task is runnable now, when the load is this run's own earlier cells.
+ * other task is runnable now on them, when the load is this run's own
+ * earlier cells or, on a run restricted to some CPUs, other CPUs' work (the
+ * load average is the whole machine's: above the run's CPUs whenever their
+ * own is).
  */
 static void warn_loaded(struct runner *r, struct cell_run *cr, double load)
 {
-	int others = lab_fault_inject("loadavg", cr->vlabel) ? r->cpus : others_running();
-	char now[64] = "";
+	int others = lab_fault_inject("loadavg", cr->vlabel) ? r->cpus : others_running(r);
+	char now[96] = "", cpus[64];
 
 	if (!others)
 		return;
 	if (others > 0)
-		snprintf(now, sizeof(now), ", %d other task%s runnable", others, others == 1 ? "" : "s");
+		snprintf(now, sizeof(now), ", %d other task%s runnable%s", others, others == 1 ? "" : "s",
+			 !r->restricted ? "" : r->cpus == 1 ? " on it" : " on them");
 	if (!r->loaded++)
-		fprintf(stderr, "%sWARNING: load average %.2f above the %d CPUs at the start of %s %s t=%d%s: "
-			"other work competes with the measurement\n", r->tty ? "\r\033[K" : "", load, r->cpus,
-			cr->vlabel, cr->cell->wl->label, cr->cell->nthreads, now);
+		fprintf(stderr, "%sWARNING: load average %.2f above the %s at the start of %s %s t=%d%s: "
+			"other work competes with the measurement\n", r->tty ? "\r\033[K" : "", load,
+			cpus_phrase(r, cpus, sizeof(cpus)), cr->vlabel, cr->cell->wl->label, cr->cell->nthreads, now);
 	r->load_max = load > r->load_max ? load : r->load_max;
 	cr->load_warned = true;
 }
@@ -695,7 +804,8 @@ static int cell_iteration(struct runner *r, struct cell_run *cr, int it, int fir
 
 	r->entry++;
 	eta_start(r, (int)(cr->cell->wl - r->o->wls));
-	if (!LAB_SIM && getloadavg(load, 1) == 1 && lab_fault_inject("loadavg", cr->vlabel))
+	if (!LAB_SIM && getloadavg(load, 1) == 1 &&
+	    (lab_fault_inject("loadavg", cr->vlabel) || lab_fault_inject("loadavg_only", cr->vlabel)))
 		load[0] = r->cpus + 1;
 	if (!LAB_SIM && load[0] > r->cpus && it == first && !cr->load_warned)	/* at the cell's start */
 		warn_loaded(r, cr, load[0]);
@@ -1367,6 +1477,8 @@ int lab_run(const struct lab_run_opts *o)
 	run_settings(o, ctx.settings, sizeof(ctx.settings));
 	lab_plan_context(&ctx, o);	/* the shard and plan columns */
 	r.cpus = ctx.cpus;
+	r.online = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	r.restricted = !sched_getaffinity(0, sizeof(r.cpuset), &r.cpuset) && CPU_COUNT(&r.cpuset) < r.online;
 	r.ctx = &ctx;
 	/* before the CSV opens: the header's write to a FIFO that is full already must end on Ctrl-C */
 	sigemptyset(&sa.sa_mask);
@@ -1395,10 +1507,13 @@ int lab_run(const struct lab_run_opts *o)
 		fprintf(stderr, "\r\033[K");
 	warn_switch_rings();
 
-	if (r.loaded > 1)
-		fprintf(stderr, "WARNING: %d of the %d cells started with the load average above the %d CPUs (up to %.2f) "
-			"and other tasks runnable: each iteration's loadavg_start row says which\n", r.loaded, r.nplan,
-			r.cpus, r.load_max);
+	if (r.loaded > 1) {
+		char cpus[64];
+
+		fprintf(stderr, "WARNING: %d of the %d cells started with the load average above the %s (up to %.2f) "
+			"and other tasks runnable%s: each iteration's loadavg_start row says which\n", r.loaded, r.nplan,
+			cpus_phrase(&r, cpus, sizeof(cpus)), r.load_max, !r.restricted ? "" : r.cpus == 1 ? " on it" : " on them");
+	}
 	status = r.gone ? 1 : lab_interrupted ? 130 : r.nfailed ? 1 : 0;
 	if (LAB_SIM && lab_sim_cell_child())
 		;	/* a cell's own process: the run's process sums up (its CSV is a pipe, "-") */

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # A run restricted to some CPUs (taskset, a cpuset) keeps to them: its context's cpus, its thread
-# defaults and its workers' placement are those CPUs.
-# Skipped (77) where fewer than two CPUs are there to restrict it to one of them.
+# defaults and its workers' placement are those CPUs, and the load warning counts the tasks
+# runnable on them, not on the others. Skipped (77) where fewer than two CPUs are there to
+# restrict it to one of them. Runs alone (tests/meson.build): other tests' work on its CPU
+# would be a competing task, rightly warned about.
 # Usage: taskset.sh RWLAB
 . "${0%/*}/../lib.sh"
 rwlab=$1
@@ -30,6 +32,35 @@ grep -q "^# context,.*,cpus=1," b.csv || fail "taskset -c $B: the context's cpus
 [ "$(grep -v '^#' b.csv | tail -n +2 | cut -d, -f6 | sort -u)" = 1 ] ||
 	fail "taskset -c $B: the default threads are not 1: $(grep -v '^#' b.csv | tail -n +2 | cut -d, -f6 | sort -u | tr '\n' ' ')"
 [ -z "$psr" ] || [ "$psr" = "$B " ] || fail "taskset -c $B: the running threads were on CPUs $psr"
+
+# The load warning (forced with a load average above the CPUs, RWLAB_FAULT_INJECT=loadavg_only)
+# counts the tasks runnable on the run's CPU. Six busy loops on B: none of them on A, so no
+# warning, or one that counts fewer than six (this machine's other work may be runnable on A;
+# /proc/stat's procs_running counts the six and more). Three tries, for such work that lasts.
+spins=()
+trap 'kill "${spins[@]}" 2>/dev/null; rm -rf "$tmp"' EXIT
+spin() { taskset -c "$1" sh -c 'while :; do :; done' & spins+=($!); }
+load() {
+	RWLAB_FAULT_INJECT=loadavg_only taskset -c "$A" "$rwlab" run -l rwsem-xadd -w locktest -t 1 -n 1 -d 50ms \
+		--warmup 0 -q --no-report -o "$1" 2>err || fail "taskset -c $A run: exit $?: $(cat err)"
+	counted=$(sed -n 's/^WARNING: load average .*, \([0-9]*\) other tasks* runnable.*/\1/p' err)
+}
+for i in 1 2 3 4 5 6; do spin "$B"; done
+sleep 0.1
+for try in 1 2 3; do
+	load quiet$try.csv
+	[ "${counted:-0}" -lt 6 ] && break
+	sleep 0.5
+done
+[ "${counted:-0}" -lt 6 ] || fail "six busy loops on CPU $B, the run on $A: they were counted: $(cat err)"
+kill "${spins[@]}"
+spins=()
+# One busy loop on A: a warning that counts it, on the one CPU the run may use.
+spin "$A"
+sleep 0.1
+load busy.csv
+grep -Eq "^WARNING: load average [0-9.]+ above the 1 CPU this run may use \(of [0-9]+\) at the start of rwsem-xadd locktest t=1, [0-9]+ other tasks? runnable on it: other work competes with the measurement$" err ||
+	fail "a busy loop on the run's CPU $A: no warning that counts it: $(cat err)"
 
 [ $fails = 0 ] && echo "all taskset checks passed"
 exit $((fails > 0))
