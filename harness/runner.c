@@ -1322,11 +1322,21 @@ static int check_footprint_sim(struct runner *r)
 	if (fit == r->jobs)
 		return 0;
 	if (!fit) {
-		const char *knob = r->plan[big].wl->ops->size_knob;
+		const struct lab_workload_conf *wl = r->plan[big].wl;
+		const char *knob = wl->ops->size_knob;
+		/* the cell's process and this one, each with its base, as check_footprint() leaves 5% */
+		long size = knob && avail > 2 * LAB_FOOTPRINT_BASE ?
+			    size_that_fits(wl, r->plan[big].nthreads, 1, (avail - 2 * LAB_FOOTPRINT_BASE) / 100 * 95) : 0;
+		char fix[192];
 
-		fprintf(stderr, "rwlab: cell %s t=%d needs about %s of memory, more than MemAvailable (%s): shrink "
-			"the workload's size%s%s%s\n", r->plan[big].wl->label, r->plan[big].nthreads, c,
-			fmt_bytes(avail, a, sizeof(a)), knob ? " (its knob " : "", knob ? knob : "", knob ? ")" : "");
+		if (size)
+			snprintf(fix, sizeof(fix), "give %.*s:%s=%ld or less", (int)strcspn(wl->label, ":"), wl->label,
+				 knob, size);
+		else
+			snprintf(fix, sizeof(fix), "shrink the workload's size%s%s%s", knob ? " (its knob " : "",
+				 knob ? knob : "", knob ? ")" : "");
+		fprintf(stderr, "rwlab: cell %s t=%d needs about %s of memory, more than MemAvailable (%s): %s\n",
+			wl->label, r->plan[big].nthreads, c, fmt_bytes(avail, a, sizeof(a)), fix);
 		return -1;
 	}
 	if (r->o->jobs > 0) {
