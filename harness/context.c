@@ -91,7 +91,7 @@ void lab_context_get(struct lab_context *ctx)
 
 	memset(ctx, 0, sizeof(*ctx));
 	cpu_model(ctx->cpu_model, sizeof(ctx->cpu_model));
-	ctx->cpus = lab_topology_init();	/* hwloc's allowed PUs: right under a cpuset */
+	ctx->cpus = lab_topology_init();	/* hwloc's allowed PUs in the CPU binding: right under a cpuset, taskset */
 	if (uname(&u) == 0) {
 		snprintf(ctx->kernel, sizeof(ctx->kernel), "%.40s %.80s", u.sysname, u.release);
 		snprintf(ctx->host, sizeof(ctx->host), "%.63s", u.nodename);

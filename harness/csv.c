@@ -272,6 +272,7 @@ int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t e
 
 int lab_csv_open_append(struct lab_csv_writer *w, const char *path, size_t keep, char *err, size_t errlen)
 {
+	const char *eol = "";
 	char last = '\n';
 
 	if (w->fd < 0 && lab_csv_claim(w, path, err, errlen))
@@ -282,17 +283,21 @@ int lab_csv_open_append(struct lab_csv_writer *w, const char *path, size_t keep,
 	}
 	/*
 	 * Keep the whole rows; a last row that lost only its line end (the
-	 * write stopped just before it) gets it back, so the next row does not
-	 * join it.
+	 * write stopped just before it, or between a CRLF's two bytes) gets it
+	 * back, so the next row does not join it.
 	 */
 	if (ftruncate(w->fd, (off_t)keep) || lseek(w->fd, 0, SEEK_END) < 0 ||
-	    (keep && pread(w->fd, &last, 1, (off_t)keep - 1) != 1) ||
-	    (last != '\n' && write(w->fd, "\n", 1) != 1) || (fsync(w->fd) && errno != EINVAL && errno != EROFS)) {
-		snprintf(err, errlen, "cannot append results to '%s': %s", path, strerror(errno));
-		lab_csv_close(w);
-		return -1;
-	}
+	    (keep && pread(w->fd, &last, 1, (off_t)keep - 1) != 1))
+		goto fail;
+	if (last != '\n')
+		eol = w->crlf && last != '\r' ? "\r\n" : "\n";
+	if (write(w->fd, eol, strlen(eol)) != (ssize_t)strlen(eol) || (fsync(w->fd) && errno != EINVAL && errno != EROFS))
+		goto fail;
 	return 0;
+fail:
+	snprintf(err, errlen, "cannot append results to '%s': %s", path, strerror(errno));
+	lab_csv_close(w);
+	return -1;
 }
 
 int lab_csv_keep_old(const char *path, char *err, size_t errlen)
@@ -359,21 +364,36 @@ const char *lab_csv_append_why(int ret)
 	return ret == -EPIPE ? "its reader went away" : strerror(-ret);
 }
 
+static void buf_reserve(struct lab_buf *b, size_t more);
+
+/* @len bytes of rows onto @b; with @crlf each line end outside quotes as CRLF (a quoted field's newline is data). */
+static void put_rows(struct lab_buf *b, const char *s, size_t len, bool crlf)
+{
+	bool quoted = false;
+
+	buf_reserve(b, crlf ? 2 * len : len);
+	for (size_t i = 0; i < len; i++) {
+		quoted ^= s[i] == '"';
+		if (crlf && !quoted && s[i] == '\n' && (i == 0 || s[i - 1] != '\r'))
+			b->p[b->len++] = '\r';
+		b->p[b->len++] = s[i];
+	}
+	b->p[b->len] = 0;
+}
+
 int lab_csv_append(struct lab_csv_writer *w, const char *buf, size_t len)
 {
-	char *both;
+	struct lab_buf both = { 0 };
 	int ret;
 
-	if (!w->pending || !len)
+	if (!len || (!w->pending && !w->crlf))
 		return append_all(w, buf, len);
-	/* the run's context line and its first rows: one write, all or nothing */
-	both = malloc(w->npending + len);
-	if (!both)
-		abort();
-	memcpy(both, w->pending, w->npending);
-	memcpy(both + w->npending, buf, len);
-	ret = append_all(w, both, w->npending + len);
-	free(both);
+	/* the run's context line and its first rows: one write, all or nothing; in a CRLF file, CRLF */
+	if (w->pending)
+		put_rows(&both, w->pending, w->npending, w->crlf);
+	put_rows(&both, buf, len, w->crlf);
+	ret = append_all(w, both.p, both.len);
+	lab_buf_free(&both);
 	if (!ret) {
 		free(w->pending);
 		w->pending = NULL;

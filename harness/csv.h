@@ -175,6 +175,7 @@ struct lab_csv_writer {
 	char *pending;			/* the run's context line, written with the first rows */
 	size_t npending;
 	bool stream;			/* stdout, a device or a FIFO: written in order, never cut back or locked */
+	bool crlf;			/* the file's lines end in CRLF (--resume of such a file): so do the rows appended */
 	const volatile sig_atomic_t *stop;	/* set by the caller: a stream's write stalled on a full pipe gives up */
 };
 
@@ -213,7 +214,9 @@ int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t e
  * Carry on writing the existing results file @path (run --resume), claimed
  * with lab_csv_claim() (or claimed here): cut it to its first @keep bytes
  * (lab_resume_load() says how many are whole rows of finished cells), end a
- * last row that lost only its newline with one, and append after them.
+ * last row that lost only its newline with one, and append after them; with
+ * w->crlf set before the call (lab_resume's crlf), that line end and every
+ * row lab_csv_append() writes end in CRLF, as the file's lines do.
  * Returns 0 or -1 with a message.
  */
 int lab_csv_open_append(struct lab_csv_writer *w, const char *path, size_t keep, char *err, size_t errlen);

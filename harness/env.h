@@ -46,4 +46,4 @@
 	X("RWLAB_RESULTS_DIR", "tools/reproduce", "where its runs go (default: the source tree's results/)") \
 	X("RWLAB_FAULT_INJECT", "run (tests)", \
 	  "SITE[=VARIANT],...: make a call that cannot fail fail, to test the failure paths: pthread_create, " \
-	  "prepare, worker, must_be_zero, loadavg (harness/fault.h)")
+	  "prepare, worker, must_be_zero, loadavg, loadavg_only (harness/fault.h)")

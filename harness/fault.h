@@ -12,8 +12,10 @@
  * prepare() fails with EIO) worker (worker 0 calls lab_worker_fail()
  * instead of running the workload) or must_be_zero (each iteration gets an
  * extra "errors" row of 1, a must-be-zero count that is not) or loadavg (each cell
- * starts with the load average seen as the CPU count plus one: the loaded
- * machine's warnings). With =VARIANT only the cells of that variant
+ * starts with the load average seen as the CPU count plus one and as many
+ * other tasks runnable: the loaded machine's warnings) or loadavg_only (the
+ * same load average, the other runnable tasks counted as they are: a warning
+ * only when some compete for the run's CPUs). With =VARIANT only the cells of that variant
  * label fail. Unset (the normal case): nothing is injected.
  *
  * Threading: read-only; call from the harness thread.

@@ -126,6 +126,19 @@ out:
 	return ret;
 }
 
+/* Does the first line of @path end in CRLF? (The style its rows follow; a file of mixed ends, its header's.) */
+static bool header_crlf(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int c, prev = 0;
+
+	while (f && (c = getc(f)) != EOF && c != '\n')
+		prev = c;
+	if (f)
+		fclose(f);
+	return prev == '\r';
+}
+
 int lab_resume_load(struct lab_resume *r, const char *path, int iterations, const struct lab_context *ctx,
 		    const char *pin, char *err, size_t errlen)
 {
@@ -148,6 +161,7 @@ int lab_resume_load(struct lab_resume *r, const char *path, int iterations, cons
 	if (lab_csv_read(path, &t, err, errlen))	/* a torn last row is left out (csv.h) */
 		return -1;
 	r->exists = true;
+	r->crlf = header_crlf(path);
 
 	/* The schema: exactly this header. */
 	for (int i = 0; lab_csv_columns[i] || i < t.ncols; i++) {

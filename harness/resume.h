@@ -54,6 +54,7 @@ struct lab_resume {
 	struct lab_resume_cell *cells;
 	int dropped_rows;		/* rows of an unfinished last cell that are cut off */
 	int torn_line;			/* 0, or the line of a torn last record that is cut off */
+	bool crlf;			/* its header ends in CRLF (a file saved on Windows): the appended rows will */
 };
 
 /*

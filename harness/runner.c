@@ -20,9 +20,12 @@
  * are written with a cell_failed row in each bad iteration, which report
  * reads as "leave this cell out".
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -110,11 +113,24 @@ struct runner {
 	char run_id[64];
 	struct cell_plan *plan;
 	int nplan, nfailed;
-	int entry, nentries;		/* iterations run so far (warm-ups too), and in all */
+	int entry;			/* iterations started so far (warm-up passes too) */
+	/*
+	 * The ETA (progress()), per workload of o->wls: its iterations not yet
+	 * started (*left), the host seconds those finished took (*spent) and
+	 * how many they are (*done); the iteration in flight: its workload
+	 * (-1: none yet) and its start.
+	 */
+	int *left, *done;
+	double *spent;
+	int cur_wl;
+	uint64_t t_entry;
 	uint64_t t_start;
 	bool tty;
 	FILE *summary;			/* where the per-cell lines go */
 	int cpus;			/* the CPUs the run may use (the load-average warning) */
+	int online;			/* ... of the machine's */
+	bool restricted;		/* fewer than those: the load warning counts the tasks on cpuset's */
+	cpu_set_t cpuset;
 	const struct lab_context *ctx;	/* the run's context (its shard and plan columns) */
 	int loaded;			/* cells that started with the load above the CPUs, others runnable (warned once) */
 	double load_max;		/* ... the highest such load */
@@ -195,8 +211,12 @@ static int plan_cells(struct runner *r)
 	for (int wi = 0; wi < o->nwls; wi++)
 		cap += o->nthreads * (o->wls[wi].ops->uses_lazy_mm ? o->nlazy : o->nlocks);
 	r->plan = calloc((size_t)(cap ? cap : 1), sizeof(*r->plan));
-	if (!r->plan)
+	r->left = calloc((size_t)o->nwls + 1, sizeof(*r->left));
+	r->done = calloc((size_t)o->nwls + 1, sizeof(*r->done));
+	r->spent = calloc((size_t)o->nwls + 1, sizeof(*r->spent));
+	if (!r->plan || !r->left || !r->done || !r->spent)
 		return -ENOMEM;
+	r->cur_wl = -1;
 	for (int wi = 0; wi < o->nwls; wi++) {
 		const struct lab_workload_conf *wl = &o->wls[wi];
 		int nvar = wl->ops->uses_lazy_mm ? o->nlazy : o->nlocks;
@@ -208,7 +228,7 @@ static int plan_cells(struct runner *r)
 				if (skip_unsafe(r, wl, vi))
 					continue;
 				r->plan[r->nplan++] = (struct cell_plan){ wl, o->threads[ti], vi };
-				r->nentries += o->iterations + (o->settings.warmup_ns && wl->ops->kind == LAB_WL_WORK);
+				r->left[wi] += o->iterations + (o->settings.warmup_ns && wl->ops->kind == LAB_WL_WORK);
 			}
 	}
 	return 0;
@@ -518,20 +538,88 @@ static void fmt_eta(char *buf, size_t len, double s)
 		snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
 }
 
+/* An iteration of workload @wi starts now: the one in flight before it has finished. */
+static void eta_start(struct runner *r, int wi)
+{
+	uint64_t now = lab_host_clock_ns();
+
+	if (r->cur_wl >= 0) {
+		r->spent[r->cur_wl] += (double)(now - r->t_entry) / 1e9;
+		r->done[r->cur_wl]++;
+	}
+	r->cur_wl = wi;
+	r->t_entry = now;
+	r->left[wi]--;
+}
+
+/* @n iterations of workload @wi will not run (their cell failed). */
+static void eta_drop(struct runner *r, int wi, int n)
+{
+	r->left[wi] -= n > 0 ? n : 0;
+}
+
+/*
+ * The host seconds the iterations not yet finished will take, the one in
+ * flight whole, each at its workload's mean so far. A timed workload's
+ * iteration none of whose has finished is its window (--warmup and -d) and
+ * the mean overhead of the timed iterations that have; a work workload's
+ * (pft, reaim, gitcheckout) has no length to go by before one has run:
+ * those iterations are counted in *@unknown instead, their workloads' names
+ * in @names ("pft", "pft/reaim").
+ */
+static double eta_s(const struct runner *r, int *unknown, char *names, size_t len)
+{
+	const struct lab_run_opts *o = r->o;
+	double window = (double)(o->settings.warmup_ns + o->settings.duration_ns) / 1e9, over = 0, s = 0;
+	int ntimed = 0;
+
+	for (int wi = 0; wi < o->nwls; wi++)
+		if (o->wls[wi].ops->kind == LAB_WL_TIMED && r->done[wi])
+			over += r->spent[wi] - r->done[wi] * window, ntimed += r->done[wi];
+	over = ntimed ? over / ntimed : 0;
+	*unknown = 0;
+	names[0] = 0;
+	for (int wi = 0; wi < o->nwls; wi++) {
+		int n = r->left[wi] + (wi == r->cur_wl);
+
+		if (n <= 0)
+			continue;
+		if (r->done[wi])
+			s += n * r->spent[wi] / r->done[wi];
+		else if (o->wls[wi].ops->kind == LAB_WL_TIMED)
+			s += n * (window + over);
+		else {
+			bool named = false;
+
+			for (int wj = 0; wj < wi; wj++)	/* pft:size_mb=64 after pft:size_mb=256: one "pft" */
+				named |= o->wls[wj].ops == o->wls[wi].ops && !r->done[wj] &&
+					 r->left[wj] + (wj == r->cur_wl) > 0;
+			*unknown += n;
+			if (!named)
+				snprintf(names + strlen(names), len - strlen(names), "%s%s", *names ? "/" : "",
+					 o->wls[wi].ops->name);
+		}
+	}
+	return s;
+}
+
 static void progress(const struct runner *r, const struct cell_run *cr, int it, int first)
 {
 	const struct lab_run_opts *o = r->o;
-	double elapsed = (double)(lab_host_clock_ns() - r->t_start) / 1e9, per_entry;
-	char eta[32];
+	char eta[32], names[128], more[192] = "";
+	double s;
+	int unknown;
 
 	if (o->quiet || (!r->tty && it != first))
 		return;
-	per_entry = r->entry > 1 ? elapsed / (r->entry - 1) :
-		(double)(o->settings.warmup_ns + o->settings.duration_ns) / 1e9;
-	fmt_eta(eta, sizeof(eta), per_entry * (r->nentries - r->entry + 1));
-	fprintf(stderr, "%s[cell %d/%d] %s %s t=%d %s %d/%d ETA %s%s%s", r->tty ? "\r\033[K" : "", cr->index,
+	s = eta_s(r, &unknown, names, sizeof(names));
+	fmt_eta(eta, sizeof(eta), unknown && !s ? -1 : s);
+	if (unknown)	/* "ETA 1m15s + 84 pft iterations", "ETA ? (84 pft iterations)" */
+		snprintf(more, sizeof(more), s ? " + %d %s iteration%s" : " (%d %s iteration%s)", unknown, names,
+			 unknown == 1 ? "" : "s");
+	fprintf(stderr, "%s[cell %d/%d] %s %s t=%d %s %d/%d ETA %s%s%s%s", r->tty ? "\r\033[K" : "", cr->index,
 		r->nplan, cr->vlabel, cr->cell->wl->label, cr->cell->nthreads, it < 0 ? "warm-up" : "iter",
-		it < 0 ? 0 : it + 1, o->iterations, eta, lab_sim_progress(), r->tty ? "" : "\n");
+		it < 0 ? 0 : it + 1, o->iterations, eta, more, lab_sim_progress(), r->tty ? "" : "\n");
 }
 
 /* The per-cell line: the headline's labelled aggregate, as the default report table prints it. */
@@ -549,57 +637,160 @@ static void cell_summary(const struct runner *r, const struct cell_run *cr)
 /* ---- one cell ---------------------------------------------------------------- */
 
 /*
- * Other tasks runnable now: /proc/stat's procs_running (the runnable tasks
- * of the whole machine, this thread among them) less this thread, the
- * median of five reads 2 ms apart; -1 when unreadable. Read at a cell's
- * start, when no worker of this run is left: the 1-minute load average
- * then still holds this run's own earlier cells (kernel/sched/loadavg.c:
- * an exponential average with a 60 s time constant), and after a cell with
- * more threads than CPUs it stayed above them on an idle host.
+ * The state (field 3), num_threads (field 20) and processor (field 39: its
+ * runqueue's CPU) of the task whose stat file is @name under directory @dfd
+ * (proc(5)). Returns false when the task is gone.
  */
-static int others_running(void)
+static bool task_stat(int dfd, const char *name, char *state, int *nthreads, int *cpu)
 {
-	double v[5];
+	char buf[1024];
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
+	ssize_t len = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	const char *s;
+
+	if (fd >= 0)
+		close(fd);
+	if (len <= 0)
+		return false;
+	buf[len] = 0;
+	s = strrchr(buf, ')');	/* the end of comm, which may hold spaces and parentheses */
+	if (!s || s[1] != ' ')
+		return false;
+	*state = s[2];
+	for (int f = 3; f < 39 && s; f++) {	/* s: the space before field f */
+		s = strchr(s + 1, ' ');
+		if (s && f == 20)
+			*nthreads = atoi(s + 1);
+	}
+	return s && (s = strchr(s + 1, ' ')) && sscanf(s + 1, "%d", cpu) == 1;
+}
+
+static bool runnable_in(const cpu_set_t *set, char state, int cpu)
+{
+	return state == 'R' && cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, set);
+}
+
+/*
+ * The tasks of other processes runnable now (state R) on the CPUs of @set,
+ * from /proc: a process of one thread by its own stat file, one of more by
+ * each of its tasks'. -1 when /proc is unreadable.
+ */
+static int runnable_on(const cpu_set_t *set)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *p;
+	pid_t self = getpid();
 	int n = 0;
 
-	for (int i = 0; i < 5; i++) {
+	if (!proc)
+		return -1;
+	while ((p = readdir(proc))) {
+		char path[sizeof(p->d_name) + 16], state;
+		int nthreads = 0, cpu, fd;
+		struct dirent *t;
+		DIR *task;
+
+		if (p->d_name[0] < '1' || p->d_name[0] > '9' || atoi(p->d_name) == self)
+			continue;
+		snprintf(path, sizeof(path), "%s/stat", p->d_name);
+		if (!task_stat(dirfd(proc), path, &state, &nthreads, &cpu))
+			continue;
+		if (nthreads == 1) {
+			n += runnable_in(set, state, cpu);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/task", p->d_name);
+		fd = openat(dirfd(proc), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0 || !(task = fdopendir(fd))) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		while ((t = readdir(task)))
+			if (t->d_name[0] >= '1' && t->d_name[0] <= '9') {
+				snprintf(path, sizeof(path), "%s/stat", t->d_name);
+				n += task_stat(dirfd(task), path, &state, &nthreads, &cpu) && runnable_in(set, state, cpu);
+			}
+		closedir(task);
+	}
+	closedir(proc);
+	return n;
+}
+
+/*
+ * Other tasks runnable now on the CPUs this run may use: /proc/stat's
+ * procs_running (the runnable tasks of the whole machine, this thread among
+ * them) less this thread; on a run restricted to some CPUs (r->cpuset:
+ * taskset, a cpuset) with others runnable somewhere, the tasks of other
+ * processes runnable on its CPUs (runnable_on(): a task on another CPU does
+ * not compete with it). The median of five reads 2 ms apart (of three when
+ * they are 0: the median is then 0 whatever the rest); -1 when unreadable.
+ * Read at a cell's start, when no worker of this run is left: the 1-minute
+ * load average then still holds this run's own earlier cells
+ * (kernel/sched/loadavg.c: an exponential average with a 60 s time
+ * constant), and after a cell with more threads than CPUs it stayed above
+ * them on an idle host.
+ */
+static int others_running(const struct runner *r)
+{
+	double v[5];
+	int n = 0, zeros = 0;
+
+	for (int i = 0; i < 5 && zeros < 3; i++) {
 		FILE *f = fopen("/proc/stat", "r");
 		char line[256];
 		int x;
 
 		while (f && fgets(line, sizeof(line), f))
 			if (sscanf(line, "procs_running %d", &x) == 1) {
-				v[n++] = x;
+				x = x > 1 ? x - 1 : 0;
+				if (x && r->restricted)
+					x = runnable_on(&r->cpuset);
+				if (x >= 0)
+					v[n++] = x, zeros += !x;
 				break;
 			}
 		if (f)
 			fclose(f);
-		if (i < 4)
+		if (n <= i)
+			return -1;
+		if (i < 4 && zeros < 3)
 			lab_sleep_ns(2000000);
 	}
-	if (n < 5)
-		return -1;
-	return lab_median(v, 5) > 1 ? (int)lab_median(v, 5) - 1 : 0;
+	return zeros >= 3 ? 0 : (int)lab_median(v, 5);
+}
+
+/* "2 CPUs", "1 CPU this run may use (of 2)": what the load average is held against. */
+static const char *cpus_phrase(const struct runner *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%d CPU%s", r->cpus, r->cpus == 1 ? "" : "s");
+	if (r->restricted)
+		snprintf(buf + strlen(buf), len - strlen(buf), " this run may use (of %d)", r->online);
+	return buf;
 }
 
 /*
  * A cell starts with the 1-minute load average @load above the CPUs: warned
  * (the first such cell; lab_run() counts the rest at the end) unless no
- * other task is runnable now, when the load is this run's own earlier cells.
+ * other task is runnable now on them, when the load is this run's own
+ * earlier cells or, on a run restricted to some CPUs, other CPUs' work (the
+ * load average is the whole machine's: above the run's CPUs whenever their
+ * own is).
  */
 static void warn_loaded(struct runner *r, struct cell_run *cr, double load)
 {
-	int others = lab_fault_inject("loadavg", cr->vlabel) ? r->cpus : others_running();
-	char now[64] = "";
+	int others = lab_fault_inject("loadavg", cr->vlabel) ? r->cpus : others_running(r);
+	char now[96] = "", cpus[64];
 
 	if (!others)
 		return;
 	if (others > 0)
-		snprintf(now, sizeof(now), ", %d other task%s runnable", others, others == 1 ? "" : "s");
+		snprintf(now, sizeof(now), ", %d other task%s runnable%s", others, others == 1 ? "" : "s",
+			 !r->restricted ? "" : r->cpus == 1 ? " on it" : " on them");
 	if (!r->loaded++)
-		fprintf(stderr, "%sWARNING: load average %.2f above the %d CPUs at the start of %s %s t=%d%s: "
-			"other work competes with the measurement\n", r->tty ? "\r\033[K" : "", load, r->cpus,
-			cr->vlabel, cr->cell->wl->label, cr->cell->nthreads, now);
+		fprintf(stderr, "%sWARNING: load average %.2f above the %s at the start of %s %s t=%d%s: "
+			"other work competes with the measurement\n", r->tty ? "\r\033[K" : "", load,
+			cpus_phrase(r, cpus, sizeof(cpus)), cr->vlabel, cr->cell->wl->label, cr->cell->nthreads, now);
 	r->load_max = load > r->load_max ? load : r->load_max;
 	cr->load_warned = true;
 }
@@ -612,7 +803,9 @@ static int cell_iteration(struct runner *r, struct cell_run *cr, int it, int fir
 	int ret;
 
 	r->entry++;
-	if (!LAB_SIM && getloadavg(load, 1) == 1 && lab_fault_inject("loadavg", cr->vlabel))
+	eta_start(r, (int)(cr->cell->wl - r->o->wls));
+	if (!LAB_SIM && getloadavg(load, 1) == 1 &&
+	    (lab_fault_inject("loadavg", cr->vlabel) || lab_fault_inject("loadavg_only", cr->vlabel)))
 		load[0] = r->cpus + 1;
 	if (!LAB_SIM && load[0] > r->cpus && it == first && !cr->load_warned)	/* at the cell's start */
 		warn_loaded(r, cr, load[0]);
@@ -810,6 +1003,7 @@ static void run_block(struct runner *r, int b0, int n)
 	bool *done = calloc((size_t)n, sizeof(*done));
 	int first = o->settings.warmup_ns && r->plan[b0].wl->ops->kind == LAB_WL_WORK ? -1 : 0;
 	const struct lab_workload_ops *ops = r->plan[b0].wl->ops;
+	int wi = (int)(r->plan[b0].wl - o->wls);
 	void *shared;
 	char why[512];
 
@@ -819,14 +1013,15 @@ static void run_block(struct runner *r, int b0, int n)
 	}
 	block_share(r, b0, &shared, why, sizeof(why));
 	for (int i = 0; i < n; i++)
-		ret[i] = cell_open(r, &cr[i], &r->plan[b0 + i], shared, why);
+		if ((ret[i] = cell_open(r, &cr[i], &r->plan[b0 + i], shared, why)))
+			eta_drop(r, wi, o->iterations - first);
 	for (int it = first; it < o->iterations && !lab_interrupted; it++) {
 		round_order(r, b0, it, order, n);
 		for (int k = 0; k < n && !lab_interrupted; k++) {
 			int i = order[k];
 
-			if (!ret[i])
-				ret[i] = cell_iteration(r, &cr[i], it, first);
+			if (!ret[i] && (ret[i] = cell_iteration(r, &cr[i], it, first)))
+				eta_drop(r, wi, o->iterations - 1 - it);	/* the cell's iterations after this one */
 			done[i] = !ret[i] && it == o->iterations - 1;
 		}
 	}
@@ -1127,11 +1322,21 @@ static int check_footprint_sim(struct runner *r)
 	if (fit == r->jobs)
 		return 0;
 	if (!fit) {
-		const char *knob = r->plan[big].wl->ops->size_knob;
+		const struct lab_workload_conf *wl = r->plan[big].wl;
+		const char *knob = wl->ops->size_knob;
+		/* the cell's process and this one, each with its base, as check_footprint() leaves 5% */
+		long size = knob && avail > 2 * LAB_FOOTPRINT_BASE ?
+			    size_that_fits(wl, r->plan[big].nthreads, 1, (avail - 2 * LAB_FOOTPRINT_BASE) / 100 * 95) : 0;
+		char fix[192];
 
-		fprintf(stderr, "rwlab: cell %s t=%d needs about %s of memory, more than MemAvailable (%s): shrink "
-			"the workload's size%s%s%s\n", r->plan[big].wl->label, r->plan[big].nthreads, c,
-			fmt_bytes(avail, a, sizeof(a)), knob ? " (its knob " : "", knob ? knob : "", knob ? ")" : "");
+		if (size)
+			snprintf(fix, sizeof(fix), "give %.*s:%s=%ld or less", (int)strcspn(wl->label, ":"), wl->label,
+				 knob, size);
+		else
+			snprintf(fix, sizeof(fix), "shrink the workload's size%s%s%s", knob ? " (its knob " : "",
+				 knob ? knob : "", knob ? ")" : "");
+		fprintf(stderr, "rwlab: cell %s t=%d needs about %s of memory, more than MemAvailable (%s): %s\n",
+			wl->label, r->plan[big].nthreads, c, fmt_bytes(avail, a, sizeof(a)), fix);
 		return -1;
 	}
 	if (r->o->jobs > 0) {
@@ -1183,6 +1388,7 @@ static int runner_open(struct runner *r, const struct lab_context *ctx)
 		return 2;	/* before any measurement, the file untouched */
 	}
 	r->csv.stop = &lab_interrupted;	/* a FIFO whose reader stalls: Ctrl-C still ends the run, the header's write too */
+	r->csv.crlf = r->resume.crlf;	/* the rows appended end their lines as the file's do */
 	ret = r->resume.exists ? lab_csv_open_append(&r->csv, o->csv_path, r->resume.keep_len, err, sizeof(err)) :
 				 lab_csv_open(&r->csv, o->csv_path, err, sizeof(err));
 	if (ret == -EINTR) {	/* a FIFO full before the header (its reader stalls), then Ctrl-C */
@@ -1264,6 +1470,9 @@ static void runner_close(struct runner *r)
 	lab_buf_free(&r->skipped);
 	lab_resume_free(&r->resume);
 	free(r->plan);
+	free(r->left);
+	free(r->done);
+	free(r->spent);
 }
 
 int lab_run(const struct lab_run_opts *o)
@@ -1279,6 +1488,8 @@ int lab_run(const struct lab_run_opts *o)
 	run_settings(o, ctx.settings, sizeof(ctx.settings));
 	lab_plan_context(&ctx, o);	/* the shard and plan columns */
 	r.cpus = ctx.cpus;
+	r.online = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	r.restricted = !sched_getaffinity(0, sizeof(r.cpuset), &r.cpuset) && CPU_COUNT(&r.cpuset) < r.online;
 	r.ctx = &ctx;
 	/* before the CSV opens: the header's write to a FIFO that is full already must end on Ctrl-C */
 	sigemptyset(&sa.sa_mask);
@@ -1307,10 +1518,13 @@ int lab_run(const struct lab_run_opts *o)
 		fprintf(stderr, "\r\033[K");
 	warn_switch_rings();
 
-	if (r.loaded > 1)
-		fprintf(stderr, "WARNING: %d of the %d cells started with the load average above the %d CPUs (up to %.2f) "
-			"and other tasks runnable: each iteration's loadavg_start row says which\n", r.loaded, r.nplan,
-			r.cpus, r.load_max);
+	if (r.loaded > 1) {
+		char cpus[64];
+
+		fprintf(stderr, "WARNING: %d of the %d cells started with the load average above the %s (up to %.2f) "
+			"and other tasks runnable%s: each iteration's loadavg_start row says which\n", r.loaded, r.nplan,
+			cpus_phrase(&r, cpus, sizeof(cpus)), r.load_max, !r.restricted ? "" : r.cpus == 1 ? " on it" : " on them");
+	}
 	status = r.gone ? 1 : lab_interrupted ? 130 : r.nfailed ? 1 : 0;
 	if (LAB_SIM && lab_sim_cell_child())
 		;	/* a cell's own process: the run's process sums up (its CSV is a pipe, "-") */

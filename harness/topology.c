@@ -69,9 +69,19 @@ static hwloc_topology_t topo;
 static int npus;
 static pthread_once_t topo_once = PTHREAD_ONCE_INIT;
 
+/*
+ * The PUs this process may run on: hwloc's allowed ones (a cgroup cpuset)
+ * within its CPU binding (taskset, sched_setaffinity), so that thread
+ * defaults, placement and the load warning's CPU count stay inside a
+ * `taskset -c 1`; binding a worker outside it would be allowed, but not
+ * the machine the run was given.
+ */
 static void topo_load(void)
 {
-	if (hwloc_topology_init(&topo) || hwloc_topology_load(topo)) {
+	if (hwloc_topology_init(&topo) ||
+	    hwloc_topology_set_flags(topo, HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM |
+					   HWLOC_TOPOLOGY_FLAG_RESTRICT_TO_CPUBINDING) ||
+	    hwloc_topology_load(topo)) {
 		npus = 0;
 		return;
 	}

@@ -55,18 +55,29 @@ cmp -s r.csv r0.csv && [ ! -e r.csv.1 ] || fail "a refused plan moved or changed
 [ "$(grep -c ',failed_faults,0,' fits.csv)" = 12 ] || fail "failed faults in the shared region"
 
 # Under --sim each cell is a process of its own and -j of them run at once: a -j given whose cells
-# do not fit together is refused (the -j that fits named), as is a cell that does not fit alone;
-# nothing runs, no file is made. (A -j left to its default is lowered to what fits, with one
-# line: lab_sim_cells_fit(), tests/unit/sim_cells.c.)
+# do not fit together is refused (the -j that fits named), as is a cell that does not fit alone
+# (the size that fits named); nothing runs, no file is made. (A -j left to its default is lowered
+# to what fits, with one line: lab_sim_cells_fit(), tests/unit/sim_cells.c.)
 if [ -x "${rwlab%/*}/rwlab-sim" ]; then
 	half=$((avail * 6 / 10))	# MiB: one such pft region fits, two do not
 	refused "$rwlab" run --sim generic-8 -l null,rwsem -w pft:size_mb=$half -t 1 -n 1 -j 2 -o s.csv
 	echo "$line" | grep -q "^rwlab: -j 2: 2 cells at once need more memory than MemAvailable ([0-9.]* GiB; the largest cell, pft:size_mb=$half t=1, about [0-9.]* GiB): give -j 1 or less$" ||
 		fail "the --sim -j refusal line: $line"
+	# The cell that does not fit alone: the size that does, as natively, and that size is not refused.
 	refused "$rwlab" run --sim generic-8 -l null -w pft:size_mb=$big -t 1 -n 1 -o s.csv
-	echo "$line" | grep -q "^rwlab: cell pft:size_mb=$big t=1 needs about [0-9.]* GiB of memory, more than MemAvailable ([0-9.]* GiB): shrink the workload's size (its knob size_mb)$" ||
+	echo "$line" | grep -q "^rwlab: cell pft:size_mb=$big t=1 needs about [0-9.]* GiB of memory, more than MemAvailable ([0-9.]* GiB): give pft:size_mb=[0-9]* or less$" ||
 		fail "the --sim one-cell refusal line: $line"
 	[ ! -e s.csv ] || fail "a refused --sim plan made s.csv"
+	fit=$(echo "$line" | sed -n 's/.*give pft:size_mb=\([0-9]*\) or less$/\1/p')
+	[ -n "$fit" ] && [ "$fit" -lt "$avail" ] && [ "$fit" -gt $((avail / 2)) ] ||
+		fail "--sim: the size it suggests ($fit MiB) is not within MemAvailable ($avail MiB): $line"
+	"$rwlab" run --sim generic-8 -l null -w pft:size_mb=${fit:-1} -t 1 -n 1 -o no/such/x.csv 2>err
+	grep -q "more than MemAvailable" err && fail "--sim: the size it suggested is refused: $(cat err)"
+	# touch=fresh holds the region twice: about half
+	refused "$rwlab" run --sim generic-8 -l null -w pft:size_mb=$big,touch=fresh -t 1 -n 1 -o s.csv
+	fit=$(echo "$line" | sed -n 's/.*give pft:size_mb=\([0-9]*\) or less$/\1/p')
+	[ -n "$fit" ] && [ "$fit" -lt $((avail / 2)) ] && [ "$fit" -gt $((avail / 4)) ] ||
+		fail "--sim touch=fresh: the size it suggests ($fit MiB) is not within half of MemAvailable ($avail MiB): $line"
 fi
 
 [ $fails = 0 ] && echo "all footprint checks passed"

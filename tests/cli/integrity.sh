@@ -8,7 +8,7 @@
 # writer: ENOSPC in the middle of a cell's write on a small tmpfs, then a cell
 # that fits (the file keeps whole rows of the finished cells only); --resume
 # on a last line cut inside its last field and on one missing only its
-# newline; two concurrent --resume runs (the second refused by the file's
+# newline, and on a file of CRLF lines (the rows appended end in CRLF too); two concurrent --resume runs (the second refused by the file's
 # lock) and a fresh run that would move the running one's file aside; merge
 # of a shard from another host.
 # Usage: integrity.sh RWLAB DATA-DIR
@@ -133,6 +133,19 @@ head -n $((2 + per)) nl.csv | head -c -1 >nl2.csv	# the context line and the fir
 grep -q "resuming nl2.csv: 1 finished cells kept, 1 of this matrix to run" err || fail "--resume (newline): $(cat err)"
 [ "$(grep -vc '^#' nl2.csv)" = $((1 + 2 * per)) ] || fail "--resume (newline): $(grep -vc '^#' nl2.csv) lines, want $((1 + 2 * per))"
 "$rwlab" report nl2.csv -f csv >/dev/null 2>err && [ ! -s err ] || fail "report after --resume (newline): $(cat err)"
+
+# --resume of a file whose lines end in CRLF (saved on Windows, unix2dos): the rows it appends end
+# in CRLF too, as does a last row that had lost its LF or its whole CRLF; report reads the file.
+for cut in 0 1 2; do
+	f=crlf$cut.csv
+	head -n $((2 + per)) nl.csv | sed 's/$/\r/' | head -c -$cut >$f	# the context line and the first cell
+	"$rwlab" run "${pair[@]}" -o $f --resume 2>err || fail "--resume of a CRLF file (cut $cut): exit $?: $(cat err)"
+	[ "$(grep -vc '^#' $f)" = $((1 + 2 * per)) ] || fail "--resume (CRLF, cut $cut): $(grep -vc '^#' $f) lines, want $((1 + 2 * per))"
+	[ "$(grep -c $'\r$' $f)" = "$(wc -l <$f)" ] && [ "$(tr -cd '\r' <$f | wc -c)" = "$(wc -l <$f)" ] &&
+		[ "$(tail -c 2 $f | od -An -c | tr -d ' ')" = '\r\n' ] ||
+		fail "--resume (CRLF, cut $cut): $(grep -c $'\r$' $f) of $(wc -l <$f) lines end in CRLF, $(tr -cd '\r' <$f | wc -c) CRs"
+	"$rwlab" report $f -f csv >/dev/null 2>err && [ ! -s err ] || fail "report after --resume (CRLF, cut $cut): $(cat err)"
+done
 
 # Two concurrent --resume runs: the second is refused by the first's lock, with one line, before measuring.
 slow=(-l rwsem,rwsem-xadd,rwsem-rspin -w locktest:load=10 -t 1,2 -n 2 -d 200ms --warmup 0 -q --no-report)
