@@ -248,6 +248,7 @@ int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t e
 	w->pending = NULL;
 	w->npending = 0;
 	w->stream = out;
+	w->crlf = false;	/* a new file's lines end in LF; only --resume of a CRLF file sets it, after its claim */
 	if (out) {
 		snprintf(w->path, sizeof(w->path), "stdout");
 		w->fd = fcntl(1, F_DUPFD_CLOEXEC, 3);

@@ -54,6 +54,35 @@ Test(csv, round_trip)
 	unlink(path);
 }
 
+/* A writer whose bytes lab_csv_open() does not own were left as anything: a new file still gets LF rows, no CR. */
+Test(csv, new_file_lf_whatever_the_writer_held)
+{
+	struct lab_csv_writer w;
+	struct lab_context ctx;
+	struct lab_buf b = { 0 };
+	char path[256], err[512], text[8192];
+	FILE *f;
+	size_t n;
+
+	memset(&w, 0xff, sizeof(w));
+	w.stop = NULL;	/* the caller's own field (csv.h): not lab_csv_open()'s to set */
+	tmpname(path, sizeof(path), "lf");
+	lab_context_get(&ctx);
+	cr_assert_eq(lab_csv_open(&w, path, err, sizeof(err)), 0, "%s", err);
+	lab_csv_set_context(&w, "run1", &ctx, "compact");
+	lab_csv_row_prefix(&b, "run1", "pthread", "locktest", 1, 0);
+	lab_csv_row_rest(&b, "total_rate", 1.0, "op/s", ctx.host, "higher");
+	cr_assert_eq(lab_csv_append(&w, b.p, b.len), 0);
+	lab_csv_close(&w);
+	lab_buf_free(&b);
+	cr_assert(f = fopen(path, "r"));
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = 0;
+	cr_expect(n > 0 && !strchr(text, '\r'), "a new file got a CR: %zu bytes", n);
+	unlink(path);
+}
+
 /*
  * The schema is one list (csv.h's X-macros): the header, the writer and the
  * column enum agree, and every context column carries its own value in its
