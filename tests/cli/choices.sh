@@ -3,7 +3,8 @@
 # What a new user typed after the quick run, and the one line that must come
 # back: bench and bench-lazy refuse a variant or scheme given twice (measured
 # twice, its rows repeated in -o's CSV, which report refuses) and begin their
-# errors with the subcommand.
+# errors with the subcommand; plot names the workloads or metrics to choose
+# from, and says how to draw a file of several figures.
 # Usage: choices.sh RWLAB DATA-DIR
 . "${0%/*}/../lib.sh"
 rwlab=$1 data=$2
@@ -41,5 +42,20 @@ expect "bench-lazy -n 0" 2 "^rwlab bench-lazy: bad value '0' for -n/--reps" "$rw
 "$rwlab" bench -l pthread,null "${small[@]}" -o b.csv >/dev/null 2>"$tmp/e" || fail "bench -l pthread,null: $(cat "$tmp/e")"
 "$rwlab" report b.csv >/dev/null 2>"$tmp/e" || fail "report of bench's CSV: $(cat "$tmp/e")"
 
-[ $fails = 0 ] && echo "choices: bench, as a new user typed it"
+# plot: a file of two workloads without -w or %w says what it holds and both ways out.
+cp "$data/two-variants.csv" two.csv
+expect "plot of two workloads" 1 \
+	"^rwlab plot: two.csv holds 2 figures \(locktest, fixture-time\): choose one with -w, or put %w in -o to draw each to its own file \(-o x-%w.png\)$" \
+	"$rwlab" plot two.csv -o x.png
+# ... under --by workload the figures are variants, which -w (a workload) cannot pick: %w alone.
+expect "plot --by workload" 1 "^rwlab plot: two.csv holds [0-9]+ figures \(.*\): put %w in -o to draw each" \
+	"$rwlab" plot two.csv --by workload -o x.svg
+# an unknown -w names the workloads, not the figures.
+expect "plot -w nosuch" 1 "^rwlab plot: workload 'nosuch' is not in two.csv \(workloads: locktest, fixture-time\)$" \
+	"$rwlab" plot two.csv -w nosuch -o x.png
+# an unknown -m names the metrics, as report's does.
+expect "plot -m nosuch" 1 "^rwlab plot: metric 'nosuch' is not in two.csv \(metrics: .*total_rate" \
+	"$rwlab" plot two.csv -w locktest -m nosuch -o x.png
+ls x*.png x*.svg >/dev/null 2>&1 && fail "plot: a refused plot left a figure"
+[ $fails = 0 ] && echo "choices: bench and plot, as a new user typed them"
 exit $((fails > 0))
