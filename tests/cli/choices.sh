@@ -4,7 +4,8 @@
 # back: bench and bench-lazy refuse a variant or scheme given twice (measured
 # twice, its rows repeated in -o's CSV, which report refuses) and begin their
 # errors with the subcommand; plot names the workloads or metrics to choose
-# from, and says how to draw a file of several figures.
+# from, and says how to draw a file of several figures; merge names the -o
+# it cannot write.
 # Usage: choices.sh RWLAB DATA-DIR
 . "${0%/*}/../lib.sh"
 rwlab=$1 data=$2
@@ -57,5 +58,9 @@ expect "plot -w nosuch" 1 "^rwlab plot: workload 'nosuch' is not in two.csv \(wo
 expect "plot -m nosuch" 1 "^rwlab plot: metric 'nosuch' is not in two.csv \(metrics: .*total_rate" \
 	"$rwlab" plot two.csv -w locktest -m nosuch -o x.png
 ls x*.png x*.svg >/dev/null 2>&1 && fail "plot: a refused plot left a figure"
-[ $fails = 0 ] && echo "choices: bench and plot, as a new user typed them"
+
+# merge -o into a directory that is not there names the file given, not its OUT.partial.
+expect "merge -o /nonexistent/m.csv" 2 "^rwlab: merge: cannot write '/nonexistent/m.csv': No such file or directory$" \
+	"$rwlab" merge -o /nonexistent/m.csv b.csv
+[ $fails = 0 ] && echo "choices: bench, plot and merge, as a new user typed them"
 exit $((fails > 0))
