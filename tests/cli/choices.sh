@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # What a new user typed after the quick run, and the one line that must come
-# back: bench and bench-lazy refuse a variant or scheme given twice (measured
+# back: bench, bench-lazy and exec refuse a variant or scheme given twice (measured
 # twice, its rows repeated in -o's CSV, which report refuses) and begin their
 # errors with the subcommand; plot names the workloads or metrics to choose
 # from, and says how to draw a file of several figures; merge names the -o
@@ -39,6 +39,10 @@ expect "bench -l nosuch" 2 "^rwlab bench: unknown lock variant 'nosuch' \(valid:
 expect "bench --pairs 0" 2 "^rwlab bench: bad value '0' for --pairs" "$rwlab" bench --pairs 0
 expect "bench-lazy -m nosuch" 2 "^rwlab bench-lazy: unknown lazy-mm scheme 'nosuch' \(valid: " "$rwlab" bench-lazy -m nosuch
 expect "bench-lazy -n 0" 2 "^rwlab bench-lazy: bad value '0' for -n/--reps" "$rwlab" bench-lazy -n 0
+# exec likewise (its CSV's rows repeated, its own closing table refused them).
+expect "exec -l twice" 2 "^rwlab exec: lock variant 'rwsem' given twice in -l \(each variant runs once\)$" \
+	"$rwlab" exec -l rwsem,bravo,rwsem -- true
+expect "exec -l all,rwsem" 2 "^rwlab exec: lock variant 'rwsem' given twice in -l" "$rwlab" exec -l all,rwsem -- true
 # Distinct variants still run, and report reads what they wrote.
 "$rwlab" bench -l pthread,null "${small[@]}" -o b.csv >/dev/null 2>"$tmp/e" || fail "bench -l pthread,null: $(cat "$tmp/e")"
 "$rwlab" report b.csv >/dev/null 2>"$tmp/e" || fail "report of bench's CSV: $(cat "$tmp/e")"
@@ -62,5 +66,5 @@ ls x*.png x*.svg >/dev/null 2>&1 && fail "plot: a refused plot left a figure"
 # merge -o into a directory that is not there names the file given, not its OUT.partial.
 expect "merge -o /nonexistent/m.csv" 2 "^rwlab: merge: cannot write '/nonexistent/m.csv': No such file or directory$" \
 	"$rwlab" merge -o /nonexistent/m.csv b.csv
-[ $fails = 0 ] && echo "choices: bench, plot and merge, as a new user typed them"
+[ $fails = 0 ] && echo "choices: bench, exec, plot and merge, as a new user typed them"
 exit $((fails > 0))
