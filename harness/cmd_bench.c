@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* rwlab bench: uncontended ns per lock/unlock pair, per variant (bench.h). */
 #include <stdio.h>
+#include <string.h>
 
 #include "bench.h"
 #include "cmds.h"
 #include "rwsem.h"
 #include "threads.h"
+
+#define PROG LAB_PROG " bench"	/* what its error lines begin with */
 
 /* Adding an option: one entry here and one case in cmd_bench()'s switch. */
 static const struct lab_opt bench_opts[] = {
@@ -28,9 +31,11 @@ static int cmd_bench(int argc, char **argv)
 	if (lab_cli_begin(&cli, &lab_bench_cmd, argc, argv))
 		return 2;
 	while ((c = lab_cli_next(&cli)) != -1) {
-		if (c == 'l' && lab_rwsem_parse_list(optarg, locks, LAB_MAX_LOCKS, &o.nlocks, err, sizeof(err)))
-			return lab_cli_fail(err);
-		if ((c == 'p' || c == 'n') && lab_cli_count(&cli, LAB_PROG, c, &v))
+		if (c == 'l' && lab_rwsem_parse_list(optarg, locks, LAB_MAX_LOCKS, &o.nlocks, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", PROG, err);
+			return 2;
+		}
+		if ((c == 'p' || c == 'n') && lab_cli_count(&cli, PROG, c, &v))
 			return 2;
 		if (c == 'p')
 			o.pairs = (unsigned long)v;
@@ -45,6 +50,14 @@ static int cmd_bench(int argc, char **argv)
 		return st;
 	if (!o.nlocks && lab_rwsem_parse_list("all", locks, LAB_MAX_LOCKS, &o.nlocks, err, sizeof(err)))
 		return lab_cli_fail(err);
+	/* Measured twice, a variant's rows would repeat in -o's CSV, which report refuses. */
+	for (int i = 0; i < o.nlocks; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(locks[i].label, locks[j].label)) {
+				fprintf(stderr, "%s: lock variant '%s' given twice in -l (each variant is measured once)\n",
+					PROG, locks[i].label);
+				return 2;
+			}
 	o.locks = locks;
 	return lab_bench_run(&o);
 }

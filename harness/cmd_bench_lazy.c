@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* rwlab bench-lazy: lazy-mm cost per pipe round trip at one pair, vs none and the bare pipe (bench_lazy.h). */
 #include <stdio.h>
+#include <string.h>
 
 #include "bench_lazy.h"
 #include "cmds.h"
 #include "lazy_mm.h"
 #include "threads.h"
+
+#define PROG LAB_PROG " bench-lazy"	/* what its error lines begin with */
 
 /* Adding an option: one entry here and one case in cmd_bench_lazy()'s switch. */
 static const struct lab_opt bench_lazy_opts[] = {
@@ -31,9 +34,11 @@ static int cmd_bench_lazy(int argc, char **argv)
 	if (lab_cli_begin(&cli, &lab_bench_lazy_cmd, argc, argv))
 		return 2;
 	while ((c = lab_cli_next(&cli)) != -1) {
-		if (c == 'm' && lab_lazy_mm_parse_list(optarg, schemes, LAB_MAX_SCHEMES, &o.nschemes, err, sizeof(err)))
-			return lab_cli_fail(err);
-		if ((c == 'r' || c == 's' || c == 'n') && lab_cli_count(&cli, LAB_PROG, c, &v))
+		if (c == 'm' && lab_lazy_mm_parse_list(optarg, schemes, LAB_MAX_SCHEMES, &o.nschemes, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", PROG, err);
+			return 2;
+		}
+		if ((c == 'r' || c == 's' || c == 'n') && lab_cli_count(&cli, PROG, c, &v))
 			return 2;
 		if (c == 'r' || c == 's')
 			*(c == 'r' ? &o.round_trips : &o.switches) = (unsigned long)v;
@@ -48,6 +53,14 @@ static int cmd_bench_lazy(int argc, char **argv)
 		return st;
 	if (!o.nschemes && lab_lazy_mm_parse_list("all", schemes, LAB_MAX_SCHEMES, &o.nschemes, err, sizeof(err)))
 		return lab_cli_fail(err);
+	/* Measured twice, a scheme's rows would repeat in -o's CSV, which report refuses. */
+	for (int i = 0; i < o.nschemes; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(schemes[i].label, schemes[j].label)) {
+				fprintf(stderr, "%s: lazy-mm scheme '%s' given twice in -m (each scheme is measured once)\n",
+					PROG, schemes[i].label);
+				return 2;
+			}
 	o.schemes = schemes;
 	return lab_bench_lazy_run(&o);
 }

@@ -108,6 +108,18 @@ static const char exec_more[] =
 	"the preload. Exit status: 0 every run exited 0; 1 a run failed; 2 bad usage,\n"
 	"nothing run.\n";
 
+/* Append @label to -l's list; a label given twice would repeat its rows in the CSV, which report refuses. */
+static int exec_push_lock(struct exec_opts *o, const char *label, char *err, size_t errlen)
+{
+	for (int k = 0; k < o->nlocks; k++)
+		if (!strcmp(o->locks[k], label)) {
+			snprintf(err, errlen, "lock variant '%s' given twice in -l (each variant runs once)", label);
+			return -1;
+		}
+	snprintf(o->locks[o->nlocks++], LAB_SPEC_MAX, "%s", label);
+	return 0;
+}
+
 static int exec_add_lock(const char *spec, void *ctx, char *err, size_t errlen)
 {
 	struct exec_opts *o = ctx;
@@ -118,10 +130,8 @@ static int exec_add_lock(const char *spec, void *ctx, char *err, size_t errlen)
 		snprintf(err, errlen, "more than %d variants", EXEC_MAX_LOCKS);
 		return -1;
 	}
-	if (!strcmp(spec, "passthrough") || !strcmp(spec, "none")) {
-		snprintf(o->locks[o->nlocks++], LAB_SPEC_MAX, "%s", spec);
-		return 0;
-	}
+	if (!strcmp(spec, "passthrough") || !strcmp(spec, "none"))
+		return exec_push_lock(o, spec, err, errlen);
 	if (!strcmp(spec, "all")) {
 		for (int i = 0; lab_rwsem_variants[i]; i++) {
 			unsigned c = lab_rwsem_variants[i]->caps;
@@ -140,8 +150,7 @@ static int exec_add_lock(const char *spec, void *ctx, char *err, size_t errlen)
 			 conf.ops->caps & LAB_CAP_READ_TRYLOCK ? "down_write_trylock" : "down_read_trylock");
 		return -1;
 	}
-	snprintf(o->locks[o->nlocks++], LAB_SPEC_MAX, "%s", conf.label);
-	return 0;
+	return exec_push_lock(o, conf.label, err, errlen);
 }
 
 /* "[NAME[:UNIT][:higher|:lower]=]REGEX" */

@@ -725,8 +725,8 @@ static int write_out(const struct merge *m, const char *out)
 	}
 	snprintf(tmp, sizeof(tmp), "%s.partial", out);
 	fp = fopen(tmp, "w");
-	if (!fp) {
-		fprintf(stderr, "rwlab: merge: cannot write '%s': %s\n", tmp, strerror(errno));
+	if (!fp) {	/* named as given: OUT.partial, written first and renamed, is ours */
+		fprintf(stderr, "rwlab: merge: cannot write '%s': %s\n", out, strerror(errno));
 		return -1;
 	}
 	ret = write_rows(m, fp);

@@ -150,26 +150,61 @@ static bool has_thread_ops(const struct plot_ctx *p, int g)
 	return false;
 }
 
-static bool group_kept(const struct plot_ctx *p, int g)
+
+/* Whether series @i's workload is @w, as -w names it (its label or its name). */
+static bool workload_is(const struct plot_ctx *p, int i, const char *w)
 {
 	char name[64];
 
+	return !strcmp(p->r.s[i].workload, w) ||
+	       !strcmp(lab_workload_base(p->r.s[i].workload, name, sizeof(name)), w);
+}
+
+static bool group_kept(const struct plot_ctx *p, int g)
+{
 	if (p->o->fairness && !has_thread_ops(p, g))
 		return false;
 	if (!p->o->workload)
 		return true;
 	for (int i = 0; i < p->r.ns; i++)
-		if (p->r.s[i].ig == g && (!strcmp(p->r.s[i].workload, p->o->workload) ||
-					  !strcmp(lab_workload_base(p->r.s[i].workload, name, sizeof(name)), p->o->workload)))
+		if (p->r.s[i].ig == g && workload_is(p, i, p->o->workload))
 			return true;
 	return false;
 }
 
-/* Pick the group: the only one kept by -w (and, for --fairness, with per-thread rows). */
+/* Each workload label of the file once, ", "-separated, on stderr. */
+static void list_workloads(const struct plot_ctx *p)
+{
+	for (int i = 0, k = 0; i < p->r.ns; i++) {
+		bool seen = false;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = !strcmp(p->r.s[j].workload, p->r.s[i].workload);
+		if (!seen)
+			fprintf(stderr, "%s%s", k++ ? ", " : "", p->r.s[i].workload);
+	}
+}
+
+/* Whether the file's groups are its workloads (--by left at variant), so that -w picks one. */
+static bool groups_are_workloads(const struct plot_ctx *p)
+{
+	for (int i = 0; i < p->r.ns; i++)
+		if (strcmp(p->r.groups[p->r.s[i].ig], p->r.s[i].workload))
+			return false;
+	return true;
+}
+
+/*
+ * Pick the group: the only one kept by -w (and, for --fairness, with per-thread rows).
+ * Otherwise one line says what the file holds and how to choose: -w where the
+ * figures are workloads, %w in -o (one file a figure) always.
+ */
 static int pick_group(struct plot_ctx *p)
 {
 	const struct lab_results *r = &p->r;
+	const char *out = p->o->out, *dot = strrchr(out, '.');
 	int found = -1, count = 0;
+	bool known = !p->o->workload;
 
 	for (int g = 0; g < r->ngroups; g++)
 		if (group_kept(p, g)) {
@@ -180,11 +215,25 @@ static int pick_group(struct plot_ctx *p)
 		p->g = found;
 		return 0;
 	}
-	fprintf(stderr, "rwlab plot: %s in %s; choose one with -w (", count ? "several groups match" : "no group matches",
-		p->o->path);
-	for (int g = 0; g < r->ngroups; g++)
-		fprintf(stderr, "%s%s", g ? ", " : "", r->groups[g]);
-	fprintf(stderr, ")%s\n", p->o->fairness ? "; --fairness needs per-thread thread_ops.N rows" : "");
+	for (int i = 0; i < r->ns && !known; i++)
+		known = workload_is(p, i, p->o->workload);
+	if (!known) {
+		fprintf(stderr, "rwlab plot: workload '%s' is not in %s (workloads: ", p->o->workload, p->o->path);
+		list_workloads(p);
+		fprintf(stderr, ")\n");
+		return -1;
+	}
+	if (!count) {
+		fprintf(stderr, "rwlab plot: nothing to draw in %s%s\n", p->o->path,
+			p->o->fairness ? ": --fairness needs per-thread thread_ops.N rows (locktest's)" : "");
+		return -1;
+	}
+	fprintf(stderr, "rwlab plot: %s holds %d figures (", p->o->path, count);
+	for (int g = 0, k = 0; g < r->ngroups; g++)
+		if (group_kept(p, g))
+			fprintf(stderr, "%s%s", k++ ? ", " : "", r->groups[g]);
+	fprintf(stderr, "): %sput %%w in -o to draw each to its own file (-o %.*s-%%w%s)\n",
+		groups_are_workloads(p) ? "choose one with -w, or " : "", (int)(dot - out), out, dot);
 	return -1;
 }
 
@@ -211,7 +260,15 @@ static int pick_metric(struct plot_ctx *p)
 	}
 	p->im = lab_results_metric(r, p->metric);
 	if (p->im < 0) {
-		fprintf(stderr, "rwlab plot: metric '%s' is not in %s\n", p->metric[0] ? p->metric : "(none)", p->o->path);
+		fprintf(stderr, "rwlab plot: metric '%s' is not in %s (metrics:", p->metric[0] ? p->metric : "(none)",
+			p->o->path);
+		for (int i = 0, k = 0; i < r->nmetrics; i++)
+			if (strncmp(r->metrics[i], "event.", 6) && strncmp(r->metrics[i], "thread_ops.", 11))
+				fprintf(stderr, "%s %s", k++ ? "," : "", r->metrics[i]);
+		for (int i = 0, e = 0; i < r->nmetrics && !e; i++)
+			if ((e = !strncmp(r->metrics[i], "event.", 6)))
+				fprintf(stderr, ", event.*");
+		fprintf(stderr, ")\n");
 		return -1;
 	}
 	return 0;

@@ -1187,30 +1187,37 @@ static int check_sim_models(struct loader *L, const bool *keep, const char *by, 
 		return 0;
 	for (int i = 0; i < st->ncells; i++) {
 		const struct cell *c = &st->cells[i];
-		const char *a = NULL;
+		const char *a = NULL, *name_a = NULL;
 		int na = 0;
 
 		for (int k = 0; keep[i] && k < c->nctx; k++) {
 			char *const *ctx = st->ctxv[c->ctx[k].ctx];
-			const char *b = ctx[kc], *ma, *mb;
-			int nb = sim_model_len(b);
+			const char *b = ctx[kc], *ma, *mb, *name_b = ctx[mc] + 4;
+			int nb = sim_model_len(b), la, lb;
+			char names[160] = "";
 
 			if (strncmp(ctx[mc], "sim ", 4))
 				continue;	/* measured: check_sim_mix() */
 			if (!a) {
 				a = b;
 				na = nb;
+				name_a = name_b;
 				continue;
 			}
 			if (na == nb && !strncmp(a, b, (size_t)na))
 				continue;
 			ma = strstr(a, " machine ");
 			mb = strstr(b, " machine ");
-			snprintf(err, errlen, "%s: cell %s %s t=%s was simulated by two %s ('%.*s' and '%.*s'): two "
+			/* the machines by the names given to --sim (cpu_model "sim NAME: ..."), where they differ */
+			la = (int)strcspn(name_a, ":");
+			lb = (int)strcspn(name_b, ":");
+			if (la != lb || strncmp(name_a, name_b, (size_t)la))
+				snprintf(names, sizeof(names), "%.*s and %.*s: ", la, name_a, lb, name_b);
+			snprintf(err, errlen, "%s: cell %s %s t=%s was simulated by two %s (%s'%.*s' and '%.*s'): two "
 				 "models' figures are never pooled; give --by variant,kernel to compare them side by "
 				 "side, or report each model's file alone", L->r->path, S(st, c->v), S(st, c->w),
 				 S(st, c->th), ma && mb && ma - a == mb - b && !strncmp(a, b, (size_t)(ma - a)) ?
-				 "machines" : "engines", na, a, nb, b);
+				 "machines" : "engines", names, na, a, nb, b);
 			return -1;
 		}
 	}

@@ -1341,8 +1341,9 @@ static int check_footprint_sim(struct runner *r)
 	}
 	if (r->o->jobs > 0) {
 		fprintf(stderr, "rwlab: -j %d: %d cells at once need more memory than MemAvailable (%s; the largest "
-			"cell, %s t=%d, about %s): give -j %d or less\n", r->o->jobs, r->jobs,
-			fmt_bytes(avail, a, sizeof(a)), r->plan[big].wl->label, r->plan[big].nthreads, c, fit);
+			"cell, %s t=%d, about %s): give -j %d%s\n", r->o->jobs, r->jobs,
+			fmt_bytes(avail, a, sizeof(a)), r->plan[big].wl->label, r->plan[big].nthreads, c, fit,
+			fit == 1 ? " (one cell at a time)" : " or less");
 		return -1;
 	}
 	fprintf(stderr, "rwlab: %d cells at once (one a host CPU) need more memory than MemAvailable (%s; the largest "

@@ -61,7 +61,7 @@ cmp -s r.csv r0.csv && [ ! -e r.csv.1 ] || fail "a refused plan moved or changed
 if [ -x "${rwlab%/*}/rwlab-sim" ]; then
 	half=$((avail * 6 / 10))	# MiB: one such pft region fits, two do not
 	refused "$rwlab" run --sim generic-8 -l null,rwsem -w pft:size_mb=$half -t 1 -n 1 -j 2 -o s.csv
-	echo "$line" | grep -q "^rwlab: -j 2: 2 cells at once need more memory than MemAvailable ([0-9.]* GiB; the largest cell, pft:size_mb=$half t=1, about [0-9.]* GiB): give -j 1 or less$" ||
+	echo "$line" | grep -q "^rwlab: -j 2: 2 cells at once need more memory than MemAvailable ([0-9.]* GiB; the largest cell, pft:size_mb=$half t=1, about [0-9.]* GiB): give -j 1 (one cell at a time)$" ||
 		fail "the --sim -j refusal line: $line"
 	# The cell that does not fit alone: the size that does, as natively, and that size is not refused.
 	refused "$rwlab" run --sim generic-8 -l null -w pft:size_mb=$big -t 1 -n 1 -o s.csv

@@ -40,7 +40,7 @@ expect_err 2 "output '.*x.jpg' must end in .png or .svg" -- \
 expect_err 2 "^rwlab plot: needs one CSV file and -o OUT.png\|OUT.svg" -- "$rwlab" plot "$data/two-variants.csv"
 expect_err 2 "^rwlab plot: bad value '0' for -t/--threads" -- "$rwlab" plot "$data/two-variants.csv" -t 0 -o "$tmp/x.png"
 expect_err 2 "^rwlab report: unknown --mmtests-era '2020'" -- "$rwlab" report "$data/two-variants.csv" --mmtests-era 2020
-expect_err 1 "several groups match" -- \
+expect_err 1 "holds 2 figures .*: choose one with -w, or put %w in -o" -- \
 	"$rwlab" plot "$data/two-variants.csv" -o "$tmp/x.png"
 
 # A file of two fault paths (pft, pft:mm_lock=vma) is read twice (the second time to compare the

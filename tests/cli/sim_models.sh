@@ -18,7 +18,7 @@ expect_refusal() {
 	[ $rc = 1 ] || fail "$what: exit $rc, want 1: $(cat "$tmp/out" "$tmp/err")"
 	[ "$(wc -l <"$tmp/err")" = 1 ] || fail "$what: not one stderr line: $(cat "$tmp/err")"
 	[ -s "$tmp/out" ] && fail "$what: a table of pooled models: $(cat "$tmp/out")"
-	grep -q "cell rwsem-xadd locktest t=2 was simulated by two $kind ('rwlab-sim [^']* machine [0-9a-f]*' and 'rwlab-sim [^']* machine [0-9a-f]*'): .*give --by variant,kernel to compare them side by side" "$tmp/err" ||
+	grep -q "cell rwsem-xadd locktest t=2 was simulated by two $kind ([^']*'rwlab-sim [^']* machine [0-9a-f]*' and 'rwlab-sim [^']* machine [0-9a-f]*'): .*give --by variant,kernel to compare them side by side" "$tmp/err" ||
 		fail "$what: the refusal does not name the cell, the two $kind and --by variant,kernel: $(cat "$tmp/err")"
 }
 
@@ -40,6 +40,14 @@ expect_refusal "two engines in two files" engines "$tmp/a.csv" "$tmp/engine2.csv
 expect_refusal "two engines in one file" engines "$tmp/both.csv"
 expect_refusal "two machine files" machines "$tmp/a.csv" "$tmp/machine2.csv"
 expect_refusal "two engines, --by variant" engines "$tmp/a.csv" "$tmp/engine2.csv" --by variant
+
+# two machines by name (--sim generic-8, then generic-4): the refusal names them as --sim did,
+# not only by their files' hashes
+# shellcheck disable=SC2086
+"$rwlab" run $(echo "$cell" | sed 's/generic-8/generic-4/') -o "$tmp/g4.csv" >/dev/null 2>&1 || fail "run --sim generic-4: exit $?"
+expect_refusal "generic-8 and generic-4" machines "$tmp/a.csv" "$tmp/g4.csv"
+grep -q "was simulated by two machines (generic-8 and generic-4: 'rwlab-sim " "$tmp/err" ||
+	fail "generic-8 and generic-4: the refusal does not name the two machines: $(cat "$tmp/err")"
 
 # side by side with --by variant,kernel: one row per model, each of its own 2 iterations
 "$rwlab" report "$tmp/a.csv" "$tmp/engine2.csv" --by variant,kernel -m total_rate -f csv >"$tmp/out" 2>"$tmp/err" ||

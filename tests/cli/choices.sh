@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# What a new user typed after the quick run, and the one line that must come
+# back: bench, bench-lazy and exec refuse a variant or scheme given twice (measured
+# twice, its rows repeated in -o's CSV, which report refuses) and begin their
+# errors with the subcommand; plot names the workloads or metrics to choose
+# from, and says how to draw a file of several figures; merge names the -o
+# it cannot write.
+# Usage: choices.sh RWLAB DATA-DIR
+. "${0%/*}/../lib.sh"
+rwlab=$1 data=$2
+case $rwlab in /*) ;; *) rwlab=$PWD/$rwlab ;; esac
+case $data in /*) ;; *) data=$PWD/$data ;; esac
+cd "$tmp" || exit 1
+# expect WHAT RC PATTERN CMD...: CMD exits RC and its stderr is one line matching PATTERN (grep -E).
+expect() {
+	local what=$1 want=$2 pat=$3 rc
+	shift 3
+	"$@" >"$tmp/o" 2>"$tmp/e"
+	rc=$?
+	[ "$rc" = "$want" ] || fail "$what: exit $rc, want $want: $(head -c 400 "$tmp/e")"
+	[ "$(wc -l <"$tmp/e")" = 1 ] || fail "$what: $(wc -l <"$tmp/e") lines on stderr, want one: $(head -c 400 "$tmp/e")"
+	grep -Eq -- "$pat" "$tmp/e" || fail "$what: stderr '$(head -c 400 "$tmp/e")' does not match '$pat'"
+}
+small=(-n 1 --pairs 1000)
+
+# bench: a variant given twice is refused before anything is measured or written.
+expect "bench -l twice" 2 "^rwlab bench: lock variant 'pthread' given twice in -l \(each variant is measured once\)$" \
+	"$rwlab" bench -l pthread,null,pthread "${small[@]}" -o b.csv
+[ -e b.csv ] && fail "bench -l twice: a CSV was written"
+expect "bench -l -l" 2 "^rwlab bench: lock variant 'null' given twice in -l" \
+	"$rwlab" bench -l null -l null "${small[@]}"
+expect "bench -l all,null" 2 "^rwlab bench: lock variant 'null' given twice in -l" \
+	"$rwlab" bench -l all,null "${small[@]}"
+expect "bench-lazy -m twice" 2 "^rwlab bench-lazy: lazy-mm scheme 'refcount' given twice in -m \(each scheme is measured once\)$" \
+	"$rwlab" bench-lazy -m refcount,refcount -n 1 --round-trips 10 --switches 10
+# ... and their other errors name them, as their unknown options do.
+expect "bench -l nosuch" 2 "^rwlab bench: unknown lock variant 'nosuch' \(valid: all, " "$rwlab" bench -l nosuch
+expect "bench --pairs 0" 2 "^rwlab bench: bad value '0' for --pairs" "$rwlab" bench --pairs 0
+expect "bench-lazy -m nosuch" 2 "^rwlab bench-lazy: unknown lazy-mm scheme 'nosuch' \(valid: " "$rwlab" bench-lazy -m nosuch
+expect "bench-lazy -n 0" 2 "^rwlab bench-lazy: bad value '0' for -n/--reps" "$rwlab" bench-lazy -n 0
+# exec likewise (its CSV's rows repeated, its own closing table refused them).
+expect "exec -l twice" 2 "^rwlab exec: lock variant 'rwsem' given twice in -l \(each variant runs once\)$" \
+	"$rwlab" exec -l rwsem,bravo,rwsem -- true
+expect "exec -l all,rwsem" 2 "^rwlab exec: lock variant 'rwsem' given twice in -l" "$rwlab" exec -l all,rwsem -- true
+# Distinct variants still run, and report reads what they wrote.
+"$rwlab" bench -l pthread,null "${small[@]}" -o b.csv >/dev/null 2>"$tmp/e" || fail "bench -l pthread,null: $(cat "$tmp/e")"
+"$rwlab" report b.csv >/dev/null 2>"$tmp/e" || fail "report of bench's CSV: $(cat "$tmp/e")"
+
+# plot: a file of two workloads without -w or %w says what it holds and both ways out.
+cp "$data/two-variants.csv" two.csv
+expect "plot of two workloads" 1 \
+	"^rwlab plot: two.csv holds 2 figures \(locktest, fixture-time\): choose one with -w, or put %w in -o to draw each to its own file \(-o x-%w.png\)$" \
+	"$rwlab" plot two.csv -o x.png
+# ... under --by workload the figures are variants, which -w (a workload) cannot pick: %w alone.
+expect "plot --by workload" 1 "^rwlab plot: two.csv holds [0-9]+ figures \(.*\): put %w in -o to draw each" \
+	"$rwlab" plot two.csv --by workload -o x.svg
+# an unknown -w names the workloads, not the figures.
+expect "plot -w nosuch" 1 "^rwlab plot: workload 'nosuch' is not in two.csv \(workloads: locktest, fixture-time\)$" \
+	"$rwlab" plot two.csv -w nosuch -o x.png
+# an unknown -m names the metrics, as report's does.
+expect "plot -m nosuch" 1 "^rwlab plot: metric 'nosuch' is not in two.csv \(metrics: .*total_rate" \
+	"$rwlab" plot two.csv -w locktest -m nosuch -o x.png
+ls x*.png x*.svg >/dev/null 2>&1 && fail "plot: a refused plot left a figure"
+
+# merge -o into a directory that is not there names the file given, not its OUT.partial.
+expect "merge -o /nonexistent/m.csv" 2 "^rwlab: merge: cannot write '/nonexistent/m.csv': No such file or directory$" \
+	"$rwlab" merge -o /nonexistent/m.csv b.csv
+[ $fails = 0 ] && echo "choices: bench, exec, plot and merge, as a new user typed them"
+exit $((fails > 0))
