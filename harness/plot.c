@@ -75,15 +75,16 @@ static const char *ends_with(const char *s, const char *suffix)
 /*
  * Run gnuplot on @script, what it writes on stderr read into @said (malloc'd,
  * "" when it said nothing; the caller passes it on). Returns its exit status,
- * or -1 (not started, or killed by a signal).
+ * or -1 (not started, or killed by the signal *@sig, which is 0 otherwise).
  */
-static int run_gnuplot(const char *script, char **said)
+static int run_gnuplot(const char *script, char **said, int *sig)
 {
 	const char *gp = getenv("RWLAB_GNUPLOT");
 	size_t n = 0, cap = 256;
 	int fds[2], st;
 	pid_t pid;
 
+	*sig = 0;
 	*said = malloc(cap);
 	if (!*said)
 		abort();
@@ -121,6 +122,8 @@ static int run_gnuplot(const char *script, char **said)
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return -1;
+	if (WIFSIGNALED(st))
+		*sig = WTERMSIG(st);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
@@ -767,7 +770,7 @@ static int render(const char *out, bool keep, plot_writer write, const void *arg
 {
 	char dir[64] = "", gp[4200], dat[4200], head[4400], *said = NULL;
 	bool svg = ends_with(out, ".svg") != NULL;
-	int st = 1, rc, fd;
+	int st = 1, rc, fd, sig;
 
 	/* Say why the figure cannot be written ourselves, not through gnuplot's script dump. */
 	fd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
@@ -811,7 +814,7 @@ static int render(const char *out, bool keep, plot_writer write, const void *arg
 		fclose(d);
 		if (blocks <= 0)
 			goto out;
-		rc = run_gnuplot(gp, &said);
+		rc = run_gnuplot(gp, &said, &sig);
 		if (rc && cairo && !svg && strstr(said, "unknown or ambiguous terminal type")) {
 			free(said);	/* a gnuplot without pngcairo: the libgd png terminal */
 			said = NULL;
@@ -820,6 +823,9 @@ static int render(const char *out, bool keep, plot_writer write, const void *arg
 		if (rc == 0) {
 			snprintf(head, sizeof(head), "rwlab plot: gnuplot drew %s, and said:", out);
 			st = 0;
+		} else if (sig) {
+			snprintf(head, sizeof(head), "rwlab plot: gnuplot was killed by signal %d (%s) drawing %s%s", sig,
+				 strsignal(sig), out, *said ? "; it said:" : "");
 		} else if (rc == 127 || rc < 0) {
 			snprintf(head, sizeof(head), "rwlab plot: cannot run gnuplot (install gnuplot-nox, or set "
 				 "RWLAB_GNUPLOT)%s", *said ? "; it said:" : "");
