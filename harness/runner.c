@@ -1444,9 +1444,9 @@ static void runner_warn(const struct runner *r, const struct lab_context *ctx)
 		fprintf(stderr, "WARNING: threads are not pinned (--pin none): expect more variance\n");
 	if (max_threads > ctx->cpus)
 		fprintf(stderr,
-			"WARNING: up to %d threads on %d CPUs: cells above %d threads are oversubscribed "
+			"WARNING: up to %d threads on %d CPU%s: cells above %d thread%s are oversubscribed "
 			"(sleeping vs spinning under preemption), not scaling\n",
-			max_threads, ctx->cpus, ctx->cpus);
+			max_threads, ctx->cpus, ctx->cpus == 1 ? "" : "s", ctx->cpus, ctx->cpus == 1 ? "" : "s");
 }
 
 /*
