@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -74,16 +76,20 @@ static const char *ends_with(const char *s, const char *suffix)
 
 /*
  * Run gnuplot on @script, what it writes on stderr read into @said (malloc'd,
- * "" when it said nothing; the caller passes it on). Returns its exit status,
- * or -1 (not started, or killed by a signal).
+ * "" when it said nothing; the caller passes it on) until it exits: a
+ * process it left behind that still holds the pipe is not waited for.
+ * Returns its exit status, or -1 (not started, or killed by the signal
+ * *@sig, which is 0 otherwise).
  */
-static int run_gnuplot(const char *script, char **said)
+static int run_gnuplot(const char *script, char **said, int *sig)
 {
 	const char *gp = getenv("RWLAB_GNUPLOT");
 	size_t n = 0, cap = 256;
-	int fds[2], st;
+	int fds[2], st = 0;
+	bool exited = false;
 	pid_t pid;
 
+	*sig = 0;
 	*said = malloc(cap);
 	if (!*said)
 		abort();
@@ -104,23 +110,38 @@ static int run_gnuplot(const char *script, char **said)
 		_exit(127);
 	}
 	close(fds[1]);
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
 	for (;;) {
+		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
 		ssize_t k;
 
+		if (!exited) {
+			pid_t w = waitpid(pid, &st, WNOHANG);
+
+			if (w == pid || (w < 0 && errno != EINTR))
+				exited = true, st = w == pid ? st : -1;
+		}
 		if (cap - n < 128 && !(*said = realloc(*said, cap *= 2)))
 			abort();
 		k = read(fds[0], *said + n, cap - n - 1);
-		if (k < 0 && errno == EINTR)
+		if (k > 0) {
+			n += (size_t)k;
 			continue;
-		if (k <= 0)
-			break;
-		n += (size_t)k;
+		}
+		if (k == 0 || (errno != EINTR && errno != EAGAIN) || (exited && errno == EAGAIN))
+			break;	/* every writer gone; or gnuplot, what it wrote all read */
+		if (errno == EAGAIN)
+			poll(&pfd, 1, 20);
 	}
 	(*said)[n] = 0;
 	close(fds[0]);
-	while (waitpid(pid, &st, 0) < 0)
+	while (!exited && waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return -1;
+	if (st == -1)
+		return -1;
+	if (WIFSIGNALED(st))
+		*sig = WTERMSIG(st);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
@@ -824,7 +845,7 @@ static int render(const char *out, bool keep, plot_writer write, const void *arg
 {
 	char dir[64] = "", gp[4200], dat[4200], head[4400], *said = NULL;
 	bool svg = ends_with(out, ".svg") != NULL;
-	int st = 1, rc, fd;
+	int st = 1, rc, fd, sig;
 
 	/* Say why the figure cannot be written ourselves, not through gnuplot's script dump. */
 	fd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
@@ -868,7 +889,7 @@ static int render(const char *out, bool keep, plot_writer write, const void *arg
 		fclose(d);
 		if (blocks <= 0)
 			goto out;
-		rc = run_gnuplot(gp, &said);
+		rc = run_gnuplot(gp, &said, &sig);
 		if (rc && cairo && !svg && strstr(said, "unknown or ambiguous terminal type")) {
 			free(said);	/* a gnuplot without pngcairo: the libgd png terminal */
 			said = NULL;
@@ -877,6 +898,9 @@ static int render(const char *out, bool keep, plot_writer write, const void *arg
 		if (rc == 0) {
 			snprintf(head, sizeof(head), "rwlab plot: gnuplot drew %s, and said:", out);
 			st = 0;
+		} else if (sig) {
+			snprintf(head, sizeof(head), "rwlab plot: gnuplot was killed by signal %d (%s) drawing %s%s", sig,
+				 strsignal(sig), out, *said ? "; it said:" : "");
 		} else if (rc == 127 || rc < 0) {
 			snprintf(head, sizeof(head), "rwlab plot: cannot run gnuplot (install gnuplot-nox, or set "
 				 "RWLAB_GNUPLOT)%s", *said ? "; it said:" : "");

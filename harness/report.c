@@ -891,7 +891,7 @@ static void banner_line(const struct lab_rctx *c, int sim)
 	nc = ctx_values(r, LAB_CSV_NAME(cpus), 0, "CPU count", cpus, sizeof(cpus));
 	nb = ctx_values(r, LAB_CSV_NAME(build_type), 0, "build", build, sizeof(build));
 	fprintf(c->out, "measured: %s%s, %s%s%s%s%s%s%s%s\n", nh > 1 ? "on " : "host ", nh ? host : "(unnamed)", cpus,
-		nc > 1 ? ", " : nc ? " CPUs " : "", model, *kernel ? ", " : "", kernel, nb ? ", " : "", build,
+		nc > 1 ? ", " : !nc ? "" : strcmp(cpus, "1") ? " CPUs " : " CPU ", model, *kernel ? ", " : "", kernel, nb ? ", " : "", build,
 		nb == 1 ? " build" : "");
 }
 

@@ -443,8 +443,9 @@ int rep_email(struct lab_rctx *c)
 
 	for (int i = 0; i < r->ns; i++)
 		maxn = r->s[i].n > maxn ? r->s[i].n : maxn;
-	snprintf(line, sizeof(line), "rwlab %s, %s CPUs (%s), %s, %s %s, %s, up to %d iteration%s per cell",
-		 lab_results_ctx(r, LAB_CSV_NAME(git_rev)), lab_results_ctx(r, LAB_CSV_NAME(cpus)), lab_results_ctx(r, LAB_CSV_NAME(cpu_model)),
+	snprintf(line, sizeof(line), "rwlab %s, %s CPU%s (%s), %s, %s %s, %s, up to %d iteration%s per cell",
+		 lab_results_ctx(r, LAB_CSV_NAME(git_rev)), lab_results_ctx(r, LAB_CSV_NAME(cpus)),
+		 strcmp(lab_results_ctx(r, LAB_CSV_NAME(cpus)), "1") ? "s" : "", lab_results_ctx(r, LAB_CSV_NAME(cpu_model)),
 		 lab_results_ctx(r, LAB_CSV_NAME(kernel)), lab_results_ctx(r, LAB_CSV_NAME(compiler)), lab_results_ctx(r, LAB_CSV_NAME(build_type)),
 		 lab_results_ctx(r, LAB_CSV_NAME(allocator)), maxn, maxn == 1 ? "" : "s");
 	print_wrapped(c->out, line, 80);

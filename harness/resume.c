@@ -203,8 +203,9 @@ int lab_resume_load(struct lab_resume *r, const char *path, int iterations, cons
 
 			if ((cc->readers & LAB_CSV_RESUME) && strcmp(f[c], want[c])) {
 				snprintf(err, errlen, "--resume: %s:%d: %s is '%s' there but '%s' in this run: the "
-					 "results would mix two %s; start a new file", path, t.line[row], cc->name,
-					 f[c], want[c], lab_csv_kind_mix(cc->kind));
+					 "results would mix two %s; start a new file%s", path, t.line[row], cc->name,
+					 f[c], want[c], lab_csv_kind_mix(cc->kind), c == LAB_CSV_COL_cpus ?
+					 ", or resume under the CPU binding it was started with (taskset, a cpuset)" : "");
 				goto out;
 			}
 		}

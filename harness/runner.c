@@ -117,8 +117,8 @@ struct runner {
 	/*
 	 * The ETA (progress()), per workload of o->wls: its iterations not yet
 	 * started (*left), the host seconds those finished took (*spent) and
-	 * how many they are (*done); the iteration in flight: its workload
-	 * (-1: none yet) and its start.
+	 * how many they are (*done), a failed one left out; the iteration in
+	 * flight: its workload (-1: none yet, or it failed) and its start.
 	 */
 	int *left, *done;
 	double *spent;
@@ -552,10 +552,16 @@ static void eta_start(struct runner *r, int wi)
 	r->left[wi]--;
 }
 
-/* @n iterations of workload @wi will not run (their cell failed). */
-static void eta_drop(struct runner *r, int wi, int n)
+/*
+ * @n iterations of workload @wi will not run (their cell failed); @failed:
+ * the iteration in flight is the one that failed, whose time (an error at
+ * once, or a stall) is no measure of the workload's, so not in its mean.
+ */
+static void eta_drop(struct runner *r, int wi, int n, bool failed)
 {
 	r->left[wi] -= n > 0 ? n : 0;
+	if (failed && r->cur_wl == wi)
+		r->cur_wl = -1;
 }
 
 /*
@@ -1014,14 +1020,14 @@ static void run_block(struct runner *r, int b0, int n)
 	block_share(r, b0, &shared, why, sizeof(why));
 	for (int i = 0; i < n; i++)
 		if ((ret[i] = cell_open(r, &cr[i], &r->plan[b0 + i], shared, why)))
-			eta_drop(r, wi, o->iterations - first);
+			eta_drop(r, wi, o->iterations - first, false);
 	for (int it = first; it < o->iterations && !lab_interrupted; it++) {
 		round_order(r, b0, it, order, n);
 		for (int k = 0; k < n && !lab_interrupted; k++) {
 			int i = order[k];
 
 			if (!ret[i] && (ret[i] = cell_iteration(r, &cr[i], it, first)))
-				eta_drop(r, wi, o->iterations - 1 - it);	/* the cell's iterations after this one */
+				eta_drop(r, wi, o->iterations - 1 - it, true);	/* the cell's iterations after this one */
 			done[i] = !ret[i] && it == o->iterations - 1;
 		}
 	}
@@ -1439,9 +1445,9 @@ static void runner_warn(const struct runner *r, const struct lab_context *ctx)
 		fprintf(stderr, "WARNING: threads are not pinned (--pin none): expect more variance\n");
 	if (max_threads > ctx->cpus)
 		fprintf(stderr,
-			"WARNING: up to %d threads on %d CPUs: cells above %d threads are oversubscribed "
+			"WARNING: up to %d threads on %d CPU%s: cells above %d thread%s are oversubscribed "
 			"(sleeping vs spinning under preemption), not scaling\n",
-			max_threads, ctx->cpus, ctx->cpus);
+			max_threads, ctx->cpus, ctx->cpus == 1 ? "" : "s", ctx->cpus, ctx->cpus == 1 ? "" : "s");
 }
 
 /*

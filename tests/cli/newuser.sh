@@ -94,7 +94,7 @@ head -n 1 "$tmp/o" | grep -q '^simulated: generic-8 on rwlab-sim sim-[0-9]* \(en
 "$rwlab" report sim.csv -f mmtests | head -n 1 | grep -q '^simulated: generic-8 ' || fail "mmtests format of a simulated run: no mark"
 # ... and a native run's names the host, its CPUs and kernel, and the build (it named nothing).
 "$rwlab" report lm.csv >"$tmp/o" 2>"$tmp/e"
-head -n 1 "$tmp/o" | grep -q "^measured: host $(uname -n), $(nproc) CPUs .*, Linux .*, [a-z]* build\$" ||
+head -n 1 "$tmp/o" | grep -q "^measured: host $(uname -n), $(nproc) CPUs* .*, Linux .*, [a-z]* build\$" ||
 	fail "report of a native run: first line '$(head -n 1 "$tmp/o")'"
 # 7. --matrix NAME over simulated rows read the native NAME.matrix, whose client mapping is for a
 # native machine, and said nothing of the NAME.sim.matrix that tools/reproduce --sim writes beside

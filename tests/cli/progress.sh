@@ -21,6 +21,15 @@ second=$(echo "$lines" | sed -n 2p)
 [ "$second" = "[cell 2/2] pthread pft:size_mb=8 t=1 warm-up 0/2 ETA ? (3 pft iterations)" ] ||
 	fail "the ETA before pft's first iteration has run: '$second'"
 
+# A failed iteration is no measure of its workload: the first pft cell fails in its warm-up pass,
+# so the second cell's iterations are still counted apart, not at the failed pass's few ms.
+RWLAB_FAULT_INJECT=worker=pthread "$rwlab" run -l pthread,rwsem -w pft:size_mb=8 -t 1 -n 2 --order sequential \
+	--no-report -o f.csv >out 2>err
+[ $? = 1 ] || fail "run with a failing cell: exit not 1: $(cat err)"
+second=$(grep '^\[cell 2/2\] ' err)
+[ "$second" = "[cell 2/2] rwsem pft:size_mb=8 t=1 warm-up 0/2 ETA ? (3 pft iterations)" ] ||
+	fail "after a failed pft cell, its failed pass is taken as pft's mean: '$second'"
+
 # Once pft has run, its iterations are counted at their mean: with a terminal the line is redrawn
 # each iteration. script(1) gives stderr a terminal where it is installed.
 if command -v script >/dev/null; then

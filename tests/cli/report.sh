@@ -424,5 +424,13 @@ done
 python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["series"]; m = [x["metric"] for x in s]; assert m.index("total_rate") < m.index("ops_min"), m' \
 	"$tmp/order.json" 2>/dev/null || fail "report -m total_rate,ops_min --format json: ops_min's series first"
 
+# A run restricted to one CPU (taskset -c 1) has cpus=1 in its context: the banner says "1 CPU".
+sed 's/,compact,2,cpu,/,compact,1,cpu,/' "$data/good.csv" >"$tmp/one-cpu.csv"
+"$rwlab" report "$tmp/one-cpu.csv" >"$tmp/out" 2>"$tmp/err" || fail "report of a 1-CPU run: exit $?: $(cat "$tmp/err")"
+head -n 1 "$tmp/out" | grep -q '^measured: host host, 1 CPU cpu, ' ||
+	fail "the banner of a 1-CPU run: $(head -n 1 "$tmp/out")"
+"$rwlab" report "$tmp/one-cpu.csv" -f email >"$tmp/out" 2>"$tmp/err" || fail "email of a 1-CPU run: exit $?"
+grep -q ', 1 CPU (cpu), ' "$tmp/out" || fail "the email header of a 1-CPU run: $(head -n 3 "$tmp/out")"
+
 [ "$fails" = 0 ] && echo "all command-line checks passed"
 exit $((fails > 0))

@@ -33,6 +33,15 @@ grep -q "^# context,.*,cpus=1," b.csv || fail "taskset -c $B: the context's cpus
 	fail "taskset -c $B: the default threads are not 1: $(grep -v '^#' b.csv | tail -n +2 | cut -d, -f6 | sort -u | tr '\n' ' ')"
 [ -z "$psr" ] || [ "$psr" = "$B " ] || fail "taskset -c $B: the running threads were on CPUs $psr"
 
+# Resumed under another binding: refused, naming the binding as the way on, the file untouched.
+cp b.csv b0.csv
+"$rwlab" run -l pthread,rwsem -w locktest -t 1 -n 1 -d 50ms --warmup 0 -q --no-report -o b.csv --resume 2>err
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <err)" = 1 ] &&
+	grep -q "^rwlab: --resume: b.csv:[0-9]*: cpus is '1' there but '[0-9]*' in this run: .*start a new file, or resume under the CPU binding it was started with (taskset, a cpuset)\$" err ||
+	fail "--resume under another binding: exit $rc: $(cat err)"
+cmp -s b.csv b0.csv || fail "--resume under another binding changed the file"
+
 # The load warning (forced with a load average above the CPUs, RWLAB_FAULT_INJECT=loadavg_only)
 # counts the tasks runnable on the run's CPU. 24 busy loops on B: none of them on A, so no
 # warning, or one that counts fewer than 24 (/proc/stat's procs_running counts the 24 and more).
