@@ -3,9 +3,20 @@
 #     . "${0%/*}/../lib.sh"
 # It sets -u, makes $tmp, a scratch directory removed on exit, and defines
 # fail MESSAGE, which prints "FAIL: MESSAGE" and counts it in $fails (a test
-# ends with exit $((fails > 0)) or its own summary).
+# ends with exit $((fails > 0)) or its own summary), and expect (below).
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# expect WHAT RC PATTERN CMD...: CMD exits RC and its stderr is one line matching PATTERN (grep -E);
+# its output is left in $tmp/o and $tmp/e.
+expect() {
+	local what=$1 want=$2 pat=$3 rc
+	shift 3
+	"$@" >"$tmp/o" 2>"$tmp/e"
+	rc=$?
+	[ "$rc" = "$want" ] || fail "$what: exit $rc, want $want: $(head -c 400 "$tmp/e")"
+	[ "$(wc -l <"$tmp/e")" = 1 ] || fail "$what: $(wc -l <"$tmp/e") lines on stderr, want one: $(head -c 400 "$tmp/e")"
+	grep -Eq -- "$pat" "$tmp/e" || fail "$what: stderr '$(head -c 400 "$tmp/e")' does not match '$pat'"
+}

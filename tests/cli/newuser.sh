@@ -8,16 +8,6 @@
 rwlab=$1
 case $rwlab in /*) ;; *) rwlab=$PWD/$rwlab ;; esac
 cd "$tmp" || exit 1
-# expect WHAT RC PATTERN CMD...: CMD exits RC and its stderr is one line matching PATTERN (grep -E).
-expect() {
-	local what=$1 want=$2 pat=$3 rc
-	shift 3
-	"$@" >"$tmp/o" 2>"$tmp/e"
-	rc=$?
-	[ "$rc" = "$want" ] || fail "$what: exit $rc, want $want: $(head -c 400 "$tmp/e")"
-	[ "$(wc -l <"$tmp/e")" = 1 ] || fail "$what: $(wc -l <"$tmp/e") lines on stderr, want one: $(head -c 400 "$tmp/e")"
-	grep -Eq -- "$pat" "$tmp/e" || fail "$what: stderr '$(head -c 400 "$tmp/e")' does not match '$pat'"
-}
 tiny=(-n 1 -d 10ms --warmup 0)
 
 # 1. One thread limit, the real one, at parse time, native and simulated alike.
