@@ -126,6 +126,15 @@ int lab_cli_fail(const char *msg)
 	return 2;
 }
 
+const char *lab_cli_repeat(const char *first, size_t stride, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(first + (size_t)i * stride, first + (size_t)j * stride))
+				return first + (size_t)i * stride;
+	return NULL;
+}
+
 void lab_cli_span(const struct lab_cli *c, int *from, int *to)
 {
 	/* getopt_long() leaves optind just past the option; a separate argument is the element before it. */

@@ -119,6 +119,15 @@ int lab_cli_no_operands(const struct lab_cli *c);
 int lab_cli_fail(const char *msg);
 
 /*
+ * lab_cli_repeat() - of @n labels @stride bytes apart from @first (the
+ * label arrays of a list of variants, schemes or workloads: &a[0].label,
+ * sizeof(a[0])), the first that repeats an earlier one, or NULL. A list
+ * entry given twice would be measured twice, its rows repeated in the CSV,
+ * which report and --resume refuse: the commands refuse the list instead.
+ */
+const char *lab_cli_repeat(const char *first, size_t stride, int n);
+
+/*
  * lab_cli_find() - where the first option whose key is @key lies in @argv, by
  * a silent getopt_long() pass over a copy against @cmd's table (so a value
  * that looks like the option, "-o --matrix", is a value, and "--" ends the

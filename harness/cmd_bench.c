@@ -25,6 +25,7 @@ static int cmd_bench(int argc, char **argv)
 	struct lab_bench_opts o = { .pairs = 2000000, .reps = 5 };
 	struct lab_cli cli;
 	char err[4200];
+	const char *twice;
 	int c, st;
 	long v;
 
@@ -50,14 +51,10 @@ static int cmd_bench(int argc, char **argv)
 		return st;
 	if (!o.nlocks && lab_rwsem_parse_list("all", locks, LAB_MAX_LOCKS, &o.nlocks, err, sizeof(err)))
 		return lab_cli_fail(err);
-	/* Measured twice, a variant's rows would repeat in -o's CSV, which report refuses. */
-	for (int i = 0; i < o.nlocks; i++)
-		for (int j = 0; j < i; j++)
-			if (!strcmp(locks[i].label, locks[j].label)) {
-				fprintf(stderr, "%s: lock variant '%s' given twice in -l (each variant is measured once)\n",
-					PROG, locks[i].label);
-				return 2;
-			}
+	if ((twice = lab_cli_repeat(locks[0].label, sizeof(locks[0]), o.nlocks))) {
+		fprintf(stderr, "%s: lock variant '%s' given twice in -l (each variant is measured once)\n", PROG, twice);
+		return 2;
+	}
 	o.locks = locks;
 	return lab_bench_run(&o);
 }

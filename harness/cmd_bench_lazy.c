@@ -28,6 +28,7 @@ static int cmd_bench_lazy(int argc, char **argv)
 	struct lab_bench_lazy_opts o = { .round_trips = 20000, .switches = 1000000, .reps = 11 };
 	struct lab_cli cli;
 	char err[4200];
+	const char *twice;
 	int c, st;
 	long v;
 
@@ -53,14 +54,11 @@ static int cmd_bench_lazy(int argc, char **argv)
 		return st;
 	if (!o.nschemes && lab_lazy_mm_parse_list("all", schemes, LAB_MAX_SCHEMES, &o.nschemes, err, sizeof(err)))
 		return lab_cli_fail(err);
-	/* Measured twice, a scheme's rows would repeat in -o's CSV, which report refuses. */
-	for (int i = 0; i < o.nschemes; i++)
-		for (int j = 0; j < i; j++)
-			if (!strcmp(schemes[i].label, schemes[j].label)) {
-				fprintf(stderr, "%s: lazy-mm scheme '%s' given twice in -m (each scheme is measured once)\n",
-					PROG, schemes[i].label);
-				return 2;
-			}
+	if ((twice = lab_cli_repeat(schemes[0].label, sizeof(schemes[0]), o.nschemes))) {
+		fprintf(stderr, "%s: lazy-mm scheme '%s' given twice in -m (each scheme is measured once)\n", PROG,
+			twice);
+		return 2;
+	}
 	o.schemes = schemes;
 	return lab_bench_lazy_run(&o);
 }

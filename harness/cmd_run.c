@@ -143,20 +143,16 @@ static void matrix_report_opts(const struct lab_matrix *mx, struct lab_report_op
 static int check_unique(const struct lab_rwsem_conf *locks, int nlocks, const struct lab_workload_conf *wls,
 			int nwls, const int *threads, int nthreads)
 {
-	for (int i = 0; i < nlocks; i++)
-		for (int j = 0; j < i; j++)
-			if (!strcmp(locks[i].label, locks[j].label)) {
-				fprintf(stderr, "%s: lock variant '%s' given twice in -l (each cell runs once)\n",
-					LAB_PROG, locks[i].label);
-				return -1;
-			}
-	for (int i = 0; i < nwls; i++)
-		for (int j = 0; j < i; j++)
-			if (!strcmp(wls[i].label, wls[j].label)) {
-				fprintf(stderr, "%s: workload '%s' given twice in -w (each cell runs once)\n", LAB_PROG,
-					wls[i].label);
-				return -1;
-			}
+	const char *twice;
+
+	if ((twice = lab_cli_repeat(locks[0].label, sizeof(locks[0]), nlocks))) {
+		fprintf(stderr, "%s: lock variant '%s' given twice in -l (each cell runs once)\n", LAB_PROG, twice);
+		return -1;
+	}
+	if ((twice = lab_cli_repeat(wls[0].label, sizeof(wls[0]), nwls))) {
+		fprintf(stderr, "%s: workload '%s' given twice in -w (each cell runs once)\n", LAB_PROG, twice);
+		return -1;
+	}
 	for (int i = 0; i < nthreads; i++)
 		for (int j = 0; j < i; j++)
 			if (threads[i] == threads[j]) {
@@ -503,6 +499,7 @@ static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *
 {
 	struct run_lists *l = &a->lists;
 	char err[4200];
+	const char *twice;
 	bool lazy_wl = false, lock_wl = false;
 
 	if (lab_rwsem_parse_list(list_val(&l->locks, "all"), a->locks, LAB_MAX_LOCKS, nlocks, err, sizeof(err))) {
@@ -514,13 +511,11 @@ static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *
 		fprintf(stderr, "%s: %s\n", l->schemes.prog, err);
 		return 2;
 	}
-	for (int i = 0; i < *nschemes; i++)
-		for (int j = 0; j < i; j++)
-			if (!strcmp(a->schemes[i].label, a->schemes[j].label)) {
-				fprintf(stderr, "%s: lazy-mm scheme '%s' given twice in -m (each cell runs once)\n",
-					l->schemes.prog, a->schemes[i].label);
-				return 2;
-			}
+	if ((twice = lab_cli_repeat(a->schemes[0].label, sizeof(a->schemes[0]), *nschemes))) {
+		fprintf(stderr, "%s: lazy-mm scheme '%s' given twice in -m (each cell runs once)\n", l->schemes.prog,
+			twice);
+		return 2;
+	}
 	if (l->mm_lock.origin >= 0 && mm_lock_check(l->mm_lock.prog, l->mm_lock.val))
 		return 2;
 	/* The lazy-mm matrix: -m without -w runs context_switch and its tlb_flush counterpart. */

@@ -844,7 +844,7 @@ static int ctx_values(const struct lab_results *r, const char *col, int sim, con
 static bool sim_seeds(const struct lab_results *r, char *buf, size_t len)
 {
 	int n = lab_results_distinct_kind(r, LAB_CSV_NAME(kernel), 1, NULL, 0), ml;
-	const char **v, *seed;
+	const char **v;
 	size_t off;
 
 	if (n < 2)
@@ -853,10 +853,9 @@ static bool sim_seeds(const struct lab_results *r, char *buf, size_t len)
 	if (!v)
 		abort();
 	lab_results_distinct_kind(r, LAB_CSV_NAME(kernel), 1, v, n);
-	seed = strstr(v[0], " seed ");
-	ml = seed ? (int)(seed - v[0]) : -1;
-	for (int i = 1; i < n && ml >= 0; i++)
-		if (strncmp(v[i], v[0], (size_t)ml) || strncmp(v[i] + ml, " seed ", 6))
+	ml = lab_results_sim_model_len(v[0]);
+	for (int i = 0; i < n && ml >= 0; i++)	/* each of one model, each with its seed */
+		if (lab_results_sim_model_len(v[i]) != ml || strncmp(v[i], v[0], (size_t)ml) || !v[i][ml])
 			ml = -1;
 	if (ml < 0) {
 		free(v);

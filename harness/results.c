@@ -1163,8 +1163,7 @@ static int check_sim_mix(struct loader *L, const bool *keep, const char *by, cha
 	return 0;
 }
 
-/* The length of a simulated row's model in its kernel field: all but the " seed N" that ends it. */
-static int sim_model_len(const char *kernel)
+int lab_results_sim_model_len(const char *kernel)
 {
 	const char *s = strstr(kernel, " seed ");
 
@@ -1193,7 +1192,7 @@ static int check_sim_models(struct loader *L, const bool *keep, const char *by, 
 		for (int k = 0; keep[i] && k < c->nctx; k++) {
 			char *const *ctx = st->ctxv[c->ctx[k].ctx];
 			const char *b = ctx[kc], *ma, *mb, *name_b = ctx[mc] + 4;
-			int nb = sim_model_len(b), la, lb;
+			int nb = lab_results_sim_model_len(b), la, lb;
 			char names[160] = "";
 
 			if (strncmp(ctx[mc], "sim ", 4))

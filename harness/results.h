@@ -150,6 +150,14 @@ int lab_results_distinct(const struct lab_results *r, const char *col, const cha
  * (@sim 0); -1, every row.
  */
 int lab_results_distinct_kind(const struct lab_results *r, const char *col, int sim, const char **out, int max);
+
+/*
+ * lab_results_sim_model_len() - how much of a simulated row's kernel field
+ * ("rwlab-sim sim-16 engine HASH machine HASH seed N") names its model: all
+ * but the " seed N" that ends it (the whole field where none does). Two
+ * rows of one model are repeated runs of it and pool; of two, never.
+ */
+int lab_results_sim_model_len(const char *kernel);
 /* The earliest and latest timestamp of the rows (ISO 8601 compares as text); NULL, NULL without rows. */
 void lab_results_timespan(const struct lab_results *r, const char **first, const char **last);
 /* Workload name of a label: "pft:size_mb=64" -> "pft" (into @buf). */
