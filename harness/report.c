@@ -992,6 +992,19 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 	return st;
 }
 
+int lab_report_by_check(const struct lab_report_opts *o)
+{
+	const char *const *paths = o->npaths ? o->paths : &o->path;
+	struct lab_results r;
+	char err[2048];
+
+	if (!strcmp(paths[0], "-") || lab_results_load_many(&r, paths, o->npaths ? o->npaths : 1, o->by, NULL,
+							    LAB_RESULTS_HEADER, err, sizeof(err)) != LAB_RESULTS_BAD_BY)
+		return 0;
+	fprintf(stderr, "rwlab report: %s\n", err);
+	return 2;
+}
+
 /* Is @path an existing file that is not a regular file nor a directory (/dev/null, a FIFO)? */
 static bool out_special(const char *path)
 {

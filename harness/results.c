@@ -439,7 +439,7 @@ struct loader {
 	int col[C_NR];
 	int bycol[MAX_BY], nby, grcol[2], ngr;
 	bool fault_path;		/* --by fault_path (LAB_RESULTS_FAULT_PATH): a column of -1 in bycol */
-	char by_err[1024];		/* a --by problem (a usage error), said after the checks that come first */
+	char by_err[1024];		/* a --by problem (a usage error), said before anything about the rows */
 	int src;			/* the input being read */
 	int *ctx_map, nctx_map;		/* its reader's contexts -> the store's */
 	long long seq;			/* rows read */
@@ -1490,6 +1490,10 @@ static int read_input(struct loader *L, int i, const char *by, char *err, size_t
 		lab_csv_reader_close(&rd);
 		return -1;
 	}
+	if (L->by_err[0] || (L->flags & LAB_RESULTS_HEADER)) {	/* a wrong --by before anything the rows hold */
+		lab_csv_reader_close(&rd);
+		return L->by_err[0] ? -1 : 0;
+	}
 	L->src = i;
 	L->nctx_map = 0;
 	while ((r = lab_csv_reader_next(&rd, err, errlen)) > 0)
@@ -1538,9 +1542,19 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 		off += (size_t)snprintf(r->path_buf + off, off < sizeof(r->path_buf) ? sizeof(r->path_buf) - off : 0,
 					"%s%s", i ? " + " : "", strcmp(paths[i], "-") ? paths[i] : "stdin");
 	r->path = r->path_buf;
-	for (int i = 0; i < npaths; i++)
-		if (read_input(&L, i, by, err, errlen))
+	for (int i = 0; i < npaths; i++) {
+		if (read_input(&L, i, by, err, errlen)) {
+			if (L.by_err[0]) {
+				snprintf(err, errlen, "%s", L.by_err);
+				ret = LAB_RESULTS_BAD_BY;
+			}
 			goto out;
+		}
+		if (flags & LAB_RESULTS_HEADER) {
+			ret = 0;
+			goto out;
+		}
+	}
 	if (duplicates(&L, npaths, err, errlen))
 		goto out;
 	for (int i = L.st->nunfinished - 1; i >= 0 && !(flags & LAB_RESULTS_QUIET); i--) {	/* the last file's first */
@@ -1553,11 +1567,6 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 	if (check_hosts(&L, keep, by, err, errlen) || check_sim_mix(&L, keep, by, err, errlen) ||
 	    check_sim_models(&L, keep, by, err, errlen))
 		goto out;
-	if (L.by_err[0]) {
-		snprintf(err, errlen, "%s", L.by_err);
-		ret = LAB_RESULTS_BAD_BY;
-		goto out;
-	}
 	if (check_threads(&L, keep, err, errlen))
 		goto out;
 	final_series(&L, vwt_failed);
@@ -1567,7 +1576,7 @@ out:
 	free(keep);
 	free(vwt_failed);
 	free(L.ctx_map);
-	if (ret)
+	if (ret || (flags & LAB_RESULTS_HEADER))
 		lab_results_free(r);
 	return ret;
 }

@@ -59,7 +59,8 @@ struct lab_results {
  * CSV, a missing column (naming the columns present), a non-numeric value or
  * thread count ("FILE:LINE: ..."), an unknown baseline (naming the valid
  * ones); or LAB_RESULTS_BAD_BY with the message when @by names no column of
- * the file (naming them and fault_path), is empty or too long: a usage error.
+ * the file (naming them and fault_path), is empty or too long: a usage error,
+ * said as soon as the first header is read, before anything about the rows.
  */
 int lab_results_load(struct lab_results *r, const char *path, const char *by, const char *baseline,
 		     char *err, size_t errlen);
@@ -105,6 +106,8 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 #define LAB_RESULTS_ALLOW_DUPLICATES 2u
 /* Print nothing on stderr about the rows (torn, unfinished, failed, repeated): a second load says it twice. */
 #define LAB_RESULTS_QUIET 4u
+/* Read the first input's header alone, to check @by before anything else reads the rows; @r is left empty. */
+#define LAB_RESULTS_HEADER 8u
 
 /* Can a value in @unit be negative? false for the units rwlab writes (counts, op/s, s, ns, %, ...). */
 bool lab_unit_nonnegative(const char *unit);

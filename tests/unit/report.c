@@ -870,3 +870,37 @@ Test(report, value_parse)
 	cr_expect(lab_unit_nonnegative("op/s") && lab_unit_nonnegative("count") && !lab_unit_nonnegative("diff"));
 	cr_expect(lab_value_may_be_negative("round_trip_ns_over_none", "ns") && !lab_value_may_be_negative("wall_s", "s"));
 }
+
+/* ---- simulated models: --by, the pooling check and the banner ------------------------------ */
+
+/* lab_results_load_many() of @n files with @by: its return, the message in @err. */
+static int load(const char *const *paths, int n, const char *by, char *err, size_t len)
+{
+	struct lab_results r;
+	int rc = lab_results_load_many(&r, paths, n, by, NULL, LAB_RESULTS_QUIET, err, len);
+
+	if (!rc)
+		lab_results_free(&r);
+	return rc;
+}
+
+/*
+ * A --by column the file does not have is a usage error said first, naming
+ * the columns --by takes, whatever the rows hold: two engines in one cell,
+ * a value that is no number, a repeated row (each was said instead of it).
+ */
+Test(report, a_wrong_by_is_said_before_the_rows)
+{
+	const char *engines[] = { LAB_TEST_DATA "/simulated.csv", LAB_TEST_DATA "/other-engine.csv" };
+	const char *bad_value[] = { LAB_TEST_DATA "/bad-value.csv" }, *dup[] = { LAB_TEST_DATA "/dup-row.csv" };
+	const char *const *files[] = { engines, bad_value, dup };
+	int nfiles[] = { 2, 1, 1 };
+	char err[2048];
+
+	for (int i = 0; i < 3; i++) {
+		cr_expect_eq(load(files[i], nfiles[i], "kern", err, sizeof(err)), LAB_RESULTS_BAD_BY, "%s: %s",
+			     files[i][0], err);
+		cr_expect(strstr(err, "--by 'kern': no column 'kern' in ") == err && strstr(err, "(valid: run, variant, ") &&
+			  strstr(err, ", kernel, ") && strstr(err, ", fault_path)"), "%s: %s", files[i][0], err);
+	}
+}
