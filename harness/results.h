@@ -80,7 +80,9 @@ const char *lab_results_fault_path(const char *workload, char *base, size_t len)
  * lab_results_load_many() - the same for @npaths CSVs ("-" is stdin) with
  * one header, pooled; r->path names them all. A cell (variant, workload,
  * threads) measured on more than one host is refused (one line naming it
- * and the hosts) unless @by has the host column.
+ * and the hosts) unless @by has the host column; one simulated by two models
+ * (lab_results_sim_model_len()) unless no --by key of the cell holds rows of
+ * both (@by has kernel, or run, or another column whose values tell them apart).
  *
  * Integrity: every value must be a finite decimal number ("FILE:LINE: value
  * 'inf' is not a finite number"; hexadecimal, nan and inf are refused;

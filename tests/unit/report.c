@@ -752,16 +752,27 @@ Test(report, reference_identity_map_needs_shared_names)
 	cr_expect_eq(rc, 1);	/* old/new are not rwlab columns: a map is needed */
 }
 
-/* Write a small results CSV; returns its path (caller unlinks). */
-static void write_csv(char *path, const char *rows)
+/* Write @text into a new file at the mkstemp() template @path (caller unlinks). */
+static void write_file(char *path, const char *text)
 {
 	int fd = mkstemp(path);
 	FILE *f;
 
 	cr_assert_geq(fd, 0);
 	f = fdopen(fd, "w");
-	fprintf(f, "schema,run,timestamp,variant,workload,threads,iteration,metric,value,unit,better\n%s", rows);
+	fputs(text, f);
 	fclose(f);
+}
+
+/* Write a small results CSV; returns its path (caller unlinks). */
+static void write_csv(char *path, const char *rows)
+{
+	char *text;
+
+	cr_assert_gt(asprintf(&text, "schema,run,timestamp,variant,workload,threads,iteration,metric,value,unit,better\n%s",
+			      rows), 0);
+	write_file(path, text);
+	free(text);
 }
 
 /* reaim's job mixes make one mmtests table, operations named WORKFILE-CLIENTS as ExtractReaim names them. */
@@ -873,6 +884,13 @@ Test(report, value_parse)
 
 /* ---- simulated models: --by, the pooling check and the banner ------------------------------ */
 
+#define SIM_HEAD "schema,run,timestamp,variant,workload,threads,iteration,metric,value,unit,better,cpu_model,kernel\n"
+#define SIM_ROW(run, it, value, machine, kernel) \
+	"1," run ",t,pthread,locktest,2," it ",total_rate," value ",op/s,higher,sim " machine ": 8 CPUs," kernel "\n"
+#define MODEL_A "rwlab-sim sim-13 engine 0123456789ab machine 6867c6e3"
+#define MODEL_B "rwlab-sim sim-13 engine 89abcdef0123 machine 6867c6e3"
+#define MODEL_G4 "rwlab-sim sim-13 engine 0123456789ab machine 5e68bba4"
+
 /* lab_results_load_many() of @n files with @by: its return, the message in @err. */
 static int load(const char *const *paths, int n, const char *by, char *err, size_t len)
 {
@@ -903,4 +921,35 @@ Test(report, a_wrong_by_is_said_before_the_rows)
 		cr_expect(strstr(err, "--by 'kern': no column 'kern' in ") == err && strstr(err, "(valid: run, variant, ") &&
 			  strstr(err, ", kernel, ") && strstr(err, ", fault_path)"), "%s: %s", files[i][0], err);
 	}
+}
+
+/*
+ * Two models' rows are refused where they would pool: in one cell under one
+ * --by key. A --by that keeps them apart takes them: run (each run is one
+ * model), kernel, or cpu_model where the machines differ by name; cpu_model
+ * over two engines on one machine does not, nor run where one run's rows
+ * are of two models.
+ */
+Test(report, two_models_refused_only_where_they_pool)
+{
+	const char *engines[] = { LAB_TEST_DATA "/simulated.csv", LAB_TEST_DATA "/other-engine.csv" };
+	char one_run[] = "/tmp/rwlab-models-XXXXXX", machines[] = "/tmp/rwlab-models-XXXXXX", err[2048];
+	const char *one_run_p[] = { one_run }, *machines_p[] = { machines };
+
+	cr_expect_eq(load(engines, 2, "run", err, sizeof(err)), 0, "--by run: %s", err);
+	cr_expect_eq(load(engines, 2, "variant,kernel", err, sizeof(err)), 0, "--by variant,kernel: %s", err);
+	cr_expect_eq(load(engines, 2, "variant", err, sizeof(err)), -1, "--by variant pooled two engines");
+	cr_expect(strstr(err, "cell pthread locktest t=2 was simulated by two engines"), "%s", err);
+	cr_expect_eq(load(engines, 2, "variant,cpu_model", err, sizeof(err)), -1, "--by cpu_model, one machine: pooled");
+	write_file(one_run, SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_A " seed 1")
+				SIM_ROW("r1", "1", "5100", "generic-8", MODEL_B " seed 1"));
+	cr_expect_eq(load(one_run_p, 1, "run", err, sizeof(err)), -1, "--by run, two models in one run: pooled");
+	write_file(machines, SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_A " seed 1")
+				 SIM_ROW("r1", "1", "5100", "generic-4", MODEL_G4 " seed 1"));
+	cr_expect_eq(load(machines_p, 1, "variant,cpu_model", err, sizeof(err)), 0, "--by cpu_model, two machines: %s",
+		     err);
+	cr_expect_eq(load(machines_p, 1, "variant", err, sizeof(err)), -1, "--by variant pooled two machines");
+	cr_expect(strstr(err, "was simulated by two machines (generic-8 and generic-4: "), "%s", err);
+	unlink(one_run);
+	unlink(machines);
 }
