@@ -953,3 +953,44 @@ Test(report, two_models_refused_only_where_they_pool)
 	unlink(one_run);
 	unlink(machines);
 }
+
+/* The first line of what report prints for @path with @by. */
+static char *banner(const char *path, const char *by)
+{
+	struct lab_report_opts o = { .path = path, .by = by };
+	int rc;
+	char *out = report(&o, &rc);
+
+	cr_assert_eq(rc, 0, "%s", out);
+	out[strcspn(out, "\n")] = 0;
+	return out;
+}
+
+/*
+ * The banner counts models as the loader pools them: a kernel field without
+ * " seed N" beside " seed 1" of one model is that model, once, with its seed
+ * and its rows with no seed (it said "2 engines"); under --by kernel two
+ * models of three fields are two engines, the first with its two seeds.
+ */
+Test(report, banner_counts_models_as_the_loader_does)
+{
+	char path[] = "/tmp/rwlab-seeds-XXXXXX";
+	char *out;
+
+	write_file(path, SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_A)
+			 SIM_ROW("r2", "0", "5100", "generic-8", MODEL_A " seed 1"));
+	out = banner(path, NULL);
+	cr_expect_str_eq(out, "simulated: generic-8 on " MODEL_A " seed 1 and rows with no seed (the model's figures, "
+			      "not this host's)");
+	free(out);
+	unlink(path);
+	strcpy(path, "/tmp/rwlab-seeds-XXXXXX");
+	write_file(path, SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_A " seed 1")
+			 SIM_ROW("r2", "0", "5100", "generic-8", MODEL_A " seed 2")
+			 SIM_ROW("r3", "0", "5200", "generic-8", MODEL_B " seed 1"));
+	out = banner(path, "variant,kernel");
+	cr_expect_str_eq(out, "simulated: generic-8 on 2 engines (" MODEL_A " seeds 1 and 2; " MODEL_B " seed 1) (the "
+			      "model's figures, not this host's)");
+	free(out);
+	unlink(path);
+}
