@@ -44,9 +44,10 @@
 
 /* ---- escaping --------------------------------------------------------------------- */
 
-static void esc(FILE *f, const char *s)
+/* The first @n bytes of @s (at most: its end stops it) as HTML text or an attribute's value. */
+static void esc_n(FILE *f, const char *s, size_t n)
 {
-	for (; s && *s; s++)
+	for (; s && n && *s; s++, n--)
 		switch (*s) {
 		case '&':
 			fputs("&amp;", f);
@@ -63,6 +64,12 @@ static void esc(FILE *f, const char *s)
 		default:
 			fputc(*s, f);
 		}
+}
+
+/* @s as HTML text or an attribute's value: every & < > " written as its entity. */
+static void esc(FILE *f, const char *s)
+{
+	esc_n(f, s, (size_t)-1);
 }
 
 /* @s as an HTML class name: letters and digits kept, anything else '-'. */
@@ -82,8 +89,10 @@ static void cell_text(FILE *f, const char *s)
 		esc(f, s);
 		return;
 	}
-	fprintf(f, "%.*s", (int)(mark - s), s);
-	fprintf(f, "<span class=\"flag\" title=\"%s\">%c</span>", LAB_FMT_FLAG_LEGEND, LAB_FMT_FLAG_MARK);
+	esc_n(f, s, (size_t)(mark - s));
+	fputs("<span class=\"flag\" title=\"", f);
+	esc(f, LAB_FMT_FLAG_LEGEND);
+	fprintf(f, "\">%c</span>", LAB_FMT_FLAG_MARK);
 	esc(f, mark + 1);
 }
 
@@ -523,8 +532,11 @@ static int put_metrics(const struct lab_rctx *c, const struct lab_vtab *vt, int 
 			printed++;
 		}
 	free(f);
-	if (printed && (starred || c->o->sig == LAB_SIG_NONE))
-		fprintf(c->out, "<p class=\"note\">%s</p>\n", rep_sig_footnote(c->o->sig));
+	if (printed && (starred || c->o->sig == LAB_SIG_NONE)) {
+		fputs("<p class=\"note\">", c->out);
+		esc(c->out, rep_sig_footnote(c->o->sig));	/* "p < 0.10" */
+		fputs("</p>\n", c->out);
+	}
 	return st ? -1 : printed;
 }
 

@@ -994,3 +994,48 @@ Test(report, banner_counts_models_as_the_loader_does)
 	free(out);
 	unlink(path);
 }
+
+/* ---- html: text escaped, titles whole --------------------------------------------------------- */
+
+/* Is every '<' of @html a tag's (or a comment's) and every '&' an entity's? The first that is not, or NULL. */
+static const char *bare_markup(const char *html)
+{
+	for (const char *p = html; *p; p++) {
+		size_t n = *p == '&' ? strspn(p + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789#") : 0;
+
+		if (*p == '<' && !strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ/!?", p[1] ? p[1] : ' '))
+			return p;
+		if (*p == '&' && (!n || p[1 + n] != ';'))
+			return p;
+	}
+	return NULL;
+}
+
+/*
+ * Text in the html page is escaped wherever it is written: the t-test's note
+ * under the tables ("p < 0.10", written bare), and names from the CSV, a
+ * variant "ck<1&rw>" and a workload knob "note=a<2&b".
+ */
+Test(report, html_escapes_its_text, .timeout = 60)
+{
+	char path[] = "/tmp/rwlab-html-XXXXXX";
+	struct lab_report_opts o = { .path = path, .format = LAB_FMT_HTML, .sig = LAB_SIG_TTEST };
+	const char *bare;
+	char *out;
+	int rc;
+
+	write_csv(path, "1,r,t,pthread,locktest:note=a<2&b,1,0,total_rate,100,op/s,higher\n"
+			"1,r,t,pthread,locktest:note=a<2&b,1,1,total_rate,110,op/s,higher\n"
+			"1,r,t,pthread,locktest:note=a<2&b,1,2,total_rate,120,op/s,higher\n"
+			"1,r,t,ck<1&rw>,locktest:note=a<2&b,1,0,total_rate,200,op/s,higher\n"
+			"1,r,t,ck<1&rw>,locktest:note=a<2&b,1,1,total_rate,210,op/s,higher\n"
+			"1,r,t,ck<1&rw>,locktest:note=a<2&b,1,2,total_rate,220,op/s,higher\n");
+	out = report(&o, &rc);
+	unlink(path);
+	cr_assert_eq(rc, 0, "html: exit %d", rc);
+	bare = bare_markup(out);
+	cr_expect(!bare, "text written as markup: ...%.60s", bare ? bare : "");
+	cr_expect(strstr(out, "<p class=\"note\">* significant: t-test p &lt; 0.10 on the means"), "no escaped note");
+	cr_expect(strstr(out, "ck&lt;1&amp;rw&gt;") && strstr(out, "note=a&lt;2&amp;b"), "the names, escaped: not found");
+	free(out);
+}
