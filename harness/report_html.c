@@ -542,6 +542,12 @@ static int put_metrics(const struct lab_rctx *c, const struct lab_vtab *vt, int 
 
 /* ---- the reference comparison ------------------------------------------------------------ */
 
+#define CHANGE_TITLE "%s | %s: the change per row\npublished %s vs %s\nrwlab %s vs %s"
+#define REFMAP_FIELD(f) sizeof(((struct lab_refmap *)0)->f)
+_Static_assert(sizeof(((struct lab_plot_fig *)0)->title) >= sizeof(CHANGE_TITLE) + REFMAP_FIELD(met[0].bench) +
+	       REFMAP_FIELD(met[0].metric) + 2 * REFMAP_FIELD(col[0].ref) + 2 * REFMAP_FIELD(col[0].ours),
+	       "a figure's title holds the change figure's, its names at their longest");
+
 /* The change per row of rows [i0, i1) (one map.metric and column): published and rwlab's, new/base. */
 static int change_figure(const struct lab_rctx *c, const struct lab_vtab *vt, int i0, int i1, int id)
 {
@@ -558,7 +564,7 @@ static int change_figure(const struct lab_rctx *c, const struct lab_vtab *vt, in
 	f->cpus = atoi(lab_results_ctx(c->r, LAB_CSV_NAME(cpus)));
 	/* the pairs in the title, a line each; the key names only the sides (names of a variant with
 	 * its knobs are long: a key entry wider than the graph had gnuplot drop the whole key) */
-	snprintf(f->title, sizeof(f->title), "%s | %s: the change per row\npublished %s vs %s\nrwlab %s vs %s",
+	snprintf(f->title, sizeof(f->title), CHANGE_TITLE,
 		 map->met[first->k].bench, map->met[first->k].metric, map->col[first->col].ref, map->col[0].ref,
 		 map->col[first->col].ours, map->col[0].ours);
 	snprintf(f->xlabel, sizeof(f->xlabel), "rwlab %s (published clients mapped to them)",

@@ -1039,3 +1039,58 @@ Test(report, html_escapes_its_text, .timeout = 60)
 	cr_expect(strstr(out, "ck&lt;1&amp;rw&gt;") && strstr(out, "note=a&lt;2&amp;b"), "the names, escaped: not found");
 	free(out);
 }
+
+/* @len characters: @prefix, then @fill. */
+static void long_name(char *buf, size_t len, const char *prefix, char fill)
+{
+	memset(buf, fill, len);
+	memcpy(buf, prefix, strlen(prefix));
+	buf[len] = 0;
+}
+
+/*
+ * The html page's change figure is titled with the benchmark, the metric and
+ * both sides' columns, published and rwlab's: with every name as long as the
+ * mapping holds (95 and 159 characters), the title ends whole, "rwlab NEW vs
+ * OLD" (it was cut at 511 bytes, the rwlab names lost).
+ */
+Test(report, html_change_figure_title_whole, .timeout = 60)
+{
+	static struct lab_refmap map;
+	char pub[] = "/tmp/rwlab-pub-XXXXXX", csv[] = "/tmp/rwlab-long-XXXXXX", want[512], *text, *out;
+	struct lab_report_opts o = { .path = csv, .format = LAB_FMT_HTML, .map = &map, .reference = pub };
+	size_t ref = sizeof(map.col[0].ref) - 1, ours = sizeof(map.col[0].ours) - 1;
+	int rc;
+
+	long_name(map.col[0].ref, ref, "old-", 'o');
+	long_name(map.col[1].ref, ref, "new-", 'n');
+	long_name(map.col[0].ours, ours, "pthread-", 'p');
+	long_name(map.col[1].ours, ours, "ck-rwlock-", 'c');
+	map.ncol = 2;
+	strcpy(map.met[0].bench, "fx");
+	strcpy(map.met[0].metric, "rate");
+	strcpy(map.met[0].workload, "fixture-rate");
+	strcpy(map.met[0].ours, "rate");
+	map.nmet = 1;
+	strcpy(map.thr[0].ref, "1");
+	strcpy(map.thr[0].ours, "1");
+	map.nthr = 1;
+	cr_assert_gt(asprintf(&text, "benchmark,stat,metric,clients,variant,value\nfx,hmean,rate,1,%s,100\n"
+			      "fx,hmean,rate,1,%s,80\n", map.col[0].ref, map.col[1].ref), 0);
+	write_file(pub, text);
+	free(text);
+	cr_assert_gt(asprintf(&text, "1,r,t,%s,fixture-rate,1,0,rate,100,op/s,higher\n1,r,t,%s,fixture-rate,1,1,rate,"
+			      "101,op/s,higher\n1,r,t,%s,fixture-rate,1,0,rate,80,op/s,higher\n1,r,t,%s,fixture-rate,"
+			      "1,1,rate,81,op/s,higher\n", map.col[0].ours, map.col[0].ours, map.col[1].ours,
+			      map.col[1].ours), 0);
+	write_csv(csv, text);
+	free(text);
+	out = report(&o, &rc);
+	unlink(pub);
+	unlink(csv);
+	cr_assert_eq(rc, 0, "html with the published table: exit %d", rc);
+	snprintf(want, sizeof(want), "\nrwlab %s vs %s\"", map.col[1].ours, map.col[0].ours);
+	cr_expect(strstr(out, "aria-label=\"fx | rate: the change per row\npublished new-") && strstr(out, want),
+		  "the change figure's title is not whole:\n%.2000s", strstr(out, "the change per row"));
+	free(out);
+}
