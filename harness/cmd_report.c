@@ -416,7 +416,8 @@ static int cmd_report(int argc, char **argv)
 		return st;	/* before any table: nothing half printed */
 	if (a.matrix)
 		sim_matrix_beside(&a);
-	if ((a.matrix && (st = report_matrix(&a, &mx, &map))) || (st = report_values(&a)))
+	if ((a.matrix && (st = report_matrix(&a, &mx, &map))) || (st = report_values(&a)) ||
+	    (st = lab_report_by_check(&a.o)))
 		return st;
 	/* The CSVs of a sharded run: merge's checks (one plan, hosts, settings, missing shards). */
 	if (lab_report_merge(a.o.paths, a.o.npaths, a.o.by && strstr(a.o.by, "host")))

@@ -66,7 +66,7 @@ struct lab_plot_line {
 };
 
 struct lab_plot_fig {
-	char title[512], xlabel[128], ylabel[256];
+	char title[1024], xlabel[128], ylabel[256];	/* title: room for report_html.c's change figure */
 	bool ratio;			/* y is new/base: log scale, tics labelled as the change they mean, a
 					   line at 1; otherwise y starts at 0 with SI-prefixed tics */
 	int cpus;			/* the results' CPU count (0: not marked) */

@@ -834,41 +834,77 @@ static int ctx_values(const struct lab_results *r, const char *col, int sim, con
 	return n;
 }
 
-/*
- * The simulated rows' kernel field into @buf when every value is one model's
- * ("rwlab-sim VERSION engine HASH machine HASH", the same up to " seed N"):
- * the model once and its seeds, "... machine 5e68bba4 seeds 1, 2 and 3"
- * (repeated runs of one model, which report pools). Returns false when the
- * values are of two models or fewer than two, @buf untouched.
- */
-static bool sim_seeds(const struct lab_results *r, char *buf, size_t len)
+/* Are kernel values @a and @b of one model (lab_results_sim_model_len(): rows the loader pools)? */
+static bool same_model(const char *a, const char *b)
 {
-	int n = lab_results_distinct_kind(r, LAB_CSV_NAME(kernel), 1, NULL, 0), ml;
-	const char **v;
-	size_t off;
+	int n = lab_results_sim_model_len(a);
 
-	if (n < 2)
-		return false;
-	v = calloc((size_t)n, sizeof(*v));
+	return lab_results_sim_model_len(b) == n && !strncmp(a, b, (size_t)n);
+}
+
+/* Is @v[@m] the first of its model's values in @v? */
+static bool first_of_model(const char *const *v, int m)
+{
+	for (int i = 0; i < m; i++)
+		if (same_model(v[i], v[m]))
+			return false;
+	return true;
+}
+
+/*
+ * The model of @v[@m] (its first value of @n) into @f: a model of one value
+ * is that value; of several (seeds of one model, repeated runs that report
+ * pools), the model once and its seeds, "... machine 5e68bba4 seeds 1, 2
+ * and 3", a value with no " seed N" named as rows with no seed.
+ */
+static void model_seeds(FILE *f, const char *const *v, int n, int m)
+{
+	int ml = lab_results_sim_model_len(v[m]), nv = 0, ns = 0;
+
+	for (int i = m; i < n; i++)
+		if (same_model(v[m], v[i]))
+			nv++, ns += v[i][ml] != 0;
+	if (nv == 1) {
+		fputs(v[m], f);
+		return;
+	}
+	fprintf(f, "%.*s seed%s ", ml, v[m], ns > 1 ? "s" : "");
+	for (int i = m, k = 0; i < n; i++)
+		if (same_model(v[m], v[i]) && v[i][ml] && k++ < 4)
+			fprintf(f, "%s%s", k == 1 ? "" : k == ns ? " and " : ", ", v[i] + ml + 6);
+	if (ns > 4)
+		fprintf(f, " and %d more", ns - 4);
+	if (nv > ns)
+		fprintf(f, "%s and rows with no seed", ns > 1 ? "," : "");
+}
+
+/*
+ * What made the simulated rows, by model as the loader tells them apart
+ * (their kernel field up to " seed N"): one model as model_seeds() names
+ * it; several (compared with --by kernel), "N engines (a; b; c and M more)".
+ */
+static void sim_engines(FILE *f, const struct lab_results *r)
+{
+	int n = lab_results_distinct_kind(r, LAB_CSV_NAME(kernel), 1, NULL, 0), models = 0;
+	const char **v = calloc((size_t)n + 1, sizeof(*v));
+
 	if (!v)
 		abort();
 	lab_results_distinct_kind(r, LAB_CSV_NAME(kernel), 1, v, n);
-	ml = lab_results_sim_model_len(v[0]);
-	for (int i = 0; i < n && ml >= 0; i++)	/* each of one model, each with its seed */
-		if (lab_results_sim_model_len(v[i]) != ml || strncmp(v[i], v[0], (size_t)ml) || !v[i][ml])
-			ml = -1;
-	if (ml < 0) {
-		free(v);
-		return false;
-	}
-	off = (size_t)snprintf(buf, len, "%.*s seeds ", ml, v[0]);
-	for (int i = 0; i < n && i < 4; i++)
-		off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s%s", !i ? "" : i == n - 1 ? " and " :
-					", ", v[i] + ml + 6);
-	if (n > 4)
-		snprintf(buf + off, off < len ? len - off : 0, " and %d more", n - 4);
+	for (int i = 0; i < n; i++)
+		models += first_of_model(v, i);
+	if (models > 1)
+		fprintf(f, "%d engines (", models);
+	for (int i = 0, k = 0; i < n && k < 3; i++)
+		if (first_of_model(v, i)) {
+			fputs(k++ ? "; " : "", f);
+			model_seeds(f, v, n, i);
+		}
+	if (models > 3)
+		fprintf(f, " and %d more", models - 3);
+	if (models > 1)
+		fputc(')', f);
 	free(v);
-	return true;
 }
 
 /* The banner's line for the simulated rows (@sim 1) or the measured ones (0); none where there are none. */
@@ -880,12 +916,13 @@ static void banner_line(const struct lab_rctx *c, int sim)
 
 	if (!ctx_values(r, LAB_CSV_NAME(cpu_model), sim, sim ? "machine" : "CPU model", model, sizeof(model)))
 		return;	/* none of this kind, or a file from before the context columns: nothing to name */
-	if (!sim || !sim_seeds(r, kernel, sizeof(kernel)))
-		ctx_values(r, LAB_CSV_NAME(kernel), sim, sim ? "engine" : "kernel", kernel, sizeof(kernel));
 	if (sim) {
-		fprintf(c->out, "simulated: %s on %s (the model's figures, not this host's)\n", model, kernel);
+		fprintf(c->out, "simulated: %s on ", model);
+		sim_engines(c->out, r);
+		fputs(" (the model's figures, not this host's)\n", c->out);
 		return;
 	}
+	ctx_values(r, LAB_CSV_NAME(kernel), 0, "kernel", kernel, sizeof(kernel));
 	nh = ctx_values(r, LAB_CSV_NAME(host), 0, "host", host, sizeof(host));
 	nc = ctx_values(r, LAB_CSV_NAME(cpus), 0, "CPU count", cpus, sizeof(cpus));
 	nb = ctx_values(r, LAB_CSV_NAME(build_type), 0, "build", build, sizeof(build));
@@ -990,6 +1027,19 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 	st = rep_print(&c, o->format);
 	lab_results_free(&r);
 	return st;
+}
+
+int lab_report_by_check(const struct lab_report_opts *o)
+{
+	const char *const *paths = o->npaths ? o->paths : &o->path;
+	struct lab_results r;
+	char err[2048];
+
+	if (!strcmp(paths[0], "-") || lab_results_load_many(&r, paths, o->npaths ? o->npaths : 1, o->by, NULL,
+							    LAB_RESULTS_HEADER, err, sizeof(err)) != LAB_RESULTS_BAD_BY)
+		return 0;
+	fprintf(stderr, "rwlab report: %s\n", err);
+	return 2;
 }
 
 /* Is @path an existing file that is not a regular file nor a directory (/dev/null, a FIFO)? */

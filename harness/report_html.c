@@ -44,9 +44,10 @@
 
 /* ---- escaping --------------------------------------------------------------------- */
 
-static void esc(FILE *f, const char *s)
+/* The first @n bytes of @s (at most: its end stops it) as HTML text or an attribute's value. */
+static void esc_n(FILE *f, const char *s, size_t n)
 {
-	for (; s && *s; s++)
+	for (; s && n && *s; s++, n--)
 		switch (*s) {
 		case '&':
 			fputs("&amp;", f);
@@ -63,6 +64,12 @@ static void esc(FILE *f, const char *s)
 		default:
 			fputc(*s, f);
 		}
+}
+
+/* @s as HTML text or an attribute's value: every & < > " written as its entity. */
+static void esc(FILE *f, const char *s)
+{
+	esc_n(f, s, (size_t)-1);
 }
 
 /* @s as an HTML class name: letters and digits kept, anything else '-'. */
@@ -82,8 +89,10 @@ static void cell_text(FILE *f, const char *s)
 		esc(f, s);
 		return;
 	}
-	fprintf(f, "%.*s", (int)(mark - s), s);
-	fprintf(f, "<span class=\"flag\" title=\"%s\">%c</span>", LAB_FMT_FLAG_LEGEND, LAB_FMT_FLAG_MARK);
+	esc_n(f, s, (size_t)(mark - s));
+	fputs("<span class=\"flag\" title=\"", f);
+	esc(f, LAB_FMT_FLAG_LEGEND);
+	fprintf(f, "\">%c</span>", LAB_FMT_FLAG_MARK);
 	esc(f, mark + 1);
 }
 
@@ -523,12 +532,21 @@ static int put_metrics(const struct lab_rctx *c, const struct lab_vtab *vt, int 
 			printed++;
 		}
 	free(f);
-	if (printed && (starred || c->o->sig == LAB_SIG_NONE))
-		fprintf(c->out, "<p class=\"note\">%s</p>\n", rep_sig_footnote(c->o->sig));
+	if (printed && (starred || c->o->sig == LAB_SIG_NONE)) {
+		fputs("<p class=\"note\">", c->out);
+		esc(c->out, rep_sig_footnote(c->o->sig));	/* "p < 0.10" */
+		fputs("</p>\n", c->out);
+	}
 	return st ? -1 : printed;
 }
 
 /* ---- the reference comparison ------------------------------------------------------------ */
+
+#define CHANGE_TITLE "%s | %s: the change per row\npublished %s vs %s\nrwlab %s vs %s"
+#define REFMAP_FIELD(f) sizeof(((struct lab_refmap *)0)->f)
+_Static_assert(sizeof(((struct lab_plot_fig *)0)->title) >= sizeof(CHANGE_TITLE) + REFMAP_FIELD(met[0].bench) +
+	       REFMAP_FIELD(met[0].metric) + 2 * REFMAP_FIELD(col[0].ref) + 2 * REFMAP_FIELD(col[0].ours),
+	       "a figure's title holds the change figure's, its names at their longest");
 
 /* The change per row of rows [i0, i1) (one map.metric and column): published and rwlab's, new/base. */
 static int change_figure(const struct lab_rctx *c, const struct lab_vtab *vt, int i0, int i1, int id)
@@ -546,7 +564,7 @@ static int change_figure(const struct lab_rctx *c, const struct lab_vtab *vt, in
 	f->cpus = atoi(lab_results_ctx(c->r, LAB_CSV_NAME(cpus)));
 	/* the pairs in the title, a line each; the key names only the sides (names of a variant with
 	 * its knobs are long: a key entry wider than the graph had gnuplot drop the whole key) */
-	snprintf(f->title, sizeof(f->title), "%s | %s: the change per row\npublished %s vs %s\nrwlab %s vs %s",
+	snprintf(f->title, sizeof(f->title), CHANGE_TITLE,
 		 map->met[first->k].bench, map->met[first->k].metric, map->col[first->col].ref, map->col[0].ref,
 		 map->col[first->col].ours, map->col[0].ours);
 	snprintf(f->xlabel, sizeof(f->xlabel), "rwlab %s (published clients mapped to them)",

@@ -193,7 +193,8 @@ struct cell {
 	long long fail_seq;
 	struct cell_ctx {
 		int ctx;
-		long long seq;		/* its first row with that context */
+		int col;		/* the --by key of its rows there: rows of one key pool */
+		long long seq;		/* its first row with that context and key */
 	} *ctx;
 	int nctx;
 };
@@ -210,7 +211,7 @@ struct prow {
 	double v;
 	long long seq;
 	int series;			/* -1: the threads field is not a number */
-	int cell, ctx, ts, unit, line, it;
+	int cell, ctx, col, ts, unit, line, it;
 	signed char better;
 	bool failmark;			/* cell_failed with a non-zero count */
 };
@@ -439,7 +440,7 @@ struct loader {
 	int col[C_NR];
 	int bycol[MAX_BY], nby, grcol[2], ngr;
 	bool fault_path;		/* --by fault_path (LAB_RESULTS_FAULT_PATH): a column of -1 in bycol */
-	char by_err[1024];		/* a --by problem (a usage error), said after the checks that come first */
+	char by_err[1024];		/* a --by problem (a usage error), said before anything about the rows */
 	int src;			/* the input being read */
 	int *ctx_map, nctx_map;		/* its reader's contexts -> the store's */
 	long long seq;			/* rows read */
@@ -718,14 +719,14 @@ static void commit_row(struct loader *L, const struct prow *p)
 		if (c->ts_hi < 0 || strcmp(S(st, p->ts), S(st, c->ts_hi)) > 0)
 			c->ts_hi = p->ts;
 	}
-	if (!c->nctx || c->ctx[c->nctx - 1].ctx != p->ctx) {
+	if (!c->nctx || c->ctx[c->nctx - 1].ctx != p->ctx || c->ctx[c->nctx - 1].col != p->col) {
 		bool known = false;
 
 		for (int i = 0; i < c->nctx && !known; i++)
-			known = c->ctx[i].ctx == p->ctx;
+			known = c->ctx[i].ctx == p->ctx && c->ctx[i].col == p->col;
 		if (!known) {
 			c->ctx = grow(c->ctx, c->nctx, sizeof(*c->ctx));
-			c->ctx[c->nctx++] = (struct cell_ctx){ p->ctx, p->seq };
+			c->ctx[c->nctx++] = (struct cell_ctx){ p->ctx, p->col, p->seq };
 		}
 	}
 	if (p->failmark && !c->failed) {
@@ -823,7 +824,7 @@ static int read_row(struct loader *L, const struct lab_csv_reader *rd, const cha
 	const char *const *f = rd->row, *why;
 	const int *col = L->col;
 	struct prow p = { .line = rd->line, .seq = L->seq++ };
-	int v, w, th, host, run, it, im, seg[4], nt;
+	int v, w, th, host, run, it, im, seg[4], nt, ig;
 
 	if (lab_value_parse(f[col[C_VALUE]], &p.v, &why)) {
 		snprintf(err, errlen, "%s:%d: value '%s' is %s", name, rd->line, f[col[C_VALUE]], why);
@@ -861,21 +862,16 @@ static int read_row(struct loader *L, const struct lab_csv_reader *rd, const cha
 		commit_pending(L);
 		memcpy(st->seg, seg, sizeof(seg));
 	}
-	nt = parse_threads(f[col[C_THREADS]]);
-	if (nt < 0) {
-		st->cells[p.cell].bad_threads = true;
-		p.series = -1;
+	if (L->fault_path) {
+		fault_path_keys(L, f, &ig, &p.col);
 	} else {
-		int ig, ic;
-
-		if (L->fault_path) {
-			fault_path_keys(L, f, &ig, &ic);
-		} else {
-			ig = L->ngr ? key_id(L, f, L->grcol, L->ngr) : intern(&st->str, "");
-			ic = key_id(L, f, L->bycol, L->nby);
-		}
-		p.series = series_id(L, ig, ic, im, nt, seg);
+		ig = L->ngr ? key_id(L, f, L->grcol, L->ngr) : intern(&st->str, "");
+		p.col = key_id(L, f, L->bycol, L->nby);
 	}
+	nt = parse_threads(f[col[C_THREADS]]);
+	if (nt < 0)
+		st->cells[p.cell].bad_threads = true;
+	p.series = nt < 0 ? -1 : series_id(L, ig, p.col, im, nt, seg);
 	p.ctx = global_ctx(L, rd, rd->ctx);
 	p.ts = col[C_TIMESTAMP] >= 0 ? intern(&st->str, f[col[C_TIMESTAMP]]) : -1;
 	p.unit = intern(&st->str, f[col[C_UNIT]]);
@@ -1171,55 +1167,69 @@ int lab_results_sim_model_len(const char *kernel)
 }
 
 /*
- * One cell with simulated rows of two models (the kernel field "rwlab-sim
- * VERSION engine HASH machine HASH seed N" differing in more than its seed)
- * would pool two engines' or two machines' figures into one mean: refused
- * unless they are compared side by side (--by with kernel). Seeds of one
- * model are repeated runs of it and pool. Returns 0 or -1.
+ * Two contexts of cell @c whose simulated rows pool (one --by key) but are of
+ * two models (the kernel field "rwlab-sim VERSION engine HASH machine HASH
+ * seed N" differing in more than its seed), the first such pair into @a and
+ * @b (indexes into c->ctx). Returns whether there is one.
  */
-static int check_sim_models(struct loader *L, const bool *keep, const char *by, char *err, size_t errlen)
+static bool two_models(const struct lab_results_store *st, const struct cell *c, int mc, int kc, int *a, int *b)
 {
-	const struct lab_results_store *st = L->st;
-	int mc = ctx_col(st, LAB_CSV_NAME(cpu_model)), kc = ctx_col(st, LAB_CSV_NAME(kernel));
+	for (int k = 0; k < c->nctx; k++) {
+		char *const *y = st->ctxv[c->ctx[k].ctx];
+		int j = 0, ny = lab_results_sim_model_len(y[kc]);
 
-	if (mc < 0 || kc < 0 || (by && strstr(by, LAB_CSV_NAME(kernel))))
-		return 0;
-	for (int i = 0; i < st->ncells; i++) {
-		const struct cell *c = &st->cells[i];
-		const char *a = NULL, *name_a = NULL;
-		int na = 0;
-
-		for (int k = 0; keep[i] && k < c->nctx; k++) {
-			char *const *ctx = st->ctxv[c->ctx[k].ctx];
-			const char *b = ctx[kc], *ma, *mb, *name_b = ctx[mc] + 4;
-			int nb = lab_results_sim_model_len(b), la, lb;
-			char names[160] = "";
-
-			if (strncmp(ctx[mc], "sim ", 4))
-				continue;	/* measured: check_sim_mix() */
-			if (!a) {
-				a = b;
-				na = nb;
-				name_a = name_b;
-				continue;
-			}
-			if (na == nb && !strncmp(a, b, (size_t)na))
-				continue;
-			ma = strstr(a, " machine ");
-			mb = strstr(b, " machine ");
-			/* the machines by the names given to --sim (cpu_model "sim NAME: ..."), where they differ */
-			la = (int)strcspn(name_a, ":");
-			lb = (int)strcspn(name_b, ":");
-			if (la != lb || strncmp(name_a, name_b, (size_t)la))
-				snprintf(names, sizeof(names), "%.*s and %.*s: ", la, name_a, lb, name_b);
-			snprintf(err, errlen, "%s: cell %s %s t=%s was simulated by two %s (%s'%.*s' and '%.*s'): two "
-				 "models' figures are never pooled; give --by variant,kernel to compare them side by "
-				 "side, or report each model's file alone", L->r->path, S(st, c->v), S(st, c->w),
-				 S(st, c->th), ma && mb && ma - a == mb - b && !strncmp(a, b, (size_t)(ma - a)) ?
-				 "machines" : "engines", names, na, a, nb, b);
-			return -1;
+		if (strncmp(y[mc], "sim ", 4))
+			continue;	/* measured: check_sim_mix() */
+		while (c->ctx[j].col != c->ctx[k].col || strncmp(st->ctxv[c->ctx[j].ctx][mc], "sim ", 4))
+			j++;	/* the first simulated context of that key: k itself at worst */
+		if (lab_results_sim_model_len(st->ctxv[c->ctx[j].ctx][kc]) != ny ||
+		    strncmp(st->ctxv[c->ctx[j].ctx][kc], y[kc], (size_t)ny)) {
+			*a = j;
+			*b = k;
+			return true;
 		}
 	}
+	return false;
+}
+
+/* The refusal of cell @c's contexts @j and @k (two_models()), into @err. */
+static void two_models_err(struct loader *L, const struct cell *c, int j, int k, int mc, int kc, char *err,
+			   size_t errlen)
+{
+	const struct lab_results_store *st = L->st;
+	const char *a = st->ctxv[c->ctx[j].ctx][kc], *b = st->ctxv[c->ctx[k].ctx][kc];
+	const char *ma = strstr(a, " machine "), *mb = strstr(b, " machine ");
+	/* the machines by the names given to --sim (cpu_model "sim NAME: ..."), where they differ */
+	const char *name_a = st->ctxv[c->ctx[j].ctx][mc] + 4, *name_b = st->ctxv[c->ctx[k].ctx][mc] + 4;
+	int la = (int)strcspn(name_a, ":"), lb = (int)strcspn(name_b, ":");
+	char names[160] = "";
+
+	if (la != lb || strncmp(name_a, name_b, (size_t)la))
+		snprintf(names, sizeof(names), "%.*s and %.*s: ", la, name_a, lb, name_b);
+	snprintf(err, errlen, "%s: cell %s %s t=%s was simulated by two %s (%s'%.*s' and '%.*s'): two "
+		 "models' figures are never pooled; give --by variant,kernel to compare them side by "
+		 "side, or report each model's file alone", L->r->path, S(st, c->v), S(st, c->w),
+		 S(st, c->th), ma && mb && ma - a == mb - b && !strncmp(a, b, (size_t)(ma - a)) ?
+		 "machines" : "engines", names, lab_results_sim_model_len(a), a, lab_results_sim_model_len(b), b);
+}
+
+/*
+ * One cell with simulated rows of two models would pool two engines' or two
+ * machines' figures into one mean: refused unless --by keeps them apart
+ * (kernel, or any column whose values differ between the models' rows, run
+ * for one: no --by key of the cell then holds rows of both). Seeds of one
+ * model are repeated runs of it and pool. Returns 0 or -1.
+ */
+static int check_sim_models(struct loader *L, const bool *keep, char *err, size_t errlen)
+{
+	const struct lab_results_store *st = L->st;
+	int mc = ctx_col(st, LAB_CSV_NAME(cpu_model)), kc = ctx_col(st, LAB_CSV_NAME(kernel)), j, k;
+
+	for (int i = 0; i < st->ncells && mc >= 0 && kc >= 0; i++)
+		if (keep[i] && two_models(st, &st->cells[i], mc, kc, &j, &k)) {
+			two_models_err(L, &st->cells[i], j, k, mc, kc, err, errlen);
+			return -1;
+		}
 	return 0;
 }
 
@@ -1490,6 +1500,10 @@ static int read_input(struct loader *L, int i, const char *by, char *err, size_t
 		lab_csv_reader_close(&rd);
 		return -1;
 	}
+	if (L->by_err[0] || (L->flags & LAB_RESULTS_HEADER)) {	/* a wrong --by before anything the rows hold */
+		lab_csv_reader_close(&rd);
+		return L->by_err[0] ? -1 : 0;
+	}
 	L->src = i;
 	L->nctx_map = 0;
 	while ((r = lab_csv_reader_next(&rd, err, errlen)) > 0)
@@ -1538,9 +1552,19 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 		off += (size_t)snprintf(r->path_buf + off, off < sizeof(r->path_buf) ? sizeof(r->path_buf) - off : 0,
 					"%s%s", i ? " + " : "", strcmp(paths[i], "-") ? paths[i] : "stdin");
 	r->path = r->path_buf;
-	for (int i = 0; i < npaths; i++)
-		if (read_input(&L, i, by, err, errlen))
+	for (int i = 0; i < npaths; i++) {
+		if (read_input(&L, i, by, err, errlen)) {
+			if (L.by_err[0]) {
+				snprintf(err, errlen, "%s", L.by_err);
+				ret = LAB_RESULTS_BAD_BY;
+			}
 			goto out;
+		}
+		if (flags & LAB_RESULTS_HEADER) {
+			ret = 0;
+			goto out;
+		}
+	}
 	if (duplicates(&L, npaths, err, errlen))
 		goto out;
 	for (int i = L.st->nunfinished - 1; i >= 0 && !(flags & LAB_RESULTS_QUIET); i--) {	/* the last file's first */
@@ -1551,13 +1575,8 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 	vwt_failed = xrealloc(NULL, (size_t)(L.st->ncells + 1) * sizeof(bool));
 	failed_cells(&L, keep, vwt_failed);
 	if (check_hosts(&L, keep, by, err, errlen) || check_sim_mix(&L, keep, by, err, errlen) ||
-	    check_sim_models(&L, keep, by, err, errlen))
+	    check_sim_models(&L, keep, err, errlen))
 		goto out;
-	if (L.by_err[0]) {
-		snprintf(err, errlen, "%s", L.by_err);
-		ret = LAB_RESULTS_BAD_BY;
-		goto out;
-	}
 	if (check_threads(&L, keep, err, errlen))
 		goto out;
 	final_series(&L, vwt_failed);
@@ -1567,7 +1586,7 @@ out:
 	free(keep);
 	free(vwt_failed);
 	free(L.ctx_map);
-	if (ret)
+	if (ret || (flags & LAB_RESULTS_HEADER))
 		lab_results_free(r);
 	return ret;
 }

@@ -59,7 +59,8 @@ struct lab_results {
  * CSV, a missing column (naming the columns present), a non-numeric value or
  * thread count ("FILE:LINE: ..."), an unknown baseline (naming the valid
  * ones); or LAB_RESULTS_BAD_BY with the message when @by names no column of
- * the file (naming them and fault_path), is empty or too long: a usage error.
+ * the file (naming them and fault_path), is empty or too long: a usage error,
+ * said as soon as the first header is read, before anything about the rows.
  */
 int lab_results_load(struct lab_results *r, const char *path, const char *by, const char *baseline,
 		     char *err, size_t errlen);
@@ -79,7 +80,9 @@ const char *lab_results_fault_path(const char *workload, char *base, size_t len)
  * lab_results_load_many() - the same for @npaths CSVs ("-" is stdin) with
  * one header, pooled; r->path names them all. A cell (variant, workload,
  * threads) measured on more than one host is refused (one line naming it
- * and the hosts) unless @by has the host column.
+ * and the hosts) unless @by has the host column; one simulated by two models
+ * (lab_results_sim_model_len()) unless no --by key of the cell holds rows of
+ * both (@by has kernel, or run, or another column whose values tell them apart).
  *
  * Integrity: every value must be a finite decimal number ("FILE:LINE: value
  * 'inf' is not a finite number"; hexadecimal, nan and inf are refused;
@@ -105,6 +108,8 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 #define LAB_RESULTS_ALLOW_DUPLICATES 2u
 /* Print nothing on stderr about the rows (torn, unfinished, failed, repeated): a second load says it twice. */
 #define LAB_RESULTS_QUIET 4u
+/* Read the first input's header alone, to check @by before anything else reads the rows; @r is left empty. */
+#define LAB_RESULTS_HEADER 8u
 
 /* Can a value in @unit be negative? false for the units rwlab writes (counts, op/s, s, ns, %, ...). */
 bool lab_unit_nonnegative(const char *unit);

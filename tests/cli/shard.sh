@@ -73,6 +73,9 @@ grep -q ',otherhost,[a-z]*$' pooled.csv || fail "pooled.csv: the host column was
 grep -q "merge: cell .* is in pooled.csv:.* (shard 1/2, host .*) and in pooled.csv:.* (shard 1/2, host .*): a cell is never pooled across files or hosts" err ||
 	fail "pooled cell not refused by report: $(cat err)"
 "$rwlab" report pooled.csv --by variant,host >/dev/null 2>err || fail "report --by variant,host of two hosts' cells exited $?: $(cat err)"
+# A mistyped --by column is said first, before merge's refusal (exit 2, the columns --by takes).
+expect "report pooled.csv --by kern" 2 "^rwlab report: --by 'kern': no column 'kern' in pooled\.csv \(valid: run, variant, .*, fault_path\)$" \
+	"$rwlab" report pooled.csv --by kern
 # report over one shard names the shard it lacks.
 "$rwlab" report s1.csv >/dev/null 2>err || fail "report of one shard exited $?"
 grep -q 'missing shard 2/2 (comparison blocks 2, 4): no file holds it' err || fail "report: missing shard not named: $(cat err)"

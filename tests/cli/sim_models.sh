@@ -4,7 +4,9 @@
 # whose kernel field ("rwlab-sim VERSION engine HASH machine HASH seed N")
 # differs in its engine or machine are refused, in two files or in one, with
 # one line naming the cell, both models and --by variant,kernel, which then
-# sets them side by side. Seeds of one model are repeated runs and pool.
+# sets them side by side; so does --by run, each run being one model's. Seeds
+# of one model are repeated runs and pool. A --by column the files lack is
+# said first, whatever they hold.
 # Usage: sim_models.sh RWLAB
 . "${0%/*}/../lib.sh"
 rwlab=$1
@@ -48,6 +50,17 @@ expect_refusal "two engines, --by variant" engines "$tmp/a.csv" "$tmp/engine2.cs
 expect_refusal "generic-8 and generic-4" machines "$tmp/a.csv" "$tmp/g4.csv"
 grep -q "was simulated by two machines (generic-8 and generic-4: 'rwlab-sim " "$tmp/err" ||
 	fail "generic-8 and generic-4: the refusal does not name the two machines: $(cat "$tmp/err")"
+
+# a mistyped --by column is said first (it said the two engines): exit 2, one line naming the columns --by takes
+expect "--by kern over two engines" 2 \
+	"^rwlab report: --by 'kern': no column 'kern' in .*/a\.csv \+ .*/engine2\.csv \(valid: run, variant, .*, kernel, .*, fault_path\)$" \
+	"$rwlab" report "$tmp/a.csv" "$tmp/engine2.csv" --by kern
+
+# --by run keeps the two engines apart (each run is one model's): a column per run, nothing pooled (it was refused)
+"$rwlab" report "$tmp/a.csv" "$tmp/engine2.csv" --by run -m total_rate -f csv >"$tmp/out" 2>"$tmp/err" ||
+	fail "--by run: exit $?: $(cat "$tmp/err")"
+[ "$(grep -c ',total_rate,op/s,higher,2,2,hmean,' "$tmp/out")" = 2 ] ||
+	fail "--by run: not two columns of 2 iterations: $(cat "$tmp/out")"
 
 # side by side with --by variant,kernel: one row per model, each of its own 2 iterations
 "$rwlab" report "$tmp/a.csv" "$tmp/engine2.csv" --by variant,kernel -m total_rate -f csv >"$tmp/out" 2>"$tmp/err" ||

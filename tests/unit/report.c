@@ -752,16 +752,27 @@ Test(report, reference_identity_map_needs_shared_names)
 	cr_expect_eq(rc, 1);	/* old/new are not rwlab columns: a map is needed */
 }
 
-/* Write a small results CSV; returns its path (caller unlinks). */
-static void write_csv(char *path, const char *rows)
+/* Write @text into a new file at the mkstemp() template @path (caller unlinks). */
+static void write_file(char *path, const char *text)
 {
 	int fd = mkstemp(path);
 	FILE *f;
 
 	cr_assert_geq(fd, 0);
 	f = fdopen(fd, "w");
-	fprintf(f, "schema,run,timestamp,variant,workload,threads,iteration,metric,value,unit,better\n%s", rows);
+	fputs(text, f);
 	fclose(f);
+}
+
+/* Write a small results CSV; returns its path (caller unlinks). */
+static void write_csv(char *path, const char *rows)
+{
+	char *text;
+
+	cr_assert_gt(asprintf(&text, "schema,run,timestamp,variant,workload,threads,iteration,metric,value,unit,better\n%s",
+			      rows), 0);
+	write_file(path, text);
+	free(text);
 }
 
 /* reaim's job mixes make one mmtests table, operations named WORKFILE-CLIENTS as ExtractReaim names them. */
@@ -869,4 +880,217 @@ Test(report, value_parse)
 	}
 	cr_expect(lab_unit_nonnegative("op/s") && lab_unit_nonnegative("count") && !lab_unit_nonnegative("diff"));
 	cr_expect(lab_value_may_be_negative("round_trip_ns_over_none", "ns") && !lab_value_may_be_negative("wall_s", "s"));
+}
+
+/* ---- simulated models: --by, the pooling check and the banner ------------------------------ */
+
+#define SIM_HEAD "schema,run,timestamp,variant,workload,threads,iteration,metric,value,unit,better,cpu_model,kernel\n"
+#define SIM_ROW(run, it, value, machine, kernel) \
+	"1," run ",t,pthread,locktest,2," it ",total_rate," value ",op/s,higher,sim " machine ": 8 CPUs," kernel "\n"
+#define MODEL_A "rwlab-sim sim-13 engine 0123456789ab machine 6867c6e3"
+#define MODEL_B "rwlab-sim sim-13 engine 89abcdef0123 machine 6867c6e3"
+#define MODEL_G4 "rwlab-sim sim-13 engine 0123456789ab machine 5e68bba4"
+
+/* lab_results_load_many() of @n files with @by: its return, the message in @err. */
+static int load(const char *const *paths, int n, const char *by, char *err, size_t len)
+{
+	struct lab_results r;
+	int rc = lab_results_load_many(&r, paths, n, by, NULL, LAB_RESULTS_QUIET, err, len);
+
+	if (!rc)
+		lab_results_free(&r);
+	return rc;
+}
+
+/*
+ * A --by column the file does not have is a usage error said first, naming
+ * the columns --by takes, whatever the rows hold: two engines in one cell,
+ * a value that is no number, a repeated row (each was said instead of it).
+ */
+Test(report, a_wrong_by_is_said_before_the_rows)
+{
+	const char *engines[] = { LAB_TEST_DATA "/simulated.csv", LAB_TEST_DATA "/other-engine.csv" };
+	const char *bad_value[] = { LAB_TEST_DATA "/bad-value.csv" }, *dup[] = { LAB_TEST_DATA "/dup-row.csv" };
+	const char *const *files[] = { engines, bad_value, dup };
+	int nfiles[] = { 2, 1, 1 };
+	char err[2048];
+
+	for (int i = 0; i < 3; i++) {
+		cr_expect_eq(load(files[i], nfiles[i], "kern", err, sizeof(err)), LAB_RESULTS_BAD_BY, "%s: %s",
+			     files[i][0], err);
+		cr_expect(strstr(err, "--by 'kern': no column 'kern' in ") == err && strstr(err, "(valid: run, variant, ") &&
+			  strstr(err, ", kernel, ") && strstr(err, ", fault_path)"), "%s: %s", files[i][0], err);
+	}
+}
+
+/*
+ * Two models' rows are refused where they would pool: in one cell under one
+ * --by key. A --by that keeps them apart takes them: run (each run is one
+ * model), kernel, or cpu_model where the machines differ by name; cpu_model
+ * over two engines on one machine does not, nor run where one run's rows
+ * are of two models.
+ */
+Test(report, two_models_refused_only_where_they_pool)
+{
+	const char *engines[] = { LAB_TEST_DATA "/simulated.csv", LAB_TEST_DATA "/other-engine.csv" };
+	char one_run[] = "/tmp/rwlab-models-XXXXXX", machines[] = "/tmp/rwlab-models-XXXXXX", err[2048];
+	const char *one_run_p[] = { one_run }, *machines_p[] = { machines };
+
+	cr_expect_eq(load(engines, 2, "run", err, sizeof(err)), 0, "--by run: %s", err);
+	cr_expect_eq(load(engines, 2, "variant,kernel", err, sizeof(err)), 0, "--by variant,kernel: %s", err);
+	cr_expect_eq(load(engines, 2, "variant", err, sizeof(err)), -1, "--by variant pooled two engines");
+	cr_expect(strstr(err, "cell pthread locktest t=2 was simulated by two engines"), "%s", err);
+	cr_expect_eq(load(engines, 2, "variant,cpu_model", err, sizeof(err)), -1, "--by cpu_model, one machine: pooled");
+	write_file(one_run, SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_A " seed 1")
+				SIM_ROW("r1", "1", "5100", "generic-8", MODEL_B " seed 1"));
+	cr_expect_eq(load(one_run_p, 1, "run", err, sizeof(err)), -1, "--by run, two models in one run: pooled");
+	write_file(machines, SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_A " seed 1")
+				 SIM_ROW("r1", "1", "5100", "generic-4", MODEL_G4 " seed 1"));
+	cr_expect_eq(load(machines_p, 1, "variant,cpu_model", err, sizeof(err)), 0, "--by cpu_model, two machines: %s",
+		     err);
+	cr_expect_eq(load(machines_p, 1, "variant", err, sizeof(err)), -1, "--by variant pooled two machines");
+	cr_expect(strstr(err, "was simulated by two machines (generic-8 and generic-4: "), "%s", err);
+	unlink(one_run);
+	unlink(machines);
+}
+
+/* The first line of what report prints for @path with @by. */
+static char *banner(const char *path, const char *by)
+{
+	struct lab_report_opts o = { .path = path, .by = by };
+	int rc;
+	char *out = report(&o, &rc);
+
+	cr_assert_eq(rc, 0, "%s", out);
+	out[strcspn(out, "\n")] = 0;
+	return out;
+}
+
+/*
+ * The banner counts models as the loader pools them: a kernel field without
+ * " seed N" beside " seed 1" of one model is that model, once, with its seed
+ * and its rows with no seed (it said "2 engines"); under --by kernel two
+ * models of three fields are two engines, the first with its two seeds.
+ */
+Test(report, banner_counts_models_as_the_loader_does)
+{
+	char path[] = "/tmp/rwlab-seeds-XXXXXX";
+	char *out;
+
+	write_file(path, SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_A)
+			 SIM_ROW("r2", "0", "5100", "generic-8", MODEL_A " seed 1"));
+	out = banner(path, NULL);
+	cr_expect_str_eq(out, "simulated: generic-8 on " MODEL_A " seed 1 and rows with no seed (the model's figures, "
+			      "not this host's)");
+	free(out);
+	unlink(path);
+	strcpy(path, "/tmp/rwlab-seeds-XXXXXX");
+	write_file(path, SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_A " seed 1")
+			 SIM_ROW("r2", "0", "5100", "generic-8", MODEL_A " seed 2")
+			 SIM_ROW("r3", "0", "5200", "generic-8", MODEL_B " seed 1"));
+	out = banner(path, "variant,kernel");
+	cr_expect_str_eq(out, "simulated: generic-8 on 2 engines (" MODEL_A " seeds 1 and 2; " MODEL_B " seed 1) (the "
+			      "model's figures, not this host's)");
+	free(out);
+	unlink(path);
+}
+
+/* ---- html: text escaped, titles whole --------------------------------------------------------- */
+
+/* Is every '<' of @html a tag's (or a comment's) and every '&' an entity's? The first that is not, or NULL. */
+static const char *bare_markup(const char *html)
+{
+	for (const char *p = html; *p; p++) {
+		size_t n = *p == '&' ? strspn(p + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789#") : 0;
+
+		if (*p == '<' && !strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ/!?", p[1] ? p[1] : ' '))
+			return p;
+		if (*p == '&' && (!n || p[1 + n] != ';'))
+			return p;
+	}
+	return NULL;
+}
+
+/*
+ * Text in the html page is escaped wherever it is written: the t-test's note
+ * under the tables ("p < 0.10", written bare), and names from the CSV, a
+ * variant "ck<1&rw>" and a workload knob "note=a<2&b".
+ */
+Test(report, html_escapes_its_text, .timeout = 60)
+{
+	char path[] = "/tmp/rwlab-html-XXXXXX";
+	struct lab_report_opts o = { .path = path, .format = LAB_FMT_HTML, .sig = LAB_SIG_TTEST };
+	const char *bare;
+	char *out;
+	int rc;
+
+	write_csv(path, "1,r,t,pthread,locktest:note=a<2&b,1,0,total_rate,100,op/s,higher\n"
+			"1,r,t,pthread,locktest:note=a<2&b,1,1,total_rate,110,op/s,higher\n"
+			"1,r,t,pthread,locktest:note=a<2&b,1,2,total_rate,120,op/s,higher\n"
+			"1,r,t,ck<1&rw>,locktest:note=a<2&b,1,0,total_rate,200,op/s,higher\n"
+			"1,r,t,ck<1&rw>,locktest:note=a<2&b,1,1,total_rate,210,op/s,higher\n"
+			"1,r,t,ck<1&rw>,locktest:note=a<2&b,1,2,total_rate,220,op/s,higher\n");
+	out = report(&o, &rc);
+	unlink(path);
+	cr_assert_eq(rc, 0, "html: exit %d", rc);
+	bare = bare_markup(out);
+	cr_expect(!bare, "text written as markup: ...%.60s", bare ? bare : "");
+	cr_expect(strstr(out, "<p class=\"note\">* significant: t-test p &lt; 0.10 on the means"), "no escaped note");
+	cr_expect(strstr(out, "ck&lt;1&amp;rw&gt;") && strstr(out, "note=a&lt;2&amp;b"), "the names, escaped: not found");
+	free(out);
+}
+
+/* @len characters: @prefix, then @fill. */
+static void long_name(char *buf, size_t len, const char *prefix, char fill)
+{
+	memset(buf, fill, len);
+	memcpy(buf, prefix, strlen(prefix));
+	buf[len] = 0;
+}
+
+/*
+ * The html page's change figure is titled with the benchmark, the metric and
+ * both sides' columns, published and rwlab's: with every name as long as the
+ * mapping holds (95 and 159 characters), the title ends whole, "rwlab NEW vs
+ * OLD" (it was cut at 511 bytes, the rwlab names lost).
+ */
+Test(report, html_change_figure_title_whole, .timeout = 60)
+{
+	static struct lab_refmap map;
+	char pub[] = "/tmp/rwlab-pub-XXXXXX", csv[] = "/tmp/rwlab-long-XXXXXX", want[512], *text, *out;
+	struct lab_report_opts o = { .path = csv, .format = LAB_FMT_HTML, .map = &map, .reference = pub };
+	size_t ref = sizeof(map.col[0].ref) - 1, ours = sizeof(map.col[0].ours) - 1;
+	int rc;
+
+	long_name(map.col[0].ref, ref, "old-", 'o');
+	long_name(map.col[1].ref, ref, "new-", 'n');
+	long_name(map.col[0].ours, ours, "pthread-", 'p');
+	long_name(map.col[1].ours, ours, "ck-rwlock-", 'c');
+	map.ncol = 2;
+	strcpy(map.met[0].bench, "fx");
+	strcpy(map.met[0].metric, "rate");
+	strcpy(map.met[0].workload, "fixture-rate");
+	strcpy(map.met[0].ours, "rate");
+	map.nmet = 1;
+	strcpy(map.thr[0].ref, "1");
+	strcpy(map.thr[0].ours, "1");
+	map.nthr = 1;
+	cr_assert_gt(asprintf(&text, "benchmark,stat,metric,clients,variant,value\nfx,hmean,rate,1,%s,100\n"
+			      "fx,hmean,rate,1,%s,80\n", map.col[0].ref, map.col[1].ref), 0);
+	write_file(pub, text);
+	free(text);
+	cr_assert_gt(asprintf(&text, "1,r,t,%s,fixture-rate,1,0,rate,100,op/s,higher\n1,r,t,%s,fixture-rate,1,1,rate,"
+			      "101,op/s,higher\n1,r,t,%s,fixture-rate,1,0,rate,80,op/s,higher\n1,r,t,%s,fixture-rate,"
+			      "1,1,rate,81,op/s,higher\n", map.col[0].ours, map.col[0].ours, map.col[1].ours,
+			      map.col[1].ours), 0);
+	write_csv(csv, text);
+	free(text);
+	out = report(&o, &rc);
+	unlink(pub);
+	unlink(csv);
+	cr_assert_eq(rc, 0, "html with the published table: exit %d", rc);
+	snprintf(want, sizeof(want), "\nrwlab %s vs %s\"", map.col[1].ours, map.col[0].ours);
+	cr_expect(strstr(out, "aria-label=\"fx | rate: the change per row\npublished new-") && strstr(out, want),
+		  "the change figure's title is not whole:\n%.2000s", strstr(out, "the change per row"));
+	free(out);
 }
