@@ -522,6 +522,23 @@ static int torture_options(struct torture_args *a, int argc, char **argv, bool *
 	return 0;
 }
 
+/* A variant or scheme given twice would be tortured twice: refused, as run refuses it. Returns 0 or 2. */
+static int torture_unique(const struct torture_args *a)
+{
+	const char *twice;
+
+	if ((twice = lab_cli_repeat(a->locks[0].label, sizeof(a->locks[0]), a->nlocks))) {
+		fprintf(stderr, "%s: lock variant '%s' given twice in -l (each variant is tortured once)\n", prog, twice);
+		return 2;
+	}
+	if ((twice = lab_cli_repeat(a->schemes[0].label, sizeof(a->schemes[0]), a->nschemes))) {
+		fprintf(stderr, "%s: lazy-mm scheme '%s' given twice in -m (each scheme is tortured once)\n", prog,
+			twice);
+		return 2;
+	}
+	return 0;
+}
+
 /* The options and their defaults (every allowed CPU a reader and a writer). Returns 0 or 2. */
 static int torture_parse(struct torture_args *a, int argc, char **argv)
 {
@@ -548,6 +565,8 @@ static int torture_parse(struct torture_args *a, int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", prog, err);
 		st = 2;
 	}
+	if (!st)
+		st = torture_unique(a);
 	if (!st && a->sim && !LAB_SIM) {	/* the front: rwlab-sim runs the torture */
 		st = torture_sim_exec(a, argc, argv, drop);
 		a->sim_ran = true;

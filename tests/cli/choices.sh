@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # What a new user typed after the quick run, and the one line that must come
-# back: bench, bench-lazy and exec refuse a variant or scheme given twice (measured
-# twice, its rows repeated in -o's CSV, which report refuses) and begin their
-# errors with the subcommand; plot names the workloads or metrics to choose
-# from, and says how to draw a file of several figures; merge names the -o
-# it cannot write.
+# back: bench, bench-lazy, torture and exec refuse a variant or scheme given
+# twice (measured or tortured twice, its rows repeated in -o's CSV, which
+# report refuses) and begin their errors with the subcommand; plot names the
+# workloads or metrics to choose from, and says how to draw a file of several
+# figures; merge names the -o it cannot write.
 # Usage: choices.sh RWLAB DATA-DIR
 . "${0%/*}/../lib.sh"
 rwlab=$1 data=$2
@@ -33,6 +33,14 @@ expect "bench-lazy -n 0" 2 "^rwlab bench-lazy: bad value '0' for -n/--reps" "$rw
 expect "exec -l twice" 2 "^rwlab exec: lock variant 'rwsem' given twice in -l \(each variant runs once\)$" \
 	"$rwlab" exec -l rwsem,bravo,rwsem -- true
 expect "exec -l all,rwsem" 2 "^rwlab exec: lock variant 'rwsem' given twice in -l" "$rwlab" exec -l all,rwsem -- true
+# torture likewise (a variant tortured twice), with run's wording, before anything runs.
+expect "torture -l twice" 2 "^rwlab torture: lock variant 'rwsem' given twice in -l \(each variant is tortured once\)$" \
+	"$rwlab" torture -l rwsem,null,rwsem -d 10ms
+expect "torture -l -l" 2 "^rwlab torture: lock variant 'rwsem' given twice in -l" "$rwlab" torture -l rwsem -l rwsem -d 10ms
+expect "torture -l under --sim" 2 "^rwlab torture: lock variant 'rwsem' given twice in -l" \
+	"$rwlab" torture -l all,rwsem --sim generic-8
+expect "torture -m twice" 2 "^rwlab torture: lazy-mm scheme 'refcount' given twice in -m \(each scheme is tortured once\)$" \
+	"$rwlab" torture -m refcount --mm refcount -d 10ms
 # Distinct variants still run, and report reads what they wrote.
 "$rwlab" bench -l pthread,null "${small[@]}" -o b.csv >/dev/null 2>"$tmp/e" || fail "bench -l pthread,null: $(cat "$tmp/e")"
 "$rwlab" report b.csv >/dev/null 2>"$tmp/e" || fail "report of bench's CSV: $(cat "$tmp/e")"
