@@ -3,9 +3,10 @@
 # What a new user typed after the quick run, and the one line that must come
 # back: bench, bench-lazy, torture and exec refuse a variant or scheme given
 # twice (measured or tortured twice, its rows repeated in -o's CSV, which
-# report refuses) and begin their errors with the subcommand; plot names the
-# workloads or metrics to choose from, and says how to draw a file of several
-# figures; merge names the -o it cannot write.
+# report refuses), report and plot a --by column given twice, and all begin
+# their errors with the subcommand; plot names the workloads or metrics to
+# choose from, and says how to draw a file of several figures; merge names
+# the -o it cannot write.
 # Usage: choices.sh RWLAB DATA-DIR
 . "${0%/*}/../lib.sh"
 rwlab=$1 data=$2
@@ -44,6 +45,13 @@ expect "torture -m twice" 2 "^rwlab torture: lazy-mm scheme 'refcount' given twi
 # Distinct variants still run, and report reads what they wrote.
 "$rwlab" bench -l pthread,null "${small[@]}" -o b.csv >/dev/null 2>"$tmp/e" || fail "bench -l pthread,null: $(cat "$tmp/e")"
 "$rwlab" report b.csv >/dev/null 2>"$tmp/e" || fail "report of bench's CSV: $(cat "$tmp/e")"
+
+# report and plot: a --by column given twice (each of its tables twice over) is refused the same way.
+expect "report --by twice" 2 "^rwlab report: column 'variant' given twice in --by \(each column is compared once\)$" \
+	"$rwlab" report b.csv --by variant,host,variant
+expect "plot --by twice" 2 "^rwlab plot: column 'host' given twice in --by \(each column is compared once\)$" \
+	"$rwlab" plot b.csv --by host,host -o by.png
+[ -e by.png ] && fail "plot --by twice: a figure was drawn"
 
 # plot: a file of two workloads without -w or %w says what it holds and both ways out.
 cp "$data/two-variants.csv" two.csv
