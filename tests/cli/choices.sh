@@ -42,6 +42,9 @@ expect "torture -l under --sim" 2 "^rwlab torture: lock variant 'rwsem' given tw
 	"$rwlab" torture -l all,rwsem --sim generic-8
 expect "torture -m twice" 2 "^rwlab torture: lazy-mm scheme 'refcount' given twice in -m \(each scheme is tortured once\)$" \
 	"$rwlab" torture -m refcount --mm refcount -d 10ms
+expect "exec --metric twice" 2 "^rwlab exec: metric 'rate' given twice in --metric \(each metric is taken once\)$" \
+	"$rwlab" exec -l none -n 1 --metric 'rate=r=([0-9]+)' --metric 'rate:op/s=s=([0-9]+)' -o m.csv -- echo r=1 s=2
+[ -e m.csv ] && fail "exec --metric twice: a CSV was written"
 # Distinct variants still run, and report reads what they wrote.
 "$rwlab" bench -l pthread,null "${small[@]}" -o b.csv >/dev/null 2>"$tmp/e" || fail "bench -l pthread,null: $(cat "$tmp/e")"
 "$rwlab" report b.csv >/dev/null 2>"$tmp/e" || fail "report of bench's CSV: $(cat "$tmp/e")"
