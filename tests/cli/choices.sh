@@ -5,8 +5,9 @@
 # twice (measured or tortured twice, its rows repeated in -o's CSV, which
 # report refuses), report and plot a --by column given twice, and all begin
 # their errors with the subcommand; plot names the workloads or metrics to
-# choose from, and says how to draw a file of several figures; merge names
-# the -o it cannot write.
+# choose from, and says how to draw a file of several figures; bench,
+# bench-lazy and plot refuse an -o they cannot write as run does (one line,
+# exit 2, nothing measured or read); merge names the -o it cannot write.
 # Usage: choices.sh RWLAB DATA-DIR
 . "${0%/*}/../lib.sh"
 rwlab=$1 data=$2
@@ -25,6 +26,14 @@ expect "bench -l all,null" 2 "^rwlab bench: lock variant 'null' given twice in -
 	"$rwlab" bench -l all,null "${small[@]}"
 expect "bench-lazy -m twice" 2 "^rwlab bench-lazy: lazy-mm scheme 'refcount' given twice in -m \(each scheme is measured once\)$" \
 	"$rwlab" bench-lazy -m refcount,refcount -n 1 --round-trips 10 --switches 10
+# ... as is an -o that cannot be written (exit 2, run's line), before anything is measured.
+expect "bench -o unwritable" 2 "^rwlab bench: cannot write results to '/nonexistent/b.csv': No such file or directory$" \
+	"$rwlab" bench -l null "${small[@]}" -o /nonexistent/b.csv
+[ -s "$tmp/o" ] && fail "bench -o unwritable: measured: $(head -n 2 "$tmp/o")"
+expect "bench-lazy -o unwritable" 2 \
+	"^rwlab bench-lazy: cannot write results to '/nonexistent/b.csv': No such file or directory$" \
+	"$rwlab" bench-lazy -m refcount -n 1 --round-trips 10 --switches 10 -o /nonexistent/b.csv
+[ -s "$tmp/o" ] && fail "bench-lazy -o unwritable: measured: $(head -n 2 "$tmp/o")"
 # ... and their other errors name them, as their unknown options do.
 expect "bench -l nosuch" 2 "^rwlab bench: unknown lock variant 'nosuch' \(valid: all, " "$rwlab" bench -l nosuch
 expect "bench --pairs 0" 2 "^rwlab bench: bad value '0' for --pairs" "$rwlab" bench --pairs 0
@@ -70,6 +79,9 @@ expect "plot -w nosuch" 1 "^rwlab plot: workload 'nosuch' is not in two.csv \(wo
 # an unknown -m names the metrics, as report's does.
 expect "plot -m nosuch" 1 "^rwlab plot: metric 'nosuch' is not in two.csv \(metrics: .*total_rate" \
 	"$rwlab" plot two.csv -w locktest -m nosuch -o x.png
+# an -o in a directory that is not there: refused before the CSV is read, exit 2, as run's -o.
+expect "plot -o unwritable" 2 "^rwlab plot: -o /nonexistent/x.png: cannot write in /nonexistent/: No such file or directory$" \
+	"$rwlab" plot two.csv -w locktest -o /nonexistent/x.png
 ls x*.png x*.svg >/dev/null 2>&1 && fail "plot: a refused plot left a figure"
 
 # merge -o into a directory that is not there names the file given, not its OUT.partial.
