@@ -271,7 +271,7 @@ mkdir -p a b
 cp inv a/inventory
 sed 's/^governor: .*/governor: powersave-test/' inv >b/inventory
 "$rwlab" merge -o m.csv a/s1.csv b/s2.csv 2>"$tmp/e" || fail "merge: exit $?: $(cat "$tmp/e")"
-grep -q "^rwlab: merge: WARNING: the hosts differ: governor is '.*' on .* (a/inventory) but 'powersave-test' on .* (b/inventory)$" "$tmp/e" ||
+grep -q "^rwlab merge: WARNING: the hosts differ: governor is '.*' on .* (a/inventory) but 'powersave-test' on .* (b/inventory)$" "$tmp/e" ||
 	fail "merge did not compare the inventories: $(cat "$tmp/e")"
 
 # 5. Completion: every option value that has a list, and the operands.
