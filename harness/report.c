@@ -875,7 +875,7 @@ static bool sim_seeds(const struct lab_results *r, char *buf, size_t len)
 static void banner_line(const struct lab_rctx *c, int sim)
 {
 	const struct lab_results *r = c->r;
-	char host[512], cpus[256], model[1024], kernel[1024], build[256];
+	char host[512], cpus[256], ncpus[300], model[1024], kernel[1024], build[256];
 	int nh, nc, nb;
 
 	if (!ctx_values(r, LAB_CSV_NAME(cpu_model), sim, sim ? "machine" : "CPU model", model, sizeof(model)))
@@ -889,9 +889,9 @@ static void banner_line(const struct lab_rctx *c, int sim)
 	nh = ctx_values(r, LAB_CSV_NAME(host), 0, "host", host, sizeof(host));
 	nc = ctx_values(r, LAB_CSV_NAME(cpus), 0, "CPU count", cpus, sizeof(cpus));
 	nb = ctx_values(r, LAB_CSV_NAME(build_type), 0, "build", build, sizeof(build));
-	fprintf(c->out, "measured: %s%s, %s%s%s%s%s%s%s%s\n", nh > 1 ? "on " : "host ", nh ? host : "(unnamed)", cpus,
-		nc > 1 ? ", " : !nc ? "" : strcmp(cpus, "1") ? " CPUs " : " CPU ", model, *kernel ? ", " : "", kernel, nb ? ", " : "", build,
-		nb == 1 ? " build" : "");
+	fprintf(c->out, "measured: %s%s, %s%s%s%s%s%s%s%s\n", nh > 1 ? "on " : "host ", nh ? host : "(unnamed)",
+		nc == 1 ? lab_fmt_cpus(cpus, ncpus, sizeof(ncpus)) : cpus, nc > 1 ? ", " : nc ? " " : "", model,
+		*kernel ? ", " : "", kernel, nb ? ", " : "", build, nb == 1 ? " build" : "");
 }
 
 /*

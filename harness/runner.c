@@ -772,7 +772,7 @@ static int others_running(const struct runner *r)
 /* "2 CPUs", "1 CPU this run may use (of 2)": what the load average is held against. */
 static const char *cpus_phrase(const struct runner *r, char *buf, size_t len)
 {
-	snprintf(buf, len, "%d CPU%s", r->cpus, r->cpus == 1 ? "" : "s");
+	lab_fmt_ncpus(r->cpus, buf, len);
 	if (r->restricted)
 		snprintf(buf + strlen(buf), len - strlen(buf), " this run may use (of %d)", r->online);
 	return buf;
@@ -1437,7 +1437,7 @@ static void run_settings(const struct lab_run_opts *o, char *buf, size_t len)
 static void runner_warn(const struct runner *r, const struct lab_context *ctx)
 {
 	const struct lab_run_opts *o = r->o;
-	char why[256];
+	char why[256], cpus[32];
 	int max_threads = 0;
 
 	for (int i = 0; i < o->nthreads; i++)
@@ -1448,9 +1448,9 @@ static void runner_warn(const struct runner *r, const struct lab_context *ctx)
 		fprintf(stderr, "WARNING: threads are not pinned (--pin none): expect more variance\n");
 	if (max_threads > ctx->cpus)
 		fprintf(stderr,
-			"WARNING: up to %d threads on %d CPU%s: cells above %d thread%s are oversubscribed "
+			"WARNING: up to %d threads on %s: cells above %d thread%s are oversubscribed "
 			"(sleeping vs spinning under preemption), not scaling\n",
-			max_threads, ctx->cpus, ctx->cpus == 1 ? "" : "s", ctx->cpus, ctx->cpus == 1 ? "" : "s");
+			max_threads, lab_fmt_ncpus(ctx->cpus, cpus, sizeof(cpus)), ctx->cpus, ctx->cpus == 1 ? "" : "s");
 }
 
 /*

@@ -36,6 +36,7 @@
 #include "compiler.h"
 #include "debug.h"
 #include "events.h"
+#include "format.h"
 #include "threads.h"
 #include "lazy_mm.h"
 #include "topology.h"
@@ -592,7 +593,7 @@ static int cmd_torture(int argc, char **argv)
 	int nlocks, nschemes, failed = 0, tried = 0, st, stalled = -1;
 	long ncpus = lab_topology_init();
 	bool verbose;
-	char failed_names[512] = "";
+	char failed_names[512] = "", cpus[32];
 
 	if ((st = torture_parse(&a, argc, argv)) || a.sim_ran)
 		return st;
@@ -626,9 +627,9 @@ static int cmd_torture(int argc, char **argv)
 			continue;
 		}
 		if (!tried++ && o.readers + o.writers > ncpus)
-			fprintf(stderr, "%s: %d threads on %ld CPUs: oversubscribed (as locktorture's defaults "
+			fprintf(stderr, "%s: %d threads on %s: oversubscribed (as locktorture's defaults "
 				"are); spinning variants slow down when a holder is preempted\n", prog,
-				o.readers + o.writers, ncpus);
+				o.readers + o.writers, lab_fmt_ncpus(ncpus, cpus, sizeof(cpus)));
 		o.lock = &locks[i];
 		o.threads = threads;
 		o.stat = print_stats;
