@@ -78,9 +78,10 @@ struct lab_comp_words {
 
 
 /*
- * The prefix of the command line's error messages: "rwlab: bad --seed ...".
- * Where an option came from a matrix file, the caller passes
- * "rwlab: FILE:LINE" explicitly instead (cmd_run.c).
+ * The program's name: a command's error messages begin with it and the
+ * command's, "rwlab run: bad --seed ..." (each command's PROG); where an
+ * option came from a matrix file, run passes "rwlab run: FILE:LINE"
+ * explicitly instead (cmd_run.c). "rwlab:" alone is the dispatcher's.
  */
 #define LAB_PROG "rwlab"
 

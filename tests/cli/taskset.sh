@@ -47,7 +47,7 @@ cp b.csv b0.csv
 "$rwlab" run -l pthread,rwsem -w locktest -t 1 -n 1 -d 50ms --warmup 0 -q --no-report -o b.csv --resume 2>err
 rc=$?
 [ $rc = 2 ] && [ "$(wc -l <err)" = 1 ] &&
-	grep -q "^rwlab: --resume: b.csv:[0-9]*: cpus is '1' there but '[0-9]*' in this run: .*start a new file, or resume under the CPU binding it was started with (taskset, a cpuset)\$" err ||
+	grep -q "^rwlab run: --resume: b.csv:[0-9]*: cpus is '1' there but '[0-9]*' in this run: .*start a new file, or resume under the CPU binding it was started with (taskset, a cpuset)\$" err ||
 	fail "--resume under another binding: exit $rc: $(cat err)"
 cmp -s b.csv b0.csv || fail "--resume under another binding changed the file"
 
