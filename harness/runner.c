@@ -1292,8 +1292,8 @@ static int check_footprint(const struct runner *r)
 	if (room)
 		snprintf(fit + strlen(fit), sizeof(fit) - strlen(fit), "run fewer variants per block (-l: %zu fit%s)",
 			 room, room == 1 ? "s" : "");
-	fprintf(stderr, "rwlab run: the plan needs about %s of memory at its peak, more than MemAvailable (%s): block %s "
-		"t=%d holds %s shared by its %d variant%s and %s each; %s\n", fmt_bytes(peak, a, sizeof(a)),
+	fprintf(stderr, "rwlab run: the plan needs about %s of memory at its peak, more than MemAvailable (%s): "
+		"block %s t=%d holds %s shared by its %d variant%s and %s each; %s\n", fmt_bytes(peak, a, sizeof(a)),
 		fmt_bytes(avail, b, sizeof(b)), r->plan[worst].wl->label, r->plan[worst].nthreads,
 		fmt_bytes(sh, c, sizeof(c)), nworst, nworst == 1 ? "" : "s", fmt_bytes(per, d, sizeof(d)),
 		*fit ? fit : "shrink the workload's size");
@@ -1355,8 +1355,8 @@ static int check_footprint_sim(struct runner *r)
 			fit == 1 ? " (one cell at a time)" : " or less");
 		return -1;
 	}
-	fprintf(stderr, "rwlab run: %d cells at once (one a host CPU) need more memory than MemAvailable (%s; the largest "
-		"cell, %s t=%d, about %s): running %d at a time\n", r->jobs, fmt_bytes(avail, a, sizeof(a)),
+	fprintf(stderr, "rwlab run: %d cells at once (one a host CPU) need more memory than MemAvailable (%s; the "
+		"largest cell, %s t=%d, about %s): running %d at a time\n", r->jobs, fmt_bytes(avail, a, sizeof(a)),
 		r->plan[big].wl->label, r->plan[big].nthreads, c, fit);
 	r->jobs = fit;
 	return 0;
@@ -1402,8 +1402,8 @@ static int runner_open(struct runner *r, const struct lab_context *ctx)
 	ret = r->resume.exists ? lab_csv_open_append(&r->csv, o->csv_path, r->resume.keep_len, err, sizeof(err)) :
 				 lab_csv_open(&r->csv, o->csv_path, err, sizeof(err));
 	if (ret == -EINTR) {	/* a FIFO full before the header (its reader stalls), then Ctrl-C */
-		fprintf(stderr, "rwlab run: interrupted; %s%s took no header (its reader had stopped reading): no cell was "
-			"run\n", strcmp(o->csv_path, "-") ? "FIFO " : "", r->csv.path);
+		fprintf(stderr, "rwlab run: interrupted; %s%s took no header (its reader had stopped reading): no cell "
+			"was run\n", strcmp(o->csv_path, "-") ? "FIFO " : "", r->csv.path);
 		return 130;
 	}
 	if (ret == -EPIPE) {	/* `-o - | true`: the reader went away, as mid-run (exit 1), before any cell */
@@ -1416,11 +1416,11 @@ static int runner_open(struct runner *r, const struct lab_context *ctx)
 		return 2;	/* before any measurement */
 	}
 	if (r->resume.exists) {
-		fprintf(stderr, "rwlab run: resuming %s: %d finished cells kept, %d of this matrix to run\n", o->csv_path,
-			r->resume.ncells, r->nplan);
+		fprintf(stderr, "rwlab run: resuming %s: %d finished cells kept, %d of this matrix to run\n",
+			o->csv_path, r->resume.ncells, r->nplan);
 		if (r->resume.dropped_rows || r->resume.torn_line)
-			fprintf(stderr, "rwlab run: cut off the unfinished last cell (%d whole rows%s) to run it again\n",
-				r->resume.dropped_rows, r->resume.torn_line ? " and a torn line" : "");
+			fprintf(stderr, "rwlab run: cut off the unfinished last cell (%d whole rows%s) to run it "
+				"again\n", r->resume.dropped_rows, r->resume.torn_line ? " and a torn line" : "");
 	}
 	return 0;
 }
@@ -1450,7 +1450,8 @@ static void runner_warn(const struct runner *r, const struct lab_context *ctx)
 		fprintf(stderr,
 			"WARNING: up to %d threads on %s: cells above %d thread%s are oversubscribed "
 			"(sleeping vs spinning under preemption), not scaling\n",
-			max_threads, lab_fmt_ncpus(ctx->cpus, cpus, sizeof(cpus)), ctx->cpus, ctx->cpus == 1 ? "" : "s");
+			max_threads, lab_fmt_ncpus(ctx->cpus, cpus, sizeof(cpus)), ctx->cpus,
+			ctx->cpus == 1 ? "" : "s");
 }
 
 /*
@@ -1539,8 +1540,8 @@ int lab_run(const struct lab_run_opts *o)
 		fprintf(stderr, "rwlab run: %s%s: its reader went away; the run stopped at cell %d of %d, which is not "
 			"written (nor any after)\n", strcmp(o->csv_path, "-") ? "FIFO " : "", r.csv.path, r.gone, r.nplan);
 	else if (lab_interrupted && r.unwritten)
-		fprintf(stderr, "rwlab run: interrupted; %d finished cell%s not written whole to %s: its reader had stopped "
-			"reading\n", r.unwritten, r.unwritten > 1 ? "s were" : " was", o->csv_path);
+		fprintf(stderr, "rwlab run: interrupted; %d finished cell%s not written whole to %s: its reader had "
+			"stopped reading\n", r.unwritten, r.unwritten > 1 ? "s were" : " was", o->csv_path);
 	else if (lab_interrupted)
 		fprintf(stderr, "rwlab run: interrupted; the finished cells are in %s\n", o->csv_path);
 	else if (r.nfailed)
