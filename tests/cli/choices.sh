@@ -39,6 +39,9 @@ expect "bench -l nosuch" 2 "^rwlab bench: unknown lock variant 'nosuch' \(valid:
 expect "bench --pairs 0" 2 "^rwlab bench: bad value '0' for --pairs" "$rwlab" bench --pairs 0
 expect "bench-lazy -m nosuch" 2 "^rwlab bench-lazy: unknown lazy-mm scheme 'nosuch' \(valid: " "$rwlab" bench-lazy -m nosuch
 expect "bench-lazy -n 0" 2 "^rwlab bench-lazy: bad value '0' for -n/--reps" "$rwlab" bench-lazy -n 0
+expect "bench with an operand" 2 "^rwlab bench: unexpected argument 'pthread' \(see 'rwlab bench --help'\)$" \
+	"$rwlab" bench pthread
+expect "list with an operand" 2 "^rwlab list: unexpected argument 'x' \(see 'rwlab list --help'\)$" "$rwlab" list x
 # exec likewise (its CSV's rows repeated, its own closing table refused them).
 expect "exec -l twice" 2 "^rwlab exec: lock variant 'rwsem' given twice in -l \(each variant runs once\)$" \
 	"$rwlab" exec -l rwsem,bravo,rwsem -- true
