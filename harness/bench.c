@@ -10,6 +10,8 @@
 #include "null_impl.h"
 #include "topology.h"
 #include "wait.h"
+
+#define PROG "rwlab bench"	/* what its error lines begin with (cmd_bench.c's) */
 #include "workload.h"
 
 static double ns_per(uint64_t t0, uint64_t t1, unsigned long n)
@@ -142,8 +144,8 @@ int lab_bench_run(const struct lab_bench_opts *o)
 
 	lab_context_get(&ctx);
 	if (o->csv_path && lab_csv_open(&csv, o->csv_path, err, sizeof(err))) {
-		fprintf(stderr, "rwlab: %s\n", err);
-		return 1;
+		fprintf(stderr, PROG ": %s\n", err);
+		return 2;	/* bad input, refused before anything is measured (as run refuses it) */
 	}
 	if (lab_context_untrusted(&ctx, why, sizeof(why)))
 		fprintf(stderr, "WARNING: %s\n", why);
@@ -162,7 +164,7 @@ int lab_bench_run(const struct lab_bench_opts *o)
 		double rd, wr;
 
 		if (lab_lock_init(&l, &o->locks[i])) {
-			fprintf(stderr, "rwlab: cannot init %s\n", o->locks[i].label);
+			fprintf(stderr, PROG ": cannot init %s\n", o->locks[i].label);
 			status = 1;
 			continue;
 		}
@@ -184,7 +186,7 @@ int lab_bench_run(const struct lab_bench_opts *o)
 			}
 			h = best_of(bench_harness_loop, &l, o->pairs, o->reps);
 			if (isnan(h)) {
-				fprintf(stderr, "rwlab bench: out of memory for the harness-loop benchmark\n");
+				fprintf(stderr, PROG ": out of memory for the harness-loop benchmark\n");
 				status = 1;
 				lab_lock_destroy(&l);
 				continue;
@@ -200,7 +202,7 @@ int lab_bench_run(const struct lab_bench_opts *o)
 	}
 	if (csv.fd >= 0) {
 		if ((ret = lab_csv_append(&csv, rows.p, rows.len))) {
-			fprintf(stderr, "rwlab: writing %s failed: %s\n", csv.path, lab_csv_append_why(ret));
+			fprintf(stderr, PROG ": writing %s failed: %s\n", csv.path, lab_csv_append_why(ret));
 			status = 1;
 		}
 		lab_csv_close(&csv);

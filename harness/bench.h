@@ -16,6 +16,7 @@ struct lab_bench_opts {
  * down_write+up_write pair, for every variant through the ops table; for null
  * also by direct (inlined) call, so the dispatch cost is known; and the
  * locktest loop's own cost per operation with null (the harness overhead).
- * Single thread, pinned to the first PU. Returns an exit status.
+ * Single thread, pinned to the first PU. Returns an exit status: 0, 1 a
+ * variant failed, 2 -o cannot be written (refused before anything is measured).
  */
 int lab_bench_run(const struct lab_bench_opts *o);

@@ -14,6 +14,7 @@
 #include "wait.h"
 
 #define MAX_VARIANTS 64
+#define PROG "rwlab bench-lazy"	/* what its error lines begin with (cmd_bench_lazy.c's) */
 
 /* One measured pair: the initiator is the benchmark thread (slot 0), the partner slot 1. */
 struct bl_pair {
@@ -64,7 +65,7 @@ static double bl_pair_run(const struct lab_lazy_mm_conf *conf, unsigned long rts
 
 	if (conf) {
 		if (lab_lazy_domain_create(&p.d, conf, 2, err, sizeof(err))) {
-			fprintf(stderr, "rwlab: %s\n", err);
+			fprintf(stderr, PROG ": %s\n", err);
 			return -1;
 		}
 		p.mm = lab_lazy_mm_alloc(p.d);
@@ -109,7 +110,7 @@ static double bl_switch_run(const struct lab_lazy_mm_conf *conf, unsigned long n
 	double r;
 
 	if (lab_lazy_domain_create(&d, conf, 1, err, sizeof(err))) {
-		fprintf(stderr, "rwlab: %s\n", err);
+		fprintf(stderr, PROG ": %s\n", err);
 		return -1;
 	}
 	mm = lab_lazy_mm_alloc(d);
@@ -186,7 +187,7 @@ static double bl_contended_run(const struct lab_lazy_mm_conf *conf, int nthreads
 	if (nthreads > 64)
 		nthreads = 64;
 	if (lab_lazy_domain_create(&d, conf, nthreads, err, sizeof(err))) {
-		fprintf(stderr, "rwlab: %s\n", err);
+		fprintf(stderr, PROG ": %s\n", err);
 		return -1;
 	}
 	mm = lab_lazy_mm_alloc(d);
@@ -255,7 +256,7 @@ int lab_bench_lazy_run(const struct lab_bench_lazy_opts *o)
 	}
 	if (inone < 0) {
 		if (n == MAX_VARIANTS || lab_lazy_mm_parse("none", &confs[n], err, sizeof(err))) {
-			fprintf(stderr, "rwlab: cannot add the none reference\n");
+			fprintf(stderr, PROG ": cannot add the none reference\n");
 			return 1;
 		}
 		inone = n++;
@@ -272,11 +273,11 @@ int lab_bench_lazy_run(const struct lab_bench_lazy_opts *o)
 	}
 	lab_context_get(&ctx);
 	if (o->csv_path && lab_csv_open(&csv, o->csv_path, err, sizeof(err))) {
-		fprintf(stderr, "rwlab: %s\n", err);
+		fprintf(stderr, PROG ": %s\n", err);
 		free(sw);
 		free(rt);
 		free(ct);
-		return 1;
+		return 2;	/* bad input, refused before anything is measured (as run refuses it) */
 	}
 	if (lab_context_untrusted(&ctx, why, sizeof(why)))
 		fprintf(stderr, "WARNING: %s\n", why);
@@ -297,7 +298,7 @@ int lab_bench_lazy_run(const struct lab_bench_lazy_opts *o)
 			sw[v * o->reps + r] = c ? bl_switch_run(c, o->switches) : 0;
 			ct[v * o->reps + r] = c ? bl_contended_run(c, npus, o->switches) : 0;
 			if (x < 0 || sw[v * o->reps + r] < 0 || ct[v * o->reps + r] < 0) {
-				fprintf(stderr, "rwlab: bench-lazy: %s failed\n", c ? c->label : "pipe");
+				fprintf(stderr, PROG ": %s failed\n", c ? c->label : "pipe");
 				status = 1;
 			}
 			rt[v * o->reps + r] = x;
@@ -360,7 +361,7 @@ int lab_bench_lazy_run(const struct lab_bench_lazy_opts *o)
 		"the 48-192-thread effect needs that many CPUs.\n", npus);
 	if (csv.fd >= 0) {
 		if ((ret = lab_csv_append(&csv, rows.p, rows.len))) {
-			fprintf(stderr, "rwlab: writing %s failed: %s\n", csv.path, lab_csv_append_why(ret));
+			fprintf(stderr, PROG ": writing %s failed: %s\n", csv.path, lab_csv_append_why(ret));
 			status = 1;
 		}
 		lab_csv_close(&csv);

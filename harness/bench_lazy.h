@@ -29,6 +29,7 @@ struct lab_bench_lazy_opts {
  * Variants are interleaved within each repetition so that drift on a shared
  * machine hits all of them alike; the switch path reports the best
  * repetition (as `rwlab bench`), the round trip the median and the best.
- * Returns an exit status.
+ * Returns an exit status: 0, 1 a measurement failed, 2 -o cannot be written
+ * (refused before anything is measured).
  */
 int lab_bench_lazy_run(const struct lab_bench_lazy_opts *o);

@@ -115,14 +115,8 @@ int lab_cli_no_operands(const struct lab_cli *c)
 {
 	if (optind >= c->argc)
 		return 0;
-	fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab %s --help')\n", LAB_PROG, c->argv[optind],
-		c->cmd->name);
-	return 2;
-}
-
-int lab_cli_fail(const char *msg)
-{
-	fprintf(stderr, "%s: %s\n", LAB_PROG, msg);
+	fprintf(stderr, "%s %s: unexpected argument '%s' (see 'rwlab %s --help')\n", LAB_PROG, c->cmd->name,
+		c->argv[optind], c->cmd->name);
 	return 2;
 }
 

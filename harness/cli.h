@@ -78,9 +78,10 @@ struct lab_comp_words {
 
 
 /*
- * The prefix of the command line's error messages: "rwlab: bad --seed ...".
- * Where an option came from a matrix file, the caller passes
- * "rwlab: FILE:LINE" explicitly instead (cmd_run.c).
+ * The program's name: a command's error messages begin with it and the
+ * command's, "rwlab run: bad --seed ..." (each command's PROG); where an
+ * option came from a matrix file, run passes "rwlab run: FILE:LINE"
+ * explicitly instead (cmd_run.c). "rwlab:" alone is the dispatcher's.
  */
 #define LAB_PROG "rwlab"
 
@@ -110,13 +111,10 @@ int lab_cli_next(struct lab_cli *c);
 
 /*
  * lab_cli_no_operands() - after lab_cli_next() returned -1, for a command
- * that takes options only: 0, or 2 after "rwlab: unexpected argument 'X'
- * (see 'rwlab CMD --help')".
+ * that takes options only: 0, or 2 after "rwlab CMD: unexpected argument
+ * 'X' (see 'rwlab CMD --help')".
  */
 int lab_cli_no_operands(const struct lab_cli *c);
-
-/* lab_cli_fail() - "rwlab: @msg" on stderr; returns 2, the exit status of bad usage. */
-int lab_cli_fail(const char *msg);
 
 /*
  * lab_cli_repeat() - of @n labels @stride bytes apart from @first (the

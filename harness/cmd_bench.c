@@ -49,8 +49,10 @@ static int cmd_bench(int argc, char **argv)
 	}
 	if ((st = lab_cli_no_operands(&cli)))
 		return st;
-	if (!o.nlocks && lab_rwsem_parse_list("all", locks, LAB_MAX_LOCKS, &o.nlocks, err, sizeof(err)))
-		return lab_cli_fail(err);
+	if (!o.nlocks && lab_rwsem_parse_list("all", locks, LAB_MAX_LOCKS, &o.nlocks, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", PROG, err);
+		return 2;
+	}
 	if ((twice = lab_cli_repeat(locks[0].label, sizeof(locks[0]), o.nlocks))) {
 		fprintf(stderr, "%s: lock variant '%s' given twice in -l (each variant is measured once)\n", PROG, twice);
 		return 2;

@@ -52,8 +52,10 @@ static int cmd_bench_lazy(int argc, char **argv)
 	}
 	if ((st = lab_cli_no_operands(&cli)))
 		return st;
-	if (!o.nschemes && lab_lazy_mm_parse_list("all", schemes, LAB_MAX_SCHEMES, &o.nschemes, err, sizeof(err)))
-		return lab_cli_fail(err);
+	if (!o.nschemes && lab_lazy_mm_parse_list("all", schemes, LAB_MAX_SCHEMES, &o.nschemes, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", PROG, err);
+		return 2;
+	}
 	if ((twice = lab_cli_repeat(schemes[0].label, sizeof(schemes[0]), o.nschemes))) {
 		fprintf(stderr, "%s: lazy-mm scheme '%s' given twice in -m (each scheme is measured once)\n", PROG,
 			twice);

@@ -6,6 +6,7 @@
 
 #include "cmds.h"
 #include "plot.h"
+#include "report.h"
 #include "threads.h"
 
 /* Adding an option: one entry here and one case in plot_option(). */
@@ -32,6 +33,20 @@ static bool ends_with(const char *s, const char *suffix)
 	size_t n = strlen(s), k = strlen(suffix);
 
 	return n >= k && !strcmp(s + n - k, suffix);
+}
+
+/*
+ * -o's directory checked before the CSV is read, as run and report check
+ * theirs (a %w in the directory part names each figure's own, checked as it
+ * is drawn). True after the one-line refusal.
+ */
+static bool out_refused(const char *out)
+{
+	const char *slash = strrchr(out, '/');
+
+	if (slash && memmem(out, (size_t)(slash - out), "%w", 2))
+		return false;
+	return lab_report_out_check(LAB_PROG " plot", out) != 0;
 }
 
 /* One `rwlab plot` option. Returns 0 or the exit status. */
@@ -92,6 +107,8 @@ static int cmd_plot(int argc, char **argv)
 			"per workload)\n", o.out);
 		return 2;
 	}
+	if (out_refused(o.out))
+		return 2;
 	o.path = argv[optind];
 	return lab_plot(&o);
 }

@@ -23,6 +23,7 @@
 
 _Static_assert(LAB_THREADS_MAX == LAB_MAX_TASKS - LAB_HARNESS_TASKS, "-t's limit is the task table's");
 
+#define PROG LAB_PROG " run"	/* what its error lines begin with */
 #define DUR_UNITS "units s, ms, us or m"
 #define WARMUP_UNSET UINT64_MAX	/* --warmup not given: a quarter of -d, at most 500 ms (run_defaults) */
 
@@ -146,17 +147,17 @@ static int check_unique(const struct lab_rwsem_conf *locks, int nlocks, const st
 	const char *twice;
 
 	if ((twice = lab_cli_repeat(locks[0].label, sizeof(locks[0]), nlocks))) {
-		fprintf(stderr, "%s: lock variant '%s' given twice in -l (each cell runs once)\n", LAB_PROG, twice);
+		fprintf(stderr, "%s: lock variant '%s' given twice in -l (each cell runs once)\n", PROG, twice);
 		return -1;
 	}
 	if ((twice = lab_cli_repeat(wls[0].label, sizeof(wls[0]), nwls))) {
-		fprintf(stderr, "%s: workload '%s' given twice in -w (each cell runs once)\n", LAB_PROG, twice);
+		fprintf(stderr, "%s: workload '%s' given twice in -w (each cell runs once)\n", PROG, twice);
 		return -1;
 	}
 	for (int i = 0; i < nthreads; i++)
 		for (int j = 0; j < i; j++)
 			if (threads[i] == threads[j]) {
-				fprintf(stderr, "%s: thread count %d given twice in -t (each cell runs once)\n", LAB_PROG,
+				fprintf(stderr, "%s: thread count %d given twice in -t (each cell runs once)\n", PROG,
 					threads[i]);
 				return -1;
 			}
@@ -187,8 +188,8 @@ static int check_thread_limits(const char *prog, const struct lab_workload_conf 
 }
 
 /*
- * One `rwlab run` option. @prog prefixes its error messages: "rwlab", or
- * "rwlab: FILE:LINE" for an option read from a matrix file. Returns 0 or
+ * One `rwlab run` option. @prog prefixes its error messages: "rwlab run", or
+ * "rwlab run: FILE:LINE" for an option read from a matrix file. Returns 0 or
  * the exit status of a bad value.
  */
 static int run_option(int c, int from_matrix, const char *prog, struct run_lists *lists, struct lab_run_opts *o,
@@ -319,22 +320,22 @@ static int expand_matrix(int argc, char **argv, int ncpus, struct lab_matrix *mx
 	const char *name = NULL;
 
 	if (lab_cli_find(&lab_run_cmd, argc, argv, 'M', &at, &skip, &name) < 0) {
-		fprintf(stderr, "%s: out of memory\n", LAB_PROG);
+		fprintf(stderr, "%s: out of memory\n", PROG);
 		return -1;
 	}
 	if (name) {
 		if (lab_matrix_load(name, mx, err, sizeof(err))) {
-			fprintf(stderr, "%s: %s\n", LAB_PROG, err);
+			fprintf(stderr, "%s: %s\n", PROG, err);
 			return -1;
 		}
 		nm = lab_matrix_run_args(mx, ncpus, margs, mlines, RUN_MATRIX_ARGS, err, sizeof(err));
 		if (nm < 0) {
-			fprintf(stderr, "%s: %s\n", LAB_PROG, err);
+			fprintf(stderr, "%s: %s\n", PROG, err);
 			return -1;
 		}
 	}
 	if (argc + nm >= cap) {	/* and out[n] = NULL */
-		fprintf(stderr, "%s: too many arguments\n", LAB_PROG);
+		fprintf(stderr, "%s: too many arguments\n", PROG);
 		return -1;
 	}
 	for (int i = 0; i < argc; i++) {
@@ -377,7 +378,7 @@ struct run_args {
 static int run_sim_exec(struct run_args *a, int argc, char **argv, const bool *drop)
 {
 	struct lab_sim_plan p = { .machine = a->lists.sim, .seed = a->o.settings.seed, .seeds = 1, .cmd = "run",
-				  .prog = LAB_PROG };
+				  .prog = PROG };
 
 	if (lab_sim_plan_args(&p, argc, argv, drop))
 		return 2;
@@ -410,9 +411,9 @@ static int parse_expanded(struct run_args *a, int argc, char **argv, const struc
 	for (;;) {
 		int from_matrix = optind < nargc && origin[optind];
 
-		/* An option read from the matrix reports errors as "rwlab: FILE:LINE: ...". */
+		/* An option read from the matrix reports errors as "rwlab run: FILE:LINE: ...". */
 		if (from_matrix)
-			snprintf(progbuf, sizeof(progbuf), "%s: %s:%d", LAB_PROG, a->mx.path, origin[optind]);
+			snprintf(progbuf, sizeof(progbuf), "%s: %s:%d", PROG, a->mx.path, origin[optind]);
 		c = lab_cli_next(&cli);
 		if (c == 'Z') {	/* handed on without it */
 			int from, to;
@@ -422,7 +423,7 @@ static int parse_expanded(struct run_args *a, int argc, char **argv, const struc
 				if (src[k] >= 0)
 					drop[src[k]] = true;
 		}
-		st = c == -1 ? 0 : run_option(c, from_matrix, from_matrix ? progbuf : LAB_PROG, &a->lists, &a->o,
+		st = c == -1 ? 0 : run_option(c, from_matrix, from_matrix ? progbuf : PROG, &a->lists, &a->o,
 					      &a->report);
 		if (c == -1)
 			break;
@@ -430,7 +431,7 @@ static int parse_expanded(struct run_args *a, int argc, char **argv, const struc
 			return st;
 	}
 	if (optind < nargc) {
-		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab run --help')\n", LAB_PROG, nargv[optind]);
+		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab run --help')\n", PROG, nargv[optind]);
 		return 2;
 	}
 	if (a->lists.sim && !LAB_SIM)
@@ -438,12 +439,12 @@ static int parse_expanded(struct run_args *a, int argc, char **argv, const struc
 	if (!LAB_SIM && a->o.jobs > 1) {
 		fprintf(stderr, "%s: -j %d: native cells run one at a time, so that no measurement shares the CPUs, "
 			"caches and memory bandwidth it measures; running -j 1 (-j runs simulated cells at once, "
-			"with --sim)\n", LAB_PROG, a->o.jobs);
+			"with --sim)\n", PROG, a->o.jobs);
 		a->o.jobs = 1;
 	}
 	if (a->lists.pin_cores) {
 		fprintf(stderr, "%s: --pin cores is for simulated runs (--sim MACHINE); valid here: compact, scatter, none\n",
-			LAB_PROG);
+			PROG);
 		return 2;
 	}
 	return 0;
@@ -458,7 +459,7 @@ static int run_parse_options(struct run_args *a, int argc, char **argv)
 			      .cap = cap };
 
 	if (!x.nargv || !x.origin || !x.src || !x.drop) {
-		fprintf(stderr, "%s: out of memory\n", LAB_PROG);
+		fprintf(stderr, "%s: out of memory\n", PROG);
 		st = 2;
 	} else {
 		st = parse_expanded(a, argc, argv, &x);
@@ -503,7 +504,7 @@ static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *
 	bool lazy_wl = false, lock_wl = false;
 
 	if (lab_rwsem_parse_list(list_val(&l->locks, "all"), a->locks, LAB_MAX_LOCKS, nlocks, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", l->locks.origin < 0 ? LAB_PROG : l->locks.prog, err);
+		fprintf(stderr, "%s: %s\n", l->locks.origin < 0 ? PROG : l->locks.prog, err);
 		return 2;
 	}
 	if (l->schemes.origin >= 0 &&
@@ -521,7 +522,7 @@ static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *
 	/* The lazy-mm matrix: -m without -w runs context_switch and its tlb_flush counterpart. */
 	if (lab_workload_parse_list(list_val(&l->wls, *nschemes ? "context_switch,tlb_flush" : "locktest"), a->wls,
 				    LAB_MAX_WLS, nwls, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", l->wls.origin < 0 ? LAB_PROG : l->wls.prog, err);
+		fprintf(stderr, "%s: %s\n", l->wls.origin < 0 ? PROG : l->wls.prog, err);
 		return 2;
 	}
 	if (l->mm_lock.origin >= 0 &&
@@ -535,7 +536,7 @@ static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *
 	}
 	if (LAB_SIM && lock_wl && lab_list_has(list_val(&l->locks, "all"), "all"))
 		fprintf(stderr, "%s: under --sim, -l all leaves out pthread, pthread-wp and ck-*: they synchronise "
-			"through atomics outside locks/atomic.h, which the simulator cannot see\n", LAB_PROG);
+			"through atomics outside locks/atomic.h, which the simulator cannot see\n", PROG);
 	/* a cell's own process gets -l null from its run's (runner.c cell_argv()), which warned */
 	if (!lock_wl && l->locks.origin == 0 && !(LAB_SIM && lab_sim_cell_child())) {
 		char names[512] = "";
@@ -544,13 +545,13 @@ static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *
 			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 				 i ? (i == *nwls - 1 ? " and " : ", ") : "", a->wls[i].label);
 		fprintf(stderr, "%s: warning: -l has no effect: %s run%s the lazy-mm schemes of -m, not lock "
-			"variants\n", LAB_PROG, names, *nwls == 1 ? "s" : "");
+			"variants\n", PROG, names, *nwls == 1 ? "s" : "");
 	}
 	if (lazy_wl && !*nschemes &&
 	    lab_lazy_mm_parse_list("all", a->schemes, LAB_MAX_SCHEMES, nschemes, err, sizeof(err)))
 		return 2;
 	if (*nschemes && !lazy_wl)
-		fprintf(stderr, "%s: warning: -m given but no workload uses lazy-mm schemes\n", LAB_PROG);
+		fprintf(stderr, "%s: warning: -m given but no workload uses lazy-mm schemes\n", PROG);
 	return 0;
 }
 
@@ -581,7 +582,7 @@ static void run_hint(const struct run_args *a, int nlocks, int nwls, int nscheme
 	if (cells < 2)
 		return;
 	fprintf(stderr, "%s: -l not given, so every variant runs: %d cells (%d variants, %d workload%s, %d thread "
-		"count%s), %d iteration%s of %.3g s each where timed; -l and -w choose fewer (rwlab list)\n", LAB_PROG,
+		"count%s), %d iteration%s of %.3g s each where timed; -l and -w choose fewer (rwlab list)\n", PROG,
 		cells, nlocks, nwls, nwls == 1 ? "" : "s", a->o.nthreads, a->o.nthreads == 1 ? "" : "s", a->o.iterations,
 		a->o.iterations == 1 ? "" : "s", per_iter);
 }
@@ -590,18 +591,18 @@ static void run_hint(const struct run_args *a, int nlocks, int nwls, int nscheme
 static int run_output(struct run_args *a)
 {
 	if (a->o.resume && !a->o.csv_path) {
-		fprintf(stderr, "%s: --resume needs -o FILE: the results file of the run to carry on\n", LAB_PROG);
+		fprintf(stderr, "%s: --resume needs -o FILE: the results file of the run to carry on\n", PROG);
 		return 2;
 	}
 	if (a->o.csv_path && !strcmp(a->o.csv_path, "-")) {
 		if (a->o.resume) {
-			fprintf(stderr, "%s: --resume needs a file, not -o - (stdout)\n", LAB_PROG);
+			fprintf(stderr, "%s: --resume needs a file, not -o - (stdout)\n", PROG);
 			return 2;
 		}
 		a->report = 0;	/* stdout is the CSV: pipe it into 'rwlab report -' */
 	} else if (a->o.csv_path && lab_csv_stream_path(a->o.csv_path)) {
 		if (a->o.resume) {
-			fprintf(stderr, "%s: --resume needs a results file, and '%s' is a device or pipe\n", LAB_PROG,
+			fprintf(stderr, "%s: --resume needs a results file, and '%s' is a device or pipe\n", PROG,
 				a->o.csv_path);
 			return 2;
 		}
@@ -637,11 +638,11 @@ static int cmd_run(int argc, char **argv)
 	st = lab_parse_threads(list_val(&l->threads, "mmtests"), a.ncpus, a.threads, LAB_THREAD_LIST_MAX, err,
 			       sizeof(err));
 	if (st < 0) {
-		fprintf(stderr, "%s: %s\n", l->threads.origin < 0 ? LAB_PROG : l->threads.prog, err);
+		fprintf(stderr, "%s: %s\n", l->threads.origin < 0 ? PROG : l->threads.prog, err);
 		return 2;
 	}
 	a.o.nthreads = st;
-	if (check_thread_limits(l->threads.origin < 0 ? LAB_PROG : l->threads.prog, a.wls, nwls, a.threads, st))
+	if (check_thread_limits(l->threads.origin < 0 ? PROG : l->threads.prog, a.wls, nwls, a.threads, st))
 		return 2;
 	if (check_unique(a.locks, nlocks, a.wls, nwls, a.threads, a.o.nthreads) || run_output(&a))
 		return 2;
@@ -653,7 +654,7 @@ static int cmd_run(int argc, char **argv)
 	a.o.nwls = nwls;
 	a.o.threads = a.threads;
 	if (lab_shard_check(&a.o, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", LAB_PROG, err);
+		fprintf(stderr, "%s: %s\n", PROG, err);
 		return 2;
 	}
 	if (l->list_cells)

@@ -190,6 +190,12 @@ static int exec_add_metric(struct exec_opts *o, const char *spec)
 		}
 		re = eq + 1;
 	}
+	for (int k = 0; k < o->nmetrics; k++)	/* its rows twice in the CSV, which report refuses */
+		if (!strcmp(o->metric[k].name, m->name)) {
+			fprintf(stderr, "%s: metric '%s' given twice in --metric (each metric is taken once)\n", o->prog,
+				m->name);
+			return -1;
+		}
 	r = regcomp(&m->re, re, REG_EXTENDED | REG_NEWLINE);
 	if (r) {
 		regerror(r, &m->re, errbuf, sizeof(errbuf));

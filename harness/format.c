@@ -25,6 +25,20 @@ static void group_thousands(const char *s, char *buf, size_t len)
 	buf[off] = 0;
 }
 
+const char *lab_fmt_cpus(const char *n, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s CPU%s", n, strcmp(n, "1") ? "s" : "");
+	return buf;
+}
+
+const char *lab_fmt_ncpus(long n, char *buf, size_t len)
+{
+	char num[24];
+
+	snprintf(num, sizeof(num), "%ld", n);
+	return lab_fmt_cpus(num, buf, len);
+}
+
 void lab_fmt_num(double v, char *buf, size_t len)
 {
 	char digits[400];

@@ -2,7 +2,7 @@
 /*
  * Number formatting shared by the readable report formats (table, email)
  * and the runner's per-cell progress line, so that one cell shows one
- * figure wherever it is printed.
+ * figure wherever it is printed; and a CPU count with its noun.
  *
  * Every function writes a NUL-terminated string of at most @len - 1 bytes
  * into @buf and never allocates; it is safe from any thread. NaN prints "-".
@@ -30,6 +30,15 @@ void lab_fmt_num(double v, char *buf, size_t len);
  * and its sign: "-0.022%", "+0.0031%" (only an exact 0 is "+0.0%").
  */
 void lab_fmt_pct(double pct, char *buf, size_t len);
+
+/*
+ * lab_fmt_cpus() - a CPU count with its noun, "1 CPU", "2 CPUs": @n as text
+ * (the results' cpus column), singular for exactly "1". lab_fmt_ncpus() is
+ * the same of an integer. Every line that names a CPU count says it so.
+ * Return @buf.
+ */
+const char *lab_fmt_cpus(const char *n, char *buf, size_t len);
+const char *lab_fmt_ncpus(long n, char *buf, size_t len);
 
 /* The aggregate the tables print for a series: "Hmean" for higher-is-better, else "Amean". */
 const char *lab_fmt_mean_name(enum lab_better better);

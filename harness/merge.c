@@ -231,7 +231,7 @@ static int load(struct merge *m)
 		f->path = m->o->paths[i];
 		if (lab_csv_reader_open(&rd, f->path, err, sizeof(err))) {
 			if (!m->o->quiet)	/* quiet: the caller reads the file and says why */
-				fprintf(stderr, "rwlab: merge: %s\n", err);
+				fprintf(stderr, "rwlab merge: %s\n", err);
 			lab_csv_reader_close(&rd);
 			ret = -1;
 			break;
@@ -250,19 +250,19 @@ static int load(struct merge *m)
 			while ((r = lab_csv_reader_next(&rd, err, sizeof(err))) > 0)
 				;	/* a file that does not even parse is an unreadable one (quiet: the caller says) */
 			if (r < 0 && !m->o->quiet)
-				fprintf(stderr, "rwlab: merge: %s\n", err);
+				fprintf(stderr, "rwlab merge: %s\n", err);
 			if (r == 0 && !m->o->quiet)
-				fprintf(stderr, "rwlab: merge: %s has no variant, workload or threads column: not an rwlab "
+				fprintf(stderr, "rwlab merge: %s has no variant, workload or threads column: not an rwlab "
 					"results file\n", f->path);
 			ret = -1;
 		} else if (i && f->ncols != m->f[0].ncols) {
-			fprintf(stderr, "rwlab: merge: %s has %d columns, %s %d: files of two rwlab CSV schemas\n",
+			fprintf(stderr, "rwlab merge: %s has %d columns, %s %d: files of two rwlab CSV schemas\n",
 				f->path, f->ncols, m->f[0].path, m->f[0].ncols);
 			ret = -1;
 		}
 		for (int c = 0; !ret && i && c < f->ncols; c++)
 			if (strcmp(f->header[c], m->f[0].header[c])) {
-				fprintf(stderr, "rwlab: merge: column %d is '%s' in %s but '%s' in %s: files of two "
+				fprintf(stderr, "rwlab merge: column %d is '%s' in %s but '%s' in %s: files of two "
 					"rwlab CSV schemas\n", c + 1, f->header[c], f->path, m->f[0].header[c],
 					m->f[0].path);
 				ret = -1;
@@ -271,16 +271,16 @@ static int load(struct merge *m)
 			note_row(m, i, &rd, &key, &keylen);
 		if (!ret && r < 0) {
 			if (!m->o->quiet)
-				fprintf(stderr, "rwlab: merge: %s\n", err);
+				fprintf(stderr, "rwlab merge: %s\n", err);
 			ret = -1;
 		}
 		f->torn_line = rd.torn_line;
 		if (!ret && f->torn_line && !m->o->quiet)	/* report says it itself, as report */
-			fprintf(stderr, "rwlab: merge: %s:%d: the last line is incomplete (an interrupted write); left "
+			fprintf(stderr, "rwlab merge: %s:%d: the last line is incomplete (an interrupted write); left "
 				"out\n", f->path, f->torn_line);
 		lab_csv_reader_close(&rd);
 		if (!ret && !f->nrows && !m->o->quiet)	/* report says it itself, as report */
-			fprintf(stderr, "rwlab: merge: warning: %s holds no results\n", f->path);
+			fprintf(stderr, "rwlab merge: warning: %s holds no results\n", f->path);
 	}
 	free(key);
 	return ret;
@@ -303,7 +303,7 @@ static int check_plans(struct merge *m)
 			int si = 0, sn = 0;
 
 			if (*sh && (sscanf(sh, "%d/%d", &si, &sn) != 2 || si < 1 || si > sn || sn > 100000)) {
-				fprintf(stderr, "rwlab: merge: %s:%d: shard '%s' is not I/N\n", f->path, r.line, sh);
+				fprintf(stderr, "rwlab merge: %s:%d: shard '%s' is not I/N\n", f->path, r.line, sh);
 				return -1;
 			}
 			if (sn && !m->nshards) {
@@ -314,12 +314,12 @@ static int check_plans(struct merge *m)
 				sf = i, sref = r;
 			}
 			if (sn && sn != m->nshards) {
-				fprintf(stderr, "rwlab: merge: %s is shard %s but %s shard of %d: two shard counts\n",
+				fprintf(stderr, "rwlab merge: %s is shard %s but %s shard of %d: two shard counts\n",
 					where(f, r, w1, sizeof(w1)), sh, where(&m->f[sf], sref, w0, sizeof(w0)), m->nshards);
 				return -1;
 			}
 			if (si && m->shard_file[si] && m->shard_file[si] != i + 1) {
-				fprintf(stderr, "rwlab: merge: shard %s is in both %s and %s: give one of them\n", sh,
+				fprintf(stderr, "rwlab merge: shard %s is in both %s and %s: give one of them\n", sh,
 					m->f[m->shard_file[si] - 1].path, f->path);
 				return -1;
 			}
@@ -334,7 +334,7 @@ static int check_plans(struct merge *m)
 				continue;
 			}
 			if (strcmp(fp, fp0)) {
-				fprintf(stderr, "rwlab: merge: %s and %s are not shards of one plan (fingerprint %s, "
+				fprintf(stderr, "rwlab merge: %s and %s are not shards of one plan (fingerprint %s, "
 					"%s cells vs %s, %s cells): another matrix or other run options\n",
 					where(&m->f[f0], ref0, w0, sizeof(w0)), where(f, r, w1, sizeof(w1)), fp0,
 					plan_token(plan0, "cells", a, sizeof(a)), fp,
@@ -400,7 +400,7 @@ static void check_context(struct merge *m)
 					if (dup)
 						continue;
 					snprintf(seen[nseen++], sizeof(seen[0]), "%s", v);
-					fprintf(stderr, "rwlab: merge: WARNING: the %s differ in %s: %s has '%s', %s has "
+					fprintf(stderr, "rwlab merge: WARNING: the %s differ in %s: %s has '%s', %s has "
 						"'%s'%s\n", kind == 0 ? "hosts" : kind == 1 ? "builds" : "shards' settings",
 						name, where(ref, ctx_ref(0, ref), w0, sizeof(w0)), v0,
 						where(f, ctx_ref(k, f), w1, sizeof(w1)), v,
@@ -438,7 +438,7 @@ static int same_source(const struct merge *m, const struct mcell *ca, struct mre
 		return 0;
 	w = strchr(v, '\x1f');
 	t = strchr(w + 1, '\x1f');
-	fprintf(stderr, "rwlab: merge: cell %.*s %.*s t=%s is in %s and in %s: a cell is never pooled across files "
+	fprintf(stderr, "rwlab merge: cell %.*s %.*s t=%s is in %s and in %s: a cell is never pooled across files "
 		"or hosts; drop one of them\n", (int)(w - v), v, (int)(t - w - 1), w + 1, t + 1,
 		where(fa, a, w0, sizeof(w0)), where(fb, b, w1, sizeof(w1)));
 	return -1;
@@ -526,7 +526,7 @@ static int check_missing(struct merge *m, int ncells)
 			continue;
 		for (int b = s; b <= blocks; b += nshards)
 			snprintf(bl + strlen(bl), sizeof(bl) - strlen(bl), "%s%d", *bl ? ", " : "", b);
-		fprintf(stderr, "rwlab: merge: missing shard %d/%d (comparison blocks %s): no file holds it\n", s,
+		fprintf(stderr, "rwlab merge: missing shard %d/%d (comparison blocks %s): no file holds it\n", s,
 			nshards, bl);
 		problems++;
 	}
@@ -574,13 +574,13 @@ static int check_missing(struct merge *m, int ncells)
 					continue;
 				problems++;
 				if (printed++ < 20)
-					fprintf(stderr, "rwlab: merge: missing cell %s %s t=%d (failed or interrupted)\n",
+					fprintf(stderr, "rwlab merge: missing cell %s %s t=%d (failed or interrupted)\n",
 						vars[k], wls[wi], thr[ti]);
 			}
 	if (printed > 20)
-		fprintf(stderr, "rwlab: merge: ... and %d more missing cells\n", printed - 20);
+		fprintf(stderr, "rwlab merge: ... and %d more missing cells\n", printed - 20);
 	if (ncells < plan_cells) {
-		fprintf(stderr, "rwlab: merge: %d of the plan's %d cells present\n", ncells, plan_cells);
+		fprintf(stderr, "rwlab merge: %d of the plan's %d cells present\n", ncells, plan_cells);
 		problems += !problems;
 	}
 out:
@@ -620,7 +620,7 @@ static int merge_context_line(const struct lab_csv_reader *rd, const char *run, 
 		if (strcmp(known->run[i], run))
 			continue;
 		if (strcmp(known->line[i], line.p)) {
-			fprintf(stderr, "rwlab: merge: %s:%d: run %s's rows have two contexts (machine, build or "
+			fprintf(stderr, "rwlab merge: %s:%d: run %s's rows have two contexts (machine, build or "
 				"settings): not one run's rows; the merged file cannot give the run one context line\n",
 				rd->name, rd->line, run);
 			lab_buf_free(&line);
@@ -672,7 +672,7 @@ static int write_rows(const struct merge *m, FILE *fp)
 		int r, crun, last_ctx = -1;
 
 		if (lab_csv_reader_open(&rd, m->f[i].path, err, sizeof(err))) {
-			fprintf(stderr, "rwlab: merge: %s\n", err);
+			fprintf(stderr, "rwlab merge: %s\n", err);
 			lab_csv_reader_close(&rd);
 			ret = -1;
 			break;
@@ -696,7 +696,7 @@ static int write_rows(const struct merge *m, FILE *fp)
 			}
 		}
 		if (r < 0) {
-			fprintf(stderr, "rwlab: merge: %s\n", err);
+			fprintf(stderr, "rwlab merge: %s\n", err);
 			ret = -1;
 		}
 		lab_csv_reader_close(&rd);
@@ -720,24 +720,24 @@ static int write_out(const struct merge *m, const char *out)
 	int ret;
 
 	if (lab_csv_keep_old(out, err, sizeof(err))) {
-		fprintf(stderr, "rwlab: merge: %s\n", err);
+		fprintf(stderr, "rwlab merge: %s\n", err);
 		return -1;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.partial", out);
 	fp = fopen(tmp, "w");
 	if (!fp) {	/* named as given: OUT.partial, written first and renamed, is ours */
-		fprintf(stderr, "rwlab: merge: cannot write '%s': %s\n", out, strerror(errno));
+		fprintf(stderr, "rwlab merge: cannot write '%s': %s\n", out, strerror(errno));
 		return -1;
 	}
 	ret = write_rows(m, fp);
 	if (fclose(fp) || ret) {
 		if (ret >= 0 && errno)
-			fprintf(stderr, "rwlab: merge: writing '%s' failed: %s\n", out, strerror(errno));
+			fprintf(stderr, "rwlab merge: writing '%s' failed: %s\n", out, strerror(errno));
 		unlink(tmp);
 		return -1;
 	}
 	if (rename(tmp, out)) {
-		fprintf(stderr, "rwlab: merge: cannot write '%s': %s\n", out, strerror(errno));
+		fprintf(stderr, "rwlab merge: cannot write '%s': %s\n", out, strerror(errno));
 		unlink(tmp);
 		return -1;
 	}
@@ -777,7 +777,7 @@ static int check_hosts(const struct merge *m)
 			if (!strcmp(cval(f, c, LAB_CSV_COL_host), cval(f0, c0, LAB_CSV_COL_host)))
 				continue;
 			if (!m->o->mixed_hosts) {
-				fprintf(stderr, "rwlab: merge: %s and %s were measured on two hosts ('%s', '%s'): one run's "
+				fprintf(stderr, "rwlab merge: %s and %s were measured on two hosts ('%s', '%s'): one run's "
 					"shards mix machines there; give --mixed-hosts when they are identical servers "
 					"(their differences are then warned about)\n", where(f0, ctx_ref(c0, f0), w0, sizeof(w0)),
 					where(f, ctx_ref(c, f), w1, sizeof(w1)), cval(f0, c0, LAB_CSV_COL_host),
@@ -789,7 +789,7 @@ static int check_hosts(const struct merge *m)
 		}
 	}
 	if (mixed && !m->o->quiet)
-		fprintf(stderr, "rwlab: merge: WARNING: the files' rows name more than one host (--mixed-hosts): "
+		fprintf(stderr, "rwlab merge: WARNING: the files' rows name more than one host (--mixed-hosts): "
 			"each comparison stays on one host, but the tables mix machines\n");
 	return 0;
 }
@@ -837,7 +837,7 @@ int lab_merge(const struct lab_merge_opts *o)
 	if (ncells < 0 || check_hosts(&m))
 		goto out;
 	check_context(&m);
-	lab_inventory_check("rwlab: merge", o->paths, o->npaths);	/* the hosts' inventories, where beside the files */
+	lab_inventory_check("rwlab merge", o->paths, o->npaths);	/* the hosts' inventories, where beside the files */
 	problems = check_missing(&m, ncells);
 	for (int i = 0; i < m.nf; i++)
 		problems += m.f[i].torn_line != 0;	/* a shard's run was interrupted in a cell */
@@ -845,7 +845,7 @@ int lab_merge(const struct lab_merge_opts *o)
 		goto out;
 	st = problems ? 1 : 0;
 	if (!o->quiet)
-		fprintf(stderr, "rwlab: merge: %d file%s, %d cells%s%s%s\n", o->npaths, o->npaths == 1 ? "" : "s",
+		fprintf(stderr, "rwlab merge: %d file%s, %d cells%s%s%s\n", o->npaths, o->npaths == 1 ? "" : "s",
 			ncells, problems ? ", INCOMPLETE" : ", complete", o->out ? ": " : "",
 			o->out ? o->out : " (checked only: -o OUT.csv writes the merged file)");
 out:
@@ -883,7 +883,7 @@ static int cmd_merge(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "rwlab: merge needs the shards' CSV files (rwlab merge [-o OUT.csv] FILE.csv...)\n");
+		fprintf(stderr, "rwlab merge: no shard CSV given (rwlab merge [-o OUT.csv] FILE.csv...)\n");
 		return 2;
 	}
 	o.paths = (const char *const *)argv + optind;

@@ -398,6 +398,7 @@ int lab_plot_fig_scaling(struct lab_plot_fig *f, const struct lab_results *r, in
 {
 	const struct lab_series *any = NULL;
 	const char *shown = "", *model = lab_results_ctx(r, LAB_CSV_NAME(cpu_model));
+	char cpus[300];
 	double maxv = 0;
 	int maxn = 0;
 
@@ -432,10 +433,11 @@ int lab_plot_fig_scaling(struct lab_plot_fig *f, const struct lab_results *r, in
 			maxn = x->n > maxn ? x->n : maxn;
 		}
 	}
-	snprintf(f->title, sizeof(f->title), "%s: %s (%s), %s +- %s over %d iteration%s\n%s CPUs, %.*s, %s",
+	snprintf(f->title, sizeof(f->title), "%s: %s (%s), %s +- %s over %d iteration%s\n%s, %.*s, %s",
 		 r->groups[g], r->metrics[im], shown, rep_higher(any) ? "Hmean" : "Amean",
 		 rep_higher(any) ? "HStddev" : "Stddev", maxn, maxn == 1 ? "" : "s",
-		 lab_results_ctx(r, LAB_CSV_NAME(cpus)), model_len(model), model, lab_results_ctx(r, LAB_CSV_NAME(git_rev)));
+		 lab_fmt_cpus(lab_results_ctx(r, LAB_CSV_NAME(cpus)), cpus, sizeof(cpus)), model_len(model), model,
+		 lab_results_ctx(r, LAB_CSV_NAME(git_rev)));
 	snprintf(f->xlabel, sizeof(f->xlabel), "%s", rep_count_unit(any->workload));
 	f->per_x = !strcmp(f->xlabel, "pairs") ? 2 : 1;	/* a pair is two tasks */
 	snprintf(f->ylabel, sizeof(f->ylabel), "%s (%s, %s is better)", r->metrics[im], shown,
@@ -793,13 +795,14 @@ static int write_fairness(struct plot_ctx *p, FILE *d, FILE *s, const char *datp
 		return -1;
 	}
 	{
-		char t[512];
+		char t[512], cpus[300];
 
 		const char *model = lab_results_ctx(r, LAB_CSV_NAME(cpu_model));
 
 		snprintf(t, sizeof(t), "%s: operations per thread at %d threads, most to least (rank means over %d iteration%s)\n"
-				       "%s CPUs, %.*s, %s",
-			 r->groups[p->g], T, iters, iters == 1 ? "" : "s", lab_results_ctx(r, LAB_CSV_NAME(cpus)),
+				       "%s, %.*s, %s",
+			 r->groups[p->g], T, iters, iters == 1 ? "" : "s",
+			 lab_fmt_cpus(lab_results_ctx(r, LAB_CSV_NAME(cpus)), cpus, sizeof(cpus)),
 			 model_len(model), model, lab_results_ctx(r, LAB_CSV_NAME(git_rev)));
 		fprintf(s, "set title ");
 		gp_str(s, t);

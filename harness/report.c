@@ -911,7 +911,7 @@ static void sim_engines(FILE *f, const struct lab_results *r)
 static void banner_line(const struct lab_rctx *c, int sim)
 {
 	const struct lab_results *r = c->r;
-	char host[512], cpus[256], model[1024], kernel[1024], build[256];
+	char host[512], cpus[256], ncpus[300], model[1024], kernel[1024], build[256];
 	int nh, nc, nb;
 
 	if (!ctx_values(r, LAB_CSV_NAME(cpu_model), sim, sim ? "machine" : "CPU model", model, sizeof(model)))
@@ -926,9 +926,9 @@ static void banner_line(const struct lab_rctx *c, int sim)
 	nh = ctx_values(r, LAB_CSV_NAME(host), 0, "host", host, sizeof(host));
 	nc = ctx_values(r, LAB_CSV_NAME(cpus), 0, "CPU count", cpus, sizeof(cpus));
 	nb = ctx_values(r, LAB_CSV_NAME(build_type), 0, "build", build, sizeof(build));
-	fprintf(c->out, "measured: %s%s, %s%s%s%s%s%s%s%s\n", nh > 1 ? "on " : "host ", nh ? host : "(unnamed)", cpus,
-		nc > 1 ? ", " : !nc ? "" : strcmp(cpus, "1") ? " CPUs " : " CPU ", model, *kernel ? ", " : "", kernel, nb ? ", " : "", build,
-		nb == 1 ? " build" : "");
+	fprintf(c->out, "measured: %s%s, %s%s%s%s%s%s%s%s\n", nh > 1 ? "on " : "host ", nh ? host : "(unnamed)",
+		nc == 1 ? lab_fmt_cpus(cpus, ncpus, sizeof(ncpus)) : cpus, nc > 1 ? ", " : nc ? " " : "", model,
+		*kernel ? ", " : "", kernel, nb ? ", " : "", build, nb == 1 ? " build" : "");
 }
 
 /*
@@ -1058,18 +1058,18 @@ int lab_report_out_check(const char *prog, const char *path)
 
 	if (!*path) {
 		fprintf(stderr, "%s: -o: an empty file name (give FILE, or - for stdout)\n", prog);
-		return 1;
+		return 2;
 	}
 	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "%s: -o %s: is a directory (give a file name)\n", prog, path);
-		return 1;
+		return 2;
 	}
 	if (out_special(path))
 		return 0;
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
 	if (access(dir, W_OK | X_OK)) {
 		fprintf(stderr, "%s: -o %s: cannot write in %s: %s\n", prog, path, dir, strerror(errno));
-		return 1;
+		return 2;
 	}
 	return 0;
 }
@@ -1078,16 +1078,16 @@ int rep_out_open(struct rep_out *o, const char *prog, const char *path)
 {
 	*o = (struct rep_out){ .prog = prog, .path = path };
 	if (lab_report_out_check(prog, path))
-		return 1;
+		return 2;
 	/* a device or FIFO is written in place: renaming a file over it would replace it */
 	if (!out_special(path) && (size_t)snprintf(o->tmp, sizeof(o->tmp), "%s.tmp", path) >= sizeof(o->tmp)) {
 		fprintf(stderr, "%s: output path too long: %s\n", prog, path);
-		return 1;
+		return 2;
 	}
 	o->f = fopen(o->tmp[0] ? o->tmp : path, "w");
 	if (!o->f) {
 		fprintf(stderr, "%s: cannot write '%s': %s\n", prog, o->tmp[0] ? o->tmp : path, strerror(errno));
-		return 1;
+		return 2;
 	}
 	return 0;
 }
@@ -1114,8 +1114,8 @@ int lab_report_write(const struct lab_report_opts *o, const char *path)
 	struct rep_out out;
 	int st;
 
-	if (rep_out_open(&out, "rwlab report", path))
-		return 1;
+	if ((st = rep_out_open(&out, "rwlab report", path)))
+		return st;	/* 2: -o refused before any input is read */
 	if (o->description && o->reference && o->title && o->format != LAB_FMT_JSON && o->format != LAB_FMT_HTML)
 		fprintf(out.f, "%s: %s\n", o->title, o->description);
 	st = lab_report_print(out.f, o);

@@ -190,7 +190,7 @@ int lab_report_by_check(const struct lab_report_opts *o);
  * lab_report_out_check() - can a report be written at @path (-o)? Refuses an
  * empty name, a directory, and a path whose directory is missing or not
  * writable, with one line "@prog: -o PATH: why" on stderr, before anything is
- * measured or computed. Returns 0 or 1.
+ * measured or computed. Returns 0 or 2 (bad input).
  */
 int lab_report_out_check(const char *prog, const char *path);
 
@@ -202,7 +202,8 @@ int lab_report_out_check(const char *prog, const char *path);
  * format with o->reference is headed by "TITLE: DESCRIPTION" as `rwlab
  * report --matrix` prints it. With o->format LAB_FMT_HTML this is the
  * self-contained page (report_html.c). Returns 0, or 1 with a one-line error
- * on stderr (2 where lab_report_print() returns 2).
+ * on stderr (2 where lab_report_print() returns 2, and where @path cannot be
+ * written: refused before any input is read).
  */
 int lab_report_write(const struct lab_report_opts *o, const char *path);
 

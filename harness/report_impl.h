@@ -181,8 +181,9 @@ void rep_vtab_print_tail(const struct lab_rctx *c, const struct lab_vtab *vt);
  * PATH.tmp, or @path itself where it is a device or FIFO (/dev/stdout,
  * /dev/null: renaming over one would replace it); rep_out_close() closes it
  * and, when @st is 0 and every byte was written, renames PATH.tmp into
- * place, else removes it. Errors: one line on stderr prefixed @prog; each
- * returns 0 or 1.
+ * place, else removes it. Errors: one line on stderr prefixed @prog;
+ * rep_out_open() returns 0 or 2 (nothing written yet: @path is bad input),
+ * rep_out_close() 0 or 1.
  */
 struct rep_out {
 	FILE *f;

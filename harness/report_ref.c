@@ -436,9 +436,10 @@ static bool scale_gap(const struct lab_refmap *map, int ncpus, struct lab_vrow *
 		return true;
 	}
 	if (ncpus > 0 && T > ncpus && map->cpus > 0 && C <= map->cpus) {
-		snprintf(row->why, sizeof(row->why),
-			 "rwlab %d threads on %d CPUs (oversubscribed) vs published %d clients on %d CPUs", T, ncpus, C,
-			 map->cpus);
+		char ours[32], theirs[32];
+
+		snprintf(row->why, sizeof(row->why), "rwlab %d threads on %s (oversubscribed) vs published %d clients on %s",
+			 T, lab_fmt_ncpus(ncpus, ours, sizeof(ours)), C, lab_fmt_ncpus(map->cpus, theirs, sizeof(theirs)));
 		return true;
 	}
 	return false;

@@ -209,10 +209,12 @@ void rep_vtab_title(const struct lab_rctx *c, const struct lab_vtab *vt, char *b
 	const struct lab_results *r = c->r;
 	const struct lab_report_opts *o = c->o;
 	const struct lab_refmap *map = vt->map;
+	char cpus[300];
 
-	snprintf(buf, len, "%s%spublished %s%s%s vs rwlab %s (%s CPUs, %s)", o->title ? o->title : "",
+	snprintf(buf, len, "%s%spublished %s%s%s vs rwlab %s (%s, %s)", o->title ? o->title : "",
 		 o->title ? ": " : "", o->reference, map->machine[0] ? ", " : "", map->machine, r->path,
-		 lab_results_ctx(r, LAB_CSV_NAME(cpus)), lab_results_ctx(r, LAB_CSV_NAME(cpu_model)));
+		 lab_fmt_cpus(lab_results_ctx(r, LAB_CSV_NAME(cpus)), cpus, sizeof(cpus)),
+		 lab_results_ctx(r, LAB_CSV_NAME(cpu_model)));
 }
 
 void rep_vtab_print_tail(const struct lab_rctx *c, const struct lab_vtab *vt)

@@ -438,14 +438,15 @@ int rep_table(struct lab_rctx *c)
 int rep_email(struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
-	char line[1024];
+	char line[1024], cpus[300];
 	int maxn = 0;
 
 	for (int i = 0; i < r->ns; i++)
 		maxn = r->s[i].n > maxn ? r->s[i].n : maxn;
-	snprintf(line, sizeof(line), "rwlab %s, %s CPU%s (%s), %s, %s %s, %s, up to %d iteration%s per cell",
-		 lab_results_ctx(r, LAB_CSV_NAME(git_rev)), lab_results_ctx(r, LAB_CSV_NAME(cpus)),
-		 strcmp(lab_results_ctx(r, LAB_CSV_NAME(cpus)), "1") ? "s" : "", lab_results_ctx(r, LAB_CSV_NAME(cpu_model)),
+	snprintf(line, sizeof(line), "rwlab %s, %s (%s), %s, %s %s, %s, up to %d iteration%s per cell",
+		 lab_results_ctx(r, LAB_CSV_NAME(git_rev)),
+		 lab_fmt_cpus(lab_results_ctx(r, LAB_CSV_NAME(cpus)), cpus, sizeof(cpus)),
+		 lab_results_ctx(r, LAB_CSV_NAME(cpu_model)),
 		 lab_results_ctx(r, LAB_CSV_NAME(kernel)), lab_results_ctx(r, LAB_CSV_NAME(compiler)), lab_results_ctx(r, LAB_CSV_NAME(build_type)),
 		 lab_results_ctx(r, LAB_CSV_NAME(allocator)), maxn, maxn == 1 ? "" : "s");
 	print_wrapped(c->out, line, 80);

@@ -916,6 +916,10 @@ static int setup_columns(struct loader *L, const struct lab_csv_reader *rd, cons
 			snprintf(L->by_err, sizeof(L->by_err), "--by '%s': a row's own key or measurement, not a column "
 				 "to compare side by side (e.g. variant, workload, host, run, kernel, or %s)", tok,
 				 LAB_RESULTS_FAULT_PATH);
+		for (int k = 0; k < L->nby && !L->by_err[0]; k++)
+			if (L->bycol[k] == c)	/* a column twice (fault_path's is -1): its table twice over */
+				snprintf(L->by_err, sizeof(L->by_err), "column '%s' given twice in --by (each column is "
+					 "compared once)", tok);
 		if (L->nby == MAX_BY) {
 			if (!L->by_err[0])
 				snprintf(L->by_err, sizeof(L->by_err), "--by: at most %d columns", MAX_BY);

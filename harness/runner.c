@@ -77,7 +77,7 @@ static void on_signal(int sig)
  */
 static void on_sim_stuck(int sig)
 {
-	static const char msg[] = "rwlab: interrupted; the simulated run reached no stopping point in 2 s "
+	static const char msg[] = "rwlab run: interrupted; the simulated run reached no stopping point in 2 s "
 				  "of host time, so it stops here (finished cells are in the CSV)\n";
 
 	(void)sig;
@@ -772,7 +772,7 @@ static int others_running(const struct runner *r)
 /* "2 CPUs", "1 CPU this run may use (of 2)": what the load average is held against. */
 static const char *cpus_phrase(const struct runner *r, char *buf, size_t len)
 {
-	snprintf(buf, len, "%d CPU%s", r->cpus, r->cpus == 1 ? "" : "s");
+	lab_fmt_ncpus(r->cpus, buf, len);
 	if (r->restricted)
 		snprintf(buf + strlen(buf), len - strlen(buf), " this run may use (of %d)", r->online);
 	return buf;
@@ -846,7 +846,7 @@ static int cell_iteration(struct runner *r, struct cell_run *cr, int it, int fir
 /* Name the failed cell now and in the list lab_run() prints at the end. */
 static void cell_failed(struct runner *r, const struct cell_run *cr)
 {
-	fprintf(stderr, "%srwlab: cell %s %s t=%d failed: %s\n", r->tty ? "\r\033[K" : "", cr->vlabel,
+	fprintf(stderr, "%srwlab run: cell %s %s t=%d failed: %s\n", r->tty ? "\r\033[K" : "", cr->vlabel,
 		cr->cell->wl->label, cr->cell->nthreads, cr->why);
 	lab_buf_printf(&r->failed, "%s%s %s t=%d", r->nfailed ? ", " : "", cr->vlabel, cr->cell->wl->label,
 		       cr->cell->nthreads);
@@ -1017,7 +1017,7 @@ static void run_block(struct runner *r, int b0, int n)
 	char why[512];
 
 	if (!cr || !ret || !order || !done) {
-		fprintf(stderr, "rwlab: out of memory for a block of %d cells\n", n);
+		fprintf(stderr, "rwlab run: out of memory for a block of %d cells\n", n);
 		exit(1);
 	}
 	block_share(r, b0, &shared, why, sizeof(why));
@@ -1094,7 +1094,7 @@ static void process_failed(struct runner *r, const struct cell_plan *p, const ch
 	const char *v = variant_label(r->o, p->wl, p->vi);
 
 	if (why)
-		fprintf(stderr, "%srwlab: cell %s %s t=%d failed: %s\n", r->tty ? "\r\033[K" : "", v, p->wl->label,
+		fprintf(stderr, "%srwlab run: cell %s %s t=%d failed: %s\n", r->tty ? "\r\033[K" : "", v, p->wl->label,
 			p->nthreads, why);
 	lab_buf_printf(&r->failed, "%s%s %s t=%d", r->nfailed ? ", " : "", v, p->wl->label, p->nthreads);
 	r->nfailed++;
@@ -1292,8 +1292,8 @@ static int check_footprint(const struct runner *r)
 	if (room)
 		snprintf(fit + strlen(fit), sizeof(fit) - strlen(fit), "run fewer variants per block (-l: %zu fit%s)",
 			 room, room == 1 ? "s" : "");
-	fprintf(stderr, "rwlab: the plan needs about %s of memory at its peak, more than MemAvailable (%s): block %s "
-		"t=%d holds %s shared by its %d variant%s and %s each; %s\n", fmt_bytes(peak, a, sizeof(a)),
+	fprintf(stderr, "rwlab run: the plan needs about %s of memory at its peak, more than MemAvailable (%s): "
+		"block %s t=%d holds %s shared by its %d variant%s and %s each; %s\n", fmt_bytes(peak, a, sizeof(a)),
 		fmt_bytes(avail, b, sizeof(b)), r->plan[worst].wl->label, r->plan[worst].nthreads,
 		fmt_bytes(sh, c, sizeof(c)), nworst, nworst == 1 ? "" : "s", fmt_bytes(per, d, sizeof(d)),
 		*fit ? fit : "shrink the workload's size");
@@ -1344,19 +1344,19 @@ static int check_footprint_sim(struct runner *r)
 		else
 			snprintf(fix, sizeof(fix), "shrink the workload's size%s%s%s", knob ? " (its knob " : "",
 				 knob ? knob : "", knob ? ")" : "");
-		fprintf(stderr, "rwlab: cell %s t=%d needs about %s of memory, more than MemAvailable (%s): %s\n",
+		fprintf(stderr, "rwlab run: cell %s t=%d needs about %s of memory, more than MemAvailable (%s): %s\n",
 			wl->label, r->plan[big].nthreads, c, fmt_bytes(avail, a, sizeof(a)), fix);
 		return -1;
 	}
 	if (r->o->jobs > 0) {
-		fprintf(stderr, "rwlab: -j %d: %d cells at once need more memory than MemAvailable (%s; the largest "
+		fprintf(stderr, "rwlab run: -j %d: %d cells at once need more memory than MemAvailable (%s; the largest "
 			"cell, %s t=%d, about %s): give -j %d%s\n", r->o->jobs, r->jobs,
 			fmt_bytes(avail, a, sizeof(a)), r->plan[big].wl->label, r->plan[big].nthreads, c, fit,
 			fit == 1 ? " (one cell at a time)" : " or less");
 		return -1;
 	}
-	fprintf(stderr, "rwlab: %d cells at once (one a host CPU) need more memory than MemAvailable (%s; the largest "
-		"cell, %s t=%d, about %s): running %d at a time\n", r->jobs, fmt_bytes(avail, a, sizeof(a)),
+	fprintf(stderr, "rwlab run: %d cells at once (one a host CPU) need more memory than MemAvailable (%s; the "
+		"largest cell, %s t=%d, about %s): running %d at a time\n", r->jobs, fmt_bytes(avail, a, sizeof(a)),
 		r->plan[big].wl->label, r->plan[big].nthreads, c, fit);
 	r->jobs = fit;
 	return 0;
@@ -1374,18 +1374,18 @@ static int runner_open(struct runner *r, const struct lab_context *ctx)
 	if (o->resume && (lab_csv_claim(&r->csv, o->csv_path, err, sizeof(err)) ||
 			  lab_resume_load(&r->resume, o->csv_path, o->iterations, ctx, lab_pin_name(o->pin), err,
 					  sizeof(err)))) {
-		fprintf(stderr, "rwlab: %s\n", err);
+		fprintf(stderr, "rwlab run: %s\n", err);
 		lab_csv_close(&r->csv);
 		return 2;
 	}
 	if (!r->resume.exists)
 		lab_csv_close(&r->csv);	/* an empty file: lab_csv_open() makes it anew */
 	if (plan_cells(r)) {
-		fprintf(stderr, "rwlab: out of memory planning the cells\n");
+		fprintf(stderr, "rwlab run: out of memory planning the cells\n");
 		return 2;
 	}
 	if (r->nskipped) {
-		fprintf(stderr, "rwlab: %s%s: a variant that claims no exclusion would corrupt the data its lock "
+		fprintf(stderr, "rwlab run: %s%s: a variant that claims no exclusion would corrupt the data its lock "
 			"protects (%d cell%s left out)\n", r->nplan || r->resume.exists ? "" : "nothing to run: ",
 			r->skipped.p, r->nskipped, r->nskipped > 1 ? "s" : "");
 		if (!r->nplan && !r->resume.exists) {
@@ -1402,25 +1402,25 @@ static int runner_open(struct runner *r, const struct lab_context *ctx)
 	ret = r->resume.exists ? lab_csv_open_append(&r->csv, o->csv_path, r->resume.keep_len, err, sizeof(err)) :
 				 lab_csv_open(&r->csv, o->csv_path, err, sizeof(err));
 	if (ret == -EINTR) {	/* a FIFO full before the header (its reader stalls), then Ctrl-C */
-		fprintf(stderr, "rwlab: interrupted; %s%s took no header (its reader had stopped reading): no cell was "
-			"run\n", strcmp(o->csv_path, "-") ? "FIFO " : "", r->csv.path);
+		fprintf(stderr, "rwlab run: interrupted; %s%s took no header (its reader had stopped reading): no cell "
+			"was run\n", strcmp(o->csv_path, "-") ? "FIFO " : "", r->csv.path);
 		return 130;
 	}
 	if (ret == -EPIPE) {	/* `-o - | true`: the reader went away, as mid-run (exit 1), before any cell */
-		fprintf(stderr, "rwlab: %s%s: its reader went away before the header; no cell was run\n",
+		fprintf(stderr, "rwlab run: %s%s: its reader went away before the header; no cell was run\n",
 			strcmp(o->csv_path, "-") ? "FIFO " : "", r->csv.path);
 		return 1;
 	}
 	if (ret) {
-		fprintf(stderr, "rwlab: %s\n", err);
+		fprintf(stderr, "rwlab run: %s\n", err);
 		return 2;	/* before any measurement */
 	}
 	if (r->resume.exists) {
-		fprintf(stderr, "rwlab: resuming %s: %d finished cells kept, %d of this matrix to run\n", o->csv_path,
-			r->resume.ncells, r->nplan);
+		fprintf(stderr, "rwlab run: resuming %s: %d finished cells kept, %d of this matrix to run\n",
+			o->csv_path, r->resume.ncells, r->nplan);
 		if (r->resume.dropped_rows || r->resume.torn_line)
-			fprintf(stderr, "rwlab: cut off the unfinished last cell (%d whole rows%s) to run it again\n",
-				r->resume.dropped_rows, r->resume.torn_line ? " and a torn line" : "");
+			fprintf(stderr, "rwlab run: cut off the unfinished last cell (%d whole rows%s) to run it "
+				"again\n", r->resume.dropped_rows, r->resume.torn_line ? " and a torn line" : "");
 	}
 	return 0;
 }
@@ -1437,7 +1437,7 @@ static void run_settings(const struct lab_run_opts *o, char *buf, size_t len)
 static void runner_warn(const struct runner *r, const struct lab_context *ctx)
 {
 	const struct lab_run_opts *o = r->o;
-	char why[256];
+	char why[256], cpus[32];
 	int max_threads = 0;
 
 	for (int i = 0; i < o->nthreads; i++)
@@ -1448,9 +1448,10 @@ static void runner_warn(const struct runner *r, const struct lab_context *ctx)
 		fprintf(stderr, "WARNING: threads are not pinned (--pin none): expect more variance\n");
 	if (max_threads > ctx->cpus)
 		fprintf(stderr,
-			"WARNING: up to %d threads on %d CPU%s: cells above %d thread%s are oversubscribed "
+			"WARNING: up to %d threads on %s: cells above %d thread%s are oversubscribed "
 			"(sleeping vs spinning under preemption), not scaling\n",
-			max_threads, ctx->cpus, ctx->cpus == 1 ? "" : "s", ctx->cpus, ctx->cpus == 1 ? "" : "s");
+			max_threads, lab_fmt_ncpus(ctx->cpus, cpus, sizeof(cpus)), ctx->cpus,
+			ctx->cpus == 1 ? "" : "s");
 }
 
 /*
@@ -1536,15 +1537,15 @@ int lab_run(const struct lab_run_opts *o)
 	if (LAB_SIM && lab_sim_cell_child())
 		;	/* a cell's own process: the run's process sums up (its CSV is a pipe, "-") */
 	else if (r.gone)
-		fprintf(stderr, "rwlab: %s%s: its reader went away; the run stopped at cell %d of %d, which is not "
+		fprintf(stderr, "rwlab run: %s%s: its reader went away; the run stopped at cell %d of %d, which is not "
 			"written (nor any after)\n", strcmp(o->csv_path, "-") ? "FIFO " : "", r.csv.path, r.gone, r.nplan);
 	else if (lab_interrupted && r.unwritten)
-		fprintf(stderr, "rwlab: interrupted; %d finished cell%s not written whole to %s: its reader had stopped "
-			"reading\n", r.unwritten, r.unwritten > 1 ? "s were" : " was", o->csv_path);
+		fprintf(stderr, "rwlab run: interrupted; %d finished cell%s not written whole to %s: its reader had "
+			"stopped reading\n", r.unwritten, r.unwritten > 1 ? "s were" : " was", o->csv_path);
 	else if (lab_interrupted)
-		fprintf(stderr, "rwlab: interrupted; the finished cells are in %s\n", o->csv_path);
+		fprintf(stderr, "rwlab run: interrupted; the finished cells are in %s\n", o->csv_path);
 	else if (r.nfailed)
-		fprintf(stderr, "rwlab: %d of %d cells failed (left out of %s, or marked cell_failed there): %s\n",
+		fprintf(stderr, "rwlab run: %d of %d cells failed (left out of %s, or marked cell_failed there): %s\n",
 			r.nfailed, r.nplan, o->csv_path, r.failed.p);
 	runner_close(&r);
 	return status;

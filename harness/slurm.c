@@ -52,7 +52,7 @@ static int spawn(char *const argv[], char **out)
 			close(pfd[1]);
 		}
 		execvp(argv[0], argv);
-		fprintf(stderr, "rwlab: slurm: cannot run %s: %s\n", argv[0], strerror(errno));
+		fprintf(stderr, "rwlab slurm: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	if (out) {
@@ -182,7 +182,7 @@ static int write_script(const struct slurm_opts *o, const char *path, const char
 	char **v;
 
 	if (!f) {
-		fprintf(stderr, "rwlab: slurm: cannot write '%s': %s\n", path, strerror(errno));
+		fprintf(stderr, "rwlab slurm: cannot write '%s': %s\n", path, strerror(errno));
 		return -1;
 	}
 	fprintf(f, "#!/bin/sh\n"
@@ -236,7 +236,7 @@ static int write_script(const struct slurm_opts *o, const char *path, const char
 		"echo \"$st\" >\"$d/shard-$i.status.tmp\" && mv \"$d/shard-$i.status.tmp\" \"$d/shard-$i.status\"\n"
 		"exit \"$st\"\n", o->shards);
 	if (fclose(f)) {
-		fprintf(stderr, "rwlab: slurm: writing '%s' failed: %s\n", path, strerror(errno));
+		fprintf(stderr, "rwlab slurm: writing '%s' failed: %s\n", path, strerror(errno));
 		return -1;
 	}
 	chmod(path, 0755);
@@ -290,7 +290,7 @@ static int merge_and_report(const struct slurm_opts *o)
 	int n = shard_files(o, &g), st;
 
 	if (!n) {
-		fprintf(stderr, "rwlab: slurm: no shard wrote results in %s\n", o->dir);
+		fprintf(stderr, "rwlab slurm: no shard wrote results in %s\n", o->dir);
 		globfree(&g);
 		return 2;
 	}
@@ -403,7 +403,7 @@ static int parse_args(int argc, char **argv, struct slurm_opts *o)
 	long v;
 
 	if (argc > LAB_SLURM_MAX_ARGS) {
-		fprintf(stderr, "rwlab: slurm: %d arguments, more than %d\n", argc - 1, LAB_SLURM_MAX_ARGS - 1);
+		fprintf(stderr, "rwlab slurm: %d arguments, more than %d\n", argc - 1, LAB_SLURM_MAX_ARGS - 1);
 		return -1;
 	}
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
@@ -419,14 +419,14 @@ static int parse_args(int argc, char **argv, struct slurm_opts *o)
 
 		if (ro) {	/* a run option: each shard's run gets it */
 			if (!strcmp(ro->lname, "sim")) {
-				fprintf(stderr, "rwlab: slurm runs its shards natively and does not pass --sim on (valid "
+				fprintf(stderr, "rwlab slurm: the shards run natively: --sim is not passed on (valid "
 					"here: the other run options; a simulated run: rwlab run --sim MACHINE, which "
 					"--shard I/N splits too)\n");
 				return -1;
 			}
 			if (slurm_owned(ro->lname)) {
-				fprintf(stderr, "rwlab: slurm sets --%s of each shard's run itself (valid here: the "
-					"other run options; --dir for the result root)\n", ro->lname);
+				fprintf(stderr, "rwlab slurm: --%s of each shard's run is set by slurm itself (valid "
+					"here: the other run options; --dir for the result root)\n", ro->lname);
 				return -1;
 			}
 			snprintf(names[nn], sizeof(names[0]), "--%s", ro->lname);	/* at most one per argv word */
@@ -444,7 +444,7 @@ static int parse_args(int argc, char **argv, struct slurm_opts *o)
 		case 'D': dir = optarg; break;
 		case 'S': o->submit = true; break;
 		case 'N':
-			if (lab_cli_count(&cli, "rwlab: slurm", 'N', &v))
+			if (lab_cli_count(&cli, "rwlab slurm", 'N', &v))
 				return -1;
 			o->shards = (int)v;
 			break;
@@ -479,7 +479,7 @@ static int parse_args(int argc, char **argv, struct slurm_opts *o)
 		o->name = o->namebuf;
 	}
 	if (strpbrk(o->name, " \t\n%/'")) {
-		fprintf(stderr, "rwlab: slurm: --name '%s' has a blank, '/', quote or '%%' (valid: a file name "
+		fprintf(stderr, "rwlab slurm: --name '%s' has a blank, '/', quote or '%%' (valid: a file name "
 			"without them)\n", o->name);
 		return -1;
 	}
@@ -490,15 +490,15 @@ static int parse_args(int argc, char **argv, struct slurm_opts *o)
 		dir = def;
 	}
 	if (strpbrk(dir, " \t\n%")) {
-		fprintf(stderr, "rwlab: slurm: --dir '%s' has a blank or '%%': #SBATCH lines cannot quote it\n", dir);
+		fprintf(stderr, "rwlab slurm: --dir '%s' has a blank or '%%': #SBATCH lines cannot quote it\n", dir);
 		return -1;
 	}
 	if (mkdir_p(dir)) {
-		fprintf(stderr, "rwlab: slurm: cannot create '%s': %s\n", dir, strerror(errno));
+		fprintf(stderr, "rwlab slurm: cannot create '%s': %s\n", dir, strerror(errno));
 		return -1;
 	}
 	if (!realpath(dir, o->dir) || readlink("/proc/self/exe", o->self, sizeof(o->self) - 1) < 0) {
-		fprintf(stderr, "rwlab: slurm: %s: %s\n", dir, strerror(errno));
+		fprintf(stderr, "rwlab slurm: %s: %s\n", dir, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -516,10 +516,10 @@ static int unfinished(const struct slurm_opts *o, char *array, size_t len, bool 
 		if (!s)
 			continue;
 		if (say && s < 0)
-			fprintf(stderr, "rwlab: slurm: shard %d/%d left no status (did not run or was killed): %s/"
+			fprintf(stderr, "rwlab slurm: shard %d/%d left no status (did not run or was killed): %s/"
 				"shard-%d.log\n", i, o->shards, o->dir, i);
 		else if (say)
-			fprintf(stderr, "rwlab: slurm: shard %d/%d failed (exit %d): %s/shard-%d.log\n", i, o->shards,
+			fprintf(stderr, "rwlab slurm: shard %d/%d failed (exit %d): %s/shard-%d.log\n", i, o->shards,
 				s, o->dir, i);
 		snprintf(array + strlen(array), len - strlen(array), "%s%d", todo ? "," : "", i);
 		todo++;
@@ -546,7 +546,7 @@ static int submit_and_watch(const struct slurm_opts *o, const char *script)
 		return 127;
 	if (!pid) {
 		execvp(sargv[0], sargv);
-		fprintf(stderr, "rwlab: slurm: cannot run sbatch: %s\n", strerror(errno));
+		fprintf(stderr, "rwlab slurm: cannot run sbatch: %s\n", strerror(errno));
 		_exit(127);
 	}
 	for (;;) {
@@ -580,7 +580,7 @@ static int cmd_slurm(int argc, char **argv)
 	if (!o.shards)
 		o.shards = o.nblocks;
 	if (o.shards > o.nblocks) {
-		fprintf(stderr, "rwlab: slurm: --shards %d, but the plan has only %d comparison blocks (workload x "
+		fprintf(stderr, "rwlab slurm: --shards %d, but the plan has only %d comparison blocks (workload x "
 			"thread count) (valid: 1..%d)\n", o.shards, o.nblocks, o.nblocks);
 		return 2;
 	}
@@ -600,11 +600,11 @@ static int cmd_slurm(int argc, char **argv)
 		return 0;
 	}
 	if (todo) {
-		fprintf(stderr, "rwlab: slurm: submitting %d of %d shards (array %s) of %s, %d cells; result root %s\n",
+		fprintf(stderr, "rwlab slurm: submitting %d of %d shards (array %s) of %s, %d cells; result root %s\n",
 			todo, o.shards, array, o.name, o.ncells, o.dir);
 		sb = submit_and_watch(&o, script);
 		if (sb == 127) {
-			fprintf(stderr, "rwlab: slurm: sbatch could not run: is Slurm installed here? (tools/slurm-one-node "
+			fprintf(stderr, "rwlab slurm: sbatch could not run: is Slurm installed here? (tools/slurm-one-node "
 				"starts a one-node cluster to try it)\n");
 			return 2;
 		}
@@ -612,7 +612,7 @@ static int cmd_slurm(int argc, char **argv)
 			if (shard_status(&o, i) >= 0)
 				break;
 			else if (i == o.shards) {
-				fprintf(stderr, "rwlab: slurm: sbatch exited %d and no shard ran (its message is above); "
+				fprintf(stderr, "rwlab slurm: sbatch exited %d and no shard ran (its message is above); "
 					"nothing to merge\n", sb);
 				return 1;
 			}
@@ -621,7 +621,7 @@ static int cmd_slurm(int argc, char **argv)
 	todo = unfinished(&o, array, sizeof(array), true);
 	st = merge_and_report(&o);
 	if (todo)
-		fprintf(stderr, "rwlab: slurm: %d shards unfinished (%s): run the same command again to resubmit "
+		fprintf(stderr, "rwlab slurm: %d shards unfinished (%s): run the same command again to resubmit "
 			"only those\n", todo, array);
 	return todo || st ? (st == 2 ? 2 : 1) : 0;
 }

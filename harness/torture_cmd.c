@@ -36,6 +36,7 @@
 #include "compiler.h"
 #include "debug.h"
 #include "events.h"
+#include "format.h"
 #include "threads.h"
 #include "lazy_mm.h"
 #include "topology.h"
@@ -522,6 +523,23 @@ static int torture_options(struct torture_args *a, int argc, char **argv, bool *
 	return 0;
 }
 
+/* A variant or scheme given twice would be tortured twice: refused, as run refuses it. Returns 0 or 2. */
+static int torture_unique(const struct torture_args *a)
+{
+	const char *twice;
+
+	if ((twice = lab_cli_repeat(a->locks[0].label, sizeof(a->locks[0]), a->nlocks))) {
+		fprintf(stderr, "%s: lock variant '%s' given twice in -l (each variant is tortured once)\n", prog, twice);
+		return 2;
+	}
+	if ((twice = lab_cli_repeat(a->schemes[0].label, sizeof(a->schemes[0]), a->nschemes))) {
+		fprintf(stderr, "%s: lazy-mm scheme '%s' given twice in -m (each scheme is tortured once)\n", prog,
+			twice);
+		return 2;
+	}
+	return 0;
+}
+
 /* The options and their defaults (every allowed CPU a reader and a writer). Returns 0 or 2. */
 static int torture_parse(struct torture_args *a, int argc, char **argv)
 {
@@ -548,6 +566,8 @@ static int torture_parse(struct torture_args *a, int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", prog, err);
 		st = 2;
 	}
+	if (!st)
+		st = torture_unique(a);
 	if (!st && a->sim && !LAB_SIM) {	/* the front: rwlab-sim runs the torture */
 		st = torture_sim_exec(a, argc, argv, drop);
 		a->sim_ran = true;
@@ -573,7 +593,7 @@ static int cmd_torture(int argc, char **argv)
 	int nlocks, nschemes, failed = 0, tried = 0, st, stalled = -1;
 	long ncpus = lab_topology_init();
 	bool verbose;
-	char failed_names[512] = "";
+	char failed_names[512] = "", cpus[32];
 
 	if ((st = torture_parse(&a, argc, argv)) || a.sim_ran)
 		return st;
@@ -607,9 +627,9 @@ static int cmd_torture(int argc, char **argv)
 			continue;
 		}
 		if (!tried++ && o.readers + o.writers > ncpus)
-			fprintf(stderr, "%s: %d threads on %ld CPUs: oversubscribed (as locktorture's defaults "
+			fprintf(stderr, "%s: %d threads on %s: oversubscribed (as locktorture's defaults "
 				"are); spinning variants slow down when a holder is preempted\n", prog,
-				o.readers + o.writers, ncpus);
+				o.readers + o.writers, lab_fmt_ncpus(ncpus, cpus, sizeof(cpus)));
 		o.lock = &locks[i];
 		o.threads = threads;
 		o.stat = print_stats;

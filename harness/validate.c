@@ -33,6 +33,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -517,6 +518,18 @@ static int ladder_has(const char *machine)
 	return -1;
 }
 
+/* Is @machine one of the @n @names already given? Refused, as run refuses a list entry twice. */
+static bool name_twice(const char *const *names, int n, const char *machine)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], machine)) {
+			fprintf(stderr, "rwlab sim validate: machine '%s' given twice (each machine is validated once)\n",
+				machine);
+			return true;
+		}
+	return false;
+}
+
 /* Keep rung @r's result for the page: its tolerance as a band of simulated / figure. */
 static void ladder_keep(const struct rung *r, double fig, double sim, double ratio, int ok)
 {
@@ -595,7 +608,7 @@ int lab_sim_validate(int argc, char **argv, const char *page, const char *comman
 		return 2;	/* a page that cannot be written is refused before the ladder runs */
 	if (argc) {
 		for (int i = 0; i < argc && nnames < RUNG_MAX; i++) {
-			if (ladder_has(argv[i]))
+			if (ladder_has(argv[i]) || name_twice(names, nnames, argv[i]))
 				return 2;
 			names[nnames++] = argv[i];
 		}

@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # What a new user typed after the quick run, and the one line that must come
-# back: bench, bench-lazy and exec refuse a variant or scheme given twice (measured
-# twice, its rows repeated in -o's CSV, which report refuses) and begin their
-# errors with the subcommand; plot names the workloads or metrics to choose
-# from, and says how to draw a file of several figures; merge names the -o
-# it cannot write.
+# back: bench, bench-lazy, torture and exec refuse a variant or scheme given
+# twice (measured or tortured twice, its rows repeated in -o's CSV, which
+# report refuses), report and plot a --by column given twice, and all begin
+# their errors with the subcommand; plot names the workloads or metrics to
+# choose from, and says how to draw a file of several figures; bench,
+# bench-lazy and plot refuse an -o they cannot write as run does (one line,
+# exit 2, nothing measured or read); merge names the -o it cannot write.
 # Usage: choices.sh RWLAB DATA-DIR
 . "${0%/*}/../lib.sh"
 rwlab=$1 data=$2
@@ -24,18 +26,47 @@ expect "bench -l all,null" 2 "^rwlab bench: lock variant 'null' given twice in -
 	"$rwlab" bench -l all,null "${small[@]}"
 expect "bench-lazy -m twice" 2 "^rwlab bench-lazy: lazy-mm scheme 'refcount' given twice in -m \(each scheme is measured once\)$" \
 	"$rwlab" bench-lazy -m refcount,refcount -n 1 --round-trips 10 --switches 10
+# ... as is an -o that cannot be written (exit 2, run's line), before anything is measured.
+expect "bench -o unwritable" 2 "^rwlab bench: cannot write results to '/nonexistent/b.csv': No such file or directory$" \
+	"$rwlab" bench -l null "${small[@]}" -o /nonexistent/b.csv
+[ -s "$tmp/o" ] && fail "bench -o unwritable: measured: $(head -n 2 "$tmp/o")"
+expect "bench-lazy -o unwritable" 2 \
+	"^rwlab bench-lazy: cannot write results to '/nonexistent/b.csv': No such file or directory$" \
+	"$rwlab" bench-lazy -m refcount -n 1 --round-trips 10 --switches 10 -o /nonexistent/b.csv
+[ -s "$tmp/o" ] && fail "bench-lazy -o unwritable: measured: $(head -n 2 "$tmp/o")"
 # ... and their other errors name them, as their unknown options do.
 expect "bench -l nosuch" 2 "^rwlab bench: unknown lock variant 'nosuch' \(valid: all, " "$rwlab" bench -l nosuch
 expect "bench --pairs 0" 2 "^rwlab bench: bad value '0' for --pairs" "$rwlab" bench --pairs 0
 expect "bench-lazy -m nosuch" 2 "^rwlab bench-lazy: unknown lazy-mm scheme 'nosuch' \(valid: " "$rwlab" bench-lazy -m nosuch
 expect "bench-lazy -n 0" 2 "^rwlab bench-lazy: bad value '0' for -n/--reps" "$rwlab" bench-lazy -n 0
+expect "bench with an operand" 2 "^rwlab bench: unexpected argument 'pthread' \(see 'rwlab bench --help'\)$" \
+	"$rwlab" bench pthread
+expect "list with an operand" 2 "^rwlab list: unexpected argument 'x' \(see 'rwlab list --help'\)$" "$rwlab" list x
 # exec likewise (its CSV's rows repeated, its own closing table refused them).
 expect "exec -l twice" 2 "^rwlab exec: lock variant 'rwsem' given twice in -l \(each variant runs once\)$" \
 	"$rwlab" exec -l rwsem,bravo,rwsem -- true
 expect "exec -l all,rwsem" 2 "^rwlab exec: lock variant 'rwsem' given twice in -l" "$rwlab" exec -l all,rwsem -- true
+# torture likewise (a variant tortured twice), with run's wording, before anything runs.
+expect "torture -l twice" 2 "^rwlab torture: lock variant 'rwsem' given twice in -l \(each variant is tortured once\)$" \
+	"$rwlab" torture -l rwsem,null,rwsem -d 10ms
+expect "torture -l -l" 2 "^rwlab torture: lock variant 'rwsem' given twice in -l" "$rwlab" torture -l rwsem -l rwsem -d 10ms
+expect "torture -l under --sim" 2 "^rwlab torture: lock variant 'rwsem' given twice in -l" \
+	"$rwlab" torture -l all,rwsem --sim generic-8
+expect "torture -m twice" 2 "^rwlab torture: lazy-mm scheme 'refcount' given twice in -m \(each scheme is tortured once\)$" \
+	"$rwlab" torture -m refcount --mm refcount -d 10ms
+expect "exec --metric twice" 2 "^rwlab exec: metric 'rate' given twice in --metric \(each metric is taken once\)$" \
+	"$rwlab" exec -l none -n 1 --metric 'rate=r=([0-9]+)' --metric 'rate:op/s=s=([0-9]+)' -o m.csv -- echo r=1 s=2
+[ -e m.csv ] && fail "exec --metric twice: a CSV was written"
 # Distinct variants still run, and report reads what they wrote.
 "$rwlab" bench -l pthread,null "${small[@]}" -o b.csv >/dev/null 2>"$tmp/e" || fail "bench -l pthread,null: $(cat "$tmp/e")"
 "$rwlab" report b.csv >/dev/null 2>"$tmp/e" || fail "report of bench's CSV: $(cat "$tmp/e")"
+
+# report and plot: a --by column given twice (each of its tables twice over) is refused the same way.
+expect "report --by twice" 2 "^rwlab report: column 'variant' given twice in --by \(each column is compared once\)$" \
+	"$rwlab" report b.csv --by variant,host,variant
+expect "plot --by twice" 2 "^rwlab plot: column 'host' given twice in --by \(each column is compared once\)$" \
+	"$rwlab" plot b.csv --by host,host -o by.png
+[ -e by.png ] && fail "plot --by twice: a figure was drawn"
 
 # plot: a file of two workloads without -w or %w says what it holds and both ways out.
 cp "$data/two-variants.csv" two.csv
@@ -51,10 +82,13 @@ expect "plot -w nosuch" 1 "^rwlab plot: workload 'nosuch' is not in two.csv \(wo
 # an unknown -m names the metrics, as report's does.
 expect "plot -m nosuch" 1 "^rwlab plot: metric 'nosuch' is not in two.csv \(metrics: .*total_rate" \
 	"$rwlab" plot two.csv -w locktest -m nosuch -o x.png
+# an -o in a directory that is not there: refused before the CSV is read, exit 2, as run's -o.
+expect "plot -o unwritable" 2 "^rwlab plot: -o /nonexistent/x.png: cannot write in /nonexistent/: No such file or directory$" \
+	"$rwlab" plot two.csv -w locktest -o /nonexistent/x.png
 ls x*.png x*.svg >/dev/null 2>&1 && fail "plot: a refused plot left a figure"
 
 # merge -o into a directory that is not there names the file given, not its OUT.partial.
-expect "merge -o /nonexistent/m.csv" 2 "^rwlab: merge: cannot write '/nonexistent/m.csv': No such file or directory$" \
+expect "merge -o /nonexistent/m.csv" 2 "^rwlab merge: cannot write '/nonexistent/m.csv': No such file or directory$" \
 	"$rwlab" merge -o /nonexistent/m.csv b.csv
 [ $fails = 0 ] && echo "choices: bench, exec, plot and merge, as a new user typed them"
 exit $((fails > 0))

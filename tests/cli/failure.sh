@@ -16,7 +16,7 @@ check() {
 	if [ "$rc" != 1 ]; then
 		echo "FAIL $1: exit $rc, want 1"; cat "$tmp/stderr"; fails=$((fails + 1)); return
 	fi
-	if ! grep -q "^rwlab: cell $2 locktest t=2 failed: $4" "$tmp/stderr"; then
+	if ! grep -q "^rwlab run: cell $2 locktest t=2 failed: $4" "$tmp/stderr"; then
 		echo "FAIL $1: the failed cell is not named with its cause"; cat "$tmp/stderr"; fails=$((fails + 1))
 	fi
 	if ! grep -q "cells failed.*: $2 locktest t=2\$" "$tmp/stderr"; then
@@ -40,7 +40,7 @@ RWLAB_FAULT_INJECT=must_be_zero=null "$rwlab" run -l pthread,null -w locktest -t
 	-o "$out" --no-report -q 2>"$tmp/stderr"
 rc=$?
 [ "$rc" = 1 ] || { echo "FAIL must_be_zero: exit $rc, want 1"; fails=$((fails + 1)); }
-grep -q "^rwlab: cell null locktest t=2 failed: errors = 1 in iteration 1 (must be 0" "$tmp/stderr" ||
+grep -q "^rwlab run: cell null locktest t=2 failed: errors = 1 in iteration 1 (must be 0" "$tmp/stderr" ||
 	{ echo "FAIL must_be_zero: cell not named"; cat "$tmp/stderr"; fails=$((fails + 1)); }
 [ "$(grep -c ',null,locktest,2,[01],cell_failed,1,' "$out")" = 2 ] ||
 	{ echo "FAIL must_be_zero: want a cell_failed row in each of the 2 iterations"; fails=$((fails + 1)); }

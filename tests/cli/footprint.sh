@@ -24,7 +24,7 @@ refused() {
 }
 
 refused "$rwlab" run -l pthread,rwsem,bravo -w locktest,pft:size_mb=$big -t 1,2 -n 1 -o x.csv
-echo "$line" | grep -q "^rwlab: the plan needs about [0-9.]* GiB of memory at its peak, more than MemAvailable ([0-9.]* GiB): block pft:size_mb=$big t=2 holds [0-9.]* GiB shared by its 3 variants and [0-9]* MiB each; give pft:size_mb=[0-9]* or less (what the block shares)$" ||
+echo "$line" | grep -q "^rwlab run: the plan needs about [0-9.]* GiB of memory at its peak, more than MemAvailable ([0-9.]* GiB): block pft:size_mb=$big t=2 holds [0-9.]* GiB shared by its 3 variants and [0-9]* MiB each; give pft:size_mb=[0-9]* or less (what the block shares)$" ||
 	fail "the refusal line: $line"
 fit=$(echo "$line" | sed -n 's/.*give pft:size_mb=\([0-9]*\) or less.*/\1/p')
 [ -n "$fit" ] && [ "$fit" -lt "$avail" ] && [ "$fit" -gt $((avail / 2)) ] ||
@@ -61,11 +61,11 @@ cmp -s r.csv r0.csv && [ ! -e r.csv.1 ] || fail "a refused plan moved or changed
 if [ -x "${rwlab%/*}/rwlab-sim" ]; then
 	half=$((avail * 6 / 10))	# MiB: one such pft region fits, two do not
 	refused "$rwlab" run --sim generic-8 -l null,rwsem -w pft:size_mb=$half -t 1 -n 1 -j 2 -o s.csv
-	echo "$line" | grep -q "^rwlab: -j 2: 2 cells at once need more memory than MemAvailable ([0-9.]* GiB; the largest cell, pft:size_mb=$half t=1, about [0-9.]* GiB): give -j 1 (one cell at a time)$" ||
+	echo "$line" | grep -q "^rwlab run: -j 2: 2 cells at once need more memory than MemAvailable ([0-9.]* GiB; the largest cell, pft:size_mb=$half t=1, about [0-9.]* GiB): give -j 1 (one cell at a time)$" ||
 		fail "the --sim -j refusal line: $line"
 	# The cell that does not fit alone: the size that does, as natively, and that size is not refused.
 	refused "$rwlab" run --sim generic-8 -l null -w pft:size_mb=$big -t 1 -n 1 -o s.csv
-	echo "$line" | grep -q "^rwlab: cell pft:size_mb=$big t=1 needs about [0-9.]* GiB of memory, more than MemAvailable ([0-9.]* GiB): give pft:size_mb=[0-9]* or less$" ||
+	echo "$line" | grep -q "^rwlab run: cell pft:size_mb=$big t=1 needs about [0-9.]* GiB of memory, more than MemAvailable ([0-9.]* GiB): give pft:size_mb=[0-9]* or less$" ||
 		fail "the --sim one-cell refusal line: $line"
 	[ ! -e s.csv ] || fail "a refused --sim plan made s.csv"
 	fit=$(echo "$line" | sed -n 's/.*give pft:size_mb=\([0-9]*\) or less$/\1/p')

@@ -155,7 +155,7 @@ for _ in $(seq 200); do [ -e conc.csv ] && ! flock -n conc.csv true && break; sl
 "$rwlab" run "${slow[@]}" -o conc.csv --resume >/dev/null 2>b.err
 rc=$?
 [ $rc = 2 ] || fail "a second --resume on a file being written: exit $rc, want 2"
-[ "$(cat b.err)" = "rwlab: 'conc.csv' is being written by another rwlab run (it holds the file's lock): let it finish, or give another -o" ] ||
+[ "$(cat b.err)" = "rwlab run: 'conc.csv' is being written by another rwlab run (it holds the file's lock): let it finish, or give another -o" ] ||
 	fail "a second --resume: $(cat b.err)"
 # a fresh run would move the file aside (conc.csv.1) under its writer: refused too
 "$rwlab" run "${slow[@]}" -o conc.csv >/dev/null 2>c.err

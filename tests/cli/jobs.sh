@@ -86,17 +86,17 @@ kill -TERM $pid
 wait $pid
 st=$?
 [ $st = 130 ] || fail "SIGTERM under -j 2: exit $st, not 130: $(tail -2 killed.err)"
-grep -q '^rwlab: interrupted; the finished cells are in killed.csv$' killed.err || fail "SIGTERM under -j 2: $(tail -1 killed.err)"
+grep -q '^rwlab run: interrupted; the finished cells are in killed.csv$' killed.err || fail "SIGTERM under -j 2: $(tail -1 killed.err)"
 [ "$(grep -c 'interrupted' killed.err)" = 1 ] || fail "SIGTERM under -j 2: not one line: $(grep interrupted killed.err)"
 kept=$(rows killed.csv | cut -d, -f4,6 | sort -u | wc -l)
 [ "$kept" -ge 1 ] && [ "$kept" -lt "$total" ] || fail "SIGTERM under -j 2 kept $kept of $total cells (want some, not all)"
 "$rwlab" run --sim generic-8 "${long[@]}" -j 2 -o killed.csv --resume >/dev/null 2>resumed.err ||
 	fail "--resume -j 2 after SIGTERM: exit $?: $(tail -2 resumed.err)"
-grep -q "^rwlab: resuming killed.csv: $kept finished cells kept, $((total - kept)) of this matrix to run" resumed.err ||
+grep -q "^rwlab run: resuming killed.csv: $kept finished cells kept, $((total - kept)) of this matrix to run" resumed.err ||
 	fail "--resume -j 2 after SIGTERM: $(head -1 resumed.err)"
 # --resume once more finds every cell whole, each once (it refuses a cell twice), nothing to run
 "$rwlab" run --sim generic-8 "${long[@]}" -j 2 -o killed.csv --resume >/dev/null 2>again.err
-grep -q "^rwlab: resuming killed.csv: $total finished cells kept, 0 of this matrix to run" again.err ||
+grep -q "^rwlab run: resuming killed.csv: $total finished cells kept, 0 of this matrix to run" again.err ||
 	fail "--resume -j 2 after SIGTERM: not $total whole cells: $(head -1 again.err)"
 rows whole.csv 2>/dev/null | sort >whole.rows
 if [ -z "$small" ]; then	# each cell's rows those of one uninterrupted run
@@ -113,7 +113,7 @@ fi
 RWLAB_FAULT_INJECT=prepare=rwsem-xadd "$rwlab" run --sim generic-8 "${plan[@]}" -j 3 -q -o failed.csv >/dev/null 2>failed.err
 st=$?
 [ $st = 1 ] || fail "a failing cell under -j 3: exit $st, not 1"
-grep -q '^rwlab: 3 of 9 cells failed (left out of failed.csv, or marked cell_failed there): rwsem-xadd locktest:rpct=90 t=1, rwsem-xadd locktest:rpct=90 t=3, rwsem-xadd locktest:rpct=90 t=6$' failed.err ||
+grep -q '^rwlab run: 3 of 9 cells failed (left out of failed.csv, or marked cell_failed there): rwsem-xadd locktest:rpct=90 t=1, rwsem-xadd locktest:rpct=90 t=3, rwsem-xadd locktest:rpct=90 t=6$' failed.err ||
 	fail "a failing cell under -j 3 is not named: $(tail -2 failed.err)"
 grep -q 'failed: prepare: Input/output error' failed.err || fail "a failing cell under -j 3 does not say why: $(head -3 failed.err)"
 grep -q 'cells failed (left out of -' failed.err && fail "a failing cell's own process sums up its pipe: $(grep 'left out of -' failed.err | head -1)"
@@ -137,7 +137,7 @@ done
 [ -n "$killed" ] || fail "a cell's process killed under -j 2: no cell's process could be killed while the run went on"
 wait $pid
 st=$?
-cell=$(sed -n 's/^rwlab: cell \([^ ]*\) locktest:rpct=90 t=\([0-9]*\) failed: its rwlab-sim was killed by signal 9 (Killed)$/\1,\2/p' crashed.err)
+cell=$(sed -n 's/^rwlab run: cell \([^ ]*\) locktest:rpct=90 t=\([0-9]*\) failed: its rwlab-sim was killed by signal 9 (Killed)$/\1,\2/p' crashed.err)
 [ $st = 1 ] && [ -n "$cell" ] || fail "a cell's process killed under -j 2: exit $st: $(grep -v 'host time' crashed.err | head -2)"
 rows crashed.csv | sort >crashed.rows
 awk -F, -v c="$cell" '$4 "," $6 != c' whole.rows >others.rows
@@ -175,13 +175,13 @@ cmp -s j1.rows cut.rows || fail "--resume -j 3: not the rows of one run, in its 
 for v in 0 -1 abc 99999; do
 	"$rwlab" run --sim generic-8 "${plan[@]}" -j "$v" -o bad.csv >bad.out 2>bad.err
 	st=$?
-	[ $st = 2 ] && [ "$(cat bad.err)" = "rwlab: bad value '$v' for -j/--jobs (an integer in 1..1024)" ] && [ ! -e bad.csv ] ||
+	[ $st = 2 ] && [ "$(cat bad.err)" = "rwlab run: bad value '$v' for -j/--jobs (an integer in 1..1024)" ] && [ ! -e bad.csv ] ||
 		fail "-j $v: exit $st, $(wc -l <bad.err) lines: $(head -2 bad.err)"
 done
 # Natively -j stays 1 and says so in one line
 "$rwlab" run -l pthread -w locktest -t 1 -d 10ms --warmup 0 -n 1 -q --no-report -j 4 -o native.csv >/dev/null 2>native.err ||
 	fail "native -j 4: exit $?: $(head -2 native.err)"
-[ "$(grep -c -- '-j' native.err)" = 1 ] && grep -q '^rwlab: -j 4: native cells run one at a time, .*; running -j 1' native.err ||
+[ "$(grep -c -- '-j' native.err)" = 1 ] && grep -q '^rwlab run: -j 4: native cells run one at a time, .*; running -j 1' native.err ||
 	fail "native -j 4: no one line saying cells run one at a time: $(head -2 native.err)"
 grep -q ',pthread,locktest,1,0,' native.csv || fail "native -j 4 did not run"
 

@@ -11,16 +11,16 @@ cd "$tmp" || exit 1
 tiny=(-n 1 -d 10ms --warmup 0)
 
 # 1. One thread limit, the real one, at parse time, native and simulated alike.
-expect "-t 1024 natively" 2 "^rwlab: bad thread list '1024': .*counts 1\.\.1023\)$" \
+expect "-t 1024 natively" 2 "^rwlab run: bad thread list '1024': .*counts 1\.\.1023\)$" \
 	"$rwlab" run -l rwsem,null -w locktest -t 1024 "${tiny[@]}" -o t.csv
 [ -e t.csv ] && fail "-t 1024: a CSV was started"
-expect "-t 1024 under --sim" 2 "^rwlab: bad thread list '1024': .*counts 1\.\.1023\)$" \
+expect "-t 1024 under --sim" 2 "^rwlab run: bad thread list '1024': .*counts 1\.\.1023\)$" \
 	"$rwlab" run --sim generic-8 -l rwsem -w locktest -t 1024 "${tiny[@]}" -o t.csv
-expect "context_switch pairs" 2 "^rwlab: -t 256: context_switch runs at most 255 pairs .*\(valid: 1\.\.255\)$" \
+expect "context_switch pairs" 2 "^rwlab run: -t 256: context_switch runs at most 255 pairs .*\(valid: 1\.\.255\)$" \
 	"$rwlab" run -w context_switch -m refcount -t 2,256 "${tiny[@]}" -o t.csv
-expect "context_switch pairs under --sim" 2 "^rwlab: -t 256: context_switch runs at most 255 pairs" \
+expect "context_switch pairs under --sim" 2 "^rwlab run: -t 256: context_switch runs at most 255 pairs" \
 	"$rwlab" run --sim generic-8 -w context_switch -m refcount -t 256 "${tiny[@]}" -o t.csv
-expect "tlb_flush" 2 "^rwlab: -t 512: tlb_flush runs at most 511 threads" \
+expect "tlb_flush" 2 "^rwlab run: -t 512: tlb_flush runs at most 511 threads" \
 	"$rwlab" run -w tlb_flush -m refcount -t 512 "${tiny[@]}" -o t.csv
 # ... and the limit is real: the largest counts run (natively and simulated).
 "$rwlab" run -l rwsem -w locktest -t 1023 "${tiny[@]}" -q --no-report -o n1023.csv 2>"$tmp/e" ||
@@ -44,7 +44,7 @@ grep -q '^WARNING: 4 of the 4 cells started with the load average above' "$tmp/e
 	fail "no end-of-run count of loaded cells: $(cat "$tmp/e")"
 # Noise: -l beside -m alone is said to have no effect.
 "$rwlab" run -l rwsem -m refcount -t 1 "${tiny[@]}" -q --no-report -o lm.csv 2>"$tmp/e"
-grep -q "^rwlab: warning: -l has no effect: context_switch and tlb_flush run the lazy-mm schemes of -m" "$tmp/e" ||
+grep -q "^rwlab run: warning: -l has no effect: context_switch and tlb_flush run the lazy-mm schemes of -m" "$tmp/e" ||
 	fail "-l with -m: $(cat "$tmp/e")"
 # Noise: under --sim each cell's own process was started with -l null and said "-l has no effect"
 # again, once a cell, even when the user gave no -l: now the run's process alone says it, once.
@@ -53,7 +53,7 @@ grep -q "^rwlab: warning: -l has no effect: context_switch and tlb_flush run the
 grep -q 'has no effect' "$tmp/e" && fail "context_switch --sim without -l: warned about -l: $(head -n 2 "$tmp/e")"
 "$rwlab" run --sim generic-8 -l null -w context_switch -m refcount,hazptr -t 1,2 -n 1 -d 100us --warmup 0 -j 1 -q \
 	--no-report -o csl.csv 2>"$tmp/e" || fail "context_switch --sim -l null: $(tail -n 2 "$tmp/e")"
-[ "$(grep -c '^rwlab: warning: -l has no effect' "$tmp/e")" = 1 ] ||
+[ "$(grep -c '^rwlab run: warning: -l has no effect' "$tmp/e")" = 1 ] ||
 	fail "context_switch --sim -l null: $(grep -c 'has no effect' "$tmp/e") '-l has no effect' lines, want 1"
 # Noise: an unknown option names the command and its options; a missing value its option.
 expect "report -z" 2 "^rwlab report: unknown option '-z' \(valid: -f/--format, .*; rwlab report --help\)$" \
@@ -202,15 +202,15 @@ expect "--by bogus -o FILE" 2 "^rwlab report: --by 'bogus': no column 'bogus' in
 [ -e by.txt ] && fail "--by bogus -o by.txt wrote by.txt"
 expect "plot --by bogus" 2 "^rwlab plot: --by 'bogus': no column 'bogus' in load.csv \(valid: .*, fault_path\)$" \
 	"$rwlab" plot load.csv --by bogus -o by.png
-expect "a variant spec ending in ':'" 2 "^rwlab: bad lock variant spec 'rwsem:' \(expected NAME or NAME:key=val,\.\.\.\)$" \
+expect "a variant spec ending in ':'" 2 "^rwlab run: bad lock variant spec 'rwsem:' \(expected NAME or NAME:key=val,\.\.\.\)$" \
 	"$rwlab" run -l rwsem: -w locktest "${tiny[@]}"
 # A machine file's cost that is negative or not a number is refused where it is read.
 mkdir -p neg && sed 's/^cost.kpath.fault_account_ns = [0-9.]*/cost.kpath.fault_account_ns = -5/' \
 	"${0%/*}/../../sim/machines/epyc-2vcpu.machine" >neg/epyc-2vcpu.machine
 expect "a negative cost in a machine file" 2 \
-	"^rwlab: .*neg/epyc-2vcpu.machine:[0-9]+: cost.kpath.fault_account_ns = -5: not a finite number of 0 or more$" \
+	"^rwlab run: .*neg/epyc-2vcpu.machine:[0-9]+: cost.kpath.fault_account_ns = -5: not a finite number of 0 or more$" \
 	"$rwlab" run --sim neg/epyc-2vcpu.machine -l rwsem -w locktest "${tiny[@]}" -o neg.csv
-expect "--mm-lock with locktest" 2 "^rwlab: locktest has no knob 'mm_lock' to vary \(valid: -w with pft, reaim, gitcheckout\)$" \
+expect "--mm-lock with locktest" 2 "^rwlab run: locktest has no knob 'mm_lock' to vary \(valid: -w with pft, reaim, gitcheckout\)$" \
 	"$rwlab" run --mm-lock vma -l rwsem -t 1 "${tiny[@]}" -o t.csv
 
 # 2. A lower-is-better change: the header says it is the gain, so a worse result reads as worse.
@@ -233,7 +233,7 @@ grep -Eq '^1 thread .* \+49\.[0-9]%\*?$' "$tmp/o" || fail "151 against 101 is no
 
 # 4b. --matrix is found by the option parser, not by a scan of the raw words: a value that reads
 # "--matrix" is -l's value (so "quick" is an operand), not a matrix to expand.
-expect "-l --matrix quick" 2 "^rwlab: unexpected argument 'quick' \\(see 'rwlab run --help'\\)$" \
+expect "-l --matrix quick" 2 "^rwlab run: unexpected argument 'quick' \\(see 'rwlab run --help'\\)$" \
 	"$rwlab" run -l --matrix quick
 
 # 5. report --reference: a bad name is one line and no table; a published table's name is found.
@@ -255,9 +255,9 @@ head -n 1 load.csv >header-only.csv
 grep -q 'merge' "$tmp/e" && fail "report header-only.csv speaks as merge: $(cat "$tmp/e")"
 # Noise: without -l every variant runs, and the run says so first; a tiny -d is not mostly warm-up.
 "$rwlab" run -w locktest -t 1 -n 1 -d 4ms --no-report -o all.csv 2>"$tmp/e" >/dev/null
-grep -q "^rwlab: -l not given, so every variant runs: [0-9]* cells" "$tmp/e" || fail "no hint without -l: $(head -n 2 "$tmp/e")"
+grep -q "^rwlab run: -l not given, so every variant runs: [0-9]* cells" "$tmp/e" || fail "no hint without -l: $(head -n 2 "$tmp/e")"
 "$rwlab" run -l rwsem -w locktest -t 1 -n 1 -d 4ms --no-report -o all.csv 2>"$tmp/e" >/dev/null
-grep -q "^rwlab: -l not given" "$tmp/e" && fail "the -l hint with -l given"
+grep -q "^rwlab run: -l not given" "$tmp/e" && fail "the -l hint with -l given"
 grep -q 'd=0.004s warmup=0.001s ' all.csv || fail "-d 4ms: the default warm-up is not a quarter of it: $(sed -n 2p all.csv | grep -o 'd=[^,]*')"
 
 # 3. The host inventory, and merge comparing the inventories beside the shards' files.
@@ -271,7 +271,7 @@ mkdir -p a b
 cp inv a/inventory
 sed 's/^governor: .*/governor: powersave-test/' inv >b/inventory
 "$rwlab" merge -o m.csv a/s1.csv b/s2.csv 2>"$tmp/e" || fail "merge: exit $?: $(cat "$tmp/e")"
-grep -q "^rwlab: merge: WARNING: the hosts differ: governor is '.*' on .* (a/inventory) but 'powersave-test' on .* (b/inventory)$" "$tmp/e" ||
+grep -q "^rwlab merge: WARNING: the hosts differ: governor is '.*' on .* (a/inventory) but 'powersave-test' on .* (b/inventory)$" "$tmp/e" ||
 	fail "merge did not compare the inventories: $(cat "$tmp/e")"
 
 # 5. Completion: every option value that has a list, and the operands.

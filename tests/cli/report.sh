@@ -67,16 +67,17 @@ else
 fi
 
 # -o: a FIFO (or /dev/stdout) is written in place, not replaced by a renamed file; a name
-# that cannot be a file is refused in one line; sim validate refuses its page before the ladder runs.
+# that cannot be a file is refused in one line, exit 2 (bad input, as run's -o); sim validate
+# refuses its page before the ladder runs.
 mkfifo "$tmp/fifo"
 timeout 10 cat "$tmp/fifo" >"$tmp/fifo.out" &
 "$rwlab" report "$data/two-variants.csv" -w locktest -o "$tmp/fifo" 2>"$tmp/err" || fail "report -o FIFO: $(cat "$tmp/err")"
 wait
 [ -p "$tmp/fifo" ] || fail "report -o FIFO replaced the FIFO"
 "$rwlab" report "$data/two-variants.csv" -w locktest | cmp -s - "$tmp/fifo.out" || fail "report -o FIFO: not the report"
-expect_err 1 "-o: an empty file name" -- "$rwlab" report "$data/two-variants.csv" -o ''
-expect_err 1 "-o $tmp: is a directory" -- "$rwlab" report "$data/two-variants.csv" -f html -o "$tmp"
-expect_err 1 "-o $tmp/no/x.html: cannot write in $tmp/no/: No such file" -- \
+expect_err 2 "-o: an empty file name" -- "$rwlab" report "$data/two-variants.csv" -o ''
+expect_err 2 "-o $tmp: is a directory" -- "$rwlab" report "$data/two-variants.csv" -f html -o "$tmp"
+expect_err 2 "-o $tmp/no/x.html: cannot write in $tmp/no/: No such file" -- \
 	"$rwlab" report "$data/two-variants.csv" -f html -o "$tmp/no/x.html"
 expect_err 2 "sim validate: -o $tmp/no/x.html: cannot write in" -- "$rwlab" sim validate -o "$tmp/no/x.html"
 

@@ -49,7 +49,7 @@ grep -q 'missing shard 2/2 (comparison blocks 2, 4): no file holds it' err || fa
 head -c -15 s2.csv >torn2.csv
 "$rwlab" merge -o torn.csv s1.csv torn2.csv 2>err; rc=$?
 [ $rc = 1 ] || fail "merge with a torn last line exited $rc, want 1: $(cat err)"
-grep -q "^rwlab: merge: torn2.csv:$(wc -l <s2.csv): the last line is incomplete (an interrupted write); left out$" err ||
+grep -q "^rwlab merge: torn2.csv:$(wc -l <s2.csv): the last line is incomplete (an interrupted write); left out$" err ||
 	fail "merge: the torn line is not named: $(cat err)"
 grep -q 'merge: 2 files, 8 cells, INCOMPLETE: torn.csv' err || fail "merge of a torn shard: $(cat err)"
 [ "$(grep -vc '^#' torn.csv)" = "$(($(grep -vc '^#' m.csv) - 1))" ] || fail "merge of a torn shard: not every whole row written"

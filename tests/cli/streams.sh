@@ -69,7 +69,7 @@ interrupt_after 3 "run -o FIFO with a stalled reader" \
 [ $stopped = 130 ] || fail "run -o FIFO with a stalled reader, SIGINT: exit status not 130: $(tail -n 2 "$tmp/st")"
 # ... saying so in one line, not a "cell ... failed: writing FIFO: Interrupted system call" per open cell
 grep -q 'failed' "$tmp/st" && fail "run -o FIFO with a stalled reader, SIGINT: a cell failed: $(cat "$tmp/st")"
-[ "$(grep -vc '^WARNING: ' "$tmp/st")" = 1 ] && grep -q '^rwlab: interrupted' "$tmp/st" ||
+[ "$(grep -vc '^WARNING: ' "$tmp/st")" = 1 ] && grep -q '^rwlab run: interrupted' "$tmp/st" ||
 	fail "run -o FIFO with a stalled reader, SIGINT: not one line saying it was interrupted: $(cat "$tmp/st")"
 kill $reader 2>/dev/null
 # ... and a FIFO already full when the run opens it (a reader that never read, another writer
@@ -84,7 +84,7 @@ filler=$!
 sleep 0.5
 interrupt_after 1 "run -o FIFO already full" "$rwlab" run -l null -w locktest -t 1 -n 1 -d 1ms --warmup 0 -q \
 	-o "$tmp/full"
-[ $stopped = 130 ] && [ "$(grep -vc '^WARNING: ' "$tmp/st")" = 1 ] && grep -q '^rwlab: interrupted' "$tmp/st" ||
+[ $stopped = 130 ] && [ "$(grep -vc '^WARNING: ' "$tmp/st")" = 1 ] && grep -q '^rwlab run: interrupted' "$tmp/st" ||
 	fail "run -o FIFO already full, SIGINT: not exit 130 with one line: exit $stopped: $(cat "$tmp/st")"
 kill $filler $reader 2>/dev/null
 # ... and under --sim, whose cell loop blocks SIGINT and SIGTERM outside its wait (the stalled
@@ -96,7 +96,7 @@ if [ -x "$(dirname "$rwlab")/rwlab-sim" ]; then
 	reader=$!
 	interrupt_after 5 "run --sim -o FIFO with a stalled reader" \
 		"$rwlab" run --sim generic-8 -l rwsem,null -w locktest -t 1,2 -n 50 -d 1ms --warmup 0 -q -o "$tmp/stall2"
-	[ $stopped = 130 ] && grep -q '^rwlab: interrupted' "$tmp/st" ||
+	[ $stopped = 130 ] && grep -q '^rwlab run: interrupted' "$tmp/st" ||
 		fail "run --sim -o FIFO with a stalled reader, SIGINT: not exit 130 with one line: $(cat "$tmp/st")"
 	kill $reader 2>/dev/null
 fi
@@ -109,7 +109,7 @@ sleep 3
 kill -INT "$(cat "$tmp/spid")"
 while [ ! -s "$tmp/src" ] && [ $k -lt 100 ]; do sleep 0.2; k=$((k + 1)); done
 [ -s "$tmp/src" ] || { fail "run -o - into a stalled pipe ignored SIGINT for 20 s"; kill -KILL "$(cat "$tmp/spid")"; }
-[ "$(cat "$tmp/src")" = 130 ] && grep -q '^rwlab: interrupted' "$tmp/so" ||
+[ "$(cat "$tmp/src")" = 130 ] && grep -q '^rwlab run: interrupted' "$tmp/so" ||
 	fail "run -o - into a stalled pipe, SIGINT: exit $(cat "$tmp/src"), want 130: $(cat "$tmp/so")"
 kill $reader 2>/dev/null
 # A FIFO whose reader quits mid-run: one line naming the FIFO and its reader, exit 1 (it was
@@ -122,7 +122,7 @@ sleep 0.5	# the reader waits in open(): a FIFO with no reader is refused
 rc=$?
 wait $reader
 [ $rc = 1 ] || fail "run -o FIFO whose reader quit: exit status $rc, want 1: $(cat "$tmp/qe")"
-[ "$(grep -vc '^WARNING: ' "$tmp/qe")" = 1 ] && grep -q "^rwlab: .*$tmp/quit.*reader went away" "$tmp/qe" ||
+[ "$(grep -vc '^WARNING: ' "$tmp/qe")" = 1 ] && grep -q "^rwlab run: .*$tmp/quit.*reader went away" "$tmp/qe" ||
 	fail "run -o FIFO whose reader quit: not one line naming the FIFO and its reader: $(cat "$tmp/qe")"
 head -n 1 "$tmp/quit.csv" | grep -q '^schema,run,' && [ "$(wc -l <"$tmp/quit.csv")" = 3 ] ||
 	fail "run -o FIFO whose reader quit: the reader did not get the header and the rows: $(head -c 300 "$tmp/quit.csv")"
@@ -130,7 +130,7 @@ head -n 1 "$tmp/quit.csv" | grep -q '^schema,run,' && [ "$(wc -l <"$tmp/quit.csv
 # "cannot write results to '-': Broken pipe", a usage error's status).
 ( sleep 0.5; "$rwlab" run -l null -w locktest -t 1 -n 1 -d 1ms --warmup 0 -q -o - 2>"$tmp/te"; echo $? >"$tmp/trc" ) | true
 wait
-[ "$(cat "$tmp/trc")" = 1 ] && [ "$(grep -vc '^WARNING: ' "$tmp/te")" = 1 ] && grep -q '^rwlab: stdout: its reader went away' "$tmp/te" ||
+[ "$(cat "$tmp/trc")" = 1 ] && [ "$(grep -vc '^WARNING: ' "$tmp/te")" = 1 ] && grep -q '^rwlab run: stdout: its reader went away' "$tmp/te" ||
 	fail "run -o - | true: exit status $(cat "$tmp/trc"), want 1 and one line: $(cat "$tmp/te")"
 # rwlab exec writes a FIFO or stdout so too: no table read back from it (it waited forever in
 # open() on the FIFO; read stdin for -o -, exit 1), and a reader that quits ends it in one line.

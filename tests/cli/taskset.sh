@@ -33,12 +33,21 @@ grep -q "^# context,.*,cpus=1," b.csv || fail "taskset -c $B: the context's cpus
 	fail "taskset -c $B: the default threads are not 1: $(grep -v '^#' b.csv | tail -n +2 | cut -d, -f6 | sort -u | tr '\n' ' ')"
 [ -z "$psr" ] || [ "$psr" = "$B " ] || fail "taskset -c $B: the running threads were on CPUs $psr"
 
+# One CPU is "1 CPU" wherever a count is printed (format.h's lab_fmt_cpus()): torture's
+# oversubscription warning (its default threads, a reader and a writer, on the one CPU), report's
+# banner and its email header.
+taskset -c "$B" "$rwlab" torture -l rwsem -d 10ms >/dev/null 2>err || fail "taskset -c $B torture: exit $?: $(cat err)"
+grep -q "^rwlab torture: 2 threads on 1 CPU: oversubscribed" err || fail "torture on one CPU: $(cat err)"
+"$rwlab" report b.csv 2>&1 | grep -q "^measured: host .*, 1 CPU [^s]" || fail "report's banner: $("$rwlab" report b.csv 2>&1 | head -n 1)"
+"$rwlab" report -f email b.csv 2>&1 | tr '\n' ' ' | grep -q "^rwlab .*, 1 CPU (" ||
+	fail "report's email header: $("$rwlab" report -f email b.csv 2>&1 | head -n 2)"
+
 # Resumed under another binding: refused, naming the binding as the way on, the file untouched.
 cp b.csv b0.csv
 "$rwlab" run -l pthread,rwsem -w locktest -t 1 -n 1 -d 50ms --warmup 0 -q --no-report -o b.csv --resume 2>err
 rc=$?
 [ $rc = 2 ] && [ "$(wc -l <err)" = 1 ] &&
-	grep -q "^rwlab: --resume: b.csv:[0-9]*: cpus is '1' there but '[0-9]*' in this run: .*start a new file, or resume under the CPU binding it was started with (taskset, a cpuset)\$" err ||
+	grep -q "^rwlab run: --resume: b.csv:[0-9]*: cpus is '1' there but '[0-9]*' in this run: .*start a new file, or resume under the CPU binding it was started with (taskset, a cpuset)\$" err ||
 	fail "--resume under another binding: exit $rc: $(cat err)"
 cmp -s b.csv b0.csv || fail "--resume under another binding changed the file"
 

@@ -8,7 +8,7 @@
 #   refused with one line;
 # - rwlab sim validate on a ladder of its own: a rung within its tolerance
 #   PASSes, one outside FAILs (exit 1), a malformed ladder and an unknown
-#   machine are refused (exit 2, one line).
+#   machine or a machine given twice are refused (exit 2, one line).
 # Usage: atomics.sh RWLAB SOURCE-ROOT
 set -u
 rwlab=$1 root=$2
@@ -66,6 +66,11 @@ grep -q "^impossible .* FAIL" "$tmp/v" || fail "validate: impossible did not FAI
 RWLAB_SIM_MACHINES=$tmp/m "$rwlab" sim validate nosuch >"$tmp/o" 2>"$tmp/e"
 [ $? = 2 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && grep -q "no rung for machine 'nosuch'" "$tmp/e" ||
 	fail "validate nosuch: $(cat "$tmp/e")"
+# a machine given twice is refused before any rung runs (it would be validated twice)
+RWLAB_SIM_MACHINES=$tmp/m "$rwlab" sim validate epyc-2vcpu epyc-2vcpu >"$tmp/o" 2>"$tmp/e"
+[ $? = 2 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && [ ! -s "$tmp/o" ] &&
+	grep -q "^rwlab sim validate: machine 'epyc-2vcpu' given twice (each machine is validated once)$" "$tmp/e" ||
+	fail "validate a machine twice: $(cat "$tmp/e")"
 echo "epyc-2vcpu | bad | guess | atomics | 2 | compact | ops_per_s | 1 | x2 | | test" >"$tmp/m/validate.ladder"
 RWLAB_SIM_MACHINES=$tmp/m "$rwlab" sim validate epyc-2vcpu >"$tmp/o" 2>"$tmp/e"
 [ $? = 2 ] && grep -q "validate.ladder:1: kind 'guess'" "$tmp/e" || fail "validate with a bad kind: $(cat "$tmp/e")"

@@ -222,6 +222,20 @@ Test(stats, readable_numbers)
 	cr_expect_str_eq(buf, "Amean 11.00 ±9.1%");
 }
 
+/* A CPU count and its noun, one rule for every line that prints one. */
+Test(stats, cpu_counts)
+{
+	char buf[32];
+
+	cr_expect_str_eq(lab_fmt_cpus("1", buf, sizeof(buf)), "1 CPU");
+	cr_expect_str_eq(lab_fmt_cpus("2", buf, sizeof(buf)), "2 CPUs");
+	cr_expect_str_eq(lab_fmt_cpus("11", buf, sizeof(buf)), "11 CPUs");
+	cr_expect_str_eq(lab_fmt_ncpus(1, buf, sizeof(buf)), "1 CPU");
+	cr_expect_str_eq(lab_fmt_ncpus(0, buf, sizeof(buf)), "0 CPUs");
+	cr_expect_str_eq(lab_fmt_ncpus(512, buf, sizeof(buf)), "512 CPUs");
+	cr_expect_eq(lab_fmt_ncpus(2, buf, sizeof(buf)), buf);
+}
+
 /* The runner's per-cell line: the table's aggregate, then a flag for few iterations or a wide spread. */
 static void cell_line(const double *v, int n, enum lab_better better, char *buf, size_t len)
 {
