@@ -954,6 +954,48 @@ Test(report, two_models_refused_only_where_they_pool)
 	unlink(machines);
 }
 
+#define HOST_HEAD \
+	"schema,run,timestamp,variant,workload,threads,iteration,metric,value,unit,better,cpu_model,kernel,host\n"
+#define HOST_ROW(run, it, cpu_model, kernel, host) \
+	"1," run ",t,pthread,locktest,2," it ",total_rate,1000,op/s,higher," cpu_model "," kernel "," host "\n"
+#define SIM_CPU "sim generic-8: 8 CPUs"
+
+/*
+ * Rows of two hosts, or simulated and measured rows, in one cell are
+ * refused where they would pool: under one --by key. --by run keeps them
+ * apart where each run is one host's and of one kind (both were refused
+ * whatever the runs), and so does any column whose values differ between
+ * them (kernel over two hosts of two kernels); a run whose rows are of two
+ * hosts or of both kinds (a file put together by hand) still pools.
+ */
+Test(report, two_hosts_or_kinds_refused_only_where_they_pool)
+{
+	const char *mixed[] = { LAB_TEST_DATA "/good.csv", LAB_TEST_DATA "/simulated.csv" };
+	const char *hosts[] = { LAB_TEST_DATA "/good.csv", LAB_TEST_DATA "/other-host.csv" };
+	char runs[] = "/tmp/rwlab-hosts-XXXXXX", one_run[] = "/tmp/rwlab-hosts-XXXXXX", err[2048];
+	const char *runs_p[] = { runs }, *one_run_p[] = { one_run };
+
+	cr_expect_eq(load(mixed, 2, "run", err, sizeof(err)), 0, "--by run, measured and simulated runs: %s", err);
+	cr_expect_eq(load(mixed, 2, "variant,host", err, sizeof(err)), -1, "--by host, one host: pooled");
+	cr_expect(strstr(err, "cell pthread locktest t=2 has simulated rows (sim generic-8) and measured ones (cpu)"),
+		  "%s", err);
+	cr_expect_eq(load(hosts, 2, "run", err, sizeof(err)), -1, "--by run, one run on two hosts: pooled");
+	cr_expect(strstr(err, "cell pthread locktest t=2 was measured on hosts 'host' and 'host2'"), "%s", err);
+	write_file(runs, HOST_HEAD HOST_ROW("r1", "0", "cpu", "Linux 6.1", "host")
+			 HOST_ROW("r2", "0", "cpu", "Linux 6.6", "host2")
+			 HOST_ROW("r3", "0", SIM_CPU, MODEL_A " seed 1", "host"));
+	cr_expect_eq(load(runs_p, 1, "run", err, sizeof(err)), 0, "--by run, a run per host and kind: %s", err);
+	cr_expect_eq(load(runs_p, 1, "variant,kernel", err, sizeof(err)), 0, "--by kernel, a kernel per host: %s", err);
+	cr_expect_eq(load(runs_p, 1, "variant", err, sizeof(err)), -1, "--by variant pooled two hosts");
+	cr_expect_eq(load(runs_p, 1, "variant,host", err, sizeof(err)), -1, "--by host pooled two kinds");
+	write_file(one_run, HOST_HEAD HOST_ROW("r1", "0", "cpu", "Linux 6.1", "host")
+			    HOST_ROW("r1", "1", SIM_CPU, MODEL_A " seed 1", "host"));
+	cr_expect_eq(load(one_run_p, 1, "run", err, sizeof(err)), -1, "--by run, a run of both kinds: pooled");
+	cr_expect(strstr(err, "has simulated rows (sim generic-8) and measured ones (cpu)"), "%s", err);
+	unlink(runs);
+	unlink(one_run);
+}
+
 /* The first line of what report prints for @path with @by. */
 static char *banner(const char *path, const char *by)
 {
