@@ -24,6 +24,7 @@
 
 #include "knob.h"
 #include "mm.h"
+#include "plugin.h"
 #include "results.h"
 #include "workload.h"
 
@@ -444,6 +445,8 @@ struct loader {
 	int src;			/* the input being read */
 	int *ctx_map, nctx_map;		/* its reader's contexts -> the store's */
 	long long seq;			/* rows read */
+	const char **row;		/* the row being read, its workload label as run writes it */
+	struct imap wl_map;		/* a workload label's id -> its id as run writes it */
 	char key[8192];
 };
 
@@ -536,6 +539,26 @@ static int key_id(struct loader *L, const char *const *f, const int *cols, int n
 		off += (size_t)snprintf(L->key + off, off < sizeof(L->key) ? sizeof(L->key) - off : 0, "%s%s",
 					i ? " " : "", cols[i] >= 0 ? f[cols[i]] : "");
 	return intern(&L->st->str, L->key);
+}
+
+/*
+ * The id of workload label @label as run writes it: one this build's
+ * registry parses is spelt as run spells it (its knobs in their declared
+ * order, defaults left out), so the same knobs in another order are one
+ * workload, one cell; any other label stands as it is.
+ */
+static int workload_id(struct loader *L, const char *label)
+{
+	int raw = intern(&L->st->str, label), id = imap_get(&L->wl_map, raw, 0, 0, 0);
+	struct lab_spec s;
+	char err[512];
+
+	if (id < 0) {
+		id = lab_registry_parse(&lab_workload_registry, label, &s, err, sizeof(err)) ? raw :
+			intern(&L->st->str, s.label);
+		imap_put(&L->wl_map, raw, 0, 0, 0, id);
+	}
+	return id;
 }
 
 const char *lab_results_fault_path(const char *workload, char *base, size_t len)
@@ -821,10 +844,14 @@ static int parse_threads(const char *s)
 static int read_row(struct loader *L, const struct lab_csv_reader *rd, const char *name, char *err, size_t errlen)
 {
 	struct lab_results_store *st = L->st;
-	const char *const *f = rd->row, *why;
+	const char *const *f = L->row, *why;
 	const int *col = L->col;
 	struct prow p = { .line = rd->line, .seq = L->seq++ };
 	int v, w, th, host, run, it, im, seg[4], nt, ig;
+
+	memcpy(L->row, rd->row, (size_t)rd->ncols * sizeof(*L->row));
+	w = workload_id(L, f[col[C_WORKLOAD]]);
+	L->row[col[C_WORKLOAD]] = S(st, w);
 
 	if (lab_value_parse(f[col[C_VALUE]], &p.v, &why)) {
 		snprintf(err, errlen, "%s:%d: value '%s' is %s", name, rd->line, f[col[C_VALUE]], why);
@@ -836,7 +863,6 @@ static int read_row(struct loader *L, const struct lab_csv_reader *rd, const cha
 		return -1;
 	}
 	v = intern(&st->str, f[col[C_VARIANT]]);
-	w = intern(&st->str, f[col[C_WORKLOAD]]);
 	th = intern(&st->str, f[col[C_THREADS]]);
 	host = col[C_HOST] >= 0 ? intern(&st->str, f[col[C_HOST]]) : -1;
 	run = col[C_RUN] >= 0 ? intern(&st->str, f[col[C_RUN]]) : -1;
@@ -899,6 +925,7 @@ static int setup_columns(struct loader *L, const struct lab_csv_reader *rd, cons
 			return -1;
 		}
 	}
+	L->row = xrealloc(NULL, (size_t)rd->ncols * sizeof(*L->row));	/* the other inputs have these columns */
 	L->st->nccols = 0;
 	L->st->ccol = xrealloc(NULL, (size_t)rd->ncols * sizeof(char *));
 	for (int c = 0; c < rd->ncols; c++)	/* the run and the context columns (csv.h: the reader's contexts) */
@@ -993,8 +1020,13 @@ static void find_original(struct loader *L, int npaths, int *src, int *line)
 		while (*src < 0 && (r = lab_csv_reader_next(&rd, err, sizeof(err))) > 0) {
 			bool same = true;
 
-			for (int k = 0; k < 7 && same; k++)
-				same = !strcmp(c[k] >= 0 ? rd.row[c[k]] : "-", st->dup.key[k]);
+			for (int k = 0; k < 7 && same; k++) {
+				const char *v = c[k] < 0 ? "-" : rd.row[c[k]];
+
+				if (c[k] >= 0 && !strcmp(dup_names[k], LAB_CSV_NAME(workload)))
+					v = S(st, workload_id(L, v));	/* as read_row() keys it */
+				same = !strcmp(v, st->dup.key[k]);
+			}
 			if (same)
 				*src = i, *line = rd.line;
 		}
@@ -1615,6 +1647,8 @@ out:
 	free(keep);
 	free(vwt_failed);
 	free(L.ctx_map);
+	free(L.row);
+	imap_free(&L.wl_map);
 	if (ret || (flags & LAB_RESULTS_HEADER))
 		lab_results_free(r);
 	return ret;

@@ -996,6 +996,48 @@ Test(report, two_hosts_or_kinds_refused_only_where_they_pool)
 	unlink(one_run);
 }
 
+#define PFT_ROW(run, knobs, kernel) \
+	"1," run ",t,pthread,\"pft:" knobs "\",2,0,total_rate,5000,op/s,higher,sim generic-8: 8 CPUs," kernel "\n"
+
+/*
+ * A workload label names one workload whatever the order of its knobs or a
+ * default given: the loader keys a cell by the label as run writes it
+ * (knobs in their declared order, defaults left out). Under --by fault_path
+ * two spellings of pft:size_mb=64,mm_lock=vma pooled into one table cell
+ * that the two-models check took for two cells (two engines' rows were
+ * averaged); under --by variant they were three tables of one workload,
+ * and one row given twice so was counted twice.
+ */
+Test(report, a_workload_is_one_cell_whatever_its_knobs_order)
+{
+	char engines[] = "/tmp/rwlab-knobs-XXXXXX", one[] = "/tmp/rwlab-knobs-XXXXXX", err[2048];
+	const char *engines_p[] = { engines }, *one_p[] = { one };
+	struct lab_results r;
+
+	write_file(engines, SIM_HEAD PFT_ROW("r1", "size_mb=64,mm_lock=vma", MODEL_A " seed 1")
+				PFT_ROW("r2", "mm_lock=vma,size_mb=64", MODEL_B " seed 1"));
+	cr_expect_eq(load(engines_p, 1, LAB_RESULTS_FAULT_PATH, err, sizeof(err)), -1, "--by fault_path pooled two engines");
+	cr_expect(strstr(err, "cell pthread pft:size_mb=64,mm_lock=vma t=2 was simulated by two engines"), "%s", err);
+	write_file(one, SIM_HEAD PFT_ROW("r1", "size_mb=64,mm_lock=vma", MODEL_A " seed 1")
+			PFT_ROW("r2", "mm_lock=vma,size_mb=64", MODEL_A " seed 1")
+			PFT_ROW("r3", "touch=pool,mm_lock=vma,size_mb=64", MODEL_A " seed 1"));
+	cr_assert_eq(lab_results_load_many(&r, one_p, 1, "variant", NULL, LAB_RESULTS_QUIET, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_expect_eq(r.ns, 1, "%d series of one workload", r.ns);
+	cr_expect_str_eq(r.s[0].workload, "pft:size_mb=64,mm_lock=vma");
+	cr_expect_eq(r.s[0].n, 3);
+	lab_results_free(&r);
+	unlink(one);
+	strcpy(one, "/tmp/rwlab-knobs-XXXXXX");
+	write_file(one, SIM_HEAD PFT_ROW("r1", "mm_lock=vma,size_mb=64", MODEL_A " seed 1")
+			PFT_ROW("r1", "size_mb=64,mm_lock=vma", MODEL_A " seed 1"));
+	cr_expect_eq(load(one_p, 1, "variant", err, sizeof(err)), -1, "a row given twice, spelt two ways, counted twice");
+	cr_expect(strstr(err, ":3: the row repeats ") && strstr(err, ":2 (run r1, cell pthread pft:size_mb=64,mm_lock=vma "
+								  "t=2, iteration 0, metric total_rate)"), "%s", err);
+	unlink(engines);
+	unlink(one);
+}
+
 /* The first line of what report prints for @path with @by. */
 static char *banner(const char *path, const char *by)
 {
