@@ -1178,3 +1178,34 @@ Test(report, html_change_figure_title_whole, .timeout = 60)
 		  "the change figure's title is not whole:\n%.2000s", strstr(out, "the change per row"));
 	free(out);
 }
+
+/*
+ * The thread's words calling a change noise (map.flat, up to 255
+ * characters) are quoted whole in the verdict's reason, after "the thread: "
+ * (the published side's reason held 255 bytes: the words' last 12
+ * characters were cut).
+ */
+Test(report, the_threads_words_whole, .timeout = 60)
+{
+	static struct lab_matrix m;
+	static struct lab_refmap map;
+	struct lab_report_opts o = { .path = LAB_TEST_DATA "/verdict.csv", .format = LAB_FMT_NONE, .map = &map };
+	size_t len = sizeof(map.flat[0].words) - 1;
+	char err[1024], ref[4200], want[320], *out;
+	int rc;
+
+	cr_assert_eq(lab_matrix_load(LAB_TEST_DATA "/verdict.matrix", &m, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_matrix_refmap(&m, &map, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_matrix_reference(&m, ref, sizeof(ref)), 0);
+	cr_assert_eq(map.nflat, 1);
+	long_name(map.flat[0].words, len, "\"noise\" (", 'w');
+	memcpy(map.flat[0].words + len - 5, " end)", 5);
+	o.reference = ref;
+	out = report(&o, &rc);
+	lab_matrix_free(&m);
+	cr_assert_eq(rc, 0);
+	snprintf(want, sizeof(want), "(the thread: %s; rwlab significant)\n", map.flat[0].words);
+	cr_expect(strstr(out, want), "the thread's %zu characters are not whole:\n%.600s", len,
+		  strstr(out, "(the thread: ") ? strstr(out, "(the thread: ") : out);
+	free(out);
+}
