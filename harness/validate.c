@@ -56,9 +56,12 @@ struct rung {
 
 static struct rung rungs[RUNG_MAX];
 static int nrungs;
-/* What each rung gave, in the order run, for the page (-o). */
+/* What each rung gave, in the order run, for the page (-o); its run line whole, every field at its longest. */
+#define RUNG_RUN "-w %s -t %s --pin %s %s; metric %s"
+#define RUNG_FIELD(f) sizeof(((struct rung *)0)->f)
 static struct lab_ladder_rung done[RUNG_MAX];
-static char done_run[RUNG_MAX][512];
+static char done_run[RUNG_MAX][sizeof(RUNG_RUN) + RUNG_FIELD(spec) + RUNG_FIELD(threads) + RUNG_FIELD(pin) +
+			       RUNG_FIELD(opts) + RUNG_FIELD(metric)];
 static int ndone;
 static char self_dir[4096], tmp_dir[4096];
 static int run_seq;
@@ -535,8 +538,7 @@ static void ladder_keep(const struct rung *r, double fig, double sim, double rat
 {
 	struct lab_ladder_rung *d = &done[ndone];
 
-	snprintf(done_run[ndone], sizeof(done_run[0]), "-w %s -t %s --pin %s %s; metric %s", r->spec, r->threads, r->pin,
-		 r->opts, r->metric);
+	snprintf(done_run[ndone], sizeof(done_run[0]), RUNG_RUN, r->spec, r->threads, r->pin, r->opts, r->metric);
 	d->machine = r->machine, d->id = r->id, d->kind = r->kind, d->tol = r->tol, d->source = r->source;
 	d->run = done_run[ndone++];
 	d->figure = fig, d->simulated = sim, d->ratio = ratio, d->pass = ok;
