@@ -297,6 +297,11 @@ static void lkp_sig(const char *mark_b, const char *mark_n, struct lab_vrow *row
 		 fabs(row->pn - row->pb) > lim ? ">" : "<=", lkp_pct(mark_b), lkp_pct(mark_n), l);
 }
 
+#define THREAD_WHY "the thread: "
+_Static_assert(sizeof(((struct lab_vrow *)0)->pub_why) >=
+	       sizeof(THREAD_WHY) - 1 + sizeof(((struct lab_refmap *)0)->flat[0].words),
+	       "a row's pub_why holds the thread's words whole after THREAD_WHY");
+
 /* The published side's significance of @row, as its table marks it (report_ref.h). */
 static void published_sig(const struct ref *ref, const struct lab_refmap *map, double flat, int ib, int in,
 			  struct lab_vrow *row)
@@ -329,7 +334,7 @@ static void published_sig(const struct ref *ref, const struct lab_refmap *map, d
 	for (int i = 0; i < map->nflat; i++)
 		if (map_names(map->flat[i].bench, map->flat[i].metric, map->flat[i].clients, row)) {
 			row->pub = LAB_PUB_NOT_SIGNIFICANT;
-			snprintf(row->pub_why, sizeof(row->pub_why), "the thread: %s", map->flat[i].words);
+			snprintf(row->pub_why, sizeof(row->pub_why), THREAD_WHY "%s", map->flat[i].words);
 			return;
 		}
 	if (fabs(row->pch) < flat) {

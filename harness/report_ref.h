@@ -107,7 +107,7 @@ struct lab_vrow {
 	char mark[16];			/* the published mark of the variant's cell as printed ("*", "( )", "±3%", "") */
 	const char *rule;		/* the mark's rule: mmtests-ttest, mmtests-ci, lkp, none */
 	enum lab_pub_sig pub;
-	char pub_why[256];		/* how the published significance was read */
+	char pub_why[320];		/* how the published significance was read (the thread's words whole) */
 	int th;				/* rwlab threads: -1 none, 0 every count pooled */
 	double ob, on, och;		/* rwlab's baseline, column, change (%) */
 	int nb, nn;			/* rwlab iterations behind ob and on */

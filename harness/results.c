@@ -24,6 +24,7 @@
 
 #include "knob.h"
 #include "mm.h"
+#include "plugin.h"
 #include "results.h"
 #include "workload.h"
 
@@ -444,6 +445,8 @@ struct loader {
 	int src;			/* the input being read */
 	int *ctx_map, nctx_map;		/* its reader's contexts -> the store's */
 	long long seq;			/* rows read */
+	const char **row;		/* the row being read, its workload label as run writes it */
+	struct imap wl_map;		/* a workload label's id -> its id as run writes it */
 	char key[8192];
 };
 
@@ -536,6 +539,26 @@ static int key_id(struct loader *L, const char *const *f, const int *cols, int n
 		off += (size_t)snprintf(L->key + off, off < sizeof(L->key) ? sizeof(L->key) - off : 0, "%s%s",
 					i ? " " : "", cols[i] >= 0 ? f[cols[i]] : "");
 	return intern(&L->st->str, L->key);
+}
+
+/*
+ * The id of workload label @label as run writes it: one this build's
+ * registry parses is spelt as run spells it (its knobs in their declared
+ * order, defaults left out), so the same knobs in another order are one
+ * workload, one cell; any other label stands as it is.
+ */
+static int workload_id(struct loader *L, const char *label)
+{
+	int raw = intern(&L->st->str, label), id = imap_get(&L->wl_map, raw, 0, 0, 0);
+	struct lab_spec s;
+	char err[512];
+
+	if (id < 0) {
+		id = lab_registry_parse(&lab_workload_registry, label, &s, err, sizeof(err)) ? raw :
+			intern(&L->st->str, s.label);
+		imap_put(&L->wl_map, raw, 0, 0, 0, id);
+	}
+	return id;
 }
 
 const char *lab_results_fault_path(const char *workload, char *base, size_t len)
@@ -821,10 +844,14 @@ static int parse_threads(const char *s)
 static int read_row(struct loader *L, const struct lab_csv_reader *rd, const char *name, char *err, size_t errlen)
 {
 	struct lab_results_store *st = L->st;
-	const char *const *f = rd->row, *why;
+	const char *const *f = L->row, *why;
 	const int *col = L->col;
 	struct prow p = { .line = rd->line, .seq = L->seq++ };
 	int v, w, th, host, run, it, im, seg[4], nt, ig;
+
+	memcpy(L->row, rd->row, (size_t)rd->ncols * sizeof(*L->row));
+	w = workload_id(L, f[col[C_WORKLOAD]]);
+	L->row[col[C_WORKLOAD]] = S(st, w);
 
 	if (lab_value_parse(f[col[C_VALUE]], &p.v, &why)) {
 		snprintf(err, errlen, "%s:%d: value '%s' is %s", name, rd->line, f[col[C_VALUE]], why);
@@ -836,7 +863,6 @@ static int read_row(struct loader *L, const struct lab_csv_reader *rd, const cha
 		return -1;
 	}
 	v = intern(&st->str, f[col[C_VARIANT]]);
-	w = intern(&st->str, f[col[C_WORKLOAD]]);
 	th = intern(&st->str, f[col[C_THREADS]]);
 	host = col[C_HOST] >= 0 ? intern(&st->str, f[col[C_HOST]]) : -1;
 	run = col[C_RUN] >= 0 ? intern(&st->str, f[col[C_RUN]]) : -1;
@@ -899,6 +925,7 @@ static int setup_columns(struct loader *L, const struct lab_csv_reader *rd, cons
 			return -1;
 		}
 	}
+	L->row = xrealloc(NULL, (size_t)rd->ncols * sizeof(*L->row));	/* the other inputs have these columns */
 	L->st->nccols = 0;
 	L->st->ccol = xrealloc(NULL, (size_t)rd->ncols * sizeof(char *));
 	for (int c = 0; c < rd->ncols; c++)	/* the run and the context columns (csv.h: the reader's contexts) */
@@ -993,8 +1020,13 @@ static void find_original(struct loader *L, int npaths, int *src, int *line)
 		while (*src < 0 && (r = lab_csv_reader_next(&rd, err, sizeof(err))) > 0) {
 			bool same = true;
 
-			for (int k = 0; k < 7 && same; k++)
-				same = !strcmp(c[k] >= 0 ? rd.row[c[k]] : "-", st->dup.key[k]);
+			for (int k = 0; k < 7 && same; k++) {
+				const char *v = c[k] < 0 ? "-" : rd.row[c[k]];
+
+				if (c[k] >= 0 && !strcmp(dup_names[k], LAB_CSV_NAME(workload)))
+					v = S(st, workload_id(L, v));	/* as read_row() keys it */
+				same = !strcmp(v, st->dup.key[k]);
+			}
 			if (same)
 				*src = i, *line = rd.line;
 		}
@@ -1096,31 +1128,47 @@ static void failed_cells(struct loader *L, bool *keep, bool *vwt_failed)
 	free(order);
 }
 
+/* Does one --by key hold rows of both cells @a and @b, which then pool into one mean? */
+static bool pool_together(const struct cell *a, const struct cell *b)
+{
+	for (int j = 0; j < a->nctx; j++)
+		for (int k = 0; k < b->nctx; k++)
+			if (a->ctx[j].col == b->ctx[k].col)
+				return true;
+	return false;
+}
+
 /*
  * One cell (variant, workload, threads) measured on two hosts would be
- * pooled into one mean: refused unless the hosts are compared side by side
- * (--by with host). Returns 0 or -1.
+ * pooled into one mean: refused where one --by key holds rows of both
+ * hosts, unless --by keeps them apart (host, run: each run is one host's,
+ * or any column whose values differ between the hosts' rows). Returns 0 or -1.
  */
-static int check_hosts(struct loader *L, const bool *keep, const char *by, char *err, size_t errlen)
+static int check_hosts(struct loader *L, const bool *keep, char *err, size_t errlen)
 {
 	struct lab_results_store *st = L->st;
 	int *idx, n = 0, ret = 0;
 
-	if (L->col[C_HOST] < 0 || (by && strstr(by, "host")))
+	if (L->col[C_HOST] < 0)
 		return 0;
 	idx = xrealloc(NULL, (size_t)(st->ncells + 1) * sizeof(int));
 	for (int i = 0; i < st->ncells; i++)
 		if (keep[i])
 			idx[n++] = i;
-	qsort_r(idx, (size_t)n, sizeof(int), cmp_cell_key, st);
-	for (int i = 1; i < n && !ret; i++) {
-		const struct cell *a = &st->cells[idx[i - 1]], *b = &st->cells[idx[i]];
+	qsort_r(idx, (size_t)n, sizeof(int), cmp_cell_key, st);	/* a cell's hosts side by side */
+	for (int i = 0; i < n && !ret; i++) {
+		const struct cell *a = &st->cells[idx[i]], *b;
 
-		if (a->v == b->v && a->w == b->w && a->th == b->th && a->host != b->host) {
-			snprintf(err, errlen, "%s: cell %s %s t=%s was measured on hosts '%s' and '%s': give --by "
-				 "variant,host to compare them side by side (not pooled)", L->r->path, S(st, a->v),
-				 S(st, a->w), S(st, a->th), S(st, a->host), S(st, b->host));
-			ret = -1;
+		for (int j = i + 1; j < n && !ret; j++) {
+			b = &st->cells[idx[j]];
+			if (a->v != b->v || a->w != b->w || a->th != b->th)
+				break;
+			if (pool_together(a, b)) {
+				snprintf(err, errlen, "%s: cell %s %s t=%s was measured on hosts '%s' and '%s': give "
+					 "--by variant,host to compare them side by side (not pooled)", L->r->path,
+					 S(st, a->v), S(st, a->w), S(st, a->th), S(st, a->host), S(st, b->host));
+				ret = -1;
+			}
 		}
 	}
 	free(idx);
@@ -1128,32 +1176,41 @@ static int check_hosts(struct loader *L, const bool *keep, const char *by, char 
 }
 
 /*
- * One cell with simulated rows (cpu_model "sim NAME: ...": rwlab-sim's
- * model) and measured ones would pool the model's figures with a machine's
- * into one mean (both name the host they were made on): refused unless they
- * are compared side by side (--by with kernel or cpu_model, which tell them
- * apart). Returns 0 or -1.
+ * Two contexts of cell @c under one --by key, one of simulated rows
+ * (cpu_model "sim NAME: ...") and one of measured ones, into @sim and
+ * @native (indexes into c->ctx). Returns whether there are.
  */
-static int check_sim_mix(struct loader *L, const bool *keep, const char *by, char *err, size_t errlen)
+static bool sim_and_measured(const struct lab_results_store *st, const struct cell *c, int mc, int *sim, int *native)
+{
+	for (int j = 0; j < c->nctx; j++)
+		for (int k = 0; k < c->nctx; k++)
+			if (c->ctx[j].col == c->ctx[k].col && !strncmp(st->ctxv[c->ctx[j].ctx][mc], "sim ", 4) &&
+			    strncmp(st->ctxv[c->ctx[k].ctx][mc], "sim ", 4)) {
+				*sim = j;
+				*native = k;
+				return true;
+			}
+	return false;
+}
+
+/*
+ * One cell with simulated rows (rwlab-sim's model) and measured ones would
+ * pool the model's figures with a machine's into one mean (both name the
+ * host they were made on): refused where one --by key holds rows of both,
+ * unless --by keeps them apart (kernel or cpu_model, which tell them apart,
+ * or run: each run is of one kind). Returns 0 or -1.
+ */
+static int check_sim_mix(struct loader *L, const bool *keep, char *err, size_t errlen)
 {
 	const struct lab_results_store *st = L->st;
-	int mc = ctx_col(st, LAB_CSV_NAME(cpu_model));
+	int mc = ctx_col(st, LAB_CSV_NAME(cpu_model)), j, k;
 
-	if (mc < 0 || (by && (strstr(by, LAB_CSV_NAME(kernel)) || strstr(by, LAB_CSV_NAME(cpu_model)))))
-		return 0;
-	for (int i = 0; i < st->ncells; i++) {
+	for (int i = 0; i < st->ncells && mc >= 0; i++) {
 		const struct cell *c = &st->cells[i];
-		const char *sim = NULL, *native = NULL;
 
-		for (int k = 0; keep[i] && k < c->nctx; k++) {
-			const char *m = st->ctxv[c->ctx[k].ctx][mc];
+		if (keep[i] && sim_and_measured(st, c, mc, &j, &k)) {
+			const char *sim = st->ctxv[c->ctx[j].ctx][mc], *native = st->ctxv[c->ctx[k].ctx][mc];
 
-			if (!strncmp(m, "sim ", 4))
-				sim = sim ? sim : m;
-			else
-				native = native ? native : m;
-		}
-		if (sim && native) {
 			snprintf(err, errlen, "%s: cell %s %s t=%s has simulated rows (%.*s) and measured ones (%s): give "
 				 "--by variant,kernel to compare them side by side (not pooled)", L->r->path, S(st, c->v),
 				 S(st, c->w), S(st, c->th), (int)strcspn(sim, ":"), sim, *native ? native : "no cpu_model");
@@ -1578,7 +1635,7 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 	keep = xrealloc(NULL, (size_t)(L.st->ncells + 1) * sizeof(bool));
 	vwt_failed = xrealloc(NULL, (size_t)(L.st->ncells + 1) * sizeof(bool));
 	failed_cells(&L, keep, vwt_failed);
-	if (check_hosts(&L, keep, by, err, errlen) || check_sim_mix(&L, keep, by, err, errlen) ||
+	if (check_hosts(&L, keep, err, errlen) || check_sim_mix(&L, keep, err, errlen) ||
 	    check_sim_models(&L, keep, err, errlen))
 		goto out;
 	if (check_threads(&L, keep, err, errlen))
@@ -1590,6 +1647,8 @@ out:
 	free(keep);
 	free(vwt_failed);
 	free(L.ctx_map);
+	free(L.row);
+	imap_free(&L.wl_map);
 	if (ret || (flags & LAB_RESULTS_HEADER))
 		lab_results_free(r);
 	return ret;

@@ -56,9 +56,12 @@ struct rung {
 
 static struct rung rungs[RUNG_MAX];
 static int nrungs;
-/* What each rung gave, in the order run, for the page (-o). */
+/* What each rung gave, in the order run, for the page (-o); its run line whole, every field at its longest. */
+#define RUNG_RUN "-w %s -t %s --pin %s %s; metric %s"
+#define RUNG_FIELD(f) sizeof(((struct rung *)0)->f)
 static struct lab_ladder_rung done[RUNG_MAX];
-static char done_run[RUNG_MAX][512];
+static char done_run[RUNG_MAX][sizeof(RUNG_RUN) + RUNG_FIELD(spec) + RUNG_FIELD(threads) + RUNG_FIELD(pin) +
+			       RUNG_FIELD(opts) + RUNG_FIELD(metric)];
 static int ndone;
 static char self_dir[4096], tmp_dir[4096];
 static int run_seq;
@@ -84,6 +87,31 @@ static char *field(char **p)
 }
 
 #define COPY(dst, src) snprintf((dst), sizeof(dst), "%s", (src))
+
+/* Rung @r's 11 fields @fl, each whole in its room; else -1 after one line naming the field. */
+static int rung_set(struct rung *r, char *const *fl, const char *path, int line)
+{
+	static const char *const names[11] = { "machine", "rung", "kind", "workload", "threads", "pin", "metric",
+					       "figure", "tolerance", "options", "source" };
+	const struct { char *dst; size_t room; } f[11] = {
+		{ r->machine, sizeof(r->machine) }, { r->id, sizeof(r->id) }, { r->kind, sizeof(r->kind) },
+		{ r->spec, sizeof(r->spec) }, { r->threads, sizeof(r->threads) }, { r->pin, sizeof(r->pin) },
+		{ r->metric, sizeof(r->metric) }, { r->figure, sizeof(r->figure) }, { r->tol, sizeof(r->tol) },
+		{ r->opts, sizeof(r->opts) }, { r->source, sizeof(r->source) },
+	};
+
+	for (int k = 0; k < 11; k++) {
+		size_t n = strlen(fl[k]);
+
+		if (n >= f[k].room) {
+			fprintf(stderr, "rwlab sim validate: %s:%d: the %s field is %zu characters (at most %zu)\n", path,
+				line, names[k], n, f[k].room - 1);
+			return -1;
+		}
+		memcpy(f[k].dst, fl[k], n + 1);
+	}
+	return 0;
+}
 
 static int ladder_load(const char *path)
 {
@@ -115,17 +143,10 @@ static int ladder_load(const char *path)
 		}
 		r = &rungs[nrungs++];
 		r->line = line;
-		COPY(r->machine, fl[0]);
-		COPY(r->id, fl[1]);
-		COPY(r->kind, fl[2]);
-		COPY(r->spec, fl[3]);
-		COPY(r->threads, fl[4]);
-		COPY(r->pin, fl[5]);
-		COPY(r->metric, fl[6]);
-		COPY(r->figure, fl[7]);
-		COPY(r->tol, fl[8]);
-		COPY(r->opts, fl[9]);
-		COPY(r->source, fl[10]);
+		if (rung_set(r, fl, path, line)) {
+			fclose(f);
+			return -1;
+		}
 		if (strcmp(r->kind, "calibration") && strcmp(r->kind, "validation")) {
 			fprintf(stderr, "rwlab sim validate: %s:%d: kind '%s' (valid: calibration, validation)\n",
 				path, line, r->kind);
@@ -535,8 +556,7 @@ static void ladder_keep(const struct rung *r, double fig, double sim, double rat
 {
 	struct lab_ladder_rung *d = &done[ndone];
 
-	snprintf(done_run[ndone], sizeof(done_run[0]), "-w %s -t %s --pin %s %s; metric %s", r->spec, r->threads, r->pin,
-		 r->opts, r->metric);
+	snprintf(done_run[ndone], sizeof(done_run[0]), RUNG_RUN, r->spec, r->threads, r->pin, r->opts, r->metric);
 	d->machine = r->machine, d->id = r->id, d->kind = r->kind, d->tol = r->tol, d->source = r->source;
 	d->run = done_run[ndone++];
 	d->figure = fig, d->simulated = sim, d->ratio = ratio, d->pass = ok;

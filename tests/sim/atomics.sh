@@ -7,8 +7,9 @@
 # - futex_pingpong natively and simulated: round trips happen; an odd -t is
 #   refused with one line;
 # - rwlab sim validate on a ladder of its own: a rung within its tolerance
-#   PASSes, one outside FAILs (exit 1), a malformed ladder and an unknown
-#   machine or a machine given twice are refused (exit 2, one line).
+#   PASSes, one outside FAILs (exit 1), a malformed ladder (a field too long
+#   for it among them) and an unknown machine or a machine given twice are
+#   refused (exit 2, one line); its page names a rung's run whole.
 # Usage: atomics.sh RWLAB SOURCE-ROOT
 set -u
 rwlab=$1 root=$2
@@ -71,6 +72,20 @@ RWLAB_SIM_MACHINES=$tmp/m "$rwlab" sim validate epyc-2vcpu epyc-2vcpu >"$tmp/o" 
 [ $? = 2 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && [ ! -s "$tmp/o" ] &&
 	grep -q "^rwlab sim validate: machine 'epyc-2vcpu' given twice (each machine is validated once)$" "$tmp/e" ||
 	fail "validate a machine twice: $(cat "$tmp/e")"
+# the page names a rung's run whole, every field at its longest (a workload of 255 characters, options of
+# 159, a metric of 95: it was cut at 511 bytes, the metric lost); the workload is no workload, so nothing runs
+long() { printf "%s%$(($2 - ${#1}))s" "$1" "" | tr ' ' "$3"; }
+wl=$(long nosuch- 255 w) opts=$(long "-n 1 -d 1ms -q" 159 q) m=$(long m 90 m)_tail
+echo "epyc-2vcpu | long | validation | $wl | 2 | compact | $m | 1 | x2 | $opts | test" >"$tmp/m/validate.ladder"
+TMPDIR=$tmp/vt RWLAB_SIM_MACHINES=$tmp/m "$rwlab" sim validate epyc-2vcpu -o "$tmp/page.html" >"$tmp/o" 2>&1
+grep -q -- "-w $wl -t 2 --pin compact $opts; metric $m<" "$tmp/page.html" ||
+	fail "validate's page cuts a long rung's run: $(grep -o -- '-w nosuch-[^<]*' "$tmp/page.html" | tail -c 120)"
+# a field longer than the ladder keeps is refused, not cut (a workload of 256 characters ran its first 255)
+echo "epyc-2vcpu | long | validation | $(long nosuch- 256 w) | 2 | compact | ops_per_s | 1 | x2 | | test" >"$tmp/m/validate.ladder"
+RWLAB_SIM_MACHINES=$tmp/m "$rwlab" sim validate epyc-2vcpu >"$tmp/o" 2>"$tmp/e"
+[ $? = 2 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && [ ! -s "$tmp/o" ] &&
+	grep -q "^rwlab sim validate: .*/validate\.ladder:1: the workload field is 256 characters (at most 255)$" "$tmp/e" ||
+	fail "validate with a workload of 256 characters: $(cat "$tmp/e" "$tmp/o" | tail -n 3)"
 echo "epyc-2vcpu | bad | guess | atomics | 2 | compact | ops_per_s | 1 | x2 | | test" >"$tmp/m/validate.ladder"
 RWLAB_SIM_MACHINES=$tmp/m "$rwlab" sim validate epyc-2vcpu >"$tmp/o" 2>"$tmp/e"
 [ $? = 2 ] && grep -q "validate.ladder:1: kind 'guess'" "$tmp/e" || fail "validate with a bad kind: $(cat "$tmp/e")"

@@ -954,6 +954,90 @@ Test(report, two_models_refused_only_where_they_pool)
 	unlink(machines);
 }
 
+#define HOST_HEAD \
+	"schema,run,timestamp,variant,workload,threads,iteration,metric,value,unit,better,cpu_model,kernel,host\n"
+#define HOST_ROW(run, it, cpu_model, kernel, host) \
+	"1," run ",t,pthread,locktest,2," it ",total_rate,1000,op/s,higher," cpu_model "," kernel "," host "\n"
+#define SIM_CPU "sim generic-8: 8 CPUs"
+
+/*
+ * Rows of two hosts, or simulated and measured rows, in one cell are
+ * refused where they would pool: under one --by key. --by run keeps them
+ * apart where each run is one host's and of one kind (both were refused
+ * whatever the runs), and so does any column whose values differ between
+ * them (kernel over two hosts of two kernels); a run whose rows are of two
+ * hosts or of both kinds (a file put together by hand) still pools.
+ */
+Test(report, two_hosts_or_kinds_refused_only_where_they_pool)
+{
+	const char *mixed[] = { LAB_TEST_DATA "/good.csv", LAB_TEST_DATA "/simulated.csv" };
+	const char *hosts[] = { LAB_TEST_DATA "/good.csv", LAB_TEST_DATA "/other-host.csv" };
+	char runs[] = "/tmp/rwlab-hosts-XXXXXX", one_run[] = "/tmp/rwlab-hosts-XXXXXX", err[2048];
+	const char *runs_p[] = { runs }, *one_run_p[] = { one_run };
+
+	cr_expect_eq(load(mixed, 2, "run", err, sizeof(err)), 0, "--by run, measured and simulated runs: %s", err);
+	cr_expect_eq(load(mixed, 2, "variant,host", err, sizeof(err)), -1, "--by host, one host: pooled");
+	cr_expect(strstr(err, "cell pthread locktest t=2 has simulated rows (sim generic-8) and measured ones (cpu)"),
+		  "%s", err);
+	cr_expect_eq(load(hosts, 2, "run", err, sizeof(err)), -1, "--by run, one run on two hosts: pooled");
+	cr_expect(strstr(err, "cell pthread locktest t=2 was measured on hosts 'host' and 'host2'"), "%s", err);
+	write_file(runs, HOST_HEAD HOST_ROW("r1", "0", "cpu", "Linux 6.1", "host")
+			 HOST_ROW("r2", "0", "cpu", "Linux 6.6", "host2")
+			 HOST_ROW("r3", "0", SIM_CPU, MODEL_A " seed 1", "host"));
+	cr_expect_eq(load(runs_p, 1, "run", err, sizeof(err)), 0, "--by run, a run per host and kind: %s", err);
+	cr_expect_eq(load(runs_p, 1, "variant,kernel", err, sizeof(err)), 0, "--by kernel, a kernel per host: %s", err);
+	cr_expect_eq(load(runs_p, 1, "variant", err, sizeof(err)), -1, "--by variant pooled two hosts");
+	cr_expect_eq(load(runs_p, 1, "variant,host", err, sizeof(err)), -1, "--by host pooled two kinds");
+	write_file(one_run, HOST_HEAD HOST_ROW("r1", "0", "cpu", "Linux 6.1", "host")
+			    HOST_ROW("r1", "1", SIM_CPU, MODEL_A " seed 1", "host"));
+	cr_expect_eq(load(one_run_p, 1, "run", err, sizeof(err)), -1, "--by run, a run of both kinds: pooled");
+	cr_expect(strstr(err, "has simulated rows (sim generic-8) and measured ones (cpu)"), "%s", err);
+	unlink(runs);
+	unlink(one_run);
+}
+
+#define PFT_ROW(run, knobs, kernel) \
+	"1," run ",t,pthread,\"pft:" knobs "\",2,0,total_rate,5000,op/s,higher,sim generic-8: 8 CPUs," kernel "\n"
+
+/*
+ * A workload label names one workload whatever the order of its knobs or a
+ * default given: the loader keys a cell by the label as run writes it
+ * (knobs in their declared order, defaults left out). Under --by fault_path
+ * two spellings of pft:size_mb=64,mm_lock=vma pooled into one table cell
+ * that the two-models check took for two cells (two engines' rows were
+ * averaged); under --by variant they were three tables of one workload,
+ * and one row given twice so was counted twice.
+ */
+Test(report, a_workload_is_one_cell_whatever_its_knobs_order)
+{
+	char engines[] = "/tmp/rwlab-knobs-XXXXXX", one[] = "/tmp/rwlab-knobs-XXXXXX", err[2048];
+	const char *engines_p[] = { engines }, *one_p[] = { one };
+	struct lab_results r;
+
+	write_file(engines, SIM_HEAD PFT_ROW("r1", "size_mb=64,mm_lock=vma", MODEL_A " seed 1")
+				PFT_ROW("r2", "mm_lock=vma,size_mb=64", MODEL_B " seed 1"));
+	cr_expect_eq(load(engines_p, 1, LAB_RESULTS_FAULT_PATH, err, sizeof(err)), -1, "--by fault_path pooled two engines");
+	cr_expect(strstr(err, "cell pthread pft:size_mb=64,mm_lock=vma t=2 was simulated by two engines"), "%s", err);
+	write_file(one, SIM_HEAD PFT_ROW("r1", "size_mb=64,mm_lock=vma", MODEL_A " seed 1")
+			PFT_ROW("r2", "mm_lock=vma,size_mb=64", MODEL_A " seed 1")
+			PFT_ROW("r3", "touch=pool,mm_lock=vma,size_mb=64", MODEL_A " seed 1"));
+	cr_assert_eq(lab_results_load_many(&r, one_p, 1, "variant", NULL, LAB_RESULTS_QUIET, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_expect_eq(r.ns, 1, "%d series of one workload", r.ns);
+	cr_expect_str_eq(r.s[0].workload, "pft:size_mb=64,mm_lock=vma");
+	cr_expect_eq(r.s[0].n, 3);
+	lab_results_free(&r);
+	unlink(one);
+	strcpy(one, "/tmp/rwlab-knobs-XXXXXX");
+	write_file(one, SIM_HEAD PFT_ROW("r1", "mm_lock=vma,size_mb=64", MODEL_A " seed 1")
+			PFT_ROW("r1", "size_mb=64,mm_lock=vma", MODEL_A " seed 1"));
+	cr_expect_eq(load(one_p, 1, "variant", err, sizeof(err)), -1, "a row given twice, spelt two ways, counted twice");
+	cr_expect(strstr(err, ":3: the row repeats ") && strstr(err, ":2 (run r1, cell pthread pft:size_mb=64,mm_lock=vma "
+								  "t=2, iteration 0, metric total_rate)"), "%s", err);
+	unlink(engines);
+	unlink(one);
+}
+
 /* The first line of what report prints for @path with @by. */
 static char *banner(const char *path, const char *by)
 {
@@ -1092,5 +1176,36 @@ Test(report, html_change_figure_title_whole, .timeout = 60)
 	snprintf(want, sizeof(want), "\nrwlab %s vs %s\"", map.col[1].ours, map.col[0].ours);
 	cr_expect(strstr(out, "aria-label=\"fx | rate: the change per row\npublished new-") && strstr(out, want),
 		  "the change figure's title is not whole:\n%.2000s", strstr(out, "the change per row"));
+	free(out);
+}
+
+/*
+ * The thread's words calling a change noise (map.flat, up to 255
+ * characters) are quoted whole in the verdict's reason, after "the thread: "
+ * (the published side's reason held 255 bytes: the words' last 12
+ * characters were cut).
+ */
+Test(report, the_threads_words_whole, .timeout = 60)
+{
+	static struct lab_matrix m;
+	static struct lab_refmap map;
+	struct lab_report_opts o = { .path = LAB_TEST_DATA "/verdict.csv", .format = LAB_FMT_NONE, .map = &map };
+	size_t len = sizeof(map.flat[0].words) - 1;
+	char err[1024], ref[4200], want[320], *out;
+	int rc;
+
+	cr_assert_eq(lab_matrix_load(LAB_TEST_DATA "/verdict.matrix", &m, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_matrix_refmap(&m, &map, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_matrix_reference(&m, ref, sizeof(ref)), 0);
+	cr_assert_eq(map.nflat, 1);
+	long_name(map.flat[0].words, len, "\"noise\" (", 'w');
+	memcpy(map.flat[0].words + len - 5, " end)", 5);
+	o.reference = ref;
+	out = report(&o, &rc);
+	lab_matrix_free(&m);
+	cr_assert_eq(rc, 0);
+	snprintf(want, sizeof(want), "(the thread: %s; rwlab significant)\n", map.flat[0].words);
+	cr_expect(strstr(out, want), "the thread's %zu characters are not whole:\n%.600s", len,
+		  strstr(out, "(the thread: ") ? strstr(out, "(the thread: ") : out);
 	free(out);
 }
