@@ -781,6 +781,14 @@ static void exec_notes(const struct exec_opts *o)
 			o->prog, names);
 }
 
+/* The --metric regular expressions compiled so far (all of them, or those before a refused one). */
+static void exec_metrics_free(struct exec_opts *o)
+{
+	for (int m = 0; m < o->nmetrics; m++)
+		regfree(&o->metric[m].re);
+	o->nmetrics = 0;
+}
+
 static int cmd_exec(int argc, char **argv)
 {
 	struct exec_opts o = { .prog = "rwlab exec" };
@@ -790,8 +798,10 @@ static int cmd_exec(int argc, char **argv)
 	size_t off = 0;
 	int failed, stats = 0;
 
-	if (exec_parse(&o, argc, argv))
+	if (exec_parse(&o, argc, argv)) {
+		exec_metrics_free(&o);
 		return 2;
+	}
 	lab_csv_run_id(run_id, sizeof(run_id));
 	if (!o.csv) {
 		snprintf(defcsv, sizeof(defcsv), "rwlab-exec-%s.csv", run_id);
@@ -799,14 +809,17 @@ static int cmd_exec(int argc, char **argv)
 	}
 	if (lab_csv_open(&w, o.csv, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", o.prog, err);
+		exec_metrics_free(&o);
 		return 2;
 	}
 	if (!o.quiet)
 		exec_notes(&o);
 	failed = exec_all(&o, &w, run_id, &stats);
 	lab_csv_close(&w);
-	if (failed < 0)
+	if (failed < 0) {
+		exec_metrics_free(&o);
 		return 1;	/* its reader went away: exec_all() said where */
+	}
 	fprintf(stderr, "%s: results in %s\n", o.prog, o.csv);
 	/* stdout, a FIFO or a device: nothing to read the table back from (reading a FIFO would wait forever) */
 	if (!o.no_report && strcmp(o.csv, "-") && !lab_csv_stream_path(o.csv)) {
@@ -826,8 +839,7 @@ static int cmd_exec(int argc, char **argv)
 		if (lab_report_print(stdout, &ro))
 			failed = 1;
 	}
-	for (int m = 0; m < o.nmetrics; m++)
-		regfree(&o.metric[m].re);
+	exec_metrics_free(&o);
 	return failed;
 }
 
