@@ -153,6 +153,24 @@ static int exec_add_lock(const char *spec, void *ctx, char *err, size_t errlen)
 	return exec_push_lock(o, conf.label, err, errlen);
 }
 
+/* The metrics exec writes of every run (exec_all(), exec_preload_rows()), as --metric's refusal names them. */
+#define EXEC_OWN_METRICS "wall_s, user_s, sys_s, nvcsw, nivcsw, exit_status, preload.*, event.*, site.*"
+
+/* Is @name one of the metrics exec writes itself, or of the preload's families? */
+static bool exec_own_metric(const char *name)
+{
+	static const char *const own[] = { "wall_s", "user_s", "sys_s", "nvcsw", "nivcsw", "exit_status" };
+	static const char *const family[] = { "preload.", "event.", "site." };
+
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (!strcmp(name, own[i]))
+			return true;
+	for (size_t i = 0; i < sizeof(family) / sizeof(family[0]); i++)
+		if (!strncmp(name, family[i], strlen(family[i])))
+			return true;
+	return false;
+}
+
 /* "[NAME[:UNIT][:higher|:lower]=]REGEX" */
 static int exec_add_metric(struct exec_opts *o, const char *spec)
 {
@@ -196,6 +214,11 @@ static int exec_add_metric(struct exec_opts *o, const char *spec)
 				m->name);
 			return -1;
 		}
+	if (exec_own_metric(m->name)) {	/* likewise beside the row exec writes of that name */
+		fprintf(stderr, "%s: --metric '%s': a metric exec records itself (" EXEC_OWN_METRICS "): give "
+			"another NAME\n", o->prog, m->name);
+		return -1;
+	}
 	r = regcomp(&m->re, re, REG_EXTENDED | REG_NEWLINE);
 	if (r) {
 		regerror(r, &m->re, errbuf, sizeof(errbuf));

@@ -57,6 +57,12 @@ expect "torture -m twice" 2 "^rwlab torture: lazy-mm scheme 'refcount' given twi
 expect "exec --metric twice" 2 "^rwlab exec: metric 'rate' given twice in --metric \(each metric is taken once\)$" \
 	"$rwlab" exec -l none -n 1 --metric 'rate=r=([0-9]+)' --metric 'rate:op/s=s=([0-9]+)' -o m.csv -- echo r=1 s=2
 [ -e m.csv ] && fail "exec --metric twice: a CSV was written"
+# ... and so is one named as a metric exec records itself (a row of that name twice per run).
+expect "exec --metric wall_s" 2 "^rwlab exec: --metric 'wall_s': a metric exec records itself \(wall_s, .*\): give another NAME$" \
+	"$rwlab" exec -l none -n 1 --metric 'wall_s=took ([0-9.]+)' -o m.csv -- echo took 1
+expect "exec --metric event.x" 2 "^rwlab exec: --metric 'event.x': a metric exec records itself" \
+	"$rwlab" exec -l none -n 1 --metric 'event.x:count=took ([0-9.]+)' -o m.csv -- echo took 1
+[ -e m.csv ] && fail "exec --metric wall_s: a CSV was written"
 # Distinct variants still run, and report reads what they wrote.
 "$rwlab" bench -l pthread,null "${small[@]}" -o b.csv >/dev/null 2>"$tmp/e" || fail "bench -l pthread,null: $(cat "$tmp/e")"
 "$rwlab" report b.csv >/dev/null 2>"$tmp/e" || fail "report of bench's CSV: $(cat "$tmp/e")"
