@@ -815,7 +815,7 @@ static void exec_metrics_free(struct exec_opts *o)
 static int cmd_exec(int argc, char **argv)
 {
 	struct exec_opts o = { .prog = "rwlab exec" };
-	struct lab_csv_writer w = { .fd = -1 };
+	struct lab_csv_writer w = { .fd = -1, .prog = o.prog };
 	char run_id[64], defcsv[128], err[512], metrics[1024];
 	struct lab_report_opts ro = { 0 };
 	size_t off = 0;

@@ -719,7 +719,7 @@ static int write_out(const struct merge *m, const char *out)
 	FILE *fp;
 	int ret;
 
-	if (lab_csv_keep_old(out, err, sizeof(err))) {
+	if (lab_csv_keep_old("rwlab merge", out, err, sizeof(err))) {
 		fprintf(stderr, "rwlab merge: %s\n", err);
 		return -1;
 	}
