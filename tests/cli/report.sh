@@ -80,6 +80,13 @@ expect_err 2 "-o $tmp: is a directory" -- "$rwlab" report "$data/two-variants.cs
 expect_err 2 "-o $tmp/no/x.html: cannot write in $tmp/no/: No such file" -- \
 	"$rwlab" report "$data/two-variants.csv" -f html -o "$tmp/no/x.html"
 expect_err 2 "sim validate: -o $tmp/no/x.html: cannot write in" -- "$rwlab" sim validate -o "$tmp/no/x.html"
+# ... before any input is read: before --by's check of the header, and before merge's checks of two
+# files (which said the two schemas first, then the -o)
+expect_err 2 "^rwlab report: -o $tmp/no/x.txt: cannot write in $tmp/no/: No such file" -- \
+	"$rwlab" report "$data/good.csv" --by bogus -o "$tmp/no/x.txt"
+cut -d, -f1-20 "$data/other-host.csv" >"$tmp/nohost.csv"
+expect_err 2 "^rwlab report: -o $tmp/no/x.txt: cannot write in $tmp/no/: No such file" -- \
+	"$rwlab" report "$tmp/nohost.csv" "$data/good.csv" -o "$tmp/no/x.txt"
 
 # A published table: a value that is not a number fails loudly (it read as 0 and was judged);
 # a block whose first row has no published change still names the table's marks (was "(null)").
