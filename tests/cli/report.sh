@@ -87,6 +87,12 @@ expect_err 2 "^rwlab report: -o $tmp/no/x.txt: cannot write in $tmp/no/: No such
 cut -d, -f1-20 "$data/other-host.csv" >"$tmp/nohost.csv"
 expect_err 2 "^rwlab report: -o $tmp/no/x.txt: cannot write in $tmp/no/: No such file" -- \
 	"$rwlab" report "$tmp/nohost.csv" "$data/good.csv" -o "$tmp/no/x.txt"
+# Two files of two schemas: one line, report's (merge's checks, run quietly for report, said it too)
+expect_err 1 "^rwlab report: .*good.csv: its columns differ from $tmp/nohost.csv's: not CSVs of one rwlab schema$" -- \
+	"$rwlab" report "$tmp/nohost.csv" "$data/good.csv"
+sed '1s/,host$/,hostname/' "$data/other-host.csv" >"$tmp/renamed.csv"
+expect_err 1 "^rwlab report: $tmp/renamed.csv: its columns differ from .*good.csv's: not CSVs of one rwlab schema$" -- \
+	"$rwlab" report "$data/good.csv" "$tmp/renamed.csv"
 
 # A published table: a value that is not a number fails loudly (it read as 0 and was judged);
 # a block whose first row has no published change still names the table's marks (was "(null)").
