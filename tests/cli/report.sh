@@ -87,6 +87,13 @@ expect_err 2 "^rwlab report: -o $tmp/no/x.txt: cannot write in $tmp/no/: No such
 cut -d, -f1-20 "$data/other-host.csv" >"$tmp/nohost.csv"
 expect_err 2 "^rwlab report: -o $tmp/no/x.txt: cannot write in $tmp/no/: No such file" -- \
 	"$rwlab" report "$tmp/nohost.csv" "$data/good.csv" -o "$tmp/no/x.txt"
+# A header and no row (a run whose every cell failed leaves its cells out): json is a whole document
+# with no series and no baseline (it read column 0 of none: a segfault)
+head -n 1 "$data/good.csv" >"$tmp/header-only.csv"
+"$rwlab" report "$tmp/header-only.csv" -f json >"$tmp/out" 2>"$tmp/err" ||
+	fail "report -f json of a header alone: exit $?: $(head -c 300 "$tmp/err")"
+grep -q '"baseline": null' "$tmp/out" && grep -q '"series": \[' "$tmp/out" && [ "$(tail -n 1 "$tmp/out")" = "}" ] ||
+	fail "report -f json of a header alone: $(head -c 300 "$tmp/out")"
 # Two files of two schemas: one line, report's (merge's checks, run quietly for report, said it too)
 expect_err 1 "^rwlab report: .*good.csv: its columns differ from $tmp/nohost.csv's: not CSVs of one rwlab schema$" -- \
 	"$rwlab" report "$tmp/nohost.csv" "$data/good.csv"
