@@ -135,7 +135,7 @@ static void add_row(struct lab_buf *rows, const char *run_id, const char *varian
 int lab_bench_run(const struct lab_bench_opts *o)
 {
 	struct lab_context ctx;
-	struct lab_csv_writer csv = { .fd = -1 };
+	struct lab_csv_writer csv = { .fd = -1, .prog = PROG };
 	struct lab_buf rows = { 0 };
 	char err[1024], run_id[64], why[256];
 	/* -o -: stdout is the CSV (for 'rwlab report -'), so the table goes to stderr */

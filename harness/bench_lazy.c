@@ -238,7 +238,7 @@ int lab_bench_lazy_run(const struct lab_bench_lazy_opts *o)
 {
 	static struct lab_lazy_mm_conf confs[MAX_VARIANTS];
 	struct lab_context ctx;
-	struct lab_csv_writer csv = { .fd = -1 };
+	struct lab_csv_writer csv = { .fd = -1, .prog = PROG };
 	struct lab_buf rows = { 0 };
 	char err[1024], run_id[64], why[256];
 	int n = 0, inone = -1, status = 0, nv;

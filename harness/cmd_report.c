@@ -412,6 +412,8 @@ static int cmd_report(int argc, char **argv)
 	a.o.path = argv[optind];
 	a.o.paths = (const char *const *)&argv[optind];
 	a.o.npaths = argc - optind;
+	if (a.output && strcmp(a.output, "-") && lab_report_out_check(PROG, a.output))
+		return 2;	/* before any input is read: --by's header check and merge's read them */
 	if (a.o.reference && (st = report_reference(&a)))
 		return st;	/* before any table: nothing half printed */
 	if (a.matrix)

@@ -215,7 +215,7 @@ static int open_new(struct lab_csv_writer *w, const char *path, char *err, size_
 		return open_stream(w, path, err, errlen);
 	if (lab_csv_claim(w, path, err, errlen))
 		return -1;	/* a running writer's file is neither moved nor written */
-	if (w->fd >= 0 && lab_csv_keep_old(path, err, errlen)) {
+	if (w->fd >= 0 && lab_csv_keep_old(w->prog ? w->prog : "rwlab", path, err, errlen)) {
 		lab_csv_close(w);
 		return -1;
 	}
@@ -301,7 +301,7 @@ fail:
 	return -1;
 }
 
-int lab_csv_keep_old(const char *path, char *err, size_t errlen)
+int lab_csv_keep_old(const char *prog, const char *path, char *err, size_t errlen)
 {
 	struct stat st;
 	char old[4200];
@@ -316,7 +316,7 @@ int lab_csv_keep_old(const char *path, char *err, size_t errlen)
 			snprintf(err, errlen, "cannot keep the existing '%s' as '%s': %s", path, old, strerror(errno));
 			return -1;
 		}
-		fprintf(stderr, "rwlab: %s existed: kept it as %s\n", path, old);
+		fprintf(stderr, "%s: %s existed: kept it as %s\n", prog, path, old);
 		return 0;
 	}
 	snprintf(err, errlen, "'%s' exists and %s.1 .. %s.9999 are taken: remove some", path, path, path);
@@ -355,8 +355,8 @@ static int append_all(struct lab_csv_writer *w, const char *buf, size_t len)
 		ret = -errno;
 	/* All or nothing: a cell that could not be written whole leaves no part of itself. */
 	if (ret && start >= 0 && (ftruncate(w->fd, start) || lseek(w->fd, start, SEEK_SET) < 0 || fsync(w->fd)))
-		fprintf(stderr, "rwlab: %s: cutting a failed write back to byte %lld: %s\n", w->path, (long long)start,
-			strerror(errno));
+		fprintf(stderr, "%s: %s: cutting a failed write back to byte %lld: %s\n", w->prog ? w->prog : "rwlab",
+			w->path, (long long)start, strerror(errno));
 	return ret;
 }
 

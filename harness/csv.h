@@ -177,6 +177,7 @@ struct lab_csv_writer {
 	bool stream;			/* stdout, a device or a FIFO: written in order, never cut back or locked */
 	bool crlf;			/* the file's lines end in CRLF (--resume of such a file): so do the rows appended */
 	const volatile sig_atomic_t *stop;	/* set by the caller: a stream's write stalled on a full pipe gives up */
+	const char *prog;		/* set by the caller: its lines begin "@prog: " ("rwlab run"); NULL: "rwlab" */
 };
 
 /*
@@ -229,11 +230,11 @@ int lab_csv_open_append(struct lab_csv_writer *w, const char *path, size_t keep,
 void lab_csv_set_context(struct lab_csv_writer *w, const char *run_id, const struct lab_context *ctx, const char *pin);
 /*
  * lab_csv_keep_old() - if @path exists and is not empty, rename it to the
- * first free "@path.N" (N = 1, 2, ...) and say so on stderr, so that a new
- * run never overwrites results measured earlier. Returns 0, or -1 with a
- * message in @err.
+ * first free "@path.N" (N = 1, 2, ...) and say so on stderr in a line that
+ * begins "@prog: ", so that a new run never overwrites results measured
+ * earlier. Returns 0, or -1 with a message in @err.
  */
-int lab_csv_keep_old(const char *path, char *err, size_t errlen);
+int lab_csv_keep_old(const char *prog, const char *path, char *err, size_t errlen);
 /*
  * Append @len bytes of complete rows in one write(2) (the run's context line
  * before them if it is not written yet), then fsync. All or nothing: on any

@@ -285,7 +285,7 @@ static int parse_record(struct lab_csv_reader *rd, size_t *end, int *nl, const c
 				*why = "quote inside an unquoted field";
 				return REC_ERR;
 			}
-			fbuf_room(rd, o, i - st);
+			fbuf_room(rd, o, i - st + 1);	/* and its NUL: the buffer exists for an empty field too */
 			memcpy(rd->fbuf + o, s + st, i - st);
 			o += i - st;
 		}

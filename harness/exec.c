@@ -153,6 +153,24 @@ static int exec_add_lock(const char *spec, void *ctx, char *err, size_t errlen)
 	return exec_push_lock(o, conf.label, err, errlen);
 }
 
+/* The metrics exec writes of every run (exec_all(), exec_preload_rows()), as --metric's refusal names them. */
+#define EXEC_OWN_METRICS "wall_s, user_s, sys_s, nvcsw, nivcsw, exit_status, preload.*, event.*, site.*"
+
+/* Is @name one of the metrics exec writes itself, or of the preload's families? */
+static bool exec_own_metric(const char *name)
+{
+	static const char *const own[] = { "wall_s", "user_s", "sys_s", "nvcsw", "nivcsw", "exit_status" };
+	static const char *const family[] = { "preload.", "event.", "site." };
+
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (!strcmp(name, own[i]))
+			return true;
+	for (size_t i = 0; i < sizeof(family) / sizeof(family[0]); i++)
+		if (!strncmp(name, family[i], strlen(family[i])))
+			return true;
+	return false;
+}
+
 /* "[NAME[:UNIT][:higher|:lower]=]REGEX" */
 static int exec_add_metric(struct exec_opts *o, const char *spec)
 {
@@ -196,6 +214,11 @@ static int exec_add_metric(struct exec_opts *o, const char *spec)
 				m->name);
 			return -1;
 		}
+	if (exec_own_metric(m->name)) {	/* likewise beside the row exec writes of that name */
+		fprintf(stderr, "%s: --metric '%s': a metric exec records itself (" EXEC_OWN_METRICS "): give "
+			"another NAME\n", o->prog, m->name);
+		return -1;
+	}
 	r = regcomp(&m->re, re, REG_EXTENDED | REG_NEWLINE);
 	if (r) {
 		regerror(r, &m->re, errbuf, sizeof(errbuf));
@@ -781,17 +804,27 @@ static void exec_notes(const struct exec_opts *o)
 			o->prog, names);
 }
 
+/* The --metric regular expressions compiled so far (all of them, or those before a refused one). */
+static void exec_metrics_free(struct exec_opts *o)
+{
+	for (int m = 0; m < o->nmetrics; m++)
+		regfree(&o->metric[m].re);
+	o->nmetrics = 0;
+}
+
 static int cmd_exec(int argc, char **argv)
 {
 	struct exec_opts o = { .prog = "rwlab exec" };
-	struct lab_csv_writer w = { .fd = -1 };
+	struct lab_csv_writer w = { .fd = -1, .prog = o.prog };
 	char run_id[64], defcsv[128], err[512], metrics[1024];
 	struct lab_report_opts ro = { 0 };
 	size_t off = 0;
 	int failed, stats = 0;
 
-	if (exec_parse(&o, argc, argv))
+	if (exec_parse(&o, argc, argv)) {
+		exec_metrics_free(&o);
 		return 2;
+	}
 	lab_csv_run_id(run_id, sizeof(run_id));
 	if (!o.csv) {
 		snprintf(defcsv, sizeof(defcsv), "rwlab-exec-%s.csv", run_id);
@@ -799,14 +832,17 @@ static int cmd_exec(int argc, char **argv)
 	}
 	if (lab_csv_open(&w, o.csv, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", o.prog, err);
+		exec_metrics_free(&o);
 		return 2;
 	}
 	if (!o.quiet)
 		exec_notes(&o);
 	failed = exec_all(&o, &w, run_id, &stats);
 	lab_csv_close(&w);
-	if (failed < 0)
+	if (failed < 0) {
+		exec_metrics_free(&o);
 		return 1;	/* its reader went away: exec_all() said where */
+	}
 	fprintf(stderr, "%s: results in %s\n", o.prog, o.csv);
 	/* stdout, a FIFO or a device: nothing to read the table back from (reading a FIFO would wait forever) */
 	if (!o.no_report && strcmp(o.csv, "-") && !lab_csv_stream_path(o.csv)) {
@@ -826,8 +862,7 @@ static int cmd_exec(int argc, char **argv)
 		if (lab_report_print(stdout, &ro))
 			failed = 1;
 	}
-	for (int m = 0; m < o.nmetrics; m++)
-		regfree(&o.metric[m].re);
+	exec_metrics_free(&o);
 	return failed;
 }
 

@@ -256,15 +256,17 @@ static int load(struct merge *m)
 					"results file\n", f->path);
 			ret = -1;
 		} else if (i && f->ncols != m->f[0].ncols) {
-			fprintf(stderr, "rwlab merge: %s has %d columns, %s %d: files of two rwlab CSV schemas\n",
-				f->path, f->ncols, m->f[0].path, m->f[0].ncols);
+			if (!m->o->quiet)	/* quiet: the caller's loader says it, in its one line */
+				fprintf(stderr, "rwlab merge: %s has %d columns, %s %d: files of two rwlab CSV "
+					"schemas\n", f->path, f->ncols, m->f[0].path, m->f[0].ncols);
 			ret = -1;
 		}
 		for (int c = 0; !ret && i && c < f->ncols; c++)
 			if (strcmp(f->header[c], m->f[0].header[c])) {
-				fprintf(stderr, "rwlab merge: column %d is '%s' in %s but '%s' in %s: files of two "
-					"rwlab CSV schemas\n", c + 1, f->header[c], f->path, m->f[0].header[c],
-					m->f[0].path);
+				if (!m->o->quiet)
+					fprintf(stderr, "rwlab merge: column %d is '%s' in %s but '%s' in %s: files of "
+						"two rwlab CSV schemas\n", c + 1, f->header[c], f->path,
+						m->f[0].header[c], m->f[0].path);
 				ret = -1;
 			}
 		while (!ret && (r = lab_csv_reader_next(&rd, err, sizeof(err))) > 0)
@@ -719,7 +721,7 @@ static int write_out(const struct merge *m, const char *out)
 	FILE *fp;
 	int ret;
 
-	if (lab_csv_keep_old(out, err, sizeof(err))) {
+	if (lab_csv_keep_old("rwlab merge", out, err, sizeof(err))) {
 		fprintf(stderr, "rwlab merge: %s\n", err);
 		return -1;
 	}

@@ -109,7 +109,10 @@ int rep_json(struct lab_rctx *c)
 		first = 0;
 	}
 	fputs("},\n  ", f);
-	str(f, "baseline", r->columns[0], true);
+	if (r->ncolumns)
+		str(f, "baseline", r->columns[0], true);
+	else
+		fputs("\"baseline\": null", f);	/* a header and no row: no column to compare against */
 	fputs(", ", f);
 	str(f, "significance", rep_sig_name(c->o->sig), true);
 	fputs(",\n  \"series\": [", f);

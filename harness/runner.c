@@ -1398,6 +1398,7 @@ static int runner_open(struct runner *r, const struct lab_context *ctx)
 		return 2;	/* before any measurement, the file untouched */
 	}
 	r->csv.stop = &lab_interrupted;	/* a FIFO whose reader stalls: Ctrl-C still ends the run, the header's write too */
+	r->csv.prog = "rwlab run";
 	r->csv.crlf = r->resume.crlf;	/* the rows appended end their lines as the file's do */
 	ret = r->resume.exists ? lab_csv_open_append(&r->csv, o->csv_path, r->resume.keep_len, err, sizeof(err)) :
 				 lab_csv_open(&r->csv, o->csv_path, err, sizeof(err));

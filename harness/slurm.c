@@ -30,9 +30,10 @@ struct slurm_opts {
 
 /*
  * Run @argv and wait. With @out, its stdout is collected into a malloc'd
- * string. Returns the exit status, 128 + signal, or -1 if it could not start.
+ * string; with @err, its stderr goes into that file. Returns the exit
+ * status, 128 + signal, or -1 if it could not start.
  */
-static int spawn(char *const argv[], char **out)
+static int spawn(char *const argv[], char **out, FILE *err)
 {
 	int pfd[2] = { -1, -1 }, st;
 	size_t len = 0, cap = 0;
@@ -51,6 +52,8 @@ static int spawn(char *const argv[], char **out)
 			close(pfd[0]);
 			close(pfd[1]);
 		}
+		if (err)
+			dup2(fileno(err), 2);
 		execvp(argv[0], argv);
 		fprintf(stderr, "rwlab slurm: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -105,13 +108,31 @@ static char **run_argv(const struct slurm_opts *o, const char *const *extra)
 	return v;
 }
 
+/* @f's lines (run's stderr) on stderr, "rwlab run: " said as "rwlab slurm: ": slurm's command line was refused. */
+static void said_as_slurm(FILE *f)
+{
+	static const char run[] = LAB_PROG " run: ";
+	char line[8192];
+
+	rewind(f);
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, run, sizeof(run) - 1))
+			fputs(line, stderr);
+		else
+			fprintf(stderr, LAB_PROG " slurm: %s", line + sizeof(run) - 1);
+	fclose(f);
+}
+
 /* The plan: `rwlab run ... --list-cells`; counts its comparison blocks and cells. */
 static int read_plan(struct slurm_opts *o)
 {
 	static const char *const extra[] = { "--list-cells", NULL };
 	char **v = run_argv(o, extra), *out = NULL, *save = NULL;
-	int st = spawn(v, &out), last = 0;
+	FILE *err = tmpfile();	/* none: run's lines pass as they are */
+	int st = spawn(v, &out, err), last = 0;
 
+	if (err)
+		said_as_slurm(err);
 	free(v);
 	if (st) {
 		free(out);
@@ -304,7 +325,7 @@ static int merge_and_report(const struct slurm_opts *o)
 		char *argv[] = { (char *)o->self, "report", merged, o->matrix ? "--matrix" : NULL,
 				 (char *)o->matrix_arg, NULL };
 
-		if (spawn(argv, NULL))
+		if (spawn(argv, NULL, NULL))
 			st = st ? st : 1;
 		fprintf(stderr, "merged results: %s\n", merged);
 	}

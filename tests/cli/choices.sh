@@ -7,7 +7,8 @@
 # their errors with the subcommand; plot names the workloads or metrics to
 # choose from, and says how to draw a file of several figures; bench,
 # bench-lazy and plot refuse an -o they cannot write as run does (one line,
-# exit 2, nothing measured or read); merge names the -o it cannot write.
+# exit 2, nothing measured or read); merge names the -o it cannot write; an
+# -o that exists is kept aside in a line that names the subcommand.
 # Usage: choices.sh RWLAB DATA-DIR
 . "${0%/*}/../lib.sh"
 rwlab=$1 data=$2
@@ -57,9 +58,31 @@ expect "torture -m twice" 2 "^rwlab torture: lazy-mm scheme 'refcount' given twi
 expect "exec --metric twice" 2 "^rwlab exec: metric 'rate' given twice in --metric \(each metric is taken once\)$" \
 	"$rwlab" exec -l none -n 1 --metric 'rate=r=([0-9]+)' --metric 'rate:op/s=s=([0-9]+)' -o m.csv -- echo r=1 s=2
 [ -e m.csv ] && fail "exec --metric twice: a CSV was written"
+# ... and so is one named as a metric exec records itself (a row of that name twice per run).
+expect "exec --metric wall_s" 2 "^rwlab exec: --metric 'wall_s': a metric exec records itself \(wall_s, .*\): give another NAME$" \
+	"$rwlab" exec -l none -n 1 --metric 'wall_s=took ([0-9.]+)' -o m.csv -- echo took 1
+expect "exec --metric event.x" 2 "^rwlab exec: --metric 'event.x': a metric exec records itself" \
+	"$rwlab" exec -l none -n 1 --metric 'event.x:count=took ([0-9.]+)' -o m.csv -- echo took 1
+[ -e m.csv ] && fail "exec --metric wall_s: a CSV was written"
 # Distinct variants still run, and report reads what they wrote.
 "$rwlab" bench -l pthread,null "${small[@]}" -o b.csv >/dev/null 2>"$tmp/e" || fail "bench -l pthread,null: $(cat "$tmp/e")"
 "$rwlab" report b.csv >/dev/null 2>"$tmp/e" || fail "report of bench's CSV: $(cat "$tmp/e")"
+
+# An -o that exists is kept as FILE.N, said in a line that begins with the subcommand, as its errors do.
+kept() { # kept WHAT N CMD...: CMD says "rwlab WHAT: kept.csv existed: kept it as kept.csv.N"
+	local what=$1 n=$2
+	shift 2
+	"$@" >/dev/null 2>"$tmp/e"
+	grep -qx "rwlab $what: kept.csv existed: kept it as kept.csv.$n" "$tmp/e" ||
+		fail "$what -o kept.csv (it existed): $(grep existed "$tmp/e" || head -c 400 "$tmp/e")"
+}
+cp b.csv kept.csv
+kept bench 1 "$rwlab" bench -l null "${small[@]}" -o kept.csv
+kept bench-lazy 2 "$rwlab" bench-lazy -m refcount -n 1 --round-trips 10 --switches 10 -o kept.csv
+kept run 3 "$rwlab" run -l null -w locktest -t 1 -n 1 -d 10ms --warmup 0 -q --no-report -o kept.csv
+cp kept.csv run.csv
+kept merge 4 "$rwlab" merge -o kept.csv run.csv
+kept exec 5 "$rwlab" exec -l none -n 1 -o kept.csv -- echo x
 
 # report and plot: a --by column given twice (each of its tables twice over) is refused the same way.
 expect "report --by twice" 2 "^rwlab report: column 'variant' given twice in --by \(each column is compared once\)$" \

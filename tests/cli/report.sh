@@ -80,6 +80,26 @@ expect_err 2 "-o $tmp: is a directory" -- "$rwlab" report "$data/two-variants.cs
 expect_err 2 "-o $tmp/no/x.html: cannot write in $tmp/no/: No such file" -- \
 	"$rwlab" report "$data/two-variants.csv" -f html -o "$tmp/no/x.html"
 expect_err 2 "sim validate: -o $tmp/no/x.html: cannot write in" -- "$rwlab" sim validate -o "$tmp/no/x.html"
+# ... before any input is read: before --by's check of the header, and before merge's checks of two
+# files (which said the two schemas first, then the -o)
+expect_err 2 "^rwlab report: -o $tmp/no/x.txt: cannot write in $tmp/no/: No such file" -- \
+	"$rwlab" report "$data/good.csv" --by bogus -o "$tmp/no/x.txt"
+cut -d, -f1-20 "$data/other-host.csv" >"$tmp/nohost.csv"
+expect_err 2 "^rwlab report: -o $tmp/no/x.txt: cannot write in $tmp/no/: No such file" -- \
+	"$rwlab" report "$tmp/nohost.csv" "$data/good.csv" -o "$tmp/no/x.txt"
+# A header and no row (a run whose every cell failed leaves its cells out): json is a whole document
+# with no series and no baseline (it read column 0 of none: a segfault)
+head -n 1 "$data/good.csv" >"$tmp/header-only.csv"
+"$rwlab" report "$tmp/header-only.csv" -f json >"$tmp/out" 2>"$tmp/err" ||
+	fail "report -f json of a header alone: exit $?: $(head -c 300 "$tmp/err")"
+grep -q '"baseline": null' "$tmp/out" && grep -q '"series": \[' "$tmp/out" && [ "$(tail -n 1 "$tmp/out")" = "}" ] ||
+	fail "report -f json of a header alone: $(head -c 300 "$tmp/out")"
+# Two files of two schemas: one line, report's (merge's checks, run quietly for report, said it too)
+expect_err 1 "^rwlab report: .*good.csv: its columns differ from $tmp/nohost.csv's: not CSVs of one rwlab schema$" -- \
+	"$rwlab" report "$tmp/nohost.csv" "$data/good.csv"
+sed '1s/,host$/,hostname/' "$data/other-host.csv" >"$tmp/renamed.csv"
+expect_err 1 "^rwlab report: $tmp/renamed.csv: its columns differ from .*good.csv's: not CSVs of one rwlab schema$" -- \
+	"$rwlab" report "$data/good.csv" "$tmp/renamed.csv"
 
 # A published table: a value that is not a number fails loudly (it read as 0 and was judged);
 # a block whose first row has no published change still names the table's marks (was "(null)").

@@ -240,6 +240,19 @@ if want stop; then
 	fi
 	grep -q '/run-[0-9]*\.csv' "$tmp/stop.err" && fail "reproduce stopped: names a scratch file: $(cat "$tmp/stop.err")"
 
+	# A piece whose cells fail (a must-be-zero count that is not): rwlab's line saying where they are
+	# left out names the results CSV's piece, not the scratch file removed at exit
+	RWLAB_FAULT_INJECT=must_be_zero RWLAB_RESULTS_DIR=$tmp/failing "$root/tools/reproduce" per-vma-locks --sim generic-8 \
+		--no-plots --rwlab "$rwlab" --set 'sim_run=pft | 1 | -n 1' --set 'sim_run=pft | 2 | -n 1' -- -q \
+		>"$tmp/failing.out" 2>"$tmp/failing.err"
+	rc=$?
+	[ $rc = 1 ] || fail "reproduce with a failing piece: exit $rc, want 1: $(cat "$tmp/failing.err")"
+	dir=$(find "$tmp/failing/sim" -mindepth 1 -maxdepth 1 -type d -name 'per-vma-locks-*' 2>/dev/null | head -1)
+	grep -qF "cells failed (left out of $dir/per-vma-locks.csv's piece 1 of 2, or marked cell_failed there): " \
+		"$tmp/failing.err" || fail "reproduce with a failing piece: no line naming its piece: $(cat "$tmp/failing.err")"
+	grep -q '/run-[0-9]*\.csv' "$tmp/failing.err" &&
+		fail "reproduce with a failing piece: names a scratch file: $(grep '/run-[0-9]*\.csv' "$tmp/failing.err")"
+
 	# A stop sent to the script alone (kill PID, not its group): the rwlab run in progress stops
 	# at once too (it ran to its end first), the rows are kept as on a group's stop, and the exit
 	# status is 128 + the signal. Job control gives the script a group of its own and leaves its
