@@ -932,6 +932,9 @@ static int setup_columns(struct loader *L, const struct lab_csv_reader *rd, cons
 		for (int k = LAB_CSV_FIRST_CONTEXT - 1; k < LAB_CSV_NCOLS; k++)
 			if (!strcmp(rd->header[c], k < LAB_CSV_FIRST_CONTEXT ? LAB_CSV_NAME(run) : lab_csv_columns[k]))
 				L->st->ccol[L->st->nccols++] = (char *)istr(&L->st->str, rd->header[c]);
+	if (by && (!*by || *by == ',' || strstr(by, ",,") || by[strlen(by) - 1] == ','))
+		snprintf(L->by_err, sizeof(L->by_err), "--by '%s': an empty column name (columns separated by single "
+			 "commas, e.g. variant,host)", by);
 	snprintf(bybuf, sizeof(bybuf), "%s", by && *by ? by : "variant");
 	for (char *tok = strtok_r(bybuf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int c = strcmp(tok, LAB_RESULTS_FAULT_PATH) ? lab_csv_reader_col(rd, tok) : -1;
@@ -955,7 +958,8 @@ static int setup_columns(struct loader *L, const struct lab_csv_reader *rd, cons
 		L->bycol[L->nby++] = c;
 	}
 	if (!L->nby) {
-		snprintf(L->by_err, sizeof(L->by_err), "--by: empty column list");
+		if (!L->by_err[0])
+			snprintf(L->by_err, sizeof(L->by_err), "--by: empty column list");
 		L->bycol[L->nby++] = L->col[C_VARIANT];
 	}
 	/* The group is the part of the identity (variant, workload) not in the column key. */

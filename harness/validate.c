@@ -41,6 +41,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "format.h"
 #include "report.h"
 #include "results.h"
 #include "sim_cmd.h"
@@ -451,7 +452,7 @@ static int here_write_machine(void)
 	fprintf(out, "# This host, written by `rwlab sim validate here`: the keys rwlab-calibrate measured in\n"
 		     "# that run carry [here]; every other line is epyc-2vcpu.machine's, as cited there.\n");
 	while (fgets(line, sizeof(line), in)) {
-		char key[64];
+		char key[64], cpus[32];
 		double v;
 
 		if (line[0] == '#' || sscanf(line, " %63[^ =] =", key) != 1) {
@@ -461,7 +462,8 @@ static int here_write_machine(void)
 		if (!strcmp(key, "name"))
 			fprintf(out, "name = here\n");
 		else if (!strcmp(key, "summary"))
-			fprintf(out, "summary = this host, calibrated by rwlab sim validate: %ld CPUs\n", ncpu);
+			fprintf(out, "summary = this host, calibrated by rwlab sim validate: %s\n",
+				lab_fmt_ncpus(ncpu, cpus, sizeof(cpus)));
 		else if (!strcmp(key, "cores_per_l3"))
 			fprintf(out, "cores_per_l3 = %ld   # [here] online CPUs, one socket, no SMT\n", ncpu);
 		else if (!isnan(v = here_value(key)))

@@ -90,6 +90,13 @@ expect "report --by twice" 2 "^rwlab report: column 'variant' given twice in --b
 expect "plot --by twice" 2 "^rwlab plot: column 'host' given twice in --by \(each column is compared once\)$" \
 	"$rwlab" plot b.csv --by host,host -o by.png
 [ -e by.png ] && fail "plot --by twice: a figure was drawn"
+# an empty --by entry (a stray comma, or --by '') is refused, not skipped
+for by in '' 'variant,' ',host' 'variant,,host'; do
+	expect "report --by '$by'" 2 "^rwlab report: --by '$by': an empty column name \\(columns separated by single commas, e.g. variant,host\\)$" \
+		"$rwlab" report b.csv --by "$by"
+done
+expect "plot --by ','" 2 "^rwlab plot: --by ',': an empty column name" "$rwlab" plot b.csv --by , -o by.png
+[ -e by.png ] && fail "plot --by ',': a figure was drawn"
 
 # plot: a file of two workloads without -w or %w says what it holds and both ways out.
 cp "$data/two-variants.csv" two.csv
