@@ -573,13 +573,15 @@ static void run_report(struct run_args *a)
 static void run_hint(const struct run_args *a, int nlocks, int nwls, int nschemes)
 {
 	double per_iter = (double)(a->o.settings.warmup_ns + a->o.settings.duration_ns) / 1e9;
-	int cells = 0;
+	int cells = 0, lock_cells = 0;
 
 	if (a->o.quiet || a->lists.locks.origin >= 0 || a->mx.n || a->o.resume)
 		return;
-	for (int i = 0; i < nwls; i++)
+	for (int i = 0; i < nwls; i++) {
 		cells += (a->wls[i].ops->uses_lazy_mm ? nschemes : nlocks) * a->o.nthreads;
-	if (cells < 2)
+		lock_cells += a->wls[i].ops->uses_lazy_mm ? 0 : nlocks * a->o.nthreads;
+	}
+	if (lock_cells < 2)	/* lazy-mm workloads alone run -m's schemes: no variant runs */
 		return;
 	fprintf(stderr, "%s: -l not given, so every variant runs: %d cells (%d variants, %d workload%s, %d thread "
 		"count%s), %d iteration%s of %.3g s each where timed; -l and -w choose fewer (rwlab list)\n", PROG,

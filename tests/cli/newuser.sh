@@ -258,6 +258,8 @@ grep -q 'merge' "$tmp/e" && fail "report header-only.csv speaks as merge: $(cat 
 grep -q "^rwlab run: -l not given, so every variant runs: [0-9]* cells" "$tmp/e" || fail "no hint without -l: $(head -n 2 "$tmp/e")"
 "$rwlab" run -l rwsem -w locktest -t 1 -n 1 -d 4ms --no-report -o all.csv 2>"$tmp/e" >/dev/null
 grep -q "^rwlab run: -l not given" "$tmp/e" && fail "the -l hint with -l given"
+"$rwlab" run -w context_switch -m refcount,hazptr -t 1 -n 1 -d 4ms --no-report -o cs.csv 2>"$tmp/e" >/dev/null
+grep -q "^rwlab run: -l not given" "$tmp/e" && fail "the -l hint for a lazy-mm workload, which runs no variant"
 grep -q 'd=0.004s warmup=0.001s ' all.csv || fail "-d 4ms: the default warm-up is not a quarter of it: $(sed -n 2p all.csv | grep -o 'd=[^,]*')"
 
 # 3. The host inventory, and merge comparing the inventories beside the shards' files.
