@@ -54,6 +54,9 @@ if [ -n "$dir" ]; then
 	[ "$(cells "$dir" per-vma-locks)" = "$want" ] || fail "per-vma-locks cells: $(cells "$dir" per-vma-locks)"
 	verdict per-vma-locks 1
 	verdict per-vma-locks 4
+	# the matrix's deviation lines describe its own run: this run's -- options are said after them
+	grep -q "^- this run's own options: -- -n 2 -t 1,4 -q; where a line above says otherwise" "$tmp/per-vma-locks.out" ||
+		fail "per-vma-locks: the deviations do not say this run's own options: $(grep -c '^- ' "$tmp/per-vma-locks.out") lines"
 	# written outside a checkout: the matrix as run names the reference by an absolute path (a
 	# relative one would break when the directory is moved), and report still reads it from a copy
 	if ! git -C "$dir" rev-parse --show-toplevel >/dev/null 2>&1; then
@@ -77,6 +80,8 @@ if [ -n "$dir" ]; then
 	want="hazptr context_switch 24;hazptr tlb_flush 24;refcount context_switch 24;refcount tlb_flush 24"
 	[ "$(cells "$dir" lazy-mm-hazptr)" = "$want" ] || fail "lazy-mm-hazptr cells: $(cells "$dir" lazy-mm-hazptr)"
 	[ "$(grep -c '^schema,' "$dir/lazy-mm-hazptr.csv")" = 1 ] || fail "lazy-mm-hazptr: the joined CSV has more than one header"
+	grep -q "^- this run's own options: --set 'sim_run=context_switch | 24' --set 'sim_run=tlb_flush | 24 | -d 1ms' -- -n 2 -d 1ms" "$tmp/lazy-mm-hazptr.out" ||
+		fail "lazy-mm-hazptr: the deviations do not say this run's --set and -- options"
 	for w in context_switch tlb_flush; do	# each row's run: its context line says the pinning and the machine
 		run=$(grep -m1 ",$w,24," "$dir/lazy-mm-hazptr.csv" | cut -d, -f2)
 		grep -q "^# context,run=$run,pin=cores,cpus=8,\"cpu_model=sim generic-8: " "$dir/lazy-mm-hazptr.csv" ||
