@@ -67,9 +67,11 @@ static int plot_option(int c, struct lab_plot_opts *o)
 	case 'b':
 		o->baseline = optarg;
 		return 0;
-	case 'B':
-		o->by = optarg;
-		return 0;
+	case 'B': {	/* --by a --by b is --by a,b, as every list option */
+		static char by[1024];
+
+		return (o->by = lab_list_add(LAB_PROG " plot", by, sizeof(by), optarg, "--by")) ? 0 : 2;
+	}
 	case 'F':
 		o->fairness = true;
 		return 0;

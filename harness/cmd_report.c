@@ -53,7 +53,7 @@ static const struct lab_opt report_opts[] = {
 struct report_args {
 	struct lab_report_opts o;
 	const char *matrix, *fmt, *sig, *flat, *era, *min_effect, *output;
-	char metrics[4096], workloads[4096], command[8192];
+	char metrics[4096], workloads[4096], by[1024], command[8192];
 	char sim[64];			/* the first CSV's simulated machine, "" for native rows */
 	char sim_beside[4200];		/* NAME.sim.matrix beside that CSV, "" if there is none */
 	bool sim_broken;		/* that file does not load, or its published table is not there */
@@ -76,9 +76,8 @@ static int report_option(int c, struct report_args *a)
 		return 0;
 	case 'w':
 		return (a->o.workload = lab_list_add(PROG, a->workloads, sizeof(a->workloads), optarg, "-w")) ? 0 : 2;
-	case 'B':
-		a->o.by = optarg;
-		return 0;
+	case 'B':	/* --by a --by b is --by a,b, as every list option */
+		return (a->o.by = lab_list_add(PROG, a->by, sizeof(a->by), optarg, "--by")) ? 0 : 2;
 	case 's':
 		a->sig = optarg;
 		return 0;

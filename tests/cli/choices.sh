@@ -90,6 +90,9 @@ expect "report --by twice" 2 "^rwlab report: column 'variant' given twice in --b
 expect "plot --by twice" 2 "^rwlab plot: column 'host' given twice in --by \(each column is compared once\)$" \
 	"$rwlab" plot b.csv --by host,host -o by.png
 [ -e by.png ] && fail "plot --by twice: a figure was drawn"
+# --by given twice appends, as every list option (it kept the last one alone)
+expect "report --by a --by a" 2 "^rwlab report: column 'variant' given twice in --by" "$rwlab" report b.csv --by variant --by variant
+expect "plot --by a --by a" 2 "^rwlab plot: column 'host' given twice in --by" "$rwlab" plot b.csv --by host --by host -o by.png
 # an empty --by entry (a stray comma, or --by '') is refused, not skipped
 for by in '' 'variant,' ',host' 'variant,,host'; do
 	expect "report --by '$by'" 2 "^rwlab report: --by '$by': an empty column name \\(columns separated by single commas, e.g. variant,host\\)$" \
