@@ -584,6 +584,17 @@ static void note_failed(char *names, size_t len, int *failed, const char *tag, c
 	snprintf(names + used, len - used, "%s%s%s", ++*failed > 1 ? ", " : "", tag, why);
 }
 
+/* "2 variants", "1 scheme", "3 variants and 2 schemes": what the closing line counts. */
+static void tried_what(char *buf, size_t len, int nlocks, int nschemes)
+{
+	int n = 0;
+
+	if (nlocks || !nschemes)
+		n = snprintf(buf, len, "%d variant%s", nlocks, nlocks == 1 ? "" : "s");
+	if (nschemes && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "%s%d scheme%s", n ? " and " : "", nschemes, nschemes == 1 ? "" : "s");
+}
+
 static int cmd_torture(int argc, char **argv)
 {
 	static struct torture_args a;
@@ -593,7 +604,7 @@ static int cmd_torture(int argc, char **argv)
 	int nlocks, nschemes, failed = 0, tried = 0, st, stalled = -1;
 	long ncpus = lab_topology_init();
 	bool verbose;
-	char failed_names[512] = "", cpus[32];
+	char failed_names[512] = "", cpus[32], what[64];
 
 	if ((st = torture_parse(&a, argc, argv)) || a.sim_ran)
 		return st;
@@ -658,11 +669,11 @@ static int cmd_torture(int argc, char **argv)
 		fprintf(stderr, "%s: nothing to torture: every variant given was skipped\n", prog);
 		return 2;
 	}
+	tried_what(what, sizeof(what), tried - nschemes, nschemes);
 	if (failed)
-		printf("rwlab torture: FAILURE: %d of %d variant%s failed: %s\n", failed, tried, tried == 1 ? "" : "s",
-		       failed_names);
+		printf("rwlab torture: FAILURE: %d of %s failed: %s\n", failed, what, failed_names);
 	else
-		printf("rwlab torture: SUCCESS: %d variant%s\n", tried, tried == 1 ? "" : "s");
+		printf("rwlab torture: SUCCESS: %s\n", what);
 	if (stalled >= 0) {
 		/* The stuck threads still run: no join, no exit handlers, no leak check of what they use. */
 		if (stalled + 1 < nlocks) {
