@@ -458,7 +458,11 @@ static void fail_cols(const struct lab_csv_reader *rd, const char *path, const c
 	for (int i = 0; i < rd->ncols && off < errlen; i++)
 		off += (size_t)snprintf(err + off, errlen - off, "%s %s", i ? "," : "", rd->header[i]);
 	if (off < errlen)
-		snprintf(err + off, errlen - off, ")");
+		off += (size_t)snprintf(err + off, errlen - off, ")");
+	/* rwlab report -f csv's own header: a table of aggregates, not rows to aggregate */
+	if (off < errlen && rd->ncols > 2 && !strcmp(rd->header[0], "group") && !strcmp(rd->header[1], "column"))
+		snprintf(err + off, errlen - off, ": this is rwlab report -f csv's output (a table of aggregates); "
+			 "report the results CSV it was made from");
 }
 
 /*
