@@ -25,6 +25,11 @@ static int cmd_help(int argc, char **argv)
 	const struct lab_cmd *cmd;
 	char names[256];
 
+	if (argc > 3) {
+		fprintf(stderr, "%s help: unexpected argument '%s' (help takes one of: COMMAND, --man, --bash)\n",
+			LAB_PROG, argv[3]);
+		return 2;
+	}
 	if (argc < 3 || !strcmp(argv[2], "help") || !strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) {
 		if (argc >= 3)	/* help about help: what it takes, then the commands */
 			printf("usage: rwlab help [COMMAND | --man | --bash]\n"

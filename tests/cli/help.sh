@@ -26,6 +26,10 @@ done
 # help about help too (its usage line ran to 107 columns)
 "$rwlab" help --help | awk 'length($0) > 80 { print "FAIL: rwlab help --help: line over 80 columns: " $0; bad = 1 }
 	END { exit bad }' || fails=$((fails + 1))
+# help takes one argument: a second is refused, not ignored
+"$rwlab" help run --x >"$tmp/o" 2>"$tmp/e"
+[ $? = 2 ] && [ ! -s "$tmp/o" ] && [ "$(wc -l <"$tmp/e")" = 1 ] ||
+	fail "rwlab help run --x: not one refusal line and exit 2: $(cat "$tmp/e")"
 # run --help's --sim names every workload the simulated build runs (atomics and futex_pingpong were missing)
 "$rwlab" run --help | awk '/^      --sim /, /^  -/' | tr -s ' \n' ' ' >"$tmp/simhelp"
 for w in $("$rwlab" list | sed -n '/^Workloads/,$s/^  \([a-z_]*\) .*/\1/p'); do
