@@ -85,7 +85,9 @@
  * Output: comment lines ('#') naming the host, then one line per metric:
  *   METRIC<TAB>MEDIAN<TAB>MIN<TAB>MAX<TAB>UNIT<TAB>REPEATS
  * Native timing: figures are contaminated by whatever else runs on the
- * machine; the tool prints the load average before and after.
+ * machine; the tool prints the load average before and after, and a metric
+ * measured while other tasks held its CPUs gets a '# loaded:' line after its
+ * own and one warning on stderr at the end (below, "other tasks' time").
  */
 #include <errno.h>
 #include <limits.h>
@@ -153,6 +155,133 @@ static long futex(atomic_int *uaddr, int op, int val)
 	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
 }
 
+/* ---- other tasks' time ------------------------------------------------- */
+
+/*
+ * Another task that runs on CPU A or B while a measuring thread wants it
+ * stretches the figure; a two-thread figure becomes nonsense, one thread
+ * spinning through the other's time slices (faa_run_len read 14285 under
+ * eight busy loops: a batch without one handover). Each sub-batch reads what
+ * its threads lost from /proc/thread-self/schedstat (ns run, ns runnable
+ * but waiting for the CPU): a thread alone on its CPU lost its wait; two
+ * threads on one CPU (ctxsw, each waiting for the other by design) lost the
+ * CPU's time that neither ran. A sub-batch that lost over LOADED_PCT % of its
+ * time was delayed; a repeat whose sub-batches were mostly delayed was loaded
+ * (its median may be a delayed sub-batch's figure); a metric with at least
+ * half its repeats loaded gets its '# loaded:' line.
+ */
+#define LOADED_PCT 10
+
+struct sched_ns {
+	long long ran, waited;
+};
+
+/* This thread's run and wait times: 0, or -1 where the kernel does not say. */
+static int sched_ns(struct sched_ns *s)
+{
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	int n = f ? fscanf(f, "%lld %lld", &s->ran, &s->waited) : 0;
+
+	if (f)
+		fclose(f);
+	return n == 2 ? 0 : -1;
+}
+
+static int load_unknown;	/* no schedstat: nothing is marked loaded */
+static int nloaded;		/* metrics given a '# loaded:' line */
+
+/* The peers that ended: their waits alone on CPU B, their run time on CPU A beside main. */
+static _Atomic long long peer_waited, peer_ran_a;
+static _Atomic int peers_on_a;
+
+static void *(*peer_fn)(void *);	/* one peer at a time: set before it starts */
+static int peer_cpu;
+
+static void *peer_main(void *arg)
+{
+	int on_a = peer_cpu == cpu_a;
+	struct sched_ns s0, s1;
+	int known = !sched_ns(&s0);
+
+	peer_fn(arg);
+	if (known && !sched_ns(&s1)) {
+		if (on_a)
+			atomic_fetch_add(&peer_ran_a, s1.ran - s0.ran);
+		else
+			atomic_fetch_add(&peer_waited, s1.waited - s0.waited);
+	}
+	atomic_fetch_add(&peers_on_a, on_a);
+	return NULL;
+}
+
+/*
+ * A measurement's second thread, started on @cpu (not first on the
+ * creator's CPU, behind a creator that spins until it checks in).
+ */
+static void peer_start(pthread_t *t, void *(*fn)(void *), int cpu)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int err;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_attr_init(&attr);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	peer_fn = fn;
+	peer_cpu = cpu;
+	err = pthread_create(t, &attr, peer_main, NULL);
+	pthread_attr_destroy(&attr);
+	if (err) {
+		fprintf(stderr, "rwlab-calibrate: cannot start a thread on CPU %d: %s\n", cpu, strerror(err));
+		exit(1);
+	}
+}
+
+struct load_mark {
+	double t;
+	struct sched_ns main;
+	long long peer_waited, peer_ran_a;
+	int peers_on_a;
+};
+
+static void load_mark(struct load_mark *m)
+{
+	if (!load_unknown && sched_ns(&m->main))
+		load_unknown = 1;
+	m->peer_waited = atomic_load(&peer_waited);
+	m->peer_ran_a = atomic_load(&peer_ran_a);
+	m->peers_on_a = atomic_load(&peers_on_a);
+	m->t = now_ns();
+}
+
+/* Whether the measuring threads lost over LOADED_PCT % of the time since @m to other tasks. */
+static int load_delayed(const struct load_mark *m)
+{
+	struct load_mark n;
+	double lost;
+
+	load_mark(&n);
+	if (load_unknown)
+		return 0;
+	if (n.peers_on_a != m->peers_on_a)	/* a peer beside main on CPU A */
+		lost = (n.t - m->t) - (n.main.ran - m->main.ran) - (n.peer_ran_a - m->peer_ran_a);
+	else
+		lost = (n.main.waited - m->main.waited) + (n.peer_waited - m->peer_waited);
+	return lost * 100 > LOADED_PCT * (n.t - m->t);
+}
+
+/* @metric's median may be a loaded figure (@loaded of the repeats were): say so. */
+static void note_loaded(const char *metric, int loaded)
+{
+	if (2 * loaded < repeats)
+		return;
+	printf("# loaded: %s: other tasks took over %d%% of the measuring threads' time in most sub-batches of %d of %d repeats\n",
+	       metric, LOADED_PCT, loaded, repeats);
+	fflush(stdout);
+	nloaded++;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -185,13 +314,20 @@ static void report(const char *metric, const char *unit, double *v, int n)
 #define SUBS 7
 #define MAX_REPEATS 101
 
+static int sub_delayed;	/* of the last sub_median()'s sub-batches */
+
 static double sub_median(batch_fn fn)
 {
 	double sub[SUBS], full = scale;
+	struct load_mark m;
 
 	scale = full / SUBS;
-	for (int j = 0; j < SUBS; j++)
+	sub_delayed = 0;
+	for (int j = 0; j < SUBS; j++) {
+		load_mark(&m);
 		sub[j] = fn();
+		sub_delayed += load_delayed(&m);
+	}
 	scale = full;
 	return median(sub, SUBS);
 }
@@ -225,13 +361,17 @@ static int wanted(const char *metric)
 static void measure(const char *metric, const char *unit, batch_fn fn)
 {
 	double v[MAX_REPEATS];
+	int loaded = 0;
 
 	if (!wanted(metric))
 		return;
 	fn();			/* warm-up */
-	for (int i = 0; i < repeats; i++)
+	for (int i = 0; i < repeats; i++) {
 		v[i] = sub_median(fn);
+		loaded += 2 * sub_delayed > SUBS;
+	}
 	report(metric, unit, v, repeats);
+	note_loaded(metric, loaded);
 }
 
 /* ---- core to core ---------------------------------------------------- */
@@ -243,7 +383,6 @@ static long c2c_rounds;
 static void *c2c_pong(void *arg)
 {
 	(void)arg;
-	pin(cpu_b);
 	while (!atomic_load(&go))
 		cpu_relax();
 	for (long i = 0; i < c2c_rounds; i++) {
@@ -271,7 +410,7 @@ static double c2c_batch(void)
 	c2c_rounds = nchunks * C2C_CHUNK;
 	atomic_store(&pingpong, 0);
 	atomic_store(&go, 0);
-	pthread_create(&t, NULL, c2c_pong, NULL);
+	peer_start(&t, c2c_pong, cpu_b);
 	pin(cpu_a);
 	atomic_store(&go, 1);
 	for (long c = 0; c < nchunks; c++) {
@@ -290,39 +429,45 @@ static double c2c_batch(void)
 
 /*
  * Two threads, on cpu_a and cpu_b, start @loop(side) from one barrier;
- * returns the ns from the barrier until both are done. The loop is called
+ * returns the ns from the barrier until both are done (the later loop's
+ * end: the peer's exit and the join are not timed). The loop is called
  * once per thread, so the indirect call is outside what it times.
  */
 static _Alignas(LINE) atomic_int pair_go;
+static _Alignas(LINE) _Atomic double pair_end;	/* the peer's loop ended then; 0 before */
 static void (*pair_loop)(int side);
 
 static void *pair_peer(void *arg)
 {
 	(void)arg;
-	pin(cpu_b);
 	atomic_fetch_add(&pair_go, 1);
 	while (atomic_load(&pair_go) < 2)
 		;
 	pair_loop(1);
+	atomic_store(&pair_end, now_ns());
 	return NULL;
 }
 
 static double pair_run(void (*loop)(int side))
 {
 	pthread_t t;
-	double t0;
+	double t0, t1, t1_peer;
 
 	pair_loop = loop;
 	atomic_store(&pair_go, 0);
-	pthread_create(&t, NULL, pair_peer, NULL);
+	atomic_store(&pair_end, 0);
+	peer_start(&t, pair_peer, cpu_b);
 	pin(cpu_a);
 	while (atomic_load(&pair_go) < 1)
 		;
 	t0 = now_ns();
 	atomic_fetch_add(&pair_go, 1);
 	loop(0);
+	t1 = now_ns();
+	while (!(t1_peer = atomic_load(&pair_end)))
+		cpu_relax();
 	pthread_join(t, NULL);
-	return now_ns() - t0;
+	return (t1 > t1_peer ? t1 : t1_peer) - t0;
 }
 
 /*
@@ -510,7 +655,6 @@ static void turn_loop(long side)
 static void *turn_peer(void *arg)
 {
 	(void)arg;
-	pin(cpu_b);
 	atomic_fetch_add(&turn_go, 1);
 	turn_loop(1);
 	return NULL;
@@ -527,7 +671,7 @@ static double turn_batch(int mode)
 	turn_n = nchunks * C2C_CHUNK + 1;	/* the last chunk ends at the extra round's start */
 	atomic_store(&turn_flag, -1);
 	atomic_store(&turn_go, 0);
-	pthread_create(&t, NULL, turn_peer, NULL);
+	peer_start(&t, turn_peer, cpu_b);
 	pin(cpu_a);
 	while (atomic_load(&turn_go) < 1)
 		;
@@ -659,7 +803,6 @@ static inline long hold_chain(long x, long steps)
 static void *hold_hammer(void *arg)
 {
 	(void)arg;
-	pin(cpu_b);
 	while (!atomic_load_explicit(&hold_stop, memory_order_relaxed))
 		atomic_fetch_add(&hold_line, 1);
 	return NULL;
@@ -680,7 +823,7 @@ static double hold_batch(void)
 		chain_ns = (now_ns() - t0) / 1e7;
 	}
 	atomic_store(&hold_stop, 0);
-	pthread_create(&t, NULL, hold_hammer, NULL);
+	peer_start(&t, hold_hammer, cpu_b);
 	for (int g = 0; g < HOLD_GAPS; g++) {
 		long steps = (long)(hold_gap_ns[g] / chain_ns + 0.5), hits = 0, n = 0;
 		long last = atomic_fetch_add(&hold_line, 1);
@@ -917,36 +1060,46 @@ static double futex_wait_batch(void)
 static int pipe_ab[2], pipe_ba[2];
 static long ctx_hops;
 
+/* ctx_hops + 1 round trips, then one last byte: its start and its end are not timed */
 static void *ctx_peer(void *arg)
 {
 	char c;
 
 	(void)arg;
-	pin(cpu_a);
-	for (long i = 0; i < ctx_hops; i++) {
+	for (long i = 0; i <= ctx_hops; i++) {
 		if (read(pipe_ab[0], &c, 1) != 1 || write(pipe_ba[1], &c, 1) != 1)
-			break;
+			return NULL;	/* the main thread reports the failure */
 	}
+	while (read(pipe_ab[0], &c, 1) < 0 && errno == EINTR)
+		;
 	return NULL;
+}
+
+/* One byte to the peer, and back unless @last. */
+static void ctx_hop(int last)
+{
+	char c = 'x';
+
+	if (write(pipe_ab[1], &c, 1) != 1 || (!last && read(pipe_ba[0], &c, 1) != 1)) {
+		fprintf(stderr, "rwlab-calibrate: pipe ping-pong failed: %s\n", strerror(errno));
+		exit(1);
+	}
 }
 
 static double ctxsw_batch(void)
 {
 	pthread_t t;
-	char c = 'x';
 	double t0, t1;
 
 	ctx_hops = ops(20000);
 	pin(cpu_a);
-	pthread_create(&t, NULL, ctx_peer, NULL);
+	peer_start(&t, ctx_peer, cpu_a);
+	ctx_hop(0);		/* the round trip that starts the peer */
 	t0 = now_ns();
-	for (long i = 0; i < ctx_hops; i++) {
-		if (write(pipe_ab[1], &c, 1) != 1 || read(pipe_ba[0], &c, 1) != 1) {
-			fprintf(stderr, "rwlab-calibrate: pipe ping-pong failed: %s\n", strerror(errno));
-			exit(1);
-		}
-	}
+	for (long i = 0; i < ctx_hops; i++)
+		ctx_hop(0);
 	t1 = now_ns();
+	ctx_hop(1);		/* the peer's last byte */
 	pthread_join(t, NULL);
 	return (t1 - t0) / (2.0 * ctx_hops);
 }
@@ -963,7 +1116,6 @@ static long wake_samples;
 static void *wake_waiter(void *arg)
 {
 	(void)arg;
-	pin(cpu_b);
 	atomic_store(&waiter_tid, (int)syscall(SYS_gettid));
 	for (long i = 0; i < wake_samples; i++) {
 		long r;
@@ -1009,7 +1161,7 @@ static int wakeup_samples(double *v)
 	atomic_store(&wready, 0);
 	atomic_store(&waiter_tid, 0);
 	pin(cpu_a);
-	pthread_create(&t, NULL, wake_waiter, NULL);
+	peer_start(&t, wake_waiter, cpu_b);
 	while (!atomic_load(&waiter_tid))
 		cpu_relax();
 	for (long i = 0; i < wake_samples; i++) {
@@ -1060,7 +1212,6 @@ static _Alignas(LINE) atomic_int spin_stop;
 static void *ipi_spinner(void *arg)
 {
 	(void)arg;
-	pin(cpu_b);
 	while (!atomic_load(&spin_stop))
 		cpu_relax();
 	return NULL;
@@ -1081,7 +1232,7 @@ static double membarrier_batch(void)
 static void ipi_spinner_start(pthread_t *t)
 {
 	atomic_store(&spin_stop, 0);
-	pthread_create(t, NULL, ipi_spinner, NULL);
+	peer_start(t, ipi_spinner, cpu_b);
 	usleep(10000);
 }
 
@@ -1096,6 +1247,7 @@ static void ipi_spinner_stop(pthread_t t)
 static int ipi_measure(void)
 {
 	double alone[MAX_REPEATS], spun[MAX_REPEATS], diff[MAX_REPEATS];
+	int loaded_alone = 0, loaded_spun = 0, loaded_diff = 0;
 	pthread_t t;
 
 	if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0)) {
@@ -1104,15 +1256,28 @@ static int ipi_measure(void)
 	}
 	membarrier_batch();
 	for (int i = 0; i < repeats; i++) {
+		struct load_mark m;
+		int ls, la;
+
+		load_mark(&m);
 		ipi_spinner_start(&t);
 		spun[i] = sub_median(membarrier_batch);
+		ls = 2 * sub_delayed > SUBS;
 		ipi_spinner_stop(t);
+		ls |= load_delayed(&m);	/* the spinner's waits count when it ends */
 		alone[i] = sub_median(membarrier_batch);
+		la = 2 * sub_delayed > SUBS;
 		diff[i] = spun[i] - alone[i];
+		loaded_alone += la;
+		loaded_spun += ls;
+		loaded_diff += la || ls;
 	}
 	report("membarrier_alone_ns", "ns", alone, repeats);
+	note_loaded("membarrier_alone_ns", loaded_alone);
 	report("membarrier_ipi_ns", "ns", spun, repeats);
+	note_loaded("membarrier_ipi_ns", loaded_spun);
 	report("ipi_roundtrip_ns", "ns", diff, repeats);
+	note_loaded("ipi_roundtrip_ns", loaded_diff);
 	return 0;
 }
 
@@ -1344,6 +1509,8 @@ static void print_context(const char *when)
 
 int main(int argc, char **argv)
 {
+	struct sched_ns s;
+
 	parse_args(argc, argv);
 	if (pipe(pipe_ab) || pipe(pipe_ba)) {
 		fprintf(stderr, "rwlab-calibrate: pipe: %s\n", strerror(errno));
@@ -1352,6 +1519,10 @@ int main(int argc, char **argv)
 	printf("# rwlab-calibrate: cpus %d,%d, repeats %d%s%s%s\n", cpu_a, cpu_b, repeats,
 	       scale < 1 ? ", quick" : "", only ? ", only " : "", only ? only : "");
 	print_context("before");
+	if (sched_ns(&s)) {
+		load_unknown = 1;
+		printf("# no /proc/thread-self/schedstat: other tasks' time not measured, no metric marked loaded\n");
+	}
 	printf("# metric\tmedian\tmin\tmax\tunit\trepeats\n");
 	pin(cpu_a);
 	measure("c2c_ns", "ns", c2c_batch);
@@ -1425,5 +1596,9 @@ int main(int argc, char **argv)
 	free(bw_src);
 	free(bw_dst);
 	print_context("after");
+	if (nloaded)
+		fprintf(stderr, "rwlab-calibrate: WARNING: %d metric%s measured while other tasks held CPUs %d,%d "
+			"(the '# loaded:' lines): not a quiet machine's figures; re-run on a quiet machine\n",
+			nloaded, nloaded == 1 ? "" : "s", cpu_a, cpu_b);
 	return 0;
 }
