@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "cmds.h"
 #include "context.h"
 #include "csv.h"
@@ -208,12 +209,11 @@ static int exec_add_metric(struct exec_opts *o, const char *spec)
 		}
 		re = eq + 1;
 	}
-	for (int k = 0; k < o->nmetrics; k++)	/* its rows twice in the CSV, which report refuses */
-		if (!strcmp(o->metric[k].name, m->name)) {
-			fprintf(stderr, "%s: metric '%s' given twice in --metric (each metric is taken once)\n", o->prog,
-				m->name);
-			return -1;
-		}
+	if (lab_cli_repeat(o->metric[0].name, sizeof(o->metric[0]), o->nmetrics + 1)) {	/* its rows twice */
+		fprintf(stderr, "%s: metric '%s' given twice in --metric (each metric is taken once)\n", o->prog,
+			m->name);
+		return -1;
+	}
 	if (exec_own_metric(m->name)) {	/* likewise beside the row exec writes of that name */
 		fprintf(stderr, "%s: --metric '%s': a metric exec records itself (" EXEC_OWN_METRICS "): give "
 			"another NAME\n", o->prog, m->name);
