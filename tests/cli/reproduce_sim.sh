@@ -54,6 +54,18 @@ if [ -n "$dir" ]; then
 	[ "$(cells "$dir" per-vma-locks)" = "$want" ] || fail "per-vma-locks cells: $(cells "$dir" per-vma-locks)"
 	verdict per-vma-locks 1
 	verdict per-vma-locks 4
+	# rows that did not reproduce (the last tally's disagree + agree-direction) point to the table's
+	# own results/sim README, named for the table's machine since this run is on generic-8
+	t=$(grep -E '^agree [0-9]+, agree-direction [0-9]+, disagree [0-9]+' "$tmp/per-vma-locks.out" | tail -1)
+	off=$(( $(sed -nE 's/.*disagree ([0-9]+),.*/\1/p' <<<"$t") + $(sed -nE 's/.*agree-direction ([0-9]+),.*/\1/p' <<<"$t") ))
+	line="per-vma-locks: $off rows did not reproduce in size or direction \\(disagree [0-9]+, agree-direction [0-9]+\\); results/sim/per-vma-locks/README.md explains those of the table's own machine, icx-8336c-2s128, from the model \(this run: generic-8\)"
+	if [ "$off" -gt 0 ]; then
+		grep -Eq "^$line$" "$tmp/per-vma-locks.out" || fail "per-vma-locks: $off rows off, no pointer to the model's explanation: $(tail -3 "$tmp/per-vma-locks.out")"
+	elif grep -q 'did not reproduce' "$tmp/per-vma-locks.out"; then
+		fail "per-vma-locks: every row reproduced, yet: $(grep 'did not reproduce' "$tmp/per-vma-locks.out")"
+	fi
+	grep -q 'did not reproduce' "$dir/per-vma-locks.report.txt" || [ "$off" -eq 0 ] ||
+		fail "per-vma-locks: the pointer is not in per-vma-locks.report.txt"
 	# the matrix's deviation lines describe its own run: this run's -- options are said after them
 	grep -q "^- this run's own options: -- -n 2 -t 1,4 -q; where a line above says otherwise" "$tmp/per-vma-locks.out" ||
 		fail "per-vma-locks: the deviations do not say this run's own options: $(grep -c '^- ' "$tmp/per-vma-locks.out") lines"
