@@ -655,6 +655,9 @@ static int cmd_run(int argc, char **argv)
 	a.o.wls = a.wls;
 	a.o.nwls = nwls;
 	a.o.threads = a.threads;
+	a.o.argc = argc - 1;
+	a.o.argv = argv + 1;
+	a.o.csv_given = a.o.csv_path != a.defcsv;
 	if (lab_shard_check(&a.o, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", PROG, err);
 		return 2;
@@ -684,5 +687,6 @@ const struct lab_cmd lab_run_cmd = {
 	.fn = cmd_run,
 	.more = "Exit status: 0 every cell succeeded; 1 a cell failed (named on stderr, its\n"
 		"rows left out); 2 bad usage, nothing run; 130 interrupted (the finished\n"
-		"cells are kept).\n",
+		"cells are kept; the last line gives the command that goes on: the same\n"
+		"command with -o FILE --resume).\n",
 };

@@ -242,6 +242,9 @@ if want stop; then
 		[ "$(grep -c '^schema,' "$dir/per-vma-locks.csv")" = 1 ] || fail "reproduce stopped: the CSV has more than one header"
 		grep -q "^reproduce: stopped in piece 2 of 2 (1 finished); the [0-9]* rows measured are in $dir/per-vma-locks.csv$" \
 			"$tmp/stop.err" || fail "reproduce stopped: no line saying where the rows are: $(cat "$tmp/stop.err")"
+		# rwlab run's own line: its count of cells, and no command that would go on in a scratch file
+		grep -q "^rwlab run: interrupted in piece 2 of 2 [a-z0-9 ]*; its finished cells go into $dir/per-vma-locks.csv with the pieces before it$" \
+			"$tmp/stop.err" || fail "reproduce stopped, rwlab run's line: $(grep 'rwlab run: interrupted' "$tmp/stop.err")"
 	fi
 	grep -q '/run-[0-9]*\.csv' "$tmp/stop.err" && fail "reproduce stopped: names a scratch file: $(cat "$tmp/stop.err")"
 
