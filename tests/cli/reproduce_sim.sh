@@ -260,6 +260,11 @@ if want stop; then
 		"$tmp/failing.err" || fail "reproduce with a failing piece: no line naming its piece: $(cat "$tmp/failing.err")"
 	grep -q '/run-[0-9]*\.csv' "$tmp/failing.err" &&
 		fail "reproduce with a failing piece: names a scratch file: $(grep '/run-[0-9]*\.csv' "$tmp/failing.err")"
+	# ... and says that it failed, not that it was done (it said "piece 1 of 2 done", then "stopped
+	# in piece 1 of 2 (0 finished)")
+	grep -q '^piece 1 of 2 done' "$tmp/failing.err" && fail "reproduce with a failing piece: it says the piece was done"
+	grep -q "^reproduce: piece 1 of 2 failed (exit 1), and the pieces after it were not run; the [0-9]* rows measured are in $dir/per-vma-locks.csv$" \
+		"$tmp/failing.err" || fail "reproduce with a failing piece: no line saying so: $(tail -n 1 "$tmp/failing.err")"
 
 	# A stop sent to the script alone (kill PID, not its group): the rwlab run in progress stops
 	# at once too (it ran to its end first), the rows are kept as on a group's stop, and the exit
