@@ -34,7 +34,7 @@
 
 #include "cmds.h"
 #include "compiler.h"
-#include "debug.h"
+#include "err.h"
 #include "events.h"
 #include "format.h"
 #include "threads.h"
@@ -312,7 +312,7 @@ static void print_final(const struct torture_print *p, const struct lab_torture_
 	} while (0)
 
 /*
- * One write(2) for the line (locks/debug.h): when two threads fail a check at
+ * One write(2) for the line (locks/err.h): when two threads fail a check at
  * once, the _exit() of one must not cut the other's line short (the FAILURE
  * line printed after it would then not start a line of its own).
  */
