@@ -55,8 +55,8 @@ static const struct lab_opt run_opts[] = {
 	{ "csv", 'o', 'o', "FILE", "results CSV; an existing FILE is kept as FILE.1 (FILE.2, ...); - is stdout",
 	  "rwlab-<date>-<pid>.csv", NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ "resume", 0, 'r', NULL, "keep FILE's finished cells, skip them, append the rest", NULL, NULL, 0, NULL, 0, 0 },
-	{ "seed", 0, 'S', "N", "PRNG seed (the workloads' and the interleaved order's)", "1", "an unsigned integer",
-	  0, NULL, 0, 0 },
+	{ "seed", 0, 'S', "N", "seed of the random choices: the workloads' and the interleaved order's; under --sim "
+	  "also the engine's schedule", "1", "an unsigned integer", 0, NULL, 0, 0 },
 	{ "order", 0, 'O', "ORDER", "iterations of a comparison block (one workload and thread count, every "
 	  "variant): interleaved (A1 B1 C1 A2 ..., shuffled per round from --seed) or sequential (every iteration "
 	  "of A, then of B)", "interleaved", NULL, LAB_COMP_CHOICES, "interleaved sequential", 0, 0 },
