@@ -81,7 +81,9 @@ struct lab_comp_words {
  * The program's name: a command's error messages begin with it and the
  * command's, "rwlab run: bad --seed ..." (each command's PROG); where an
  * option came from a matrix file, run passes "rwlab run: FILE:LINE"
- * explicitly instead (cmd_run.c). "rwlab:" alone is the dispatcher's.
+ * explicitly instead (cmd_run.c). "rwlab:" alone is the dispatcher's. The
+ * libraries' lines begin the same way: main() sets "rwlab CMD" once with
+ * lab_prog_set() (locks/err.h) before it dispatches, lab_err() reads it.
  */
 #define LAB_PROG "rwlab"
 

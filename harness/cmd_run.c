@@ -55,8 +55,8 @@ static const struct lab_opt run_opts[] = {
 	{ "csv", 'o', 'o', "FILE", "results CSV; an existing FILE is kept as FILE.1 (FILE.2, ...); - is stdout",
 	  "rwlab-<date>-<pid>.csv", NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ "resume", 0, 'r', NULL, "keep FILE's finished cells, skip them, append the rest", NULL, NULL, 0, NULL, 0, 0 },
-	{ "seed", 0, 'S', "N", "PRNG seed (the workloads' and the interleaved order's)", "1", "an unsigned integer",
-	  0, NULL, 0, 0 },
+	{ "seed", 0, 'S', "N", "seed of the random choices: the workloads' and the interleaved order's; under --sim "
+	  "also the engine's schedule", "1", "an unsigned integer", 0, NULL, 0, 0 },
 	{ "order", 0, 'O', "ORDER", "iterations of a comparison block (one workload and thread count, every "
 	  "variant): interleaved (A1 B1 C1 A2 ..., shuffled per round from --seed) or sequential (every iteration "
 	  "of A, then of B)", "interleaved", NULL, LAB_COMP_CHOICES, "interleaved sequential", 0, 0 },
@@ -655,6 +655,9 @@ static int cmd_run(int argc, char **argv)
 	a.o.wls = a.wls;
 	a.o.nwls = nwls;
 	a.o.threads = a.threads;
+	a.o.argc = argc - 1;
+	a.o.argv = argv + 1;
+	a.o.csv_given = a.o.csv_path != a.defcsv;
 	if (lab_shard_check(&a.o, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", PROG, err);
 		return 2;
@@ -684,5 +687,6 @@ const struct lab_cmd lab_run_cmd = {
 	.fn = cmd_run,
 	.more = "Exit status: 0 every cell succeeded; 1 a cell failed (named on stderr, its\n"
 		"rows left out); 2 bad usage, nothing run; 130 interrupted (the finished\n"
-		"cells are kept).\n",
+		"cells are kept; the last line gives the command that goes on: the same\n"
+		"command with -o FILE --resume).\n",
 };

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "config.h"
+#include "err.h"
 #include "matrix.h"
 #include "sim_cmd.h"	/* rwlab_main(): this main() as build/rwlab-sim compiles it */
 #include "version.h"
@@ -63,7 +64,7 @@ static int cmd_help(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	const struct lab_cmd *cmd;
-	char names[256];
+	char names[256], prog[64];
 
 	if (argc < 2) {
 		lab_cli_names(lab_cmds, names, sizeof(names));
@@ -87,6 +88,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: unknown command '%s' (valid: %s)\n", LAB_PROG, argv[1], names);
 		return 2;
 	}
+	/* The libraries' error lines begin as the subcommand's own do: "rwlab run: bravo: ..." (err.h). */
+	snprintf(prog, sizeof(prog), "%s %s", LAB_PROG, cmd->name);
+	lab_prog_set(prog);
 	/* Subcommand options start after the subcommand: argv[0] becomes "rwlab". */
 	argv[1] = (char *)LAB_PROG;
 	return cmd->fn(argc - 1, argv + 1);

@@ -114,6 +114,7 @@ struct runner {
 	char run_id[64];
 	struct cell_plan *plan;
 	int nplan, nfailed;
+	int ended;			/* cells that ended, written or failed: an interrupted run's line */
 	int entry;			/* iterations started so far (warm-up passes too) */
 	/*
 	 * The ETA (progress()), per workload of o->wls: its iterations not yet
@@ -931,6 +932,7 @@ static void cell_close(struct runner *r, struct cell_run *cr, int ret)
 		cell_summary(r, cr);
 	else if (ret != -EINTR && ret != -EPIPE)
 		cell_failed(r, cr);
+	r->ended += ret != -EINTR && ret != -EPIPE;
 	lab_buf_free(&cr->rows);
 	free(cr->cell);
 	free(cr->workers);
@@ -1139,6 +1141,7 @@ static void sim_cell_done(void *arg, int i, const struct lab_sim_proc *pr)
 	if (pr->err) {
 		snprintf(err, sizeof(err), "cannot start rwlab-sim for it: %s", strerror(-pr->err));
 		process_failed(r, p, err);
+		r->ended++;
 		return;
 	}
 	if (pr->status == 130 || pr->status == 128 + SIGINT || pr->status == 128 + SIGTERM) {
@@ -1163,6 +1166,7 @@ static void sim_cell_done(void *arg, int i, const struct lab_sim_proc *pr)
 		process_failed(r, p, NULL);
 	else
 		sim_cell_line(r, i, &co);
+	r->ended++;
 	lab_buf_free(&rows);
 }
 
@@ -1403,8 +1407,9 @@ static int runner_open(struct runner *r, const struct lab_context *ctx)
 	ret = r->resume.exists ? lab_csv_open_append(&r->csv, o->csv_path, r->resume.keep_len, err, sizeof(err)) :
 				 lab_csv_open(&r->csv, o->csv_path, err, sizeof(err));
 	if (ret == -EINTR) {	/* a FIFO full before the header (its reader stalls), then Ctrl-C */
-		fprintf(stderr, "rwlab run: interrupted; %s%s took no header (its reader had stopped reading): no cell "
-			"was run\n", strcmp(o->csv_path, "-") ? "FIFO " : "", r->csv.path);
+		fprintf(stderr, "rwlab run: interrupted before %s%d cell%s ran: %s%s took no header (its reader had "
+			"stopped reading)\n", r->nplan > 1 ? "any of its " : "its ", r->nplan, r->nplan > 1 ? "s" : "",
+			strcmp(o->csv_path, "-") ? "FIFO " : "", r->csv.path);
 		return 130;
 	}
 	if (ret == -EPIPE) {	/* `-o - | true`: the reader went away, as mid-run (exit 1), before any cell */
@@ -1475,6 +1480,71 @@ static void warn_switch_rings(void)
 #endif
 }
 
+/*
+ * The command that carries an interrupted run on (README "Crash safety and
+ * --resume"), appended to @b: the command line as given, with --sim MACHINE
+ * in a simulated run's process (the front handed the run on without it),
+ * -o FILE where the file was the default one, and --resume.
+ */
+static void go_on_command(const struct lab_run_opts *o, struct lab_buf *b)
+{
+	char **av = calloc((size_t)o->argc + 5, sizeof(*av)), *line;
+	size_t len = 16;
+	int n = 0;
+
+	if (!av)
+		return;
+	if (LAB_SIM)
+		av[n++] = "--sim", av[n++] = (char *)lab_sim_machine_arg();
+	for (int i = 0; i < o->argc; i++)
+		av[n++] = o->argv[i];
+	if (!o->csv_given)
+		av[n++] = "-o", av[n++] = (char *)o->csv_path;
+	if (!o->resume)
+		av[n++] = "--resume";
+	for (int i = 0; i < n; i++)
+		len += 4 * strlen(av[i]) + 3;	/* each ' quoted as '\'' */
+	line = malloc(len);
+	if (line)
+		lab_buf_printf(b, "; to go on: %s run %s", LAB_PROG, lab_cli_command(n, av, line, len));
+	free(line);
+	free(av);
+}
+
+/*
+ * An interrupted run's line (Ctrl-C, SIGTERM): the cells that ended of the
+ * matrix's (those --resume kept counted in both), the failed ones among
+ * them, where their rows are and how to go on. -o - or a FIFO cannot be
+ * resumed (nor one a reader stalled: its finished cells were not all
+ * written).
+ */
+static void say_interrupted(const struct runner *r)
+{
+	const struct lab_run_opts *o = r->o;
+	int done = r->ended + r->resume.ncells, all = r->nplan + r->resume.ncells;
+	bool stream = !strcmp(o->csv_path, "-") || lab_csv_stream_path(o->csv_path);
+	struct lab_buf b = { 0 };
+
+	if (done)
+		lab_buf_printf(&b, "rwlab run: interrupted after %d of %d cells", done, all);
+	else
+		lab_buf_printf(&b, "rwlab run: interrupted before %s%d cell%s ended", all > 1 ? "any of its " : "its ",
+			       all, all > 1 ? "s" : "");
+	if (r->nfailed)
+		lab_buf_printf(&b, " (%d failed: %s)", r->nfailed, r->failed.p);
+	if (r->unwritten)
+		lab_buf_printf(&b, "; %d finished cell%s not written whole to %s: its reader had stopped reading",
+			       r->unwritten, r->unwritten > 1 ? "s were" : " was", o->csv_path);
+	else if (done)
+		lab_buf_printf(&b, "; they %s %s", stream ? "went to" : "are in",
+			       strcmp(o->csv_path, "-") ? o->csv_path : "stdout");
+	if (!stream && o->argv)
+		go_on_command(o, &b);
+	if (b.p)
+		fprintf(stderr, "%s\n", b.p);
+	lab_buf_free(&b);
+}
+
 static void runner_close(struct runner *r)
 {
 	lab_csv_close(&r->csv);
@@ -1540,11 +1610,8 @@ int lab_run(const struct lab_run_opts *o)
 	else if (r.gone)
 		fprintf(stderr, "rwlab run: %s%s: its reader went away; the run stopped at cell %d of %d, which is not "
 			"written (nor any after)\n", strcmp(o->csv_path, "-") ? "FIFO " : "", r.csv.path, r.gone, r.nplan);
-	else if (lab_interrupted && r.unwritten)
-		fprintf(stderr, "rwlab run: interrupted; %d finished cell%s not written whole to %s: its reader had "
-			"stopped reading\n", r.unwritten, r.unwritten > 1 ? "s were" : " was", o->csv_path);
 	else if (lab_interrupted)
-		fprintf(stderr, "rwlab run: interrupted; the finished cells are in %s\n", o->csv_path);
+		say_interrupted(&r);
 	else if (r.nfailed)
 		fprintf(stderr, "rwlab run: %d of %d cells failed (left out of %s, or marked cell_failed there): %s\n",
 			r.nfailed, r.nplan, o->csv_path, r.failed.p);

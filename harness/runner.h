@@ -57,6 +57,14 @@ struct lab_run_opts {
 	struct lab_shard shard;		/* --shard I/N: only these comparison blocks (shard.h) */
 	int jobs;			/* -j: under --sim, cells whose processes run at once (0: the host CPUs this
 					 * process may use); the CSV is the same whatever it is. Natively 1. */
+	/*
+	 * The command line as given (after "rwlab run"): an interrupted run's
+	 * line gives it again, with -o FILE unless @csv_given and --resume, as
+	 * the command that carries the run on. NULL: it gives none.
+	 */
+	int argc;
+	char *const *argv;
+	bool csv_given;			/* -o FILE was given (else csv_path is the default name) */
 };
 
 /*

@@ -13,6 +13,12 @@
  * N is 1: one rwlab-sim runs one schedule. torture --seeds N starts one
  * rwlab-sim per seed (harness/sim_seeds.c), each the very process a replay
  * of that seed starts.
+ *
+ * Its error lines: once the protocol names the command, they begin with the
+ * front's, "rwlab run:" or "rwlab torture:" (lab_prog_set(), err.h), as do
+ * the libraries' beneath it; a command line that is not the protocol (no
+ * front started it) is refused with "rwlab-sim:", the name the engine's own
+ * diagnostics and statistics lines (sim/) carry.
  */
 #include <errno.h>
 #include <limits.h>
@@ -22,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "sim.h"
 #include "sim_cell.h"
 #include "sim_cmd.h"
@@ -107,7 +114,7 @@ static int run_once(const struct sim_machine *m, const struct sim_args *a, unsig
 	}
 	optind = 0;	/* rwlab_main's getopt starts afresh */
 	if (sim_boot(m, seed)) {
-		fprintf(stderr, "rwlab-sim: out of memory booting %s\n", m->name);
+		lab_err("out of memory booting %s", m->name);
 		exit(1);
 	}
 	r = sim_run(rwlab_main, ac, av);
@@ -133,8 +140,9 @@ int main(int argc, char **argv)
 	lab_sim_cell_watch_parent();
 	if (protocol_read(argc, argv, &a))
 		return 2;
+	lab_prog_set(strcmp(a.argv[1], "run") ? "rwlab torture" : "rwlab run");	/* the front's command */
 	if (lab_sim_machine_load(&m, a.machine, err, sizeof(err))) {
-		fprintf(stderr, "rwlab: %s\n", err);
+		lab_err("%s", err);
 		return 2;
 	}
 	return run_once(&m, &a, a.seed);

@@ -34,7 +34,7 @@
 
 #include "cmds.h"
 #include "compiler.h"
-#include "debug.h"
+#include "err.h"
 #include "events.h"
 #include "format.h"
 #include "threads.h"
@@ -97,9 +97,10 @@ static const struct lab_opt torture_opts[] = {
 	  "to a random thread or to every waiter oldest first; long write holds and handoff_timeout_us=0 drive "
 	  "waiters into HANDOFF; the ports' wait_lock invariants are checked at every wait_lock release "
 	  "(variants without killable verbs run without cancellation)", NULL, NULL, 0, NULL, 0, 0 },
-	{ "seed", 0, 'E', "N", "random choices of the threads and the killer", "0; 1 under --sim", NULL, 0, NULL, 0, 0 },
+	{ "seed", 0, 'E', "N", "seed of the random choices: the threads' and the killer's; under --sim also the "
+	  "engine's schedule", "0; 1 under --sim", NULL, 0, NULL, 0, LONG_MAX },
 	{ "sim", 0, 'Z', "MACHINE", "torture on a simulated machine (rwlab sim list; generic-N), checked first, in "
-	  "rwlab-sim beside rwlab; -d is simulated time; --seed is the engine's schedule seed", NULL, NULL,
+	  "rwlab-sim beside rwlab; -d is simulated time", NULL, NULL,
 	  LAB_COMP_MACHINES, NULL, 0, 0 },
 	{ "seeds", 0, 'N', "N", "with --sim: N schedules, seeds --seed .. --seed+N-1, each in its own rwlab-sim; a "
 	  "failing seed prints its output and the command that replays it", "1", NULL, 0, NULL, 1, 1000000000 },
@@ -312,7 +313,7 @@ static void print_final(const struct torture_print *p, const struct lab_torture_
 	} while (0)
 
 /*
- * One write(2) for the line (locks/debug.h): when two threads fail a check at
+ * One write(2) for the line (locks/err.h): when two threads fail a check at
  * once, the _exit() of one must not cut the other's line short (the FAILURE
  * line printed after it would then not start a line of its own).
  */

@@ -72,9 +72,9 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "atomic.h"
+#include "err.h"
 #include "events.h"
 #include "rwsem.h"
 #include "wait.h"
@@ -251,25 +251,24 @@ static int bravo_init(struct lab_rwsem *sem, const struct lab_rwsem_conf *conf)
 	int r;
 
 	if (!bops || bops == &lab_rwsem_bravo_ops) {
-		fprintf(stderr, "rwlab: bravo: base must be another variant, not bravo itself\n");
+		lab_err("bravo: base must be another variant, not bravo itself");
 		return -EINVAL;
 	}
 	if (!(bops->caps & LAB_CAP_EXCLUSION) || (bops->caps & LAB_CAP_NOT_IN_ALL)) {
-		fprintf(stderr, "rwlab: bravo: base '%s' does not exclude (a negative control or null)\n",
-			bops->name);
+		lab_err("bravo: base '%s' does not exclude (a negative control or null)", bops->name);
 		return -EINVAL;
 	}
 	if (!bops->down_read_trylock || !bops->down_write_trylock) {
-		fprintf(stderr, "rwlab: bravo: base '%s' lacks a trylock; bravo passes both through, "
-			"so it needs a base that has them\n", bops->name);
+		lab_err("bravo: base '%s' lacks a trylock; bravo passes both through, so it needs a base that has them",
+			bops->name);
 		return -EINVAL;
 	}
 	if (slots & (slots - 1)) {
-		fprintf(stderr, "rwlab: bravo: table_slots=%ld is not a power of two\n", slots);
+		lab_err("bravo: table_slots=%ld is not a power of two", slots);
 		return -EINVAL;
 	}
 	if (lab_rwsem_parse(bops->name, &bconf, err, sizeof(err))) {
-		fprintf(stderr, "rwlab: bravo: %s\n", err);
+		lab_err("bravo: %s", err);
 		return -EINVAL;
 	}
 	r = lab_lock_init(&b->base, &bconf);

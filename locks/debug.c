@@ -2,13 +2,9 @@
 /*
  * DEBUG_RWSEMS_WARN_ON reporting for the kernel ports (rwsem.h, debug.h).
  */
-#include <stdarg.h>
-#include <stdio.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "atomic.h"
 #include "debug.h"
+#include "err.h"
 #include "wait.h"
 
 int lab_rwsem_checks = LAB_DEBUG_CHECKS;
@@ -53,21 +49,6 @@ void lab_rwsem_warn(const char *variant, const char *what, long count, const cha
 	}
 
 	if (n < 20)
-		fprintf(stderr, "rwlab: DEBUG_RWSEMS_WARN_ON(%s): %s: count %#lx (%s:%d)\n", what, variant,
-			(unsigned long)count, file, line);
-}
-
-void lab_vwrite_line(int fd, const char *prefix, const char *fmt, va_list ap)
-{
-	char line[512];
-	size_t n;
-
-	/* At most 510 characters, so that the newline fits. */
-	snprintf(line, sizeof(line) - 1, "%s", prefix);
-	n = strlen(line);
-	vsnprintf(line + n, sizeof(line) - 1 - n, fmt, ap);
-	n = strlen(line);
-	line[n++] = '\n';
-	if (write(fd, line, n) < 0)
-		return;		/* nowhere left to say it */
+		lab_err("DEBUG_RWSEMS_WARN_ON(%s): %s: count %#lx (%s:%d)", what, variant, (unsigned long)count, file,
+			line);
 }

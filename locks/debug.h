@@ -14,8 +14,6 @@
  */
 #pragma once
 
-#include <stdarg.h>
-
 #include "atomic.h"
 #include "compiler.h"
 #include "config.h"
@@ -36,13 +34,3 @@
 #else
 #define DEBUG_RWSEMS_WARN_ON(c, variant, what, count) do { } while (0)
 #endif
-
-/*
- * lab_vwrite_line() - write "@prefix" followed by @fmt formatted with @ap and
- * a newline to @fd in one write(2) call, cut to 511 bytes. For failure lines
- * of threads that may fail at the same moment and then abort or _exit(): a
- * line written in pieces can be cut short by another thread's exit, and
- * whatever is printed next then does not start a line of its own.
- * Any thread; not async-signal-safe (vsnprintf). Write errors are ignored.
- */
-void lab_vwrite_line(int fd, const char *prefix, const char *fmt, va_list ap);

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "debug.h"
+#include "err.h"
 #include "events.h"
 #include "lazy_mm.h"
 
@@ -83,13 +83,15 @@ static inline void lab_irq_unlock(struct lab_lazy_cpu *c)
 #endif
 }
 
-/* One write(2) for the line (debug.h): two threads failing at once cannot tear it. */
+/* One write(2) for the line (err.h): two threads failing at once cannot tear it. */
 static __lab_cold void lab_lazy_fatal(const char *fmt, ...)
 {
+	char prefix[96];
 	va_list ap;
 
+	snprintf(prefix, sizeof(prefix), "%s: lazy-mm: ", lab_prog());
 	va_start(ap, fmt);
-	lab_vwrite_line(STDERR_FILENO, "rwlab: lazy-mm: ", fmt, ap);
+	lab_vwrite_line(STDERR_FILENO, prefix, fmt, ap);
 	va_end(ap);
 	abort();
 }

@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "wait.h"
 
 /* The simulated build's tasks, futexes and sleeps are in wait_sim.c. */
@@ -191,7 +192,7 @@ struct lab_task *lab_task_attach(void)
 	}
 	pthread_mutex_unlock(&lab_task_mutex);
 	if (!t) {
-		fprintf(stderr, "rwlab: more than %d threads use locks at once\n", LAB_MAX_TASKS);
+		lab_err("more than %d threads use locks at once", LAB_MAX_TASKS);
 		abort();
 	}
 	/* Its CPU clock, for spinners' owner_on_cpu(); an error leaves it unreadable. */

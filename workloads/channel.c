@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "channel.h"
+#include "err.h"
 
 #if LAB_SIM
 #include "atomic.h"
@@ -79,7 +79,7 @@ int lab_chan_open(struct lab_chan *ch)
 
 static __attribute__((noreturn)) void lab_chan_short(const char *op, ssize_t r)
 {
-	fprintf(stderr, "rwlab: channel %s transferred %zd bytes, expected 1\n", op, r);
+	lab_err("channel %s transferred %zd bytes, expected 1", op, r);
 	abort();
 }
 

@@ -88,6 +88,7 @@
 #include <sys/resource.h>
 
 #include "channel.h"
+#include "err.h"
 #include "lazy_mm.h"
 #include "wait.h"
 #include "workload.h"
@@ -449,7 +450,8 @@ static void cs_metrics(void *state, const struct lab_iter *it, struct lab_sink *
 		err |= it->workers[i].count[C_ERR] != 0;
 	}
 	if (err)
-		fprintf(stderr, "\nrwlab: context_switch: a pair failed (pipe, thread or CPU slot); its counts are short\n");
+		fprintf(stderr, "\n%s: context_switch: a pair failed (pipe, thread or CPU slot); its counts are short\n",
+			lab_prog());
 	sum = lab_emit_rates(sink, it);
 	lab_emit(sink, "round_trips", sum / 2, "count", LAB_BETTER_NONE);
 	lab_emit(sink, "nvcsw_threads", csw, "count", LAB_BETTER_NONE);

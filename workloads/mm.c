@@ -11,6 +11,7 @@
 
 #include "atomic.h"
 #include "compiler.h"
+#include "err.h"
 #include "vma_lock.h"
 #include "wait.h"
 
@@ -640,8 +641,8 @@ static void file_put(struct lab_mm_file *f, struct lab_mm_thread *t)
 void lab_mm_file_destroy(struct lab_mm_file *f, struct lab_mm_thread *t)
 {
 	if (!f->dynamic && __atomic_load_n(&f->refs, __ATOMIC_ACQUIRE) != 1) {
-		fprintf(stderr, "rwlab: mm model: a file of %zu pages destroyed with %ld mappings left\n",
-			f->npages, __atomic_load_n(&f->refs, __ATOMIC_ACQUIRE) - 1);
+		lab_err("mm model: a file of %zu pages destroyed with %ld mappings left", f->npages,
+			__atomic_load_n(&f->refs, __ATOMIC_ACQUIRE) - 1);
 		abort();
 	}
 	file_put(f, t);

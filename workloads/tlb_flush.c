@@ -47,6 +47,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "lazy_mm.h"
 #include "wait.h"
 #include "workload.h"
@@ -183,7 +184,7 @@ static void tf_metrics(void *state, const struct lab_iter *it, struct lab_sink *
 		err |= it->workers[i].count[C_ERR] != 0;
 	}
 	if (err)
-		fprintf(stderr, "\nrwlab: tlb_flush: a thread failed (mmap, madvise or CPU slot)\n");
+		fprintf(stderr, "\n%s: tlb_flush: a thread failed (mmap, madvise or CPU slot)\n", lab_prog());
 	sum = lab_emit_rates(sink, it);
 	lab_emit(sink, "ipis_per_op", sum ? ipis / sum : 0, "count", LAB_BETTER_NONE);
 }

@@ -8,12 +8,12 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "atomic.h"
 #include "compiler.h"
+#include "err.h"
 #include "kmm.h"
 #include "vma_lock.h"
 #include "wait.h"
@@ -148,9 +148,9 @@ static int vma_lock_init(struct lab_mm *mm, struct lab_vma *vma)
 			return 0;
 		/* not silent: from here the run's VMA locks mix two layouts */
 		if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
-			fprintf(stderr, "rwlab: warning: v6.4's vma_lock slab has no free object (%s; %d pages of "
-				"%u locks); later VMAs get a line-aligned lock, not the kernel's packed layout\n",
-				strerror(-r), VMA_LOCK_CACHE_PAGES, vma_lock_cachep.objects);
+			lab_err("warning: v6.4's vma_lock slab has no free object (%s; %d pages of %u locks); later "
+				"VMAs get a line-aligned lock, not the kernel's packed layout", strerror(-r),
+				VMA_LOCK_CACHE_PAGES, vma_lock_cachep.objects);
 	}
 	return lab_lock_init(vma->vm_lock, conf);
 }

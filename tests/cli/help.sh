@@ -37,6 +37,19 @@ for w in $("$rwlab" list | sed -n '/^Workloads/,$s/^  \([a-z_]*\) .*/\1/p'); do
 		continue
 	grep -q "[ ,]$w[ ,]" "$tmp/simhelp" || fail "run --help: --sim does not name $w, which runs under --sim"
 done
+# --seed means the same in run and torture (the seed of the random choices; under --sim the engine's
+# schedule's too) and is described in the same words; only what it drives, its default and its range
+# differ (they read "PRNG seed (...)" and "random choices of the threads ...")
+for c in run torture; do
+	"$rwlab" help $c | awk '/^      --seed / { p = 1; sub(/^ *--seed N */, ""); print; next }
+		p && /^  -|^      --/ { exit } p' | tr -s ' \n' '  ' >"$tmp/seed.$c"
+done
+for c in run torture; do
+	grep -q "^seed of the random choices: .*; under --sim also the engine's schedule (default " "$tmp/seed.$c" ||
+		fail "rwlab help $c: --seed is not 'seed of the random choices: ...; under --sim also the engine's schedule': $(cat "$tmp/seed.$c")"
+done
+"$rwlab" help torture | awk '/^      --sim / { p = 1; next } p && /^  -|^      --/ { exit } p' | grep -q -- '--seed' &&
+	fail "rwlab help torture: --sim describes --seed again, in other words than --seed's"
 "$rwlab" >/dev/null 2>"$tmp/err"
 rc=$?
 [ "$rc" = 2 ] || fail "bare rwlab exited $rc, want 2"

@@ -8,7 +8,8 @@
 #   written, the same as under -j 1; so does a cell whose process is killed (SIGKILL);
 #   the run's process killed (SIGKILL) leaves no cell's process running;
 # - --resume under -j carries on a file cut inside a cell: the same rows as one run;
-#   a run killed (SIGTERM) under -j keeps its finished cells and --resume completes it;
+#   a run killed (SIGTERM) under -j keeps its finished cells, says how many, and the
+#   command it gives to go on (--sim and --resume in it) completes the file;
 # - -q is quiet: no progress and no cell's host-time line (the same CSV);
 # - bad -j values are refused in one line (exit 2, nothing written); natively -j N > 1
 #   says in one line that native cells run one at a time, and runs;
@@ -86,12 +87,16 @@ kill -TERM $pid
 wait $pid
 st=$?
 [ $st = 130 ] || fail "SIGTERM under -j 2: exit $st, not 130: $(tail -2 killed.err)"
-grep -q '^rwlab run: interrupted; the finished cells are in killed.csv$' killed.err || fail "SIGTERM under -j 2: $(tail -1 killed.err)"
 [ "$(grep -c 'interrupted' killed.err)" = 1 ] || fail "SIGTERM under -j 2: not one line: $(grep interrupted killed.err)"
 kept=$(rows killed.csv | cut -d, -f4,6 | sort -u | wc -l)
 [ "$kept" -ge 1 ] && [ "$kept" -lt "$total" ] || fail "SIGTERM under -j 2 kept $kept of $total cells (want some, not all)"
-"$rwlab" run --sim generic-8 "${long[@]}" -j 2 -o killed.csv --resume >/dev/null 2>resumed.err ||
-	fail "--resume -j 2 after SIGTERM: exit $?: $(tail -2 resumed.err)"
+# the line counts the cells written and gives the command that goes on: the run's own, --sim (which
+# the run's process did not get) in it, with --resume; run as printed, it completes the file
+go="rwlab run --sim generic-8 ${long[*]} -j 2 -o killed.csv --resume"
+grep -qxF "rwlab run: interrupted after $kept of $total cells; they are in killed.csv; to go on: $go" killed.err ||
+	fail "SIGTERM under -j 2: $(tail -1 killed.err)"
+# shellcheck disable=SC2086
+"$rwlab" ${go#rwlab } >/dev/null 2>resumed.err || fail "--resume -j 2 after SIGTERM: exit $?: $(tail -2 resumed.err)"
 grep -q "^rwlab run: resuming killed.csv: $kept finished cells kept, $((total - kept)) of this matrix to run" resumed.err ||
 	fail "--resume -j 2 after SIGTERM: $(head -1 resumed.err)"
 # --resume once more finds every cell whole, each once (it refuses a cell twice), nothing to run

@@ -254,6 +254,9 @@ if want stop; then
 		[ "$(grep -c '^schema,' "$dir/per-vma-locks.csv")" = 1 ] || fail "reproduce stopped: the CSV has more than one header"
 		grep -q "^reproduce: stopped in piece 2 of 2 (1 finished); the [0-9]* rows measured are in $dir/per-vma-locks.csv$" \
 			"$tmp/stop.err" || fail "reproduce stopped: no line saying where the rows are: $(cat "$tmp/stop.err")"
+		# rwlab run's own line: its count of cells, and no command that would go on in a scratch file
+		grep -q "^rwlab run: interrupted in piece 2 of 2 [a-z0-9 ]*; its finished cells go into $dir/per-vma-locks.csv with the pieces before it$" \
+			"$tmp/stop.err" || fail "reproduce stopped, rwlab run's line: $(grep 'rwlab run: interrupted' "$tmp/stop.err")"
 	fi
 	grep -q '/run-[0-9]*\.csv' "$tmp/stop.err" && fail "reproduce stopped: names a scratch file: $(cat "$tmp/stop.err")"
 
@@ -269,6 +272,11 @@ if want stop; then
 		"$tmp/failing.err" || fail "reproduce with a failing piece: no line naming its piece: $(cat "$tmp/failing.err")"
 	grep -q '/run-[0-9]*\.csv' "$tmp/failing.err" &&
 		fail "reproduce with a failing piece: names a scratch file: $(grep '/run-[0-9]*\.csv' "$tmp/failing.err")"
+	# ... and says that it failed, not that it was done (it said "piece 1 of 2 done", then "stopped
+	# in piece 1 of 2 (0 finished)")
+	grep -q '^piece 1 of 2 done' "$tmp/failing.err" && fail "reproduce with a failing piece: it says the piece was done"
+	grep -q "^reproduce: piece 1 of 2 failed (exit 1), and the pieces after it were not run; the [0-9]* rows measured are in $dir/per-vma-locks.csv$" \
+		"$tmp/failing.err" || fail "reproduce with a failing piece: no line saying so: $(tail -n 1 "$tmp/failing.err")"
 
 	# A stop sent to the script alone (kill PID, not its group): the rwlab run in progress stops
 	# at once too (it ran to its end first), the rows are kept as on a group's stop, and the exit

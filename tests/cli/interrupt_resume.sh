@@ -1,0 +1,84 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# An interrupted run says how far it got and how to go on: SIGINT once the
+# first cell's rows are in the CSV ends the run with exit 130 and one line,
+#   rwlab run: interrupted after N of M cells; they are in FILE; to go on: CMD
+# N the cells in the CSV, M the matrix's, and CMD, run as printed, finishes
+# the matrix: every cell once. Also with the default output file (CMD adds
+# -o FILE) and for a run that was itself a --resume (CMD does not add a
+# second one).
+#   usage: interrupt_resume.sh RWLAB
+. "${0%/*}/../lib.sh"
+rwlab=$1
+case $rwlab in /*) ;; *) rwlab=$PWD/$rwlab ;; esac	# it runs in $tmp
+
+# cells FILE: the cells in a results CSV, one line each
+cells() { awk -F, '$8 == "total_rate" { print $4, $5, $6 }' "$1" | sort -u; }
+# 12 short cells, one at a time
+plan="-l pthread,null,rwsem,rwsem-xadd -w locktest -t 1,2,3 -n 1 -d 150ms --warmup 0 --order sequential --no-report -q"
+
+# interrupt WHAT GLOB ARGS...: rwlab run ARGS in $tmp/run, SIGINT once the file GLOB names there holds
+# a row; checks the exit status and the line, sets $file to the CSV's name and $go to the command
+# the line gives (without "rwlab ")
+interrupt() {
+	what=$1 glob=$2
+	shift 2
+	: >"$tmp/err"
+	(cd "$tmp/run" && exec "$rwlab" run "$@" 2>"$tmp/err") &
+	pid=$!
+	i=0
+	file=
+	until [ -n "$file" ] && grep -q '^[0-9]' "$tmp/run/$file" || [ $i -ge 600 ]; do
+		sleep 0.05
+		file=$(cd "$tmp/run" && find . -name "$glob" | sed 's|^\./||')
+		i=$((i + 1))
+	done
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	[ $rc = 130 ] || fail "$what: exit $rc, want 130: $(cat "$tmp/err")"
+	n=$(cells "$tmp/run/$file" | wc -l)
+	line=$(grep '^rwlab run: interrupted' "$tmp/err")
+	[ "$(grep -c '^rwlab run: interrupted' "$tmp/err")" = 1 ] || fail "$what: not one line: $(cat "$tmp/err")"
+	go=
+	case $line in
+	"rwlab run: interrupted after $n of 12 cells; they are in $file; to go on: rwlab run "*) go=${line#*; to go on: rwlab } ;;
+	*) fail "$what: '$line', want 'interrupted after $n of 12 cells; they are in $file; to go on: ...'" ;;
+	esac
+	[ "$n" -ge 1 ] && [ "$n" -lt 12 ] || fail "$what: $n of 12 cells in the CSV when interrupted (want some, not all)"
+}
+
+# resume WHAT: run $go as printed; every cell of the matrix once in $file
+resume() {
+	[ -n "$go" ] || return
+	(cd "$tmp/run" && eval "\"\$rwlab\" $go" >/dev/null 2>"$tmp/resumed.err") ||
+		fail "$1: '$go' exited $?: $(tail -n 2 "$tmp/resumed.err")"
+	[ "$(cells "$tmp/run/$file" | wc -l)" = 12 ] && [ "$(awk -F, '$8 == "total_rate"' "$tmp/run/$file" | wc -l)" = 12 ] ||
+		fail "$1: after '$go', not the 12 cells once each: $(cells "$tmp/run/$file" | tr '\n' ';')"
+}
+
+# -o FILE with a space: the command quotes it, and adds --resume
+# shellcheck disable=SC2086
+mkdir "$tmp/run"
+interrupt "-o FILE" "x y.csv" $plan -o "x y.csv"
+case $go in
+"run $plan -o 'x y.csv' --resume") ;;
+*) fail "-o FILE: to go on '$go', want the command as given with --resume" ;;
+esac
+resume "-o FILE"
+
+# no -o: the command names the default file; interrupted again under --resume, it adds no second one
+# shellcheck disable=SC2086
+interrupt "default -o" "rwlab-*.csv" $plan
+case $go in
+"run $plan -o $file --resume") ;;
+*) fail "default -o: to go on '$go', want the command as given with -o $file --resume" ;;
+esac
+rm -f "$tmp/run/$file"
+# shellcheck disable=SC2086
+interrupt "--resume" "$file" $plan -o "$file" --resume
+[ "$go" = "run $plan -o $file --resume" ] || fail "--resume: to go on '$go', want the command as given"
+resume "--resume"
+
+echo "interrupt-resume: $fails failures"
+exit $((fails > 0))
