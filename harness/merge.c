@@ -228,8 +228,8 @@ static int load(struct merge *m)
 		struct lab_csv_reader rd;
 		int r;
 
-		f->path = m->o->paths[i];
-		if (lab_csv_reader_open(&rd, f->path, err, sizeof(err))) {
+		f->path = strcmp(m->o->paths[i], "-") ? m->o->paths[i] : "stdin";	/* as messages name it */
+		if (lab_csv_reader_open(&rd, m->o->paths[i], err, sizeof(err))) {
 			if (!m->o->quiet)	/* quiet: the caller reads the file and says why */
 				fprintf(stderr, "rwlab merge: %s\n", err);
 			lab_csv_reader_close(&rd);
@@ -673,7 +673,7 @@ static int write_rows(const struct merge *m, FILE *fp)
 		struct lab_csv_reader rd;
 		int r, crun, last_ctx = -1;
 
-		if (lab_csv_reader_open(&rd, m->f[i].path, err, sizeof(err))) {
+		if (lab_csv_reader_open(&rd, m->o->paths[i], err, sizeof(err))) {
 			fprintf(stderr, "rwlab merge: %s\n", err);
 			lab_csv_reader_close(&rd);
 			ret = -1;
@@ -898,9 +898,6 @@ int lab_report_merge(const char *const *paths, int n, bool by_host)
 	struct lab_merge_opts o = { .paths = paths, .npaths = n, .quiet = true, .only_shards = true,
 				    .by_host = by_host, .mixed_hosts = true };	/* report: cells, not files, by host */
 
-	for (int i = 0; i < n; i++)
-		if (!strcmp(paths[i], "-"))
-			return 0;	/* stdin is read once, by the report */
 	return lab_merge(&o) == 2 ? -1 : 0;
 }
 

@@ -55,8 +55,9 @@ int lab_merge(const struct lab_merge_opts *o);
  * which also refuses a cell measured on two hosts unless --by has host).
  * When some row carries a shard, the files are checked as above without
  * writing anything: warnings and missing shards and cells on stderr; with
- * @by_host (report --by with host) a cell on two hosts is not refused. "-"
- * (stdin, read once) skips the checks. Returns 0, or -1 when the merge
- * refused the files (the reason is on stderr).
+ * @by_host (report --by with host) a cell on two hosts is not refused.
+ * stdin ("-") and FIFOs are checked too, from the copy lab_csv_reader_open()
+ * keeps for the report. Returns 0, or -1 when the merge refused the files
+ * (the reason is on stderr).
  */
 int lab_report_merge(const char *const *paths, int n, bool by_host);

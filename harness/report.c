@@ -1003,13 +1003,7 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 		return st == LAB_RESULTS_BAD_BY ? 2 : 1;	/* a wrong --by is a usage error */
 	}
 	if (!o->by && !o->baseline && !o->map && several_fault_paths(&c)) {	/* compare the paths side by side */
-		int in = lab_results_stdin_copy(&r);	/* stdin was read once: the reload reads its copy */
-
-		lab_results_free(&r);
-		if (in >= 0 && (dup2(in, 0) < 0 || lseek(0, 0, SEEK_SET) < 0))
-			fprintf(stderr, "rwlab report: cannot read stdin again: %s\n", strerror(errno));
-		if (in >= 0)
-			close(in);
+		lab_results_free(&r);	/* stdin or a FIFO: read again from the reader's copy */
 		ro.by = LAB_RESULTS_FAULT_PATH;
 		if (lab_results_load_many(&r, o->npaths ? o->paths : &o->path, o->npaths ? o->npaths : 1, o->by,
 					  o->baseline, (o->include_failed ? LAB_RESULTS_INCLUDE_FAILED : 0) |
@@ -1035,8 +1029,8 @@ int lab_report_by_check(const struct lab_report_opts *o)
 	struct lab_results r;
 	char err[2048];
 
-	if (!strcmp(paths[0], "-") || lab_results_load_many(&r, paths, o->npaths ? o->npaths : 1, o->by, NULL,
-							    LAB_RESULTS_HEADER, err, sizeof(err)) != LAB_RESULTS_BAD_BY)
+	if (lab_results_load_many(&r, paths, o->npaths ? o->npaths : 1, o->by, NULL, LAB_RESULTS_HEADER, err,
+				  sizeof(err)) != LAB_RESULTS_BAD_BY)
 		return 0;
 	fprintf(stderr, "rwlab report: %s\n", err);
 	return 2;

@@ -12,7 +12,8 @@
  * cell's rows end, so that a file's last cell can be judged whole (or the
  * tail of an interrupted write) before its rows count. What the checks name
  * (FILE:LINE of a repeated row's first copy) is found in a second pass over
- * the inputs, on that error only; stdin is kept in a temporary file for it.
+ * the inputs, on that error only (stdin and FIFOs read from the copy the
+ * reader keeps: csv.h, lab_csv_reader_open()).
  */
 #include <errno.h>
 #include <math.h>
@@ -253,7 +254,6 @@ struct lab_results_store {
 	const char *const *paths;	/* the inputs as given ("-": stdin) */
 	const char **head;		/* the first input's columns */
 	int nhead;
-	FILE *stdin_copy;		/* stdin as read, for the second pass */
 };
 
 static const char *S(const struct lab_results_store *st, int id)
@@ -501,34 +501,21 @@ static void by_unknown(const struct lab_csv_reader *rd, const char *path, const 
 /* True when @path's first line is not empty and is not an rwlab header ("schema,run,..."). */
 static bool not_rwlab(const char *path)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : NULL;
-	char line[64] = "";
-	bool r;
+	char line[64];
 
-	if (!f)
-		return false;
-	r = fgets(line, sizeof(line), f) && line[0] != '\n' && strncmp(line, "schema,run,", 11);
-	fclose(f);
-	return r;
+	return *lab_csv_first_line(path, line, sizeof(line)) && strncmp(line, "schema,run,", 11);
 }
 
-/* Open input @i; for stdin keep a copy of what is read. Returns 0 or -1. */
+static const char *src_name(const struct lab_results_store *st, int src);
+
+/* Open input @i. Returns 0 or -1. */
 static int open_input(struct loader *L, int i, struct lab_csv_reader *rd, char *err, size_t errlen)
 {
-	const char *path = L->st->paths[i];
-	int r;
+	int r = lab_csv_reader_open(rd, L->st->paths[i], err, errlen);
 
-	if (!strcmp(path, "-")) {
-		if (!L->st->stdin_copy)
-			L->st->stdin_copy = tmpfile();
-		r = lab_csv_reader_fdopen(rd, 0, "stdin", L->st->stdin_copy ? fileno(L->st->stdin_copy) : -1, err,
-					  errlen);
-	} else {
-		r = lab_csv_reader_open(rd, path, err, errlen);
-	}
-	if (r && not_rwlab(path))	/* a parse error in a file that is not ours: say that instead */
+	if (r && not_rwlab(L->st->paths[i]))	/* a parse error in a file that is not ours: say that instead */
 		snprintf(err, errlen, "%s: not an rwlab results CSV (its first line is not the header "
-			 "'schema,run,timestamp,...')", path);
+			 "'schema,run,timestamp,...')", src_name(L->st, i));
 	return r;
 }
 
@@ -1014,12 +1001,8 @@ static void find_original(struct loader *L, int npaths, int *src, int *line)
 	for (int i = 0; i < npaths && *src < 0; i++) {
 		struct lab_csv_reader rd;
 		int c[7], r = -1;
-		bool in = !strcmp(st->paths[i], "-");
 
-		if (in && (!st->stdin_copy || lseek(fileno(st->stdin_copy), 0, SEEK_SET)))
-			continue;
-		if (in ? lab_csv_reader_fdopen(&rd, fileno(st->stdin_copy), "stdin", -1, err, sizeof(err)) :
-			 lab_csv_reader_open(&rd, st->paths[i], err, sizeof(err))) {
+		if (lab_csv_reader_open(&rd, st->paths[i], err, sizeof(err))) {
 			lab_csv_reader_close(&rd);
 			continue;
 		}
@@ -1565,7 +1548,7 @@ static int read_input(struct loader *L, int i, const char *by, char *err, size_t
 			;
 		if (r < 0 && not_rwlab(L->st->paths[i]))	/* not even CSV, and not ours: say that */
 			snprintf(err, errlen, "%s: not an rwlab results CSV (its first line is not the header "
-				 "'schema,run,timestamp,...')", L->st->paths[i]);
+				 "'schema,run,timestamp,...')", name);
 		lab_csv_reader_close(&rd);
 		return -1;
 	}
@@ -1587,13 +1570,6 @@ static int read_input(struct loader *L, int i, const char *by, char *err, size_t
 		end_of_input(L, name);
 	lab_csv_reader_close(&rd);
 	return r;
-}
-
-int lab_results_stdin_copy(const struct lab_results *r)
-{
-	if (!r->st || !r->st->stdin_copy || fflush(r->st->stdin_copy))
-		return -1;
-	return dup(fileno(r->st->stdin_copy));
 }
 
 int lab_results_load(struct lab_results *r, const char *path, const char *by, const char *baseline,
@@ -1697,8 +1673,6 @@ void lab_results_free(struct lab_results *r)
 			free(st->dup.key[k]);
 		lab_buf_free(&st->unfinished);
 		free(st->unfinished_at);
-		if (st->stdin_copy)
-			fclose(st->stdin_copy);
 		imap_free(&st->cells_map);
 		imap_free(&st->seen_map);
 		imap_free(&st->series_map);

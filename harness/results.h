@@ -123,11 +123,6 @@ bool lab_value_may_be_negative(const char *metric, const char *unit);
  */
 int lab_value_parse(const char *s, double *v, const char **why);
 void lab_results_free(struct lab_results *r);
-/*
- * lab_results_stdin_copy() - a new descriptor of the copy of stdin that the load of @r kept
- * (stdin is read once: a second load reads this instead), or -1 when no input was stdin.
- */
-int lab_results_stdin_copy(const struct lab_results *r);
 
 /* The series of (group, column, metric, threads), or NULL. Indexes as in the arrays. */
 const struct lab_series *lab_results_find(const struct lab_results *r, int ig, int ic, int im, int threads);

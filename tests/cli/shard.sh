@@ -79,6 +79,9 @@ expect "report pooled.csv --by kern" 2 "^rwlab report: --by 'kern': no column 'k
 # report over one shard names the shard it lacks.
 "$rwlab" report s1.csv >/dev/null 2>err || fail "report of one shard exited $?"
 grep -q 'missing shard 2/2 (comparison blocks 2, 4): no file holds it' err || fail "report: missing shard not named: $(cat err)"
+# ... read from stdin too (it skipped merge's checks: stdin was read once, by the load)
+"$rwlab" report - <s1.csv >/dev/null 2>err || fail "report - of one shard exited $?"
+grep -q 'missing shard 2/2 (comparison blocks 2, 4): no file holds it' err || fail "report -: missing shard not named: $(cat err)"
 "$rwlab" merge pooled.csv 2>err; rc=$?
 [ $rc = 2 ] || fail "merge of a pooled cell exited $rc, want 2"
 grep -q 'a cell is never pooled across files or hosts' err || fail "pooled cell not refused by merge: $(cat err)"
