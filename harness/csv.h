@@ -286,7 +286,7 @@ void lab_csv_run_id(char *buf, size_t len);
  * its longest record (and, for results files, its runs' contexts).
  *
  * RFC 4180: quoted fields, "" escapes, LF or CRLF line ends, blank lines
- * skipped. The first record is the header; every other record must have as
+ * skipped (before the header too). The first record is the header; every other record must have as
  * many fields as the header. One exception: when the data does not end with
  * a newline and its last record is short or ends inside quotes, that record
  * is the tail of an interrupted write: it is left out, and torn_line says
@@ -345,8 +345,8 @@ struct lab_csv_reader {
  * once (report reads its inputs up to four times); nothing is said about it.
  * lab_csv_reader_mem() - the same over @len bytes at @data, labelled @name.
  * Both return 0, or -1 with a message ("cannot read 'x': ...", "x: empty
- * file (expected a CSV header)", "x:1: ..."); close the reader either
- * way.
+ * file (expected a CSV header)", "x: no header line: the file holds only
+ * blank lines (...)", "x:1: ..."); close the reader either way.
  */
 int lab_csv_reader_open(struct lab_csv_reader *rd, const char *path, char *err, size_t errlen);
 int lab_csv_reader_mem(struct lab_csv_reader *rd, const char *data, size_t len, const char *name, char *err,

@@ -482,7 +482,22 @@ static void sys_err(struct lab_csv_reader *rd, int e, char *err, size_t errlen)
 	snprintf(err, errlen, "cannot read '%s': %s", rd->name, strerror(-e));
 }
 
-/* Read the header and set up the logical columns. Returns 0 or -1. */
+/* Skip the blank lines at lo, as between rows (lab_csv_reader_next()). Returns 0 or -errno. */
+static int skip_blank_lines(struct lab_csv_reader *rd)
+{
+	for (;;) {
+		int r;
+
+		while (rd->lo == rd->hi && !rd->eof)
+			if ((r = refill(rd)))
+				return r;
+		if (rd->lo == rd->hi || (rd->buf[rd->lo] != '\n' && rd->buf[rd->lo] != '\r'))
+			return 0;
+		rd->nline += rd->buf[rd->lo++] == '\n';	/* CRLF: one line */
+	}
+}
+
+/* Read the header (after any blank lines) and set up the logical columns. Returns 0 or -1. */
 static int begin(struct lab_csv_reader *rd, char *err, size_t errlen)
 {
 	const char *why = NULL;
@@ -504,16 +519,25 @@ static int begin(struct lab_csv_reader *rd, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: empty file (expected a CSV header)", rd->name);
 		return -1;
 	}
+	if ((r = skip_blank_lines(rd))) {
+		sys_err(rd, r, err, errlen);
+		return -1;
+	}
+	if (rd->lo == rd->hi) {
+		snprintf(err, errlen, "%s: no header line: the file holds only blank lines (expected a CSV header)",
+			 rd->name);
+		return -1;
+	}
 	r = next_record(rd, &end, &nl, &why);
 	if (r < 0) {
 		sys_err(rd, r, err, errlen);
 		return -1;
 	}
 	if (r == REC_ERR) {
-		snprintf(err, errlen, "%s:%d: %s", rd->name, 1 + nl, why);
+		snprintf(err, errlen, "%s:%d: %s", rd->name, rd->nline + 1 + nl, why);
 		return -1;
 	}
-	rd->nline = 1 + nl;
+	rd->nline += 1 + nl;
 	rd->lo = end;
 	rd->parsed_len = rd->base + end;
 	rd->file_ncols = rd->nf;
