@@ -32,6 +32,7 @@ struct lab_merge_opts {
 	const char *const *paths;	/* shard CSVs, in any order */
 	int npaths;
 	const char *out;		/* merged CSV (an existing one is kept as OUT.N), or NULL: check only */
+	const char *prog;		/* its lines begin "@prog: " ("rwlab report"); NULL: "rwlab merge" */
 	bool quiet;			/* no summary line; an unreadable or malformed file: status 0,
 					 * silently (the caller reads it and says why) */
 	bool only_shards;		/* check only when a row carries a shard (run --shard) */
@@ -54,7 +55,8 @@ int lab_merge(const struct lab_merge_opts *o);
  * (report itself reads and pools them: results.h, lab_results_load_many(),
  * which also refuses a cell measured on two hosts unless --by has host).
  * When some row carries a shard, the files are checked as above without
- * writing anything: warnings and missing shards and cells on stderr; with
+ * writing anything: warnings and missing shards and cells on stderr, in
+ * lines that begin "rwlab report: "; with
  * @by_host (report --by with host) a cell on two hosts is not refused.
  * stdin ("-") and FIFOs are checked too, from the copy lab_csv_reader_open()
  * keeps for the report. Returns 0, or -1 when the merge refused the files
