@@ -881,9 +881,10 @@ static void model_seeds(FILE *f, const char *const *v, int n, int m)
 /*
  * What made the simulated rows, by model as the loader tells them apart
  * (their kernel field up to " seed N"): one model as model_seeds() names
- * it; several (compared with --by kernel), "N engines (a; b; c and M more)".
+ * it; several (compared with --by kernel), "N engines (a; b; c and M
+ * more)", or machines or models, as they differ (lab_results_sim_differ()).
  */
-static void sim_engines(FILE *f, const struct lab_results *r)
+static void sim_models(FILE *f, const struct lab_results *r)
 {
 	int n = lab_results_distinct_kind(r, LAB_CSV_NAME(kernel), 1, NULL, 0), models = 0;
 	const char **v = calloc((size_t)n + 1, sizeof(*v));
@@ -894,7 +895,7 @@ static void sim_engines(FILE *f, const struct lab_results *r)
 	for (int i = 0; i < n; i++)
 		models += first_of_model(v, i);
 	if (models > 1)
-		fprintf(f, "%d engines (", models);
+		fprintf(f, "%d %s (", models, lab_results_sim_differ(v, n));
 	for (int i = 0, k = 0; i < n && k < 3; i++)
 		if (first_of_model(v, i)) {
 			fputs(k++ ? "; " : "", f);
@@ -918,7 +919,7 @@ static void banner_line(const struct lab_rctx *c, int sim)
 		return;	/* none of this kind, or a file from before the context columns: nothing to name */
 	if (sim) {
 		fprintf(c->out, "simulated: %s on ", model);
-		sim_engines(c->out, r);
+		sim_models(c->out, r);
 		fputs(" (the model's figures, not this host's)\n", c->out);
 		return;
 	}

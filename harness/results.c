@@ -1218,6 +1218,30 @@ int lab_results_sim_model_len(const char *kernel)
 	return s ? (int)(s - kernel) : (int)strlen(kernel);
 }
 
+/* Where the machine part of simulated kernel field @k begins (" machine HASH"), or -1 where it has none. */
+static int sim_machine_at(const char *k)
+{
+	const char *m = strstr(k, " machine ");
+
+	return m && m - k < lab_results_sim_model_len(k) ? (int)(m - k) : -1;
+}
+
+const char *lab_results_sim_differ(const char *const *kernel, int n)
+{
+	bool engines = false, machines = false;
+	int m0 = n ? sim_machine_at(kernel[0]) : -1, l0 = n ? lab_results_sim_model_len(kernel[0]) : 0;
+
+	for (int i = 1; i < n; i++) {
+		int m = sim_machine_at(kernel[i]), l = lab_results_sim_model_len(kernel[i]);
+
+		if (m < 0 || m0 < 0)
+			return "models";
+		engines |= m != m0 || strncmp(kernel[i], kernel[0], (size_t)m);
+		machines |= l - m != l0 - m0 || strncmp(kernel[i] + m, kernel[0] + m0, (size_t)(l - m));
+	}
+	return engines == machines ? "models" : engines ? "engines" : "machines";
+}
+
 /*
  * Two contexts of cell @c whose simulated rows pool (one --by key) but are of
  * two models (the kernel field "rwlab-sim VERSION engine HASH machine HASH
@@ -1249,8 +1273,7 @@ static void two_models_err(struct loader *L, const struct cell *c, int j, int k,
 			   size_t errlen)
 {
 	const struct lab_results_store *st = L->st;
-	const char *a = st->ctxv[c->ctx[j].ctx][kc], *b = st->ctxv[c->ctx[k].ctx][kc];
-	const char *ma = strstr(a, " machine "), *mb = strstr(b, " machine ");
+	const char *a = st->ctxv[c->ctx[j].ctx][kc], *b = st->ctxv[c->ctx[k].ctx][kc], *const ab[2] = { a, b };
 	/* the machines by the names given to --sim (cpu_model "sim NAME: ..."), where they differ */
 	const char *name_a = st->ctxv[c->ctx[j].ctx][mc] + 4, *name_b = st->ctxv[c->ctx[k].ctx][mc] + 4;
 	int la = (int)strcspn(name_a, ":"), lb = (int)strcspn(name_b, ":");
@@ -1261,8 +1284,8 @@ static void two_models_err(struct loader *L, const struct cell *c, int j, int k,
 	snprintf(err, errlen, "%s: cell %s %s t=%s was simulated by two %s (%s'%.*s' and '%.*s'): two "
 		 "models' figures are never pooled; give --by variant,kernel to compare them side by "
 		 "side, or report each model's file alone", L->r->path, S(st, c->v), S(st, c->w),
-		 S(st, c->th), ma && mb && ma - a == mb - b && !strncmp(a, b, (size_t)(ma - a)) ?
-		 "machines" : "engines", names, lab_results_sim_model_len(a), a, lab_results_sim_model_len(b), b);
+		 S(st, c->th), lab_results_sim_differ(ab, 2), names, lab_results_sim_model_len(a), a,
+		 lab_results_sim_model_len(b), b);
 }
 
 /*

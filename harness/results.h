@@ -158,6 +158,14 @@ int lab_results_distinct_kind(const struct lab_results *r, const char *col, int 
  * rows of one model are repeated runs of it and pool; of two, never.
  */
 int lab_results_sim_model_len(const char *kernel);
+/*
+ * lab_results_sim_differ() - what the simulated models of kernel fields
+ * @kernel[0..@n-1] differ in: "engines" where only the engine (the field
+ * up to " machine HASH": version and engine hash) does, "machines" where
+ * only the machine file's hash does, else "models" (both, or a field
+ * without a machine hash). Seeds are not compared. Threading: pure.
+ */
+const char *lab_results_sim_differ(const char *const *kernel, int n);
 /* The earliest and latest timestamp of the rows (ISO 8601 compares as text); NULL, NULL without rows. */
 void lab_results_timespan(const struct lab_results *r, const char **first, const char **last);
 /* Workload name of a label: "pft:size_mb=64" -> "pft" (into @buf). */

@@ -1079,6 +1079,38 @@ Test(report, banner_counts_models_as_the_loader_does)
 	unlink(path);
 }
 
+/*
+ * Models that differ only in their machine file are two machines, not two
+ * engines (the banner said "2 engines" whatever differed), and models that
+ * differ in both are two models; the refusal of a cell that pools them
+ * says the same.
+ */
+Test(report, banner_says_what_the_models_differ_in)
+{
+	char path[] = "/tmp/rwlab-models-XXXXXX", err[2048];
+	const char *paths[] = { path };
+	char *out;
+
+	write_file(path, SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_A " seed 1")
+			 SIM_ROW("r2", "0", "5100", "generic-8", MODEL_G4 " seed 1"));
+	out = banner(path, "variant,kernel");
+	cr_expect_str_eq(out, "simulated: generic-8 on 2 machines (" MODEL_A " seed 1; " MODEL_G4 " seed 1) (the "
+			      "model's figures, not this host's)");
+	free(out);
+	unlink(path);
+	strcpy(path, "/tmp/rwlab-models-XXXXXX");
+	write_file(path, SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_B " seed 1")
+			 SIM_ROW("r2", "0", "5100", "generic-8", MODEL_G4 " seed 1"));
+	out = banner(path, "variant,kernel");
+	cr_expect_str_eq(out, "simulated: generic-8 on 2 models (" MODEL_B " seed 1; " MODEL_G4 " seed 1) (the "
+			      "model's figures, not this host's)");
+	free(out);
+	cr_expect_eq(load(paths, 1, "variant", err, sizeof(err)), -1, "--by variant pooled two models");
+	cr_expect(strstr(err, "cell pthread locktest t=2 was simulated by two models ('" MODEL_B "' and '" MODEL_G4
+			 "')"), "%s", err);
+	unlink(path);
+}
+
 /* ---- html: text escaped, titles whole --------------------------------------------------------- */
 
 /* Is every '<' of @html a tag's (or a comment's) and every '&' an entity's? The first that is not, or NULL. */
