@@ -546,7 +546,7 @@ int rep_csv(struct lab_rctx *c)
 					csv_num(c->out, rep_spread(s, NULL));
 					csv_num(c->out, lab_min(s->v, s->n));
 					csv_num(c->out, lab_max(s->v, s->n));
-					csv_num(c->out, base ? rep_change(s, base) : NAN);
+					csv_num(c->out, base && s != base ? rep_change(s, base) : NAN);	/* json's null */
 					fprintf(c->out, ",%d", rep_significant(c, s, base) ? 1 : 0);
 					csv_num(c->out, base && s != base ? lab_welch_p(base->v, base->n, s->v, s->n) : NAN);
 					fputc(',', c->out);

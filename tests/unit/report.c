@@ -293,8 +293,9 @@ Test(report, csv_rows)
 	 */
 	expect_line(out, "locktest,ck-rwlock,locktest,total_rate,op/s,higher,1,3,hmean,209.6822995,HCoeffVar,8.1618631,"
 			 "3.892490266,200,220,91.67927383,1,0.0002552167494,");
+	/* the baseline: no change against itself (json's null; it was 0), no p */
 	expect_line(out, "locktest,pthread,locktest,total_rate,op/s,higher,1,3,hmean,109.3922652,HCoeffVar,8.153493598,"
-			 "7.453446168,100,120,0,0,,");
+			 "7.453446168,100,120,,0,,");
 	free(out);
 }
 
@@ -739,7 +740,13 @@ Test(report, json_series)
 	cr_expect(strstr(out, "\"column\": \"ck-rwlock\", \"workload\": \"locktest\", \"metric\": \"total_rate\", "
 			      "\"unit\": \"op/s\", \"better\": \"higher\", \"threads\": 1, \"n\": 3, \"mean_kind\": \"hmean\", "
 			      "\"mean\": 209.682"), "%s", out);
-	cr_expect(strstr(out, "\"significant\": true, \"values\": [200, 210, 220]}"), "%s", out);
+	cr_expect(strstr(out, "\"change_pct\": 91.67927383, \"flag\": null, \"significant\": true, "
+			      "\"welch_p\": 0.0002552167494, \"values\": [200, 210, 220]}"), "%s", out);
+	/* the baseline's change and Welch p against itself are null, as csv's empty fields */
+	cr_expect(strstr(out, "\"column\": \"pthread\", \"workload\": \"locktest\", \"metric\": \"total_rate\", "
+			      "\"unit\": \"op/s\", \"better\": \"higher\", \"threads\": 1, "), "%s", out);
+	cr_expect(strstr(out, "\"max\": 120, \"change_pct\": null, \"flag\": null, \"significant\": false, "
+			      "\"welch_p\": null, \"values\": [100, 110, 120]}"), "%s", out);
 	free(out);
 }
 
