@@ -11,6 +11,7 @@
 #include "csv.h"
 #include "inventory.h"
 #include "merge.h"
+#include "results.h"
 
 /*
  * Context columns every cell of a merge should share (csv.h's LAB_CSV_MERGE
@@ -50,7 +51,7 @@ struct mref {
 
 /* A cell (variant, workload, threads) of one file. */
 struct mcell {
-	char *key;			/* variant \x1f workload \x1f threads */
+	char *key;			/* variant \x1f workload \x1f threads, the labels as run writes them */
 	int file;
 	struct mref first, last;	/* its first and last rows */
 	struct mref host_a, host_b;	/* two rows in a row of it on two hosts (host_b.line 0: none) */
@@ -67,8 +68,16 @@ struct mfile {
 	int c_variant, c_workload, c_threads;
 };
 
+/* A label as run writes it (lab_results_*_label()), kept for the rows after it: a cell's rows follow one another. */
+struct label_memo {
+	char *raw;			/* as read */
+	char *workload;			/* its rows' workload as run writes it (a variant label's), or "" */
+	char *label;			/* as run writes it */
+};
+
 struct merge {
 	const struct lab_merge_opts *o;
+	struct label_memo variant, workload;
 	const char *prog;		/* what its lines begin with: o->prog, or "rwlab merge" */
 	struct mfile *f;
 	int nf;
@@ -180,12 +189,46 @@ static void cell_add(struct merge *m, int id)
 	*cell_slot(m, m->cells[id].file, m->cells[id].key) = id;
 }
 
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		abort();
+	return d;
+}
+
+/* Label @raw of rows of workload @workload (NULL: @raw is a workload label) as run writes it. */
+static const char *label_as_run(struct label_memo *lm, const char *raw, const char *workload)
+{
+	char buf[LAB_SPEC_MAX];
+
+	if (lm->raw && !strcmp(lm->raw, raw) && !strcmp(lm->workload, workload ? workload : ""))
+		return lm->label;
+	free(lm->raw);
+	free(lm->workload);
+	free(lm->label);
+	lm->raw = xstrdup(raw);
+	lm->workload = xstrdup(workload ? workload : "");
+	lm->label = xstrdup(workload ? lab_results_variant_label(raw, workload, buf, sizeof(buf)) :
+				       lab_results_workload_label(raw, buf, sizeof(buf)));
+	return lm->label;
+}
+
+static void label_memo_free(struct label_memo *lm)
+{
+	free(lm->raw);
+	free(lm->workload);
+	free(lm->label);
+}
+
 /* Row @rd of file @fi: its context, and its cell's rows (a new cell of the file, or the current one). */
 static void note_row(struct merge *m, int fi, const struct lab_csv_reader *rd, char **key, size_t *keylen)
 {
 	struct mfile *f = &m->f[fi];
 	struct mref ref = { rd->line, file_ctx(f, rd, rd->ctx, rd->line) };
-	const char *v = rd->row[f->c_variant], *w = rd->row[f->c_workload], *t = rd->row[f->c_threads];
+	const char *w = label_as_run(&m->workload, rd->row[f->c_workload], NULL);
+	const char *v = label_as_run(&m->variant, rd->row[f->c_variant], w), *t = rd->row[f->c_threads];
 	struct mcell *c = NULL;
 	size_t need = strlen(v) + strlen(w) + strlen(t) + 3;
 
@@ -818,6 +861,8 @@ static void merge_free(struct merge *m)
 	}
 	free(m->f);
 	free(m->shard_file);
+	label_memo_free(&m->variant);
+	label_memo_free(&m->workload);
 }
 
 int lab_merge(const struct lab_merge_opts *o)

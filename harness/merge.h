@@ -7,7 +7,8 @@
  * - refused (status 2): unreadable or malformed files, files of two CSV
  *   schemas, files of two plans (another matrix, other run options: the
  *   plan fingerprints differ), two shard counts, one shard in two files,
- *   one cell (variant, workload, threads) in two files or measured on two
+ *   one cell (variant, workload, threads; the labels as run writes them,
+ *   lab_results_variant_label()) in two files or measured on two
  *   hosts (a cell is never pooled across hosts or shards), and rows of two
  *   hosts at all unless mixed_hosts (rwlab merge --mixed-hosts; rwlab slurm
  *   and report pass it: their shards run on a lab's identical servers).

@@ -24,9 +24,11 @@
 #include <unistd.h>
 
 #include "knob.h"
+#include "lazy_mm.h"
 #include "mm.h"
 #include "plugin.h"
 #include "results.h"
+#include "rwsem.h"
 #include "workload.h"
 
 #define MAX_BY 8
@@ -433,6 +435,7 @@ static const char *const col_names[C_NR] = { "variant", "workload", "threads", "
 
 /* The duplicate key, in the order the message names it. */
 static const char *const dup_names[7] = { "run", "variant", "workload", "threads", "iteration", "metric", "host" };
+enum { DUP_VARIANT = 1, DUP_WORKLOAD = 2 };	/* the labels in it */
 
 struct loader {
 	struct lab_results *r;
@@ -445,8 +448,9 @@ struct loader {
 	int src;			/* the input being read */
 	int *ctx_map, nctx_map;		/* its reader's contexts -> the store's */
 	long long seq;			/* rows read */
-	const char **row;		/* the row being read, its workload label as run writes it */
+	const char **row;		/* the row being read, its variant and workload labels as run writes them */
 	struct imap wl_map;		/* a workload label's id -> its id as run writes it */
+	struct imap vl_map;		/* a variant label's id and its rows' workload's -> its id as run writes it */
 	char key[8192];
 };
 
@@ -532,22 +536,62 @@ static int key_id(struct loader *L, const char *const *f, const int *cols, int n
 	return intern(&L->st->str, L->key);
 }
 
+/* @label as @s->label, when @r parses it, into @buf. Returns @buf, or NULL. */
+static const char *parsed_label(const struct lab_registry *r, const char *label, char *buf, size_t len)
+{
+	struct lab_spec s;
+	char err[512];
+
+	if (lab_registry_parse(r, label, &s, err, sizeof(err)) || (size_t)snprintf(buf, len, "%s", s.label) >= len)
+		return NULL;
+	return buf;
+}
+
+const char *lab_results_workload_label(const char *label, char *buf, size_t len)
+{
+	const char *l = parsed_label(&lab_workload_registry, label, buf, len);
+
+	return l ? l : label;
+}
+
+const char *lab_results_variant_label(const char *label, const char *workload, char *buf, size_t len)
+{
+	char name[64];
+	const struct lab_workload_ops *ops = lab_workload_lookup(lab_workload_base(workload, name, sizeof(name)));
+	const char *l = NULL;
+
+	if (!ops || !ops->uses_lazy_mm)
+		l = parsed_label(&lab_rwsem_registry, label, buf, len);
+	if (!l && (!ops || ops->uses_lazy_mm))
+		l = parsed_label(&lab_lazy_mm_registry, label, buf, len);
+	return l ? l : label;
+}
+
 /*
- * The id of workload label @label as run writes it: one this build's
- * registry parses is spelt as run spells it (its knobs in their declared
- * order, defaults left out), so the same knobs in another order are one
- * workload, one cell; any other label stands as it is.
+ * The id of workload label @label as run writes it (lab_results_workload_label()),
+ * so the same knobs in another order are one workload, one cell.
  */
 static int workload_id(struct loader *L, const char *label)
 {
 	int raw = intern(&L->st->str, label), id = imap_get(&L->wl_map, raw, 0, 0, 0);
-	struct lab_spec s;
-	char err[512];
+	char buf[LAB_SPEC_MAX];
 
 	if (id < 0) {
-		id = lab_registry_parse(&lab_workload_registry, label, &s, err, sizeof(err)) ? raw :
-			intern(&L->st->str, s.label);
+		id = intern(&L->st->str, lab_results_workload_label(label, buf, sizeof(buf)));
 		imap_put(&L->wl_map, raw, 0, 0, 0, id);
+	}
+	return id;
+}
+
+/* The id of variant label @label of rows of workload @w (an id) as run writes it (lab_results_variant_label()). */
+static int variant_id(struct loader *L, const char *label, int w)
+{
+	int raw = intern(&L->st->str, label), id = imap_get(&L->vl_map, raw, w, 0, 0);
+	char buf[LAB_SPEC_MAX];
+
+	if (id < 0) {
+		id = intern(&L->st->str, lab_results_variant_label(label, S(L->st, w), buf, sizeof(buf)));
+		imap_put(&L->vl_map, raw, w, 0, 0, id);
 	}
 	return id;
 }
@@ -842,7 +886,9 @@ static int read_row(struct loader *L, const struct lab_csv_reader *rd, const cha
 
 	memcpy(L->row, rd->row, (size_t)rd->ncols * sizeof(*L->row));
 	w = workload_id(L, f[col[C_WORKLOAD]]);
+	v = variant_id(L, f[col[C_VARIANT]], w);
 	L->row[col[C_WORKLOAD]] = S(st, w);
+	L->row[col[C_VARIANT]] = S(st, v);
 
 	if (lab_value_parse(f[col[C_VALUE]], &p.v, &why)) {
 		snprintf(err, errlen, "%s:%d: value '%s' is %s", name, rd->line, f[col[C_VALUE]], why);
@@ -853,7 +899,6 @@ static int read_row(struct loader *L, const struct lab_csv_reader *rd, const cha
 			 rd->line, f[col[C_VALUE]], f[col[C_METRIC]], f[col[C_UNIT]]);
 		return -1;
 	}
-	v = intern(&st->str, f[col[C_VARIANT]]);
 	th = intern(&st->str, f[col[C_THREADS]]);
 	host = col[C_HOST] >= 0 ? intern(&st->str, f[col[C_HOST]]) : -1;
 	run = col[C_RUN] >= 0 ? intern(&st->str, f[col[C_RUN]]) : -1;
@@ -1010,12 +1055,15 @@ static void find_original(struct loader *L, int npaths, int *src, int *line)
 			c[k] = lab_csv_reader_col(&rd, dup_names[k]);
 		while (*src < 0 && (r = lab_csv_reader_next(&rd, err, sizeof(err))) > 0) {
 			bool same = true;
+			int w = c[DUP_WORKLOAD] >= 0 ? workload_id(L, rd.row[c[DUP_WORKLOAD]]) : -1;
 
 			for (int k = 0; k < 7 && same; k++) {
 				const char *v = c[k] < 0 ? "-" : rd.row[c[k]];
 
-				if (c[k] >= 0 && !strcmp(dup_names[k], LAB_CSV_NAME(workload)))
-					v = S(st, workload_id(L, v));	/* as read_row() keys it */
+				if (c[k] >= 0 && k == DUP_WORKLOAD)	/* the labels as read_row() keys them */
+					v = S(st, w);
+				if (c[k] >= 0 && k == DUP_VARIANT)
+					v = S(st, variant_id(L, v, w));
 				same = !strcmp(v, st->dup.key[k]);
 			}
 			if (same)
@@ -1656,6 +1704,7 @@ out:
 	free(L.ctx_map);
 	free(L.row);
 	imap_free(&L.wl_map);
+	imap_free(&L.vl_map);
 	if (ret || (flags & LAB_RESULTS_HEADER))
 		lab_results_free(r);
 	return ret;

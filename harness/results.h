@@ -168,5 +168,19 @@ int lab_results_sim_model_len(const char *kernel);
 const char *lab_results_sim_differ(const char *const *kernel, int n);
 /* The earliest and latest timestamp of the rows (ISO 8601 compares as text); NULL, NULL without rows. */
 void lab_results_timespan(const struct lab_results *r, const char **first, const char **last);
+/*
+ * lab_results_workload_label() - workload label @label as run writes it:
+ * one this build's registry parses is spelt as run spells it (its knobs in
+ * their declared order, defaults left out) into @buf, so the same knobs in
+ * another order, or a default given, are one workload; any other label
+ * stands as it is. Returns @buf, or @label.
+ * lab_results_variant_label() - the same for variant label @label of rows of
+ * workload @workload: a lock variant's, or a lazy-mm scheme's where the
+ * workload iterates over schemes (either where this build has no such
+ * workload: bench-lazy's rows). The loader keys cells by both, and so do
+ * merge and --resume. Threading: pure.
+ */
+const char *lab_results_workload_label(const char *label, char *buf, size_t len);
+const char *lab_results_variant_label(const char *label, const char *workload, char *buf, size_t len);
 /* Workload name of a label: "pft:size_mb=64" -> "pft" (into @buf). */
 const char *lab_workload_base(const char *label, char *buf, size_t len);

@@ -1045,6 +1045,50 @@ Test(report, a_workload_is_one_cell_whatever_its_knobs_order)
 	unlink(one);
 }
 
+#define LABEL_ROW(run, it, variant, workload, value) \
+	"1," run ",t,\"" variant "\"," workload ",2," it ",total_rate," value ",op/s,higher\n"
+
+/*
+ * A variant label names one variant whatever the order of its knobs or a
+ * default given, as a workload label does: rwsem:wspin=0,rsteal=0 spelt
+ * rsteal first, or with max_readers_wakeup=256 (its default), was a cell
+ * of its own, a column of its own in the table; so was hpref:reserved=0 (a
+ * lazy-mm scheme's default, on context_switch) beside hpref. A label no
+ * registry parses stands as it is, and a row given twice spelt two ways is
+ * the same row.
+ */
+Test(report, a_variant_is_one_cell_whatever_its_knobs_order)
+{
+	char path[] = "/tmp/rwlab-vknobs-XXXXXX", err[2048];
+	const char *paths[] = { path };
+	struct lab_results r;
+
+	write_csv(path, LABEL_ROW("r1", "0", "rwsem:wspin=0,rsteal=0", "locktest", "100")
+			LABEL_ROW("r2", "0", "rwsem:rsteal=0,wspin=0", "locktest", "110")
+			LABEL_ROW("r3", "0", "rwsem:max_readers_wakeup=256,rsteal=0,wspin=0", "locktest", "120")
+			LABEL_ROW("r1", "0", "hpref:reserved=0", "context_switch", "7")
+			LABEL_ROW("r2", "0", "hpref", "context_switch", "8")
+			LABEL_ROW("r1", "0", "mine:b=1,a=2", "locktest", "9"));
+	cr_assert_eq(lab_results_load_many(&r, paths, 1, "variant", NULL, LAB_RESULTS_QUIET, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_eq(r.ncolumns, 3, "%d columns", r.ncolumns);
+	cr_expect_str_eq(r.columns[0], "rwsem:wspin=0,rsteal=0");
+	cr_expect_str_eq(r.columns[1], "hpref");
+	cr_expect_str_eq(r.columns[2], "mine:b=1,a=2");
+	cr_expect_eq(r.ns, 3);
+	cr_expect_eq(r.s[0].n, 3);
+	cr_expect_eq(r.s[1].n, 2);
+	lab_results_free(&r);
+	unlink(path);
+	strcpy(path, "/tmp/rwlab-vknobs-XXXXXX");
+	write_csv(path, LABEL_ROW("r1", "0", "rwsem:rsteal=0,wspin=0", "locktest", "100")
+			LABEL_ROW("r1", "0", "rwsem:wspin=0,rsteal=0", "locktest", "100"));
+	cr_expect_eq(load(paths, 1, "variant", err, sizeof(err)), -1, "a row given twice, spelt two ways: counted twice");
+	cr_expect(strstr(err, ":3: the row repeats ") && strstr(err, ":2 (run r1, cell rwsem:wspin=0,rsteal=0 locktest "
+								  "t=2, iteration 0, metric total_rate)"), "%s", err);
+	unlink(path);
+}
+
 /* The first line of what report prints for @path with @by. */
 static char *banner(const char *path, const char *by)
 {
