@@ -109,8 +109,8 @@ static int report_option(int c, struct report_args *a)
 
 /*
  * The simulated machine of @path's first row ("sim icx-8336c-2s128: ..." in
- * cpu_model) into @buf, or "" for native rows, stdin (read once, by the
- * report) and a file that cannot be read (the report says what is wrong).
+ * cpu_model) into @buf, or "" for native rows, stdin (no matrix is beside
+ * it) and a file that cannot be read (the report says what is wrong).
  */
 static void sim_machine(const char *path, char *buf, size_t len)
 {

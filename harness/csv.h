@@ -286,7 +286,7 @@ void lab_csv_run_id(char *buf, size_t len);
  * its longest record (and, for results files, its runs' contexts).
  *
  * RFC 4180: quoted fields, "" escapes, LF or CRLF line ends, blank lines
- * skipped. The first record is the header; every other record must have as
+ * skipped (before the header too). The first record is the header; every other record must have as
  * many fields as the header. One exception: when the data does not end with
  * a newline and its last record is short or ends inside quotes, that record
  * is the tail of an interrupted write: it is left out, and torn_line says
@@ -308,7 +308,7 @@ struct lab_csv_reader {
 	const char *name;		/* for messages ("stdin" for -) */
 	int fd;				/* -1: reading memory */
 	bool own_fd;
-	int tee_fd;			/* >= 0: every byte read is copied there (lab_csv_reader_fdopen) */
+	bool shared;			/* fd is the copy of stdin, a FIFO or a device: read with pread, kept open */
 	char *buf;			/* the data not yet parsed: buf[lo..hi) */
 	size_t cap, lo, hi;
 	size_t base;			/* byte offset of buf[0] in the input */
@@ -338,21 +338,25 @@ struct lab_csv_reader {
 };
 
 /*
- * lab_csv_reader_open() - open @path ("-": stdin) and read its header.
+ * lab_csv_reader_open() - open @path ("-": stdin) and read its header. An
+ * input that can be read only once (stdin, a FIFO, a device) is copied
+ * whole into an unlinked temporary file on its first open, which this and
+ * every later open of it read, so a caller may read any input more than
+ * once (report reads its inputs up to four times); nothing is said about it.
  * lab_csv_reader_mem() - the same over @len bytes at @data, labelled @name.
  * Both return 0, or -1 with a message ("cannot read 'x': ...", "x: empty
- * file (expected a CSV header)", "x:1: ..."); close the reader either way.
+ * file (expected a CSV header)", "x: no header line: the file holds only
+ * blank lines (...)", "x:1: ..."); close the reader either way.
  */
 int lab_csv_reader_open(struct lab_csv_reader *rd, const char *path, char *err, size_t errlen);
 int lab_csv_reader_mem(struct lab_csv_reader *rd, const char *data, size_t len, const char *name, char *err,
 		       size_t errlen);
 /*
- * lab_csv_reader_fdopen() - the same over the open file @fd, labelled @name,
- * which the reader does not close; everything it reads is also written to
- * @tee_fd unless that is -1 (report keeps stdin that way, to read it again).
+ * lab_csv_first_line() - up to @len - 1 bytes of @path's first line, read as
+ * lab_csv_reader_open() reads it, into @buf, without its line end. Returns
+ * @buf, "" when the input cannot be read.
  */
-int lab_csv_reader_fdopen(struct lab_csv_reader *rd, int fd, const char *name, int tee_fd, char *err,
-			  size_t errlen);
+const char *lab_csv_first_line(const char *path, char *buf, size_t len);
 /*
  * lab_csv_reader_next() - the next row into rd->row (valid until the next
  * call). Returns 1, 0 at the end (torn_line, parsed_len and unterminated

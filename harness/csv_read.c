@@ -6,9 +6,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "csv.h"
@@ -167,7 +170,28 @@ int lab_csv_reader_nctx(const struct lab_csv_reader *rd)
 	return rd->runs ? rd->runs->ntuple : 0;
 }
 
-/* ---- records ---------------------------------------------------------------- */
+/* ---- inputs that can be read once ----------------------------------------------- */
+
+/*
+ * Stdin, a FIFO or a device gives its bytes once, but report reads its
+ * inputs more than once (the --by header check, merge's shard checks, the
+ * load, a reload for --by fault_path). The first open of such an input
+ * copies it, from where it stands to its end, into an unlinked temporary
+ * file, and every open reads that copy from its start (with pread: the
+ * readers share its descriptor). Copies are found by the input's device and
+ * inode, so "-" and /dev/stdin are one input; they last as long as the
+ * process.
+ */
+struct spool {
+	dev_t dev;
+	ino_t ino;
+	int fd;				/* the copy, or -1 */
+	int err;			/* why there is none: every open says it */
+};
+
+static pthread_mutex_t spool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct spool *spools;
+static int nspools;
 
 /* Write @len bytes to @fd. Returns 0 or -1 (errno). */
 static int write_all(int fd, const char *p, size_t len)
@@ -184,6 +208,100 @@ static int write_all(int fd, const char *p, size_t len)
 	}
 	return 0;
 }
+
+/* Copy @src to its end into the file @fd. Returns 0 or -1 (errno). */
+static int copy_all(int src, int fd)
+{
+	char *buf = xrealloc(NULL, READ_CHUNK);
+	ssize_t n;
+	int ret = 0;
+
+	while (!ret && (n = read(src, buf, READ_CHUNK)))
+		if (n < 0 ? errno != EINTR : write_all(fd, buf, (size_t)n) != 0)
+			ret = -1;
+	free(buf);
+	return ret;
+}
+
+/* Copy @path (@in: stdin) into a new unlinked file. Returns its descriptor, or -1 with *@err. */
+static int spool_copy(const char *path, bool in, int *err)
+{
+	int src = in ? 0 : open(path, O_RDONLY | O_CLOEXEC), fd = -1;
+	FILE *tmp = src < 0 ? NULL : tmpfile();
+
+	if (tmp)
+		fd = fcntl(fileno(tmp), F_DUPFD_CLOEXEC, 0);
+	if (fd >= 0 && copy_all(src, fd)) {
+		*err = errno;
+		close(fd);
+		fd = -1;
+	} else if (fd < 0) {
+		*err = errno;
+	}
+	if (tmp)
+		fclose(tmp);
+	if (!in && src >= 0)
+		close(src);
+	return fd;
+}
+
+/* The copy of the input @st describes (@path, @in: stdin), made on first use. Returns it, or -1 (errno). */
+static int spool(const char *path, bool in, const struct stat *st)
+{
+	struct spool *s = NULL;
+	int fd, e;
+
+	pthread_mutex_lock(&spool_lock);
+	for (int i = 0; i < nspools && !s; i++)
+		if (spools[i].dev == st->st_dev && spools[i].ino == st->st_ino)
+			s = &spools[i];
+	if (!s) {
+		spools = xrealloc(spools, (size_t)(nspools + 1) * sizeof(*spools));
+		s = &spools[nspools++];
+		*s = (struct spool){ st->st_dev, st->st_ino, -1, 0 };
+		s->fd = spool_copy(path, in, &s->err);
+	}
+	fd = s->fd;
+	e = s->err;
+	pthread_mutex_unlock(&spool_lock);
+	errno = e;
+	return fd;
+}
+
+/*
+ * Open @path ("-": stdin) to read from its start: a regular file or a
+ * directory (or what stat() cannot see) itself, anything else its copy,
+ * *@shared then set (read it with pread(), never close it). Returns the
+ * descriptor, or -1 (errno).
+ */
+static int input_open(const char *path, bool *shared)
+{
+	bool in = !strcmp(path, "-");
+	struct stat st;
+
+	*shared = false;
+	if (in ? fstat(0, &st) : stat(path, &st))
+		return in ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+	if (!in && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+		return open(path, O_RDONLY | O_CLOEXEC);
+	*shared = true;
+	return spool(path, in, &st);
+}
+
+const char *lab_csv_first_line(const char *path, char *buf, size_t len)
+{
+	bool shared;
+	int fd = input_open(path, &shared);
+	ssize_t n = fd < 0 ? -1 : pread(fd, buf, len - 1, 0);
+
+	if (fd >= 0 && !shared)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	buf[strcspn(buf, "\r\n")] = 0;
+	return buf;
+}
+
+/* ---- records ---------------------------------------------------------------- */
 
 /* Read more input into the buffer, keeping buf[lo..hi). Returns 0 or -errno. */
 static int refill(struct lab_csv_reader *rd)
@@ -204,8 +322,9 @@ static int refill(struct lab_csv_reader *rd)
 		rd->cap = rd->cap ? 2 * rd->cap : READ_CHUNK;
 		rd->buf = xrealloc(rd->buf, rd->cap);
 	}
-	do
-		n = read(rd->fd, rd->buf + rd->hi, rd->cap - rd->hi);
+	do	/* a shared copy is read at the input's offset: the bytes read so far */
+		n = rd->shared ? pread(rd->fd, rd->buf + rd->hi, rd->cap - rd->hi, (off_t)(rd->base + rd->hi)) :
+				 read(rd->fd, rd->buf + rd->hi, rd->cap - rd->hi);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
@@ -213,8 +332,6 @@ static int refill(struct lab_csv_reader *rd)
 		rd->eof = true;
 		return 0;
 	}
-	if (rd->tee_fd >= 0 && write_all(rd->tee_fd, rd->buf + rd->hi, (size_t)n))
-		return -errno;
 	rd->hi += (size_t)n;
 	rd->ends_nl = rd->buf[rd->hi - 1] == '\n';
 	return 0;
@@ -365,7 +482,22 @@ static void sys_err(struct lab_csv_reader *rd, int e, char *err, size_t errlen)
 	snprintf(err, errlen, "cannot read '%s': %s", rd->name, strerror(-e));
 }
 
-/* Read the header and set up the logical columns. Returns 0 or -1. */
+/* Skip the blank lines at lo, as between rows (lab_csv_reader_next()). Returns 0 or -errno. */
+static int skip_blank_lines(struct lab_csv_reader *rd)
+{
+	for (;;) {
+		int r;
+
+		while (rd->lo == rd->hi && !rd->eof)
+			if ((r = refill(rd)))
+				return r;
+		if (rd->lo == rd->hi || (rd->buf[rd->lo] != '\n' && rd->buf[rd->lo] != '\r'))
+			return 0;
+		rd->nline += rd->buf[rd->lo++] == '\n';	/* CRLF: one line */
+	}
+}
+
+/* Read the header (after any blank lines) and set up the logical columns. Returns 0 or -1. */
 static int begin(struct lab_csv_reader *rd, char *err, size_t errlen)
 {
 	const char *why = NULL;
@@ -387,16 +519,25 @@ static int begin(struct lab_csv_reader *rd, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: empty file (expected a CSV header)", rd->name);
 		return -1;
 	}
+	if ((r = skip_blank_lines(rd))) {
+		sys_err(rd, r, err, errlen);
+		return -1;
+	}
+	if (rd->lo == rd->hi) {
+		snprintf(err, errlen, "%s: no header line: the file holds only blank lines (expected a CSV header)",
+			 rd->name);
+		return -1;
+	}
 	r = next_record(rd, &end, &nl, &why);
 	if (r < 0) {
 		sys_err(rd, r, err, errlen);
 		return -1;
 	}
 	if (r == REC_ERR) {
-		snprintf(err, errlen, "%s:%d: %s", rd->name, 1 + nl, why);
+		snprintf(err, errlen, "%s:%d: %s", rd->name, rd->nline + 1 + nl, why);
 		return -1;
 	}
-	rd->nline = 1 + nl;
+	rd->nline += 1 + nl;
 	rd->lo = end;
 	rd->parsed_len = rd->base + end;
 	rd->file_ncols = rd->nf;
@@ -430,29 +571,17 @@ static void reader_init(struct lab_csv_reader *rd, const char *name)
 	memset(rd, 0, sizeof(*rd));
 	rd->name = name;
 	rd->fd = -1;
-	rd->tee_fd = -1;
 }
 
 int lab_csv_reader_open(struct lab_csv_reader *rd, const char *path, char *err, size_t errlen)
 {
-	bool in = !strcmp(path, "-");
-
-	reader_init(rd, in ? "stdin" : path);
-	rd->fd = in ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+	reader_init(rd, strcmp(path, "-") ? path : "stdin");
+	rd->fd = input_open(path, &rd->shared);
 	if (rd->fd < 0) {
 		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	rd->own_fd = !in;
-	return begin(rd, err, errlen);
-}
-
-int lab_csv_reader_fdopen(struct lab_csv_reader *rd, int fd, const char *name, int tee_fd, char *err,
-			  size_t errlen)
-{
-	reader_init(rd, name);
-	rd->fd = fd;
-	rd->tee_fd = tee_fd;
+	rd->own_fd = !rd->shared;
 	return begin(rd, err, errlen);
 }
 
@@ -487,7 +616,6 @@ void lab_csv_reader_close(struct lab_csv_reader *rd)
 	runs_free(rd->runs);
 	memset(rd, 0, sizeof(*rd));
 	rd->fd = -1;
-	rd->tee_fd = -1;
 }
 
 /* ---- rows -------------------------------------------------------------------- */

@@ -141,6 +141,8 @@ int lab_inventory_check(const char *prog, const char *const *paths, int n)
 		char path[600];
 		bool seen = false;
 
+		if (!strcmp(paths[i], "-"))
+			continue;	/* stdin is in no directory */
 		snprintf(path, sizeof(path), "%.*s%sinventory", slash ? (int)(slash - paths[i]) : 0, paths[i],
 			 slash ? "/" : "");
 		if (lab_inventory_read(path, &inv[ninv]))

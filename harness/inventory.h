@@ -49,7 +49,8 @@ int lab_inventory_differ(const char *prog, const struct lab_inventory *a, const 
 
 /*
  * lab_inventory_check() - the inventories beside the CSV files @paths (DIR/
- * inventory for DIR/FILE.csv; files without one are not checked) compared,
+ * inventory for DIR/FILE.csv; files without one, and "-" (stdin, in no
+ * directory), are not checked) compared,
  * each host's with the first host's: one warning line per difference
  * (lab_inventory_differ()). Returns the number of differences.
  */

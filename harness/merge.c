@@ -11,6 +11,7 @@
 #include "csv.h"
 #include "inventory.h"
 #include "merge.h"
+#include "results.h"
 
 /*
  * Context columns every cell of a merge should share (csv.h's LAB_CSV_MERGE
@@ -50,7 +51,7 @@ struct mref {
 
 /* A cell (variant, workload, threads) of one file. */
 struct mcell {
-	char *key;			/* variant \x1f workload \x1f threads */
+	char *key;			/* variant \x1f workload \x1f threads, the labels as run writes them */
 	int file;
 	struct mref first, last;	/* its first and last rows */
 	struct mref host_a, host_b;	/* two rows in a row of it on two hosts (host_b.line 0: none) */
@@ -67,8 +68,17 @@ struct mfile {
 	int c_variant, c_workload, c_threads;
 };
 
+/* A label as run writes it (lab_results_*_label()), kept for the rows after it: a cell's rows follow one another. */
+struct label_memo {
+	char *raw;			/* as read */
+	char *workload;			/* its rows' workload as run writes it (a variant label's), or "" */
+	char *label;			/* as run writes it */
+};
+
 struct merge {
 	const struct lab_merge_opts *o;
+	struct label_memo variant, workload;
+	const char *prog;		/* what its lines begin with: o->prog, or "rwlab merge" */
 	struct mfile *f;
 	int nf;
 	struct mcell *cells;		/* in order of first appearance, then sorted by cmp_cell */
@@ -179,12 +189,46 @@ static void cell_add(struct merge *m, int id)
 	*cell_slot(m, m->cells[id].file, m->cells[id].key) = id;
 }
 
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		abort();
+	return d;
+}
+
+/* Label @raw of rows of workload @workload (NULL: @raw is a workload label) as run writes it. */
+static const char *label_as_run(struct label_memo *lm, const char *raw, const char *workload)
+{
+	char buf[LAB_SPEC_MAX];
+
+	if (lm->raw && !strcmp(lm->raw, raw) && !strcmp(lm->workload, workload ? workload : ""))
+		return lm->label;
+	free(lm->raw);
+	free(lm->workload);
+	free(lm->label);
+	lm->raw = xstrdup(raw);
+	lm->workload = xstrdup(workload ? workload : "");
+	lm->label = xstrdup(workload ? lab_results_variant_label(raw, workload, buf, sizeof(buf)) :
+				       lab_results_workload_label(raw, buf, sizeof(buf)));
+	return lm->label;
+}
+
+static void label_memo_free(struct label_memo *lm)
+{
+	free(lm->raw);
+	free(lm->workload);
+	free(lm->label);
+}
+
 /* Row @rd of file @fi: its context, and its cell's rows (a new cell of the file, or the current one). */
 static void note_row(struct merge *m, int fi, const struct lab_csv_reader *rd, char **key, size_t *keylen)
 {
 	struct mfile *f = &m->f[fi];
 	struct mref ref = { rd->line, file_ctx(f, rd, rd->ctx, rd->line) };
-	const char *v = rd->row[f->c_variant], *w = rd->row[f->c_workload], *t = rd->row[f->c_threads];
+	const char *w = label_as_run(&m->workload, rd->row[f->c_workload], NULL);
+	const char *v = label_as_run(&m->variant, rd->row[f->c_variant], w), *t = rd->row[f->c_threads];
 	struct mcell *c = NULL;
 	size_t need = strlen(v) + strlen(w) + strlen(t) + 3;
 
@@ -228,10 +272,10 @@ static int load(struct merge *m)
 		struct lab_csv_reader rd;
 		int r;
 
-		f->path = m->o->paths[i];
-		if (lab_csv_reader_open(&rd, f->path, err, sizeof(err))) {
+		f->path = strcmp(m->o->paths[i], "-") ? m->o->paths[i] : "stdin";	/* as messages name it */
+		if (lab_csv_reader_open(&rd, m->o->paths[i], err, sizeof(err))) {
 			if (!m->o->quiet)	/* quiet: the caller reads the file and says why */
-				fprintf(stderr, "rwlab merge: %s\n", err);
+				fprintf(stderr, "%s: %s\n", m->prog, err);
 			lab_csv_reader_close(&rd);
 			ret = -1;
 			break;
@@ -250,22 +294,22 @@ static int load(struct merge *m)
 			while ((r = lab_csv_reader_next(&rd, err, sizeof(err))) > 0)
 				;	/* a file that does not even parse is an unreadable one (quiet: the caller says) */
 			if (r < 0 && !m->o->quiet)
-				fprintf(stderr, "rwlab merge: %s\n", err);
+				fprintf(stderr, "%s: %s\n", m->prog, err);
 			if (r == 0 && !m->o->quiet)
-				fprintf(stderr, "rwlab merge: %s has no variant, workload or threads column: not an rwlab "
-					"results file\n", f->path);
+				fprintf(stderr, "%s: %s has no variant, workload or threads column: not an rwlab "
+					"results file\n", m->prog, f->path);
 			ret = -1;
 		} else if (i && f->ncols != m->f[0].ncols) {
 			if (!m->o->quiet)	/* quiet: the caller's loader says it, in its one line */
-				fprintf(stderr, "rwlab merge: %s has %d columns, %s %d: files of two rwlab CSV "
-					"schemas\n", f->path, f->ncols, m->f[0].path, m->f[0].ncols);
+				fprintf(stderr, "%s: %s has %d columns, %s %d: files of two rwlab CSV "
+					"schemas\n", m->prog, f->path, f->ncols, m->f[0].path, m->f[0].ncols);
 			ret = -1;
 		}
 		for (int c = 0; !ret && i && c < f->ncols; c++)
 			if (strcmp(f->header[c], m->f[0].header[c])) {
 				if (!m->o->quiet)
-					fprintf(stderr, "rwlab merge: column %d is '%s' in %s but '%s' in %s: files of "
-						"two rwlab CSV schemas\n", c + 1, f->header[c], f->path,
+					fprintf(stderr, "%s: column %d is '%s' in %s but '%s' in %s: files of "
+						"two rwlab CSV schemas\n", m->prog, c + 1, f->header[c], f->path,
 						m->f[0].header[c], m->f[0].path);
 				ret = -1;
 			}
@@ -273,16 +317,16 @@ static int load(struct merge *m)
 			note_row(m, i, &rd, &key, &keylen);
 		if (!ret && r < 0) {
 			if (!m->o->quiet)
-				fprintf(stderr, "rwlab merge: %s\n", err);
+				fprintf(stderr, "%s: %s\n", m->prog, err);
 			ret = -1;
 		}
 		f->torn_line = rd.torn_line;
 		if (!ret && f->torn_line && !m->o->quiet)	/* report says it itself, as report */
-			fprintf(stderr, "rwlab merge: %s:%d: the last line is incomplete (an interrupted write); left "
-				"out\n", f->path, f->torn_line);
+			fprintf(stderr, "%s: %s:%d: the last line is incomplete (an interrupted write); left "
+				"out\n", m->prog, f->path, f->torn_line);
 		lab_csv_reader_close(&rd);
 		if (!ret && !f->nrows && !m->o->quiet)	/* report says it itself, as report */
-			fprintf(stderr, "rwlab merge: warning: %s holds no results\n", f->path);
+			fprintf(stderr, "%s: warning: %s holds no results\n", m->prog, f->path);
 	}
 	free(key);
 	return ret;
@@ -305,7 +349,7 @@ static int check_plans(struct merge *m)
 			int si = 0, sn = 0;
 
 			if (*sh && (sscanf(sh, "%d/%d", &si, &sn) != 2 || si < 1 || si > sn || sn > 100000)) {
-				fprintf(stderr, "rwlab merge: %s:%d: shard '%s' is not I/N\n", f->path, r.line, sh);
+				fprintf(stderr, "%s: %s:%d: shard '%s' is not I/N\n", m->prog, f->path, r.line, sh);
 				return -1;
 			}
 			if (sn && !m->nshards) {
@@ -316,12 +360,12 @@ static int check_plans(struct merge *m)
 				sf = i, sref = r;
 			}
 			if (sn && sn != m->nshards) {
-				fprintf(stderr, "rwlab merge: %s is shard %s but %s shard of %d: two shard counts\n",
+				fprintf(stderr, "%s: %s is shard %s but %s shard of %d: two shard counts\n", m->prog,
 					where(f, r, w1, sizeof(w1)), sh, where(&m->f[sf], sref, w0, sizeof(w0)), m->nshards);
 				return -1;
 			}
 			if (si && m->shard_file[si] && m->shard_file[si] != i + 1) {
-				fprintf(stderr, "rwlab merge: shard %s is in both %s and %s: give one of them\n", sh,
+				fprintf(stderr, "%s: shard %s is in both %s and %s: give one of them\n", m->prog, sh,
 					m->f[m->shard_file[si] - 1].path, f->path);
 				return -1;
 			}
@@ -336,8 +380,8 @@ static int check_plans(struct merge *m)
 				continue;
 			}
 			if (strcmp(fp, fp0)) {
-				fprintf(stderr, "rwlab merge: %s and %s are not shards of one plan (fingerprint %s, "
-					"%s cells vs %s, %s cells): another matrix or other run options\n",
+				fprintf(stderr, "%s: %s and %s are not shards of one plan (fingerprint %s, "
+					"%s cells vs %s, %s cells): another matrix or other run options\n", m->prog,
 					where(&m->f[f0], ref0, w0, sizeof(w0)), where(f, r, w1, sizeof(w1)), fp0,
 					plan_token(plan0, "cells", a, sizeof(a)), fp,
 					plan_token(plan, "cells", b, sizeof(b)));
@@ -402,8 +446,9 @@ static void check_context(struct merge *m)
 					if (dup)
 						continue;
 					snprintf(seen[nseen++], sizeof(seen[0]), "%s", v);
-					fprintf(stderr, "rwlab merge: WARNING: the %s differ in %s: %s has '%s', %s has "
-						"'%s'%s\n", kind == 0 ? "hosts" : kind == 1 ? "builds" : "shards' settings",
+					fprintf(stderr, "%s: WARNING: the %s differ in %s: %s has '%s', %s has "
+						"'%s'%s\n", m->prog,
+						kind == 0 ? "hosts" : kind == 1 ? "builds" : "shards' settings",
 						name, where(ref, ctx_ref(0, ref), w0, sizeof(w0)), v0,
 						where(f, ctx_ref(k, f), w1, sizeof(w1)), v,
 						kind == 0 ? ": each comparison stays on one host, but the tables mix machines"
@@ -440,8 +485,8 @@ static int same_source(const struct merge *m, const struct mcell *ca, struct mre
 		return 0;
 	w = strchr(v, '\x1f');
 	t = strchr(w + 1, '\x1f');
-	fprintf(stderr, "rwlab merge: cell %.*s %.*s t=%s is in %s and in %s: a cell is never pooled across files "
-		"or hosts; drop one of them\n", (int)(w - v), v, (int)(t - w - 1), w + 1, t + 1,
+	fprintf(stderr, "%s: cell %.*s %.*s t=%s is in %s and in %s: a cell is never pooled across files "
+		"or hosts; drop one of them\n", m->prog, (int)(w - v), v, (int)(t - w - 1), w + 1, t + 1,
 		where(fa, a, w0, sizeof(w0)), where(fb, b, w1, sizeof(w1)));
 	return -1;
 }
@@ -528,7 +573,7 @@ static int check_missing(struct merge *m, int ncells)
 			continue;
 		for (int b = s; b <= blocks; b += nshards)
 			snprintf(bl + strlen(bl), sizeof(bl) - strlen(bl), "%s%d", *bl ? ", " : "", b);
-		fprintf(stderr, "rwlab merge: missing shard %d/%d (comparison blocks %s): no file holds it\n", s,
+		fprintf(stderr, "%s: missing shard %d/%d (comparison blocks %s): no file holds it\n", m->prog, s,
 			nshards, bl);
 		problems++;
 	}
@@ -576,13 +621,13 @@ static int check_missing(struct merge *m, int ncells)
 					continue;
 				problems++;
 				if (printed++ < 20)
-					fprintf(stderr, "rwlab merge: missing cell %s %s t=%d (failed or interrupted)\n",
+					fprintf(stderr, "%s: missing cell %s %s t=%d (failed or interrupted)\n", m->prog,
 						vars[k], wls[wi], thr[ti]);
 			}
 	if (printed > 20)
-		fprintf(stderr, "rwlab merge: ... and %d more missing cells\n", printed - 20);
+		fprintf(stderr, "%s: ... and %d more missing cells\n", m->prog, printed - 20);
 	if (ncells < plan_cells) {
-		fprintf(stderr, "rwlab merge: %d of the plan's %d cells present\n", ncells, plan_cells);
+		fprintf(stderr, "%s: %d of the plan's %d cells present\n", m->prog, ncells, plan_cells);
 		problems += !problems;
 	}
 out:
@@ -610,7 +655,7 @@ struct runs_written {
  * every row, and one run's rows have one). Returns 0, or -1 said on stderr.
  */
 static int merge_context_line(const struct lab_csv_reader *rd, const char *run, struct lab_buf *b,
-			      struct runs_written *known)
+			      struct runs_written *known, const char *prog)
 {
 	const char *v[LAB_CSV_NCOLS] = { 0 };
 	struct lab_buf line = { 0 };
@@ -622,9 +667,9 @@ static int merge_context_line(const struct lab_csv_reader *rd, const char *run, 
 		if (strcmp(known->run[i], run))
 			continue;
 		if (strcmp(known->line[i], line.p)) {
-			fprintf(stderr, "rwlab merge: %s:%d: run %s's rows have two contexts (machine, build or "
+			fprintf(stderr, "%s: %s:%d: run %s's rows have two contexts (machine, build or "
 				"settings): not one run's rows; the merged file cannot give the run one context line\n",
-				rd->name, rd->line, run);
+				prog, rd->name, rd->line, run);
 			lab_buf_free(&line);
 			return -1;
 		}
@@ -673,8 +718,8 @@ static int write_rows(const struct merge *m, FILE *fp)
 		struct lab_csv_reader rd;
 		int r, crun, last_ctx = -1;
 
-		if (lab_csv_reader_open(&rd, m->f[i].path, err, sizeof(err))) {
-			fprintf(stderr, "rwlab merge: %s\n", err);
+		if (lab_csv_reader_open(&rd, m->o->paths[i], err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", m->prog, err);
 			lab_csv_reader_close(&rd);
 			ret = -1;
 			break;
@@ -684,7 +729,7 @@ static int write_rows(const struct merge *m, FILE *fp)
 			const char *run = crun >= 0 ? rd.row[crun] : "";
 
 			if (rd.ctx != last_ctx) {	/* a run's context line, once per run in the merged file */
-				if (merge_context_line(&rd, run, &b, &known)) {
+				if (merge_context_line(&rd, run, &b, &known, m->prog)) {
 					ret = -1;
 					break;
 				}
@@ -698,7 +743,7 @@ static int write_rows(const struct merge *m, FILE *fp)
 			}
 		}
 		if (r < 0) {
-			fprintf(stderr, "rwlab merge: %s\n", err);
+			fprintf(stderr, "%s: %s\n", m->prog, err);
 			ret = -1;
 		}
 		lab_csv_reader_close(&rd);
@@ -721,25 +766,25 @@ static int write_out(const struct merge *m, const char *out)
 	FILE *fp;
 	int ret;
 
-	if (lab_csv_keep_old("rwlab merge", out, err, sizeof(err))) {
-		fprintf(stderr, "rwlab merge: %s\n", err);
+	if (lab_csv_keep_old(m->prog, out, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", m->prog, err);
 		return -1;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.partial", out);
 	fp = fopen(tmp, "w");
 	if (!fp) {	/* named as given: OUT.partial, written first and renamed, is ours */
-		fprintf(stderr, "rwlab merge: cannot write '%s': %s\n", out, strerror(errno));
+		fprintf(stderr, "%s: cannot write '%s': %s\n", m->prog, out, strerror(errno));
 		return -1;
 	}
 	ret = write_rows(m, fp);
 	if (fclose(fp) || ret) {
 		if (ret >= 0 && errno)
-			fprintf(stderr, "rwlab merge: writing '%s' failed: %s\n", out, strerror(errno));
+			fprintf(stderr, "%s: writing '%s' failed: %s\n", m->prog, out, strerror(errno));
 		unlink(tmp);
 		return -1;
 	}
 	if (rename(tmp, out)) {
-		fprintf(stderr, "rwlab merge: cannot write '%s': %s\n", out, strerror(errno));
+		fprintf(stderr, "%s: cannot write '%s': %s\n", m->prog, out, strerror(errno));
 		unlink(tmp);
 		return -1;
 	}
@@ -779,9 +824,10 @@ static int check_hosts(const struct merge *m)
 			if (!strcmp(cval(f, c, LAB_CSV_COL_host), cval(f0, c0, LAB_CSV_COL_host)))
 				continue;
 			if (!m->o->mixed_hosts) {
-				fprintf(stderr, "rwlab merge: %s and %s were measured on two hosts ('%s', '%s'): one run's "
+				fprintf(stderr, "%s: %s and %s were measured on two hosts ('%s', '%s'): one run's "
 					"shards mix machines there; give --mixed-hosts when they are identical servers "
-					"(their differences are then warned about)\n", where(f0, ctx_ref(c0, f0), w0, sizeof(w0)),
+					"(their differences are then warned about)\n", m->prog,
+					where(f0, ctx_ref(c0, f0), w0, sizeof(w0)),
 					where(f, ctx_ref(c, f), w1, sizeof(w1)), cval(f0, c0, LAB_CSV_COL_host),
 					cval(f, c, LAB_CSV_COL_host));
 				return -1;
@@ -791,8 +837,8 @@ static int check_hosts(const struct merge *m)
 		}
 	}
 	if (mixed && !m->o->quiet)
-		fprintf(stderr, "rwlab merge: WARNING: the files' rows name more than one host (--mixed-hosts): "
-			"each comparison stays on one host, but the tables mix machines\n");
+		fprintf(stderr, "%s: WARNING: the files' rows name more than one host (--mixed-hosts): "
+			"each comparison stays on one host, but the tables mix machines\n", m->prog);
 	return 0;
 }
 
@@ -815,11 +861,13 @@ static void merge_free(struct merge *m)
 	}
 	free(m->f);
 	free(m->shard_file);
+	label_memo_free(&m->variant);
+	label_memo_free(&m->workload);
 }
 
 int lab_merge(const struct lab_merge_opts *o)
 {
-	struct merge m = { .o = o, .nf = o->npaths };
+	struct merge m = { .o = o, .prog = o->prog ? o->prog : LAB_PROG " merge", .nf = o->npaths };
 	int ncells, problems, st = 2;
 
 	m.f = calloc((size_t)o->npaths, sizeof(*m.f));
@@ -839,7 +887,7 @@ int lab_merge(const struct lab_merge_opts *o)
 	if (ncells < 0 || check_hosts(&m))
 		goto out;
 	check_context(&m);
-	lab_inventory_check("rwlab merge", o->paths, o->npaths);	/* the hosts' inventories, where beside the files */
+	lab_inventory_check(m.prog, o->paths, o->npaths);	/* the hosts' inventories, where beside the files */
 	problems = check_missing(&m, ncells);
 	for (int i = 0; i < m.nf; i++)
 		problems += m.f[i].torn_line != 0;	/* a shard's run was interrupted in a cell */
@@ -847,7 +895,7 @@ int lab_merge(const struct lab_merge_opts *o)
 		goto out;
 	st = problems ? 1 : 0;
 	if (!o->quiet)
-		fprintf(stderr, "rwlab merge: %d file%s, %d cells%s%s%s\n", o->npaths, o->npaths == 1 ? "" : "s",
+		fprintf(stderr, "%s: %d file%s, %d cells%s%s%s\n", m.prog, o->npaths, o->npaths == 1 ? "" : "s",
 			ncells, problems ? ", INCOMPLETE" : ", complete", o->out ? ": " : "",
 			o->out ? o->out : " (checked only: -o OUT.csv writes the merged file)");
 out:
@@ -895,12 +943,10 @@ static int cmd_merge(int argc, char **argv)
 
 int lab_report_merge(const char *const *paths, int n, bool by_host)
 {
-	struct lab_merge_opts o = { .paths = paths, .npaths = n, .quiet = true, .only_shards = true,
-				    .by_host = by_host, .mixed_hosts = true };	/* report: cells, not files, by host */
+	/* report's lines; cells, not files, by host */
+	struct lab_merge_opts o = { .paths = paths, .npaths = n, .prog = LAB_PROG " report", .quiet = true,
+				    .only_shards = true, .by_host = by_host, .mixed_hosts = true };
 
-	for (int i = 0; i < n; i++)
-		if (!strcmp(paths[i], "-"))
-			return 0;	/* stdin is read once, by the report */
 	return lab_merge(&o) == 2 ? -1 : 0;
 }
 

@@ -7,7 +7,8 @@
  * - refused (status 2): unreadable or malformed files, files of two CSV
  *   schemas, files of two plans (another matrix, other run options: the
  *   plan fingerprints differ), two shard counts, one shard in two files,
- *   one cell (variant, workload, threads) in two files or measured on two
+ *   one cell (variant, workload, threads; the labels as run writes them,
+ *   lab_results_variant_label()) in two files or measured on two
  *   hosts (a cell is never pooled across hosts or shards), and rows of two
  *   hosts at all unless mixed_hosts (rwlab merge --mixed-hosts; rwlab slurm
  *   and report pass it: their shards run on a lab's identical servers).
@@ -32,6 +33,7 @@ struct lab_merge_opts {
 	const char *const *paths;	/* shard CSVs, in any order */
 	int npaths;
 	const char *out;		/* merged CSV (an existing one is kept as OUT.N), or NULL: check only */
+	const char *prog;		/* its lines begin "@prog: " ("rwlab report"); NULL: "rwlab merge" */
 	bool quiet;			/* no summary line; an unreadable or malformed file: status 0,
 					 * silently (the caller reads it and says why) */
 	bool only_shards;		/* check only when a row carries a shard (run --shard) */
@@ -54,9 +56,11 @@ int lab_merge(const struct lab_merge_opts *o);
  * (report itself reads and pools them: results.h, lab_results_load_many(),
  * which also refuses a cell measured on two hosts unless --by has host).
  * When some row carries a shard, the files are checked as above without
- * writing anything: warnings and missing shards and cells on stderr; with
- * @by_host (report --by with host) a cell on two hosts is not refused. "-"
- * (stdin, read once) skips the checks. Returns 0, or -1 when the merge
- * refused the files (the reason is on stderr).
+ * writing anything: warnings and missing shards and cells on stderr, in
+ * lines that begin "rwlab report: "; with
+ * @by_host (report --by with host) a cell on two hosts is not refused.
+ * stdin ("-") and FIFOs are checked too, from the copy lab_csv_reader_open()
+ * keeps for the report. Returns 0, or -1 when the merge refused the files
+ * (the reason is on stderr).
  */
 int lab_report_merge(const char *const *paths, int n, bool by_host);

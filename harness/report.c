@@ -546,7 +546,7 @@ int rep_csv(struct lab_rctx *c)
 					csv_num(c->out, rep_spread(s, NULL));
 					csv_num(c->out, lab_min(s->v, s->n));
 					csv_num(c->out, lab_max(s->v, s->n));
-					csv_num(c->out, base ? rep_change(s, base) : NAN);
+					csv_num(c->out, base && s != base ? rep_change(s, base) : NAN);	/* json's null */
 					fprintf(c->out, ",%d", rep_significant(c, s, base) ? 1 : 0);
 					csv_num(c->out, base && s != base ? lab_welch_p(base->v, base->n, s->v, s->n) : NAN);
 					fputc(',', c->out);
@@ -881,9 +881,10 @@ static void model_seeds(FILE *f, const char *const *v, int n, int m)
 /*
  * What made the simulated rows, by model as the loader tells them apart
  * (their kernel field up to " seed N"): one model as model_seeds() names
- * it; several (compared with --by kernel), "N engines (a; b; c and M more)".
+ * it; several (compared with --by kernel), "N engines (a; b; c and M
+ * more)", or machines or models, as they differ (lab_results_sim_differ()).
  */
-static void sim_engines(FILE *f, const struct lab_results *r)
+static void sim_models(FILE *f, const struct lab_results *r)
 {
 	int n = lab_results_distinct_kind(r, LAB_CSV_NAME(kernel), 1, NULL, 0), models = 0;
 	const char **v = calloc((size_t)n + 1, sizeof(*v));
@@ -894,7 +895,7 @@ static void sim_engines(FILE *f, const struct lab_results *r)
 	for (int i = 0; i < n; i++)
 		models += first_of_model(v, i);
 	if (models > 1)
-		fprintf(f, "%d engines (", models);
+		fprintf(f, "%d %s (", models, lab_results_sim_differ(v, n));
 	for (int i = 0, k = 0; i < n && k < 3; i++)
 		if (first_of_model(v, i)) {
 			fputs(k++ ? "; " : "", f);
@@ -918,7 +919,7 @@ static void banner_line(const struct lab_rctx *c, int sim)
 		return;	/* none of this kind, or a file from before the context columns: nothing to name */
 	if (sim) {
 		fprintf(c->out, "simulated: %s on ", model);
-		sim_engines(c->out, r);
+		sim_models(c->out, r);
 		fputs(" (the model's figures, not this host's)\n", c->out);
 		return;
 	}
@@ -1003,13 +1004,7 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 		return st == LAB_RESULTS_BAD_BY ? 2 : 1;	/* a wrong --by is a usage error */
 	}
 	if (!o->by && !o->baseline && !o->map && several_fault_paths(&c)) {	/* compare the paths side by side */
-		int in = lab_results_stdin_copy(&r);	/* stdin was read once: the reload reads its copy */
-
-		lab_results_free(&r);
-		if (in >= 0 && (dup2(in, 0) < 0 || lseek(0, 0, SEEK_SET) < 0))
-			fprintf(stderr, "rwlab report: cannot read stdin again: %s\n", strerror(errno));
-		if (in >= 0)
-			close(in);
+		lab_results_free(&r);	/* stdin or a FIFO: read again from the reader's copy */
 		ro.by = LAB_RESULTS_FAULT_PATH;
 		if (lab_results_load_many(&r, o->npaths ? o->paths : &o->path, o->npaths ? o->npaths : 1, o->by,
 					  o->baseline, (o->include_failed ? LAB_RESULTS_INCLUDE_FAILED : 0) |
@@ -1035,8 +1030,8 @@ int lab_report_by_check(const struct lab_report_opts *o)
 	struct lab_results r;
 	char err[2048];
 
-	if (!strcmp(paths[0], "-") || lab_results_load_many(&r, paths, o->npaths ? o->npaths : 1, o->by, NULL,
-							    LAB_RESULTS_HEADER, err, sizeof(err)) != LAB_RESULTS_BAD_BY)
+	if (lab_results_load_many(&r, paths, o->npaths ? o->npaths : 1, o->by, NULL, LAB_RESULTS_HEADER, err,
+				  sizeof(err)) != LAB_RESULTS_BAD_BY)
 		return 0;
 	fprintf(stderr, "rwlab report: %s\n", err);
 	return 2;

@@ -4,7 +4,10 @@
  * the significance rule, every selected series (one per group, column,
  * metric and thread count) and, with --reference, the verdict rows and
  * their summary (report_ref.c). Numbers that are undefined (a Hmean over a
- * value <= 0, a spread of one value) are null.
+ * value <= 0, a spread of one value; the baseline's change and Welch p
+ * against itself) are null. A series has the fields of a row of -f csv,
+ * under the same names but mean_kind (csv: stat) and coeffvar_pct (csv:
+ * coeffvar), and its values.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -78,7 +81,9 @@ static void series(const struct lab_rctx *c, const struct lab_series *s, const s
 		rep_json_str(f, rep_flag(s));
 	else
 		fputs("null", f);
-	fprintf(f, ", \"significant\": %s, \"values\": [", rep_significant(c, s, base) ? "true" : "false");
+	fprintf(f, ", \"significant\": %s", rep_significant(c, s, base) ? "true" : "false");
+	num(f, "welch_p", base && s != base ? lab_welch_p(base->v, base->n, s->v, s->n) : NAN);
+	fputs(", \"values\": [", f);
 	for (int i = 0; i < s->n; i++)
 		fprintf(f, "%s%.10g", i ? ", " : "", s->v[i]);
 	fputs("]}", f);

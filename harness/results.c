@@ -12,7 +12,8 @@
  * cell's rows end, so that a file's last cell can be judged whole (or the
  * tail of an interrupted write) before its rows count. What the checks name
  * (FILE:LINE of a repeated row's first copy) is found in a second pass over
- * the inputs, on that error only; stdin is kept in a temporary file for it.
+ * the inputs, on that error only (stdin and FIFOs read from the copy the
+ * reader keeps: csv.h, lab_csv_reader_open()).
  */
 #include <errno.h>
 #include <math.h>
@@ -23,9 +24,11 @@
 #include <unistd.h>
 
 #include "knob.h"
+#include "lazy_mm.h"
 #include "mm.h"
 #include "plugin.h"
 #include "results.h"
+#include "rwsem.h"
 #include "workload.h"
 
 #define MAX_BY 8
@@ -253,7 +256,6 @@ struct lab_results_store {
 	const char *const *paths;	/* the inputs as given ("-": stdin) */
 	const char **head;		/* the first input's columns */
 	int nhead;
-	FILE *stdin_copy;		/* stdin as read, for the second pass */
 };
 
 static const char *S(const struct lab_results_store *st, int id)
@@ -433,6 +435,7 @@ static const char *const col_names[C_NR] = { "variant", "workload", "threads", "
 
 /* The duplicate key, in the order the message names it. */
 static const char *const dup_names[7] = { "run", "variant", "workload", "threads", "iteration", "metric", "host" };
+enum { DUP_VARIANT = 1, DUP_WORKLOAD = 2 };	/* the labels in it */
 
 struct loader {
 	struct lab_results *r;
@@ -445,8 +448,9 @@ struct loader {
 	int src;			/* the input being read */
 	int *ctx_map, nctx_map;		/* its reader's contexts -> the store's */
 	long long seq;			/* rows read */
-	const char **row;		/* the row being read, its workload label as run writes it */
+	const char **row;		/* the row being read, its variant and workload labels as run writes them */
 	struct imap wl_map;		/* a workload label's id -> its id as run writes it */
+	struct imap vl_map;		/* a variant label's id and its rows' workload's -> its id as run writes it */
 	char key[8192];
 };
 
@@ -501,34 +505,21 @@ static void by_unknown(const struct lab_csv_reader *rd, const char *path, const 
 /* True when @path's first line is not empty and is not an rwlab header ("schema,run,..."). */
 static bool not_rwlab(const char *path)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : NULL;
-	char line[64] = "";
-	bool r;
+	char line[64];
 
-	if (!f)
-		return false;
-	r = fgets(line, sizeof(line), f) && line[0] != '\n' && strncmp(line, "schema,run,", 11);
-	fclose(f);
-	return r;
+	return *lab_csv_first_line(path, line, sizeof(line)) && strncmp(line, "schema,run,", 11);
 }
 
-/* Open input @i; for stdin keep a copy of what is read. Returns 0 or -1. */
+static const char *src_name(const struct lab_results_store *st, int src);
+
+/* Open input @i. Returns 0 or -1. */
 static int open_input(struct loader *L, int i, struct lab_csv_reader *rd, char *err, size_t errlen)
 {
-	const char *path = L->st->paths[i];
-	int r;
+	int r = lab_csv_reader_open(rd, L->st->paths[i], err, errlen);
 
-	if (!strcmp(path, "-")) {
-		if (!L->st->stdin_copy)
-			L->st->stdin_copy = tmpfile();
-		r = lab_csv_reader_fdopen(rd, 0, "stdin", L->st->stdin_copy ? fileno(L->st->stdin_copy) : -1, err,
-					  errlen);
-	} else {
-		r = lab_csv_reader_open(rd, path, err, errlen);
-	}
-	if (r && not_rwlab(path))	/* a parse error in a file that is not ours: say that instead */
+	if (r && not_rwlab(L->st->paths[i]))	/* a parse error in a file that is not ours: say that instead */
 		snprintf(err, errlen, "%s: not an rwlab results CSV (its first line is not the header "
-			 "'schema,run,timestamp,...')", path);
+			 "'schema,run,timestamp,...')", src_name(L->st, i));
 	return r;
 }
 
@@ -545,22 +536,62 @@ static int key_id(struct loader *L, const char *const *f, const int *cols, int n
 	return intern(&L->st->str, L->key);
 }
 
+/* @label as @s->label, when @r parses it, into @buf. Returns @buf, or NULL. */
+static const char *parsed_label(const struct lab_registry *r, const char *label, char *buf, size_t len)
+{
+	struct lab_spec s;
+	char err[512];
+
+	if (lab_registry_parse(r, label, &s, err, sizeof(err)) || (size_t)snprintf(buf, len, "%s", s.label) >= len)
+		return NULL;
+	return buf;
+}
+
+const char *lab_results_workload_label(const char *label, char *buf, size_t len)
+{
+	const char *l = parsed_label(&lab_workload_registry, label, buf, len);
+
+	return l ? l : label;
+}
+
+const char *lab_results_variant_label(const char *label, const char *workload, char *buf, size_t len)
+{
+	char name[64];
+	const struct lab_workload_ops *ops = lab_workload_lookup(lab_workload_base(workload, name, sizeof(name)));
+	const char *l = NULL;
+
+	if (!ops || !ops->uses_lazy_mm)
+		l = parsed_label(&lab_rwsem_registry, label, buf, len);
+	if (!l && (!ops || ops->uses_lazy_mm))
+		l = parsed_label(&lab_lazy_mm_registry, label, buf, len);
+	return l ? l : label;
+}
+
 /*
- * The id of workload label @label as run writes it: one this build's
- * registry parses is spelt as run spells it (its knobs in their declared
- * order, defaults left out), so the same knobs in another order are one
- * workload, one cell; any other label stands as it is.
+ * The id of workload label @label as run writes it (lab_results_workload_label()),
+ * so the same knobs in another order are one workload, one cell.
  */
 static int workload_id(struct loader *L, const char *label)
 {
 	int raw = intern(&L->st->str, label), id = imap_get(&L->wl_map, raw, 0, 0, 0);
-	struct lab_spec s;
-	char err[512];
+	char buf[LAB_SPEC_MAX];
 
 	if (id < 0) {
-		id = lab_registry_parse(&lab_workload_registry, label, &s, err, sizeof(err)) ? raw :
-			intern(&L->st->str, s.label);
+		id = intern(&L->st->str, lab_results_workload_label(label, buf, sizeof(buf)));
 		imap_put(&L->wl_map, raw, 0, 0, 0, id);
+	}
+	return id;
+}
+
+/* The id of variant label @label of rows of workload @w (an id) as run writes it (lab_results_variant_label()). */
+static int variant_id(struct loader *L, const char *label, int w)
+{
+	int raw = intern(&L->st->str, label), id = imap_get(&L->vl_map, raw, w, 0, 0);
+	char buf[LAB_SPEC_MAX];
+
+	if (id < 0) {
+		id = intern(&L->st->str, lab_results_variant_label(label, S(L->st, w), buf, sizeof(buf)));
+		imap_put(&L->vl_map, raw, w, 0, 0, id);
 	}
 	return id;
 }
@@ -855,7 +886,9 @@ static int read_row(struct loader *L, const struct lab_csv_reader *rd, const cha
 
 	memcpy(L->row, rd->row, (size_t)rd->ncols * sizeof(*L->row));
 	w = workload_id(L, f[col[C_WORKLOAD]]);
+	v = variant_id(L, f[col[C_VARIANT]], w);
 	L->row[col[C_WORKLOAD]] = S(st, w);
+	L->row[col[C_VARIANT]] = S(st, v);
 
 	if (lab_value_parse(f[col[C_VALUE]], &p.v, &why)) {
 		snprintf(err, errlen, "%s:%d: value '%s' is %s", name, rd->line, f[col[C_VALUE]], why);
@@ -866,7 +899,6 @@ static int read_row(struct loader *L, const struct lab_csv_reader *rd, const cha
 			 rd->line, f[col[C_VALUE]], f[col[C_METRIC]], f[col[C_UNIT]]);
 		return -1;
 	}
-	v = intern(&st->str, f[col[C_VARIANT]]);
 	th = intern(&st->str, f[col[C_THREADS]]);
 	host = col[C_HOST] >= 0 ? intern(&st->str, f[col[C_HOST]]) : -1;
 	run = col[C_RUN] >= 0 ? intern(&st->str, f[col[C_RUN]]) : -1;
@@ -1014,12 +1046,8 @@ static void find_original(struct loader *L, int npaths, int *src, int *line)
 	for (int i = 0; i < npaths && *src < 0; i++) {
 		struct lab_csv_reader rd;
 		int c[7], r = -1;
-		bool in = !strcmp(st->paths[i], "-");
 
-		if (in && (!st->stdin_copy || lseek(fileno(st->stdin_copy), 0, SEEK_SET)))
-			continue;
-		if (in ? lab_csv_reader_fdopen(&rd, fileno(st->stdin_copy), "stdin", -1, err, sizeof(err)) :
-			 lab_csv_reader_open(&rd, st->paths[i], err, sizeof(err))) {
+		if (lab_csv_reader_open(&rd, st->paths[i], err, sizeof(err))) {
 			lab_csv_reader_close(&rd);
 			continue;
 		}
@@ -1027,12 +1055,15 @@ static void find_original(struct loader *L, int npaths, int *src, int *line)
 			c[k] = lab_csv_reader_col(&rd, dup_names[k]);
 		while (*src < 0 && (r = lab_csv_reader_next(&rd, err, sizeof(err))) > 0) {
 			bool same = true;
+			int w = c[DUP_WORKLOAD] >= 0 ? workload_id(L, rd.row[c[DUP_WORKLOAD]]) : -1;
 
 			for (int k = 0; k < 7 && same; k++) {
 				const char *v = c[k] < 0 ? "-" : rd.row[c[k]];
 
-				if (c[k] >= 0 && !strcmp(dup_names[k], LAB_CSV_NAME(workload)))
-					v = S(st, workload_id(L, v));	/* as read_row() keys it */
+				if (c[k] >= 0 && k == DUP_WORKLOAD)	/* the labels as read_row() keys them */
+					v = S(st, w);
+				if (c[k] >= 0 && k == DUP_VARIANT)
+					v = S(st, variant_id(L, v, w));
 				same = !strcmp(v, st->dup.key[k]);
 			}
 			if (same)
@@ -1235,6 +1266,30 @@ int lab_results_sim_model_len(const char *kernel)
 	return s ? (int)(s - kernel) : (int)strlen(kernel);
 }
 
+/* Where the machine part of simulated kernel field @k begins (" machine HASH"), or -1 where it has none. */
+static int sim_machine_at(const char *k)
+{
+	const char *m = strstr(k, " machine ");
+
+	return m && m - k < lab_results_sim_model_len(k) ? (int)(m - k) : -1;
+}
+
+const char *lab_results_sim_differ(const char *const *kernel, int n)
+{
+	bool engines = false, machines = false;
+	int m0 = n ? sim_machine_at(kernel[0]) : -1, l0 = n ? lab_results_sim_model_len(kernel[0]) : 0;
+
+	for (int i = 1; i < n; i++) {
+		int m = sim_machine_at(kernel[i]), l = lab_results_sim_model_len(kernel[i]);
+
+		if (m < 0 || m0 < 0)
+			return "models";
+		engines |= m != m0 || strncmp(kernel[i], kernel[0], (size_t)m);
+		machines |= l - m != l0 - m0 || strncmp(kernel[i] + m, kernel[0] + m0, (size_t)(l - m));
+	}
+	return engines == machines ? "models" : engines ? "engines" : "machines";
+}
+
 /*
  * Two contexts of cell @c whose simulated rows pool (one --by key) but are of
  * two models (the kernel field "rwlab-sim VERSION engine HASH machine HASH
@@ -1266,8 +1321,7 @@ static void two_models_err(struct loader *L, const struct cell *c, int j, int k,
 			   size_t errlen)
 {
 	const struct lab_results_store *st = L->st;
-	const char *a = st->ctxv[c->ctx[j].ctx][kc], *b = st->ctxv[c->ctx[k].ctx][kc];
-	const char *ma = strstr(a, " machine "), *mb = strstr(b, " machine ");
+	const char *a = st->ctxv[c->ctx[j].ctx][kc], *b = st->ctxv[c->ctx[k].ctx][kc], *const ab[2] = { a, b };
 	/* the machines by the names given to --sim (cpu_model "sim NAME: ..."), where they differ */
 	const char *name_a = st->ctxv[c->ctx[j].ctx][mc] + 4, *name_b = st->ctxv[c->ctx[k].ctx][mc] + 4;
 	int la = (int)strcspn(name_a, ":"), lb = (int)strcspn(name_b, ":");
@@ -1278,8 +1332,8 @@ static void two_models_err(struct loader *L, const struct cell *c, int j, int k,
 	snprintf(err, errlen, "%s: cell %s %s t=%s was simulated by two %s (%s'%.*s' and '%.*s'): two "
 		 "models' figures are never pooled; give --by variant,kernel to compare them side by "
 		 "side, or report each model's file alone", L->r->path, S(st, c->v), S(st, c->w),
-		 S(st, c->th), ma && mb && ma - a == mb - b && !strncmp(a, b, (size_t)(ma - a)) ?
-		 "machines" : "engines", names, lab_results_sim_model_len(a), a, lab_results_sim_model_len(b), b);
+		 S(st, c->th), lab_results_sim_differ(ab, 2), names, lab_results_sim_model_len(a), a,
+		 lab_results_sim_model_len(b), b);
 }
 
 /*
@@ -1565,7 +1619,7 @@ static int read_input(struct loader *L, int i, const char *by, char *err, size_t
 			;
 		if (r < 0 && not_rwlab(L->st->paths[i]))	/* not even CSV, and not ours: say that */
 			snprintf(err, errlen, "%s: not an rwlab results CSV (its first line is not the header "
-				 "'schema,run,timestamp,...')", L->st->paths[i]);
+				 "'schema,run,timestamp,...')", name);
 		lab_csv_reader_close(&rd);
 		return -1;
 	}
@@ -1587,13 +1641,6 @@ static int read_input(struct loader *L, int i, const char *by, char *err, size_t
 		end_of_input(L, name);
 	lab_csv_reader_close(&rd);
 	return r;
-}
-
-int lab_results_stdin_copy(const struct lab_results *r)
-{
-	if (!r->st || !r->st->stdin_copy || fflush(r->st->stdin_copy))
-		return -1;
-	return dup(fileno(r->st->stdin_copy));
 }
 
 int lab_results_load(struct lab_results *r, const char *path, const char *by, const char *baseline,
@@ -1657,6 +1704,7 @@ out:
 	free(L.ctx_map);
 	free(L.row);
 	imap_free(&L.wl_map);
+	imap_free(&L.vl_map);
 	if (ret || (flags & LAB_RESULTS_HEADER))
 		lab_results_free(r);
 	return ret;
@@ -1697,8 +1745,6 @@ void lab_results_free(struct lab_results *r)
 			free(st->dup.key[k]);
 		lab_buf_free(&st->unfinished);
 		free(st->unfinished_at);
-		if (st->stdin_copy)
-			fclose(st->stdin_copy);
 		imap_free(&st->cells_map);
 		imap_free(&st->seen_map);
 		imap_free(&st->series_map);

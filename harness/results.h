@@ -123,11 +123,6 @@ bool lab_value_may_be_negative(const char *metric, const char *unit);
  */
 int lab_value_parse(const char *s, double *v, const char **why);
 void lab_results_free(struct lab_results *r);
-/*
- * lab_results_stdin_copy() - a new descriptor of the copy of stdin that the load of @r kept
- * (stdin is read once: a second load reads this instead), or -1 when no input was stdin.
- */
-int lab_results_stdin_copy(const struct lab_results *r);
 
 /* The series of (group, column, metric, threads), or NULL. Indexes as in the arrays. */
 const struct lab_series *lab_results_find(const struct lab_results *r, int ig, int ic, int im, int threads);
@@ -163,7 +158,29 @@ int lab_results_distinct_kind(const struct lab_results *r, const char *col, int 
  * rows of one model are repeated runs of it and pool; of two, never.
  */
 int lab_results_sim_model_len(const char *kernel);
+/*
+ * lab_results_sim_differ() - what the simulated models of kernel fields
+ * @kernel[0..@n-1] differ in: "engines" where only the engine (the field
+ * up to " machine HASH": version and engine hash) does, "machines" where
+ * only the machine file's hash does, else "models" (both, or a field
+ * without a machine hash). Seeds are not compared. Threading: pure.
+ */
+const char *lab_results_sim_differ(const char *const *kernel, int n);
 /* The earliest and latest timestamp of the rows (ISO 8601 compares as text); NULL, NULL without rows. */
 void lab_results_timespan(const struct lab_results *r, const char **first, const char **last);
+/*
+ * lab_results_workload_label() - workload label @label as run writes it:
+ * one this build's registry parses is spelt as run spells it (its knobs in
+ * their declared order, defaults left out) into @buf, so the same knobs in
+ * another order, or a default given, are one workload; any other label
+ * stands as it is. Returns @buf, or @label.
+ * lab_results_variant_label() - the same for variant label @label of rows of
+ * workload @workload: a lock variant's, or a lazy-mm scheme's where the
+ * workload iterates over schemes (either where this build has no such
+ * workload: bench-lazy's rows). The loader keys cells by both, and so do
+ * merge and --resume. Threading: pure.
+ */
+const char *lab_results_workload_label(const char *label, char *buf, size_t len);
+const char *lab_results_variant_label(const char *label, const char *workload, char *buf, size_t len);
 /* Workload name of a label: "pft:size_mb=64" -> "pft" (into @buf). */
 const char *lab_workload_base(const char *label, char *buf, size_t len);

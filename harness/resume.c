@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "csv.h"
+#include "results.h"
 #include "resume.h"
 
 /* A run of consecutive rows of one cell. */
@@ -236,7 +237,8 @@ int lab_resume_load(struct lab_resume *r, const char *path, int iterations, cons
 	if (!r->cells)
 		abort();
 	for (int i = 0; i < ngroups; i++) {
-		char **f = t.rows[g[i].first];
+		char **f = t.rows[g[i].first], wl[LAB_SPEC_MAX], vl[LAB_SPEC_MAX];
+		const char *w;
 		int fin;
 
 		for (int j = 0; j < i; j++) {
@@ -262,8 +264,10 @@ int lab_resume_load(struct lab_resume *r, const char *path, int iterations, cons
 			r->dropped_rows = g[i].last - g[i].first + 1;
 			continue;
 		}
-		r->cells[r->ncells].variant = strdup(f[col[0]]);
-		r->cells[r->ncells].workload = strdup(f[col[1]]);
+		/* the labels as run writes them, which lab_resume_has() is asked about */
+		w = lab_results_workload_label(f[col[1]], wl, sizeof(wl));
+		r->cells[r->ncells].workload = strdup(w);
+		r->cells[r->ncells].variant = strdup(lab_results_variant_label(f[col[0]], w, vl, sizeof(vl)));
 		r->cells[r->ncells].threads = g[i].threads;
 		if (!r->cells[r->ncells].variant || !r->cells[r->ncells].workload)
 			abort();

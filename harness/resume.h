@@ -65,7 +65,7 @@ struct lab_resume {
 int lab_resume_load(struct lab_resume *r, const char *path, int iterations, const struct lab_context *ctx,
 		    const char *pin, char *err, size_t errlen);
 
-/* Is the cell already finished in the file? */
+/* Is the cell already finished in the file (its labels read as run writes them: lab_results_variant_label())? */
 bool lab_resume_has(const struct lab_resume *r, const char *variant, const char *workload, int threads);
 
 void lab_resume_free(struct lab_resume *r);

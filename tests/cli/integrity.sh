@@ -8,9 +8,10 @@
 # writer: ENOSPC in the middle of a cell's write on a small tmpfs, then a cell
 # that fits (the file keeps whole rows of the finished cells only); --resume
 # on a last line cut inside its last field and on one missing only its
-# newline, and on a file of CRLF lines (the rows appended end in CRLF too); two concurrent --resume runs (the second refused by the file's
-# lock) and a fresh run that would move the running one's file aside; merge
-# of a shard from another host.
+# newline, on a file of CRLF lines (the rows appended end in CRLF too) and on
+# labels spelt another way; two concurrent --resume runs (the second refused
+# by the file's lock) and a fresh run that would move the running one's file
+# aside; merge of a shard from another host.
 # Usage: integrity.sh RWLAB DATA-DIR
 . "${0%/*}/../lib.sh"
 set -o pipefail
@@ -133,6 +134,16 @@ head -n $((2 + per)) nl.csv | head -c -1 >nl2.csv	# the context line and the fir
 grep -q "resuming nl2.csv: 1 finished cells kept, 1 of this matrix to run" err || fail "--resume (newline): $(cat err)"
 [ "$(grep -vc '^#' nl2.csv)" = $((1 + 2 * per)) ] || fail "--resume (newline): $(grep -vc '^#' nl2.csv) lines, want $((1 + 2 * per))"
 "$rwlab" report nl2.csv -f csv >/dev/null 2>err && [ ! -s err ] || fail "report after --resume (newline): $(cat err)"
+
+# --resume of a file whose labels are spelt with their knobs in another order (edited by hand): its
+# cell is this run's, kept (it was run again, one configuration's cell twice in the file).
+spelt=(-l rwsem:wspin=0,rsteal=0 -w locktest:load=10,rpct=60 -t 1 -n 2 -d 20ms --warmup 0 -q --no-report)
+"$rwlab" run "${spelt[@]}" -o spelt.csv 2>/dev/null || fail "run spelt.csv: exit $?"
+sed -i 's/"rwsem:wspin=0,rsteal=0"/"rwsem:rsteal=0,wspin=0"/; s/"locktest:rpct=60,load=10"/"locktest:load=10,rpct=60"/' spelt.csv
+grep -q ',"rwsem:rsteal=0,wspin=0","locktest:load=10,rpct=60",' spelt.csv || fail "spelt.csv: the labels were not respelt"
+"$rwlab" run "${spelt[@]}" -o spelt.csv --resume 2>err || fail "--resume of respelt labels: exit $?: $(cat err)"
+grep -q "resuming spelt.csv: 1 finished cells kept, 0 of this matrix to run" err ||
+	fail "--resume of respelt labels: the cell is not the run's: $(cat err)"
 
 # --resume of a file whose lines end in CRLF (saved on Windows, unix2dos): the rows it appends end
 # in CRLF too, as does a last row that had lost its LF or its whole CRLF; report reads the file.

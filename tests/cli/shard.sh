@@ -70,15 +70,20 @@ grep -q "WARNING: the shards' settings differ in seed: .* has '1', t2.csv:3 .* h
 grep -q ',otherhost,[a-z]*$' pooled.csv || fail "pooled.csv: the host column was not replaced"
 "$rwlab" report pooled.csv >/dev/null 2>err; rc=$?
 [ $rc = 1 ] || fail "report of a pooled cell exited $rc, want 1"
-grep -q "merge: cell .* is in pooled.csv:.* (shard 1/2, host .*) and in pooled.csv:.* (shard 1/2, host .*): a cell is never pooled across files or hosts" err ||
-	fail "pooled cell not refused by report: $(cat err)"
+grep -q "^rwlab report: cell .* is in pooled.csv:.* (shard 1/2, host .*) and in pooled.csv:.* (shard 1/2, host .*): a cell is never pooled across files or hosts" err ||
+	fail "pooled cell not refused by report, in report's words: $(cat err)"
 "$rwlab" report pooled.csv --by variant,host >/dev/null 2>err || fail "report --by variant,host of two hosts' cells exited $?: $(cat err)"
 # A mistyped --by column is said first, before merge's refusal (exit 2, the columns --by takes).
 expect "report pooled.csv --by kern" 2 "^rwlab report: --by 'kern': no column 'kern' in pooled\.csv \(valid: run, variant, .*, fault_path\)$" \
 	"$rwlab" report pooled.csv --by kern
-# report over one shard names the shard it lacks.
+# report over one shard names the shard it lacks, in lines of report's (merge's checks said "rwlab merge:").
 "$rwlab" report s1.csv >/dev/null 2>err || fail "report of one shard exited $?"
-grep -q 'missing shard 2/2 (comparison blocks 2, 4): no file holds it' err || fail "report: missing shard not named: $(cat err)"
+grep -q '^rwlab report: missing shard 2/2 (comparison blocks 2, 4): no file holds it$' err ||
+	fail "report: missing shard not named in report's words: $(cat err)"
+grep -q 'rwlab merge' err && fail "report: a line of merge's: $(cat err)"
+# ... read from stdin too (it skipped merge's checks: stdin was read once, by the load)
+"$rwlab" report - <s1.csv >/dev/null 2>err || fail "report - of one shard exited $?"
+grep -q 'missing shard 2/2 (comparison blocks 2, 4): no file holds it' err || fail "report -: missing shard not named: $(cat err)"
 "$rwlab" merge pooled.csv 2>err; rc=$?
 [ $rc = 2 ] || fail "merge of a pooled cell exited $rc, want 2"
 grep -q 'a cell is never pooled across files or hosts' err || fail "pooled cell not refused by merge: $(cat err)"

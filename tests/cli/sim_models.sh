@@ -68,6 +68,17 @@ expect "--by kern over two engines" 2 \
 [ "$(grep -c ',total_rate,op/s,higher,2,2,hmean,' "$tmp/out")" = 2 ] ||
 	fail "--by variant,kernel: not two columns of 2 iterations: $(cat "$tmp/out")"
 
+# ... and the banner says what the models differ in: the engine, or only the machine file (both said
+# "2 engines"), as the refusal does
+"$rwlab" report "$tmp/a.csv" "$tmp/engine2.csv" --by variant,kernel -m total_rate >"$tmp/out" 2>"$tmp/err" ||
+	fail "--by variant,kernel, two engines: exit $?: $(cat "$tmp/err")"
+grep -q "^simulated: generic-8 on 2 engines (rwlab-sim .* $machine seed 1; rwlab-sim .*engine 0123456789ab $machine seed 1) " \
+	"$tmp/out" || fail "two engines side by side: the banner does not say 2 engines: $(head -n 1 "$tmp/out")"
+"$rwlab" report "$tmp/a.csv" "$tmp/machine2.csv" --by variant,kernel -m total_rate >"$tmp/out" 2>"$tmp/err" ||
+	fail "--by variant,kernel, two machine files: exit $?: $(cat "$tmp/err")"
+grep -q "^simulated: generic-8 on 2 machines (rwlab-sim .*$engine $machine seed 1; rwlab-sim .*$engine machine 00c0ffee seed 1) " \
+	"$tmp/out" || fail "two machine files side by side: the banner does not say 2 machines: $(head -n 1 "$tmp/out")"
+
 # two seeds of one model pool: one column of 4 iterations, the banner naming the model once and both seeds
 "$rwlab" report "$tmp/a.csv" "$tmp/seed2.csv" -m total_rate >"$tmp/out" 2>"$tmp/err" ||
 	fail "two seeds of one model: exit $?: $(cat "$tmp/err")"

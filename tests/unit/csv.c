@@ -244,6 +244,27 @@ Test(csv, malformed)
 	cr_expect_eq(read_text("a,b\n1,2\n\n3,4\n", err), 0, "blank lines are allowed");
 }
 
+/*
+ * Blank lines before the header are skipped as between rows, the lines
+ * counted (a CRLF one once); a file of nothing else has no header, said so
+ * (its one empty field was the header: "no column 'variant' (columns: )").
+ */
+Test(csv, blank_lines_before_the_header)
+{
+	struct lab_csv_table t;
+	char err[512];
+
+	cr_expect_eq(lab_csv_parse("\n\r\n\n", 4, "blank.csv", &t, err, sizeof(err)), -1);
+	cr_expect_str_eq(err, "blank.csv: no header line: the file holds only blank lines (expected a CSV header)");
+	cr_assert_eq(lab_csv_parse("\n\r\na,b\n1,2\n", 12, "t", &t, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(t.ncols, 2);
+	cr_expect_str_eq(t.header[0], "a");
+	cr_expect_eq(t.nrows, 1);
+	cr_expect_eq(t.line[0], 4);
+	cr_expect_eq(t.offset[0], 7);
+	lab_csv_free(&t);
+}
+
 /* The tail of an interrupted write is left out, and only that. */
 Test(csv, torn_tail)
 {

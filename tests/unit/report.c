@@ -293,8 +293,9 @@ Test(report, csv_rows)
 	 */
 	expect_line(out, "locktest,ck-rwlock,locktest,total_rate,op/s,higher,1,3,hmean,209.6822995,HCoeffVar,8.1618631,"
 			 "3.892490266,200,220,91.67927383,1,0.0002552167494,");
+	/* the baseline: no change against itself (json's null; it was 0), no p */
 	expect_line(out, "locktest,pthread,locktest,total_rate,op/s,higher,1,3,hmean,109.3922652,HCoeffVar,8.153493598,"
-			 "7.453446168,100,120,0,0,,");
+			 "7.453446168,100,120,,0,,");
 	free(out);
 }
 
@@ -739,7 +740,13 @@ Test(report, json_series)
 	cr_expect(strstr(out, "\"column\": \"ck-rwlock\", \"workload\": \"locktest\", \"metric\": \"total_rate\", "
 			      "\"unit\": \"op/s\", \"better\": \"higher\", \"threads\": 1, \"n\": 3, \"mean_kind\": \"hmean\", "
 			      "\"mean\": 209.682"), "%s", out);
-	cr_expect(strstr(out, "\"significant\": true, \"values\": [200, 210, 220]}"), "%s", out);
+	cr_expect(strstr(out, "\"change_pct\": 91.67927383, \"flag\": null, \"significant\": true, "
+			      "\"welch_p\": 0.0002552167494, \"values\": [200, 210, 220]}"), "%s", out);
+	/* the baseline's change and Welch p against itself are null, as csv's empty fields */
+	cr_expect(strstr(out, "\"column\": \"pthread\", \"workload\": \"locktest\", \"metric\": \"total_rate\", "
+			      "\"unit\": \"op/s\", \"better\": \"higher\", \"threads\": 1, "), "%s", out);
+	cr_expect(strstr(out, "\"max\": 120, \"change_pct\": null, \"flag\": null, \"significant\": false, "
+			      "\"welch_p\": null, \"values\": [100, 110, 120]}"), "%s", out);
 	free(out);
 }
 
@@ -1038,6 +1045,50 @@ Test(report, a_workload_is_one_cell_whatever_its_knobs_order)
 	unlink(one);
 }
 
+#define LABEL_ROW(run, it, variant, workload, value) \
+	"1," run ",t,\"" variant "\"," workload ",2," it ",total_rate," value ",op/s,higher\n"
+
+/*
+ * A variant label names one variant whatever the order of its knobs or a
+ * default given, as a workload label does: rwsem:wspin=0,rsteal=0 spelt
+ * rsteal first, or with max_readers_wakeup=256 (its default), was a cell
+ * of its own, a column of its own in the table; so was hpref:reserved=0 (a
+ * lazy-mm scheme's default, on context_switch) beside hpref. A label no
+ * registry parses stands as it is, and a row given twice spelt two ways is
+ * the same row.
+ */
+Test(report, a_variant_is_one_cell_whatever_its_knobs_order)
+{
+	char path[] = "/tmp/rwlab-vknobs-XXXXXX", err[2048];
+	const char *paths[] = { path };
+	struct lab_results r;
+
+	write_csv(path, LABEL_ROW("r1", "0", "rwsem:wspin=0,rsteal=0", "locktest", "100")
+			LABEL_ROW("r2", "0", "rwsem:rsteal=0,wspin=0", "locktest", "110")
+			LABEL_ROW("r3", "0", "rwsem:max_readers_wakeup=256,rsteal=0,wspin=0", "locktest", "120")
+			LABEL_ROW("r1", "0", "hpref:reserved=0", "context_switch", "7")
+			LABEL_ROW("r2", "0", "hpref", "context_switch", "8")
+			LABEL_ROW("r1", "0", "mine:b=1,a=2", "locktest", "9"));
+	cr_assert_eq(lab_results_load_many(&r, paths, 1, "variant", NULL, LAB_RESULTS_QUIET, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_eq(r.ncolumns, 3, "%d columns", r.ncolumns);
+	cr_expect_str_eq(r.columns[0], "rwsem:wspin=0,rsteal=0");
+	cr_expect_str_eq(r.columns[1], "hpref");
+	cr_expect_str_eq(r.columns[2], "mine:b=1,a=2");
+	cr_expect_eq(r.ns, 3);
+	cr_expect_eq(r.s[0].n, 3);
+	cr_expect_eq(r.s[1].n, 2);
+	lab_results_free(&r);
+	unlink(path);
+	strcpy(path, "/tmp/rwlab-vknobs-XXXXXX");
+	write_csv(path, LABEL_ROW("r1", "0", "rwsem:rsteal=0,wspin=0", "locktest", "100")
+			LABEL_ROW("r1", "0", "rwsem:wspin=0,rsteal=0", "locktest", "100"));
+	cr_expect_eq(load(paths, 1, "variant", err, sizeof(err)), -1, "a row given twice, spelt two ways: counted twice");
+	cr_expect(strstr(err, ":3: the row repeats ") && strstr(err, ":2 (run r1, cell rwsem:wspin=0,rsteal=0 locktest "
+								  "t=2, iteration 0, metric total_rate)"), "%s", err);
+	unlink(path);
+}
+
 /* The first line of what report prints for @path with @by. */
 static char *banner(const char *path, const char *by)
 {
@@ -1076,6 +1127,38 @@ Test(report, banner_counts_models_as_the_loader_does)
 	cr_expect_str_eq(out, "simulated: generic-8 on 2 engines (" MODEL_A " seeds 1 and 2; " MODEL_B " seed 1) (the "
 			      "model's figures, not this host's)");
 	free(out);
+	unlink(path);
+}
+
+/*
+ * Models that differ only in their machine file are two machines, not two
+ * engines (the banner said "2 engines" whatever differed), and models that
+ * differ in both are two models; the refusal of a cell that pools them
+ * says the same.
+ */
+Test(report, banner_says_what_the_models_differ_in)
+{
+	char path[] = "/tmp/rwlab-models-XXXXXX", err[2048];
+	const char *paths[] = { path };
+	char *out;
+
+	write_file(path, SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_A " seed 1")
+			 SIM_ROW("r2", "0", "5100", "generic-8", MODEL_G4 " seed 1"));
+	out = banner(path, "variant,kernel");
+	cr_expect_str_eq(out, "simulated: generic-8 on 2 machines (" MODEL_A " seed 1; " MODEL_G4 " seed 1) (the "
+			      "model's figures, not this host's)");
+	free(out);
+	unlink(path);
+	strcpy(path, "/tmp/rwlab-models-XXXXXX");
+	write_file(path, SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_B " seed 1")
+			 SIM_ROW("r2", "0", "5100", "generic-8", MODEL_G4 " seed 1"));
+	out = banner(path, "variant,kernel");
+	cr_expect_str_eq(out, "simulated: generic-8 on 2 models (" MODEL_B " seed 1; " MODEL_G4 " seed 1) (the "
+			      "model's figures, not this host's)");
+	free(out);
+	cr_expect_eq(load(paths, 1, "variant", err, sizeof(err)), -1, "--by variant pooled two models");
+	cr_expect(strstr(err, "cell pthread locktest t=2 was simulated by two models ('" MODEL_B "' and '" MODEL_G4
+			 "')"), "%s", err);
 	unlink(path);
 }
 

@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Shards (shard.h): I/N parsing, every comparison block in exactly one shard, the plan column. */
+/*
+ * Shards (shard.h): I/N parsing, every comparison block in exactly one shard, the plan column; merge's
+ * cells keyed by their labels as run writes them.
+ */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "context.h"
+#include "merge.h"
 #include "runner.h"
 #include "shard.h"
 
@@ -114,4 +120,39 @@ Test(shard, plan_column)
 	lab_plan_context(&b, &o);
 	snprintf(fb, sizeof(fb), "%.19s", b.plan);
 	cr_expect_str_neq(fa, fb);
+}
+
+/* A results file of one cell of @variant on @workload (t=2) at @path (a mkstemp template). */
+static void one_cell(char *path, const char *variant, const char *workload)
+{
+	int fd = mkstemp(path);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+
+	cr_assert(f);
+	fprintf(f, "schema,run,timestamp,variant,workload,threads,iteration,metric,value,unit,better\n"
+		   "1,r,t,\"%s\",\"%s\",2,0,total_rate,5,op/s,higher\n", variant, workload);
+	fclose(f);
+}
+
+/*
+ * merge keys a cell by its labels as run writes them (knobs in their
+ * declared order, defaults left out), as report does: one cell spelt two
+ * ways in two files is one cell in two files, refused (it was two cells,
+ * which report then pooled); two configurations stay two cells.
+ */
+Test(shard, merge_keys_cells_by_their_labels_as_run_writes_them)
+{
+	char a[] = "/tmp/rwlab-mlabel-XXXXXX", b[] = "/tmp/rwlab-mlabel-XXXXXX", c[] = "/tmp/rwlab-mlabel-XXXXXX";
+	const char *same[] = { a, b }, *other[] = { a, c };
+	struct lab_merge_opts o = { .paths = same, .npaths = 2, .quiet = true };
+
+	one_cell(a, "rwsem:wspin=0,rsteal=0", "locktest:load=10");
+	one_cell(b, "rwsem:rsteal=0,wspin=0", "locktest:rpct=50,load=10");
+	one_cell(c, "rwsem:rsteal=0,wspin=1", "locktest:load=10");
+	cr_expect_eq(lab_merge(&o), 2, "one cell spelt two ways in two files was not refused");
+	o.paths = other;
+	cr_expect_eq(lab_merge(&o), 0, "two configurations refused as one cell");
+	unlink(a);
+	unlink(b);
+	unlink(c);
 }
