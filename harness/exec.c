@@ -93,7 +93,8 @@ static const struct lab_opt exec_opts[] = {
 	  0, 1 << 20 },
 	{ "workload", 'w', 'w', "LABEL", "the workload column", "CMD's name and arguments", NULL, 0, NULL, 0, 0 },
 	{ "csv", 'o', 'o', "FILE", "results CSV", "rwlab-exec-<date>-<pid>.csv", NULL, LAB_COMP_FILE, NULL, 0, 0 },
-	{ "quiet", 'q', 'q', NULL, "no per-run lines", NULL, NULL, 0, NULL, 0, 0 },
+	{ "quiet", 'q', 'q', NULL, "only errors and warnings on stderr: no per-run line, note or results line", NULL,
+	  NULL, 0, NULL, 0, 0 },
 	{ "no-report", 0, 'R', NULL, "do not print the table at the end", NULL, NULL, 0, NULL, 0, 0 },
 	{ "force", 0, 'F', NULL, "run CMD even when it imports no pthread_rwlock_* function (a shell or a "
 	  "launcher that starts the real program, or a program that dlopen()s its library)", NULL, NULL, 0,
@@ -770,11 +771,11 @@ static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const c
 			free(r.out);
 		}
 	}
-	if (preloaded && !acquisitions)
-		fprintf(stderr, "%s: note: '%s' took no pthread_rwlock in any run: the variants cannot differ\n",
+	if (preloaded && !acquisitions)	/* warnings, not notes: -q keeps them */
+		fprintf(stderr, "%s: warning: '%s' took no pthread_rwlock in any run: the variants cannot differ\n",
 			o->prog, o->cmd[0]);
 	else if (runs && !preloaded)
-		fprintf(stderr, "%s: note: no run of '%s' left preload statistics (each left through _exit or a "
+		fprintf(stderr, "%s: warning: no run of '%s' left preload statistics (each left through _exit or a "
 			"signal): the table has no preload.* rows\n", o->prog, o->cmd[0]);
 	*stats = preloaded;
 	return failed;
@@ -843,7 +844,8 @@ static int cmd_exec(int argc, char **argv)
 		exec_metrics_free(&o);
 		return 1;	/* its reader went away: exec_all() said where */
 	}
-	fprintf(stderr, "%s: results in %s\n", o.prog, o.csv);
+	if (!o.quiet)
+		fprintf(stderr, "%s: results in %s\n", o.prog, o.csv);
 	/* stdout, a FIFO or a device: nothing to read the table back from (reading a FIFO would wait forever) */
 	if (!o.no_report && strcmp(o.csv, "-") && !lab_csv_stream_path(o.csv)) {
 		for (int m = 0; m < o.nmetrics; m++)

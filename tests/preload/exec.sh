@@ -34,6 +34,11 @@ awk -F, '$8 == "threads" || ($8 == "wall_s" && $6 != 2) {bad = 1} END {exit bad}
 grep -q 'digests/s' "$tmp/out" || die "no table with digests/s on stdout"
 "$rwlab" report "$tmp/x.csv" -m preload.contended >/dev/null || die "report cannot read the CSV"
 
+# -q --no-report: nothing on stdout, nor on stderr but errors and warnings ('results in FILE' was printed).
+RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -t 2 -q --no-report -o "$tmp/q.csv" -- "$driver" 2 100 \
+	>"$tmp/out" 2>"$tmp/err" || die "-q --no-report: exit $?"
+[ ! -s "$tmp/out" ] && [ ! -s "$tmp/err" ] || die "-q --no-report printed: $(cat "$tmp/out" "$tmp/err")"
+
 # The unit of a --metric: NAME's by default, or NAME:UNIT's.
 grep -q ',digests/s,[0-9.e+]*,digests/s,[^,]*,higher$' "$tmp/x.csv" || die "digests/s rows without their unit"
 grep -q ',metric2,[0-9.e+]*,value,[^,]*,none$' "$tmp/x.csv" || die "an unnamed --metric without the unit 'value'"
