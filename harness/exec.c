@@ -692,6 +692,22 @@ static int exec_preload_rows(struct lab_buf *b, const struct lab_context *ctx, c
 }
 
 /*
+ * The baseline column: none (no preload), else passthrough (glibc's own
+ * lock, observed), else the first. Recorded in the run's settings
+ * ("baseline=none"), which report takes as its default --baseline: exec's
+ * table and `rwlab report FILE` compare against the same column.
+ */
+static const char *exec_baseline(const struct exec_opts *o)
+{
+	const char *base = o->locks[0];
+
+	for (int k = 0; k < o->nlocks; k++)
+		if (!strcmp(o->locks[k], "none") || (!strcmp(o->locks[k], "passthrough") && strcmp(base, "none")))
+			base = o->locks[k];
+	return base;
+}
+
+/*
  * Run every (iteration, variant); write the rows. Returns 0, 1 if a run
  * failed, or -1 when -o's FIFO or pipe lost its reader (said here; the runs
  * stop); @stats: how many processes left preload statistics.
@@ -705,6 +721,7 @@ static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const c
 	double acquisitions = 0;
 
 	lab_context_get(&ctx);
+	snprintf(ctx.settings, sizeof(ctx.settings), "baseline=%s", exec_baseline(o));
 	lab_csv_set_context(w, run_id, &ctx, "none");
 	for (long it = 0; it < o->iterations; it++) {
 		for (int k = 0; k < o->nlocks; k++) {
@@ -850,11 +867,7 @@ static int cmd_exec(int argc, char **argv)
 	if (!o.no_report && strcmp(o.csv, "-") && !lab_csv_stream_path(o.csv)) {
 		for (int m = 0; m < o.nmetrics; m++)
 			off += (size_t)snprintf(metrics + off, sizeof(metrics) - off, "%s,", o.metric[m].name);
-		for (int k = 0; k < o.nlocks; k++) {
-			/* The baseline column: no preload, else glibc's own lock observed, else the first. */
-			if (!strcmp(o.locks[k], "none") || (!strcmp(o.locks[k], "passthrough") && !ro.baseline))
-				ro.baseline = o.locks[k];
-		}
+		/* no ro.baseline: the one the run recorded (exec_baseline()), as `rwlab report FILE` takes it */
 		snprintf(metrics + off, sizeof(metrics) - off, "wall_s,user_s,sys_s,nvcsw,nivcsw%s",
 			 stats ? ",preload.acquisitions,preload.contended,preload.wait_p99" : "");
 		ro.path = o.csv;

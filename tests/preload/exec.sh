@@ -55,6 +55,17 @@ grep -q 'rate (digests/s, higher is better).*change vs none' "$tmp/out" || die "
 grep -q 'note: rwsem, rwsem-xadd, bravo would deadlock a recursive read' "$tmp/err" ||
 	die "the note does not name the variants: $(grep 'note:' "$tmp/err")"
 
+# The baseline is none wherever it is in -l, in exec's table and in report's of the same file (report
+# took the file's first column, passthrough): exec records it, report takes it; -b still chooses.
+RWLAB_PRELOAD=$preload "$rwlab" exec -l passthrough,none -n 1 -t 2 -q -o "$tmp/b.csv" -- "$driver" 2 100 \
+	>"$tmp/out" 2>"$tmp/err" || die "-l passthrough,none: exit $?: $(cat "$tmp/err")"
+"$rwlab" report "$tmp/b.csv" -m wall_s >"$tmp/rep" 2>"$tmp/err" || die "report of -l passthrough,none: exit $?"
+for f in out rep; do
+	[ "$(grep -c 'wall_s (s, lower is better)' "$tmp/$f")" = 1 ] && grep -A1 'wall_s (s, lower is better)' "$tmp/$f" |
+		grep -q 'gain vs none' || die "$f: the wall_s table is not against none: $(grep -A1 wall_s "$tmp/$f" | head -2)"
+done
+"$rwlab" report "$tmp/b.csv" -b passthrough -m wall_s | grep -q 'gain vs passthrough' || die "report -b passthrough"
+
 # Programs the preload cannot act on: one line, exit 2, nothing run (no CSV).
 RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -o "$tmp/r.csv" -- sh -c 'echo ran' >"$tmp/out" 2>"$tmp/err"
 rc=$?
