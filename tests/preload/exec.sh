@@ -5,10 +5,10 @@
 # command reported; programs it cannot interpose refused before any run; the
 # recursive-read note once; a creation site named from the program's own
 # symbols; and the preload's own bad input.
-#   exec.sh RWLAB PRELOAD OSSL_DRIVER SITE_PROGRAM [STATIC_SITE_PROGRAM]
+#   exec.sh RWLAB PRELOAD OSSL_DRIVER SITE_PROGRAM AT_ONCE_PROGRAM [STATIC_SITE_PROGRAM]
 set -u
 rwlab=$(realpath "$1") preload=$(realpath "$2") driver=$(realpath "$3") site=$(realpath "$4")
-static=${5:+$(realpath "$5")}
+at_once=$(realpath "$5") static=${6:+$(realpath "$6")}
 # A sanitizer build's preload needs its runtime first in LD_PRELOAD, from its ldd line.
 rt=$(ldd "$preload" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
 tmp=$(mktemp -d)
@@ -33,6 +33,21 @@ awk -F, '$8 == "threads" || ($8 == "wall_s" && $6 != 2) {bad = 1} END {exit bad}
 	die "threads column is not 2"
 grep -q 'digests/s' "$tmp/out" || die "no table with digests/s on stdout"
 "$rwlab" report "$tmp/x.csv" -m preload.contended >/dev/null || die "report cannot read the CSV"
+
+# Without -t the threads column is the preload's measure, the most threads that used locks at once
+# (it was 1, -t's default): 3 threads that hold a read lock together are 3 threads in every row,
+# none's too; -t N still sets it; with none alone nothing measures: 1, and a note says so.
+RWLAB_PRELOAD=$preload "$rwlab" exec -l none,rwsem,passthrough -n 2 -q --no-report -o "$tmp/t.csv" -- "$at_once" 3 \
+	>/dev/null 2>"$tmp/err" || die "at_once 3: exit $?: $(cat "$tmp/err")"
+[ "$(awk -F, '$1 == 4 {print $4 "," $6}' "$tmp/t.csv" | sort -u | tr '\n' ' ')" = "none,3 passthrough,3 rwsem,3 " ] ||
+	die "at_once 3 without -t: variant,threads $(awk -F, '$1 == 4 {print $4 "," $6}' "$tmp/t.csv" | sort -u | tr '\n' ' ')"
+RWLAB_PRELOAD=$preload "$rwlab" exec -l none,rwsem -n 1 -t 5 -q --no-report -o "$tmp/t5.csv" -- "$at_once" 3 \
+	>/dev/null 2>&1 || die "at_once 3 -t 5: exit $?"
+[ "$(awk -F, '$1 == 4 {print $6}' "$tmp/t5.csv" | sort -u)" = 5 ] || die "-t 5 is not the threads column"
+"$rwlab" exec -l none -n 1 --no-report -o "$tmp/t1.csv" -- "$at_once" 3 >/dev/null 2>"$tmp/err" || die "none alone: exit $?"
+[ "$(awk -F, '$1 == 4 {print $6}' "$tmp/t1.csv" | sort -u)" = 1 ] &&
+	grep -q "^rwlab exec: note: no run of the first round measured .*: the threads column is 1; -t N sets it$" "$tmp/err" ||
+	die "none alone: threads $(awk -F, '$1 == 4 {print $6}' "$tmp/t1.csv" | sort -u), $(cat "$tmp/err")"
 
 # -q --no-report: nothing on stdout, nor on stderr but errors and warnings ('results in FILE' was printed).
 RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -t 2 -q --no-report -o "$tmp/q.csv" -- "$driver" 2 100 \
