@@ -60,7 +60,8 @@ static const struct lab_opt run_opts[] = {
 	{ "order", 0, 'O', "ORDER", "iterations of a comparison block (one workload and thread count, every "
 	  "variant): interleaved (A1 B1 C1 A2 ..., shuffled per round from --seed) or sequential (every iteration "
 	  "of A, then of B)", "interleaved", NULL, LAB_COMP_CHOICES, "interleaved sequential", 0, 0 },
-	{ "quiet", 'q', 'q', NULL, "no progress or per-cell lines", NULL, NULL, 0, NULL, 0, 0 },
+	{ "quiet", 'q', 'q', NULL, "only errors and warnings on stderr: no progress, per-cell or results line", NULL,
+	  NULL, 0, NULL, 0, 0 },
 	{ "no-report", 0, 'R', NULL, "do not print the table at the end", NULL, NULL, 0, NULL, 0, 0 },
 	{ "mm-lock", 0, 'K', "LIST", "fault paths of the mm workloads: " LAB_MM_LOCK_LIST " (one cell each; sets "
 	  "the mm_lock knob of every workload that has it)", NULL, NULL, LAB_COMP_CHOICES, LAB_MM_LOCK_WORDS, 0, 0 },
@@ -671,7 +672,7 @@ static int cmd_run(int argc, char **argv)
 	if (st != 130 && a.report)
 		run_report(&a);
 	/* a FIFO that failed (its reader went away): lab_run()'s line said where the rows stopped */
-	if (st != 130 && strcmp(a.o.csv_path, "-") && !(st && lab_csv_stream_path(a.o.csv_path))) {
+	if (!a.o.quiet && st != 130 && strcmp(a.o.csv_path, "-") && !(st && lab_csv_stream_path(a.o.csv_path))) {
 		fflush(stdout);		/* the table first, then where it came from */
 		fprintf(stderr, "results: %s\n", a.o.csv_path);
 	}

@@ -20,7 +20,9 @@ struct lab_context {
 	char git_rev[48];
 	char host[64];
 	/* provenance (schema 2): how the machine was set up, "unknown" where it cannot tell */
-	char settings[160];		/* the run's -d, --warmup, -n, --seed, --order (lab_run fills it) */
+	/* the run's -d, --warmup, -n, --seed, --order (lab_run fills it), or exec's "baseline=LABEL" (a label
+	 * is up to LAB_SPEC_MAX, 512) */
+	char settings[160 + 512];
 	char governor[32];		/* cpufreq scaling_governor of CPU 0 */
 	char smt[16];			/* on, off, notsupported, ... (/sys/devices/system/cpu/smt/control) */
 	char boost[16];			/* turbo/boost: on or off */

@@ -97,7 +97,7 @@ enum lab_csv_kind {
 	X(host, LAB_CSV_HOST, LAB_CSV_RESUME | LAB_CSV_JSON, STR, ctx->host, \
 	  "uname -n") \
 	X(settings, LAB_CSV_SETTINGS, LAB_CSV_RESUME, STR, ctx->settings, \
-	  "the run's settings, \"d=2s warmup=0.5s n=5 seed=1 order=interleaved\"") \
+	  "the run's settings, \"d=2s warmup=0.5s n=5 seed=1 order=interleaved\" (exec: \"baseline=none\")") \
 	X(governor, LAB_CSV_MACHINE, LAB_CSV_MERGE, STR, ctx->governor, \
 	  "cpufreq scaling_governor of CPU 0") \
 	X(smt, LAB_CSV_MACHINE, LAB_CSV_MERGE, STR, ctx->smt, \

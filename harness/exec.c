@@ -19,6 +19,9 @@
  *   process CMD started; the wait percentiles and maximum take the largest),
  *   and one metric per --metric: the first parenthesised group of the last
  *   match of REGEX (POSIX extended) in CMD's standard output, as a number.
+ * The threads column is -t's, else the preload's measure (the most threads
+ * that used locks at once, in the process that had the most), the most of
+ * the first round's runs: their rows are written when that round has run.
  * Then prints the comparison table (report's table format).
  *
  * Its option table is exec_opts below (cli.h); lab_exec_cmd, at the end, is its entry in cmds.h.
@@ -69,7 +72,7 @@ struct exec_opts {
 	const char *prog;
 	char locks[EXEC_MAX_LOCKS][LAB_SPEC_MAX];	/* variant labels, or "passthrough" */
 	int nlocks;
-	long iterations, threads;
+	long iterations, threads;	/* threads: -t, or -1: the preload's measure (exec_used) */
 	struct exec_metric metric[EXEC_MAX_METRICS];
 	int nmetrics;
 	const char *csv, *label;
@@ -89,11 +92,13 @@ static const struct lab_opt exec_opts[] = {
 	{ "metric", 0, 'M', "SPEC", "[NAME[:UNIT][:higher|:lower]=]REGEX: the first group of REGEX's last match in "
 	  "CMD's standard output is metric NAME (default metric1, metric2, ...) in UNIT (default NAME); "
 	  "repeatable", NULL, NULL, 0, NULL, 0, 0 },
-	{ "threads", 't', 't', "N", "the threads column of the rows (CMD's own thread count)", "1", NULL, 0, NULL,
+	{ "threads", 't', 't', "N", "the threads column of the rows (CMD's own thread count)",
+	  "the most threads that used locks at once in the first round, as the preload measures it", NULL, 0, NULL,
 	  0, 1 << 20 },
 	{ "workload", 'w', 'w', "LABEL", "the workload column", "CMD's name and arguments", NULL, 0, NULL, 0, 0 },
 	{ "csv", 'o', 'o', "FILE", "results CSV", "rwlab-exec-<date>-<pid>.csv", NULL, LAB_COMP_FILE, NULL, 0, 0 },
-	{ "quiet", 'q', 'q', NULL, "no per-run lines", NULL, NULL, 0, NULL, 0, 0 },
+	{ "quiet", 'q', 'q', NULL, "only errors and warnings on stderr: no per-run line, note or results line", NULL,
+	  NULL, 0, NULL, 0, 0 },
 	{ "no-report", 0, 'R', NULL, "do not print the table at the end", NULL, NULL, 0, NULL, 0, 0 },
 	{ "force", 0, 'F', NULL, "run CMD even when it imports no pthread_rwlock_* function (a shell or a "
 	  "launcher that starts the real program, or a program that dlopen()s its library)", NULL, NULL, 0,
@@ -407,7 +412,7 @@ static int exec_parse(struct exec_opts *o, int argc, char **argv)
 	int c;
 
 	o->iterations = 5;
-	o->threads = 1;
+	o->threads = -1;
 	if (lab_cli_begin(&cli, &lab_exec_cmd, argc, argv))
 		return -1;
 	while ((c = lab_cli_next(&cli)) != -1) {
@@ -532,7 +537,10 @@ static void exec_child(const struct exec_opts *o, const char *lock, const char *
 	setenv("RWLAB_RUN", run_id, 1);
 	setenv("RWLAB_QUIET", "1", 1);
 	snprintf(num, sizeof(num), "%ld", o->threads);
-	setenv("RWLAB_THREADS", num, 1);
+	if (o->threads >= 0)
+		setenv("RWLAB_THREADS", num, 1);
+	else	/* the preload's own measure, which exec_preload_rows() reads */
+		unsetenv("RWLAB_THREADS");
 	snprintf(num, sizeof(num), "%ld", iteration);
 	setenv("RWLAB_ITERATION", num, 1);
 run:
@@ -599,12 +607,83 @@ static int exec_one(const struct exec_opts *o, const char *lock, const char *csv
 	return 0;
 }
 
-static void exec_row(struct lab_buf *b, const struct lab_context *ctx, const char *run_id, const char *lock,
-		     const struct exec_opts *o, long it, const char *metric, double v, const char *unit,
-		     const char *better)
+/*
+ * The rows of the runs not yet written. Without -t the threads column is
+ * the preload's measure, known when the first round has run (exec_all()):
+ * until then each row is made with 0 there and that place kept in @at, so
+ * that its timestamp stays the time its run finished.
+ */
+struct exec_rows {
+	struct lab_buf b;
+	long threads;			/* the threads column; -1 while it is not known (rows held) */
+	size_t *at;			/* where each held row's threads field is in b */
+	int n, cap;
+	int first_lock;			/* the first run in b: the line of a failed write names it */
+	long first_it;
+	const struct lab_context *ctx;
+	const char *run_id;
+	const struct exec_opts *o;
+};
+
+static void exec_row(struct exec_rows *x, const char *lock, long it, const char *metric, double v,
+		     const char *unit, const char *better)
 {
-	lab_csv_row_prefix(b, run_id, lock, o->label, (int)o->threads, (int)it);
-	lab_csv_row_rest(b, metric, v, unit, ctx->host, better);
+	char num[24];
+
+	lab_csv_row_prefix(&x->b, x->run_id, lock, x->o->label, x->threads < 0 ? 0 : (int)x->threads, (int)it);
+	if (x->threads < 0) {	/* the prefix ends ",0,IT,": keep the 0's place */
+		if (x->n == x->cap) {
+			x->cap = x->cap ? 2 * x->cap : 256;
+			x->at = realloc(x->at, (size_t)x->cap * sizeof(*x->at));
+			if (!x->at)
+				abort();
+		}
+		x->at[x->n++] = x->b.len - (size_t)snprintf(num, sizeof(num), "%ld", it) - 3;
+	}
+	lab_csv_row_rest(&x->b, metric, v, unit, x->ctx->host, better);
+}
+
+/* The held rows get @threads as their threads column, and so do the rows made from now on. */
+static void exec_rows_fix(struct exec_rows *x, long threads)
+{
+	struct lab_buf nb = { 0 };
+	size_t from = 0;
+
+	for (int i = 0; i < x->n; i++) {
+		lab_buf_printf(&nb, "%.*s%ld", (int)(x->at[i] - from), x->b.p + from, threads);
+		from = x->at[i] + 1;
+	}
+	if (x->b.len > from)
+		lab_buf_printf(&nb, "%.*s", (int)(x->b.len - from), x->b.p + from);
+	lab_buf_free(&x->b);
+	x->b = nb;
+	x->n = 0;
+	x->threads = threads;
+}
+
+/*
+ * Append the rows made (none while they are held) to -o. Returns 0, or -1
+ * when its FIFO or pipe lost its reader (said: no run after has anywhere to
+ * go); another write error is said and the runs go on.
+ */
+static int exec_rows_write(struct exec_rows *x, struct lab_csv_writer *w)
+{
+	const struct exec_opts *o = x->o;
+	int e;
+
+	if (x->threads < 0 || !x->b.len)
+		return 0;
+	e = lab_csv_append(w, x->b.p, x->b.len);
+	x->b.len = 0;
+	if (e == -EPIPE) {
+		fprintf(stderr, "%s: %s%s: its reader went away; stopped at %s, iteration %ld, which is not written "
+			"(nor any after)\n", o->prog, strcmp(o->csv, "-") ? "FIFO " : "", w->path,
+			o->locks[x->first_lock], x->first_it);
+		return -1;
+	}
+	if (e)
+		fprintf(stderr, "%s: cannot write %s: %s\n", o->prog, w->path, strerror(-e));
+	return 0;
 }
 
 /* The last match of @m in @out, as a number; false when none. */
@@ -637,25 +716,30 @@ static bool exec_extract(const struct exec_metric *m, const char *out, double *v
 /*
  * The preload's rows from @path (one block per process CMD started), summed
  * per metric; the percentiles and the maximum take the largest. Appended as
- * rows of this run. Returns the number of processes that wrote statistics.
+ * rows of this run; @used: the most threads that used locks at once in one
+ * of the processes (their threads column, the preload's measure without
+ * RWLAB_THREADS), 0 when none did. Returns the number of processes that
+ * wrote statistics.
  */
-static int exec_preload_rows(struct lab_buf *b, const struct lab_context *ctx, const char *run_id,
-			     const char *lock, const struct exec_opts *o, long it, const char *path, double *acquisitions)
+static int exec_preload_rows(struct exec_rows *x, const char *lock, long it, const char *path, double *acquisitions,
+			     long *used)
 {
 	struct lab_csv_table t;
 	char err[512];
-	int cm, cv, cu, cb, procs = 0;
+	int cm, cv, cu, cb, ct, procs = 0;
 	struct { const char *metric, *unit, *better; double v; } *acc;
 	int nacc = 0;
 
+	*used = 0;
 	if (lab_csv_read(path, &t, err, sizeof(err)))
 		return 0;
 	cm = lab_csv_col(&t, LAB_CSV_NAME(metric));
 	cv = lab_csv_col(&t, LAB_CSV_NAME(value));
 	cu = lab_csv_col(&t, LAB_CSV_NAME(unit));
 	cb = lab_csv_col(&t, LAB_CSV_NAME(better));
+	ct = lab_csv_col(&t, LAB_CSV_NAME(threads));
 	acc = calloc((size_t)t.nrows + 1, sizeof(*acc));
-	if (cm < 0 || cv < 0 || cu < 0 || cb < 0 || !acc) {
+	if (cm < 0 || cv < 0 || cu < 0 || cb < 0 || ct < 0 || !acc) {
 		free(acc);
 		lab_csv_free(&t);
 		return 0;
@@ -672,6 +756,8 @@ static int exec_preload_rows(struct lab_buf *b, const struct lab_context *ctx, c
 			procs += (int)v;
 		if (!strcmp(m, "preload.acquisitions"))
 			*acquisitions += v;
+		if (strtol(t.rows[i][ct], NULL, 10) > *used)
+			*used = strtol(t.rows[i][ct], NULL, 10);
 		for (j = 0; j < nacc && strcmp(acc[j].metric, m); j++)
 			;
 		if (j == nacc) {
@@ -684,31 +770,131 @@ static int exec_preload_rows(struct lab_buf *b, const struct lab_context *ctx, c
 		}
 	}
 	for (int j = 0; j < nacc; j++)
-		exec_row(b, ctx, run_id, lock, o, it, acc[j].metric, acc[j].v, acc[j].unit, acc[j].better);
+		exec_row(x, lock, it, acc[j].metric, acc[j].v, acc[j].unit, acc[j].better);
 	free(acc);
 	lab_csv_free(&t);
 	return procs;
 }
 
 /*
- * Run every (iteration, variant); write the rows. Returns 0, 1 if a run
- * failed, or -1 when -o's FIFO or pipe lost its reader (said here; the runs
- * stop); @stats: how many processes left preload statistics.
+ * The rows of run @k, iteration @it: its --metric values, rusage, exit
+ * status and the preload's statistics from @stats (exec_preload_rows():
+ * @acquisitions, @used). Returns how many processes left statistics.
+ */
+static int exec_run_rows(struct exec_rows *x, int k, long it, const struct exec_run *r, const char *stats,
+			 double *acquisitions, long *used)
+{
+	const struct exec_opts *o = x->o;
+	const char *lock = o->locks[k];
+
+	for (int m = 0; m < o->nmetrics; m++) {
+		double v;
+
+		if (exec_extract(&o->metric[m], r->out, &v))
+			exec_row(x, lock, it, o->metric[m].name, v, o->metric[m].unit, o->metric[m].better);
+		else
+			fprintf(stderr, "%s: %s, iteration %ld: no match for --metric %s in the output\n", o->prog, lock,
+				it, o->metric[m].name);
+	}
+	exec_row(x, lock, it, "wall_s", r->wall, "s", "lower");
+	exec_row(x, lock, it, "user_s", r->user, "s", "lower");
+	exec_row(x, lock, it, "sys_s", r->sys, "s", "lower");
+	exec_row(x, lock, it, "nvcsw", (double)r->nvcsw, "count", "none");
+	exec_row(x, lock, it, "nivcsw", (double)r->nivcsw, "count", "none");
+	exec_row(x, lock, it, "exit_status", r->status, "status", "none");
+	return exec_preload_rows(x, lock, it, stats, acquisitions, used);
+}
+
+/*
+ * The preload's measure of the threads that used locks at once, per run
+ * (no -t): the threads column is the most of the first round's (each
+ * variant's iteration 0); the later runs' are kept to say when they differ.
+ */
+struct exec_used {
+	long first;		/* the most in the first round; 0: no run of it measured */
+	long lo, hi;		/* the least and the most of the later runs'; hi 0: none measured */
+};
+
+static void exec_used_add(struct exec_used *u, long it, long used)
+{
+	if (used <= 0)
+		return;
+	if (!it) {
+		u->first = used > u->first ? used : u->first;
+	} else {
+		u->lo = !u->hi || used < u->lo ? used : u->lo;
+		u->hi = used > u->hi ? used : u->hi;
+	}
+}
+
+/* Where the threads column came from, when it is the preload's measure and not all runs agree (or none measured). */
+static void exec_used_note(const struct exec_opts *o, const struct exec_used *u)
+{
+	if (o->threads >= 0 || o->quiet)
+		return;
+	if (!u->first)
+		fprintf(stderr, "%s: note: no run of the first round measured how many threads used locks at once "
+			"(none runs '%s' without the preload; a run that took no lock measures none): the threads "
+			"column is 1; -t N sets it\n", o->prog, o->cmd[0]);
+	else if (u->hi && (u->lo != u->first || u->hi != u->first))
+		fprintf(stderr, "%s: note: the threads column is %ld, the most threads that used locks at once in the "
+			"first round (the preload's measure); later runs measured %ld to %ld: -t N sets the column\n",
+			o->prog, u->first, u->lo, u->hi);
+}
+
+/* Run @k's line (not with -q) and, when CMD failed, its status and output. Returns 1 when it failed. */
+static int exec_run_said(const struct exec_opts *o, int k, long it, const struct exec_run *r, int procs)
+{
+	if (!o->quiet)
+		fprintf(stderr, "%s: %-16s iteration %ld: wall %.3f s, user %.3f s, sys %.3f s, exit %d%s\n", o->prog,
+			o->locks[k], it, r->wall, r->user, r->sys, r->status, procs || !strcmp(o->locks[k], "none") ? "" :
+			" (no preload statistics: CMD left through _exit or a signal)");
+	if (!r->status)
+		return 0;
+	fprintf(stderr, "%s: '%s' exited with status %d on %s, iteration %ld; its output:\n%.*s", o->prog, o->cmd[0],
+		r->status, o->locks[k], it, (int)(r->outlen > 2000 ? 2000 : r->outlen), r->out);
+	return 1;
+}
+
+/*
+ * The baseline column: none (no preload), else passthrough (glibc's own
+ * lock, observed), else the first. Recorded in the run's settings
+ * ("baseline=none"), which report takes as its default --baseline: exec's
+ * table and `rwlab report FILE` compare against the same column.
+ */
+static const char *exec_baseline(const struct exec_opts *o)
+{
+	const char *base = o->locks[0];
+
+	for (int k = 0; k < o->nlocks; k++)
+		if (!strcmp(o->locks[k], "none") || (!strcmp(o->locks[k], "passthrough") && strcmp(base, "none")))
+			base = o->locks[k];
+	return base;
+}
+
+/*
+ * Run every (iteration, variant); write the rows (without -t, the first
+ * round's when it has run: exec_used). Returns 0, 1 if a run failed, or -1
+ * when -o's FIFO or pipe lost its reader (said here; the runs stop);
+ * @stats: how many processes left preload statistics.
  */
 static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const char *run_id, int *stats)
 {
 	struct lab_context ctx;
+	struct exec_rows x = { .threads = o->threads, .ctx = &ctx, .run_id = run_id, .o = o };
+	struct exec_used used = { 0 };
 	char tmpl[PATH_MAX];
 	const char *tmpdir = getenv("TMPDIR");
 	int failed = 0, preloaded = 0, runs = 0;
 	double acquisitions = 0;
 
 	lab_context_get(&ctx);
+	snprintf(ctx.settings, sizeof(ctx.settings), "baseline=%s", exec_baseline(o));
 	lab_csv_set_context(w, run_id, &ctx, "none");
-	for (long it = 0; it < o->iterations; it++) {
-		for (int k = 0; k < o->nlocks; k++) {
-			struct lab_buf b = { 0 };
+	for (long it = 0; it < o->iterations && failed >= 0; it++) {
+		for (int k = 0; k < o->nlocks && failed >= 0; k++) {
 			struct exec_run r;
+			long u;
 			int fd, procs, e;
 
 			snprintf(tmpl, sizeof(tmpl), "%s/rwlab-exec-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
@@ -716,67 +902,55 @@ static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const c
 			if (fd < 0) {
 				fprintf(stderr, "%s: cannot make a temporary file in %s: %s\n", o->prog,
 					tmpdir ? tmpdir : "/tmp", strerror(errno));
-				return 1;
+				failed = 1;
+				goto out;
 			}
 			close(fd);
 			e = exec_one(o, o->locks[k], tmpl, run_id, it, &r);
 			if (e) {
 				fprintf(stderr, "%s: cannot start '%s': %s\n", o->prog, o->cmd[0], strerror(-e));
 				unlink(tmpl);
-				return 1;
+				failed = 1;
+				goto out;
 			}
-			for (int m = 0; m < o->nmetrics; m++) {
-				double v;
-
-				if (exec_extract(&o->metric[m], r.out, &v))
-					exec_row(&b, &ctx, run_id, o->locks[k], o, it, o->metric[m].name, v,
-						 o->metric[m].unit, o->metric[m].better);
-				else
-					fprintf(stderr, "%s: %s, iteration %ld: no match for --metric %s in the output\n",
-						o->prog, o->locks[k], it, o->metric[m].name);
+			if (!x.b.len) {
+				x.first_lock = k;
+				x.first_it = it;
 			}
-			exec_row(&b, &ctx, run_id, o->locks[k], o, it, "wall_s", r.wall, "s", "lower");
-			exec_row(&b, &ctx, run_id, o->locks[k], o, it, "user_s", r.user, "s", "lower");
-			exec_row(&b, &ctx, run_id, o->locks[k], o, it, "sys_s", r.sys, "s", "lower");
-			exec_row(&b, &ctx, run_id, o->locks[k], o, it, "nvcsw", (double)r.nvcsw, "count", "none");
-			exec_row(&b, &ctx, run_id, o->locks[k], o, it, "nivcsw", (double)r.nivcsw, "count", "none");
-			exec_row(&b, &ctx, run_id, o->locks[k], o, it, "exit_status", r.status, "status", "none");
-			procs = exec_preload_rows(&b, &ctx, run_id, o->locks[k], o, it, tmpl, &acquisitions);
+			procs = exec_run_rows(&x, k, it, &r, tmpl, &acquisitions, &u);
+			unlink(tmpl);
+			exec_used_add(&used, it, o->threads < 0 ? u : 0);
 			preloaded += procs;
 			runs += strcmp(o->locks[k], "none") != 0;
-			unlink(tmpl);
-			e = lab_csv_append(w, b.p, b.len);
-			lab_buf_free(&b);
-			if (e == -EPIPE) {	/* -o's FIFO or pipe: no run after this one has anywhere to go */
-				fprintf(stderr, "%s: %s%s: its reader went away; stopped at %s, iteration %ld, which is "
-					"not written (nor any after)\n", o->prog, strcmp(o->csv, "-") ? "FIFO " : "", w->path,
-					o->locks[k], it);
+			if (x.threads < 0 && k == o->nlocks - 1)	/* the first round has run */
+				exec_rows_fix(&x, used.first ? used.first : 1);
+			if (exec_rows_write(&x, w)) {
 				free(r.out);
-				return -1;
+				failed = -1;
+				break;
 			}
-			if (e)
-				fprintf(stderr, "%s: cannot write %s: %s\n", o->prog, w->path, strerror(-e));
-			if (!o->quiet)
-				fprintf(stderr, "%s: %-16s iteration %ld: wall %.3f s, user %.3f s, sys %.3f s, exit %d%s\n",
-					o->prog, o->locks[k], it, r.wall, r.user, r.sys, r.status,
-					procs || !strcmp(o->locks[k], "none") ? "" :
-					" (no preload statistics: CMD left through _exit or a signal)");
-			if (r.status) {
-				fprintf(stderr, "%s: '%s' exited with status %d on %s, iteration %ld; its output:\n%.*s",
-					o->prog, o->cmd[0], r.status, o->locks[k], it, (int)(r.outlen > 2000 ? 2000 : r.outlen),
-					r.out);
-				failed = 1;
-			}
+			failed |= exec_run_said(o, k, it, &r, procs);
 			free(r.out);
 		}
 	}
-	if (preloaded && !acquisitions)
-		fprintf(stderr, "%s: note: '%s' took no pthread_rwlock in any run: the variants cannot differ\n",
+	if (failed < 0)
+		goto done;
+	if (preloaded && !acquisitions)	/* warnings, not notes: -q keeps them */
+		fprintf(stderr, "%s: warning: '%s' took no pthread_rwlock in any run: the variants cannot differ\n",
 			o->prog, o->cmd[0]);
 	else if (runs && !preloaded)
-		fprintf(stderr, "%s: note: no run of '%s' left preload statistics (each left through _exit or a "
+		fprintf(stderr, "%s: warning: no run of '%s' left preload statistics (each left through _exit or a "
 			"signal): the table has no preload.* rows\n", o->prog, o->cmd[0]);
+	exec_used_note(o, &used);
+out:
+	if (x.threads < 0)	/* stopped within the first round: its rows with what it measured so far */
+		exec_rows_fix(&x, used.first ? used.first : 1);
+	if (exec_rows_write(&x, w))
+		failed = -1;
+done:
 	*stats = preloaded;
+	lab_buf_free(&x.b);
+	free(x.at);
 	return failed;
 }
 
@@ -843,16 +1017,13 @@ static int cmd_exec(int argc, char **argv)
 		exec_metrics_free(&o);
 		return 1;	/* its reader went away: exec_all() said where */
 	}
-	fprintf(stderr, "%s: results in %s\n", o.prog, o.csv);
+	if (!o.quiet)
+		fprintf(stderr, "%s: results in %s\n", o.prog, o.csv);
 	/* stdout, a FIFO or a device: nothing to read the table back from (reading a FIFO would wait forever) */
 	if (!o.no_report && strcmp(o.csv, "-") && !lab_csv_stream_path(o.csv)) {
 		for (int m = 0; m < o.nmetrics; m++)
 			off += (size_t)snprintf(metrics + off, sizeof(metrics) - off, "%s,", o.metric[m].name);
-		for (int k = 0; k < o.nlocks; k++) {
-			/* The baseline column: no preload, else glibc's own lock observed, else the first. */
-			if (!strcmp(o.locks[k], "none") || (!strcmp(o.locks[k], "passthrough") && !ro.baseline))
-				ro.baseline = o.locks[k];
-		}
+		/* no ro.baseline: the one the run recorded (exec_baseline()), as `rwlab report FILE` takes it */
 		snprintf(metrics + off, sizeof(metrics) - off, "wall_s,user_s,sys_s,nvcsw,nivcsw%s",
 			 stats ? ",preload.acquisitions,preload.contended,preload.wait_p99" : "");
 		ro.path = o.csv;

@@ -146,7 +146,7 @@ struct lab_report_opts {
 	enum lab_report_format format;
 	const char *metric;		/* comma-separated metric names; NULL: each workload's headline */
 	const char *workload;		/* comma-separated workload labels or names to keep; NULL: all */
-	const char *baseline;		/* column key; NULL: the first column in the file */
+	const char *baseline;		/* column key; NULL: the file's recorded one (exec's), else the first column */
 	const char *by;			/* CSV columns forming the column key; NULL: "variant" */
 	enum lab_report_sig sig;
 	const char *reference;		/* published CSV to compare against, or NULL */

@@ -1569,6 +1569,36 @@ static int set_baseline(struct lab_results *r, const char *baseline, const char 
 	return 0;
 }
 
+/*
+ * The baseline a run recorded in its settings ("baseline=none": rwlab exec's
+ * rule), the first such run's whose column is in the table; NULL when none
+ * is. Variant columns only (--by variant, or no --by).
+ */
+static const char *recorded_baseline(const struct lab_results *r, const char *by)
+{
+	const char *v[64];
+	int n = lab_results_distinct(r, LAB_CSV_NAME(settings), v, 64);
+
+	if (by && strcmp(by, "variant"))
+		return NULL;
+	for (int i = 0; i < n && i < 64; i++) {
+		const char *p = strstr(v[i], "baseline=");
+		char name[640];
+		int c;
+
+		while (p && p != v[i] && p[-1] != ' ')
+			p = strstr(p + 1, "baseline=");
+		if (!p)
+			continue;
+		p += strlen("baseline=");
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(p, " "), p);
+		c = lab_results_column(r, name);
+		if (c >= 0)
+			return r->columns[c];
+	}
+	return NULL;
+}
+
 void lab_results_order_metrics(struct lab_results *r, const char *list)
 {
 	const char **m;
@@ -1697,7 +1727,7 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 		goto out;
 	final_series(&L, vwt_failed);
 	final_contexts(L.st, keep);
-	ret = set_baseline(r, baseline, r->path, err, errlen);
+	ret = set_baseline(r, baseline ? baseline : recorded_baseline(r, by), r->path, err, errlen);
 out:
 	free(keep);
 	free(vwt_failed);

@@ -297,17 +297,20 @@ int lab_sim_exec(const struct lab_sim_plan *p)
 	return 2;
 }
 
-/* `sim`'s words are positional; -o is validate's page. */
+/* `sim`'s words are positional; -o and --keep are validate's. */
 static const struct lab_opt sim_opts[] = {
 	{ "output", 'o', 'o', "FILE", "validate: also write the ladder as one self-contained page (FILE.html)", NULL,
 	  NULL, LAB_COMP_FILE, NULL, 0, 0 },
+	{ "keep", 0, 'k', "DIR", "validate: keep the rungs' runs (CSV and log each), the calibration and the here "
+	  "machine file in DIR, made if missing, else empty", "a temporary directory, removed at the end", NULL,
+	  LAB_COMP_DIRS, NULL, 0, 0 },
 	{ 0 }
 };
 
 static int cmd_sim(int argc, char **argv)
 {
 	struct lab_cli cli;
-	const char *page = NULL;
+	const char *page = NULL, *keep = NULL;
 	char command[8192];
 	int c;
 
@@ -317,16 +320,20 @@ static int cmd_sim(int argc, char **argv)
 	if (lab_cli_begin(&cli, &lab_sim_cmd, argc, argv))
 		return 2;
 	while ((c = lab_cli_next(&cli)) != -1) {
-		if (c != 'o')
+		if (c == 'o')
+			page = optarg;
+		else if (c == 'k')
+			keep = optarg;
+		else
 			return 2;	/* getopt_long said what was wrong */
-		page = optarg;
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc >= 1 && !strcmp(argv[0], "validate"))
-		return lab_sim_validate(argc - 1, argv + 1, page, command);
-	if (page) {	/* list and show write no page: not silently ignored */
-		fprintf(stderr, "rwlab sim: -o is validate's page (rwlab sim validate [MACHINE...] -o FILE.html)\n");
+		return lab_sim_validate(argc - 1, argv + 1, page, keep, command);
+	if (page || keep) {	/* list and show write no page and run nothing: not silently ignored */
+		fprintf(stderr, "rwlab sim: %s (rwlab sim validate [MACHINE...] [-o FILE.html] [--keep DIR])\n",
+			page ? "-o is validate's page" : "--keep is validate's runs' directory");
 		return 2;
 	}
 	if (argc == 1 && !strcmp(argv[0], "list"))
@@ -359,5 +366,6 @@ const struct lab_cmd lab_sim_cmd = {
 		"simulated value, ratio, tolerance, PASS/FAIL. Exit 0 when all passed, 1 when\n"
 		"any failed, 2 on bad input. -o FILE.html also writes the ladder as one\n"
 		"self-contained page: per machine simulated / figure per rung against its\n"
-		"tolerance band, and the rungs' table.\n",
+		"tolerance band, and the rungs' table. The runs go to a temporary directory,\n"
+		"removed at the end, pass or fail; --keep DIR keeps them in DIR instead.\n",
 };

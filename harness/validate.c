@@ -23,12 +23,18 @@
  * ratio of each rung against its tolerance band, and the rungs' table
  * (lab_report_ladder_page(), harness/report_html.c).
  *
+ * The runs (each rung's CSV and log, the calibration, the here machine
+ * file) go to a temporary directory, removed at the end, pass or fail; with
+ * --keep DIR to DIR (made if missing, else it must be empty), kept.
+ *
  * Exit status: 0 when every rung passed, 1 when any failed or could not
  * run (or the page could not be written), 2 on bad input (an unknown
- * machine, a malformed ladder line).
+ * machine, a malformed ladder line, a --keep DIR that is not an empty
+ * directory).
  *
  * Threading: single-threaded; the runs are child processes, one at a time.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -37,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -611,7 +618,44 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 	return remove(path);
 }
 
-int lab_sim_validate(int argc, char **argv, const char *page, const char *command)
+/* --keep @dir: made if missing, else an empty directory (the runs' names would meet older ones), into tmp_dir. */
+static int keep_dir(const char *dir)
+{
+	DIR *d;
+	struct dirent *e;
+	int entries = 0;
+
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		fprintf(stderr, "rwlab sim validate: --keep %s: cannot make it: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	d = opendir(dir);
+	while (d && (e = readdir(d)))
+		entries += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	if (!d || entries || !realpath(dir, tmp_dir)) {
+		fprintf(stderr, "rwlab sim validate: --keep %s: %s (give a new or an empty directory)\n", dir,
+			!d ? strerror(errno) : entries ? "not empty" : strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The runs' directory: --keep's, or a new temporary one. Returns 0 or -1 (said). */
+static int runs_dir(const char *keep)
+{
+	if (keep)
+		return keep_dir(keep);
+	snprintf(tmp_dir, sizeof(tmp_dir), "%s/rwlab-validate.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(tmp_dir)) {
+		fprintf(stderr, "rwlab sim validate: mkdtemp %s: %s\n", tmp_dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int lab_sim_validate(int argc, char **argv, const char *page, const char *keep, const char *command)
 {
 	char ladder[4200], exe[4096];
 	const char *names[RUNG_MAX];
@@ -645,12 +689,10 @@ int lab_sim_validate(int argc, char **argv, const char *page, const char *comman
 		}
 		names[nnames++] = "here";
 	}
-	snprintf(tmp_dir, sizeof(tmp_dir), "%s/rwlab-validate.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(tmp_dir)) {
-		fprintf(stderr, "rwlab sim validate: mkdtemp %s: %s\n", tmp_dir, strerror(errno));
+	if (runs_dir(keep))
 		return 2;
-	}
-	printf("rwlab sim validate: ladder %s; runs in %s\n", ladder, tmp_dir);
+	printf("rwlab sim validate: ladder %s; runs in %s%s\n", ladder, tmp_dir,
+	       keep ? "" : " (removed at the end; --keep DIR keeps them)");
 	for (int i = 0; i < nnames; i++) {
 		if (!strcmp(names[i], "here") && (here_calibrate() || here_write_machine())) {
 			fails++;
@@ -662,12 +704,14 @@ int lab_sim_validate(int argc, char **argv, const char *page, const char *comman
 		fails++;
 	else if (page)
 		printf("\nvalidate: the ladder's page: %s\n", page);
+	if (!keep)
+		nftw(tmp_dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 	if (fails) {
-		printf("\nvalidate: FAIL (a rung outside its tolerance or not run, or no page); the runs are kept in %s\n",
-		       tmp_dir);
+		printf("\nvalidate: FAIL (a rung outside its tolerance or not run, or no page); %s%s\n",
+		       keep ? "the runs are kept in " : "the runs are removed: --keep DIR keeps them",
+		       keep ? tmp_dir : "");
 		return 1;
 	}
-	nftw(tmp_dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
-	printf("\nvalidate: every rung passed\n");
+	printf("\nvalidate: every rung passed%s%s\n", keep ? "; the runs are kept in " : "", keep ? tmp_dir : "");
 	return 0;
 }

@@ -155,8 +155,9 @@ class Driver:
     def __init__(self, chromium, chromedriver, profile):
         self.port = free_port()
         self.log = open(os.path.join(profile, "chromedriver.log"), "w")
+        # Chromium's temporary directories in @profile, removed with it (in /tmp one stayed a run)
         self.proc = subprocess.Popen([chromedriver, "--port=%d" % self.port], stdout=self.log,
-                                     stderr=subprocess.STDOUT)
+                                     stderr=subprocess.STDOUT, env=dict(os.environ, TMPDIR=profile))
         self.base = "http://127.0.0.1:%d" % self.port
         for _ in range(100):
             try:
@@ -454,6 +455,8 @@ def main():
         if nsvg != 2 or len(got["svgs"]) != 2:
             fail("ladder: %d inline graphs, %d laid out; want one per machine (2)" % (nsvg, len(got["svgs"])))
         check_ladder("ladder", got["ladder"], text)
+        if not [n for n in os.listdir(tmp) if n.startswith("org.chromium.")]:
+            fail("Chromium's temporary directories are not in the test's own directory %s (left in /tmp?)" % tmp)
     finally:
         if drv:
             drv.quit()

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The progress line's ETA (README "Using it"): a timed workload's iterations are counted at their
 # window (--warmup and -d) before any has run; a work workload's (pft) are not guessed at that
-# length but counted apart ("+ 3 pft iterations") until one has run, then at their mean.
+# length but counted apart ("+ 3 pft iterations") until one has run, then at their mean. And -q:
+# only errors and warnings.
 # Usage: progress.sh RWLAB
 . "${0%/*}/../lib.sh"
 rwlab=$1
@@ -41,6 +42,15 @@ if command -v script >/dev/null; then
 	echo "$etas" | sed -n '2,$p' | grep -qv '^ETA [0-9]*m[0-9][0-9]s$' &&
 		fail "an ETA after pft's first iteration is not a time: $(echo "$etas" | tr '\n' '|')"
 fi
+
+# -q: nothing on stderr but errors and warnings, the closing 'results: FILE' line included; stdout
+# empty with --no-report. Without -q that line ends the run.
+"$rwlab" run -l pthread -w locktest -t 1 -n 1 -d 10ms --warmup 0 -q --no-report -o q.csv >out 2>err ||
+	fail "run -q: exit $?: $(cat err)"
+[ ! -s out ] && ! grep -v '^WARNING: ' err >/dev/null || fail "run -q --no-report printed: $(cat out err)"
+"$rwlab" run -l pthread -w locktest -t 1 -n 1 -d 10ms --warmup 0 --no-report -o v.csv >out 2>err ||
+	fail "run: exit $?: $(cat err)"
+[ "$(tail -n 1 err)" = "results: v.csv" ] || fail "run without -q: the last line is not 'results: v.csv': $(tail -n 1 err)"
 
 [ $fails = 0 ] && echo "all progress checks passed"
 exit $((fails > 0))

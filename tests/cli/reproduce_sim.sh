@@ -218,10 +218,11 @@ if want stop; then
 
 	# sim_run pieces into a results directory whose path holds '|', '&' and '\': each piece's
 	# "results: <scratch CSV>" line says "piece N of M done" naming the CSV as written (a sed
-	# filter broke on '|' and took rwlab down with SIGPIPE; '&' pasted the matched text in)
+	# filter broke on '|' and took rwlab down with SIGPIPE; '&' pasted the matched text in).
+	# Not -q, which leaves that line out.
 	odd="$tmp/odd|a&b\\c"
 	RWLAB_RESULTS_DIR=$odd "$root/tools/reproduce" per-vma-locks --sim generic-8 --no-plots --rwlab "$rwlab" \
-		--set 'sim_run=pft | 1' --set 'sim_run=pft | 2' -- -n 1 -q >"$tmp/odd.out" 2>"$tmp/odd.err" ||
+		--set 'sim_run=pft | 1' --set 'sim_run=pft | 2' -- -n 1 >"$tmp/odd.out" 2>"$tmp/odd.err" ||
 		fail "reproduce into '$odd': exit $?: $(tail -2 "$tmp/odd.err")"
 	dir=$(find "$odd/sim" -mindepth 1 -maxdepth 1 -type d -name 'per-vma-locks-*' 2>/dev/null | head -1)
 	for i in 1 2; do

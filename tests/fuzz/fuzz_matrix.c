@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Matrix files: lab_matrix_load() on any input (written to a file, since a
- * matrix is read by path), then what `rwlab run --matrix` and `rwlab report
+ * Matrix files: lab_matrix_load() on any input (written to a memfd, since a
+ * matrix is read by path: /proc/self/fd/N, which leaves no file behind), then what `rwlab run --matrix` and `rwlab report
  * --matrix` do with one that loads: lab_matrix_run_args() at several CPU
  * counts (the threads key through lab_eval_threads()), lab_matrix_refmap()
  * and lab_matrix_reference(). Promises: each returns success or an error
@@ -9,6 +9,7 @@
  * plain -t list (no "cpus" left, no empty entry); and no memory error, leak
  * or undefined behaviour (ASan, LSan, UBSan).
  */
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "fuzz.h"
@@ -61,13 +62,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char path[64];
 	static struct lab_matrix m;
+	static int fd = -1;
 	char err[4200];
-	FILE *f;
 
-	if (!path[0])
-		snprintf(path, sizeof(path), "/tmp/rwlab-fuzz-%d.matrix", (int)getpid());
-	f = fopen(path, "w");
-	if (!f || fwrite(data, 1, size, f) != size || fclose(f))
+	if (fd < 0) {	/* one memfd for every input, rewritten each time */
+		fd = memfd_create("fuzz.matrix", 0);
+		if (fd < 0)
+			abort();
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	}
+	if (ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
 	memset(err, 'x', sizeof(err));
 	if (lab_matrix_load(path, &m, err, sizeof(err))) {

@@ -5,10 +5,10 @@
 # command reported; programs it cannot interpose refused before any run; the
 # recursive-read note once; a creation site named from the program's own
 # symbols; and the preload's own bad input.
-#   exec.sh RWLAB PRELOAD OSSL_DRIVER SITE_PROGRAM [STATIC_SITE_PROGRAM]
+#   exec.sh RWLAB PRELOAD OSSL_DRIVER SITE_PROGRAM AT_ONCE_PROGRAM [STATIC_SITE_PROGRAM]
 set -u
 rwlab=$(realpath "$1") preload=$(realpath "$2") driver=$(realpath "$3") site=$(realpath "$4")
-static=${5:+$(realpath "$5")}
+at_once=$(realpath "$5") static=${6:+$(realpath "$6")}
 # A sanitizer build's preload needs its runtime first in LD_PRELOAD, from its ldd line.
 rt=$(ldd "$preload" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
 tmp=$(mktemp -d)
@@ -34,6 +34,26 @@ awk -F, '$8 == "threads" || ($8 == "wall_s" && $6 != 2) {bad = 1} END {exit bad}
 grep -q 'digests/s' "$tmp/out" || die "no table with digests/s on stdout"
 "$rwlab" report "$tmp/x.csv" -m preload.contended >/dev/null || die "report cannot read the CSV"
 
+# Without -t the threads column is the preload's measure, the most threads that used locks at once
+# (it was 1, -t's default): 3 threads that hold a read lock together are 3 threads in every row,
+# none's too; -t N still sets it; with none alone nothing measures: 1, and a note says so.
+RWLAB_PRELOAD=$preload "$rwlab" exec -l none,rwsem,passthrough -n 2 -q --no-report -o "$tmp/t.csv" -- "$at_once" 3 \
+	>/dev/null 2>"$tmp/err" || die "at_once 3: exit $?: $(cat "$tmp/err")"
+[ "$(awk -F, '$1 == 4 {print $4 "," $6}' "$tmp/t.csv" | sort -u | tr '\n' ' ')" = "none,3 passthrough,3 rwsem,3 " ] ||
+	die "at_once 3 without -t: variant,threads $(awk -F, '$1 == 4 {print $4 "," $6}' "$tmp/t.csv" | sort -u | tr '\n' ' ')"
+RWLAB_PRELOAD=$preload "$rwlab" exec -l none,rwsem -n 1 -t 5 -q --no-report -o "$tmp/t5.csv" -- "$at_once" 3 \
+	>/dev/null 2>&1 || die "at_once 3 -t 5: exit $?"
+[ "$(awk -F, '$1 == 4 {print $6}' "$tmp/t5.csv" | sort -u)" = 5 ] || die "-t 5 is not the threads column"
+"$rwlab" exec -l none -n 1 --no-report -o "$tmp/t1.csv" -- "$at_once" 3 >/dev/null 2>"$tmp/err" || die "none alone: exit $?"
+[ "$(awk -F, '$1 == 4 {print $6}' "$tmp/t1.csv" | sort -u)" = 1 ] &&
+	grep -q "^rwlab exec: note: no run of the first round measured .*: the threads column is 1; -t N sets it$" "$tmp/err" ||
+	die "none alone: threads $(awk -F, '$1 == 4 {print $6}' "$tmp/t1.csv" | sort -u), $(cat "$tmp/err")"
+
+# -q --no-report: nothing on stdout, nor on stderr but errors and warnings ('results in FILE' was printed).
+RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -t 2 -q --no-report -o "$tmp/q.csv" -- "$driver" 2 100 \
+	>"$tmp/out" 2>"$tmp/err" || die "-q --no-report: exit $?"
+[ ! -s "$tmp/out" ] && [ ! -s "$tmp/err" ] || die "-q --no-report printed: $(cat "$tmp/out" "$tmp/err")"
+
 # The unit of a --metric: NAME's by default, or NAME:UNIT's.
 grep -q ',digests/s,[0-9.e+]*,digests/s,[^,]*,higher$' "$tmp/x.csv" || die "digests/s rows without their unit"
 grep -q ',metric2,[0-9.e+]*,value,[^,]*,none$' "$tmp/x.csv" || die "an unnamed --metric without the unit 'value'"
@@ -49,6 +69,17 @@ grep -q 'rate (digests/s, higher is better).*change vs none' "$tmp/out" || die "
 	die "recursive-read note $(grep -c 'note: .* would deadlock' "$tmp/err") times, want once"
 grep -q 'note: rwsem, rwsem-xadd, bravo would deadlock a recursive read' "$tmp/err" ||
 	die "the note does not name the variants: $(grep 'note:' "$tmp/err")"
+
+# The baseline is none wherever it is in -l, in exec's table and in report's of the same file (report
+# took the file's first column, passthrough): exec records it, report takes it; -b still chooses.
+RWLAB_PRELOAD=$preload "$rwlab" exec -l passthrough,none -n 1 -t 2 -q -o "$tmp/b.csv" -- "$driver" 2 100 \
+	>"$tmp/out" 2>"$tmp/err" || die "-l passthrough,none: exit $?: $(cat "$tmp/err")"
+"$rwlab" report "$tmp/b.csv" -m wall_s >"$tmp/rep" 2>"$tmp/err" || die "report of -l passthrough,none: exit $?"
+for f in out rep; do
+	[ "$(grep -c 'wall_s (s, lower is better)' "$tmp/$f")" = 1 ] && grep -A1 'wall_s (s, lower is better)' "$tmp/$f" |
+		grep -q 'gain vs none' || die "$f: the wall_s table is not against none: $(grep -A1 wall_s "$tmp/$f" | head -2)"
+done
+"$rwlab" report "$tmp/b.csv" -b passthrough -m wall_s | grep -q 'gain vs passthrough' || die "report -b passthrough"
 
 # Programs the preload cannot act on: one line, exit 2, nothing run (no CSV).
 RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -o "$tmp/r.csv" -- sh -c 'echo ran' >"$tmp/out" 2>"$tmp/err"

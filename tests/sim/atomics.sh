@@ -56,14 +56,29 @@ cat >"$tmp/m/validate.ladder" <<'L'
 epyc-2vcpu | faa_attempts | validation | atomics:op=faa | 2 | compact | attempts_per_success | 1 | +-0.01 | -n 1 -d 1ms --warmup 1ms | test
 epyc-2vcpu | impossible | validation | atomics:op=faa | 2 | compact | ops_per_s | 1e15 | x2 | -n 1 -d 1ms --warmup 1ms | test
 L
-# (a failing ladder keeps its runs in $TMPDIR: in this test's own directory, not one more in /tmp a run)
+# A failing ladder removes its runs too (it kept them: one more directory in /tmp a run) and says how
+# to keep them; --keep DIR keeps them in DIR, which must be new or empty.
 mkdir "$tmp/vt"
 TMPDIR=$tmp/vt RWLAB_SIM_MACHINES=$tmp/m "$rwlab" sim validate epyc-2vcpu >"$tmp/v" 2>&1
 st=$?
 [ $st = 1 ] || fail "validate with a failing rung exited $st, want 1"
-grep -q "the runs are kept in $tmp/vt/rwlab-validate\." "$tmp/v" || fail "validate: the failing runs not kept in \$TMPDIR: $(tail -n 1 "$tmp/v")"
+[ -z "$(ls -A "$tmp/vt")" ] || fail "validate: a failing ladder left its runs in \$TMPDIR: $(ls -A "$tmp/vt")"
+tail -n 1 "$tmp/v" | grep -q "; the runs are removed: --keep DIR keeps them$" ||
+	fail "validate: the failing line does not say how to keep the runs: $(tail -n 1 "$tmp/v")"
 grep -q "^faa_attempts .* PASS" "$tmp/v" || fail "validate: faa_attempts did not PASS: $(grep faa_attempts "$tmp/v")"
 grep -q "^impossible .* FAIL" "$tmp/v" || fail "validate: impossible did not FAIL: $(grep impossible "$tmp/v")"
+RWLAB_SIM_MACHINES=$tmp/m "$rwlab" sim validate epyc-2vcpu --keep "$tmp/kept" >"$tmp/v" 2>&1
+st=$?
+[ $st = 1 ] && tail -n 1 "$tmp/v" | grep -q "; the runs are kept in $tmp/kept$" &&
+	[ -s "$tmp/kept/run001.csv" ] && [ -s "$tmp/kept/run002.log" ] ||
+	fail "validate --keep DIR: exit $st, $(tail -n 1 "$tmp/v"); in DIR: $(ls -A "$tmp/kept" 2>&1)"
+RWLAB_SIM_MACHINES=$tmp/m "$rwlab" sim validate epyc-2vcpu --keep "$tmp/kept" >"$tmp/o" 2>"$tmp/e"
+[ $? = 2 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && [ ! -s "$tmp/o" ] &&
+	grep -q "^rwlab sim validate: --keep $tmp/kept: not empty (give a new or an empty directory)$" "$tmp/e" ||
+	fail "validate --keep a directory with runs in it: $(cat "$tmp/e")"
+"$rwlab" sim list --keep "$tmp/k2" >"$tmp/o" 2>"$tmp/e"
+[ $? = 2 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && [ ! -e "$tmp/k2" ] && grep -q "^rwlab sim: --keep is validate's" "$tmp/e" ||
+	fail "sim list --keep: $(cat "$tmp/e")"
 RWLAB_SIM_MACHINES=$tmp/m "$rwlab" sim validate nosuch >"$tmp/o" 2>"$tmp/e"
 [ $? = 2 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && grep -q "no rung for machine 'nosuch'" "$tmp/e" ||
 	fail "validate nosuch: $(cat "$tmp/e")"

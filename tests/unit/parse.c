@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Thread lists, durations, knobs and lock/workload specs: valid and invalid input. */
 #include <criterion/criterion.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "threads.h"
 #include "rwsem.h"
 #include "workload.h"
@@ -50,6 +54,55 @@ Test(threads, mmtests_stride)
 	n = parse("mmtests", t, err);	/* ncpus = 2 */
 	cr_assert_eq(n, 2);
 	cr_expect(t[0] == 1 && t[1] == 2);
+}
+
+/* "1,3,5,7,12,16" at @p (its lines may break after a comma) into @out; returns how many. */
+static int readme_list(const char *p, int *out, int cap)
+{
+	int n = 0;
+
+	while (n < cap && isdigit((unsigned char)*p)) {
+		char *end;
+
+		out[n++] = (int)strtol(p, &end, 10);
+		p = end;
+		if (*p != ',' || !isdigit((unsigned char)p[1 + strspn(p + 1, " \n")]))
+			break;
+		p += 1 + strspn(p + 1, " \n");
+	}
+	return n;
+}
+
+/*
+ * README's -t sentence gives mmtests:MAX examples ("`mmtests:16` is 1,3,5,7,12,16"): each is what
+ * -t makes of it, and they cover the stride's three regimes (MAX above 32, 9 to 32, up to 8). It
+ * said "the mmtests stride 1,4,7,12,21,30,48,79,110,..." for every MAX, the first regime's.
+ */
+Test(threads, mmtests_readme)
+{
+	FILE *f = fopen(LAB_SOURCE_ROOT "/README.md", "r");
+	char *text = NULL;
+	size_t cap = 0;
+	unsigned regimes = 0;
+
+	cr_assert(f, "cannot read README.md");
+	cr_assert(getdelim(&text, &cap, 0, f) > 0);
+	fclose(f);
+	for (const char *p = text; (p = strstr(p, "`mmtests:")); p++) {
+		int max, want[LAB_THREAD_LIST_MAX], got[LAB_THREAD_LIST_MAX], nw, ng, at = 0;
+
+		if (sscanf(p, "`mmtests:%d` is%n", &max, &at) != 1 || !at)
+			continue;
+		nw = lab_mmtests_stride(max, want, LAB_THREAD_LIST_MAX);
+		ng = readme_list(p + at + strspn(p + at, " \n"), got, LAB_THREAD_LIST_MAX);
+		cr_expect(ng == nw && !memcmp(got, want, (size_t)nw * sizeof(int)),
+			  "README: `mmtests:%d` is not the list -t mmtests:%d makes (README: %d entries, -t: %d)",
+			  max, max, ng, nw);
+		regimes |= max > 32 ? 1u : max > 8 ? 2u : 4u;
+	}
+	free(text);
+	cr_expect_eq(regimes, 7u, "README's -t sentence gives no `mmtests:MAX` example%s%s%s", regimes & 1 ? "" :
+		     " above 32", regimes & 2 ? "" : " from 9 to 32", regimes & 4 ? "" : " up to 8");
 }
 
 Test(threads, invalid)
