@@ -112,7 +112,7 @@ static const char exec_more[] =
 	"linked and import pthread_rwlock_* (itself or in a library it loads): exec\n"
 	"refuses it otherwise, before any run. Put none first for a baseline without\n"
 	"the preload. Exit status: 0 every run exited 0; 1 a run failed; 2 bad usage,\n"
-	"nothing run.\n";
+	"nothing run; 130 interrupted (Ctrl-C or SIGTERM: the finished runs are kept).\n";
 
 /* Append @label to -l's list; a label given twice would repeat its rows in the CSV, which report refuses. */
 static int exec_push_lock(struct exec_opts *o, const char *label, char *err, size_t errlen)
@@ -551,6 +551,31 @@ run:
 	_exit(127);
 }
 
+/*
+ * Ctrl-C or SIGTERM: the run in progress is dropped, the finished ones are
+ * written (the first round's too, with the threads measured so far) and
+ * exec exits 130, as `rwlab run` does. A terminal's Ctrl-C reaches CMD by
+ * itself (one process group); a SIGTERM sent to exec alone is passed on.
+ */
+static volatile sig_atomic_t exec_stop;
+static volatile pid_t exec_child_pid;
+
+static void exec_on_signal(int sig)
+{
+	exec_stop = sig;
+	if (sig == SIGTERM && exec_child_pid > 0)
+		kill(exec_child_pid, SIGTERM);
+}
+
+static void exec_catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = exec_on_signal };	/* no SA_RESTART: a wait returns EINTR */
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 static int exec_one(const struct exec_opts *o, const char *lock, const char *csv, const char *run_id,
 		    long iteration, struct exec_run *r)
 {
@@ -568,9 +593,12 @@ static int exec_one(const struct exec_opts *o, const char *lock, const char *csv
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
 		close(pfd[0]);
 		exec_child(o, lock, csv, run_id, iteration, pfd[1]);
 	}
+	exec_child_pid = pid;
 	close(pfd[1]);
 	for (;;) {
 		ssize_t n;
@@ -596,8 +624,11 @@ static int exec_one(const struct exec_opts *o, const char *lock, const char *csv
 	close(pfd[0]);
 	r->out[r->outlen] = 0;
 	while (wait4(pid, &st, 0, &ru) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			exec_child_pid = 0;
 			return -errno;
+		}
+	exec_child_pid = 0;
 	r->wall = (double)(lab_clock_ns() - t0) / 1e9;
 	r->user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
 	r->sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
@@ -878,7 +909,7 @@ static const char *exec_baseline(const struct exec_opts *o)
  * when -o's FIFO or pipe lost its reader (said here; the runs stop);
  * @stats: how many processes left preload statistics.
  */
-static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const char *run_id, int *stats)
+static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const char *run_id, int *stats, int *done)
 {
 	struct lab_context ctx;
 	struct exec_rows x = { .threads = o->threads, .ctx = &ctx, .run_id = run_id, .o = o };
@@ -888,11 +919,12 @@ static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const c
 	int failed = 0, preloaded = 0, runs = 0;
 	double acquisitions = 0;
 
+	exec_catch_signals();
 	lab_context_get(&ctx);
 	snprintf(ctx.settings, sizeof(ctx.settings), "baseline=%s", exec_baseline(o));
 	lab_csv_set_context(w, run_id, &ctx, "none");
-	for (long it = 0; it < o->iterations && failed >= 0; it++) {
-		for (int k = 0; k < o->nlocks && failed >= 0; k++) {
+	for (long it = 0; it < o->iterations && failed >= 0 && !exec_stop; it++) {
+		for (int k = 0; k < o->nlocks && failed >= 0 && !exec_stop; k++) {
 			struct exec_run r;
 			long u;
 			int fd, procs, e;
@@ -907,6 +939,11 @@ static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const c
 			}
 			close(fd);
 			e = exec_one(o, o->locks[k], tmpl, run_id, it, &r);
+			if (!e && exec_stop) {	/* interrupted: this run is not written */
+				free(r.out);
+				unlink(tmpl);
+				goto out;
+			}
 			if (e) {
 				fprintf(stderr, "%s: cannot start '%s': %s\n", o->prog, o->cmd[0], strerror(-e));
 				unlink(tmpl);
@@ -922,6 +959,7 @@ static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const c
 			exec_used_add(&used, it, o->threads < 0 ? u : 0);
 			preloaded += procs;
 			runs += strcmp(o->locks[k], "none") != 0;
+			(*done)++;
 			if (x.threads < 0 && k == o->nlocks - 1)	/* the first round has run */
 				exec_rows_fix(&x, used.first ? used.first : 1);
 			if (exec_rows_write(&x, w)) {
@@ -993,7 +1031,7 @@ static int cmd_exec(int argc, char **argv)
 	char run_id[64], defcsv[128], err[512], metrics[1024];
 	struct lab_report_opts ro = { 0 };
 	size_t off = 0;
-	int failed, stats = 0;
+	int failed, stats = 0, done = 0;
 
 	if (exec_parse(&o, argc, argv)) {
 		exec_metrics_free(&o);
@@ -1011,11 +1049,17 @@ static int cmd_exec(int argc, char **argv)
 	}
 	if (!o.quiet)
 		exec_notes(&o);
-	failed = exec_all(&o, &w, run_id, &stats);
+	failed = exec_all(&o, &w, run_id, &stats, &done);
 	lab_csv_close(&w);
 	if (failed < 0) {
 		exec_metrics_free(&o);
 		return 1;	/* its reader went away: exec_all() said where */
+	}
+	if (exec_stop) {
+		fprintf(stderr, "%s: interrupted after %d of %ld runs; %s %s (the run in progress is not)\n", o.prog,
+			done, o.iterations * o.nlocks, done ? "they are in" : "none finished: nothing written to", o.csv);
+		exec_metrics_free(&o);
+		return 130;
 	}
 	if (!o.quiet)
 		fprintf(stderr, "%s: results in %s\n", o.prog, o.csv);

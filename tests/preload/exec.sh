@@ -49,6 +49,27 @@ RWLAB_PRELOAD=$preload "$rwlab" exec -l none,rwsem -n 1 -t 5 -q --no-report -o "
 	grep -q "^rwlab exec: note: no run of the first round measured .*: the threads column is 1; -t N sets it$" "$tmp/err" ||
 	die "none alone: threads $(awk -F, '$1 == 4 {print $6}' "$tmp/t1.csv" | sort -u), $(cat "$tmp/err")"
 
+# Interrupted (SIGTERM to exec alone, passed on to CMD; or Ctrl-C) within the first round, whose rows
+# wait for the threads column: the finished runs are written with the threads measured so far, the run
+# in progress is not, and exec exits 130 with the count (it died with every row of the round lost).
+RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem,passthrough,none -n 2 --force --no-report -o "$tmp/i.csv" -- \
+	sh -c "\"$at_once\" 3 && sleep 0.5" >/dev/null 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 200); do
+	grep -q 'rwsem  *iteration 0: wall' "$tmp/err" && break
+	sleep 0.05
+done
+kill -TERM $pid
+wait $pid
+rc=$?
+runs=$(awk -F, '$1 == 4 && $8 == "wall_s" {print $4 "/" $7}' "$tmp/i.csv" | sort -u | wc -l)
+[ $rc = 130 ] && [ "$runs" -ge 1 ] && [ "$runs" -lt 6 ] ||
+	die "SIGTERM: exit $rc (want 130), $runs runs written: $(tail -2 "$tmp/err")"
+grep -q "^rwlab exec: interrupted after $runs of 6 runs; they are in $tmp/i.csv (the run in progress is not)$" "$tmp/err" ||
+	die "SIGTERM: no 'interrupted after $runs of 6 runs' line: $(tail -2 "$tmp/err")"
+[ "$(awk -F, '$1 == 4 {print $6}' "$tmp/i.csv" | sort -u)" = 3 ] ||
+	die "SIGTERM: the held rows' threads column is $(awk -F, '$1 == 4 {print $6}' "$tmp/i.csv" | sort -u | tr '\n' ' ')"
+
 # -q --no-report: nothing on stdout, nor on stderr but errors and warnings ('results in FILE' was printed).
 RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -t 2 -q --no-report -o "$tmp/q.csv" -- "$driver" 2 100 \
 	>"$tmp/out" 2>"$tmp/err" || die "-q --no-report: exit $?"
