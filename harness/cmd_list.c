@@ -12,7 +12,7 @@
 
 /* Adding an option: one entry here and one case in cmd_list()'s switch. */
 static const struct lab_opt list_opts[] = {
-	{ "verbose", 'v', 'v', NULL, "also each variant's, scheme's and workload's knobs", NULL, NULL, 0, NULL, 0, 0 },
+	{ "verbose", 'v', 'v', NULL, "also each variant's, scheme's and workload's knobs, and the lock events each variant and scheme counts", NULL, NULL, 0, NULL, 0, 0 },
 	{ "names", 0, 'N', NULL, "only the names, one a line: 'variant NAME', 'workload NAME', 'lazy-mm NAME'",
 	  NULL, NULL, 0, NULL, 0, 0 },
 	{ "host", 0, 'H', NULL, "this host's inventory instead, 'key: value' a line: CPU model, topology, kernel, "
@@ -45,6 +45,24 @@ static void print_knobs(const struct lab_knob *k)
 			printf(" [%ld..%ld]", k->min, k->max);
 		printf("\n");
 	}
+}
+
+/* The lock events of @list (events.h), and @more: "      lock events: a, b, c[more]". */
+static void print_events(const enum lab_event *list, const char *more)
+{
+	printf("      lock events:");
+	for (int i = 0; list && list[i] != LAB_EV_NR; i++)
+		printf("%s %s", i ? "," : "", lab_event_names[list[i]]);
+	printf("%s%s\n", list ? "" : " none", more);
+}
+
+/* A variant with a lock knob counts the events of the variant it wraps, too (lab_rwsem_conf_events()). */
+static const char *wraps(const struct lab_knob *k)
+{
+	for (; k && k->name; k++)
+		if (k->type == LAB_KNOB_LOCK)
+			return "; and its base lock's (knob base)";
+	return "";
 }
 
 static int cmd_list(int argc, char **argv)
@@ -97,6 +115,8 @@ static int cmd_list(int argc, char **argv)
 		printf("  %-16s %-7s %-26s   cite: %s\n", "", "", "", ops->cite);
 		if (verbose)
 			print_knobs(ops->knobs);
+		if (verbose)
+			print_events(ops->events, wraps(ops->knobs));
 	}
 	printf("\nLazy-mm schemes (-m NAME[:key=val,...]; 'all' = every scheme but none):\n");
 	for (int i = 0; lab_lazy_mm_schemes[i]; i++) {
@@ -109,6 +129,8 @@ static int cmd_list(int argc, char **argv)
 		printf("  %-16s %-34s   cite: %s\n", "", "", ops->cite);
 		if (verbose)
 			print_knobs(ops->knobs);
+		if (verbose)
+			print_events(ops->events, "");
 	}
 	printf("\nWorkloads (-w NAME[:key=val,...]):\n");
 	for (int i = 0; lab_workloads[i]; i++) {

@@ -361,6 +361,9 @@ const struct lab_rwsem_ops lab_rwsem_bravo_ops = {
 	.size = sizeof(struct bravo_rwsem),
 	.align = _Alignof(struct bravo_rwsem),
 	.knobs = bravo_knobs,
+	.events = LAB_EVENTS(/* and its base's (lab_rwsem_conf_events) */
+			     LAB_EV_bravo_fast_read, LAB_EV_bravo_slot_busy, LAB_EV_bravo_fast_abort, LAB_EV_bravo_revoke,
+			     LAB_EV_bravo_revoke_wait, LAB_EV_bravo_revoke_ns, LAB_EV_bravo_rebias),
 	.init = bravo_init,
 	.destroy = bravo_destroy,
 	.down_read = bravo_down_read,

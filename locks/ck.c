@@ -288,6 +288,7 @@ const struct lab_rwsem_ops lab_rwsem_ck_brlock_ops = {
 	.caps = CK_CAPS | LAB_CAP_READ_TRYLOCK | LAB_CAP_WRITE_TRYLOCK | LAB_CAP_EVENTS,
 	.size = sizeof(struct ckbr_rwsem),
 	.align = LAB_CACHELINE,
+	.events = LAB_EVENTS(LAB_EV_brlock_register),
 	.init = ckbr_init,
 	.destroy = ckbr_destroy,
 	.down_read = ckbr_down_read,

@@ -20,6 +20,14 @@ const char *const lab_event_names[LAB_EV_NR] = {
 #undef LAB_EVENT
 };
 
+int lab_event_index(const char *name)
+{
+	for (int i = 0; i < LAB_EV_NR; i++)
+		if (!strcmp(lab_event_names[i], name))
+			return i;
+	return -1;
+}
+
 void lab_events_reset(void)
 {
 	memset(&lab_events_tls, 0, sizeof(lab_events_tls));

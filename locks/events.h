@@ -14,6 +14,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "compiler.h"
 #include "config.h"
@@ -45,6 +46,48 @@ extern const char *const lab_event_names[LAB_EV_NR];
 #endif
 #define lockevent_inc(ev)		lockevent_add(ev, 1)
 #define lockevent_cond_inc(ev, c)	do { if (c) lockevent_inc(ev); } while (0)
+
+/*
+ * Which events a lock variant or lazy-mm scheme counts: those its kernel
+ * version's lock_events_list.h defines and its port fires, and the rwlab
+ * events it fires (README.md, "Lock events"). Its ops declare them as
+ * .events = LAB_EVENTS(LAB_EV_a, LAB_EV_b, ...) (NULL: none). `rwlab run`
+ * writes rows for these alone, and readers show an event outside the set
+ * as not counted, never as a 0: a 0 is a counter that stayed at 0.
+ */
+#define LAB_EVENTS(...) ((const enum lab_event[]){ __VA_ARGS__, LAB_EV_NR })
+
+struct lab_event_set {
+	bool has[LAB_EV_NR];
+};
+
+/* Add the LAB_EV_NR-terminated @list (NULL: none) to @set. */
+static inline void lab_event_set_add(struct lab_event_set *set, const enum lab_event *list)
+{
+	for (; list && *list != LAB_EV_NR; list++)
+		set->has[*list] = true;
+}
+
+/* The event named @name (without "event."), or -1. */
+int lab_event_index(const char *name);
+
+struct lab_rwsem_conf;
+struct lab_lazy_mm_conf;
+/*
+ * The events a lock built from @conf counts (locks/event_sets.c): its
+ * variant's, and those of a variant it wraps through a lock knob (bravo's
+ * base); lab_lazy_mm_conf_events() the same for a lazy-mm scheme. @set is
+ * cleared first.
+ */
+void lab_rwsem_conf_events(const struct lab_rwsem_conf *conf, struct lab_event_set *set);
+void lab_lazy_mm_conf_events(const struct lab_lazy_mm_conf *conf, struct lab_event_set *set);
+/*
+ * lab_event_set_of_label() - the events of the CSV variant label @label: a
+ * lock variant's ("rwsem", "bravo:base=rwsem-xadd") or a lazy-mm scheme's.
+ * Returns 0, or -1 (@set cleared) when the label names neither: a reader
+ * cannot tell which events such a column counts.
+ */
+int lab_event_set_of_label(const char *label, struct lab_event_set *set);
 
 /* Zero the calling thread's counters. */
 void lab_events_reset(void);

@@ -78,6 +78,7 @@
 #include <stdint.h>
 
 #include "compiler.h"
+#include "events.h"
 #include "knob.h"
 #include "spinlock.h"
 #include "wait.h"
@@ -121,6 +122,9 @@ enum lab_lazy_flags {
 	LAB_LAZY_IPI		= 1u << 4,	/* release interrupts CPUs that use the mm */
 };
 
+/* The events the framework counts for every scheme: its IPIs (lab_lazy_ipi_many) and frees left to a lazy drop. */
+#define LAB_LAZY_EVENTS LAB_EV_lazy_tlb_ipi, LAB_EV_lazy_tlb_defer_free
+
 struct lab_lazy_mm_ops {
 	const char *name;		/* == file stem after lazy_mm_ (with '_' -> '-') */
 	const char *summary;		/* one line for `rwlab list` */
@@ -128,6 +132,11 @@ struct lab_lazy_mm_ops {
 	unsigned flags;			/* enum lab_lazy_flags */
 	size_t size, align;		/* the scheme's domain state (d->priv), 0 = none */
 	const struct lab_knob *knobs;	/* NULL or NULL-name-terminated */
+	/*
+	 * The lock events it counts, LAB_EVENTS(...) (events.h): the
+	 * framework's (LAB_LAZY_EVENTS) and its own.
+	 */
+	const enum lab_event *events;
 
 	/*
 	 * init - set up d->priv for d->ncpus slots per conf->knob[]; may set

@@ -129,6 +129,7 @@ const struct lab_lazy_mm_ops lab_lazy_mm_hazptr_ops = {
 	.flags = LAB_LAZY_IPI,
 	.size = sizeof(struct hazptr_domain),
 	.align = _Alignof(struct hazptr_domain),
+	.events = LAB_EVENTS(LAB_LAZY_EVENTS, LAB_EV_lazy_tlb_shoot),
 	.init = hazptr_init,
 	.destroy = hazptr_destroy,
 	.grab = hazptr_grab,

@@ -205,6 +205,7 @@ const struct lab_lazy_mm_ops lab_lazy_mm_hpref_ops = {
 	.size = sizeof(struct hpref_domain),
 	.align = _Alignof(struct hpref_domain),
 	.knobs = hpref_knobs,
+	.events = LAB_EVENTS(LAB_LAZY_EVENTS, LAB_EV_lazy_tlb_shoot, LAB_EV_hpref_promote),
 	.init = hpref_init,
 	.destroy = hpref_destroy,
 	.grab = hpref_grab,

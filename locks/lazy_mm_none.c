@@ -46,6 +46,7 @@ const struct lab_lazy_mm_ops lab_lazy_mm_none_ops = {
 	.summary = "no tracking: release frees at once (cost floor; unsafe, refused under release load)",
 	.cite = "lab baseline (cf. rwsem null and busted; locktorture lock_busted)",
 	.flags = LAB_LAZY_UNSAFE | LAB_LAZY_NOT_IN_ALL | LAB_LAZY_CPUMASK,
+	.events = LAB_EVENTS(LAB_LAZY_EVENTS),
 	.init = none_init,
 	.grab = none_nop,
 	.drop = none_nop,

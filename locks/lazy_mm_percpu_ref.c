@@ -162,6 +162,7 @@ const struct lab_lazy_mm_ops lab_lazy_mm_percpu_ref_ops = {
 	.summary = "percpu_ref: per-CPU counters under RCU, switched to atomic mm_count when the mm is killed",
 	.cite = "lib/percpu-refcount.c (Overstreet 2013, Heo 2014; v6.18) percpu_ref_get/put/kill",
 	.flags = LAB_LAZY_MAY_DEFER,
+	.events = LAB_EVENTS(LAB_LAZY_EVENTS, LAB_EV_percpu_ref_atomic),
 	.init = percpu_ref_init,
 	.mm_init = percpu_ref_mm_init,
 	.cpu_online = percpu_ref_cpu_online,

@@ -72,6 +72,7 @@ const struct lab_lazy_mm_ops lab_lazy_mm_refcount_ops = {
 	.summary = "atomic mm_count on one shared line: inc on grab, dec_and_test (full barrier) on drop",
 	.cite = "MMU_LAZY_TLB_REFCOUNT, v6.4..v6.18 include/linux/sched/mm.h mmgrab/mmdrop_lazy_tlb",
 	.flags = LAB_LAZY_CPUMASK | LAB_LAZY_MAY_DEFER,
+	.events = LAB_EVENTS(LAB_LAZY_EVENTS),
 	.init = refcount_init,
 	.grab = refcount_grab,
 	.drop = refcount_drop,

@@ -74,6 +74,7 @@ const struct lab_lazy_mm_ops lab_lazy_mm_shootdown_ops = {
 	.summary = "no lazy count; release IPIs every CPU in mm_cpumask and waits, lazies switch to init_mm",
 	.cite = "MMU_LAZY_TLB_SHOOTDOWN (Piggin, v6.4 kernel/fork.c cleanup_lazy_tlbs/do_shoot_lazy_tlb)",
 	.flags = LAB_LAZY_CPUMASK | LAB_LAZY_IPI,
+	.events = LAB_EVENTS(LAB_LAZY_EVENTS, LAB_EV_lazy_tlb_shoot),
 	.init = shootdown_init,
 	.grab = shootdown_grab,
 	.drop = shootdown_drop,

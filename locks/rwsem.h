@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "compiler.h"
+#include "events.h"
 #include "knob.h"
 
 struct lab_rwsem;	/* opaque: each variant's .c defines its own layout */
@@ -112,6 +113,13 @@ struct lab_rwsem_ops {
 	 */
 	size_t own_off;
 	const struct lab_knob *knobs;	/* NULL or NULL-name-terminated table */
+	/*
+	 * The lock events it counts, LAB_EVENTS(...) (events.h): its kernel
+	 * version's that the port fires, then rwlab's; NULL: none (a lock
+	 * with a lock knob counts its wrapped variant's too). LAB_CAP_EVENTS
+	 * iff not NULL.
+	 */
+	const enum lab_event *events;
 
 	/* Initialise @sem per @conf (knob values). Returns 0 or a negative errno. */
 	int (*init)(struct lab_rwsem *sem, const struct lab_rwsem_conf *conf);

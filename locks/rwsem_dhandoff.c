@@ -101,6 +101,7 @@ const struct lab_rwsem_ops lab_rwsem_dhandoff_ops = {
 	.own_off = offsetof(struct rwsem_mainline, handoff_timeout_ns),
 	.align = LAB_CACHELINE,
 	.knobs = rwsem_dhandoff_knobs,
+	.events = LAB_EVENTS(RWSEM_ML_EVENTS, LAB_EV_rwsem_handoff_grant),
 	.init = rwsem_ml_init,
 	.down_read = rwsem_ml_down_read,
 	.down_read_trylock = rwsem_ml_down_read_trylock,

@@ -104,6 +104,7 @@ const struct lab_rwsem_ops lab_rwsem_mainline_ops = {
 	.own_off = offsetof(struct rwsem_mainline, handoff_timeout_ns),
 	.align = LAB_CACHELINE,
 	.knobs = rwsem_mainline_knobs,
+	.events = LAB_EVENTS(RWSEM_ML_EVENTS),
 	.init = rwsem_ml_init,
 	.down_read = rwsem_ml_down_read,
 	.down_read_trylock = rwsem_ml_down_read_trylock,

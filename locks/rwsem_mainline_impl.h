@@ -1322,6 +1322,16 @@ static void rwsem_ml_downgrade_write(struct lab_rwsem *s)
 		rwsem_downgrade_wake(sem);
 }
 
+/*
+ * The events it counts: v6.3's lock_events_list.h (the rwsem block, unchanged
+ * in v6.18), then rwlab's; rwsem-dhandoff adds rwsem_handoff_grant.
+ */
+#define RWSEM_ML_EVENTS LAB_EV_rwsem_sleep_reader, LAB_EV_rwsem_sleep_writer, LAB_EV_rwsem_wake_reader, \
+	LAB_EV_rwsem_wake_writer, LAB_EV_rwsem_opt_lock, LAB_EV_rwsem_opt_fail, LAB_EV_rwsem_opt_nospin, \
+	LAB_EV_rwsem_rlock, LAB_EV_rwsem_rlock_steal, LAB_EV_rwsem_rlock_fast, LAB_EV_rwsem_rlock_fail, \
+	LAB_EV_rwsem_rlock_handoff, LAB_EV_rwsem_wlock, LAB_EV_rwsem_wlock_fail, LAB_EV_rwsem_wlock_handoff, \
+	LAB_EV_rwsem_rtrylock_cas, LAB_EV_rwsem_rtrylock_ok, LAB_EV_spin_ns, LAB_EV_osq_abort
+
 #define RWSEM_ML_CAPS (LAB_CAP_SLEEPS | LAB_CAP_SPINS | LAB_CAP_EXCLUSION | LAB_CAP_READ_TRYLOCK | \
 		       LAB_CAP_WRITE_TRYLOCK | LAB_CAP_DOWNGRADE | LAB_CAP_EVENTS | LAB_CAP_KILLABLE | \
 		       LAB_CAP_EMBED | LAB_CAP_PACKED)

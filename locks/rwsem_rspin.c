@@ -1261,6 +1261,13 @@ const struct lab_rwsem_ops lab_rwsem_rspin_ops = {
 	.size = sizeof(struct rspin_rwsem),
 	.align = LAB_CACHELINE,
 	.knobs = rspin_knobs,
+	.events = LAB_EVENTS(/* v5.3's lock_events_list.h, then rwlab's */
+			     LAB_EV_rwsem_sleep_reader, LAB_EV_rwsem_sleep_writer, LAB_EV_rwsem_wake_reader,
+			     LAB_EV_rwsem_wake_writer, LAB_EV_rwsem_opt_rlock, LAB_EV_rwsem_opt_wlock,
+			     LAB_EV_rwsem_opt_fail, LAB_EV_rwsem_opt_nospin, LAB_EV_rwsem_opt_rlock2,
+			     LAB_EV_rwsem_opt_norspin, LAB_EV_rwsem_rlock, LAB_EV_rwsem_rlock_fast, LAB_EV_rwsem_rlock_fail,
+			     LAB_EV_rwsem_rlock_handoff, LAB_EV_rwsem_wlock, LAB_EV_rwsem_wlock_fail,
+			     LAB_EV_rwsem_wlock_handoff, LAB_EV_spin_ns, LAB_EV_osq_abort),
 	.init = rspin_init,
 	.down_read = rspin_down_read,
 	.down_read_trylock = rspin_down_read_trylock,

@@ -949,6 +949,11 @@ const struct lab_rwsem_ops lab_rwsem_rwsem_xadd_ops = {
 	.size = sizeof(struct xadd_rwsem),
 	.align = LAB_CACHELINE,
 	.knobs = xadd_knobs,
+	.events = LAB_EVENTS(/* v5.2's lock_events_list.h (v4.20 had none), then rwlab's */
+			     LAB_EV_rwsem_sleep_reader, LAB_EV_rwsem_sleep_writer, LAB_EV_rwsem_wake_reader,
+			     LAB_EV_rwsem_wake_writer, LAB_EV_rwsem_opt_wlock, LAB_EV_rwsem_opt_fail, LAB_EV_rwsem_rlock,
+			     LAB_EV_rwsem_rlock_fast, LAB_EV_rwsem_rlock_fail, LAB_EV_rwsem_rtrylock, LAB_EV_rwsem_wlock,
+			     LAB_EV_rwsem_wlock_fail, LAB_EV_rwsem_wtrylock, LAB_EV_spin_ns, LAB_EV_osq_abort),
 	.init = xadd_init,
 	.down_read = xadd_down_read,
 	.down_read_trylock = xadd_down_read_trylock,

@@ -131,6 +131,17 @@ struct releaser {
 	struct lab_events events;
 };
 
+/* @e counts no lock event outside scheme @spec's events list: `rwlab run` writes no row for one. */
+static void expect_declared(const char *spec, const struct lab_events *e)
+{
+	struct lab_event_set set;
+
+	cr_assert_eq(lab_event_set_of_label(spec, &set), 0, "%s: not a scheme's label", spec);
+	for (int i = 0; i < LAB_EV_NR; i++)
+		cr_expect(set.has[i] || !e->count[i], "%s counted %s %lu times, which its ops' events leave out",
+			  spec, lab_event_names[i], (unsigned long)e->count[i]);
+}
+
 static void *releaser_main(void *arg)
 {
 	struct releaser *r = arg;
@@ -204,6 +215,8 @@ ParameterizedTest(struct lab_test_scheme *s, lazy_mm, release_lazy_user, .timeou
 		cr_expect_eq(r.events.count[LAB_EV_percpu_ref_atomic], 1, "percpu-ref: no switch to atomic mode");
 	if (LAB_EVENT_COUNTS && want == DEFERS)
 		cr_expect_eq(c.events.count[LAB_EV_lazy_tlb_defer_free], 1, "%s: deferred free not counted", s->spec);
+	expect_declared(s->spec, &r.events);
+	expect_declared(s->spec, &c.events);
 	lab_lazy_release(d, b);
 	cr_expect_eq(READ_ONCE(d->allocs), READ_ONCE(d->frees), "%s: leaked an mm", s->spec);
 	lab_lazy_domain_destroy(d);
