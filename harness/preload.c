@@ -1345,8 +1345,11 @@ static void pl_csv(const char *path, const struct pl_shard *tot, const struct pl
 	int order[64], n, fd;
 	char runbuf[64], name[400];
 	struct lab_events ev = pl_events;
+	struct lab_event_set set = { 0 };	/* passthrough: none */
 
 	lab_events_accumulate(&ev, &lab_events_tls);
+	if (pl_on_variant)
+		lab_rwsem_conf_events(&pl_conf, &set);
 	if (!run) {
 		lab_csv_run_id(runbuf, sizeof(runbuf));
 		run = runbuf;
@@ -1371,8 +1374,8 @@ static void pl_csv(const char *path, const struct pl_shard *tot, const struct pl
 	ROW("preload.locks", pl_locks_made, "count");
 	ROW("preload.misuse", pl_diag_count, "count");
 	ROW("preload.processes", 1, "count");
-	for (int e = 0; e < LAB_EV_NR; e++) {
-		if (!ev.count[e])
+	for (int e = 0; e < LAB_EV_NR; e++) {	/* the events the variant counts, 0 too: as rwlab run writes them */
+		if (!set.has[e])
 			continue;
 		snprintf(name, sizeof(name), "event.%s", lab_event_names[e]);
 		ROW(name, ev.count[e], "count");

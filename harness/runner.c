@@ -484,6 +484,61 @@ static void emit_fail(void *p, const char *why)
 	cell_fail(e->cr, "metrics: %s", why);
 }
 
+/*
+ * The first byte of a row that drop_uncounted() cuts out: the row of a lock
+ * event the cell's variant does not count. Such rows are formatted as every
+ * event's row was before runs wrote only the counted ones, and cut out when
+ * the cell's rows are written: the rows' buffer then grows (reallocs) as it
+ * did, so the heap that a simulated cell's later objects come from, whose
+ * addresses are their cache lines, stays the same (tests/sim/golden.sh). A
+ * row otherwise starts with its schema number.
+ */
+#define ROW_UNCOUNTED '\x7f'
+
+/*
+ * The lock events, summed over the cell's threads: a row for each one its
+ * variant (or lazy-mm scheme) counts, none for another's (events.h).
+ */
+static void emit_events(struct cell_run *cr, struct lab_sink *sink)
+{
+	struct lab_events ev = { 0 };
+	struct lab_event_set set;
+
+	if (cr->cell->lazy_mm)
+		lab_lazy_mm_conf_events(cr->cell->lazy_mm, &set);
+	else
+		lab_rwsem_conf_events(cr->cell->lock, &set);
+	for (int i = 0; i < cr->cell->nthreads; i++)
+		lab_events_accumulate(&ev, &cr->workers[i].events);
+	for (int e = 0; e < LAB_EV_NR; e++) {
+		size_t at = cr->rows.len;
+		char name[96];
+
+		snprintf(name, sizeof(name), "event.%s", lab_event_names[e]);
+		lab_emit(sink, name, (double)ev.count[e], "count", LAB_BETTER_NONE);
+		if (!set.has[e] && cr->rows.len > at)
+			cr->rows.p[at] = ROW_UNCOUNTED;
+	}
+}
+
+/* Cut the rows that start with ROW_UNCOUNTED out of @b, in place: no allocation (see there). */
+static void drop_uncounted(struct lab_buf *b)
+{
+	size_t out = 0, in = 0;
+
+	while (in < b->len) {
+		const char *nl = memchr(b->p + in, '\n', b->len - in);
+		size_t end = nl ? (size_t)(nl - b->p) + 1 : b->len;
+
+		if (b->p[in] != ROW_UNCOUNTED) {
+			memmove(b->p + out, b->p + in, end - in);
+			out += end - in;
+		}
+		in = end;
+	}
+	b->len = out;
+}
+
 /* The workload's metrics, then the harness's, as rows of iteration @it. */
 static void emit_rows(struct runner *r, struct cell_run *cr, const struct iter_out *io, int it)
 {
@@ -508,18 +563,8 @@ static void emit_rows(struct runner *r, struct cell_run *cr, const struct iter_o
 	lab_emit(&sink, "sys_s", io->sys_s, "s", LAB_BETTER_NONE);
 	lab_emit(&sink, "nvcsw", (double)io->nvcsw, "count", LAB_BETTER_NONE);
 	lab_emit(&sink, "nivcsw", (double)io->nivcsw, "count", LAB_BETTER_NONE);
-	if (LAB_EVENT_COUNTS) {
-		struct lab_events ev = { 0 };
-
-		for (int i = 0; i < n; i++)
-			lab_events_accumulate(&ev, &cr->workers[i].events);
-		for (int e = 0; e < LAB_EV_NR; e++) {
-			char name[96];
-
-			snprintf(name, sizeof(name), "event.%s", lab_event_names[e]);
-			lab_emit(&sink, name, (double)ev.count[e], "count", LAB_BETTER_NONE);
-		}
-	}
+	if (LAB_EVENT_COUNTS)
+		emit_events(cr, &sink);
 	/* The mark report reads: this iteration's data is wrong (report leaves the cell out). */
 	if (ec.bad)
 		lab_emit(&sink, "cell_failed", ec.bad, "count", LAB_BETTER_NONE);
@@ -917,6 +962,7 @@ static void cell_close(struct runner *r, struct cell_run *cr, int ret)
 {
 	if (cr->open)
 		cr->ops->teardown(cr->state);
+	drop_uncounted(&cr->rows);
 	if (!ret && cr->rows.len) {
 		ret = write_rows(r, &cr->rows, cr->index);
 		if (ret && ret != -EPIPE && ret != -EINTR) {	/* those two: lab_run()'s one line */

@@ -86,22 +86,22 @@ grep -q "^rwlab report: cut.csv:[0-9]*: cell .* t=1 is unfinished (not iteration
 
 # ---- the writer ----------------------------------------------------------------------
 
-# ENOSPC mid-append: the t=32 cell (about 32 KB of rows, with the run's 1 KB context line) does
-# not fit in a 28 KiB tmpfs, the t=1 cell (about 22 KB, the context line with it) does. The failed
+# ENOSPC mid-append: the t=32 cell (about 23 KB of rows, with the run's 1 KB context line) does
+# not fit in a 20 KiB tmpfs, the t=1 cell (about 14 KB, the context line with it) does. The failed
 # write is cut back, the next cell appends after the header and the file holds its whole rows only.
 # Without the right to mount a tmpfs (not root), RLIMIT_FSIZE (EFBIG, SIGXFSZ ignored) plays the
 # full disk.
 small=(-l rwsem -w locktest:load=10 -t 32,1 -n 3 -d 10ms --warmup 0 -q --no-report)
 mkdir mnt
-if mount -t tmpfs -o size=28k tmpfs mnt 2>/dev/null; then
-	how="a 28 KiB tmpfs (ENOSPC)"
+if mount -t tmpfs -o size=20k tmpfs mnt 2>/dev/null; then
+	how="a 20 KiB tmpfs (ENOSPC)"
 	"$rwlab" run "${small[@]}" -o mnt/full.csv 2>full.err
 	rc=$?
 	cp mnt/full.csv full.csv
 	umount mnt
 else
-	how="RLIMIT_FSIZE 28 KiB (EFBIG)"
-	(ulimit -f 28; trap '' XFSZ; exec "$rwlab" run "${small[@]}" -o mnt/full.csv) 2>full.err
+	how="RLIMIT_FSIZE 20 KiB (EFBIG)"
+	(ulimit -f 20; trap '' XFSZ; exec "$rwlab" run "${small[@]}" -o mnt/full.csv) 2>full.err
 	rc=$?
 	cp mnt/full.csv full.csv
 fi
@@ -118,21 +118,25 @@ grep -q "cell rwsem locktest:load=10 t=32 failed: writing .*full.csv: \(No space
 # --resume, a last line cut inside its last field (the plan): torn by its structure, cut and run again.
 pair=(-l rwsem,rwsem-xadd -w locktest:load=10 -t 1 -n 2 -d 20ms --warmup 0 -q --no-report)
 "$rwlab" run "${pair[@]}" -o torn.csv 2>/dev/null || fail "run torn.csv: exit $?"
-per=$((($(grep -vc '^#' torn.csv) - 1) / 2))	# rows per cell
+# the rows of the cell of VARIANT in FILE (rwsem's cells have more rows than rwsem-xadd's: more lock events)
+cell_rows() { awk -F, -v v="$2" '$4 == v' "$1" | wc -l; }
+lines=$(grep -vc '^#' torn.csv)	# the header and both cells' rows
+last=$(cell_rows torn.csv "$(tail -n 1 torn.csv | cut -d, -f4)")
 tail -c 5 torn.csv | grep -qx 'none' || fail "torn.csv does not end with better=none: $(tail -c 20 torn.csv)"
 truncate -s -3 torn.csv		# "none\n" loses "ne\n": every field there, the last one (better) cut
 "$rwlab" run "${pair[@]}" -o torn.csv --resume 2>err || fail "--resume on a torn last field: exit $?: $(cat err)"
-grep -q "cut off the unfinished last cell ($((per - 1)) whole rows and a torn line) to run it again" err ||
+grep -q "cut off the unfinished last cell ($((last - 1)) whole rows and a torn line) to run it again" err ||
 	fail "--resume did not cut the torn row: $(cat err)"
-[ "$(grep -vc '^#' torn.csv)" = $((1 + 2 * per)) ] || fail "--resume (torn field): $(grep -vc '^#' torn.csv) lines, want $((1 + 2 * per))"
+[ "$(grep -vc '^#' torn.csv)" = "$lines" ] || fail "--resume (torn field): $(grep -vc '^#' torn.csv) lines, want $lines"
 "$rwlab" report torn.csv -f csv >/dev/null 2>err && [ ! -s err ] || fail "report after --resume (torn field): $(cat err)"
 
 # --resume, a last line missing only its newline: the row is whole, kept, and the next row starts on a new line.
 "$rwlab" run "${pair[@]}" -o nl.csv 2>/dev/null || fail "run nl.csv: exit $?"
-head -n $((2 + per)) nl.csv | head -c -1 >nl2.csv	# the context line and the first cell, its last newline lost
+first=$(cell_rows nl.csv "$(sed -n 3p nl.csv | cut -d, -f4)")
+head -n $((2 + first)) nl.csv | head -c -1 >nl2.csv	# the context line and the first cell, its last newline lost
 "$rwlab" run "${pair[@]}" -o nl2.csv --resume 2>err || fail "--resume without the last newline: exit $?: $(cat err)"
 grep -q "resuming nl2.csv: 1 finished cells kept, 1 of this matrix to run" err || fail "--resume (newline): $(cat err)"
-[ "$(grep -vc '^#' nl2.csv)" = $((1 + 2 * per)) ] || fail "--resume (newline): $(grep -vc '^#' nl2.csv) lines, want $((1 + 2 * per))"
+[ "$(grep -vc '^#' nl2.csv)" = "$lines" ] || fail "--resume (newline): $(grep -vc '^#' nl2.csv) lines, want $lines"
 "$rwlab" report nl2.csv -f csv >/dev/null 2>err && [ ! -s err ] || fail "report after --resume (newline): $(cat err)"
 
 # --resume of a file whose labels are spelt with their knobs in another order (edited by hand): its
@@ -149,9 +153,9 @@ grep -q "resuming spelt.csv: 1 finished cells kept, 0 of this matrix to run" err
 # in CRLF too, as does a last row that had lost its LF or its whole CRLF; report reads the file.
 for cut in 0 1 2; do
 	f=crlf$cut.csv
-	head -n $((2 + per)) nl.csv | sed 's/$/\r/' | head -c -$cut >$f	# the context line and the first cell
+	head -n $((2 + first)) nl.csv | sed 's/$/\r/' | head -c -$cut >$f	# the context line and the first cell
 	"$rwlab" run "${pair[@]}" -o $f --resume 2>err || fail "--resume of a CRLF file (cut $cut): exit $?: $(cat err)"
-	[ "$(grep -vc '^#' $f)" = $((1 + 2 * per)) ] || fail "--resume (CRLF, cut $cut): $(grep -vc '^#' $f) lines, want $((1 + 2 * per))"
+	[ "$(grep -vc '^#' $f)" = "$lines" ] || fail "--resume (CRLF, cut $cut): $(grep -vc '^#' $f) lines, want $lines"
 	[ "$(grep -c $'\r$' $f)" = "$(wc -l <$f)" ] && [ "$(tr -cd '\r' <$f | wc -c)" = "$(wc -l <$f)" ] &&
 		[ "$(tail -c 2 $f | od -An -c | tr -d ' ')" = '\r\n' ] ||
 		fail "--resume (CRLF, cut $cut): $(grep -c $'\r$' $f) of $(wc -l <$f) lines end in CRLF, $(tr -cd '\r' <$f | wc -c) CRs"

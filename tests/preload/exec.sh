@@ -129,6 +129,13 @@ grep -q "no run of 'sh' left preload statistics\|'sh' took no pthread_rwlock in 
 LD_PRELOAD=${rt:+$rt:}$preload RWLAB_LOCK=rwsem "$site" >/dev/null 2>"$tmp/err" || die "site program: exit $?: $(head -3 "$tmp/err")"
 grep -q '^  make_lock+0x[0-9a-f]*<main+0x' "$tmp/err" || die "creation site not named make_lock: $(grep -A2 hottest "$tmp/err")"
 
+# Its rows hold the lock events the variant counts, those that stayed 0 too, and no other's.
+LD_PRELOAD=${rt:+$rt:}$preload RWLAB_LOCK=rwsem RWLAB_CSV="$tmp/site.csv" RWLAB_QUIET=1 "$site" >/dev/null 2>&1 ||
+	die "site program with RWLAB_CSV: exit $?"
+want=$("$rwlab" list --verbose | sed -n '/^  rwsem  /,/lock events:/s/^      lock events: //p' | tr -d ' ' | tr ',' '\n' | sort)
+got=$(awk -F, '$8 ~ /^event\./ { sub(/^event\./, "", $8); print $8 }' "$tmp/site.csv" | sort)
+[ -n "$want" ] && [ "$got" = "$want" ] || die "RWLAB_CSV's event rows for rwsem: $(echo $got), want $(echo $want)"
+
 # A failing command: exit 1, its status in the CSV.
 RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -q --no-report --force -o "$tmp/f.csv" -- sh -c 'exit 3' \
 	>/dev/null 2>"$tmp/err"
@@ -148,4 +155,5 @@ for spec in nosuch percpu-rwsem 'rwsem:nosuch=1'; do
 		{ die "RWLAB_LOCK=$spec: exit $rc"; cat "$tmp/err"; }
 	grep -q '^rwlab-preload: ' "$tmp/err" || die "RWLAB_LOCK=$spec: message without the rwlab-preload: prefix"
 done
+
 exit $fail
