@@ -471,6 +471,11 @@ static void put_grid(FILE *f, const struct rep_grid *gr, const char *title)
 		cell_text(f, LAB_FMT_FLAG_LEGEND);
 		fputs("</p>\n", f);
 	}
+	if (gr->uncounted) {
+		fputs("<p class=\"legend\">", f);
+		cell_text(f, REP_UNCOUNTED_LEGEND);
+		fputs("</p>\n", f);
+	}
 }
 
 /* "; the N CPUs lie beyond the axis" where the graph cannot mark them (else ""), into @buf. */

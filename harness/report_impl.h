@@ -108,6 +108,7 @@ struct rep_grid {
 	char **rlab, **clab;
 	char (*cell)[REP_GRID_PARTS][48];	/* nr * nc */
 	bool flagged;			/* some cell carries LAB_FMT_FLAG_MARK */
+	bool uncounted;			/* a column's "-" is a lock event its variant does not count: REP_UNCOUNTED_LEGEND */
 	bool starred;			/* some change is starred significant: rep_sig_footnote() goes under */
 	bool lower;			/* the metric is lower-is-better: rep_sign_line() goes under it */
 };
@@ -116,8 +117,16 @@ struct rep_grid {
  * count? A format leaves out a column without one in its table (a variant or
  * fault path that did not run this workload: `report --by fault_path` over
  * pft and locktest, two CSVs of different workloads), where it stood all "-".
+ * A lock event (event.*) that the column's variant does not count has no
+ * cell (results.c reads no figure for it, not even an older file's 0): such
+ * a column stands, all "-", when it has a cell of another metric in @g
+ * (rep_column_counts() tells the two apart).
  */
 bool rep_column_used(const struct lab_rctx *c, int g, int m, int v);
+/* Has column @v a cell of (group @g, metric @m) kept by -w, at some thread count (for an event: counts it)? */
+bool rep_column_counts(const struct lab_rctx *c, int g, int m, int v);
+/* Under a table whose "-" stands for a lock event a column's variant does not count. */
+#define REP_UNCOUNTED_LEGEND "- : a lock event that variant does not count (no figure, not a 0)"
 /* One stderr line naming the groups @format leaves out for want of a baseline cell (@why: its rule); none: silent. */
 void rep_note_no_base(const struct lab_rctx *c, const char *format, const char *why);
 /* Build the grid of (group @g, metric @m); @compact: email's narrower figures. Returns its rows. */

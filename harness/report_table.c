@@ -240,7 +240,7 @@ static bool fill_cell(const struct lab_rctx *c, const struct lab_series *s, cons
 	return flagged;
 }
 
-bool rep_column_used(const struct lab_rctx *c, int g, int m, int v)
+bool rep_column_counts(const struct lab_rctx *c, int g, int m, int v)
 {
 	for (int ti = 0; ti < c->r->nthreads; ti++) {
 		const struct lab_series *s = lab_results_find(c->r, g, v, m, c->r->threads[ti]);
@@ -248,6 +248,18 @@ bool rep_column_used(const struct lab_rctx *c, int g, int m, int v)
 		if (s && rep_workload_kept(c, s->workload))
 			return true;
 	}
+	return false;
+}
+
+bool rep_column_used(const struct lab_rctx *c, int g, int m, int v)
+{
+	if (rep_column_counts(c, g, m, v))
+		return true;
+	if (strncmp(c->r->metrics[m], "event.", 6))
+		return false;
+	for (int k = 0; k < c->r->nmetrics; k++)	/* it ran the group's workload: its "-" is "not counted" */
+		if (k != m && rep_column_counts(c, g, k, v))
+			return true;
 	return false;
 }
 
@@ -293,6 +305,7 @@ int rep_grid_build(const struct lab_rctx *c, int g, int m, bool compact, struct 
 	for (int v = 0; v < r->ncolumns; v++) {
 		gr->clab[v] = xstrdup(r->columns[v]);
 		used[v] = rep_column_used(c, g, m, v);
+		gr->uncounted |= used[v] && !rep_column_counts(c, g, m, v);
 	}
 	for (int ti = 0; ti < r->nthreads; ti++) {
 		const struct lab_series *base = lab_results_find(r, g, 0, m, r->threads[ti]);
@@ -418,6 +431,8 @@ static int readable(struct lab_rctx *c, int width)
 			print_grid(c->out, &gr, width);
 			if (gr.flagged)
 				fprintf(c->out, "%s\n", LAB_FMT_FLAG_LEGEND);
+			if (gr.uncounted)
+				fprintf(c->out, "%s\n", REP_UNCOUNTED_LEGEND);
 			rep_sign_line(c->out, gr.lower);
 			starred |= gr.starred;
 			rep_grid_free(&gr);

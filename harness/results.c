@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "events.h"
 #include "knob.h"
 #include "lazy_mm.h"
 #include "mm.h"
@@ -256,6 +257,13 @@ struct lab_results_store {
 	const char *const *paths;	/* the inputs as given ("-": stdin) */
 	const char **head;		/* the first input's columns */
 	int nhead;
+	/* the lock events each variant label counts (counted()): by the label's id, an index into evsets */
+	struct imap evset_map;
+	struct evset {
+		bool known;		/* the label names a variant or scheme of this build */
+		struct lab_event_set set;
+	} *evsets;
+	int nevsets;
 };
 
 static const char *S(const struct lab_results_store *st, int id)
@@ -864,6 +872,27 @@ static void end_of_input(struct loader *L, const char *name)
 	st->seg[0] = st->seg[1] = st->seg[2] = st->seg[3] = -1;
 }
 
+/*
+ * Does the variant of label id @v count metric @m? Every metric but a lock
+ * event its variant, known to this build, does not count (events.h): such a
+ * row (a 0 that older runs wrote for every event) is read as no figure at
+ * all, so no column shows a 0 for an event it never counts.
+ */
+static bool counted(struct lab_results_store *st, int v, const char *m)
+{
+	int e = strncmp(m, "event.", 6) ? -1 : lab_event_index(m + 6), k;
+
+	if (e < 0)
+		return true;
+	k = imap_get(&st->evset_map, v, 0, 0, 0);
+	if (k < 0) {
+		st->evsets = grow(st->evsets, st->nevsets, sizeof(*st->evsets));
+		st->evsets[st->nevsets].known = !lab_event_set_of_label(S(st, v), &st->evsets[st->nevsets].set);
+		imap_put(&st->evset_map, v, 0, 0, 0, k = st->nevsets++);
+	}
+	return !st->evsets[k].known || st->evsets[k].set.has[e];
+}
+
 /* Parse a threads field: 1 .. 2^20, or -1. */
 static int parse_threads(const char *s)
 {
@@ -933,7 +962,8 @@ static int read_row(struct loader *L, const struct lab_csv_reader *rd, const cha
 	nt = parse_threads(f[col[C_THREADS]]);
 	if (nt < 0)
 		st->cells[p.cell].bad_threads = true;
-	p.series = nt < 0 ? -1 : series_id(L, ig, p.col, im, nt, seg);
+	/* a row the cell holds (its iterations stay alike) but no series: an event not counted */
+	p.series = nt < 0 || !counted(st, v, f[col[C_METRIC]]) ? -1 : series_id(L, ig, p.col, im, nt, seg);
 	p.ctx = global_ctx(L, rd, rd->ctx);
 	p.ts = col[C_TIMESTAMP] >= 0 ? intern(&st->str, f[col[C_TIMESTAMP]]) : -1;
 	p.unit = intern(&st->str, f[col[C_UNIT]]);
@@ -1778,6 +1808,8 @@ void lab_results_free(struct lab_results *r)
 		imap_free(&st->cells_map);
 		imap_free(&st->seen_map);
 		imap_free(&st->series_map);
+		imap_free(&st->evset_map);
+		free(st->evsets);
 		strtab_free(&st->ctx_keys);
 		strtab_free(&st->met);
 		strtab_free(&st->str);
