@@ -155,16 +155,34 @@ struct torture_print {
 	bool verbose, events;
 };
 
+/*
+ * The trylock and downgrade options, for the verbs the variant has (torture.c
+ * uses no other): trylock= with both trylocks, read_trylock= or
+ * write_trylock= with one, nothing with neither; downgrade= with
+ * downgrade_write.
+ */
+static void print_verb_params(const struct lab_torture_opts *o)
+{
+	const struct lab_rwsem_ops *ops = o->lock->ops;
+
+	if (ops->down_read_trylock || ops->down_write_trylock)
+		printf(" %s=%d", !ops->down_write_trylock ? "read_trylock" : !ops->down_read_trylock ? "write_trylock" :
+			   "trylock", o->trylock);
+	if (ops->downgrade_write)
+		printf(" downgrade=%d", o->downgrade);
+}
+
 static void print_params(const struct lab_torture_opts *o, const char *tag, const char *what)
 {
 	char a[32], b[32], c[32], d[32], e[32];
 
 	printf("%s-torture:--- %s: acq_writer_lim=%s long_hold=%s nreaders_stress=%d nwriters_stress=%d "
-	       "stat_interval=%s stutter=%s duration=%s hold=%lu think=%lu trylock=%d downgrade=%d",
+	       "stat_interval=%s stutter=%s duration=%s hold=%lu think=%lu",
 	       tag, what, fmt_dur(o->acq_writer_lim_ns, a, sizeof(a)), fmt_dur(o->long_hold_ns, b, sizeof(b)),
 	       o->readers, o->writers, fmt_dur(o->stat_interval_ns, c, sizeof(c)),
 	       fmt_dur(o->stutter_ns, d, sizeof(d)), fmt_dur(o->duration_ns, e, sizeof(e)), o->hold_loops,
-	       o->think_loops, o->trylock, o->downgrade);
+	       o->think_loops);
+	print_verb_params(o);
 	if (o->kill)
 		printf(" kill=1 seed=%" PRIu64, o->seed);
 	printf("\n");

@@ -30,6 +30,25 @@ n_r=$(grep -c '^[^ ]*-torture: Reads :  Total: [0-9]*  Max/Min: [0-9]*/[0-9]* \(
 n_ok=$(grep -c -- '-torture:--- End of test: SUCCESS' "$tmp/all.out")
 [ "$n_w" -eq "$n_ok" ] && [ "$n_r" -eq "$n_ok" ] || fail "$n_ok variants but $n_w Writes and $n_r Reads lines in the format"
 grep -q '^busted-torture' "$tmp/all.out" && fail "busted ran in -l all"
+# The Start line names the trylock and downgrade options for the verbs the variant has (rwlab
+# list's capabilities), and only those: trylock= with both trylocks, read_trylock= with the read one.
+"$rwlab" list | awk 'f && /^$/ { exit } f && /^  [^ ]/ { print $1, substr($0, 28, 26) } /^  name/ { f = 1 }' >"$tmp/caps"
+[ -s "$tmp/caps" ] || fail "no capabilities read from rwlab list"
+while read -r v caps; do
+	want=
+	case " $caps " in
+	*" rtry wtry "*) want=" trylock=1" ;;
+	*" rtry "*) want=" read_trylock=1" ;;
+	*" wtry "*) want=" write_trylock=1" ;;
+	esac
+	case " $caps " in *" downgrade "*) want="$want downgrade=1" ;; esac
+	line=$(grep "^$v-torture:--- Start of test: " "$tmp/all.out")
+	[ -n "$line" ] || continue	# skipped (null), or not in all (busted: below)
+	got=$(echo "$line" | sed 's/^.* think=[0-9]*//')
+	[ "$got" = "$want" ] || fail "$v ($caps): its Start line's verb options are '$got', want '$want'"
+done <"$tmp/caps"
+grep -q '^percpu-rwsem-torture:--- Start of test: .* read_trylock=1$' "$tmp/all.out" ||
+	fail "percpu-rwsem: not read_trylock=1 alone: $(grep '^percpu-rwsem-torture:--- Start' "$tmp/all.out")"
 
 # 2. busted must fail.
 "$rwlab" torture -l busted -d 0.3s --readers 2 --writers 2 >"$tmp/busted.out" 2>"$tmp/busted.err"
