@@ -423,11 +423,9 @@ static void names_of(FILE *f, const struct lab_registry *r)
 /* What exec -l takes: the variants with both trylocks (the preload needs them), passthrough, none, all. */
 static void exec_variants(FILE *f)
 {
-	const unsigned need = LAB_CAP_READ_TRYLOCK | LAB_CAP_WRITE_TRYLOCK;
-
 	fprintf(f, "all none passthrough");
 	for (int i = 0; lab_rwsem_variants[i]; i++)
-		if ((lab_rwsem_variants[i]->caps & need) == need)
+		if (lab_rwsem_preloadable(lab_rwsem_variants[i]))
 			fprintf(f, " %s", lab_rwsem_variants[i]->name);
 }
 

@@ -129,8 +129,8 @@ static int exec_push_lock(struct exec_opts *o, const char *label, char *err, siz
 static int exec_add_lock(const char *spec, void *ctx, char *err, size_t errlen)
 {
 	struct exec_opts *o = ctx;
-	unsigned need = LAB_CAP_READ_TRYLOCK | LAB_CAP_WRITE_TRYLOCK;
 	struct lab_rwsem_conf conf;
+	char name[64], names[1024];
 
 	if (o->nlocks == EXEC_MAX_LOCKS) {
 		snprintf(err, errlen, "more than %d variants", EXEC_MAX_LOCKS);
@@ -140,17 +140,22 @@ static int exec_add_lock(const char *spec, void *ctx, char *err, size_t errlen)
 		return exec_push_lock(o, spec, err, errlen);
 	if (!strcmp(spec, "all")) {
 		for (int i = 0; lab_rwsem_variants[i]; i++) {
-			unsigned c = lab_rwsem_variants[i]->caps;
+			const struct lab_rwsem_ops *ops = lab_rwsem_variants[i];
 
-			if ((c & need) == need && !(c & LAB_CAP_NOT_IN_ALL) &&
-			    exec_add_lock(lab_rwsem_variants[i]->name, ctx, err, errlen))
+			if (lab_rwsem_preloadable(ops) && !(ops->caps & LAB_CAP_NOT_IN_ALL) &&
+			    exec_add_lock(ops->name, ctx, err, errlen))
 				return -1;
 		}
 		return 0;
 	}
+	if (lab_rwsem_spec_unknown(spec, name, sizeof(name))) {	/* what -l takes: not percpu-rwsem, ck-pflock... */
+		lab_rwsem_preload_names(names, sizeof(names));
+		snprintf(err, errlen, "unknown lock variant '%s' (valid: all, none, passthrough, %s)", name, names);
+		return -1;
+	}
 	if (lab_rwsem_parse(spec, &conf, err, errlen))
 		return -1;
-	if ((conf.ops->caps & need) != need) {
+	if (!lab_rwsem_preloadable(conf.ops)) {
 		snprintf(err, errlen, "variant '%s' has no %s, which the preload needs (tryrdlock, trywrlock, "
 			 "timed calls): use a variant with rtry and wtry in rwlab list", conf.ops->name,
 			 conf.ops->caps & LAB_CAP_READ_TRYLOCK ? "down_write_trylock" : "down_read_trylock");

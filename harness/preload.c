@@ -265,37 +265,25 @@ static long pl_env_long(const char *name, long def, long min, long max)
 	return v;
 }
 
-static void pl_variant_names(char *buf, size_t len)
-{
-	size_t off = 0;
-
-	buf[0] = 0;
-	for (int i = 0; lab_rwsem_variants[i]; i++) {
-		const struct lab_rwsem_ops *o = lab_rwsem_variants[i];
-		unsigned need = LAB_CAP_READ_TRYLOCK | LAB_CAP_WRITE_TRYLOCK;
-
-		if ((o->caps & need) != need || off >= len)
-			continue;
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", o->name);
-	}
-}
-
 static void pl_parse_lock(void)
 {
 	const char *spec = getenv("RWLAB_LOCK");
-	unsigned need = LAB_CAP_READ_TRYLOCK | LAB_CAP_WRITE_TRYLOCK;
-	char err[512], names[1024];
+	char err[512], names[1024], name[64];
 
 	if (!spec || !*spec || !strcmp(spec, "passthrough")) {
 		snprintf(pl_conf.label, sizeof(pl_conf.label), "passthrough");
 		return;
 	}
-	pl_variant_names(names, sizeof(names));
+	lab_rwsem_preload_names(names, sizeof(names));	/* what RWLAB_LOCK takes: not "all", not percpu-rwsem */
+	if (lab_rwsem_spec_unknown(spec, name, sizeof(name))) {
+		pl_say("rwlab-preload: RWLAB_LOCK: unknown lock variant '%s' (valid: passthrough, %s)", name, names);
+		_exit(2);
+	}
 	if (lab_rwsem_parse(spec, &pl_conf, err, sizeof(err))) {
 		pl_say("rwlab-preload: RWLAB_LOCK: %s", err);
 		_exit(2);
 	}
-	if ((pl_conf.ops->caps & need) != need) {
+	if (!lab_rwsem_preloadable(pl_conf.ops)) {
 		pl_say("rwlab-preload: RWLAB_LOCK=%s: the variant has no %s, which tryrdlock/trywrlock and the "
 		       "timed calls need (valid: passthrough, %s)", spec,
 		       pl_conf.ops->caps & LAB_CAP_READ_TRYLOCK ? "down_write_trylock" : "down_read_trylock",

@@ -34,6 +34,37 @@ bool lab_rwsem_refused_here(const struct lab_rwsem_ops *ops)
 	return (LAB_SIM || sim_names) && (ops->caps & LAB_CAP_NO_SIM);
 }
 
+bool lab_rwsem_preloadable(const struct lab_rwsem_ops *ops)
+{
+	const unsigned need = LAB_CAP_READ_TRYLOCK | LAB_CAP_WRITE_TRYLOCK;
+
+	return (ops->caps & need) == need;
+}
+
+void lab_rwsem_preload_names(char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (len)
+		buf[0] = 0;
+	for (int i = 0; lab_rwsem_variants[i] && off < len; i++)
+		if (lab_rwsem_preloadable(lab_rwsem_variants[i]) && !lab_rwsem_refused_here(lab_rwsem_variants[i]))
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
+						lab_rwsem_variants[i]->name);
+}
+
+bool lab_rwsem_spec_unknown(const char *spec, char *name, size_t len)
+{
+	const char *kv;
+
+	if (lab_spec_split(spec, name, len, &kv) || lab_rwsem_index(name) >= 0) {
+		if (len)
+			name[0] = 0;
+		return false;
+	}
+	return true;
+}
+
 static bool rwsem_describe(int i, struct lab_plugin *p)
 {
 	const struct lab_rwsem_ops *ops = lab_rwsem_variants[i];

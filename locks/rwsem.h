@@ -230,6 +230,21 @@ void lab_rwsem_names(char *buf, size_t len, bool with_hidden);
 void lab_rwsem_sim_names(bool on);
 /* Does this build (or a front under --sim) leave @ops out of "all" and of the valid names? */
 bool lab_rwsem_refused_here(const struct lab_rwsem_ops *ops);
+/*
+ * Can the LD_PRELOAD library (harness/preload.c) put a program's rwlocks on
+ * @ops? It needs both trylocks (tryrdlock, trywrlock, the timed calls).
+ * lab_rwsem_preload_names() - those variants, "a, b, c", every one the
+ * preload and `rwlab exec -l` take by name (hidden ones included).
+ */
+bool lab_rwsem_preloadable(const struct lab_rwsem_ops *ops);
+void lab_rwsem_preload_names(char *buf, size_t len);
+/*
+ * lab_rwsem_spec_unknown() - the NAME of @spec ("NAME[:key=val,...]") into
+ * @name when it is no registered variant, for a caller whose message names
+ * its own valid choices; false (and @name "") when it is one, or when @spec
+ * is malformed (lab_rwsem_parse() says why).
+ */
+bool lab_rwsem_spec_unknown(const char *spec, char *name, size_t len);
 
 /*
  * lab_rwsem_parse() - parse one spec "NAME[:key=val,...]" into @conf.

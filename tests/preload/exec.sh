@@ -156,4 +156,25 @@ for spec in nosuch percpu-rwsem 'rwsem:nosuch=1'; do
 	grep -q '^rwlab-preload: ' "$tmp/err" || die "RWLAB_LOCK=$spec: message without the rwlab-preload: prefix"
 done
 
+# The valid names the preload's and exec's messages list are exactly the ones each takes: the
+# preload passthrough and the variants with both trylocks (not all, not percpu-rwsem), exec -l
+# those and all and none. "valid: a, b, c)" of FILE's first line, one a line, sorted:
+valid() { sed -n '1s/.*(valid: \(.*\))$/\1/p' "$1" | tr -d ' ' | tr ',' '\n' | sort; }
+names="all passthrough none nosuch $("$rwlab" list --names | sed -n 's/^variant //p')"
+: >"$tmp/pre.ok"
+: >"$tmp/exec.ok"
+for v in $names; do
+	LD_PRELOAD=${rt:+$rt:}$preload RWLAB_LOCK=$v RWLAB_QUIET=1 sh -c 'echo ran' >"$tmp/out" 2>/dev/null &&
+		grep -qx ran "$tmp/out" && echo "$v" >>"$tmp/pre.ok"
+	"$rwlab" exec -l "$v" >/dev/null 2>"$tmp/err"	# no command: said once -l is taken
+	grep -q '^rwlab exec: no command to run' "$tmp/err" && echo "$v" >>"$tmp/exec.ok"
+done
+LD_PRELOAD=${rt:+$rt:}$preload RWLAB_LOCK=all sh -c 'echo ran' >/dev/null 2>"$tmp/err"
+[ "$(valid "$tmp/err")" = "$(sort "$tmp/pre.ok")" ] ||
+	die "RWLAB_LOCK=all: the valid names are not what the preload takes ($(sort "$tmp/pre.ok" | tr '\n' ' ')): $(cat "$tmp/err")"
+"$rwlab" exec -l nosuch -- true >/dev/null 2>"$tmp/err"
+[ "$(valid "$tmp/err")" = "$(sort "$tmp/exec.ok")" ] ||
+	die "exec -l nosuch: the valid names are not what -l takes ($(sort "$tmp/exec.ok" | tr '\n' ' ')): $(cat "$tmp/err")"
+grep -qx busted "$tmp/pre.ok" && grep -qx passthrough "$tmp/pre.ok" && ! grep -qx percpu-rwsem "$tmp/pre.ok" ||
+	die "the preload takes $(sort "$tmp/pre.ok" | tr '\n' ' ')"
 exit $fail
