@@ -251,6 +251,8 @@ struct lab_results_store {
 	/* the checks */
 	int ndup;
 	struct { int src, line; char *key[7]; } dup;	/* the first repeated row (key: dup_names) */
+	int nuncounted;			/* rows of events their variant does not count, with a value other than 0 */
+	char uncounted[192];		/* the first of them: "FILE:LINE: VARIANT METRIC VALUE" */
 	struct lab_buf unfinished;	/* the messages, one per file, to print last file first */
 	int *unfinished_at;		/* where each message starts */
 	int nunfinished;
@@ -963,7 +965,14 @@ static int read_row(struct loader *L, const struct lab_csv_reader *rd, const cha
 	if (nt < 0)
 		st->cells[p.cell].bad_threads = true;
 	/* a row the cell holds (its iterations stay alike) but no series: an event not counted */
-	p.series = nt < 0 || !counted(st, v, f[col[C_METRIC]]) ? -1 : series_id(L, ig, p.col, im, nt, seg);
+	if (!counted(st, v, f[col[C_METRIC]])) {
+		p.series = -1;
+		if (p.v != 0 && !st->nuncounted++)
+			snprintf(st->uncounted, sizeof(st->uncounted), "%s:%d: %s %s %s", name, rd->line,
+				 f[col[C_VARIANT]], f[col[C_METRIC]], f[col[C_VALUE]]);
+	} else {
+		p.series = nt < 0 ? -1 : series_id(L, ig, p.col, im, nt, seg);
+	}
 	p.ctx = global_ctx(L, rd, rd->ctx);
 	p.ts = col[C_TIMESTAMP] >= 0 ? intern(&st->str, f[col[C_TIMESTAMP]]) : -1;
 	p.unit = intern(&st->str, f[col[C_UNIT]]);
@@ -1743,6 +1752,11 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 	}
 	if (duplicates(&L, npaths, err, errlen))
 		goto out;
+	if (L.st->nuncounted && !(flags & LAB_RESULTS_QUIET))	/* left out, as every such row is, but not silently */
+		fprintf(stderr, "rwlab report: note: %d row%s of lock events the variant does not count hold a value "
+			"other than 0 (the first, %s), left out: counters of an older rwlab, whose events meant "
+			"otherwise (README \"Lock events\")\n", L.st->nuncounted, L.st->nuncounted == 1 ? "" : "s",
+			L.st->uncounted);
 	for (int i = L.st->nunfinished - 1; i >= 0 && !(flags & LAB_RESULTS_QUIET); i--) {	/* the last file's first */
 		fputs(L.st->unfinished.p + L.st->unfinished_at[i], stderr);
 		L.st->unfinished.p[L.st->unfinished_at[i]] = 0;	/* the one before ends here */

@@ -87,5 +87,17 @@ sed 's/,rwsem-rspin,/,rwsem-future,/' "$old" >"$tmp/unknown.csv"
 grep -q '^locktest,rwsem-future,.*,event.rwsem_rtrylock,.*,amean,0,' "$tmp/csv3" ||
 	fail "an unknown variant's event rows were hidden: $(cat "$tmp/csv3")"
 
+# an uncounted event's row with a value other than 0 (an older rwlab's counter that meant otherwise) is
+# left out like the zeros, but said, once, naming the first such row; zeros alone say nothing
+"$rwlab" report "$old" -f none 2>"$tmp/err0" >/dev/null
+grep -q 'does not count hold' "$tmp/err0" && fail "zeros alone gave a note: $(cat "$tmp/err0")"
+awk -F, 'BEGIN { OFS = "," } $4 == "rwsem-rspin" && $8 == "event.rwsem_rtrylock" { $9 = 7 } { print }' "$old" >"$tmp/nz.csv"
+n=$(awk -F, '$4 == "rwsem-rspin" && $8 == "event.rwsem_rtrylock"' "$tmp/nz.csv" | wc -l)
+line=$(grep -n ',rwsem-rspin,.*,event.rwsem_rtrylock,' "$tmp/nz.csv" | head -1 | cut -d: -f1)
+"$rwlab" report "$tmp/nz.csv" -f csv -m event.rwsem_rtrylock 2>"$tmp/err1" >"$tmp/csv4"
+[ "$n" -gt 0 ] && grep -q "^rwlab report: note: $n rows of lock events the variant does not count hold a value other than 0 (the first, $tmp/nz.csv:$line: rwsem-rspin event.rwsem_rtrylock 7), left out" "$tmp/err1" ||
+	fail "non-zero uncounted rows: no note: $(cat "$tmp/err1")"
+grep -q '^locktest,rwsem-rspin,.*,event.rwsem_rtrylock,' "$tmp/csv4" && fail "the non-zero uncounted rows were reported"
+
 echo "events: $fails failures"
 exit $((fails > 0))
