@@ -215,17 +215,32 @@ static bool groups_are_workloads(const struct plot_ctx *p)
 	return true;
 }
 
+/* Is -w a workload of the file (or not given)? Returns 0, or 2 after one line naming the file's. */
+static int check_workload(const struct plot_ctx *p)
+{
+	bool known = !p->o->workload;
+
+	for (int i = 0; i < p->r.ns && !known; i++)
+		known = workload_is(p, i, p->o->workload);
+	if (known)
+		return 0;
+	fprintf(stderr, "rwlab plot: workload '%s' is not in %s (workloads: ", p->o->workload, p->o->path);
+	list_workloads(p);
+	fprintf(stderr, ")\n");
+	return 2;
+}
+
 /*
  * Pick the group: the only one kept by -w (and, for --fairness, with per-thread rows).
  * Otherwise one line says what the file holds and how to choose: -w where the
- * figures are workloads, %w in -o (one file a figure) always.
+ * figures are workloads, %w in -o (one file a figure) always. Returns 0 or 1
+ * (several figures, or none to draw).
  */
 static int pick_group(struct plot_ctx *p)
 {
 	const struct lab_results *r = &p->r;
 	const char *out = p->o->out, *dot = strrchr(out, '.');
 	int found = -1, count = 0;
-	bool known = !p->o->workload;
 
 	for (int g = 0; g < r->ngroups; g++)
 		if (group_kept(p, g)) {
@@ -236,18 +251,10 @@ static int pick_group(struct plot_ctx *p)
 		p->g = found;
 		return 0;
 	}
-	for (int i = 0; i < r->ns && !known; i++)
-		known = workload_is(p, i, p->o->workload);
-	if (!known) {
-		fprintf(stderr, "rwlab plot: workload '%s' is not in %s (workloads: ", p->o->workload, p->o->path);
-		list_workloads(p);
-		fprintf(stderr, ")\n");
-		return -1;
-	}
 	if (!count) {
 		fprintf(stderr, "rwlab plot: nothing to draw in %s%s\n", p->o->path,
 			p->o->fairness ? ": --fairness needs per-thread thread_ops.N rows (locktest's)" : "");
-		return -1;
+		return 1;
 	}
 	fprintf(stderr, "rwlab plot: %s holds %d figures (", p->o->path, count);
 	for (int g = 0, k = 0; g < r->ngroups; g++)
@@ -255,9 +262,26 @@ static int pick_group(struct plot_ctx *p)
 			fprintf(stderr, "%s%s", k++ ? ", " : "", r->groups[g]);
 	fprintf(stderr, "): %sput %%w in -o to draw each to its own file (-o %.*s-%%w%s)\n",
 		groups_are_workloads(p) ? "choose one with -w, or " : "", (int)(dot - out), out, dot);
-	return -1;
+	return 1;
 }
 
+/* "metric 'M' is not in FILE (metrics: ...)" on stderr. Returns 2: -m names what the file does not hold. */
+static int missing_metric(const struct plot_ctx *p, const char *m)
+{
+	const struct lab_results *r = &p->r;
+
+	fprintf(stderr, "rwlab plot: metric '%s' is not in %s (metrics:", m, p->o->path);
+	for (int i = 0, k = 0; i < r->nmetrics; i++)
+		if (strncmp(r->metrics[i], "event.", 6) && strncmp(r->metrics[i], "thread_ops.", 11))
+			fprintf(stderr, "%s %s", k++ ? "," : "", r->metrics[i]);
+	for (int i = 0, e = 0; i < r->nmetrics && !e; i++)
+		if ((e = !strncmp(r->metrics[i], "event.", 6)))
+			fprintf(stderr, ", event.*");
+	fprintf(stderr, ")\n");
+	return 2;
+}
+
+/* The metric of group p->g: -m's, else its workload's headline. Returns 0, or 2 after one line. */
 static int pick_metric(struct plot_ctx *p)
 {
 	const struct lab_results *r = &p->r;
@@ -280,19 +304,7 @@ static int pick_metric(struct plot_ctx *p)
 		}
 	}
 	p->im = lab_results_metric(r, p->metric);
-	if (p->im < 0) {
-		fprintf(stderr, "rwlab plot: metric '%s' is not in %s (metrics:", p->metric[0] ? p->metric : "(none)",
-			p->o->path);
-		for (int i = 0, k = 0; i < r->nmetrics; i++)
-			if (strncmp(r->metrics[i], "event.", 6) && strncmp(r->metrics[i], "thread_ops.", 11))
-				fprintf(stderr, "%s %s", k++ ? "," : "", r->metrics[i]);
-		for (int i = 0, e = 0; i < r->nmetrics && !e; i++)
-			if ((e = !strncmp(r->metrics[i], "event.", 6)))
-				fprintf(stderr, ", event.*");
-		fprintf(stderr, ")\n");
-		return -1;
-	}
-	return 0;
+	return p->im < 0 ? missing_metric(p, p->metric[0] ? p->metric : "(none)") : 0;
 }
 
 static void terminal(FILE *f, bool svg, bool cairo)
@@ -941,7 +953,7 @@ int lab_plot_render(const struct lab_plot_fig *f, const char *out, bool keep_scr
 	return render(out, keep_script, fig_writer, f);
 }
 
-/* Draw group p->g into @out. Returns 0 or 1 (message printed). */
+/* Draw group p->g into @out. Returns 0, 1 or 2 (message printed). */
 static int plot_one(struct plot_ctx *p, const char *out)
 {
 	struct lab_plot_fig *f;
@@ -949,8 +961,8 @@ static int plot_one(struct plot_ctx *p, const char *out)
 
 	if (p->o->fairness)
 		return render(out, p->o->keep_script, fairness_writer, p);
-	if (pick_metric(p))
-		return 1;
+	if ((st = pick_metric(p)))
+		return st;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		abort();
@@ -979,14 +991,22 @@ int lab_plot(const struct lab_plot_opts *o)
 	st = lab_results_load(&p.r, o->path, o->by, o->baseline, err, sizeof(err));
 	if (st) {
 		fprintf(stderr, "rwlab plot: %s\n", err);
-		return st == LAB_RESULTS_BAD_BY ? 2 : 1;	/* a wrong --by is a usage error */
+		/* a --by or --baseline that names nothing in the file is a usage error */
+		return st == LAB_RESULTS_BAD_BY || st == LAB_RESULTS_BAD_BASELINE ? 2 : 1;
 	}
-	st = 1;
+	/* -m and -w first: a name the file lacks is the mistake to say, whatever figures the file holds */
+	if (o->metric && !o->fairness && lab_results_metric(&p.r, o->metric) < 0) {
+		st = missing_metric(&p, o->metric);
+		goto out;
+	}
+	if ((st = check_workload(&p)))
+		goto out;
 	if (!pct) {
-		if (!pick_group(&p))
+		if (!(st = pick_group(&p)))
 			st = plot_one(&p, o->out);
 		goto out;
 	}
+	st = 1;
 	/* One figure per group: "%w" in the name becomes the group (e.g. the workload label). */
 	for (p.g = 0; p.g < p.r.ngroups; p.g++) {
 		char path[4200], tag[256];
@@ -998,7 +1018,7 @@ int lab_plot(const struct lab_plot_opts *o)
 			tag[k++] = isalnum((unsigned char)*c) || *c == '-' || *c == '.' ? *c : '_';
 		tag[k] = 0;
 		snprintf(path, sizeof(path), "%.*s%s%s", (int)(pct - o->out), o->out, tag, pct + 2);
-		if (plot_one(&p, path))
+		if ((st = plot_one(&p, path)))
 			goto out;
 		printf("%s\n", path);
 		made++;

@@ -38,7 +38,11 @@ struct lab_plot_opts {
 	bool keep_script;
 };
 
-/* Returns 0, or 1 with a one-line error on stderr. */
+/*
+ * Returns 0, or 1 with a one-line error on stderr, or 2 with one for an
+ * option that names what the file does not hold (-m, -w, --by, -b: a usage
+ * error; the line names the valid ones).
+ */
 int lab_plot(const struct lab_plot_opts *o);
 
 /*

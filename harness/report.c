@@ -655,7 +655,10 @@ static bool has_prefix(const struct lab_results *r, const char *prefix)
 	return false;
 }
 
-/* "metric 'M' is not in FILE (metrics: ...)": @m may be "" (an empty -m list). */
+/*
+ * "metric 'M' is not in FILE (metrics: ...)": @m may be "" (an empty -m list).
+ * Returns 2: an option naming what the file does not hold is a usage error.
+ */
 static int missing_metric(const struct lab_results *r, const char *m)
 {
 	fprintf(stderr, "rwlab report: metric '%s' is not in %s (metrics:", m, r->path);
@@ -663,10 +666,10 @@ static int missing_metric(const struct lab_results *r, const char *m)
 		if (strncmp(r->metrics[i], "event.", 6) && strncmp(r->metrics[i], "thread_ops.", 11))
 			fprintf(stderr, "%s %s", k++ ? "," : "", r->metrics[i]);
 	fprintf(stderr, "%s)\n", has_prefix(r, "event.") ? ", event.*" : "");
-	return 1;
+	return 2;
 }
 
-/* "workload 'W' is not in FILE (workloads: ...)": @w may be "" (an empty -w list). */
+/* "workload 'W' is not in FILE (workloads: ...)": @w may be "" (an empty -w list). Returns 2, as missing_metric(). */
 static int missing_workload(const struct lab_results *r, const char *w)
 {
 	fprintf(stderr, "rwlab report: workload '%s' is not in %s (workloads:", w, r->path);
@@ -679,7 +682,7 @@ static int missing_workload(const struct lab_results *r, const char *w)
 			fprintf(stderr, "%s %s", k++ ? "," : "", r->s[i].workload);
 	}
 	fprintf(stderr, ")\n");
-	return 1;
+	return 2;
 }
 
 /* Append to @buf, ", "-separated, each workload label of @r that -w keeps, once. */
@@ -701,6 +704,7 @@ static void kept_workloads(const struct lab_rctx *c, char *buf, size_t len)
  * --by fault_path where no row kept has a fault path would print a table of
  * one column, "-": refused instead, naming the workloads that record one
  * (asked of lab_results_fault_path() itself, so the list follows the registry).
+ * Returns 0, or 2: --by names a column the file holds no value of.
  */
 static int check_fault_path(const struct lab_rctx *c)
 {
@@ -720,9 +724,10 @@ static int check_fault_path(const struct lab_rctx *c)
 	fprintf(stderr, "rwlab report: --by %s: column %s has no values in %s (only workloads with an mm_lock "
 		"knob record it: %s; the workloads here: %s)\n", c->o->by, LAB_RESULTS_FAULT_PATH, r->path, with,
 		here[0] ? here : "none");
-	return 1;
+	return 2;
 }
 
+/* Are -m's metrics and -w's workloads in the file? Returns 0, or 2 naming the first that is not. */
 static int check_names(const struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
@@ -1001,7 +1006,8 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 				   err, sizeof(err));
 	if (st) {
 		fprintf(stderr, "rwlab report: %s\n", err);
-		return st == LAB_RESULTS_BAD_BY ? 2 : 1;	/* a wrong --by is a usage error */
+		/* a --by or --baseline that names nothing in the file is a usage error */
+		return st == LAB_RESULTS_BAD_BY || st == LAB_RESULTS_BAD_BASELINE ? 2 : 1;
 	}
 	if (!o->by && !o->baseline && !o->map && several_fault_paths(&c)) {	/* compare the paths side by side */
 		lab_results_free(&r);	/* stdin or a FIFO: read again from the reader's copy */
@@ -1014,9 +1020,9 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 			return 1;
 		}
 	}
-	if (check_names(&c) || check_fault_path(&c)) {
+	if ((st = check_names(&c)) || (st = check_fault_path(&c))) {
 		lab_results_free(&r);
-		return 1;
+		return st;
 	}
 	lab_results_order_metrics(&r, o->metric);	/* -m a,b: a's tables first */
 	st = rep_print(&c, o->format);

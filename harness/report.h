@@ -172,9 +172,10 @@ int lab_report_sig_parse(const char *s, enum lab_report_sig *sig);
  * lab_report_print() - print @o->format for @o->path, then, with
  * @o->reference, the published figures and rwlab's side by side.
  * Returns 0, or 1 with a one-line error on stderr (unreadable or malformed
- * CSV, missing columns, non-numeric values, unknown metric, workload or
- * baseline, --by fault_path where no row has a fault path), or 2 with one
- * for a --by that names no column of the file (a usage error).
+ * CSV, missing columns, non-numeric values), or 2 with one for an option
+ * that names what the file does not hold, a usage error: a --by column it
+ * does not have (or fault_path where no row has a fault path), a metric,
+ * workload or baseline not in it (the line names the valid ones).
  */
 int lab_report_print(FILE *out, const struct lab_report_opts *o);
 /*

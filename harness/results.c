@@ -1577,7 +1577,10 @@ static void final_contexts(struct lab_results_store *st, const bool *keep)
 	free(first);
 }
 
-/* Move column @baseline (NULL: keep the first) to columns[0]. Returns 0, or -1 naming the valid ones. */
+/*
+ * Move column @baseline (NULL: keep the first) to columns[0]. Returns 0, or
+ * LAB_RESULTS_BAD_BASELINE with a message naming the valid ones.
+ */
 static int set_baseline(struct lab_results *r, const char *baseline, const char *path, char *err, size_t errlen)
 {
 	r->base = 0;
@@ -1590,7 +1593,7 @@ static int set_baseline(struct lab_results *r, const char *baseline, const char 
 				off += (size_t)snprintf(err + off, errlen - off, "%s %s", i ? "," : "", r->columns[i]);
 			if (off < errlen)
 				snprintf(err + off, errlen - off, ")");
-			return -1;
+			return LAB_RESULTS_BAD_BASELINE;
 		}
 	}
 	if (r->base > 0) {

@@ -58,16 +58,19 @@ struct lab_results {
  * it is one of them; else the first column seen); the baseline is moved to columns[0].
  * Returns 0, or -1 with a one-line message in @err: unreadable or malformed
  * CSV, a missing column (naming the columns present), a non-numeric value or
- * thread count ("FILE:LINE: ..."), an unknown baseline (naming the valid
- * ones); or LAB_RESULTS_BAD_BY with the message when @by names no column of
- * the file (naming them and fault_path), is empty or too long: a usage error,
- * said as soon as the first header is read, before anything about the rows.
+ * thread count ("FILE:LINE: ..."); LAB_RESULTS_BAD_BASELINE with the message
+ * for an unknown baseline (naming the valid ones); or LAB_RESULTS_BAD_BY with
+ * it when @by names no column of the file (naming them and fault_path), is
+ * empty or too long, said as soon as the first header is read, before
+ * anything about the rows. Both are the command's mistakes (usage errors),
+ * not the file's.
  */
 int lab_results_load(struct lab_results *r, const char *path, const char *by, const char *baseline,
 		     char *err, size_t errlen);
 
 #define LAB_RESULTS_FAULT_PATH "fault_path"	/* the --by pseudo-column of the mm_lock modes */
 #define LAB_RESULTS_BAD_BY (-2)			/* lab_results_load*(): @by is wrong, not the file */
+#define LAB_RESULTS_BAD_BASELINE (-3)		/* lab_results_load*(): @baseline names no column of the file */
 
 /*
  * lab_results_fault_path() - the fault path of a workload label, by its

@@ -5,7 +5,7 @@
 # twice (measured or tortured twice, its rows repeated in -o's CSV, which
 # report refuses), report and plot a --by column given twice, and all begin
 # their errors with the subcommand; plot names the workloads or metrics to
-# choose from, and says how to draw a file of several figures; bench,
+# choose from (an unknown name exits 2, in report too), and says how to draw a file of several figures; bench,
 # bench-lazy and plot refuse an -o they cannot write as run does (one line,
 # exit 2, nothing measured or read); merge names the -o it cannot write; an
 # -o that exists is kept aside in a line that names the subcommand.
@@ -118,12 +118,24 @@ expect "plot of two workloads" 1 \
 # ... under --by workload the figures are variants, which -w (a workload) cannot pick: %w alone.
 expect "plot --by workload" 1 "^rwlab plot: two.csv holds [0-9]+ figures \(.*\): put %w in -o to draw each" \
 	"$rwlab" plot two.csv --by workload -o x.svg
-# an unknown -w names the workloads, not the figures.
-expect "plot -w nosuch" 1 "^rwlab plot: workload 'nosuch' is not in two.csv \(workloads: locktest, fixture-time\)$" \
+# an unknown -w names the workloads, not the figures: a usage error (2), as an unknown --by.
+expect "plot -w nosuch" 2 "^rwlab plot: workload 'nosuch' is not in two.csv \(workloads: locktest, fixture-time\)$" \
 	"$rwlab" plot two.csv -w nosuch -o x.png
-# an unknown -m names the metrics, as report's does.
-expect "plot -m nosuch" 1 "^rwlab plot: metric 'nosuch' is not in two.csv \(metrics: .*total_rate" \
+expect "plot -w nosuch, %w" 2 "^rwlab plot: workload 'nosuch' is not in two.csv \(workloads: locktest, fixture-time\)$" \
+	"$rwlab" plot two.csv -w nosuch -o x-%w.png
+# an unknown -m names the metrics, as report's does; said before the choice of figure, which it
+# would not help (it answered a file of two figures with "choose one with -w" and never named -m).
+expect "plot -m nosuch" 2 "^rwlab plot: metric 'nosuch' is not in two.csv \(metrics: .*total_rate" \
 	"$rwlab" plot two.csv -w locktest -m nosuch -o x.png
+expect "plot -m nosuch, two figures" 2 "^rwlab plot: metric 'nosuch' is not in two.csv \(metrics: .*total_rate" \
+	"$rwlab" plot two.csv -m nosuch -o x.png
+expect "plot -b nosuch" 2 "^rwlab plot: baseline 'nosuch' is not in two.csv \(valid: pthread, ck-rwlock\)$" \
+	"$rwlab" plot two.csv -w locktest -b nosuch -o x.png
+# report likewise: each option that names what the file does not hold exits 2.
+expect "report -b nosuch" 2 "^rwlab report: baseline 'nosuch' is not in two.csv \(valid: pthread, ck-rwlock\)$" \
+	"$rwlab" report two.csv -b nosuch
+expect "report -m nosuch" 2 "^rwlab report: metric 'nosuch' is not in two.csv" "$rwlab" report two.csv -m nosuch
+expect "report -w nosuch" 2 "^rwlab report: workload 'nosuch' is not in two.csv" "$rwlab" report two.csv -w nosuch
 # an -o in a directory that is not there: refused before the CSV is read, exit 2, as run's -o.
 expect "plot -o unwritable" 2 "^rwlab plot: -o /nonexistent/x.png: cannot write in /nonexistent/: No such file or directory$" \
 	"$rwlab" plot two.csv -w locktest -o /nonexistent/x.png

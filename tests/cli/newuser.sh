@@ -119,12 +119,12 @@ grep -Eq '^ +mmap_lock +per-VMA +vm_refcnt$' "$tmp/o" || fail "--mm-lock: column
 "$rwlab" report mm.csv --by variant -m faults/sec | grep -q '^pft:size_mb=4,mm_lock=vma: faults/sec' ||
 	fail "--by variant: the per-mode tables are gone"
 # 6. --by fault_path over rows without a fault path printed one column of "-": now one line naming
-# the workloads that record it, exit 1 (as for a metric the file lacks), and no table.
-expect "--by fault_path on locktest rows" 1 \
+# the workloads that record it, exit 2 (a usage error, as a metric the file lacks), and no table.
+expect "--by fault_path on locktest rows" 2 \
 	"^rwlab report: --by fault_path: column fault_path has no values in load.csv \(only workloads with an mm_lock knob record it: (.*, )?pft(, .*)?; the workloads here: locktest\)$" \
 	"$rwlab" report load.csv --by fault_path
 [ -s "$tmp/o" ] && fail "--by fault_path on locktest rows printed a table anyway: $(head -n 3 "$tmp/o")"
-expect "--by fault_path -w locktest beside pft rows" 1 "^rwlab report: --by fault_path: column fault_path has no values in " \
+expect "--by fault_path -w locktest beside pft rows" 2 "^rwlab report: --by fault_path: column fault_path has no values in " \
 	"$rwlab" report mm.csv load.csv --by fault_path -w locktest
 # Both files at once: each table shows the columns it has (no all-"-" column), the rows without a
 # fault path stand under "no fault path", and a table whose baseline column is empty claims no change.

@@ -26,11 +26,11 @@ expect_err() {
 
 expect_err 2 "^rwlab report: unknown report format 'bogus' \(valid: table, mmtests, lkp, locktest, speedup, duration, csv, markdown" -- \
 	"$rwlab" report "$data/two-variants.csv" --format bogus
-expect_err 1 "baseline 'nope' is not in .* \(valid: pthread, ck-rwlock\)" -- \
+expect_err 2 "baseline 'nope' is not in .* \(valid: pthread, ck-rwlock\)" -- \
 	"$rwlab" report "$data/two-variants.csv" --baseline nope
 # a CSV that is not rwlab's: report's line alone (its shard check said it too, in a line of its own)
 expect_err 1 "not-rwlab.csv: no column 'variant' \(columns: a, b\)" -- "$rwlab" report "$data/not-rwlab.csv"
-expect_err 1 "metric 'nope' is not in .*total_rate" -- \
+expect_err 2 "metric 'nope' is not in .*total_rate" -- \
 	"$rwlab" report "$data/two-variants.csv" -m nope
 expect_err 2 "^rwlab report: unknown significance rule 'p' \(valid: ci, ttest, none\)" -- \
 	"$rwlab" report "$data/two-variants.csv" --significance p

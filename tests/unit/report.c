@@ -438,33 +438,38 @@ Test(report, table_transposed_when_wide)
 	free(out);
 }
 
-Test(report, errors_return_1)
+/*
+ * An option that names what the file does not hold is a usage error, 2,
+ * whichever option it is (baseline, metric and workload returned 1 while
+ * --by returned 2); a file that cannot be read is 1.
+ */
+Test(report, a_name_the_file_lacks_is_a_usage_error)
 {
 	struct lab_report_opts o = { .path = FIXTURE };
 	int rc;
 
 	o.baseline = "no-such-variant";
 	free(report(&o, &rc));
-	cr_expect_eq(rc, 1);
+	cr_expect_eq(rc, 2, "--baseline");
 	o.baseline = NULL;
 	o.metric = "no_such_metric";
 	free(report(&o, &rc));
-	cr_expect_eq(rc, 1);
+	cr_expect_eq(rc, 2, "-m");
 	o.metric = NULL;
 	o.workload = "no-such-workload";
 	free(report(&o, &rc));
-	cr_expect_eq(rc, 1);
+	cr_expect_eq(rc, 2, "-w");
 	o.workload = NULL;
 	o.by = LAB_RESULTS_FAULT_PATH;	/* the fixture is locktest's: no row has a fault path */
 	free(report(&o, &rc));
-	cr_expect_eq(rc, 1);
-	o.by = "no_such_column";	/* a usage error, as --by's words are the CSV schema's */
+	cr_expect_eq(rc, 2, "--by fault_path");
+	o.by = "no_such_column";	/* --by's words are the CSV schema's */
 	free(report(&o, &rc));
-	cr_expect_eq(rc, 2);
+	cr_expect_eq(rc, 2, "--by");
 	o.by = NULL;
 	o.path = LAB_TEST_DATA "/does-not-exist.csv";
 	free(report(&o, &rc));
-	cr_expect_eq(rc, 1);
+	cr_expect_eq(rc, 1, "a missing file");
 }
 
 /*
