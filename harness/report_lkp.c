@@ -17,6 +17,10 @@
  *                \          |                \
  *     1234567 ±  3%      -7.1%    1146889        locktest.total_rate
  *
+ * LKP's widths, 16 for the baseline and 27 for each other column, are a
+ * minimum: a longer name widens its column (the fields under it move right
+ * with it), so no name is cut.
+ *
  * Values are arithmetic means with the population standard deviation
  * (" ±%3d%%" only above 2%); %change is 100 (avg - avg_base) / avg_base, or
  * the plain difference for stats whose name ends in '%'. As in LKP, a zero
@@ -148,13 +152,12 @@ static bool shown(const struct lab_rctx *c, int g, int m, int threads)
 
 /*
  * The columns after the baseline with a cell among the rows shown for
- * (@g, @threads) into @used; how many. One none of the rows has is left
- * out, not printed as a column of "-".
+ * (@g, @threads) into @used. One none of the rows has is left out, not
+ * printed as a column of "-".
  */
-static int lkp_columns_used(const struct lab_rctx *c, int g, int threads, bool *used)
+static void lkp_columns_used(const struct lab_rctx *c, int g, int threads, bool *used)
 {
 	const struct lab_results *r = c->r;
-	int n = 0;
 
 	for (int v = 1; v < r->ncolumns; v++) {
 		used[v] = false;
@@ -163,15 +166,126 @@ static int lkp_columns_used(const struct lab_rctx *c, int g, int threads, bool *
 
 			used[v] = s && rep_workload_kept(c, s->workload) && shown(c, g, m, threads);
 		}
-		n += used[v];
 	}
-	return n;
+}
+
+/* LKP's column widths: the baseline's and each other column's; a longer name widens its column. */
+#define LKP_BASE_W 16
+#define LKP_COL_W 27
+
+/* How many blanks column @v needs before its fields so that its name, printed whole, stands above them. */
+static int lkp_extra(const struct lab_results *r, int v)
+{
+	int w = v ? LKP_COL_W : LKP_BASE_W, n = (int)strlen(r->columns[v]);
+
+	return n > w ? n - w : 0;
+}
+
+static void lkp_pad(FILE *f, int n)
+{
+	if (n > 0)
+		fprintf(f, "%*s", n, "");
+}
+
+/* The rule under a column's name: @n dashes and the blank after them. */
+static void lkp_dashes(FILE *f, int n)
+{
+	for (int i = 0; i < n; i++)
+		fputc('-', f);
+	fputc(' ', f);
+}
+
+/* The section's head: the result-path axes, the commit list and the column headers. */
+static void lkp_head(const struct lab_rctx *c, int g, int threads, const bool *used, bool first)
+{
+	/* LKP's result-path axes, its order; context columns all */
+	const char *const axes[] = { LAB_CSV_NAME(compiler), LAB_CSV_NAME(cpus), LAB_CSV_NAME(build_type),
+				     LAB_CSV_NAME(allocator), LAB_CSV_NAME(kernel), LAB_CSV_NAME(pin) };
+	const struct lab_results *r = c->r;
+
+	fprintf(c->out, "%s=========================================================================================\n",
+		first ? "" : "\n");
+	for (size_t i = 0; i < sizeof(axes) / sizeof(axes[0]); i++)
+		fprintf(c->out, "%s/", axes[i]);
+	fprintf(c->out, "nr_threads/testcase:\n  ");
+	for (size_t i = 0; i < sizeof(axes) / sizeof(axes[0]); i++) {
+		axis_value(c->out, lab_results_ctx(r, axes[i]));
+		fputc('/', c->out);
+	}
+	fprintf(c->out, "%d/", threads);
+	axis_value(c->out, r->groups[g]);
+	fprintf(c->out, "\n\ncommit: \n  %s\n", r->columns[0]);
+	for (int v = 1; v < r->ncolumns; v++)
+		if (used[v])
+			fprintf(c->out, "  %s\n", r->columns[v]);
+	/* LKP's widths, each column widened to its name (the fields under it move right with it) */
+	fprintf(c->out, "\n%*s ", LKP_BASE_W + lkp_extra(r, 0), r->columns[0]);
+	for (int v = 1; v < r->ncolumns; v++)
+		if (used[v])
+			fprintf(c->out, "%*s ", LKP_COL_W + lkp_extra(r, v), r->columns[v]);
+	fputc('\n', c->out);
+	lkp_dashes(c->out, LKP_BASE_W + lkp_extra(r, 0));
+	for (int v = 1; v < r->ncolumns; v++)
+		if (used[v])
+			lkp_dashes(c->out, LKP_COL_W + lkp_extra(r, v));
+	fprintf(c->out, "\n%*s%%stddev", 9 + lkp_extra(r, 0), "");
+	for (int v = 1; v < r->ncolumns; v++)
+		if (used[v]) {
+			lkp_pad(c->out, lkp_extra(r, v));
+			fprintf(c->out, "     %%change         %%stddev");
+		}
+	fprintf(c->out, "\n%*s\\  ", 13 + lkp_extra(r, 0), "");
+	for (int v = 1; v < r->ncolumns; v++)
+		if (used[v]) {
+			lkp_pad(c->out, lkp_extra(r, v));
+			fprintf(c->out, "        |                \\  ");
+		}
+	fprintf(c->out, "\n");
+}
+
+/* One stat's row: the baseline's mean and spread, then each column's %change, mean and spread. Returns flagged. */
+static bool lkp_row(const struct lab_rctx *c, int g, int m, int threads, const bool *used, bool *lower)
+{
+	const struct lab_results *r = c->r;
+	const struct lab_series *base = lab_results_find(r, g, 0, m, threads);
+	double b = lab_amean(base->v, base->n);
+	bool flagged, absolute;
+	char name[256];
+
+	lkp_name(base, name, sizeof(name));
+	absolute = name[strlen(name) - 1] == '%';
+	*lower |= base->better == LAB_BETTER_LOWER;
+	lkp_pad(c->out, lkp_extra(r, 0));
+	flagged = lkp_value(c->out, base, b);
+	lkp_stddev(c->out, base, b);
+	for (int v = 1; v < r->ncolumns; v++) {
+		const struct lab_series *s = lab_results_find(r, g, v, m, threads);
+		double avg, ch;
+
+		if (!used[v])
+			continue;
+		lkp_pad(c->out, lkp_extra(r, v));
+		if (!s) {
+			fprintf(c->out, "%12s%10s%6s", "", "-", "");
+			continue;
+		}
+		avg = lab_amean(s->v, s->n);
+		ch = absolute ? avg - b : 100 * (avg - b) / (b != 0 ? b : 1e-100);
+		if (fabs(ch) >= 100000)
+			fprintf(c->out, absolute ? "%+10.2g  " : "%+10.2g%% ", ch);
+		else
+			fprintf(c->out, absolute ? "%+10.1f  " : "%+10.1f%% ", ch);
+		flagged |= lkp_value(c->out, s, avg);
+		lkp_stddev(c->out, s, avg);
+	}
+	fprintf(c->out, "  %s\n", name);
+	return flagged;
 }
 
 int rep_lkp(struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
-	int printed = 0, n;
+	int printed = 0;
 	bool *used = calloc((size_t)r->ncolumns + 1, sizeof(*used));
 
 	if (!used)
@@ -181,79 +295,13 @@ int rep_lkp(struct lab_rctx *c)
 			int rows = 0;
 			bool flagged = false, lower = false;
 
-			n = lkp_columns_used(c, g, r->threads[t], used);
-
+			lkp_columns_used(c, g, r->threads[t], used);
 			for (int m = 0; m < r->nmetrics; m++) {
 				if (!shown(c, g, m, r->threads[t]))
 					continue;
-				if (!rows++) {
-					/* LKP's result-path axes, its order; context columns all */
-					const char *const axes[] = { LAB_CSV_NAME(compiler), LAB_CSV_NAME(cpus),
-								     LAB_CSV_NAME(build_type), LAB_CSV_NAME(allocator),
-								     LAB_CSV_NAME(kernel), LAB_CSV_NAME(pin) };
-
-					fprintf(c->out, "%s=========================================================="
-							"===============================\n",
-						printed ? "\n" : "");
-					for (size_t i = 0; i < sizeof(axes) / sizeof(axes[0]); i++)
-						fprintf(c->out, "%s/", axes[i]);
-					fprintf(c->out, "nr_threads/testcase:\n  ");
-					for (size_t i = 0; i < sizeof(axes) / sizeof(axes[0]); i++) {
-						axis_value(c->out, lab_results_ctx(r, axes[i]));
-						fputc('/', c->out);
-					}
-					fprintf(c->out, "%d/", r->threads[t]);
-					axis_value(c->out, r->groups[g]);
-					fprintf(c->out, "\n\ncommit: \n  %s\n", r->columns[0]);
-					for (int v = 1; v < r->ncolumns; v++)
-						if (used[v])
-							fprintf(c->out, "  %s\n", r->columns[v]);
-					fprintf(c->out, "\n%16.16s ", r->columns[0]);
-					for (int v = 1; v < r->ncolumns; v++)
-						if (used[v])
-							fprintf(c->out, "%27.27s ", r->columns[v]);
-					fprintf(c->out, "\n---------------- ");
-					for (int v = 0; v < n; v++)
-						fprintf(c->out, "--------------------------- ");
-					fprintf(c->out, "\n%9s%%stddev", "");
-					for (int v = 0; v < n; v++)
-						fprintf(c->out, "     %%change         %%stddev");
-					fprintf(c->out, "\n%13s\\  ", "");
-					for (int v = 0; v < n; v++)
-						fprintf(c->out, "        |                \\  ");
-					fprintf(c->out, "\n");
-				}
-				{
-					const struct lab_series *base = lab_results_find(r, g, 0, m, r->threads[t]);
-					double b = lab_amean(base->v, base->n);
-					char name[256];
-
-					lkp_name(base, name, sizeof(name));
-					lower |= base->better == LAB_BETTER_LOWER;
-					flagged |= lkp_value(c->out, base, b);
-					lkp_stddev(c->out, base, b);
-					for (int v = 1; v < r->ncolumns; v++) {
-						const struct lab_series *s = lab_results_find(r, g, v, m, r->threads[t]);
-						double avg, ch;
-						bool absolute = name[strlen(name) - 1] == '%';
-
-						if (!used[v])
-							continue;
-						if (!s) {
-							fprintf(c->out, "%12s%10s%6s", "", "-", "");
-							continue;
-						}
-						avg = lab_amean(s->v, s->n);
-						ch = absolute ? avg - b : 100 * (avg - b) / (b != 0 ? b : 1e-100);
-						if (fabs(ch) >= 100000)
-							fprintf(c->out, absolute ? "%+10.2g  " : "%+10.2g%% ", ch);
-						else
-							fprintf(c->out, absolute ? "%+10.1f  " : "%+10.1f%% ", ch);
-						flagged |= lkp_value(c->out, s, avg);
-						lkp_stddev(c->out, s, avg);
-					}
-					fprintf(c->out, "  %s\n", name);
-				}
+				if (!rows++)
+					lkp_head(c, g, r->threads[t], used, !printed);
+				flagged |= lkp_row(c, g, m, r->threads[t], used, &lower);
 			}
 			if (flagged)
 				fprintf(c->out, "%s\n", LAB_FMT_FLAG_LEGEND);

@@ -843,6 +843,38 @@ Test(report, lkp_names_and_commit_line)
 	free(out);
 }
 
+/*
+ * LKP's widths (16 for the baseline, 27 for the others) are a minimum: a
+ * longer name widens its column, the fields under it moved right with it,
+ * so that three variants of one knob can be told apart (they were cut to
+ * "rwsem:handoff_ti" and twice "rwsem:handoff_timeout_us=10").
+ */
+Test(report, lkp_long_names_whole)
+{
+	char path[] = "/tmp/rwlab-lkp-XXXXXX";
+	struct lab_report_opts o = { .path = path, .format = LAB_FMT_LKP };
+	char rows[1024] = "", *out;
+	int rc;
+
+	for (int it = 0; it < 3; it++)	/* three iterations, no spread: no flag */
+		snprintf(rows + strlen(rows), sizeof(rows) - strlen(rows),
+			 "1,r,t,rwsem:handoff_timeout_us=1000,locktest,2,%d,total_rate,100,op/s,higher\n"
+			 "1,r,t,rwsem:handoff_timeout_us=10000,locktest,2,%d,total_rate,120,op/s,higher\n"
+			 "1,r,t,rwsem:handoff_timeout_us=100000,locktest,2,%d,total_rate,90,op/s,higher\n", it, it, it);
+	write_csv(path, rows);
+	out = report(&o, &rc);
+	unlink(path);
+	cr_assert_eq(rc, 0);
+	expect_line(out, "rwsem:handoff_timeout_us=1000 rwsem:handoff_timeout_us=10000 rwsem:handoff_timeout_us=100000 ");
+	expect_line(out, "----------------------------- ------------------------------ ------------------------------- ");
+	expect_line(out, "                      %stddev        %change         %stddev         %change         %stddev");
+	expect_line(out, "                          \\             |                \\              |                \\  ");
+	/* each column's fields end under its name's last character, as LKP's under its widths */
+	expect_line(out, "                 100.00              +20.0%     120.00               -10.0%      90.00        "
+			 "locktest.total_rate");
+	free(out);
+}
+
 /* email rounds the spread to whole percents, but a CoeffVar of 9.5% to 10% keeps its decimal: an
  * unflagged "±10%" would contradict the 10% flag rule; 10.4% is flagged. */
 Test(report, email_spread_below_flag_threshold)
