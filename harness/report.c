@@ -857,12 +857,13 @@ static bool first_of_model(const char *const *v, int m)
 }
 
 /*
- * The model of @v[@m] (its first value of @n) into @f: a model of one value
- * is that value; of several (seeds of one model, repeated runs that report
- * pools), the model once and its seeds, "... machine 5e68bba4 seeds 1, 2
- * and 3", a value with no " seed N" named as rows with no seed.
+ * The model of @v[@m] (its first value of @n) into @f, its first @skip
+ * characters left out (an engine the banner named already): a model of one
+ * value is that value; of several (seeds of one model, repeated runs that
+ * report pools), the model once and its seeds, "... machine 5e68bba4 seeds
+ * 1, 2 and 3", a value with no " seed N" named as rows with no seed.
  */
-static void model_seeds(FILE *f, const char *const *v, int n, int m)
+static void model_seeds(FILE *f, const char *const *v, int n, int m, int skip)
 {
 	int ml = lab_results_sim_model_len(v[m]), nv = 0, ns = 0;
 
@@ -870,10 +871,10 @@ static void model_seeds(FILE *f, const char *const *v, int n, int m)
 		if (same_model(v[m], v[i]))
 			nv++, ns += v[i][ml] != 0;
 	if (nv == 1) {
-		fputs(v[m], f);
+		fputs(v[m] + skip, f);
 		return;
 	}
-	fprintf(f, "%.*s seed%s ", ml, v[m], ns > 1 ? "s" : "");
+	fprintf(f, "%.*s seed%s ", ml - skip, v[m] + skip, ns > 1 ? "s" : "");
 	for (int i = m, k = 0; i < n; i++)
 		if (same_model(v[m], v[i]) && v[i][ml] && k++ < 4)
 			fprintf(f, "%s%s", k == 1 ? "" : k == ns ? " and " : ", ", v[i] + ml + 6);
@@ -887,24 +888,33 @@ static void model_seeds(FILE *f, const char *const *v, int n, int m)
  * What made the simulated rows, by model as the loader tells them apart
  * (their kernel field up to " seed N"): one model as model_seeds() names
  * it; several (compared with --by kernel), "N engines (a; b; c and M
- * more)", or machines or models, as they differ (lab_results_sim_differ()).
+ * more)" or "N models (...)", as they differ (lab_results_sim_differ()).
+ * Models of one engine that differ in their machine files alone name the
+ * engine once, then each machine file's part: "rwlab-sim sim-16 engine
+ * ef96dbfe248d (machine 5e68bba4 seed 1; machine 5e68bfa4 seed 1)" (the
+ * banner counts the machines before it, by name).
  */
 static void sim_models(FILE *f, const struct lab_results *r)
 {
-	int n = lab_results_distinct_kind(r, LAB_CSV_NAME(kernel), 1, NULL, 0), models = 0;
-	const char **v = calloc((size_t)n + 1, sizeof(*v));
+	int n = lab_results_distinct_kind(r, LAB_CSV_NAME(kernel), 1, NULL, 0), models = 0, skip = 0;
+	const char **v = calloc((size_t)n + 1, sizeof(*v)), *differ;
 
 	if (!v)
 		abort();
 	lab_results_distinct_kind(r, LAB_CSV_NAME(kernel), 1, v, n);
 	for (int i = 0; i < n; i++)
 		models += first_of_model(v, i);
-	if (models > 1)
-		fprintf(f, "%d %s (", models, lab_results_sim_differ(v, n));
+	differ = lab_results_sim_differ(v, n);
+	if (models > 1 && !strcmp(differ, "machines")) {
+		skip = (int)(strstr(v[0], " machine ") - v[0]);	/* the engine, which they share */
+		fprintf(f, "%.*s (", skip++, v[0]);
+	} else if (models > 1) {
+		fprintf(f, "%d %s (", models, differ);
+	}
 	for (int i = 0, k = 0; i < n && k < 3; i++)
 		if (first_of_model(v, i)) {
 			fputs(k++ ? "; " : "", f);
-			model_seeds(f, v, n, i);
+			model_seeds(f, v, n, i, skip);
 		}
 	if (models > 3)
 		fprintf(f, " and %d more", models - 3);

@@ -1170,10 +1170,11 @@ Test(report, banner_counts_models_as_the_loader_does)
 }
 
 /*
- * Models that differ only in their machine file are two machines, not two
- * engines (the banner said "2 engines" whatever differed), and models that
- * differ in both are two models; the refusal of a cell that pools them
- * says the same.
+ * Models that differ only in their machine file share their engine, which
+ * the banner names once, then each machine file's part (it said "2 engines"
+ * whatever differed, then "on 2 machines (...)" after the machines' names,
+ * each kernel field whole); models that differ in both are two models; the
+ * refusal of a cell that pools them says what differs.
  */
 Test(report, banner_says_what_the_models_differ_in)
 {
@@ -1184,8 +1185,19 @@ Test(report, banner_says_what_the_models_differ_in)
 	write_file(path, SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_A " seed 1")
 			 SIM_ROW("r2", "0", "5100", "generic-8", MODEL_G4 " seed 1"));
 	out = banner(path, "variant,kernel");
-	cr_expect_str_eq(out, "simulated: generic-8 on 2 machines (" MODEL_A " seed 1; " MODEL_G4 " seed 1) (the "
-			      "model's figures, not this host's)");
+	cr_expect_str_eq(out, "simulated: generic-8 on rwlab-sim sim-13 engine 0123456789ab (machine 6867c6e3 seed 1; "
+			      "machine 5e68bba4 seed 1) (the model's figures, not this host's)");
+	free(out);
+	unlink(path);
+	/* two machines' rows (run --sim generic-8 and --sim generic-4): each named once, the engine once */
+	strcpy(path, "/tmp/rwlab-models-XXXXXX");
+	write_file(path, SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_A " seed 1")
+			 SIM_ROW("r2", "0", "5050", "generic-8", MODEL_A " seed 2")
+			 SIM_ROW("r3", "0", "5100", "generic-4", MODEL_G4 " seed 1"));
+	out = banner(path, "variant,kernel");
+	cr_expect_str_eq(out, "simulated: 2 machines (generic-8; generic-4) on rwlab-sim sim-13 engine 0123456789ab "
+			      "(machine 6867c6e3 seeds 1 and 2; machine 5e68bba4 seed 1) (the model's figures, not this "
+			      "host's)");
 	free(out);
 	unlink(path);
 	strcpy(path, "/tmp/rwlab-models-XXXXXX");
