@@ -1073,8 +1073,8 @@ static int cmd_exec(int argc, char **argv)
 		for (int m = 0; m < o.nmetrics; m++)
 			off += (size_t)snprintf(metrics + off, sizeof(metrics) - off, "%s,", o.metric[m].name);
 		/* no ro.baseline: the one the run recorded (exec_baseline()), as `rwlab report FILE` takes it */
-		snprintf(metrics + off, sizeof(metrics) - off, "wall_s,user_s,sys_s,nvcsw,nivcsw%s",
-			 stats ? ",preload.acquisitions,preload.contended,preload.wait_p99" : "");
+		snprintf(metrics + off, sizeof(metrics) - off, "%s%s", LAB_REPORT_EXEC_METRICS,
+			 stats ? "," LAB_REPORT_PRELOAD_METRICS : "");
 		ro.path = o.csv;
 		ro.metric = metrics;
 		ro.format = LAB_FMT_TABLE;

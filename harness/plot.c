@@ -265,46 +265,87 @@ static int pick_group(struct plot_ctx *p)
 	return 1;
 }
 
+/* The file's metrics on stderr, ", "-separated: the lock events as event.*, the per-thread counts left out. */
+static void list_metrics(const struct plot_ctx *p)
+{
+	const struct lab_results *r = &p->r;
+	int k = 0;
+
+	for (int i = 0; i < r->nmetrics; i++)
+		if (strncmp(r->metrics[i], "event.", 6) && strncmp(r->metrics[i], "thread_ops.", 11))
+			fprintf(stderr, "%s%s", k++ ? ", " : "", r->metrics[i]);
+	for (int i = 0, e = 0; i < r->nmetrics && !e; i++)
+		if ((e = !strncmp(r->metrics[i], "event.", 6)))
+			fprintf(stderr, "%sevent.*", k ? ", " : "");
+}
+
 /* "metric 'M' is not in FILE (metrics: ...)" on stderr. Returns 2: -m names what the file does not hold. */
 static int missing_metric(const struct plot_ctx *p, const char *m)
 {
-	const struct lab_results *r = &p->r;
-
-	fprintf(stderr, "rwlab plot: metric '%s' is not in %s (metrics:", m, p->o->path);
-	for (int i = 0, k = 0; i < r->nmetrics; i++)
-		if (strncmp(r->metrics[i], "event.", 6) && strncmp(r->metrics[i], "thread_ops.", 11))
-			fprintf(stderr, "%s %s", k++ ? "," : "", r->metrics[i]);
-	for (int i = 0, e = 0; i < r->nmetrics && !e; i++)
-		if ((e = !strncmp(r->metrics[i], "event.", 6)))
-			fprintf(stderr, ", event.*");
+	fprintf(stderr, "rwlab plot: metric '%s' is not in %s (metrics: ", m, p->o->path);
+	list_metrics(p);
 	fprintf(stderr, ")\n");
 	return 2;
+}
+
+/* Has group p->g a series of metric @m? */
+static bool group_has(const struct plot_ctx *p, const char *m)
+{
+	for (int i = 0; i < p->r.ns; i++)
+		if (p->r.s[i].ig == p->g && !strcmp(p->r.s[i].metric, m))
+			return true;
+	return false;
+}
+
+/*
+ * The headline of group p->g into p->metric (rep_headline_in(): its workload's,
+ * or a program's for exec's and the preload's rows): the first of them the
+ * group has. Returns whether there is one.
+ */
+static bool headline_metric(struct plot_ctx *p)
+{
+	const char *head = NULL;
+
+	for (int i = 0; i < p->r.ns && !head; i++)
+		if (p->r.s[i].ig == p->g)
+			head = rep_headline_in(&p->r, p->r.s[i].workload);
+	for (const char *h = head; h && *h; h += *h == ',') {
+		int n = (int)strcspn(h, ",");
+
+		snprintf(p->metric, sizeof(p->metric), "%.*s", n, h);
+		if (group_has(p, p->metric))
+			return true;
+		h += n;
+	}
+	return false;
+}
+
+/* The first directed metric of group p->g (a workload this build does not register) into p->metric, if any. */
+static bool directed_metric(struct plot_ctx *p)
+{
+	for (int i = 0; i < p->r.ns; i++)
+		if (p->r.s[i].ig == p->g && p->r.s[i].better != LAB_BETTER_NONE) {
+			snprintf(p->metric, sizeof(p->metric), "%s", p->r.s[i].metric);
+			return true;
+		}
+	return false;
 }
 
 /* The metric of group p->g: -m's, else its workload's headline. Returns 0, or 2 after one line. */
 static int pick_metric(struct plot_ctx *p)
 {
-	const struct lab_results *r = &p->r;
-	const char *head = NULL;
-
 	if (p->o->metric) {
 		snprintf(p->metric, sizeof(p->metric), "%s", p->o->metric);
-	} else {
-		for (int i = 0; i < r->ns && !head; i++)
-			if (r->s[i].ig == p->g)
-				head = rep_headline(r->s[i].workload);
-		if (head) {
-			snprintf(p->metric, sizeof(p->metric), "%.*s", (int)strcspn(head, ","), head);
-		} else {
-			for (int i = 0; i < r->ns; i++)
-				if (r->s[i].ig == p->g && r->s[i].better != LAB_BETTER_NONE) {
-					snprintf(p->metric, sizeof(p->metric), "%s", r->s[i].metric);
-					break;
-				}
-		}
+	} else if (!headline_metric(p) && !directed_metric(p)) {
+		fprintf(stderr, "rwlab plot: %s: no headline metric to draw for %s (none of its workload's, and no "
+			"metric that says which way is better): choose one with -m (metrics: ", p->o->path,
+			p->r.groups[p->g]);
+		list_metrics(p);
+		fprintf(stderr, ")\n");
+		return 2;
 	}
-	p->im = lab_results_metric(r, p->metric);
-	return p->im < 0 ? missing_metric(p, p->metric[0] ? p->metric : "(none)") : 0;
+	p->im = lab_results_metric(&p->r, p->metric);
+	return p->im < 0 ? missing_metric(p, p->metric) : 0;
 }
 
 static void terminal(FILE *f, bool svg, bool cairo)

@@ -88,6 +88,25 @@ const char *rep_headline(const char *workload)
 	return w ? w->headline : NULL;
 }
 
+/* Has workload label @workload of @r a directed metric of its own, not one the harness emits for every workload? */
+static bool directs_a_metric(const struct lab_results *r, const char *workload)
+{
+	for (int i = 0; i < r->ns; i++)
+		if (r->s[i].better != LAB_BETTER_NONE && !rep_harness_metric(r->s[i].metric) &&
+		    !strcmp(r->s[i].workload, workload))
+			return true;
+	return false;
+}
+
+const char *rep_headline_in(const struct lab_results *r, const char *workload)
+{
+	const char *head = rep_headline(workload);
+
+	if (head || directs_a_metric(r, workload))
+		return head;
+	return LAB_REPORT_EXEC_METRICS "," LAB_REPORT_PRELOAD_METRICS;
+}
+
 const char *rep_count_unit(const char *workload)
 {
 	const struct lab_workload_ops *w = rep_workload(workload);
@@ -123,7 +142,7 @@ bool rep_wanted(const struct lab_rctx *c, const struct lab_series *s)
 		return false;
 	if (c->o->metric)
 		return rep_in_list(c->o->metric, s->metric);
-	head = rep_headline(s->workload);
+	head = rep_headline_in(c->r, s->workload);
 	if (head)
 		return rep_in_list(head, s->metric);
 	/* A workload this build does not know: every directed metric it emitted. */
@@ -655,17 +674,27 @@ static bool has_prefix(const struct lab_results *r, const char *prefix)
 	return false;
 }
 
+/* The metrics of @r, ", "-separated: the lock events as event.*, the per-thread counts left out. */
+static void list_metrics(FILE *f, const struct lab_results *r)
+{
+	int k = 0;
+
+	for (int i = 0; i < r->nmetrics; i++)
+		if (strncmp(r->metrics[i], "event.", 6) && strncmp(r->metrics[i], "thread_ops.", 11))
+			fprintf(f, "%s%s", k++ ? ", " : "", r->metrics[i]);
+	if (has_prefix(r, "event."))
+		fprintf(f, "%sevent.*", k ? ", " : "");
+}
+
 /*
  * "metric 'M' is not in FILE (metrics: ...)": @m may be "" (an empty -m list).
  * Returns 2: an option naming what the file does not hold is a usage error.
  */
 static int missing_metric(const struct lab_results *r, const char *m)
 {
-	fprintf(stderr, "rwlab report: metric '%s' is not in %s (metrics:", m, r->path);
-	for (int i = 0, k = 0; i < r->nmetrics; i++)
-		if (strncmp(r->metrics[i], "event.", 6) && strncmp(r->metrics[i], "thread_ops.", 11))
-			fprintf(stderr, "%s %s", k++ ? "," : "", r->metrics[i]);
-	fprintf(stderr, "%s)\n", has_prefix(r, "event.") ? ", event.*" : "");
+	fprintf(stderr, "rwlab report: metric '%s' is not in %s (metrics: ", m, r->path);
+	list_metrics(stderr, r);
+	fprintf(stderr, ")\n");
 	return 2;
 }
 
@@ -981,6 +1010,28 @@ static int (*const format_fn[])(struct lab_rctx *) = {
 #undef FORMAT_PRINTER
 };
 
+/* Is some series of c->r selected (rep_wanted())? */
+static bool any_wanted(const struct lab_rctx *c)
+{
+	for (int i = 0; i < c->r->ns; i++)
+		if (rep_wanted(c, &c->r->s[i]))
+			return true;
+	return false;
+}
+
+/*
+ * No -m, and no metric of the file is a headline (rep_headline_in(): none
+ * of a registered workload's, none that says which way is better, none of a
+ * program's): the line that says so names the metrics to choose from.
+ */
+static void no_headline(const struct lab_rctx *c, enum lab_report_format f)
+{
+	fprintf(c->out, "%s: no rows to report in the %s format: no metric here is a headline (its workload's, or "
+		"one that says which way is better); choose with -m (metrics: ", c->r->path, format_names[f]);
+	list_metrics(c->out, c->r);
+	fprintf(c->out, "; or -m all)\n");
+}
+
 int rep_print(struct lab_rctx *c, enum lab_report_format f)
 {
 	const struct lab_report_opts *o = c->o;
@@ -991,6 +1042,8 @@ int rep_print(struct lab_rctx *c, enum lab_report_format f)
 
 	if (n < 0)
 		st = 1;	/* json, html: the reference or a graph failed, the error is on stderr */
+	else if (!n && f != LAB_FMT_LOCKTEST && !o->metric && !any_wanted(c))
+		no_headline(c, f);
 	else if (!n)
 		fprintf(c->out, "%s: no rows to report in the %s format%s\n", o->path, format_names[f],
 			f == LAB_FMT_LOCKTEST ? " (no locktest rows)" : o->metric ? " for that metric" : "");

@@ -163,6 +163,15 @@ struct lab_report_opts {
 	const char *command;		/* the command line that made the report, or NULL */
 };
 
+/*
+ * A program's rows (rwlab exec's; the preload's, RWLAB_CSV): a workload this
+ * build does not register, whose own metrics say no direction. exec's table
+ * shows its rusage and the preload's statistics (after its --metric ones),
+ * and report and plot take them as such rows' headline, in this order.
+ */
+#define LAB_REPORT_EXEC_METRICS "wall_s,user_s,sys_s,nvcsw,nivcsw"
+#define LAB_REPORT_PRELOAD_METRICS "preload.acquisitions,preload.contended,preload.wait_p99"
+
 /* Parse a --format name. Returns 0, or -1 (the caller prints LAB_REPORT_FORMATS). */
 int lab_report_format_parse(const char *s, enum lab_report_format *f);
 int lab_report_sig_parse(const char *s, enum lab_report_sig *sig);

@@ -26,6 +26,14 @@ bool rep_workload_kept(const struct lab_rctx *c, const char *workload);
 bool rep_metric_in_group(const struct lab_rctx *c, int ig, int im);
 /* The comma-separated headline metrics of a workload label, or NULL if it is not registered. */
 const char *rep_headline(const char *workload);
+/*
+ * rep_headline_in() - the headline of workload label @workload among @r's
+ * rows: rep_headline()'s; for a workload this build does not register, NULL
+ * when it has a directed metric of its own (each such metric is a headline),
+ * else a program's (LAB_REPORT_EXEC_METRICS, then LAB_REPORT_PRELOAD_METRICS:
+ * rows of exec or of the preload).
+ */
+const char *rep_headline_in(const struct lab_results *r, const char *workload);
 /* What -t counts for a workload label ("pairs" for context_switch), "threads" by default. */
 const char *rep_count_unit(const char *workload);
 /* Is @m one of the comma-separated names in @list? */

@@ -138,7 +138,7 @@ static bool shown(const struct lab_rctx *c, int g, int m, int threads)
 		return false;
 	if (c->o->metric)
 		return rep_in_list(c->o->metric, base->metric);
-	head = rep_headline(base->workload);
+	head = rep_headline_in(r, base->workload);
 	if (head ? rep_in_list(head, base->metric) : base->better != LAB_BETTER_NONE)
 		return true;
 	for (int v = 1; v < r->ncolumns; v++) {

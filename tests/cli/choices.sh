@@ -136,6 +136,17 @@ expect "report -b nosuch" 2 "^rwlab report: baseline 'nosuch' is not in two.csv 
 	"$rwlab" report two.csv -b nosuch
 expect "report -m nosuch" 2 "^rwlab report: metric 'nosuch' is not in two.csv" "$rwlab" report two.csv -m nosuch
 expect "report -w nosuch" 2 "^rwlab report: workload 'nosuch' is not in two.csv" "$rwlab" report two.csv -w nosuch
+# the preload's rows (RWLAB_CSV): its headline figure, not "metric '(none)' is not in" (a fake gnuplot: the
+# script says what was drawn)
+cp "$data/preload.csv" preload.csv
+RWLAB_GNUPLOT=true "$rwlab" plot preload.csv -o pre.png --keep-script 2>"$tmp/e" || fail "plot of a preload CSV: $(cat "$tmp/e")"
+grep -q '^set ylabel "preload.acquisitions (count, ' pre.png.gp 2>/dev/null ||
+	fail "plot of a preload CSV: not its preload.acquisitions: $(grep ylabel pre.png.gp 2>&1)"
+rm -f pre.png pre.png.gp pre.png.dat
+# ... and rows with no headline at all say so in words, naming the metrics to choose with -m (exit 2).
+printf 'schema,run,timestamp,variant,workload,threads,iteration,metric,value,unit,better\n1,r,t,a,myprog,2,0,things,5,count,none\n' >nohead.csv
+expect "plot, no headline" 2 "^rwlab plot: nohead.csv: no headline metric to draw for myprog \(none of its workload's, and no metric that says which way is better\): choose one with -m \(metrics: things\)$" \
+	"$rwlab" plot nohead.csv -o x.png
 # an -o in a directory that is not there: refused before the CSV is read, exit 2, as run's -o.
 expect "plot -o unwritable" 2 "^rwlab plot: -o /nonexistent/x.png: cannot write in /nonexistent/: No such file or directory$" \
 	"$rwlab" plot two.csv -w locktest -o /nonexistent/x.png

@@ -875,6 +875,37 @@ Test(report, lkp_long_names_whole)
 	free(out);
 }
 
+/*
+ * A program's rows (RWLAB_CSV's, of a workload no build registers, whose
+ * metrics say no direction) are reported by the preload's own figures, as
+ * exec's table shows them (it printed "no rows to report", naming neither
+ * -m nor a metric); a file with no headline at all says how to choose one.
+ */
+Test(report, a_programs_rows_by_the_preloads_figures)
+{
+	struct lab_report_opts o = { .path = LAB_TEST_DATA "/preload.csv" };
+	char path[] = "/tmp/rwlab-nohead-XXXXXX", *out;
+	int rc;
+
+	out = report(&o, &rc);
+	cr_expect_eq(rc, 0);
+	cr_expect(strstr(out, "\nglib_driver: preload.acquisitions (count, informational)"), "%s", out);
+	cr_expect(strstr(out, "\nglib_driver: preload.contended (count, informational)"), "%s", out);
+	cr_expect(strstr(out, "\nglib_driver: preload.wait_p99 (ns, informational)"), "%s", out);
+	expect_no(out, "preload.locks");
+	expect_no(out, "no rows to report");
+	free(out);
+	write_csv(path, "1,r,t,a,myprog,2,0,things,5,count,none\n1,r,t,a,myprog,2,0,event.x,5,count,none\n");
+	o.path = path;
+	out = report(&o, &rc);
+	unlink(path);
+	cr_expect_eq(rc, 0);
+	cr_expect(strstr(out, ": no rows to report in the table format: no metric here is a headline (its workload's, or "
+			      "one that says which way is better); choose with -m (metrics: things, event.*; or -m all)\n"),
+		  "%s", out);
+	free(out);
+}
+
 /* email rounds the spread to whole percents, but a CoeffVar of 9.5% to 10% keeps its decimal: an
  * unflagged "±10%" would contradict the 10% flag rule; 10.4% is flagged. */
 Test(report, email_spread_below_flag_threshold)
