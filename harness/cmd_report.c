@@ -40,8 +40,8 @@ static const struct lab_opt report_opts[] = {
 	  LAB_COMP_FILE, NULL, 0, 0 },
 	{ "flat", 0, 'F', "PCT", "a published change below PCT% with no published spread is flat", "1",
 	  "percent, 0..100", 0, NULL, 0, 0 },
-	{ "min-effect", 0, 'X', "PCT", "verdicts: no rwlab change below PCT% is significant (the floor; the run's "
-	  "noise may raise it)", "1", "percent, 0..100", 0, NULL, 0, 0 },
+	{ "min-effect", 0, 'X', "PCT", "stars and verdicts: no rwlab change below PCT% is significant (the floor; "
+	  "the run's noise may raise it)", "1", "percent, 0..100", 0, NULL, 0, 0 },
 	{ "mmtests-era", 0, 'E', "ERA", "the mmtests rows, names and star rule: " LAB_REPORT_ERAS, "current", NULL,
 	  LAB_COMP_CHOICES, "current 2019", 0, 0 },
 	{ "include-failed", 0, 'I', NULL, "also compare cells marked cell_failed (a count that must be 0 was not) and "

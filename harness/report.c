@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "format.h"
 #include "report_impl.h"
+#include "report_ref.h"
 #include "stats.h"
 #include "workload.h"
 
@@ -256,6 +257,50 @@ bool rep_significant(const struct lab_rctx *c, const struct lab_series *s, const
 	if (!s || !base || s == base)
 		return false;
 	return rep_sig_values(c->o->sig, base->v, base->n, s->v, s->n, rep_higher(s));
+}
+
+double rep_min_effect(const struct lab_rctx *c, const struct lab_series *s)
+{
+	struct rep_effects *fx = c->fx;
+	struct lab_vmetric vm;
+
+	for (int i = 0; fx && i < fx->n; i++)
+		if (fx->e[i].im == s->im && !strcmp(fx->e[i].workload, s->workload))
+			return fx->e[i].min_effect;
+	lab_min_effect(c->r, s->workload, s->im, false, c->o->sig, lab_min_effect_floor(c->o), &vm);
+	if (fx) {
+		fx->e = realloc(fx->e, (size_t)(fx->n + 1) * sizeof(*fx->e));
+		if (!fx->e)
+			abort();
+		fx->e[fx->n++] = (struct rep_effect){ s->workload, s->im, vm.min_effect };
+	}
+	return vm.min_effect;
+}
+
+bool rep_starred(const struct lab_rctx *c, const struct lab_series *s, const struct lab_series *base, double change)
+{
+	return !isnan(change) && rep_significant(c, s, base) && fabs(change) >= rep_min_effect(c, s);
+}
+
+void rep_star_rule(const struct lab_rctx *c, char *buf, size_t len)
+{
+	double floor = lab_min_effect_floor(c->o);
+	size_t off;
+	int k = 0;
+
+	off = (size_t)snprintf(buf, len, "significant (%s) and at least %g%% (--min-effect)",
+			       c->o->sig == LAB_SIG_CI ? "|difference of means| > 1.96 (sd_base + sd), sd = HStddev "
+							 "for a Hmean, else Stddev" :
+							 "t-test p < 0.10 on the means, df = n_base + n - 2", floor);
+	for (int i = 0; c->fx && i < c->fx->n && off < len; i++) {
+		const struct rep_effect *e = &c->fx->e[i];
+
+		if (!(e->min_effect > floor))
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s%s %s %.1f%%", k++ ? ", " :
+					", or the run's noise where larger: ", e->workload, c->r->metrics[e->im],
+					e->min_effect);
+	}
 }
 
 void rep_split_name(const char *name, char *a, size_t alen, char *b, size_t blen)
@@ -581,6 +626,7 @@ int rep_markdown(struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
 	bool bold = false, *used = calloc((size_t)r->ncolumns + 1, sizeof(*used));
+	char rule[2048];
 	int printed = 0;
 
 	if (!used)
@@ -643,7 +689,7 @@ int rep_markdown(struct lab_rctx *c)
 					ch = rep_change(s, base);
 					if (isnan(ch))
 						fprintf(c->out, " |");
-					else if (rep_significant(c, s, base) && (bold = true))
+					else if (rep_starred(c, s, base, ch) && (bold = true))
 						fprintf(c->out, " (**%+.2f%%**) |", ch);
 					else
 						fprintf(c->out, " (%+.2f%%) |", ch);
@@ -656,11 +702,13 @@ int rep_markdown(struct lab_rctx *c)
 			fprintf(c->out, "\n%s\n", LAB_FMT_FLAG_LEGEND);
 	}
 	free(used);
+	if (bold)
+		rep_star_rule(c, rule, sizeof(rule));
 	if (printed)
 		fprintf(c->out, "\nHmean ±HCoeffVar for higher-is-better metrics, Amean ±CoeffVar otherwise; change vs %s, "
 			"positive = better (for a lower-is-better metric the gain, 100 - new*100/base; for an "
-			"informational one, positive = higher)%s.\n",
-			r->columns[0], bold ? "; **bold** = significant" : "");
+			"informational one, positive = higher)%s%s.\n",
+			r->columns[0], bold ? "; **bold** = " : "", bold ? rule : "");
 	return printed;
 }
 
@@ -1056,7 +1104,8 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 {
 	struct lab_report_opts ro = *o;
 	struct lab_results r;
-	struct lab_rctx c = { out, &ro, &r, o };
+	struct rep_effects fx = { 0 };
+	struct lab_rctx c = { out, &ro, &r, o, &fx };
 	char err[2048];
 	int st;
 
@@ -1089,6 +1138,7 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 	}
 	lab_results_order_metrics(&r, o->metric);	/* -m a,b: a's tables first */
 	st = rep_print(&c, o->format);
+	free(fx.e);
 	lab_results_free(&r);
 	return st;
 }

@@ -538,8 +538,11 @@ static int put_metrics(const struct lab_rctx *c, const struct lab_vtab *vt, int 
 		}
 	free(f);
 	if (printed && (starred || c->o->sig == LAB_SIG_NONE)) {
+		char note[2048];
+
+		rep_sig_footnote(c, note, sizeof(note));
 		fputs("<p class=\"note\">", c->out);
-		esc(c->out, rep_sig_footnote(c->o->sig));	/* "p < 0.10" */
+		esc(c->out, note);	/* "p < 0.10" */
 		fputs("</p>\n", c->out);
 	}
 	return st ? -1 : printed;

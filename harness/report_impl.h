@@ -11,11 +11,22 @@
 #include "report.h"
 #include "results.h"
 
+/* The minimum effects rep_min_effect() looked up, once per (workload, metric): the rule line names them. */
+struct rep_effects {
+	struct rep_effect {
+		const char *workload;
+		int im;
+		double min_effect;	/* lab_min_effect()'s, percent */
+	} *e;
+	int n;
+};
+
 struct lab_rctx {
 	FILE *out;
 	const struct lab_report_opts *o;	/* the options, the significance rule resolved */
 	struct lab_results *r;
 	const struct lab_report_opts *asked;	/* as the caller gave them (LAB_SIG_AUTO kept: the verdicts' default) */
+	struct rep_effects *fx;			/* NULL: each looked up anew, none named */
 };
 
 /* Is the series selected by --metric (or the workload's headline) and --workload? */
@@ -89,8 +100,28 @@ double rep_change(const struct lab_series *s, const struct lab_series *base);
 bool rep_sig_values(enum lab_report_sig sig, const double *a, int na, const double *b, int nb, bool higher);
 /* "ci, alpha 0.05", "t-test, alpha 0.10" or "none". */
 const char *rep_sig_name(enum lab_report_sig sig);
-/* Significance of @s against @base under o->sig (false for the baseline itself). */
+/* Significance of @s against @base under o->sig (false for the baseline itself): the test alone. */
 bool rep_significant(const struct lab_rctx *c, const struct lab_series *s, const struct lab_series *base);
+/*
+ * The minimum effect of a change of @s, percent: lab_min_effect() of its
+ * workload and metric under o->sig, with --min-effect's floor, as the
+ * verdicts take it (report_ref.h); looked up once, kept in c->fx.
+ */
+double rep_min_effect(const struct lab_rctx *c, const struct lab_series *s);
+/*
+ * Is the change @change (percent, as printed) of @s against @base starred in
+ * the readable tables: significant (rep_significant()) and at least the
+ * minimum effect (rep_min_effect()), the verdicts' rule for rwlab's side?
+ * mmtests and LKP keep their tools' own marks; json and csv's "significant"
+ * is the test alone.
+ */
+bool rep_starred(const struct lab_rctx *c, const struct lab_series *s, const struct lab_series *base, double change);
+/*
+ * What a star means, into @buf: "significant (RULE) and at least 1%
+ * (--min-effect)", then the minimum effects c->fx holds above that floor
+ * (", or the run's noise where larger ...: locktest total_rate 9.2%").
+ */
+void rep_star_rule(const struct lab_rctx *c, char *buf, size_t len);
 
 /*
  * mmtests' two-line column header: split @name at its first '-', keeping a
@@ -107,7 +138,7 @@ void rep_thousands(double v, char *buf, size_t len);
  * columns as columns (clab), each cell three strings: the labelled
  * aggregate, its spread ("±3.6%", followed by LAB_FMT_FLAG_MARK when
  * flagged) and the change against the baseline ("-14.2%", "*" appended
- * when significant); "" for a part not printed, "-" for a missing cell.
+ * when rep_starred()); "" for a part not printed, "-" for a missing cell.
  */
 #define REP_GRID_PARTS 3
 struct rep_grid {
@@ -144,8 +175,8 @@ void rep_grid_free(struct rep_grid *gr);
 bool rep_grid_transposed(const struct rep_grid *gr, int width);
 /* The line above the table of (group @g, metric @m): "pft: faults/sec (faults/s, higher is better), ...". */
 void rep_grid_title(const struct lab_rctx *c, int g, int m, char *buf, size_t len);
-/* The line under the tables that says what a star means under @sig (printed where one is, or with none). */
-const char *rep_sig_footnote(enum lab_report_sig sig);
+/* The line under the tables that says what a star means (printed where one is, or with no rule), into @buf. */
+void rep_sig_footnote(const struct lab_rctx *c, char *buf, size_t len);
 
 /*
  * Print format @f for c->r into c->out, then (but for json and html) the

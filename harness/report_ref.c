@@ -150,14 +150,13 @@ static double our_value(const struct lab_results *r, int ic, const char *wl, int
 	return *higher && !isnan(lab_hmean(v, n)) ? lab_hmean(v, n) : lab_amean(v, n);
 }
 
-/*
- * The run's noise floor for map.metric @k (rwlab metric @im): the median
- * spread of every cell of that workload and metric with two or more
- * iterations, and the change the rule @sig would need between two cells of
- * that spread: the minimum effect's noise term.
- */
-static void noise_floor(const struct lab_results *r, const struct lab_refmap *map, int k, int im,
-			enum lab_report_sig sig, double floor_opt, struct lab_vmetric *vm)
+double lab_min_effect_floor(const struct lab_report_opts *o)
+{
+	return o->min_effect_set ? o->min_effect_pct : LAB_VERDICT_MIN_EFFECT;
+}
+
+void lab_min_effect(const struct lab_results *r, const char *workload, int im, bool sum, enum lab_report_sig sig,
+		    double floor_opt, struct lab_vmetric *vm)
 {
 	double *cv = malloc((size_t)(r->ns ? r->ns : 1) * sizeof(*cv));
 	int *ns = malloc((size_t)(r->ns ? r->ns : 1) * sizeof(*ns)), n = 0;
@@ -169,9 +168,9 @@ static void noise_floor(const struct lab_results *r, const struct lab_refmap *ma
 		const struct lab_series *s = &r->s[i];
 		double c;
 
-		if (s->im != im || s->n < 2 || !workload_matches(s->workload, map->met[k].workload))
+		if (s->im != im || s->n < 2 || !workload_matches(s->workload, workload))
 			continue;
-		c = lab_fmt_spread(s->v, s->n, map->met[k].sum ? LAB_BETTER_LOWER : s->better, NULL);
+		c = lab_fmt_spread(s->v, s->n, sum ? LAB_BETTER_LOWER : s->better, NULL);
 		if (isnan(c))
 			continue;
 		ns[n] = s->n;
@@ -629,7 +628,7 @@ static int metric_block(const struct lab_report_opts *o, const struct lab_result
 			map->met[k].metric);
 		return 1;
 	}
-	noise_floor(r, map, k, im, vt->sig, vt->min_floor, &vt->met[k]);
+	lab_min_effect(r, map->met[k].workload, im, map->met[k].sum, vt->sig, vt->min_floor, &vt->met[k]);
 	snprintf(vt->met[k].metric, sizeof(vt->met[k].metric), "%s", metric ? metric : "");
 	for (int col = 1; col < map->ncol; col++)
 		for (int ci = 0; ci < nclients; ci++) {
@@ -669,7 +668,7 @@ int lab_vtab_compute(const struct lab_report_opts *o, const struct lab_results *
 		vt->map = &vt->idmap;
 	}
 	vt->sig = verdict_sig(o, ref, &vt->sig_from);
-	vt->min_floor = o->min_effect_set ? o->min_effect_pct : LAB_VERDICT_MIN_EFFECT;
+	vt->min_floor = lab_min_effect_floor(o);
 	for (int k = 0; k < vt->map->nmet; k++)
 		if (metric_block(o, r, ref, k, vt))
 			return 1;

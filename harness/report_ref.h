@@ -143,6 +143,23 @@ struct lab_vtab {
 };
 
 /*
+ * lab_min_effect() - the minimum effect of metric @im of workload @workload
+ * (a label, a spec the registry normalises, or a name: every label of it)
+ * among @r's cells under rule @sig, into @vm: the run's noise floor (the
+ * median spread of the cells of that workload and metric with two or more
+ * iterations; @sum: of their totals, a CoeffVar), the change @sig needs
+ * between two cells of that spread (the noise term; NaN under
+ * LAB_SIG_NONE or without such a cell), and the larger of it and
+ * @floor_pct: no smaller change is significant. The verdicts take it per
+ * map.metric, the readable tables' stars per cell's workload and metric.
+ * Threading: pure.
+ */
+void lab_min_effect(const struct lab_results *r, const char *workload, int im, bool sum, enum lab_report_sig sig,
+		    double floor_pct, struct lab_vmetric *vm);
+/* The floor of the minimum effect, percent: @o's --min-effect, else LAB_VERDICT_MIN_EFFECT. */
+double lab_min_effect_floor(const struct lab_report_opts *o);
+
+/*
  * lab_vtab_compute() - every verdict row of @o->reference against @r, with
  * @o->map (NULL: identity by names). @o->sig LAB_SIG_AUTO takes the rule the
  * published marks were drawn with. Returns 0, or 1 with a one-line error on

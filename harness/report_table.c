@@ -7,7 +7,8 @@
  * iterations (Hmean for higher-is-better metrics, Amean otherwise, the same
  * figure the runner's per-cell line prints: harness/format.h), its spread
  * (±HCoeffVar or ±CoeffVar) and the change against the baseline column,
- * starred when significant. Numbers have 4 significant digits with
+ * starred when significant and at least the minimum effect (rep_starred(),
+ * the verdicts' rule for rwlab's side). Numbers have 4 significant digits with
  * thousands separators. Column names are printed whole, never split.
  *
  * Layout: thread counts as rows and columns side by side when that fits the
@@ -204,7 +205,7 @@ static char *xstrdup(const char *s)
 /*
  * One cell: aggregate, spread (followed by LAB_FMT_FLAG_MARK when
  * lab_fmt_flag() flags the cell; returns whether it did), change (starred
- * when significant: sets *@starred). @compact (email) prints the spread in
+ * by rep_starred(): sets *@starred). @compact (email) prints the spread in
  * whole percent, as LKP's "±  3%" (but 9.5% to 10% as "±9.9%", not as a
  * "±10%" that is not flagged), and changes of 10% or more without a
  * decimal, to fit 80 columns.
@@ -232,7 +233,7 @@ static bool fill_cell(const struct lab_rctx *c, const struct lab_series *s, cons
 			snprintf(out[2], sizeof(out[2]) - 1, "%+.0f%%", ch);
 		else
 			lab_fmt_pct(ch, out[2], sizeof(out[2]) - 1);
-		if (rep_significant(c, s, base)) {
+		if (rep_starred(c, s, base, ch)) {
 			strcat(out[2], "*");
 			*starred = true;
 		}
@@ -398,12 +399,14 @@ void rep_grid_title(const struct lab_rctx *c, int g, int m, char *buf, size_t le
 }
 
 /* Under the tables of a report with a star in them; under none with the rule none: it says no test was made. */
-const char *rep_sig_footnote(enum lab_report_sig sig)
+void rep_sig_footnote(const struct lab_rctx *c, char *buf, size_t len)
 {
-	return sig == LAB_SIG_NONE ? "(no significance test)" :
-	       sig == LAB_SIG_CI ? "* significant: |difference of means| > 1.96 (sd_base + sd), "
-				   "sd = HStddev for a Hmean, else Stddev" :
-				   "* significant: t-test p < 0.10 on the means, df = n_base + n - 2";
+	if (c->o->sig == LAB_SIG_NONE) {
+		snprintf(buf, len, "(no significance test)");
+		return;
+	}
+	snprintf(buf, len, "* ");
+	rep_star_rule(c, buf + 2, len - 2);
 }
 
 static int readable(struct lab_rctx *c, int width)
@@ -411,7 +414,7 @@ static int readable(struct lab_rctx *c, int width)
 	const struct lab_results *r = c->r;
 	int printed = 0;
 	bool starred = false;
-	char line[1024];
+	char line[4096];
 
 	for (int g = 0; g < r->ngroups; g++)
 		for (int m = 0; m < r->nmetrics; m++) {
@@ -440,7 +443,8 @@ static int readable(struct lab_rctx *c, int width)
 		}
 	if (printed && (starred || c->o->sig == LAB_SIG_NONE)) {
 		fputc('\n', c->out);
-		print_wrapped(c->out, rep_sig_footnote(c->o->sig), width);
+		rep_sig_footnote(c, line, sizeof(line));
+		print_wrapped(c->out, line, width);
 	}
 	return printed;
 }

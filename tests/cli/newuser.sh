@@ -82,6 +82,12 @@ expect "rwlab --help=2" 2 "^rwlab: no help for '2' \(valid: list, run, " "$rwlab
 head -n 1 "$tmp/o" | grep -q '^simulated: generic-8 on rwlab-sim sim-[0-9]* \(engine [0-9a-f]* machine [0-9a-f]* \)\{0,1\}seed 1 ' ||
 	fail "report of a simulated run: first line '$(head -n 1 "$tmp/o")'"
 "$rwlab" report sim.csv -f mmtests | head -n 1 | grep -q '^simulated: generic-8 ' || fail "mmtests format of a simulated run: no mark"
+# ... and run's own closing table stars no change below the minimum effect: near-identical simulated
+# iterations pass the t-test, so the 1-thread cell's +0.073% (3 operations in its window) was starred.
+"$rwlab" run --sim generic-8 -l rwsem,rwsem-xadd -w locktest -t 1 -d 50ms --warmup 10ms -o me.csv >"$tmp/o" 2>"$tmp/e" ||
+	fail "--sim run, 1 thread: $(tail -n 2 "$tmp/e")"
+grep -Eq '^1 thread +[0-9,]+ ±0\.0% +[0-9,]+ ±0\.0% +\+0\.0[0-9]+%$' "$tmp/o" ||
+	fail "run's table: the 1-thread change is starred, or not there: $(grep '^1 thread' "$tmp/o")"
 # ... and a native run's names the host, its CPUs and kernel, and the build (it named nothing).
 "$rwlab" report lm.csv >"$tmp/o" 2>"$tmp/e"
 head -n 1 "$tmp/o" | grep -q "^measured: host $(uname -n), $(nproc) CPUs* .*, Linux .*, [a-z]* build\$" ||

@@ -325,10 +325,10 @@ Test(report, sig_legend_only_under_a_star)
 		enum lab_report_format f;
 		const char *legend, *none;
 	} fmt[] = {
-		{ LAB_FMT_TABLE, "* significant: ", "(no significance test)" },
-		{ LAB_FMT_EMAIL, "* significant: ", "(no significance test)" },
+		{ LAB_FMT_TABLE, "* significant (", "(no significance test)" },
+		{ LAB_FMT_EMAIL, "* significant (", "(no significance test)" },
 		{ LAB_FMT_MARKDOWN, "**bold** = significant", NULL },
-		{ LAB_FMT_HTML, "* significant: ", "(no significance test)" },
+		{ LAB_FMT_HTML, "* significant (", "(no significance test)" },
 	};
 
 	for (size_t i = 0; i < sizeof(fmt) / sizeof(fmt[0]); i++) {
@@ -906,6 +906,76 @@ Test(report, a_programs_rows_by_the_preloads_figures)
 	free(out);
 }
 
+/* @n iterations of @variant at @threads: @v[0..n-1], as CSV rows of locktest total_rate into @buf. */
+static void cell_rows(char *buf, size_t len, const char *variant, int threads, const double *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "1,r,t,%s,locktest,%d,%d,total_rate,%g,op/s,higher\n",
+			 variant, threads, i, v[i]);
+}
+
+/*
+ * A star needs the significance rule and the minimum effect, the verdicts'
+ * rule: +0.5% between near-identical iterations passes the interval rule
+ * (|diff| 5 > 1.96 (0.08 + 0.08)) but not --min-effect's 1% (it was
+ * starred); --min-effect 0.1 stars it, and the rule line says the floor.
+ * Where the run's noise is above the floor (cells of 8.2% spread: 3.92 x the
+ * median spread), +3.0% with tiny spreads is not starred either, and the
+ * rule line names that figure. markdown's bold follows; csv's significant
+ * stays the test alone.
+ */
+Test(report, stars_need_the_minimum_effect)
+{
+	static const double a[] = { 1000, 1000.1, 999.9 }, b[] = { 1005, 1005.1, 1004.9 }, b3[] = { 1030, 1030.1, 1029.9 },
+			    w[] = { 1000, 1100, 900 }, w3[] = { 3000, 3300, 2700 };
+	char path[] = "/tmp/rwlab-effect-XXXXXX", rows[4096] = "", *out;
+	struct lab_report_opts o = { .path = path };
+	int rc;
+
+	cell_rows(rows, sizeof(rows), "a", 1, a, 3);
+	cell_rows(rows, sizeof(rows), "b", 1, b, 3);
+	write_csv(path, rows);
+	out = report(&o, &rc);
+	expect_line(out, "1 thread  1,000 ±0.0%  1,005 ±0.0% +0.5%");
+	expect_no(out, "* significant");
+	free(out);
+	o.format = LAB_FMT_MARKDOWN;
+	out = report(&o, &rc);
+	expect_line(out, "| Hmean total_rate-1 | 1000.00 ±0.01% | 1005.00 ±0.01% (+0.50%) |");
+	free(out);
+	o.format = LAB_FMT_CSV;
+	out = report(&o, &rc);
+	cr_expect(strstr(out, ",0.5000000067,1,"), "csv: significant is the test alone:\n%s", out);
+	free(out);
+	o.format = LAB_FMT_TABLE;
+	o.min_effect_set = true;
+	o.min_effect_pct = 0.1;
+	out = report(&o, &rc);
+	expect_line(out, "1 thread  1,000 ±0.0%  1,005 ±0.0% +0.5%*");
+	cr_expect(strstr(out, "\n* significant (|difference of means| > 1.96 (sd_base + sd), sd = HStddev for a Hmean,\n"
+			      "  else Stddev) and at least 0.1% (--min-effect)\n"), "%s", out);
+	free(out);
+	unlink(path);
+
+	strcpy(path, "/tmp/rwlab-effect-XXXXXX");
+	rows[0] = 0;
+	cell_rows(rows, sizeof(rows), "a", 1, a, 3);
+	cell_rows(rows, sizeof(rows), "b", 1, b3, 3);
+	cell_rows(rows, sizeof(rows), "a", 2, w, 3);
+	cell_rows(rows, sizeof(rows), "b", 2, w, 3);
+	cell_rows(rows, sizeof(rows), "a", 3, w, 3);
+	cell_rows(rows, sizeof(rows), "b", 3, w3, 3);
+	write_csv(path, rows);
+	o.min_effect_set = false;
+	out = report(&o, &rc);
+	unlink(path);
+	expect_line(out, "1 thread   1,000 ±0.0%  1,030 ±0.0%  +3.0%");
+	expect_line(out, "3 threads  993.3 ±8.2%  2,980 ±8.2% +200%*");
+	cr_expect(strstr(out, "and at least 1% (--min-effect),\n  or the run's noise where larger: locktest total_rate 32."),
+		  "%s", out);
+	free(out);
+}
+
 /* email rounds the spread to whole percents, but a CoeffVar of 9.5% to 10% keeps its decimal: an
  * unflagged "±10%" would contradict the 10% flag rule; 10.4% is flagged. */
 Test(report, email_spread_below_flag_threshold)
@@ -1284,7 +1354,7 @@ Test(report, html_escapes_its_text, .timeout = 60)
 	cr_assert_eq(rc, 0, "html: exit %d", rc);
 	bare = bare_markup(out);
 	cr_expect(!bare, "text written as markup: ...%.60s", bare ? bare : "");
-	cr_expect(strstr(out, "<p class=\"note\">* significant: t-test p &lt; 0.10 on the means"), "no escaped note");
+	cr_expect(strstr(out, "<p class=\"note\">* significant (t-test p &lt; 0.10 on the means"), "no escaped note");
 	cr_expect(strstr(out, "ck&lt;1&amp;rw&gt;") && strstr(out, "note=a&lt;2&amp;b"), "the names, escaped: not found");
 	free(out);
 }
