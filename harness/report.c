@@ -206,6 +206,77 @@ void rep_sign_line(FILE *f, bool lower)
 		fprintf(f, "change: positive = better (lower-is-better: 100 - new*100/base)\n");
 }
 
+/* Threads per count of workload label @workload: a context_switch pair is two. */
+static int count_tasks(const char *workload)
+{
+	return !strcmp(rep_count_unit(workload), "pairs") ? 2 : 1;
+}
+
+bool rep_oversubscribed(const struct lab_series *s)
+{
+	return s->cpus > 0 && (long)s->threads * count_tasks(s->workload) > s->cpus;
+}
+
+/* Count CPU count @cpus in @o, the list kept distinct and ascending. */
+static void oversub_cpus(struct rep_oversub *o, int cpus)
+{
+	int i = 0;
+
+	while (i < o->ncpus && o->cpus[i] < cpus)
+		i++;
+	if (i < o->ncpus && o->cpus[i] == cpus)
+		return;
+	if (o->ncpus == 4) {
+		o->more = true;
+		if (i == 4)
+			return;
+		o->ncpus--;	/* the largest gives way */
+	}
+	memmove(o->cpus + i + 1, o->cpus + i, (size_t)(o->ncpus - i) * sizeof(*o->cpus));
+	o->cpus[i] = cpus;
+	o->ncpus++;
+}
+
+void rep_oversub_add(struct rep_oversub *o, const struct lab_series *s)
+{
+	o->pairs |= count_tasks(s->workload) > 1;
+	oversub_cpus(o, s->cpus);
+}
+
+void rep_oversub_merge(struct rep_oversub *to, const struct rep_oversub *from)
+{
+	for (int i = 0; i < from->ncpus; i++)
+		oversub_cpus(to, from->cpus[i]);
+	to->more |= from->more;
+	to->pairs |= from->pairs;
+	to->partial |= from->partial;
+}
+
+void rep_oversub_core(const struct rep_oversub *o, char *buf, size_t len)
+{
+	size_t off = (size_t)snprintf(buf, len, "more threads than CPUs (");
+
+	for (int i = 0; i < o->ncpus && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%d", !i ? "" : i == o->ncpus - 1 && !o->more ? " or " :
+								       ", ", o->cpus[i]);
+	if (off < len)
+		snprintf(buf + off, len - off, "%s CPU%s%s), sleeping vs spinning under preemption, not scaling",
+			 o->more ? ", ..." : "", o->ncpus == 1 && o->cpus[0] == 1 ? "" : "s",
+			 o->pairs ? "; a pair is two threads" : "");
+}
+
+void rep_oversub_note(const struct rep_oversub *o, char *buf, size_t len)
+{
+	int n;
+
+	buf[0] = 0;
+	if (!o->ncpus)
+		return;
+	n = snprintf(buf, len, "%s oversubscribed%s: ", REP_OVERSUB_MARK, o->partial ? " in some cells" : "");
+	if (n > 0 && (size_t)n < len)
+		rep_oversub_core(o, buf + n, len - (size_t)n);
+}
+
 void rep_mark(char *buf, size_t len)
 {
 	size_t lead = strspn(buf, " "), n = strlen(buf);
@@ -622,11 +693,29 @@ int rep_csv(struct lab_rctx *c)
 	return printed;
 }
 
+/* Is a cell of (@g, @m, @threads) in the @used columns oversubscribed? Counted in @over. */
+static bool md_oversub(const struct lab_rctx *c, int g, int m, int threads, const bool *used, struct rep_oversub *over)
+{
+	bool any = false, within = false;
+
+	for (int v = 0; v < c->r->ncolumns; v++) {
+		const struct lab_series *s = used[v] ? lab_results_find(c->r, g, v, m, threads) : NULL;
+
+		if (s && rep_oversubscribed(s))
+			rep_oversub_add(over, s), any = true;
+		else if (s)
+			within = true;
+	}
+	over->partial |= any && within;
+	return any;
+}
+
 int rep_markdown(struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
 	bool bold = false, *used = calloc((size_t)r->ncolumns + 1, sizeof(*used));
-	char rule[2048];
+	struct rep_oversub over = { 0 };
+	char rule[4096];
 	int printed = 0;
 
 	if (!used)
@@ -661,8 +750,8 @@ int rep_markdown(struct lab_rctx *c)
 					fprintf(c->out, "\n");
 					header = true;
 				}
-				fprintf(c->out, "| %s %s-%d |", rep_higher(any) ? "Hmean" : "Amean", r->metrics[m],
-					r->threads[ti]);
+				fprintf(c->out, "| %s %s-%d%s |", rep_higher(any) ? "Hmean" : "Amean", r->metrics[m],
+					r->threads[ti], md_oversub(c, g, m, r->threads[ti], used, &over) ? REP_OVERSUB_MARK : "");
 				for (int v = 0; v < r->ncolumns; v++) {
 					const struct lab_series *s = lab_results_find(r, g, v, m, r->threads[ti]);
 					double mean, cv, ch;
@@ -709,6 +798,9 @@ int rep_markdown(struct lab_rctx *c)
 			"positive = better (for a lower-is-better metric the gain, 100 - new*100/base; for an "
 			"informational one, positive = higher)%s%s.\n",
 			r->columns[0], bold ? "; **bold** = " : "", bold ? rule : "");
+	rep_oversub_note(&over, rule, sizeof(rule));
+	if (printed && over.ncpus)
+		fprintf(c->out, "\n%s.\n", rule);
 	return printed;
 }
 

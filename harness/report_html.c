@@ -497,6 +497,7 @@ static int put_metrics(const struct lab_rctx *c, const struct lab_vtab *vt, int 
 {
 	const struct lab_results *r = c->r;
 	struct lab_plot_fig *f = calloc(1, sizeof(*f));
+	struct rep_oversub over = { 0 };
 	int printed = 0, st = 0;
 	bool starred = false;
 
@@ -532,13 +533,22 @@ static int put_metrics(const struct lab_rctx *c, const struct lab_vtab *vt, int 
 			lab_plot_fig_free(f);
 			put_grid(c->out, &gr, title);
 			starred |= gr.starred;
+			rep_oversub_merge(&over, &gr.over);
 			rep_grid_free(&gr);
 			fputs("</section>\n", c->out);
 			printed++;
 		}
 	free(f);
+	if (printed && over.ncpus) {
+		char note[1024];
+
+		rep_oversub_note(&over, note, sizeof(note));
+		fputs("<p class=\"note\">", c->out);
+		esc(c->out, note);
+		fputs("</p>\n", c->out);
+	}
 	if (printed && (starred || c->o->sig == LAB_SIG_NONE)) {
-		char note[2048];
+		char note[4096];
 
 		rep_sig_footnote(c, note, sizeof(note));
 		fputs("<p class=\"note\">", c->out);

@@ -73,6 +73,32 @@ double rep_spread(const struct lab_series *s, const char **name);
 double rep_spread_sd(const struct lab_series *s);
 const char *rep_flag(const struct lab_series *s);
 /*
+ * Oversubscription: a cell whose threads (a context_switch pair is two) are
+ * more than the CPUs its rows ran on (lab_series.cpus: the CSV's cpus, under
+ * --sim the simulated machine's) measures sleeping vs spinning under
+ * preemption, not scaling. The readable tables mark its thread count with
+ * REP_OVERSUB_MARK and close with rep_oversub_note(); the tools' layouts
+ * (mmtests, lkp, locktest) print one line after the table with
+ * rep_oversub_core().
+ */
+#define REP_OVERSUB_MARK "†"	/* a dagger, the footnote mark after the star */
+bool rep_oversubscribed(const struct lab_series *s);
+/* The oversubscribed cells a table or a report printed: what its note says. */
+struct rep_oversub {
+	int cpus[4], ncpus;		/* their CPU counts, distinct, ascending (the first four) */
+	bool more;			/* more distinct CPU counts than those */
+	bool pairs;			/* some is a count of pairs */
+	bool partial;			/* some marked thread count has cells within their CPUs too */
+};
+/* Count oversubscribed cell @s in @o; merge @from into @to. */
+void rep_oversub_add(struct rep_oversub *o, const struct lab_series *s);
+void rep_oversub_merge(struct rep_oversub *to, const struct rep_oversub *from);
+/* "more threads than CPUs (2 CPUs), sleeping vs spinning under preemption, not scaling", into @buf. */
+void rep_oversub_core(const struct rep_oversub *o, char *buf, size_t len);
+/* The line that says what the mark means ("" when @o counted no cell), into @buf. */
+void rep_oversub_note(const struct rep_oversub *o, char *buf, size_t len);
+
+/*
  * rep_sign_line() - the line under a table whose changes are mmtests'
  * (positive = better) saying what the sign means for a lower-is-better
  * metric; nothing when @lower is false.
@@ -134,7 +160,8 @@ void rep_thousands(double v, char *buf, size_t len);
 
 /*
  * The default table of one (group, metric), as rep_table() prints it and
- * the HTML page shows it: thread counts as rows (rlab, "4 threads"),
+ * the HTML page shows it: thread counts as rows (rlab, "4 threads", followed
+ * by REP_OVERSUB_MARK where a cell of the row is oversubscribed),
  * columns as columns (clab), each cell three strings: the labelled
  * aggregate, its spread ("±3.6%", followed by LAB_FMT_FLAG_MARK when
  * flagged) and the change against the baseline ("-14.2%", "*" appended
@@ -148,6 +175,7 @@ struct rep_grid {
 	char (*cell)[REP_GRID_PARTS][48];	/* nr * nc */
 	bool flagged;			/* some cell carries LAB_FMT_FLAG_MARK */
 	bool uncounted;			/* a column's "-" is a lock event its variant does not count: REP_UNCOUNTED_LEGEND */
+	struct rep_oversub over;	/* the oversubscribed cells: their rows' labels carry REP_OVERSUB_MARK */
 	bool starred;			/* some change is starred significant: rep_sig_footnote() goes under */
 	bool lower;			/* the metric is lower-is-better: rep_sign_line() goes under it */
 };

@@ -243,8 +243,13 @@ static void lkp_head(const struct lab_rctx *c, int g, int threads, const bool *u
 	fprintf(c->out, "\n");
 }
 
-/* One stat's row: the baseline's mean and spread, then each column's %change, mean and spread. Returns flagged. */
-static bool lkp_row(const struct lab_rctx *c, int g, int m, int threads, const bool *used, bool *lower)
+/*
+ * One stat's row: the baseline's mean and spread, then each column's
+ * %change, mean and spread; its oversubscribed cells counted in @over.
+ * Returns whether a cell is flagged.
+ */
+static bool lkp_row(const struct lab_rctx *c, int g, int m, int threads, const bool *used, bool *lower,
+		    struct rep_oversub *over)
 {
 	const struct lab_results *r = c->r;
 	const struct lab_series *base = lab_results_find(r, g, 0, m, threads);
@@ -255,6 +260,8 @@ static bool lkp_row(const struct lab_rctx *c, int g, int m, int threads, const b
 	lkp_name(base, name, sizeof(name));
 	absolute = name[strlen(name) - 1] == '%';
 	*lower |= base->better == LAB_BETTER_LOWER;
+	if (rep_oversubscribed(base))
+		rep_oversub_add(over, base);
 	lkp_pad(c->out, lkp_extra(r, 0));
 	flagged = lkp_value(c->out, base, b);
 	lkp_stddev(c->out, base, b);
@@ -269,6 +276,8 @@ static bool lkp_row(const struct lab_rctx *c, int g, int m, int threads, const b
 			fprintf(c->out, "%12s%10s%6s", "", "-", "");
 			continue;
 		}
+		if (rep_oversubscribed(s))
+			rep_oversub_add(over, s);
 		avg = lab_amean(s->v, s->n);
 		ch = absolute ? avg - b : 100 * (avg - b) / (b != 0 ? b : 1e-100);
 		if (fabs(ch) >= 100000)
@@ -292,8 +301,10 @@ int rep_lkp(struct lab_rctx *c)
 		abort();
 	for (int g = 0; g < r->ngroups; g++)
 		for (int t = 0; t < r->nthreads; t++) {
+			struct rep_oversub over = { 0 };
 			int rows = 0;
 			bool flagged = false, lower = false;
+			char core[512];
 
 			lkp_columns_used(c, g, r->threads[t], used);
 			for (int m = 0; m < r->nmetrics; m++) {
@@ -301,13 +312,17 @@ int rep_lkp(struct lab_rctx *c)
 					continue;
 				if (!rows++)
 					lkp_head(c, g, r->threads[t], used, !printed);
-				flagged |= lkp_row(c, g, m, r->threads[t], used, &lower);
+				flagged |= lkp_row(c, g, m, r->threads[t], used, &lower, &over);
 			}
 			if (flagged)
 				fprintf(c->out, "%s\n", LAB_FMT_FLAG_LEGEND);
 			if (lower)	/* LKP's %change is 100 (new - base) / base, whichever way is better */
 				fprintf(c->out, "%%change = 100 (new - base) / base: for lower-is-better stats a negative "
 						"%%change is an improvement\n");
+			if (over.ncpus) {	/* nr_threads, the section's axis, above the CPUs */
+				rep_oversub_core(&over, core, sizeof(core));
+				fprintf(c->out, "nr_threads %d: oversubscribed, %s\n", r->threads[t], core);
+			}
 			printed += rows > 0;
 		}
 	rep_note_no_base(c, "lkp", "LKP compares each column with the first");

@@ -38,6 +38,19 @@ static long knob_of(const struct lab_workload_conf *wc, const char *name, long d
 	return def;
 }
 
+/* The line after an oversubscribed cell's lines: "Threads = 4: oversubscribed, more threads than CPUs ...". */
+static void oversub_line(FILE *f, const struct lab_series *s)
+{
+	struct rep_oversub over = { 0 };
+	char core[512];
+
+	if (!rep_oversubscribed(s))
+		return;
+	rep_oversub_add(&over, s);
+	rep_oversub_core(&over, core, sizeof(core));
+	fprintf(f, "Threads = %d: oversubscribed, %s\n", s->threads, core);
+}
+
 int rep_locktest(struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
@@ -101,6 +114,7 @@ int rep_locktest(struct lab_rctx *c)
 					fprintf(c->out, "lock events: %s\n",
 						strcmp(lab_results_ctx(r, LAB_CSV_NAME(event_counts)), "1") ? "not counted in this build" :
 												      "none fired");
+				oversub_line(c->out, s);
 				printed++;
 			}
 	return printed;

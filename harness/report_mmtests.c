@@ -284,6 +284,53 @@ static bool print_cell(const struct lab_rctx *c, const struct op *op, int st, in
 	return flagged;
 }
 
+/* An oversubscribed cell of the operations of @ops at @threads, counted in @over; NULL if none is. */
+static const struct lab_series *oversub_at(const struct lab_rctx *c, const struct op *ops, int nops, int threads,
+					   struct rep_oversub *over)
+{
+	const struct lab_series *hit = NULL;
+
+	for (int i = 0; i < nops; i++)
+		for (int v = 0; v < c->r->ncolumns && ops[i].threads == threads; v++) {
+			const struct lab_series *s = lab_results_find(c->r, ops[i].ig, v, ops[i].im, threads);
+
+			if (s && rep_oversubscribed(s)) {
+				rep_oversub_add(over, s);
+				hit = s;
+			}
+		}
+	return hit;
+}
+
+/*
+ * The line after the table naming the thread counts of its oversubscribed
+ * operations, those with a cell whose threads are more than its CPUs: "ops
+ * at 4 and 8 threads: oversubscribed, more threads than CPUs (2 CPUs), ...".
+ */
+static void oversub_line(const struct lab_rctx *c, const struct op *ops, int nops)
+{
+	const struct lab_results *r = c->r;
+	const struct lab_series *any = NULL;
+	struct rep_oversub over = { 0 };
+	char core[512];
+	int n = 0, k = 0;
+
+	for (int ti = 0; ti < r->nthreads; ti++) {
+		const struct lab_series *s = oversub_at(c, ops, nops, r->threads[ti], &over);
+
+		n += s != NULL;
+		any = any ? any : s;
+	}
+	if (!n)
+		return;
+	fprintf(c->out, "ops at ");
+	for (int ti = 0; ti < r->nthreads; ti++)
+		if (oversub_at(c, ops, nops, r->threads[ti], &over))
+			fprintf(c->out, "%s%d", !k++ ? "" : k == n ? " and " : ", ", r->threads[ti]);
+	rep_oversub_core(&over, core, sizeof(core));
+	fprintf(c->out, " %s: oversubscribed, %s\n", rep_count_unit(any->workload), core);
+}
+
 static void print_table(struct lab_rctx *c, const struct table *t, const struct op *ops, int nops, int F, int P)
 {
 	const struct lab_results *r = c->r;
@@ -345,6 +392,7 @@ static void print_table(struct lab_rctx *c, const struct table *t, const struct 
 	if (flagged)
 		fprintf(c->out, "%s\n", LAB_FMT_FLAG_LEGEND);
 	rep_sign_line(c->out, lower);
+	oversub_line(c, ops, nops);
 	free(used);
 }
 

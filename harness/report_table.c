@@ -310,8 +310,8 @@ int rep_grid_build(const struct lab_rctx *c, int g, int m, bool compact, struct 
 	}
 	for (int ti = 0; ti < r->nthreads; ti++) {
 		const struct lab_series *base = lab_results_find(r, g, 0, m, r->threads[ti]);
-		char lab[32];
-		bool any = false;
+		char lab[48];
+		bool any = false, over = false, within = false;
 		const char *unit = "threads";	/* plural; the singular drops its s */
 
 		for (int v = 0; v < r->ncolumns; v++) {
@@ -325,11 +325,16 @@ int rep_grid_build(const struct lab_rctx *c, int g, int m, bool compact, struct 
 			gr->lower = s->better == LAB_BETTER_LOWER;
 			gr->flagged |= fill_cell(c, s, base, v == 0, compact, &gr->starred,
 						 gr->cell[rows * gr->nc + v]);
+			if (rep_oversubscribed(s))
+				rep_oversub_add(&gr->over, s), over = true;
+			else
+				within = true;
 		}
 		if (!any)
 			continue;
-		snprintf(lab, sizeof(lab), "%d %.*s", r->threads[ti],
-			 (int)strlen(unit) - (r->threads[ti] == 1), unit);
+		gr->over.partial |= over && within;
+		snprintf(lab, sizeof(lab), "%d %.*s%s", r->threads[ti], (int)strlen(unit) - (r->threads[ti] == 1), unit,
+			 over ? REP_OVERSUB_MARK : "");
 		gr->rlab[rows++] = xstrdup(lab);
 	}
 	gr->nr = rows;
@@ -409,12 +414,34 @@ void rep_sig_footnote(const struct lab_rctx *c, char *buf, size_t len)
 	rep_star_rule(c, buf + 2, len - 2);
 }
 
+/*
+ * What closes the readable tables: the oversubscription mark's note where a
+ * row carries it, the rule where a change is starred (or none is tested).
+ */
+static void readable_notes(const struct lab_rctx *c, const struct rep_oversub *over, bool starred, int width)
+{
+	char line[4096];
+	bool rule = starred || c->o->sig == LAB_SIG_NONE;
+
+	if (over->ncpus || rule)
+		fputc('\n', c->out);
+	if (over->ncpus) {
+		rep_oversub_note(over, line, sizeof(line));
+		print_wrapped(c->out, line, width);
+	}
+	if (rule) {
+		rep_sig_footnote(c, line, sizeof(line));
+		print_wrapped(c->out, line, width);
+	}
+}
+
 static int readable(struct lab_rctx *c, int width)
 {
 	const struct lab_results *r = c->r;
+	struct rep_oversub over = { 0 };
 	int printed = 0;
 	bool starred = false;
-	char line[4096];
+	char line[1024];
 
 	for (int g = 0; g < r->ngroups; g++)
 		for (int m = 0; m < r->nmetrics; m++) {
@@ -438,14 +465,12 @@ static int readable(struct lab_rctx *c, int width)
 				fprintf(c->out, "%s\n", REP_UNCOUNTED_LEGEND);
 			rep_sign_line(c->out, gr.lower);
 			starred |= gr.starred;
+			rep_oversub_merge(&over, &gr.over);
 			rep_grid_free(&gr);
 			printed++;
 		}
-	if (printed && (starred || c->o->sig == LAB_SIG_NONE)) {
-		fputc('\n', c->out);
-		rep_sig_footnote(c, line, sizeof(line));
-		print_wrapped(c->out, line, width);
-	}
+	if (printed)
+		readable_notes(c, &over, starred, width);
 	return printed;
 }
 

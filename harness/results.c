@@ -238,6 +238,7 @@ struct lab_results_store {
 	char **ccol;			/* their names */
 	struct strtab ctx_keys;		/* a tuple joined by \x1f: its id */
 	char ***ctxv;			/* [id][col] */
+	int *ctx_cpus;			/* [id]: its cpus column as a number, 0 where it has none */
 	int nctx;
 	int first_ctx;			/* the context of the first row that counts, -1 none */
 	int *ctx_order;			/* the contexts in order of first use by rows that count */
@@ -685,6 +686,9 @@ static int global_ctx(struct loader *L, const struct lab_csv_reader *rd, int id)
 			for (int c = 0; c < st->nccols; c++)
 				st->ctxv[g][c] = (char *)istr(&st->str, lab_csv_reader_ctx(rd, k,
 								lab_csv_reader_col(rd, st->ccol[c])));
+			st->ctx_cpus = grow(st->ctx_cpus, st->nctx, sizeof(*st->ctx_cpus));
+			st->ctx_cpus[g] = ctx_col(st, LAB_CSV_NAME(cpus)) < 0 ? 0 :
+					  atoi(st->ctxv[g][ctx_col(st, LAB_CSV_NAME(cpus))]);
 			st->nctx++;
 		}
 		L->ctx_map = grow(L->ctx_map, L->nctx_map, sizeof(int));
@@ -809,6 +813,8 @@ static void commit_row(struct loader *L, const struct prow *p)
 			s->unit = S(st, p->unit);
 			s->better = (enum lab_better)p->better;
 		}
+		if (st->ctx_cpus[p->ctx] > 0 && (!s->cpus || st->ctx_cpus[p->ctx] < s->cpus))
+			s->cpus = st->ctx_cpus[p->ctx];
 		if (s->n == s->cap) {
 			s->cap = s->cap ? s->cap + s->cap / 2 + 8 : 8;
 			s->v = xrealloc(s->v, (size_t)s->cap * sizeof(double));
@@ -1493,6 +1499,7 @@ static void final_series(struct loader *L, const bool *vwt_failed)
 		memcpy(t->v + t->n, st->s[i].v, (size_t)st->s[i].n * sizeof(double));
 		t->n += st->s[i].n;
 		t->cap = t->n;
+		t->cpus = !t->cpus || (st->s[i].cpus && st->s[i].cpus < t->cpus) ? st->s[i].cpus : t->cpus;
 		st->s_first[to] = st->s_first[i] < st->s_first[to] ? st->s_first[i] : st->s_first[to];
 		st->s[i].n = 0;
 	}
@@ -1814,6 +1821,7 @@ void lab_results_free(struct lab_results *r)
 		for (int i = 0; i < st->nctx; i++)
 			free(st->ctxv[i]);
 		free(st->ctxv);
+		free(st->ctx_cpus);
 		free(st->ccol);
 		free(st->head);
 		free(st->ctx_order);

@@ -26,6 +26,7 @@ struct lab_series {
 	const char *unit;
 	enum lab_better better;
 	int threads;
+	int cpus;			/* the fewest CPUs (context column cpus) its rows ran on; 0: unknown */
 	int ig, ic, im;			/* indexes into groups[], columns[], metrics[] */
 	double *v;			/* values, in file order */
 	int n, cap;

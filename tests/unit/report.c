@@ -976,6 +976,97 @@ Test(report, stars_need_the_minimum_effect)
 	free(out);
 }
 
+#define CPUS_HEAD "schema,run,timestamp,variant,workload,threads,iteration,metric,value,unit,better,cpus,host\n"
+
+/* Rows of @variant on @host with @cpus CPUs at 1, 2 and 4 threads, three iterations of @workload's @metric each. */
+static void cpus_rows(char *buf, size_t len, const char *variant, const char *host, int cpus, const char *workload,
+		      const char *metric)
+{
+	for (int t = 1; t <= 4; t *= 2)
+		for (int i = 0; i < 3; i++)
+			snprintf(buf + strlen(buf), len - strlen(buf), "1,r,t,%s,%s,%d,%d,%s,%d,op/s,higher,%d,%s\n",
+				 variant, workload, t, i, metric, 1000 * t + 10 * i + (int)strlen(variant), cpus, host);
+}
+
+/*
+ * A thread count above the CPUs the rows ran on is marked in the readable
+ * tables (row label, markdown's op), and a line closes them saying what the
+ * mark means; mmtests, LKP and locktest keep their look and say it in one
+ * line after the table (nothing marked it: "4 threads" on 2 CPUs read as
+ * scaling). A row whose cells ran on different CPU counts is "in some
+ * cells"; a context_switch pair is two threads.
+ */
+Test(report, oversubscribed_thread_counts_marked, .timeout = 60)
+{
+	static const struct {
+		enum lab_report_format f;
+		const char *line;
+	} fmt[] = {
+		{ LAB_FMT_TABLE, "† oversubscribed: more threads than CPUs (2 CPUs), sleeping vs spinning under preemption," },
+		{ LAB_FMT_EMAIL, "† oversubscribed: more threads than CPUs (2 CPUs)," },
+		{ LAB_FMT_MARKDOWN, "† oversubscribed: more threads than CPUs (2 CPUs), sleeping vs spinning under "
+				    "preemption, not scaling." },
+		{ LAB_FMT_MMTESTS, "ops at 4 threads: oversubscribed, more threads than CPUs (2 CPUs), sleeping vs "
+				   "spinning under preemption, not scaling" },
+		{ LAB_FMT_LKP, "nr_threads 4: oversubscribed, more threads than CPUs (2 CPUs), sleeping vs spinning under "
+			       "preemption, not scaling" },
+		{ LAB_FMT_LOCKTEST, "Threads = 4: oversubscribed, more threads than CPUs (2 CPUs), sleeping vs spinning "
+				    "under preemption, not scaling" },
+	};
+	char path[] = "/tmp/rwlab-over-XXXXXX", rows[8192] = CPUS_HEAD, *out;
+	struct lab_report_opts o = { .path = path };
+	int rc;
+
+	cpus_rows(rows, sizeof(rows), "a", "h1", 2, "locktest", "total_rate");
+	cpus_rows(rows, sizeof(rows), "bb", "h1", 2, "locktest", "total_rate");
+	write_file(path, rows);
+	for (size_t i = 0; i < sizeof(fmt) / sizeof(fmt[0]); i++) {
+		o.format = fmt[i].f;
+		out = report(&o, &rc);
+		cr_expect_eq(rc, 0);
+		expect_line(out, fmt[i].line);
+		free(out);
+	}
+	o.format = LAB_FMT_TABLE;
+	out = report(&o, &rc);
+	cr_expect(strstr(out, "\n4 threads†  ") && strstr(out, "\n2 threads   "), "%s", out);
+	expect_line(out, "  not scaling");
+	free(out);
+	o.format = LAB_FMT_MARKDOWN;
+	out = report(&o, &rc);
+	cr_expect(strstr(out, "| Hmean total_rate-4† |") && strstr(out, "| Hmean total_rate-2 |"), "%s", out);
+	free(out);
+	o.format = LAB_FMT_HTML;
+	out = report(&o, &rc);
+	cr_expect(strstr(out, "<th>4 threads†</th>") && strstr(out, "<p class=\"note\">† oversubscribed: more threads"),
+		  "html: no mark or no note");
+	free(out);
+	unlink(path);
+
+	/* a third column of the same thread counts on 8 CPUs: the 4-thread row is oversubscribed in some cells */
+	strcpy(path, "/tmp/rwlab-over-XXXXXX");
+	cpus_rows(rows, sizeof(rows), "ccc", "h2", 8, "locktest", "total_rate");
+	write_file(path, rows);
+	o.format = LAB_FMT_TABLE;
+	out = report(&o, &rc);
+	cr_expect(strstr(out, "\n4 threads†  "), "%s", out);
+	expect_line(out, "† oversubscribed in some cells: more threads than CPUs (2 CPUs),");
+	free(out);
+	unlink(path);
+
+	/* pairs: 2 pairs are 4 threads on 2 CPUs */
+	strcpy(path, "/tmp/rwlab-over-XXXXXX");
+	strcpy(rows, CPUS_HEAD);
+	cpus_rows(rows, sizeof(rows), "a", "h1", 2, "context_switch", "ops_per_s");
+	cpus_rows(rows, sizeof(rows), "bb", "h1", 2, "context_switch", "ops_per_s");
+	write_file(path, rows);
+	out = report(&o, &rc);
+	unlink(path);
+	cr_expect(strstr(out, "\n2 pairs†  ") && strstr(out, "\n1 pair   "), "%s", out);
+	cr_expect(strstr(out, "† oversubscribed: more threads than CPUs (2 CPUs; a pair is two threads),"), "%s", out);
+	free(out);
+}
+
 /* email rounds the spread to whole percents, but a CoeffVar of 9.5% to 10% keeps its decimal: an
  * unflagged "±10%" would contradict the 10% flag rule; 10.4% is flagged. */
 Test(report, email_spread_below_flag_threshold)
