@@ -1535,11 +1535,13 @@ static void warn_switch_rings(void)
 static void go_on_command(const struct lab_run_opts *o, struct lab_buf *b)
 {
 	char **av = calloc((size_t)o->argc + 5, sizeof(*av)), *line;
-	size_t len = 16;
+	size_t len;
 	int n = 0;
 
-	if (!av)
+	if (!av) {
+		lab_buf_printf(b, "; to go on: the same command with --resume");
 		return;
+	}
 	if (LAB_SIM)
 		av[n++] = "--sim", av[n++] = (char *)lab_sim_machine_arg();
 	for (int i = 0; i < o->argc; i++)
@@ -1548,11 +1550,12 @@ static void go_on_command(const struct lab_run_opts *o, struct lab_buf *b)
 		av[n++] = "-o", av[n++] = (char *)o->csv_path;
 	if (!o->resume)
 		av[n++] = "--resume";
-	for (int i = 0; i < n; i++)
-		len += 4 * strlen(av[i]) + 3;	/* each ' quoted as '\'' */
+	len = lab_cli_command(n, av, NULL, 0) + 1;
 	line = malloc(len);
-	if (line)
-		lab_buf_printf(b, "; to go on: %s run %s", LAB_PROG, lab_cli_command(n, av, line, len));
+	if (line && lab_cli_command(n, av, line, len) < len)
+		lab_buf_printf(b, "; to go on: %s run %s", LAB_PROG, line);
+	else	/* never a command cut short, which would name another file */
+		lab_buf_printf(b, "; to go on: the same command with --resume");
 	free(line);
 	free(av);
 }

@@ -52,9 +52,9 @@ interrupt() {
 resume() {
 	[ -n "$go" ] || return
 	(cd "$tmp/run" && eval "\"\$rwlab\" $go" >/dev/null 2>"$tmp/resumed.err") ||
-		fail "$1: '$go' exited $?: $(tail -n 2 "$tmp/resumed.err")"
+		fail "$1: '$(printf %.300s "$go")' exited $?: $(tail -n 2 "$tmp/resumed.err")"
 	[ "$(cells "$tmp/run/$file" | wc -l)" = 12 ] && [ "$(awk -F, '$8 == "total_rate"' "$tmp/run/$file" | wc -l)" = 12 ] ||
-		fail "$1: after '$go', not the 12 cells once each: $(cells "$tmp/run/$file" | tr '\n' ';')"
+		fail "$1: after '$(printf %.300s "$go")', not the 12 cells once each: $(cells "$tmp/run/$file" | tr '\n' ';')"
 }
 
 # -o FILE with a space: the command quotes it, and adds --resume
@@ -66,6 +66,14 @@ case $go in
 *) fail "-o FILE: to go on '$go', want the command as given with --resume" ;;
 esac
 resume "-o FILE"
+
+# -o FILE whose quoted form is over 4096 bytes (1100 quotes, each '\'' in the command): the command
+# names that file whole, not one cut short at 4096 bytes, where running it put every cell
+q=$(printf "%0220d" 0 | tr 0 "'")
+mkdir -p "$tmp/run/$q/$q/$q/$q/$q"
+# shellcheck disable=SC2086
+interrupt "-o FILE of quotes" "x.csv" $plan -o "$q/$q/$q/$q/$q/x.csv"
+resume "-o FILE of quotes"
 
 # no -o: the command names the default file; interrupted again under --resume, it adds no second one
 # shellcheck disable=SC2086
