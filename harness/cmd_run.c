@@ -688,6 +688,6 @@ const struct lab_cmd lab_run_cmd = {
 	.fn = cmd_run,
 	.more = "Exit status: 0 every cell succeeded; 1 a cell failed (named on stderr, its\n"
 		"rows left out); 2 bad usage, nothing run; 130 interrupted (the finished\n"
-		"cells are kept; the last line gives the command that goes on: the same\n"
-		"command with -o FILE --resume).\n",
+		"cells are kept; the last line gives the command that goes on: cd DIR &&\n"
+		"the same command with -o FILE --resume).\n",
 };

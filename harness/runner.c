@@ -1428,6 +1428,9 @@ static int runner_open(struct runner *r, const struct lab_context *ctx)
 		lab_csv_close(&r->csv);
 		return 2;
 	}
+	if (o->resume && !r->resume.exists)	/* a shard's first run gives --resume too (README: Slurm) */
+		fprintf(stderr, "rwlab run: --resume: %s %s: nothing to resume, every cell runs\n", o->csv_path,
+			r->resume.missing ? "does not exist" : "is empty");
 	if (!r->resume.exists)
 		lab_csv_close(&r->csv);	/* an empty file: lab_csv_open() makes it anew */
 	if (plan_cells(r)) {
@@ -1526,37 +1529,50 @@ static void warn_switch_rings(void)
 #endif
 }
 
+/* @av quoted as a shell takes it back, whole (lab_cli_command()), in memory of its own; NULL when none. */
+static char *quoted(int n, char *const *av)
+{
+	size_t len = lab_cli_command(n, av, NULL, 0) + 1;
+	char *s = malloc(len);
+
+	if (s)
+		lab_cli_command(n, av, s, len);
+	return s;
+}
+
 /*
  * The command that carries an interrupted run on (README "Crash safety and
- * --resume"), appended to @b: the command line as given, with --sim MACHINE
- * in a simulated run's process (the front handed the run on without it),
- * -o FILE where the file was the default one, and --resume.
+ * --resume"), appended to @b: in the directory the run started in (its
+ * relative paths, -o's and --matrix's and --sim's files, are that
+ * directory's), the command line as given, with --sim MACHINE in a
+ * simulated run's process (the front handed the run on without it), -o FILE
+ * where the file was the default one, and --resume. Never a command cut
+ * short or without its directory: then the words to say it.
  */
 static void go_on_command(const struct lab_run_opts *o, struct lab_buf *b)
 {
-	char **av = calloc((size_t)o->argc + 5, sizeof(*av)), *line;
-	size_t len;
+	char **av = calloc((size_t)o->argc + 5, sizeof(*av)), *cwd = getcwd(NULL, 0), *dir = NULL, *line = NULL;
 	int n = 0;
 
-	if (!av) {
-		lab_buf_printf(b, "; to go on: the same command with --resume");
-		return;
+	if (av && cwd) {
+		if (LAB_SIM)
+			av[n++] = "--sim", av[n++] = (char *)lab_sim_machine_arg();
+		for (int i = 0; i < o->argc; i++)
+			av[n++] = o->argv[i];
+		if (!o->csv_given)
+			av[n++] = "-o", av[n++] = (char *)o->csv_path;
+		if (!o->resume)
+			av[n++] = "--resume";
+		dir = quoted(1, &cwd);
+		line = quoted(n, av);
 	}
-	if (LAB_SIM)
-		av[n++] = "--sim", av[n++] = (char *)lab_sim_machine_arg();
-	for (int i = 0; i < o->argc; i++)
-		av[n++] = o->argv[i];
-	if (!o->csv_given)
-		av[n++] = "-o", av[n++] = (char *)o->csv_path;
-	if (!o->resume)
-		av[n++] = "--resume";
-	len = lab_cli_command(n, av, NULL, 0) + 1;
-	line = malloc(len);
-	if (line && lab_cli_command(n, av, line, len) < len)
-		lab_buf_printf(b, "; to go on: %s run %s", LAB_PROG, line);
-	else	/* never a command cut short, which would name another file */
-		lab_buf_printf(b, "; to go on: the same command with --resume");
+	if (dir && line)
+		lab_buf_printf(b, "; to go on: cd %s && %s run %s", dir, LAB_PROG, line);
+	else
+		lab_buf_printf(b, "; to go on: the same command with --resume, from the directory it started in");
 	free(line);
+	free(dir);
+	free(cwd);
 	free(av);
 }
 
