@@ -115,6 +115,7 @@ struct runner {
 	struct cell_plan *plan;
 	int nplan, nfailed;
 	int ended;			/* cells that ended, written or failed: an interrupted run's line */
+	int written;			/* those of them whose rows are in the CSV (a failed one's marked cell_failed) */
 	int entry;			/* iterations started so far (warm-up passes too) */
 	/*
 	 * The ETA (progress()), per workload of o->wls: its iterations not yet
@@ -965,6 +966,7 @@ static void cell_close(struct runner *r, struct cell_run *cr, int ret)
 	drop_uncounted(&cr->rows);
 	if (!ret && cr->rows.len) {
 		ret = write_rows(r, &cr->rows, cr->index);
+		r->written += !ret;
 		if (ret && ret != -EPIPE && ret != -EINTR) {	/* those two: lab_run()'s one line */
 			cell_fail(cr, "writing %s: %s", r->csv.path, strerror(-ret));
 			ret = -1;
@@ -1203,6 +1205,7 @@ static void sim_cell_done(void *arg, int i, const struct lab_sim_proc *pr)
 	}
 	if (nrows > 0 && st)
 		snprintf(err, sizeof(err), "writing %s: %s", r->csv.path, strerror(-st)), nrows = -1;
+	r->written += nrows > 0;
 	if (nrows >= 0 && pr->status > 128)	/* killed (SIGKILL, SIGSEGV): it could not say why itself */
 		snprintf(err, sizeof(err), "its rwlab-sim was killed by signal %d (%s)", pr->status - 128,
 			 strsignal(pr->status - 128)), nrows = -1;
@@ -1579,14 +1582,14 @@ static void go_on_command(const struct lab_run_opts *o, struct lab_buf *b)
 /*
  * An interrupted run's line (Ctrl-C, SIGTERM): the cells that ended of the
  * matrix's (those --resume kept counted in both), the failed ones among
- * them, where their rows are and how to go on. -o - or a FIFO cannot be
- * resumed (nor one a reader stalled: its finished cells were not all
- * written).
+ * them, how many are in the file (what --resume will keep: not a failed
+ * cell left out), where and how to go on. -o - or a FIFO cannot be resumed
+ * (nor one a reader stalled: its finished cells were not all written).
  */
 static void say_interrupted(const struct runner *r)
 {
 	const struct lab_run_opts *o = r->o;
-	int done = r->ended + r->resume.ncells, all = r->nplan + r->resume.ncells;
+	int done = r->ended + r->resume.ncells, all = r->nplan + r->resume.ncells, in = r->written + r->resume.ncells;
 	bool stream = !strcmp(o->csv_path, "-") || lab_csv_stream_path(o->csv_path);
 	struct lab_buf b = { 0 };
 
@@ -1600,8 +1603,9 @@ static void say_interrupted(const struct runner *r)
 	if (r->unwritten)
 		lab_buf_printf(&b, "; %d finished cell%s not written whole to %s: its reader had stopped reading",
 			       r->unwritten, r->unwritten > 1 ? "s were" : " was", o->csv_path);
-	else if (done)
-		lab_buf_printf(&b, "; they %s %s", stream ? "went to" : "are in",
+	else if (done)	/* "they", or "2 of them" when failed cells are not there ("none of them") */
+		lab_buf_printf(&b, "; %s%.0d%s %s %s", in == done ? "they" : in ? "" : "none", in == done ? 0 : in,
+			       in == done ? "" : " of them", stream ? "went to" : in ? "are in" : "is in",
 			       strcmp(o->csv_path, "-") ? o->csv_path : "stdout");
 	if (!stream && o->argv)
 		go_on_command(o, &b);

@@ -94,6 +94,32 @@ interrupt "--resume" "$file" $plan -o "$file" --resume
 [ "$go" = "run $plan -o $file --resume" ] || fail "--resume: to go on '$go', want the command as given"
 resume "--resume"
 
+# Failed cells (left out of the file) are counted as failed, not as in the file: the line says how many
+# of the cells that ended are there, as many as --resume then keeps (it said all, 4 where 2 were there).
+(cd "$tmp/run" && RWLAB_FAULT_INJECT=worker=null exec "$rwlab" run -l pthread,null,rwsem -w locktest -t 1,2 -n 1 \
+	-d 400ms --warmup 0 --order sequential --no-report -q -o fi.csv 2>"$tmp/err") &
+pid=$!
+i=0
+until grep -q 'cell null locktest t=2 failed' "$tmp/err" 2>/dev/null || [ $i -ge 600 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+kill -INT $pid
+wait $pid
+rc=$?
+n=$(cells "$tmp/run/fi.csv" | wc -l)
+line=$(grep '^rwlab run: interrupted' "$tmp/err")
+case $line in
+"rwlab run: interrupted after "*" of 6 cells (2 failed: null locktest t=1, null locktest t=2); $n of them are in fi.csv; to go on: "*)
+	cmd=${line#*; to go on: } ;;
+*) cmd= && fail "failed cells: exit $rc, '$line', want '... (2 failed: ...); $n of them are in fi.csv; ...'" ;;
+esac
+if [ -n "$cmd" ]; then
+	(cd "$tmp" && eval "$cmd" >/dev/null 2>"$tmp/resumed.err")
+	grep -q "^rwlab run: resuming fi.csv: $n finished cells kept, $((6 - n)) of this matrix to run$" "$tmp/resumed.err" ||
+		fail "failed cells: the line said $n in the file, --resume: $(head -n 1 "$tmp/resumed.err")"
+fi
+
 # --resume of a file that does not exist: one line says so, and every cell runs (a shard's first run)
 "$rwlab" run -l null -w locktest -t 1 -n 1 -d 10ms --warmup 0 -q --no-report -o "$tmp/run/new.csv" --resume \
 	>/dev/null 2>"$tmp/err" || fail "--resume of a new file: exit $?: $(cat "$tmp/err")"
