@@ -5,10 +5,10 @@
 # command reported; programs it cannot interpose refused before any run; the
 # recursive-read note once; a creation site named from the program's own
 # symbols; and the preload's own bad input.
-#   exec.sh RWLAB PRELOAD OSSL_DRIVER SITE_PROGRAM AT_ONCE_PROGRAM [STATIC_SITE_PROGRAM]
+#   exec.sh RWLAB PRELOAD OSSL_DRIVER SITE_PROGRAM AT_ONCE_PROGRAM FORK_PROGRAM [STATIC_SITE_PROGRAM]
 set -u
 rwlab=$(realpath "$1") preload=$(realpath "$2") driver=$(realpath "$3") site=$(realpath "$4")
-at_once=$(realpath "$5") static=${6:+$(realpath "$6")}
+at_once=$(realpath "$5") forks=$(realpath "$6") static=${7:+$(realpath "$7")}
 # A sanitizer build's preload needs its runtime first in LD_PRELOAD, from its ldd line.
 rt=$(ldd "$preload" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
 tmp=$(mktemp -d)
@@ -41,6 +41,12 @@ RWLAB_PRELOAD=$preload "$rwlab" exec -l none,rwsem,passthrough -n 2 -q --no-repo
 	>/dev/null 2>"$tmp/err" || die "at_once 3: exit $?: $(cat "$tmp/err")"
 [ "$(awk -F, '$1 == 4 {print $4 "," $6}' "$tmp/t.csv" | sort -u | tr '\n' ' ')" = "none,3 passthrough,3 rwsem,3 " ] ||
 	die "at_once 3 without -t: variant,threads $(awk -F, '$1 == 4 {print $4 "," $6}' "$tmp/t.csv" | sort -u | tr '\n' ' ')"
+# A forked child's thread is counted once: main forks before any lock, the child takes one, the parent
+# none: 1 thread on every variant (it was 2: the child started at 1 and counted its thread again).
+RWLAB_PRELOAD=$preload "$rwlab" exec -l passthrough,rwsem -n 1 -q --no-report -o "$tmp/fork.csv" -- "$forks" \
+	>/dev/null 2>"$tmp/err" || die "fork: exit $?: $(cat "$tmp/err")"
+[ "$(awk -F, '$1 == 4 {print $4 "," $6}' "$tmp/fork.csv" | sort -u | tr '\n' ' ')" = "passthrough,1 rwsem,1 " ] ||
+	die "fork without -t: variant,threads $(awk -F, '$1 == 4 {print $4 "," $6}' "$tmp/fork.csv" | sort -u | tr '\n' ' ')"
 RWLAB_PRELOAD=$preload "$rwlab" exec -l none,rwsem -n 1 -t 5 -q --no-report -o "$tmp/t5.csv" -- "$at_once" 3 \
 	>/dev/null 2>&1 || die "at_once 3 -t 5: exit $?"
 [ "$(awk -F, '$1 == 4 {print $6}' "$tmp/t5.csv" | sort -u)" = 5 ] || die "-t 5 is not the threads column"
