@@ -76,6 +76,26 @@ grep -q "^rwlab exec: interrupted after $runs of 6 runs; they are in $tmp/i.csv 
 [ "$(awk -F, '$1 == 4 {print $6}' "$tmp/i.csv" | sort -u)" = 3 ] ||
 	die "SIGTERM: the held rows' threads column is $(awk -F, '$1 == 4 {print $6}' "$tmp/i.csv" | sort -u | tr '\n' ' ')"
 
+# Interrupted after none's run alone, to stdout: the held rows' threads column is 1 and the note says
+# why, as after a whole round (it was left out on this path), and the line says where the rows went as
+# run's does ('they are in -').
+RWLAB_PRELOAD=$preload "$rwlab" exec -l none,rwsem -n 1 --force --no-report -o - -- \
+	sh -c "\"$at_once\" 3 && sleep 0.5" >"$tmp/s.csv" 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 200); do
+	grep -q 'none  *iteration 0: wall' "$tmp/err" && break
+	sleep 0.05
+done
+kill -TERM $pid
+wait $pid
+rc=$?
+[ $rc = 130 ] && [ "$(awk -F, '$1 == 4 {print $4 "," $6}' "$tmp/s.csv" | sort -u)" = "none,1" ] ||
+	die "SIGTERM after none alone: exit $rc, variant,threads $(awk -F, '$1 == 4 {print $4 "," $6}' "$tmp/s.csv" | sort -u)"
+grep -q "^rwlab exec: note: no run of the first round measured .*: the threads column is 1; -t N sets it$" "$tmp/err" ||
+	die "SIGTERM after none alone: no note on the threads column: $(cat "$tmp/err")"
+grep -q "^rwlab exec: interrupted after 1 of 2 runs; they went to stdout (the run in progress did not)$" "$tmp/err" ||
+	die "SIGTERM, -o -: $(tail -n 1 "$tmp/err")"
+
 # -q --no-report: nothing on stdout, nor on stderr but errors and warnings ('results in FILE' was printed).
 RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -t 2 -q --no-report -o "$tmp/q.csv" -- "$driver" 2 100 \
 	>"$tmp/out" 2>"$tmp/err" || die "-q --no-report: exit $?"
