@@ -438,7 +438,7 @@ static int parse_expanded(struct run_args *a, int argc, char **argv, const struc
 	if (a->lists.sim && !LAB_SIM)
 		return run_sim_exec(a, argc, argv, drop);
 	if (!LAB_SIM && a->o.jobs > 1) {
-		fprintf(stderr, "%s: -j %d: native cells run one at a time, so that no measurement shares the CPUs, "
+		fprintf(stderr, "%s: warning: -j %d: native cells run one at a time, so that no measurement shares the CPUs, "
 			"caches and memory bandwidth it measures; running -j 1 (-j runs simulated cells at once, "
 			"with --sim)\n", PROG, a->o.jobs);
 		a->o.jobs = 1;
