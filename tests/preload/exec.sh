@@ -78,7 +78,7 @@ grep -q "^rwlab exec: interrupted after $runs of 6 runs; they are in $tmp/i.csv 
 
 # Interrupted after none's run alone, to stdout: the held rows' threads column is 1 and the note says
 # why, as after a whole round (it was left out on this path), and the line says where the rows went as
-# run's does ('they are in -').
+# run's does (it said 'they are in -').
 RWLAB_PRELOAD=$preload "$rwlab" exec -l none,rwsem -n 1 --force --no-report -o - -- \
 	sh -c "\"$at_once\" 3 && sleep 0.5" >"$tmp/s.csv" 2>"$tmp/err" &
 pid=$!
