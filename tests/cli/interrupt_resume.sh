@@ -123,7 +123,8 @@ fi
 # --resume of a file that does not exist: one line says so, and every cell runs (a shard's first run)
 "$rwlab" run -l null -w locktest -t 1 -n 1 -d 10ms --warmup 0 -q --no-report -o "$tmp/run/new.csv" --resume \
 	>/dev/null 2>"$tmp/err" || fail "--resume of a new file: exit $?: $(cat "$tmp/err")"
-[ "$(cat "$tmp/err")" = "rwlab run: --resume: $tmp/run/new.csv does not exist: nothing to resume, every cell runs" ] &&
+[ "$(grep -cv WARNING "$tmp/err")" = 1 ] &&	# a busy host's load warning aside
+	grep -qxF "rwlab run: --resume: $tmp/run/new.csv does not exist: nothing to resume, every cell runs" "$tmp/err" &&
 	[ "$(cells "$tmp/run/new.csv" | wc -l)" = 1 ] || fail "--resume of a new file: '$(cat "$tmp/err")'"
 
 echo "interrupt-resume: $fails failures"
