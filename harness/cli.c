@@ -537,38 +537,37 @@ void lab_cli_bash_completion(FILE *f, const struct lab_cmd *const *cmds, const s
 	fprintf(f, "--man --bash\" -- \"$cur\"));;\n\tesac\n}\ncomplete -F _rwlab rwlab\n");
 }
 
-const char *lab_cli_command(int argc, char *const *argv, char *buf, size_t len)
+/* Append @n bytes of @s to @buf at *@off, as many as fit before its last byte; *@off counts them all. */
+static void cmd_put(char *buf, size_t len, size_t *off, const char *s, size_t n)
+{
+	if (*off + 1 < len)
+		memcpy(buf + *off, s, *off + n < len ? n : len - 1 - *off);
+	*off += n;
+}
+
+size_t lab_cli_command(int argc, char *const *argv, char *buf, size_t len)
 {
 	size_t off = 0;
 
-	if (!len)
-		return buf;
-	buf[0] = 0;
-	for (int i = 0; i < argc && off + 1 < len; i++) {
+	for (int i = 0; i < argc; i++) {
 		const char *w = argv[i];
 		bool plain = *w && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 					 "-_./:=,%+@") == strlen(w);
-		char word[4096];
-		size_t k = 0;
 
+		if (i)
+			cmd_put(buf, len, &off, " ", 1);
 		if (plain) {
-			snprintf(word, sizeof(word), "%s", w);
-		} else {
-			word[k++] = '\'';
-			for (; *w && k + 5 < sizeof(word); w++) {
-				if (*w == '\'') {	/* ' -> '\'' */
-					memcpy(word + k, "'\\''", 4);
-					k += 4;
-				} else {
-					word[k++] = *w;
-				}
-			}
-			word[k++] = '\'';
-			word[k] = 0;
+			cmd_put(buf, len, &off, w, strlen(w));
+			continue;
 		}
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? " " : "", word);
+		cmd_put(buf, len, &off, "'", 1);
+		for (; *w; w++)
+			cmd_put(buf, len, &off, *w == '\'' ? "'\\''" : w, *w == '\'' ? 4 : 1);	/* ' -> '\'' */
+		cmd_put(buf, len, &off, "'", 1);
 	}
+	if (len)
+		buf[off < len ? off : len - 1] = 0;
 	if (off >= len && len > 4)
 		memcpy(buf + len - 4, "...", 4);
-	return buf;
+	return off;
 }

@@ -176,9 +176,10 @@ void lab_cli_names(const struct lab_cmd *const *cmds, char *buf, size_t len);
  * The command line @argv as a shell would take it back, for a record:
  * words joined by blanks, a word with characters the shell treats
  * specially single-quoted. Cut (ending "...") at @len - 1 bytes. Returns
- * @buf. Threading: pure.
+ * the length of the whole command, as snprintf() does: @len or more, it was
+ * cut (@len 0 and @buf NULL: only the length). Threading: pure.
  */
-const char *lab_cli_command(int argc, char *const *argv, char *buf, size_t len);
+size_t lab_cli_command(int argc, char *const *argv, char *buf, size_t len);
 
 /*
  * Is @name one of the comma-separated items of @list (exactly, as the list

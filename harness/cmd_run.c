@@ -438,7 +438,7 @@ static int parse_expanded(struct run_args *a, int argc, char **argv, const struc
 	if (a->lists.sim && !LAB_SIM)
 		return run_sim_exec(a, argc, argv, drop);
 	if (!LAB_SIM && a->o.jobs > 1) {
-		fprintf(stderr, "%s: -j %d: native cells run one at a time, so that no measurement shares the CPUs, "
+		fprintf(stderr, "%s: warning: -j %d: native cells run one at a time, so that no measurement shares the CPUs, "
 			"caches and memory bandwidth it measures; running -j 1 (-j runs simulated cells at once, "
 			"with --sim)\n", PROG, a->o.jobs);
 		a->o.jobs = 1;
@@ -688,6 +688,6 @@ const struct lab_cmd lab_run_cmd = {
 	.fn = cmd_run,
 	.more = "Exit status: 0 every cell succeeded; 1 a cell failed (named on stderr, its\n"
 		"rows left out); 2 bad usage, nothing run; 130 interrupted (the finished\n"
-		"cells are kept; the last line gives the command that goes on: the same\n"
-		"command with -o FILE --resume).\n",
+		"cells are kept; the last line gives the command that goes on: cd DIR &&\n"
+		"the same command with -o FILE --resume).\n",
 };

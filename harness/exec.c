@@ -986,8 +986,11 @@ static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const c
 			"signal): the table has no preload.* rows\n", o->prog, o->cmd[0]);
 	exec_used_note(o, &used);
 out:
-	if (x.threads < 0)	/* stopped within the first round: its rows with what it measured so far */
+	if (x.threads < 0) {	/* stopped within the first round: its rows with what it measured so far */
+		if (x.n)	/* rows held: where their threads column came from (none's alone: 1) */
+			exec_used_note(o, &used);
 		exec_rows_fix(&x, used.first ? used.first : 1);
+	}
 	if (exec_rows_write(&x, w))
 		failed = -1;
 done:
@@ -1060,9 +1063,13 @@ static int cmd_exec(int argc, char **argv)
 		exec_metrics_free(&o);
 		return 1;	/* its reader went away: exec_all() said where */
 	}
-	if (exec_stop) {
-		fprintf(stderr, "%s: interrupted after %d of %ld runs; %s %s (the run in progress is not)\n", o.prog,
-			done, o.iterations * o.nlocks, done ? "they are in" : "none finished: nothing written to", o.csv);
+	if (exec_stop) {	/* in run's words: rows "went to" stdout, a FIFO or a device, "are in" a file */
+		bool stream = !strcmp(o.csv, "-") || lab_csv_stream_path(o.csv);
+
+		fprintf(stderr, "%s: interrupted after %d of %ld runs; %s %s%s\n", o.prog, done, o.iterations * o.nlocks,
+			!done ? "none finished: nothing written to" : stream ? "they went to" : "they are in",
+			strcmp(o.csv, "-") ? o.csv : "stdout", !done ? "" : stream ? " (the run in progress did not)" :
+			" (the run in progress is not)");
 		exec_metrics_free(&o);
 		return 130;
 	}

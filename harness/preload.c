@@ -1167,8 +1167,9 @@ static void pl_zero_stats_locked(void)
 	memset(&pl_events, 0, sizeof(pl_events));
 	lab_events_reset();
 	pl_locks_made = 0;
-	pl_live_threads = 1;
-	pl_max_threads = 1;
+	/* the child's one thread, the forking one: counted if it used locks already, else at its first (pl_self()) */
+	pl_live_threads = pl_self_tls.registered;
+	pl_max_threads = (uint64_t)pl_live_threads;
 	pl_diag_count = 0;
 }
 

@@ -152,7 +152,8 @@ int lab_resume_load(struct lab_resume *r, const char *path, int iterations, cons
 
 	memset(r, 0, sizeof(*r));
 	if (stat(path, &st)) {
-		if (errno == ENOENT)
+		r->missing = errno == ENOENT;
+		if (r->missing)
 			return 0;
 		snprintf(err, errlen, "--resume: cannot read '%s': %s", path, strerror(errno));
 		return -1;

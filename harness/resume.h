@@ -49,6 +49,7 @@ struct lab_resume_cell {
 
 struct lab_resume {
 	bool exists;			/* false: no file (or an empty one): start afresh */
+	bool missing;			/* no file at all */
 	size_t keep_len;		/* bytes of the file to keep */
 	int ncells;			/* finished cells */
 	struct lab_resume_cell *cells;

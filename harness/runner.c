@@ -115,6 +115,7 @@ struct runner {
 	struct cell_plan *plan;
 	int nplan, nfailed;
 	int ended;			/* cells that ended, written or failed: an interrupted run's line */
+	int written;			/* those of them whose rows are in the CSV (a failed one's marked cell_failed) */
 	int entry;			/* iterations started so far (warm-up passes too) */
 	/*
 	 * The ETA (progress()), per workload of o->wls: its iterations not yet
@@ -965,6 +966,7 @@ static void cell_close(struct runner *r, struct cell_run *cr, int ret)
 	drop_uncounted(&cr->rows);
 	if (!ret && cr->rows.len) {
 		ret = write_rows(r, &cr->rows, cr->index);
+		r->written += !ret;
 		if (ret && ret != -EPIPE && ret != -EINTR) {	/* those two: lab_run()'s one line */
 			cell_fail(cr, "writing %s: %s", r->csv.path, strerror(-ret));
 			ret = -1;
@@ -1203,6 +1205,7 @@ static void sim_cell_done(void *arg, int i, const struct lab_sim_proc *pr)
 	}
 	if (nrows > 0 && st)
 		snprintf(err, sizeof(err), "writing %s: %s", r->csv.path, strerror(-st)), nrows = -1;
+	r->written += nrows > 0;
 	if (nrows >= 0 && pr->status > 128)	/* killed (SIGKILL, SIGSEGV): it could not say why itself */
 		snprintf(err, sizeof(err), "its rwlab-sim was killed by signal %d (%s)", pr->status - 128,
 			 strsignal(pr->status - 128)), nrows = -1;
@@ -1428,6 +1431,9 @@ static int runner_open(struct runner *r, const struct lab_context *ctx)
 		lab_csv_close(&r->csv);
 		return 2;
 	}
+	if (o->resume && !r->resume.exists)	/* a shard's first run gives --resume too (README: Slurm) */
+		fprintf(stderr, "rwlab run: --resume: %s %s: nothing to resume, every cell runs\n", o->csv_path,
+			r->resume.missing ? "does not exist" : "is empty");
 	if (!r->resume.exists)
 		lab_csv_close(&r->csv);	/* an empty file: lab_csv_open() makes it anew */
 	if (plan_cells(r)) {
@@ -1526,48 +1532,64 @@ static void warn_switch_rings(void)
 #endif
 }
 
+/* @av quoted as a shell takes it back, whole (lab_cli_command()), in memory of its own; NULL when none. */
+static char *quoted(int n, char *const *av)
+{
+	size_t len = lab_cli_command(n, av, NULL, 0) + 1;
+	char *s = malloc(len);
+
+	if (s)
+		lab_cli_command(n, av, s, len);
+	return s;
+}
+
 /*
  * The command that carries an interrupted run on (README "Crash safety and
- * --resume"), appended to @b: the command line as given, with --sim MACHINE
- * in a simulated run's process (the front handed the run on without it),
- * -o FILE where the file was the default one, and --resume.
+ * --resume"), appended to @b: in the directory the run started in (its
+ * relative paths, -o's and --matrix's and --sim's files, are that
+ * directory's), the command line as given, with --sim MACHINE in a
+ * simulated run's process (the front handed the run on without it), -o FILE
+ * where the file was the default one, and --resume. Never a command cut
+ * short or without its directory: then the words to say it.
  */
 static void go_on_command(const struct lab_run_opts *o, struct lab_buf *b)
 {
-	char **av = calloc((size_t)o->argc + 5, sizeof(*av)), *line;
-	size_t len = 16;
+	char **av = calloc((size_t)o->argc + 5, sizeof(*av)), *cwd = getcwd(NULL, 0), *dir = NULL, *line = NULL;
 	int n = 0;
 
-	if (!av)
-		return;
-	if (LAB_SIM)
-		av[n++] = "--sim", av[n++] = (char *)lab_sim_machine_arg();
-	for (int i = 0; i < o->argc; i++)
-		av[n++] = o->argv[i];
-	if (!o->csv_given)
-		av[n++] = "-o", av[n++] = (char *)o->csv_path;
-	if (!o->resume)
-		av[n++] = "--resume";
-	for (int i = 0; i < n; i++)
-		len += 4 * strlen(av[i]) + 3;	/* each ' quoted as '\'' */
-	line = malloc(len);
-	if (line)
-		lab_buf_printf(b, "; to go on: %s run %s", LAB_PROG, lab_cli_command(n, av, line, len));
+	if (av && cwd) {
+		if (LAB_SIM)
+			av[n++] = "--sim", av[n++] = (char *)lab_sim_machine_arg();
+		for (int i = 0; i < o->argc; i++)
+			av[n++] = o->argv[i];
+		if (!o->csv_given)
+			av[n++] = "-o", av[n++] = (char *)o->csv_path;
+		if (!o->resume)
+			av[n++] = "--resume";
+		dir = quoted(1, &cwd);
+		line = quoted(n, av);
+	}
+	if (dir && line)
+		lab_buf_printf(b, "; to go on: cd %s && %s run %s", dir, LAB_PROG, line);
+	else
+		lab_buf_printf(b, "; to go on: the same command with --resume, from the directory it started in");
 	free(line);
+	free(dir);
+	free(cwd);
 	free(av);
 }
 
 /*
  * An interrupted run's line (Ctrl-C, SIGTERM): the cells that ended of the
  * matrix's (those --resume kept counted in both), the failed ones among
- * them, where their rows are and how to go on. -o - or a FIFO cannot be
- * resumed (nor one a reader stalled: its finished cells were not all
- * written).
+ * them, how many are in the file (what --resume will keep: not a failed
+ * cell left out), where and how to go on. -o - or a FIFO cannot be resumed
+ * (nor one a reader stalled: its finished cells were not all written).
  */
 static void say_interrupted(const struct runner *r)
 {
 	const struct lab_run_opts *o = r->o;
-	int done = r->ended + r->resume.ncells, all = r->nplan + r->resume.ncells;
+	int done = r->ended + r->resume.ncells, all = r->nplan + r->resume.ncells, in = r->written + r->resume.ncells;
 	bool stream = !strcmp(o->csv_path, "-") || lab_csv_stream_path(o->csv_path);
 	struct lab_buf b = { 0 };
 
@@ -1581,8 +1603,9 @@ static void say_interrupted(const struct runner *r)
 	if (r->unwritten)
 		lab_buf_printf(&b, "; %d finished cell%s not written whole to %s: its reader had stopped reading",
 			       r->unwritten, r->unwritten > 1 ? "s were" : " was", o->csv_path);
-	else if (done)
-		lab_buf_printf(&b, "; they %s %s", stream ? "went to" : "are in",
+	else if (done)	/* "they", or "2 of them" when failed cells are not there ("none of them") */
+		lab_buf_printf(&b, "; %s%.0d%s %s %s", in == done ? "they" : in ? "" : "none", in == done ? 0 : in,
+			       in == done ? "" : " of them", stream ? "went to" : in ? "are in" : "is in",
 			       strcmp(o->csv_path, "-") ? o->csv_path : "stdout");
 	if (!stream && o->argv)
 		go_on_command(o, &b);

@@ -30,7 +30,8 @@
  * Exit status: 0 when every rung passed, 1 when any failed or could not
  * run (or the page could not be written), 2 on bad input (an unknown
  * machine, a malformed ladder line, a --keep DIR that is not an empty
- * directory).
+ * directory), 130 on Ctrl-C or SIGTERM (the run in progress passed the
+ * signal, the runs' directory removed all the same, one line).
  *
  * Threading: single-threaded; the runs are child processes, one at a time.
  */
@@ -39,6 +40,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,12 +176,28 @@ static int ladder_load(const char *path)
 
 /* ---- running rwlab ------------------------------------------------------------------------ */
 
-/* Run @argv (argv[0] a path) with stdout and stderr into @log; returns its exit status or -1. */
+/*
+ * Ctrl-C or SIGTERM: the run in progress is passed the signal (a SIGTERM to
+ * validate alone reaches it too) and ends, and no rung after it runs.
+ */
+static volatile sig_atomic_t stop;
+static volatile pid_t child;
+
+static void on_signal(int sig)
+{
+	stop = sig;
+	if (child > 0)
+		kill(child, sig);
+}
+
+/* Run @argv (argv[0] a path) with stdout and stderr into @log; returns its exit status or -1 (stopped: -1). */
 static int spawn(char *const argv[], const char *log, const char *machines_dir)
 {
 	pid_t pid;
 	int st;
 
+	if (stop)
+		return -1;
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
@@ -197,9 +215,16 @@ static int spawn(char *const argv[], const char *log, const char *machines_dir)
 		execv(argv[0], argv);
 		_exit(127);
 	}
-	if (waitpid(pid, &st, 0) < 0)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	child = pid;
+	if (stop)	/* the signal came before child was set */
+		kill(pid, stop);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			child = 0;
+			return -1;
+		}
+	child = 0;
+	return stop ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 static void print_log_tail(const char *log)
@@ -327,7 +352,7 @@ static int run_rung(const struct rung *r, const char *machine, char *csv, size_t
 	argv[n++] = csv;
 	argv[n] = NULL;
 	st = spawn(argv, log, machine && !strcmp(machine, "here") ? tmp_dir : NULL);
-	if (st) {
+	if (st && !stop) {
 		fprintf(stderr, "  %s %s: rwlab run%s%s exited %d:\n", r->machine, r->id, machine ? " --sim " : "",
 			machine ? machine : "", st);
 		print_log_tail(log);
@@ -369,6 +394,8 @@ static int here_calibrate(void)
 	}
 	printf("here: rwlab-calibrate --only %s --repeats 5 (native timing on a shared machine)\n", HERE_METRICS);
 	if (spawn(argv, log, NULL)) {
+		if (stop)
+			return -1;
 		fprintf(stderr, "rwlab sim validate: here: rwlab-calibrate failed:\n");
 		print_log_tail(log);
 		return -1;
@@ -596,6 +623,8 @@ static int validate_machine(const char *machine)
 		fig = rung_figure(r, machine);
 		if (!run_rung(r, machine, csv, sizeof(csv)))
 			sim = rung_value(r, csv);
+		if (stop)
+			return fails;	/* lab_sim_validate() says so */
 		ok = tol_pass(r->tol, fig, sim, &ratio);
 		fails += !ok;
 		if (ndone < RUNG_MAX)
@@ -645,14 +674,41 @@ static int keep_dir(const char *dir)
 /* The runs' directory: --keep's, or a new temporary one. Returns 0 or -1 (said). */
 static int runs_dir(const char *keep)
 {
+	const char *tmp = getenv("TMPDIR");
+
 	if (keep)
 		return keep_dir(keep);
-	snprintf(tmp_dir, sizeof(tmp_dir), "%s/rwlab-validate.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	snprintf(tmp_dir, sizeof(tmp_dir), "%s/rwlab-validate.XXXXXX", tmp && *tmp ? tmp : "/tmp");	/* TMPDIR= is unset */
 	if (!mkdtemp(tmp_dir)) {
 		fprintf(stderr, "rwlab sim validate: mkdtemp %s: %s\n", tmp_dir, strerror(errno));
 		return -1;
 	}
 	return 0;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };	/* no SA_RESTART: spawn()'s wait sees EINTR */
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Interrupted: the runs' directory removed (not --keep's), one line, exit status 130. */
+static int say_interrupted(const char *const *names, int nnames, const char *keep)
+{
+	int all = 0;
+
+	for (int i = 0; i < nrungs; i++)
+		for (int j = 0; j < nnames; j++)
+			all += !strcmp(rungs[i].machine, names[j]);
+	if (!keep)
+		nftw(tmp_dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	fflush(stdout);
+	fprintf(stderr, "rwlab sim validate: interrupted after %d of %d rungs; %s%s\n", ndone, all,
+		keep ? "the runs are kept in " : "the runs are removed: --keep DIR keeps them", keep ? tmp_dir : "");
+	return 130;
 }
 
 int lab_sim_validate(int argc, char **argv, const char *page, const char *keep, const char *command)
@@ -689,17 +745,20 @@ int lab_sim_validate(int argc, char **argv, const char *page, const char *keep, 
 		}
 		names[nnames++] = "here";
 	}
+	catch_signals();
 	if (runs_dir(keep))
 		return 2;
 	printf("rwlab sim validate: ladder %s; runs in %s%s\n", ladder, tmp_dir,
 	       keep ? "" : " (removed at the end; --keep DIR keeps them)");
-	for (int i = 0; i < nnames; i++) {
+	for (int i = 0; i < nnames && !stop; i++) {
 		if (!strcmp(names[i], "here") && (here_calibrate() || here_write_machine())) {
 			fails++;
 			continue;
 		}
 		fails += validate_machine(names[i]);
 	}
+	if (stop)
+		return say_interrupted(names, nnames, keep);
 	if (page && lab_report_ladder_page(page, command, done, ndone))
 		fails++;
 	else if (page)

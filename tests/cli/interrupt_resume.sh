@@ -2,15 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # An interrupted run says how far it got and how to go on: SIGINT once the
 # first cell's rows are in the CSV ends the run with exit 130 and one line,
-#   rwlab run: interrupted after N of M cells; they are in FILE; to go on: CMD
-# N the cells in the CSV, M the matrix's, and CMD, run as printed, finishes
-# the matrix: every cell once. Also with the default output file (CMD adds
-# -o FILE) and for a run that was itself a --resume (CMD does not add a
-# second one).
+#   rwlab run: interrupted after N of M cells; they are in FILE; to go on: cd DIR && CMD
+# N the cells in the CSV, M the matrix's, DIR the directory the run started
+# in, and the command, run as printed from another directory, finishes the
+# matrix: every cell once. Also with the default output file (CMD adds
+# -o FILE), a -o FILE over 4096 bytes quoted, and for a run that was itself
+# a --resume (CMD does not add a second one). --resume of a file that does
+# not exist says so and runs every cell.
 #   usage: interrupt_resume.sh RWLAB
 . "${0%/*}/../lib.sh"
 rwlab=$1
 case $rwlab in /*) ;; *) rwlab=$PWD/$rwlab ;; esac	# it runs in $tmp
+rwlab() { "$rwlab" "$@"; }	# the printed command's rwlab
 
 # cells FILE: the cells in a results CSV, one line each
 cells() { awk -F, '$8 == "total_rate" { print $4, $5, $6 }' "$1" | sort -u; }
@@ -18,8 +21,8 @@ cells() { awk -F, '$8 == "total_rate" { print $4, $5, $6 }' "$1" | sort -u; }
 plan="-l pthread,null,rwsem,rwsem-xadd -w locktest -t 1,2,3 -n 1 -d 150ms --warmup 0 --order sequential --no-report -q"
 
 # interrupt WHAT GLOB ARGS...: rwlab run ARGS in $tmp/run, SIGINT once the file GLOB names there holds
-# a row; checks the exit status and the line, sets $file to the CSV's name and $go to the command
-# the line gives (without "rwlab ")
+# a row; checks the exit status and the line, sets $file to the CSV's name, $cmd to the command the
+# line gives and $go to its words after "cd $tmp/run && rwlab "
 interrupt() {
 	what=$1 glob=$2
 	shift 2
@@ -40,21 +43,24 @@ interrupt() {
 	n=$(cells "$tmp/run/$file" | wc -l)
 	line=$(grep '^rwlab run: interrupted' "$tmp/err")
 	[ "$(grep -c '^rwlab run: interrupted' "$tmp/err")" = 1 ] || fail "$what: not one line: $(cat "$tmp/err")"
-	go=
+	go= cmd=
 	case $line in
-	"rwlab run: interrupted after $n of 12 cells; they are in $file; to go on: rwlab run "*) go=${line#*; to go on: rwlab } ;;
-	*) fail "$what: '$line', want 'interrupted after $n of 12 cells; they are in $file; to go on: ...'" ;;
+	"rwlab run: interrupted after $n of 12 cells; they are in $file; to go on: cd $tmp/run && rwlab run "*)
+		cmd=${line#*; to go on: } go=${line#*; to go on: cd $tmp/run && rwlab } ;;
+	*) fail "$what: '$(printf %.300s "$line")', want 'interrupted after $n of 12 cells; they are in $file; to go on: cd $tmp/run && rwlab run ...'" ;;
 	esac
 	[ "$n" -ge 1 ] && [ "$n" -lt 12 ] || fail "$what: $n of 12 cells in the CSV when interrupted (want some, not all)"
 }
 
-# resume WHAT: run $go as printed; every cell of the matrix once in $file
+# resume WHAT: run $cmd as printed, from another directory ($tmp: a relative -o named a new file
+# there); every cell of the matrix once in $file
 resume() {
-	[ -n "$go" ] || return
-	(cd "$tmp/run" && eval "\"\$rwlab\" $go" >/dev/null 2>"$tmp/resumed.err") ||
-		fail "$1: '$go' exited $?: $(tail -n 2 "$tmp/resumed.err")"
+	[ -n "$cmd" ] || return
+	(cd "$tmp" && eval "$cmd" >/dev/null 2>"$tmp/resumed.err")
+	rc=$?
+	[ $rc = 0 ] || fail "$1: '$(printf %.300s "$cmd")' exited $rc: $(tail -n 2 "$tmp/resumed.err")"
 	[ "$(cells "$tmp/run/$file" | wc -l)" = 12 ] && [ "$(awk -F, '$8 == "total_rate"' "$tmp/run/$file" | wc -l)" = 12 ] ||
-		fail "$1: after '$go', not the 12 cells once each: $(cells "$tmp/run/$file" | tr '\n' ';')"
+		fail "$1: after '$(printf %.300s "$go")', not the 12 cells once each: $(cells "$tmp/run/$file" | tr '\n' ';')"
 }
 
 # -o FILE with a space: the command quotes it, and adds --resume
@@ -66,6 +72,14 @@ case $go in
 *) fail "-o FILE: to go on '$go', want the command as given with --resume" ;;
 esac
 resume "-o FILE"
+
+# -o FILE whose quoted form is over 4096 bytes (1100 quotes, each '\'' in the command): the command
+# names that file whole, not one cut short at 4096 bytes, where running it put every cell
+q=$(printf "%0220d" 0 | tr 0 "'")
+mkdir -p "$tmp/run/$q/$q/$q/$q/$q"
+# shellcheck disable=SC2086
+interrupt "-o FILE of quotes" "x.csv" $plan -o "$q/$q/$q/$q/$q/x.csv"
+resume "-o FILE of quotes"
 
 # no -o: the command names the default file; interrupted again under --resume, it adds no second one
 # shellcheck disable=SC2086
@@ -79,6 +93,39 @@ rm -f "$tmp/run/$file"
 interrupt "--resume" "$file" $plan -o "$file" --resume
 [ "$go" = "run $plan -o $file --resume" ] || fail "--resume: to go on '$go', want the command as given"
 resume "--resume"
+
+# Failed cells (left out of the file) are counted as failed, not as in the file: the line says how many
+# of the cells that ended are there, as many as --resume then keeps (it said all, 4 where 2 were there).
+(cd "$tmp/run" && RWLAB_FAULT_INJECT=worker=null exec "$rwlab" run -l pthread,null,rwsem -w locktest -t 1,2 -n 1 \
+	-d 400ms --warmup 0 --order sequential --no-report -q -o fi.csv 2>"$tmp/err") &
+pid=$!
+i=0
+until grep -q 'cell null locktest t=2 failed' "$tmp/err" 2>/dev/null || [ $i -ge 600 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+kill -INT $pid
+wait $pid
+rc=$?
+n=$(cells "$tmp/run/fi.csv" | wc -l)
+line=$(grep '^rwlab run: interrupted' "$tmp/err")
+case $line in
+"rwlab run: interrupted after "*" of 6 cells (2 failed: null locktest t=1, null locktest t=2); $n of them are in fi.csv; to go on: "*)
+	cmd=${line#*; to go on: } ;;
+*) cmd= && fail "failed cells: exit $rc, '$line', want '... (2 failed: ...); $n of them are in fi.csv; ...'" ;;
+esac
+if [ -n "$cmd" ]; then
+	(cd "$tmp" && eval "$cmd" >/dev/null 2>"$tmp/resumed.err")
+	grep -q "^rwlab run: resuming fi.csv: $n finished cells kept, $((6 - n)) of this matrix to run$" "$tmp/resumed.err" ||
+		fail "failed cells: the line said $n in the file, --resume: $(head -n 1 "$tmp/resumed.err")"
+fi
+
+# --resume of a file that does not exist: one line says so, and every cell runs (a shard's first run)
+"$rwlab" run -l null -w locktest -t 1 -n 1 -d 10ms --warmup 0 -q --no-report -o "$tmp/run/new.csv" --resume \
+	>/dev/null 2>"$tmp/err" || fail "--resume of a new file: exit $?: $(cat "$tmp/err")"
+[ "$(grep -cv WARNING "$tmp/err")" = 1 ] &&	# a busy host's load warning aside
+	grep -qxF "rwlab run: --resume: $tmp/run/new.csv does not exist: nothing to resume, every cell runs" "$tmp/err" &&
+	[ "$(cells "$tmp/run/new.csv" | wc -l)" = 1 ] || fail "--resume of a new file: '$(cat "$tmp/err")'"
 
 echo "interrupt-resume: $fails failures"
 exit $((fails > 0))

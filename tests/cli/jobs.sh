@@ -93,7 +93,7 @@ kept=$(rows killed.csv | cut -d, -f4,6 | sort -u | wc -l)
 # the line counts the cells written and gives the command that goes on: the run's own, --sim (which
 # the run's process did not get) in it, with --resume; run as printed, it completes the file
 go="rwlab run --sim generic-8 ${long[*]} -j 2 -o killed.csv --resume"
-grep -qxF "rwlab run: interrupted after $kept of $total cells; they are in killed.csv; to go on: $go" killed.err ||
+grep -qxF "rwlab run: interrupted after $kept of $total cells; they are in killed.csv; to go on: cd $tmp && $go" killed.err ||
 	fail "SIGTERM under -j 2: $(tail -1 killed.err)"
 # shellcheck disable=SC2086
 "$rwlab" ${go#rwlab } >/dev/null 2>resumed.err || fail "--resume -j 2 after SIGTERM: exit $?: $(tail -2 resumed.err)"
@@ -186,7 +186,7 @@ done
 # Natively -j stays 1 and says so in one line
 "$rwlab" run -l pthread -w locktest -t 1 -d 10ms --warmup 0 -n 1 -q --no-report -j 4 -o native.csv >/dev/null 2>native.err ||
 	fail "native -j 4: exit $?: $(head -2 native.err)"
-[ "$(grep -c -- '-j' native.err)" = 1 ] && grep -q '^rwlab run: -j 4: native cells run one at a time, .*; running -j 1' native.err ||
+[ "$(grep -c -- '-j' native.err)" = 1 ] && grep -q '^rwlab run: warning: -j 4: native cells run one at a time, .*; running -j 1' native.err ||
 	fail "native -j 4: no one line saying cells run one at a time: $(head -2 native.err)"
 grep -q ',pthread,locktest,1,0,' native.csv || fail "native -j 4 did not run"
 

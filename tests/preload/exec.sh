@@ -5,10 +5,10 @@
 # command reported; programs it cannot interpose refused before any run; the
 # recursive-read note once; a creation site named from the program's own
 # symbols; and the preload's own bad input.
-#   exec.sh RWLAB PRELOAD OSSL_DRIVER SITE_PROGRAM AT_ONCE_PROGRAM [STATIC_SITE_PROGRAM]
+#   exec.sh RWLAB PRELOAD OSSL_DRIVER SITE_PROGRAM AT_ONCE_PROGRAM FORK_PROGRAM [STATIC_SITE_PROGRAM]
 set -u
 rwlab=$(realpath "$1") preload=$(realpath "$2") driver=$(realpath "$3") site=$(realpath "$4")
-at_once=$(realpath "$5") static=${6:+$(realpath "$6")}
+at_once=$(realpath "$5") forks=$(realpath "$6") static=${7:+$(realpath "$7")}
 # A sanitizer build's preload needs its runtime first in LD_PRELOAD, from its ldd line.
 rt=$(ldd "$preload" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
 tmp=$(mktemp -d)
@@ -41,6 +41,12 @@ RWLAB_PRELOAD=$preload "$rwlab" exec -l none,rwsem,passthrough -n 2 -q --no-repo
 	>/dev/null 2>"$tmp/err" || die "at_once 3: exit $?: $(cat "$tmp/err")"
 [ "$(awk -F, '$1 == 4 {print $4 "," $6}' "$tmp/t.csv" | sort -u | tr '\n' ' ')" = "none,3 passthrough,3 rwsem,3 " ] ||
 	die "at_once 3 without -t: variant,threads $(awk -F, '$1 == 4 {print $4 "," $6}' "$tmp/t.csv" | sort -u | tr '\n' ' ')"
+# A forked child's thread is counted once: main forks before any lock, the child takes one, the parent
+# none: 1 thread on every variant (it was 2: the child started at 1 and counted its thread again).
+RWLAB_PRELOAD=$preload "$rwlab" exec -l passthrough,rwsem -n 1 -q --no-report -o "$tmp/fork.csv" -- "$forks" \
+	>/dev/null 2>"$tmp/err" || die "fork: exit $?: $(cat "$tmp/err")"
+[ "$(awk -F, '$1 == 4 {print $4 "," $6}' "$tmp/fork.csv" | sort -u | tr '\n' ' ')" = "passthrough,1 rwsem,1 " ] ||
+	die "fork without -t: variant,threads $(awk -F, '$1 == 4 {print $4 "," $6}' "$tmp/fork.csv" | sort -u | tr '\n' ' ')"
 RWLAB_PRELOAD=$preload "$rwlab" exec -l none,rwsem -n 1 -t 5 -q --no-report -o "$tmp/t5.csv" -- "$at_once" 3 \
 	>/dev/null 2>&1 || die "at_once 3 -t 5: exit $?"
 [ "$(awk -F, '$1 == 4 {print $6}' "$tmp/t5.csv" | sort -u)" = 5 ] || die "-t 5 is not the threads column"
@@ -69,6 +75,26 @@ grep -q "^rwlab exec: interrupted after $runs of 6 runs; they are in $tmp/i.csv 
 	die "SIGTERM: no 'interrupted after $runs of 6 runs' line: $(tail -2 "$tmp/err")"
 [ "$(awk -F, '$1 == 4 {print $6}' "$tmp/i.csv" | sort -u)" = 3 ] ||
 	die "SIGTERM: the held rows' threads column is $(awk -F, '$1 == 4 {print $6}' "$tmp/i.csv" | sort -u | tr '\n' ' ')"
+
+# Interrupted after none's run alone, to stdout: the held rows' threads column is 1 and the note says
+# why, as after a whole round (it was left out on this path), and the line says where the rows went as
+# run's does (it said 'they are in -').
+RWLAB_PRELOAD=$preload "$rwlab" exec -l none,rwsem -n 1 --force --no-report -o - -- \
+	sh -c "\"$at_once\" 3 && sleep 0.5" >"$tmp/s.csv" 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 200); do
+	grep -q 'none  *iteration 0: wall' "$tmp/err" && break
+	sleep 0.05
+done
+kill -TERM $pid
+wait $pid
+rc=$?
+[ $rc = 130 ] && [ "$(awk -F, '$1 == 4 {print $4 "," $6}' "$tmp/s.csv" | sort -u)" = "none,1" ] ||
+	die "SIGTERM after none alone: exit $rc, variant,threads $(awk -F, '$1 == 4 {print $4 "," $6}' "$tmp/s.csv" | sort -u)"
+grep -q "^rwlab exec: note: no run of the first round measured .*: the threads column is 1; -t N sets it$" "$tmp/err" ||
+	die "SIGTERM after none alone: no note on the threads column: $(cat "$tmp/err")"
+grep -q "^rwlab exec: interrupted after 1 of 2 runs; they went to stdout (the run in progress did not)$" "$tmp/err" ||
+	die "SIGTERM, -o -: $(tail -n 1 "$tmp/err")"
 
 # -q --no-report: nothing on stdout, nor on stderr but errors and warnings ('results in FILE' was printed).
 RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -t 2 -q --no-report -o "$tmp/q.csv" -- "$driver" 2 100 \

@@ -105,5 +105,31 @@ echo "epyc-2vcpu | bad | guess | atomics | 2 | compact | ops_per_s | 1 | x2 | | 
 RWLAB_SIM_MACHINES=$tmp/m "$rwlab" sim validate epyc-2vcpu >"$tmp/o" 2>"$tmp/e"
 [ $? = 2 ] && grep -q "validate.ladder:1: kind 'guess'" "$tmp/e" || fail "validate with a bad kind: $(cat "$tmp/e")"
 
+# TMPDIR set but empty is unset, as exec takes it: the runs go to /tmp (they went to /rwlab-validate.XXXXXX)
+echo "epyc-2vcpu | faa | validation | atomics:op=faa | 2 | compact | attempts_per_success | 1 | +-0.01 | -n 1 -d 1ms --warmup 1ms | test" \
+	>"$tmp/m/validate.ladder"
+TMPDIR= RWLAB_SIM_MACHINES=$tmp/m "$rwlab" sim validate epyc-2vcpu >"$tmp/o" 2>"$tmp/e"
+st=$?
+[ $st = 0 ] && grep -q "^rwlab sim validate: ladder .*; runs in /tmp/rwlab-validate\.[^/]* (removed at the end" "$tmp/o" ||
+	fail "validate with TMPDIR set but empty: exit $st, $(head -n 1 "$tmp/o") $(cat "$tmp/e")"
+# SIGINT (or SIGTERM) during a rung, here its native figure's run (2 s): the run is passed the signal, no
+# rung after it runs, the runs' directory is removed, one line says so, exit 130 (it died with no line
+# and left its directory behind, a run's CSV in it)
+echo "epyc-2vcpu | native | validation | atomics:op=faa | 2 | compact | ops_per_s | native | x2 | | test" \
+	>"$tmp/m/validate.ladder"
+rm -rf "$tmp/vt" && mkdir "$tmp/vt"
+TMPDIR=$tmp/vt RWLAB_SIM_MACHINES=$tmp/m "$rwlab" sim validate epyc-2vcpu >"$tmp/o" 2>"$tmp/e" &
+pid=$!
+for _ in $(seq 200); do
+	[ -n "$(find "$tmp/vt" -name run001.csv)" ] && break
+	sleep 0.05
+done
+kill -INT $pid
+wait $pid
+st=$?
+[ $st = 130 ] && [ -z "$(ls -A "$tmp/vt")" ] &&
+	[ "$(cat "$tmp/e")" = "rwlab sim validate: interrupted after 0 of 1 rungs; the runs are removed: --keep DIR keeps them" ] ||
+	fail "validate interrupted: exit $st, in \$TMPDIR: $(ls -A "$tmp/vt"), stderr: $(cat "$tmp/e")"
+
 [ $fails = 0 ] && echo "atomics: natively and simulated, futex_pingpong, validate: ok"
 exit $((fails > 0))
