@@ -133,9 +133,20 @@ pid=$!
 killed=
 for _ in $(seq 3000); do	# until one cell's process is killed while it runs (at most 60 s)
 	child=$(pgrep -P $pid | head -1)	# it may end before the kill lands: then the next one
-	# not one that has exited and waits to be reaped: kill(2) succeeds on a zombie
-	[ -n "$child" ] && [ "$(cut -d' ' -f3 /proc/$child/stat 2>/dev/null)" != Z ] &&
-		kill -KILL "$child" 2>/dev/null && killed=$child && break
+	# Stopped first, so that it cannot end between the check and the kill: kill(2) succeeds on a
+	# zombie, and a cell that had just ended would not fail (the run then exited 0). A process
+	# that ended before the stop is a zombie ('Z', not 'T'): let it be and try the next one.
+	if [ -n "$child" ] && kill -STOP "$child" 2>/dev/null; then
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			state=$(cut -d' ' -f3 /proc/$child/stat 2>/dev/null)
+			[ "$state" = T ] || [ "$state" = Z ] || [ -z "$state" ] && break
+			sleep 0.01
+		done
+		if [ "$state" = T ]; then
+			kill -KILL "$child" && killed=$child && break
+		fi
+		kill -CONT "$child" 2>/dev/null
+	fi
 	kill -0 $pid 2>/dev/null || break
 	sleep 0.02
 done
