@@ -5,6 +5,15 @@
 # and scheme (their ops' events lists).
 set -eu
 rwlab=$1 readme=$2
+# differ: the two lists' lines that differ ($want from rwlab, $got from README), then exit 1
+differ() {
+	t=${TMPDIR:-/tmp}/rwlab-readme.$$
+	echo "$want" >"$t.want"
+	echo "$got" >"$t.got"
+	diff "$t.want" "$t.got" || true
+	rm -f "$t.want" "$t.got"
+	exit 1
+}
 want=$("$rwlab" list --names | sort)
 got=$( {
 	sed -n '/<!-- variants/,/<!-- \/variants -->/p' "$readme" | sed -n 's/^| `\([^`]*\)`.*/variant \1/p'
@@ -13,12 +22,7 @@ got=$( {
 } | sort)
 if [ "$want" != "$got" ]; then
 	echo "README tables and 'rwlab list --names' differ (< rwlab list, > README):"
-	t=${TMPDIR:-/tmp}/rwlab-readme.$$
-	echo "$want" >"$t.want"
-	echo "$got" >"$t.got"
-	diff "$t.want" "$t.got" || true
-	rm -f "$t.want" "$t.got"
-	exit 1
+	differ
 fi
 echo "README lists $(echo "$want" | wc -l) names, same as rwlab list"
 
@@ -46,11 +50,6 @@ got=$(sed -n '/<!-- events/,/<!-- \/events -->/p' "$readme" | grep '^| `' |
 	}' | sort)
 if [ "$want" != "$got" ]; then
 	echo "README's lock events table and 'rwlab list --verbose' differ (< rwlab list, > README):"
-	t=${TMPDIR:-/tmp}/rwlab-readme.$$
-	echo "$want" >"$t.want"
-	echo "$got" >"$t.got"
-	diff "$t.want" "$t.got" || true
-	rm -f "$t.want" "$t.got"
-	exit 1
+	differ
 fi
 echo "README's lock events table: $(echo "$want" | wc -l) (variant, event) pairs, same as rwlab list --verbose"

@@ -58,16 +58,24 @@ RWLAB_PRELOAD=$preload "$rwlab" exec -l none,rwsem -n 1 -t 5 -q --no-report -o "
 # Interrupted (SIGTERM to exec alone, passed on to CMD; or Ctrl-C) within the first round, whose rows
 # wait for the threads column: the finished runs are written with the threads measured so far, the run
 # in progress is not, and exec exits 130 with the count (it died with every row of the round lost).
-RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem,passthrough,none -n 2 --force --no-report -o "$tmp/i.csv" -- \
-	sh -c "\"$at_once\" 3 && sleep 0.5" >/dev/null 2>"$tmp/err" &
-pid=$!
-for _ in $(seq 200); do
-	grep -q 'rwsem  *iteration 0: wall' "$tmp/err" && break
-	sleep 0.05
-done
-kill -TERM $pid
-wait $pid
-rc=$?
+# term_after VARIANT OUT EXEC_ARGS...: rwlab exec EXEC_ARGS in the background (stdout to OUT, stderr to
+# $tmp/err) on 3 threads that hold a read lock together, then 0.5 s more; SIGTERM once VARIANT's first
+# run has ended; $rc is exec's exit status
+term_after() {
+	v=$1 out=$2
+	shift 2
+	RWLAB_PRELOAD=$preload "$rwlab" exec "$@" --force --no-report -- sh -c "\"$at_once\" 3 && sleep 0.5" \
+		>"$out" 2>"$tmp/err" &
+	pid=$!
+	for _ in $(seq 200); do
+		grep -q "$v  *iteration 0: wall" "$tmp/err" && break
+		sleep 0.05
+	done
+	kill -TERM $pid
+	wait $pid
+	rc=$?
+}
+term_after rwsem /dev/null -l rwsem,passthrough,none -n 2 -o "$tmp/i.csv"
 runs=$(awk -F, '$1 == 4 && $8 == "wall_s" {print $4 "/" $7}' "$tmp/i.csv" | sort -u | wc -l)
 [ $rc = 130 ] && [ "$runs" -ge 1 ] && [ "$runs" -lt 6 ] ||
 	die "SIGTERM: exit $rc (want 130), $runs runs written: $(tail -2 "$tmp/err")"
@@ -79,16 +87,7 @@ grep -q "^rwlab exec: interrupted after $runs of 6 runs; they are in $tmp/i.csv 
 # Interrupted after none's run alone, to stdout: the held rows' threads column is 1 and the note says
 # why, as after a whole round (it was left out on this path), and the line says where the rows went as
 # run's does (it said 'they are in -').
-RWLAB_PRELOAD=$preload "$rwlab" exec -l none,rwsem -n 1 --force --no-report -o - -- \
-	sh -c "\"$at_once\" 3 && sleep 0.5" >"$tmp/s.csv" 2>"$tmp/err" &
-pid=$!
-for _ in $(seq 200); do
-	grep -q 'none  *iteration 0: wall' "$tmp/err" && break
-	sleep 0.05
-done
-kill -TERM $pid
-wait $pid
-rc=$?
+term_after none "$tmp/s.csv" -l none,rwsem -n 1 -o -
 [ $rc = 130 ] && [ "$(awk -F, '$1 == 4 {print $4 "," $6}' "$tmp/s.csv" | sort -u)" = "none,1" ] ||
 	die "SIGTERM after none alone: exit $rc, variant,threads $(awk -F, '$1 == 4 {print $4 "," $6}' "$tmp/s.csv" | sort -u)"
 grep -q "^rwlab exec: note: no run of the first round measured .*: the threads column is 1; -t N sets it$" "$tmp/err" ||
