@@ -20,3 +20,11 @@ expect() {
 	[ "$(wc -l <"$tmp/e")" = 1 ] || fail "$what: $(wc -l <"$tmp/e") lines on stderr, want one: $(head -c 400 "$tmp/e")"
 	grep -Eq -- "$pat" "$tmp/e" || fail "$what: stderr '$(head -c 400 "$tmp/e")' does not match '$pat'"
 }
+# need_sim RWLAB: $sim is the rwlab-sim beside RWLAB; without one the test is skipped (exit 77).
+need_sim() {
+	sim=$(dirname "$1")/rwlab-sim
+	if [ ! -x "$sim" ]; then
+		echo "no $sim: skipped"
+		exit 77
+	fi
+}

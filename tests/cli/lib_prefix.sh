@@ -12,11 +12,7 @@
 # Usage: lib_prefix.sh RWLAB
 . "${0%/*}/../lib.sh"
 rwlab=$1
-sim=$(dirname "$rwlab")/rwlab-sim
-if [ ! -x "$sim" ]; then
-	echo "no $sim: skipped"
-	exit 77
-fi
+need_sim "$rwlab"
 
 # the abort leaves no core file, and the shell's "Aborted" goes to /dev/null
 (ulimit -c 0; "$rwlab" run --sim generic-8 -l null -w context_switch:recreate_hz=1000 -m none --unsafe -t 2 -d 2ms \

@@ -16,11 +16,7 @@
 # Usage: sim_path.sh RWLAB
 . "${0%/*}/../lib.sh"
 rwlab=$1
-sim=$(dirname "$rwlab")/rwlab-sim
-if [ ! -x "$sim" ]; then
-	echo "no $sim: skipped"
-	exit 77
-fi
+need_sim "$rwlab"
 # lines FILE: its line count
 lines() { wc -l <"$1" | tr -d ' '; }
 
