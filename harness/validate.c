@@ -48,6 +48,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "format.h"
 #include "report.h"
 #include "results.h"
@@ -647,7 +648,7 @@ static int runs_dir(const char *keep)
 {
 	if (keep)
 		return keep_dir(keep);
-	snprintf(tmp_dir, sizeof(tmp_dir), "%s/rwlab-validate.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	snprintf(tmp_dir, sizeof(tmp_dir), "%s/rwlab-validate.XXXXXX", lab_tmpdir());
 	if (!mkdtemp(tmp_dir)) {
 		fprintf(stderr, "rwlab sim validate: mkdtemp %s: %s\n", tmp_dir, strerror(errno));
 		return -1;
