@@ -183,9 +183,11 @@ int lab_csv_reader_nctx(const struct lab_csv_reader *rd)
  * file in lab_tmpdir() ($TMPDIR, else /tmp), and every open reads that copy
  * from its start (with pread: the readers share its descriptor). Where no
  * file can be made or written there (a read-only or full /tmp), the copy is
- * kept in memory instead, said in one note. Copies are found by the input's
- * device and inode, so "-" and /dev/stdin are one input; they last as long
- * as the process.
+ * kept in memory instead, said in one note. The copy stops, and every open
+ * fails, as soon as the input shows it is no CSV (copy_check()): an endless
+ * device such as /dev/zero is not copied to its end. Copies are found by the
+ * input's device and inode, so "-" and /dev/stdin are one input; they last
+ * as long as the process.
  */
 struct spool {
 	dev_t dev;
@@ -214,13 +216,43 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
+#define HEADER_MAX (64u << 10)	/* a CSV's header line ends within its first 64 KiB, or it is no CSV */
+
 /* One copy being made: the input @src (@path; messages: @name) into @fd. */
 struct copy {
 	int src, fd;
 	const char *path, *name;
 	size_t len;			/* bytes copied */
+	bool text, header;		/* a byte other than a line end seen; the header line ended */
 	bool in_memory;
 };
+
+/*
+ * The first HEADER_MAX bytes of the input, @buf[0..@n) read at c->len: no
+ * CSV holds a NUL byte, and its header line ends within them (blank lines
+ * before it skipped, as the reader skips them). Returns 0, or -1 with the
+ * message in @why.
+ */
+static int copy_check(struct copy *c, const char *buf, size_t n, char *why, size_t len)
+{
+	size_t end = c->len >= HEADER_MAX ? 0 : n < HEADER_MAX - c->len ? n : HEADER_MAX - c->len;
+	const char *nul = memchr(buf, 0, end);
+
+	if (nul) {
+		snprintf(why, len, "%s: binary data (a NUL byte at offset %zu) in its first 64 KiB: not a results file",
+			 c->name, c->len + (size_t)(nul - buf));
+		return -1;
+	}
+	for (size_t i = 0; i < end && !c->header; i++) {
+		c->header = buf[i] == '\n' && c->text;
+		c->text |= buf[i] != '\n' && buf[i] != '\r';
+	}
+	if (c->header || c->len + n < HEADER_MAX)
+		return 0;
+	snprintf(why, len, "%s: no CSV header in its first 64 KiB (its first line does not end there): not a "
+		 "results file", c->name);
+	return -1;
+}
 
 /* A new unlinked file in the temporary directory, or -1 (errno). */
 static int tmp_file(void)
@@ -279,7 +311,7 @@ static int copy_write(struct copy *c, const char *buf, size_t n, char *why, size
 	return copy_to_memory(c, why, len) ? -1 : copy_write(c, buf, n, why, len);
 }
 
-/* Copy c->src to its end into c->fd. Returns 0, or -1 with @why. */
+/* Copy c->src to its end into c->fd, checking that it is CSV as it comes. Returns 0, or -1 with @why. */
 static int copy_all(struct copy *c, char *why, size_t len)
 {
 	char *buf = xrealloc(NULL, READ_CHUNK);
@@ -290,7 +322,8 @@ static int copy_all(struct copy *c, char *why, size_t len)
 		if (n < 0 && errno != EINTR) {
 			snprintf(why, len, "cannot read '%s': %s", c->path, strerror(errno));
 			ret = -1;
-		} else if (n > 0 && !(ret = copy_write(c, buf, (size_t)n, why, len))) {
+		} else if (n > 0 && !(ret = copy_check(c, buf, (size_t)n, why, len)) &&
+			   !(ret = copy_write(c, buf, (size_t)n, why, len))) {
 			c->len += (size_t)n;
 		}
 	}

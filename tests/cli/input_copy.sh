@@ -3,7 +3,8 @@
 # The copy report keeps of an input it can read only once (stdin, a FIFO, a device: csv.h,
 # lab_csv_reader_open()): it goes to $TMPDIR, else /tmp; where no file can be made or written there
 # (a read-only or full /tmp) it is kept in memory, said in one note naming the directory and why, and
-# the report is the same.
+# the report is the same; an input that is no CSV (a NUL byte, or no line end, in its first 64 KiB)
+# stops the copy at once with one line, so an endless device is never copied to its end.
 # The read-only and full directories are made in a user and mount namespace (unshare -rm): where
 # that is not allowed, those checks are skipped (exit 77 when the others pass).
 #   usage: input_copy.sh RWLAB DATA-DIR
@@ -11,6 +12,24 @@
 rwlab=$1 data=$2
 case $rwlab in /*) ;; *) rwlab=$PWD/$rwlab ;; esac
 good=$data/good.csv
+
+# An endless device: one line, exit 1, at once. The file size limit keeps a copy that does not stop
+# (it wrote /dev/zero into /tmp until the disk was full) from filling anything.
+for dev in /dev/zero /dev/urandom; do
+	(ulimit -f 20000; timeout 20 "$rwlab" report "$dev" >"$tmp/o" 2>"$tmp/e")
+	rc=$?
+	[ $rc = 1 ] && [ "$(wc -l <"$tmp/e")" = 1 ] &&
+		grep -q "^rwlab report: $dev: binary data (a NUL byte at offset [0-9]*) in its first 64 KiB: not a results file$" "$tmp/e" ||
+		fail "report $dev: exit $rc (124: copied for ever; 153: past the file size limit): $(head -c 300 "$tmp/e")"
+done
+(ulimit -f 20000; timeout 20 "$rwlab" plot - -o "$tmp/z.svg" </dev/zero >"$tmp/o" 2>"$tmp/e")
+rc=$?
+[ $rc = 1 ] && grep -q '^rwlab plot: stdin: binary data (a NUL byte at offset 0)' "$tmp/e" ||
+	fail "plot - </dev/zero: exit $rc: $(head -c 300 "$tmp/e")"
+head -c 100000 /dev/zero | tr '\0' a >"$tmp/long"
+expect "report - of a first line past 64 KiB" 1 \
+	'^rwlab report: stdin: no CSV header in its first 64 KiB \(its first line does not end there\): not a results file$' \
+	"$rwlab" report - <"$tmp/long"
 
 # TMPDIR is where the copy goes: one that does not exist is named in the note, and the report is made.
 "$rwlab" report "$good" >"$tmp/want" 2>&1 || fail "report of $good: exit $?"
