@@ -1192,6 +1192,13 @@ int rep_print(struct lab_rctx *c, enum lab_report_format f)
 	return st;
 }
 
+/* The loader's flags for report's options (report takes --include-failed and --allow-duplicates). */
+static unsigned load_flags(const struct lab_report_opts *o)
+{
+	return (o->include_failed ? LAB_RESULTS_INCLUDE_FAILED : 0) |
+	       (o->allow_duplicates ? LAB_RESULTS_ALLOW_DUPLICATES : 0) | LAB_RESULTS_OPTIONS;
+}
+
 int lab_report_print(FILE *out, const struct lab_report_opts *o)
 {
 	struct lab_report_opts ro = *o;
@@ -1205,9 +1212,7 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 		ro.sig = ro.era == LAB_ERA_2019 ? LAB_SIG_TTEST : LAB_SIG_CI;
 	o = &ro;
 	st = lab_results_load_many(&r, o->npaths ? o->paths : &o->path, o->npaths ? o->npaths : 1, o->by, o->baseline,
-				   (o->include_failed ? LAB_RESULTS_INCLUDE_FAILED : 0) |
-					   (o->allow_duplicates ? LAB_RESULTS_ALLOW_DUPLICATES : 0),
-				   err, sizeof(err));
+				   load_flags(o), err, sizeof(err));
 	if (st) {
 		fprintf(stderr, "rwlab report: %s\n", err);
 		/* a --by or --baseline that names nothing in the file is a usage error */
@@ -1217,9 +1222,7 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 		lab_results_free(&r);	/* stdin or a FIFO: read again from the reader's copy */
 		ro.by = LAB_RESULTS_FAULT_PATH;
 		if (lab_results_load_many(&r, o->npaths ? o->paths : &o->path, o->npaths ? o->npaths : 1, o->by,
-					  o->baseline, (o->include_failed ? LAB_RESULTS_INCLUDE_FAILED : 0) |
-					  (o->allow_duplicates ? LAB_RESULTS_ALLOW_DUPLICATES : 0) | LAB_RESULTS_QUIET,
-					  err, sizeof(err))) {
+					  o->baseline, load_flags(o) | LAB_RESULTS_QUIET, err, sizeof(err))) {
 			fprintf(stderr, "rwlab report: %s\n", err);
 			return 1;
 		}

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "events.h"
 #include "knob.h"
 #include "lazy_mm.h"
@@ -853,6 +854,14 @@ static bool pending_complete(const struct lab_results_store *st, int n)
 	return ok;
 }
 
+/* What becomes of a failed or unfinished cell, as the lines about them say it. */
+static const char *failed_fate(const struct loader *L)
+{
+	if (L->flags & LAB_RESULTS_INCLUDE_FAILED)
+		return "compared as --include-failed asks";
+	return L->flags & LAB_RESULTS_OPTIONS ? "left out (--include-failed compares it)" : "left out";
+}
+
 /*
  * The end of input @src: its last cell's rows, when they are not complete,
  * are the tail of an interrupted write (a kill, a full disk before rwlab cut
@@ -861,7 +870,6 @@ static bool pending_complete(const struct lab_results_store *st, int n)
 static void end_of_input(struct loader *L, const char *name)
 {
 	struct lab_results_store *st = L->st;
-	bool include = L->flags & LAB_RESULTS_INCLUDE_FAILED;
 	int n = st->npend && st->seg[3] >= 0 ? settings_n(S(st, st->seg[3])) : 0;
 
 	if (n > 0 && L->col[C_ITERATION] >= 0 && !pending_complete(st, n)) {
@@ -869,11 +877,10 @@ static void end_of_input(struct loader *L, const char *name)
 
 		st->unfinished_at = grow(st->unfinished_at, st->nunfinished, sizeof(int));
 		st->unfinished_at[st->nunfinished++] = (int)st->unfinished.len;
-		lab_buf_printf(&st->unfinished, "rwlab report: %s:%d: cell %s %s t=%s is unfinished (not iterations "
-			       "0..%d with as many rows each: an interrupted write): %s\n", name, st->pend[0].line,
-			       S(st, c->v), S(st, c->w), S(st, c->th), n - 1,
-			       include ? "compared as --include-failed asks" : "left out (--include-failed compares it)");
-		if (!include)
+		lab_buf_printf(&st->unfinished, "%s: %s:%d: cell %s %s t=%s is unfinished (not iterations 0..%d with "
+			       "as many rows each: an interrupted write): %s\n", lab_prog(), name, st->pend[0].line,
+			       S(st, c->v), S(st, c->w), S(st, c->th), n - 1, failed_fate(L));
+		if (!(L->flags & LAB_RESULTS_INCLUDE_FAILED))
 			st->npend = 0;
 	}
 	commit_pending(L);
@@ -1134,16 +1141,16 @@ static int duplicates(struct loader *L, int npaths, char *err, size_t errlen)
 		return 0;
 	if (L->flags & LAB_RESULTS_ALLOW_DUPLICATES) {
 		if (!(L->flags & LAB_RESULTS_QUIET))
-			fprintf(stderr, "rwlab report: %s: %d rows repeat an earlier row's run, cell, iteration and "
-					"metric: left out (--allow-duplicates counts each once)\n", L->r->path, st->ndup);
+			fprintf(stderr, "%s: %s: %d rows repeat an earlier row's run, cell, iteration and metric: left "
+				"out (--allow-duplicates counts each once)\n", lab_prog(), L->r->path, st->ndup);
 		return 0;
 	}
 	find_original(L, npaths, &src, &line);
-	snprintf(err, errlen, "%s:%d: the row repeats %s:%d (run %s, cell %s %s t=%s, iteration %s, metric %s): %s; "
-		 "give --allow-duplicates to count each such row once", src_name(st, st->dup.src), st->dup.line,
-		 src_name(st, src), line, k[0], k[1], k[2], k[3], k[4], k[5],
+	snprintf(err, errlen, "%s:%d: the row repeats %s:%d (run %s, cell %s %s t=%s, iteration %s, metric %s): %s%s",
+		 src_name(st, st->dup.src), st->dup.line, src_name(st, src), line, k[0], k[1], k[2], k[3], k[4], k[5],
 		 src != st->dup.src ? "the same run in two files (a file given twice?)" :
-				      "a row written twice, which no rwlab run does");
+				      "a row written twice, which no rwlab run does",
+		 L->flags & LAB_RESULTS_OPTIONS ? "; give --allow-duplicates to count each such row once" : "");
 	return -1;
 }
 
@@ -1203,9 +1210,8 @@ static void failed_cells(struct loader *L, bool *keep, bool *vwt_failed)
 	for (int j = 0; j < n && !(L->flags & LAB_RESULTS_QUIET); j++) {
 		const struct cell *c = &st->cells[order[j]];
 
-		fprintf(stderr, "rwlab report: %s: cell %s %s t=%s failed (a count that must be 0 was not): %s\n",
-			L->r->path, S(st, c->v), S(st, c->w), S(st, c->th),
-			include ? "compared as --include-failed asks" : "left out (--include-failed compares it)");
+		fprintf(stderr, "%s: %s: cell %s %s t=%s failed (a count that must be 0 was not): %s\n", lab_prog(),
+			L->r->path, S(st, c->v), S(st, c->w), S(st, c->th), failed_fate(L));
 	}
 	imap_free(&vwt);
 	free(fseq);
@@ -1714,7 +1720,7 @@ static int read_input(struct loader *L, int i, const char *by, char *err, size_t
 			break;
 		}
 	if (!r && rd.torn_line && !(L->flags & LAB_RESULTS_QUIET))
-		fprintf(stderr, "rwlab report: %s:%d: the last line is incomplete (an interrupted write); left out\n",
+		fprintf(stderr, "%s: %s:%d: the last line is incomplete (an interrupted write); left out\n", lab_prog(),
 			name, rd.torn_line);
 	if (!r)
 		end_of_input(L, name);
@@ -1763,9 +1769,9 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 	if (duplicates(&L, npaths, err, errlen))
 		goto out;
 	if (L.st->nuncounted && !(flags & LAB_RESULTS_QUIET))	/* left out, as every such row is, but not silently */
-		fprintf(stderr, "rwlab report: note: %d row%s of lock events the variant does not count hold a value "
+		fprintf(stderr, "%s: note: %d row%s of lock events the variant does not count hold a value "
 			"other than 0 (the first, %s), left out: counters of an older rwlab, whose events meant "
-			"otherwise (README \"Lock events\")\n", L.st->nuncounted, L.st->nuncounted == 1 ? "" : "s",
+			"otherwise (README \"Lock events\")\n", lab_prog(), L.st->nuncounted, L.st->nuncounted == 1 ? "" : "s",
 			L.st->uncounted);
 	for (int i = L.st->nunfinished - 1; i >= 0 && !(flags & LAB_RESULTS_QUIET); i--) {	/* the last file's first */
 		fputs(L.st->unfinished.p + L.st->unfinished_at[i], stderr);

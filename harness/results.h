@@ -115,6 +115,12 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 #define LAB_RESULTS_QUIET 4u
 /* Read the first input's header alone, to check @by before anything else reads the rows; @r is left empty. */
 #define LAB_RESULTS_HEADER 8u
+/*
+ * The caller takes --include-failed and --allow-duplicates (report): the lines about failed,
+ * unfinished and repeated rows name them; without it (plot, sim validate) they name no option.
+ * Every line the loader prints begins with the command's name (lab_prog(): "rwlab plot: ...").
+ */
+#define LAB_RESULTS_OPTIONS 16u
 
 /* Can a value in @unit be negative? false for the units rwlab writes (counts, op/s, s, ns, %, ...). */
 bool lab_unit_nonnegative(const char *unit);

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# report's and plot's reading of results files, as each command says it: the loader's lines (torn,
+# unfinished and failed cells, uncounted events) begin with the command that reads, and name only
+# the options that command takes.
+#   usage: report_options.sh RWLAB
+. "${0%/*}/../lib.sh"
+rwlab=$1
+export RWLAB_GNUPLOT=/bin/true	# plot's script is written; nothing draws it
+
+# csv FILE SETTINGS ROW...: a schema 4 file of one run, its settings field SETTINGS; each ROW
+# "VARIANT WORKLOAD ITERATION METRIC VALUE" at 2 threads (a label with commas quoted, as run writes it)
+csv() {
+	local f=$1 settings=$2 v w it m val
+	shift 2
+	{
+		echo 'schema,run,timestamp,variant,workload,threads,iteration,metric,value,unit,host,better'
+		echo "# context,run=R1,pin=compact,cpus=2,cpu_model=Test CPU,kernel=Linux 6.1.0,compiler=gcc 12.2.0,build_type=release,allocator=jemalloc,event_counts=1,git_rev=abc123,settings=$settings,governor=unknown,smt=notsupported,boost=unknown,thp=madvise,cmdline=quiet,isolated=,shard=,plan="
+		for r in "$@"; do
+			read -r v w it m val <<<"$r"
+			case $v in *,*) v="\"$v\"" ;; esac
+			case $w in *,*) w="\"$w\"" ;; esac
+			case $m in event.* | cell_failed) u=count b=none ;; *) u=op/s b=higher ;; esac
+			echo "4,R1,2026-12-01T00:00:00Z,$v,$w,2,$it,$m,$val,$u,testhost,$b"
+		done
+	} >"$f"
+}
+
+# The loader's lines under plot: 'rwlab plot:', and no --include-failed (plot has none).
+csv "$tmp/cut.csv" 'd=1s n=2' 'pthread locktest 0 total_rate 100' 'pthread locktest 1 total_rate 110' \
+	'rwsem locktest 0 total_rate 120'
+csv "$tmp/failed.csv" 'd=1s n=1' 'pthread locktest 0 total_rate 100' 'rwsem locktest 0 total_rate 120' \
+	'rwsem locktest 0 cell_failed 1'
+csv "$tmp/nz.csv" 'd=1s n=1' 'rwsem-rspin locktest 0 total_rate 100' 'rwsem-rspin locktest 0 event.rwsem_rtrylock 7'
+printf '4,R1,2026-12-01T00:00:00Z,pthread,locktest,2' >>"$tmp/failed.csv"
+expect "plot of an unfinished last cell" 0 \
+	"^rwlab plot: $tmp/cut.csv:5: cell rwsem locktest t=2 is unfinished \(not iterations 0..1 with as many rows each: an interrupted write\): left out$" \
+	"$rwlab" plot "$tmp/cut.csv" -o "$tmp/p.svg"
+"$rwlab" plot "$tmp/failed.csv" -o "$tmp/p.svg" >"$tmp/o" 2>"$tmp/e"
+[ $? = 0 ] && [ "$(wc -l <"$tmp/e")" = 2 ] && ! grep -v '^rwlab plot: ' "$tmp/e" | grep -q . &&
+	grep -q "^rwlab plot: $tmp/failed.csv: cell rwsem locktest t=2 failed (a count that must be 0 was not): left out$" "$tmp/e" &&
+	grep -q "^rwlab plot: $tmp/failed.csv:6: the last line is incomplete" "$tmp/e" ||
+	fail "plot of a failed cell and a torn line: not two 'rwlab plot:' lines naming no option: $(cat "$tmp/e")"
+expect "plot of an uncounted event's non-zero rows" 0 '^rwlab plot: note: 1 row of lock events the variant does not count' \
+	"$rwlab" plot "$tmp/nz.csv" -o "$tmp/p.svg"
+csv "$tmp/dup.csv" 'd=1s n=1' 'pthread locktest 0 total_rate 100' 'pthread locktest 0 total_rate 100'
+expect "plot of a row written twice" 1 \
+	"^rwlab plot: $tmp/dup.csv:4: the row repeats $tmp/dup.csv:3 \(.*\): a row written twice, which no rwlab run does$" \
+	"$rwlab" plot "$tmp/dup.csv" -o "$tmp/p.svg"
+# report keeps its own name and options
+expect "report of an unfinished last cell" 0 '^rwlab report: .*: left out \(--include-failed compares it\)$' \
+	"$rwlab" report "$tmp/cut.csv"
+
+echo "report_options: $fails failures"
+exit $((fails > 0))
