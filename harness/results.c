@@ -261,6 +261,9 @@ struct lab_results_store {
 	const char *const *paths;	/* the inputs as given ("-": stdin) */
 	const char **head;		/* the first input's columns */
 	int nhead;
+	/* the column key's parts (--by): which are variant labels and which workload labels, as keyed */
+	enum { KEY_OTHER, KEY_VARIANT, KEY_WORKLOAD } key_part[MAX_BY];
+	int nkey_parts;			/* 0: keys not split (--by fault_path: titles of several words) */
 	/* the lock events each variant label counts (counted()): by the label's id, an index into evsets */
 	struct imap evset_map;
 	struct evset {
@@ -305,6 +308,42 @@ int lab_results_metric(const struct lab_results *r, const char *name)
 int lab_results_column(const struct lab_results *r, const char *name)
 {
 	return str_index(r->columns, r->ncolumns, name);
+}
+
+/*
+ * Column key @key with each of its parts (one per --by column, joined by a
+ * space) that is a variant or workload label spelt as the loader keys the
+ * rows' (read_row(): as run writes it) into @buf. Returns @buf, or @key when
+ * its parts are not the key's.
+ */
+static const char *canonical_key(const struct lab_results_store *st, const char *key, char *buf, size_t len)
+{
+	char part[LAB_SPEC_MAX], lab[LAB_SPEC_MAX];
+	const char *p = key;
+	size_t off = 0;
+
+	for (int k = 0; k < st->nkey_parts; k++) {
+		size_t l = k == st->nkey_parts - 1 ? strlen(p) : strcspn(p, " ");
+
+		if (k < st->nkey_parts - 1 && !p[l])
+			return key;
+		snprintf(part, sizeof(part), "%.*s", (int)l, p);
+		off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s%s", k ? " " : "",
+					st->key_part[k] == KEY_VARIANT ?
+						lab_results_variant_label(part, "", lab, sizeof(lab)) :
+					st->key_part[k] == KEY_WORKLOAD ?
+						lab_results_workload_label(part, lab, sizeof(lab)) : part);
+		p += l + (p[l] == ' ');
+	}
+	return st->nkey_parts && off < len ? buf : key;
+}
+
+int lab_results_column_key(const struct lab_results *r, const char *key)
+{
+	char buf[1024];
+	int c = lab_results_column(r, key);
+
+	return c >= 0 || !r->st ? c : lab_results_column(r, canonical_key(r->st, key, buf, sizeof(buf)));
 }
 
 static int ctx_col(const struct lab_results_store *st, const char *col)
@@ -366,6 +405,14 @@ const char *lab_workload_base(const char *label, char *buf, size_t len)
 {
 	snprintf(buf, len, "%.*s", (int)strcspn(label, ":"), label);
 	return buf;
+}
+
+bool lab_results_workload_is(const char *label, const char *want, const char *canon)
+{
+	char name[64];
+
+	return !strcmp(label, canon) || !strcmp(label, want) ||
+	       (!strchr(want, ':') && !strcmp(lab_workload_base(label, name, sizeof(name)), want));
 }
 
 /* ---- integrity ------------------------------------------------------------------ */
@@ -1059,6 +1106,9 @@ static int setup_columns(struct loader *L, const struct lab_csv_reader *rd, cons
 		if (!used)
 			L->grcol[L->ngr++] = L->col[i];
 	}
+	for (int k = 0; k < L->nby && !L->fault_path; k++)
+		L->st->key_part[L->st->nkey_parts++] = L->bycol[k] == L->col[C_VARIANT] ? KEY_VARIANT :
+						       L->bycol[k] == L->col[C_WORKLOAD] ? KEY_WORKLOAD : KEY_OTHER;
 	return 0;
 }
 
@@ -1598,7 +1648,7 @@ static int set_baseline(struct lab_results *r, const char *baseline, const char 
 {
 	r->base = 0;
 	if (baseline) {
-		r->base = lab_results_column(r, baseline);
+		r->base = lab_results_column_key(r, baseline);
 		if (r->base < 0) {
 			size_t off = (size_t)snprintf(err, errlen, "baseline '%s' is not in %s (valid:", baseline, path);
 

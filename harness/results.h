@@ -147,6 +147,14 @@ void lab_results_order_metrics(struct lab_results *r, const char *list);
 /* Index of @name in metrics[] / columns[] / groups[], or -1. */
 int lab_results_metric(const struct lab_results *r, const char *name);
 int lab_results_column(const struct lab_results *r, const char *name);
+/*
+ * lab_results_column_key() - the column that @key, as a user or a matrix
+ * spells it, names: @key itself, or with its variant and workload labels
+ * spelt as the loader keys the rows' (lab_results_variant_label(),
+ * lab_results_workload_label()): -b rwsem:rsteal=0,wspin=0 names the column
+ * rwsem:wspin=0,rsteal=0. Returns its index, or -1.
+ */
+int lab_results_column_key(const struct lab_results *r, const char *key);
 /* Context column @col of the first row ("" when the column or the rows are absent): the context. */
 const char *lab_results_ctx(const struct lab_results *r, const char *col);
 /*
@@ -193,5 +201,14 @@ void lab_results_timespan(const struct lab_results *r, const char **first, const
  */
 const char *lab_results_workload_label(const char *label, char *buf, size_t len);
 const char *lab_results_variant_label(const char *label, const char *workload, char *buf, size_t len);
+/*
+ * lab_results_workload_is() - does workload label @label (as the loader
+ * keys it) answer to @want, a workload option's entry as the user or a
+ * matrix typed it (-w, map.metric): @label is @want spelt as run writes it
+ * (@canon: lab_results_workload_label() of @want), so knobs in another
+ * order or a default spelt out name it; or @want sets no knob (no ':') and
+ * is @label's workload name, which stands for every label of it.
+ */
+bool lab_results_workload_is(const char *label, const char *want, const char *canon);
 /* Workload name of a label: "pft:size_mb=64" -> "pft" (into @buf). */
 const char *lab_workload_base(const char *label, char *buf, size_t len);

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# report's and plot's reading of results files, as each command says it: the loader's lines (torn,
-# unfinished and failed cells, uncounted events) begin with the command that reads, and name only
-# the options that command takes.
-#   usage: report_options.sh RWLAB
+# report's and plot's reading of results files and of their options, as each command says it: the
+# loader's lines (torn, unfinished and failed cells, uncounted events) begin with the command that
+# reads, and name only the options that command takes; a label an option or a matrix names
+# (-b, -w, baseline, map.column, map.metric) is read as run writes labels, so its knobs in another
+# order or a default spelt out name the same column or workload, and -w is a list as run's -w is.
+#   usage: report_options.sh RWLAB DATA-DIR
 . "${0%/*}/../lib.sh"
-rwlab=$1
+rwlab=$1 data=$2
+case $data in /*) ;; *) data=$PWD/$data ;; esac
 export RWLAB_GNUPLOT=/bin/true	# plot's script is written; nothing draws it
 
 # csv FILE SETTINGS ROW...: a schema 4 file of one run, its settings field SETTINGS; each ROW
@@ -50,6 +53,44 @@ expect "plot of a row written twice" 1 \
 # report keeps its own name and options
 expect "report of an unfinished last cell" 0 '^rwlab report: .*: left out \(--include-failed compares it\)$' \
 	"$rwlab" report "$tmp/cut.csv"
+
+# Labels as run writes them. The file's: rwsem:wspin=0,rsteal=0 and locktest:rpct=80,load=50.
+k=rwsem:wspin=0,rsteal=0 w2=locktest:rpct=80,load=50
+csv "$tmp/kn.csv" 'd=1s n=1' "pthread locktest 0 total_rate 100" "$k locktest 0 total_rate 120" \
+	"pthread $w2 0 total_rate 90" "$k $w2 0 total_rate 95"
+# tables TEXT: the table titles of a report, one a line
+tables() { grep -o '^[^ ]*: total_rate' | sed 's/: total_rate//' | tr '\n' ' '; }
+"$rwlab" report "$tmp/kn.csv" -b rwsem:rsteal=0,wspin=0 >"$tmp/o" 2>"$tmp/e"
+[ $? = 0 ] && [ "$(grep -c "change vs $k\$" "$tmp/o")" = 2 ] ||
+	fail "report -b with the knobs in another order: not the column: $(cat "$tmp/e" "$tmp/o")"
+for w in locktest:rpct=50 locktest:rpct=50,load=100; do
+	[ "$("$rwlab" report "$tmp/kn.csv" -w $w 2>&1 | tables)" = "locktest " ] ||
+		fail "report -w $w (defaults spelt out): not the locktest table alone: $("$rwlab" report "$tmp/kn.csv" -w $w 2>&1)"
+done
+for w in $w2 locktest:load=50,rpct=80; do
+	[ "$("$rwlab" report "$tmp/kn.csv" -w $w 2>&1 | tables)" = "$w2 " ] ||
+		fail "report -w $w (a label of two knobs): not its table alone: $("$rwlab" report "$tmp/kn.csv" -w $w 2>&1)"
+done
+[ "$("$rwlab" report "$tmp/kn.csv" -w $w2,locktest:rpct=50 2>&1 | tables)" = "locktest $w2 " ] ||
+	fail "report -w LABEL,LABEL: not both tables: $("$rwlab" report "$tmp/kn.csv" -w $w2,locktest:rpct=50 2>&1)"
+expect "report -w with a label the file lacks" 2 "^rwlab report: workload 'locktest:rpct=90,load=50' is not in " \
+	"$rwlab" report "$tmp/kn.csv" -w locktest:rpct=90,load=50
+printf 'locks = pthread, rwsem:rsteal=0,wspin=0\nworkloads = locktest\nbaseline = rwsem:rsteal=0,wspin=0\n' >"$tmp/kn.matrix"
+"$rwlab" report "$tmp/kn.csv" --matrix "$tmp/kn.matrix" >"$tmp/o" 2>"$tmp/e"
+[ $? = 0 ] && [ "$(grep -c "change vs $k\$" "$tmp/o")" = 2 ] ||
+	fail "report --matrix with its baseline's knobs in another order: $(cat "$tmp/e" "$tmp/o")"
+"$rwlab" plot "$tmp/kn.csv" -w locktest:load=50,rpct=80 -b rwsem:rsteal=0,wspin=0 -o "$tmp/kn.svg" --keep-script \
+	>"$tmp/o" 2>&1 || fail "plot -w and -b with the knobs in another order: exit $?: $(cat "$tmp/o")"
+[ "$(grep '^# ' "$tmp/kn.svg.dat" 2>/dev/null | head -n 1)" = "# $k" ] ||
+	fail "plot -b: the baseline is not drawn first: $(head -n 3 "$tmp/kn.svg.dat")"
+# a published table's mapping onto a column whose label the matrix spells otherwise
+sed 's/,ck-rwlock,/,"rwsem:wspin=0,rsteal=0",/' "$data/two-variants.csv" >"$tmp/tv.csv"
+sed -e 's/^map.column  = new -> ck-rwlock$/map.column  = new -> rwsem:rsteal=0,wspin=0/' \
+	-e "s|^reference .*|reference = $data/published.csv|" "$data/fixture.matrix" >"$tmp/tv.matrix"
+"$rwlab" report "$tmp/tv.csv" --matrix "$tmp/tv.matrix" >"$tmp/tv.out" 2>&1
+grep -A2 '^published: base old' "$tmp/tv.out" >"$tmp/o"
+grep -q '^4  .* |       2      100\.0      99\.99 ' "$tmp/o" ||
+	fail "report --matrix whose map.column spells the knobs otherwise: no rwlab figures: $(cat "$tmp/o")"
 
 echo "report_options: $fails failures"
 exit $((fails > 0))
