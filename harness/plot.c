@@ -277,9 +277,19 @@ static void list_metrics(const struct plot_ctx *p)
 			fprintf(stderr, "%sevent.*", k ? ", " : "");
 }
 
-/* "metric 'M' is not in FILE (metrics: ...)" on stderr. Returns 2: -m names what the file does not hold. */
+/*
+ * "metric 'M' is not in FILE (metrics: ...)" on stderr, or why a lock event's
+ * rows hold no figure (lab_results_uncounted_why()). Returns 2: -m names what
+ * the file does not hold.
+ */
 static int missing_metric(const struct plot_ctx *p, const char *m)
 {
+	char why[1024];
+
+	if (lab_results_uncounted_why(&p->r, m, why, sizeof(why))) {
+		fprintf(stderr, "rwlab plot: %s\n", why);
+		return 2;
+	}
 	fprintf(stderr, "rwlab plot: metric '%s' is not in %s (metrics: ", m, p->o->path);
 	list_metrics(p);
 	fprintf(stderr, ")\n");

@@ -831,11 +831,18 @@ static void list_metrics(FILE *f, const struct lab_results *r)
 }
 
 /*
- * "metric 'M' is not in FILE (metrics: ...)": @m may be "" (an empty -m list).
+ * "metric 'M' is not in FILE (metrics: ...)": @m may be "" (an empty -m list);
+ * a lock event whose rows all are of variants that do not count it is said so.
  * Returns 2: an option naming what the file does not hold is a usage error.
  */
 static int missing_metric(const struct lab_results *r, const char *m)
 {
+	char why[1024];
+
+	if (lab_results_uncounted_why(r, m, why, sizeof(why))) {	/* its rows are there, but no figure */
+		fprintf(stderr, "rwlab report: %s\n", why);
+		return 2;
+	}
 	fprintf(stderr, "rwlab report: metric '%s' is not in %s (metrics: ", m, r->path);
 	list_metrics(stderr, r);
 	fprintf(stderr, ")\n");

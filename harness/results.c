@@ -253,6 +253,9 @@ struct lab_results_store {
 	/* the checks */
 	int ndup;
 	struct { int src, line; char *key[7]; } dup;	/* the first repeated row (key: dup_names) */
+	struct imap unc_map;		/* (metric id, variant id) of rows of events their variant does not count */
+	int (*unc)[2];			/* those pairs, in order of first reading */
+	int nunc;
 	int nuncounted;			/* rows of events their variant does not count, with a value other than 0 */
 	char uncounted[192];		/* the first of them: "FILE:LINE: VARIANT METRIC VALUE" */
 	struct lab_buf unfinished;	/* the messages, one per file, to print last file first */
@@ -352,6 +355,32 @@ static int ctx_col(const struct lab_results_store *st, const char *col)
 		if (!strcmp(st->ccol[i], col))
 			return i;
 	return -1;
+}
+
+int lab_results_uncounted(const struct lab_results *r, const char *metric, char *buf, size_t len)
+{
+	const struct lab_results_store *st = r->st;
+	int id = st && st->met.hcap ? *str_slot(&st->met, metric) : -1, n = 0;
+	size_t off = 0;
+
+	if (len)
+		buf[0] = 0;
+	for (int i = 0; id >= 0 && i < st->nunc; i++)
+		if (st->unc[i][0] == id)
+			off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s%s", n++ ? ", " : "",
+						S(st, st->unc[i][1]));
+	return n;
+}
+
+bool lab_results_uncounted_why(const struct lab_results *r, const char *metric, char *buf, size_t len)
+{
+	char v[512];
+	int n = lab_results_uncounted(r, metric, v, sizeof(v));
+
+	if (n)
+		snprintf(buf, len, "metric '%s' has no figure in %s: its rows are of %s, which do%s not count that lock "
+			 "event (left out: README \"Lock events\")", metric, r->path, v, n == 1 ? "es" : "");
+	return n > 0;
 }
 
 const char *lab_results_ctx(const struct lab_results *r, const char *col)
@@ -1027,6 +1056,11 @@ static int read_row(struct loader *L, const struct lab_csv_reader *rd, const cha
 	/* a row the cell holds (its iterations stay alike) but no series: an event not counted */
 	if (!counted(st, v, f[col[C_METRIC]])) {
 		p.series = -1;
+		if (imap_get(&st->unc_map, im, v, 0, 0) < 0) {
+			imap_put(&st->unc_map, im, v, 0, 0, st->nunc);
+			st->unc = grow(st->unc, st->nunc, sizeof(*st->unc));
+			st->unc[st->nunc][0] = im, st->unc[st->nunc++][1] = v;
+		}
 		if (p.v != 0 && !st->nuncounted++)
 			snprintf(st->uncounted, sizeof(st->uncounted), "%s:%d: %s %s %s", name, rd->line,
 				 f[col[C_VARIANT]], f[col[C_METRIC]], f[col[C_VALUE]]);
@@ -1890,6 +1924,8 @@ void lab_results_free(struct lab_results *r)
 		imap_free(&st->seen_map);
 		imap_free(&st->series_map);
 		imap_free(&st->evset_map);
+		imap_free(&st->unc_map);
+		free(st->unc);
 		free(st->evsets);
 		strtab_free(&st->ctx_keys);
 		strtab_free(&st->met);

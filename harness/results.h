@@ -155,6 +155,20 @@ int lab_results_column(const struct lab_results *r, const char *name);
  * rwsem:wspin=0,rsteal=0. Returns its index, or -1.
  */
 int lab_results_column_key(const struct lab_results *r, const char *key);
+/*
+ * lab_results_uncounted() - the variant labels (", "-separated, into @buf)
+ * of the rows of metric @metric read as no figure: a lock event that their
+ * variant does not count (not even an older file's 0 is one). Returns how
+ * many variants, 0 where no such row was read.
+ */
+int lab_results_uncounted(const struct lab_results *r, const char *metric, char *buf, size_t len);
+/*
+ * lab_results_uncounted_why() - where -m names a metric whose rows are all
+ * such, the line that says so into @buf ("metric 'M' has no figure in FILE:
+ * its rows are of V, which does not count that lock event ..."), for the
+ * caller's prefix. Returns whether there is one.
+ */
+bool lab_results_uncounted_why(const struct lab_results *r, const char *metric, char *buf, size_t len);
 /* Context column @col of the first row ("" when the column or the rows are absent): the context. */
 const char *lab_results_ctx(const struct lab_results *r, const char *col);
 /*

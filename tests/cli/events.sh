@@ -99,5 +99,16 @@ line=$(grep -n ',rwsem-rspin,.*,event.rwsem_rtrylock,' "$tmp/nz.csv" | head -1 |
 	fail "non-zero uncounted rows: no note: $(cat "$tmp/err1")"
 grep -q '^locktest,rwsem-rspin,.*,event.rwsem_rtrylock,' "$tmp/csv4" && fail "the non-zero uncounted rows were reported"
 
+# -m naming an event whose every row is of a variant that does not count it: the rows are there, of
+# an event not counted (it said "metric ... is not in FILE (metrics: ..., event.*)")
+grep -v ',rwsem-xadd,' "$old" >"$tmp/rspin.csv"
+why="has no figure in $tmp/rspin.csv: its rows are of rwsem-rspin, which does not count that lock event"
+expect "report -m an event of uncounted rows alone" 2 "^rwlab report: metric 'event.rwsem_rtrylock' $why" \
+	"$rwlab" report "$tmp/rspin.csv" -m event.rwsem_rtrylock
+RWLAB_GNUPLOT=/bin/true expect "plot -m an event of uncounted rows alone" 2 "^rwlab plot: metric 'event.rwsem_rtrylock' $why" \
+	"$rwlab" plot "$tmp/rspin.csv" -m event.rwsem_rtrylock -o "$tmp/r.svg"
+expect "report -m a metric the file lacks" 2 "^rwlab report: metric 'event.nosuch' is not in $tmp/rspin.csv \(metrics: " \
+	"$rwlab" report "$tmp/rspin.csv" -m event.nosuch
+
 echo "events: $fails failures"
 exit $((fails > 0))
