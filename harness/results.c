@@ -1708,33 +1708,71 @@ static int set_baseline(struct lab_results *r, const char *baseline, const char 
 	return 0;
 }
 
-/*
- * The baseline a run recorded in its settings ("baseline=none": rwlab exec's
- * rule), the first such run's whose column is in the table; NULL when none
- * is. Variant columns only (--by variant, or no --by).
- */
-static const char *recorded_baseline(const struct lab_results *r, const char *by)
+/* The baseline=NAME settings field @settings records into @buf, or NULL where it records none. */
+static const char *settings_baseline(const char *settings, char *buf, size_t len)
 {
-	const char *v[64];
-	int n = lab_results_distinct(r, LAB_CSV_NAME(settings), v, 64);
+	const char *p = strstr(settings, "baseline=");
 
-	if (by && strcmp(by, "variant"))
+	while (p && p != settings && p[-1] != ' ')
+		p = strstr(p + 1, "baseline=");
+	if (!p)
 		return NULL;
-	for (int i = 0; i < n && i < 64; i++) {
-		const char *p = strstr(v[i], "baseline=");
-		char name[640];
-		int c;
+	p += strlen("baseline=");
+	snprintf(buf, len, "%.*s", (int)strcspn(p, " "), p);
+	return buf;
+}
 
-		while (p && p != v[i] && p[-1] != ' ')
-			p = strstr(p + 1, "baseline=");
-		if (!p)
-			continue;
-		p += strlen("baseline=");
-		snprintf(name, sizeof(name), "%.*s", (int)strcspn(p, " "), p);
-		c = lab_results_column(r, name);
-		if (c >= 0)
-			return r->columns[c];
-	}
+/* Does some settings field of @v[0..@n) record the baseline @name? */
+static bool recorded_before(const char *const *v, int n, const char *name)
+{
+	char other[640];
+
+	for (int j = 0; j < n; j++)
+		if (settings_baseline(v[j], other, sizeof(other)) && !strcmp(other, name))
+			return true;
+	return false;
+}
+
+/*
+ * The distinct baselines the runs recorded in their settings (rwlab exec's
+ * rule, "baseline=none"), ", "-separated into @buf. Returns how many.
+ */
+static int recorded_baselines(const struct lab_results *r, char *buf, size_t len)
+{
+	int n = lab_results_distinct(r, LAB_CSV_NAME(settings), NULL, 0), k = 0;
+	const char **v = calloc((size_t)n + 1, sizeof(*v));
+	char name[640];
+	size_t off = 0;
+
+	if (!v)
+		abort();
+	lab_results_distinct(r, LAB_CSV_NAME(settings), v, n);
+	buf[0] = 0;
+	for (int i = 0; i < n; i++)
+		if (settings_baseline(v[i], name, sizeof(name)) && !recorded_before(v, i, name))
+			off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s%s", k++ ? ", " : "", name);
+	free(v);
+	return k;
+}
+
+/*
+ * The baseline the runs recorded, when every run that records one names the
+ * same and it is a column of the table (variant columns only: --by variant,
+ * or no --by); NULL otherwise, and where some run recorded one, one note
+ * says so and that the first column is the baseline instead.
+ */
+static const char *recorded_baseline(const struct loader *L, const char *by)
+{
+	const struct lab_results *r = L->r;
+	char names[1024];
+	int n = by && strcmp(by, "variant") ? 0 : recorded_baselines(r, names, sizeof(names)), c;
+
+	if (n == 1 && (c = lab_results_column_key(r, names)) >= 0)
+		return r->columns[c];
+	if (n && r->ncolumns && !(L->flags & LAB_RESULTS_QUIET))
+		fprintf(stderr, "%s: note: the runs recorded %s (%s)%s: the changes are against the first column, %s "
+			"(-b chooses another)\n", lab_prog(), n > 1 ? "different baselines" : "the baseline", names,
+			n > 1 ? "" : ", not a column here", r->columns[0]);
 	return NULL;
 }
 
@@ -1871,7 +1909,7 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 		goto out;
 	final_series(&L, vwt_failed);
 	final_contexts(L.st, keep);
-	ret = set_baseline(r, baseline ? baseline : recorded_baseline(r, by), r->path, err, errlen);
+	ret = set_baseline(r, baseline ? baseline : recorded_baseline(&L, by), r->path, err, errlen);
 out:
 	free(keep);
 	free(vwt_failed);

@@ -54,9 +54,11 @@ struct lab_results {
  * @by: comma-separated CSV column names forming the column key (NULL or ""
  * = "variant"), or LAB_RESULTS_FAULT_PATH: the fault path of workloads
  * with an mm_lock knob, by its title (lab_results_fault_path()), the
- * workload standing without that knob in the group. @baseline: column key of the baseline (NULL = the one
- * a run recorded in its settings, "baseline=NAME" as rwlab exec writes, when the columns are variants and
- * it is one of them; else the first column seen); the baseline is moved to columns[0].
+ * workload standing without that knob in the group. @baseline: column key of the baseline
+ * (lab_results_column_key(); NULL = the one the runs recorded in their settings, "baseline=NAME" as
+ * rwlab exec writes, when the columns are variants, every run that records one names the same and it
+ * is one of them; else the first column seen, said in one note where runs recorded one); the baseline
+ * is moved to columns[0].
  * Returns 0, or -1 with a one-line message in @err: unreadable or malformed
  * CSV, a missing column (naming the columns present), a non-numeric value or
  * thread count ("FILE:LINE: ..."); LAB_RESULTS_BAD_BASELINE with the message

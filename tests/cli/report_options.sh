@@ -92,5 +92,30 @@ grep -A2 '^published: base old' "$tmp/tv.out" >"$tmp/o"
 grep -q '^4  .* |       2      100\.0      99\.99 ' "$tmp/o" ||
 	fail "report --matrix whose map.column spells the knobs otherwise: no rwlab figures: $(cat "$tmp/o")"
 
+# A baseline the runs recorded (rwlab exec's, settings baseline=NAME) is the default only where every
+# run that records one names the same and it is a column; otherwise the first column is, said in one
+# note (the first file's decided for all: report b1 e compared with none, report e b1 with passthrough).
+csv "$tmp/b1.csv" baseline=none 'rwsem prog1 0 total_rate 90' 'none prog1 0 total_rate 100'
+csv "$tmp/b2.csv" baseline=none 'rwsem prog2 0 total_rate 80' 'none prog2 0 total_rate 100'
+csv "$tmp/e.csv" baseline=passthrough 'rwsem prog3 0 total_rate 90' 'passthrough prog3 0 total_rate 100'
+csv "$tmp/p.csv" baseline=none 'rwsem prog4 0 total_rate 90' 'passthrough prog4 0 total_rate 100'
+# vs FILE...: the baselines of the report's tables, one a line
+vs() { "$rwlab" report "$@" 2>"$tmp/e" | sed -n 's/.*change vs \([^ ]*\)$/\1/p' | sort -u | tr '\n' ' '; }
+[ "$(vs "$tmp/b1.csv")" = "none " ] && [ ! -s "$tmp/e" ] || fail "report b1: not against its recorded none: $(cat "$tmp/e")"
+[ "$(vs "$tmp/b1.csv" "$tmp/b2.csv")" = "none " ] && [ ! -s "$tmp/e" ] ||
+	fail "report b1 b2 (both none): not against none alone: $(cat "$tmp/e")"
+for order in "b1 e" "e b1"; do
+	set -- $order
+	first=rwsem
+	[ "$(vs "$tmp/$1.csv" "$tmp/$2.csv")" = "$first " ] && [ "$(wc -l <"$tmp/e")" = 1 ] &&
+		grep -q "^rwlab report: note: the runs recorded different baselines (.*): the changes are against the first column, $first (-b chooses another)$" "$tmp/e" ||
+		fail "report $order (none and passthrough recorded): not the first column with one note: $(vs "$tmp/$1.csv" "$tmp/$2.csv") $(cat "$tmp/e")"
+done
+[ "$(vs "$tmp/p.csv")" = "rwsem " ] && [ "$(wc -l <"$tmp/e")" = 1 ] &&
+	grep -q "^rwlab report: note: the runs recorded the baseline (none), not a column here: the changes are against the first column, rwsem" "$tmp/e" ||
+	fail "report of a recorded baseline that is no column: not the first column with one note: $(cat "$tmp/e")"
+[ "$(vs "$tmp/b1.csv" "$tmp/e.csv" -b passthrough)" = "passthrough " ] && [ ! -s "$tmp/e" ] ||
+	fail "report b1 e -b passthrough: not against passthrough alone: $(cat "$tmp/e")"
+
 echo "report_options: $fails failures"
 exit $((fails > 0))
