@@ -843,6 +843,7 @@ static int series_id(struct loader *L, int ig, int ic, int im, int th, const int
 	st->s[st->ns].im = im;
 	st->s[st->ns].threads = th;
 	st->s[st->ns].workload = S(st, vwt[1]);
+	st->s[st->ns].variant = S(st, vwt[0]);
 	st->s_first[st->ns] = -1;
 	for (int k = 0; k < 3; k++)
 		st->s_vwt[k][st->ns] = vwt[k];

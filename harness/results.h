@@ -22,6 +22,7 @@ struct lab_series {
 	const char *group;		/* group key */
 	const char *column;		/* column key */
 	const char *workload;		/* workload label of the rows */
+	const char *variant;		/* variant label of the rows (in the column key or the group) */
 	const char *metric;
 	const char *unit;
 	enum lab_better better;

@@ -43,6 +43,22 @@ grep -q 'lock_events.rwsem_rtrylock\|lock_events.rwsem_wtrylock\|lock_events.rws
 grep -q '+90.9%.*lock_events.rwsem_sleep_reader' "$tmp/lkp" || fail "lkp: the change both count is gone: $(cat "$tmp/lkp")"
 [ -s "$tmp/err" ] && fail "lkp: said $(cat "$tmp/err")"
 
+# ... and -m all, every stat, has no row of "-" for an event only the baseline counts (no comparison),
+# as the changed stats have none: rwsem-xadd's rwsem_rtrylock and rwsem_wtrylock against rwsem-rspin
+"$rwlab" report "$old" --format lkp -m all >"$tmp/lkpall" 2>"$tmp/err" || fail "report --format lkp -m all: exit $?: $(cat "$tmp/err")"
+grep 'lock_events.rwsem_rtrylock\|lock_events.rwsem_wtrylock' "$tmp/lkpall" &&
+	fail "lkp -m all: a row of '-' for an event only the baseline counts (above)"
+grep -q '+90.9%.*lock_events.rwsem_sleep_reader' "$tmp/lkpall" && grep -q 'lock_events.rwsem_wlock$' "$tmp/lkpall" ||
+	fail "lkp -m all: the events both count are gone: $(cat "$tmp/lkpall")"
+
+# locktest's layout: a variant that counts no lock event says so (it said "none fired")
+"$rwlab" report "$tmp/run.csv" -f locktest >"$tmp/lt" 2>"$tmp/err" || fail "report -f locktest: exit $?: $(cat "$tmp/err")"
+[ "$(awk '/^Running locktest with ck-pflock / { t = 1 } t && /^lock events/ { print; exit }' "$tmp/lt")" = \
+	"lock events: none: ck-pflock counts no lock events" ] ||
+	fail "locktest: ck-pflock's cell does not say it counts no lock events: $(grep -A4 'with ck-pflock' "$tmp/lt")"
+grep -A4 '^Running locktest with rwsem-xadd ' "$tmp/lt" | grep -q 'counts no lock events' &&
+	fail "locktest: rwsem-xadd said to count no lock events: $(grep -A4 'with rwsem-xadd' "$tmp/lt")"
+
 # the tables: "-" and a line saying what it means, not 0 (and no change)
 m=event.rwsem_rtrylock,event.rwsem_opt_rlock
 "$rwlab" report "$old" -m $m >"$tmp/table" 2>&1 || fail "report -m $m: exit $?: $(cat "$tmp/table")"
