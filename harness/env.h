@@ -52,7 +52,7 @@
 	X("TMPDIR", "exec, report, plot, merge, sim validate", \
 	  "the directory of temporary files (default /tmp): exec's per-run statistics, the copy of stdin or a " \
 	  "FIFO that report, plot and merge read more than once (kept in memory where none can be made there), " \
-	  "sim validate's runs")
+	  "plot's and report -f html's gnuplot scripts, sim validate's runs")
 
 /* lab_tmpdir() - where temporary files go: $TMPDIR when it is set and not empty, else /tmp. */
 static inline const char *lab_tmpdir(void)

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "format.h"
 #include "plot.h"
 #include "report_impl.h"
@@ -907,7 +908,7 @@ static int fairness_writer(const void *arg, FILE *d, FILE *s, const char *datpat
  */
 static int render(const char *out, bool keep, plot_writer write, const void *arg)
 {
-	char dir[64] = "", gp[4200], dat[4200], head[4400], *said = NULL;
+	char dir[4096] = "", gp[4200], dat[4200], head[4400], *said = NULL;
 	bool svg = ends_with(out, ".svg") != NULL;
 	int st = 1, rc, fd, sig;
 
@@ -922,9 +923,10 @@ static int render(const char *out, bool keep, plot_writer write, const void *arg
 		snprintf(gp, sizeof(gp), "%s.gp", out);
 		snprintf(dat, sizeof(dat), "%s.dat", out);
 	} else {
-		snprintf(dir, sizeof(dir), "/tmp/rwlab-plot-XXXXXX");
+		snprintf(dir, sizeof(dir), "%s/rwlab-plot-XXXXXX", lab_tmpdir());
 		if (!mkdtemp(dir)) {
-			fprintf(stderr, "rwlab plot: cannot make a temporary directory: %s\n", strerror(errno));
+			fprintf(stderr, "rwlab plot: cannot make a temporary directory in %s: %s\n", lab_tmpdir(),
+				strerror(errno));
 			unlink(out);
 			return 1;
 		}

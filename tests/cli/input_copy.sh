@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The copy report keeps of an input it can read only once (stdin, a FIFO, a device: csv.h,
-# lab_csv_reader_open()): it goes to $TMPDIR, else /tmp; where no file can be made or written there
-# (a read-only or full /tmp) it is kept in memory, said in one note naming the directory and why, and
-# the report is the same; an input that is no CSV (a NUL byte, or no line end, in its first 64 KiB)
-# stops the copy at once with one line, so an endless device is never copied to its end.
+# The temporary files of report and plot. The copy report keeps of an input it can read only
+# once (stdin, a FIFO, a device: csv.h, lab_csv_reader_open()) goes to $TMPDIR, else /tmp; where no
+# file can be made or written there (a read-only or full /tmp) it is kept in memory, said in one
+# note naming the directory and why, and the report is the same; an input that is no CSV (a NUL
+# byte, or no line end, in its first 64 KiB) stops the copy at once with one line, so an endless
+# device is never copied to its end. plot's gnuplot script and report -f html's graphs go to
+# $TMPDIR too.
 # The read-only and full directories are made in a user and mount namespace (unshare -rm): where
 # that is not allowed, those checks are skipped (exit 77 when the others pass).
 #   usage: input_copy.sh RWLAB DATA-DIR
@@ -42,6 +44,16 @@ TMPDIR=$tmp "$rwlab" report - <"$good" >"$tmp/o" 2>"$tmp/e"
 [ $? = 0 ] && cmp -s "$tmp/o" "$tmp/want" && [ ! -s "$tmp/e" ] ||
 	fail "report - with a writable TMPDIR: not the report alone: $(head -c 300 "$tmp/e")"
 
+# plot's gnuplot script and report -f html's graphs go there too (they were made in /tmp whatever TMPDIR said)
+RWLAB_GNUPLOT=/bin/true TMPDIR=$tmp/none expect "plot with TMPDIR=$tmp/none" 1 \
+	"^rwlab plot: cannot make a temporary directory in $tmp/none: No such file or directory$" \
+	"$rwlab" plot "$good" -o "$tmp/p.svg"
+TMPDIR=$tmp/none expect "report -f html with TMPDIR=$tmp/none" 1 \
+	"^rwlab report: cannot make a temporary directory in $tmp/none: No such file or directory$" \
+	"$rwlab" report "$data/two-variants.csv" -f html -o "$tmp/p.html"
+RWLAB_GNUPLOT=/bin/true TMPDIR=$tmp "$rwlab" plot "$good" -o "$tmp/p.svg" >"$tmp/o" 2>&1 ||
+	fail "plot with a writable TMPDIR: exit $?: $(cat "$tmp/o")"
+
 # /tmp read-only (the copy was made there whatever TMPDIR said: 'cannot read '-': Read-only file
 # system', exit 1) and a TMPDIR that fills up halfway through the copy.
 if ! unshare -rm true 2>/dev/null; then
@@ -61,6 +73,7 @@ o=$tmp/out
 "$rwlab" report - <"$good" >"\$o/o1" 2>"\$o/e1"; echo \$? >"\$o/rc1"
 TMPDIR="$tmp/w" "$rwlab" report - <"$good" >"\$o/o2" 2>"\$o/e2"; echo \$? >"\$o/rc2"
 TMPDIR="$tmp/full" "$rwlab" report - <"$tmp/big.csv" >"\$o/o3" 2>"\$o/e3"; echo \$? >"\$o/rc3"
+TMPDIR="$tmp/w" RWLAB_GNUPLOT=/bin/true "$rwlab" plot "$good" -o "\$o/p.svg" >"\$o/e4" 2>&1; echo \$? >"\$o/rc4"
 EOF
 unshare -rm sh "$tmp/ns.sh"
 rc=$?
@@ -73,5 +86,7 @@ rc=$?
 [ "$(cat "$tmp/out/rc3")" = 0 ] && cmp -s "$tmp/out/o3" "$tmp/bigwant" && [ "$(wc -l <"$tmp/out/e3")" = 1 ] &&
 	grep -q "^rwlab report: note: cannot copy stdin into $tmp/full (No space left on device; TMPDIR names the directory): it is kept in memory$" "$tmp/out/e3" ||
 	fail "report - into a TMPDIR that fills up: exit $(cat "$tmp/out/rc3"), not the note and the report: $(head -c 300 "$tmp/out/e3")"
+[ "$(cat "$tmp/out/rc4")" = 0 ] ||
+	fail "plot with /tmp read-only and a writable TMPDIR: exit $(cat "$tmp/out/rc4"): $(head -c 300 "$tmp/out/e4")"
 echo "input_copy: $fails failures"
 exit $((fails > 0))
