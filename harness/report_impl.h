@@ -32,8 +32,8 @@ struct lab_rctx {
 	struct lab_results *r;
 	const struct lab_report_opts *asked;	/* as the caller gave them (LAB_SIG_AUTO kept: the verdicts' default) */
 	struct rep_effects *fx;			/* NULL: each looked up anew, none named */
-	const struct rep_wl *wl;		/* o->workload read as run reads -w, nwl entries; NULL: every workload */
-	int nwl;
+	const struct rep_wl *wl;		/* o->workload read as run reads -w; NULL: every workload */
+	int nwl;				/* how many entries */
 };
 
 /* Is the series selected by --metric (or the workload's headline) and --workload? */

@@ -378,8 +378,8 @@ bool lab_results_uncounted_why(const struct lab_results *r, const char *metric, 
 	int n = lab_results_uncounted(r, metric, v, sizeof(v));
 
 	if (n)
-		snprintf(buf, len, "metric '%s' has no figure in %s: its rows are of %s, which do%s not count that lock "
-			 "event (left out: README \"Lock events\")", metric, r->path, v, n == 1 ? "es" : "");
+		snprintf(buf, len, "metric '%s' has no figure in %s: its rows are of %s, which do%s not count that "
+			 "lock event (left out: README \"Lock events\")", metric, r->path, v, n == 1 ? "es" : "");
 	return n > 0;
 }
 
@@ -1894,8 +1894,8 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 	if (L.st->nuncounted && !(flags & LAB_RESULTS_QUIET))	/* left out, as every such row is, but not silently */
 		fprintf(stderr, "%s: note: %d row%s of lock events the variant does not count hold a value "
 			"other than 0 (the first, %s), left out: counters of an older rwlab, whose events meant "
-			"otherwise (README \"Lock events\")\n", lab_prog(), L.st->nuncounted, L.st->nuncounted == 1 ? "" : "s",
-			L.st->uncounted);
+			"otherwise (README \"Lock events\")\n", lab_prog(), L.st->nuncounted,
+			L.st->nuncounted == 1 ? "" : "s", L.st->uncounted);
 	for (int i = L.st->nunfinished - 1; i >= 0 && !(flags & LAB_RESULTS_QUIET); i--) {	/* the last file's first */
 		fputs(L.st->unfinished.p + L.st->unfinished_at[i], stderr);
 		L.st->unfinished.p[L.st->unfinished_at[i]] = 0;	/* the one before ends here */
