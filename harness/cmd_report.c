@@ -24,8 +24,9 @@ static const struct lab_opt report_opts[] = {
 	  "stdout", NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ "metric", 'm', 'm', "LIST", "metrics to tabulate, in that order (all: every metric)", "each workload's headline", NULL, 0, NULL, 0, 0 },
 	{ "baseline", 'b', 'b', "NAME", "column the changes are computed against",
-	  "the one rwlab exec recorded, else the first", NULL, 0, NULL, 0, 0 },
-	{ "workload", 'w', 'w', "LIST", "only these workloads (labels or names; all: every one)", NULL, NULL, LAB_COMP_WORKLOADS,
+	  "the one rwlab exec recorded, where its runs agree, else the first", NULL, 0, NULL, 0, 0 },
+	{ "workload", 'w', 'w', "LIST", "only these workloads, NAME[:key=val,...] as run -w takes them (a name "
+	  "alone: each of its labels; all: every one)", NULL, NULL, LAB_COMP_WORKLOADS,
 	  NULL, 0, 0 },
 	{ "by", 0, 'B', "COLUMNS", "CSV columns compared side by side (e.g. workload, host), or fault_path: the "
 	  "mm_lock modes as mmap_lock, per-VMA, vm_refcnt", "variant; fault_path when a variant ran several and every row has one (or one variant ran)",

@@ -340,9 +340,15 @@ struct lab_csv_reader {
 /*
  * lab_csv_reader_open() - open @path ("-": stdin) and read its header. An
  * input that can be read only once (stdin, a FIFO, a device) is copied
- * whole into an unlinked temporary file on its first open, which this and
- * every later open of it read, so a caller may read any input more than
- * once (report reads its inputs up to four times); nothing is said about it.
+ * whole into an unlinked temporary file in $TMPDIR (else /tmp) on its first
+ * open, which this and every later open of it read, so a caller may read
+ * any input more than once (report reads its inputs up to four times).
+ * Where no such file can be made or written, the copy is kept in memory,
+ * said in one note on stderr ("PROG: note: cannot copy stdin into /tmp
+ * (...)"); an input with a NUL byte in its first 64 KiB, or no line end
+ * there, is no CSV: its copy stops there and every open fails ("x: binary
+ * data ...", "x: no CSV header in its first 64 KiB ..."), so an endless
+ * device is never copied to its end.
  * lab_csv_reader_mem() - the same over @len bytes at @data, labelled @name.
  * Both return 0, or -1 with a message ("cannot read 'x': ...", "x: empty
  * file (expected a CSV header)", "x: no header line: the file holds only

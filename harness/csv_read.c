@@ -11,10 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "csv.h"
+#include "env.h"
+#include "err.h"
 
 #define READ_CHUNK (64u << 10)
 
@@ -177,16 +180,20 @@ int lab_csv_reader_nctx(const struct lab_csv_reader *rd)
  * inputs more than once (the --by header check, merge's shard checks, the
  * load, a reload for --by fault_path). The first open of such an input
  * copies it, from where it stands to its end, into an unlinked temporary
- * file, and every open reads that copy from its start (with pread: the
- * readers share its descriptor). Copies are found by the input's device and
- * inode, so "-" and /dev/stdin are one input; they last as long as the
- * process.
+ * file in lab_tmpdir() ($TMPDIR, else /tmp), and every open reads that copy
+ * from its start (with pread: the readers share its descriptor). Where no
+ * file can be made or written there (a read-only or full /tmp), the copy is
+ * kept in memory instead, said in one note. The copy stops, and every open
+ * fails, as soon as the input shows it is no CSV (copy_check()): an endless
+ * device such as /dev/zero is not copied to its end. Copies are found by the
+ * input's device and inode, so "-" and /dev/stdin are one input; they last
+ * as long as the process.
  */
 struct spool {
 	dev_t dev;
 	ino_t ino;
 	int fd;				/* the copy, or -1 */
-	int err;			/* why there is none: every open says it */
+	char why[600];			/* why there is none: every open says it */
 };
 
 static pthread_mutex_t spool_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -209,47 +216,149 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-/* Copy @src to its end into the file @fd. Returns 0 or -1 (errno). */
-static int copy_all(int src, int fd)
+#define HEADER_MAX (64u << 10)	/* a CSV's header line ends within its first 64 KiB, or it is no CSV */
+
+/* One copy being made: the input @src (@path; messages: @name) into @fd. */
+struct copy {
+	int src, fd;
+	const char *path, *name;
+	size_t len;			/* bytes copied */
+	bool text, header;		/* a byte other than a line end seen; the header line ended */
+	bool in_memory;
+};
+
+/*
+ * The first HEADER_MAX bytes of the input, @buf[0..@n) read at c->len: no
+ * CSV holds a NUL byte, and its header line ends within them (blank lines
+ * before it skipped, as the reader skips them). Returns 0, or -1 with the
+ * message in @why.
+ */
+static int copy_check(struct copy *c, const char *buf, size_t n, char *why, size_t len)
+{
+	size_t end = c->len >= HEADER_MAX ? 0 : n < HEADER_MAX - c->len ? n : HEADER_MAX - c->len;
+	const char *nul = memchr(buf, 0, end);
+
+	if (nul) {
+		snprintf(why, len, "%s: binary data (a NUL byte at offset %zu) in its first 64 KiB: not a results file",
+			 c->name, c->len + (size_t)(nul - buf));
+		return -1;
+	}
+	for (size_t i = 0; i < end && !c->header; i++) {
+		c->header = buf[i] == '\n' && c->text;
+		c->text |= buf[i] != '\n' && buf[i] != '\r';
+	}
+	if (c->header || c->len + n < HEADER_MAX)
+		return 0;
+	snprintf(why, len, "%s: no CSV header in its first 64 KiB (its first line does not end there): not a "
+		 "results file", c->name);
+	return -1;
+}
+
+/* A new unlinked file in the temporary directory, or -1 (errno). */
+static int tmp_file(void)
+{
+	char path[4200];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/rwlab-input-XXXXXX", lab_tmpdir());
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+/*
+ * The temporary directory failed (errno): the copy is kept in memory from
+ * now on, the c->len bytes copied so far moved there, said in one note.
+ * Returns 0, or -1 with the message in @why.
+ */
+static int copy_to_memory(struct copy *c, char *why, size_t len)
+{
+	char *buf = xrealloc(NULL, READ_CHUNK);
+	int e = errno, fd = memfd_create("rwlab-input", MFD_CLOEXEC), e2 = errno;
+	ssize_t n = 0;
+
+	for (off_t at = 0; fd >= 0 && at < (off_t)c->len; at += n)
+		if ((n = pread(c->fd, buf, READ_CHUNK, at)) <= 0 || write_all(fd, buf, (size_t)n)) {
+			e2 = n ? errno : EIO;
+			close(fd);
+			fd = -1;
+		}
+	free(buf);
+	if (fd < 0) {
+		snprintf(why, len, "cannot copy %s into %s (%s) nor into memory (%s)", c->name, lab_tmpdir(),
+			 strerror(e), strerror(e2));
+		return -1;
+	}
+	fprintf(stderr, "%s: note: cannot copy %s into %s (%s; TMPDIR names the directory): it is kept in memory\n",
+		lab_prog(), c->name, lab_tmpdir(), strerror(e));
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = fd;
+	c->in_memory = true;
+	return 0;
+}
+
+/* Write @n bytes to the copy: into memory when the file cannot take them. Returns 0, or -1 with @why. */
+static int copy_write(struct copy *c, const char *buf, size_t n, char *why, size_t len)
+{
+	if (!write_all(c->fd, buf, n))
+		return 0;
+	if (c->in_memory) {
+		snprintf(why, len, "cannot keep %s in memory: %s", c->name, strerror(errno));
+		return -1;
+	}
+	return copy_to_memory(c, why, len) ? -1 : copy_write(c, buf, n, why, len);
+}
+
+/* Copy c->src to its end into c->fd, checking that it is CSV as it comes. Returns 0, or -1 with @why. */
+static int copy_all(struct copy *c, char *why, size_t len)
 {
 	char *buf = xrealloc(NULL, READ_CHUNK);
 	ssize_t n;
 	int ret = 0;
 
-	while (!ret && (n = read(src, buf, READ_CHUNK)))
-		if (n < 0 ? errno != EINTR : write_all(fd, buf, (size_t)n) != 0)
+	while (!ret && (n = read(c->src, buf, READ_CHUNK)) != 0) {
+		if (n < 0 && errno != EINTR) {
+			snprintf(why, len, "cannot read '%s': %s", c->path, strerror(errno));
 			ret = -1;
+		} else if (n > 0 && !(ret = copy_check(c, buf, (size_t)n, why, len)) &&
+			   !(ret = copy_write(c, buf, (size_t)n, why, len))) {
+			c->len += (size_t)n;
+		}
+	}
 	free(buf);
 	return ret;
 }
 
-/* Copy @path (@in: stdin) into a new unlinked file. Returns its descriptor, or -1 with *@err. */
-static int spool_copy(const char *path, bool in, int *err)
+/* Copy @path (@in: stdin) into a new unlinked file, or memory. Returns its descriptor, or -1 with @why. */
+static int spool_copy(const char *path, bool in, char *why, size_t len)
 {
-	int src = in ? 0 : open(path, O_RDONLY | O_CLOEXEC), fd = -1;
-	FILE *tmp = src < 0 ? NULL : tmpfile();
+	struct copy c = { .src = in ? 0 : open(path, O_RDONLY | O_CLOEXEC), .path = path, .name = in ? "stdin" : path };
 
-	if (tmp)
-		fd = fcntl(fileno(tmp), F_DUPFD_CLOEXEC, 0);
-	if (fd >= 0 && copy_all(src, fd)) {
-		*err = errno;
-		close(fd);
-		fd = -1;
-	} else if (fd < 0) {
-		*err = errno;
+	if (c.src < 0) {
+		snprintf(why, len, "cannot read '%s': %s", path, strerror(errno));
+		return -1;
 	}
-	if (tmp)
-		fclose(tmp);
-	if (!in && src >= 0)
-		close(src);
-	return fd;
+	c.fd = tmp_file();
+	if ((c.fd < 0 && copy_to_memory(&c, why, len)) || copy_all(&c, why, len)) {
+		if (c.fd >= 0)
+			close(c.fd);
+		c.fd = -1;
+	}
+	if (!in)
+		close(c.src);
+	return c.fd;
 }
 
-/* The copy of the input @st describes (@path, @in: stdin), made on first use. Returns it, or -1 (errno). */
-static int spool(const char *path, bool in, const struct stat *st)
+/*
+ * The copy of the input @st describes (@path, @in: stdin), made on first
+ * use. Returns it, or -1 with why in @why.
+ */
+static int spool(const char *path, bool in, const struct stat *st, char *why, size_t len)
 {
 	struct spool *s = NULL;
-	int fd, e;
+	int fd;
 
 	pthread_mutex_lock(&spool_lock);
 	for (int i = 0; i < nspools && !s; i++)
@@ -258,13 +367,12 @@ static int spool(const char *path, bool in, const struct stat *st)
 	if (!s) {
 		spools = xrealloc(spools, (size_t)(nspools + 1) * sizeof(*spools));
 		s = &spools[nspools++];
-		*s = (struct spool){ st->st_dev, st->st_ino, -1, 0 };
-		s->fd = spool_copy(path, in, &s->err);
+		*s = (struct spool){ st->st_dev, st->st_ino, -1, "" };
+		s->fd = spool_copy(path, in, s->why, sizeof(s->why));
 	}
 	fd = s->fd;
-	e = s->err;
+	snprintf(why, len, "%s", s->why);
 	pthread_mutex_unlock(&spool_lock);
-	errno = e;
 	return fd;
 }
 
@@ -272,26 +380,33 @@ static int spool(const char *path, bool in, const struct stat *st)
  * Open @path ("-": stdin) to read from its start: a regular file or a
  * directory (or what stat() cannot see) itself, anything else its copy,
  * *@shared then set (read it with pread(), never close it). Returns the
- * descriptor, or -1 (errno).
+ * descriptor, or -1 with the message in @why ("cannot read 'PATH': ...").
  */
-static int input_open(const char *path, bool *shared)
+static int input_open(const char *path, bool *shared, char *why, size_t len)
 {
 	bool in = !strcmp(path, "-");
 	struct stat st;
+	int fd;
 
 	*shared = false;
-	if (in ? fstat(0, &st) : stat(path, &st))
-		return in ? -1 : open(path, O_RDONLY | O_CLOEXEC);
-	if (!in && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
-		return open(path, O_RDONLY | O_CLOEXEC);
-	*shared = true;
-	return spool(path, in, &st);
+	if (in ? fstat(0, &st) : stat(path, &st)) {
+		fd = in ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+	} else if (!in && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	} else {
+		*shared = true;
+		return spool(path, in, &st, why, len);
+	}
+	if (fd < 0)
+		snprintf(why, len, "cannot read '%s': %s", path, strerror(errno));
+	return fd;
 }
 
 const char *lab_csv_first_line(const char *path, char *buf, size_t len)
 {
+	char why[600];
 	bool shared;
-	int fd = input_open(path, &shared);
+	int fd = input_open(path, &shared, why, sizeof(why));
 	ssize_t n = fd < 0 ? -1 : pread(fd, buf, len - 1, 0);
 
 	if (fd >= 0 && !shared)
@@ -576,11 +691,9 @@ static void reader_init(struct lab_csv_reader *rd, const char *name)
 int lab_csv_reader_open(struct lab_csv_reader *rd, const char *path, char *err, size_t errlen)
 {
 	reader_init(rd, strcmp(path, "-") ? path : "stdin");
-	rd->fd = input_open(path, &rd->shared);
-	if (rd->fd < 0) {
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+	rd->fd = input_open(path, &rd->shared, err, errlen);
+	if (rd->fd < 0)
 		return -1;
-	}
 	rd->own_fd = !rd->shared;
 	return begin(rd, err, errlen);
 }

@@ -8,6 +8,8 @@
  */
 #pragma once
 
+#include <stdlib.h>
+
 #define LAB_ENV_VARS(X) \
 	X("RWLAB_LOCK", "the preload", \
 	  "the variant every pthread_rwlock_t runs on, NAME[:key=val,...]; unset or passthrough: glibc's own " \
@@ -46,4 +48,16 @@
 	X("RWLAB_RESULTS_DIR", "tools/reproduce", "where its runs go (default: the source tree's results/)") \
 	X("RWLAB_FAULT_INJECT", "run (tests)", \
 	  "SITE[=VARIANT],...: make a call that cannot fail fail, to test the failure paths: pthread_create, " \
-	  "prepare, worker, must_be_zero, loadavg, loadavg_only (harness/fault.h)")
+	  "prepare, worker, must_be_zero, loadavg, loadavg_only (harness/fault.h)") \
+	X("TMPDIR", "exec, report, plot, merge, sim validate", \
+	  "the directory of temporary files (default /tmp): exec's per-run statistics, the copy of stdin or a " \
+	  "FIFO that report, plot and merge read more than once (kept in memory where none can be made there), " \
+	  "plot's and report -f html's gnuplot scripts, sim validate's runs")
+
+/* lab_tmpdir() - where temporary files go: $TMPDIR when it is set and not empty, else /tmp. */
+static inline const char *lab_tmpdir(void)
+{
+	const char *d = getenv("TMPDIR");
+
+	return d && *d ? d : "/tmp";
+}

@@ -49,6 +49,7 @@
 #include "context.h"
 #include "csv.h"
 #include "elfsym.h"
+#include "env.h"
 #include "report.h"
 #include "rwsem.h"
 #include "threads.h"
@@ -920,7 +921,6 @@ static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const c
 	struct exec_rows x = { .threads = o->threads, .ctx = &ctx, .run_id = run_id, .o = o };
 	struct exec_used used = { 0 };
 	char tmpl[PATH_MAX];
-	const char *tmpdir = getenv("TMPDIR");
 	int failed = 0, preloaded = 0, runs = 0;
 	double acquisitions = 0;
 
@@ -934,11 +934,11 @@ static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const c
 			long u;
 			int fd, procs, e;
 
-			snprintf(tmpl, sizeof(tmpl), "%s/rwlab-exec-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+			snprintf(tmpl, sizeof(tmpl), "%s/rwlab-exec-XXXXXX", lab_tmpdir());
 			fd = mkstemp(tmpl);
 			if (fd < 0) {
-				fprintf(stderr, "%s: cannot make a temporary file in %s: %s\n", o->prog,
-					tmpdir ? tmpdir : "/tmp", strerror(errno));
+				fprintf(stderr, "%s: cannot make a temporary file in %s: %s\n", o->prog, lab_tmpdir(),
+					strerror(errno));
 				failed = 1;
 				goto out;
 			}

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "format.h"
 #include "plot.h"
 #include "report_impl.h"
@@ -161,6 +162,7 @@ struct plot_ctx {
 	struct lab_results r;
 	int g, im;
 	char metric[128];
+	char wl[LAB_SPEC_MAX];		/* -w as run writes it (lab_results_workload_label()) */
 };
 
 static bool has_thread_ops(const struct plot_ctx *p, int g)
@@ -172,13 +174,10 @@ static bool has_thread_ops(const struct plot_ctx *p, int g)
 }
 
 
-/* Whether series @i's workload is @w, as -w names it (its label or its name). */
-static bool workload_is(const struct plot_ctx *p, int i, const char *w)
+/* Whether series @i's workload is -w's (its label, however its knobs are spelt, or its name). */
+static bool workload_is(const struct plot_ctx *p, int i)
 {
-	char name[64];
-
-	return !strcmp(p->r.s[i].workload, w) ||
-	       !strcmp(lab_workload_base(p->r.s[i].workload, name, sizeof(name)), w);
+	return lab_results_workload_is(p->r.s[i].workload, p->o->workload, p->wl);
 }
 
 static bool group_kept(const struct plot_ctx *p, int g)
@@ -188,7 +187,7 @@ static bool group_kept(const struct plot_ctx *p, int g)
 	if (!p->o->workload)
 		return true;
 	for (int i = 0; i < p->r.ns; i++)
-		if (p->r.s[i].ig == g && workload_is(p, i, p->o->workload))
+		if (p->r.s[i].ig == g && workload_is(p, i))
 			return true;
 	return false;
 }
@@ -221,7 +220,7 @@ static int check_workload(const struct plot_ctx *p)
 	bool known = !p->o->workload;
 
 	for (int i = 0; i < p->r.ns && !known; i++)
-		known = workload_is(p, i, p->o->workload);
+		known = workload_is(p, i);
 	if (known)
 		return 0;
 	fprintf(stderr, "rwlab plot: workload '%s' is not in %s (workloads: ", p->o->workload, p->o->path);
@@ -279,9 +278,19 @@ static void list_metrics(const struct plot_ctx *p)
 			fprintf(stderr, "%sevent.*", k ? ", " : "");
 }
 
-/* "metric 'M' is not in FILE (metrics: ...)" on stderr. Returns 2: -m names what the file does not hold. */
+/*
+ * "metric 'M' is not in FILE (metrics: ...)" on stderr, or why a lock event's
+ * rows hold no figure (lab_results_uncounted_why()). Returns 2: -m names what
+ * the file does not hold.
+ */
 static int missing_metric(const struct plot_ctx *p, const char *m)
 {
+	char why[1024];
+
+	if (lab_results_uncounted_why(&p->r, m, why, sizeof(why))) {
+		fprintf(stderr, "rwlab plot: %s\n", why);
+		return 2;
+	}
 	fprintf(stderr, "rwlab plot: metric '%s' is not in %s (metrics: ", m, p->o->path);
 	list_metrics(p);
 	fprintf(stderr, ")\n");
@@ -899,7 +908,7 @@ static int fairness_writer(const void *arg, FILE *d, FILE *s, const char *datpat
  */
 static int render(const char *out, bool keep, plot_writer write, const void *arg)
 {
-	char dir[64] = "", gp[4200], dat[4200], head[4400], *said = NULL;
+	char dir[4096] = "", gp[4200], dat[4200], head[4400], *said = NULL;
 	bool svg = ends_with(out, ".svg") != NULL;
 	int st = 1, rc, fd, sig;
 
@@ -914,9 +923,10 @@ static int render(const char *out, bool keep, plot_writer write, const void *arg
 		snprintf(gp, sizeof(gp), "%s.gp", out);
 		snprintf(dat, sizeof(dat), "%s.dat", out);
 	} else {
-		snprintf(dir, sizeof(dir), "/tmp/rwlab-plot-XXXXXX");
+		snprintf(dir, sizeof(dir), "%s/rwlab-plot-XXXXXX", lab_tmpdir());
 		if (!mkdtemp(dir)) {
-			fprintf(stderr, "rwlab plot: cannot make a temporary directory: %s\n", strerror(errno));
+			fprintf(stderr, "rwlab plot: cannot make a temporary directory in %s: %s\n", lab_tmpdir(),
+				strerror(errno));
 			unlink(out);
 			return 1;
 		}
@@ -1021,7 +1031,7 @@ static int plot_one(struct plot_ctx *p, const char *out)
 int lab_plot(const struct lab_plot_opts *o)
 {
 	struct plot_ctx p = { .o = o };
-	char err[2048];
+	char err[2048], wl[LAB_SPEC_MAX];
 	const char *pct = strstr(o->out, "%w");
 	int st = 1, made = 0;
 
@@ -1029,6 +1039,8 @@ int lab_plot(const struct lab_plot_opts *o)
 		fprintf(stderr, "rwlab plot: output '%s' must end in .png or .svg\n", o->out);
 		return 1;
 	}
+	if (o->workload)
+		snprintf(p.wl, sizeof(p.wl), "%s", lab_results_workload_label(o->workload, wl, sizeof(wl)));
 	st = lab_results_load(&p.r, o->path, o->by, o->baseline, err, sizeof(err));
 	if (st) {
 		fprintf(stderr, "rwlab plot: %s\n", err);

@@ -125,14 +125,18 @@ bool rep_harness_metric(const char *m)
 	return !strncmp(m, "event.", 6) || !strncmp(m, "thread_ops.", 11);
 }
 
+/* Does -w's entry @e keep workload label @workload ("all": every one)? */
+static bool wl_keeps(const struct rep_wl *e, const char *workload)
+{
+	return !strcmp(e->typed, "all") || lab_results_workload_is(workload, e->typed, e->label);
+}
+
 bool rep_workload_kept(const struct lab_rctx *c, const char *workload)
 {
-	char name[64];
-
-	if (!c->o->workload)
-		return true;
-	return rep_in_list(c->o->workload, workload) ||
-	       rep_in_list(c->o->workload, lab_workload_base(workload, name, sizeof(name)));
+	for (int i = 0; c->wl && i < c->nwl; i++)
+		if (wl_keeps(&c->wl[i], workload))
+			return true;
+	return !c->wl;
 }
 
 bool rep_wanted(const struct lab_rctx *c, const struct lab_series *s)
@@ -827,11 +831,18 @@ static void list_metrics(FILE *f, const struct lab_results *r)
 }
 
 /*
- * "metric 'M' is not in FILE (metrics: ...)": @m may be "" (an empty -m list).
+ * "metric 'M' is not in FILE (metrics: ...)": @m may be "" (an empty -m list);
+ * a lock event whose rows all are of variants that do not count it is said so.
  * Returns 2: an option naming what the file does not hold is a usage error.
  */
 static int missing_metric(const struct lab_results *r, const char *m)
 {
+	char why[1024];
+
+	if (lab_results_uncounted_why(r, m, why, sizeof(why))) {	/* its rows are there, but no figure */
+		fprintf(stderr, "rwlab report: %s\n", why);
+		return 2;
+	}
 	fprintf(stderr, "rwlab report: metric '%s' is not in %s (metrics: ", m, r->path);
 	list_metrics(stderr, r);
 	fprintf(stderr, ")\n");
@@ -912,24 +923,61 @@ static int check_names(const struct lab_rctx *c)
 		if (!n)	/* -m '' or -m ',': no metric at all, not "every metric" */
 			return missing_metric(r, "");
 	}
-	if (o->workload && strcmp(o->workload, "all")) {
-		save = NULL;
-		n = 0;
-		snprintf(buf, sizeof(buf), "%s", o->workload);
-		for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save), n++) {
-			bool found = false;
-			char name[64];
+	for (int k = 0; k < c->nwl; k++) {
+		bool found = false;
 
-			for (int i = 0; i < r->ns && !found; i++)
-				found = !strcmp(r->s[i].workload, w) ||
-					!strcmp(lab_workload_base(r->s[i].workload, name, sizeof(name)), w);
-			if (!found)
-				return missing_workload(r, w);
-		}
-		if (!n)
-			return missing_workload(r, "");
+		for (int i = 0; i < r->ns && !found; i++)
+			found = wl_keeps(&c->wl[k], r->s[i].workload);
+		if (!found)
+			return missing_workload(r, c->wl[k].typed);
 	}
 	return 0;
+}
+
+/* Add -w entry @spec (lab_spec_list_each()'s callback). */
+static int wl_push(const char *spec, void *ctx, char *err, size_t errlen)
+{
+	struct lab_rctx *c = ctx;
+	struct rep_wl *wl = realloc((void *)c->wl, (size_t)(c->nwl + 1) * sizeof(*wl));
+	char buf[LAB_SPEC_MAX];
+
+	(void)err, (void)errlen;
+	if (!wl)
+		abort();
+	wl[c->nwl].typed = strdup(spec);
+	wl[c->nwl].label = strdup(lab_results_workload_label(spec, buf, sizeof(buf)));
+	if (!wl[c->nwl].typed || !wl[c->nwl].label)
+		abort();
+	c->wl = wl;
+	c->nwl++;
+	return 0;
+}
+
+/*
+ * -w's list read as run reads -w (lab_spec_list_each(): knobs after ':'
+ * belong to their label, "locktest:rpct=80,load=50" is one) into c->wl.
+ * "" is one entry that names no workload. Returns 0, or 2 after one line.
+ */
+static int read_workloads(struct lab_rctx *c, const char *list)
+{
+	char err[512];
+
+	if (!list || (!*list && !wl_push("", c, err, sizeof(err))) ||
+	    !lab_spec_list_each(list, "workload", wl_push, c, err, sizeof(err)))
+		return 0;
+	fprintf(stderr, "rwlab report: -w: %s\n", err);
+	return 2;
+}
+
+static void free_workloads(struct lab_rctx *c)
+{
+	for (int i = 0; i < c->nwl; i++) {
+		free(c->wl[i].typed);
+		free(c->wl[i].label);
+	}
+	free((void *)c->wl);
+	c->wl = NULL;
+	c->nwl = 0;
 }
 
 /*
@@ -1192,23 +1240,63 @@ int rep_print(struct lab_rctx *c, enum lab_report_format f)
 	return st;
 }
 
+/*
+ * A copy of the matrix's mapping @map (NULL: none) with its labels as the
+ * loader keys @r's rows: each map.column's rwlab column as @r spells it
+ * (lab_results_column_key()), each map.metric's workload label as run
+ * writes it (a workload's name stays a name). Free it with free().
+ */
+static struct lab_refmap *keyed_map(const struct lab_results *r, const struct lab_refmap *map)
+{
+	struct lab_refmap *m = map ? malloc(sizeof(*m)) : NULL;
+	char buf[LAB_SPEC_MAX];
+
+	if (!map)
+		return NULL;
+	if (!m)
+		abort();
+	*m = *map;
+	for (int k = 0; k < m->ncol; k++) {
+		int ic = lab_results_column_key(r, map->col[k].ours);
+
+		if (ic >= 0)
+			snprintf(m->col[k].ours, sizeof(m->col[k].ours), "%s", r->columns[ic]);
+	}
+	for (int k = 0; k < m->nmet; k++)	/* a name ("vmscale") stays one: every label of it */
+		if (strchr(map->met[k].workload, ':'))
+			snprintf(m->met[k].workload, sizeof(m->met[k].workload), "%s",
+				 lab_results_workload_label(map->met[k].workload, buf, sizeof(buf)));
+	return m;
+}
+
+/* The loader's flags for report's options (report takes --include-failed and --allow-duplicates). */
+static unsigned load_flags(const struct lab_report_opts *o)
+{
+	return (o->include_failed ? LAB_RESULTS_INCLUDE_FAILED : 0) |
+	       (o->allow_duplicates ? LAB_RESULTS_ALLOW_DUPLICATES : 0) | LAB_RESULTS_OPTIONS;
+}
+
 int lab_report_print(FILE *out, const struct lab_report_opts *o)
 {
-	struct lab_report_opts ro = *o;
+	struct lab_report_opts ro = *o, asked = *o;
 	struct lab_results r;
 	struct rep_effects fx = { 0 };
-	struct lab_rctx c = { out, &ro, &r, o, &fx };
+	struct lab_rctx c = { out, &ro, &r, &asked, &fx, NULL, 0 };
+	struct lab_refmap *map;
 	char err[2048];
 	int st;
 
 	if (ro.sig == LAB_SIG_AUTO)
 		ro.sig = ro.era == LAB_ERA_2019 ? LAB_SIG_TTEST : LAB_SIG_CI;
 	o = &ro;
+	if (read_workloads(&c, o->workload)) {
+		free_workloads(&c);
+		return 2;
+	}
 	st = lab_results_load_many(&r, o->npaths ? o->paths : &o->path, o->npaths ? o->npaths : 1, o->by, o->baseline,
-				   (o->include_failed ? LAB_RESULTS_INCLUDE_FAILED : 0) |
-					   (o->allow_duplicates ? LAB_RESULTS_ALLOW_DUPLICATES : 0),
-				   err, sizeof(err));
+				   load_flags(o), err, sizeof(err));
 	if (st) {
+		free_workloads(&c);
 		fprintf(stderr, "rwlab report: %s\n", err);
 		/* a --by or --baseline that names nothing in the file is a usage error */
 		return st == LAB_RESULTS_BAD_BY || st == LAB_RESULTS_BAD_BASELINE ? 2 : 1;
@@ -1217,20 +1305,21 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 		lab_results_free(&r);	/* stdin or a FIFO: read again from the reader's copy */
 		ro.by = LAB_RESULTS_FAULT_PATH;
 		if (lab_results_load_many(&r, o->npaths ? o->paths : &o->path, o->npaths ? o->npaths : 1, o->by,
-					  o->baseline, (o->include_failed ? LAB_RESULTS_INCLUDE_FAILED : 0) |
-					  (o->allow_duplicates ? LAB_RESULTS_ALLOW_DUPLICATES : 0) | LAB_RESULTS_QUIET,
-					  err, sizeof(err))) {
+					  o->baseline, load_flags(o) | LAB_RESULTS_QUIET, err, sizeof(err))) {
+			free_workloads(&c);
 			fprintf(stderr, "rwlab report: %s\n", err);
 			return 1;
 		}
 	}
-	if ((st = check_names(&c)) || (st = check_fault_path(&c))) {
-		lab_results_free(&r);
-		return st;
+	map = keyed_map(&r, o->map);
+	ro.map = asked.map = map;
+	if (!(st = check_names(&c)) && !(st = check_fault_path(&c))) {
+		lab_results_order_metrics(&r, o->metric);	/* -m a,b: a's tables first */
+		st = rep_print(&c, o->format);
 	}
-	lab_results_order_metrics(&r, o->metric);	/* -m a,b: a's tables first */
-	st = rep_print(&c, o->format);
+	free(map);
 	free(fx.e);
+	free_workloads(&c);
 	lab_results_free(&r);
 	return st;
 }

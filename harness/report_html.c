@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "env.h"
 #include "format.h"
 #include "plot.h"
 #include "report_impl.h"
@@ -177,11 +178,13 @@ static int inline_svg(FILE *f, const char *path, const char *pfx, const char *la
 /* Draw @fig through gnuplot's svg terminal and inline it as figure @id. Returns 0 or -1. */
 static int put_figure(FILE *f, const struct lab_plot_fig *fig, int id, const char *caption)
 {
-	char dir[64] = "/tmp/rwlab-html-XXXXXX", path[128], pfx[16];
+	char dir[4096], path[4200], pfx[16];
 	int st;
 
+	snprintf(dir, sizeof(dir), "%s/rwlab-html-XXXXXX", lab_tmpdir());
 	if (!mkdtemp(dir)) {
-		fprintf(stderr, "rwlab report: cannot make a temporary directory: %s\n", strerror(errno));
+		fprintf(stderr, "rwlab report: cannot make a temporary directory in %s: %s\n", lab_tmpdir(),
+			strerror(errno));
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/fig.svg", dir);

@@ -21,12 +21,19 @@ struct rep_effects {
 	int n;
 };
 
+/* One entry of -w: as typed, and as run writes it (lab_results_workload_label()). */
+struct rep_wl {
+	char *typed, *label;
+};
+
 struct lab_rctx {
 	FILE *out;
 	const struct lab_report_opts *o;	/* the options, the significance rule resolved */
 	struct lab_results *r;
 	const struct lab_report_opts *asked;	/* as the caller gave them (LAB_SIG_AUTO kept: the verdicts' default) */
 	struct rep_effects *fx;			/* NULL: each looked up anew, none named */
+	const struct rep_wl *wl;		/* o->workload read as run reads -w; NULL: every workload */
+	int nwl;				/* how many entries */
 };
 
 /* Is the series selected by --metric (or the workload's headline) and --workload? */

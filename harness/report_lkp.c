@@ -29,7 +29,8 @@
  * it is the workload's headline, was asked for with --metric, or passes LKP's
  * changed-stat test against the baseline in some column (ratio above 1.01
  * for the workload's own metrics, 1.05 for the harness's time, context-switch
- * and lock-event stats, as LKP treats its non-perf stats).
+ * and lock-event stats, as LKP treats its non-perf stats). -m all shows every
+ * stat but a lock event that only the baseline counts (no comparison).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -127,6 +128,30 @@ static void axis_value(FILE *f, const char *v)
 		fputc(*v == ' ' ? '-' : *v, f);
 }
 
+/*
+ * Is metric @m a lock event that no column after the baseline counts in
+ * (@g, @threads), though one ran there? LKP compares each column with the
+ * baseline, so such an event has no row, -m all's view included, as it has
+ * none among the changed stats: a row of "-" would be no comparison.
+ */
+static bool baseline_only_event(const struct lab_rctx *c, int g, int m, int threads)
+{
+	const struct lab_results *r = c->r;
+	bool ran = false;
+
+	if (strncmp(r->metrics[m], "event.", 6))
+		return false;
+	for (int v = 1; v < r->ncolumns; v++)
+		for (int k = 0; k < r->nmetrics; k++) {
+			const struct lab_series *s = lab_results_find(r, g, v, k, threads);
+
+			if (s && k == m)
+				return false;
+			ran |= s != NULL;
+		}
+	return ran;
+}
+
 static bool shown(const struct lab_rctx *c, int g, int m, int threads)
 {
 	const struct lab_results *r = c->r;
@@ -137,7 +162,8 @@ static bool shown(const struct lab_rctx *c, int g, int m, int threads)
 	    shadowed(c, g, m, threads))
 		return false;
 	if (c->o->metric)
-		return rep_in_list(c->o->metric, base->metric);
+		return rep_in_list(c->o->metric, base->metric) &&
+		       !(!strcmp(c->o->metric, "all") && baseline_only_event(c, g, m, threads));
 	head = rep_headline_in(r, base->workload);
 	if (head ? rep_in_list(head, base->metric) : base->better != LAB_BETTER_NONE)
 		return true;

@@ -10,11 +10,13 @@
  *
  * With several iterations every figure is the mean over them (the per-thread
  * operation counts Min/Mean/Max are per iteration, then averaged). Only the
- * lock events that fired are listed.
+ * lock events that fired are listed; a cell of a variant that counts none
+ * (pthread, ck-tflock, ...) says that, not that none fired.
  */
 #include <math.h>
 #include <string.h>
 
+#include "events.h"
 #include "format.h"
 #include "report_impl.h"
 #include "stats.h"
@@ -36,6 +38,30 @@ static long knob_of(const struct lab_workload_conf *wc, const char *name, long d
 		if (!strcmp(k[i].name, name))
 			return wc->knob[i];
 	return def;
+}
+
+/*
+ * Why the cell of @s lists no lock event: this build counts none, its
+ * variant counts none (pthread, ck-tflock, ...: no event row, @rows false),
+ * or none fired.
+ */
+static void no_events(const struct lab_rctx *c, const struct lab_series *s, bool rows)
+{
+	struct lab_event_set set;
+	bool any = rows;
+
+	if (strcmp(lab_results_ctx(c->r, LAB_CSV_NAME(event_counts)), "1")) {
+		fprintf(c->out, "lock events: not counted in this build\n");
+		return;
+	}
+	if (lab_event_set_of_label(s->variant, &set))
+		any = true;	/* a variant this build does not know: which it counts cannot be told */
+	for (int e = 0; e < LAB_EV_NR && !any; e++)
+		any = set.has[e];
+	if (any)
+		fprintf(c->out, "lock events: none fired\n");
+	else
+		fprintf(c->out, "lock events: none: %s counts no lock events\n", s->variant);
 }
 
 /* The line after an oversubscribed cell's lines: "Threads = 4: oversubscribed, more threads than CPUs ...". */
@@ -65,7 +91,7 @@ int rep_locktest(struct lab_rctx *c)
 				struct lab_workload_conf wc;
 				char name[64], err[256], a[32], b[32], d[32], runtime[32];
 				double wall;
-				bool events = false;
+				bool events = false, event_rows = false;
 
 				if (!s || !rep_workload_kept(c, s->workload) ||
 				    strcmp(lab_workload_base(s->workload, name, sizeof(name)), "locktest"))
@@ -100,6 +126,7 @@ int rep_locktest(struct lab_rctx *c)
 					if (strncmp(r->metrics[m], "event.", 6))
 						continue;
 					e = lab_results_find(r, g, v, m, r->threads[t]);
+					event_rows |= e != NULL;
 					ev = e ? lab_amean(e->v, e->n) : 0;
 					if (!(ev > 0))
 						continue;
@@ -111,9 +138,7 @@ int rep_locktest(struct lab_rctx *c)
 					fprintf(c->out, "  %s = %s\n", r->metrics[m] + 6, a);
 				}
 				if (!events)
-					fprintf(c->out, "lock events: %s\n",
-						strcmp(lab_results_ctx(r, LAB_CSV_NAME(event_counts)), "1") ? "not counted in this build" :
-												      "none fired");
+					no_events(c, s, event_rows);
 				oversub_line(c->out, s);
 				printed++;
 			}

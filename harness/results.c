@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "events.h"
 #include "knob.h"
 #include "lazy_mm.h"
@@ -252,6 +253,9 @@ struct lab_results_store {
 	/* the checks */
 	int ndup;
 	struct { int src, line; char *key[7]; } dup;	/* the first repeated row (key: dup_names) */
+	struct imap unc_map;		/* (metric id, variant id) of rows of events their variant does not count */
+	int (*unc)[2];			/* those pairs, in order of first reading */
+	int nunc;
 	int nuncounted;			/* rows of events their variant does not count, with a value other than 0 */
 	char uncounted[192];		/* the first of them: "FILE:LINE: VARIANT METRIC VALUE" */
 	struct lab_buf unfinished;	/* the messages, one per file, to print last file first */
@@ -260,6 +264,9 @@ struct lab_results_store {
 	const char *const *paths;	/* the inputs as given ("-": stdin) */
 	const char **head;		/* the first input's columns */
 	int nhead;
+	/* the column key's parts (--by): which are variant labels and which workload labels, as keyed */
+	enum { KEY_OTHER, KEY_VARIANT, KEY_WORKLOAD } key_part[MAX_BY];
+	int nkey_parts;			/* 0: keys not split (--by fault_path: titles of several words) */
 	/* the lock events each variant label counts (counted()): by the label's id, an index into evsets */
 	struct imap evset_map;
 	struct evset {
@@ -306,12 +313,74 @@ int lab_results_column(const struct lab_results *r, const char *name)
 	return str_index(r->columns, r->ncolumns, name);
 }
 
+/*
+ * Column key @key with each of its parts (one per --by column, joined by a
+ * space) that is a variant or workload label spelt as the loader keys the
+ * rows' (read_row(): as run writes it) into @buf. Returns @buf, or @key when
+ * its parts are not the key's.
+ */
+static const char *canonical_key(const struct lab_results_store *st, const char *key, char *buf, size_t len)
+{
+	char part[LAB_SPEC_MAX], lab[LAB_SPEC_MAX];
+	const char *p = key;
+	size_t off = 0;
+
+	for (int k = 0; k < st->nkey_parts; k++) {
+		size_t l = k == st->nkey_parts - 1 ? strlen(p) : strcspn(p, " ");
+
+		if (k < st->nkey_parts - 1 && !p[l])
+			return key;
+		snprintf(part, sizeof(part), "%.*s", (int)l, p);
+		off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s%s", k ? " " : "",
+					st->key_part[k] == KEY_VARIANT ?
+						lab_results_variant_label(part, "", lab, sizeof(lab)) :
+					st->key_part[k] == KEY_WORKLOAD ?
+						lab_results_workload_label(part, lab, sizeof(lab)) : part);
+		p += l + (p[l] == ' ');
+	}
+	return st->nkey_parts && off < len ? buf : key;
+}
+
+int lab_results_column_key(const struct lab_results *r, const char *key)
+{
+	char buf[1024];
+	int c = lab_results_column(r, key);
+
+	return c >= 0 || !r->st ? c : lab_results_column(r, canonical_key(r->st, key, buf, sizeof(buf)));
+}
+
 static int ctx_col(const struct lab_results_store *st, const char *col)
 {
 	for (int i = 0; i < st->nccols; i++)
 		if (!strcmp(st->ccol[i], col))
 			return i;
 	return -1;
+}
+
+int lab_results_uncounted(const struct lab_results *r, const char *metric, char *buf, size_t len)
+{
+	const struct lab_results_store *st = r->st;
+	int id = st && st->met.hcap ? *str_slot(&st->met, metric) : -1, n = 0;
+	size_t off = 0;
+
+	if (len)
+		buf[0] = 0;
+	for (int i = 0; id >= 0 && i < st->nunc; i++)
+		if (st->unc[i][0] == id)
+			off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s%s", n++ ? ", " : "",
+						S(st, st->unc[i][1]));
+	return n;
+}
+
+bool lab_results_uncounted_why(const struct lab_results *r, const char *metric, char *buf, size_t len)
+{
+	char v[512];
+	int n = lab_results_uncounted(r, metric, v, sizeof(v));
+
+	if (n)
+		snprintf(buf, len, "metric '%s' has no figure in %s: its rows are of %s, which do%s not count that "
+			 "lock event (left out: README \"Lock events\")", metric, r->path, v, n == 1 ? "es" : "");
+	return n > 0;
 }
 
 const char *lab_results_ctx(const struct lab_results *r, const char *col)
@@ -365,6 +434,14 @@ const char *lab_workload_base(const char *label, char *buf, size_t len)
 {
 	snprintf(buf, len, "%.*s", (int)strcspn(label, ":"), label);
 	return buf;
+}
+
+bool lab_results_workload_is(const char *label, const char *want, const char *canon)
+{
+	char name[64];
+
+	return !strcmp(label, canon) || !strcmp(label, want) ||
+	       (!strchr(want, ':') && !strcmp(lab_workload_base(label, name, sizeof(name)), want));
 }
 
 /* ---- integrity ------------------------------------------------------------------ */
@@ -766,6 +843,7 @@ static int series_id(struct loader *L, int ig, int ic, int im, int th, const int
 	st->s[st->ns].im = im;
 	st->s[st->ns].threads = th;
 	st->s[st->ns].workload = S(st, vwt[1]);
+	st->s[st->ns].variant = S(st, vwt[0]);
 	st->s_first[st->ns] = -1;
 	for (int k = 0; k < 3; k++)
 		st->s_vwt[k][st->ns] = vwt[k];
@@ -853,6 +931,14 @@ static bool pending_complete(const struct lab_results_store *st, int n)
 	return ok;
 }
 
+/* What becomes of a failed or unfinished cell, as the lines about them say it. */
+static const char *failed_fate(const struct loader *L)
+{
+	if (L->flags & LAB_RESULTS_INCLUDE_FAILED)
+		return "compared as --include-failed asks";
+	return L->flags & LAB_RESULTS_OPTIONS ? "left out (--include-failed compares it)" : "left out";
+}
+
 /*
  * The end of input @src: its last cell's rows, when they are not complete,
  * are the tail of an interrupted write (a kill, a full disk before rwlab cut
@@ -861,7 +947,6 @@ static bool pending_complete(const struct lab_results_store *st, int n)
 static void end_of_input(struct loader *L, const char *name)
 {
 	struct lab_results_store *st = L->st;
-	bool include = L->flags & LAB_RESULTS_INCLUDE_FAILED;
 	int n = st->npend && st->seg[3] >= 0 ? settings_n(S(st, st->seg[3])) : 0;
 
 	if (n > 0 && L->col[C_ITERATION] >= 0 && !pending_complete(st, n)) {
@@ -869,11 +954,10 @@ static void end_of_input(struct loader *L, const char *name)
 
 		st->unfinished_at = grow(st->unfinished_at, st->nunfinished, sizeof(int));
 		st->unfinished_at[st->nunfinished++] = (int)st->unfinished.len;
-		lab_buf_printf(&st->unfinished, "rwlab report: %s:%d: cell %s %s t=%s is unfinished (not iterations "
-			       "0..%d with as many rows each: an interrupted write): %s\n", name, st->pend[0].line,
-			       S(st, c->v), S(st, c->w), S(st, c->th), n - 1,
-			       include ? "compared as --include-failed asks" : "left out (--include-failed compares it)");
-		if (!include)
+		lab_buf_printf(&st->unfinished, "%s: %s:%d: cell %s %s t=%s is unfinished (not iterations 0..%d with "
+			       "as many rows each: an interrupted write): %s\n", lab_prog(), name, st->pend[0].line,
+			       S(st, c->v), S(st, c->w), S(st, c->th), n - 1, failed_fate(L));
+		if (!(L->flags & LAB_RESULTS_INCLUDE_FAILED))
 			st->npend = 0;
 	}
 	commit_pending(L);
@@ -973,6 +1057,11 @@ static int read_row(struct loader *L, const struct lab_csv_reader *rd, const cha
 	/* a row the cell holds (its iterations stay alike) but no series: an event not counted */
 	if (!counted(st, v, f[col[C_METRIC]])) {
 		p.series = -1;
+		if (imap_get(&st->unc_map, im, v, 0, 0) < 0) {
+			imap_put(&st->unc_map, im, v, 0, 0, st->nunc);
+			st->unc = grow(st->unc, st->nunc, sizeof(*st->unc));
+			st->unc[st->nunc][0] = im, st->unc[st->nunc++][1] = v;
+		}
 		if (p.v != 0 && !st->nuncounted++)
 			snprintf(st->uncounted, sizeof(st->uncounted), "%s:%d: %s %s %s", name, rd->line,
 				 f[col[C_VARIANT]], f[col[C_METRIC]], f[col[C_VALUE]]);
@@ -1052,6 +1141,9 @@ static int setup_columns(struct loader *L, const struct lab_csv_reader *rd, cons
 		if (!used)
 			L->grcol[L->ngr++] = L->col[i];
 	}
+	for (int k = 0; k < L->nby && !L->fault_path; k++)
+		L->st->key_part[L->st->nkey_parts++] = L->bycol[k] == L->col[C_VARIANT] ? KEY_VARIANT :
+						       L->bycol[k] == L->col[C_WORKLOAD] ? KEY_WORKLOAD : KEY_OTHER;
 	return 0;
 }
 
@@ -1134,16 +1226,16 @@ static int duplicates(struct loader *L, int npaths, char *err, size_t errlen)
 		return 0;
 	if (L->flags & LAB_RESULTS_ALLOW_DUPLICATES) {
 		if (!(L->flags & LAB_RESULTS_QUIET))
-			fprintf(stderr, "rwlab report: %s: %d rows repeat an earlier row's run, cell, iteration and "
-					"metric: left out (--allow-duplicates counts each once)\n", L->r->path, st->ndup);
+			fprintf(stderr, "%s: %s: %d rows repeat an earlier row's run, cell, iteration and metric: left "
+				"out (--allow-duplicates counts each once)\n", lab_prog(), L->r->path, st->ndup);
 		return 0;
 	}
 	find_original(L, npaths, &src, &line);
-	snprintf(err, errlen, "%s:%d: the row repeats %s:%d (run %s, cell %s %s t=%s, iteration %s, metric %s): %s; "
-		 "give --allow-duplicates to count each such row once", src_name(st, st->dup.src), st->dup.line,
-		 src_name(st, src), line, k[0], k[1], k[2], k[3], k[4], k[5],
+	snprintf(err, errlen, "%s:%d: the row repeats %s:%d (run %s, cell %s %s t=%s, iteration %s, metric %s): %s%s",
+		 src_name(st, st->dup.src), st->dup.line, src_name(st, src), line, k[0], k[1], k[2], k[3], k[4], k[5],
 		 src != st->dup.src ? "the same run in two files (a file given twice?)" :
-				      "a row written twice, which no rwlab run does");
+				      "a row written twice, which no rwlab run does",
+		 L->flags & LAB_RESULTS_OPTIONS ? "; give --allow-duplicates to count each such row once" : "");
 	return -1;
 }
 
@@ -1203,9 +1295,8 @@ static void failed_cells(struct loader *L, bool *keep, bool *vwt_failed)
 	for (int j = 0; j < n && !(L->flags & LAB_RESULTS_QUIET); j++) {
 		const struct cell *c = &st->cells[order[j]];
 
-		fprintf(stderr, "rwlab report: %s: cell %s %s t=%s failed (a count that must be 0 was not): %s\n",
-			L->r->path, S(st, c->v), S(st, c->w), S(st, c->th),
-			include ? "compared as --include-failed asks" : "left out (--include-failed compares it)");
+		fprintf(stderr, "%s: %s: cell %s %s t=%s failed (a count that must be 0 was not): %s\n", lab_prog(),
+			L->r->path, S(st, c->v), S(st, c->w), S(st, c->th), failed_fate(L));
 	}
 	imap_free(&vwt);
 	free(fseq);
@@ -1592,7 +1683,7 @@ static int set_baseline(struct lab_results *r, const char *baseline, const char 
 {
 	r->base = 0;
 	if (baseline) {
-		r->base = lab_results_column(r, baseline);
+		r->base = lab_results_column_key(r, baseline);
 		if (r->base < 0) {
 			size_t off = (size_t)snprintf(err, errlen, "baseline '%s' is not in %s (valid:", baseline, path);
 
@@ -1618,33 +1709,71 @@ static int set_baseline(struct lab_results *r, const char *baseline, const char 
 	return 0;
 }
 
-/*
- * The baseline a run recorded in its settings ("baseline=none": rwlab exec's
- * rule), the first such run's whose column is in the table; NULL when none
- * is. Variant columns only (--by variant, or no --by).
- */
-static const char *recorded_baseline(const struct lab_results *r, const char *by)
+/* The baseline=NAME settings field @settings records into @buf, or NULL where it records none. */
+static const char *settings_baseline(const char *settings, char *buf, size_t len)
 {
-	const char *v[64];
-	int n = lab_results_distinct(r, LAB_CSV_NAME(settings), v, 64);
+	const char *p = strstr(settings, "baseline=");
 
-	if (by && strcmp(by, "variant"))
+	while (p && p != settings && p[-1] != ' ')
+		p = strstr(p + 1, "baseline=");
+	if (!p)
 		return NULL;
-	for (int i = 0; i < n && i < 64; i++) {
-		const char *p = strstr(v[i], "baseline=");
-		char name[640];
-		int c;
+	p += strlen("baseline=");
+	snprintf(buf, len, "%.*s", (int)strcspn(p, " "), p);
+	return buf;
+}
 
-		while (p && p != v[i] && p[-1] != ' ')
-			p = strstr(p + 1, "baseline=");
-		if (!p)
-			continue;
-		p += strlen("baseline=");
-		snprintf(name, sizeof(name), "%.*s", (int)strcspn(p, " "), p);
-		c = lab_results_column(r, name);
-		if (c >= 0)
-			return r->columns[c];
-	}
+/* Does some settings field of @v[0..@n) record the baseline @name? */
+static bool recorded_before(const char *const *v, int n, const char *name)
+{
+	char other[640];
+
+	for (int j = 0; j < n; j++)
+		if (settings_baseline(v[j], other, sizeof(other)) && !strcmp(other, name))
+			return true;
+	return false;
+}
+
+/*
+ * The distinct baselines the runs recorded in their settings (rwlab exec's
+ * rule, "baseline=none"), ", "-separated into @buf. Returns how many.
+ */
+static int recorded_baselines(const struct lab_results *r, char *buf, size_t len)
+{
+	int n = lab_results_distinct(r, LAB_CSV_NAME(settings), NULL, 0), k = 0;
+	const char **v = calloc((size_t)n + 1, sizeof(*v));
+	char name[640];
+	size_t off = 0;
+
+	if (!v)
+		abort();
+	lab_results_distinct(r, LAB_CSV_NAME(settings), v, n);
+	buf[0] = 0;
+	for (int i = 0; i < n; i++)
+		if (settings_baseline(v[i], name, sizeof(name)) && !recorded_before(v, i, name))
+			off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s%s", k++ ? ", " : "", name);
+	free(v);
+	return k;
+}
+
+/*
+ * The baseline the runs recorded, when every run that records one names the
+ * same and it is a column of the table (variant columns only: --by variant,
+ * or no --by); NULL otherwise, and where some run recorded one, one note
+ * says so and that the first column is the baseline instead.
+ */
+static const char *recorded_baseline(const struct loader *L, const char *by)
+{
+	const struct lab_results *r = L->r;
+	char names[1024];
+	int n = by && strcmp(by, "variant") ? 0 : recorded_baselines(r, names, sizeof(names)), c;
+
+	if (n == 1 && (c = lab_results_column_key(r, names)) >= 0)
+		return r->columns[c];
+	if (n && r->ncolumns && !(L->flags & LAB_RESULTS_QUIET))
+		fprintf(stderr, "%s: note: the runs recorded %s (%s)%s: the changes are against the first column, %s "
+			"(-b chooses another)\n", lab_prog(), n > 1 ? "different baselines" : "the baseline", names,
+			n > 1 ? "" : ", not a column here", r->columns[0]);
 	return NULL;
 }
 
@@ -1714,7 +1843,7 @@ static int read_input(struct loader *L, int i, const char *by, char *err, size_t
 			break;
 		}
 	if (!r && rd.torn_line && !(L->flags & LAB_RESULTS_QUIET))
-		fprintf(stderr, "rwlab report: %s:%d: the last line is incomplete (an interrupted write); left out\n",
+		fprintf(stderr, "%s: %s:%d: the last line is incomplete (an interrupted write); left out\n", lab_prog(),
 			name, rd.torn_line);
 	if (!r)
 		end_of_input(L, name);
@@ -1763,10 +1892,10 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 	if (duplicates(&L, npaths, err, errlen))
 		goto out;
 	if (L.st->nuncounted && !(flags & LAB_RESULTS_QUIET))	/* left out, as every such row is, but not silently */
-		fprintf(stderr, "rwlab report: note: %d row%s of lock events the variant does not count hold a value "
+		fprintf(stderr, "%s: note: %d row%s of lock events the variant does not count hold a value "
 			"other than 0 (the first, %s), left out: counters of an older rwlab, whose events meant "
-			"otherwise (README \"Lock events\")\n", L.st->nuncounted, L.st->nuncounted == 1 ? "" : "s",
-			L.st->uncounted);
+			"otherwise (README \"Lock events\")\n", lab_prog(), L.st->nuncounted,
+			L.st->nuncounted == 1 ? "" : "s", L.st->uncounted);
 	for (int i = L.st->nunfinished - 1; i >= 0 && !(flags & LAB_RESULTS_QUIET); i--) {	/* the last file's first */
 		fputs(L.st->unfinished.p + L.st->unfinished_at[i], stderr);
 		L.st->unfinished.p[L.st->unfinished_at[i]] = 0;	/* the one before ends here */
@@ -1781,7 +1910,7 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 		goto out;
 	final_series(&L, vwt_failed);
 	final_contexts(L.st, keep);
-	ret = set_baseline(r, baseline ? baseline : recorded_baseline(r, by), r->path, err, errlen);
+	ret = set_baseline(r, baseline ? baseline : recorded_baseline(&L, by), r->path, err, errlen);
 out:
 	free(keep);
 	free(vwt_failed);
@@ -1834,6 +1963,8 @@ void lab_results_free(struct lab_results *r)
 		imap_free(&st->seen_map);
 		imap_free(&st->series_map);
 		imap_free(&st->evset_map);
+		imap_free(&st->unc_map);
+		free(st->unc);
 		free(st->evsets);
 		strtab_free(&st->ctx_keys);
 		strtab_free(&st->met);

@@ -22,6 +22,7 @@ struct lab_series {
 	const char *group;		/* group key */
 	const char *column;		/* column key */
 	const char *workload;		/* workload label of the rows */
+	const char *variant;		/* variant label of the rows (in the column key or the group) */
 	const char *metric;
 	const char *unit;
 	enum lab_better better;
@@ -54,9 +55,11 @@ struct lab_results {
  * @by: comma-separated CSV column names forming the column key (NULL or ""
  * = "variant"), or LAB_RESULTS_FAULT_PATH: the fault path of workloads
  * with an mm_lock knob, by its title (lab_results_fault_path()), the
- * workload standing without that knob in the group. @baseline: column key of the baseline (NULL = the one
- * a run recorded in its settings, "baseline=NAME" as rwlab exec writes, when the columns are variants and
- * it is one of them; else the first column seen); the baseline is moved to columns[0].
+ * workload standing without that knob in the group. @baseline: column key of the baseline
+ * (lab_results_column_key(); NULL = the one the runs recorded in their settings, "baseline=NAME" as
+ * rwlab exec writes, when the columns are variants, every run that records one names the same and it
+ * is one of them; else the first column seen, said in one note where runs recorded one); the baseline
+ * is moved to columns[0].
  * Returns 0, or -1 with a one-line message in @err: unreadable or malformed
  * CSV, a missing column (naming the columns present), a non-numeric value or
  * thread count ("FILE:LINE: ..."); LAB_RESULTS_BAD_BASELINE with the message
@@ -115,6 +118,12 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 #define LAB_RESULTS_QUIET 4u
 /* Read the first input's header alone, to check @by before anything else reads the rows; @r is left empty. */
 #define LAB_RESULTS_HEADER 8u
+/*
+ * The caller takes --include-failed and --allow-duplicates (report): the lines about failed,
+ * unfinished and repeated rows name them; without it (plot, sim validate) they name no option.
+ * Every line the loader prints begins with the command's name (lab_prog(): "rwlab plot: ...").
+ */
+#define LAB_RESULTS_OPTIONS 16u
 
 /* Can a value in @unit be negative? false for the units rwlab writes (counts, op/s, s, ns, %, ...). */
 bool lab_unit_nonnegative(const char *unit);
@@ -141,6 +150,28 @@ void lab_results_order_metrics(struct lab_results *r, const char *list);
 /* Index of @name in metrics[] / columns[] / groups[], or -1. */
 int lab_results_metric(const struct lab_results *r, const char *name);
 int lab_results_column(const struct lab_results *r, const char *name);
+/*
+ * lab_results_column_key() - the column that @key, as a user or a matrix
+ * spells it, names: @key itself, or with its variant and workload labels
+ * spelt as the loader keys the rows' (lab_results_variant_label(),
+ * lab_results_workload_label()): -b rwsem:rsteal=0,wspin=0 names the column
+ * rwsem:wspin=0,rsteal=0. Returns its index, or -1.
+ */
+int lab_results_column_key(const struct lab_results *r, const char *key);
+/*
+ * lab_results_uncounted() - the variant labels (", "-separated, into @buf)
+ * of the rows of metric @metric read as no figure: a lock event that their
+ * variant does not count (not even an older file's 0 is one). Returns how
+ * many variants, 0 where no such row was read.
+ */
+int lab_results_uncounted(const struct lab_results *r, const char *metric, char *buf, size_t len);
+/*
+ * lab_results_uncounted_why() - where -m names a metric whose rows are all
+ * such, the line that says so into @buf ("metric 'M' has no figure in FILE:
+ * its rows are of V, which does not count that lock event ..."), for the
+ * caller's prefix. Returns whether there is one.
+ */
+bool lab_results_uncounted_why(const struct lab_results *r, const char *metric, char *buf, size_t len);
 /* Context column @col of the first row ("" when the column or the rows are absent): the context. */
 const char *lab_results_ctx(const struct lab_results *r, const char *col);
 /*
@@ -187,5 +218,14 @@ void lab_results_timespan(const struct lab_results *r, const char **first, const
  */
 const char *lab_results_workload_label(const char *label, char *buf, size_t len);
 const char *lab_results_variant_label(const char *label, const char *workload, char *buf, size_t len);
+/*
+ * lab_results_workload_is() - does workload label @label (as the loader
+ * keys it) answer to @want, a workload option's entry as the user or a
+ * matrix typed it (-w, map.metric): @label is @want spelt as run writes it
+ * (@canon: lab_results_workload_label() of @want), so knobs in another
+ * order or a default spelt out name it; or @want sets no knob (no ':') and
+ * is @label's workload name, which stands for every label of it.
+ */
+bool lab_results_workload_is(const char *label, const char *want, const char *canon);
 /* Workload name of a label: "pft:size_mb=64" -> "pft" (into @buf). */
 const char *lab_workload_base(const char *label, char *buf, size_t len);

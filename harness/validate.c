@@ -50,6 +50,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "format.h"
 #include "report.h"
 #include "results.h"
@@ -674,11 +675,9 @@ static int keep_dir(const char *dir)
 /* The runs' directory: --keep's, or a new temporary one. Returns 0 or -1 (said). */
 static int runs_dir(const char *keep)
 {
-	const char *tmp = getenv("TMPDIR");
-
 	if (keep)
 		return keep_dir(keep);
-	snprintf(tmp_dir, sizeof(tmp_dir), "%s/rwlab-validate.XXXXXX", tmp && *tmp ? tmp : "/tmp");	/* TMPDIR= is unset */
+	snprintf(tmp_dir, sizeof(tmp_dir), "%s/rwlab-validate.XXXXXX", lab_tmpdir());
 	if (!mkdtemp(tmp_dir)) {
 		fprintf(stderr, "rwlab sim validate: mkdtemp %s: %s\n", tmp_dir, strerror(errno));
 		return -1;

@@ -43,6 +43,22 @@ grep -q 'lock_events.rwsem_rtrylock\|lock_events.rwsem_wtrylock\|lock_events.rws
 grep -q '+90.9%.*lock_events.rwsem_sleep_reader' "$tmp/lkp" || fail "lkp: the change both count is gone: $(cat "$tmp/lkp")"
 [ -s "$tmp/err" ] && fail "lkp: said $(cat "$tmp/err")"
 
+# ... and -m all, every stat, has no row of "-" for an event only the baseline counts (no comparison),
+# as the changed stats have none: rwsem-xadd's rwsem_rtrylock and rwsem_wtrylock against rwsem-rspin
+"$rwlab" report "$old" --format lkp -m all >"$tmp/lkpall" 2>"$tmp/err" || fail "report --format lkp -m all: exit $?: $(cat "$tmp/err")"
+grep 'lock_events.rwsem_rtrylock\|lock_events.rwsem_wtrylock' "$tmp/lkpall" &&
+	fail "lkp -m all: a row of '-' for an event only the baseline counts (above)"
+grep -q '+90.9%.*lock_events.rwsem_sleep_reader' "$tmp/lkpall" && grep -q 'lock_events.rwsem_wlock$' "$tmp/lkpall" ||
+	fail "lkp -m all: the events both count are gone: $(cat "$tmp/lkpall")"
+
+# locktest's layout: a variant that counts no lock event says so (it said "none fired")
+"$rwlab" report "$tmp/run.csv" -f locktest >"$tmp/lt" 2>"$tmp/err" || fail "report -f locktest: exit $?: $(cat "$tmp/err")"
+[ "$(awk '/^Running locktest with ck-pflock / { t = 1 } t && /^lock events/ { print; exit }' "$tmp/lt")" = \
+	"lock events: none: ck-pflock counts no lock events" ] ||
+	fail "locktest: ck-pflock's cell does not say it counts no lock events: $(grep -A4 'with ck-pflock' "$tmp/lt")"
+grep -A4 '^Running locktest with rwsem-xadd ' "$tmp/lt" | grep -q 'counts no lock events' &&
+	fail "locktest: rwsem-xadd said to count no lock events: $(grep -A4 'with rwsem-xadd' "$tmp/lt")"
+
 # the tables: "-" and a line saying what it means, not 0 (and no change)
 m=event.rwsem_rtrylock,event.rwsem_opt_rlock
 "$rwlab" report "$old" -m $m >"$tmp/table" 2>&1 || fail "report -m $m: exit $?: $(cat "$tmp/table")"
@@ -98,6 +114,17 @@ line=$(grep -n ',rwsem-rspin,.*,event.rwsem_rtrylock,' "$tmp/nz.csv" | head -1 |
 [ "$n" -gt 0 ] && grep -q "^rwlab report: note: $n rows of lock events the variant does not count hold a value other than 0 (the first, $tmp/nz.csv:$line: rwsem-rspin event.rwsem_rtrylock 7), left out" "$tmp/err1" ||
 	fail "non-zero uncounted rows: no note: $(cat "$tmp/err1")"
 grep -q '^locktest,rwsem-rspin,.*,event.rwsem_rtrylock,' "$tmp/csv4" && fail "the non-zero uncounted rows were reported"
+
+# -m naming an event whose every row is of a variant that does not count it: the rows are there, of
+# an event not counted (it said "metric ... is not in FILE (metrics: ..., event.*)")
+grep -v ',rwsem-xadd,' "$old" >"$tmp/rspin.csv"
+why="has no figure in $tmp/rspin.csv: its rows are of rwsem-rspin, which does not count that lock event"
+expect "report -m an event of uncounted rows alone" 2 "^rwlab report: metric 'event.rwsem_rtrylock' $why" \
+	"$rwlab" report "$tmp/rspin.csv" -m event.rwsem_rtrylock
+RWLAB_GNUPLOT=/bin/true expect "plot -m an event of uncounted rows alone" 2 "^rwlab plot: metric 'event.rwsem_rtrylock' $why" \
+	"$rwlab" plot "$tmp/rspin.csv" -m event.rwsem_rtrylock -o "$tmp/r.svg"
+expect "report -m a metric the file lacks" 2 "^rwlab report: metric 'event.nosuch' is not in $tmp/rspin.csv \(metrics: " \
+	"$rwlab" report "$tmp/rspin.csv" -m event.nosuch
 
 echo "events: $fails failures"
 exit $((fails > 0))

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The temporary files of report and plot. The copy report keeps of an input it can read only
+# once (stdin, a FIFO, a device: csv.h, lab_csv_reader_open()) goes to $TMPDIR, else /tmp; where no
+# file can be made or written there (a read-only or full /tmp) it is kept in memory, said in one
+# note naming the directory and why, and the report is the same; an input that is no CSV (a NUL
+# byte, or no line end, in its first 64 KiB) stops the copy at once with one line, so an endless
+# device is never copied to its end. plot's gnuplot script and report -f html's graphs go to
+# $TMPDIR too.
+# The read-only and full directories are made in a user and mount namespace (unshare -rm): where
+# that is not allowed, those checks are skipped (exit 77 when the others pass).
+#   usage: input_copy.sh RWLAB DATA-DIR
+. "${0%/*}/../lib.sh"
+rwlab=$1 data=$2
+case $rwlab in /*) ;; *) rwlab=$PWD/$rwlab ;; esac
+good=$data/good.csv
+
+# An endless device: one line, exit 1, at once. The file size limit keeps a copy that does not stop
+# (it wrote /dev/zero into /tmp until the disk was full) from filling anything.
+for dev in /dev/zero /dev/urandom; do
+	(ulimit -f 20000; timeout 20 "$rwlab" report "$dev" >"$tmp/o" 2>"$tmp/e")
+	rc=$?
+	[ $rc = 1 ] && [ "$(wc -l <"$tmp/e")" = 1 ] &&
+		grep -q "^rwlab report: $dev: binary data (a NUL byte at offset [0-9]*) in its first 64 KiB: not a results file$" "$tmp/e" ||
+		fail "report $dev: exit $rc (124: copied for ever; 153: past the file size limit): $(head -c 300 "$tmp/e")"
+done
+(ulimit -f 20000; timeout 20 "$rwlab" plot - -o "$tmp/z.svg" </dev/zero >"$tmp/o" 2>"$tmp/e")
+rc=$?
+[ $rc = 1 ] && grep -q '^rwlab plot: stdin: binary data (a NUL byte at offset 0)' "$tmp/e" ||
+	fail "plot - </dev/zero: exit $rc: $(head -c 300 "$tmp/e")"
+head -c 100000 /dev/zero | tr '\0' a >"$tmp/long"
+expect "report - of a first line past 64 KiB" 1 \
+	'^rwlab report: stdin: no CSV header in its first 64 KiB \(its first line does not end there\): not a results file$' \
+	"$rwlab" report - <"$tmp/long"
+
+# TMPDIR is where the copy goes: one that does not exist is named in the note, and the report is made.
+"$rwlab" report "$good" >"$tmp/want" 2>&1 || fail "report of $good: exit $?"
+TMPDIR=$tmp/none "$rwlab" report - <"$good" >"$tmp/o" 2>"$tmp/e"
+rc=$?
+[ $rc = 0 ] && cmp -s "$tmp/o" "$tmp/want" && [ "$(wc -l <"$tmp/e")" = 1 ] &&
+	grep -q "^rwlab report: note: cannot copy stdin into $tmp/none (No such file or directory; TMPDIR names the directory): it is kept in memory$" "$tmp/e" ||
+	fail "report - with TMPDIR=$tmp/none: exit $rc, not the note naming it and the report: $(head -c 300 "$tmp/e")"
+TMPDIR=$tmp "$rwlab" report - <"$good" >"$tmp/o" 2>"$tmp/e"
+[ $? = 0 ] && cmp -s "$tmp/o" "$tmp/want" && [ ! -s "$tmp/e" ] ||
+	fail "report - with a writable TMPDIR: not the report alone: $(head -c 300 "$tmp/e")"
+
+# plot's gnuplot script and report -f html's graphs go there too (they were made in /tmp whatever TMPDIR said)
+RWLAB_GNUPLOT=/bin/true TMPDIR=$tmp/none expect "plot with TMPDIR=$tmp/none" 1 \
+	"^rwlab plot: cannot make a temporary directory in $tmp/none: No such file or directory$" \
+	"$rwlab" plot "$good" -o "$tmp/p.svg"
+TMPDIR=$tmp/none expect "report -f html with TMPDIR=$tmp/none" 1 \
+	"^rwlab report: cannot make a temporary directory in $tmp/none: No such file or directory$" \
+	"$rwlab" report "$data/two-variants.csv" -f html -o "$tmp/p.html"
+RWLAB_GNUPLOT=/bin/true TMPDIR=$tmp "$rwlab" plot "$good" -o "$tmp/p.svg" >"$tmp/o" 2>&1 ||
+	fail "plot with a writable TMPDIR: exit $?: $(cat "$tmp/o")"
+
+# /tmp read-only (the copy was made there whatever TMPDIR said: 'cannot read '-': Read-only file
+# system', exit 1) and a TMPDIR that fills up halfway through the copy.
+if ! unshare -rm true 2>/dev/null; then
+	echo "input_copy: unshare -rm is not allowed here: the read-only and full directories are not checked"
+	[ $fails = 0 ] && exit 77
+	exit 1
+fi
+awk -F, 'BEGIN { OFS = "," } NR == 1 { print } NR == 2 { for (i = 0; i < 1000; i++) { $7 = i; print } }' "$good" >"$tmp/big.csv"
+"$rwlab" report "$tmp/big.csv" >"$tmp/bigwant" 2>&1 || fail "report of big.csv: exit $?"
+# (the results go to $tmp/out, a writable bind mount of its own: $tmp itself may be under /tmp)
+mkdir "$tmp/w" "$tmp/full" "$tmp/out"
+cat >"$tmp/ns.sh" <<EOF
+mount --bind "$tmp/out" "$tmp/out" && mount --rbind /tmp /tmp && mount -o remount,bind,ro /tmp || exit 99
+mount -t tmpfs -o size=8m tmpfs "$tmp/w" && mount -t tmpfs -o size=64k tmpfs "$tmp/full" || exit 99
+touch /tmp/rwlab-input-copy-probe 2>/dev/null && exit 98
+o=$tmp/out
+"$rwlab" report - <"$good" >"\$o/o1" 2>"\$o/e1"; echo \$? >"\$o/rc1"
+TMPDIR="$tmp/w" "$rwlab" report - <"$good" >"\$o/o2" 2>"\$o/e2"; echo \$? >"\$o/rc2"
+TMPDIR="$tmp/full" "$rwlab" report - <"$tmp/big.csv" >"\$o/o3" 2>"\$o/e3"; echo \$? >"\$o/rc3"
+TMPDIR="$tmp/w" RWLAB_GNUPLOT=/bin/true "$rwlab" plot "$good" -o "\$o/p.svg" >"\$o/e4" 2>&1; echo \$? >"\$o/rc4"
+EOF
+unshare -rm sh "$tmp/ns.sh"
+rc=$?
+[ $rc = 0 ] || fail "the namespace's read-only /tmp or its tmpfs could not be made (exit $rc)"
+[ "$(cat "$tmp/out/rc1")" = 0 ] && cmp -s "$tmp/out/o1" "$tmp/want" && [ "$(wc -l <"$tmp/out/e1")" = 1 ] &&
+	grep -q "^rwlab report: note: cannot copy stdin into /tmp (Read-only file system; TMPDIR names the directory): it is kept in memory$" "$tmp/out/e1" ||
+	fail "report - with /tmp read-only: exit $(cat "$tmp/out/rc1"), not the note and the report: $(head -c 300 "$tmp/out/e1")"
+[ "$(cat "$tmp/out/rc2")" = 0 ] && cmp -s "$tmp/out/o2" "$tmp/want" && [ ! -s "$tmp/out/e2" ] ||
+	fail "report - with /tmp read-only and a writable TMPDIR: exit $(cat "$tmp/out/rc2"): $(head -c 300 "$tmp/out/e2")"
+[ "$(cat "$tmp/out/rc3")" = 0 ] && cmp -s "$tmp/out/o3" "$tmp/bigwant" && [ "$(wc -l <"$tmp/out/e3")" = 1 ] &&
+	grep -q "^rwlab report: note: cannot copy stdin into $tmp/full (No space left on device; TMPDIR names the directory): it is kept in memory$" "$tmp/out/e3" ||
+	fail "report - into a TMPDIR that fills up: exit $(cat "$tmp/out/rc3"), not the note and the report: $(head -c 300 "$tmp/out/e3")"
+[ "$(cat "$tmp/out/rc4")" = 0 ] ||
+	fail "plot with /tmp read-only and a writable TMPDIR: exit $(cat "$tmp/out/rc4"): $(head -c 300 "$tmp/out/e4")"
+echo "input_copy: $fails failures"
+exit $((fails > 0))
