@@ -51,8 +51,11 @@ awk -F '\t' '
 		# two threads on two CPUs run the loop at most twice as fast as one
 		# (a little above 2 from the warm caches of the pair run), and SMT
 		# siblings no slower than one alone; other tasks on the CPUs may move
-		# it anywhere, and then rwlab-calibrate says so (a # loaded: line)
-		if ($1 == "exec_yield" && !("exec_yield" in loaded) && ($2 < 0.3 || $2 > 2.6)) { print "FAIL: " NR ": exec_yield outside 0.3..2.6: " $0; bad++ }
+		# it anywhere, and then rwlab-calibrate says so (a # loaded: line:
+		# the lost time schedstat shows, or above 2.5 whatever schedstat saw,
+		# since steal time and a busy sibling do not show there: 2.638
+		# unmarked once beside the other tests meson ran)
+		if ($1 == "exec_yield" && !("exec_yield" in loaded) && ($2 < 0.3 || $2 > 2.5)) { print "FAIL: " NR ": exec_yield outside 0.3..2.5 and not marked loaded: " $0; bad++ }
 		if ($6 != 3) { print "FAIL: " NR ": repeats " $6 ", want 3 in --quick"; bad++ }
 		rows++
 	}
