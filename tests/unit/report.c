@@ -1332,6 +1332,19 @@ static char *banner(const char *path, const char *by)
 	return out;
 }
 
+/* The banner of a file of @rows under --by @by is @want. */
+static void expect_banner(const char *rows, const char *by, const char *want)
+{
+	char path[] = "/tmp/rwlab-models-XXXXXX";
+	char *out;
+
+	write_file(path, rows);
+	out = banner(path, by);
+	cr_expect_str_eq(out, want);
+	free(out);
+	unlink(path);
+}
+
 /*
  * The banner counts models as the loader pools them: a kernel field without
  * " seed N" beside " seed 1" of one model is that model, once, with its seed
@@ -1340,25 +1353,15 @@ static char *banner(const char *path, const char *by)
  */
 Test(report, banner_counts_models_as_the_loader_does)
 {
-	char path[] = "/tmp/rwlab-seeds-XXXXXX";
-	char *out;
-
-	write_file(path, SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_A)
-			 SIM_ROW("r2", "0", "5100", "generic-8", MODEL_A " seed 1"));
-	out = banner(path, NULL);
-	cr_expect_str_eq(out, "simulated: generic-8 on " MODEL_A " seed 1 and rows with no seed (the model's figures, "
-			      "not this host's)");
-	free(out);
-	unlink(path);
-	strcpy(path, "/tmp/rwlab-seeds-XXXXXX");
-	write_file(path, SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_A " seed 1")
-			 SIM_ROW("r2", "0", "5100", "generic-8", MODEL_A " seed 2")
-			 SIM_ROW("r3", "0", "5200", "generic-8", MODEL_B " seed 1"));
-	out = banner(path, "variant,kernel");
-	cr_expect_str_eq(out, "simulated: generic-8 on 2 engines (" MODEL_A " seeds 1 and 2; " MODEL_B " seed 1) (the "
-			      "model's figures, not this host's)");
-	free(out);
-	unlink(path);
+	expect_banner(SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_A)
+		      SIM_ROW("r2", "0", "5100", "generic-8", MODEL_A " seed 1"), NULL,
+		      "simulated: generic-8 on " MODEL_A " seed 1 and rows with no seed (the model's figures, "
+		      "not this host's)");
+	expect_banner(SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_A " seed 1")
+		      SIM_ROW("r2", "0", "5100", "generic-8", MODEL_A " seed 2")
+		      SIM_ROW("r3", "0", "5200", "generic-8", MODEL_B " seed 1"), "variant,kernel",
+		      "simulated: generic-8 on 2 engines (" MODEL_A " seeds 1 and 2; " MODEL_B " seed 1) (the "
+		      "model's figures, not this host's)");
 }
 
 /*
@@ -1374,25 +1377,17 @@ Test(report, banner_says_what_the_models_differ_in)
 	const char *paths[] = { path };
 	char *out;
 
-	write_file(path, SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_A " seed 1")
-			 SIM_ROW("r2", "0", "5100", "generic-8", MODEL_G4 " seed 1"));
-	out = banner(path, "variant,kernel");
-	cr_expect_str_eq(out, "simulated: generic-8 on rwlab-sim sim-13 engine 0123456789ab (machine 6867c6e3 seed 1; "
-			      "machine 5e68bba4 seed 1) (the model's figures, not this host's)");
-	free(out);
-	unlink(path);
+	expect_banner(SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_A " seed 1")
+		      SIM_ROW("r2", "0", "5100", "generic-8", MODEL_G4 " seed 1"), "variant,kernel",
+		      "simulated: generic-8 on rwlab-sim sim-13 engine 0123456789ab (machine 6867c6e3 seed 1; "
+		      "machine 5e68bba4 seed 1) (the model's figures, not this host's)");
 	/* two machines' rows (run --sim generic-8 and --sim generic-4): each named once, the engine once */
-	strcpy(path, "/tmp/rwlab-models-XXXXXX");
-	write_file(path, SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_A " seed 1")
-			 SIM_ROW("r2", "0", "5050", "generic-8", MODEL_A " seed 2")
-			 SIM_ROW("r3", "0", "5100", "generic-4", MODEL_G4 " seed 1"));
-	out = banner(path, "variant,kernel");
-	cr_expect_str_eq(out, "simulated: 2 machines (generic-8; generic-4) on rwlab-sim sim-13 engine 0123456789ab "
-			      "(machine 6867c6e3 seeds 1 and 2; machine 5e68bba4 seed 1) (the model's figures, not this "
-			      "host's)");
-	free(out);
-	unlink(path);
-	strcpy(path, "/tmp/rwlab-models-XXXXXX");
+	expect_banner(SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_A " seed 1")
+		      SIM_ROW("r2", "0", "5050", "generic-8", MODEL_A " seed 2")
+		      SIM_ROW("r3", "0", "5100", "generic-4", MODEL_G4 " seed 1"), "variant,kernel",
+		      "simulated: 2 machines (generic-8; generic-4) on rwlab-sim sim-13 engine 0123456789ab "
+		      "(machine 6867c6e3 seeds 1 and 2; machine 5e68bba4 seed 1) (the model's figures, not this "
+		      "host's)");
 	write_file(path, SIM_HEAD SIM_ROW("r1", "0", "5000", "generic-8", MODEL_B " seed 1")
 			 SIM_ROW("r2", "0", "5100", "generic-8", MODEL_G4 " seed 1"));
 	out = banner(path, "variant,kernel");
