@@ -95,7 +95,7 @@ static const struct lab_opt exec_opts[] = {
 	  "repeatable", NULL, NULL, 0, NULL, 0, 0 },
 	{ "threads", 't', 't', "N", "the threads column of the rows (CMD's own thread count)",
 	  "the most threads that used locks at once in the first round, as the preload measures it", NULL, 0, NULL,
-	  0, 1 << 20 },
+	  1, 1 << 20 },
 	{ "workload", 'w', 'w', "LABEL", "the workload column", "CMD's name and arguments", NULL, 0, NULL, 0, 0 },
 	{ "csv", 'o', 'o', "FILE", "results CSV", "rwlab-exec-<date>-<pid>.csv", NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ "quiet", 'q', 'q', NULL, "only errors and warnings on stderr: no per-run line, note or results line", NULL,

@@ -47,6 +47,10 @@ expect "list with an operand" 2 "^rwlab list: unexpected argument 'x' \(see 'rwl
 expect "exec -l twice" 2 "^rwlab exec: lock variant 'rwsem' given twice in -l \(each variant runs once\)$" \
 	"$rwlab" exec -l rwsem,bravo,rwsem -- true
 expect "exec -l all,rwsem" 2 "^rwlab exec: lock variant 'rwsem' given twice in -l" "$rwlab" exec -l all,rwsem -- true
+# exec -t 0 would write threads 0, which report refuses (it was taken): report's range, nothing run.
+expect "exec -t 0" 2 "^rwlab exec: bad value '0' for -t/--threads \(an integer in 1\.\.1048576\)$" \
+	"$rwlab" exec -l none -n 1 -t 0 -o t0.csv -- true
+[ -e t0.csv ] && fail "exec -t 0: a CSV was written"
 # torture likewise (a variant tortured twice), with run's wording, before anything runs.
 expect "torture -l twice" 2 "^rwlab torture: lock variant 'rwsem' given twice in -l \(each variant is tortured once\)$" \
 	"$rwlab" torture -l rwsem,null,rwsem -d 10ms
