@@ -33,7 +33,6 @@
 #include <limits.h>
 #include <math.h>
 #include <regex.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +51,7 @@
 #include "env.h"
 #include "report.h"
 #include "rwsem.h"
+#include "stop.h"
 #include "threads.h"
 #include "wait.h"
 
@@ -95,7 +95,7 @@ static const struct lab_opt exec_opts[] = {
 	  "repeatable", NULL, NULL, 0, NULL, 0, 0 },
 	{ "threads", 't', 't', "N", "the threads column of the rows (CMD's own thread count)",
 	  "the most threads that used locks at once in the first round, as the preload measures it", NULL, 0, NULL,
-	  0, 1 << 20 },
+	  1, 1 << 20 },
 	{ "workload", 'w', 'w', "LABEL", "the workload column", "CMD's name and arguments", NULL, 0, NULL, 0, 0 },
 	{ "csv", 'o', 'o', "FILE", "results CSV", "rwlab-exec-<date>-<pid>.csv", NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ "quiet", 'q', 'q', NULL, "only errors and warnings on stderr: no per-run line, note or results line", NULL,
@@ -558,30 +558,11 @@ run:
 }
 
 /*
- * Ctrl-C or SIGTERM: the run in progress is dropped, the finished ones are
- * written (the first round's too, with the threads measured so far) and
- * exec exits 130, as `rwlab run` does. A terminal's Ctrl-C reaches CMD by
- * itself (one process group); a SIGTERM sent to exec alone is passed on.
+ * One run of CMD. Ctrl-C or SIGTERM passes the signal on to it (stop.h);
+ * exec_all() drops that run and writes the finished ones (the first round's
+ * too, with the threads measured so far), and exec exits 130, as `rwlab
+ * run` does.
  */
-static volatile sig_atomic_t exec_stop;
-static volatile pid_t exec_child_pid;
-
-static void exec_on_signal(int sig)
-{
-	exec_stop = sig;
-	if (sig == SIGTERM && exec_child_pid > 0)
-		kill(exec_child_pid, SIGTERM);
-}
-
-static void exec_catch_signals(void)
-{
-	struct sigaction sa = { .sa_handler = exec_on_signal };	/* no SA_RESTART: a wait returns EINTR */
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
 static int exec_one(const struct exec_opts *o, const char *lock, const char *csv, const char *run_id,
 		    long iteration, struct exec_run *r)
 {
@@ -595,16 +576,13 @@ static int exec_one(const struct exec_opts *o, const char *lock, const char *csv
 	if (pipe(pfd))
 		return -errno;
 	t0 = lab_clock_ns();
-	pid = fork();
+	pid = lab_stop_fork();
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
 		close(pfd[0]);
 		exec_child(o, lock, csv, run_id, iteration, pfd[1]);
 	}
-	exec_child_pid = pid;
 	close(pfd[1]);
 	for (;;) {
 		ssize_t n;
@@ -629,12 +607,8 @@ static int exec_one(const struct exec_opts *o, const char *lock, const char *csv
 	}
 	close(pfd[0]);
 	r->out[r->outlen] = 0;
-	while (wait4(pid, &st, 0, &ru) < 0)
-		if (errno != EINTR) {
-			exec_child_pid = 0;
-			return -errno;
-		}
-	exec_child_pid = 0;
+	if (lab_stop_wait(pid, &st, &ru))
+		return -errno;
 	r->wall = (double)(lab_clock_ns() - t0) / 1e9;
 	r->user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
 	r->sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
@@ -924,12 +898,12 @@ static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const c
 	int failed = 0, preloaded = 0, runs = 0;
 	double acquisitions = 0;
 
-	exec_catch_signals();
+	lab_stop_install();
 	lab_context_get(&ctx);
 	snprintf(ctx.settings, sizeof(ctx.settings), "baseline=%s", exec_baseline(o));
 	lab_csv_set_context(w, run_id, &ctx, "none");
-	for (long it = 0; it < o->iterations && failed >= 0 && !exec_stop; it++) {
-		for (int k = 0; k < o->nlocks && failed >= 0 && !exec_stop; k++) {
+	for (long it = 0; it < o->iterations && failed >= 0 && !lab_stop_signal(); it++) {
+		for (int k = 0; k < o->nlocks && failed >= 0 && !lab_stop_signal(); k++) {
 			struct exec_run r;
 			long u;
 			int fd, procs, e;
@@ -944,7 +918,7 @@ static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const c
 			}
 			close(fd);
 			e = exec_one(o, o->locks[k], tmpl, run_id, it, &r);
-			if (!e && exec_stop) {	/* interrupted: this run is not written */
+			if (!e && lab_stop_signal()) {	/* interrupted: this run is not written */
 				free(r.out);
 				unlink(tmpl);
 				goto out;
@@ -1063,7 +1037,7 @@ static int cmd_exec(int argc, char **argv)
 		exec_metrics_free(&o);
 		return 1;	/* its reader went away: exec_all() said where */
 	}
-	if (exec_stop) {	/* in run's words: rows "went to" stdout, a FIFO or a device, "are in" a file */
+	if (lab_stop_signal()) {	/* in run's words: rows "went to" stdout, a FIFO or a device, "are in" a file */
 		bool stream = !strcmp(o.csv, "-") || lab_csv_stream_path(o.csv);
 
 		fprintf(stderr, "%s: interrupted after %d of %ld runs; %s %s%s\n", o.prog, done, o.iterations * o.nlocks,

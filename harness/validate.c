@@ -40,7 +40,6 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +54,7 @@
 #include "report.h"
 #include "results.h"
 #include "sim_cmd.h"
+#include "stop.h"
 #include "validate.h"
 
 #define RUNG_MAX 256
@@ -178,29 +178,19 @@ static int ladder_load(const char *path)
 /* ---- running rwlab ------------------------------------------------------------------------ */
 
 /*
- * Ctrl-C or SIGTERM: the run in progress is passed the signal (a SIGTERM to
- * validate alone reaches it too) and ends, and no rung after it runs.
+ * Run @argv (argv[0] a path) with stdout and stderr into @log; returns its
+ * exit status or -1 (stopped: -1). Ctrl-C or SIGTERM passes the signal on to
+ * it (stop.h), and no rung after it runs.
  */
-static volatile sig_atomic_t stop;
-static volatile pid_t child;
-
-static void on_signal(int sig)
-{
-	stop = sig;
-	if (child > 0)
-		kill(child, sig);
-}
-
-/* Run @argv (argv[0] a path) with stdout and stderr into @log; returns its exit status or -1 (stopped: -1). */
 static int spawn(char *const argv[], const char *log, const char *machines_dir)
 {
 	pid_t pid;
 	int st;
 
-	if (stop)
+	if (lab_stop_signal())
 		return -1;
 	fflush(NULL);
-	pid = fork();
+	pid = lab_stop_fork();
 	if (pid < 0)
 		return -1;
 	if (!pid) {
@@ -216,16 +206,9 @@ static int spawn(char *const argv[], const char *log, const char *machines_dir)
 		execv(argv[0], argv);
 		_exit(127);
 	}
-	child = pid;
-	if (stop)	/* the signal came before child was set */
-		kill(pid, stop);
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			child = 0;
-			return -1;
-		}
-	child = 0;
-	return stop ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	if (lab_stop_wait(pid, &st, NULL))
+		return -1;
+	return lab_stop_signal() ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 static void print_log_tail(const char *log)
@@ -353,7 +336,7 @@ static int run_rung(const struct rung *r, const char *machine, char *csv, size_t
 	argv[n++] = csv;
 	argv[n] = NULL;
 	st = spawn(argv, log, machine && !strcmp(machine, "here") ? tmp_dir : NULL);
-	if (st && !stop) {
+	if (st && !lab_stop_signal()) {
 		fprintf(stderr, "  %s %s: rwlab run%s%s exited %d:\n", r->machine, r->id, machine ? " --sim " : "",
 			machine ? machine : "", st);
 		print_log_tail(log);
@@ -395,7 +378,7 @@ static int here_calibrate(void)
 	}
 	printf("here: rwlab-calibrate --only %s --repeats 5 (native timing on a shared machine)\n", HERE_METRICS);
 	if (spawn(argv, log, NULL)) {
-		if (stop)
+		if (lab_stop_signal())
 			return -1;
 		fprintf(stderr, "rwlab sim validate: here: rwlab-calibrate failed:\n");
 		print_log_tail(log);
@@ -624,7 +607,7 @@ static int validate_machine(const char *machine)
 		fig = rung_figure(r, machine);
 		if (!run_rung(r, machine, csv, sizeof(csv)))
 			sim = rung_value(r, csv);
-		if (stop)
+		if (lab_stop_signal())
 			return fails;	/* lab_sim_validate() says so */
 		ok = tol_pass(r->tol, fig, sim, &ratio);
 		fails += !ok;
@@ -685,15 +668,6 @@ static int runs_dir(const char *keep)
 	return 0;
 }
 
-static void catch_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };	/* no SA_RESTART: spawn()'s wait sees EINTR */
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
 /* Interrupted: the runs' directory removed (not --keep's), one line, exit status 130. */
 static int say_interrupted(const char *const *names, int nnames, const char *keep)
 {
@@ -744,19 +718,19 @@ int lab_sim_validate(int argc, char **argv, const char *page, const char *keep, 
 		}
 		names[nnames++] = "here";
 	}
-	catch_signals();
+	lab_stop_install();
 	if (runs_dir(keep))
 		return 2;
 	printf("rwlab sim validate: ladder %s; runs in %s%s\n", ladder, tmp_dir,
 	       keep ? "" : " (removed at the end; --keep DIR keeps them)");
-	for (int i = 0; i < nnames && !stop; i++) {
+	for (int i = 0; i < nnames && !lab_stop_signal(); i++) {
 		if (!strcmp(names[i], "here") && (here_calibrate() || here_write_machine())) {
 			fails++;
 			continue;
 		}
 		fails += validate_machine(names[i]);
 	}
-	if (stop)
+	if (lab_stop_signal())
 		return say_interrupted(names, nnames, keep);
 	if (page && lab_report_ladder_page(page, command, done, ndone))
 		fails++;

@@ -47,6 +47,20 @@ expect "list with an operand" 2 "^rwlab list: unexpected argument 'x' \(see 'rwl
 expect "exec -l twice" 2 "^rwlab exec: lock variant 'rwsem' given twice in -l \(each variant runs once\)$" \
 	"$rwlab" exec -l rwsem,bravo,rwsem -- true
 expect "exec -l all,rwsem" 2 "^rwlab exec: lock variant 'rwsem' given twice in -l" "$rwlab" exec -l all,rwsem -- true
+# exec -t 0 would write threads 0, which report refuses (it was taken): report's range, nothing run.
+expect "exec -t 0" 2 "^rwlab exec: bad value '0' for -t/--threads \(an integer in 1\.\.1048576\)$" \
+	"$rwlab" exec -l none -n 1 -t 0 -o t0.csv -- true
+[ -e t0.csv ] && fail "exec -t 0: a CSV was written"
+# exec's per-run file (CMD's RWLAB_CSV) is in $TMPDIR, /tmp when it is unset or empty; where none can be
+# made, the line names the directory it tried.
+expect "exec, TMPDIR missing" 1 "^rwlab exec: cannot make a temporary file in $tmp/nosuch: No such file or directory$" \
+	env TMPDIR="$tmp/nosuch" "$rwlab" exec -l none -n 1 -q --no-report -o tm.csv -- true
+for how in "-u TMPDIR" "TMPDIR="; do
+	env $how "$rwlab" exec -l passthrough -n 1 -q --no-report --force -o tp.csv -- \
+		sh -c 'case $RWLAB_CSV in /tmp/rwlab-exec-??????) ;; *) exit 3 ;; esac' >/dev/null 2>"$tmp/e" ||
+		fail "exec, env $how: the per-run file is not in /tmp: exit $?: $(cat "$tmp/e")"
+	rm -f tp.csv
+done
 # torture likewise (a variant tortured twice), with run's wording, before anything runs.
 expect "torture -l twice" 2 "^rwlab torture: lock variant 'rwsem' given twice in -l \(each variant is tortured once\)$" \
 	"$rwlab" torture -l rwsem,null,rwsem -d 10ms
