@@ -37,7 +37,9 @@ static bool same_key(char **a, char **b, const int *col)
 /*
  * Is the group a finished cell of @n iterations? Returns 1 yes, 0 no (an
  * unfinished cell), -1 when it cannot be one this run would write (@err says
- * why).
+ * why). A cell_failed row (runner.c: a must-be-zero count was not 0) is in
+ * the iterations that failed only: it is not one of the rows each iteration
+ * repeats, and its cell, every iteration run, is finished.
  */
 static int group_finished(const struct lab_csv_table *t, const struct group *g, int n, const int *col,
 			  const char *path, char *err, size_t errlen)
@@ -65,7 +67,10 @@ static int group_finished(const struct lab_csv_table *t, const struct group *g, 
 			ret = -1;
 			goto out;
 		}
-		count[iter[i]]++;
+		if (strcmp(t->rows[g->first + i][col[4]], "cell_failed"))
+			count[iter[i]]++;
+		else
+			iter[i] = -1;	/* the mark of a must-be-zero count: only in the iterations it failed */
 	}
 	per = count[0];
 	for (int it = 0; it < n; it++)

@@ -51,6 +51,20 @@ grep -q "cell null locktest t=2 failed.*left out" "$tmp/rerr" && ! grep -q null 
 grep -q null "$tmp/rep" || { echo "FAIL must_be_zero: --include-failed left it out"; fails=$((fails + 1)); }
 echo "ok must_be_zero: exit 1, cell named, rows marked, report leaves it out"
 
+# --resume of a file where such a cell failed in one iteration only and other cells follow it:
+# the cell ran every iteration, so it is finished (the injection fails every iteration; the
+# first iteration's mark is taken out to stand for a count that was 0 there).
+out=$tmp/mz1.csv
+RWLAB_FAULT_INJECT=must_be_zero=null "$rwlab" run -l null,pthread -w locktest -t 2 -n 2 -d 20ms --warmup 0 \
+	-o "$out" --no-report -q 2>/dev/null
+sed -i '/,null,locktest,2,0,cell_failed,/d' "$out"
+"$rwlab" run -l null,pthread -w locktest -t 2 -n 2 -d 20ms --warmup 0 -o "$out" --no-report -q --resume \
+	2>"$tmp/stderr"
+rc=$?
+[ "$rc" = 0 ] && grep -q 'resuming .*mz1.csv: 2 finished cells kept, 0 of this matrix to run' "$tmp/stderr" ||
+	{ echo "FAIL resume after a one-iteration cell_failed: exit $rc"; cat "$tmp/stderr"; fails=$((fails + 1)); }
+echo "ok resume keeps a cell marked cell_failed in some of its iterations"
+
 # Without injection the same run succeeds (the checks above can fail for the right reason only).
 "$rwlab" run -l pthread,null -w locktest -t 2 -n 2 -d 20ms --warmup 0 -o "$tmp/ok.csv" --no-report -q 2>"$tmp/stderr"
 rc=$?
