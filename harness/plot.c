@@ -1044,8 +1044,8 @@ int lab_plot(const struct lab_plot_opts *o)
 	st = lab_results_load(&p.r, o->path, o->by, o->baseline, err, sizeof(err));
 	if (st) {
 		fprintf(stderr, "rwlab plot: %s\n", err);
-		/* a --by or --baseline that names nothing in the file is a usage error */
-		return st == LAB_RESULTS_BAD_BY || st == LAB_RESULTS_BAD_BASELINE ? 2 : 1;
+		/* a --by or --baseline that names nothing in the file, or a file of no results, is a usage error */
+		return st == LAB_RESULTS_BAD_BY || st == LAB_RESULTS_BAD_BASELINE || st == LAB_RESULTS_NOT_RESULTS ? 2 : 1;
 	}
 	/* -m and -w first: a name the file lacks is the mistake to say, whatever figures the file holds */
 	if (o->metric && !o->fairness && lab_results_metric(&p.r, o->metric) < 0) {

@@ -104,7 +104,7 @@ expect "plot --by twice" 2 "^rwlab plot: column 'host' given twice in --by \(eac
 [ -e by.png ] && fail "plot --by twice: a figure was drawn"
 # report's own -f csv output given back to report: said for what it is
 "$rwlab" report b.csv -f csv -o agg.csv 2>/dev/null || fail "report -f csv -o agg.csv failed"
-expect "report of report's csv" 1 "^rwlab report: agg.csv: no column 'variant' \\(columns: group, .*\\): this is rwlab report -f csv's output" \
+expect "report of report's csv" 2 "^rwlab report: agg.csv: no column 'variant' \\(columns: group, .*\\): this is rwlab report -f csv's output" \
 	"$rwlab" report agg.csv
 # --by given twice appends, as every list option (it kept the last one alone)
 expect "report --by a --by a" 2 "^rwlab report: column 'variant' given twice in --by" "$rwlab" report b.csv --by variant --by variant
