@@ -438,7 +438,7 @@ static int parse_expanded(struct run_args *a, int argc, char **argv, const struc
 	if (a->lists.sim && !LAB_SIM)
 		return run_sim_exec(a, argc, argv, drop);
 	if (!LAB_SIM && a->o.jobs > 1) {
-		fprintf(stderr, "%s: warning: -j %d: native cells run one at a time, so that no measurement shares the CPUs, "
+		fprintf(stderr, "%s: WARNING: -j %d: native cells run one at a time, so that no measurement shares the CPUs, "
 			"caches and memory bandwidth it measures; running -j 1 (-j runs simulated cells at once, "
 			"with --sim)\n", PROG, a->o.jobs);
 		a->o.jobs = 1;
@@ -545,14 +545,14 @@ static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *
 		for (int i = 0; i < *nwls; i++)
 			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 				 i ? (i == *nwls - 1 ? " and " : ", ") : "", a->wls[i].label);
-		fprintf(stderr, "%s: warning: -l has no effect: %s run%s the lazy-mm schemes of -m, not lock "
+		fprintf(stderr, "%s: WARNING: -l has no effect: %s run%s the lazy-mm schemes of -m, not lock "
 			"variants\n", PROG, names, *nwls == 1 ? "s" : "");
 	}
 	if (lazy_wl && !*nschemes &&
 	    lab_lazy_mm_parse_list("all", a->schemes, LAB_MAX_SCHEMES, nschemes, err, sizeof(err)))
 		return 2;
 	if (*nschemes && !lazy_wl)
-		fprintf(stderr, "%s: warning: -m given but no workload uses lazy-mm schemes\n", PROG);
+		fprintf(stderr, "%s: WARNING: -m given but no workload uses lazy-mm schemes\n", PROG);
 	return 0;
 }
 

@@ -316,7 +316,7 @@ int lab_csv_keep_old(const char *prog, const char *path, char *err, size_t errle
 			snprintf(err, errlen, "cannot keep the existing '%s' as '%s': %s", path, old, strerror(errno));
 			return -1;
 		}
-		fprintf(stderr, "%s: warning: %s existed: kept it as %s\n", prog, path, old);	/* -q keeps it */
+		fprintf(stderr, "%s: WARNING: %s existed: kept it as %s\n", prog, path, old);	/* -q keeps it */
 		return 0;
 	}
 	snprintf(err, errlen, "'%s' exists and %s.1 .. %s.9999 are taken: remove some", path, path, path);

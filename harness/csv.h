@@ -355,6 +355,17 @@ struct lab_csv_reader {
  * blank lines (...)", "x:1: ..."); close the reader either way.
  */
 int lab_csv_reader_open(struct lab_csv_reader *rd, const char *path, char *err, size_t errlen);
+/*
+ * lab_csv_reader_open_results() - lab_csv_reader_open() for a results CSV:
+ * it also returns LAB_CSV_NOT_RESULTS, with "x: no column 'variant'
+ * (columns: a, b): not an rwlab results CSV (...)" in @err, when the header
+ * lacks a column every results CSV has (variant, workload, threads, metric,
+ * value, unit, better). An input read once whose first open this is is
+ * copied no further than that header: `yes | rwlab report -` is refused at
+ * once.
+ */
+#define LAB_CSV_NOT_RESULTS (-2)
+int lab_csv_reader_open_results(struct lab_csv_reader *rd, const char *path, char *err, size_t errlen);
 int lab_csv_reader_mem(struct lab_csv_reader *rd, const char *data, size_t len, const char *name, char *err,
 		       size_t errlen);
 /*

@@ -184,8 +184,10 @@ int lab_csv_reader_nctx(const struct lab_csv_reader *rd)
  * from its start (with pread: the readers share its descriptor). Where no
  * file can be made or written there (a read-only or full /tmp), the copy is
  * kept in memory instead, said in one note. The copy stops, and every open
- * fails, as soon as the input shows it is no CSV (copy_check()): an endless
- * device such as /dev/zero is not copied to its end. Copies are found by the
+ * fails, as soon as the input shows it is no CSV (copy_check()), or, when
+ * the first open asks for a results CSV, as soon as its header line ends
+ * without the columns of one: an endless device such as /dev/zero, or
+ * `yes`, is not copied to its end. Copies are found by the
  * input's device and inode, so "-" and /dev/stdin are one input; they last
  * as long as the process.
  */
@@ -194,6 +196,7 @@ struct spool {
 	ino_t ino;
 	int fd;				/* the copy, or -1 */
 	char why[600];			/* why there is none: every open says it */
+	bool not_results;		/* its header is no results CSV's (lab_csv_reader_open_results()) */
 };
 
 static pthread_mutex_t spool_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -225,7 +228,35 @@ struct copy {
 	size_t len;			/* bytes copied */
 	bool text, header;		/* a byte other than a line end seen; the header line ended */
 	bool in_memory;
+	bool results;			/* refuse a header that is no results CSV's once it ends */
+	bool not_results;		/* so refused */
+	char *head;			/* results: the bytes up to the header's line end */
+	size_t nhead;
 };
+
+static bool lacks_results_column(const struct lab_csv_reader *rd, char *err, size_t errlen);
+
+/*
+ * c->results: keep the header's bytes, @buf[0..@n), and once its line has
+ * ended check that it names a results CSV's columns. A header that does not
+ * parse here (a quoted name over several lines) is left to the reader.
+ * Returns 0, or -1 with the message in @why.
+ */
+static int copy_check_results(struct copy *c, const char *buf, size_t n, char *why, size_t len)
+{
+	struct lab_csv_reader h;
+	char err[600];
+
+	c->head = xrealloc(c->head, c->nhead + n);
+	memcpy(c->head + c->nhead, buf, n);
+	c->nhead += n;
+	if (!c->header)
+		return 0;
+	c->not_results = !lab_csv_reader_mem(&h, c->head, c->nhead, c->name, err, sizeof(err)) &&
+			 lacks_results_column(&h, why, len);
+	lab_csv_reader_close(&h);
+	return c->not_results ? -1 : 0;
+}
 
 /*
  * The first HEADER_MAX bytes of the input, @buf[0..@n) read at c->len: no
@@ -235,18 +266,21 @@ struct copy {
  */
 static int copy_check(struct copy *c, const char *buf, size_t n, char *why, size_t len)
 {
-	size_t end = c->len >= HEADER_MAX ? 0 : n < HEADER_MAX - c->len ? n : HEADER_MAX - c->len;
+	size_t end = c->len >= HEADER_MAX ? 0 : n < HEADER_MAX - c->len ? n : HEADER_MAX - c->len, i;
 	const char *nul = memchr(buf, 0, end);
+	bool had = c->header;
 
 	if (nul) {
 		snprintf(why, len, "%s: binary data (a NUL byte at offset %zu) in its first 64 KiB: not a results file",
 			 c->name, c->len + (size_t)(nul - buf));
 		return -1;
 	}
-	for (size_t i = 0; i < end && !c->header; i++) {
+	for (i = 0; i < end && !c->header; i++) {
 		c->header = buf[i] == '\n' && c->text;
 		c->text |= buf[i] != '\n' && buf[i] != '\r';
 	}
+	if (c->results && !had && copy_check_results(c, buf, i, why, len))
+		return -1;
 	if (c->header || c->len + n < HEADER_MAX)
 		return 0;
 	snprintf(why, len, "%s: no CSV header in its first 64 KiB (its first line does not end there): not a "
@@ -331,10 +365,15 @@ static int copy_all(struct copy *c, char *why, size_t len)
 	return ret;
 }
 
-/* Copy @path (@in: stdin) into a new unlinked file, or memory. Returns its descriptor, or -1 with @why. */
-static int spool_copy(const char *path, bool in, char *why, size_t len)
+/*
+ * Copy @path (@in: stdin) into a new unlinked file, or memory; @s->not_results
+ * set when it is refused as no results CSV (@results). Returns its
+ * descriptor, or -1 with @why.
+ */
+static int spool_copy(struct spool *s, const char *path, bool in, bool results, char *why, size_t len)
 {
-	struct copy c = { .src = in ? 0 : open(path, O_RDONLY | O_CLOEXEC), .path = path, .name = in ? "stdin" : path };
+	struct copy c = { .src = in ? 0 : open(path, O_RDONLY | O_CLOEXEC), .path = path, .name = in ? "stdin" : path,
+			  .results = results };
 
 	if (c.src < 0) {
 		snprintf(why, len, "cannot read '%s': %s", path, strerror(errno));
@@ -348,14 +387,18 @@ static int spool_copy(const char *path, bool in, char *why, size_t len)
 	}
 	if (!in)
 		close(c.src);
+	free(c.head);
+	s->not_results = c.not_results;
 	return c.fd;
 }
 
 /*
  * The copy of the input @st describes (@path, @in: stdin), made on first
- * use. Returns it, or -1 with why in @why.
+ * use (@results: refusing a header that is no results CSV's). Returns it, or
+ * -1 with why in @why, *@not_results set when that was the refusal.
  */
-static int spool(const char *path, bool in, const struct stat *st, char *why, size_t len)
+static int spool(const char *path, bool in, bool results, const struct stat *st, bool *not_results, char *why,
+		 size_t len)
 {
 	struct spool *s = NULL;
 	int fd;
@@ -367,10 +410,11 @@ static int spool(const char *path, bool in, const struct stat *st, char *why, si
 	if (!s) {
 		spools = xrealloc(spools, (size_t)(nspools + 1) * sizeof(*spools));
 		s = &spools[nspools++];
-		*s = (struct spool){ st->st_dev, st->st_ino, -1, "" };
-		s->fd = spool_copy(path, in, s->why, sizeof(s->why));
+		*s = (struct spool){ st->st_dev, st->st_ino, -1, "", false };
+		s->fd = spool_copy(s, path, in, results, s->why, sizeof(s->why));
 	}
 	fd = s->fd;
+	*not_results = s->not_results;
 	snprintf(why, len, "%s", s->why);
 	pthread_mutex_unlock(&spool_lock);
 	return fd;
@@ -378,24 +422,25 @@ static int spool(const char *path, bool in, const struct stat *st, char *why, si
 
 /*
  * Open @path ("-": stdin) to read from its start: a regular file or a
- * directory (or what stat() cannot see) itself, anything else its copy,
- * *@shared then set (read it with pread(), never close it). Returns the
- * descriptor, or -1 with the message in @why ("cannot read 'PATH': ...").
+ * directory (or what stat() cannot see) itself, anything else its copy
+ * (spool(): @results, *@not_results), *@shared then set (read it with
+ * pread(), never close it). Returns the descriptor, or -1 with the message
+ * in @why ("cannot read 'PATH': ...").
  */
-static int input_open(const char *path, bool *shared, char *why, size_t len)
+static int input_open(const char *path, bool results, bool *shared, bool *not_results, char *why, size_t len)
 {
 	bool in = !strcmp(path, "-");
 	struct stat st;
 	int fd;
 
-	*shared = false;
+	*shared = *not_results = false;
 	if (in ? fstat(0, &st) : stat(path, &st)) {
 		fd = in ? -1 : open(path, O_RDONLY | O_CLOEXEC);
 	} else if (!in && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 	} else {
 		*shared = true;
-		return spool(path, in, &st, why, len);
+		return spool(path, in, results, &st, not_results, why, len);
 	}
 	if (fd < 0)
 		snprintf(why, len, "cannot read '%s': %s", path, strerror(errno));
@@ -405,8 +450,8 @@ static int input_open(const char *path, bool *shared, char *why, size_t len)
 const char *lab_csv_first_line(const char *path, char *buf, size_t len)
 {
 	char why[600];
-	bool shared;
-	int fd = input_open(path, &shared, why, sizeof(why));
+	bool shared, not_results;
+	int fd = input_open(path, false, &shared, &not_results, why, sizeof(why));
 	ssize_t n = fd < 0 ? -1 : pread(fd, buf, len - 1, 0);
 
 	if (fd >= 0 && !shared)
@@ -583,6 +628,36 @@ int lab_csv_reader_col(const struct lab_csv_reader *rd, const char *name)
 	return -1;
 }
 
+/* The columns every results CSV's header names, whatever its schema: what report and plot need. */
+static const char *const results_need[] = { "variant", "workload", "threads", "metric", "value", "unit", "better" };
+
+/*
+ * Does @rd's header lack one of results_need? Then "NAME: no column 'C'
+ * (columns: a, b): ..." in @err, naming what a results CSV is, or the file
+ * it was made from for report -f csv's output. Returns true when it does.
+ */
+static bool lacks_results_column(const struct lab_csv_reader *rd, char *err, size_t errlen)
+{
+	size_t n = sizeof(results_need) / sizeof(results_need[0]), i = 0, off;
+
+	while (i < n && lab_csv_reader_col(rd, results_need[i]) >= 0)
+		i++;
+	if (i == n)
+		return false;
+	off = (size_t)snprintf(err, errlen, "%s: no column '%s' (columns:", rd->name, results_need[i]);
+	for (int c = 0; c < rd->ncols && off < errlen; c++)
+		off += (size_t)snprintf(err + off, errlen - off, "%s %s", c ? "," : "", rd->header[c]);
+	if (off >= errlen)
+		return true;
+	if (rd->ncols > 2 && !strcmp(rd->header[0], "group") && !strcmp(rd->header[1], "column"))
+		snprintf(err + off, errlen - off, "): this is rwlab report -f csv's output (a table of aggregates); "
+			 "report the results CSV it was made from");
+	else
+		snprintf(err + off, errlen - off, "): not an rwlab results CSV (what rwlab run, bench and exec write, "
+			 "with columns variant, workload, threads, metric, value, unit and better)");
+	return true;
+}
+
 /* The schema's context column called @name, or -1. */
 static int context_column(const char *name)
 {
@@ -688,14 +763,29 @@ static void reader_init(struct lab_csv_reader *rd, const char *name)
 	rd->fd = -1;
 }
 
+/* The reader over @path (@results: refusing a header that is no results CSV's, its copy cut there). */
+static int reader_open(struct lab_csv_reader *rd, const char *path, bool results, char *err, size_t errlen)
+{
+	bool not_results;
+
+	reader_init(rd, strcmp(path, "-") ? path : "stdin");
+	rd->fd = input_open(path, results, &rd->shared, &not_results, err, errlen);
+	if (rd->fd < 0)
+		return not_results ? LAB_CSV_NOT_RESULTS : -1;
+	rd->own_fd = !rd->shared;
+	if (begin(rd, err, errlen))
+		return -1;
+	return results && lacks_results_column(rd, err, errlen) ? LAB_CSV_NOT_RESULTS : 0;
+}
+
 int lab_csv_reader_open(struct lab_csv_reader *rd, const char *path, char *err, size_t errlen)
 {
-	reader_init(rd, strcmp(path, "-") ? path : "stdin");
-	rd->fd = input_open(path, &rd->shared, err, errlen);
-	if (rd->fd < 0)
-		return -1;
-	rd->own_fd = !rd->shared;
-	return begin(rd, err, errlen);
+	return reader_open(rd, path, false, err, errlen);
+}
+
+int lab_csv_reader_open_results(struct lab_csv_reader *rd, const char *path, char *err, size_t errlen)
+{
+	return reader_open(rd, path, true, err, errlen);
 }
 
 int lab_csv_reader_mem(struct lab_csv_reader *rd, const char *data, size_t len, const char *name, char *err,

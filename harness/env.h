@@ -49,10 +49,11 @@
 	X("RWLAB_FAULT_INJECT", "run (tests)", \
 	  "SITE[=VARIANT],...: make a call that cannot fail fail, to test the failure paths: pthread_create, " \
 	  "prepare, worker, must_be_zero, loadavg, loadavg_only (harness/fault.h)") \
-	X("TMPDIR", "exec, report, plot, merge, sim validate", \
+	X("TMPDIR", "exec, report, plot, merge, slurm, sim validate", \
 	  "the directory of temporary files (default /tmp): exec's per-run statistics, the copy of stdin or a " \
 	  "FIFO that report, plot and merge read more than once (kept in memory where none can be made there), " \
-	  "plot's and report -f html's gnuplot scripts, sim validate's runs")
+	  "plot's and report -f html's gnuplot scripts, the lines of slurm's rwlab run --list-cells, sim " \
+	  "validate's runs")
 
 /* lab_tmpdir() - where temporary files go: $TMPDIR when it is set and not empty, else /tmp. */
 static inline const char *lab_tmpdir(void)

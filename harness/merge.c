@@ -326,7 +326,7 @@ static int load(struct merge *m)
 				"out\n", m->prog, f->path, f->torn_line);
 		lab_csv_reader_close(&rd);
 		if (!ret && !f->nrows && !m->o->quiet)	/* report says it itself, as report */
-			fprintf(stderr, "%s: warning: %s holds no results\n", m->prog, f->path);
+			fprintf(stderr, "%s: WARNING: %s holds no results\n", m->prog, f->path);
 	}
 	free(key);
 	return ret;

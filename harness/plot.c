@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "env.h"
+#include "err.h"
 #include "format.h"
 #include "plot.h"
 #include "report_impl.h"
@@ -915,7 +916,7 @@ static int render(const char *out, bool keep, plot_writer write, const void *arg
 	/* Say why the figure cannot be written ourselves, not through gnuplot's script dump. */
 	fd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
 	if (fd < 0) {
-		fprintf(stderr, "rwlab plot: cannot write '%s': %s\n", out, strerror(errno));
+		fprintf(stderr, "%s: cannot write '%s': %s\n", lab_prog(), out, strerror(errno));
 		return 1;
 	}
 	close(fd);
@@ -925,7 +926,7 @@ static int render(const char *out, bool keep, plot_writer write, const void *arg
 	} else {
 		snprintf(dir, sizeof(dir), "%s/rwlab-plot-XXXXXX", lab_tmpdir());
 		if (!mkdtemp(dir)) {
-			fprintf(stderr, "rwlab plot: cannot make a temporary directory in %s: %s\n", lab_tmpdir(),
+			fprintf(stderr, "%s: cannot make a temporary directory in %s: %s\n", lab_prog(), lab_tmpdir(),
 				strerror(errno));
 			unlink(out);
 			return 1;
@@ -939,7 +940,7 @@ static int render(const char *out, bool keep, plot_writer write, const void *arg
 		int blocks;
 
 		if (!s || !d) {
-			fprintf(stderr, "rwlab plot: cannot write %s: %s\n", s ? dat : gp, strerror(errno));
+			fprintf(stderr, "%s: cannot write %s: %s\n", lab_prog(), s ? dat : gp, strerror(errno));
 			if (s)
 				fclose(s);
 			if (d)
@@ -962,16 +963,16 @@ static int render(const char *out, bool keep, plot_writer write, const void *arg
 			continue;
 		}
 		if (rc == 0) {
-			snprintf(head, sizeof(head), "rwlab plot: gnuplot drew %s, and said:", out);
+			snprintf(head, sizeof(head), "%s: gnuplot drew %s, and said:", lab_prog(), out);
 			st = 0;
 		} else if (sig) {
-			snprintf(head, sizeof(head), "rwlab plot: gnuplot was killed by signal %d (%s) drawing %s%s", sig,
+			snprintf(head, sizeof(head), "%s: gnuplot was killed by signal %d (%s) drawing %s%s", lab_prog(), sig,
 				 strsignal(sig), out, *said ? "; it said:" : "");
 		} else if (rc == 127 || rc < 0) {
-			snprintf(head, sizeof(head), "rwlab plot: cannot run gnuplot (install gnuplot-nox, or set "
-				 "RWLAB_GNUPLOT)%s", *said ? "; it said:" : "");
+			snprintf(head, sizeof(head), "%s: cannot run gnuplot (install gnuplot-nox, or set "
+				 "RWLAB_GNUPLOT)%s", lab_prog(), *said ? "; it said:" : "");
 		} else {
-			snprintf(head, sizeof(head), "rwlab plot: gnuplot failed (exit %d) drawing %s%s", rc, out,
+			snprintf(head, sizeof(head), "%s: gnuplot failed (exit %d) drawing %s%s", lab_prog(), rc, out,
 				 *said ? "; it said:" : "");
 		}
 		if (rc && !*said)
@@ -994,11 +995,11 @@ out:
 int lab_plot_render(const struct lab_plot_fig *f, const char *out, bool keep_script)
 {
 	if (!ends_with(out, ".svg") && !ends_with(out, ".png")) {
-		fprintf(stderr, "rwlab plot: output '%s' must end in .png or .svg\n", out);
+		fprintf(stderr, "%s: output '%s' must end in .png or .svg\n", lab_prog(), out);
 		return 1;
 	}
 	if (!f->nline) {
-		fprintf(stderr, "rwlab plot: nothing to draw for '%s'\n", out);
+		fprintf(stderr, "%s: nothing to draw for '%s'\n", lab_prog(), out);
 		return 1;
 	}
 	return render(out, keep_script, fig_writer, f);
@@ -1044,8 +1045,8 @@ int lab_plot(const struct lab_plot_opts *o)
 	st = lab_results_load(&p.r, o->path, o->by, o->baseline, err, sizeof(err));
 	if (st) {
 		fprintf(stderr, "rwlab plot: %s\n", err);
-		/* a --by or --baseline that names nothing in the file is a usage error */
-		return st == LAB_RESULTS_BAD_BY || st == LAB_RESULTS_BAD_BASELINE ? 2 : 1;
+		/* a --by or --baseline that names nothing in the file, or a file of no results, is a usage error */
+		return st == LAB_RESULTS_BAD_BY || st == LAB_RESULTS_BAD_BASELINE || st == LAB_RESULTS_NOT_RESULTS ? 2 : 1;
 	}
 	/* -m and -w first: a name the file lacks is the mistake to say, whatever figures the file holds */
 	if (o->metric && !o->fairness && lab_results_metric(&p.r, o->metric) < 0) {

@@ -1298,8 +1298,8 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 	if (st) {
 		free_workloads(&c);
 		fprintf(stderr, "rwlab report: %s\n", err);
-		/* a --by or --baseline that names nothing in the file is a usage error */
-		return st == LAB_RESULTS_BAD_BY || st == LAB_RESULTS_BAD_BASELINE ? 2 : 1;
+		/* a --by or --baseline that names nothing in the file, or a file of no results, is a usage error */
+		return st == LAB_RESULTS_BAD_BY || st == LAB_RESULTS_BAD_BASELINE || st == LAB_RESULTS_NOT_RESULTS ? 2 : 1;
 	}
 	if (!o->by && !o->baseline && !o->map && several_fault_paths(&c)) {	/* compare the paths side by side */
 		lab_results_free(&r);	/* stdin or a FIFO: read again from the reader's copy */
@@ -1329,9 +1329,10 @@ int lab_report_by_check(const struct lab_report_opts *o)
 	const char *const *paths = o->npaths ? o->paths : &o->path;
 	struct lab_results r;
 	char err[2048];
+	int st = lab_results_load_many(&r, paths, o->npaths ? o->npaths : 1, o->by, NULL, LAB_RESULTS_HEADER, err,
+				       sizeof(err));
 
-	if (lab_results_load_many(&r, paths, o->npaths ? o->npaths : 1, o->by, NULL, LAB_RESULTS_HEADER, err,
-				  sizeof(err)) != LAB_RESULTS_BAD_BY)
+	if (st != LAB_RESULTS_BAD_BY && st != LAB_RESULTS_NOT_RESULTS)
 		return 0;
 	fprintf(stderr, "rwlab report: %s\n", err);
 	return 2;

@@ -188,12 +188,13 @@ int lab_report_sig_parse(const char *s, enum lab_report_sig *sig);
  */
 int lab_report_print(FILE *out, const struct lab_report_opts *o);
 /*
- * lab_report_by_check() - @o->by against the first CSV's header alone, the
- * check lab_report_print() makes first, for a caller that reads the files
- * before it (report's merge checks): a column the file does not have is the
+ * lab_report_by_check() - @o->by against the first CSV's header alone, and
+ * every input's header a results CSV's, the checks lab_report_print() makes
+ * first, for a caller that reads the files before it (report's merge
+ * checks): a column the file does not have, or a file of no results, is the
  * command's mistake, said first whatever the rows hold (stdin and FIFOs
- * too: lab_csv_reader_open() keeps a copy for the print). Returns 0, or 2
- * with its one line on stderr.
+ * too: lab_csv_reader_open_results() keeps a copy for the print, or refuses
+ * one at its header). Returns 0, or 2 with its one line on stderr.
  */
 int lab_report_by_check(const struct lab_report_opts *o);
 

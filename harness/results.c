@@ -514,12 +514,11 @@ static enum lab_better parse_better(const char *s)
 
 /* The logical columns of the inputs that loading uses. */
 enum {
-	C_VARIANT, C_WORKLOAD, C_THREADS, C_METRIC, C_VALUE, C_BETTER, C_UNIT,	/* needed */
+	C_VARIANT, C_WORKLOAD, C_THREADS, C_METRIC, C_VALUE, C_BETTER, C_UNIT,	/* every results CSV's */
 	C_RUN, C_ITERATION, C_HOST, C_SETTINGS, C_TIMESTAMP, C_NR
 };
 static const char *const col_names[C_NR] = { "variant", "workload", "threads", "metric", "value", "better", "unit",
 					     "run", "iteration", "host", "settings", "timestamp" };
-#define C_NEEDED (C_UNIT + 1)
 
 /* The duplicate key, in the order the message names it. */
 static const char *const dup_names[7] = { "run", "variant", "workload", "threads", "iteration", "metric", "host" };
@@ -533,6 +532,7 @@ struct loader {
 	int bycol[MAX_BY], nby, grcol[2], ngr;
 	bool fault_path;		/* --by fault_path (LAB_RESULTS_FAULT_PATH): a column of -1 in bycol */
 	char by_err[1024];		/* a --by problem (a usage error), said before anything about the rows */
+	bool not_results;		/* an input's header lacks a column every results CSV has (a usage error) */
 	int src;			/* the input being read */
 	int *ctx_map, nctx_map;		/* its reader's contexts -> the store's */
 	long long seq;			/* rows read */
@@ -541,21 +541,6 @@ struct loader {
 	struct imap vl_map;		/* a variant label's id and its rows' workload's -> its id as run writes it */
 	char key[8192];
 };
-
-static void fail_cols(const struct lab_csv_reader *rd, const char *path, const char *name, char *err,
-		      size_t errlen)
-{
-	size_t off = (size_t)snprintf(err, errlen, "%s: no column '%s' (columns:", path, name);
-
-	for (int i = 0; i < rd->ncols && off < errlen; i++)
-		off += (size_t)snprintf(err + off, errlen - off, "%s %s", i ? "," : "", rd->header[i]);
-	if (off < errlen)
-		off += (size_t)snprintf(err + off, errlen - off, ")");
-	/* rwlab report -f csv's own header: a table of aggregates, not rows to aggregate */
-	if (off < errlen && rd->ncols > 2 && !strcmp(rd->header[0], "group") && !strcmp(rd->header[1], "column"))
-		snprintf(err + off, errlen - off, ": this is rwlab report -f csv's output (a table of aggregates); "
-			 "report the results CSV it was made from");
-}
 
 /*
  * Columns that identify a row within a cell or are the measurement itself:
@@ -600,12 +585,13 @@ static bool not_rwlab(const char *path)
 
 static const char *src_name(const struct lab_results_store *st, int src);
 
-/* Open input @i. Returns 0 or -1. */
+/* Open input @i: a results CSV (L->not_results set when it is none). Returns 0 or -1. */
 static int open_input(struct loader *L, int i, struct lab_csv_reader *rd, char *err, size_t errlen)
 {
-	int r = lab_csv_reader_open(rd, L->st->paths[i], err, errlen);
+	int r = lab_csv_reader_open_results(rd, L->st->paths[i], err, errlen);
 
-	if (r && not_rwlab(L->st->paths[i]))	/* a parse error in a file that is not ours: say that instead */
+	L->not_results = r == LAB_CSV_NOT_RESULTS;
+	if (r && !L->not_results && not_rwlab(L->st->paths[i]))	/* a parse error in a file that is not ours */
 		snprintf(err, errlen, "%s: not an rwlab results CSV (its first line is not the header "
 			 "'schema,run,timestamp,...')", src_name(L->st, i));
 	return r;
@@ -1082,19 +1068,16 @@ static int read_row(struct loader *L, const struct lab_csv_reader *rd, const cha
 	return 0;
 }
 
-/* The columns of the first input (@rd): the ones loading needs, --by's, the groups'. Returns 0 or -1. */
-static int setup_columns(struct loader *L, const struct lab_csv_reader *rd, const char *by, char *err,
-			 size_t errlen)
+/*
+ * The columns of the first input (@rd): the ones loading needs (there: the
+ * reader checked them, lab_csv_reader_open_results()), --by's, the groups'.
+ */
+static void setup_columns(struct loader *L, const struct lab_csv_reader *rd, const char *by)
 {
 	char bybuf[256], *save = NULL;
 
-	for (int i = 0; i < C_NR; i++) {
+	for (int i = 0; i < C_NR; i++)
 		L->col[i] = lab_csv_reader_col(rd, col_names[i]);
-		if (i < C_NEEDED && L->col[i] < 0) {
-			fail_cols(rd, L->r->path, col_names[i], err, errlen);
-			return -1;
-		}
-	}
 	L->row = xrealloc(NULL, (size_t)rd->ncols * sizeof(*L->row));	/* the other inputs have these columns */
 	L->st->nccols = 0;
 	L->st->ccol = xrealloc(NULL, (size_t)rd->ncols * sizeof(char *));
@@ -1144,7 +1127,6 @@ static int setup_columns(struct loader *L, const struct lab_csv_reader *rd, cons
 	for (int k = 0; k < L->nby && !L->fault_path; k++)
 		L->st->key_part[L->st->nkey_parts++] = L->bycol[k] == L->col[C_VARIANT] ? KEY_VARIANT :
 						       L->bycol[k] == L->col[C_WORKLOAD] ? KEY_WORKLOAD : KEY_OTHER;
-	return 0;
 }
 
 /* Input @i's header: the first sets the columns up, the others must have its columns. Returns 0 or -1. */
@@ -1159,7 +1141,8 @@ static int check_header(struct loader *L, int i, const struct lab_csv_reader *rd
 		st->head = xrealloc(NULL, (size_t)(st->nhead + 1) * sizeof(char *));
 		for (int c = 0; c < st->nhead; c++)
 			st->head[c] = istr(&st->str, rd->header[c]);
-		return setup_columns(L, rd, by, err, errlen);
+		setup_columns(L, rd, by);
+		return 0;
 	}
 	same = rd->ncols == st->nhead;
 	for (int c = 0; same && c < st->nhead; c++)
@@ -1882,9 +1865,11 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 				snprintf(err, errlen, "%s", L.by_err);
 				ret = LAB_RESULTS_BAD_BY;
 			}
+			if (L.not_results)
+				ret = LAB_RESULTS_NOT_RESULTS;
 			goto out;
 		}
-		if (flags & LAB_RESULTS_HEADER) {
+		if ((flags & LAB_RESULTS_HEADER) && i == npaths - 1) {
 			ret = 0;
 			goto out;
 		}

@@ -61,13 +61,15 @@ struct lab_results {
  * is one of them; else the first column seen, said in one note where runs recorded one); the baseline
  * is moved to columns[0].
  * Returns 0, or -1 with a one-line message in @err: unreadable or malformed
- * CSV, a missing column (naming the columns present), a non-numeric value or
+ * CSV, a non-numeric value or
  * thread count ("FILE:LINE: ..."); LAB_RESULTS_BAD_BASELINE with the message
  * for an unknown baseline (naming the valid ones); or LAB_RESULTS_BAD_BY with
  * it when @by names no column of the file (naming them and fault_path), is
  * empty or too long, said as soon as the first header is read, before
- * anything about the rows. Both are the command's mistakes (usage errors),
- * not the file's.
+ * anything about the rows; or LAB_RESULTS_NOT_RESULTS when an input's
+ * header lacks a column every results CSV has (a stream refused at its
+ * header, lab_csv_reader_open_results()). The three are the command's
+ * mistakes (usage errors), not a file's damage.
  */
 int lab_results_load(struct lab_results *r, const char *path, const char *by, const char *baseline,
 		     char *err, size_t errlen);
@@ -75,6 +77,7 @@ int lab_results_load(struct lab_results *r, const char *path, const char *by, co
 #define LAB_RESULTS_FAULT_PATH "fault_path"	/* the --by pseudo-column of the mm_lock modes */
 #define LAB_RESULTS_BAD_BY (-2)			/* lab_results_load*(): @by is wrong, not the file */
 #define LAB_RESULTS_BAD_BASELINE (-3)		/* lab_results_load*(): @baseline names no column of the file */
+#define LAB_RESULTS_NOT_RESULTS (-4)		/* lab_results_load*(): an input is no results CSV (its header) */
 
 /*
  * lab_results_fault_path() - the fault path of a workload label, by its
@@ -116,7 +119,10 @@ int lab_results_load_many(struct lab_results *r, const char *const *paths, int n
 #define LAB_RESULTS_ALLOW_DUPLICATES 2u
 /* Print nothing on stderr about the rows (torn, unfinished, failed, repeated): a second load says it twice. */
 #define LAB_RESULTS_QUIET 4u
-/* Read the first input's header alone, to check @by before anything else reads the rows; @r is left empty. */
+/*
+ * Read the inputs' headers alone, to check @by (against the first) and that each is a results CSV before
+ * anything else reads the rows; @r is left empty.
+ */
 #define LAB_RESULTS_HEADER 8u
 /*
  * The caller takes --include-failed and --allow-duplicates (report): the lines about failed,

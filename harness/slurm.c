@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <stdint.h>
 #include <limits.h>
@@ -12,6 +13,7 @@
 
 #include "cmds.h"
 #include "csv.h"
+#include "env.h"
 #include "merge.h"
 #include "slurm.h"
 #include "version.h"
@@ -123,20 +125,49 @@ static void said_as_slurm(FILE *f)
 	fclose(f);
 }
 
-/* The plan: `rwlab run ... --list-cells`; counts its comparison blocks and cells. */
+/* A new unlinked file in lab_tmpdir() to write and read back, or NULL after one line on stderr. */
+static FILE *tmp_file(void)
+{
+	char path[PATH_MAX];
+	int fd;
+	FILE *f = NULL;
+
+	snprintf(path, sizeof(path), "%s/rwlab-slurm-XXXXXX", lab_tmpdir());
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0) {
+		unlink(path);
+		f = fdopen(fd, "w+");
+	}
+	if (!f) {
+		fprintf(stderr, LAB_PROG " slurm: cannot make a temporary file in %s: %s\n", lab_tmpdir(),
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	return f;
+}
+
+/*
+ * The plan: `rwlab run ... --list-cells`, its lines said as slurm's; counts
+ * its comparison blocks and cells. Returns 0, 2 when run refused the
+ * options, or 1 when no temporary file could be made for its lines.
+ */
 static int read_plan(struct slurm_opts *o)
 {
 	static const char *const extra[] = { "--list-cells", NULL };
-	char **v = run_argv(o, extra), *out = NULL, *save = NULL;
-	FILE *err = tmpfile();	/* none: run's lines pass as they are */
-	int st = spawn(v, &out, err), last = 0;
+	char **v, *out = NULL, *save = NULL;
+	FILE *err = tmp_file();
+	int st, last = 0;
 
-	if (err)
-		said_as_slurm(err);
+	if (!err)
+		return 1;
+	v = run_argv(o, extra);
+	st = spawn(v, &out, err);
+	said_as_slurm(err);
 	free(v);
 	if (st) {
 		free(out);
-		return -1;	/* rwlab run said what was wrong */
+		return 2;	/* rwlab run said what was wrong */
 	}
 	for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		int b;
@@ -596,8 +627,10 @@ static int cmd_slurm(int argc, char **argv)
 	char script[PATH_MAX + 16], array[4096] = "";
 	int todo, st, sb;
 
-	if (parse_args(argc, argv, &o) || read_plan(&o))
+	if (parse_args(argc, argv, &o))
 		return 2;
+	if ((st = read_plan(&o)))
+		return st;
 	if (!o.shards)
 		o.shards = o.nblocks;
 	if (o.shards > o.nblocks) {

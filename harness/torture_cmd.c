@@ -223,11 +223,13 @@ static void print_handoff(const char *tag, const struct lab_torture_result *r)
  *                 and direct grants by the unlocker (rwsem_handoff_grant)
  *   wakeups       waiters woken (rwsem_wake_reader/_writer, percpu_rwsem_wake_reader/_writer)
  *   to_read, to_write  holder-role switches (torture.h), switches their sum
- *   downgrades, trylock_fail, kill_bursts  torture's own counts
+ *   downgrades, trylock_fail, kill_bursts  torture's own counts, the first
+ *                 two only for a variant with the verbs (as print_verb_params())
  * then "events:" and every lock event (events_list.h) that is not zero.
  */
-static void print_paths(const char *tag, const struct lab_torture_result *r)
+static void print_paths(const char *tag, const struct lab_torture_opts *o, const struct lab_torture_result *r)
 {
+	const struct lab_rwsem_ops *ops = o->lock->ops;
 	const uint64_t *e = r->events;
 
 	printf("%s-torture: paths:", tag);
@@ -238,10 +240,13 @@ static void print_paths(const char *tag, const struct lab_torture_result *r)
 			       e[LAB_EV_percpu_rwsem_wake_writer]);
 	else
 		printf(" handoffs=? wakeups=? (built with -Devent_counts=false)");
-	printf(" switches=%" PRIu64 " to_read=%" PRIu64 " to_write=%" PRIu64 " downgrades=%" PRIu64
-	       " trylock_fail=%" PRIu64 " kill_bursts=%" PRIu64 " events:",
-	       r->switch_to_read + r->switch_to_write, r->switch_to_read, r->switch_to_write, r->downgrades,
-	       r->trylock_fail, r->kill_bursts);
+	printf(" switches=%" PRIu64 " to_read=%" PRIu64 " to_write=%" PRIu64, r->switch_to_read + r->switch_to_write,
+	       r->switch_to_read, r->switch_to_write);
+	if (ops->downgrade_write)
+		printf(" downgrades=%" PRIu64, r->downgrades);
+	if (ops->down_read_trylock || ops->down_write_trylock)
+		printf(" trylock_fail=%" PRIu64, r->trylock_fail);
+	printf(" kill_bursts=%" PRIu64 " events:", r->kill_bursts);
 	for (int i = 0; i < LAB_EV_NR; i++)
 		if (e[i])
 			printf(" %s=%" PRIu64, lab_event_names[i], e[i]);
@@ -298,7 +303,7 @@ static void print_final(const struct torture_print *p, const struct lab_torture_
 	if (r->not_unlocked)
 		printf("%s-torture: not back at the unlocked value at the end: %s !!!\n", p->tag, r->unlocked_msg);
 	if (p->events)
-		print_paths(p->tag, r);
+		print_paths(p->tag, o, r);
 	if (p->verbose) {
 		printf("%s-torture: downgrades %" PRIu64 ", failed trylocks %" PRIu64 ", long holds %" PRIu64
 		       ", stutter pauses %" PRIu64 "\n",

@@ -148,7 +148,7 @@ static int vma_lock_init(struct lab_mm *mm, struct lab_vma *vma)
 			return 0;
 		/* not silent: from here the run's VMA locks mix two layouts */
 		if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
-			lab_err("warning: v6.4's vma_lock slab has no free object (%s; %d pages of %u locks); later "
+			lab_err("WARNING: v6.4's vma_lock slab has no free object (%s; %d pages of %u locks); later "
 				"VMAs get a line-aligned lock, not the kernel's packed layout", strerror(-r),
 				VMA_LOCK_CACHE_PAGES, vma_lock_cachep.objects);
 	}

@@ -89,11 +89,11 @@ expect "exec --metric event.x" 2 "^rwlab exec: --metric 'event.x': a metric exec
 
 # An -o that exists is kept as FILE.N, said in a warning that begins with the subcommand, as its errors
 # do: -q keeps it (a file renamed under a script).
-kept() { # kept WHAT N CMD...: CMD says "rwlab WHAT: warning: kept.csv existed: kept it as kept.csv.N"
+kept() { # kept WHAT N CMD...: CMD says "rwlab WHAT: WARNING: kept.csv existed: kept it as kept.csv.N"
 	local what=$1 n=$2
 	shift 2
 	"$@" >/dev/null 2>"$tmp/e"
-	grep -qx "rwlab $what: warning: kept.csv existed: kept it as kept.csv.$n" "$tmp/e" ||
+	grep -qx "rwlab $what: WARNING: kept.csv existed: kept it as kept.csv.$n" "$tmp/e" ||
 		fail "$what -o kept.csv (it existed): $(grep existed "$tmp/e" || head -c 400 "$tmp/e")"
 }
 cp b.csv kept.csv
@@ -107,7 +107,7 @@ kept exec 5 "$rwlab" exec -l none -n 1 -o kept.csv -- echo x
 # warnings, said as such (they were 'rwlab run: kept.csv existed: ...' and 'rwlab run: -j 2: ...')
 "$rwlab" run -l null -w locktest -t 1 -n 1 -d 10ms --warmup 0 -q --no-report -j 2 -o kept.csv >/dev/null 2>"$tmp/e" ||
 	fail "run -q -j 2: exit $?: $(cat "$tmp/e")"
-[ "$(grep -c '^rwlab run: warning: ' "$tmp/e")" = 2 ] && ! grep -v 'WARNING: \|^rwlab run: warning: ' "$tmp/e" ||
+[ "$(grep -c '^rwlab run: WARNING: ' "$tmp/e")" = 2 ] && ! grep -v 'WARNING: ' "$tmp/e" ||
 	fail "run -q -j 2 -o kept.csv: not only warnings, or not 2 of its own: $(cat "$tmp/e")"
 
 # report and plot: a --by column given twice (each of its tables twice over) is refused the same way.
@@ -118,7 +118,7 @@ expect "plot --by twice" 2 "^rwlab plot: column 'host' given twice in --by \(eac
 [ -e by.png ] && fail "plot --by twice: a figure was drawn"
 # report's own -f csv output given back to report: said for what it is
 "$rwlab" report b.csv -f csv -o agg.csv 2>/dev/null || fail "report -f csv -o agg.csv failed"
-expect "report of report's csv" 1 "^rwlab report: agg.csv: no column 'variant' \\(columns: group, .*\\): this is rwlab report -f csv's output" \
+expect "report of report's csv" 2 "^rwlab report: agg.csv: no column 'variant' \\(columns: group, .*\\): this is rwlab report -f csv's output" \
 	"$rwlab" report agg.csv
 # --by given twice appends, as every list option (it kept the last one alone)
 expect "report --by a --by a" 2 "^rwlab report: column 'variant' given twice in --by" "$rwlab" report b.csv --by variant --by variant

@@ -63,6 +63,15 @@ for ext in png svg; do
 		fail "$ext, gnuplot fails saying nothing: exit $rc, '$(cat "$tmp/err")'"
 done
 
+# report -f html draws its graphs through the same code: its lines are report's (they said 'rwlab plot:')
+RWLAB_GNUPLOT=$tmp/warn "$rwlab" report "$data/two-variants.csv" -f html -o "$tmp/r.html" >/dev/null 2>"$tmp/err"
+sed -n 1p "$tmp/err" | grep -q "^rwlab report: gnuplot drew .*\.svg, and said:$" ||
+	fail "report -f html, gnuplot warns: not report's line naming gnuplot: '$(cat "$tmp/err")'"
+RWLAB_GNUPLOT=$tmp/mute "$rwlab" report "$data/two-variants.csv" -f html -o "$tmp/r.html" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc = 1 ] && grep -q "^rwlab report: gnuplot failed (exit 3) drawing .*\.svg$" "$tmp/err" && [ "$(wc -l <"$tmp/err")" = 1 ] ||
+	fail "report -f html, gnuplot fails saying nothing: exit $rc, '$(cat "$tmp/err")'"
+
 if command -v gnuplot >/dev/null; then
 	RWLAB_GNUPLOT=$tmp/nocairo "$rwlab" plot "$data/good.csv" -o "$tmp/gd.png" >/dev/null 2>"$tmp/err" ||
 		fail "png without pngcairo: exit $?: $(cat "$tmp/err")"

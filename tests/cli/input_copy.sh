@@ -4,9 +4,9 @@
 # once (stdin, a FIFO, a device: csv.h, lab_csv_reader_open()) goes to $TMPDIR, else /tmp; where no
 # file can be made or written there (a read-only or full /tmp) it is kept in memory, said in one
 # note naming the directory and why, and the report is the same; an input that is no CSV (a NUL
-# byte, or no line end, in its first 64 KiB) stops the copy at once with one line, so an endless
-# device is never copied to its end. plot's gnuplot script and report -f html's graphs go to
-# $TMPDIR too.
+# byte, or no line end, in its first 64 KiB) or no results CSV (its header) stops the copy at once
+# with one line, so an endless device or stream is never copied to its end. plot's gnuplot script
+# and report -f html's graphs go to $TMPDIR too.
 # The read-only and full directories are made in a user and mount namespace (unshare -rm): where
 # that is not allowed, those checks are skipped (exit 77 when the others pass).
 #   usage: input_copy.sh RWLAB DATA-DIR
@@ -28,6 +28,23 @@ done
 rc=$?
 [ $rc = 1 ] && grep -q '^rwlab plot: stdin: binary data (a NUL byte at offset 0)' "$tmp/e" ||
 	fail "plot - </dev/zero: exit $rc: $(head -c 300 "$tmp/e")"
+# A stream of text whose first line is no results CSV's header (yes: endless): refused at its
+# header, exit 2, at once (it passed the NUL and line-end checks and was copied until stopped);
+# so from a FIFO, and from plot. A file of that header says the same.
+(ulimit -f 20000; yes | timeout 20 "$rwlab" report - >"$tmp/o" 2>"$tmp/e")
+rc=$?
+nr="no column 'variant' \\(columns: y\\): not an rwlab results CSV \\(what rwlab run, bench and exec write, with columns variant, workload, threads, metric, value, unit and better\\)$"
+[ $rc = 2 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && grep -Eq "^rwlab report: stdin: $nr" "$tmp/e" ||
+	fail "yes | report -: exit $rc (124: copied for ever): $(head -c 300 "$tmp/e")"
+(ulimit -f 20000; timeout 20 "$rwlab" report <(yes) >"$tmp/o" 2>"$tmp/e")
+rc=$?
+[ $rc = 2 ] && grep -Eq "^rwlab report: /dev/fd/[0-9]+: $nr" "$tmp/e" ||
+	fail "report <(yes): exit $rc: $(head -c 300 "$tmp/e")"
+(ulimit -f 20000; yes | timeout 20 "$rwlab" plot - -o "$tmp/y.svg" >"$tmp/o" 2>"$tmp/e")
+rc=$?
+[ $rc = 2 ] && grep -Eq "^rwlab plot: stdin: $nr" "$tmp/e" || fail "yes | plot -: exit $rc: $(head -c 300 "$tmp/e")"
+yes | head -3 >"$tmp/y.csv"
+expect "report of a file of y lines" 2 "^rwlab report: $tmp/y.csv: $nr" "$rwlab" report "$tmp/y.csv"
 head -c 100000 /dev/zero | tr '\0' a >"$tmp/long"
 expect "report - of a first line past 64 KiB" 1 \
 	'^rwlab report: stdin: no CSV header in its first 64 KiB \(its first line does not end there\): not a results file$' \

@@ -197,7 +197,7 @@ done
 # Natively -j stays 1 and says so in one line
 "$rwlab" run -l pthread -w locktest -t 1 -d 10ms --warmup 0 -n 1 -q --no-report -j 4 -o native.csv >/dev/null 2>native.err ||
 	fail "native -j 4: exit $?: $(head -2 native.err)"
-[ "$(grep -c -- '-j' native.err)" = 1 ] && grep -q '^rwlab run: warning: -j 4: native cells run one at a time, .*; running -j 1' native.err ||
+[ "$(grep -c -- '-j' native.err)" = 1 ] && grep -q '^rwlab run: WARNING: -j 4: native cells run one at a time, .*; running -j 1' native.err ||
 	fail "native -j 4: no one line saying cells run one at a time: $(head -2 native.err)"
 grep -q ',pthread,locktest,1,0,' native.csv || fail "native -j 4 did not run"
 

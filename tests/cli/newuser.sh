@@ -44,7 +44,7 @@ grep -q '^WARNING: 4 of the 4 cells started with the load average above' "$tmp/e
 	fail "no end-of-run count of loaded cells: $(cat "$tmp/e")"
 # Noise: -l beside -m alone is said to have no effect.
 "$rwlab" run -l rwsem -m refcount -t 1 "${tiny[@]}" -q --no-report -o lm.csv 2>"$tmp/e"
-grep -q "^rwlab run: warning: -l has no effect: context_switch and tlb_flush run the lazy-mm schemes of -m" "$tmp/e" ||
+grep -q "^rwlab run: WARNING: -l has no effect: context_switch and tlb_flush run the lazy-mm schemes of -m" "$tmp/e" ||
 	fail "-l with -m: $(cat "$tmp/e")"
 # Noise: under --sim each cell's own process was started with -l null and said "-l has no effect"
 # again, once a cell, even when the user gave no -l: now the run's process alone says it, once.
@@ -53,7 +53,7 @@ grep -q "^rwlab run: warning: -l has no effect: context_switch and tlb_flush run
 grep -q 'has no effect' "$tmp/e" && fail "context_switch --sim without -l: warned about -l: $(head -n 2 "$tmp/e")"
 "$rwlab" run --sim generic-8 -l null -w context_switch -m refcount,hazptr -t 1,2 -n 1 -d 100us --warmup 0 -j 1 -q \
 	--no-report -o csl.csv 2>"$tmp/e" || fail "context_switch --sim -l null: $(tail -n 2 "$tmp/e")"
-[ "$(grep -c '^rwlab run: warning: -l has no effect' "$tmp/e")" = 1 ] ||
+[ "$(grep -c '^rwlab run: WARNING: -l has no effect' "$tmp/e")" = 1 ] ||
 	fail "context_switch --sim -l null: $(grep -c 'has no effect' "$tmp/e") '-l has no effect' lines, want 1"
 # Noise: an unknown option names the command and its options; a missing value its option.
 expect "report -z" 2 "^rwlab report: unknown option '-z' \(valid: -f/--format, .*; rwlab report --help\)$" \

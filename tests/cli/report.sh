@@ -29,7 +29,7 @@ expect_err 2 "^rwlab report: unknown report format 'bogus' \(valid: table, mmtes
 expect_err 2 "baseline 'nope' is not in .* \(valid: pthread, ck-rwlock\)" -- \
 	"$rwlab" report "$data/two-variants.csv" --baseline nope
 # a CSV that is not rwlab's: report's line alone (its shard check said it too, in a line of its own)
-expect_err 1 "not-rwlab.csv: no column 'variant' \(columns: a, b\)" -- "$rwlab" report "$data/not-rwlab.csv"
+expect_err 2 "not-rwlab.csv: no column 'variant' \(columns: a, b\): not an rwlab results CSV \(what rwlab run, bench and exec write, with columns variant, workload, threads, metric, value, unit and better\)$" -- "$rwlab" report "$data/not-rwlab.csv"
 expect_err 2 "metric 'nope' is not in .*total_rate" -- \
 	"$rwlab" report "$data/two-variants.csv" -m nope
 expect_err 2 "^rwlab report: unknown significance rule 'p' \(valid: ci, ttest, none\)" -- \

@@ -114,6 +114,18 @@ echo 0 >"$tmp/sl/shard-1.status"
 grep -qx '#SBATCH --array=2' "$s" || fail "with shard 1 finished the array is not 2: $(grep array "$s")"
 "$rwlab" slurm --matrix ./tiny.matrix --shards 5 --dir "$tmp/sl" >out 2>err; [ $? = 2 ] || fail "--shards 5 of 4 blocks not refused"
 grep -q 'the plan has only 4 comparison blocks' err || fail "--shards 5: $(cat err)"
+# run's lines (the plan) pass through a file in $TMPDIR (it was tmpfile()'s, in /tmp whatever TMPDIR said):
+# one that exists is used, run's refusal said as slurm's; one that does not is named, nothing written
+mkdir "$tmp/td"
+TMPDIR=$tmp/td "$rwlab" slurm --matrix ./tiny.matrix --shards 2 --dir "$tmp/sl" -- -d 50ms -n 2 >out 2>err ||
+	fail "slurm with TMPDIR=$tmp/td: exit $?: $(cat err)"
+TMPDIR=$tmp/td expect "slurm -l nosuch with a TMPDIR" 2 "^rwlab slurm: unknown lock variant 'nosuch' \(valid: all, " \
+	"$rwlab" slurm -l nosuch --dir "$tmp/sl"
+[ -z "$(ls -A "$tmp/td")" ] || fail "slurm left files in TMPDIR: $(ls -A "$tmp/td")"
+rm "$s"
+TMPDIR=$tmp/none expect "slurm with TMPDIR=$tmp/none" 1 "^rwlab slurm: cannot make a temporary file in $tmp/none: No such file or directory$" \
+	"$rwlab" slurm --matrix ./tiny.matrix --shards 2 --dir "$tmp/sl" -- -d 50ms -n 2
+[ -e "$s" ] && fail "slurm with TMPDIR=$tmp/none wrote its script"
 
 [ $fails = 0 ] && echo "all shard and merge checks passed"
 exit $((fails > 0))

@@ -121,7 +121,7 @@ part_context_switch() {
 	grep -q ',context_switch,2,' "$tmp/front.csv" && grep -q '^# context,run=[^,]*,pin=cores,cpus=8,' "$tmp/front.csv" ||
 		fail "--pin cores not in the run's context (pin)"
 	# (context_switch runs lazy-mm schemes, so -l has no effect there and says so instead)
-	grep -q '^rwlab run: warning: -l has no effect: context_switch runs the lazy-mm schemes of -m' "$tmp/front.err" ||
+	grep -q '^rwlab run: WARNING: -l has no effect: context_switch runs the lazy-mm schemes of -m' "$tmp/front.err" ||
 		fail "-l with context_switch alone: no one-line warning: $(head -2 "$tmp/front.err")"
 	"$rwlab" run --sim generic-8 -l all -w locktest -t 2 --list-cells >/dev/null 2>"$tmp/front.err" ||
 		fail "--sim -l all --list-cells: $(head -2 "$tmp/front.err")"

@@ -56,6 +56,25 @@ sed -n 's/^rwlab torture: seed \([0-9]*\): rwsem-torture: paths: handoffs=[0-9]*
 [ "$(cat "$tmp/order")" = "1 2 3 4 " ] || fail "--events: paths lines of seeds '$(cat "$tmp/order")', not 1..4"
 grep -q '4 of 4 seeds done (1..4): 4 SUCCESS, 0 FAILURE$' "$tmp/e1" || fail "--events summary: $(tail -1 "$tmp/e1")"
 
+# the paths line names only the verbs the variant has (as the Start line does): rwsem's downgrades,
+# none for percpu-rwsem (it said downgrades=0); tools/torture-sweep reads both, a row for each count there is
+sweep=${0%/*}/../../tools/torture-sweep
+if command -v python3 >/dev/null; then
+	# shellcheck disable=SC2086
+	python3 "$sweep" -b "$(dirname "$rwlab")" -m generic-4 -n 2 -d 1ms -o "$tmp/sweep" -- $args -l rwsem,percpu-rwsem \
+		>"$tmp/table" 2>&1 || fail "torture-sweep of rwsem and percpu-rwsem: exit $?: $(tail -2 "$tmp/table")"
+	[ "$(grep -c '^rwlab torture: seed [12]: rwsem-torture: paths: .* downgrades=[0-9]* trylock_fail=' "$tmp/sweep")" = 2 ] ||
+		fail "rwsem's paths lines have no downgrades: $(grep 'rwsem-torture: paths' "$tmp/sweep" | head -1)"
+	[ "$(grep -c '^rwlab torture: seed [12]: percpu-rwsem-torture: paths: ' "$tmp/sweep")" = 2 ] &&
+		! grep 'percpu-rwsem-torture: paths: ' "$tmp/sweep" | grep -q downgrades ||
+		fail "percpu-rwsem has no downgrade_write, but its paths line counts downgrades: $(grep 'percpu-rwsem-torture: paths' "$tmp/sweep" | head -1)"
+	grep -Eq '^rwsem +downgrades +[0-9]+' "$tmp/table" && grep -Eq '^percpu-rwsem +trylock_fail +0 ' "$tmp/table" &&
+		grep -Eq '^percpu-rwsem +percpu_rwsem_slow_read +[1-9]' "$tmp/table" && ! grep -Eq '^percpu-rwsem +downgrades' "$tmp/table" ||
+		fail "torture-sweep's table: not rwsem's downgrades and none of percpu-rwsem's: $(grep downgrades "$tmp/table")"
+else
+	echo "torture_jobs: no python3: tools/torture-sweep not checked"
+fi
+
 # SIGTERM mid-sweep: stops at once, counts what was done, leaves no seed running (--think 21 marks them)
 # shellcheck disable=SC2086
 "$rwlab" torture $args -l rwsem -d 20ms --think 21 --seeds 100000 -j 2 >"$tmp/t" 2>&1 &
