@@ -315,9 +315,14 @@ static void print_final(const struct torture_print *p, const struct lab_torture_
 	if (p->events)
 		print_paths(p->tag, o, r);
 	if (p->verbose) {
-		printf("%s-torture: downgrades %" PRIu64 ", failed trylocks %" PRIu64 ", long holds %" PRIu64
-		       ", stutter pauses %" PRIu64 "\n",
-		       p->tag, r->downgrades, r->trylock_fail, r->long_holds, r->stutter_pauses);
+		const struct lab_rwsem_ops *ops = o->lock->ops;
+
+		printf("%s-torture: ", p->tag);	/* the verbs the variant has, as print_paths() */
+		if (ops->downgrade_write)
+			printf("downgrades %" PRIu64 ", ", r->downgrades);
+		if (ops->down_read_trylock || ops->down_write_trylock)
+			printf("failed trylocks %" PRIu64 ", ", r->trylock_fail);
+		printf("long holds %" PRIu64 ", stutter pauses %" PRIu64 "\n", r->long_holds, r->stutter_pauses);
 		for (int i = 0; i < r->nthreads; i++) {
 			const struct lab_torture_thread *t = &r->threads[i];
 
