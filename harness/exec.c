@@ -953,10 +953,10 @@ static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const c
 	if (failed < 0)
 		goto done;
 	if (preloaded && !acquisitions)	/* warnings, not notes: -q keeps them */
-		fprintf(stderr, "%s: warning: '%s' took no pthread_rwlock in any run: the variants cannot differ\n",
+		fprintf(stderr, "%s: WARNING: '%s' took no pthread_rwlock in any run: the variants cannot differ\n",
 			o->prog, o->cmd[0]);
 	else if (runs && !preloaded)
-		fprintf(stderr, "%s: warning: no run of '%s' left preload statistics (each left through _exit or a "
+		fprintf(stderr, "%s: WARNING: no run of '%s' left preload statistics (each left through _exit or a "
 			"signal): the table has no preload.* rows\n", o->prog, o->cmd[0]);
 	exec_used_note(o, &used);
 out:

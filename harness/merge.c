@@ -273,7 +273,8 @@ static int load(struct merge *m)
 		int r;
 
 		f->path = strcmp(m->o->paths[i], "-") ? m->o->paths[i] : "stdin";	/* as messages name it */
-		if (lab_csv_reader_open(&rd, m->o->paths[i], err, sizeof(err))) {
+		/* a header that is no results CSV's is refused there: stdin or a FIFO is read no further */
+		if (lab_csv_reader_open_results(&rd, m->o->paths[i], err, sizeof(err))) {
 			if (!m->o->quiet)	/* quiet: the caller reads the file and says why */
 				fprintf(stderr, "%s: %s\n", m->prog, err);
 			lab_csv_reader_close(&rd);
@@ -290,16 +291,7 @@ static int load(struct merge *m)
 		f->c_variant = lab_csv_reader_col(&rd, LAB_CSV_NAME(variant));
 		f->c_workload = lab_csv_reader_col(&rd, LAB_CSV_NAME(workload));
 		f->c_threads = lab_csv_reader_col(&rd, LAB_CSV_NAME(threads));
-		if (f->c_variant < 0 || f->c_workload < 0 || f->c_threads < 0) {
-			while ((r = lab_csv_reader_next(&rd, err, sizeof(err))) > 0)
-				;	/* a file that does not even parse is an unreadable one (quiet: the caller says) */
-			if (r < 0 && !m->o->quiet)
-				fprintf(stderr, "%s: %s\n", m->prog, err);
-			if (r == 0 && !m->o->quiet)
-				fprintf(stderr, "%s: %s has no variant, workload or threads column: not an rwlab "
-					"results file\n", m->prog, f->path);
-			ret = -1;
-		} else if (i && f->ncols != m->f[0].ncols) {
+		if (i && f->ncols != m->f[0].ncols) {
 			if (!m->o->quiet)	/* quiet: the caller's loader says it, in its one line */
 				fprintf(stderr, "%s: %s has %d columns, %s %d: files of two rwlab CSV "
 					"schemas\n", m->prog, f->path, f->ncols, m->f[0].path, m->f[0].ncols);

@@ -545,14 +545,32 @@ static int parse_args(int argc, char **argv, struct slurm_opts *o)
 		fprintf(stderr, "rwlab slurm: --dir '%s' has a blank or '%%': #SBATCH lines cannot quote it\n", dir);
 		return -1;
 	}
-	if (mkdir_p(dir)) {
-		fprintf(stderr, "rwlab slurm: cannot create '%s': %s\n", dir, strerror(errno));
+	if (strlen(dir) >= sizeof(o->dir)) {
+		fprintf(stderr, "rwlab slurm: --dir '%.40s...' is longer than %zu bytes\n", dir, sizeof(o->dir) - 1);
 		return -1;
 	}
-	if (!realpath(dir, o->dir) || readlink("/proc/self/exe", o->self, sizeof(o->self) - 1) < 0) {
-		fprintf(stderr, "rwlab slurm: %s: %s\n", dir, strerror(errno));
+	strcpy(o->dir, dir);	/* made once the plan is known (make_dir()): a refused plan leaves none */
+	if (readlink("/proc/self/exe", o->self, sizeof(o->self) - 1) < 0) {
+		fprintf(stderr, "rwlab slurm: /proc/self/exe: %s\n", strerror(errno));
 		return -1;
 	}
+	return 0;
+}
+
+/* mkdir -p o->dir, then o->dir its absolute path. Returns 0, or -1 after one line. */
+static int make_dir(struct slurm_opts *o)
+{
+	char abs[PATH_MAX];
+
+	if (mkdir_p(o->dir)) {
+		fprintf(stderr, "rwlab slurm: cannot create '%s': %s\n", o->dir, strerror(errno));
+		return -1;
+	}
+	if (!realpath(o->dir, abs)) {
+		fprintf(stderr, "rwlab slurm: %s: %s\n", o->dir, strerror(errno));
+		return -1;
+	}
+	strcpy(o->dir, abs);
 	return 0;
 }
 
@@ -638,6 +656,8 @@ static int cmd_slurm(int argc, char **argv)
 			"thread count) (valid: 1..%d)\n", o.shards, o.nblocks, o.nblocks);
 		return 2;
 	}
+	if (make_dir(&o))
+		return 2;
 	todo = unfinished(&o, array, sizeof(array), false);
 	snprintf(script, sizeof(script), "%s/rwlab.sbatch", o.dir);
 	if (todo && write_script(&o, script, array))

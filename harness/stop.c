@@ -11,25 +11,35 @@
 #include "stop.h"
 
 static volatile sig_atomic_t stop_sig;
+static volatile sig_atomic_t stop_passed;	/* lab_stop_fork() passed on the signal now pending */
 static volatile pid_t stop_child;	/* the child the signals are passed on to; 0: none */
 static struct sigaction stop_old_int, stop_old_term;
 
-static void stop_on_signal(int sig)
+/*
+ * A terminal's Ctrl-C (si_code SI_KERNEL) reached the whole foreground
+ * process group, the child too: passed on again, a program that takes a
+ * second Ctrl-C as "quit now" would quit without its clean-up.
+ */
+static void stop_on_signal(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
 
+	(void)uc;
 	stop_sig = sig;
-	if (stop_child > 0)
+	if (stop_passed)
+		stop_passed = 0;
+	else if (stop_child > 0 && si->si_code != SI_KERNEL)
 		kill(stop_child, sig);
 	errno = saved;
 }
 
 int lab_stop_install(void)
 {
-	struct sigaction sa = { .sa_handler = stop_on_signal };	/* no SA_RESTART */
+	struct sigaction sa = { .sa_sigaction = stop_on_signal, .sa_flags = SA_SIGINFO };	/* no SA_RESTART */
 
 	sigemptyset(&sa.sa_mask);
 	stop_sig = 0;
+	stop_passed = 0;
 	stop_child = 0;
 	if (sigaction(SIGINT, &sa, &stop_old_int))
 		return -1;
@@ -67,9 +77,16 @@ pid_t lab_stop_fork(void)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 	} else if (pid > 0) {
+		sigset_t pend;
+
 		stop_child = pid;
-		if (stop_sig)	/* it came before the child's pid was known */
+		if (stop_sig) {	/* it came before fork(): the child never had it */
 			kill(pid, stop_sig);
+		} else if (!sigpending(&pend) && (sigismember(&pend, SIGTERM) || sigismember(&pend, SIGINT))) {
+			/* it came during fork(), perhaps before the child was: passed on here, not again by the handler */
+			kill(pid, sigismember(&pend, SIGTERM) ? SIGTERM : SIGINT);
+			stop_passed = 1;
+		}
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	errno = e;

@@ -12,8 +12,9 @@
  *   lab_stop_restore()   the actions lab_stop_install() found, back
  *
  * A signal received while a child is in progress is sent to it too, the
- * same signal (a terminal's Ctrl-C reaches the whole process group anyway;
- * a signal to this process alone reaches the child this way). One received
+ * same signal, unless it came from the terminal (si_code SI_KERNEL: a
+ * Ctrl-C reaches the whole foreground process group, the child once; a
+ * signal to this process alone reaches the child this way). One received
  * before the child's pid is known, during fork() itself included, is sent
  * to it as soon as it is: lab_stop_fork() blocks both signals around fork()
  * and tells the child last. The child starts with both at their default

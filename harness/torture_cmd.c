@@ -222,6 +222,7 @@ static void print_handoff(const char *tag, const struct lab_torture_result *r)
  *   handoffs      HANDOFF requests (rwsem_rlock_handoff + rwsem_wlock_handoff)
  *                 and direct grants by the unlocker (rwsem_handoff_grant)
  *   wakeups       waiters woken (rwsem_wake_reader/_writer, percpu_rwsem_wake_reader/_writer)
+ *                 each only for a variant that counts one of its events (locks/events.h)
  *   to_read, to_write  holder-role switches (torture.h), switches their sum
  *   downgrades, trylock_fail, kill_bursts  torture's own counts, the first
  *                 two only for a variant with the verbs (as print_verb_params())
@@ -232,14 +233,23 @@ static void print_paths(const char *tag, const struct lab_torture_opts *o, const
 	const struct lab_rwsem_ops *ops = o->lock->ops;
 	const uint64_t *e = r->events;
 
+	struct lab_event_set set;
+	bool ho, wk;
+
+	lab_rwsem_conf_events(o->lock, &set);
+	ho = set.has[LAB_EV_rwsem_rlock_handoff] || set.has[LAB_EV_rwsem_wlock_handoff] ||
+	     set.has[LAB_EV_rwsem_handoff_grant];
+	wk = set.has[LAB_EV_rwsem_wake_reader] || set.has[LAB_EV_rwsem_wake_writer] ||
+	     set.has[LAB_EV_percpu_rwsem_wake_reader] || set.has[LAB_EV_percpu_rwsem_wake_writer];
 	printf("%s-torture: paths:", tag);
-	if (LAB_EVENT_COUNTS)
-		printf(" handoffs=%" PRIu64 " wakeups=%" PRIu64,
-		       e[LAB_EV_rwsem_rlock_handoff] + e[LAB_EV_rwsem_wlock_handoff] + e[LAB_EV_rwsem_handoff_grant],
-		       e[LAB_EV_rwsem_wake_reader] + e[LAB_EV_rwsem_wake_writer] + e[LAB_EV_percpu_rwsem_wake_reader] +
-			       e[LAB_EV_percpu_rwsem_wake_writer]);
-	else
+	if (!LAB_EVENT_COUNTS)
 		printf(" handoffs=? wakeups=? (built with -Devent_counts=false)");
+	if (LAB_EVENT_COUNTS && ho)
+		printf(" handoffs=%" PRIu64,
+		       e[LAB_EV_rwsem_rlock_handoff] + e[LAB_EV_rwsem_wlock_handoff] + e[LAB_EV_rwsem_handoff_grant]);
+	if (LAB_EVENT_COUNTS && wk)
+		printf(" wakeups=%" PRIu64, e[LAB_EV_rwsem_wake_reader] + e[LAB_EV_rwsem_wake_writer] +
+		       e[LAB_EV_percpu_rwsem_wake_reader] + e[LAB_EV_percpu_rwsem_wake_writer]);
 	printf(" switches=%" PRIu64 " to_read=%" PRIu64 " to_write=%" PRIu64, r->switch_to_read + r->switch_to_write,
 	       r->switch_to_read, r->switch_to_write);
 	if (ops->downgrade_write)
@@ -305,9 +315,14 @@ static void print_final(const struct torture_print *p, const struct lab_torture_
 	if (p->events)
 		print_paths(p->tag, o, r);
 	if (p->verbose) {
-		printf("%s-torture: downgrades %" PRIu64 ", failed trylocks %" PRIu64 ", long holds %" PRIu64
-		       ", stutter pauses %" PRIu64 "\n",
-		       p->tag, r->downgrades, r->trylock_fail, r->long_holds, r->stutter_pauses);
+		const struct lab_rwsem_ops *ops = o->lock->ops;
+
+		printf("%s-torture: ", p->tag);	/* the verbs the variant has, as print_paths() */
+		if (ops->downgrade_write)
+			printf("downgrades %" PRIu64 ", ", r->downgrades);
+		if (ops->down_read_trylock || ops->down_write_trylock)
+			printf("failed trylocks %" PRIu64 ", ", r->trylock_fail);
+		printf("long holds %" PRIu64 ", stutter pauses %" PRIu64 "\n", r->long_holds, r->stutter_pauses);
 		for (int i = 0; i < r->nthreads; i++) {
 			const struct lab_torture_thread *t = &r->threads[i];
 

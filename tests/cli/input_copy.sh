@@ -30,7 +30,7 @@ rc=$?
 	fail "plot - </dev/zero: exit $rc: $(head -c 300 "$tmp/e")"
 # A stream of text whose first line is no results CSV's header (yes: endless): refused at its
 # header, exit 2, at once (it passed the NUL and line-end checks and was copied until stopped);
-# so from a FIFO, and from plot. A file of that header says the same.
+# so from a FIFO, and from plot and merge. A file of that header says the same.
 (ulimit -f 20000; yes | timeout 20 "$rwlab" report - >"$tmp/o" 2>"$tmp/e")
 rc=$?
 nr="no column 'variant' \\(columns: y\\): not an rwlab results CSV \\(what rwlab run, bench and exec write, with columns variant, workload, threads, metric, value, unit and better\\)$"
@@ -43,7 +43,12 @@ rc=$?
 (ulimit -f 20000; yes | timeout 20 "$rwlab" plot - -o "$tmp/y.svg" >"$tmp/o" 2>"$tmp/e")
 rc=$?
 [ $rc = 2 ] && grep -Eq "^rwlab plot: stdin: $nr" "$tmp/e" || fail "yes | plot -: exit $rc: $(head -c 300 "$tmp/e")"
+(ulimit -f 20000; yes | timeout 20 "$rwlab" merge - -o "$tmp/m.csv" >"$tmp/o" 2>"$tmp/e")
+rc=$?
+[ $rc = 2 ] && [ ! -e "$tmp/m.csv" ] && grep -Eq "^rwlab merge: stdin: $nr" "$tmp/e" ||
+	fail "yes | merge -: exit $rc: $(head -c 300 "$tmp/e")"
 yes | head -3 >"$tmp/y.csv"
+expect "merge of a file of y lines" 2 "^rwlab merge: $tmp/y.csv: $nr" "$rwlab" merge "$tmp/y.csv" -o "$tmp/m.csv"
 expect "report of a file of y lines" 2 "^rwlab report: $tmp/y.csv: $nr" "$rwlab" report "$tmp/y.csv"
 head -c 100000 /dev/zero | tr '\0' a >"$tmp/long"
 expect "report - of a first line past 64 KiB" 1 \

@@ -126,6 +126,12 @@ rm "$s"
 TMPDIR=$tmp/none expect "slurm with TMPDIR=$tmp/none" 1 "^rwlab slurm: cannot make a temporary file in $tmp/none: No such file or directory$" \
 	"$rwlab" slurm --matrix ./tiny.matrix --shards 2 --dir "$tmp/sl" -- -d 50ms -n 2
 [ -e "$s" ] && fail "slurm with TMPDIR=$tmp/none wrote its script"
+# a plan run refuses, or no temporary file: --dir is not created (it was, empty, before the plan was read)
+expect "slurm -l nosuch, a new --dir" 2 "^rwlab slurm: unknown lock variant 'nosuch' \(valid: all, " \
+	"$rwlab" slurm -l nosuch --dir "$tmp/new-dir"
+TMPDIR=$tmp/none expect "slurm with TMPDIR=$tmp/none, a new --dir" 1 "^rwlab slurm: cannot make a temporary file" \
+	"$rwlab" slurm --matrix ./tiny.matrix --dir "$tmp/new-dir2"
+[ -e "$tmp/new-dir" ] || [ -e "$tmp/new-dir2" ] && fail "slurm created --dir for a plan it did not write"
 
 [ $fails = 0 ] && echo "all shard and merge checks passed"
 exit $((fails > 0))

@@ -147,7 +147,7 @@ fi
 # --force runs it anyway, and says when no run took a pthread_rwlock.
 RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 --force -q --no-report -o "$tmp/r.csv" -- sh -c 'exit 0' \
 	>/dev/null 2>"$tmp/err" || die "--force: exit $?: $(cat "$tmp/err")"
-grep -q "no run of 'sh' left preload statistics\|'sh' took no pthread_rwlock in any run" "$tmp/err" ||
+grep -q "^rwlab exec: WARNING: \(no run of 'sh' left preload statistics\|'sh' took no pthread_rwlock in any run\)" "$tmp/err" ||
 	die "--force on sh: no note that the variants cannot differ: $(cat "$tmp/err")"
 
 # A lock made in a static function: named from the program's .symtab, as perf would.

@@ -68,6 +68,12 @@ if command -v python3 >/dev/null; then
 	[ "$(grep -c '^rwlab torture: seed [12]: percpu-rwsem-torture: paths: ' "$tmp/sweep")" = 2 ] &&
 		! grep 'percpu-rwsem-torture: paths: ' "$tmp/sweep" | grep -q downgrades ||
 		fail "percpu-rwsem has no downgrade_write, but its paths line counts downgrades: $(grep 'percpu-rwsem-torture: paths' "$tmp/sweep" | head -1)"
+	# handoffs and wakeups the same way, from the lock events the variant counts: percpu-rwsem counts
+	# no handoff event (it said handoffs=0), rwsem counts both
+	grep 'percpu-rwsem-torture: paths: ' "$tmp/sweep" | grep -q ' wakeups=' &&
+		! grep 'percpu-rwsem-torture: paths: ' "$tmp/sweep" | grep -q handoffs= &&
+		[ "$(grep -c '^rwlab torture: seed [12]: rwsem-torture: paths: handoffs=[0-9]* wakeups=' "$tmp/sweep")" = 2 ] ||
+		fail "paths lines: handoffs for percpu-rwsem, or not both for rwsem: $(grep -- '-torture: paths' "$tmp/sweep" | cut -c1-120)"
 	grep -Eq '^rwsem +downgrades +[0-9]+' "$tmp/table" && grep -Eq '^percpu-rwsem +trylock_fail +0 ' "$tmp/table" &&
 		grep -Eq '^percpu-rwsem +percpu_rwsem_slow_read +[1-9]' "$tmp/table" && ! grep -Eq '^percpu-rwsem +downgrades' "$tmp/table" ||
 		fail "torture-sweep's table: not rwsem's downgrades and none of percpu-rwsem's: $(grep downgrades "$tmp/table")"

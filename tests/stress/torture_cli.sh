@@ -13,7 +13,7 @@
 rwlab=$1
 
 # 1. Every variant in all: SUCCESS.
-"$rwlab" torture -l all -d 0.3s --readers 2 --writers 2 >"$tmp/all.out" 2>"$tmp/all.err"
+"$rwlab" torture -l all -d 0.3s --readers 2 --writers 2 -v >"$tmp/all.out" 2>"$tmp/all.err"
 rc=$?
 cat "$tmp/all.out"
 [ $rc -eq 0 ] || fail "torture -l all exited $rc"
@@ -31,7 +31,8 @@ n_ok=$(grep -c -- '-torture:--- End of test: SUCCESS' "$tmp/all.out")
 [ "$n_w" -eq "$n_ok" ] && [ "$n_r" -eq "$n_ok" ] || fail "$n_ok variants but $n_w Writes and $n_r Reads lines in the format"
 grep -q '^busted-torture' "$tmp/all.out" && fail "busted ran in -l all"
 # The Start line names the trylock and downgrade options for the verbs the variant has (rwlab
-# list's capabilities), and only those: trylock= with both trylocks, read_trylock= with the read one.
+# list's capabilities), and only those: trylock= with both trylocks, read_trylock= with the read one;
+# so does -v's line of counts.
 "$rwlab" list | awk 'f && /^$/ { exit } f && /^  [^ ]/ { print $1, substr($0, 28, 26) } /^  name/ { f = 1 }' >"$tmp/caps"
 [ -s "$tmp/caps" ] || fail "no capabilities read from rwlab list"
 while read -r v caps; do
@@ -46,6 +47,12 @@ while read -r v caps; do
 	[ -n "$line" ] || continue	# skipped (null), or not in all (busted: below)
 	got=$(echo "$line" | sed 's/^.* think=[0-9]*//')
 	[ "$got" = "$want" ] || fail "$v ($caps): its Start line's verb options are '$got', want '$want'"
+	# -v's counts line: downgrades and failed trylocks only where the verbs are (it said both, 0)
+	want=
+	case " $caps " in *" downgrade "*) want="downgrades [0-9]*, " ;; esac
+	case " $caps " in *" rtry "* | *" wtry "*) want="${want}failed trylocks [0-9]*, " ;; esac
+	grep -q "^$v-torture: ${want}long holds [0-9]*, stutter pauses [0-9]*\$" "$tmp/all.out" ||
+		fail "$v ($caps): -v's counts line: $(grep "^$v-torture: .*long holds" "$tmp/all.out")"
 done <"$tmp/caps"
 grep -q '^percpu-rwsem-torture:--- Start of test: .* read_trylock=1$' "$tmp/all.out" ||
 	fail "percpu-rwsem: not read_trylock=1 alone: $(grep '^percpu-rwsem-torture:--- Start' "$tmp/all.out")"
