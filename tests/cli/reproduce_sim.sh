@@ -104,6 +104,20 @@ if [ -n "$dir" ]; then
 		fail "lazy-mm-hazptr: the matrix as run lacks sim_threads"
 	verdict lazy-mm-hazptr 24
 fi
+if want lazy-mm-hazptr; then
+	# -- -t LIST replaces the thread counts of the matrix's sim_run lines (both went to rwlab run:
+	# 'thread count 24 given twice in -t'), and -- -t 0 is refused naming the user's list alone
+	RWLAB_RESULTS_DIR=$tmp/own-t "$root/tools/reproduce" lazy-mm-hazptr --sim generic-8 --no-plots --rwlab "$rwlab" \
+		-- -n 1 -d 1ms --warmup 200us -q -t 24 >"$tmp/own-t.out" 2>"$tmp/own-t.err" ||
+		fail "lazy-mm-hazptr -- -t 24: $(tail -2 "$tmp/own-t.err")"
+	dir=$(find "$tmp/own-t/sim" -mindepth 1 -maxdepth 1 -type d -name 'lazy-mm-hazptr-*' 2>/dev/null | head -1)
+	[ -n "$dir" ] && [ "$(cells "$dir" lazy-mm-hazptr)" = "hazptr context_switch 24;hazptr tlb_flush 24;refcount context_switch 24;refcount tlb_flush 24" ] ||
+		fail "lazy-mm-hazptr -- -t 24 cells: $(cells "$dir" lazy-mm-hazptr)"
+	RWLAB_RESULTS_DIR=$tmp/zero-t "$root/tools/reproduce" lazy-mm-hazptr --sim generic-8 --no-plots --rwlab "$rwlab" \
+		-- -t 0 >/dev/null 2>"$tmp/zero-t.err"
+	[ $? = 2 ] && grep -q "^rwlab run: bad thread list '0': '0' is out of range" "$tmp/zero-t.err" ||
+		fail "lazy-mm-hazptr -- -t 0: $(cat "$tmp/zero-t.err")"
+fi
 
 # hugetlb-vmemmap: 8 simulated CPUs (sim_threads = cpus), a 36 MiB region (4 MiB per process).
 u=36
