@@ -375,7 +375,7 @@ static const struct lab_opt slurm_opts[] = {
 	{ "constraint", 0, 'C', "FEATURES", "sbatch --constraint: nodes of identical hardware", NULL, NULL, 0, NULL,
 	  0, 0 },
 	{ "partition", 'p', 'p', "P", "sbatch --partition", NULL, NULL, 0, NULL, 0, 0 },
-	{ "time", 0, 'T', "T", "sbatch --time: each task's limit (Slurm's [D-]HH:MM:SS)", NULL, NULL, 0, NULL, 0,
+	{ "time", 0, 'T', "T", "sbatch --time: each task's limit (Slurm's MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS)", NULL, NULL, 0, NULL, 0,
 	  0 },
 	{ "dir", 0, 'D', "DIR", "the result root: the script, the shards' logs and statuses, one directory per "
 	  "host (its shards' CSVs, its inventory) and merged.csv", "rwlab-results/NAME/GIT-REVISION", NULL,
@@ -445,6 +445,24 @@ static const struct lab_opt *run_opt_of(int key)
 	return NULL;
 }
 
+/* Is @t one of sbatch --time's forms: [D-]N[:N[:N]] (MM, MM:SS, HH:MM:SS; D-HH, D-HH:MM, D-HH:MM:SS)? */
+static bool slurm_time_ok(const char *t)
+{
+	size_t n = strspn(t, "0123456789");
+	int fields = 0;
+
+	if (n && t[n] == '-')	/* days */
+		t += n + 1;
+	for (;; t++) {	/* up to three fields of digits, ':' between them */
+		n = strspn(t, "0123456789");
+		if (!n || n > 9 || ++fields > 3)
+			return false;
+		t += n;
+		if (*t != ':')
+			return !*t;
+	}
+}
+
 static int parse_args(int argc, char **argv, struct slurm_opts *o)
 {
 	/* run's options as each shard gets them: static, as they live until the command ends */
@@ -492,7 +510,14 @@ static int parse_args(int argc, char **argv, struct slurm_opts *o)
 		case 'A': o->name = optarg; break;
 		case 'C': o->constraint = optarg; break;
 		case 'p': o->partition = optarg; break;
-		case 'T': o->time = optarg; break;
+		case 'T':
+			if (!slurm_time_ok(optarg)) {	/* the script failed later, or sbatch said so, exit 1 */
+				fprintf(stderr, "rwlab slurm: bad --time '%s' (valid: Slurm's MM, MM:SS, HH:MM:SS, "
+					"D-HH, D-HH:MM or D-HH:MM:SS)\n", optarg);
+				return -1;
+			}
+			o->time = optarg;
+			break;
 		case 'D': dir = optarg; break;
 		case 'S': o->submit = true; break;
 		case 'N':
