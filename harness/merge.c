@@ -671,8 +671,8 @@ static int check_missing(struct merge *m, int ncells)
 			continue;
 		for (int b = s; b <= blocks; b += nshards)
 			snprintf(bl + strlen(bl), sizeof(bl) - strlen(bl), "%s%d", *bl ? ", " : "", b);
-		fprintf(stderr, "%s: missing shard %d/%d (comparison blocks %s): no file holds it\n", m->prog, s,
-			nshards, bl);
+		fprintf(stderr, "%s: missing shard %d/%d (comparison block%s %s): no file holds it\n", m->prog, s,
+			nshards, strchr(bl, ',') ? "s" : "", bl);
 		problems++;
 	}
 	/* The grid the files span: workloads x threads x each workload's variants, as the rows first name them. */

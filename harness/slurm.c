@@ -238,7 +238,7 @@ static int write_script(const struct slurm_opts *o, const char *path, const char
 		return -1;
 	}
 	fprintf(f, "#!/bin/sh\n"
-		"# rwlab slurm: %s in %d shards (comparison blocks: %d, cells: %d), one per array task.\n"
+		"# rwlab slurm: %s in %d shard%s (comparison blocks: %d, cells: %d), one per array task.\n"
 		"# Written by 'rwlab slurm'; running it again rewrites the array to the unfinished shards.\n"
 		"#SBATCH --job-name=rwlab-%s\n"
 		"#SBATCH --array=%s\n"
@@ -246,7 +246,7 @@ static int write_script(const struct slurm_opts *o, const char *path, const char
 		"#SBATCH --ntasks=1\n"
 		"#SBATCH --exclusive\n"
 		"#SBATCH --output=%s/shard-%%a.log\n",
-		o->name, o->shards, o->nblocks, o->ncells, o->name, array, o->dir);
+		o->name, o->shards, o->shards == 1 ? "" : "s", o->nblocks, o->ncells, o->name, array, o->dir);
 	if (o->constraint)
 		fprintf(f, "#SBATCH --constraint=%s\n", o->constraint);
 	if (o->partition)
@@ -677,8 +677,8 @@ static int cmd_slurm(int argc, char **argv)
 	if (!o.shards)
 		o.shards = o.nblocks;
 	if (o.shards > o.nblocks) {
-		fprintf(stderr, "rwlab slurm: --shards %d, but the plan has only %d comparison blocks (workload x "
-			"thread count) (valid: 1..%d)\n", o.shards, o.nblocks, o.nblocks);
+		fprintf(stderr, "rwlab slurm: --shards %d, but the plan has only %d comparison block%s (workload x "
+			"thread count) (valid: 1..%d)\n", o.shards, o.nblocks, o.nblocks == 1 ? "" : "s", o.nblocks);
 		return 2;
 	}
 	if (make_dir(&o))
@@ -720,8 +720,8 @@ static int cmd_slurm(int argc, char **argv)
 	todo = unfinished(&o, array, sizeof(array), true);
 	st = merge_and_report(&o);
 	if (todo)
-		fprintf(stderr, "rwlab slurm: %d shards unfinished (%s): run the same command again to resubmit "
-			"only those\n", todo, array);
+		fprintf(stderr, "rwlab slurm: %d shard%s unfinished (%s): run the same command again to resubmit "
+			"only %s\n", todo, todo == 1 ? "" : "s", array, todo == 1 ? "that one" : "those");
 	return todo || st ? (st == 2 ? 2 : 1) : 0;
 }
 

@@ -58,7 +58,9 @@ if [ -n "$dir" ]; then
 	# own results/sim README, named for the table's machine since this run is on generic-8
 	t=$(grep -E '^agree [0-9]+, agree-direction [0-9]+, disagree [0-9]+' "$tmp/per-vma-locks.out" | tail -1)
 	off=$(( $(sed -nE 's/.*disagree ([0-9]+),.*/\1/p' <<<"$t") + $(sed -nE 's/.*agree-direction ([0-9]+),.*/\1/p' <<<"$t") ))
-	line="per-vma-locks: $off rows did not reproduce in size or direction \\(disagree [0-9]+, agree-direction [0-9]+\\); results/sim/per-vma-locks/README.md explains those of the table's own machine, icx-8336c-2s128, from the model \(this run: generic-8\)"
+	rows=rows
+	[ "$off" = 1 ] && rows=row	# not '1 rows'
+	line="per-vma-locks: $off $rows did not reproduce in size or direction \\(disagree [0-9]+, agree-direction [0-9]+\\); results/sim/per-vma-locks/README.md explains those of the table's own machine, icx-8336c-2s128, from the model \(this run: generic-8\)"
 	if [ "$off" -gt 0 ]; then
 		grep -Eq "^$line$" "$tmp/per-vma-locks.out" || fail "per-vma-locks: $off rows off, no pointer to the model's explanation: $(tail -3 "$tmp/per-vma-locks.out")"
 	elif grep -q 'did not reproduce' "$tmp/per-vma-locks.out"; then
@@ -267,7 +269,7 @@ if want stop; then
 		[ "$(tail -n +2 "$dir/per-vma-locks.csv" | grep -v '^#' | grep -c ',pft,1,')" -gt 0 ] ||
 			fail "reproduce stopped in piece 2: piece 1's rows are not in the CSV"
 		[ "$(grep -c '^schema,' "$dir/per-vma-locks.csv")" = 1 ] || fail "reproduce stopped: the CSV has more than one header"
-		grep -q "^reproduce: stopped in piece 2 of 2 (1 finished); the [0-9]* rows measured are in $dir/per-vma-locks.csv$" \
+		grep -q "^reproduce: stopped in piece 2 of 2 (1 finished); the [0-9]* rows* measured \(is\|are\) in $dir/per-vma-locks.csv$" \
 			"$tmp/stop.err" || fail "reproduce stopped: no line saying where the rows are: $(cat "$tmp/stop.err")"
 		# rwlab run's own line: its count of cells, and no command that would go on in a scratch file
 		grep -q "^rwlab run: interrupted in piece 2 of 2 [a-z0-9 ]*; its finished cells go into $dir/per-vma-locks.csv with the pieces before it$" \
@@ -290,7 +292,7 @@ if want stop; then
 	# ... and says that it failed, not that it was done (it said "piece 1 of 2 done", then "stopped
 	# in piece 1 of 2 (0 finished)")
 	grep -q '^piece 1 of 2 done' "$tmp/failing.err" && fail "reproduce with a failing piece: it says the piece was done"
-	grep -q "^reproduce: piece 1 of 2 failed (exit 1), and the pieces after it were not run; the [0-9]* rows measured are in $dir/per-vma-locks.csv$" \
+	grep -q "^reproduce: piece 1 of 2 failed (exit 1), and the pieces after it were not run; the [0-9]* rows* measured \(is\|are\) in $dir/per-vma-locks.csv$" \
 		"$tmp/failing.err" || fail "reproduce with a failing piece: no line saying so: $(tail -n 1 "$tmp/failing.err")"
 
 	# A stop sent to the script alone (kill PID, not its group): the rwlab run in progress stops
@@ -326,7 +328,7 @@ if want stop; then
 	if [ -n "$dir" ]; then
 		[ "$(tail -n +2 "$dir/per-vma-locks.csv" | grep -v '^#' | grep -c ',pft,1,')" -gt 0 ] ||
 			fail "reproduce given SIGTERM alone in piece 2: piece 1's rows are not in the CSV"
-		grep -q "^reproduce: stopped in piece 2 of 2 (1 finished); the [0-9]* rows measured are in $dir/per-vma-locks.csv$" \
+		grep -q "^reproduce: stopped in piece 2 of 2 (1 finished); the [0-9]* rows* measured \(is\|are\) in $dir/per-vma-locks.csv$" \
 			"$tmp/alone-term.err" || fail "reproduce given SIGTERM alone: no line saying where the rows are: $(cat "$tmp/alone-term.err")"
 	fi
 	# SIGINT in a run of one piece (16 cells, one at a time), once a cell is in the CSV: it stays

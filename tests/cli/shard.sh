@@ -70,6 +70,16 @@ grep -qx "rwlab merge: cut2.csv:$first: cell $1 $2 t=$3 is unfinished (not itera
 	fail "merge: the unfinished cell is not named: $(cat err)"
 cmp -s cut.csv torn.csv || fail "merge of a cut shard: not the merge of the torn one"
 
+# One of a thing is not '1 things': a missing shard of one block, a plan of one block.
+"$rwlab" run -l pthread -w locktest -t 1,2 -d 20ms -n 1 --warmup 0 -q --no-report --shard 1/2 -o one1.csv 2>/dev/null ||
+	fail "shard 1/2 of two blocks: exit $?"
+"$rwlab" merge one1.csv 2>err
+grep -qx 'rwlab merge: missing shard 2/2 (comparison block 2): no file holds it' err || fail "one missing block: $(cat err)"
+expect "--shard 1/2 of one block" 2 "^rwlab run: --shard 1/2: the plan has only 1 comparison block \(workload x thread count\)" \
+	"$rwlab" run -l pthread -w locktest -t 1 --shard 1/2 --list-cells
+expect "slurm --shards 2 of one block" 2 "^rwlab slurm: --shards 2, but the plan has only 1 comparison block \(workload x" \
+	"$rwlab" slurm -l pthread -w locktest -t 1 --shards 2 --dir "$tmp/sl1"
+
 # Another --seed and a tampered CPU model: warned, each naming both values.
 "$rwlab" run "${opts[@]}" --shard 2/2 --seed 7 -o t2.csv 2>/dev/null
 sed -i 's/^\(# context,.*,cpu_model=\)[^,]*,/\1Tampered CPU 9000,/' t2.csv
