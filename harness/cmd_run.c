@@ -556,6 +556,41 @@ static int run_parse_lists(struct run_args *a, int *nlocks, int *nschemes, int *
 	return 0;
 }
 
+/*
+ * Does lazy-mm workload @wl release an mm while CPUs may still borrow it?
+ * Its recreate_hz knob above 0 says so (context_switch's owner thread).
+ */
+static bool releases_under_load(const struct lab_workload_conf *wl)
+{
+	for (int k = 0; wl->ops->knobs && wl->ops->knobs[k].name; k++)
+		if (!strcmp(wl->ops->knobs[k].name, "recreate_hz"))
+			return wl->knob[k] > 0;
+	return false;
+}
+
+/*
+ * A scheme that each of its cells would refuse (none where mms are released
+ * under load, lab_lazy_mm_allowed(), without --unsafe): refused now, before
+ * a results file is made. Returns 0 or 2.
+ */
+static int check_lazy_unsafe(const struct run_args *a, int nschemes, int nwls)
+{
+	const struct run_lists *l = &a->lists;
+	char err[512];
+
+	for (int wi = 0; wi < nwls; wi++) {
+		if (!a->wls[wi].ops->uses_lazy_mm || !releases_under_load(&a->wls[wi]))
+			continue;
+		for (int si = 0; si < nschemes; si++)
+			if (lab_lazy_mm_allowed(&a->schemes[si], true, a->o.settings.allow_unsafe, err, sizeof(err))) {
+				fprintf(stderr, "%s: %s: %s\n", l->schemes.origin < 0 ? PROG : l->schemes.prog,
+					a->wls[wi].label, err);
+				return 2;
+			}
+	}
+	return 0;
+}
+
 /* The table after the run: the matrix's report settings, or the default. One aggregate per screen:
  * the locktest layout is `report --format locktest`. */
 static void run_report(struct run_args *a)
@@ -647,7 +682,8 @@ static int cmd_run(int argc, char **argv)
 	a.o.nthreads = st;
 	if (check_thread_limits(l->threads.origin < 0 ? PROG : l->threads.prog, a.wls, nwls, a.threads, st))
 		return 2;
-	if (check_unique(a.locks, nlocks, a.wls, nwls, a.threads, a.o.nthreads) || run_output(&a))
+	if (check_unique(a.locks, nlocks, a.wls, nwls, a.threads, a.o.nthreads) ||
+	    check_lazy_unsafe(&a, nschemes, nwls) || run_output(&a))
 		return 2;
 	a.o.locks = a.locks;
 	a.o.nlocks = nlocks;

@@ -55,6 +55,7 @@ struct mcell {
 	int file;
 	struct mref first, last;	/* its first and last rows */
 	struct mref host_a, host_b;	/* two rows in a row of it on two hosts (host_b.line 0: none) */
+	bool unfinished;		/* its file's last cell, cut short (an interrupted write): left out */
 };
 
 struct mfile {
@@ -65,7 +66,11 @@ struct mfile {
 	int nctx;
 	int ncols;
 	char **header;			/* the logical columns */
-	int c_variant, c_workload, c_threads;
+	int c_variant, c_workload, c_threads, c_iteration;
+	/* the rows of the cell read last, from line tail_line: tail_rows, of which it_rows[I] of iteration I */
+	int tail_cell, tail_line, tail_rows, *it_rows, nit;
+	bool it_odd;			/* an iteration no run's -n writes: the cell is not judged */
+	int cut_line;			/* 0, or the first row of an unfinished last cell, left out from there */
 };
 
 /* A label as run writes it (lab_results_*_label()), kept for the rows after it: a cell's rows follow one another. */
@@ -222,6 +227,32 @@ static void label_memo_free(struct label_memo *lm)
 	free(lm->label);
 }
 
+/* Row @rd of cell @cell of @f: the rows per iteration of the cell read last. */
+static void count_iteration(struct mfile *f, int cell, const struct lab_csv_reader *rd)
+{
+	const char *s = f->c_iteration >= 0 ? rd->row[f->c_iteration] : "";
+	char *end;
+	long it = strtol(s, &end, 10);
+
+	if (cell != f->tail_cell) {	/* a cell's rows follow one another: a new cell */
+		f->tail_cell = cell, f->tail_line = rd->line, f->tail_rows = 0, f->it_odd = false;
+		memset(f->it_rows, 0, (size_t)f->nit * sizeof(int));
+	}
+	f->tail_rows++;
+	if (!*s || *end || it < 0 || it >= 100000) {
+		f->it_odd = true;
+		return;
+	}
+	if (it >= f->nit) {
+		f->it_rows = realloc(f->it_rows, (size_t)(it + 1) * sizeof(int));
+		if (!f->it_rows)
+			abort();
+		memset(f->it_rows + f->nit, 0, (size_t)(it + 1 - f->nit) * sizeof(int));
+		f->nit = (int)it + 1;
+	}
+	f->it_rows[it]++;
+}
+
 /* Row @rd of file @fi: its context, and its cell's rows (a new cell of the file, or the current one). */
 static void note_row(struct merge *m, int fi, const struct lab_csv_reader *rd, char **key, size_t *keylen)
 {
@@ -254,11 +285,70 @@ static void note_row(struct merge *m, int fi, const struct lab_csv_reader *rd, c
 		if (!c->key)
 			abort();
 		cell_add(m, m->ncells_rec++);
+		count_iteration(f, (int)(c - m->cells), rd);
 		return;
 	}
+	count_iteration(f, (int)(c - m->cells), rd);
 	if (!c->host_b.line && strcmp(cval(f, c->last.ctx, LAB_CSV_COL_host), cval(f, ref.ctx, LAB_CSV_COL_host)))
 		c->host_a = c->last, c->host_b = ref;
 	c->last = ref;
+}
+
+/* "V W t=T" of cell key @key, into @buf. */
+static const char *cell_name(const char *key, char *buf, size_t len)
+{
+	const char *w = strchr(key, '\x1f'), *t = strchr(w + 1, '\x1f');
+
+	snprintf(buf, len, "%.*s %.*s t=%s", (int)(w - key), key, (int)(t - w - 1), w + 1, t + 1);
+	return buf;
+}
+
+/*
+ * The last cell of @f, judged as report judges it: without iterations
+ * 0..N-1 (N: its -n) and as many rows each, it is the tail of an interrupted
+ * write, left out of the merge whole. Returns its N where it is, else 0.
+ */
+static int cut_tail(struct merge *m, struct mfile *f)
+{
+	char tok[64];
+	struct mcell *c;
+	int n;
+
+	if (f->tail_cell < 0 || f->it_odd)
+		return 0;
+	c = &m->cells[f->tail_cell];
+	n = atoi(plan_token(f->ctx[c->last.ctx].settings, "n", tok, sizeof(tok)));
+	if (n <= 0 || f->nit > n)
+		return 0;	/* no -n, or not one run's: not judged */
+	for (int it = 0; it < n; it++)
+		if (it >= f->nit || !f->it_rows[it] || f->it_rows[it] != f->it_rows[0]) {
+			c->unfinished = true;
+			f->cut_line = f->tail_line;
+			return n;
+		}
+	return 0;
+}
+
+/* What an interrupted write left at the end of @f (a torn line, an unfinished cell of -n @n), left out: one line. */
+static void say_cut(const struct merge *m, const struct mfile *f, int n)
+{
+	char name[3 * LAB_SPEC_MAX];
+	int rows = f->tail_rows;
+
+	if (f->cut_line)
+		cell_name(m->cells[f->tail_cell].key, name, sizeof(name));
+	if (f->torn_line && !f->cut_line)
+		fprintf(stderr, "%s: %s:%d: the last line is incomplete (an interrupted write); left out\n", m->prog,
+			f->path, f->torn_line);
+	else if (f->torn_line)
+		fprintf(stderr, "%s: %s:%d: the last line is incomplete (an interrupted write); left out, and with it "
+			"the %d row%s of unfinished cell %s from line %d (not iterations 0..%d with as many rows "
+			"each)\n", m->prog, f->path, f->torn_line, rows, rows == 1 ? "" : "s", name, f->cut_line,
+			n - 1);
+	else if (f->cut_line)
+		fprintf(stderr, "%s: %s:%d: cell %s is unfinished (not iterations 0..%d with as many rows each: an "
+			"interrupted write); its %d row%s left out\n", m->prog, f->path, f->cut_line, name, n - 1,
+			rows, rows == 1 ? "" : "s");
 }
 
 static int load(struct merge *m)
@@ -270,7 +360,7 @@ static int load(struct merge *m)
 	for (int i = 0; i < m->nf && !ret; i++) {
 		struct mfile *f = &m->f[i];
 		struct lab_csv_reader rd;
-		int r;
+		int r, n;
 
 		f->path = strcmp(m->o->paths[i], "-") ? m->o->paths[i] : "stdin";	/* as messages name it */
 		/* a header that is no results CSV's is refused there: stdin or a FIFO is read no further */
@@ -291,6 +381,8 @@ static int load(struct merge *m)
 		f->c_variant = lab_csv_reader_col(&rd, LAB_CSV_NAME(variant));
 		f->c_workload = lab_csv_reader_col(&rd, LAB_CSV_NAME(workload));
 		f->c_threads = lab_csv_reader_col(&rd, LAB_CSV_NAME(threads));
+		f->c_iteration = lab_csv_reader_col(&rd, LAB_CSV_NAME(iteration));
+		f->tail_cell = -1;
 		if (i && f->ncols != m->f[0].ncols) {
 			if (!m->o->quiet)	/* quiet: the caller's loader says it, in its one line */
 				fprintf(stderr, "%s: %s has %d columns, %s %d: files of two rwlab CSV "
@@ -313,9 +405,9 @@ static int load(struct merge *m)
 			ret = -1;
 		}
 		f->torn_line = rd.torn_line;
-		if (!ret && f->torn_line && !m->o->quiet)	/* report says it itself, as report */
-			fprintf(stderr, "%s: %s:%d: the last line is incomplete (an interrupted write); left "
-				"out\n", m->prog, f->path, f->torn_line);
+		n = cut_tail(m, f);
+		if (!ret && !m->o->quiet)	/* report says it itself, as report */
+			say_cut(m, f, n);
 		lab_csv_reader_close(&rd);
 		if (!ret && !f->nrows && !m->o->quiet)	/* report says it itself, as report */
 			fprintf(stderr, "%s: WARNING: %s holds no results\n", m->prog, f->path);
@@ -329,8 +421,8 @@ static int check_plans(struct merge *m)
 {
 	const char *plan0 = NULL;
 	char fp0[64] = "", fp[64], a[64], b[64], w0[512], w1[512];
-	struct mref ref0 = { 0 }, sref = { 0 };
-	int f0 = -1, sf = -1;
+	struct mref ref0 = { 0 }, sref = { 0 }, nref = { 0 };
+	int f0 = -1, sf = -1, nf = -1;
 
 	for (int i = 0; i < m->nf; i++) {
 		const struct mfile *f = &m->f[i];
@@ -363,9 +455,11 @@ static int check_plans(struct merge *m)
 			}
 			if (si)
 				m->shard_file[si] = i + 1;
-			if (!*plan)
+			if (!*plan_token(plan, "fp", fp, sizeof(fp))) {
+				if (nf < 0)	/* not a run's (bench-lazy's, an older rwlab's): no plan */
+					nf = i, nref = r;
 				continue;
-			plan_token(plan, "fp", fp, sizeof(fp));
+			}
 			if (!plan0) {
 				plan0 = plan, ref0 = r, f0 = i;
 				snprintf(fp0, sizeof(fp0), "%s", fp);
@@ -380,6 +474,12 @@ static int check_plans(struct merge *m)
 				return -1;
 			}
 		}
+	}
+	if (plan0 && nf >= 0) {
+		fprintf(stderr, "%s: %s is not a shard of the run of %s: its rows record no plan (not written by "
+			"rwlab run); merge takes the shards of one run's plan\n", m->prog,
+			where(&m->f[nf], nref, w1, sizeof(w1)), where(&m->f[f0], ref0, w0, sizeof(w0)));
+		return -1;
 	}
 	return 0;
 }
@@ -486,18 +586,22 @@ static int same_source(const struct merge *m, const struct mcell *ca, struct mre
 /* A cell (variant, workload, threads) comes from one file and one host. Returns the distinct cells or -1. */
 static int check_cells(struct merge *m)
 {
+	const struct mcell *p = NULL;
 	int ncells = 0;
 
 	qsort(m->cells, (size_t)m->ncells_rec, sizeof(*m->cells), cmp_cell);
 	for (int i = 0; i < m->ncells_rec; i++) {
-		const struct mcell *c = &m->cells[i], *p = i ? &m->cells[i - 1] : NULL;
+		const struct mcell *c = &m->cells[i];
 
+		if (c->unfinished)
+			continue;	/* left out: not a cell of the merge */
 		if (!p || strcmp(p->key, c->key))
 			ncells++;
 		else if (same_source(m, p, p->last, c, c->first))
 			return -1;
 		if (c->host_b.line && same_source(m, c, c->host_a, c, c->host_b))
 			return -1;
+		p = c;
 	}
 	return ncells;
 }
@@ -510,20 +614,22 @@ static int strs_index(const char **v, int n, const char *s)
 	return -1;
 }
 
+/* Is cell @key in the merge (a file's unfinished last cell is not)? */
 static bool has_cell(const struct merge *m, const char *key)
 {
-	int lo = 0, hi = m->ncells_rec - 1;
+	int lo = 0, hi = m->ncells_rec;
 
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2, c = strcmp(m->cells[mid].key, key);
+	while (lo < hi) {	/* the first of the cells sorted by key that is not before @key */
+		int mid = (lo + hi) / 2;
 
-		if (!c)
-			return true;
-		if (c < 0)
+		if (strcmp(m->cells[mid].key, key) < 0)
 			lo = mid + 1;
 		else
-			hi = mid - 1;
+			hi = mid;
 	}
+	for (; lo < m->ncells_rec && !strcmp(m->cells[lo].key, key); lo++)
+		if (!m->cells[lo].unfinished)
+			return true;
 	return false;
 }
 
@@ -565,8 +671,8 @@ static int check_missing(struct merge *m, int ncells)
 			continue;
 		for (int b = s; b <= blocks; b += nshards)
 			snprintf(bl + strlen(bl), sizeof(bl) - strlen(bl), "%s%d", *bl ? ", " : "", b);
-		fprintf(stderr, "%s: missing shard %d/%d (comparison blocks %s): no file holds it\n", m->prog, s,
-			nshards, bl);
+		fprintf(stderr, "%s: missing shard %d/%d (comparison block%s %s): no file holds it\n", m->prog, s,
+			nshards, strchr(bl, ',') ? "s" : "", bl);
 		problems++;
 	}
 	/* The grid the files span: workloads x threads x each workload's variants, as the rows first name them. */
@@ -720,6 +826,8 @@ static int write_rows(const struct merge *m, FILE *fp)
 		while ((r = lab_csv_reader_next(&rd, err, sizeof(err))) > 0) {
 			const char *run = crun >= 0 ? rd.row[crun] : "";
 
+			if (m->f[i].cut_line && rd.line >= m->f[i].cut_line)
+				continue;	/* an unfinished last cell: left out whole */
 			if (rd.ctx != last_ctx) {	/* a run's context line, once per run in the merged file */
 				if (merge_context_line(&rd, run, &b, &known, m->prog)) {
 					ret = -1;
@@ -850,6 +958,7 @@ static void merge_free(struct merge *m)
 		for (int c = 0; c < f->ncols && f->header; c++)
 			free(f->header[c]);
 		free(f->header);
+		free(f->it_rows);
 	}
 	free(m->f);
 	free(m->shard_file);
@@ -882,7 +991,7 @@ int lab_merge(const struct lab_merge_opts *o)
 	lab_inventory_check(m.prog, o->paths, o->npaths);	/* the hosts' inventories, where beside the files */
 	problems = check_missing(&m, ncells);
 	for (int i = 0; i < m.nf; i++)
-		problems += m.f[i].torn_line != 0;	/* a shard's run was interrupted in a cell */
+		problems += m.f[i].torn_line || m.f[i].cut_line;	/* a shard's run was interrupted in a cell */
 	if (o->out && write_out(&m, o->out))
 		goto out;
 	st = problems ? 1 : 0;
@@ -948,10 +1057,11 @@ const struct lab_cmd lab_merge_cmd = {
 	.summary = "check and merge the CSVs of a run's shards (run --shard I/N)",
 	.opts = merge_opts,
 	.fn = cmd_merge,
-	.more = "Refuses (exit 2) files of two plans or schemas, two shard counts, one shard in\n"
-		"two files, one cell in two files or on two hosts, and files of two hosts\n"
-		"unless --mixed-hosts (then warned); warns where hosts, builds or settings\n"
-		"differ; exit 1 when shards or cells are missing or a file's last line is\n"
-		"torn (an interrupted write; OUT is still written), 0 when complete.\n",
+	.more = "Refuses (exit 2) files of two plans or schemas, a file of no plan beside a\n"
+		"run's, two shard counts, one shard in two files, one cell in two files or\n"
+		"on two hosts, and files of two hosts unless --mixed-hosts (then warned);\n"
+		"warns where hosts, builds or settings differ; exit 1 when shards or cells\n"
+		"are missing or a file's last cell is unfinished or its last line torn (an\n"
+		"interrupted write: left out; OUT is still written), 0 when complete.\n",
 	.operands = LAB_COMP_CSV,
 };

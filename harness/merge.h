@@ -6,7 +6,8 @@
  * Checks, with one line each on stderr:
  * - refused (status 2): unreadable or malformed files, files of two CSV
  *   schemas, files of two plans (another matrix, other run options: the
- *   plan fingerprints differ), two shard counts, one shard in two files,
+ *   plan fingerprints differ), a file of no plan beside a run's (not a
+ *   shard of that run: bench-lazy's), two shard counts, one shard in two files,
  *   one cell (variant, workload, threads; the labels as run writes them,
  *   lab_results_variant_label()) in two files or measured on two
  *   hosts (a cell is never pooled across hosts or shards), and rows of two
@@ -20,8 +21,10 @@
  * - incomplete (status 1): shards no file holds (named, with their
  *   comparison blocks), cells missing from the grid the files span
  *   (workloads x thread counts x each workload's variants), fewer cells
- *   than the plan's count, and a file whose last line is torn (an
- *   interrupted write: the line is left out, its cell is unfinished).
+ *   than the plan's count, and a file whose last cell is unfinished (not
+ *   iterations 0..N-1 with as many rows each, as report judges it) or whose
+ *   last line is torn (an interrupted write): the torn line and the
+ *   unfinished cell, all its rows, are left out of the merged file.
  *
  * Threading: single-threaded. Memory: everything is freed before returning.
  */

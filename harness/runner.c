@@ -588,6 +588,16 @@ static void fmt_eta(char *buf, size_t len, double s)
 		snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
 }
 
+double lab_cell_work(const struct lab_run_opts *o, const struct lab_workload_conf *wl, int nthreads)
+{
+	return (double)nthreads * (o->iterations + (o->settings.warmup_ns && wl->ops->kind == LAB_WL_WORK));
+}
+
+double lab_eta_left(double elapsed, double done, double left)
+{
+	return done > 0 ? elapsed / done * left : -1;
+}
+
 /* An iteration of workload @wi starts now: the one in flight before it has finished. */
 static void eta_start(struct runner *r, int wi)
 {
@@ -1219,16 +1229,23 @@ static void sim_cell_done(void *arg, int i, const struct lab_sim_proc *pr)
 	lab_buf_free(&rows);
 }
 
-/* The progress line of the cells' processes: cells done of all, the ETA from the rate so far. */
+/*
+ * The progress line of the cells' processes: cells done of all, the ETA from
+ * the rate so far, each cell weighed by its work (lab_cell_work(): a cell at
+ * 192 threads is not one at 24). Cells start in plan order: those finished
+ * are taken to be the first.
+ */
 static void sim_progress(void *arg, int finished, int running)
 {
 	const struct runner *r = arg;
-	double elapsed = (double)(lab_host_clock_ns() - r->t_start) / 1e9;
+	double elapsed = (double)(lab_host_clock_ns() - r->t_start) / 1e9, done = 0, left = 0;
 	char eta[32];
 
 	if (r->o->quiet)
 		return;
-	fmt_eta(eta, sizeof(eta), finished ? elapsed / finished * (r->nplan - finished) : -1);
+	for (int i = 0; i < r->nplan; i++)
+		*(i < finished ? &done : &left) += lab_cell_work(r->o, r->plan[i].wl, r->plan[i].nthreads);
+	fmt_eta(eta, sizeof(eta), lab_eta_left(elapsed, done, left));
 	fprintf(stderr, "%s[cells %d/%d done, %d running] ETA %s%s", r->tty ? "\r\033[K" : "", finished, r->nplan,
 		running, eta, r->tty ? "" : "\n");
 }

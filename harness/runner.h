@@ -84,3 +84,19 @@ struct lab_run_opts {
  * (finished cells are kept).
  */
 int lab_run(const struct lab_run_opts *o);
+
+/*
+ * lab_cell_work() - what a cell of @wl at @nthreads threads weighs in the
+ * ETA of a --sim run's progress line: threads x iterations (and a work
+ * workload's warm-up pass, as the native ETA counts it). A simulated cell's
+ * host time grows with its simulated tasks' work, so with its threads; -d
+ * and --warmup are the run's, the same for each of its cells.
+ */
+double lab_cell_work(const struct lab_run_opts *o, const struct lab_workload_conf *wl, int nthreads);
+
+/*
+ * lab_eta_left() - the host seconds left when cells of work @done took
+ * @elapsed seconds and cells of work @left remain, at the rate so far;
+ * -1 (unknown) before any work is done.
+ */
+double lab_eta_left(double elapsed, double done, double left);

@@ -76,9 +76,9 @@ int lab_shard_check(const struct lab_run_opts *o, char *err, size_t errlen)
 	int nb = lab_plan_nblocks(o);
 
 	if (o->shard.count > nb) {
-		snprintf(err, errlen, "--shard %d/%d: the plan has only %d comparison blocks (workload x thread "
+		snprintf(err, errlen, "--shard %d/%d: the plan has only %d comparison block%s (workload x thread "
 			 "count), so shard counts above %d leave shards empty (valid: N <= %d)",
-			 o->shard.index, o->shard.count, nb, nb, nb);
+			 o->shard.index, o->shard.count, nb, nb == 1 ? "" : "s", nb, nb);
 		return -1;
 	}
 	return 0;

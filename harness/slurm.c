@@ -238,7 +238,7 @@ static int write_script(const struct slurm_opts *o, const char *path, const char
 		return -1;
 	}
 	fprintf(f, "#!/bin/sh\n"
-		"# rwlab slurm: %s in %d shards (comparison blocks: %d, cells: %d), one per array task.\n"
+		"# rwlab slurm: %s in %d shard%s (comparison blocks: %d, cells: %d), one per array task.\n"
 		"# Written by 'rwlab slurm'; running it again rewrites the array to the unfinished shards.\n"
 		"#SBATCH --job-name=rwlab-%s\n"
 		"#SBATCH --array=%s\n"
@@ -246,7 +246,7 @@ static int write_script(const struct slurm_opts *o, const char *path, const char
 		"#SBATCH --ntasks=1\n"
 		"#SBATCH --exclusive\n"
 		"#SBATCH --output=%s/shard-%%a.log\n",
-		o->name, o->shards, o->nblocks, o->ncells, o->name, array, o->dir);
+		o->name, o->shards, o->shards == 1 ? "" : "s", o->nblocks, o->ncells, o->name, array, o->dir);
 	if (o->constraint)
 		fprintf(f, "#SBATCH --constraint=%s\n", o->constraint);
 	if (o->partition)
@@ -375,7 +375,7 @@ static const struct lab_opt slurm_opts[] = {
 	{ "constraint", 0, 'C', "FEATURES", "sbatch --constraint: nodes of identical hardware", NULL, NULL, 0, NULL,
 	  0, 0 },
 	{ "partition", 'p', 'p', "P", "sbatch --partition", NULL, NULL, 0, NULL, 0, 0 },
-	{ "time", 0, 'T', "T", "sbatch --time: each task's limit (Slurm's [D-]HH:MM:SS)", NULL, NULL, 0, NULL, 0,
+	{ "time", 0, 'T', "T", "sbatch --time: each task's limit (Slurm's MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS)", NULL, NULL, 0, NULL, 0,
 	  0 },
 	{ "dir", 0, 'D', "DIR", "the result root: the script, the shards' logs and statuses, one directory per "
 	  "host (its shards' CSVs, its inventory) and merged.csv", "rwlab-results/NAME/GIT-REVISION", NULL,
@@ -445,6 +445,24 @@ static const struct lab_opt *run_opt_of(int key)
 	return NULL;
 }
 
+/* Is @t one of sbatch --time's forms: [D-]N[:N[:N]] (MM, MM:SS, HH:MM:SS; D-HH, D-HH:MM, D-HH:MM:SS)? */
+static bool slurm_time_ok(const char *t)
+{
+	size_t n = strspn(t, "0123456789");
+	int fields = 0;
+
+	if (n && t[n] == '-')	/* days */
+		t += n + 1;
+	for (;; t++) {	/* up to three fields of digits, ':' between them */
+		n = strspn(t, "0123456789");
+		if (!n || n > 9 || ++fields > 3)
+			return false;
+		t += n;
+		if (*t != ':')
+			return !*t;
+	}
+}
+
 static int parse_args(int argc, char **argv, struct slurm_opts *o)
 {
 	/* run's options as each shard gets them: static, as they live until the command ends */
@@ -492,7 +510,14 @@ static int parse_args(int argc, char **argv, struct slurm_opts *o)
 		case 'A': o->name = optarg; break;
 		case 'C': o->constraint = optarg; break;
 		case 'p': o->partition = optarg; break;
-		case 'T': o->time = optarg; break;
+		case 'T':
+			if (!slurm_time_ok(optarg)) {	/* the script failed later, or sbatch said so, exit 1 */
+				fprintf(stderr, "rwlab slurm: bad --time '%s' (valid: Slurm's MM, MM:SS, HH:MM:SS, "
+					"D-HH, D-HH:MM or D-HH:MM:SS)\n", optarg);
+				return -1;
+			}
+			o->time = optarg;
+			break;
 		case 'D': dir = optarg; break;
 		case 'S': o->submit = true; break;
 		case 'N':
@@ -652,8 +677,8 @@ static int cmd_slurm(int argc, char **argv)
 	if (!o.shards)
 		o.shards = o.nblocks;
 	if (o.shards > o.nblocks) {
-		fprintf(stderr, "rwlab slurm: --shards %d, but the plan has only %d comparison blocks (workload x "
-			"thread count) (valid: 1..%d)\n", o.shards, o.nblocks, o.nblocks);
+		fprintf(stderr, "rwlab slurm: --shards %d, but the plan has only %d comparison block%s (workload x "
+			"thread count) (valid: 1..%d)\n", o.shards, o.nblocks, o.nblocks == 1 ? "" : "s", o.nblocks);
 		return 2;
 	}
 	if (make_dir(&o))
@@ -695,8 +720,8 @@ static int cmd_slurm(int argc, char **argv)
 	todo = unfinished(&o, array, sizeof(array), true);
 	st = merge_and_report(&o);
 	if (todo)
-		fprintf(stderr, "rwlab slurm: %d shards unfinished (%s): run the same command again to resubmit "
-			"only those\n", todo, array);
+		fprintf(stderr, "rwlab slurm: %d shard%s unfinished (%s): run the same command again to resubmit "
+			"only %s\n", todo, todo == 1 ? "" : "s", array, todo == 1 ? "that one" : "those");
 	return todo || st ? (st == 2 ? 2 : 1) : 0;
 }
 

@@ -555,7 +555,8 @@ static int ladder_has(const char *machine)
 		if (!dup)
 			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "", rungs[i].machine);
 	}
-	fprintf(stderr, "rwlab sim validate: no rung for machine '%s' in the ladder (machines: %s)\n", machine, list);
+	fprintf(stderr, "rwlab sim validate: no rung for machine '%s' in the ladder (valid: the machines with rungs, "
+		"%s)\n", machine, list);
 	return -1;
 }
 

@@ -80,5 +80,12 @@ fi
 	fail "run -l pthread -l null failed"
 [ "$(cut -d, -f4 "$tmp/r.csv" | sort -u | grep -c -e '^pthread$' -e '^null$')" = 2 ] ||
 	fail "run -l pthread -l null did not run both variants"
+# sim validate --help said MACHINE may be generic-N, which the ladder has no rungs for: it says which it takes
+"$rwlab" sim validate --help >"$tmp/vhelp" || fail "sim validate --help: exit $?"
+tr '\n' ' ' <"$tmp/vhelp" | grep -q "must be one the ladder has rungs for: a machine file it names or 'here' (not generic-N;" ||
+	fail "sim validate --help does not say which machines it takes: $(cat "$tmp/vhelp")"
+"$rwlab" sim validate generic-8 >/dev/null 2>"$tmp/e"
+[ $? = 2 ] && grep -q "^rwlab sim validate: no rung for machine 'generic-8' in the ladder (valid: the machines with rungs, here, " "$tmp/e" ||
+	fail "sim validate generic-8: $(cat "$tmp/e")"
 echo "$(echo "$cmds" | wc -w) subcommands checked, $fails failures"
 exit $((fails > 0))

@@ -22,6 +22,16 @@ expect "context_switch pairs under --sim" 2 "^rwlab run: -t 256: context_switch 
 	"$rwlab" run --sim generic-8 -w context_switch -m refcount -t 256 "${tiny[@]}" -o t.csv
 expect "tlb_flush" 2 "^rwlab run: -t 512: tlb_flush runs at most 511 threads" \
 	"$rwlab" run -w tlb_flush -m refcount -t 512 "${tiny[@]}" -o t.csv
+# none where an mm is released under load: refused with the plan, naming --unsafe (its cell failed,
+# exit 1, the results file made); --unsafe runs it
+for sim in "" "--sim generic-8"; do
+	expect "-m none with recreate_hz=100${sim:+ under $sim}" 2 \
+		"^rwlab run: context_switch:recreate_hz=100: none keeps no lazy mm alive: .*\(give --unsafe to run it anyway" \
+		"$rwlab" run $sim -w context_switch:recreate_hz=100 -m none -t 1 "${tiny[@]}" -o unsafe.csv
+	[ -e unsafe.csv ] && fail "-m none with recreate_hz=100${sim:+ under $sim}: unsafe.csv made" && rm -f unsafe.csv
+done
+"$rwlab" run -w context_switch:recreate_hz=100 -m none --unsafe -t 1 --list-cells >/dev/null 2>"$tmp/e" ||
+	fail "-m none with recreate_hz=100 --unsafe: $(cat "$tmp/e")"
 # ... and the limit is real: the largest counts run (natively and simulated).
 "$rwlab" run -l rwsem -w locktest -t 1023 "${tiny[@]}" -q --no-report -o n1023.csv 2>"$tmp/e" ||
 	fail "locktest -t 1023 natively: $(tail -n 2 "$tmp/e")"

@@ -254,6 +254,14 @@ expect_err 2 "^reproduce: --set needs KEY=VALUE, KEY a matrix key .*, not 'locks
 	"$root/tools/reproduce" per-vma-locks --sim generic-8 --set 'locks/x=1' --rwlab "$rwlab"
 # --sim's machine before the matrix: generic-N has no machine file, and was taken for the matrix
 expect_err 2 "^reproduce: no matrix 'nosuch' \(valid: " -- "$root/tools/reproduce" --sim generic-8 nosuch --rwlab "$rwlab"
+# a directory as the matrix: one line (sed's 'read error on DIR: Is a directory', exit 4)
+expect_err 2 "^reproduce: $tmp is a directory, not a matrix \(valid: a \.matrix file, or .*quick" -- \
+	"$root/tools/reproduce" "$tmp" --sim --rwlab "$rwlab"
+# --csv FILE that is not there: one line, nothing printed first (the matrix's deviations came before
+# report's own error)
+expect_err 2 "^reproduce: --csv $tmp/nosuch\.csv: no such file \(give a results CSV\)$" -- \
+	"$root/tools/reproduce" lazy-mm-hazptr --csv "$tmp/nosuch.csv" --rwlab "$rwlab"
+[ -s "$tmp/out" ] && fail "reproduce --csv of no file printed: $(head -3 "$tmp/out")"
 # --out naming a file, or a directory that cannot be made: refused before the report is printed
 # (the report was printed, then mkdir's own message and exit 1)
 : >"$tmp/afile"

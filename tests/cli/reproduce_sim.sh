@@ -58,7 +58,9 @@ if [ -n "$dir" ]; then
 	# own results/sim README, named for the table's machine since this run is on generic-8
 	t=$(grep -E '^agree [0-9]+, agree-direction [0-9]+, disagree [0-9]+' "$tmp/per-vma-locks.out" | tail -1)
 	off=$(( $(sed -nE 's/.*disagree ([0-9]+),.*/\1/p' <<<"$t") + $(sed -nE 's/.*agree-direction ([0-9]+),.*/\1/p' <<<"$t") ))
-	line="per-vma-locks: $off rows did not reproduce in size or direction \\(disagree [0-9]+, agree-direction [0-9]+\\); results/sim/per-vma-locks/README.md explains those of the table's own machine, icx-8336c-2s128, from the model \(this run: generic-8\)"
+	rows=rows
+	[ "$off" = 1 ] && rows=row	# not '1 rows'
+	line="per-vma-locks: $off $rows did not reproduce in size or direction \\(disagree [0-9]+, agree-direction [0-9]+\\); results/sim/per-vma-locks/README.md explains those of the table's own machine, icx-8336c-2s128, from the model \(this run: generic-8\)"
 	if [ "$off" -gt 0 ]; then
 		grep -Eq "^$line$" "$tmp/per-vma-locks.out" || fail "per-vma-locks: $off rows off, no pointer to the model's explanation: $(tail -3 "$tmp/per-vma-locks.out")"
 	elif grep -q 'did not reproduce' "$tmp/per-vma-locks.out"; then
@@ -103,6 +105,20 @@ if [ -n "$dir" ]; then
 	grep -q '^threads *= 24,48,96,128,192$' "$dir/lazy-mm-hazptr.sim.matrix" ||
 		fail "lazy-mm-hazptr: the matrix as run lacks sim_threads"
 	verdict lazy-mm-hazptr 24
+fi
+if want lazy-mm-hazptr; then
+	# -- -t LIST replaces the thread counts of the matrix's sim_run lines (both went to rwlab run:
+	# 'thread count 24 given twice in -t'), and -- -t 0 is refused naming the user's list alone
+	RWLAB_RESULTS_DIR=$tmp/own-t "$root/tools/reproduce" lazy-mm-hazptr --sim generic-8 --no-plots --rwlab "$rwlab" \
+		-- -n 1 -d 1ms --warmup 200us -q -t 24 >"$tmp/own-t.out" 2>"$tmp/own-t.err" ||
+		fail "lazy-mm-hazptr -- -t 24: $(tail -2 "$tmp/own-t.err")"
+	dir=$(find "$tmp/own-t/sim" -mindepth 1 -maxdepth 1 -type d -name 'lazy-mm-hazptr-*' 2>/dev/null | head -1)
+	[ -n "$dir" ] && [ "$(cells "$dir" lazy-mm-hazptr)" = "hazptr context_switch 24;hazptr tlb_flush 24;refcount context_switch 24;refcount tlb_flush 24" ] ||
+		fail "lazy-mm-hazptr -- -t 24 cells: $(cells "$dir" lazy-mm-hazptr)"
+	RWLAB_RESULTS_DIR=$tmp/zero-t "$root/tools/reproduce" lazy-mm-hazptr --sim generic-8 --no-plots --rwlab "$rwlab" \
+		-- -t 0 >/dev/null 2>"$tmp/zero-t.err"
+	[ $? = 2 ] && grep -q "^rwlab run: bad thread list '0': '0' is out of range" "$tmp/zero-t.err" ||
+		fail "lazy-mm-hazptr -- -t 0: $(cat "$tmp/zero-t.err")"
 fi
 
 # hugetlb-vmemmap: 8 simulated CPUs (sim_threads = cpus), a 36 MiB region (4 MiB per process).
@@ -253,7 +269,7 @@ if want stop; then
 		[ "$(tail -n +2 "$dir/per-vma-locks.csv" | grep -v '^#' | grep -c ',pft,1,')" -gt 0 ] ||
 			fail "reproduce stopped in piece 2: piece 1's rows are not in the CSV"
 		[ "$(grep -c '^schema,' "$dir/per-vma-locks.csv")" = 1 ] || fail "reproduce stopped: the CSV has more than one header"
-		grep -q "^reproduce: stopped in piece 2 of 2 (1 finished); the [0-9]* rows measured are in $dir/per-vma-locks.csv$" \
+		grep -q "^reproduce: stopped in piece 2 of 2 (1 finished); the [0-9]* rows* measured \(is\|are\) in $dir/per-vma-locks.csv$" \
 			"$tmp/stop.err" || fail "reproduce stopped: no line saying where the rows are: $(cat "$tmp/stop.err")"
 		# rwlab run's own line: its count of cells, and no command that would go on in a scratch file
 		grep -q "^rwlab run: interrupted in piece 2 of 2 [a-z0-9 ]*; its finished cells go into $dir/per-vma-locks.csv with the pieces before it$" \
@@ -276,7 +292,7 @@ if want stop; then
 	# ... and says that it failed, not that it was done (it said "piece 1 of 2 done", then "stopped
 	# in piece 1 of 2 (0 finished)")
 	grep -q '^piece 1 of 2 done' "$tmp/failing.err" && fail "reproduce with a failing piece: it says the piece was done"
-	grep -q "^reproduce: piece 1 of 2 failed (exit 1), and the pieces after it were not run; the [0-9]* rows measured are in $dir/per-vma-locks.csv$" \
+	grep -q "^reproduce: piece 1 of 2 failed (exit 1), and the pieces after it were not run; the [0-9]* rows* measured \(is\|are\) in $dir/per-vma-locks.csv$" \
 		"$tmp/failing.err" || fail "reproduce with a failing piece: no line saying so: $(tail -n 1 "$tmp/failing.err")"
 
 	# A stop sent to the script alone (kill PID, not its group): the rwlab run in progress stops
@@ -312,7 +328,7 @@ if want stop; then
 	if [ -n "$dir" ]; then
 		[ "$(tail -n +2 "$dir/per-vma-locks.csv" | grep -v '^#' | grep -c ',pft,1,')" -gt 0 ] ||
 			fail "reproduce given SIGTERM alone in piece 2: piece 1's rows are not in the CSV"
-		grep -q "^reproduce: stopped in piece 2 of 2 (1 finished); the [0-9]* rows measured are in $dir/per-vma-locks.csv$" \
+		grep -q "^reproduce: stopped in piece 2 of 2 (1 finished); the [0-9]* rows* measured \(is\|are\) in $dir/per-vma-locks.csv$" \
 			"$tmp/alone-term.err" || fail "reproduce given SIGTERM alone: no line saying where the rows are: $(cat "$tmp/alone-term.err")"
 	fi
 	# SIGINT in a run of one piece (16 cells, one at a time), once a cell is in the CSV: it stays

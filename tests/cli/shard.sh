@@ -45,14 +45,40 @@ grep -q 'merge: 2 files, 8 cells, complete' err || fail "merge: $(cat err)"
 grep -q 'missing shard 2/2 (comparison blocks 2, 4): no file holds it' err || fail "missing shard not named: $(cat err)"
 
 # A shard whose last line is torn (its run killed mid-write): named, and the merge is incomplete
-# (it said complete and exit 0, the torn row's cell unfinished in the merged file without a word)
+# (it said complete and exit 0, the torn row's cell unfinished in the merged file without a word).
+# The unfinished cell is left out whole and named (its other rows were merged, and report of
+# the merged file showed it unflagged); so is one cut at a line's end, with no torn line.
+last=$(tail -1 s2.csv | cut -d, -f4-6 | tr , ' ')	# variant workload threads of the last cell
+first=$(grep -n ",${last// /,},0,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*\$" s2.csv | head -1 | cut -d: -f1)
+set -- $last
 head -c -15 s2.csv >torn2.csv
 "$rwlab" merge -o torn.csv s1.csv torn2.csv 2>err; rc=$?
 [ $rc = 1 ] || fail "merge with a torn last line exited $rc, want 1: $(cat err)"
-grep -q "^rwlab merge: torn2.csv:$(wc -l <s2.csv): the last line is incomplete (an interrupted write); left out$" err ||
-	fail "merge: the torn line is not named: $(cat err)"
-grep -q 'merge: 2 files, 8 cells, INCOMPLETE: torn.csv' err || fail "merge of a torn shard: $(cat err)"
-[ "$(grep -vc '^#' torn.csv)" = "$(($(grep -vc '^#' m.csv) - 1))" ] || fail "merge of a torn shard: not every whole row written"
+grep -qx "rwlab merge: torn2.csv:$(wc -l <s2.csv): the last line is incomplete (an interrupted write); left out, and with it the $(($(wc -l <s2.csv) - first)) rows of unfinished cell $1 $2 t=$3 from line $first (not iterations 0..1 with as many rows each)" err ||
+	fail "merge: the torn line and its cell are not named: $(cat err)"
+grep -qx "rwlab merge: missing cell $1 $2 t=$3 (failed or interrupted)" err || fail "merge of a torn shard: its cell not missing: $(cat err)"
+grep -q 'merge: 2 files, 7 cells, INCOMPLETE: torn.csv' err || fail "merge of a torn shard: $(cat err)"
+[ "$(grep -vc '^#' torn.csv)" = "$(($(grep -vc '^#' m.csv) - $(wc -l <s2.csv) + first - 1))" ] ||
+	fail "merge of a torn shard: not the whole rows of finished cells"
+grep -q ",${last// /,}," torn.csv && fail "merge of a torn shard: rows of its unfinished cell written"
+"$rwlab" report torn.csv >/dev/null 2>err
+grep -qx "rwlab report: missing cell $1 $2 t=$3 (failed or interrupted)" err || fail "report of the merged torn shard: $(cat err)"
+head -n -2 s2.csv >cut2.csv
+"$rwlab" merge -o cut.csv s1.csv cut2.csv 2>err; rc=$?
+[ $rc = 1 ] || fail "merge with an unfinished last cell exited $rc, want 1: $(cat err)"
+grep -qx "rwlab merge: cut2.csv:$first: cell $1 $2 t=$3 is unfinished (not iterations 0..1 with as many rows each: an interrupted write); its $(($(wc -l <s2.csv) - 2 - first + 1)) rows left out" err ||
+	fail "merge: the unfinished cell is not named: $(cat err)"
+cmp -s cut.csv torn.csv || fail "merge of a cut shard: not the merge of the torn one"
+
+# One of a thing is not '1 things': a missing shard of one block, a plan of one block.
+"$rwlab" run -l pthread -w locktest -t 1,2 -d 20ms -n 1 --warmup 0 -q --no-report --shard 1/2 -o one1.csv 2>/dev/null ||
+	fail "shard 1/2 of two blocks: exit $?"
+"$rwlab" merge one1.csv 2>err
+grep -qx 'rwlab merge: missing shard 2/2 (comparison block 2): no file holds it' err || fail "one missing block: $(cat err)"
+expect "--shard 1/2 of one block" 2 "^rwlab run: --shard 1/2: the plan has only 1 comparison block \(workload x thread count\)" \
+	"$rwlab" run -l pthread -w locktest -t 1 --shard 1/2 --list-cells
+expect "slurm --shards 2 of one block" 2 "^rwlab slurm: --shards 2, but the plan has only 1 comparison block \(workload x" \
+	"$rwlab" slurm -l pthread -w locktest -t 1 --shards 2 --dir "$tmp/sl1"
 
 # Another --seed and a tampered CPU model: warned, each naming both values.
 "$rwlab" run "${opts[@]}" --shard 2/2 --seed 7 -o t2.csv 2>/dev/null
@@ -93,11 +119,32 @@ grep -q 'shard 1/2 is in both s1.csv and s1.csv' err || fail "shard twice: $(cat
 "$rwlab" run "${opts[@]}" -t 1,3 --shard 2/2 -o other.csv 2>/dev/null
 "$rwlab" merge s1.csv other.csv 2>err; [ $? = 2 ] || fail "two plans not refused"
 grep -q 'are not shards of one plan' err || fail "two plans: $(cat err)"
+# A file of no plan (bench-lazy's): refused in one line naming it, nothing written (it warned that
+# five settings differ, merged its rows and said INCOMPLETE, exit 1).
+"$rwlab" bench-lazy -m hazptr --round-trips 200 --switches 1000 -n 1 -o lazy.csv >/dev/null 2>&1 || fail "bench-lazy: exit $?"
+for order in "s1.csv lazy.csv" "lazy.csv s1.csv"; do
+	expect "merge $order" 2 "^rwlab merge: lazy\.csv:3 \(shard -, host .*\) is not a shard of the run of s1\.csv:3 \(shard 1/2, host .*\): its rows record no plan \(not written by rwlab run\); merge takes the shards of one run's plan$" \
+		"$rwlab" merge -o lazy-m.csv $order
+	[ -e lazy-m.csv ] && fail "merge $order wrote lazy-m.csv"
+done
+# ... files none of which records a plan are merged as before (an older rwlab's, bench-lazy's)
+"$rwlab" merge -o lazy-m.csv lazy.csv 2>err || fail "merge of a bench-lazy file alone: exit $?: $(cat err)"
 
 # report over the shards = report over the merged file.
 "$rwlab" report s1.csv s2.csv --matrix ./tiny.matrix >r1 2>/dev/null || fail "report over 2 shards: exit $?"
 "$rwlab" report m.csv --matrix ./tiny.matrix >r2 2>/dev/null
 grep -q '^Hmean' r1 && cmp -s r1 r2 || fail "report over the shards differs from report over the merged file"
+
+# --time in none of sbatch's forms: refused before the plan is read (the job failed later, or
+# --submit said sbatch's error, exit 1); each form it takes is written
+for t in abc 1:2:3:4 1: 2-1-2 1h; do
+	expect "slurm --time $t" 2 "^rwlab slurm: bad --time '$t' \(valid: Slurm's MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS\)$" \
+		"$rwlab" slurm --matrix ./tiny.matrix --time "$t" --dir "$tmp/slt"
+done
+for t in 30 30:00 1:00:00 2-12 2-12:30 2-12:30:00; do
+	"$rwlab" slurm --matrix ./tiny.matrix --time "$t" --dir "$tmp/slt" >/dev/null 2>err || fail "slurm --time $t: exit $?: $(cat err)"
+	grep -qxF -- "#SBATCH --time=$t" "$tmp/slt/rwlab.sbatch" || fail "slurm --time $t: not in the script"
+done
 
 # The sbatch script, not submitted.
 "$rwlab" slurm --matrix ./tiny.matrix --shards 2 --constraint skylake --dir "$tmp/sl" -- -d 50ms -n 2 >out 2>err ||

@@ -156,3 +156,30 @@ Test(shard, merge_keys_cells_by_their_labels_as_run_writes_them)
 	unlink(b);
 	unlink(c);
 }
+
+/*
+ * The --sim ETA weighs the cells still to run by their work: a plan of one
+ * workload at 24, 48, 96, 128 and 192 threads (tools/reproduce lazy-mm-hazptr's
+ * context_switch piece), its first cell done in 1 s, has 464/24 of that left,
+ * not 4 s (four cells more of the first one's size: it said ETA 0m04s for
+ * 35 s). A work workload's warm-up pass counts as an iteration.
+ */
+Test(shard, eta_weighs_cells_by_work)
+{
+	static struct lab_workload_conf wls[8];
+	static struct lab_rwsem_conf locks[8];
+	static const int t[] = { 24, 48, 96, 128, 192 };
+	struct lab_run_opts o;
+	int threads[5];
+	double done, left = 0;
+
+	plan(&o, wls, locks, threads);
+	done = lab_cell_work(&o, &wls[0], t[0]);
+	for (int i = 1; i < 5; i++)
+		left += lab_cell_work(&o, &wls[0], t[i]);
+	cr_expect_float_eq(lab_eta_left(1.0, done, left), 464.0 / 24, 1e-9);
+	cr_expect_float_eq(lab_cell_work(&o, &wls[0], 192) / lab_cell_work(&o, &wls[0], 24), 8.0, 1e-12);
+	cr_expect_float_eq(lab_cell_work(&o, &wls[2], 4), 4.0 * 6, 1e-12, "pft: 5 iterations and its warm-up pass");
+	cr_expect_float_eq(lab_cell_work(&o, &wls[0], 4), 4.0 * 5, 1e-12, "locktest: its 5 timed iterations");
+	cr_expect_lt(lab_eta_left(3.0, 0, left), 0, "no cell finished: unknown");
+}
