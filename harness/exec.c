@@ -283,25 +283,56 @@ static int exec_find_preload(struct exec_opts *o)
 	return -1;
 }
 
-/* Is @cmd runnable (as execvp would find it)? Its file in @path. */
-static bool exec_find(const char *cmd, char *path, size_t len)
+/* Can @path be run: 0, or why not (ENOENT, EISDIR, ENOEXEC: not a regular file, EACCES: no execute permission)? */
+static int exec_runnable(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return ENOENT;
+	if (S_ISDIR(st.st_mode))
+		return EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return ENOEXEC;
+	return access(path, X_OK) ? EACCES : 0;
+}
+
+/* Is @cmd runnable (as execvp would find it: a PATH entry that is not skipped)? Its file in @path; 0 or why not. */
+static int exec_find(const char *cmd, char *path, size_t len)
 {
 	const char *env = getenv("PATH");
 
 	if (strchr(cmd, '/')) {
 		snprintf(path, len, "%s", cmd);
-		return access(cmd, X_OK) == 0;
+		return exec_runnable(cmd);
 	}
 	for (const char *p = env ? env : "/usr/bin:/bin"; p && *p;) {
 		const char *e = strchr(p, ':');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
 
 		snprintf(path, len, "%.*s/%s", (int)n, n ? p : ".", cmd);
-		if (access(path, X_OK) == 0)
-			return true;
+		if (!exec_runnable(path))
+			return 0;
 		p = e ? e + 1 : NULL;
 	}
-	return false;
+	return ENOENT;
+}
+
+/* Refuse a CMD execvp cannot run (every run would exit 127 or 126): one line, -1. */
+static int exec_check_runnable(struct exec_opts *o)
+{
+	int why = exec_find(o->cmd[0], o->path, sizeof(o->path));
+
+	if (why == EISDIR)
+		fprintf(stderr, "%s: cannot run '%s': a directory, not a program\n", o->prog, o->cmd[0]);
+	else if (why == ENOEXEC)
+		fprintf(stderr, "%s: cannot run '%s': not a regular file, so not a program\n", o->prog, o->cmd[0]);
+	else if (why == EACCES)
+		fprintf(stderr, "%s: cannot run '%s': no execute permission (chmod +x it, or run a script through its "
+			"interpreter: -- sh FILE)\n", o->prog, o->cmd[0]);
+	else if (why)
+		fprintf(stderr, "%s: cannot run '%s': not an executable file (nor in PATH)\n", o->prog, o->cmd[0]);
+	return why ? -1 : 0;
 }
 
 /*
@@ -469,10 +500,8 @@ static int exec_parse(struct exec_opts *o, int argc, char **argv)
 		return -1;
 	}
 	o->cmd = argv + optind;
-	if (!exec_find(o->cmd[0], o->path, sizeof(o->path))) {
-		fprintf(stderr, "%s: cannot run '%s': not an executable file (nor in PATH)\n", o->prog, o->cmd[0]);
+	if (exec_check_runnable(o))
 		return -1;
-	}
 	for (int k = 0; k < o->nlocks; k++)	/* only none: nothing to interpose */
 		if (strcmp(o->locks[k], "none") && exec_check_interposable(o))
 			return -1;

@@ -144,6 +144,21 @@ if [ -n "$static" ]; then
 else
 	echo "(no static program in a sanitizer build: that refusal is not checked here)"
 fi
+# A CMD execvp cannot run: one line naming why, exit 2, nothing run (a directory ran every run with
+# exit 127, wrote its CSV and printed a table).
+mkdir "$tmp/dir"
+: >"$tmp/plain"
+chmod 644 "$tmp/plain"
+for c in "$tmp/dir|a directory, not a program" "$tmp/plain|no execute permission (chmod +x it" \
+	"/dev/null|not a regular file, so not a program" "$tmp/nosuch|not an executable file (nor in PATH)"; do
+	RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 --force -o "$tmp/r.csv" -- "${c%%|*}" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && [ ! -s "$tmp/out" ] && [ ! -e "$tmp/r.csv" ] &&
+		grep -qF "rwlab exec: cannot run '${c%%|*}': ${c#*|}" "$tmp/err" ||
+		die "CMD ${c%%|*}: exit $rc, $(wc -l <"$tmp/err") lines, $(head -2 "$tmp/err")"
+	rm -f "$tmp/r.csv"
+done
+
 # --force runs it anyway, and says when no run took a pthread_rwlock.
 RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 --force -q --no-report -o "$tmp/r.csv" -- sh -c 'exit 0' \
 	>/dev/null 2>"$tmp/err" || die "--force: exit $?: $(cat "$tmp/err")"
