@@ -87,7 +87,8 @@ struct exec_opts {
 /* Adding an option: one entry here and one case in exec_parse()'s switch. */
 static const struct lab_opt exec_opts[] = {
 	{ "lock", 'l', 'l', "LIST", "variants, NAME[:key=val,...], passthrough (glibc's own lock, observed), none "
-	  "(no preload: the baseline column) or all; each variant needs both trylocks", NULL, NULL,
+	  "(no preload: the baseline column) or all; each variant needs both trylocks; null (no exclusion) is left "
+	  "out", NULL, NULL,
 	  LAB_COMP_EXEC_VARIANTS, NULL, 0, 0 },
 	{ "iterations", 'n', 'n', "N", "runs per variant, interleaved across variants", "5", NULL, 0, NULL, 1, 100000 },
 	{ "metric", 0, 'M', "SPEC", "[NAME[:UNIT][:higher|:lower]=]REGEX: the first group of REGEX's last match in "
@@ -442,11 +443,51 @@ static int exec_check_interposable(const struct exec_opts *o)
 	return -1;
 }
 
+/* The variant of -l label @label; NULL for none and passthrough. */
+static const struct lab_rwsem_ops *exec_ops(const char *label)
+{
+	char name[LAB_SPEC_MAX];
+	const char *kv;
+
+	return lab_spec_split(label, name, sizeof(name), &kv) ? NULL : lab_rwsem_lookup(name);
+}
+
+/*
+ * Leave out of -l the variants that claim no exclusion (null), as run does on
+ * a workload whose data its lock protects: a program's rwlocks protect its
+ * data, which such a variant would corrupt (and the preload would report the
+ * program's misuse). Their names in @left, ", "-separated; returns how many.
+ */
+static int exec_skip_unsafe(struct exec_opts *o, char *left, size_t len)
+{
+	int n = 0, kept = 0;
+
+	left[0] = 0;
+	for (int k = 0; k < o->nlocks; k++) {
+		const struct lab_rwsem_ops *ops = exec_ops(o->locks[k]);
+
+		if (!ops || (ops->caps & LAB_CAP_EXCLUSION)) {
+			memmove(o->locks[kept++], o->locks[k], LAB_SPEC_MAX);
+			continue;
+		}
+		snprintf(left + strlen(left), len - strlen(left), "%s%s", n++ ? ", " : "", o->locks[k]);
+	}
+	o->nlocks = kept;
+	return n;
+}
+
+/* The line about the variants exec_skip_unsafe() left out (@what: "" or "nothing to run: "). */
+static void exec_skipped_say(const struct exec_opts *o, const char *what, const char *left, int n)
+{
+	fprintf(stderr, "%s: %s%s left out: %s no exclusion would corrupt the data the program's locks protect\n",
+		o->prog, what, left, n > 1 ? "variants that claim" : "a variant that claims");
+}
+
 static int exec_parse(struct exec_opts *o, int argc, char **argv)
 {
 	struct lab_cli cli;
-	char err[512];
-	int c;
+	char err[512], left[512];
+	int c, nleft;
 
 	o->iterations = 5;
 	o->threads = -1;
@@ -499,6 +540,11 @@ static int exec_parse(struct exec_opts *o, int argc, char **argv)
 		fprintf(stderr, "%s: no variants: give -l (e.g. -l pthread,rwsem,bravo)\n", o->prog);
 		return -1;
 	}
+	nleft = exec_skip_unsafe(o, left, sizeof(left));
+	if (!o->nlocks) {
+		exec_skipped_say(o, "nothing to run: ", left, nleft);
+		return -1;
+	}
 	o->cmd = argv + optind;
 	if (exec_check_runnable(o))
 		return -1;
@@ -514,7 +560,11 @@ static int exec_parse(struct exec_opts *o, int argc, char **argv)
 			off += (size_t)snprintf(o->labelbuf + off, sizeof(o->labelbuf) - off, " %s", *a);
 		o->label = o->labelbuf;
 	}
-	return exec_find_preload(o);
+	if (exec_find_preload(o))
+		return -1;
+	if (nleft)
+		exec_skipped_say(o, "", left, nleft);
+	return 0;
 }
 
 /* One run's measurements. */

@@ -95,6 +95,21 @@ grep -q "^rwlab exec: note: no run of the first round measured .*: the threads c
 grep -q "^rwlab exec: interrupted after 1 of 2 runs; they went to stdout (the run in progress did not)$" "$tmp/err" ||
 	die "SIGTERM, -o -: $(tail -n 1 "$tmp/err")"
 
+# -l all: every variant with exclusion, not null, whose runs corrupted the program's data (and the
+# preload blamed the program for the misuse), named in one line as run does; -l null alone: nothing to run.
+RWLAB_PRELOAD=$preload "$rwlab" exec -l all -n 1 -t 2 -q --no-report -o "$tmp/all.csv" -- "$driver" 2 20 \
+	>/dev/null 2>"$tmp/err" || die "-l all: exit $?: $(cat "$tmp/err")"
+[ "$(cat "$tmp/err")" = "rwlab exec: null left out: a variant that claims no exclusion would corrupt the data the program's locks protect" ] ||
+	die "-l all: stderr $(cat "$tmp/err")"
+awk -F, '$8 == "wall_s" {print $4}' "$tmp/all.csv" >"$tmp/ran"
+grep -qx rwsem "$tmp/ran" && ! grep -qx null "$tmp/ran" && ! grep -qx busted "$tmp/ran" ||
+	die "-l all ran $(tr '\n' ' ' <"$tmp/ran")"
+RWLAB_PRELOAD=$preload "$rwlab" exec -l null -n 1 -o "$tmp/null.csv" -- "$driver" 2 20 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] && [ ! -s "$tmp/out" ] && [ ! -e "$tmp/null.csv" ] &&
+	[ "$(cat "$tmp/err")" = "rwlab exec: nothing to run: null left out: a variant that claims no exclusion would corrupt the data the program's locks protect" ] ||
+	die "-l null: exit $rc, $(cat "$tmp/err")"
+
 # -q --no-report: nothing on stdout, nor on stderr but errors and warnings ('results in FILE' was printed).
 RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -t 2 -q --no-report -o "$tmp/q.csv" -- "$driver" 2 100 \
 	>"$tmp/out" 2>"$tmp/err" || die "-q --no-report: exit $?"
