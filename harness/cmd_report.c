@@ -45,8 +45,8 @@ static const struct lab_opt report_opts[] = {
 	  "the run's noise may raise it)", "1", "percent, 0..100", 0, NULL, 0, 0 },
 	{ "mmtests-era", 0, 'E', "ERA", "the mmtests rows, names and star rule: " LAB_REPORT_ERAS, "current", NULL,
 	  LAB_COMP_CHOICES, "current 2019", 0, 0 },
-	{ "include-failed", 0, 'I', NULL, "also compare cells marked cell_failed (a count that must be 0 was not) and "
-	  "unfinished last cells (an interrupted write)", NULL, NULL, 0, NULL, 0, 0 },
+	{ "include-failed", 0, 'I', NULL, "also compare cells marked cell_failed (a count that must be 0 was not, or an "
+	  "exec run's exit status) and unfinished last cells (an interrupted write)", NULL, NULL, 0, NULL, 0, 0 },
 	{ "allow-duplicates", 0, 'D', NULL, "count rows that repeat a run's (cell, iteration, metric) once instead of "
 	  "refusing them (a file given twice: each row once)", NULL, NULL, 0, NULL, 0, 0 },
 	{ 0 }

@@ -14,7 +14,8 @@
  * libraries it loads (elfsym.h; --force runs it anyway: a shell or a program
  * that dlopen()s its library). Per run it records, as rwlab CSV rows:
  *   wall_s, user_s, sys_s (s; wait4 rusage of CMD and its children),
- *   nvcsw, nivcsw (voluntary / involuntary context switches), exit_status,
+ *   nvcsw, nivcsw (voluntary / involuntary context switches), exit_status
+ *   (and, when it is not 0, cell_failed: report leaves the variant out),
  *   the preload's statistics (preload.*, event.*, site.*: summed over every
  *   process CMD started; the wait percentiles and maximum take the largest),
  *   and one metric per --metric: the first parenthesised group of the last
@@ -22,7 +23,8 @@
  * The threads column is -t's, else the preload's measure (the most threads
  * that used locks at once, in the process that had the most), the most of
  * the first round's runs: their rows are written when that round has run.
- * Then prints the comparison table (report's table format).
+ * Then prints the comparison table (report's table format) of the metrics
+ * that a variant without a failed run has rows of.
  *
  * Its option table is exec_opts below (cli.h); lab_exec_cmd, at the end, is its entry in cmds.h.
  *
@@ -65,7 +67,7 @@
 
 struct exec_metric {
 	char name[64], unit[64];
-	const char *better;
+	const char *better, *regex;	/* regex: as given (in argv) */
 	regex_t re;
 };
 
@@ -87,7 +89,8 @@ struct exec_opts {
 /* Adding an option: one entry here and one case in exec_parse()'s switch. */
 static const struct lab_opt exec_opts[] = {
 	{ "lock", 'l', 'l', "LIST", "variants, NAME[:key=val,...], passthrough (glibc's own lock, observed), none "
-	  "(no preload: the baseline column) or all; each variant needs both trylocks", NULL, NULL,
+	  "(no preload: the baseline column) or all; each variant needs both trylocks; null (no exclusion) is left "
+	  "out", NULL, NULL,
 	  LAB_COMP_EXEC_VARIANTS, NULL, 0, 0 },
 	{ "iterations", 'n', 'n', "N", "runs per variant, interleaved across variants", "5", NULL, 0, NULL, 1, 100000 },
 	{ "metric", 0, 'M', "SPEC", "[NAME[:UNIT][:higher|:lower]=]REGEX: the first group of REGEX's last match in "
@@ -112,8 +115,9 @@ static const char exec_more[] =
 	"librwlab-preload.so beside rwlab, or $RWLAB_PRELOAD. CMD must be dynamically\n"
 	"linked and import pthread_rwlock_* (itself or in a library it loads): exec\n"
 	"refuses it otherwise, before any run. Put none first for a baseline without\n"
-	"the preload. Exit status: 0 every run exited 0; 1 a run failed; 2 bad usage,\n"
-	"nothing run; 130 interrupted (Ctrl-C or SIGTERM: the finished runs are kept).\n";
+	"the preload. Exit status: 0 every run exited 0; 1 a run failed (its variant is\n"
+	"marked cell_failed, and left out of the table); 2 bad usage, nothing run; 130\n"
+	"interrupted (Ctrl-C or SIGTERM: the finished runs are kept).\n";
 
 /* Append @label to -l's list; a label given twice would repeat its rows in the CSV, which report refuses. */
 static int exec_push_lock(struct exec_opts *o, const char *label, char *err, size_t errlen)
@@ -166,12 +170,13 @@ static int exec_add_lock(const char *spec, void *ctx, char *err, size_t errlen)
 }
 
 /* The metrics exec writes of every run (exec_all(), exec_preload_rows()), as --metric's refusal names them. */
-#define EXEC_OWN_METRICS "wall_s, user_s, sys_s, nvcsw, nivcsw, exit_status, preload.*, event.*, site.*"
+#define EXEC_OWN_METRICS "wall_s, user_s, sys_s, nvcsw, nivcsw, exit_status, cell_failed, preload.*, event.*, site.*"
 
 /* Is @name one of the metrics exec writes itself, or of the preload's families? */
 static bool exec_own_metric(const char *name)
 {
-	static const char *const own[] = { "wall_s", "user_s", "sys_s", "nvcsw", "nivcsw", "exit_status" };
+	static const char *const own[] = { "wall_s", "user_s", "sys_s", "nvcsw", "nivcsw", "exit_status",
+					   "cell_failed" };
 	static const char *const family[] = { "preload.", "event.", "site." };
 
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
@@ -230,6 +235,7 @@ static int exec_add_metric(struct exec_opts *o, const char *spec)
 			"another NAME\n", o->prog, m->name);
 		return -1;
 	}
+	m->regex = re;
 	r = regcomp(&m->re, re, REG_EXTENDED | REG_NEWLINE);
 	if (r) {
 		regerror(r, &m->re, errbuf, sizeof(errbuf));
@@ -283,25 +289,56 @@ static int exec_find_preload(struct exec_opts *o)
 	return -1;
 }
 
-/* Is @cmd runnable (as execvp would find it)? Its file in @path. */
-static bool exec_find(const char *cmd, char *path, size_t len)
+/* Can @path be run: 0, or why not (ENOENT, EISDIR, ENOEXEC: not a regular file, EACCES: no execute permission)? */
+static int exec_runnable(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return ENOENT;
+	if (S_ISDIR(st.st_mode))
+		return EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return ENOEXEC;
+	return access(path, X_OK) ? EACCES : 0;
+}
+
+/* Is @cmd runnable (as execvp would find it: a PATH entry that is not skipped)? Its file in @path; 0 or why not. */
+static int exec_find(const char *cmd, char *path, size_t len)
 {
 	const char *env = getenv("PATH");
 
 	if (strchr(cmd, '/')) {
 		snprintf(path, len, "%s", cmd);
-		return access(cmd, X_OK) == 0;
+		return exec_runnable(cmd);
 	}
 	for (const char *p = env ? env : "/usr/bin:/bin"; p && *p;) {
 		const char *e = strchr(p, ':');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
 
 		snprintf(path, len, "%.*s/%s", (int)n, n ? p : ".", cmd);
-		if (access(path, X_OK) == 0)
-			return true;
+		if (!exec_runnable(path))
+			return 0;
 		p = e ? e + 1 : NULL;
 	}
-	return false;
+	return ENOENT;
+}
+
+/* Refuse a CMD execvp cannot run (every run would exit 127 or 126): one line, -1. */
+static int exec_check_runnable(struct exec_opts *o)
+{
+	int why = exec_find(o->cmd[0], o->path, sizeof(o->path));
+
+	if (why == EISDIR)
+		fprintf(stderr, "%s: cannot run '%s': a directory, not a program\n", o->prog, o->cmd[0]);
+	else if (why == ENOEXEC)
+		fprintf(stderr, "%s: cannot run '%s': not a regular file, so not a program\n", o->prog, o->cmd[0]);
+	else if (why == EACCES)
+		fprintf(stderr, "%s: cannot run '%s': no execute permission (chmod +x it, or run a script through its "
+			"interpreter: -- sh FILE)\n", o->prog, o->cmd[0]);
+	else if (why)
+		fprintf(stderr, "%s: cannot run '%s': not an executable file (nor in PATH)\n", o->prog, o->cmd[0]);
+	return why ? -1 : 0;
 }
 
 /*
@@ -411,11 +448,51 @@ static int exec_check_interposable(const struct exec_opts *o)
 	return -1;
 }
 
+/* The variant of -l label @label; NULL for none and passthrough. */
+static const struct lab_rwsem_ops *exec_ops(const char *label)
+{
+	char name[LAB_SPEC_MAX];
+	const char *kv;
+
+	return lab_spec_split(label, name, sizeof(name), &kv) ? NULL : lab_rwsem_lookup(name);
+}
+
+/*
+ * Leave out of -l the variants that claim no exclusion (null), as run does on
+ * a workload whose data its lock protects: a program's rwlocks protect its
+ * data, which such a variant would corrupt (and the preload would report the
+ * program's misuse). Their names in @left, ", "-separated; returns how many.
+ */
+static int exec_skip_unsafe(struct exec_opts *o, char *left, size_t len)
+{
+	int n = 0, kept = 0;
+
+	left[0] = 0;
+	for (int k = 0; k < o->nlocks; k++) {
+		const struct lab_rwsem_ops *ops = exec_ops(o->locks[k]);
+
+		if (!ops || (ops->caps & LAB_CAP_EXCLUSION)) {
+			memmove(o->locks[kept++], o->locks[k], LAB_SPEC_MAX);
+			continue;
+		}
+		snprintf(left + strlen(left), len - strlen(left), "%s%s", n++ ? ", " : "", o->locks[k]);
+	}
+	o->nlocks = kept;
+	return n;
+}
+
+/* The line about the variants exec_skip_unsafe() left out (@what: "" or "nothing to run: "). */
+static void exec_skipped_say(const struct exec_opts *o, const char *what, const char *left, int n)
+{
+	fprintf(stderr, "%s: %s%s left out: %s no exclusion would corrupt the data the program's locks protect\n",
+		o->prog, what, left, n > 1 ? "variants that claim" : "a variant that claims");
+}
+
 static int exec_parse(struct exec_opts *o, int argc, char **argv)
 {
 	struct lab_cli cli;
-	char err[512];
-	int c;
+	char err[512], left[512];
+	int c, nleft;
 
 	o->iterations = 5;
 	o->threads = -1;
@@ -468,11 +545,14 @@ static int exec_parse(struct exec_opts *o, int argc, char **argv)
 		fprintf(stderr, "%s: no variants: give -l (e.g. -l pthread,rwsem,bravo)\n", o->prog);
 		return -1;
 	}
-	o->cmd = argv + optind;
-	if (!exec_find(o->cmd[0], o->path, sizeof(o->path))) {
-		fprintf(stderr, "%s: cannot run '%s': not an executable file (nor in PATH)\n", o->prog, o->cmd[0]);
+	nleft = exec_skip_unsafe(o, left, sizeof(left));
+	if (!o->nlocks) {
+		exec_skipped_say(o, "nothing to run: ", left, nleft);
 		return -1;
 	}
+	o->cmd = argv + optind;
+	if (exec_check_runnable(o))
+		return -1;
 	for (int k = 0; k < o->nlocks; k++)	/* only none: nothing to interpose */
 		if (strcmp(o->locks[k], "none") && exec_check_interposable(o))
 			return -1;
@@ -485,7 +565,11 @@ static int exec_parse(struct exec_opts *o, int argc, char **argv)
 			off += (size_t)snprintf(o->labelbuf + off, sizeof(o->labelbuf) - off, " %s", *a);
 		o->label = o->labelbuf;
 	}
-	return exec_find_preload(o);
+	if (exec_find_preload(o))
+		return -1;
+	if (nleft)
+		exec_skipped_say(o, "", left, nleft);
+	return 0;
 }
 
 /* One run's measurements. */
@@ -618,6 +702,17 @@ static int exec_one(const struct exec_opts *o, const char *lock, const char *csv
 	return 0;
 }
 
+/* What each variant's runs left: exec_all() says what no run gave, cmd_exec() leaves out of the table. */
+struct exec_tally {
+	int done;			/* runs finished */
+	struct exec_var {
+		bool failed;		/* a run failed: marked cell_failed, which tables leave out */
+		bool stats;		/* a run left preload statistics */
+		unsigned matched;	/* bit m: --metric m matched in a run */
+	} var[EXEC_MAX_LOCKS];
+};
+_Static_assert(EXEC_MAX_METRICS <= 32, "exec_var.matched holds a bit per --metric");
+
 /*
  * The rows of the runs not yet written. Without -t the threads column is
  * the preload's measure, known when the first round has run (exec_all()):
@@ -634,6 +729,7 @@ struct exec_rows {
 	const struct lab_context *ctx;
 	const char *run_id;
 	const struct exec_opts *o;
+	struct exec_tally *t;		/* the --metric matches */
 };
 
 static void exec_row(struct exec_rows *x, const char *lock, long it, const char *metric, double v,
@@ -797,15 +893,18 @@ static int exec_run_rows(struct exec_rows *x, int k, long it, const struct exec_
 {
 	const struct exec_opts *o = x->o;
 	const char *lock = o->locks[k];
+	int procs;
 
 	for (int m = 0; m < o->nmetrics; m++) {
 		double v;
 
-		if (exec_extract(&o->metric[m], r->out, &v))
+		if (exec_extract(&o->metric[m], r->out, &v)) {
 			exec_row(x, lock, it, o->metric[m].name, v, o->metric[m].unit, o->metric[m].better);
-		else
+			x->t->var[k].matched |= 1u << m;
+		} else {
 			fprintf(stderr, "%s: %s, iteration %ld: no match for --metric %s in the output\n", o->prog, lock,
 				it, o->metric[m].name);
+		}
 	}
 	exec_row(x, lock, it, "wall_s", r->wall, "s", "lower");
 	exec_row(x, lock, it, "user_s", r->user, "s", "lower");
@@ -813,7 +912,10 @@ static int exec_run_rows(struct exec_rows *x, int k, long it, const struct exec_
 	exec_row(x, lock, it, "nvcsw", (double)r->nvcsw, "count", "none");
 	exec_row(x, lock, it, "nivcsw", (double)r->nivcsw, "count", "none");
 	exec_row(x, lock, it, "exit_status", r->status, "status", "none");
-	return exec_preload_rows(x, lock, it, stats, acquisitions, used);
+	procs = exec_preload_rows(x, lock, it, stats, acquisitions, used);
+	if (r->status)	/* run's mark: report leaves the variant's cell out unless --include-failed */
+		exec_row(x, lock, it, "cell_failed", 1, "count", "none");
+	return procs;
 }
 
 /*
@@ -884,15 +986,40 @@ static const char *exec_baseline(const struct exec_opts *o)
 }
 
 /*
+ * After the runs, what they cannot show (warnings, not notes: -q keeps them):
+ * no rwlock taken in the @preloaded processes that left statistics (of the
+ * @runs under the preload), a --metric that matched in no run.
+ */
+static void exec_warnings(const struct exec_opts *o, const struct exec_tally *t, int runs, int preloaded,
+			  double acquisitions)
+{
+	if (preloaded && !acquisitions)
+		fprintf(stderr, "%s: WARNING: '%s' took no pthread_rwlock in any run: the variants cannot differ\n",
+			o->prog, o->cmd[0]);
+	else if (runs && !preloaded)
+		fprintf(stderr, "%s: WARNING: no run of '%s' left preload statistics (each left through _exit or a "
+			"signal): the table has no preload.* rows\n", o->prog, o->cmd[0]);
+	for (int m = 0; m < o->nmetrics; m++) {
+		unsigned any = 0;
+
+		for (int k = 0; k < o->nlocks; k++)
+			any |= t->var[k].matched & 1u << m;
+		if (!any)
+			fprintf(stderr, "%s: WARNING: --metric %s never matched the output of '%s' (regex '%s'): it has "
+				"no rows, nor a table\n", o->prog, o->metric[m].name, o->cmd[0], o->metric[m].regex);
+	}
+}
+
+/*
  * Run every (iteration, variant); write the rows (without -t, the first
  * round's when it has run: exec_used). Returns 0, 1 if a run failed, or -1
  * when -o's FIFO or pipe lost its reader (said here; the runs stop);
- * @stats: how many processes left preload statistics.
+ * @t: what each variant's runs left.
  */
-static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const char *run_id, int *stats, int *done)
+static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const char *run_id, struct exec_tally *t)
 {
 	struct lab_context ctx;
-	struct exec_rows x = { .threads = o->threads, .ctx = &ctx, .run_id = run_id, .o = o };
+	struct exec_rows x = { .threads = o->threads, .ctx = &ctx, .run_id = run_id, .o = o, .t = t };
 	struct exec_used used = { 0 };
 	char tmpl[PATH_MAX];
 	int failed = 0, preloaded = 0, runs = 0;
@@ -938,7 +1065,9 @@ static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const c
 			exec_used_add(&used, it, o->threads < 0 ? u : 0);
 			preloaded += procs;
 			runs += strcmp(o->locks[k], "none") != 0;
-			(*done)++;
+			t->done++;
+			t->var[k].stats |= procs > 0;
+			t->var[k].failed |= r.status != 0;
 			if (x.threads < 0 && k == o->nlocks - 1)	/* the first round has run */
 				exec_rows_fix(&x, used.first ? used.first : 1);
 			if (exec_rows_write(&x, w)) {
@@ -952,12 +1081,7 @@ static int exec_all(const struct exec_opts *o, struct lab_csv_writer *w, const c
 	}
 	if (failed < 0)
 		goto done;
-	if (preloaded && !acquisitions)	/* warnings, not notes: -q keeps them */
-		fprintf(stderr, "%s: WARNING: '%s' took no pthread_rwlock in any run: the variants cannot differ\n",
-			o->prog, o->cmd[0]);
-	else if (runs && !preloaded)
-		fprintf(stderr, "%s: WARNING: no run of '%s' left preload statistics (each left through _exit or a "
-			"signal): the table has no preload.* rows\n", o->prog, o->cmd[0]);
+	exec_warnings(o, t, runs, preloaded, acquisitions);
 	exec_used_note(o, &used);
 out:
 	if (x.threads < 0) {	/* stopped within the first round: its rows with what it measured so far */
@@ -968,7 +1092,6 @@ out:
 	if (exec_rows_write(&x, w))
 		failed = -1;
 done:
-	*stats = preloaded;
 	lab_buf_free(&x.b);
 	free(x.at);
 	return failed;
@@ -1006,14 +1129,49 @@ static void exec_metrics_free(struct exec_opts *o)
 	o->nmetrics = 0;
 }
 
+/*
+ * The comparison table of -o (report's): the --metric ones, rusage, and the
+ * preload's, each where a variant that did not fail has rows of it (a
+ * failed run's cell is left out, named by report, as run's are). Returns 0,
+ * or 1 when no table was printed.
+ */
+static int exec_table(const struct exec_opts *o, const struct exec_tally *t)
+{
+	struct lab_report_opts ro = { .path = o->csv, .format = LAB_FMT_TABLE };
+	char metrics[1024];
+	size_t off = 0;
+	unsigned matched = 0;
+	bool ok = false, stats = false;
+
+	for (int k = 0; k < o->nlocks; k++)
+		if (!t->var[k].failed) {
+			ok = true;
+			stats |= t->var[k].stats;
+			matched |= t->var[k].matched;
+		}
+	if (!ok) {
+		fprintf(stderr, "%s: no table: every variant had a failed run, which tables leave out (rwlab report "
+			"--include-failed %s compares them)\n", o->prog, o->csv);
+		return 1;
+	}
+	for (int m = 0; m < o->nmetrics; m++)
+		if (matched & 1u << m)
+			off += (size_t)snprintf(metrics + off, sizeof(metrics) - off, "%s,", o->metric[m].name);
+	/* no ro.baseline: the one the run recorded (exec_baseline()), as `rwlab report FILE` takes it */
+	snprintf(metrics + off, sizeof(metrics) - off, "%s%s", LAB_REPORT_EXEC_METRICS,
+		 stats ? "," LAB_REPORT_PRELOAD_METRICS : "");
+	ro.metric = metrics;
+	fflush(stderr);
+	return lab_report_print(stdout, &ro) ? 1 : 0;
+}
+
 static int cmd_exec(int argc, char **argv)
 {
 	struct exec_opts o = { .prog = "rwlab exec" };
 	struct lab_csv_writer w = { .fd = -1, .prog = o.prog };
-	char run_id[64], defcsv[128], err[512], metrics[1024];
-	struct lab_report_opts ro = { 0 };
-	size_t off = 0;
-	int failed, stats = 0, done = 0;
+	char run_id[64], defcsv[128], err[512];
+	struct exec_tally t = { 0 };
+	int failed;
 
 	if (exec_parse(&o, argc, argv)) {
 		exec_metrics_free(&o);
@@ -1031,7 +1189,7 @@ static int cmd_exec(int argc, char **argv)
 	}
 	if (!o.quiet)
 		exec_notes(&o);
-	failed = exec_all(&o, &w, run_id, &stats, &done);
+	failed = exec_all(&o, &w, run_id, &t);
 	lab_csv_close(&w);
 	if (failed < 0) {
 		exec_metrics_free(&o);
@@ -1039,6 +1197,7 @@ static int cmd_exec(int argc, char **argv)
 	}
 	if (lab_stop_signal()) {	/* in run's words: rows "went to" stdout, a FIFO or a device, "are in" a file */
 		bool stream = !strcmp(o.csv, "-") || lab_csv_stream_path(o.csv);
+		int done = t.done;
 
 		fprintf(stderr, "%s: interrupted after %d of %ld runs; %s %s%s\n", o.prog, done, o.iterations * o.nlocks,
 			!done ? "none finished: nothing written to" : stream ? "they went to" : "they are in",
@@ -1050,19 +1209,8 @@ static int cmd_exec(int argc, char **argv)
 	if (!o.quiet)
 		fprintf(stderr, "%s: results in %s\n", o.prog, o.csv);
 	/* stdout, a FIFO or a device: nothing to read the table back from (reading a FIFO would wait forever) */
-	if (!o.no_report && strcmp(o.csv, "-") && !lab_csv_stream_path(o.csv)) {
-		for (int m = 0; m < o.nmetrics; m++)
-			off += (size_t)snprintf(metrics + off, sizeof(metrics) - off, "%s,", o.metric[m].name);
-		/* no ro.baseline: the one the run recorded (exec_baseline()), as `rwlab report FILE` takes it */
-		snprintf(metrics + off, sizeof(metrics) - off, "%s%s", LAB_REPORT_EXEC_METRICS,
-			 stats ? "," LAB_REPORT_PRELOAD_METRICS : "");
-		ro.path = o.csv;
-		ro.metric = metrics;
-		ro.format = LAB_FMT_TABLE;
-		fflush(stderr);
-		if (lab_report_print(stdout, &ro))
-			failed = 1;
-	}
+	if (!o.no_report && strcmp(o.csv, "-") && !lab_csv_stream_path(o.csv))
+		failed |= exec_table(&o, &t);
 	exec_metrics_free(&o);
 	return failed;
 }

@@ -196,6 +196,7 @@ struct cell {
 	int ts_lo, ts_hi;		/* timestamp ids, -1: none */
 	bool bad_threads;		/* its threads field is not a positive integer */
 	bool failed;			/* a cell_failed row with a non-zero count counted */
+	bool exited;			/* a non-zero exit_status counted (rwlab exec's run that failed) */
 	long long fail_seq;
 	struct cell_ctx {
 		int ctx;
@@ -220,6 +221,7 @@ struct prow {
 	int cell, ctx, col, ts, unit, line, it;
 	signed char better;
 	bool failmark;			/* cell_failed with a non-zero count */
+	bool exitmark;			/* exit_status, not 0 */
 };
 
 struct lab_results_store {
@@ -869,6 +871,7 @@ static void commit_row(struct loader *L, const struct prow *p)
 		c->failed = true;
 		c->fail_seq = p->seq;
 	}
+	c->exited |= p->exitmark;
 	if (p->series >= 0) {
 		struct lab_series *s = &st->s[p->series];
 
@@ -1060,6 +1063,7 @@ static int read_row(struct loader *L, const struct lab_csv_reader *rd, const cha
 	p.better = (signed char)parse_better(f[col[C_BETTER]]);
 	p.it = col[C_ITERATION] >= 0 ? atoi(f[col[C_ITERATION]]) : 0;
 	p.failmark = !strcmp(f[col[C_METRIC]], "cell_failed") && p.v != 0;
+	p.exitmark = !strcmp(f[col[C_METRIC]], "exit_status") && p.v != 0;
 	if (st->npend == st->cappend) {
 		st->cappend = st->cappend ? 2 * st->cappend : 256;
 		st->pend = xrealloc(st->pend, (size_t)st->cappend * sizeof(*st->pend));
@@ -1254,6 +1258,7 @@ static void failed_cells(struct loader *L, bool *keep, bool *vwt_failed)
 	struct imap vwt = { 0 };
 	long long *fseq = xrealloc(NULL, (size_t)(st->ncells + 1) * sizeof(long long));
 	int *order = xrealloc(NULL, (size_t)(st->ncells + 1) * sizeof(int)), n = 0;
+	bool *exited = xrealloc(NULL, (size_t)(st->ncells + 1) * sizeof(bool));
 
 	for (int i = 0; i < st->ncells; i++) {	/* each (variant, workload, threads): its first cell_failed mark */
 		const struct cell *c = &st->cells[i];
@@ -1262,9 +1267,11 @@ static void failed_cells(struct loader *L, bool *keep, bool *vwt_failed)
 		if (k < 0) {
 			imap_put(&vwt, c->v, c->w, c->th, 0, k = i);
 			fseq[k] = -1;
+			exited[k] = false;
 		}
 		if (c->failed && (fseq[k] < 0 || c->fail_seq < fseq[k]))
 			fseq[k] = c->fail_seq;
+		exited[k] |= c->failed && c->exited;
 	}
 	for (int i = 0; i < st->ncells; i++) {
 		int k = imap_get(&vwt, st->cells[i].v, st->cells[i].w, st->cells[i].th, 0);
@@ -1278,10 +1285,12 @@ static void failed_cells(struct loader *L, bool *keep, bool *vwt_failed)
 	for (int j = 0; j < n && !(L->flags & LAB_RESULTS_QUIET); j++) {
 		const struct cell *c = &st->cells[order[j]];
 
-		fprintf(stderr, "%s: %s: cell %s %s t=%s failed (a count that must be 0 was not): %s\n", lab_prog(),
-			L->r->path, S(st, c->v), S(st, c->w), S(st, c->th), failed_fate(L));
+		fprintf(stderr, "%s: %s: cell %s %s t=%s failed (%s): %s\n", lab_prog(), L->r->path, S(st, c->v),
+			S(st, c->w), S(st, c->th), exited[order[j]] ? "a run's exit_status was not 0" :
+			"a count that must be 0 was not", failed_fate(L));
 	}
 	imap_free(&vwt);
+	free(exited);
 	free(fseq);
 	free(order);
 }

@@ -95,6 +95,21 @@ grep -q "^rwlab exec: note: no run of the first round measured .*: the threads c
 grep -q "^rwlab exec: interrupted after 1 of 2 runs; they went to stdout (the run in progress did not)$" "$tmp/err" ||
 	die "SIGTERM, -o -: $(tail -n 1 "$tmp/err")"
 
+# -l all: every variant with exclusion, not null, whose runs corrupted the program's data (and the
+# preload blamed the program for the misuse), named in one line as run does; -l null alone: nothing to run.
+RWLAB_PRELOAD=$preload "$rwlab" exec -l all -n 1 -t 2 -q --no-report -o "$tmp/all.csv" -- "$driver" 2 20 \
+	>/dev/null 2>"$tmp/err" || die "-l all: exit $?: $(cat "$tmp/err")"
+[ "$(cat "$tmp/err")" = "rwlab exec: null left out: a variant that claims no exclusion would corrupt the data the program's locks protect" ] ||
+	die "-l all: stderr $(cat "$tmp/err")"
+awk -F, '$8 == "wall_s" {print $4}' "$tmp/all.csv" >"$tmp/ran"
+grep -qx rwsem "$tmp/ran" && ! grep -qx null "$tmp/ran" && ! grep -qx busted "$tmp/ran" ||
+	die "-l all ran $(tr '\n' ' ' <"$tmp/ran")"
+RWLAB_PRELOAD=$preload "$rwlab" exec -l null -n 1 -o "$tmp/null.csv" -- "$driver" 2 20 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] && [ ! -s "$tmp/out" ] && [ ! -e "$tmp/null.csv" ] &&
+	[ "$(cat "$tmp/err")" = "rwlab exec: nothing to run: null left out: a variant that claims no exclusion would corrupt the data the program's locks protect" ] ||
+	die "-l null: exit $rc, $(cat "$tmp/err")"
+
 # -q --no-report: nothing on stdout, nor on stderr but errors and warnings ('results in FILE' was printed).
 RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -t 2 -q --no-report -o "$tmp/q.csv" -- "$driver" 2 100 \
 	>"$tmp/out" 2>"$tmp/err" || die "-q --no-report: exit $?"
@@ -144,6 +159,21 @@ if [ -n "$static" ]; then
 else
 	echo "(no static program in a sanitizer build: that refusal is not checked here)"
 fi
+# A CMD execvp cannot run: one line naming why, exit 2, nothing run (a directory ran every run with
+# exit 127, wrote its CSV and printed a table).
+mkdir "$tmp/dir"
+: >"$tmp/plain"
+chmod 644 "$tmp/plain"
+for c in "$tmp/dir|a directory, not a program" "$tmp/plain|no execute permission (chmod +x it" \
+	"/dev/null|not a regular file, so not a program" "$tmp/nosuch|not an executable file (nor in PATH)"; do
+	RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 --force -o "$tmp/r.csv" -- "${c%%|*}" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && [ ! -s "$tmp/out" ] && [ ! -e "$tmp/r.csv" ] &&
+		grep -qF "rwlab exec: cannot run '${c%%|*}': ${c#*|}" "$tmp/err" ||
+		die "CMD ${c%%|*}: exit $rc, $(wc -l <"$tmp/err") lines, $(head -2 "$tmp/err")"
+	rm -f "$tmp/r.csv"
+done
+
 # --force runs it anyway, and says when no run took a pthread_rwlock.
 RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 --force -q --no-report -o "$tmp/r.csv" -- sh -c 'exit 0' \
 	>/dev/null 2>"$tmp/err" || die "--force: exit $?: $(cat "$tmp/err")"
@@ -161,11 +191,48 @@ want=$("$rwlab" list --verbose | sed -n '/^  rwsem  /,/lock events:/s/^      loc
 got=$(awk -F, '$8 ~ /^event\./ { sub(/^event\./, "", $8); print $8 }' "$tmp/site.csv" | sort)
 [ -n "$want" ] && [ "$got" = "$want" ] || die "RWLAB_CSV's event rows for rwsem: $(echo $got), want $(echo $want)"
 
-# A failing command: exit 1, its status in the CSV.
+# A failing command: exit 1, its status in the CSV, and its run marked cell_failed as run marks a failed
+# cell, so the table leaves the variant out and names it (its wall_s was compared, starred).
 RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -q --no-report --force -o "$tmp/f.csv" -- sh -c 'exit 3' \
 	>/dev/null 2>"$tmp/err"
 [ $? = 1 ] || die "a failing command did not make exec exit 1"
 grep -q ',exit_status,3,' "$tmp/f.csv" || die "no exit_status 3 row"
+grep -q ',rwsem,.*,cell_failed,1,count,' "$tmp/f.csv" || die "a failed run not marked cell_failed: $(cat "$tmp/f.csv")"
+# rwsem exits 3, passthrough is killed by a signal, none exits 0: none alone in the table.
+RWLAB_PRELOAD=$preload "$rwlab" exec -l none,rwsem,passthrough -n 2 -q --force -w fails -o "$tmp/f2.csv" -- \
+	sh -c 'case "$RWLAB_LOCK" in rwsem) exit 3 ;; passthrough) kill -KILL $$ ;; esac' >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc = 1 ] || die "runs that failed on two variants: exit $rc"
+[ "$(grep -c ',cell_failed,1,' "$tmp/f2.csv")" = 4 ] || die "want 4 cell_failed rows: $(grep -c cell_failed "$tmp/f2.csv")"
+for v in rwsem passthrough; do
+	grep -q "^rwlab exec: $tmp/f2.csv: cell $v fails t=1 failed (a run's exit_status was not 0): left out" "$tmp/err" ||
+		die "$v's failed runs not named: $(grep -v exited "$tmp/err")"
+done
+grep -q '^ *none$' "$tmp/out" && ! grep -q 'rwsem\|passthrough' "$tmp/out" ||
+	die "the table has a failed variant: $(grep -A2 wall_s "$tmp/out")"
+# Every variant failed: no table, one line says so; rwlab report --include-failed compares them.
+RWLAB_PRELOAD=$preload "$rwlab" exec -l none,rwsem -n 2 -q --force -o "$tmp/f3.csv" -- sh -c 'echo rate: 5; exit 3' \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc = 1 ] && [ ! -s "$tmp/out" ] && [ "$(grep -c '^rwlab report' "$tmp/err")" = 0 ] &&
+	grep -qxF "rwlab exec: no table: every variant had a failed run, which tables leave out (rwlab report --include-failed $tmp/f3.csv compares them)" "$tmp/err" ||
+	die "every run failed: exit $rc, stdout $(wc -l <"$tmp/out") lines, $(grep -v 'exited\|^rate' "$tmp/err")"
+"$rwlab" report "$tmp/f3.csv" --include-failed -m wall_s 2>/dev/null | grep -q 'none  *rwsem' ||
+	die "report --include-failed leaves the failed runs out"
+
+# A --metric that matched in no run: one WARNING naming it and its regex, the table of the others,
+# exit 0 with the table or without (the table was refused: nothing on stdout, exit 1).
+for r in "" --no-report; do
+	RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 2 -t 2 -q $r --metric 'x=nomatch ([0-9]+)' \
+		--metric 'digests: ([0-9]+)' -o "$tmp/m$r.csv" -- "$driver" 2 20 >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc = 0 ] && [ "$(grep -c WARNING "$tmp/err")" = 1 ] &&
+		grep -qxF "rwlab exec: WARNING: --metric x never matched the output of '$driver' (regex 'nomatch ([0-9]+)'): it has no rows, nor a table" "$tmp/err" ||
+		die "--metric x never matched ${r:-with the table}: exit $rc, $(grep -v 'no match for' "$tmp/err")"
+	[ -z "$r" ] || continue
+	grep -q ': metric2 (value' "$tmp/out" && grep -q ': wall_s (s' "$tmp/out" ||
+		die "--metric x never matched: the other tables missing: $(head -5 "$tmp/out")"
+done
 
 # Options end at CMD (no --): CMD's own -n and --metric go to CMD, not to exec.
 RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -q --no-report --force -o "$tmp/o.csv" sh -c 'echo "$0 $1"' -n --metric \
