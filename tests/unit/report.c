@@ -30,6 +30,7 @@
 #include "config.h"
 #include "matrix.h"
 #include "report.h"
+#include "report_impl.h"
 #include "report_ref.h"
 #include "results.h"
 
@@ -677,6 +678,27 @@ Test(report, verdict_published_marks)
 	cr_expect(strstr(out, "rwlab significant = ci, alpha 0.05 (--significance, not the rule of the table's marks)"),
 		  "%s", out);
 	free(out);
+}
+
+/*
+ * A published figure that is the change itself (lazy-mm-hazard-pointers.csv:
+ * "ops/sec change vs refcount", the baseline '-', the column +3.0): the table
+ * shows it as the change alone, not as a value of the new column ("3.000").
+ */
+Test(report, published_change_figure_not_a_value)
+{
+	struct lab_vrow row = { .clients = "24", .pb = NAN, .pn = 3, .pch = 3, .pub = LAB_PUB_UNMARKED, .th = 24,
+				.ob = 100, .on = 114, .och = 14, .ratio = NAN, .v = LAB_V_INCONCLUSIVE };
+	char cells[REP_VROW_CELLS][64];
+
+	rep_vrow_cells(&row, cells);
+	cr_expect_str_eq(cells[1], "-");
+	cr_expect_str_eq(cells[2], "-");
+	cr_expect_str_eq(cells[3], "+3.0%?");
+	row.pb = 100;	/* a value and its change: both shown */
+	row.pn = 103;
+	rep_vrow_cells(&row, cells);
+	cr_expect_str_neq(cells[2], "-");
 }
 
 /* The classes from their inputs alone: what "agree" claims. */
