@@ -482,8 +482,14 @@ static void judged_why(const struct lab_vtab *vt, struct lab_vrow *row)
 	lab_verdict_ratio_str(row->ratio, q, sizeof(q));
 	switch (row->v) {
 	case LAB_V_PUBLISHED_FLAT:
+		/*
+		 * Both columns' mean and spread equal to the last bit: the same figures
+		 * (under --sim, one modelled path for both): a flat change by construction.
+		 */
 		snprintf(row->why, sizeof(row->why), "%s; rwlab %s", row->pch == 0 ? "published change 0" : row->pub_why,
-			 row->sig ? "significant" : "not significant either");
+			 row->sig ? "significant" : row->ob == row->on && row->sb == row->sn ?
+			 "not significant either, but its two columns hold the same figures (mean and spread to the last "
+			 "bit): equal by construction" : "not significant either");
 		break;
 	case LAB_V_INCONCLUSIVE:
 		snprintf(m, sizeof(m), "%.2g%%", vt->met[row->k].min_effect);

@@ -153,7 +153,10 @@ void rep_vrow_cells(const struct lab_vrow *row, char cells[REP_VROW_CELLS][64])
 
 	snprintf(cells[0], 64, "%s", row->clients);
 	lab_fmt_num(row->pb, cells[1], 64);
-	lab_fmt_num(row->pn, cells[2], 64);
+	if (isnan(row->pb) && !isnan(row->pch))	/* the published figure is the change itself: not a value of new's */
+		snprintf(cells[2], 64, "-");
+	else
+		lab_fmt_num(row->pn, cells[2], 64);
 	marked_pct(row->pch, row->pub, cells[3], 64);
 	threads_str(row->th, cells[4], 64);
 	lab_fmt_num(row->ob, cells[5], 64);

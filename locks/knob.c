@@ -23,9 +23,9 @@ static void knob_names(const struct lab_knob *defs, char *buf, size_t len)
 
 	buf[0] = 0;
 	for (size_t i = 0; defs && defs[i].name && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", defs[i].name);
-	if (!defs || !defs[0].name)
-		snprintf(buf, len, "none");
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "valid keys: ", defs[i].name);
+	if (!defs || !defs[0].name)	/* "valid keys: none" read as a key named none (the lazy-mm scheme) */
+		snprintf(buf, len, "it takes no knobs");
 }
 
 static int parse_long(const char *s, long *out)
@@ -188,7 +188,7 @@ int lab_knobs_parse(const char *owner, const struct lab_knob *defs, const char *
 			for (i = 0; i < n && !defs[i].positional; i++)
 				;
 			if (i == n) {
-				snprintf(err, errlen, "%s: '%s' is not key=value (valid keys: %s)", owner,
+				snprintf(err, errlen, "%s: '%s' is not key=value (%s)", owner,
 					 tok, names);
 				return -1;
 			}
@@ -199,7 +199,7 @@ int lab_knobs_parse(const char *owner, const struct lab_knob *defs, const char *
 			for (i = 0; i < n && strcmp(defs[i].name, key); i++)
 				;
 			if (i == n) {
-				snprintf(err, errlen, "%s: unknown knob '%s' (valid keys: %s)", owner, key,
+				snprintf(err, errlen, "%s: unknown knob '%s' (%s)", owner, key,
 					 names);
 				return -1;
 			}

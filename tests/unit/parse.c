@@ -198,6 +198,11 @@ Test(lockspec, list_with_knob_continuation)
 	n = 0;
 	cr_expect_eq(lab_rwsem_parse_list("pthread:bogus=1", c, 8, &n, err, sizeof(err)), -1);
 	cr_expect(strstr(err, "unknown knob 'bogus'") != NULL, "%s", err);
+	/* a variant without knobs says so: "valid keys: none" read as a key named none */
+	cr_expect_str_eq(err, "pthread: unknown knob 'bogus' (it takes no knobs)");
+	n = 0;
+	cr_expect_eq(lab_rwsem_parse_list("rwsem:bogus=1", c, 8, &n, err, sizeof(err)), -1);
+	cr_expect(strstr(err, "(valid keys: ") != NULL, "%s", err);
 	n = 0;
 	cr_expect_eq(lab_rwsem_parse_list("x=1,pthread", c, 8, &n, err, sizeof(err)), -1);
 }

@@ -30,6 +30,7 @@
 #include "config.h"
 #include "matrix.h"
 #include "report.h"
+#include "report_impl.h"
 #include "report_ref.h"
 #include "results.h"
 
@@ -677,6 +678,92 @@ Test(report, verdict_published_marks)
 	cr_expect(strstr(out, "rwlab significant = ci, alpha 0.05 (--significance, not the rule of the table's marks)"),
 		  "%s", out);
 	free(out);
+}
+
+/*
+ * A published-flat row whose two rwlab columns hold the same figures (under
+ * --sim a fix that takes its parent's path, hugetlb-vmemmap's c2a967f6 with
+ * HVO off): "not significant either" would read as a test passed; the line
+ * says the figures are equal by construction. verdict.csv's pthread rows at
+ * 1 thread, copied as ck-rwlock's; the published change (+0.5%, '( )') flat.
+ */
+Test(report, published_flat_identical_columns_said)
+{
+	char dir[] = "/tmp/rwlab-vsame-XXXXXX", csv[128], pub[128], mx[128], err[1024], ref[4200], line[512], *out;
+	struct lab_matrix m;
+	struct lab_refmap map;
+	FILE *in, *f;
+	int rc;
+
+	cr_assert(mkdtemp(dir));
+	snprintf(csv, sizeof(csv), "%s/r.csv", dir);
+	snprintf(pub, sizeof(pub), "%s/p.csv", dir);
+	snprintf(mx, sizeof(mx), "%s/m.matrix", dir);
+	in = fopen(LAB_TEST_DATA "/verdict.csv", "r");
+	f = fopen(csv, "w");
+	cr_assert(in && f);
+	for (int n = 0; fgets(line, sizeof(line), in); n++) {
+		if (!n || strstr(line, ",pthread,fixture-rate,1,"))
+			fputs(line, f);
+		if (n && strstr(line, ",pthread,fixture-rate,1,")) {
+			char *p = strstr(line, ",pthread,");
+
+			fprintf(f, "%.*s,ck-rwlock,%s", (int)(p - line), line, p + strlen(",pthread,"));
+		}
+	}
+	fclose(in);
+	fclose(f);
+	f = fopen(pub, "w");
+	cr_assert(f);
+	fputs("benchmark,stat,metric,clients,variant,value,mark,rule\nfx,hmean,rate,1,old,100,( ),mmtests-ttest\n"
+	      "fx,hmean,rate,1,new,100.5,( ),mmtests-ttest\n", f);
+	fclose(f);
+	f = fopen(mx, "w");
+	cr_assert(f);
+	fputs("locks = pthread, ck-rwlock\nworkloads = locktest\nthreads = 1\nreference = p.csv\n"
+	      "machine = an imaginary 16-CPU machine\npublished_cpus = 16\nmap.column = old -> pthread\n"
+	      "map.column = new -> ck-rwlock\nmap.metric = fx | rate -> fixture-rate | rate\n", f);
+	fclose(f);
+	cr_assert_eq(lab_matrix_load(mx, &m, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_matrix_refmap(&m, &map, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_matrix_reference(&m, ref, sizeof(ref)), 0);
+	{
+		struct lab_report_opts o = { .path = csv, .format = LAB_FMT_NONE, .map = &map, .sig = LAB_SIG_CI,
+					     .reference = ref };
+
+		out = report(&o, &rc);
+	}
+	cr_expect_eq(rc, 0);
+	expect_verdict_in(out, "fx | rate", "1", "published-flat");
+	cr_expect(strstr(out, "rwlab not significant either, but its two columns hold the same figures (mean and "
+			      "spread to the last bit): equal by construction)"), "%s", out);
+	free(out);
+	lab_matrix_free(&m);
+	unlink(csv);
+	unlink(pub);
+	unlink(mx);
+	rmdir(dir);
+}
+
+/*
+ * A published figure that is the change itself (lazy-mm-hazard-pointers.csv:
+ * "ops/sec change vs refcount", the baseline '-', the column +3.0): the table
+ * shows it as the change alone, not as a value of the new column ("3.000").
+ */
+Test(report, published_change_figure_not_a_value)
+{
+	struct lab_vrow row = { .clients = "24", .pb = NAN, .pn = 3, .pch = 3, .pub = LAB_PUB_UNMARKED, .th = 24,
+				.ob = 100, .on = 114, .och = 14, .ratio = NAN, .v = LAB_V_INCONCLUSIVE };
+	char cells[REP_VROW_CELLS][64];
+
+	rep_vrow_cells(&row, cells);
+	cr_expect_str_eq(cells[1], "-");
+	cr_expect_str_eq(cells[2], "-");
+	cr_expect_str_eq(cells[3], "+3.0%?");
+	row.pb = 100;	/* a value and its change: both shown */
+	row.pn = 103;
+	rep_vrow_cells(&row, cells);
+	cr_expect_str_neq(cells[2], "-");
 }
 
 /* The classes from their inputs alone: what "agree" claims. */
