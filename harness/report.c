@@ -291,11 +291,21 @@ void rep_mark(char *buf, size_t len)
 		buf[n] = LAB_FMT_FLAG_MARK, buf[n + 1] = 0;
 }
 
+bool rep_difference(const char *metric)
+{
+	return strstr(metric, "_over_") != NULL;	/* the loader's rule for a metric that may be negative */
+}
+
+bool rep_no_pct(const struct lab_series *s, double m, double b)
+{
+	return rep_difference(s->metric) || m < 0 || b < 0;
+}
+
 double rep_change(const struct lab_series *s, const struct lab_series *base)
 {
 	double m = rep_mean(s), b = rep_mean(base);
 
-	if (isnan(m) || isnan(b))
+	if (isnan(m) || isnan(b) || rep_no_pct(s, m, b))
 		return NAN;
 	return s->better == LAB_BETTER_LOWER ? lab_pndiff(m, b) : lab_pdiff(m, b);
 }
