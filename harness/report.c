@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "err.h"
 #include "format.h"
 #include "report_impl.h"
 #include "report_ref.h"
@@ -1320,6 +1321,12 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 			fprintf(stderr, "rwlab report: %s\n", err);
 			return 1;
 		}
+	}
+	if (!r.ns && o->format != LAB_FMT_JSON) {	/* json: a whole document with no series */
+		fprintf(stderr, "%s: %s holds no rows\n", lab_prog(), r.path);	/* run and exec print it too */
+		free_workloads(&c);
+		lab_results_free(&r);
+		return 1;
 	}
 	map = keyed_map(&r, o->map);
 	ro.map = asked.map = map;
