@@ -1,13 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# bench-lazy's CSV as report reads it, and its Ctrl-C:
+# bench-lazy's CSV as report and plot read it, and its Ctrl-C:
 # - one row per repetition and metric (iteration 0..n-1), the settings
 #   recording the reference and the sizes, so report compares against none
 #   without -b and counts the repetitions as iterations;
 # - no percent change of a *_over_none difference (it is signed, and 0 for
 #   none), under any baseline;
 # - SIGINT after some repetitions: they stay in the CSV, one line says how
-#   many of how many, exit 130.
+#   many of how many, exit 130;
+# - plot draws an ns metric in a unit its values reach (us here), not in ms.
 # Usage: bench_lazy.sh RWLAB
 . "${0%/*}/../lib.sh"
 rwlab=$1
@@ -68,6 +69,15 @@ reps=$(awk -F, '$1 !~ /^(#|schema)/ { print $7 }' "$tmp/i.csv" | sort -u | wc -l
 	fail "bench-lazy interrupted: not one line naming the $reps repetitions kept: $(cat "$tmp/ie")"
 "$rwlab" report "$tmp/i.csv" >"$tmp/o" 2>"$tmp/e" && [ ! -s "$tmp/e" ] ||
 	fail "report of an interrupted bench-lazy: $(cat "$tmp/e")"
+
+# 3. plot: an ns metric around 10 us is drawn in us (it was "ms" with 0.0087 on the axis).
+RWLAB_GNUPLOT=/bin/true "$rwlab" plot "$tmp/l.csv" -m round_trip_ns -o "$tmp/p.svg" --keep-script >"$tmp/o" 2>&1 ||
+	fail "plot: exit $?: $(cat "$tmp/o")"
+grep -q '^set title "bench:lazy-mm: round_trip_ns (us), ' "$tmp/p.svg.gp" &&
+	grep -q '^set ylabel "round_trip_ns (us, lower is better)"' "$tmp/p.svg.gp" ||
+	fail "plot of round_trip_ns: not in us: $(grep -e '^set title' -e '^set ylabel' "$tmp/p.svg.gp")"
+awk '/^[0-9]/ && ($2 < 1 || $2 >= 1000) { bad = 1 } END { exit !bad }' "$tmp/p.svg.dat" &&
+	fail "plot of round_trip_ns: values outside 1..1000 of the unit shown: $(cat "$tmp/p.svg.dat")"
 
 echo "bench-lazy: $fails failures"
 exit $((fails > 0))
