@@ -159,7 +159,8 @@ struct torture_print {
  * The trylock and downgrade options, for the verbs the variant has (torture.c
  * uses no other): trylock= with both trylocks, read_trylock= or
  * write_trylock= with one, nothing with neither; downgrade= with
- * downgrade_write.
+ * downgrade_write. print_params() adds --kill's kill= and seed= so, only
+ * for a variant with the killable verbs.
  */
 static void print_verb_params(const struct lab_torture_opts *o)
 {
@@ -183,7 +184,7 @@ static void print_params(const struct lab_torture_opts *o, const char *tag, cons
 	       fmt_dur(o->stutter_ns, d, sizeof(d)), fmt_dur(o->duration_ns, e, sizeof(e)), o->hold_loops,
 	       o->think_loops);
 	print_verb_params(o);
-	if (o->kill)
+	if (o->kill && (o->lock->ops->caps & LAB_CAP_KILLABLE))	/* else it ran without cancellation */
 		printf(" kill=1 seed=%" PRIu64, o->seed);
 	printf("\n");
 }
@@ -415,6 +416,7 @@ struct torture_args {
 	unsigned long long seeds;	/* --seeds N (0: not given) */
 	bool seed_given;	/* --seed: under --sim, the engine's seed too (else 1) */
 	int jobs;		/* -j N (0: not given) */
+	bool all_locks;		/* -l all given, or no -l: under --sim it leaves out what cannot be simulated */
 	bool sim_ran;		/* the front ran the seeds (lab_sim_seeds()): its status is the command's */
 };
 
@@ -433,6 +435,7 @@ static int torture_option(int c, struct torture_args *a)
 			fprintf(stderr, "%s: %s\n", prog, err);
 			return 2;
 		}
+		a->all_locks |= c == 'l' && lab_list_has(optarg, "all");
 		return 0;
 	case 'd':
 		return parse_dur("-d/--duration", optarg, false, &o->duration_ns) ? 2 : 0;
@@ -495,6 +498,13 @@ static int torture_option(int c, struct torture_args *a)
 	}
 }
 
+/* -l all under --sim: what it leaves out, in run --sim's words. */
+static void torture_sim_all_line(void)
+{
+	fprintf(stderr, "%s: under --sim, -l all leaves out pthread, pthread-wp and ck-*: they synchronise through "
+		"atomics outside locks/atomic.h, which the simulator cannot see\n", prog);
+}
+
 /*
  * --sim MACHINE: the torture goes to rwlab-sim with the command line less
  * --sim, --seed, --seeds and -j (@drop: their elements in @argv), with the
@@ -522,6 +532,8 @@ static int torture_sim_exec(const struct torture_args *a, int argc, char **argv,
 	if (lab_sim_plan_args(&p, argc, argv, drop))
 		return 2;
 	st = p.seeds > 1 ? lab_sim_seeds(&p, a->jobs ? a->jobs : lab_sim_host_cpus(), a->events) : lab_sim_exec(&p);
+	if (st != 2 && a->all_locks)	/* each seed's rwlab-sim said it, in the output that is not shown */
+		torture_sim_all_line();
 	free(p.argv);
 	return st;
 }
@@ -600,13 +612,17 @@ static int torture_parse(struct torture_args *a, int argc, char **argv)
 		fprintf(stderr, "%s: --readers 0 and --writers 0: no thread to torture with\n", prog);
 		st = 2;
 	}
-	if (!st && !a->nlocks && !a->nschemes &&
-	    lab_rwsem_parse_list("all", a->locks, MAX_LOCKS, &a->nlocks, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", prog, err);
-		st = 2;
+	if (!st && !a->nlocks && !a->nschemes) {
+		a->all_locks = true;
+		if (lab_rwsem_parse_list("all", a->locks, MAX_LOCKS, &a->nlocks, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", prog, err);
+			st = 2;
+		}
 	}
 	if (!st)
 		st = torture_unique(a);
+	if (!st && LAB_SIM && a->all_locks)	/* as run --sim says it, in rwlab-sim: the machine was found */
+		torture_sim_all_line();
 	if (!st && a->sim && !LAB_SIM) {	/* the front: rwlab-sim runs the torture */
 		st = torture_sim_exec(a, argc, argv, drop);
 		a->sim_ran = true;

@@ -7,7 +7,8 @@
 # - `-l busted`: the negative control ends "End of test: FAILURE" with "!!!"
 #   and a non-zero exit (under ThreadSanitizer, TSan may stop it first with a
 #   race report on the payload and exit 66: also a failure, and also right);
-# - bad options exit 2 before anything runs.
+# - bad options exit 2 before anything runs;
+# - --kill's kill=1 only on a variant with killable verbs.
 # Usage: torture_cli.sh RWLAB
 . "${0%/*}/../lib.sh"
 rwlab=$1
@@ -107,6 +108,14 @@ else
 	grep -q '^bravo:base=ck-rwlock-torture:--- End of test: SUCCESS' "$tmp/wrap.out" ||
 		fail "bravo:base=ck-rwlock did not succeed"
 fi
+
+# 6. --kill names kill=1 and its seed only for a variant with killable verbs: ck-rwlock has none.
+"$rwlab" torture --kill -l ck-rwlock,rwsem -d 0.1s --readers 1 --writers 1 --seed 3 >"$tmp/kill.out" 2>&1 ||
+	fail "torture --kill -l ck-rwlock,rwsem exited $?"
+grep -- '^ck-rwlock-torture:---' "$tmp/kill.out" | grep -q 'kill=\|seed=' &&
+	fail "ck-rwlock (no killable verbs): its Start or End line says kill=: $(grep -- '-torture:---' "$tmp/kill.out")"
+[ "$(grep -c -- '^rwsem-torture:--- .* kill=1 seed=3$' "$tmp/kill.out")" = 2 ] ||
+	fail "rwsem: its Start and End lines do not say kill=1 seed=3: $(grep -- '-torture:---' "$tmp/kill.out")"
 
 [ $fails -eq 0 ] && echo "torture CLI: all checks passed"
 [ $fails -eq 0 ]
