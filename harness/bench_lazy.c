@@ -10,6 +10,7 @@
 #include "channel.h"
 #include "context.h"
 #include "csv.h"
+#include "stop.h"
 #include "topology.h"
 #include "wait.h"
 
@@ -221,17 +222,203 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double median(double *v, int n)
+/* The median of @v[0..@n), sorted in a copy (@v keeps the reps' order). */
+static double median(const double *v, int n)
 {
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	double *c = malloc((size_t)n * sizeof(*c)), m;
+
+	if (!c)
+		abort();
+	memcpy(c, v, (size_t)n * sizeof(*c));
+	qsort(c, (size_t)n, sizeof(*c), cmp_double);
+	m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+	free(c);
+	return m;
 }
 
-static void add_row(struct lab_buf *rows, const char *run_id, const char *variant, const char *metric,
-		    double v, const char *unit, const char *better, const char *host)
+static double min_of(const double *v, int n)
 {
-	lab_csv_row_prefix(rows, run_id, variant, "bench:lazy-mm", 1, 0);
-	lab_csv_row_rest(rows, metric, v, unit, host, better);
+	double m = v[0];
+
+	for (int i = 1; i < n; i++)
+		m = v[i] < m ? v[i] : m;
+	return m;
+}
+
+/*
+ * One measurement run: variant 0 is the bare pipe, variant v the scheme
+ * confs[v - 1]; each array holds nv x reps figures, variant-major (the reps
+ * of a variant side by side), of the first done reps.
+ */
+struct bl_run {
+	const struct lab_bench_lazy_opts *o;
+	const struct lab_lazy_mm_conf *confs;
+	int nv, none;		/* none: the variant index of the reference scheme */
+	int npus, done;
+	double *sw, *rt, *ct;	/* switch, round trip, contended switch; ns */
+};
+
+#define AT(b, a, v, r) ((b)->a[(v) * (b)->o->reps + (r)])
+
+/* Rep @r of every variant. Returns 0, 1 when a measurement failed (said), -1 when a signal stopped it. */
+static int bl_rep(struct bl_run *b, int r)
+{
+	int st = 0;
+
+	for (int v = 0; v < b->nv; v++) {
+		const struct lab_lazy_mm_conf *c = v ? &b->confs[v - 1] : NULL;
+
+		if (lab_stop_signal())
+			return -1;
+		AT(b, rt, v, r) = bl_pair_run(c, b->o->round_trips);
+		AT(b, sw, v, r) = c ? bl_switch_run(c, b->o->switches) : 0;
+		AT(b, ct, v, r) = c ? bl_contended_run(c, b->npus, b->o->switches) : 0;
+		if (AT(b, rt, v, r) < 0 || AT(b, sw, v, r) < 0 || AT(b, ct, v, r) < 0) {
+			fprintf(stderr, PROG ": %s failed\n", c ? c->label : "pipe");
+			st = 1;
+		}
+	}
+	return lab_stop_signal() ? -1 : st;
+}
+
+static void add_row(struct lab_buf *rows, const char *run_id, const char *variant, int rep, const char *metric,
+		    double v, const char *host)
+{
+	lab_csv_row_prefix(rows, run_id, variant, "bench:lazy-mm", 1, rep);
+	lab_csv_row_rest(rows, metric, v, "ns", host, "lower");
+}
+
+/*
+ * Rep @r's rows, one per metric and variant (iteration @r, as run writes one
+ * row per iteration): each figure, and its difference to none's in the same
+ * rep. A variant with a failed figure in the rep, or every variant when
+ * none's failed, has no rows of that rep.
+ */
+static void bl_rep_rows(const struct bl_run *b, int r, struct lab_buf *rows, const char *run_id, const char *host)
+{
+	static const char *const name[3][2] = {
+		{ "switch_ns", "switch_ns_over_none" },
+		{ "contended_switch_ns", "contended_switch_ns_over_none" },
+		{ "round_trip_ns", "round_trip_ns_over_none" },
+	};
+	double *const a[3] = { b->sw, b->ct, b->rt };
+	int n = b->o->reps;
+
+	for (int v = 0; v < b->nv; v++) {
+		const char *label = v ? b->confs[v - 1].label : "pipe";
+		bool bad = false;
+
+		for (int k = 0; k < 3; k++)
+			bad |= a[k][v * n + r] < 0 || a[k][b->none * n + r] < 0;
+		for (int k = v ? 0 : 2; k < 3 && !bad; k++) {	/* the pipe has no switch path */
+			add_row(rows, run_id, label, r, name[k][0], a[k][v * n + r], host);
+			add_row(rows, run_id, label, r, name[k][1], a[k][v * n + r] - a[k][b->none * n + r], host);
+		}
+	}
+}
+
+/* The table of the first b->done reps (at least one) on @tab. */
+static void bl_table(FILE *tab, const struct bl_run *b)
+{
+	const struct lab_bench_lazy_opts *o = b->o;
+	int n = b->done, none = b->none;
+	double none_sw = min_of(&AT(b, sw, none, 0), n), none_ct = min_of(&AT(b, ct, none, 0), n);
+	double none_rt = median(&AT(b, rt, none, 0), n);
+
+	fprintf(tab, "lazy-mm cost at one pair (context_switch1 ping-pong, both threads on PU 0), %d interleaved reps%s\n",
+		n, n < o->reps ? " (interrupted)" : "");
+	fprintf(tab, "  switch: %lu x (switch_to_kthread + switch_to_user), 1 thread, no syscall; best of the reps\n",
+		o->switches);
+	fprintf(tab, "  contended: the same on %d slots, one per PU, all on one mm; mean over slots, best rep\n",
+		b->npus);
+	fprintf(tab, "  round trip: %lu x (write + blocking read on each side); median (and best) of the reps\n\n",
+		o->round_trips);
+	fprintf(tab, "%-24s %10s %10s %10s %10s %14s %10s %13s %9s\n", "variant", "switch ns", "vs none", "contended",
+		"vs none", "round trip ns", "(best)", "vs none ns", "vs none");
+	for (int v = 0; v < b->nv; v++) {
+		double rt = median(&AT(b, rt, v, 0), n), sw = min_of(&AT(b, sw, v, 0), n);
+		double ct = min_of(&AT(b, ct, v, 0), n);
+		char swb[32] = "-", swd[32] = "-", ctb[32] = "-", ctd[32] = "-";
+
+		if (v) {
+			snprintf(swb, sizeof(swb), "%.2f", sw);
+			snprintf(swd, sizeof(swd), "%+.2f", sw - none_sw);
+			snprintf(ctb, sizeof(ctb), "%.2f", ct);
+			snprintf(ctd, sizeof(ctd), "%+.2f", ct - none_ct);
+		}
+		fprintf(tab, "%-24s %10s %10s %10s %10s %14.1f %10.1f %+13.1f %+8.2f%%\n",
+			v ? b->confs[v - 1].label : "pipe (no lazy-mm calls)", swb, swd, ctb, ctd, rt,
+			min_of(&AT(b, rt, v, 0), n), rt - none_rt, 100 * (rt / none_rt - 1));
+	}
+	fprintf(tab, "\nA round trip blocks twice (once per thread), so a scheme adds about 2 x its switch cost over\n"
+		"none; the pipe line is the same ping-pong with no lazy-mm calls at all (none still pays the\n"
+		"framework's irq_lock stand-in and canary checks). Round-trip differences of a few tens of ns\n"
+		"are far below the run-to-run noise of a shared machine: the switch columns are the precise\n"
+		"ones. 'contended' is where refcount's shared mm_count line bounces between the PUs (%d here);\n"
+		"the 48-192-thread effect needs that many CPUs.\n", b->npus);
+}
+
+/* The line an interrupted run ends with (run's and exec's words). */
+static void bl_say_interrupted(const struct bl_run *b)
+{
+	const char *path = b->o->csv_path;
+	bool stream = path && (!strcmp(path, "-") || lab_csv_stream_path(path));
+
+	if (!b->done)
+		fprintf(stderr, PROG ": interrupted before the first of %d reps ended%s%s\n", b->o->reps,
+			path ? "; nothing written to " : "", path ? (strcmp(path, "-") ? path : "stdout") : "");
+	else if (path)
+		fprintf(stderr, PROG ": interrupted after %d of %d reps; they %s %s (the rep in progress %s)\n", b->done,
+			b->o->reps, stream ? "went to" : "are in", strcmp(path, "-") ? path : "stdout",
+			stream ? "did not" : "is not");
+	else
+		fprintf(stderr, PROG ": interrupted after %d of %d reps (the table is theirs)\n", b->done, b->o->reps);
+}
+
+/* The schemes measured: @o's, and none added when missing (the reference). Returns how many, or -1. */
+static int bl_schemes(const struct lab_bench_lazy_opts *o, struct lab_lazy_mm_conf *confs, int *inone)
+{
+	char err[1024];
+	int n = 0;
+
+	*inone = -1;
+	for (int i = 0; i < o->nschemes && n < MAX_VARIANTS; i++) {
+		confs[n] = o->schemes[i];
+		if (confs[n].ops == lab_lazy_mm_lookup("none") && !strcmp(confs[n].label, "none"))
+			*inone = n;
+		n++;
+	}
+	if (*inone >= 0)
+		return n;
+	if (n == MAX_VARIANTS || lab_lazy_mm_parse("none", &confs[n], err, sizeof(err))) {
+		fprintf(stderr, PROG ": cannot add the none reference\n");
+		return -1;
+	}
+	*inone = n;
+	return n + 1;
+}
+
+/* Measure the reps, each one's rows appended to @csv (when open) as it ends. Returns an exit status. */
+static int bl_measure(struct bl_run *b, struct lab_csv_writer *csv, const char *run_id, const char *host)
+{
+	int status = 0, st, ret;
+
+	for (int r = 0; r < b->o->reps; r++) {
+		struct lab_buf rows = { 0 };
+
+		if ((st = bl_rep(b, r)) < 0)
+			break;
+		status |= st;
+		bl_rep_rows(b, r, &rows, run_id, host);
+		if (csv->fd >= 0 && rows.len && (ret = lab_csv_append(csv, rows.p, rows.len))) {
+			fprintf(stderr, PROG ": writing %s failed: %s\n", csv->path, lab_csv_append_why(ret));
+			lab_buf_free(&rows);
+			return 1;
+		}
+		lab_buf_free(&rows);
+		b->done++;
+	}
+	return status;
 }
 
 int lab_bench_lazy_run(const struct lab_bench_lazy_opts *o)
@@ -239,136 +426,55 @@ int lab_bench_lazy_run(const struct lab_bench_lazy_opts *o)
 	static struct lab_lazy_mm_conf confs[MAX_VARIANTS];
 	struct lab_context ctx;
 	struct lab_csv_writer csv = { .fd = -1, .prog = PROG };
-	struct lab_buf rows = { 0 };
+	struct bl_run b = { .o = o, .confs = confs };
 	char err[1024], run_id[64], why[256];
-	int n = 0, inone = -1, status = 0, nv;
-	double *sw, *rt, *ct, sw_min[MAX_VARIANTS + 1], rt_med[MAX_VARIANTS + 1], rt_min[MAX_VARIANTS + 1];
-	double ct_min[MAX_VARIANTS + 1];
 	/* -o -: stdout is the CSV (for 'rwlab report -'), so the table goes to stderr */
 	FILE *tab = o->csv_path && !strcmp(o->csv_path, "-") ? stderr : stdout;
-	int npus, ret;
+	int n = bl_schemes(o, confs, &b.none), status;
 
-	for (int i = 0; i < o->nschemes && n < MAX_VARIANTS; i++) {
-		confs[n] = o->schemes[i];
-		if (confs[n].ops == lab_lazy_mm_lookup("none") && !strcmp(confs[n].label, "none"))
-			inone = n;
-		n++;
-	}
-	if (inone < 0) {
-		if (n == MAX_VARIANTS || lab_lazy_mm_parse("none", &confs[n], err, sizeof(err))) {
-			fprintf(stderr, PROG ": cannot add the none reference\n");
-			return 1;
-		}
-		inone = n++;
-	}
-	nv = n + 1;	/* variant 0 = the bare pipe, then the schemes */
-	sw = calloc((size_t)(nv * o->reps), sizeof(double));
-	rt = calloc((size_t)(nv * o->reps), sizeof(double));
-	ct = calloc((size_t)(nv * o->reps), sizeof(double));
-	if (!sw || !rt || !ct) {
-		free(sw);
-		free(rt);
-		free(ct);
+	if (n < 0)
 		return 1;
-	}
+	b.none++;	/* its variant index: variant 0 is the bare pipe */
+	b.nv = n + 1;
+	b.sw = calloc((size_t)(b.nv * o->reps), sizeof(double));
+	b.rt = calloc((size_t)(b.nv * o->reps), sizeof(double));
+	b.ct = calloc((size_t)(b.nv * o->reps), sizeof(double));
+	if (!b.sw || !b.rt || !b.ct)
+		abort();
 	lab_context_get(&ctx);
 	if (o->csv_path && lab_csv_open(&csv, o->csv_path, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
-		free(sw);
-		free(rt);
-		free(ct);
+		free(b.sw);
+		free(b.rt);
+		free(b.ct);
 		return 2;	/* bad input, refused before anything is measured (as run refuses it) */
 	}
 	if (lab_context_untrusted(&ctx, why, sizeof(why)))
 		fprintf(stderr, "WARNING: %s\n", why);
-	npus = lab_topology_init();
-	if (npus < 1)
-		npus = 1;
+	b.npus = lab_topology_init();
+	if (b.npus < 1)
+		b.npus = 1;
 	if (lab_topology_bind_self(0))
 		fprintf(stderr, "WARNING: could not pin the benchmark to PU 0\n");
 	lab_csv_run_id(run_id, sizeof(run_id));
+	/* what report needs to read the rows: the reference they are against, and how they were measured */
+	snprintf(ctx.settings, sizeof(ctx.settings), "baseline=%s reps=%d round-trips=%lu switches=%lu",
+		 confs[b.none - 1].label, o->reps, o->round_trips, o->switches);
 	if (o->csv_path)
 		lab_csv_set_context(&csv, run_id, &ctx, "compact");
-
-	for (int r = 0; r < o->reps; r++) {
-		for (int v = 0; v < nv; v++) {
-			const struct lab_lazy_mm_conf *c = v ? &confs[v - 1] : NULL;
-			double x = bl_pair_run(c, o->round_trips);
-
-			sw[v * o->reps + r] = c ? bl_switch_run(c, o->switches) : 0;
-			ct[v * o->reps + r] = c ? bl_contended_run(c, npus, o->switches) : 0;
-			if (x < 0 || sw[v * o->reps + r] < 0 || ct[v * o->reps + r] < 0) {
-				fprintf(stderr, PROG ": %s failed\n", c ? c->label : "pipe");
-				status = 1;
-			}
-			rt[v * o->reps + r] = x;
-		}
+	lab_stop_install();
+	status = bl_measure(&b, &csv, run_id, ctx.host);
+	lab_stop_restore();
+	if (b.done)
+		bl_table(tab, &b);
+	if (lab_stop_signal()) {
+		bl_say_interrupted(&b);
+		status = 130;
 	}
-	for (int v = 0; v < nv; v++) {
-		rt_min[v] = sw_min[v] = ct_min[v] = 1e300;
-		for (int r = 0; r < o->reps; r++) {
-			ct_min[v] = ct[v * o->reps + r] < ct_min[v] ? ct[v * o->reps + r] : ct_min[v];
-			rt_min[v] = rt[v * o->reps + r] < rt_min[v] ? rt[v * o->reps + r] : rt_min[v];
-			sw_min[v] = sw[v * o->reps + r] < sw_min[v] ? sw[v * o->reps + r] : sw_min[v];
-		}
-		rt_med[v] = median(&rt[v * o->reps], o->reps);
-	}
-
-	fprintf(tab, "lazy-mm cost at one pair (context_switch1 ping-pong, both threads on PU 0), %d interleaved reps\n",
-		o->reps);
-	fprintf(tab, "  switch: %lu x (switch_to_kthread + switch_to_user), 1 thread, no syscall; best of the reps\n",
-		o->switches);
-	fprintf(tab, "  contended: the same on %d slots, one per PU, all on one mm; mean over slots, best rep\n", npus);
-	fprintf(tab, "  round trip: %lu x (write + blocking read on each side); median (and best) of the reps\n\n",
-		o->round_trips);
-	fprintf(tab, "%-24s %10s %10s %10s %10s %14s %10s %13s %9s\n", "variant", "switch ns", "vs none", "contended",
-		"vs none", "round trip ns", "(best)", "vs none ns", "vs none");
-	for (int v = 0; v < nv; v++) {
-		const char *label = v ? confs[v - 1].label : "pipe";
-		double none_rt = rt_med[inone + 1], dn = rt_med[v] - none_rt;
-		char swb[32], swd[32], ctb[32], ctd[32];
-
-		if (v) {
-			snprintf(swb, sizeof(swb), "%.2f", sw_min[v]);
-			snprintf(swd, sizeof(swd), "%+.2f", sw_min[v] - sw_min[inone + 1]);
-			snprintf(ctb, sizeof(ctb), "%.2f", ct_min[v]);
-			snprintf(ctd, sizeof(ctd), "%+.2f", ct_min[v] - ct_min[inone + 1]);
-		} else {
-			snprintf(swb, sizeof(swb), "-");
-			snprintf(swd, sizeof(swd), "-");
-			snprintf(ctb, sizeof(ctb), "-");
-			snprintf(ctd, sizeof(ctd), "-");
-		}
-		fprintf(tab, "%-24s %10s %10s %10s %10s %14.1f %10.1f %+13.1f %+8.2f%%\n", v ? label : "pipe (no lazy-mm calls)",
-		       swb, swd, ctb, ctd, rt_med[v], rt_min[v], dn, 100 * (rt_med[v] / none_rt - 1));
-		if (v) {
-			add_row(&rows, run_id, label, "switch_ns", sw_min[v], "ns", "lower", ctx.host);
-			add_row(&rows, run_id, label, "switch_ns_over_none", sw_min[v] - sw_min[inone + 1], "ns",
-				"lower", ctx.host);
-			add_row(&rows, run_id, label, "contended_switch_ns", ct_min[v], "ns", "lower", ctx.host);
-			add_row(&rows, run_id, label, "contended_switch_ns_over_none", ct_min[v] - ct_min[inone + 1],
-				"ns", "lower", ctx.host);
-		}
-		add_row(&rows, run_id, label, "round_trip_ns", rt_med[v], "ns", "lower", ctx.host);
-		add_row(&rows, run_id, label, "round_trip_ns_min", rt_min[v], "ns", "lower", ctx.host);
-		add_row(&rows, run_id, label, "round_trip_ns_over_none", dn, "ns", "lower", ctx.host);
-	}
-	fprintf(tab, "\nA round trip blocks twice (once per thread), so a scheme adds about 2 x its switch cost over\n"
-		"none; the pipe line is the same ping-pong with no lazy-mm calls at all (none still pays the\n"
-		"framework's irq_lock stand-in and canary checks). Round-trip differences of a few tens of ns\n"
-		"are far below the run-to-run noise of a shared machine: the switch columns are the precise\n"
-		"ones. 'contended' is where refcount's shared mm_count line bounces between the PUs (%d here);\n"
-		"the 48-192-thread effect needs that many CPUs.\n", npus);
-	if (csv.fd >= 0) {
-		if ((ret = lab_csv_append(&csv, rows.p, rows.len))) {
-			fprintf(stderr, PROG ": writing %s failed: %s\n", csv.path, lab_csv_append_why(ret));
-			status = 1;
-		}
+	if (csv.fd >= 0)
 		lab_csv_close(&csv);
-	}
-	lab_buf_free(&rows);
-	free(sw);
-	free(rt);
-	free(ct);
+	free(b.sw);
+	free(b.rt);
+	free(b.ct);
 	return status;
 }

@@ -27,9 +27,17 @@ struct lab_bench_lazy_opts {
  *    trip, and the difference to none. A round trip has two blocks, so a
  *    scheme adds about twice its switch-path cost (1.) per round trip.
  * Variants are interleaved within each repetition so that drift on a shared
- * machine hits all of them alike; the switch path reports the best
- * repetition (as `rwlab bench`), the round trip the median and the best.
- * Returns an exit status: 0, 1 a measurement failed, 2 -o cannot be written
- * (refused before anything is measured).
+ * machine hits all of them alike; the table gives the switch path's best
+ * repetition (as `rwlab bench`), the round trip's median and best. The CSV
+ * has one row per repetition (iteration) and metric, as run has one per
+ * iteration, appended as each repetition ends: every figure and its
+ * difference to none's in the same repetition (X_over_none); its settings
+ * record the reference (baseline=none, which report compares against),
+ * reps=, round-trips= and switches= (not run's n=: the rows of the
+ * repetitions interleave the variants, and an interrupted run keeps fewer).
+ * SIGINT or SIGTERM stops it between two measurements: the repetitions that
+ * ended stay (in the table and the CSV), one line says how many.
+ * Returns an exit status: 0, 1 a measurement or a write failed, 2 -o cannot
+ * be written (refused before anything is measured), 130 interrupted.
  */
 int lab_bench_lazy_run(const struct lab_bench_lazy_opts *o);

@@ -391,24 +391,31 @@ static void series_style(FILE *s, int i, bool published)
 }
 
 /*
- * Times are drawn in ms below one second and in s above: the divisor from
- * the metric's unit to the shown one, and the shown unit (@unit unchanged
- * for anything that is not a time).
+ * Times are drawn in the largest of s, ms, us and ns that the largest value
+ * @maxv reaches 1 of (ns below 1 us): the divisor from the metric's unit to
+ * the shown one, and the shown unit (@unit unchanged for anything that is
+ * not a time, and where no value is above 0).
  */
 static double time_scale(const char *unit, double maxv, const char **shown)
 {
 	static const struct { const char *u; double to_s; } units[] = {
-		{ "ns", 1e-9 }, { "us", 1e-6 }, { "ms", 1e-3 }, { "s", 1 },
+		{ "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 }, { "ns", 1e-9 },
 	};
+	const size_t n = sizeof(units) / sizeof(units[0]);
 
 	*shown = unit;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(unit, units[i].u)) {
-			bool secs = maxv * units[i].to_s >= 1;
+	for (size_t i = 0; i < n && maxv > 0; i++) {
+		double secs = maxv;
+		size_t k = 0;
 
-			*shown = secs ? "s" : "ms";
-			return secs ? 1 / units[i].to_s : 1e-3 / units[i].to_s;
-		}
+		if (strcmp(unit, units[i].u))
+			continue;
+		secs *= units[i].to_s;
+		while (k + 1 < n && secs < units[k].to_s)
+			k++;
+		*shown = units[k].u;
+		return units[k].to_s / units[i].to_s;
+	}
 	return 1;
 }
 
@@ -454,8 +461,8 @@ void lab_plot_line_add(struct lab_plot_line *l, double x, double y, double err, 
 /*
  * The scaling figure of (group @g, metric @im): one line per column, the
  * table mean (rep_table_mean(): Hmean or Amean, the table's number) with +-1
- * sample standard deviation; times in ms below one second and s above
- * (f->div). Returns the number of lines.
+ * sample standard deviation; times in the largest unit of s, ms, us and ns
+ * the largest value reaches 1 of (f->div). Returns the number of lines.
  */
 int lab_plot_fig_scaling(struct lab_plot_fig *f, const struct lab_results *r, int g, int im)
 {

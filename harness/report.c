@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "err.h"
 #include "format.h"
 #include "report_impl.h"
 #include "report_ref.h"
@@ -291,11 +292,21 @@ void rep_mark(char *buf, size_t len)
 		buf[n] = LAB_FMT_FLAG_MARK, buf[n + 1] = 0;
 }
 
+bool rep_difference(const char *metric)
+{
+	return strstr(metric, "_over_") != NULL;	/* the loader's rule for a metric that may be negative */
+}
+
+bool rep_no_pct(const struct lab_series *s, double m, double b)
+{
+	return rep_difference(s->metric) || m < 0 || b < 0;
+}
+
 double rep_change(const struct lab_series *s, const struct lab_series *base)
 {
 	double m = rep_mean(s), b = rep_mean(base);
 
-	if (isnan(m) || isnan(b))
+	if (isnan(m) || isnan(b) || rep_no_pct(s, m, b))
 		return NAN;
 	return s->better == LAB_BETTER_LOWER ? lab_pndiff(m, b) : lab_pdiff(m, b);
 }
@@ -1310,6 +1321,12 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 			fprintf(stderr, "rwlab report: %s\n", err);
 			return 1;
 		}
+	}
+	if (!r.ns && o->format != LAB_FMT_JSON) {	/* json: a whole document with no series */
+		fprintf(stderr, "%s: %s holds no rows\n", lab_prog(), r.path);	/* run and exec print it too */
+		free_workloads(&c);
+		lab_results_free(&r);
+		return 1;
 	}
 	map = keyed_map(&r, o->map);
 	ro.map = asked.map = map;

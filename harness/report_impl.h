@@ -122,8 +122,20 @@ void rep_mark(char *buf, size_t len);
  * metric the gain, pndiff (100 - new*100/base: positive = lower = better, as
  * mmtests); else pdiff, the value's own change (positive = higher: better
  * for a higher-is-better metric, just higher for an informational one).
+ * NAN where rep_no_pct() says a percentage would mean nothing.
  */
 double rep_change(const struct lab_series *s, const struct lab_series *base);
+/*
+ * rep_no_pct() - would a percent change of @s's mean @m against the
+ * baseline's @b mean nothing? So it is for a difference (a metric named
+ * X_over_Y, as bench-lazy's X_over_none: the column's figure less the
+ * reference's, signed, and 0 for the reference itself) and for a negative
+ * mean. REP_DIFFERENCE_NOTE goes under a table of a difference, for which
+ * no format shows a change.
+ */
+bool rep_no_pct(const struct lab_series *s, double m, double b);
+bool rep_difference(const char *metric);
+#define REP_DIFFERENCE_NOTE "no change shown: the metric is a difference (signed, 0 for the reference)"
 /*
  * Significance of set @b against base set @a under @sig (LAB_SIG_CI or
  * LAB_SIG_TTEST; anything else: false), on the table mean (Hmean when
@@ -185,6 +197,7 @@ struct rep_grid {
 	struct rep_oversub over;	/* the oversubscribed cells: their rows' labels carry REP_OVERSUB_MARK */
 	bool starred;			/* some change is starred significant: rep_sig_footnote() goes under */
 	bool lower;			/* the metric is lower-is-better: rep_sign_line() goes under it */
+	bool difference;		/* the metric is a difference (rep_difference()): no change, REP_DIFFERENCE_NOTE */
 };
 /*
  * Has column @v a cell of (group @g, metric @m) kept by -w, at some thread

@@ -225,7 +225,7 @@ static bool fill_cell(const struct lab_rctx *c, const struct lab_series *s, cons
 	if (!is_base && base) {
 		double bm = rep_table_mean(base, &bh), ch;
 
-		if (isnan(bm) || bm == 0)
+		if (isnan(bm) || bm == 0 || rep_no_pct(s, m, bm))
 			return flagged;
 		/* a gain where there is a better (lower: 100 - new*100/base), else the value's own change */
 		ch = s->better == LAB_BETTER_LOWER ? lab_pndiff(m, bm) : lab_pdiff(m, bm);
@@ -297,6 +297,7 @@ int rep_grid_build(const struct lab_rctx *c, int g, int m, bool compact, struct 
 	gr->corner[0] = "";
 	gr->corner[1] = c->o->by && *c->o->by ? c->o->by : "variant";
 	gr->nc = r->ncolumns;
+	gr->difference = rep_difference(r->metrics[m]);
 	gr->rlab = calloc((size_t)r->nthreads + 1, sizeof(*gr->rlab));
 	gr->clab = calloc((size_t)r->ncolumns + 1, sizeof(*gr->clab));
 	gr->cell = calloc((size_t)(r->nthreads * r->ncolumns) + 1, sizeof(*gr->cell));
@@ -379,7 +380,7 @@ void rep_grid_title(const struct lab_rctx *c, int g, int m, char *buf, size_t le
 			any = any ? any : &r->s[i];
 			base |= r->s[i].ic == 0;
 		}
-	if (any && !base) {
+	if (any && (!base || rep_difference(r->metrics[m]))) {	/* no change shown */
 		snprintf(buf, len, "%s: %s (%s, %s), %s", r->groups[g], r->metrics[m], any->unit,
 			 any->better == LAB_BETTER_HIGHER ? "higher is better" :
 			 any->better == LAB_BETTER_LOWER ? "lower is better" : "informational",
@@ -463,7 +464,10 @@ static int readable(struct lab_rctx *c, int width)
 				fprintf(c->out, "%s\n", LAB_FMT_FLAG_LEGEND);
 			if (gr.uncounted)
 				fprintf(c->out, "%s\n", REP_UNCOUNTED_LEGEND);
-			rep_sign_line(c->out, gr.lower);
+			if (gr.difference)
+				fprintf(c->out, "%s\n", REP_DIFFERENCE_NOTE);
+			else
+				rep_sign_line(c->out, gr.lower);
 			starred |= gr.starred;
 			rep_oversub_merge(&over, &gr.over);
 			rep_grid_free(&gr);

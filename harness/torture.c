@@ -37,6 +37,7 @@
  */
 #define STALL_NATIVE_NS		120000000000ull	/* hung_task_timeout_secs */
 #define STALL_SIM_NS		1000000000ull	/* ... / 120, simulated time */
+#define STOP_POLL_NS		50000000ull	/* how often the supervisor asks opts->stop */
 #define STALL_POLL_MIN_NS	10000ull	/* the first poll 10 us after the stop, doubling */
 #define STALL_POLL_MAX_NS	10000000ull	/* ... up to every 10 ms */
 
@@ -475,7 +476,9 @@ static void supervise(struct torture_shared *sh, struct torture_thread *th, int 
 	uint64_t next_kill = killing ? now : UINT64_MAX;
 	uint64_t krng = (o->seed ? o->seed : 0x2545f4914f6cdd1dull) | 1;
 
-	while ((now = lab_clock_ns()) < end) {
+	while ((now = lab_clock_ns()) < end && !(o->stop && o->stop())) {
+		uint64_t until = min3(end, next_flip < next_kill ? next_flip : next_kill, next_stat);
+
 		if (now >= next_kill) {
 			kill_tick(sh, th, n, &krng, res);
 			next_kill = lab_clock_ns() + 20000 + xorshift(&krng) % 480000;
@@ -498,7 +501,9 @@ static void supervise(struct torture_shared *sh, struct torture_thread *th, int 
 			next_stat += o->stat_interval_ns;
 			continue;
 		}
-		lab_sleep_ns(min3(end, next_flip < next_kill ? next_flip : next_kill, next_stat) - now);
+		if (o->stop && until - now > STOP_POLL_NS)
+			until = now + STOP_POLL_NS;
+		lab_sleep_ns(until - now);
 	}
 }
 

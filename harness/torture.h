@@ -92,6 +92,8 @@ struct lab_torture_opts {
 	uint64_t seed;			/* random choices (0: a fixed default) */
 	void (*stat)(void *arg, const struct lab_torture_result *r);
 	void *stat_arg;
+	/* Optional: non-zero ends the run before duration_ns (checked at least every 50 ms: Ctrl-C). */
+	int (*stop)(void);
 	/* Optional, caller-owned: writers + readers entries for the per-thread counts. */
 	struct lab_torture_thread *threads;
 };

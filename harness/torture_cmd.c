@@ -42,6 +42,7 @@
 #include "topology.h"
 #include "sim_cell.h"
 #include "sim_cmd.h"
+#include "stop.h"
 #include "torture.h"
 
 #define MAX_LOCKS 64
@@ -159,7 +160,8 @@ struct torture_print {
  * The trylock and downgrade options, for the verbs the variant has (torture.c
  * uses no other): trylock= with both trylocks, read_trylock= or
  * write_trylock= with one, nothing with neither; downgrade= with
- * downgrade_write.
+ * downgrade_write. print_params() adds --kill's kill= and seed= so, only
+ * for a variant with the killable verbs.
  */
 static void print_verb_params(const struct lab_torture_opts *o)
 {
@@ -183,7 +185,7 @@ static void print_params(const struct lab_torture_opts *o, const char *tag, cons
 	       fmt_dur(o->stutter_ns, d, sizeof(d)), fmt_dur(o->duration_ns, e, sizeof(e)), o->hold_loops,
 	       o->think_loops);
 	print_verb_params(o);
-	if (o->kill)
+	if (o->kill && (o->lock->ops->caps & LAB_CAP_KILLABLE))	/* else it ran without cancellation */
 		printf(" kill=1 seed=%" PRIu64, o->seed);
 	printf("\n");
 }
@@ -367,6 +369,7 @@ static __attribute__((format(printf, 1, 2), noreturn)) void lazy_check_failed(co
 }
 #include "lazy_race.h"
 
+/* Returns 0 SUCCESS, -1 FAILURE (said), 1 a signal ended the child (Ctrl-C, SIGTERM: passed on to it). */
 static int torture_lazy(const char *spec, uint64_t duration_ns)
 {
 	int status;
@@ -375,7 +378,7 @@ static int torture_lazy(const char *spec, uint64_t duration_ns)
 	printf("%s-torture:--- Start of test: lazy-mm release vs grab/drop, cpus=%d duration=%.3gs\n", spec,
 	       NCPUS, (double)duration_ns / 1e9);
 	fflush(NULL);
-	pid = fork();
+	pid = lab_stop_fork();
 	if (pid < 0) {
 		fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
 		return -1;
@@ -388,8 +391,9 @@ static int torture_lazy(const char *spec, uint64_t duration_ns)
 		fflush(NULL);
 		_exit(0);
 	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	lab_stop_wait(pid, &status, NULL);
+	if (lab_stop_signal() && WIFSIGNALED(status) && WTERMSIG(status) == lab_stop_signal())
+		return 1;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		printf("%s-torture:--- End of test: SUCCESS\n", spec);
 		return 0;
@@ -415,6 +419,7 @@ struct torture_args {
 	unsigned long long seeds;	/* --seeds N (0: not given) */
 	bool seed_given;	/* --seed: under --sim, the engine's seed too (else 1) */
 	int jobs;		/* -j N (0: not given) */
+	bool all_locks;		/* -l all given, or no -l: under --sim it leaves out what cannot be simulated */
 	bool sim_ran;		/* the front ran the seeds (lab_sim_seeds()): its status is the command's */
 };
 
@@ -433,6 +438,7 @@ static int torture_option(int c, struct torture_args *a)
 			fprintf(stderr, "%s: %s\n", prog, err);
 			return 2;
 		}
+		a->all_locks |= c == 'l' && lab_list_has(optarg, "all");
 		return 0;
 	case 'd':
 		return parse_dur("-d/--duration", optarg, false, &o->duration_ns) ? 2 : 0;
@@ -495,6 +501,13 @@ static int torture_option(int c, struct torture_args *a)
 	}
 }
 
+/* -l all under --sim: what it leaves out, in run --sim's words. */
+static void torture_sim_all_line(void)
+{
+	fprintf(stderr, "%s: under --sim, -l all leaves out pthread, pthread-wp and ck-*: they synchronise through "
+		"atomics outside locks/atomic.h, which the simulator cannot see\n", prog);
+}
+
 /*
  * --sim MACHINE: the torture goes to rwlab-sim with the command line less
  * --sim, --seed, --seeds and -j (@drop: their elements in @argv), with the
@@ -522,6 +535,8 @@ static int torture_sim_exec(const struct torture_args *a, int argc, char **argv,
 	if (lab_sim_plan_args(&p, argc, argv, drop))
 		return 2;
 	st = p.seeds > 1 ? lab_sim_seeds(&p, a->jobs ? a->jobs : lab_sim_host_cpus(), a->events) : lab_sim_exec(&p);
+	if (st != 2 && a->all_locks)	/* each seed's rwlab-sim said it, in the output that is not shown */
+		torture_sim_all_line();
 	free(p.argv);
 	return st;
 }
@@ -600,13 +615,17 @@ static int torture_parse(struct torture_args *a, int argc, char **argv)
 		fprintf(stderr, "%s: --readers 0 and --writers 0: no thread to torture with\n", prog);
 		st = 2;
 	}
-	if (!st && !a->nlocks && !a->nschemes &&
-	    lab_rwsem_parse_list("all", a->locks, MAX_LOCKS, &a->nlocks, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", prog, err);
-		st = 2;
+	if (!st && !a->nlocks && !a->nschemes) {
+		a->all_locks = true;
+		if (lab_rwsem_parse_list("all", a->locks, MAX_LOCKS, &a->nlocks, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", prog, err);
+			st = 2;
+		}
 	}
 	if (!st)
 		st = torture_unique(a);
+	if (!st && LAB_SIM && a->all_locks)	/* as run --sim says it, in rwlab-sim: the machine was found */
+		torture_sim_all_line();
 	if (!st && a->sim && !LAB_SIM) {	/* the front: rwlab-sim runs the torture */
 		st = torture_sim_exec(a, argc, argv, drop);
 		a->sim_ran = true;
@@ -634,97 +653,180 @@ static void tried_what(char *buf, size_t len, int nlocks, int nschemes)
 		snprintf(buf + n, len - (size_t)n, "%s%d scheme%s", n ? " and " : "", nschemes, nschemes == 1 ? "" : "s");
 }
 
+/* Why variant @l is not tortured here (the line that says so), or NULL. */
+static const char *skip_why(const struct lab_rwsem_conf *l)
+{
+	if (!(l->ops->caps & LAB_CAP_EXCLUSION))
+		return "skipped: the variant claims no exclusion";
+	if (LAB_SANITIZE_THREAD && lab_rwsem_conf_foreign_atomics(l))
+		return "skipped under ThreadSanitizer: it synchronises through atomics TSan cannot see (ck_pr inline "
+		       "assembly), so TSan would report false races";
+	return NULL;
+}
+
+/* What a torture run has done so far (the closing lines). */
+struct torture_tally {
+	int locks, schemes;		/* tried to the end: a verdict, a setup error or a stall */
+	int failed, stalled;		/* stalled: the index of the stalled variant, or -1 */
+	int all;			/* variants and schemes to torture (skipped ones not counted) */
+	const char *cut;		/* a signal ended this one before its verdict, or NULL */
+	int next_lock, next_scheme;	/* the first not run */
+	bool warned;			/* the oversubscription line */
+	char failed_names[512];
+};
+
+/* The line of an interrupted torture (Ctrl-C, SIGTERM), after the finished ones' summary. */
+static void say_interrupted(const struct torture_tally *t, const struct torture_args *a)
+{
+	int n = 0, nl = t->all - a->nschemes;
+	char what[64];
+
+	tried_what(what, sizeof(what), nl, a->nschemes);
+	fprintf(stderr, "%s: interrupted after %d of %s%s%s%s", prog, t->locks + t->schemes, what,
+		t->cut ? "; " : "", t->cut ? t->cut : "", t->cut ? " was cut short (no verdict)" : "");
+	for (int i = t->next_scheme; i < a->nschemes; i++)
+		fprintf(stderr, "%s %s", n++ ? "," : "; not run:", a->schemes[i].label);
+	for (int i = t->next_lock; i < a->nlocks; i++)
+		if (!skip_why(&a->locks[i]))
+			fprintf(stderr, "%s %s", n++ ? "," : "; not run:", a->locks[i].label);
+	fprintf(stderr, "\n");
+}
+
+/* Torture the lazy-mm schemes of @a, until a signal cuts one short. */
+static void torture_schemes(const struct torture_args *a, struct torture_tally *t)
+{
+	for (int i = 0; i < a->nschemes; i++) {
+		int r = torture_lazy(a->schemes[i].label, a->o.duration_ns);
+
+		t->next_scheme = i + 1;
+		if (r > 0) {
+			t->cut = a->schemes[i].label;
+			return;
+		}
+		t->schemes++;
+		if (r)
+			note_failed(t->failed_names, sizeof(t->failed_names), &t->failed, a->schemes[i].label, "");
+	}
+}
+
+/*
+ * Torture lock variant @i of @a. Returns 0 when it ran to its verdict (or
+ * was skipped), 1 when a signal cut it short (and it had not failed: a
+ * failure found before the signal stands), -1 on a stall (the variants
+ * after it cannot run).
+ */
+static int torture_variant(const struct torture_args *a, int i, struct torture_tally *t)
+{
+	struct torture_print p = { a->locks[i].label, &a->o, a->verbose, a->events };
+	static struct lab_torture_thread threads[2 * MAX_THREADS_PER_ROLE];
+	struct lab_torture_opts o = a->o;
+	struct lab_torture_result r;
+	long ncpus = lab_topology_init();
+	char cpus[32];
+	int rc;
+
+	if (skip_why(&a->locks[i])) {
+		printf("%s-torture: %s\n", p.tag, skip_why(&a->locks[i]));
+		return 0;
+	}
+	t->next_lock = i + 1;
+	if (!t->warned && o.readers + o.writers > ncpus)
+		fprintf(stderr, "%s: %d threads on %s: oversubscribed (as locktorture's defaults "
+			"are); spinning variants slow down when a holder is preempted\n", prog,
+			o.readers + o.writers, lab_fmt_ncpus(ncpus, cpus, sizeof(cpus)));
+	t->warned = true;
+	o.lock = &a->locks[i];
+	o.threads = threads;
+	o.stat = print_stats;
+	o.stat_arg = &p;
+	o.stop = LAB_SIM ? NULL : lab_stop_signal;
+	p.o = &o;
+	print_params(&o, p.tag, "Start of test");
+	fflush(stdout);
+	rc = lab_torture_run(&o, &r);
+	if (rc) {
+		fprintf(stderr, "%s: %s: %s\n", prog, p.tag, strerror(-rc));
+		note_failed(t->failed_names, sizeof(t->failed_names), &t->failed, p.tag, "");
+		t->locks++;
+		return 0;
+	}
+	if (r.stalled) {
+		print_stall(&p, &r);
+		note_failed(t->failed_names, sizeof(t->failed_names), &t->failed, p.tag, " (stall)");
+		t->stalled = i;
+		t->locks++;
+		return -1;
+	}
+	if (lab_stop_signal() && !lab_torture_failed(&r)) {
+		t->cut = p.tag;
+		return 1;
+	}
+	print_final(&p, &r);
+	print_params(&o, p.tag, lab_torture_failed(&r) ? "End of test: FAILURE" : "End of test: SUCCESS");
+	if (lab_torture_failed(&r))
+		note_failed(t->failed_names, sizeof(t->failed_names), &t->failed, p.tag, "");
+	t->locks++;
+	fflush(stdout);
+	return 0;
+}
+
+/* The closing line: what was tried and what failed. */
+static void summary(const struct torture_tally *t)
+{
+	char what[64];
+
+	tried_what(what, sizeof(what), t->locks, t->schemes);
+	if (t->failed)
+		printf("rwlab torture: FAILURE: %d of %s failed: %s\n", t->failed, what, t->failed_names);
+	else
+		printf("rwlab torture: SUCCESS: %s\n", what);
+	fflush(stdout);
+}
+
+/* A stall: the variants after it not run, and the process ends (the stuck threads cannot be joined). */
+static __attribute__((noreturn)) void end_stalled(const struct torture_tally *t, const struct torture_args *a)
+{
+	/* The stuck threads still run: no join, no exit handlers, no leak check of what they use. */
+	if (t->stalled + 1 < a->nlocks) {
+		printf("rwlab torture: not run after the stall:");
+		for (int k = t->stalled + 1; k < a->nlocks; k++)
+			printf(" %s", a->locks[k].label);
+		printf("\n");
+	}
+	fflush(NULL);
+	_exit(1);
+}
+
 static int cmd_torture(int argc, char **argv)
 {
 	static struct torture_args a;
-	struct lab_torture_opts o;
-	struct lab_rwsem_conf *locks = a.locks;
-	struct lab_lazy_mm_conf *schemes = a.schemes;
-	int nlocks, nschemes, failed = 0, tried = 0, st, stalled = -1;
-	long ncpus = lab_topology_init();
-	bool verbose;
-	char failed_names[512] = "", cpus[32], what[64];
+	struct torture_tally t = { .stalled = -1 };
+	int st;
 
 	if ((st = torture_parse(&a, argc, argv)) || a.sim_ran)
 		return st;
-	o = a.o;
-	nlocks = a.nlocks;
-	nschemes = a.nschemes;
-	verbose = a.verbose;
-
+	t.all = a.nschemes;
+	for (int k = 0; k < a.nlocks; k++)
+		t.all += !skip_why(&a.locks[k]);
+	if (!LAB_SIM)	/* Ctrl-C ends the variant in progress: the finished ones are summed up */
+		lab_stop_install();
 	/* Lazy-mm schemes first: each runs in a child, before this process starts any liburcu thread. */
-	for (int i = 0; i < nschemes; i++) {
-		tried++;
-		if (torture_lazy(schemes[i].label, o.duration_ns)) {
-			note_failed(failed_names, sizeof(failed_names), &failed, schemes[i].label, "");
-		}
-	}
-
-	for (int i = 0; i < nlocks; i++) {
-		struct torture_print p = { locks[i].label, &o, verbose, a.events };
-		struct lab_torture_thread threads[2 * MAX_THREADS_PER_ROLE];
-		struct lab_torture_result r;
-		int rc;
-
-		if (!(locks[i].ops->caps & LAB_CAP_EXCLUSION)) {
-			printf("%s-torture: skipped: the variant claims no exclusion\n", locks[i].label);
-			continue;
-		}
-		if (LAB_SANITIZE_THREAD && lab_rwsem_conf_foreign_atomics(&locks[i])) {
-			printf("%s-torture: skipped under ThreadSanitizer: it synchronises through atomics "
-			       "TSan cannot see (ck_pr inline assembly), so TSan would report false races\n",
-			       locks[i].label);
-			continue;
-		}
-		if (!tried++ && o.readers + o.writers > ncpus)
-			fprintf(stderr, "%s: %d threads on %s: oversubscribed (as locktorture's defaults "
-				"are); spinning variants slow down when a holder is preempted\n", prog,
-				o.readers + o.writers, lab_fmt_ncpus(ncpus, cpus, sizeof(cpus)));
-		o.lock = &locks[i];
-		o.threads = threads;
-		o.stat = print_stats;
-		o.stat_arg = &p;
-		print_params(&o, p.tag, "Start of test");
-		fflush(stdout);
-		rc = lab_torture_run(&o, &r);
-		if (rc) {
-			fprintf(stderr, "%s: %s: %s\n", prog, p.tag, strerror(-rc));
-			note_failed(failed_names, sizeof(failed_names), &failed, p.tag, "");
-			continue;
-		}
-		if (r.stalled) {
-			print_stall(&p, &r);
-			note_failed(failed_names, sizeof(failed_names), &failed, p.tag, " (stall)");
-			stalled = i;
-			break;
-		}
-		print_final(&p, &r);
-		print_params(&o, p.tag, lab_torture_failed(&r) ? "End of test: FAILURE" : "End of test: SUCCESS");
-		if (lab_torture_failed(&r))
-			note_failed(failed_names, sizeof(failed_names), &failed, p.tag, "");
-		fflush(stdout);
-	}
-	if (!tried) {
+	torture_schemes(&a, &t);
+	for (int i = 0; i < a.nlocks && !t.cut && !lab_stop_signal() && t.stalled < 0; i++)
+		torture_variant(&a, i, &t);
+	if (!t.locks && !t.schemes && !lab_stop_signal()) {
 		fprintf(stderr, "%s: nothing to torture: every variant given was skipped\n", prog);
 		return 2;
 	}
-	tried_what(what, sizeof(what), tried - nschemes, nschemes);
-	if (failed)
-		printf("rwlab torture: FAILURE: %d of %s failed: %s\n", failed, what, failed_names);
-	else
-		printf("rwlab torture: SUCCESS: %s\n", what);
-	if (stalled >= 0) {
-		/* The stuck threads still run: no join, no exit handlers, no leak check of what they use. */
-		if (stalled + 1 < nlocks) {
-			printf("rwlab torture: not run after the stall:");
-			for (int i = stalled + 1; i < nlocks; i++)
-				printf(" %s", locks[i].label);
-			printf("\n");
-		}
-		fflush(NULL);
-		_exit(1);
+	if (t.locks || t.schemes)
+		summary(&t);
+	if (t.stalled >= 0)
+		end_stalled(&t, &a);
+	if (lab_stop_signal()) {
+		say_interrupted(&t, &a);
+		return 130;
 	}
-	return failed ? 1 : 0;
+	return t.failed ? 1 : 0;
 }
 
 const struct lab_cmd lab_torture_cmd = {

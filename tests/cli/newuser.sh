@@ -71,6 +71,14 @@ expect "report -z" 2 "^rwlab report: unknown option '-z' \(valid: -f/--format, .
 expect "run -l without a value" 2 "^rwlab run: -l needs a value \(LIST: " "$rwlab" run -l
 expect "torture --kill=1" 2 "^rwlab torture: --kill takes no value \(a flag: --kill alone; rwlab torture --help\)$" \
 	"$rwlab" torture --kill=1
+# torture --sim -l all leaves out what run --sim leaves out, and says so as run does (it was silent).
+"$rwlab" torture --sim generic-4 -l all -d 1ms --readers 1 --writers 1 >"$tmp/o" 2>"$tmp/e" ||
+	fail "torture --sim -l all: exit $?: $(cat "$tmp/e")"
+grep -q '^rwlab torture: under --sim, -l all leaves out pthread, pthread-wp and ck-\*: ' "$tmp/e" ||
+	fail "torture --sim -l all: no line saying what it leaves out: $(cat "$tmp/e")"
+grep -q '^pthread-torture\|^ck-' "$tmp/o" && fail "torture --sim -l all ran pthread or ck-*"
+"$rwlab" torture --sim generic-4 -l rwsem -d 1ms --readers 1 --writers 1 >"$tmp/o" 2>"$tmp/e"
+grep -q 'leaves out' "$tmp/e" && fail "torture --sim -l rwsem: the -l all line without -l all"
 expect "run --resume=yes" 2 "^rwlab run: --resume takes no value \(" "$rwlab" run --resume=yes
 expect "run --bogus=1" 2 "^rwlab run: unknown option '--bogus' \(valid: " "$rwlab" run --bogus=1
 # --help is a flag of every command, as --kill is (it was "unknown option '--help'"); rwlab's own

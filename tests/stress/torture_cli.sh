@@ -7,7 +7,8 @@
 # - `-l busted`: the negative control ends "End of test: FAILURE" with "!!!"
 #   and a non-zero exit (under ThreadSanitizer, TSan may stop it first with a
 #   race report on the payload and exit 66: also a failure, and also right);
-# - bad options exit 2 before anything runs.
+# - bad options exit 2 before anything runs;
+# - --kill's kill=1 only on a variant with killable verbs; Ctrl-C's lines.
 # Usage: torture_cli.sh RWLAB
 . "${0%/*}/../lib.sh"
 rwlab=$1
@@ -107,6 +108,33 @@ else
 	grep -q '^bravo:base=ck-rwlock-torture:--- End of test: SUCCESS' "$tmp/wrap.out" ||
 		fail "bravo:base=ck-rwlock did not succeed"
 fi
+
+# 6. --kill names kill=1 and its seed only for a variant with killable verbs: ck-rwlock has none.
+"$rwlab" torture --kill -l ck-rwlock,rwsem -d 0.1s --readers 1 --writers 1 --seed 3 >"$tmp/kill.out" 2>&1 ||
+	fail "torture --kill -l ck-rwlock,rwsem exited $?"
+grep -- '^ck-rwlock-torture:---' "$tmp/kill.out" | grep -q 'kill=\|seed=' &&
+	fail "ck-rwlock (no killable verbs): its Start or End line says kill=: $(grep -- '-torture:---' "$tmp/kill.out")"
+[ "$(grep -c -- '^rwsem-torture:--- .* kill=1 seed=3$' "$tmp/kill.out")" = 2 ] ||
+	fail "rwsem: its Start and End lines do not say kill=1 seed=3: $(grep -- '-torture:---' "$tmp/kill.out")"
+
+# 7. Ctrl-C in the second of three variants: the first's verdict and the closing line for it,
+#    one line naming the one cut short and the one not run, exit 130.
+"$rwlab" torture -l rwsem,bravo,pthread -d 3s --readers 1 --writers 1 >"$tmp/int.out" 2>"$tmp/int.err" &
+pid=$!
+i=0
+while ! grep -q '^bravo-torture:--- Start of test' "$tmp/int.out" && [ $i -lt 200 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 130 ] || fail "torture interrupted: exit $rc, want 130"
+grep -q '^rwsem-torture:--- End of test: SUCCESS' "$tmp/int.out" && grep -q '^rwlab torture: SUCCESS: 1 variant$' "$tmp/int.out" ||
+	fail "torture interrupted: no verdict or closing line for the finished variant: $(cat "$tmp/int.out")"
+grep -q '^bravo-torture:--- End\|^pthread-torture' "$tmp/int.out" && fail "torture interrupted: a verdict after the signal"
+[ "$(tail -n 1 "$tmp/int.err")" = "rwlab torture: interrupted after 1 of 3 variants; bravo was cut short (no verdict); not run: pthread" ] ||
+	fail "torture interrupted: not the interrupted line: $(cat "$tmp/int.err")"
 
 [ $fails -eq 0 ] && echo "torture CLI: all checks passed"
 [ $fails -eq 0 ]
