@@ -35,6 +35,16 @@ awk '/switch_ns_over_none/ { f = 1 } f' "$tmp/r" >"$tmp/d"
 grep -Eq '[-+][0-9][0-9,.]*%' "$tmp/d" && fail "switch_ns_over_none: a percent change of a difference: $(cat "$tmp/d")"
 grep -q 'gain vs\|^change: ' "$tmp/d" && fail "switch_ns_over_none: the table says it shows a change: $(cat "$tmp/d")"
 grep -q '^no change shown: the metric is a difference' "$tmp/d" || fail "switch_ns_over_none: no line saying why no change"
+# so in mmtests' layout (blank change cells, the same line) and LKP's (the change in units, no %)
+"$rwlab" report "$tmp/l.csv" -f mmtests -m switch_ns_over_none,round_trip_ns >"$tmp/mm" 2>"$tmp/e" ||
+	fail "report -f mmtests: exit $?: $(cat "$tmp/e")"
+grep 'switch_ns_over_none' "$tmp/mm" | grep -q '%' && fail "-f mmtests: a percent change of a difference: $(cat "$tmp/mm")"
+grep 'round_trip_ns-1 ' "$tmp/mm" | grep -q '%)' && grep -q '^no change shown: the metric is a difference' "$tmp/mm" ||
+	fail "-f mmtests: not round_trip_ns's changes and the difference's line: $(cat "$tmp/mm")"
+"$rwlab" report "$tmp/l.csv" -f lkp -m switch_ns_over_none >"$tmp/lk" 2>"$tmp/e" || fail "report -f lkp: exit $?: $(cat "$tmp/e")"
+[ "$(awk '/bench.switch_ns_over_none$/ { print $2 }' "$tmp/lk")" ] &&
+	awk '/bench.switch_ns_over_none$/ { print $2 }' "$tmp/lk" | grep -q '%' &&
+	fail "-f lkp: a percent change of a difference: $(grep switch_ns_over_none "$tmp/lk")"
 for b in pipe refcount none; do
 	"$rwlab" report "$tmp/l.csv" -b $b -f csv -m round_trip_ns_over_none >"$tmp/c" 2>&1
 	awk -F, 'NR > 1 && $16 != "" { bad = 1 } END { exit !bad }' "$tmp/c" &&
