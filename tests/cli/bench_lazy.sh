@@ -51,6 +51,12 @@ for b in pipe refcount none; do
 		fail "report -b $b -f csv: a change_pct of a difference: $(cat "$tmp/c")"
 done
 
+# one repetition, one pair: said in the singular (it said "1 interleaved reps", bench "1 pairs")
+"$rwlab" bench-lazy -m refcount $tiny -n 1 -o "$tmp/one.csv" >"$tmp/o" 2>&1 || fail "bench-lazy -n 1: exit $?"
+grep -q ', 1 interleaved rep$' "$tmp/o" || fail "bench-lazy -n 1: $(grep interleaved "$tmp/o")"
+"$rwlab" bench -l pthread --pairs 1 -n 1 -o "$tmp/b1.csv" >"$tmp/o" 2>&1 || fail "bench --pairs 1: exit $?"
+grep -q 'best of 1 x 1 pair (ns per pair)$' "$tmp/o" || fail "bench --pairs 1: $(grep 'best of' "$tmp/o")"
+
 # 2. SIGINT once 2 repetitions are in the file: they stay, one line, exit 130.
 "$rwlab" bench-lazy -m refcount $tiny -n 1000 -o "$tmp/i.csv" >"$tmp/io" 2>"$tmp/ie" &
 pid=$!
