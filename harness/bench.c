@@ -156,8 +156,8 @@ int lab_bench_run(const struct lab_bench_opts *o)
 	if (o->csv_path)
 		lab_csv_set_context(&csv, run_id, &ctx, "compact");
 
-	fprintf(tab, "uncontended lock+unlock pairs, 1 thread, best of %d x %lu pairs (ns per pair)\n", o->reps,
-	       o->pairs);
+	fprintf(tab, "uncontended lock+unlock pairs, 1 thread, best of %d x %lu pair%s (ns per pair)\n", o->reps,
+		o->pairs, o->pairs == 1 ? "" : "s");
 	fprintf(tab, "%-28s %14s %14s\n", "variant", "read pair", "write pair");
 	for (int i = 0; i < o->nlocks; i++) {
 		struct lab_lock l;

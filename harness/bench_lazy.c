@@ -325,8 +325,8 @@ static void bl_table(FILE *tab, const struct bl_run *b)
 	double none_sw = min_of(&AT(b, sw, none, 0), n), none_ct = min_of(&AT(b, ct, none, 0), n);
 	double none_rt = median(&AT(b, rt, none, 0), n);
 
-	fprintf(tab, "lazy-mm cost at one pair (context_switch1 ping-pong, both threads on PU 0), %d interleaved reps%s\n",
-		n, n < o->reps ? " (interrupted)" : "");
+	fprintf(tab, "lazy-mm cost at one pair (context_switch1 ping-pong, both threads on PU 0), %d interleaved rep%s%s\n",
+		n, n == 1 ? "" : "s", n < o->reps ? " (interrupted)" : "");
 	fprintf(tab, "  switch: %lu x (switch_to_kthread + switch_to_user), 1 thread, no syscall; best of the reps\n",
 		o->switches);
 	fprintf(tab, "  contended: the same on %d slots, one per PU, all on one mm; mean over slots, best rep\n",

@@ -106,7 +106,8 @@ int lab_csv_claim(struct lab_csv_writer *w, const char *path, char *err, size_t 
 	if (w->fd < 0) {
 		if (errno == ENOENT)
 			return 0;
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot open '%s': %s%s", path, strerror(errno),
+			 errno == EISDIR ? " (give a file name)" : "");
 		return -1;
 	}
 	if (lock_fd(w->fd, path, err, errlen)) {

@@ -11,6 +11,7 @@
 #include "csv.h"
 #include "inventory.h"
 #include "merge.h"
+#include "report.h"
 #include "results.h"
 
 /*
@@ -866,6 +867,15 @@ static int write_out(const struct merge *m, const char *out)
 	FILE *fp;
 	int ret;
 
+	if (!strcmp(out, "-")) {	/* stdout, as run's and report's -o - */
+		ret = write_rows(m, stdout);
+		if (fflush(stdout) || ret) {
+			if (ret >= 0 && errno)
+				fprintf(stderr, "%s: writing to stdout failed: %s\n", m->prog, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
 	if (lab_csv_keep_old(m->prog, out, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", m->prog, err);
 		return -1;
@@ -996,9 +1006,10 @@ int lab_merge(const struct lab_merge_opts *o)
 		goto out;
 	st = problems ? 1 : 0;
 	if (!o->quiet)
-		fprintf(stderr, "%s: %d file%s, %d cells%s%s%s\n", m.prog, o->npaths, o->npaths == 1 ? "" : "s",
-			ncells, problems ? ", INCOMPLETE" : ", complete", o->out ? ": " : "",
-			o->out ? o->out : " (checked only: -o OUT.csv writes the merged file)");
+		fprintf(stderr, "%s: %d file%s, %d cell%s%s%s%s\n", m.prog, o->npaths, o->npaths == 1 ? "" : "s",
+			ncells, ncells == 1 ? "" : "s", problems ? ", INCOMPLETE" : ", complete", o->out ? ": " : "",
+			!o->out ? " (checked only: -o OUT.csv writes the merged file)" : strcmp(o->out, "-") ? o->out :
+			"stdout");
 out:
 	merge_free(&m);
 	return st;
@@ -1006,7 +1017,7 @@ out:
 
 /* Adding an option: one entry here and one case in cmd_merge()'s switch. */
 static const struct lab_opt merge_opts[] = {
-	{ "csv", 'o', 'o', "OUT.csv", "write the merged rows there (an existing file is kept as OUT.csv.N)",
+	{ "csv", 'o', 'o', "OUT.csv", "write the merged rows there (an existing file is kept as OUT.csv.N; - for stdout)",
 	  "none: check only", NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ "mixed-hosts", 0, 'M', NULL, "accept files measured on different hosts (identical servers), warning "
 	  "where their machines, builds or settings differ; refused otherwise", NULL, NULL, 0, NULL, 0, 0 },
@@ -1037,6 +1048,8 @@ static int cmd_merge(int argc, char **argv)
 		fprintf(stderr, "rwlab merge: no shard CSV given (rwlab merge [-o OUT.csv] FILE.csv...)\n");
 		return 2;
 	}
+	if (o.out && (c = lab_report_out_check("rwlab merge", o.out)))
+		return c;	/* a directory or an unwritable place: before any file is read */
 	o.paths = (const char *const *)argv + optind;
 	o.npaths = argc - optind;
 	return lab_merge(&o);

@@ -284,7 +284,8 @@ static bool lkp_row(const struct lab_rctx *c, int g, int m, int threads, const b
 	char name[256];
 
 	lkp_name(base, name, sizeof(name));
-	absolute = name[strlen(name) - 1] == '%';
+	/* a percent stat's change is in points, as LKP's; a difference's (X_over_Y) too: its base can be 0 or signed */
+	absolute = name[strlen(name) - 1] == '%' || rep_difference(base->metric);
 	*lower |= base->better == LAB_BETTER_LOWER;
 	if (rep_oversubscribed(base))
 		rep_oversub_add(over, base);

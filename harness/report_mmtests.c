@@ -270,6 +270,10 @@ static bool print_cell(const struct lab_rctx *c, const struct op *op, int st, in
 	if (flagged)
 		rep_mark(num, sizeof(num));
 	fputs(num, c->out);
+	if (rep_difference(r->metrics[op->im])) {	/* no percent change of a difference: REP_DIFFERENCE_NOTE */
+		fprintf(c->out, "%11s", "");
+		return flagged;
+	}
 	if (v == 0) {
 		fprintf(c->out, " (%7.2f%%)", 0.0);
 		return flagged;
@@ -337,14 +341,18 @@ static void print_table(struct lab_rctx *c, const struct table *t, const struct 
 	int nrows, M = 0, L = 0;
 	const int *rows = era_rows(c->o->era, &nrows);
 	char a[160], b[160];
-	bool flagged = false, lower = false, *used = calloc((size_t)r->ncolumns + 1, sizeof(*used));
+	bool flagged = false, lower = false, diff = false, pct = false;
+	bool *used = calloc((size_t)r->ncolumns + 1, sizeof(*used));
 
 	if (!used)
 		abort();
 	for (int i = 0; i < nops; i++) {
 		for (int v = 0; v < r->ncolumns; v++)	/* a column with no cell in the table: left out */
 			used[v] |= rep_column_used(c, ops[i].ig, ops[i].im, v);
-		lower |= !ops[i].higher;
+		if (rep_difference(r->metrics[ops[i].im]))
+			diff = true;
+		else
+			pct = true, lower |= !ops[i].higher;
 		M = (int)strlen(ops[i].name) > M ? (int)strlen(ops[i].name) : M;
 		for (int k = 0; k < nrows; k++) {
 			stat_name(rows[k], ops[i].higher, c->o->era, a, sizeof(a));
@@ -391,7 +399,10 @@ static void print_table(struct lab_rctx *c, const struct table *t, const struct 
 		}
 	if (flagged)
 		fprintf(c->out, "%s\n", LAB_FMT_FLAG_LEGEND);
-	rep_sign_line(c->out, lower);
+	if (pct)
+		rep_sign_line(c->out, lower);
+	if (diff)
+		fprintf(c->out, "%s\n", REP_DIFFERENCE_NOTE);
 	oversub_line(c, ops, nops);
 	free(used);
 }

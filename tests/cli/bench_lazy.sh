@@ -35,11 +35,27 @@ awk '/switch_ns_over_none/ { f = 1 } f' "$tmp/r" >"$tmp/d"
 grep -Eq '[-+][0-9][0-9,.]*%' "$tmp/d" && fail "switch_ns_over_none: a percent change of a difference: $(cat "$tmp/d")"
 grep -q 'gain vs\|^change: ' "$tmp/d" && fail "switch_ns_over_none: the table says it shows a change: $(cat "$tmp/d")"
 grep -q '^no change shown: the metric is a difference' "$tmp/d" || fail "switch_ns_over_none: no line saying why no change"
+# so in mmtests' layout (blank change cells, the same line) and LKP's (the change in units, no %)
+"$rwlab" report "$tmp/l.csv" -f mmtests -m switch_ns_over_none,round_trip_ns >"$tmp/mm" 2>"$tmp/e" ||
+	fail "report -f mmtests: exit $?: $(cat "$tmp/e")"
+grep 'switch_ns_over_none' "$tmp/mm" | grep -q '%' && fail "-f mmtests: a percent change of a difference: $(cat "$tmp/mm")"
+grep 'round_trip_ns-1 ' "$tmp/mm" | grep -q '%)' && grep -q '^no change shown: the metric is a difference' "$tmp/mm" ||
+	fail "-f mmtests: not round_trip_ns's changes and the difference's line: $(cat "$tmp/mm")"
+"$rwlab" report "$tmp/l.csv" -f lkp -m switch_ns_over_none >"$tmp/lk" 2>"$tmp/e" || fail "report -f lkp: exit $?: $(cat "$tmp/e")"
+[ "$(awk '/bench.switch_ns_over_none$/ { print $2 }' "$tmp/lk")" ] &&
+	awk '/bench.switch_ns_over_none$/ { print $2 }' "$tmp/lk" | grep -q '%' &&
+	fail "-f lkp: a percent change of a difference: $(grep switch_ns_over_none "$tmp/lk")"
 for b in pipe refcount none; do
 	"$rwlab" report "$tmp/l.csv" -b $b -f csv -m round_trip_ns_over_none >"$tmp/c" 2>&1
 	awk -F, 'NR > 1 && $16 != "" { bad = 1 } END { exit !bad }' "$tmp/c" &&
 		fail "report -b $b -f csv: a change_pct of a difference: $(cat "$tmp/c")"
 done
+
+# one repetition, one pair: said in the singular (it said "1 interleaved reps", bench "1 pairs")
+"$rwlab" bench-lazy -m refcount $tiny -n 1 -o "$tmp/one.csv" >"$tmp/o" 2>&1 || fail "bench-lazy -n 1: exit $?"
+grep -q ', 1 interleaved rep$' "$tmp/o" || fail "bench-lazy -n 1: $(grep interleaved "$tmp/o")"
+"$rwlab" bench -l pthread --pairs 1 -n 1 -o "$tmp/b1.csv" >"$tmp/o" 2>&1 || fail "bench --pairs 1: exit $?"
+grep -q 'best of 1 x 1 pair (ns per pair)$' "$tmp/o" || fail "bench --pairs 1: $(grep 'best of' "$tmp/o")"
 
 # 2. SIGINT once 2 repetitions are in the file: they stay, one line, exit 130.
 "$rwlab" bench-lazy -m refcount $tiny -n 1000 -o "$tmp/i.csv" >"$tmp/io" 2>"$tmp/ie" &

@@ -40,6 +40,14 @@ grep -q 'merge: 2 files, 8 cells, complete' err || fail "merge: $(cat err)"
 [ "$(grep -vc '^#' m.csv)" = "$(($(grep -vc '^#' s1.csv) + $(grep -vc '^#' s2.csv) - 1))" ] || fail "merged rows != the shards' rows"
 [ "$(grep -c '^# context,' m.csv)" = 2 ] || fail "merged file: not one context line per shard's run"
 
+# -o - is stdout (it wrote a file named -); -o DIR refused before any file is read, naming the choice
+"$rwlab" merge -o - s1.csv s2.csv >mo.csv 2>err
+cmp -s mo.csv m.csv && [ ! -e ./- ] && grep -q 'merge: 2 files, 8 cells, complete: stdout$' err ||
+	fail "merge -o -: not the merged rows on stdout: $(cat err)"
+mkdir -p outdir
+expect "merge -o DIR" 2 "^rwlab merge: -o outdir: is a directory \(give a file name\)$" "$rwlab" merge -o outdir nosuch.csv
+expect "run -o DIR" 2 "^rwlab run: cannot open 'outdir': Is a directory \(give a file name\)$" \
+	"$rwlab" run -l null -w locktest -t 1 -n 1 -d 10ms -o outdir -q
 "$rwlab" merge s1.csv 2>err; rc=$?
 [ $rc = 1 ] || fail "merge with a shard missing exited $rc, want 1"
 grep -q 'missing shard 2/2 (comparison blocks 2, 4): no file holds it' err || fail "missing shard not named: $(cat err)"
