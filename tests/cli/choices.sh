@@ -174,7 +174,7 @@ expect "plot -o unwritable" 2 "^rwlab plot: -o /nonexistent/x.png: cannot write 
 ls x*.png x*.svg >/dev/null 2>&1 && fail "plot: a refused plot left a figure"
 
 # merge -o into a directory that is not there names the file given, not its OUT.partial.
-expect "merge -o /nonexistent/m.csv" 2 "^rwlab merge: cannot write '/nonexistent/m.csv': No such file or directory$" \
+expect "merge -o /nonexistent/m.csv" 2 "^rwlab merge: -o /nonexistent/m.csv: cannot write in /nonexistent/: No such file or directory$" \
 	"$rwlab" merge -o /nonexistent/m.csv b.csv
 [ $fails = 0 ] && echo "choices: bench, exec, plot and merge, as a new user typed them"
 exit $((fails > 0))
