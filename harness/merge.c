@@ -237,7 +237,8 @@ static void count_iteration(struct mfile *f, int cell, const struct lab_csv_read
 
 	if (cell != f->tail_cell) {	/* a cell's rows follow one another: a new cell */
 		f->tail_cell = cell, f->tail_line = rd->line, f->tail_rows = 0, f->it_odd = false;
-		memset(f->it_rows, 0, (size_t)f->nit * sizeof(int));
+		if (f->nit)	/* it_rows is NULL until a first iteration (memset's pointer must not be) */
+			memset(f->it_rows, 0, (size_t)f->nit * sizeof(int));
 	}
 	f->tail_rows++;
 	if (!*s || *end || it < 0 || it >= 100000) {
