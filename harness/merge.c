@@ -727,7 +727,8 @@ static int check_missing(struct merge *m, int ncells)
 	if (printed > 20)
 		fprintf(stderr, "%s: ... and %d more missing cells\n", m->prog, printed - 20);
 	if (ncells < plan_cells) {
-		fprintf(stderr, "%s: %d of the plan's %d cells present\n", m->prog, ncells, plan_cells);
+		fprintf(stderr, "%s: %d of the plan's %d cell%s present\n", m->prog, ncells, plan_cells,
+			plan_cells == 1 ? "" : "s");
 		problems += !problems;
 	}
 out:
