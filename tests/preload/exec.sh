@@ -296,4 +296,12 @@ LD_PRELOAD=${rt:+$rt:}$preload RWLAB_LOCK=all sh -c 'echo ran' >/dev/null 2>"$tm
 	die "exec -l nosuch: the valid names are not what -l takes ($(sort "$tmp/exec.ok" | tr '\n' ' ')): $(cat "$tmp/err")"
 grep -qx busted "$tmp/pre.ok" && grep -qx passthrough "$tmp/pre.ok" && ! grep -qx percpu-rwsem "$tmp/pre.ok" ||
 	die "the preload takes $(sort "$tmp/pre.ok" | tr '\n' ' ')"
+
+# A process that outlives its run (sleep in the background) leaves no statistics file in $TMPDIR: exec
+# removes the run's file when the command ends, and the late process's exit re-created it (one per run).
+mkdir "$tmp/late"
+TMPDIR=$tmp/late RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 2 --force -q --no-report -o "$tmp/late.csv" -- \
+	sh -c 'sleep 0.3 >/dev/null 2>&1 & echo hi' >/dev/null 2>"$tmp/err" || die "late process: exit $?: $(cat "$tmp/err")"
+sleep 1
+[ -z "$(ls -A "$tmp/late")" ] || die "a process that outlived its run left $(ls -A "$tmp/late" | tr '\n' ' ')in \$TMPDIR"
 exit $fail
