@@ -226,7 +226,8 @@ struct copy {
 	int src, fd;
 	const char *path, *name;
 	size_t len;			/* bytes copied */
-	bool text, header;		/* a byte other than a line end seen; the header line ended */
+	bool text, header;		/* a byte other than a line end seen; the header record ended */
+	bool quoted, field;		/* in a quoted field; in a field past its start (a quote there opens none) */
 	bool in_memory;
 	bool results;			/* refuse a header that is no results CSV's once it ends */
 	bool not_results;		/* so refused */
@@ -237,9 +238,9 @@ struct copy {
 static bool lacks_results_column(const struct lab_csv_reader *rd, char *err, size_t errlen);
 
 /*
- * c->results: keep the header's bytes, @buf[0..@n), and once its line has
+ * c->results: keep the header's bytes, @buf[0..@n), and once its record has
  * ended check that it names a results CSV's columns. A header that does not
- * parse here (a quoted name over several lines) is left to the reader.
+ * parse here (a quote inside an unquoted name) is left to the reader.
  * Returns 0, or -1 with the message in @why.
  */
 static int copy_check_results(struct copy *c, const char *buf, size_t n, char *why, size_t len)
@@ -259,9 +260,33 @@ static int copy_check_results(struct copy *c, const char *buf, size_t n, char *w
 }
 
 /*
+ * Scan @buf[0..@end) for the end of the header record: a line end outside
+ * quotes, after a byte other than a line end (blank lines before it are
+ * skipped, as the reader skips them). A quote opens a quoted field only at
+ * a field's start, as in the reader; "" inside one closes and reopens it.
+ * Returns the bytes scanned, c->header set when the record ended there.
+ */
+static size_t header_scan(struct copy *c, const char *buf, size_t end)
+{
+	size_t i;
+
+	for (i = 0; i < end && !c->header; i++) {
+		char ch = buf[i];
+
+		if (ch == '"' && (c->quoted || !c->field))
+			c->quoted = !c->quoted;
+		else if (!c->quoted)
+			c->field = ch != ',' && ch != '\n' && ch != '\r';
+		c->header = ch == '\n' && c->text && !c->quoted;
+		c->text |= ch != '\n' && ch != '\r';
+	}
+	return i;
+}
+
+/*
  * The first HEADER_MAX bytes of the input, @buf[0..@n) read at c->len: no
- * CSV holds a NUL byte, and its header line ends within them (blank lines
- * before it skipped, as the reader skips them). Returns 0, or -1 with the
+ * CSV holds a NUL byte, and its header record ends within them (a quoted
+ * field that does not close there is no header). Returns 0, or -1 with the
  * message in @why.
  */
 static int copy_check(struct copy *c, const char *buf, size_t n, char *why, size_t len)
@@ -275,10 +300,7 @@ static int copy_check(struct copy *c, const char *buf, size_t n, char *why, size
 			 c->name, c->len + (size_t)(nul - buf));
 		return -1;
 	}
-	for (i = 0; i < end && !c->header; i++) {
-		c->header = buf[i] == '\n' && c->text;
-		c->text |= buf[i] != '\n' && buf[i] != '\r';
-	}
+	i = header_scan(c, buf, end);
 	if (c->results && !had && copy_check_results(c, buf, i, why, len))
 		return -1;
 	if (c->header || c->len + n < HEADER_MAX)

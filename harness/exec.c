@@ -289,7 +289,10 @@ static int exec_find_preload(struct exec_opts *o)
 	return -1;
 }
 
-/* Can @path be run: 0, or why not (ENOENT, EISDIR, ENOEXEC: not a regular file, EACCES: no execute permission)? */
+/*
+ * Can @path be run under the preload: 0, or why not (ENOENT, EISDIR, ENOEXEC:
+ * not a regular file, EACCES: no execute permission, EPERM: set-ID to another)?
+ */
 static int exec_runnable(const char *path)
 {
 	struct stat st;
@@ -300,7 +303,12 @@ static int exec_runnable(const char *path)
 		return EISDIR;
 	if (!S_ISREG(st.st_mode))
 		return ENOEXEC;
-	return access(path, X_OK) ? EACCES : 0;
+	if (access(path, X_OK))
+		return EACCES;
+	/* set-user/group-ID to another: the loader's secure mode ignores LD_PRELOAD (ld.so(8)) */
+	if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) || ((st.st_mode & S_ISGID) && st.st_gid != getegid()))
+		return EPERM;
+	return 0;
 }
 
 /* Is @cmd runnable (as execvp would find it: a PATH entry that is not skipped)? Its file in @path; 0 or why not. */
@@ -312,13 +320,18 @@ static int exec_find(const char *cmd, char *path, size_t len)
 		snprintf(path, len, "%s", cmd);
 		return exec_runnable(cmd);
 	}
-	for (const char *p = env ? env : "/usr/bin:/bin"; p && *p;) {
+	for (const char *p = env ? env : "/usr/bin:/bin"; p;) {	/* an empty entry, a trailing one too: "." */
 		const char *e = strchr(p, ':');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
 
-		snprintf(path, len, "%.*s/%s", (int)n, n ? p : ".", cmd);
-		if (!exec_runnable(path))
-			return 0;
+		if (n)
+			snprintf(path, len, "%.*s/%s", (int)n, p, cmd);
+		else
+			snprintf(path, len, "./%s", cmd);
+		int why = exec_runnable(path);
+
+		if (!why || why == EPERM)	/* execvp would run a set-ID one: said as such */
+			return why;
 		p = e ? e + 1 : NULL;
 	}
 	return ENOENT;
@@ -333,6 +346,10 @@ static int exec_check_runnable(struct exec_opts *o)
 		fprintf(stderr, "%s: cannot run '%s': a directory, not a program\n", o->prog, o->cmd[0]);
 	else if (why == ENOEXEC)
 		fprintf(stderr, "%s: cannot run '%s': not a regular file, so not a program\n", o->prog, o->cmd[0]);
+	else if (why == EPERM)
+		fprintf(stderr, "%s: cannot run '%s' under the preload: it is set-user-ID or set-group-ID to another "
+			"user, and the loader ignores LD_PRELOAD for it (ld.so(8) secure mode): no variant would be "
+			"measured\n", o->prog, o->cmd[0]);
 	else if (why == EACCES)
 		fprintf(stderr, "%s: cannot run '%s': no execute permission (chmod +x it, or run a script through its "
 			"interpreter: -- sh FILE)\n", o->prog, o->cmd[0]);
@@ -461,7 +478,9 @@ static const struct lab_rwsem_ops *exec_ops(const char *label)
  * Leave out of -l the variants that claim no exclusion (null), as run does on
  * a workload whose data its lock protects: a program's rwlocks protect its
  * data, which such a variant would corrupt (and the preload would report the
- * program's misuse). Their names in @left, ", "-separated; returns how many.
+ * program's misuse); and busted, which claims exclusion and breaks it (a
+ * program under it can spin for ever). Their names in @left, ", "-separated;
+ * returns how many.
  */
 static int exec_skip_unsafe(struct exec_opts *o, char *left, size_t len)
 {
@@ -471,7 +490,8 @@ static int exec_skip_unsafe(struct exec_opts *o, char *left, size_t len)
 	for (int k = 0; k < o->nlocks; k++) {
 		const struct lab_rwsem_ops *ops = exec_ops(o->locks[k]);
 
-		if (!ops || (ops->caps & LAB_CAP_EXCLUSION)) {
+		/* busted claims exclusion and breaks it (torture's negative control): a program under it can hang */
+		if (!ops || ((ops->caps & LAB_CAP_EXCLUSION) && !(ops->caps & LAB_CAP_NOT_IN_ALL))) {
 			memmove(o->locks[kept++], o->locks[k], LAB_SPEC_MAX);
 			continue;
 		}
@@ -484,8 +504,9 @@ static int exec_skip_unsafe(struct exec_opts *o, char *left, size_t len)
 /* The line about the variants exec_skip_unsafe() left out (@what: "" or "nothing to run: "). */
 static void exec_skipped_say(const struct exec_opts *o, const char *what, const char *left, int n)
 {
-	fprintf(stderr, "%s: %s%s left out: %s no exclusion would corrupt the data the program's locks protect\n",
-		o->prog, what, left, n > 1 ? "variants that claim" : "a variant that claims");
+	fprintf(stderr, "%s: %s%s left out: %s no exclusion would corrupt the data the program's locks protect%s\n",
+		o->prog, what, left, n > 1 ? "variants that claim" : "a variant that claims",
+		strstr(left, "busted") ? " (busted claims it and breaks it: torture's negative control)" : "");
 }
 
 static int exec_parse(struct exec_opts *o, int argc, char **argv)

@@ -237,7 +237,8 @@ static void count_iteration(struct mfile *f, int cell, const struct lab_csv_read
 
 	if (cell != f->tail_cell) {	/* a cell's rows follow one another: a new cell */
 		f->tail_cell = cell, f->tail_line = rd->line, f->tail_rows = 0, f->it_odd = false;
-		memset(f->it_rows, 0, (size_t)f->nit * sizeof(int));
+		if (f->nit)	/* it_rows is NULL until a first iteration (memset's pointer must not be) */
+			memset(f->it_rows, 0, (size_t)f->nit * sizeof(int));
 	}
 	f->tail_rows++;
 	if (!*s || *end || it < 0 || it >= 100000) {
@@ -726,7 +727,8 @@ static int check_missing(struct merge *m, int ncells)
 	if (printed > 20)
 		fprintf(stderr, "%s: ... and %d more missing cells\n", m->prog, printed - 20);
 	if (ncells < plan_cells) {
-		fprintf(stderr, "%s: %d of the plan's %d cells present\n", m->prog, ncells, plan_cells);
+		fprintf(stderr, "%s: %d of the plan's %d cell%s present\n", m->prog, ncells, plan_cells,
+			plan_cells == 1 ? "" : "s");
 		problems += !problems;
 	}
 out:

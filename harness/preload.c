@@ -193,6 +193,22 @@ static struct lab_events pl_events;	/* folded per-thread lock events, under pl_m
 static int pl_dump_request;
 static pid_t pl_pid;
 static bool pl_dumped;
+static bool pl_csv_found;	/* RWLAB_CSV existed at start (rwlab exec makes it per run): append only */
+
+/*
+ * Whether RWLAB_CSV's file was there when this process, or the first
+ * process of its tree, started: said to the processes it starts in
+ * RWLAB_CSV_FOUND (set before main() reads the environment), so one
+ * started after the file is gone does not make it again either.
+ */
+static void pl_csv_check(void)
+{
+	const char *csv = getenv("RWLAB_CSV");
+
+	pl_csv_found = csv && *csv && (getenv("RWLAB_CSV_FOUND") || access(csv, F_OK) == 0);
+	if (pl_csv_found)
+		setenv("RWLAB_CSV_FOUND", "1", 0);
+}
 
 static __thread int pl_inside __attribute__((tls_model("initial-exec")));		/* inside a variant's verb or our own code */
 static __thread struct pl_thread pl_self_tls __attribute__((tls_model("initial-exec")));
@@ -342,6 +358,7 @@ static void pl_init(void)
 	}
 	pl_mask = slots - 1;
 	pl_parse_lock();
+	pl_csv_check();
 	pl_pid = getpid();
 	if (pthread_key_create(&pl_thread_key, pl_thread_exit) ||
 	    pthread_atfork(pl_atfork_prepare, pl_atfork_parent, pl_atfork_child)) {
@@ -1383,7 +1400,16 @@ static void pl_csv(const char *path, const struct pl_shard *tot, const struct pl
 		ROW(name, (double)s->wait_ns / 1e9, "s");
 	}
 #undef ROW
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	/*
+	 * A file there at start is only appended to: once it is gone (rwlab exec
+	 * removes it when its run ends) a process that outlived the run writes
+	 * nothing, rather than leave a new file behind.
+	 */
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | (pl_csv_found ? 0 : O_CREAT), 0644);
+	if (fd < 0 && errno == ENOENT && pl_csv_found) {
+		lab_buf_free(&b);
+		return;
+	}
 	if (fd >= 0 && lseek(fd, 0, SEEK_END) == 0) {
 		/* The first process to write makes the header (two racing ones make two: readers skip it). */
 		struct lab_buf h = { 0 };

@@ -1323,7 +1323,11 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 		}
 	}
 	if (!r.ns && o->format != LAB_FMT_JSON) {	/* json: a whole document with no series */
-		fprintf(stderr, "%s: %s holds no rows\n", lab_prog(), r.path);	/* run and exec print it too */
+		if (r.nleft_out)	/* the lines above named each */
+			fprintf(stderr, "%s: %s: every cell was left out (failed or unfinished): nothing to report; "
+				"--include-failed compares the failed ones\n", lab_prog(), r.path);
+		else
+			fprintf(stderr, "%s: %s holds no rows\n", lab_prog(), r.path);	/* run and exec print it too */
 		free_workloads(&c);
 		lab_results_free(&r);
 		return 1;

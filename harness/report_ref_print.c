@@ -71,10 +71,10 @@ void lab_vtab_print_summary(FILE *f, const struct lab_vtab *vt, int from, int to
 	for (int v = 0; v < LAB_V_NR; v++)
 		counted += v != LAB_V_NA && v != LAB_V_NOT_COMPARABLE ? s.count[v] : 0;
 	fprintf(f, "%sagree %d, agree-direction %d, disagree %d, inconclusive %d, published-flat %d, scale-gap %d of %d "
-		   "rows (%s); not counted: not-comparable %d, n/a %d\n",
+		   "row%s (%s); not counted: not-comparable %d, n/a %d\n",
 		indent, s.count[LAB_V_AGREE], s.count[LAB_V_AGREE_DIRECTION], s.count[LAB_V_DISAGREE],
 		s.count[LAB_V_INCONCLUSIVE], s.count[LAB_V_PUBLISHED_FLAT], s.count[LAB_V_SCALE_GAP], counted,
-		rep_sig_name(vt->sig), s.count[LAB_V_NOT_COMPARABLE], s.count[LAB_V_NA]);
+		counted == 1 ? "" : "s", rep_sig_name(vt->sig), s.count[LAB_V_NOT_COMPARABLE], s.count[LAB_V_NA]);
 	fprintf(f, "%sdirection: same %d, opposite %d (both significant); rwlab not significant %d; published not "
 		   "significant %d (rwlab significant there: %d)\n",
 		indent, s.same, s.opposite, s.ours_ns, s.pub_ns, s.pub_ns_ours_sig);

@@ -946,8 +946,10 @@ static void end_of_input(struct loader *L, const char *name)
 		lab_buf_printf(&st->unfinished, "%s: %s:%d: cell %s %s t=%s is unfinished (not iterations 0..%d with "
 			       "as many rows each: an interrupted write): %s\n", lab_prog(), name, st->pend[0].line,
 			       S(st, c->v), S(st, c->w), S(st, c->th), n - 1, failed_fate(L));
-		if (!(L->flags & LAB_RESULTS_INCLUDE_FAILED))
+		if (!(L->flags & LAB_RESULTS_INCLUDE_FAILED)) {
 			st->npend = 0;
+			L->r->nleft_out++;
+		}
 	}
 	commit_pending(L);
 	st->seg[0] = st->seg[1] = st->seg[2] = st->seg[3] = -1;
@@ -1278,6 +1280,7 @@ static void failed_cells(struct loader *L, bool *keep, bool *vwt_failed)
 
 		vwt_failed[i] = fseq[k] >= 0;
 		keep[i] = st->cells[i].first_seq >= 0 && (!vwt_failed[i] || include);
+		L->r->nleft_out += st->cells[i].first_seq >= 0 && !keep[i];
 		if (k == i && fseq[k] >= 0)
 			order[n++] = i;
 	}

@@ -44,6 +44,7 @@ struct lab_results {
 	int *threads;			/* distinct thread counts, ascending */
 	int nthreads;
 	int base;			/* index of the baseline column (moved to columns[0]) */
+	int nleft_out;			/* cells left out, failed or unfinished (without --include-failed) */
 	char path_buf[1024];		/* the input names, "a.csv + b.csv" */
 	struct lab_results_store *st;
 };

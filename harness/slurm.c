@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -451,6 +452,8 @@ static bool slurm_time_ok(const char *t)
 	size_t n = strspn(t, "0123456789");
 	int fields = 0;
 
+	if (!strcasecmp(t, "INFINITE") || !strcasecmp(t, "UNLIMITED"))	/* sbatch(1): no limit */
+		return true;
 	if (n && t[n] == '-')	/* days */
 		t += n + 1;
 	for (;; t++) {	/* up to three fields of digits, ':' between them */
@@ -513,7 +516,7 @@ static int parse_args(int argc, char **argv, struct slurm_opts *o)
 		case 'T':
 			if (!slurm_time_ok(optarg)) {	/* the script failed later, or sbatch said so, exit 1 */
 				fprintf(stderr, "rwlab slurm: bad --time '%s' (valid: Slurm's MM, MM:SS, HH:MM:SS, "
-					"D-HH, D-HH:MM or D-HH:MM:SS)\n", optarg);
+					"D-HH, D-HH:MM, D-HH:MM:SS, INFINITE or UNLIMITED)\n", optarg);
 				return -1;
 			}
 			o->time = optarg;
@@ -689,10 +692,10 @@ static int cmd_slurm(int argc, char **argv)
 		return 2;
 	if (!o.submit) {
 		if (todo)
-			printf("result root: %s\n%s: %d of %d shards to run (array %s)\nsubmit:  sbatch %s\n"
+			printf("result root: %s\n%s: %d of %d shard%s to run (array %s)\nsubmit:  sbatch %s\n"
 			       "then:    rwlab merge --mixed-hosts -o %s/merged.csv %s/*/shard-*.csv\n"
 			       "or:      the same rwlab slurm command with --submit (waits, shows progress, merges)\n",
-			       o.dir, script, todo, o.shards, array, script, o.dir, o.dir);
+			       o.dir, script, todo, o.shards, o.shards == 1 ? "" : "s", array, script, o.dir, o.dir);
 		else
 			printf("every shard of %s finished: rwlab merge --mixed-hosts -o %s/merged.csv %s/*/shard-*.csv\n", o.dir,
 			       o.dir, o.dir);

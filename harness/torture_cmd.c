@@ -230,6 +230,14 @@ static void print_handoff(const char *tag, const struct lab_torture_result *r)
  *                 two only for a variant with the verbs (as print_verb_params())
  * then "events:" and every lock event (events_list.h) that is not zero.
  */
+static bool set_empty(const struct lab_event_set *set)
+{
+	for (int i = 0; i < LAB_EV_NR; i++)
+		if (set->has[i])
+			return false;
+	return true;
+}
+
 static void print_paths(const char *tag, const struct lab_torture_opts *o, const struct lab_torture_result *r)
 {
 	const struct lab_rwsem_ops *ops = o->lock->ops;
@@ -262,7 +270,7 @@ static void print_paths(const char *tag, const struct lab_torture_opts *o, const
 	for (int i = 0; i < LAB_EV_NR; i++)
 		if (e[i])
 			printf(" %s=%" PRIu64, lab_event_names[i], e[i]);
-	printf("\n");
+	printf("%s\n", set_empty(&set) ? " none counted" : "");
 }
 
 /* A stall: the statistics snapshot, then one FAILURE line (torture.h: stalled). */

@@ -51,6 +51,14 @@ grep -q "cell null locktest t=2 failed.*left out" "$tmp/rerr" && ! grep -q null 
 grep -q null "$tmp/rep" || { echo "FAIL must_be_zero: --include-failed left it out"; fails=$((fails + 1)); }
 echo "ok must_be_zero: exit 1, cell named, rows marked, report leaves it out"
 
+# A file whose every cell failed: report says so (it said "no rows to report ... (metrics: )", exit 0)
+RWLAB_FAULT_INJECT=must_be_zero=null "$rwlab" run -l null -w locktest -t 1 -n 1 -d 10ms --warmup 0 \
+	-o "$tmp/af.csv" --no-report -q 2>/dev/null
+"$rwlab" report "$tmp/af.csv" >"$tmp/o" 2>"$tmp/e"
+rc=$?
+[ $rc = 1 ] && [ ! -s "$tmp/o" ] && [ "$(tail -n 1 "$tmp/e")" = "rwlab report: $tmp/af.csv: every cell was left out (failed or unfinished): nothing to report; --include-failed compares the failed ones" ] ||
+	{ echo "FAIL report of a file of failed cells: exit $rc: $(cat "$tmp/o" "$tmp/e")"; fails=$((fails + 1)); }
+
 # --resume of a file where such a cell failed in one iteration only and other cells follow it:
 # the cell ran every iteration, so it is finished (the injection fails every iteration; the
 # first iteration's mark is taken out to stand for a count that was 0 there).

@@ -54,6 +54,23 @@ head -c 100000 /dev/zero | tr '\0' a >"$tmp/long"
 expect "report - of a first line past 64 KiB" 1 \
 	'^rwlab report: stdin: no CSV header in its first 64 KiB \(its first line does not end there\): not a results file$' \
 	"$rwlab" report - <"$tmp/long"
+# A header whose quote never closes runs past 64 KiB too, whatever line ends follow (it was taken to
+# end at its first line end, did not parse, and the stream was copied for ever): the same line.
+lh='no CSV header in its first 64 KiB \(its first line does not end there\): not a results file$'
+for head in '"a\n' 'schema,"run\n'; do
+	for cmd in report merge; do
+		(ulimit -f 20000; (printf "$head"; yes) | timeout 20 "$rwlab" $cmd - -o "$tmp/q.out" >"$tmp/o" 2>"$tmp/e")
+		rc=$?
+		want=1; [ $cmd = merge ] && want=2
+		[ $rc = $want ] && [ "$(wc -l <"$tmp/e")" = 1 ] && grep -Eq "^rwlab $cmd: stdin: $lh" "$tmp/e" ||
+			fail "$cmd - of $head then yes: exit $rc (124: copied for ever; 153: past the file size limit): $(head -c 300 "$tmp/e")"
+	done
+done
+# A quote that closes ("" inside it kept) ends the header where the reader ends it: refused there.
+(ulimit -f 20000; (printf '"x""y",c\n'; yes) | timeout 20 "$rwlab" report - >"$tmp/o" 2>"$tmp/e")
+rc=$?
+[ $rc = 2 ] && grep -q "^rwlab report: stdin: no column 'variant' (columns: x\"y, c)" "$tmp/e" ||
+	fail "report - of a quoted header then yes: exit $rc: $(head -c 300 "$tmp/e")"
 
 # TMPDIR is where the copy goes: one that does not exist is named in the note, and the report is made.
 "$rwlab" report "$good" >"$tmp/want" 2>&1 || fail "report of $good: exit $?"

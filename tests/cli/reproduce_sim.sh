@@ -140,6 +140,8 @@ if [ -n "$dir" ]; then
 		fail "hugetlb-vmemmap: sim_baseline did not replace baseline"
 	[ "$(grep -c '^all .*| *8 .*| scale-gap' "$tmp/hugetlb-vmemmap.out")" = 2 ] ||
 		fail "hugetlb-vmemmap: throughput and nvcsw rows want scale-gap at 8 of 128 CPUs: $(grep '^all' "$tmp/hugetlb-vmemmap.out")"
+	grep -q '^  agree 0, .*, scale-gap 1 of 1 row (' "$tmp/hugetlb-vmemmap.out" ||
+		fail "hugetlb-vmemmap: a block's one row not said in the singular: $(grep 'scale-gap' "$tmp/hugetlb-vmemmap.out" | head -n 1)"
 fi
 
 # rwsem-rework: two sim_run lines, reaim's unpinned; one CSV of both runs. pft as the matrix maps

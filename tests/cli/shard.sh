@@ -146,13 +146,17 @@ grep -q '^Hmean' r1 && cmp -s r1 r2 || fail "report over the shards differs from
 # --time in none of sbatch's forms: refused before the plan is read (the job failed later, or
 # --submit said sbatch's error, exit 1); each form it takes is written
 for t in abc 1:2:3:4 1: 2-1-2 1h; do
-	expect "slurm --time $t" 2 "^rwlab slurm: bad --time '$t' \(valid: Slurm's MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS\)$" \
+	expect "slurm --time $t" 2 "^rwlab slurm: bad --time '$t' \(valid: Slurm's MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, INFINITE or UNLIMITED\)$" \
 		"$rwlab" slurm --matrix ./tiny.matrix --time "$t" --dir "$tmp/slt"
 done
-for t in 30 30:00 1:00:00 2-12 2-12:30 2-12:30:00; do
+for t in 30 30:00 1:00:00 2-12 2-12:30 2-12:30:00 INFINITE UNLIMITED; do
 	"$rwlab" slurm --matrix ./tiny.matrix --time "$t" --dir "$tmp/slt" >/dev/null 2>err || fail "slurm --time $t: exit $?: $(cat err)"
 	grep -qxF -- "#SBATCH --time=$t" "$tmp/slt/rwlab.sbatch" || fail "slurm --time $t: not in the script"
 done
+
+# one shard said in the singular (it said "1 of 1 shards to run")
+"$rwlab" slurm --matrix ./tiny.matrix --shards 1 --dir "$tmp/sl1" >out 2>err || fail "slurm --shards 1: exit $?: $(cat err)"
+grep -q ': 1 of 1 shard to run (array ' out || fail "slurm --shards 1: $(grep 'to run' out)"
 
 # The sbatch script, not submitted.
 "$rwlab" slurm --matrix ./tiny.matrix --shards 2 --constraint skylake --dir "$tmp/sl" -- -d 50ms -n 2 >out 2>err ||

@@ -110,6 +110,33 @@ rc=$?
 	[ "$(cat "$tmp/err")" = "rwlab exec: nothing to run: null left out: a variant that claims no exclusion would corrupt the data the program's locks protect" ] ||
 	die "-l null: exit $rc, $(cat "$tmp/err")"
 
+# busted named: left out too (it claims exclusion and breaks it: a program under it spun for ever)
+RWLAB_PRELOAD=$preload "$rwlab" exec -l busted -n 1 -o "$tmp/busted.csv" -- "$driver" 2 20 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] && [ ! -e "$tmp/busted.csv" ] &&
+	[ "$(cat "$tmp/err")" = "rwlab exec: nothing to run: busted left out: a variant that claims no exclusion would corrupt the data the program's locks protect (busted claims it and breaks it: torture's negative control)" ] ||
+	die "-l busted: exit $rc, $(cat "$tmp/err")"
+
+# CMD found through an empty PATH entry (the current directory, as execvp takes it; it tried /CMD),
+# and a program set-user-ID to another user (the loader ignores LD_PRELOAD for it: refused, not measured)
+mkdir -p "$tmp/pathdir"
+printf '#!/bin/sh\nexit 0\n' >"$tmp/pathdir/rwlab-here"
+chmod +x "$tmp/pathdir/rwlab-here"
+for p in ":/usr/bin:/bin" "/usr/bin:/bin:" "/usr/bin::/bin"; do
+	(cd "$tmp/pathdir" && PATH=$p RWLAB_PRELOAD=$preload "$rwlab" exec -l none -n 1 --force -q --no-report \
+		-o "$tmp/here.csv" -- rwlab-here >/dev/null 2>"$tmp/err") || die "PATH=$p: exit $?: $(cat "$tmp/err")"
+	rm -f "$tmp/here.csv"
+done
+cp /bin/true "$tmp/suid"
+if [ "$(id -u)" = 0 ] && chown nobody "$tmp/suid" && chmod u+s "$tmp/suid"; then
+	RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem,none -n 1 -o "$tmp/suid.csv" -- "$tmp/suid" >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ $rc = 2 ] && [ ! -e "$tmp/suid.csv" ] && grep -q "^rwlab exec: cannot run '$tmp/suid' under the preload: it is set-user-ID or set-group-ID to another user" "$tmp/err" ||
+		die "set-user-ID CMD: exit $rc, $(cat "$tmp/err")"
+else
+	echo "(not root: the set-user-ID refusal is not checked here)"
+fi
+
 # -q --no-report: nothing on stdout, nor on stderr but errors and warnings ('results in FILE' was printed).
 RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 -t 2 -q --no-report -o "$tmp/q.csv" -- "$driver" 2 100 \
 	>"$tmp/out" 2>"$tmp/err" || die "-q --no-report: exit $?"
@@ -269,4 +296,12 @@ LD_PRELOAD=${rt:+$rt:}$preload RWLAB_LOCK=all sh -c 'echo ran' >/dev/null 2>"$tm
 	die "exec -l nosuch: the valid names are not what -l takes ($(sort "$tmp/exec.ok" | tr '\n' ' ')): $(cat "$tmp/err")"
 grep -qx busted "$tmp/pre.ok" && grep -qx passthrough "$tmp/pre.ok" && ! grep -qx percpu-rwsem "$tmp/pre.ok" ||
 	die "the preload takes $(sort "$tmp/pre.ok" | tr '\n' ' ')"
+
+# A process that outlives its run (sleep in the background) leaves no statistics file in $TMPDIR: exec
+# removes the run's file when the command ends, and the late process's exit re-created it (one per run).
+mkdir "$tmp/late"
+TMPDIR=$tmp/late RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 2 --force -q --no-report -o "$tmp/late.csv" -- \
+	sh -c 'sleep 0.3 >/dev/null 2>&1 & echo hi' >/dev/null 2>"$tmp/err" || die "late process: exit $?: $(cat "$tmp/err")"
+sleep 1
+[ -z "$(ls -A "$tmp/late")" ] || die "a process that outlived its run left $(ls -A "$tmp/late" | tr '\n' ' ')in \$TMPDIR"
 exit $fail
