@@ -16,6 +16,9 @@
 	  "lock, observed. A bad value prints one line and exits 2 before the program runs") \
 	X("RWLAB_CSV", "the preload", \
 	  "at exit, append the statistics as rwlab CSV rows to this file (unset: a summary on standard error)") \
+	X("RWLAB_CSV_FOUND", "the preload", \
+	  "set by the preload for the processes a program starts when RWLAB_CSV's file was there at its start: " \
+	  "they only append to it, and one that outlives the run (its file removed) writes nothing") \
 	X("RWLAB_WORKLOAD", "the preload", "the workload column of those rows (default: the program's name)") \
 	X("RWLAB_THREADS", "the preload", \
 	  "the threads column (default: the most threads that used locks at once)") \
