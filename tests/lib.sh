@@ -3,7 +3,7 @@
 #     . "${0%/*}/../lib.sh"
 # It sets -u, makes $tmp, a scratch directory removed on exit, and defines
 # fail MESSAGE, which prints "FAIL: MESSAGE" and counts it in $fails (a test
-# ends with exit $((fails > 0)) or its own summary), and expect (below).
+# ends with exit $((fails > 0)) or its own summary), and expect, signal_when and need_sim (below).
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -19,6 +19,18 @@ expect() {
 	[ "$rc" = "$want" ] || fail "$what: exit $rc, want $want: $(head -c 400 "$tmp/e")"
 	[ "$(wc -l <"$tmp/e")" = 1 ] || fail "$what: $(wc -l <"$tmp/e") lines on stderr, want one: $(head -c 400 "$tmp/e")"
 	grep -Eq -- "$pat" "$tmp/e" || fail "$what: stderr '$(head -c 400 "$tmp/e")' does not match '$pat'"
+}
+# signal_when SIG PID PATTERN FILE: once FILE holds a line matching PATTERN (grep; at most 30 s), SIG to
+# PID, a background job of the test; waits for it: its exit status in $rc.
+signal_when() {
+	local sig=$1 pid=$2 pat=$3 file=$4 i=0
+	until grep -q -- "$pat" "$file" 2>/dev/null || [ $i -ge 600 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	kill -"$sig" "$pid"
+	wait "$pid"
+	rc=$?
 }
 # need_sim RWLAB: $sim is the rwlab-sim beside RWLAB; without one the test is skipped (exit 77).
 need_sim() {

@@ -98,15 +98,7 @@ resume "--resume"
 # of the cells that ended are there, as many as --resume then keeps (it said all, 4 where 2 were there).
 (cd "$tmp/run" && RWLAB_FAULT_INJECT=worker=null exec "$rwlab" run -l pthread,null,rwsem -w locktest -t 1,2 -n 1 \
 	-d 400ms --warmup 0 --order sequential --no-report -q -o fi.csv 2>"$tmp/err") &
-pid=$!
-i=0
-until grep -q 'cell null locktest t=2 failed' "$tmp/err" 2>/dev/null || [ $i -ge 600 ]; do
-	sleep 0.05
-	i=$((i + 1))
-done
-kill -INT $pid
-wait $pid
-rc=$?
+signal_when INT $! 'cell null locktest t=2 failed' "$tmp/err"
 n=$(cells "$tmp/run/fi.csv" | wc -l)
 line=$(grep '^rwlab run: interrupted' "$tmp/err")
 case $line in

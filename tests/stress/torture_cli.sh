@@ -127,15 +127,7 @@ grep -- '^ck-rwlock-torture:---' "$tmp/kill.out" | grep -q 'kill=\|seed=' &&
 # 7. Ctrl-C in the second of three variants: the first's verdict and the closing line for it,
 #    one line naming the one cut short and the one not run, exit 130.
 "$rwlab" torture -l rwsem,bravo,pthread -d 3s --readers 1 --writers 1 >"$tmp/int.out" 2>"$tmp/int.err" &
-pid=$!
-i=0
-while ! grep -q '^bravo-torture:--- Start of test' "$tmp/int.out" && [ $i -lt 200 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-kill -INT $pid
-wait $pid
-rc=$?
+signal_when INT $! '^bravo-torture:--- Start of test' "$tmp/int.out"
 [ $rc -eq 130 ] || fail "torture interrupted: exit $rc, want 130"
 grep -q '^rwsem-torture:--- End of test: SUCCESS' "$tmp/int.out" && grep -q '^rwlab torture: SUCCESS: 1 variant$' "$tmp/int.out" ||
 	fail "torture interrupted: no verdict or closing line for the finished variant: $(cat "$tmp/int.out")"
