@@ -482,11 +482,12 @@ static const struct lab_rwsem_ops *exec_ops(const char *label)
  * program under it can spin for ever). Their names in @left, ", "-separated;
  * returns how many.
  */
-static int exec_skip_unsafe(struct exec_opts *o, char *left, size_t len)
+static int exec_skip_unsafe(struct exec_opts *o, char *left, size_t len, bool *broken)
 {
 	int n = 0, kept = 0;
 
 	left[0] = 0;
+	*broken = false;
 	for (int k = 0; k < o->nlocks; k++) {
 		const struct lab_rwsem_ops *ops = exec_ops(o->locks[k]);
 
@@ -495,18 +496,22 @@ static int exec_skip_unsafe(struct exec_opts *o, char *left, size_t len)
 			memmove(o->locks[kept++], o->locks[k], LAB_SPEC_MAX);
 			continue;
 		}
+		*broken |= ops->caps & LAB_CAP_EXCLUSION;
 		snprintf(left + strlen(left), len - strlen(left), "%s%s", n++ ? ", " : "", o->locks[k]);
 	}
 	o->nlocks = kept;
 	return n;
 }
 
-/* The line about the variants exec_skip_unsafe() left out (@what: "" or "nothing to run: "). */
-static void exec_skipped_say(const struct exec_opts *o, const char *what, const char *left, int n)
+/*
+ * The line about the variants exec_skip_unsafe() left out (@what: "" or "nothing to run: "; @broken:
+ * one of them claims exclusion and breaks it).
+ */
+static void exec_skipped_say(const struct exec_opts *o, const char *what, const char *left, int n, bool broken)
 {
 	fprintf(stderr, "%s: %s%s left out: %s no exclusion would corrupt the data the program's locks protect%s\n",
 		o->prog, what, left, n > 1 ? "variants that claim" : "a variant that claims",
-		strstr(left, "busted") ? " (busted claims it and breaks it: torture's negative control)" : "");
+		broken ? " (busted claims it and breaks it: torture's negative control)" : "");
 }
 
 static int exec_parse(struct exec_opts *o, int argc, char **argv)
@@ -514,6 +519,7 @@ static int exec_parse(struct exec_opts *o, int argc, char **argv)
 	struct lab_cli cli;
 	char err[512], left[512];
 	int c, nleft;
+	bool broken;
 
 	o->iterations = 5;
 	o->threads = -1;
@@ -566,9 +572,9 @@ static int exec_parse(struct exec_opts *o, int argc, char **argv)
 		fprintf(stderr, "%s: no variants: give -l (e.g. -l pthread,rwsem,bravo)\n", o->prog);
 		return -1;
 	}
-	nleft = exec_skip_unsafe(o, left, sizeof(left));
+	nleft = exec_skip_unsafe(o, left, sizeof(left), &broken);
 	if (!o->nlocks) {
-		exec_skipped_say(o, "nothing to run: ", left, nleft);
+		exec_skipped_say(o, "nothing to run: ", left, nleft, broken);
 		return -1;
 	}
 	o->cmd = argv + optind;
@@ -589,7 +595,7 @@ static int exec_parse(struct exec_opts *o, int argc, char **argv)
 	if (exec_find_preload(o))
 		return -1;
 	if (nleft)
-		exec_skipped_say(o, "", left, nleft);
+		exec_skipped_say(o, "", left, nleft, broken);
 	return 0;
 }
 

@@ -72,6 +72,16 @@ static int has_line(const char *text, const char *line)
 #define expect_line(text, line) cr_expect(has_line(text, line), "missing line\n[%s]\nin\n%s", line, text)
 #define expect_no(text, s) cr_expect(!strstr(text, s), "unexpected '%s' in\n%s", s, text)
 
+/* The report of @o holds @line as a whole line. */
+static void expect_report_line(const struct lab_report_opts *o, const char *line)
+{
+	int rc;
+	char *out = report(o, &rc);
+
+	expect_line(out, line);
+	free(out);
+}
+
 /*
  * The formats are one list (report.h's LAB_REPORT_FORMAT_LIST): each name
  * parses to its own enum, prints the fixture, and is named in the README's
@@ -184,14 +194,10 @@ Test(report, mmtests_lower_is_better_and_rules)
 	expect_line(out, "BAmean.95 elapsed-1       10.50 (   0.00%)        8.25 (  21.43%)");
 	free(out);
 	o.sig = LAB_SIG_TTEST;
-	out = report(&o, &rc);
-	expect_line(out, "Amean     elapsed-1       11.00 (   0.00%)        8.50 *  22.73%*");
-	free(out);
+	expect_report_line(&o, "Amean     elapsed-1       11.00 (   0.00%)        8.50 *  22.73%*");
 	o.sig = LAB_SIG_NONE;
 	o.workload = "locktest";
-	out = report(&o, &rc);
-	expect_line(out, "Hmean     total_rate-1      109.39 (   0.00%)      209.68 (  91.68%)");
-	free(out);
+	expect_report_line(&o, "Hmean     total_rate-1      109.39 (   0.00%)      209.68 (  91.68%)");
 }
 
 Test(report, mmtests_baseline_moves_first)
@@ -1027,9 +1033,7 @@ Test(report, stars_need_the_minimum_effect)
 	expect_no(out, "* significant");
 	free(out);
 	o.format = LAB_FMT_MARKDOWN;
-	out = report(&o, &rc);
-	expect_line(out, "| Hmean total_rate-1 | 1000.00 ±0.01% | 1005.00 ±0.01% (+0.50%) |");
-	free(out);
+	expect_report_line(&o, "| Hmean total_rate-1 | 1000.00 ±0.01% | 1005.00 ±0.01% (+0.50%) |");
 	o.format = LAB_FMT_CSV;
 	out = report(&o, &rc);
 	cr_expect(strstr(out, ",0.5000000067,1,"), "csv: significant is the test alone:\n%s", out);
