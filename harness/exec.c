@@ -1032,7 +1032,8 @@ static void exec_warnings(const struct exec_opts *o, const struct exec_tally *t,
 			o->prog, o->cmd[0]);
 	else if (runs && !preloaded)
 		fprintf(stderr, "%s: WARNING: no run of '%s' left preload statistics (each left through _exit or a "
-			"signal): the table has no preload.* rows\n", o->prog, o->cmd[0]);
+			"signal, or outlived the run in a child it left running): the table has no preload.* rows\n",
+			o->prog, o->cmd[0]);
 	for (int m = 0; m < o->nmetrics; m++) {
 		unsigned any = 0;
 

@@ -231,6 +231,14 @@ RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 --force -q --no-report -o "$t
 grep -q "^rwlab exec: WARNING: \(no run of 'sh' left preload statistics\|'sh' took no pthread_rwlock in any run\)" "$tmp/err" ||
 	die "--force on sh: no note that the variants cannot differ: $(cat "$tmp/err")"
 
+# The rwlock user outlives the run (a child CMD left running, its statistics written at its exit, after
+# the run's file is gone): the warning names that cause too (it named _exit and signals alone).
+RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 --force -q --no-report -o "$tmp/outlived.csv" -- \
+	sh -c '(sleep 0.3; exec "$0" 2) >/dev/null 2>&1 & exit 0' "$at_once" >/dev/null 2>"$tmp/err" ||
+	die "a child outliving the run: exit $?: $(cat "$tmp/err")"
+[ "$(cat "$tmp/err")" = "rwlab exec: WARNING: no run of 'sh' left preload statistics (each left through _exit or a signal, or outlived the run in a child it left running): the table has no preload.* rows" ] ||
+	die "a child outliving the run: $(cat "$tmp/err")"
+
 # A lock made in a static function: named from the program's .symtab, as perf would.
 LD_PRELOAD=${rt:+$rt:}$preload RWLAB_LOCK=rwsem "$site" >/dev/null 2>"$tmp/err" || die "site program: exit $?: $(head -3 "$tmp/err")"
 grep -q '^  make_lock+0x[0-9a-f]*<main+0x' "$tmp/err" || die "creation site not named make_lock: $(grep -A2 hottest "$tmp/err")"
