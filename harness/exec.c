@@ -114,9 +114,10 @@ static const char exec_more[] =
 	"Options end at CMD (or at --): CMD's own options go to CMD. The preload is\n"
 	"librwlab-preload.so beside rwlab, or $RWLAB_PRELOAD. CMD must be dynamically\n"
 	"linked and import pthread_rwlock_* (itself or in a library it loads): exec\n"
-	"refuses it otherwise, before any run. Put none first for a baseline without\n"
-	"the preload. Exit status: 0 every run exited 0; 1 a run failed (its variant is\n"
-	"marked cell_failed, and left out of the table); 2 bad usage, nothing run; 130\n"
+	"refuses it otherwise, before any run. none in -l, wherever it stands, runs CMD\n"
+	"without the preload: the baseline column (else passthrough, else the first).\n"
+	"Exit status: 0 every run exited 0; 1 a run failed (its variant is marked\n"
+	"cell_failed, and left out of the table); 2 bad usage, nothing run; 130\n"
 	"interrupted (Ctrl-C or SIGTERM: the finished runs are kept).\n";
 
 /* Append @label to -l's list; a label given twice would repeat its rows in the CSV, which report refuses. */
