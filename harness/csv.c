@@ -248,6 +248,7 @@ int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t e
 	err[0] = 0;
 	w->pending = NULL;
 	w->npending = 0;
+	w->later = false;
 	w->stream = out;
 	w->crlf = false;	/* a new file's lines end in LF; only --resume of a CRLF file sets it, after its claim */
 	if (out) {
@@ -270,6 +271,46 @@ int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t e
 		return r == -EPIPE || r == -EINTR ? r : -1;
 	}
 	return 0;
+}
+
+int lab_csv_open_later(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4200];
+
+	w->later = false;
+	if (!strcmp(path, "-") || lab_csv_stream_path(path))
+		return lab_csv_open(w, path, err, errlen);
+	err[0] = 0;
+	w->crlf = false;
+	if (lab_csv_claim(w, path, err, errlen))
+		return -1;
+	/* the file lab_csv_open() makes there (an old one renamed in it first) */
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+	if (access(dir, W_OK | X_OK)) {
+		snprintf(err, errlen, "cannot write results to '%s': %s", path, strerror(errno));
+		lab_csv_close(w);
+		return -1;
+	}
+	w->later = true;
+	return 0;
+}
+
+int lab_csv_open_now(struct lab_csv_writer *w, char *err, size_t errlen)
+{
+	char path[sizeof(w->path)], *pending = w->pending;
+	size_t npending = w->npending;
+	int r;
+
+	if (!w->later)
+		return 0;
+	snprintf(path, sizeof(path), "%s", w->path);
+	w->pending = NULL;
+	lab_csv_close(w);	/* the claim: lab_csv_open() claims the file again to keep it as PATH.N */
+	r = lab_csv_open(w, path, err, errlen);
+	w->pending = pending;
+	w->npending = npending;
+	return r;
 }
 
 int lab_csv_open_append(struct lab_csv_writer *w, const char *path, size_t keep, char *err, size_t errlen)
@@ -409,6 +450,7 @@ void lab_csv_close(struct lab_csv_writer *w)
 	if (w->fd >= 0)
 		close(w->fd);
 	w->fd = -1;
+	w->later = false;
 	free(w->pending);
 	w->pending = NULL;
 	w->npending = 0;

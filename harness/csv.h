@@ -176,6 +176,7 @@ struct lab_csv_writer {
 	size_t npending;
 	bool stream;			/* stdout, a device or a FIFO: written in order, never cut back or locked */
 	bool crlf;			/* the file's lines end in CRLF (--resume of such a file): so do the rows appended */
+	bool later;			/* lab_csv_open_later(): the file is made at lab_csv_open_now() */
 	const volatile sig_atomic_t *stop;	/* set by the caller: a stream's write stalled on a full pipe gives up */
 	const char *prog;		/* set by the caller: its lines begin "@prog: " ("rwlab run"); NULL: "rwlab" */
 };
@@ -211,6 +212,20 @@ int lab_csv_claim(struct lab_csv_writer *w, const char *path, char *err, size_t 
  * while the header waited for room.
  */
 int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t errlen);
+/*
+ * lab_csv_open_later() - lab_csv_open() put off until there are rows, for a
+ * command whose first rows come after a long measurement (exec): what it
+ * would refuse is refused now (an existing @path is claimed, so another
+ * rwlab writing it is; its directory must take a new file), but nothing is
+ * written or moved, so a run stopped before it measured anything leaves
+ * @path as it was; w->later says so until lab_csv_open_now(). "-", a device
+ * or a FIFO is opened now, its header written. Returns as lab_csv_open().
+ * lab_csv_open_now() - make the file (lab_csv_open(): an old one kept as
+ * @path.N), keeping the context line lab_csv_set_context() gave; nothing
+ * when it is open already. Returns as lab_csv_open().
+ */
+int lab_csv_open_later(struct lab_csv_writer *w, const char *path, char *err, size_t errlen);
+int lab_csv_open_now(struct lab_csv_writer *w, char *err, size_t errlen);
 /*
  * Carry on writing the existing results file @path (run --resume), claimed
  * with lab_csv_claim() (or claimed here): cut it to its first @keep bytes
@@ -360,7 +375,9 @@ int lab_csv_reader_open(struct lab_csv_reader *rd, const char *path, char *err, 
  * it also returns LAB_CSV_NOT_RESULTS, with "x: no column 'variant'
  * (columns: a, b): not an rwlab results CSV (...)" in @err, when the header
  * lacks a column every results CSV has (variant, workload, threads, metric,
- * value, unit, better). An input read once whose first open this is is
+ * value, unit, better), and with "x: no CSV header in its first 64 KiB ..."
+ * when the header does not end there (a file is read no further than a
+ * stream). An input read once whose first open this is is
  * copied no further than that header: `yes | rwlab report -` is refused at
  * once.
  */

@@ -221,6 +221,13 @@ static int write_all(int fd, const char *p, size_t len)
 
 #define HEADER_MAX (64u << 10)	/* a CSV's header line ends within its first 64 KiB, or it is no CSV */
 
+/* @name's refusal as no CSV, a file or a stream alike: its header does not end within HEADER_MAX bytes. */
+static void no_header(const char *name, char *why, size_t len)
+{
+	snprintf(why, len, "%s: no CSV header in its first 64 KiB (its first line does not end there): not a "
+		 "results file", name);
+}
+
 /* One copy being made: the input @src (@path; messages: @name) into @fd. */
 struct copy {
 	int src, fd;
@@ -305,8 +312,8 @@ static int copy_check(struct copy *c, const char *buf, size_t n, char *why, size
 		return -1;
 	if (c->header || c->len + n < HEADER_MAX)
 		return 0;
-	snprintf(why, len, "%s: no CSV header in its first 64 KiB (its first line does not end there): not a "
-		 "results file", c->name);
+	no_header(c->name, why, len);
+	c->not_results = true;	/* bad input, as a file of that header is */
 	return -1;
 }
 
@@ -519,7 +526,7 @@ static int refill(struct lab_csv_reader *rd)
 	return 0;
 }
 
-enum { REC_OK, REC_MORE, REC_ERR };
+enum { REC_OK, REC_MORE, REC_ERR, REC_LONG };
 
 /* Room for @more bytes of fields after the first @used. */
 static inline void fbuf_room(struct lab_csv_reader *rd, size_t used, size_t more)
@@ -632,6 +639,28 @@ static int next_record(struct lab_csv_reader *rd, size_t *end, int *nl, const ch
 
 /* ---- the header -------------------------------------------------------------- */
 
+/*
+ * The header record at lo, as next_record() parses it, or REC_LONG when it
+ * does not end within the input's first HEADER_MAX bytes: a file is read no
+ * further than a stream's copy is (copy_check()).
+ */
+static int header_record(struct lab_csv_reader *rd, size_t *end, int *nl, const char **why)
+{
+	for (;;) {
+		int r = parse_record(rd, end, nl, why), e;
+
+		if (r == REC_OK && rd->base + *end > HEADER_MAX)
+			return REC_LONG;
+		if (r != REC_MORE)
+			return r;
+		if (rd->base + rd->hi >= HEADER_MAX)
+			return REC_LONG;
+		e = refill(rd);
+		if (e)
+			return e;
+	}
+}
+
 static bool is_file_row_header(struct lab_csv_reader *rd)
 {
 	if (rd->file_ncols != lab_csv_file_ncols)
@@ -709,7 +738,11 @@ static int skip_blank_lines(struct lab_csv_reader *rd)
 	}
 }
 
-/* Read the header (after any blank lines) and set up the logical columns. Returns 0 or -1. */
+/*
+ * Read the header (after any blank lines) and set up the logical columns.
+ * Returns 0, or -1, or LAB_CSV_NOT_RESULTS for a header that does not end
+ * within the first 64 KiB (no CSV: bad input).
+ */
 static int begin(struct lab_csv_reader *rd, char *err, size_t errlen)
 {
 	const char *why = NULL;
@@ -740,7 +773,11 @@ static int begin(struct lab_csv_reader *rd, char *err, size_t errlen)
 			 rd->name);
 		return -1;
 	}
-	r = next_record(rd, &end, &nl, &why);
+	r = header_record(rd, &end, &nl, &why);
+	if (r == REC_LONG) {
+		no_header(rd->name, err, errlen);
+		return LAB_CSV_NOT_RESULTS;
+	}
 	if (r < 0) {
 		sys_err(rd, r, err, errlen);
 		return -1;
@@ -789,14 +826,16 @@ static void reader_init(struct lab_csv_reader *rd, const char *name)
 static int reader_open(struct lab_csv_reader *rd, const char *path, bool results, char *err, size_t errlen)
 {
 	bool not_results;
+	int r;
 
 	reader_init(rd, strcmp(path, "-") ? path : "stdin");
 	rd->fd = input_open(path, results, &rd->shared, &not_results, err, errlen);
 	if (rd->fd < 0)
-		return not_results ? LAB_CSV_NOT_RESULTS : -1;
+		return results && not_results ? LAB_CSV_NOT_RESULTS : -1;
 	rd->own_fd = !rd->shared;
-	if (begin(rd, err, errlen))
-		return -1;
+	r = begin(rd, err, errlen);
+	if (r)
+		return results ? r : -1;
 	return results && lacks_results_column(rd, err, errlen) ? LAB_CSV_NOT_RESULTS : 0;
 }
 
@@ -818,7 +857,7 @@ int lab_csv_reader_mem(struct lab_csv_reader *rd, const char *data, size_t len, 
 	rd->hi = len;
 	rd->eof = true;
 	rd->ends_nl = len && data[len - 1] == '\n';
-	return begin(rd, err, errlen);
+	return begin(rd, err, errlen) ? -1 : 0;
 }
 
 void lab_csv_reader_close(struct lab_csv_reader *rd)

@@ -114,9 +114,10 @@ static const char exec_more[] =
 	"Options end at CMD (or at --): CMD's own options go to CMD. The preload is\n"
 	"librwlab-preload.so beside rwlab, or $RWLAB_PRELOAD. CMD must be dynamically\n"
 	"linked and import pthread_rwlock_* (itself or in a library it loads): exec\n"
-	"refuses it otherwise, before any run. Put none first for a baseline without\n"
-	"the preload. Exit status: 0 every run exited 0; 1 a run failed (its variant is\n"
-	"marked cell_failed, and left out of the table); 2 bad usage, nothing run; 130\n"
+	"refuses it otherwise, before any run. none in -l, wherever it stands, runs CMD\n"
+	"without the preload: the baseline column (else passthrough, else the first).\n"
+	"Exit status: 0 every run exited 0; 1 a run failed (its variant is marked\n"
+	"cell_failed, and left out of the table); 2 bad usage, nothing run; 130\n"
 	"interrupted (Ctrl-C or SIGTERM: the finished runs are kept).\n";
 
 /* Append @label to -l's list; a label given twice would repeat its rows in the CSV, which report refuses. */
@@ -796,17 +797,24 @@ static void exec_rows_fix(struct exec_rows *x, long threads)
 }
 
 /*
- * Append the rows made (none while they are held) to -o. Returns 0, or -1
- * when its FIFO or pipe lost its reader (said: no run after has anywhere to
- * go); another write error is said and the runs go on.
+ * Append the rows made (none while they are held) to -o, made with the
+ * first of them (lab_csv_open_later()). Returns 0, or -1 when -o cannot be
+ * made or its FIFO or pipe lost its reader (said: no run after has anywhere
+ * to go); another write error is said and the runs go on.
  */
 static int exec_rows_write(struct exec_rows *x, struct lab_csv_writer *w)
 {
 	const struct exec_opts *o = x->o;
+	char err[1024];
 	int e;
 
 	if (x->threads < 0 || !x->b.len)
 		return 0;
+	if (lab_csv_open_now(w, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s; stopped at %s, iteration %ld, which is not written (nor any after)\n",
+			o->prog, err, o->locks[x->first_lock], x->first_it);
+		return -1;
+	}
 	e = lab_csv_append(w, x->b.p, x->b.len);
 	x->b.len = 0;
 	if (e == -EPIPE) {
@@ -1025,7 +1033,8 @@ static void exec_warnings(const struct exec_opts *o, const struct exec_tally *t,
 			o->prog, o->cmd[0]);
 	else if (runs && !preloaded)
 		fprintf(stderr, "%s: WARNING: no run of '%s' left preload statistics (each left through _exit or a "
-			"signal): the table has no preload.* rows\n", o->prog, o->cmd[0]);
+			"signal, or outlived the run in a child it left running): the table has no preload.* rows\n",
+			o->prog, o->cmd[0]);
 	for (int m = 0; m < o->nmetrics; m++) {
 		unsigned any = 0;
 
@@ -1192,12 +1201,33 @@ static int exec_table(const struct exec_opts *o, const struct exec_tally *t)
 	return lab_report_print(stdout, &ro) ? 1 : 0;
 }
 
+/*
+ * The line of runs stopped by Ctrl-C or SIGTERM, in run's words: the rows
+ * "went to" stdout, a FIFO or a device, "are in" a file; none measured: -o
+ * was not made, a file that @existed left as it was (a stream has its header).
+ */
+static void exec_say_interrupted(const struct exec_opts *o, int done, bool existed)
+{
+	bool stream = !strcmp(o->csv, "-") || lab_csv_stream_path(o->csv);
+	const char *where = strcmp(o->csv, "-") ? o->csv : "stdout";
+	long all = o->iterations * o->nlocks;
+
+	if (done)
+		fprintf(stderr, "%s: interrupted after %d of %ld runs; they %s %s (the run in progress %s)\n", o->prog,
+			done, all, stream ? "went to" : "are in", where, stream ? "did not" : "is not");
+	else
+		fprintf(stderr, "%s: interrupted before %s%ld run%s ended; %s %s%s\n", o->prog,
+			all > 1 ? "any of its " : "its ", all, all > 1 ? "s" : "",
+			stream ? "only the header went to" : "nothing written to", where, existed ? " (left as it was)" : "");
+}
+
 static int cmd_exec(int argc, char **argv)
 {
 	struct exec_opts o = { .prog = "rwlab exec" };
 	struct lab_csv_writer w = { .fd = -1, .prog = o.prog };
 	char run_id[64], defcsv[128], err[512];
 	struct exec_tally t = { 0 };
+	bool made, existed;
 	int failed;
 
 	if (exec_parse(&o, argc, argv)) {
@@ -1209,7 +1239,7 @@ static int cmd_exec(int argc, char **argv)
 		snprintf(defcsv, sizeof(defcsv), "rwlab-exec-%s.csv", run_id);
 		o.csv = defcsv;
 	}
-	if (lab_csv_open(&w, o.csv, err, sizeof(err))) {
+	if (lab_csv_open_later(&w, o.csv, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", o.prog, err);
 		exec_metrics_free(&o);
 		return 2;
@@ -1217,21 +1247,21 @@ static int cmd_exec(int argc, char **argv)
 	if (!o.quiet)
 		exec_notes(&o);
 	failed = exec_all(&o, &w, run_id, &t);
+	made = !w.later;
+	existed = w.later && w.fd >= 0;	/* claimed, never moved nor written */
 	lab_csv_close(&w);
 	if (failed < 0) {
 		exec_metrics_free(&o);
-		return 1;	/* its reader went away: exec_all() said where */
+		return 1;	/* its reader went away, or -o could not be made: exec_all() said where */
 	}
-	if (lab_stop_signal()) {	/* in run's words: rows "went to" stdout, a FIFO or a device, "are in" a file */
-		bool stream = !strcmp(o.csv, "-") || lab_csv_stream_path(o.csv);
-		int done = t.done;
-
-		fprintf(stderr, "%s: interrupted after %d of %ld runs; %s %s%s\n", o.prog, done, o.iterations * o.nlocks,
-			!done ? "none finished: nothing written to" : stream ? "they went to" : "they are in",
-			strcmp(o.csv, "-") ? o.csv : "stdout", !done ? "" : stream ? " (the run in progress did not)" :
-			" (the run in progress is not)");
+	if (lab_stop_signal()) {
+		exec_say_interrupted(&o, t.done, existed);
 		exec_metrics_free(&o);
 		return 130;
+	}
+	if (!made) {	/* no run measured (CMD could not start: said), so no -o to say or read back */
+		exec_metrics_free(&o);
+		return failed ? failed : 1;
 	}
 	if (!o.quiet)
 		fprintf(stderr, "%s: results in %s\n", o.prog, o.csv);

@@ -50,6 +50,10 @@ for c in run torture; do
 done
 "$rwlab" help torture | awk '/^      --sim / { p = 1; next } p && /^  -|^      --/ { exit } p' | grep -q -- '--seed' &&
 	fail "rwlab help torture: --sim describes --seed again, in other words than --seed's"
+# exec's baseline is none wherever it stands in -l, as exec_baseline() takes it (it said "Put none first")
+"$rwlab" help exec | tr -s ' \n' '  ' |
+	grep -q "none in -l, wherever it stands, runs CMD without the preload: the baseline column (else passthrough, else the first)" ||
+	fail "rwlab help exec: the baseline is not none wherever it stands: $("$rwlab" help exec | grep -i -A1 baseline)"
 "$rwlab" >/dev/null 2>"$tmp/err"
 rc=$?
 [ "$rc" = 2 ] || fail "bare rwlab exited $rc, want 2"

@@ -262,6 +262,14 @@ expect_err 2 "^reproduce: $tmp is a directory, not a matrix \(valid: a \.matrix 
 expect_err 2 "^reproduce: --csv $tmp/nosuch\.csv: no such file \(give a results CSV\)$" -- \
 	"$root/tools/reproduce" lazy-mm-hazptr --csv "$tmp/nosuch.csv" --rwlab "$rwlab"
 [ -s "$tmp/out" ] && fail "reproduce --csv of no file printed: $(head -3 "$tmp/out")"
+expect_err 2 "^reproduce: --csv $tmp: a directory \(give a results CSV\)$" -- \
+	"$root/tools/reproduce" lazy-mm-hazptr --csv "$tmp" --rwlab "$rwlab"
+# --csv of a pipe (not a redirect: /dev/stdin of a file is that file), read once (it was refused as
+# 'not a readable file')
+cat "$data/two-variants.csv" | "$root/tools/reproduce" "$data/fixture.matrix" --csv /dev/stdin --rwlab "$rwlab" \
+	>"$tmp/out" 2>"$tmp/err" || fail "reproduce --csv /dev/stdin: $(cat "$tmp/err")"
+grep -q '^agree 0, agree-direction 0, disagree 0, inconclusive 3, ' "$tmp/out" ||
+	fail "reproduce --csv /dev/stdin: no verdict summary: $(tail -1 "$tmp/out")"
 # --out naming a file, or a directory that cannot be made: refused before the report is printed
 # (the report was printed, then mkdir's own message and exit 1)
 : >"$tmp/afile"
@@ -281,6 +289,11 @@ if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
 	grep -q '<table class="ref"' "$tmp/page/fixture.html" 2>/dev/null || fail "reproduce --out: no fixture.html with the reference rows"
 	[ "$(grep -c '<svg role="img"' "$tmp/page/fixture.html")" = "$(grep -Ec '<table class="(grid|ref)"' "$tmp/page/fixture.html")" ] ||
 		fail "reproduce --out: fixture.html has not one graph per table"
+	# ... of a pipe: its rows kept as fixture.csv, which the report, the figures and the page read
+	"$root/tools/reproduce" "$data/fixture.matrix" --csv <(cat "$data/two-variants.csv") --out "$tmp/pipe" \
+		--rwlab "$rwlab" >"$tmp/out" 2>"$tmp/err" || fail "reproduce --csv <(...) --out: $(cat "$tmp/err")"
+	cmp -s "$tmp/pipe/fixture.csv" "$data/two-variants.csv" || fail "reproduce --csv <(...) --out: no copy of its rows"
+	grep -q '<table class="ref"' "$tmp/pipe/fixture.html" 2>/dev/null || fail "reproduce --csv <(...) --out: no page"
 fi
 
 # tools/reproduce never writes over a tracked file: the committed quick report stays as it is.

@@ -119,6 +119,17 @@ if want lazy-mm-hazptr; then
 		-- -t 0 >/dev/null 2>"$tmp/zero-t.err"
 	[ $? = 2 ] && grep -q "^rwlab run: bad thread list '0': '0' is out of range" "$tmp/zero-t.err" ||
 		fail "lazy-mm-hazptr -- -t 0: $(cat "$tmp/zero-t.err")"
+	# every spelling of -t that rwlab run takes replaces sim_run's 2 (else the plan has 2 and 4), and
+	# a value that looks like -t is an option's value (the plan keeps 2): --list-cells runs nothing
+	for opts in '-qt 4' '-qt4' '--thread 4' '--thr=4' '-n 1 -t4' '-qn1 --t 4' '-qn1' '--csv -t' '-qo -t'; do
+		want=4
+		case $opts in *-qn1 | *-t) want=2 ;; esac
+		# shellcheck disable=SC2086 # the options are words
+		got=$(RWLAB_RESULTS_DIR=$tmp/spell-t "$root/tools/reproduce" lazy-mm-hazptr --sim generic-8 --no-plots \
+			--rwlab "$rwlab" --set 'sim_run=context_switch | 2' -- --list-cells $opts 2>"$tmp/spell-t.err" |
+			awk '/^[0-9]+\.[0-9]+ / { print $4 }' | sort -un | paste -sd,)
+		[ "$got" = $want ] || fail "lazy-mm-hazptr -- $opts: the plan's thread counts are '$got', not $want: $(tail -1 "$tmp/spell-t.err")"
+	done
 fi
 
 # hugetlb-vmemmap: 8 simulated CPUs (sim_threads = cpus), a 36 MiB region (4 MiB per process).

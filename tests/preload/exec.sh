@@ -95,6 +95,27 @@ grep -q "^rwlab exec: note: no run of the first round measured .*: the threads c
 grep -q "^rwlab exec: interrupted after 1 of 2 runs; they went to stdout (the run in progress did not)$" "$tmp/err" ||
 	die "SIGTERM, -o -: $(tail -n 1 "$tmp/err")"
 
+# Interrupted before any run ended (SIGINT or SIGTERM to exec alone, passed on to CMD): an existing -o
+# FILE is left as it was and nothing is written (it was kept as FILE.1 and FILE had the header alone),
+# one line says so in run's words, exit 130 (its Ctrl-C line).
+for sig in INT TERM; do
+	rm -f "$tmp/mark" "$tmp/kept.csv"*
+	echo 'measured earlier' >"$tmp/kept.csv"
+	RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem,none -n 1 --force -q --no-report -o "$tmp/kept.csv" -- \
+		sh -c ': >"$0"; exec sleep 10' "$tmp/mark" >/dev/null 2>"$tmp/err" &
+	pid=$!
+	for _ in $(seq 200); do
+		[ -e "$tmp/mark" ] && break
+		sleep 0.05
+	done
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	[ $rc = 130 ] && [ "$(cat "$tmp/kept.csv")" = 'measured earlier' ] && [ ! -e "$tmp/kept.csv.1" ] &&
+		[ "$(cat "$tmp/err")" = "rwlab exec: interrupted before any of its 2 runs ended; nothing written to $tmp/kept.csv (left as it was)" ] ||
+		die "SIG$sig before a run ended: exit $rc, $(ls "$tmp" | grep kept | tr '\n' ' '), $(cat "$tmp/err")"
+done
+
 # -l all: every variant with exclusion, not null, whose runs corrupted the program's data (and the
 # preload blamed the program for the misuse), named in one line as run does; -l null alone: nothing to run.
 # (under the sanitizers a list without ck-*: ThreadSanitizer cannot see ck_pr's atomics and reports races)
@@ -209,6 +230,14 @@ RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 --force -q --no-report -o "$t
 	>/dev/null 2>"$tmp/err" || die "--force: exit $?: $(cat "$tmp/err")"
 grep -q "^rwlab exec: WARNING: \(no run of 'sh' left preload statistics\|'sh' took no pthread_rwlock in any run\)" "$tmp/err" ||
 	die "--force on sh: no note that the variants cannot differ: $(cat "$tmp/err")"
+
+# The rwlock user outlives the run (a child CMD left running, its statistics written at its exit, after
+# the run's file is gone): the warning names that cause too (it named _exit and signals alone).
+RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 --force -q --no-report -o "$tmp/outlived.csv" -- \
+	sh -c '(sleep 0.3; exec "$0" 2) >/dev/null 2>&1 & exit 0' "$at_once" >/dev/null 2>"$tmp/err" ||
+	die "a child outliving the run: exit $?: $(cat "$tmp/err")"
+[ "$(cat "$tmp/err")" = "rwlab exec: WARNING: no run of 'sh' left preload statistics (each left through _exit or a signal, or outlived the run in a child it left running): the table has no preload.* rows" ] ||
+	die "a child outliving the run: $(cat "$tmp/err")"
 
 # A lock made in a static function: named from the program's .symtab, as perf would.
 LD_PRELOAD=${rt:+$rt:}$preload RWLAB_LOCK=rwsem "$site" >/dev/null 2>"$tmp/err" || die "site program: exit $?: $(head -3 "$tmp/err")"

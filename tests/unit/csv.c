@@ -303,6 +303,68 @@ Test(csv, unwritable)
 	cr_expect(strstr(err, "/nonexistent-dir/x.csv") != NULL, "%s", err);
 }
 
+/* @path holds exactly @want. */
+static void expect_file(const char *path, const char *want)
+{
+	char text[256] = "";
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	cr_assert(f, "%s is missing", path);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = 0;
+	cr_expect_str_eq(text, want, "%s", path);
+}
+
+/*
+ * lab_csv_open_later(): an existing file is left as it was (not kept as .1, no header) until
+ * lab_csv_open_now() at the first rows, which keeps it as .1 and writes the header, the context line
+ * given before and the rows; what lab_csv_open() refuses is refused at once.
+ */
+Test(csv, open_later)
+{
+	struct lab_csv_writer w = { .fd = -1 };
+	struct lab_csv_table t;
+	struct lab_context ctx;
+	struct lab_buf b = { 0 };
+	char path[256], old[300], err[512];
+	FILE *f;
+
+	tmpname(path, sizeof(path), "later");
+	snprintf(old, sizeof(old), "%s.1", path);
+	unlink(old);
+	cr_assert(f = fopen(path, "w"));
+	fputs("measured earlier\n", f);
+	fclose(f);
+	cr_assert_eq(lab_csv_open_later(&w, path, err, sizeof(err)), 0, "%s", err);
+	cr_expect(w.later);
+	lab_csv_close(&w);	/* nothing measured */
+	expect_file(path, "measured earlier\n");
+	cr_expect_neq(access(old, F_OK), 0, "%s made", old);
+
+	lab_context_get(&ctx);
+	cr_assert_eq(lab_csv_open_later(&w, path, err, sizeof(err)), 0, "%s", err);
+	lab_csv_set_context(&w, "run1", &ctx, "none");
+	cr_assert_eq(lab_csv_open_now(&w, err, sizeof(err)), 0, "%s", err);
+	cr_expect(!w.later);
+	lab_csv_row_prefix(&b, "run1", "none", "true", 1, 0);
+	lab_csv_row_rest(&b, "wall_s", 1.0, "s", ctx.host, "lower");
+	cr_assert_eq(lab_csv_append(&w, b.p, b.len), 0);
+	lab_csv_close(&w);
+	lab_buf_free(&b);
+	expect_file(old, "measured earlier\n");
+	cr_assert_eq(lab_csv_read(path, &t, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(t.nrows, 1);
+	cr_expect(t.context);
+	lab_csv_free(&t);
+	unlink(path);
+	unlink(old);
+
+	cr_expect_eq(lab_csv_open_later(&w, "/nonexistent-dir/x.csv", err, sizeof(err)), -1);
+	cr_expect_str_eq(err, "cannot write results to '/nonexistent-dir/x.csv': No such file or directory");
+}
+
 Test(stats, hand_computed)
 {
 	double v[] = { 1, 2, 4 };
