@@ -20,7 +20,12 @@
  * and tells the child last. The child starts with both at their default
  * actions, and one passed on before it returns from lab_stop_fork() ends it
  * there, before it runs anything (the handler copied into it would swallow
- * it otherwise).
+ * it otherwise). The child stays in this process's group: a terminal's
+ * signal, or one sent to the group, reaches every process it starts (a
+ * shell command's own children), and job control (fg, a terminal read)
+ * works on them as on this process; one sent to this process alone reaches
+ * the child only (a group of its own would take it off the terminal's
+ * foreground).
  *
  * Errors: lab_stop_install() and lab_stop_fork() return -1 with errno set
  * (sigaction's, fork's); lab_stop_wait() returns -1 with wait4's errno. The
