@@ -209,6 +209,18 @@ bool lab_csv_stream_path(const char *path)
 	return !stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
+/* The first free name @path.N (N from 1) that an existing @path is kept as, in @old; -1 when all are taken (said). */
+static int old_name(const char *path, char *old, size_t len, char *err, size_t errlen)
+{
+	for (int n = 1; n < 10000; n++) {
+		snprintf(old, len, "%s.%d", path, n);
+		if (access(old, F_OK))
+			return 0;
+	}
+	snprintf(err, errlen, "'%s' exists and %s.1 .. %s.9999 are taken: remove some", path, path, path);
+	return -1;
+}
+
 /* A new results file at @path (an existing one kept as @path.N, never under a running writer), locked. */
 static int open_new(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
 {
@@ -273,11 +285,36 @@ int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t e
 	return 0;
 }
 
-int lab_csv_open_later(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
+/*
+ * What open_new() would refuse on the claimed @path, refused now in its
+ * words, nothing moved or made: an old file it cannot keep as @path.N
+ * (every name taken, a directory that cannot take the new name), or no
+ * file and a directory that cannot take one (an empty file is made anew
+ * in place: nothing to refuse).
+ */
+static int check_new(const struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
 {
 	const char *slash = strrchr(path, '/');
-	char dir[4200];
+	char dir[4200], old[4200];
+	struct stat st;
+	bool keep = w->fd >= 0 && !fstat(w->fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0;
 
+	if (w->fd >= 0 && !keep)
+		return 0;
+	if (keep && old_name(path, old, sizeof(old), err, errlen))
+		return -1;
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+	if (!access(dir, W_OK | X_OK))
+		return 0;
+	if (keep)
+		snprintf(err, errlen, "cannot keep the existing '%s' as '%s': %s", path, old, strerror(errno));
+	else
+		snprintf(err, errlen, "cannot write results to '%s': %s", path, strerror(errno));
+	return -1;
+}
+
+int lab_csv_open_later(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
+{
 	w->later = false;
 	if (!strcmp(path, "-") || lab_csv_stream_path(path))
 		return lab_csv_open(w, path, err, errlen);
@@ -285,10 +322,7 @@ int lab_csv_open_later(struct lab_csv_writer *w, const char *path, char *err, si
 	w->crlf = false;
 	if (lab_csv_claim(w, path, err, errlen))
 		return -1;
-	/* the file lab_csv_open() makes there (an old one renamed in it first) */
-	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
-	if (access(dir, W_OK | X_OK)) {
-		snprintf(err, errlen, "cannot write results to '%s': %s", path, strerror(errno));
+	if (check_new(w, path, err, errlen)) {
 		lab_csv_close(w);
 		return -1;
 	}
@@ -350,19 +384,14 @@ int lab_csv_keep_old(const char *prog, const char *path, char *err, size_t errle
 
 	if (stat(path, &st) || !S_ISREG(st.st_mode) || st.st_size == 0)
 		return 0;
-	for (int n = 1; n < 10000; n++) {
-		snprintf(old, sizeof(old), "%s.%d", path, n);
-		if (access(old, F_OK) == 0)
-			continue;
-		if (rename(path, old)) {
-			snprintf(err, errlen, "cannot keep the existing '%s' as '%s': %s", path, old, strerror(errno));
-			return -1;
-		}
-		fprintf(stderr, "%s: WARNING: %s existed: kept it as %s\n", prog, path, old);	/* -q keeps it */
-		return 0;
+	if (old_name(path, old, sizeof(old), err, errlen))
+		return -1;
+	if (rename(path, old)) {
+		snprintf(err, errlen, "cannot keep the existing '%s' as '%s': %s", path, old, strerror(errno));
+		return -1;
 	}
-	snprintf(err, errlen, "'%s' exists and %s.1 .. %s.9999 are taken: remove some", path, path, path);
-	return -1;
+	fprintf(stderr, "%s: WARNING: %s existed: kept it as %s\n", prog, path, old);	/* -q keeps it */
+	return 0;
 }
 
 void lab_csv_set_context(struct lab_csv_writer *w, const char *run_id, const struct lab_context *ctx, const char *pin)

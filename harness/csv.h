@@ -214,12 +214,14 @@ int lab_csv_claim(struct lab_csv_writer *w, const char *path, char *err, size_t 
 int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t errlen);
 /*
  * lab_csv_open_later() - lab_csv_open() put off until there are rows, for a
- * command whose first rows come after a long measurement (exec): what it
- * would refuse is refused now (an existing @path is claimed, so another
- * rwlab writing it is; its directory must take a new file), but nothing is
- * written or moved, so a run stopped before it measured anything leaves
- * @path as it was; w->later says so until lab_csv_open_now(). "-", a device
- * or a FIFO is opened now, its header written. Returns as lab_csv_open().
+ * command whose first rows come after a long measurement (exec, run): what
+ * it would refuse is refused now, in its words (an existing @path is
+ * claimed, so another rwlab writing it is; one to keep needs a free
+ * @path.N and a directory that takes it, a new one a directory that takes
+ * it), but nothing is written or moved, so a run stopped before it
+ * measured anything leaves @path as it was; w->later says so until
+ * lab_csv_open_now(). "-", a device or a FIFO is opened now, its header
+ * written. Returns as lab_csv_open().
  * lab_csv_open_now() - make the file (lab_csv_open(): an old one kept as
  * @path.N), keeping the context line lab_csv_set_context() gave; nothing
  * when it is open already. Returns as lab_csv_open().

@@ -143,6 +143,8 @@ struct runner {
 	int loaded;			/* cells that started with the load above the CPUs, others runnable (warned once) */
 	double load_max;		/* ... the highest such load */
 	int gone;			/* the reader of -o's FIFO or pipe went away at this cell (1-based): run stopped */
+	int unmade;			/* -o could not be made at this cell's rows (1-based; nplan + 1: at the end) */
+	char *unmade_why;		/* ... why (lab_csv_open_now()'s line) */
 	int unwritten;			/* finished cells whose write Ctrl-C gave up (a reader that stalled) */
 	int jobs;			/* under --sim: cells' processes at once (-j, or what fits memory) */
 };
@@ -950,16 +952,46 @@ static int cell_open(struct runner *r, struct cell_run *cr, const struct cell_pl
 }
 
 /*
+ * Make -o with the rows of plan cell @index (1-based), or at the end of a
+ * run that had none (@index nplan + 1): a file is made with the first
+ * rows (lab_csv_open_later()), so that a run stopped before leaves it as it
+ * was. Returns 0, or -EPIPE when it cannot be made (another rwlab began
+ * writing it since): the run stops as when a reader goes away, and
+ * lab_run() says why in one line.
+ */
+static int make_csv(struct runner *r, int index)
+{
+	char err[1024];
+
+	if (r->unmade)
+		return -EPIPE;
+	if (!r->csv.later)
+		return 0;
+	if (r->tty && !r->o->quiet && r->csv.fd >= 0)
+		fprintf(stderr, "\r\033[K");	/* the progress line, before "WARNING: FILE existed: kept it as FILE.1" */
+	if (!lab_csv_open_now(&r->csv, err, sizeof(err)))
+		return 0;
+	r->unmade = index;
+	r->unmade_why = strdup(err);
+	lab_interrupted = 1;	/* the loops stop; lab_run() tells it from Ctrl-C by r->unmade */
+	return -EPIPE;
+}
+
+/*
  * Append the rows of plan cell @index (1-based) to the CSV: 0 or -errno. A
  * FIFO or pipe whose reader went away (-EPIPE) stops the run as Ctrl-C does:
- * no cell after it has anywhere to go, and lab_run() says so in one line.
- * A write to a reader that stalls, given up on Ctrl-C (-EINTR), is the
- * interrupt's, counted for lab_run()'s one line, not the cell's failure.
+ * no cell after it has anywhere to go, and lab_run() says so in one line;
+ * so does a file that cannot be made (make_csv()). A write to a reader that
+ * stalls, given up on Ctrl-C (-EINTR), is the interrupt's, counted for
+ * lab_run()'s one line, not the cell's failure.
  */
 static int write_rows(struct runner *r, const struct lab_buf *rows, int index)
 {
-	int ret = r->gone ? -EPIPE : lab_csv_append(&r->csv, rows->p, rows->len);
+	int ret = r->gone ? -EPIPE : make_csv(r, index);
 
+	if (ret)
+		return ret;
+	ret = lab_csv_append(&r->csv, rows->p, rows->len);
 	if (ret == -EPIPE && !r->gone) {
 		r->gone = index;
 		lab_interrupted = 1;	/* the loops stop; lab_run() tells it from Ctrl-C by r->gone */
@@ -1473,8 +1505,12 @@ static int runner_open(struct runner *r, const struct lab_context *ctx)
 	r->csv.stop = &lab_interrupted;	/* a FIFO whose reader stalls: Ctrl-C still ends the run, the header's write too */
 	r->csv.prog = "rwlab run";
 	r->csv.crlf = r->resume.crlf;	/* the rows appended end their lines as the file's do */
-	ret = r->resume.exists ? lab_csv_open_append(&r->csv, o->csv_path, r->resume.keep_len, err, sizeof(err)) :
-				 lab_csv_open(&r->csv, o->csv_path, err, sizeof(err));
+	if (r->resume.exists)
+		ret = lab_csv_open_append(&r->csv, o->csv_path, r->resume.keep_len, err, sizeof(err));
+	else if (o->resume)	/* a new file, made now as ever: a shard's first run */
+		ret = lab_csv_open(&r->csv, o->csv_path, err, sizeof(err));
+	else			/* made with the first rows (make_csv()), checked now */
+		ret = lab_csv_open_later(&r->csv, o->csv_path, err, sizeof(err));
 	if (ret == -EINTR) {	/* a FIFO full before the header (its reader stalls), then Ctrl-C */
 		fprintf(stderr, "rwlab run: interrupted before %s%d cell%s ran: %s%s took no header (its reader had "
 			"stopped reading)\n", r->nplan > 1 ? "any of its " : "its ", r->nplan, r->nplan > 1 ? "s" : "",
@@ -1565,11 +1601,12 @@ static char *quoted(int n, char *const *av)
  * --resume"), appended to @b: in the directory the run started in (its
  * relative paths, -o's and --matrix's and --sim's files, are that
  * directory's), the command line as given, with --sim MACHINE in a
- * simulated run's process (the front handed the run on without it), -o FILE
- * where the file was the default one, and --resume. Never a command cut
- * short or without its directory: then the words to say it.
+ * simulated run's process (the front handed the run on without it), and
+ * where it wrote its file (@resume), -o FILE where that was the default
+ * one and --resume; one that wrote none runs again as it was. Never a
+ * command cut short or without its directory: then the words to say it.
  */
-static void go_on_command(const struct lab_run_opts *o, struct lab_buf *b)
+static void go_on_command(const struct lab_run_opts *o, bool resume, struct lab_buf *b)
 {
 	char **av = calloc((size_t)o->argc + 5, sizeof(*av)), *cwd = getcwd(NULL, 0), *dir = NULL, *line = NULL;
 	int n = 0;
@@ -1579,9 +1616,9 @@ static void go_on_command(const struct lab_run_opts *o, struct lab_buf *b)
 			av[n++] = "--sim", av[n++] = (char *)lab_sim_machine_arg();
 		for (int i = 0; i < o->argc; i++)
 			av[n++] = o->argv[i];
-		if (!o->csv_given)
+		if (resume && !o->csv_given)
 			av[n++] = "-o", av[n++] = (char *)o->csv_path;
-		if (!o->resume)
+		if (resume && !o->resume)
 			av[n++] = "--resume";
 		dir = quoted(1, &cwd);
 		line = quoted(n, av);
@@ -1589,7 +1626,8 @@ static void go_on_command(const struct lab_run_opts *o, struct lab_buf *b)
 	if (dir && line)
 		lab_buf_printf(b, "; to go on: cd %s && %s run %s", dir, LAB_PROG, line);
 	else
-		lab_buf_printf(b, "; to go on: the same command with --resume, from the directory it started in");
+		lab_buf_printf(b, "; to go on: the same command%s, from the directory it started in",
+			       resume ? " with --resume" : "");
 	free(line);
 	free(dir);
 	free(cwd);
@@ -1601,13 +1639,15 @@ static void go_on_command(const struct lab_run_opts *o, struct lab_buf *b)
  * matrix's (those --resume kept counted in both), the failed ones among
  * them, how many are in the file (what --resume will keep: not a failed
  * cell left out), where and how to go on. -o - or a FIFO cannot be resumed
- * (nor one a reader stalled: its finished cells were not all written).
+ * (nor one a reader stalled: its finished cells were not all written). A
+ * file that no rows came for was not made: nothing written, an existing
+ * one (claimed) left as it was, and the same command goes on.
  */
 static void say_interrupted(const struct runner *r)
 {
 	const struct lab_run_opts *o = r->o;
 	int done = r->ended + r->resume.ncells, all = r->nplan + r->resume.ncells, in = r->written + r->resume.ncells;
-	bool stream = !strcmp(o->csv_path, "-") || lab_csv_stream_path(o->csv_path);
+	bool stream = !strcmp(o->csv_path, "-") || lab_csv_stream_path(o->csv_path), unmade = r->csv.later;
 	struct lab_buf b = { 0 };
 
 	if (done)
@@ -1620,15 +1660,48 @@ static void say_interrupted(const struct runner *r)
 	if (r->unwritten)
 		lab_buf_printf(&b, "; %d finished cell%s not written whole to %s: its reader had stopped reading",
 			       r->unwritten, r->unwritten > 1 ? "s were" : " was", o->csv_path);
+	else if (unmade)
+		lab_buf_printf(&b, "; nothing written to %s%s", o->csv_path, r->csv.fd >= 0 ? " (left as it was)" : "");
 	else if (done)	/* "they", or "2 of them" when failed cells are not there ("none of them") */
 		lab_buf_printf(&b, "; %s%.0d%s %s %s", in == done ? "they" : in ? "" : "none", in == done ? 0 : in,
 			       in == done ? "" : " of them", stream ? "went to" : in ? "are in" : "is in",
 			       strcmp(o->csv_path, "-") ? o->csv_path : "stdout");
 	if (!stream && o->argv)
-		go_on_command(o, &b);
+		go_on_command(o, !unmade, &b);
 	if (b.p)
 		fprintf(stderr, "%s\n", b.p);
 	lab_buf_free(&b);
+}
+
+/*
+ * The run's last lines: where it stopped (a reader gone, -o not made at a
+ * cell's rows), the interrupted line, or the failed cells, after the line
+ * that -o could not be made at the end of a run without rows.
+ */
+static void say_end(const struct runner *r)
+{
+	const struct lab_run_opts *o = r->o;
+	const char *why = r->unmade_why ? r->unmade_why : strerror(ENOMEM);
+
+	if (r->gone) {
+		fprintf(stderr, "rwlab run: %s%s: its reader went away; the run stopped at cell %d of %d, which is not "
+			"written (nor any after)\n", strcmp(o->csv_path, "-") ? "FIFO " : "", r->csv.path, r->gone, r->nplan);
+		return;
+	}
+	if (r->unmade && r->unmade <= r->nplan) {
+		fprintf(stderr, "rwlab run: %s; the run stopped at cell %d of %d, which is not written (nor any after)\n",
+			why, r->unmade, r->nplan);
+		return;
+	}
+	if (r->unmade)
+		fprintf(stderr, "rwlab run: %s\n", why);
+	else if (lab_interrupted) {
+		say_interrupted(r);
+		return;
+	}
+	if (r->nfailed)
+		fprintf(stderr, "rwlab run: %d of %d cells failed (left out of %s, or marked cell_failed there): %s\n",
+			r->nfailed, r->nplan, o->csv_path, r->failed.p);
 }
 
 static void runner_close(struct runner *r)
@@ -1637,6 +1710,7 @@ static void runner_close(struct runner *r)
 	lab_buf_free(&r->failed);
 	lab_buf_free(&r->skipped);
 	lab_resume_free(&r->resume);
+	free(r->unmade_why);
 	free(r->plan);
 }
 
@@ -1677,6 +1751,8 @@ int lab_run(const struct lab_run_opts *o)
 	signal(SIGALRM, on_sim_stuck);
 #endif
 	run_blocks(&r);
+	if (!lab_interrupted)	/* no cell had rows (each one failed, or none to run): the header alone, as ever */
+		make_csv(&r, r.nplan + 1);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (!o->quiet && r.tty)
@@ -1690,17 +1766,9 @@ int lab_run(const struct lab_run_opts *o)
 			"and other tasks runnable%s: each iteration's loadavg_start row says which\n", r.loaded, r.nplan,
 			cpus_phrase(&r, cpus, sizeof(cpus)), r.load_max, !r.restricted ? "" : r.cpus == 1 ? " on it" : " on them");
 	}
-	status = r.gone ? 1 : lab_interrupted ? 130 : r.nfailed ? 1 : 0;
-	if (LAB_SIM && lab_sim_cell_child())
-		;	/* a cell's own process: the run's process sums up (its CSV is a pipe, "-") */
-	else if (r.gone)
-		fprintf(stderr, "rwlab run: %s%s: its reader went away; the run stopped at cell %d of %d, which is not "
-			"written (nor any after)\n", strcmp(o->csv_path, "-") ? "FIFO " : "", r.csv.path, r.gone, r.nplan);
-	else if (lab_interrupted)
-		say_interrupted(&r);
-	else if (r.nfailed)
-		fprintf(stderr, "rwlab run: %d of %d cells failed (left out of %s, or marked cell_failed there): %s\n",
-			r.nfailed, r.nplan, o->csv_path, r.failed.p);
+	status = r.gone || r.unmade ? 1 : lab_interrupted ? 130 : r.nfailed ? 1 : 0;
+	if (!(LAB_SIM && lab_sim_cell_child()))	/* a cell's own process: the run's process sums up */
+		say_end(&r);
 	runner_close(&r);
 	return status;
 }

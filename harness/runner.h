@@ -79,9 +79,11 @@ struct lab_run_opts {
  * Lock variants that claim no exclusion are not run on workloads that
  * need_exclusion (one line says so; nothing left to run: 2).
  * Returns the process exit status: 0 when every cell succeeded, 1 if any cell
- * failed (the last line names them all), 2 if nothing was run because the
- * CSV could not be opened or --resume refused it, 130 if interrupted
- * (finished cells are kept).
+ * failed (the last line names them all) or -o could not be made at the
+ * first rows (a new file is made then: lab_csv_open_later()), 2 if nothing
+ * was run because the CSV could not be opened or --resume refused it, 130
+ * if interrupted (finished cells are kept; stopped before any rows, a new
+ * -o is not made, an existing one left as it was).
  */
 int lab_run(const struct lab_run_opts *o);
 

@@ -8,7 +8,8 @@
 # matrix: every cell once. Also with the default output file (CMD adds
 # -o FILE), a -o FILE over 4096 bytes quoted, and for a run that was itself
 # a --resume (CMD does not add a second one). --resume of a file that does
-# not exist says so and runs every cell.
+# not exist says so and runs every cell. Stopped before any cell ended, it
+# wrote nothing: an existing FILE is as it was, a new one not made.
 #   usage: interrupt_resume.sh RWLAB
 . "${0%/*}/../lib.sh"
 rwlab=$1
@@ -111,6 +112,30 @@ if [ -n "$cmd" ]; then
 	grep -q "^rwlab run: resuming fi.csv: $n finished cells kept, $((6 - n)) of this matrix to run$" "$tmp/resumed.err" ||
 		fail "failed cells: the line said $n in the file, --resume: $(head -n 1 "$tmp/resumed.err")"
 fi
+
+# Stopped before any cell ended (SIGINT, SIGTERM): -o FILE is made with the first rows, so an existing
+# one stays byte for byte (no FILE.1, no header-only FILE), a new one is not made, the line says
+# nothing was written, and the command it gives runs the same again (no --resume of an old FILE).
+early="-l null -w locktest -t 1 -n 1 -d 5s --warmup 0 --no-report"
+printf 'measured earlier\n' >"$tmp/run/kept.csv"
+cp "$tmp/run/kept.csv" "$tmp/kept.ref"
+for sig in INT TERM; do
+	case $sig in
+	INT) f=kept.csv left=" (left as it was)" ;;
+	*) f=fresh.csv left= ;;
+	esac
+	: >"$tmp/err"
+	# shellcheck disable=SC2086
+	(cd "$tmp/run" && exec "$rwlab" run $early -o "$f" 2>"$tmp/err") &
+	signal_when "$sig" $! '^\[cell 1/1\]' "$tmp/err"
+	[ $rc = 130 ] || fail "SIG$sig before a cell ended: exit $rc, want 130: $(cat "$tmp/err")"
+	want="rwlab run: interrupted before its 1 cell ended; nothing written to $f$left; to go on: cd $tmp/run && rwlab run $early -o $f"
+	[ "$(grep '^rwlab run: interrupted' "$tmp/err")" = "$want" ] ||
+		fail "SIG$sig before a cell ended: '$(grep -v '^\[cell' "$tmp/err")', want '$want'"
+	[ ! -e "$tmp/run/$f.1" ] || fail "SIG$sig before a cell ended: $f kept as $f.1: $(cat "$tmp/err")"
+done
+cmp -s "$tmp/run/kept.csv" "$tmp/kept.ref" || fail "SIGINT before a cell ended: kept.csv changed: $(head -c 300 "$tmp/run/kept.csv")"
+[ ! -e "$tmp/run/fresh.csv" ] || fail "SIGTERM before a cell ended: made fresh.csv: $(head -c 300 "$tmp/run/fresh.csv")"
 
 # --resume of a file that does not exist: one line says so, and every cell runs (a shard's first run)
 "$rwlab" run -l null -w locktest -t 1 -n 1 -d 10ms --warmup 0 -q --no-report -o "$tmp/run/new.csv" --resume \

@@ -365,6 +365,43 @@ Test(csv, open_later)
 	cr_expect_str_eq(err, "cannot write results to '/nonexistent-dir/x.csv': No such file or directory");
 }
 
+/*
+ * lab_csv_open_later() refuses at once, in lab_csv_open()'s line, an existing file that could not be
+ * kept as PATH.N at the first rows (.1 .. .9999 taken), and leaves it as it was.
+ */
+Test(csv, open_later_names_taken)
+{
+	struct lab_csv_writer w = { .fd = -1 };
+	char dir[] = "/tmp/rwlab-test-taken-XXXXXX", path[64], old[80], err[512], want[512];
+	FILE *f;
+
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/x.csv", dir);
+	cr_assert(f = fopen(path, "w"));
+	fputs("measured earlier\n", f);
+	fclose(f);
+	for (int n = 1; n < 10000; n++) {
+		snprintf(old, sizeof(old), "%s.%d", path, n);
+		cr_assert(f = fopen(old, "w"));
+		fclose(f);
+	}
+	cr_expect_eq(lab_csv_open(&w, path, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "%s", err);
+	cr_expect_eq(lab_csv_open_later(&w, path, err, sizeof(err)), -1);
+	cr_expect(!w.later);
+	cr_expect_str_eq(err, want);
+	snprintf(want, sizeof(want), "'%s' exists and %s.1 .. %s.9999 are taken: remove some", path, path, path);
+	cr_expect_str_eq(err, want);
+	lab_csv_close(&w);
+	expect_file(path, "measured earlier\n");
+	for (int n = 1; n < 10000; n++) {
+		snprintf(old, sizeof(old), "%s.%d", path, n);
+		unlink(old);
+	}
+	unlink(path);
+	rmdir(dir);
+}
+
 Test(stats, hand_computed)
 {
 	double v[] = { 1, 2, 4 };
