@@ -1641,7 +1641,8 @@ static void go_on_command(const struct lab_run_opts *o, bool resume, struct lab_
  * cell left out), where and how to go on. -o - or a FIFO cannot be resumed
  * (nor one a reader stalled: its finished cells were not all written). A
  * file that no rows came for was not made: nothing written, an existing
- * one (claimed) left as it was, and the same command goes on.
+ * one (claimed) left as it was, and the same command goes on; -o - or a
+ * FIFO had its header only.
  */
 static void say_interrupted(const struct runner *r)
 {
@@ -1662,6 +1663,8 @@ static void say_interrupted(const struct runner *r)
 			       r->unwritten, r->unwritten > 1 ? "s were" : " was", o->csv_path);
 	else if (unmade)
 		lab_buf_printf(&b, "; nothing written to %s%s", o->csv_path, r->csv.fd >= 0 ? " (left as it was)" : "");
+	else if (!done && stream)
+		lab_buf_printf(&b, "; only the header went to %s", strcmp(o->csv_path, "-") ? o->csv_path : "stdout");
 	else if (done)	/* "they", or "2 of them" when failed cells are not there ("none of them") */
 		lab_buf_printf(&b, "; %s%.0d%s %s %s", in == done ? "they" : in ? "" : "none", in == done ? 0 : in,
 			       in == done ? "" : " of them", stream ? "went to" : in ? "are in" : "is in",

@@ -134,6 +134,14 @@ for sig in INT TERM; do
 		fail "SIG$sig before a cell ended: '$(grep -v '^\[cell' "$tmp/err")', want '$want'"
 	[ ! -e "$tmp/run/$f.1" ] || fail "SIG$sig before a cell ended: $f kept as $f.1: $(cat "$tmp/err")"
 done
+# ... and to stdout, opened at once: the header only went there, and the line says so
+: >"$tmp/err"
+# shellcheck disable=SC2086
+(cd "$tmp/run" && exec "$rwlab" run $early -o - >"$tmp/so" 2>"$tmp/err") &
+signal_when INT $! '^\[cell 1/1\]' "$tmp/err"
+want="rwlab run: interrupted before its 1 cell ended; only the header went to stdout"
+[ $rc = 130 ] && [ "$(grep '^rwlab run: interrupted' "$tmp/err")" = "$want" ] && [ "$(grep -vc '^#' "$tmp/so")" = 1 ] ||
+	fail "SIGINT before a cell ended, -o -: exit $rc, '$(grep -v '^\[cell' "$tmp/err")', want '$want'; $(wc -l <"$tmp/so") lines out"
 cmp -s "$tmp/run/kept.csv" "$tmp/kept.ref" || fail "SIGINT before a cell ended: kept.csv changed: $(head -c 300 "$tmp/run/kept.csv")"
 [ ! -e "$tmp/run/fresh.csv" ] || fail "SIGTERM before a cell ended: made fresh.csv: $(head -c 300 "$tmp/run/fresh.csv")"
 
