@@ -250,11 +250,26 @@ static int open_new(struct lab_csv_writer *w, const char *path, char *err, size_
 	return 0;
 }
 
-int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
+/* The header line, the first write to the file open at w->fd. Returns as lab_csv_open(). */
+static int write_header(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
 {
 	struct lab_buf b = { 0 };
 	int r;
 
+	lab_csv_header(&b);
+	r = lab_csv_append(w, b.p, b.len);
+	lab_buf_free(&b);
+	if (r) {
+		snprintf(err, errlen, "cannot write results to '%s': %s", path, strerror(-r));
+		close(w->fd);
+		w->fd = -1;
+		return r == -EPIPE || r == -EINTR ? r : -1;
+	}
+	return 0;
+}
+
+int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
+{
 	bool out = !strcmp(path, "-");	/* stdout: the rows stream out as each cell finishes */
 
 	err[0] = 0;
@@ -273,15 +288,31 @@ int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t e
 	} else if (open_new(w, path, err, errlen)) {
 		return -1;
 	}
-	lab_csv_header(&b);
-	r = lab_csv_append(w, b.p, b.len);
-	lab_buf_free(&b);
-	if (r) {
-		snprintf(err, errlen, "cannot write results to '%s': %s", path, strerror(-r));
+	return write_header(w, path, err, errlen);
+}
+
+/*
+ * No file at @path (lab_csv_claim() found none): make it, empty, and take
+ * its lock, so that another rwlab writing @path is refused now, as the
+ * writer of an existing file is; w->made then (lab_csv_close() removes it
+ * until lab_csv_open_now()). A file made meanwhile, or a symlink to no file
+ * (made at lab_csv_open_now()), is claimed as lab_csv_claim() claims it.
+ */
+static int claim_new(struct lab_csv_writer *w, const char *path, char *err, size_t errlen)
+{
+	w->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (w->fd < 0 && errno == EEXIST)
+		return lab_csv_claim(w, path, err, errlen);
+	if (w->fd < 0) {
+		snprintf(err, errlen, "cannot write results to '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (lock_fd(w->fd, path, err, errlen)) {	/* another rwlab opened it first: it is that one's */
 		close(w->fd);
 		w->fd = -1;
-		return r == -EPIPE || r == -EINTR ? r : -1;
+		return -1;
 	}
+	w->made = true;
 	return 0;
 }
 
@@ -320,7 +351,8 @@ int lab_csv_open_later(struct lab_csv_writer *w, const char *path, char *err, si
 		return lab_csv_open(w, path, err, errlen);
 	err[0] = 0;
 	w->crlf = false;
-	if (lab_csv_claim(w, path, err, errlen))
+	w->made = false;
+	if (lab_csv_claim(w, path, err, errlen) || (w->fd < 0 && claim_new(w, path, err, errlen)))
 		return -1;
 	if (check_new(w, path, err, errlen)) {
 		lab_csv_close(w);
@@ -340,8 +372,13 @@ int lab_csv_open_now(struct lab_csv_writer *w, char *err, size_t errlen)
 		return 0;
 	snprintf(path, sizeof(path), "%s", w->path);
 	w->pending = NULL;
-	lab_csv_close(w);	/* the claim: lab_csv_open() claims the file again to keep it as PATH.N */
-	r = lab_csv_open(w, path, err, errlen);
+	if (w->made) {	/* made empty and locked by lab_csv_open_later(): its header is all it lacks */
+		w->later = w->made = false;
+		r = write_header(w, path, err, errlen);
+	} else {
+		lab_csv_close(w);	/* the claim: lab_csv_open() claims the file again to keep it as PATH.N */
+		r = lab_csv_open(w, path, err, errlen);
+	}
 	w->pending = pending;
 	w->npending = npending;
 	return r;
@@ -474,12 +511,24 @@ int lab_csv_append(struct lab_csv_writer *w, const char *buf, size_t len)
 	return ret;
 }
 
+/* The empty file lab_csv_open_later() made, unless another has taken its place (a file name reused) */
+static void unmake(const struct lab_csv_writer *w)
+{
+	struct stat a, b;
+
+	if (!fstat(w->fd, &a) && !stat(w->path, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino && !a.st_size)
+		unlink(w->path);
+}
+
 void lab_csv_close(struct lab_csv_writer *w)
 {
+	if (w->fd >= 0 && w->later && w->made)
+		unmake(w);
 	if (w->fd >= 0)
 		close(w->fd);
 	w->fd = -1;
 	w->later = false;
+	w->made = false;
 	free(w->pending);
 	w->pending = NULL;
 	w->npending = 0;

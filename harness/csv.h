@@ -177,6 +177,7 @@ struct lab_csv_writer {
 	bool stream;			/* stdout, a device or a FIFO: written in order, never cut back or locked */
 	bool crlf;			/* the file's lines end in CRLF (--resume of such a file): so do the rows appended */
 	bool later;			/* lab_csv_open_later(): the file is made at lab_csv_open_now() */
+	bool made;			/* ... where none was: made empty to claim it, removed if closed so */
 	const volatile sig_atomic_t *stop;	/* set by the caller: a stream's write stalled on a full pipe gives up */
 	const char *prog;		/* set by the caller: its lines begin "@prog: " ("rwlab run"); NULL: "rwlab" */
 };
@@ -215,13 +216,14 @@ int lab_csv_open(struct lab_csv_writer *w, const char *path, char *err, size_t e
 /*
  * lab_csv_open_later() - lab_csv_open() put off until there are rows, for a
  * command whose first rows come after a long measurement (exec, run): what
- * it would refuse is refused now, in its words (an existing @path is
- * claimed, so another rwlab writing it is; one to keep needs a free
- * @path.N and a directory that takes it, a new one a directory that takes
- * it), but nothing is written or moved, so a run stopped before it
- * measured anything leaves @path as it was; w->later says so until
- * lab_csv_open_now(). "-", a device or a FIFO is opened now, its header
- * written. Returns as lab_csv_open().
+ * it would refuse is refused now, in its words (@path is claimed, so
+ * another rwlab writing it is; one to keep needs a free @path.N and a
+ * directory that takes it), but nothing is written or moved, so a run
+ * stopped before it measured anything leaves @path as it was; w->later says
+ * so until lab_csv_open_now(). Where there was no file, the claim makes it,
+ * empty (w->made), and lab_csv_close() before lab_csv_open_now() removes it
+ * again. "-", a device or a FIFO is opened now, its header written. Returns
+ * as lab_csv_open().
  * lab_csv_open_now() - make the file (lab_csv_open(): an old one kept as
  * @path.N), keeping the context line lab_csv_set_context() gave; nothing
  * when it is open already. Returns as lab_csv_open().

@@ -235,6 +235,7 @@ struct copy {
 	size_t len;			/* bytes copied */
 	bool text, header;		/* a byte other than a line end seen; the header record ended */
 	bool quoted, field;		/* in a quoted field; in a field past its start (a quote there opens none) */
+	bool cr;			/* the last byte scanned was a line end's CR: an LF may follow it */
 	bool in_memory;
 	bool results;			/* refuse a header that is no results CSV's once it ends */
 	bool not_results;		/* so refused */
@@ -269,9 +270,11 @@ static int copy_check_results(struct copy *c, const char *buf, size_t n, char *w
 /*
  * Scan @buf[0..@end) for the end of the header record: a line end outside
  * quotes, after a byte other than a line end (blank lines before it are
- * skipped, as the reader skips them). A quote opens a quoted field only at
- * a field's start, as in the reader; "" inside one closes and reopens it.
- * Returns the bytes scanned, c->header set when the record ended there.
+ * skipped, as the reader skips them). A line end is LF, CRLF or a CR alone,
+ * as in the reader (a CR alone ends the record once the next byte is seen).
+ * A quote opens a quoted field only at a field's start, as in the reader;
+ * "" inside one closes and reopens it. Returns the bytes scanned, c->header
+ * set when the record ended there.
  */
 static size_t header_scan(struct copy *c, const char *buf, size_t end)
 {
@@ -280,11 +283,16 @@ static size_t header_scan(struct copy *c, const char *buf, size_t end)
 	for (i = 0; i < end && !c->header; i++) {
 		char ch = buf[i];
 
+		if (c->cr && ch != '\n') {	/* the CR before ended it: this byte is the next record's */
+			c->header = true;
+			break;
+		}
 		if (ch == '"' && (c->quoted || !c->field))
 			c->quoted = !c->quoted;
 		else if (!c->quoted)
 			c->field = ch != ',' && ch != '\n' && ch != '\r';
 		c->header = ch == '\n' && c->text && !c->quoted;
+		c->cr = ch == '\r' && c->text && !c->quoted;
 		c->text |= ch != '\n' && ch != '\r';
 	}
 	return i;

@@ -1248,7 +1248,7 @@ static int cmd_exec(int argc, char **argv)
 		exec_notes(&o);
 	failed = exec_all(&o, &w, run_id, &t);
 	made = !w.later;
-	existed = w.later && w.fd >= 0;	/* claimed, never moved nor written */
+	existed = w.later && w.fd >= 0 && !w.made;	/* claimed, never moved nor written */
 	lab_csv_close(&w);
 	if (failed < 0) {
 		exec_metrics_free(&o);

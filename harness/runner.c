@@ -1662,7 +1662,8 @@ static void say_interrupted(const struct runner *r)
 		lab_buf_printf(&b, "; %d finished cell%s not written whole to %s: its reader had stopped reading",
 			       r->unwritten, r->unwritten > 1 ? "s were" : " was", o->csv_path);
 	else if (unmade)
-		lab_buf_printf(&b, "; nothing written to %s%s", o->csv_path, r->csv.fd >= 0 ? " (left as it was)" : "");
+		lab_buf_printf(&b, "; nothing written to %s%s", o->csv_path,
+			       r->csv.fd >= 0 && !r->csv.made ? " (left as it was)" : "");
 	else if (!done && stream)
 		lab_buf_printf(&b, "; only the header went to %s", strcmp(o->csv_path, "-") ? o->csv_path : "stdout");
 	else if (done)	/* "they", or "2 of them" when failed cells are not there ("none of them") */

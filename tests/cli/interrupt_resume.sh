@@ -144,6 +144,20 @@ want="rwlab run: interrupted before its 1 cell ended; only the header went to st
 	fail "SIGINT before a cell ended, -o -: exit $rc, '$(grep -v '^\[cell' "$tmp/err")', want '$want'; $(wc -l <"$tmp/so") lines out"
 cmp -s "$tmp/run/kept.csv" "$tmp/kept.ref" || fail "SIGINT before a cell ended: kept.csv changed: $(head -c 300 "$tmp/run/kept.csv")"
 [ ! -e "$tmp/run/fresh.csv" ] || fail "SIGTERM before a cell ended: made fresh.csv: $(head -c 300 "$tmp/run/fresh.csv")"
+# ... but a new FILE is claimed before any cell as an existing one is: a second run writing it is refused
+# then, before it runs a cell (it ran its cells, then stopped at the first rows: 'is being written by
+# another rwlab run')
+: >"$tmp/err"
+# shellcheck disable=SC2086
+(cd "$tmp/run" && exec "$rwlab" run $early -o race.csv 2>"$tmp/err") &
+pid=$!
+until grep -q '^\[cell 1/1\]' "$tmp/err" 2>/dev/null; do sleep 0.05; done
+"$rwlab" run -l null -w locktest -t 1 -n 1 -d 10ms --warmup 0 -q --no-report -o "$tmp/run/race.csv" 2>"$tmp/err2"
+rc2=$?
+signal_when INT $pid . "$tmp/err"
+[ $rc2 = 2 ] && [ "$(cat "$tmp/err2")" = "rwlab run: '$tmp/run/race.csv' is being written by another rwlab run (it holds the file's lock): let it finish, or give another -o" ] ||
+	fail "a second run -o of a new FILE being written: exit $rc2: $(cat "$tmp/err2")"
+[ ! -e "$tmp/run/race.csv" ] || fail "SIGINT before a cell ended, a new FILE claimed: race.csv left: $(head -c 300 "$tmp/run/race.csv")"
 
 # --resume of a file that does not exist: one line says so, and every cell runs (a shard's first run)
 "$rwlab" run -l null -w locktest -t 1 -n 1 -d 10ms --warmup 0 -q --no-report -o "$tmp/run/new.csv" --resume \

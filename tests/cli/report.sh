@@ -270,6 +270,37 @@ cat "$data/two-variants.csv" | "$root/tools/reproduce" "$data/fixture.matrix" --
 	>"$tmp/out" 2>"$tmp/err" || fail "reproduce --csv /dev/stdin: $(cat "$tmp/err")"
 grep -q '^agree 0, agree-direction 0, disagree 0, inconclusive 3, ' "$tmp/out" ||
 	fail "reproduce --csv /dev/stdin: no verdict summary: $(tail -1 "$tmp/out")"
+# --csv of a pipe with --out: its copy, fixture.csv, goes when nothing is reported from it (no results
+# CSV; a stop while it is read, at once though its writer goes on), so the same --out takes the next
+# try (the copy stayed, and refused it: 'exists; not writing over it'; a stop waited for the writer)
+"$root/tools/reproduce" "$data/fixture.matrix" --csv <(echo 'hello,world') --out "$tmp/retry" --no-plots \
+	--rwlab "$rwlab" >"$tmp/out" 2>"$tmp/err"
+st=$?
+[ $st = 2 ] && [ ! -e "$tmp/retry/fixture.csv" ] &&
+	grep -q "^reproduce: nothing reported from --csv /dev/fd/[0-9]*; its copy $tmp/retry/fixture.csv removed$" "$tmp/err" ||
+	fail "reproduce --csv <(no results CSV) --out: exit $st, $(ls "$tmp/retry"): $(cat "$tmp/err")"
+rm -f "$tmp/retry/fixture.csv"	# (where the try before left it: signalled once its copy has begun)
+mkfifo "$tmp/fifo"
+(head -n 3 "$data/two-variants.csv"; exec sleep 30) >"$tmp/fifo" &
+writer=$!
+"$root/tools/reproduce" "$data/fixture.matrix" --csv "$tmp/fifo" --out "$tmp/retry" --no-plots --rwlab "$rwlab" \
+	>"$tmp/out" 2>"$tmp/err" &
+pid=$!
+i=0
+until [ -s "$tmp/retry/fixture.csv" ] || ! kill -0 $pid 2>/dev/null || [ $i -ge 400 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+t=$SECONDS
+kill -TERM $pid
+wait $pid
+st=$?
+kill $writer 2>/dev/null
+[ $st = 143 ] && [ $((SECONDS - t)) -lt 10 ] && [ ! -e "$tmp/retry/fixture.csv" ] ||
+	fail "reproduce --csv FIFO --out, SIGTERM while its writer stalls: exit $st after $((SECONDS - t)) s, $(ls "$tmp/retry"): $(cat "$tmp/err")"
+"$root/tools/reproduce" "$data/fixture.matrix" --csv <(cat "$data/two-variants.csv") --out "$tmp/retry" --no-plots \
+	--rwlab "$rwlab" >"$tmp/out" 2>"$tmp/err" && cmp -s "$tmp/retry/fixture.csv" "$data/two-variants.csv" ||
+	fail "reproduce --csv <(...) --out after the tries: $(cat "$tmp/err")"
 # --out naming a file, or a directory that cannot be made: refused before the report is printed
 # (the report was printed, then mkdir's own message and exit 1)
 : >"$tmp/afile"

@@ -130,6 +130,18 @@ if want lazy-mm-hazptr; then
 			awk '/^[0-9]+\.[0-9]+ / { print $4 }' | sort -un | paste -sd,)
 		[ "$got" = $want ] || fail "lazy-mm-hazptr -- $opts: the plan's thread counts are '$got', not $want: $(tail -1 "$tmp/spell-t.err")"
 	done
+	# an rwlab whose help --bash gives no run options (an older one; here one whose help fails): which
+	# options give -t cannot be told, so one line and nothing run (the plan had sim_run's 2 and the 4)
+	mkdir -p "$tmp/old rwlab"
+	printf '#!/bin/sh\n[ "$1" = help ] && exit 2\nexec "%s" "$@"\n' "$rwlab" >"$tmp/old rwlab/rwlab"
+	chmod +x "$tmp/old rwlab/rwlab"
+	ln -s "$(dirname "$rwlab")/rwlab-sim" "$tmp/old rwlab/rwlab-sim"
+	RWLAB_RESULTS_DIR=$tmp/old-t "$root/tools/reproduce" lazy-mm-hazptr --sim generic-8 --no-plots \
+		--rwlab "$tmp/old rwlab/rwlab" --set 'sim_run=context_switch | 2' -- --list-cells -t 4 >"$tmp/old-t.out" 2>"$tmp/old-t.err"
+	rc=$?
+	[ $rc = 2 ] && [ ! -s "$tmp/old-t.out" ] && [ ! -e "$tmp/old-t" ] && [ "$(wc -l <"$tmp/old-t.err")" = 1 ] &&
+		grep -q "^reproduce: cannot tell whether the options after -- give a thread list (it replaces sim_run's): '$tmp/old rwlab/rwlab help --bash' lists no option --threads of rwlab run" "$tmp/old-t.err" ||
+		fail "lazy-mm-hazptr with an rwlab without run's completion, -- -t 4: exit $rc: $(head -c 300 "$tmp/old-t.out") $(cat "$tmp/old-t.err")"
 fi
 
 # hugetlb-vmemmap: 8 simulated CPUs (sim_threads = cpus), a 36 MiB region (4 MiB per process).

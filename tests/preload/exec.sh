@@ -116,6 +116,37 @@ for sig in INT TERM; do
 		die "SIG$sig before a run ended: exit $rc, $(ls "$tmp" | grep kept | tr '\n' ' '), $(cat "$tmp/err")"
 done
 
+# -o FILE where there is none is claimed before any run as an existing one is: a second exec writing
+# it is refused then, its CMD not run (it ran, and was refused at its first rows: 'stopped at rwsem,
+# iteration 0, which is not written'), and an -o that cannot be made is refused before any run;
+# stopped before a run ended, exec leaves no FILE.
+rm -f "$tmp/mark" "$tmp/new.csv"* "$tmp/second"
+RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 --force -q --no-report -o "$tmp/new.csv" -- \
+	sh -c ': >"$0"; exec sleep 10' "$tmp/mark" >/dev/null 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 200); do
+	[ -e "$tmp/mark" ] && break
+	sleep 0.05
+done
+RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 --force -q --no-report -o "$tmp/new.csv" -- \
+	sh -c ': >"$0"' "$tmp/second" >/dev/null 2>"$tmp/err2"
+rc=$?
+[ $rc = 2 ] && [ ! -e "$tmp/second" ] &&
+	[ "$(cat "$tmp/err2")" = "rwlab exec: '$tmp/new.csv' is being written by another rwlab run (it holds the file's lock): let it finish, or give another -o" ] ||
+	die "a second exec -o of a new FILE being written: exit $rc, its CMD $([ -e "$tmp/second" ] || echo 'not ')run: $(cat "$tmp/err2")"
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc = 130 ] && [ ! -e "$tmp/new.csv" ] &&
+	[ "$(cat "$tmp/err")" = "rwlab exec: interrupted before its 1 run ended; nothing written to $tmp/new.csv" ] ||
+	die "SIGINT before a run ended, a new -o: exit $rc, $(ls "$tmp" | grep new | tr '\n' ' '), $(cat "$tmp/err")"
+rm -f "$tmp/second"
+RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 --force -q --no-report -o '' -- sh -c ': >"$0"' "$tmp/second" \
+	>/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] && [ ! -e "$tmp/second" ] && [ "$(cat "$tmp/err")" = "rwlab exec: cannot write results to '': No such file or directory" ] ||
+	die "exec -o '': exit $rc, its CMD $([ -e "$tmp/second" ] || echo 'not ')run: $(cat "$tmp/err")"
+
 # -l all: every variant with exclusion, not null, whose runs corrupted the program's data (and the
 # preload blamed the program for the misuse), named in one line as run does; -l null alone: nothing to run.
 # (under the sanitizers a list without ck-*: ThreadSanitizer cannot see ck_pr's atomics and reports races)
