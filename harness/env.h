@@ -51,7 +51,7 @@
 	X("RWLAB_RESULTS_DIR", "tools/reproduce", "where its runs go (default: the source tree's results/)") \
 	X("RWLAB_FAULT_INJECT", "run (tests)", \
 	  "SITE[=VARIANT],...: make a call that cannot fail fail, to test the failure paths: pthread_create, " \
-	  "prepare, worker, must_be_zero, loadavg, loadavg_only (harness/fault.h)") \
+	  "prepare, worker, must_be_zero, loadavg, loadavg_only, killed_mid_rows (harness/fault.h)") \
 	X("TMPDIR", "exec, report, plot, merge, slurm, sim validate", \
 	  "the directory of temporary files (default /tmp): exec's per-run statistics, the copy of stdin or a " \
 	  "FIFO that report, plot and merge read more than once (kept in memory where none can be made there), " \

@@ -15,7 +15,9 @@
  * starts with the load average seen as the CPU count plus one and as many
  * other tasks runnable: the loaded machine's warnings) or loadavg_only (the
  * same load average, the other runnable tasks counted as they are: a warning
- * only when some compete for the run's CPUs). With =VARIANT only the cells of that variant
+ * only when some compete for the run's CPUs) or killed_mid_rows (a cell writing
+ * its rows to a stream, as a simulated cell's own process writes them to its
+ * parent, kills itself with SIGKILL halfway through them). With =VARIANT only the cells of that variant
  * label fail. Unset (the normal case): nothing is injected.
  *
  * Threading: read-only; call from the harness thread.

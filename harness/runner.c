@@ -1000,6 +1000,19 @@ static int write_rows(struct runner *r, const struct lab_buf *rows, int index)
 	return ret;
 }
 
+/*
+ * RWLAB_FAULT_INJECT=killed_mid_rows: a cell writing its rows to a stream
+ * (a simulated cell's own process, to its parent's pipe) is killed with
+ * SIGKILL halfway through them.
+ */
+static void inject_killed_mid_rows(struct runner *r, const struct cell_run *cr)
+{
+	if (!r->csv.stream || !lab_fault_inject("killed_mid_rows", cr->vlabel) || make_csv(r, cr->index))
+		return;
+	lab_csv_append(&r->csv, cr->rows.p, cr->rows.len / 2);
+	raise(SIGKILL);
+}
+
 /* Teardown, then write the rows of a cell that ran to the end (@ret 0), say how it went, free. */
 static void cell_close(struct runner *r, struct cell_run *cr, int ret)
 {
@@ -1007,6 +1020,7 @@ static void cell_close(struct runner *r, struct cell_run *cr, int ret)
 		cr->ops->teardown(cr->state);
 	drop_uncounted(&cr->rows);
 	if (!ret && cr->rows.len) {
+		inject_killed_mid_rows(r, cr);
 		ret = write_rows(r, &cr->rows, cr->index);
 		r->written += !ret;
 		if (ret && ret != -EPIPE && ret != -EINTR) {	/* those two: lab_run()'s one line */
@@ -1238,6 +1252,13 @@ static void sim_cell_done(void *arg, int i, const struct lab_sim_proc *pr)
 		lab_interrupted = 1;	/* the child was interrupted with us: its cell is not written */
 		return;
 	}
+	if (pr->status > 128) {	/* killed (SIGKILL, SIGSEGV): it could not say why; its rows, whole or cut, not kept */
+		snprintf(err, sizeof(err), "its rwlab-sim was killed by signal %d (%s)", pr->status - 128,
+			 strsignal(pr->status - 128));
+		process_failed(r, p, err);
+		r->ended++;
+		return;
+	}
 	snprintf(head, sizeof(head), "%.*s", (int)strcspn(p->wl->ops->headline, ","), p->wl->ops->headline);
 	nrows = lab_sim_cell_rows(pr->out.p, pr->out.len, r->run_id, r->ctx, lab_pin_name(r->o->pin), head, &rows,
 				  &co, err, sizeof(err));
@@ -1248,9 +1269,6 @@ static void sim_cell_done(void *arg, int i, const struct lab_sim_proc *pr)
 	if (nrows > 0 && st)
 		snprintf(err, sizeof(err), "writing %s: %s", r->csv.path, strerror(-st)), nrows = -1;
 	r->written += nrows > 0;
-	if (nrows >= 0 && pr->status > 128)	/* killed (SIGKILL, SIGSEGV): it could not say why itself */
-		snprintf(err, sizeof(err), "its rwlab-sim was killed by signal %d (%s)", pr->status - 128,
-			 strsignal(pr->status - 128)), nrows = -1;
 	if (nrows < 0)
 		process_failed(r, p, err);
 	else if (pr->status || co.failed)

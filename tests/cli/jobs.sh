@@ -126,6 +126,15 @@ rows j1.csv | grep -v ',rwsem-xadd,' >others.rows
 rows failed.csv >failed.rows
 cmp -s others.rows failed.rows || fail "a failing cell under -j 3: the other cells' rows differ from -j 1's: $(diff others.rows failed.rows | head -3)"
 
+# A cell's process killed halfway through writing its rows (RWLAB_FAULT_INJECT=killed_mid_rows): the
+# signal is the reason given (not the torn rows it left), and none of its rows are kept
+RWLAB_FAULT_INJECT=killed_mid_rows=rwsem-xadd "$rwlab" run --sim generic-8 -l rwsem,rwsem-xadd -w locktest:rpct=90 \
+	-t 1 -n 1 -d 10ms --warmup 0 -j 2 -q --no-report -o torn.csv >/dev/null 2>torn.err
+st=$?
+[ $st = 1 ] && grep -qx 'rwlab run: cell rwsem-xadd locktest:rpct=90 t=1 failed: its rwlab-sim was killed by signal 9 (Killed)' torn.err &&
+	[ "$(rows torn.csv | grep -c ',rwsem-xadd,')" = 0 ] && [ "$(rows torn.csv | grep -c ',rwsem,')" -gt 0 ] ||
+	fail "a cell killed while writing its rows: exit $st: $(grep -v WARNING torn.err | head -2)"
+
 # A cell's process killed (SIGKILL: it cannot say why) under -j 2: named with the signal, exit 1,
 # the other 8 cells written as in one uninterrupted run
 "$rwlab" run --sim generic-8 "${long[@]}" -j 2 -o crashed.csv >/dev/null 2>crashed.err &
