@@ -117,7 +117,8 @@ static const char exec_more[] =
 	"refuses it otherwise, before any run. none in -l, wherever it stands, runs CMD\n"
 	"without the preload: the baseline column (else passthrough, else the first).\n"
 	"Exit status: 0 every run exited 0; 1 a run failed (its variant is marked\n"
-	"cell_failed, and left out of the table); 2 bad usage, nothing run; 130\n"
+	"cell_failed, and left out of the table), or -o could not be written (the\n"
+	"runs stop there); 2 bad usage, nothing run; 130\n"
 	"interrupted (Ctrl-C or SIGTERM: the finished runs are kept).\n";
 
 /* Append @label to -l's list; a label given twice would repeat its rows in the CSV, which report refuses. */
@@ -799,8 +800,8 @@ static void exec_rows_fix(struct exec_rows *x, long threads)
 /*
  * Append the rows made (none while they are held) to -o, made with the
  * first of them (lab_csv_open_later()). Returns 0, or -1 when -o cannot be
- * made or its FIFO or pipe lost its reader (said: no run after has anywhere
- * to go); another write error is said and the runs go on.
+ * made, its FIFO or pipe lost its reader, or a write failed (a full disk):
+ * said, and no run after has anywhere to go.
  */
 static int exec_rows_write(struct exec_rows *x, struct lab_csv_writer *w)
 {
@@ -823,8 +824,11 @@ static int exec_rows_write(struct exec_rows *x, struct lab_csv_writer *w)
 			o->locks[x->first_lock], x->first_it);
 		return -1;
 	}
-	if (e)
-		fprintf(stderr, "%s: cannot write %s: %s\n", o->prog, w->path, strerror(-e));
+	if (e) {	/* a full disk, a file size limit: the runs after it would go nowhere too */
+		fprintf(stderr, "%s: cannot write %s: %s; stopped at %s, iteration %ld, which is not written (nor any "
+			"after)\n", o->prog, w->path, strerror(-e), o->locks[x->first_lock], x->first_it);
+		return -1;
+	}
 	return 0;
 }
 

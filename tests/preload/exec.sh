@@ -367,4 +367,12 @@ TMPDIR=$tmp/late RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 2 --force -q -
 	sh -c 'sleep 0.3 >/dev/null 2>&1 & echo hi' >/dev/null 2>"$tmp/err" || die "late process: exit $?: $(cat "$tmp/err")"
 sleep 1
 [ -z "$(ls -A "$tmp/late")" ] || die "a process that outlived its run left $(ls -A "$tmp/late" | tr '\n' ' ')in \$TMPDIR"
+# -o that cannot take more rows (a file size limit, as a full disk): one line naming where it stopped,
+# no run after it, exit 1 (it went on run after run, each saying it could not write, and exited 0)
+(trap '' XFSZ; ulimit -f 8; RWLAB_PRELOAD=$preload exec "$rwlab" exec -l none,pthread -n 40 --force -q --no-report \
+	-o "$tmp/full.csv" -- true >/dev/null 2>"$tmp/err")
+st=$?
+[ $st = 1 ] && [ "$(grep -c 'cannot write' "$tmp/err")" = 1 ] &&
+	grep -q "^rwlab exec: cannot write $tmp/full.csv: File too large; stopped at [a-z]*, iteration [0-9]*, which is not written (nor any after)$" "$tmp/err" ||
+	die "-o over a file size limit: exit $st: $(grep -v WARNING "$tmp/err" | head -3)"
 exit $fail
