@@ -98,16 +98,22 @@ grep -q "^rwlab exec: interrupted after 1 of 2 runs; they went to stdout (the ru
 # Interrupted before any run ended (SIGINT or SIGTERM to exec alone, passed on to CMD): an existing -o
 # FILE is left as it was and nothing is written (it was kept as FILE.1 and FILE had the header alone),
 # one line says so in run's words, exit 130 (its Ctrl-C line).
-for sig in INT TERM; do
-	rm -f "$tmp/mark" "$tmp/kept.csv"*
-	echo 'measured earlier' >"$tmp/kept.csv"
-	RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem,none -n 1 --force -q --no-report -o "$tmp/kept.csv" -- \
+# sleeper LOCKS CSV: exec -l LOCKS -o CSV in the background (its pid in $pid) of a command that makes
+# $tmp/mark, then sleeps; back once the command has started
+sleeper() {
+	rm -f "$tmp/mark"
+	RWLAB_PRELOAD=$preload "$rwlab" exec -l "$1" -n 1 --force -q --no-report -o "$2" -- \
 		sh -c ': >"$0"; exec sleep 10' "$tmp/mark" >/dev/null 2>"$tmp/err" &
 	pid=$!
 	for _ in $(seq 200); do
 		[ -e "$tmp/mark" ] && break
 		sleep 0.05
 	done
+}
+for sig in INT TERM; do
+	rm -f "$tmp/kept.csv"*
+	echo 'measured earlier' >"$tmp/kept.csv"
+	sleeper rwsem,none "$tmp/kept.csv"
 	kill -$sig $pid
 	wait $pid
 	rc=$?
@@ -120,14 +126,8 @@ done
 # it is refused then, its CMD not run (it ran, and was refused at its first rows: 'stopped at rwsem,
 # iteration 0, which is not written'), and an -o that cannot be made is refused before any run;
 # stopped before a run ended, exec leaves no FILE.
-rm -f "$tmp/mark" "$tmp/new.csv"* "$tmp/second"
-RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 --force -q --no-report -o "$tmp/new.csv" -- \
-	sh -c ': >"$0"; exec sleep 10' "$tmp/mark" >/dev/null 2>"$tmp/err" &
-pid=$!
-for _ in $(seq 200); do
-	[ -e "$tmp/mark" ] && break
-	sleep 0.05
-done
+rm -f "$tmp/new.csv"* "$tmp/second"
+sleeper rwsem "$tmp/new.csv"
 RWLAB_PRELOAD=$preload "$rwlab" exec -l rwsem -n 1 --force -q --no-report -o "$tmp/new.csv" -- \
 	sh -c ': >"$0"' "$tmp/second" >/dev/null 2>"$tmp/err2"
 rc=$?
