@@ -130,6 +130,14 @@ if want lazy-mm-hazptr; then
 			awk '/^[0-9]+\.[0-9]+ / { print $4 }' | sort -un | paste -sd,)
 		[ "$got" = $want ] || fail "lazy-mm-hazptr -- $opts: the plan's thread counts are '$got', not $want: $(tail -1 "$tmp/spell-t.err")"
 	done
+	# -- --list-cells alone: the plan's cells, exit 0, no report tried (it said "rwlab report: cannot
+	# read ...csv" and left the directory it made)
+	RWLAB_RESULTS_DIR=$tmp/list "$root/tools/reproduce" lazy-mm-hazptr --sim generic-8 --no-plots --rwlab "$rwlab" \
+		--set 'sim_run=context_switch | 2' -- --list-cells >"$tmp/list.out" 2>"$tmp/list.err"
+	rc=$?
+	[ $rc = 0 ] && [ ! -s "$tmp/list.err" ] && [ -z "$(find "$tmp/list" -mindepth 2 2>/dev/null)" ] &&
+		[ "$(grep -c '^[0-9][0-9]*\.[0-9]* .* context_switch 2 ' "$tmp/list.out")" = 2 ] ||
+		fail "lazy-mm-hazptr -- --list-cells: exit $rc, left $(find "$tmp/list" -mindepth 2 | head -2): $(cat "$tmp/list.err")"
 	# an rwlab whose help --bash gives no run options (an older one; here one whose help fails): which
 	# options give -t cannot be told, so one line and nothing run (the plan had sim_run's 2 and the 4)
 	mkdir -p "$tmp/old rwlab"
