@@ -1536,6 +1536,31 @@ Test(report, html_escapes_its_text, .timeout = 60)
 	free(out);
 }
 
+/*
+ * A CSV of schema 1 records no machine settings nor run settings: the page's
+ * context leaves the settings row out and the run settings open with the
+ * iterations (it printed "governor , SMT , boost , THP " and "; up to 3").
+ */
+Test(report, html_context_without_settings, .timeout = 60)
+{
+	char path[] = "/tmp/rwlab-html-XXXXXX";
+	struct lab_report_opts o = { .path = path, .format = LAB_FMT_HTML };
+	char *out;
+	int rc;
+
+	write_csv(path, "1,r,t,pthread,locktest,1,0,total_rate,100,op/s,higher\n"
+			"1,r,t,pthread,locktest,1,1,total_rate,110,op/s,higher\n"
+			"1,r,t,pthread,locktest,1,2,total_rate,120,op/s,higher\n");
+	out = report(&o, &rc);
+	unlink(path);
+	cr_assert_eq(rc, 0, "html: exit %d", rc);
+	cr_expect(!strstr(out, "Machine settings"), "a settings row with nothing in it:\n%.300s",
+		  strstr(out, "Machine settings"));
+	cr_expect(strstr(out, "<th>Run settings</th><td>up to 3 iterations per cell</td>"), "run settings:\n%.300s",
+		  strstr(out, "Run settings"));
+	free(out);
+}
+
 /* @len characters: @prefix, then @fill. */
 static void long_name(char *buf, size_t len, const char *prefix, char fill)
 {
