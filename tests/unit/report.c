@@ -1103,6 +1103,8 @@ Test(report, oversubscribed_thread_counts_marked, .timeout = 60)
 			       "preemption, not scaling" },
 		{ LAB_FMT_LOCKTEST, "Threads = 4: oversubscribed, more threads than CPUs (2 CPUs), sleeping vs spinning "
 				    "under preemption, not scaling" },
+		{ LAB_FMT_SPEEDUP, "† oversubscribed: more threads than CPUs (2 CPUs), sleeping vs spinning under "
+				   "preemption, not scaling" },
 	};
 	char path[] = "/tmp/rwlab-over-XXXXXX", rows[8192] = CPUS_HEAD, *out;
 	struct lab_report_opts o = { .path = path };
@@ -1122,6 +1124,10 @@ Test(report, oversubscribed_thread_counts_marked, .timeout = 60)
 	out = report(&o, &rc);
 	cr_expect(strstr(out, "\n4 threads†  ") && strstr(out, "\n2 threads   "), "%s", out);
 	expect_line(out, "  not scaling");
+	free(out);
+	o.format = LAB_FMT_SPEEDUP;
+	out = report(&o, &rc);
+	cr_expect(strstr(out, "\n     4†") && strstr(out, "\n      2 "), "speedup:\n%s", out);
 	free(out);
 	o.format = LAB_FMT_MARKDOWN;
 	out = report(&o, &rc);
