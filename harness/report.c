@@ -465,10 +465,36 @@ static bool has_base(const struct lab_rctx *c, int g, int m)
 	return false;
 }
 
+/*
+ * A speedup row's thread count, marked REP_OVERSUB_MARK where a cell of it
+ * (the baseline's or a shown column's) ran on fewer CPUs than its threads,
+ * those cells counted in @over for the note that closes the report.
+ */
+static void speedup_row_label(const struct lab_rctx *c, int g, int m, int ti, const bool *used,
+			      struct rep_oversub *over)
+{
+	bool mark = false, within = false;
+
+	for (int v = 0; v < c->r->ncolumns; v++) {
+		const struct lab_series *s = lab_results_find(c->r, g, v, m, c->r->threads[ti]);
+
+		if (!s || (v && !used[v]) || !rep_workload_kept(c, s->workload))
+			continue;
+		if (rep_oversubscribed(s))
+			rep_oversub_add(over, s), mark = true;
+		else
+			within = true;
+	}
+	over->partial |= mark && within;
+	fprintf(c->out, "%*d%s", mark ? 6 : 7, c->r->threads[ti], mark ? REP_OVERSUB_MARK : "");
+}
+
 int rep_speedup(struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
 	int printed = 0, w = 10, alone = 0;
+	struct rep_oversub over = { 0 };
+	char line[1024];
 	bool flagged, *used = calloc((size_t)r->ncolumns + 1, sizeof(*used));
 	/* per group: 1 a table only the baseline ran (left out), 2 a table shown */
 	unsigned char *only_base = calloc((size_t)r->ngroups + 1, sizeof(*only_base));
@@ -513,7 +539,7 @@ int rep_speedup(struct lab_rctx *c)
 
 				if (!base || !rep_workload_kept(c, base->workload))
 					continue;
-				fprintf(c->out, "%7d", r->threads[ti]);
+				speedup_row_label(c, g, m, ti, used, &over);
 				for (int v = 1; v < r->ncolumns; v++) {
 					const struct lab_series *s = lab_results_find(r, g, v, m, r->threads[ti]);
 					double ch = s ? rep_change(s, base) : NAN;
@@ -540,6 +566,9 @@ int rep_speedup(struct lab_rctx *c)
 			rep_sign_line(c->out, any->better == LAB_BETTER_LOWER);
 		}
 	}
+	rep_oversub_note(&over, line, sizeof(line));
+	if (*line)
+		fprintf(c->out, "\n%s\n", line);
 	rep_note_no_base(c, "speedup", "a change is against the baseline's cell");
 	for (int g = 0; g < r->ngroups; g++)
 		alone += only_base[g] == 1;

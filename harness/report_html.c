@@ -269,6 +269,21 @@ static void put_file(FILE *f, const char *path)
 	fclose(in);
 }
 
+/* governor, SMT, boost, THP: those the CSV records (schema 1 records none: no row). */
+static void settings_row(FILE *f, const struct lab_results *r)
+{
+	const char *name[] = { "governor", "SMT", "boost", "THP" };
+	const char *val[] = { lab_results_ctx(r, LAB_CSV_NAME(governor)), lab_results_ctx(r, LAB_CSV_NAME(smt)),
+			      lab_results_ctx(r, LAB_CSV_NAME(boost)), lab_results_ctx(r, LAB_CSV_NAME(thp)) };
+	char buf[512] = "";
+	size_t n = 0;
+
+	for (int i = 0; i < 4; i++)
+		if (*val[i] && n < sizeof(buf))
+			n += snprintf(buf + n, sizeof(buf) - n, "%s%s %s", n ? ", " : "", name[i], val[i]);
+	ctx_row(f, "Machine settings", buf);
+}
+
 static void put_context(const struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
@@ -296,11 +311,8 @@ static void put_context(const struct lab_rctx *c)
 	ctx_row(c->out, "CPUs", file);
 	distinct(r, LAB_CSV_NAME(kernel), v, sizeof(v));
 	ctx_row(c->out, sim ? "Engine" : "Kernel", v);
-	if (!sim) {
-		snprintf(file, sizeof(file), "governor %s, SMT %s, boost %s, THP %s", lab_results_ctx(r, LAB_CSV_NAME(governor)),
-			 lab_results_ctx(r, LAB_CSV_NAME(smt)), lab_results_ctx(r, LAB_CSV_NAME(boost)), lab_results_ctx(r, LAB_CSV_NAME(thp)));
-		ctx_row(c->out, "Machine settings", file);
-	}
+	if (!sim)
+		settings_row(c->out, r);
 	snprintf(file, sizeof(file), "%s, %s build, %s allocator, lock event counters %s",
 		 lab_results_ctx(r, LAB_CSV_NAME(compiler)), lab_results_ctx(r, LAB_CSV_NAME(build_type)), lab_results_ctx(r, LAB_CSV_NAME(allocator)),
 		 strcmp(lab_results_ctx(r, LAB_CSV_NAME(event_counts)), "1") ? "off" : "on");
@@ -312,7 +324,7 @@ static void put_context(const struct lab_rctx *c)
 	span(r, v, sizeof(v));
 	ctx_row(c->out, "Measured", v);
 	distinct(r, LAB_CSV_NAME(settings), v, sizeof(v));
-	snprintf(file, sizeof(file), "%s; up to %d iteration%s per cell", v, maxn, maxn == 1 ? "" : "s");
+	snprintf(file, sizeof(file), "%s%sup to %d iteration%s per cell", v, *v ? "; " : "", maxn, maxn == 1 ? "" : "s");
 	ctx_row(c->out, "Run settings", file);
 	distinct(r, LAB_CSV_NAME(run), v, sizeof(v));
 	ctx_row(c->out, "Run", v);

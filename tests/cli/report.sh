@@ -241,6 +241,10 @@ if "$root/tools/reproduce" "$data/fixture.matrix" --csv "$data/two-variants.csv"
 else
 	fail "reproduce: $(cat "$tmp/err")"
 fi
+# --help prints the usage alone and exits 0 (its exit handler read list_only before it was set: exit 1)
+"$root/tools/reproduce" --help >"$tmp/out" 2>"$tmp/err" || fail "reproduce --help exited $?: $(cat "$tmp/err")"
+[ -s "$tmp/err" ] && fail "reproduce --help wrote to stderr: $(cat "$tmp/err")"
+grep -q '^tools/reproduce NAME ' "$tmp/out" || fail "reproduce --help: no usage line: $(head -n 3 "$tmp/out")"
 expect_err 2 "reproduce: no matrix 'nosuch' \(valid: .*quick" -- "$root/tools/reproduce" nosuch --rwlab "$rwlab"
 # an option's value missing, or another option in its place: one line, exit 2 (bash's own
 # 'line 149: 2: --csv needs a file' and exit 1 before; --csv --out DIR took --out for the CSV)

@@ -1103,6 +1103,8 @@ Test(report, oversubscribed_thread_counts_marked, .timeout = 60)
 			       "preemption, not scaling" },
 		{ LAB_FMT_LOCKTEST, "Threads = 4: oversubscribed, more threads than CPUs (2 CPUs), sleeping vs spinning "
 				    "under preemption, not scaling" },
+		{ LAB_FMT_SPEEDUP, "† oversubscribed: more threads than CPUs (2 CPUs), sleeping vs spinning under "
+				   "preemption, not scaling" },
 	};
 	char path[] = "/tmp/rwlab-over-XXXXXX", rows[8192] = CPUS_HEAD, *out;
 	struct lab_report_opts o = { .path = path };
@@ -1122,6 +1124,10 @@ Test(report, oversubscribed_thread_counts_marked, .timeout = 60)
 	out = report(&o, &rc);
 	cr_expect(strstr(out, "\n4 threads†  ") && strstr(out, "\n2 threads   "), "%s", out);
 	expect_line(out, "  not scaling");
+	free(out);
+	o.format = LAB_FMT_SPEEDUP;
+	out = report(&o, &rc);
+	cr_expect(strstr(out, "\n     4†") && strstr(out, "\n      2 "), "speedup:\n%s", out);
 	free(out);
 	o.format = LAB_FMT_MARKDOWN;
 	out = report(&o, &rc);
@@ -1533,6 +1539,31 @@ Test(report, html_escapes_its_text, .timeout = 60)
 	cr_expect(!bare, "text written as markup: ...%.60s", bare ? bare : "");
 	cr_expect(strstr(out, "<p class=\"note\">* significant (t-test p &lt; 0.10 on the means"), "no escaped note");
 	cr_expect(strstr(out, "ck&lt;1&amp;rw&gt;") && strstr(out, "note=a&lt;2&amp;b"), "the names, escaped: not found");
+	free(out);
+}
+
+/*
+ * A CSV of schema 1 records no machine settings nor run settings: the page's
+ * context leaves the settings row out and the run settings open with the
+ * iterations (it printed "governor , SMT , boost , THP " and "; up to 3").
+ */
+Test(report, html_context_without_settings, .timeout = 60)
+{
+	char path[] = "/tmp/rwlab-html-XXXXXX";
+	struct lab_report_opts o = { .path = path, .format = LAB_FMT_HTML };
+	char *out;
+	int rc;
+
+	write_csv(path, "1,r,t,pthread,locktest,1,0,total_rate,100,op/s,higher\n"
+			"1,r,t,pthread,locktest,1,1,total_rate,110,op/s,higher\n"
+			"1,r,t,pthread,locktest,1,2,total_rate,120,op/s,higher\n");
+	out = report(&o, &rc);
+	unlink(path);
+	cr_assert_eq(rc, 0, "html: exit %d", rc);
+	cr_expect(!strstr(out, "Machine settings"), "a settings row with nothing in it:\n%.300s",
+		  strstr(out, "Machine settings"));
+	cr_expect(strstr(out, "<th>Run settings</th><td>up to 3 iterations per cell</td>"), "run settings:\n%.300s",
+		  strstr(out, "Run settings"));
 	free(out);
 }
 
