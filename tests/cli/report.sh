@@ -268,6 +268,11 @@ expect_err 2 "^reproduce: --csv $tmp/nosuch\.csv: no such file \(give a results 
 [ -s "$tmp/out" ] && fail "reproduce --csv of no file printed: $(head -3 "$tmp/out")"
 expect_err 2 "^reproduce: --csv $tmp: a directory \(give a results CSV\)$" -- \
 	"$root/tools/reproduce" lazy-mm-hazptr --csv "$tmp" --rwlab "$rwlab"
+# --csv of simulated rows without --sim: refused in one line naming --sim and their machine, nothing
+# printed first (the native matrix judged them: most rows n/a, or its baseline missing)
+expect_err 2 "^reproduce: --csv $data/simulated\.csv holds simulated rows \(machine generic-8\): judge them with the matrix as simulated, --sim generic-8$" -- \
+	"$root/tools/reproduce" quick --csv "$data/simulated.csv" --rwlab "$rwlab" --no-plots
+[ -s "$tmp/out" ] && fail "reproduce --csv of simulated rows without --sim printed: $(head -3 "$tmp/out")"
 # --csv of a pipe (not a redirect: /dev/stdin of a file is that file), read once (it was refused as
 # 'not a readable file')
 cat "$data/two-variants.csv" | "$root/tools/reproduce" "$data/fixture.matrix" --csv /dev/stdin --rwlab "$rwlab" \
