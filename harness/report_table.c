@@ -206,9 +206,10 @@ static char *xstrdup(const char *s)
  * One cell: aggregate, spread (followed by LAB_FMT_FLAG_MARK when
  * lab_fmt_flag() flags the cell; returns whether it did), change (starred
  * by rep_starred(): sets *@starred). @compact (email) prints the spread in
- * whole percent, as LKP's "±  3%" (but 9.5% to 10% as "±9.9%", not as a
- * "±10%" that is not flagged), and changes of 10% or more without a
- * decimal, to fit 80 columns.
+ * whole percent, as LKP's "±  3%" (but 9.5% to 9.95% with its decimal,
+ * not as a "±10%" that is not flagged), and changes of 10% or more without
+ * a decimal, to fit 80 columns; a spread from 9.95% to 10% has two
+ * decimals in every layout ("±9.97%": "±10.0%" would read as flagged).
  */
 static bool fill_cell(const struct lab_rctx *c, const struct lab_series *s, const struct lab_series *base,
 		      bool is_base, bool compact, bool *starred, char out[PARTS][48])
@@ -217,9 +218,9 @@ static bool fill_cell(const struct lab_rctx *c, const struct lab_series *s, cons
 	double m = rep_table_mean(s, &higher), cv = rep_spread(s, NULL);
 
 	lab_fmt_num(m, out[0], sizeof(out[0]));
-	if (s->n > 1 && !isnan(cv))	/* 9.5 .. 9.99 keeps its decimal: "±10%" would read as flagged */
-		snprintf(out[1], sizeof(out[1]), compact && (fabs(cv) < 9.5 || fabs(cv) >= 10) ? "±%.0f%%" : "±%.1f%%",
-			 fabs(cv));
+	if (s->n > 1 && !isnan(cv))	/* below 10 never reads as 10: "±10%" or "±10.0%" would read as flagged */
+		snprintf(out[1], sizeof(out[1]), fabs(cv) >= 9.95 && fabs(cv) < 10 ? "±%.2f%%" :
+			 compact && (fabs(cv) < 9.5 || fabs(cv) >= 10) ? "±%.0f%%" : "±%.1f%%", fabs(cv));
 	if (flagged)
 		rep_mark(out[1], sizeof(out[1]));
 	if (!is_base && base) {

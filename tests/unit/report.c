@@ -1186,6 +1186,30 @@ Test(report, email_spread_below_flag_threshold)
 	free(out);
 }
 
+/* A CoeffVar from 9.95% to 10% (not flagged) prints with two decimals in every layout: rounded to one it
+ * read "±10.0%", a spread the 10% rule would have flagged. */
+Test(report, spread_just_below_flag_threshold)
+{
+	static const enum lab_report_format fmt[] = { LAB_FMT_TABLE, LAB_FMT_EMAIL };
+	char path[] = "/tmp/rwlab-spread-XXXXXX";
+	int rc;
+	char *out;
+
+	write_csv(path, "1,r,t,a,w,1,0,lat,90.03,ns,lower\n"
+			"1,r,t,a,w,1,1,lat,100,ns,lower\n"
+			"1,r,t,a,w,1,2,lat,109.97,ns,lower\n");
+	for (size_t i = 0; i < sizeof(fmt) / sizeof(fmt[0]); i++) {
+		struct lab_report_opts o = { .path = path, .format = fmt[i] };
+
+		out = report(&o, &rc);
+		cr_expect_eq(rc, 0);
+		cr_expect(strstr(out, "±9.97%") && !strstr(out, "±10.0%") && !strstr(out, "±10%"), "format %d: %s",
+			  (int)fmt[i], out);
+		free(out);
+	}
+	unlink(path);
+}
+
 /* The value field: plain finite decimals only; denormals are numbers. */
 Test(report, value_parse)
 {
