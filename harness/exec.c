@@ -1256,7 +1256,7 @@ static int cmd_exec(int argc, char **argv)
 	lab_csv_close(&w);
 	if (failed < 0) {
 		exec_metrics_free(&o);
-		return 1;	/* its reader went away, or -o could not be made: exec_all() said where */
+		return 1;	/* -o could not be made or written, or its reader went away: exec_all() said where */
 	}
 	if (lab_stop_signal()) {
 		exec_say_interrupted(&o, t.done, existed);
