@@ -521,7 +521,7 @@ sed 's/,compact,2,cpu,/,compact,1,cpu,/' "$data/good.csv" >"$tmp/one-cpu.csv"
 head -n 1 "$tmp/out" | grep -q '^measured: host host, 1 CPU cpu, ' ||
 	fail "the banner of a 1-CPU run: $(head -n 1 "$tmp/out")"
 "$rwlab" report "$tmp/one-cpu.csv" -f email >"$tmp/out" 2>"$tmp/err" || fail "email of a 1-CPU run: exit $?"
-grep -q ', 1 CPU (cpu), ' "$tmp/out" || fail "the email header of a 1-CPU run: $(head -n 3 "$tmp/out")"
+grep -q ', 1 CPU (cpu),$' "$tmp/out" || fail "the email header of a 1-CPU run: $(head -n 3 "$tmp/out")"
 
 [ "$fails" = 0 ] && echo "all command-line checks passed"
 exit $((fails > 0))
