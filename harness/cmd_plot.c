@@ -12,13 +12,14 @@
 /* Adding an option: one entry here and one case in plot_option(). */
 static const struct lab_opt plot_opts[] = {
 	{ "output", 'o', 'o', "FILE", ".png or .svg (required); a %w in it draws one figure per workload (per "
-	  "variant under --by workload), %w replaced by its label (_ for each character but a letter, digit, - "
+	  "variant under --by workload, per variant and workload under fault_path), %w replaced by its label (_ for each character but a letter, digit, - "
 	  "or .)", NULL, NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ "metric", 'm', 'm', "NAME", "metric", "the workload's headline", NULL, 0, NULL, 0, 0 },
 	{ "workload", 'w', 'w', "NAME", "the workload to plot when the file holds several", NULL, NULL,
 	  LAB_COMP_WORKLOADS, NULL, 0, 0 },
 	{ "baseline", 'b', 'b', "NAME", "column drawn first", NULL, NULL, 0, NULL, 0, 0 },
-	{ "by", 0, 'B', "COLUMNS", "CSV columns compared side by side, as in report", "variant", NULL, 0, NULL, 0, 0 },
+	{ "by", 0, 'B', "COLUMNS", "CSV columns compared side by side, as in report", "report's: variant; "
+	  "fault_path when a variant ran several and every row has one (or one variant ran)", NULL, 0, NULL, 0, 0 },
 	{ "fairness", 0, 'F', NULL, "locktest operations per thread, sorted (-t: thread count)", NULL, NULL, 0,
 	  NULL, 0, 0 },
 	{ "threads", 't', 't', "N", "thread count of the fairness plot", "the largest", NULL, 0, NULL, 1,

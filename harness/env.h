@@ -52,6 +52,9 @@
 	X("RWLAB_FAULT_INJECT", "run (tests)", \
 	  "SITE[=VARIANT],...: make a call that cannot fail fail, to test the failure paths: pthread_create, " \
 	  "prepare, worker, must_be_zero, loadavg, loadavg_only, killed_mid_rows (harness/fault.h)") \
+	X("RWLAB_FAULT_LOADAVG", "run (tests)", \
+	  "the load average RWLAB_FAULT_INJECT=loadavg or loadavg_only gives each cell (default: the CPU count " \
+	  "plus one)") \
 	X("TMPDIR", "exec, report, plot, merge, slurm, sim validate", \
 	  "the directory of temporary files (default /tmp): exec's per-run statistics, the copy of stdin or a " \
 	  "FIFO that report, plot and merge read more than once (kept in memory where none can be made there), " \

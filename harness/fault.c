@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,4 +33,16 @@ bool lab_fault_inject(const char *site, const char *variant)
 		spec += len + (spec[len] == ',');
 	}
 	return false;
+}
+
+double lab_fault_loadavg(double dflt)
+{
+	const char *v = getenv("RWLAB_FAULT_LOADAVG");
+	char *end;
+	double x;
+
+	if (!v || !*v)
+		return dflt;
+	x = strtod(v, &end);
+	return *end || !isfinite(x) || x < 0 ? dflt : x;
 }

@@ -1036,10 +1036,42 @@ static int plot_one(struct plot_ctx *p, const char *out)
 	return st;
 }
 
+/* Is workload label @workload kept by -w (every one without it)? A rep_kept_fn. */
+static bool kept_by_w(const void *arg, const char *workload)
+{
+	const struct plot_ctx *p = arg;
+
+	return !p->o->workload || lab_results_workload_is(workload, p->o->workload, p->wl);
+}
+
+/*
+ * Read the CSV into p->r grouped as report groups it: by --by, else by
+ * variant, or by fault path where one variant ran several
+ * (rep_several_fault_paths(): report's rule, so that a figure has the lines
+ * of a table). Returns 0, or 1 or 2 after one line.
+ */
+static int load(struct plot_ctx *p)
+{
+	const struct lab_plot_opts *o = p->o;
+	char err[2048];
+	int st = lab_results_load(&p->r, o->path, o->by, o->baseline, err, sizeof(err));
+
+	if (!st && !o->by && !o->baseline && rep_several_fault_paths(&p->r, kept_by_w, p)) {
+		lab_results_free(&p->r);	/* stdin or a FIFO: read again from the reader's copy */
+		st = lab_results_load_many(&p->r, &o->path, 1, LAB_RESULTS_FAULT_PATH, NULL, LAB_RESULTS_QUIET, err,
+					   sizeof(err));
+	}
+	if (!st)
+		return 0;
+	fprintf(stderr, "rwlab plot: %s\n", err);
+	/* a --by or --baseline that names nothing in the file, or a file of no results, is a usage error */
+	return st == LAB_RESULTS_BAD_BY || st == LAB_RESULTS_BAD_BASELINE || st == LAB_RESULTS_NOT_RESULTS ? 2 : 1;
+}
+
 int lab_plot(const struct lab_plot_opts *o)
 {
 	struct plot_ctx p = { .o = o };
-	char err[2048], wl[LAB_SPEC_MAX];
+	char wl[LAB_SPEC_MAX];
 	const char *pct = strstr(o->out, "%w");
 	int st = 1, made = 0;
 
@@ -1049,12 +1081,8 @@ int lab_plot(const struct lab_plot_opts *o)
 	}
 	if (o->workload)
 		snprintf(p.wl, sizeof(p.wl), "%s", lab_results_workload_label(o->workload, wl, sizeof(wl)));
-	st = lab_results_load(&p.r, o->path, o->by, o->baseline, err, sizeof(err));
-	if (st) {
-		fprintf(stderr, "rwlab plot: %s\n", err);
-		/* a --by or --baseline that names nothing in the file, or a file of no results, is a usage error */
-		return st == LAB_RESULTS_BAD_BY || st == LAB_RESULTS_BAD_BASELINE || st == LAB_RESULTS_NOT_RESULTS ? 2 : 1;
-	}
+	if ((st = load(&p)))
+		return st;
 	/* -m and -w first: a name the file lacks is the mistake to say, whatever figures the file holds */
 	if (o->metric && !o->fairness && lab_results_metric(&p.r, o->metric) < 0) {
 		st = missing_metric(&p, o->metric);

@@ -31,7 +31,7 @@ struct lab_plot_opts {
 	const char *out;		/* .png or .svg */
 	const char *metric;		/* NULL: the workload's first headline metric */
 	const char *workload;		/* workload label or name; NULL: the only one in the file */
-	const char *by;			/* column key (as in report); NULL: variant */
+	const char *by;			/* column key (as in report); NULL: report's (variant, or fault_path) */
 	const char *baseline;		/* first column; NULL: file order */
 	bool fairness;			/* per-thread locktest plot */
 	int threads;			/* fairness: thread count (0 = the largest with per-thread rows) */

@@ -1020,19 +1020,8 @@ static void free_workloads(struct lab_rctx *c)
 	c->nwl = 0;
 }
 
-/*
- * Does one variant run one workload over two or more fault paths (the
- * mm_lock modes, run --mm-lock), and has every row -w keeps a fault path?
- * Then the report compares the paths side by side (--by fault_path), named
- * as the kernel's threads name them, unless --by, --baseline or a matrix's
- * mapping says otherwise. A row without one (locktest beside pft) keeps the
- * variants side by side: under fault_path it would stand alone, a table per
- * variant of one column, "no fault path". With one variant in the file the
- * paths are still compared: by variant nothing would be.
- */
-static bool several_fault_paths(const struct lab_rctx *c)
+bool rep_several_fault_paths(const struct lab_results *r, rep_kept_fn kept, const void *arg)
 {
-	const struct lab_results *r = c->r;
 	struct { const char *column, *workload, *title; char base[LAB_SPEC_MAX]; } seen[64];
 	bool several = false, pathless = false;
 	int n = 0;
@@ -1042,7 +1031,7 @@ static bool several_fault_paths(const struct lab_rctx *c)
 		const char *title = lab_results_fault_path(r->s[i].workload, base, sizeof(base));
 		int k = 0;
 
-		if (!rep_workload_kept(c, r->s[i].workload))
+		if (!kept(arg, r->s[i].workload))
 			continue;
 		if (!title) {
 			pathless = true;
@@ -1062,6 +1051,17 @@ static bool several_fault_paths(const struct lab_rctx *c)
 		n++;
 	}
 	return several && (!pathless || r->ncolumns == 1);
+}
+
+/* rep_several_fault_paths() of the rows -w keeps (rep_kept_fn for rep_workload_kept()). */
+static bool kept_by_w(const void *c, const char *workload)
+{
+	return rep_workload_kept(c, workload);
+}
+
+static bool several_fault_paths(const struct lab_rctx *c)
+{
+	return rep_several_fault_paths(c->r, kept_by_w, c);
 }
 
 /*

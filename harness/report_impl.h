@@ -40,6 +40,19 @@ struct lab_rctx {
 bool rep_wanted(const struct lab_rctx *c, const struct lab_series *s);
 /* Is the series' workload kept by --workload? */
 bool rep_workload_kept(const struct lab_rctx *c, const char *workload);
+/*
+ * rep_several_fault_paths() - does one variant run one workload over two or
+ * more fault paths (the mm_lock modes, run --mm-lock), and has every row
+ * @kept keeps a fault path? Then report and plot compare the paths side by
+ * side (--by fault_path), named as the kernel's threads name them, unless
+ * --by, --baseline or a matrix's mapping says otherwise. A row without one
+ * (locktest beside pft) keeps the variants side by side: under fault_path it
+ * would stand alone, a table per variant of one column, "no fault path".
+ * With one variant in the file the paths are still compared: by variant
+ * nothing would be.
+ */
+typedef bool (*rep_kept_fn)(const void *arg, const char *workload);
+bool rep_several_fault_paths(const struct lab_results *r, rep_kept_fn kept, const void *arg);
 /* Does group @ig hold a wanted series of metric @im (any column, any thread count)? */
 bool rep_metric_in_group(const struct lab_rctx *c, int ig, int im);
 /* The comma-separated headline metrics of a workload label, or NULL if it is not registered. */

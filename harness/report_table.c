@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The readable formats: `table` (the default, within 100 columns) and
- * `email` (within 80, with the machine on top, for pasting into a mail).
+ * `email` (within 80, with the machine and the build on top, for pasting into a mail).
  *
  * One table per (group, metric). A cell is the labelled aggregate of the
  * iterations (Hmean for higher-is-better metrics, Amean otherwise, the same
@@ -484,20 +484,70 @@ int rep_table(struct lab_rctx *c)
 	return readable(c, 100);
 }
 
-int rep_email(struct lab_rctx *c)
+/* Append @part to the line @buf, ", "-separated; nothing when it is empty. */
+static void add_part(char *buf, size_t len, const char *part)
+{
+	size_t n = strlen(buf);
+
+	if (*part)
+		snprintf(buf + n, len - n, "%s%s", n ? ", " : "", part);
+}
+
+/* "N CPUs (MODEL)" into @buf, a simulated machine's model by its name ("sim NAME"); "" where neither is recorded. */
+static void email_machine(const struct lab_results *r, char *buf, size_t len)
+{
+	const char *model = lab_results_ctx(r, LAB_CSV_NAME(cpu_model)), *n = lab_results_ctx(r, LAB_CSV_NAME(cpus));
+	const char *colon = strchr(model, ':');
+	int mlen = !strncmp(model, "sim ", 4) && colon ? (int)(colon - model) : (int)strlen(model);
+	char cpus[300];
+
+	if (*n && mlen)
+		snprintf(buf, len, "%s (%.*s)", lab_fmt_cpus(n, cpus, sizeof(cpus)), mlen, model);
+	else
+		snprintf(buf, len, "%s%.*s", *n ? lab_fmt_cpus(n, cpus, sizeof(cpus)) : "", mlen, model);
+}
+
+/*
+ * email's header, a line per part (each broken after a comma only where it
+ * is wider than 80 columns; what the file does not record left out): a
+ * measured run's machine (rwlab's revision, the CPUs and their model), then
+ * its kernel and build; a simulated run's machine by its name ("sim NAME":
+ * the machine file's hash in the engine's line pins its description), the
+ * engine (the kernel column) on a line of its own, then the build, which is
+ * part of a simulated machine (the allocator places what its modelled lines
+ * hold).
+ */
+static void email_header(const struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
-	char line[1024], cpus[300];
-	int maxn = 0;
+	const char *rev = lab_results_ctx(r, LAB_CSV_NAME(git_rev));
+	bool sim = !strncmp(lab_results_ctx(r, LAB_CSV_NAME(cpu_model)), "sim ", 4);
+	char line[3][512] = { "", "", "" }, part[512];
+	int maxn = 0, last = 0;
 
 	for (int i = 0; i < r->ns; i++)
 		maxn = r->s[i].n > maxn ? r->s[i].n : maxn;
-	snprintf(line, sizeof(line), "rwlab %s, %s (%s), %s, %s %s, %s, up to %d iteration%s per cell",
-		 lab_results_ctx(r, LAB_CSV_NAME(git_rev)),
-		 lab_fmt_cpus(lab_results_ctx(r, LAB_CSV_NAME(cpus)), cpus, sizeof(cpus)),
-		 lab_results_ctx(r, LAB_CSV_NAME(cpu_model)),
-		 lab_results_ctx(r, LAB_CSV_NAME(kernel)), lab_results_ctx(r, LAB_CSV_NAME(compiler)), lab_results_ctx(r, LAB_CSV_NAME(build_type)),
-		 lab_results_ctx(r, LAB_CSV_NAME(allocator)), maxn, maxn == 1 ? "" : "s");
-	print_wrapped(c->out, line, 80);
+	snprintf(line[0], sizeof(line[0]), "rwlab%s%s", *rev ? " " : "", rev);
+	email_machine(r, part, sizeof(part));
+	add_part(line[0], sizeof(line[0]), part);
+	add_part(line[1], sizeof(line[1]), lab_results_ctx(r, LAB_CSV_NAME(kernel)));
+	snprintf(part, sizeof(part), "%s %s", lab_results_ctx(r, LAB_CSV_NAME(compiler)),
+		 lab_results_ctx(r, LAB_CSV_NAME(build_type)));
+	add_part(line[1 + sim], sizeof(line[1]), strcmp(part, " ") ? part : "");
+	add_part(line[1 + sim], sizeof(line[1]), lab_results_ctx(r, LAB_CSV_NAME(allocator)));
+	snprintf(part, sizeof(part), "up to %d iteration%s", maxn, maxn == 1 ? "" : "s");
+	add_part(line[1 + sim], sizeof(line[1]), part);
+	for (int k = 0; k < 3; k++)
+		last = line[k][0] ? k : last;
+	for (int k = 0; k <= last; k++)
+		if (line[k][0]) {
+			snprintf(part, sizeof(part), "%s%s%s", k ? "  " : "", line[k], k < last ? "," : "");
+			print_wrapped(c->out, part, 80);
+		}
+}
+
+int rep_email(struct lab_rctx *c)
+{
+	email_header(c);
 	return readable(c, 80);
 }

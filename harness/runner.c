@@ -863,6 +863,19 @@ static void warn_loaded(struct runner *r, struct cell_run *cr, double load)
 	cr->load_warned = true;
 }
 
+/*
+ * Load average @load as warn_loaded() prints it, with two decimals (as
+ * /proc/loadavg has it): held against the CPUs, so that no warning reads
+ * "load average 2.00 above the 2 CPUs".
+ */
+static double load_as_shown(double load)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.2f", load);
+	return strtod(buf, NULL);
+}
+
 /* One iteration of the cell (it < 0: the warm-up pass). Returns 0, -EINTR or -1 (cell failed). */
 static int cell_iteration(struct runner *r, struct cell_run *cr, int it, int first)
 {
@@ -874,8 +887,8 @@ static int cell_iteration(struct runner *r, struct cell_run *cr, int it, int fir
 	eta_start(r, (int)(cr->cell->wl - r->o->wls));
 	if (!LAB_SIM && getloadavg(load, 1) == 1 &&
 	    (lab_fault_inject("loadavg", cr->vlabel) || lab_fault_inject("loadavg_only", cr->vlabel)))
-		load[0] = r->cpus + 1;
-	if (!LAB_SIM && load[0] > r->cpus && it == first && !cr->load_warned)	/* at the cell's start */
+		load[0] = lab_fault_loadavg(r->cpus + 1);
+	if (!LAB_SIM && load_as_shown(load[0]) > r->cpus && it == first && !cr->load_warned)	/* at the cell's start */
 		warn_loaded(r, cr, load[0]);
 	progress(r, cr, it, first);
 	cr->cell->iteration = it;

@@ -52,6 +52,17 @@ RWLAB_FAULT_INJECT=loadavg "$rwlab" run -l rwsem,null -t 1,2 "${tiny[@]}" -q --n
 [ "$(grep -c 'WARNING: load average' "$tmp/e")" = 1 ] || fail "load warnings: $(grep -c 'WARNING: load average' "$tmp/e"), want 1"
 grep -q '^WARNING: 4 of the 4 cells started with the load average above' "$tmp/e" ||
 	fail "no end-of-run count of loaded cells: $(cat "$tmp/e")"
+# Noise: the load is held against the CPUs as printed: 2.004 on 2 CPUs is no warning (it read
+# "load average 2.00 above the 2 CPUs"), 2.006 is "2.01 above" (RWLAB_FAULT_LOADAVG, N.00x on N CPUs).
+ncpu=$(sed -n 's/^# context,.*,cpus=\([0-9]*\),.*/\1/p' load.csv | head -n 1)
+[ -n "$ncpu" ] || fail "load.csv: no cpus in its context"
+RWLAB_FAULT_INJECT=loadavg RWLAB_FAULT_LOADAVG=$ncpu.004 "$rwlab" run -l rwsem -t 1 "${tiny[@]}" -q --no-report \
+	-o l4.csv 2>"$tmp/e" || fail "run at load $ncpu.004: $(cat "$tmp/e")"
+grep 'load average' "$tmp/e" && fail "load $ncpu.004 on $ncpu CPUs warned (above)"
+RWLAB_FAULT_INJECT=loadavg RWLAB_FAULT_LOADAVG=$ncpu.006 "$rwlab" run -l rwsem -t 1 "${tiny[@]}" -q --no-report \
+	-o l6.csv 2>"$tmp/e" || fail "run at load $ncpu.006: $(cat "$tmp/e")"
+grep -q "^WARNING: load average $ncpu\.01 above the $ncpu CPUs\? " "$tmp/e" ||
+	fail "load $ncpu.006 on $ncpu CPUs: $(cat "$tmp/e")"
 # Noise: -l beside -m alone is said to have no effect.
 "$rwlab" run -l rwsem -m refcount -t 1 "${tiny[@]}" -q --no-report -o lm.csv 2>"$tmp/e"
 grep -q "^rwlab run: WARNING: -l has no effect: context_switch and tlb_flush run the lazy-mm schemes of -m" "$tmp/e" ||

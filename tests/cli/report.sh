@@ -62,6 +62,15 @@ if "$rwlab" run -l rwsem -w pft:size_mb=4,pft:size_mb=4,mm_lock=vma -t 1,2 -n 2 
 	"$rwlab" report "$tmp/bom.csv" >"$tmp/fp.out" 2>&1 || fail "report of a file with a BOM: $(head -3 "$tmp/fp.out")"
 	cmp -s "$tmp/fp.want" "$tmp/fp.out" || fail "report of a file with a BOM is not the file's report: $(head -3 "$tmp/fp.out")"
 	"$rwlab" merge "$tmp/bom.csv" 2>"$tmp/err" || fail "merge of a file with a BOM: $(cat "$tmp/err")"
+	# plot groups as report does: the paths report shows in one table are one figure, a line each
+	# (it drew a figure per path, one line each, and refused a file of them without %w)
+	grep -Eq '^ +mmap_lock +per-VMA$' "$tmp/fp.want" || fail "report of two fault paths: no table of mmap_lock and per-VMA: $(cat "$tmp/fp.want")"
+	RWLAB_GNUPLOT=true "$rwlab" plot "$tmp/fp.csv" -m faults/sec -o "$tmp/fp-%w.svg" --keep-script >"$tmp/out" \
+		2>"$tmp/err" || fail "plot of two fault paths: $(cat "$tmp/err")"
+	[ "$(wc -l <"$tmp/out")" = 1 ] || fail "plot of two fault paths drew $(wc -l <"$tmp/out") figures: $(cat "$tmp/out")"
+	[ "$(grep '^# ' "$(cat "$tmp/out").dat" | tr '\n' ' ')" = "# mmap_lock # per-VMA " ] ||
+		fail "plot of two fault paths: lines $(grep '^# ' "$(cat "$tmp/out").dat" | tr '\n' ' ')"
+	[ "$(grep -c ' index [0-9]* using 1:2:3 ' "$(cat "$tmp/out").gp")" = 2 ] || fail "plot of two fault paths: not two lines"
 else
 	fail "run of two fault paths: $(cat "$tmp/err")"
 fi
@@ -512,7 +521,7 @@ sed 's/,compact,2,cpu,/,compact,1,cpu,/' "$data/good.csv" >"$tmp/one-cpu.csv"
 head -n 1 "$tmp/out" | grep -q '^measured: host host, 1 CPU cpu, ' ||
 	fail "the banner of a 1-CPU run: $(head -n 1 "$tmp/out")"
 "$rwlab" report "$tmp/one-cpu.csv" -f email >"$tmp/out" 2>"$tmp/err" || fail "email of a 1-CPU run: exit $?"
-grep -q ', 1 CPU (cpu), ' "$tmp/out" || fail "the email header of a 1-CPU run: $(head -n 3 "$tmp/out")"
+grep -q ', 1 CPU (cpu),$' "$tmp/out" || fail "the email header of a 1-CPU run: $(head -n 3 "$tmp/out")"
 
 [ "$fails" = 0 ] && echo "all command-line checks passed"
 exit $((fails > 0))

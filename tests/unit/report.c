@@ -406,8 +406,8 @@ Test(report, email_fits_80_columns)
 	char *out = report_fmt(LAB_FMT_EMAIL, NULL);
 
 	expect_width(out, 80);
-	expect_line(out, "rwlab abc123, 2 CPUs (Test CPU), Linux 6.1.0, gcc 12.2.0 release, jemalloc,");
-	expect_line(out, "  up to 3 iterations per cell");
+	expect_line(out, "rwlab abc123, 2 CPUs (Test CPU),");
+	expect_line(out, "  Linux 6.1.0, gcc 12.2.0 release, jemalloc, up to 3 iterations");
 	/* whole percents for the spread and for changes of 10% or more, as LKP's "±  7%" */
 	expect_line(out, "1 thread   109.4 ±7%  209.7 ±4%    +92%*");
 	expect_line(out, "2 threads  100.0 ±0%  99.99 ±1% -0.0067%");
@@ -1162,6 +1162,55 @@ Test(report, oversubscribed_thread_counts_marked, .timeout = 60)
 	cr_expect(strstr(out, "\n2 pairs†  ") && strstr(out, "\n1 pair   "), "%s", out);
 	cr_expect(strstr(out, "† oversubscribed: more threads than CPUs (2 CPUs; a pair is two threads),"), "%s", out);
 	free(out);
+}
+
+/* The email header of a file of two rows with the context fields @context: its lines (those before the first empty
+ * one) counted, the header itself into @head. */
+static int email_header_lines(const char *context, char *head, size_t len)
+{
+	char path[] = "/tmp/rwlab-email-head-XXXXXX", *text, *out, *end;
+	struct lab_report_opts o = { .path = path, .format = LAB_FMT_EMAIL };
+	int rc, n = 0;
+
+	cr_assert_gt(asprintf(&text, "schema,run,timestamp,variant,workload,threads,iteration,metric,value,unit,better,"
+			      "pin,cpus,cpu_model,kernel,compiler,build_type,allocator,event_counts,git_rev,host\n"
+			      "1,r,t,a,w,1,0,lat,90,ns,lower,%s,h\n1,r,t,a,w,1,1,lat,91,ns,lower,%s,h\n", context,
+			      context), 0);
+	write_file(path, text);
+	free(text);
+	out = report(&o, &rc);
+	unlink(path);
+	cr_assert_eq(rc, 0, "%s", out);
+	end = strstr(out, "\n\n");
+	cr_assert(end, "%s", out);
+	snprintf(head, len, "%.*s", (int)(end - out + 1), out);
+	for (const char *p = out; p < end + 1; p++)
+		n += *p == '\n';
+	free(out);
+	return n;
+}
+
+/*
+ * README's email header: two lines for a measured run (the machine; the kernel and the build),
+ * three for a simulated one (the machine by its name; the engine; the build), within 80 columns.
+ * The lab's own guest ran to three lines (its CPU model and kernel), a simulated machine's
+ * description to four or five.
+ */
+Test(report, email_header_lines)
+{
+	char head[1024];
+
+	cr_expect_eq(email_header_lines("compact,16,Intel(R) Xeon(R) Processor,Linux 6.18.44-fc-v657-gpu,gcc 12.2.0,"
+					"release,jemalloc,1,1305f6187717-dirty", head, sizeof(head)), 2, "%s", head);
+	cr_expect_str_eq(head, "rwlab 1305f6187717-dirty, 16 CPUs (Intel(R) Xeon(R) Processor),\n"
+			       "  Linux 6.18.44-fc-v657-gpu, gcc 12.2.0 release, jemalloc, up to 2 iterations\n");
+	cr_expect_eq(email_header_lines("compact,128,\"sim icx-8336c-2s128: 2 x Intel Xeon Platinum 8336C (Ice Lake-SP), "
+					"2 sockets x 32 cores x 2 threads: 128 CPUs\",rwlab-sim sim-10 engine 457961429e99 "
+					"machine e03c3a20 seed 1,gcc 12.2.0,release,jemalloc,1,af91ca4143ca-dirty", head,
+					sizeof(head)), 3, "%s", head);
+	cr_expect_str_eq(head, "rwlab af91ca4143ca-dirty, 128 CPUs (sim icx-8336c-2s128),\n"
+			       "  rwlab-sim sim-10 engine 457961429e99 machine e03c3a20 seed 1,\n"
+			       "  gcc 12.2.0 release, jemalloc, up to 2 iterations\n");
 }
 
 /* email rounds the spread to whole percents, but a CoeffVar of 9.5% to 10% keeps its decimal: an
