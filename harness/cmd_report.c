@@ -32,7 +32,8 @@ static const struct lab_opt report_opts[] = {
 	  "mm_lock modes as mmap_lock, per-VMA, vm_refcnt", "variant; fault_path when a variant ran several and every row has one (or one variant ran)",
 	  NULL, LAB_COMP_CHOICES, "variant workload host fault_path variant,host", 0, 0 },
 	{ "significance", 0, 's', "RULE", "stars and verdicts: ci (|diff| > 1.96 (sd_a + sd_b), today's mmtests), "
-	  "ttest (p < 0.10, mmtests 2018-2024) or none", "ci, or ttest with --mmtests-era 2019", NULL,
+	  "ttest (p < 0.10, mmtests 2018-2024) or none",
+	  "the matrix's, else the published marks' rule, else the era's: ci (2019: ttest)", NULL,
 	  LAB_COMP_CHOICES, "ci ttest none", 0, 0 },
 	{ "matrix", 0, 'M', "NAME", "take format, baseline, metrics and the reference mapping from a matrix", NULL,
 	  NULL, LAB_COMP_MATRICES, NULL, 0, 0 },

@@ -379,9 +379,10 @@ int lab_csv_reader_open(struct lab_csv_reader *rd, const char *path, char *err, 
  * it also returns LAB_CSV_NOT_RESULTS, with "x: no column 'variant'
  * (columns: a, b): not an rwlab results CSV (...)" in @err, when the header
  * lacks a column every results CSV has (variant, workload, threads, metric,
- * value, unit, better), and with "x: no CSV header in its first 64 KiB ..."
+ * value, unit, better), with "x: no CSV header in its first 64 KiB ..."
  * when the header does not end there (a file is read no further than a
- * stream). An input read once whose first open this is is
+ * stream), and with lab_csv_reader_open()'s message for an empty input or
+ * one of blank lines only: each is bad input, not a file that failed. An input read once whose first open this is is
  * copied no further than that header: `yes | rwlab report -` is refused at
  * once.
  */

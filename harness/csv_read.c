@@ -748,8 +748,9 @@ static int skip_blank_lines(struct lab_csv_reader *rd)
 
 /*
  * Read the header (after any blank lines) and set up the logical columns.
- * Returns 0, or -1, or LAB_CSV_NOT_RESULTS for a header that does not end
- * within the first 64 KiB (no CSV: bad input).
+ * Returns 0, or -1, or LAB_CSV_NOT_RESULTS for an empty input, one of blank
+ * lines only, or a header that does not end within the first 64 KiB (no
+ * CSV: bad input).
  */
 static int begin(struct lab_csv_reader *rd, char *err, size_t errlen)
 {
@@ -770,7 +771,7 @@ static int begin(struct lab_csv_reader *rd, char *err, size_t errlen)
 		rd->lo += 3;
 	if (rd->lo == rd->hi) {
 		snprintf(err, errlen, "%s: empty file (expected a CSV header)", rd->name);
-		return -1;
+		return LAB_CSV_NOT_RESULTS;
 	}
 	if ((r = skip_blank_lines(rd))) {
 		sys_err(rd, r, err, errlen);
@@ -779,7 +780,7 @@ static int begin(struct lab_csv_reader *rd, char *err, size_t errlen)
 	if (rd->lo == rd->hi) {
 		snprintf(err, errlen, "%s: no header line: the file holds only blank lines (expected a CSV header)",
 			 rd->name);
-		return -1;
+		return LAB_CSV_NOT_RESULTS;
 	}
 	r = header_record(rd, &end, &nl, &why);
 	if (r == REC_LONG) {

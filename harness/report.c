@@ -338,29 +338,44 @@ const char *rep_sig_name(enum lab_report_sig sig)
 	return sig == LAB_SIG_CI ? "ci, alpha 0.05" : sig == LAB_SIG_TTEST ? "t-test, alpha 0.10" : "none";
 }
 
-bool rep_significant(const struct lab_rctx *c, const struct lab_series *s, const struct lab_series *base)
+bool rep_significant_by(enum lab_report_sig sig, const struct lab_series *s, const struct lab_series *base)
 {
 	if (!s || !base || s == base)
 		return false;
-	return rep_sig_values(c->o->sig, base->v, base->n, s->v, s->n, rep_higher(s));
+	return rep_sig_values(sig, base->v, base->n, s->v, s->n, rep_higher(s));
+}
+
+bool rep_significant(const struct lab_rctx *c, const struct lab_series *s, const struct lab_series *base)
+{
+	return rep_significant_by(c->o->sig, s, base);
+}
+
+enum lab_report_sig rep_tools_sig(const struct lab_rctx *c)
+{
+	return lab_report_sig_resolve(c->asked, LAB_SIG_AUTO, NULL);
 }
 
 double rep_min_effect(const struct lab_rctx *c, const struct lab_series *s)
 {
 	struct rep_effects *fx = c->fx;
+	const char *workload = s->workload;
+	const struct lab_vmetric *judged = c->vt ? lab_vtab_metric(c->vt, s->workload, s->metric, &workload) : NULL;
 	struct lab_vmetric vm;
 
 	for (int i = 0; fx && i < fx->n; i++)
-		if (fx->e[i].im == s->im && !strcmp(fx->e[i].workload, s->workload))
+		if (fx->e[i].im == s->im && !strcmp(fx->e[i].workload, workload))
 			return fx->e[i].min_effect;
-	lab_min_effect(c->r, s->workload, s->im, false, c->o->sig, lab_min_effect_floor(c->o), &vm);
+	if (!judged) {
+		lab_min_effect(c->r, s->workload, s->im, false, c->o->sig, lab_min_effect_floor(c->o), &vm);
+		judged = &vm;
+	}
 	if (fx) {
 		fx->e = realloc(fx->e, (size_t)(fx->n + 1) * sizeof(*fx->e));
 		if (!fx->e)
 			abort();
-		fx->e[fx->n++] = (struct rep_effect){ s->workload, s->im, vm.min_effect };
+		fx->e[fx->n++] = (struct rep_effect){ workload, s->im, judged->min_effect };
 	}
-	return vm.min_effect;
+	return judged->min_effect;
 }
 
 bool rep_starred(const struct lab_rctx *c, const struct lab_series *s, const struct lab_series *base, double change)
@@ -1269,14 +1284,14 @@ int rep_print(struct lab_rctx *c, enum lab_report_format f)
 	n = f == LAB_FMT_NONE ? 1 : format_fn[f](c);
 
 	if (n < 0)
-		st = 1;	/* json, html: the reference or a graph failed, the error is on stderr */
+		st = 1;	/* html: a graph failed, the error is on stderr */
 	else if (!n && f != LAB_FMT_LOCKTEST && !o->metric && !any_wanted(c))
 		no_headline(c, f);
 	else if (!n)
 		fprintf(c->out, "%s: no rows to report in the %s format%s\n", o->path, format_names[f],
 			f == LAB_FMT_LOCKTEST ? " (no locktest rows)" : o->metric ? " for that metric" : "");
 	if (o->reference && f != LAB_FMT_JSON && f != LAB_FMT_HTML)
-		st = rep_reference(c);
+		rep_reference(c);
 	return st;
 }
 
@@ -1316,18 +1331,38 @@ static unsigned load_flags(const struct lab_report_opts *o)
 	       (o->allow_duplicates ? LAB_RESULTS_ALLOW_DUPLICATES : 0) | LAB_RESULTS_OPTIONS;
 }
 
+/*
+ * The verdicts of --reference, before any table (*@vt, NULL without one),
+ * and the rule the stars follow (@ro->sig): theirs, lab_report_sig_resolve(),
+ * so a table's star and the verdict on the same cell never judge it apart.
+ * Returns 0, or 1 with the error on stderr and nothing printed.
+ */
+static int verdicts_first(struct lab_rctx *c, struct lab_report_opts *ro, struct lab_vtab **vt)
+{
+	ro->sig = lab_report_sig_resolve(c->asked, LAB_SIG_AUTO, NULL);
+	if (!ro->reference)
+		return 0;
+	*vt = malloc(sizeof(**vt));
+	if (!*vt)
+		abort();
+	if (lab_vtab_compute(c->asked, c->r, *vt))
+		return 1;
+	ro->sig = (*vt)->sig;
+	c->vt = *vt;
+	return 0;
+}
+
 int lab_report_print(FILE *out, const struct lab_report_opts *o)
 {
 	struct lab_report_opts ro = *o, asked = *o;
 	struct lab_results r;
 	struct rep_effects fx = { 0 };
-	struct lab_rctx c = { out, &ro, &r, &asked, &fx, NULL, 0 };
+	struct lab_rctx c = { out, &ro, &r, &asked, &fx, NULL, 0, NULL };
 	struct lab_refmap *map;
+	struct lab_vtab *vt = NULL;
 	char err[2048];
 	int st;
 
-	if (ro.sig == LAB_SIG_AUTO)
-		ro.sig = ro.era == LAB_ERA_2019 ? LAB_SIG_TTEST : LAB_SIG_CI;
 	o = &ro;
 	if (read_workloads(&c, o->workload)) {
 		free_workloads(&c);
@@ -1365,8 +1400,12 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 	ro.map = asked.map = map;
 	if (!(st = check_names(&c)) && !(st = check_fault_path(&c))) {
 		lab_results_order_metrics(&r, o->metric);	/* -m a,b: a's tables first */
-		st = rep_print(&c, o->format);
+		if (!(st = verdicts_first(&c, &ro, &vt)))
+			st = rep_print(&c, o->format);
 	}
+	if (vt)
+		lab_vtab_free(vt);
+	free(vt);
 	free(map);
 	free(fx.e);
 	free_workloads(&c);

@@ -825,19 +825,9 @@ static void put_nav(const struct lab_rctx *c, bool ref)
 
 int rep_html(struct lab_rctx *c)
 {
-	struct lab_vtab *vt = NULL;
+	const struct lab_vtab *vt = c->vt;
 	int n, fig = 0;
 
-	if (c->o->reference) {
-		vt = malloc(sizeof(*vt));
-		if (!vt)
-			abort();
-		if (lab_vtab_compute(c->asked, c->r, vt)) {
-			lab_vtab_free(vt);
-			free(vt);
-			return -1;
-		}
-	}
 	put_head(c);
 	put_nav(c, vt != NULL);
 	put_context(c);
@@ -848,10 +838,6 @@ int rep_html(struct lab_rctx *c)
 		n = -1;
 	fprintf(c->out, "<footer>Written by rwlab %s (git %s), <code>rwlab report --format html</code>: one file, "
 			"no scripts, nothing fetched.</footer>\n</body>\n</html>\n", LAB_VERSION, LAB_GIT_REV);
-	if (vt) {
-		lab_vtab_free(vt);
-		free(vt);
-	}
 	return n < 0 ? -1 : n + 1;
 }
 

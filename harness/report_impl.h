@@ -26,14 +26,17 @@ struct rep_wl {
 	char *typed, *label;
 };
 
+struct lab_vtab;
+
 struct lab_rctx {
 	FILE *out;
-	const struct lab_report_opts *o;	/* the options, the significance rule resolved */
+	const struct lab_report_opts *o;	/* the options, the significance rule resolved (the verdicts') */
 	struct lab_results *r;
 	const struct lab_report_opts *asked;	/* as the caller gave them (LAB_SIG_AUTO kept: the verdicts' default) */
 	struct rep_effects *fx;			/* NULL: each looked up anew, none named */
 	const struct rep_wl *wl;		/* o->workload read as run reads -w; NULL: every workload */
 	int nwl;				/* how many entries */
+	const struct lab_vtab *vt;		/* o->reference's verdicts, computed before any table; NULL: none */
 };
 
 /* Is the series selected by --metric (or the workload's headline) and --workload? */
@@ -160,10 +163,20 @@ bool rep_sig_values(enum lab_report_sig sig, const double *a, int na, const doub
 const char *rep_sig_name(enum lab_report_sig sig);
 /* Significance of @s against @base under o->sig (false for the baseline itself): the test alone. */
 bool rep_significant(const struct lab_rctx *c, const struct lab_series *s, const struct lab_series *base);
+/* The same under rule @sig. */
+bool rep_significant_by(enum lab_report_sig sig, const struct lab_series *s, const struct lab_series *base);
 /*
- * The minimum effect of a change of @s, percent: lab_min_effect() of its
- * workload and metric under o->sig, with --min-effect's floor, as the
- * verdicts take it (report_ref.h); looked up once, kept in c->fx.
+ * The rule of the tools' own marks (mmtests' stars): --significance where
+ * given, else the --mmtests-era's; never the published table's, which only
+ * rwlab's stars and verdicts follow.
+ */
+enum lab_report_sig rep_tools_sig(const struct lab_rctx *c);
+/*
+ * The minimum effect of a change of @s, percent, as the verdicts judge it
+ * (report_ref.h): the figure of the map.metric that judges its workload and
+ * metric (lab_vtab_metric()), else lab_min_effect() of its workload label and
+ * metric under o->sig, with --min-effect's floor; looked up once, kept in
+ * c->fx under the workload it was taken over.
  */
 double rep_min_effect(const struct lab_rctx *c, const struct lab_series *s);
 /*
@@ -248,20 +261,20 @@ int rep_print(struct lab_rctx *c, enum lab_report_format f);
 /*
  * The printers, one per report.h's LAB_REPORT_FORMAT_LIST entry: rep_NAME()
  * prints format NAME; returns the number of tables (or series) printed, 0
- * when nothing matched, -1 after an error on stderr (json: its reference
- * member failed). rep_json() also prints, with o->reference, the verdict
- * rows (rep_reference_json()) in the same object.
+ * when nothing matched, -1 after an error on stderr (html: a graph failed).
+ * rep_json() also prints, with o->reference, the verdict rows
+ * (rep_reference_json()) in the same object.
  */
 #define REP_PRINTER_DECLARE(e, name) int rep_##name(struct lab_rctx *c);
 LAB_REPORT_FORMAT_LIST(REP_PRINTER_DECLARE)
 #undef REP_PRINTER_DECLARE
-/* The reference comparison as a JSON member ("reference": {...}); 0, or 1 with an error on stderr. */
-int rep_reference_json(struct lab_rctx *c);
+/* The reference comparison (c->vt) as a JSON member ("reference": {...}). */
+void rep_reference_json(struct lab_rctx *c);
 /* Print @s as a JSON string literal; @v as a JSON number, null when NaN or infinite. */
 void rep_json_str(FILE *f, const char *s);
 void rep_json_num(FILE *f, double v);
-/* The reference comparison; returns 0 or 1 with a one-line error on stderr. */
-int rep_reference(struct lab_rctx *c);
+/* The reference comparison (c->vt, which lab_report_print() computed before any table). */
+void rep_reference(struct lab_rctx *c);
 
 /*
  * The verdict table's text pieces (report_ref_print.c), shared by the text

@@ -136,10 +136,8 @@ int rep_json(struct lab_rctx *c)
 				}
 			}
 	fputs("\n  ]", f);
-	if (c->o->reference && rep_reference_json(c)) {
-		fputs("\n}\n", f);
-		return -1;
-	}
+	if (c->o->reference)
+		rep_reference_json(c);
 	fputs("\n}\n", f);
 	return printed ? printed : 1;	/* an empty series list is still a complete document */
 }

@@ -283,7 +283,7 @@ static bool print_cell(const struct lab_rctx *c, const struct op *op, int st, in
 		return flagged;
 	}
 	pct = st == ST_STDDEV || st == ST_COEFFVAR || !op->higher ? lab_pndiff(val, bv) : lab_pdiff(val, bv);
-	star = st == ST_MEAN && rep_significant(c, s, base);
+	star = st == ST_MEAN && rep_significant_by(rep_tools_sig(c), s, base);
 	fprintf(c->out, " %c%7.2f%%%c", star ? '*' : '(', pct, star ? '*' : ')');
 	return flagged;
 }

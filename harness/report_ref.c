@@ -553,7 +553,31 @@ static const char *metric_rows(const struct ref *ref, const struct lab_refmap *m
 }
 
 /* rwlab's rule: --significance, else the one the published marks were drawn with, else the era's. */
-static enum lab_report_sig verdict_sig(const struct lab_report_opts *o, const struct ref *ref, const char **from)
+enum lab_report_sig lab_report_sig_resolve(const struct lab_report_opts *o, enum lab_report_sig marks,
+					   const char **from)
+{
+	const char *why;
+	enum lab_report_sig sig;
+
+	if (marks != LAB_SIG_AUTO && (o->sig == LAB_SIG_AUTO || o->sig == marks)) {
+		why = marks == LAB_SIG_TTEST ?
+			      "the table's own rule: its marks are mmtests' t-test stars (2018-10..2024-11)" :
+			      "the table's own rule: its marks are mmtests' interval stars";
+		sig = marks;
+	} else if (o->sig != LAB_SIG_AUTO) {
+		why = marks == LAB_SIG_AUTO ? "--significance" : "--significance, not the rule of the table's marks";
+		sig = o->sig;
+	} else {
+		why = o->era == LAB_ERA_2019 ? "--mmtests-era 2019" : "the report's default";
+		sig = o->era == LAB_ERA_2019 ? LAB_SIG_TTEST : LAB_SIG_CI;
+	}
+	if (from)
+		*from = why;
+	return sig;
+}
+
+/* The rule of the published table's marks (mmtests-ttest, mmtests-ci), LAB_SIG_AUTO when it prints neither. */
+static enum lab_report_sig marks_sig(const struct ref *ref)
 {
 	enum lab_report_sig table = LAB_SIG_AUTO;
 
@@ -563,17 +587,7 @@ static enum lab_report_sig verdict_sig(const struct lab_report_opts *o, const st
 		table = !strcmp(rule, "mmtests-ttest") ? LAB_SIG_TTEST : !strcmp(rule, "mmtests-ci") ? LAB_SIG_CI :
 											       LAB_SIG_AUTO;
 	}
-	if (table != LAB_SIG_AUTO && (o->sig == LAB_SIG_AUTO || o->sig == table)) {
-		*from = table == LAB_SIG_TTEST ? "the table's own rule: its marks are mmtests' t-test stars (2018-10..2024-11)" :
-						 "the table's own rule: its marks are mmtests' interval stars";
-		return table;
-	}
-	if (o->sig != LAB_SIG_AUTO) {
-		*from = table == LAB_SIG_AUTO ? "--significance" : "--significance, not the rule of the table's marks";
-		return o->sig;
-	}
-	*from = o->era == LAB_ERA_2019 ? "--mmtests-era 2019" : "the report's default";
-	return o->era == LAB_ERA_2019 ? LAB_SIG_TTEST : LAB_SIG_CI;
+	return table;
 }
 
 /* Load the published table. Returns 0 or 1 (error on stderr). */
@@ -673,7 +687,7 @@ int lab_vtab_compute(const struct lab_report_opts *o, const struct lab_results *
 		}
 		vt->map = &vt->idmap;
 	}
-	vt->sig = verdict_sig(o, ref, &vt->sig_from);
+	vt->sig = lab_report_sig_resolve(o, marks_sig(ref), &vt->sig_from);
 	vt->min_floor = lab_min_effect_floor(o);
 	for (int k = 0; k < vt->map->nmet; k++)
 		if (metric_block(o, r, ref, k, vt))
@@ -690,6 +704,18 @@ void lab_vtab_free(struct lab_vtab *vt)
 	free(ref);
 	free(vt->row);
 	memset(vt, 0, sizeof(*vt));
+}
+
+const struct lab_vmetric *lab_vtab_metric(const struct lab_vtab *vt, const char *label, const char *metric,
+					  const char **workload)
+{
+	for (int k = 0; k < vt->map->nmet; k++)
+		if (vt->met[k].metric[0] && !strcmp(vt->met[k].metric, metric) &&
+		    workload_matches(label, vt->map->met[k].workload)) {
+			*workload = vt->map->met[k].workload;
+			return &vt->met[k];
+		}
+	return NULL;
 }
 
 int lab_vtab_counted(const struct lab_vtab *vt)

@@ -151,13 +151,25 @@ struct lab_vtab {
  * between two cells of that spread (the noise term; NaN under
  * LAB_SIG_NONE or without such a cell), and the larger of it and
  * @floor_pct: no smaller change is significant. The verdicts take it per
- * map.metric, the readable tables' stars per cell's workload and metric.
- * Threading: pure.
+ * map.metric; the readable tables' stars take the verdicts' figure where a
+ * map.metric judges the cell's workload and metric (lab_vtab_metric()), else
+ * this of the cell's workload label and metric. Threading: pure.
  */
 void lab_min_effect(const struct lab_results *r, const char *workload, int im, bool sum, enum lab_report_sig sig,
 		    double floor_pct, struct lab_vmetric *vm);
 /* The floor of the minimum effect, percent: @o's --min-effect, else LAB_VERDICT_MIN_EFFECT. */
 double lab_min_effect_floor(const struct lab_report_opts *o);
+
+/*
+ * lab_report_sig_resolve() - the significance rule of rwlab's side, the
+ * verdicts' and the readable tables' stars alike: @o->sig where given
+ * (--significance, or the matrix's significance key), else @marks, the rule
+ * the published table's marks were drawn with (LAB_SIG_AUTO: none, or no
+ * table), else @o->era's (ttest for 2019), else ci. *@from (when not NULL)
+ * says which, in words. Threading: pure.
+ */
+enum lab_report_sig lab_report_sig_resolve(const struct lab_report_opts *o, enum lab_report_sig marks,
+					   const char **from);
 
 /*
  * lab_vtab_compute() - every verdict row of @o->reference against @r, with
@@ -168,6 +180,15 @@ double lab_min_effect_floor(const struct lab_report_opts *o);
  */
 int lab_vtab_compute(const struct lab_report_opts *o, const struct lab_results *r, struct lab_vtab *vt);
 void lab_vtab_free(struct lab_vtab *vt);
+
+/*
+ * lab_vtab_metric() - the minimum effect the verdicts judge metric @metric of
+ * workload label @label by: that of the first map.metric whose workload
+ * (a label, or a name: each label of it) and rwlab metric match, its
+ * workload into *@workload; NULL when no map.metric judges it.
+ */
+const struct lab_vmetric *lab_vtab_metric(const struct lab_vtab *vt, const char *label, const char *metric,
+					  const char **workload);
 
 /* Rows counted in the summary (every class but n/a and not-comparable). */
 int lab_vtab_counted(const struct lab_vtab *vt);

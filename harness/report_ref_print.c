@@ -328,25 +328,12 @@ static void print_json(const struct lab_rctx *c, const struct lab_vtab *vt)
 	free(s.ratios);
 }
 
-static int reference(struct lab_rctx *c, bool json)
+void rep_reference(struct lab_rctx *c)
 {
-	struct lab_vtab vt;
-	int st = lab_vtab_compute(c->asked, c->r, &vt);
-
-	if (!st && json)
-		print_json(c, &vt);
-	else if (!st)
-		print_text(c, &vt);
-	lab_vtab_free(&vt);
-	return st;
+	print_text(c, c->vt);
 }
 
-int rep_reference(struct lab_rctx *c)
+void rep_reference_json(struct lab_rctx *c)
 {
-	return reference(c, false);
-}
-
-int rep_reference_json(struct lab_rctx *c)
-{
-	return reference(c, true);
+	print_json(c, c->vt);
 }

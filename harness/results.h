@@ -67,10 +67,11 @@ struct lab_results {
  * for an unknown baseline (naming the valid ones); or LAB_RESULTS_BAD_BY with
  * it when @by names no column of the file (naming them and fault_path), is
  * empty or too long, said as soon as the first header is read, before
- * anything about the rows; or LAB_RESULTS_NOT_RESULTS when an input's
- * header lacks a column every results CSV has (a stream refused at its
- * header, lab_csv_reader_open_results()). The three are the command's
- * mistakes (usage errors), not a file's damage.
+ * anything about the rows; or LAB_RESULTS_NOT_RESULTS when an input is
+ * empty, holds only blank lines, or has a header that lacks a column every
+ * results CSV has (a stream refused at its header,
+ * lab_csv_reader_open_results()). The three are the command's mistakes
+ * (usage errors: bad input), not a file's damage.
  */
 int lab_results_load(struct lab_results *r, const char *path, const char *by, const char *baseline,
 		     char *err, size_t errlen);
@@ -78,7 +79,7 @@ int lab_results_load(struct lab_results *r, const char *path, const char *by, co
 #define LAB_RESULTS_FAULT_PATH "fault_path"	/* the --by pseudo-column of the mm_lock modes */
 #define LAB_RESULTS_BAD_BY (-2)			/* lab_results_load*(): @by is wrong, not the file */
 #define LAB_RESULTS_BAD_BASELINE (-3)		/* lab_results_load*(): @baseline names no column of the file */
-#define LAB_RESULTS_NOT_RESULTS (-4)		/* lab_results_load*(): an input is no results CSV (its header) */
+#define LAB_RESULTS_NOT_RESULTS (-4)		/* lab_results_load*(): an input is no results CSV (empty, or its header) */
 
 /*
  * lab_results_fault_path() - the fault path of a workload label, by its

@@ -54,6 +54,11 @@ done
 "$rwlab" help exec | tr -s ' \n' '  ' |
 	grep -q "none in -l, wherever it stands, runs CMD without the preload: the baseline column (else passthrough, else the first)" ||
 	fail "rwlab help exec: the baseline is not none wherever it stands: $("$rwlab" help exec | grep -i -A1 baseline)"
+# report's --significance names its whole default (it said "ci, or ttest with --mmtests-era 2019",
+# while a matrix's key and the published table's marks come first)
+"$rwlab" help report | awk '/^      --significance / { p = 1 } p && /^      --matrix / { exit } p' | tr -s ' \n' '  ' |
+	grep -q "(default the matrix's, else the published marks' rule, else the era's: ci (2019: ttest))" ||
+	fail "rwlab help report: --significance's default is not the whole rule: $("$rwlab" help report | grep -A3 -- --significance)"
 "$rwlab" >/dev/null 2>"$tmp/err"
 rc=$?
 [ "$rc" = 2 ] || fail "bare rwlab exited $rc, want 2"

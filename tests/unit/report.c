@@ -830,6 +830,79 @@ Test(report, verdicts_in_json)
 	free(out);
 }
 
+#define TTEST_STAR_RULE "* significant (t-test p < 0.10 on the means, df = n_base + n - 2) and at least 1% (--min-effect)"
+
+/* The report of tests/data/verdict-stars.csv under its matrix, whose significance key is taken when @matrix_sig. */
+static char *stars_and_verdicts(enum lab_report_format fmt, bool matrix_sig)
+{
+	static struct lab_matrix m;
+	static struct lab_refmap map;
+	struct lab_report_opts o = { .path = LAB_TEST_DATA "/verdict-stars.csv", .format = fmt, .map = &map };
+	char err[1024], ref[4200], *out;
+	int rc;
+
+	cr_assert_eq(lab_matrix_load(LAB_TEST_DATA "/verdict-stars.matrix", &m, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_matrix_refmap(&m, &map, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab_matrix_reference(&m, ref, sizeof(ref)), 0);
+	o.reference = ref;
+	o.by = lab_matrix_get(&m, "by", NULL);
+	o.baseline = lab_matrix_get(&m, "baseline", NULL);
+	if (matrix_sig)	/* as report --matrix takes it: as --significance */
+		cr_assert_eq(lab_report_sig_parse(lab_matrix_get(&m, "significance", NULL), &o.sig), 0);
+	out = report(&o, &rc);
+	cr_assert_eq(rc, 0, "%s", out);
+	lab_matrix_free(&m);
+	return out;
+}
+
+/*
+ * A readable table's star and the verdict judge the same cell by one rule
+ * (tests/data/verdict-stars.*: fixture-rate's two labels compared side by
+ * side, by = workload, as the simulated per-vma-locks run compares pft and
+ * pft:mm_lock=vma). fixture-rate:mode=b against fixture-rate:
+ *   1 thread   985.9/986/986.1 vs 999.9/1000/1000.1: -1.4%, both rules pass
+ *   2 threads  900/1000/1100 vs the same 1000s: -0.7%, spread 8.2%
+ *   3 threads  960/970/980 vs 990/1000/1010: -3.0%, t = 3.67, df 4, p 0.02:
+ *              the t-test passes; |diff| 30 <= 1.96 (10 + 10): the interval rule fails
+ * The verdicts' noise term is of the map.metric's workload, every label of
+ * fixture-rate: the t-test's change at the median spread of its 6 cells
+ * (0.41%) is 0.72%, under the 1% floor. The table took it of the cell's
+ * label alone (1.5%), so under the matrix's ttest the verdict starred -1.4%
+ * and the table did not. Without the key the verdicts take the rule of the
+ * published marks (mmtests-ttest) and the table took the era's interval
+ * rule: -3.0% starred in the verdicts only, and the line under the table
+ * named the interval rule. mmtests' own stars keep the era's rule.
+ */
+Test(report, stars_judged_as_the_verdicts)
+{
+	char *out = stars_and_verdicts(LAB_FMT_TABLE, true);
+
+	expect_line(out, "1 thread    1,000 ±0.0%   986.0 ±0.0% -1.4%*");
+	expect_verdict_in(out, "fx | rate", "1", "agree (1.00x)");
+	expect_line(out, TTEST_STAR_RULE);
+	free(out);
+	out = stars_and_verdicts(LAB_FMT_TABLE, false);
+	expect_line(out, "3 threads   999.9 ±0.8%   969.9 ±0.8% -3.0%*");
+	expect_verdict_in(out, "fx | rate", "3", "agree (1.00x)");
+	expect_line(out, TTEST_STAR_RULE);
+	free(out);
+	out = stars_and_verdicts(LAB_FMT_MMTESTS, false);
+	expect_line(out, "Hmean     rate-3      999.93 (   0.00%)      969.93 (  -3.00%)");
+	free(out);
+}
+
+/* The verdicts come before any table: a published table that does not load stops the report with nothing printed. */
+Test(report, a_bad_reference_prints_no_table)
+{
+	struct lab_report_opts o = { .path = FIXTURE, .reference = FIXTURE };
+	int rc;
+	char *out = report(&o, &rc);
+
+	cr_expect_eq(rc, 1);
+	cr_expect_str_empty(out, "printed before the error:\n%s", out);
+	free(out);
+}
+
 Test(report, json_series)
 {
 	char *out = report_fmt(LAB_FMT_JSON, "locktest");
