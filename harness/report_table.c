@@ -520,7 +520,8 @@ static void email_machine(const struct lab_results *r, char *buf, size_t len)
 static void email_header(const struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
-	const char *rev = lab_results_ctx(r, LAB_CSV_NAME(git_rev));
+	const char *rev = lab_results_ctx(r, LAB_CSV_NAME(git_rev)), *cc = lab_results_ctx(r, LAB_CSV_NAME(compiler));
+	const char *type = lab_results_ctx(r, LAB_CSV_NAME(build_type));
 	bool sim = !strncmp(lab_results_ctx(r, LAB_CSV_NAME(cpu_model)), "sim ", 4);
 	char line[3][512] = { "", "", "" }, part[512];
 	int maxn = 0, last = 0;
@@ -531,9 +532,8 @@ static void email_header(const struct lab_rctx *c)
 	email_machine(r, part, sizeof(part));
 	add_part(line[0], sizeof(line[0]), part);
 	add_part(line[1], sizeof(line[1]), lab_results_ctx(r, LAB_CSV_NAME(kernel)));
-	snprintf(part, sizeof(part), "%s %s", lab_results_ctx(r, LAB_CSV_NAME(compiler)),
-		 lab_results_ctx(r, LAB_CSV_NAME(build_type)));
-	add_part(line[1 + sim], sizeof(line[1]), strcmp(part, " ") ? part : "");
+	snprintf(part, sizeof(part), "%s%s%s", cc, *cc && *type ? " " : "", type);	/* either alone */
+	add_part(line[1 + sim], sizeof(line[1]), part);
 	add_part(line[1 + sim], sizeof(line[1]), lab_results_ctx(r, LAB_CSV_NAME(allocator)));
 	snprintf(part, sizeof(part), "up to %d iteration%s", maxn, maxn == 1 ? "" : "s");
 	add_part(line[1 + sim], sizeof(line[1]), part);

@@ -1237,18 +1237,17 @@ Test(report, oversubscribed_thread_counts_marked, .timeout = 60)
 	free(out);
 }
 
-/* The email header of a file of two rows with the context fields @context: its lines (those before the first empty
- * one) counted, the header itself into @head. */
-static int email_header_lines(const char *context, char *head, size_t len)
+/* The email header of the file of rows @rows (their context fields and host after "better"): its lines (those
+ * before the first empty one) counted, the header itself into @head. */
+static int email_header_of(const char *rows, char *head, size_t len)
 {
 	char path[] = "/tmp/rwlab-email-head-XXXXXX", *text, *out, *end;
 	struct lab_report_opts o = { .path = path, .format = LAB_FMT_EMAIL };
 	int rc, n = 0;
 
 	cr_assert_gt(asprintf(&text, "schema,run,timestamp,variant,workload,threads,iteration,metric,value,unit,better,"
-			      "pin,cpus,cpu_model,kernel,compiler,build_type,allocator,event_counts,git_rev,host\n"
-			      "1,r,t,a,w,1,0,lat,90,ns,lower,%s,h\n1,r,t,a,w,1,1,lat,91,ns,lower,%s,h\n", context,
-			      context), 0);
+			      "pin,cpus,cpu_model,kernel,compiler,build_type,allocator,event_counts,git_rev,host\n%s", rows),
+		     0);
 	write_file(path, text);
 	free(text);
 	out = report(&o, &rc);
@@ -1260,6 +1259,19 @@ static int email_header_lines(const char *context, char *head, size_t len)
 	for (const char *p = out; p < end + 1; p++)
 		n += *p == '\n';
 	free(out);
+	return n;
+}
+
+/* The email header of a file of two rows with the context fields @context (email_header_of()). */
+static int email_header_lines(const char *context, char *head, size_t len)
+{
+	char *rows;
+	int n;
+
+	cr_assert_gt(asprintf(&rows, "1,r,t,a,w,1,0,lat,90,ns,lower,%s,h\n1,r,t,a,w,1,1,lat,91,ns,lower,%s,h\n", context,
+			      context), 0);
+	n = email_header_of(rows, head, len);
+	free(rows);
 	return n;
 }
 
@@ -1284,6 +1296,21 @@ Test(report, email_header_lines)
 	cr_expect_str_eq(head, "rwlab af91ca4143ca-dirty, 128 CPUs (sim icx-8336c-2s128),\n"
 			       "  rwlab-sim sim-10 engine 457961429e99 machine e03c3a20 seed 1,\n"
 			       "  gcc 12.2.0 release, jemalloc, up to 2 iterations\n");
+}
+
+/*
+ * The header leaves out what the file does not record, and no more: a compiler without a build type, or a
+ * build type without a compiler, is the one recorded ("gcc 12.2.0 , jemalloc" and "Linux 6.1,  release"
+ * had a space too many).
+ */
+Test(report, email_header_compiler_or_build_type_alone)
+{
+	char head[1024];
+
+	email_header_lines("compact,2,cpu,Linux 6.1,,release,jemalloc,1,abc", head, sizeof(head));
+	cr_expect_str_eq(head, "rwlab abc, 2 CPUs (cpu),\n  Linux 6.1, release, jemalloc, up to 2 iterations\n");
+	email_header_lines("compact,2,cpu,Linux 6.1,gcc 12.2.0,,jemalloc,1,abc", head, sizeof(head));
+	cr_expect_str_eq(head, "rwlab abc, 2 CPUs (cpu),\n  Linux 6.1, gcc 12.2.0, jemalloc, up to 2 iterations\n");
 }
 
 /* email rounds the spread to whole percents, but a CoeffVar of 9.5% to 10% keeps its decimal: an
