@@ -1275,6 +1275,20 @@ static int email_header_lines(const char *context, char *head, size_t len)
 	return n;
 }
 
+/* The same of a file of two runs: variant a's under the context fields @ctx_a, then b's under @ctx_b. */
+static int email_header_two(const char *ctx_a, const char *ctx_b, char *head, size_t len)
+{
+	char *rows;
+	int n;
+
+	cr_assert_gt(asprintf(&rows, "1,r1,t,a,w,1,0,lat,90,ns,lower,%s,h\n1,r1,t,a,w,1,1,lat,91,ns,lower,%s,h\n"
+			      "1,r2,t,b,w,1,0,lat,92,ns,lower,%s,h\n1,r2,t,b,w,1,1,lat,93,ns,lower,%s,h\n", ctx_a, ctx_a,
+			      ctx_b, ctx_b), 0);
+	n = email_header_of(rows, head, len);
+	free(rows);
+	return n;
+}
+
 /*
  * README's email header: two lines for a measured run (the machine; the kernel and the build),
  * three for a simulated one (the machine by its name; the engine; the build), within 80 columns.
@@ -1311,6 +1325,43 @@ Test(report, email_header_compiler_or_build_type_alone)
 	cr_expect_str_eq(head, "rwlab abc, 2 CPUs (cpu),\n  Linux 6.1, release, jemalloc, up to 2 iterations\n");
 	email_header_lines("compact,2,cpu,Linux 6.1,gcc 12.2.0,,jemalloc,1,abc", head, sizeof(head));
 	cr_expect_str_eq(head, "rwlab abc, 2 CPUs (cpu),\n  Linux 6.1, gcc 12.2.0, jemalloc, up to 2 iterations\n");
+}
+
+#define EMAIL_SIM_CTX "compact,8,sim generic-8: 8 CPUs,rwlab-sim sim-13 engine 0123456789ab machine 6867c6e3 seed 1," \
+		      "gcc 12.2.0,release,jemalloc,1,abc"
+#define EMAIL_CPU_CTX "compact,2,cpu,Linux 6.1,gcc 12.2.0,release,jemalloc,1,abc"
+
+/*
+ * A file of simulated and measured rows (of different cells) has both headers, the first row's kind first,
+ * as the tables' opening lines name both; a part whose rows hold several values names how many and which,
+ * as those lines do. The header named the first row's machine alone: a measured column under "8 CPUs (sim
+ * generic-8)", two CPU models or two engines (results/sim/rwsem-rework/reproduce-sim9-20261202) under
+ * the first.
+ */
+Test(report, email_header_of_several_machines)
+{
+	char head[1024];
+
+	cr_expect_eq(email_header_two(EMAIL_SIM_CTX, EMAIL_CPU_CTX, head, sizeof(head)), 5, "%s", head);
+	cr_expect_str_eq(head, "rwlab abc, 8 CPUs (sim generic-8),\n"
+			       "  rwlab-sim sim-13 engine 0123456789ab machine 6867c6e3 seed 1,\n"
+			       "  gcc 12.2.0 release, jemalloc,\n"
+			       "rwlab abc, 2 CPUs (cpu),\n"
+			       "  Linux 6.1, gcc 12.2.0 release, jemalloc, up to 2 iterations\n");
+	cr_expect_eq(email_header_two(EMAIL_CPU_CTX, EMAIL_SIM_CTX, head, sizeof(head)), 5, "%s", head);
+	cr_expect(!strncmp(head, "rwlab abc, 2 CPUs (cpu),\n", 25), "%s", head);
+	email_header_two(EMAIL_CPU_CTX, "compact,2,EPYC,Linux 6.6,gcc 12.2.0,release,jemalloc,1,abc", head,
+			 sizeof(head));
+	cr_expect_str_eq(head, "rwlab abc, 2 CPUs, 2 CPU models (cpu; EPYC),\n"
+			       "  2 kernels (Linux 6.1; Linux 6.6), gcc 12.2.0 release, jemalloc,\n"
+			       "  up to 2 iterations\n");
+	/* two engines' rows: both named, the list broken between its values to keep within 80 columns */
+	email_header_two(EMAIL_SIM_CTX, "compact,8,sim generic-8: 8 CPUs,rwlab-sim sim-13 engine 89abcdef0123 machine "
+			 "6867c6e3 seed 1,gcc 12.2.0,release,jemalloc,1,abc", head, sizeof(head));
+	cr_expect_str_eq(head, "rwlab abc, 8 CPUs (sim generic-8),\n"
+			       "  2 engines (rwlab-sim sim-13 engine 0123456789ab machine 6867c6e3 seed 1;\n"
+			       "  rwlab-sim sim-13 engine 89abcdef0123 machine 6867c6e3 seed 1),\n"
+			       "  gcc 12.2.0 release, jemalloc, up to 2 iterations\n");
 }
 
 /* email rounds the spread to whole percents, but a CoeffVar of 9.5% to 10% keeps its decimal: an
