@@ -1087,7 +1087,7 @@ static bool several_fault_paths(const struct lab_rctx *c)
  * simulated machine's cpu_model is named by its machine ("sim NAME: ..."
  * gives NAME).
  */
-static int ctx_values(const struct lab_results *r, const char *col, int sim, const char *noun, char *buf, size_t len)
+int rep_ctx_values(const struct lab_results *r, const char *col, int sim, const char *noun, char *buf, size_t len)
 {
 	const char *v[3];
 	int n = lab_results_distinct_kind(r, col, sim, v, 3);
@@ -1166,7 +1166,7 @@ static void model_seeds(FILE *f, const char *const *v, int n, int m, int skip)
  * ef96dbfe248d (machine 5e68bba4 seed 1; machine 5e68bfa4 seed 1)" (the
  * banner counts the machines before it, by name).
  */
-static void sim_models(FILE *f, const struct lab_results *r)
+void rep_sim_models(FILE *f, const struct lab_results *r)
 {
 	int n = lab_results_distinct_kind(r, LAB_CSV_NAME(kernel), 1, NULL, 0), models = 0, skip = 0;
 	const char **v = calloc((size_t)n + 1, sizeof(*v)), *differ;
@@ -1202,18 +1202,18 @@ static void banner_line(const struct lab_rctx *c, int sim)
 	char host[512], cpus[256], ncpus[300], model[1024], kernel[1024], build[256];
 	int nh, nc, nb;
 
-	if (!ctx_values(r, LAB_CSV_NAME(cpu_model), sim, sim ? "machine" : "CPU model", model, sizeof(model)))
+	if (!rep_ctx_values(r, LAB_CSV_NAME(cpu_model), sim, sim ? "machine" : "CPU model", model, sizeof(model)))
 		return;	/* none of this kind, or a file from before the context columns: nothing to name */
 	if (sim) {
 		fprintf(c->out, "simulated: %s on ", model);
-		sim_models(c->out, r);
+		rep_sim_models(c->out, r);
 		fputs(" (the model's figures, not this host's)\n", c->out);
 		return;
 	}
-	ctx_values(r, LAB_CSV_NAME(kernel), 0, "kernel", kernel, sizeof(kernel));
-	nh = ctx_values(r, LAB_CSV_NAME(host), 0, "host", host, sizeof(host));
-	nc = ctx_values(r, LAB_CSV_NAME(cpus), 0, "CPU count", cpus, sizeof(cpus));
-	nb = ctx_values(r, LAB_CSV_NAME(build_type), 0, "build", build, sizeof(build));
+	rep_ctx_values(r, LAB_CSV_NAME(kernel), 0, "kernel", kernel, sizeof(kernel));
+	nh = rep_ctx_values(r, LAB_CSV_NAME(host), 0, "host", host, sizeof(host));
+	nc = rep_ctx_values(r, LAB_CSV_NAME(cpus), 0, "CPU count", cpus, sizeof(cpus));
+	nb = rep_ctx_values(r, LAB_CSV_NAME(build_type), 0, "build", build, sizeof(build));
 	fprintf(c->out, "measured: %s%s, %s%s%s%s%s%s%s%s\n", nh > 1 ? "on " : "host ", nh ? host : "(unnamed)",
 		nc == 1 ? lab_fmt_cpus(cpus, ncpus, sizeof(ncpus)) : cpus, nc > 1 ? ", " : nc ? " " : "", model,
 		*kernel ? ", " : "", kernel, nb ? ", " : "", build, nb == 1 ? " build" : "");

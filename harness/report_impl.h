@@ -195,6 +195,17 @@ bool rep_starred(const struct lab_rctx *c, const struct lab_series *s, const str
 void rep_star_rule(const struct lab_rctx *c, char *buf, size_t len);
 
 /*
+ * rep_ctx_values() - context column @col over the rows of kind @sim (1:
+ * simulated, 0: measured, -1: any) into @buf: its value where they have
+ * one, else "N NOUNs (a; b; c and M more)", a simulated machine's cpu_model
+ * by its name; returns how many values (0: none, @buf ""). The tables'
+ * opening lines and email's header name the machine with it.
+ */
+int rep_ctx_values(const struct lab_results *r, const char *col, int sim, const char *noun, char *buf, size_t len);
+/* What made the simulated rows, by model: "ENGINE seed 1", "ENGINE seeds 1 and 2", "2 engines (...)". */
+void rep_sim_models(FILE *f, const struct lab_results *r);
+
+/*
  * mmtests' two-line column header: split @name at its first '-', keeping a
  * following "-rcN" in the first part ("v4.15-rc8-range-mmap_lock-v1" ->
  * "v4.15-rc8" / "range-mmap_lock-v1").

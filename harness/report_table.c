@@ -345,13 +345,25 @@ int rep_grid_build(const struct lab_rctx *c, int g, int m, bool compact, struct 
 	return rows;
 }
 
-/* Print @text, broken at ", " so that no line exceeds @width (a longer single part is kept whole). */
-static void print_wrapped(FILE *f, const char *text, int width)
+/* The first ", " in @p, or "; " where @lists is set and it comes first; NULL: none. */
+static const char *next_break(const char *p, bool lists)
+{
+	const char *comma = strstr(p, ", "), *semi = lists ? strstr(p, "; ") : NULL;
+
+	return semi && (!comma || semi < comma) ? semi : comma;
+}
+
+/*
+ * Print @text, broken at ", " (@lists: also at "; ", between the values a
+ * list names) so that no line exceeds @width (a longer single part is kept
+ * whole).
+ */
+static void print_wrapped_at(FILE *f, const char *text, int width, bool lists)
 {
 	int col = 0;
 
 	for (const char *p = text; *p;) {
-		const char *q = strstr(p, ", ");
+		const char *q = next_break(p, lists);
 		int len = q ? (int)(q - p) + 1 : (int)strlen(p);
 
 		if (col && col + 1 + len > width) {
@@ -368,6 +380,11 @@ static void print_wrapped(FILE *f, const char *text, int width)
 			p++;
 	}
 	fputc('\n', f);
+}
+
+static void print_wrapped(FILE *f, const char *text, int width)
+{
+	print_wrapped_at(f, text, width, false);
 }
 
 void rep_grid_title(const struct lab_rctx *c, int g, int m, char *buf, size_t len)
@@ -484,27 +501,89 @@ int rep_table(struct lab_rctx *c)
 	return readable(c, 100);
 }
 
-/* Append @part to the line @buf, ", "-separated; nothing when it is empty. */
-static void add_part(char *buf, size_t len, const char *part)
+/* Append @part to the line @b, ", "-separated; nothing when it is empty. */
+static void add_part(struct lab_buf *b, const char *part)
 {
-	size_t n = strlen(buf);
-
 	if (*part)
-		snprintf(buf + n, len - n, "%s%s", n ? ", " : "", part);
+		lab_buf_printf(b, "%s%s", b->len ? ", " : "", part);
 }
 
-/* "N CPUs (MODEL)" into @buf, a simulated machine's model by its name ("sim NAME"); "" where neither is recorded. */
-static void email_machine(const struct lab_results *r, char *buf, size_t len)
+/*
+ * Append "N CPUs (MODEL)" of the rows of kind @sim to @line, a simulated
+ * machine by its name ("sim NAME"); where the rows hold several CPU counts
+ * or models, each part as rep_ctx_values() names them ("2 CPUs, 2 CPU
+ * models (a; b)"); nothing where neither is recorded.
+ */
+static void email_machine(const struct lab_results *r, int sim, struct lab_buf *line)
 {
-	const char *model = lab_results_ctx(r, LAB_CSV_NAME(cpu_model)), *n = lab_results_ctx(r, LAB_CSV_NAME(cpus));
-	const char *colon = strchr(model, ':');
-	int mlen = !strncmp(model, "sim ", 4) && colon ? (int)(colon - model) : (int)strlen(model);
-	char cpus[300];
+	char n[256], model[512], cpus[300], named[520];
+	int nn = rep_ctx_values(r, LAB_CSV_NAME(cpus), sim, "CPU count", n, sizeof(n));
+	int nm = rep_ctx_values(r, LAB_CSV_NAME(cpu_model), sim, sim ? "machine" : "CPU model", model, sizeof(model));
 
-	if (*n && mlen)
-		snprintf(buf, len, "%s (%.*s)", lab_fmt_cpus(n, cpus, sizeof(cpus)), mlen, model);
+	if (nn == 1)
+		lab_fmt_cpus(n, cpus, sizeof(cpus));
 	else
-		snprintf(buf, len, "%s%.*s", *n ? lab_fmt_cpus(n, cpus, sizeof(cpus)) : "", mlen, model);
+		snprintf(cpus, sizeof(cpus), "%s", n);
+	snprintf(named, sizeof(named), "%s%s", sim && nm == 1 ? "sim " : "", model);
+	if (nn && nm == 1) {
+		lab_buf_printf(line, "%s%s (%s)", line->len ? ", " : "", cpus, named);
+		return;
+	}
+	add_part(line, cpus);
+	add_part(line, named);
+}
+
+/* Append the compiler and the build type of the rows of kind @sim to @line: "gcc 12.2.0 release", either alone. */
+static void email_build(const struct lab_results *r, int sim, struct lab_buf *line)
+{
+	char cc[256], type[256], both[520];
+	int ncc = rep_ctx_values(r, LAB_CSV_NAME(compiler), sim, "compiler", cc, sizeof(cc));
+	int ntype = rep_ctx_values(r, LAB_CSV_NAME(build_type), sim, "build type", type, sizeof(type));
+
+	if (ncc == 1 && ntype == 1) {
+		snprintf(both, sizeof(both), "%s %s", cc, type);
+		add_part(line, both);
+		return;
+	}
+	add_part(line, cc);
+	add_part(line, type);
+}
+
+/* Append what made the simulated rows (rep_sim_models()) to @line. */
+static void email_engine(const struct lab_results *r, struct lab_buf *line)
+{
+	char *text = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&text, &n);
+
+	if (!f)
+		abort();
+	rep_sim_models(f, r);
+	fclose(f);
+	add_part(line, text);
+	free(text);
+}
+
+/*
+ * The header lines of the rows of kind @sim into @line (@line[0] the
+ * machine, then the kernel or engine, then a simulated machine's build),
+ * @iterations (NULL: none) after the build.
+ */
+static void email_kind(const struct lab_results *r, int sim, const char *iterations, struct lab_buf line[3])
+{
+	char part[512];
+
+	rep_ctx_values(r, LAB_CSV_NAME(git_rev), sim, "revision", part, sizeof(part));
+	lab_buf_printf(&line[0], "rwlab%s%s", *part ? " " : "", part);
+	email_machine(r, sim, &line[0]);
+	if (sim)
+		email_engine(r, &line[1]);
+	else if (rep_ctx_values(r, LAB_CSV_NAME(kernel), 0, "kernel", part, sizeof(part)))
+		add_part(&line[1], part);
+	email_build(r, sim, &line[1 + sim]);
+	rep_ctx_values(r, LAB_CSV_NAME(allocator), sim, "allocator", part, sizeof(part));
+	add_part(&line[1 + sim], part);
+	add_part(&line[1 + sim], iterations ? iterations : "");
 }
 
 /*
@@ -515,35 +594,35 @@ static void email_machine(const struct lab_results *r, char *buf, size_t len)
  * the machine file's hash in the engine's line pins its description), the
  * engine (the kernel column) on a line of its own, then the build, which is
  * part of a simulated machine (the allocator places what its modelled lines
- * hold).
+ * hold). A file of both kinds of rows has both, the first row's kind first,
+ * as the tables' opening lines; a part whose rows hold several values names
+ * how many and which (rep_ctx_values()).
  */
 static void email_header(const struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
-	const char *rev = lab_results_ctx(r, LAB_CSV_NAME(git_rev));
-	bool sim = !strncmp(lab_results_ctx(r, LAB_CSV_NAME(cpu_model)), "sim ", 4);
-	char line[3][512] = { "", "", "" }, part[512];
-	int maxn = 0, last = 0;
+	int sim = !strncmp(lab_results_ctx(r, LAB_CSV_NAME(cpu_model)), "sim ", 4), maxn = 0, last = -1;
+	bool both = lab_results_distinct_kind(r, LAB_CSV_NAME(cpu_model), !sim, NULL, 0) > 0;
+	struct lab_buf line[6] = { { 0 } }, text = { 0 };
+	char iterations[64];
 
 	for (int i = 0; i < r->ns; i++)
 		maxn = r->s[i].n > maxn ? r->s[i].n : maxn;
-	snprintf(line[0], sizeof(line[0]), "rwlab%s%s", *rev ? " " : "", rev);
-	email_machine(r, part, sizeof(part));
-	add_part(line[0], sizeof(line[0]), part);
-	add_part(line[1], sizeof(line[1]), lab_results_ctx(r, LAB_CSV_NAME(kernel)));
-	snprintf(part, sizeof(part), "%s %s", lab_results_ctx(r, LAB_CSV_NAME(compiler)),
-		 lab_results_ctx(r, LAB_CSV_NAME(build_type)));
-	add_part(line[1 + sim], sizeof(line[1]), strcmp(part, " ") ? part : "");
-	add_part(line[1 + sim], sizeof(line[1]), lab_results_ctx(r, LAB_CSV_NAME(allocator)));
-	snprintf(part, sizeof(part), "up to %d iteration%s", maxn, maxn == 1 ? "" : "s");
-	add_part(line[1 + sim], sizeof(line[1]), part);
-	for (int k = 0; k < 3; k++)
-		last = line[k][0] ? k : last;
+	snprintf(iterations, sizeof(iterations), "up to %d iteration%s", maxn, maxn == 1 ? "" : "s");
+	email_kind(r, sim, both ? NULL : iterations, line);
+	if (both)
+		email_kind(r, !sim, iterations, line + 3);
+	for (int k = 0; k < 6; k++)
+		last = line[k].len ? k : last;
 	for (int k = 0; k <= last; k++)
-		if (line[k][0]) {
-			snprintf(part, sizeof(part), "%s%s%s", k ? "  " : "", line[k], k < last ? "," : "");
-			print_wrapped(c->out, part, 80);
+		if (line[k].len) {
+			text.len = 0;
+			lab_buf_printf(&text, "%s%s%s", k % 3 ? "  " : "", line[k].p, k < last ? "," : "");
+			print_wrapped_at(c->out, text.p, 80, true);
 		}
+	for (int k = 0; k < 6; k++)
+		lab_buf_free(&line[k]);
+	lab_buf_free(&text);
 }
 
 int rep_email(struct lab_rctx *c)

@@ -1237,18 +1237,17 @@ Test(report, oversubscribed_thread_counts_marked, .timeout = 60)
 	free(out);
 }
 
-/* The email header of a file of two rows with the context fields @context: its lines (those before the first empty
- * one) counted, the header itself into @head. */
-static int email_header_lines(const char *context, char *head, size_t len)
+/* The email header of the file of rows @rows (their context fields and host after "better"): its lines (those
+ * before the first empty one) counted, the header itself into @head. */
+static int email_header_of(const char *rows, char *head, size_t len)
 {
 	char path[] = "/tmp/rwlab-email-head-XXXXXX", *text, *out, *end;
 	struct lab_report_opts o = { .path = path, .format = LAB_FMT_EMAIL };
 	int rc, n = 0;
 
 	cr_assert_gt(asprintf(&text, "schema,run,timestamp,variant,workload,threads,iteration,metric,value,unit,better,"
-			      "pin,cpus,cpu_model,kernel,compiler,build_type,allocator,event_counts,git_rev,host\n"
-			      "1,r,t,a,w,1,0,lat,90,ns,lower,%s,h\n1,r,t,a,w,1,1,lat,91,ns,lower,%s,h\n", context,
-			      context), 0);
+			      "pin,cpus,cpu_model,kernel,compiler,build_type,allocator,event_counts,git_rev,host\n%s", rows),
+		     0);
 	write_file(path, text);
 	free(text);
 	out = report(&o, &rc);
@@ -1260,6 +1259,33 @@ static int email_header_lines(const char *context, char *head, size_t len)
 	for (const char *p = out; p < end + 1; p++)
 		n += *p == '\n';
 	free(out);
+	return n;
+}
+
+/* The email header of a file of two rows with the context fields @context (email_header_of()). */
+static int email_header_lines(const char *context, char *head, size_t len)
+{
+	char *rows;
+	int n;
+
+	cr_assert_gt(asprintf(&rows, "1,r,t,a,w,1,0,lat,90,ns,lower,%s,h\n1,r,t,a,w,1,1,lat,91,ns,lower,%s,h\n", context,
+			      context), 0);
+	n = email_header_of(rows, head, len);
+	free(rows);
+	return n;
+}
+
+/* The same of a file of two runs: variant a's under the context fields @ctx_a, then b's under @ctx_b. */
+static int email_header_two(const char *ctx_a, const char *ctx_b, char *head, size_t len)
+{
+	char *rows;
+	int n;
+
+	cr_assert_gt(asprintf(&rows, "1,r1,t,a,w,1,0,lat,90,ns,lower,%s,h\n1,r1,t,a,w,1,1,lat,91,ns,lower,%s,h\n"
+			      "1,r2,t,b,w,1,0,lat,92,ns,lower,%s,h\n1,r2,t,b,w,1,1,lat,93,ns,lower,%s,h\n", ctx_a, ctx_a,
+			      ctx_b, ctx_b), 0);
+	n = email_header_of(rows, head, len);
+	free(rows);
 	return n;
 }
 
@@ -1283,6 +1309,58 @@ Test(report, email_header_lines)
 					sizeof(head)), 3, "%s", head);
 	cr_expect_str_eq(head, "rwlab af91ca4143ca-dirty, 128 CPUs (sim icx-8336c-2s128),\n"
 			       "  rwlab-sim sim-10 engine 457961429e99 machine e03c3a20 seed 1,\n"
+			       "  gcc 12.2.0 release, jemalloc, up to 2 iterations\n");
+}
+
+/*
+ * The header leaves out what the file does not record, and no more: a compiler without a build type, or a
+ * build type without a compiler, is the one recorded ("gcc 12.2.0 , jemalloc" and "Linux 6.1,  release"
+ * had a space too many).
+ */
+Test(report, email_header_compiler_or_build_type_alone)
+{
+	char head[1024];
+
+	email_header_lines("compact,2,cpu,Linux 6.1,,release,jemalloc,1,abc", head, sizeof(head));
+	cr_expect_str_eq(head, "rwlab abc, 2 CPUs (cpu),\n  Linux 6.1, release, jemalloc, up to 2 iterations\n");
+	email_header_lines("compact,2,cpu,Linux 6.1,gcc 12.2.0,,jemalloc,1,abc", head, sizeof(head));
+	cr_expect_str_eq(head, "rwlab abc, 2 CPUs (cpu),\n  Linux 6.1, gcc 12.2.0, jemalloc, up to 2 iterations\n");
+}
+
+#define EMAIL_SIM_CTX "compact,8,sim generic-8: 8 CPUs,rwlab-sim sim-13 engine 0123456789ab machine 6867c6e3 seed 1," \
+		      "gcc 12.2.0,release,jemalloc,1,abc"
+#define EMAIL_CPU_CTX "compact,2,cpu,Linux 6.1,gcc 12.2.0,release,jemalloc,1,abc"
+
+/*
+ * A file of simulated and measured rows (of different cells) has both headers, the first row's kind first,
+ * as the tables' opening lines name both; a part whose rows hold several values names how many and which,
+ * as those lines do. The header named the first row's machine alone: a measured column under "8 CPUs (sim
+ * generic-8)", two CPU models or two engines (results/sim/rwsem-rework/reproduce-sim9-20261202) under
+ * the first.
+ */
+Test(report, email_header_of_several_machines)
+{
+	char head[1024];
+
+	cr_expect_eq(email_header_two(EMAIL_SIM_CTX, EMAIL_CPU_CTX, head, sizeof(head)), 5, "%s", head);
+	cr_expect_str_eq(head, "rwlab abc, 8 CPUs (sim generic-8),\n"
+			       "  rwlab-sim sim-13 engine 0123456789ab machine 6867c6e3 seed 1,\n"
+			       "  gcc 12.2.0 release, jemalloc,\n"
+			       "rwlab abc, 2 CPUs (cpu),\n"
+			       "  Linux 6.1, gcc 12.2.0 release, jemalloc, up to 2 iterations\n");
+	cr_expect_eq(email_header_two(EMAIL_CPU_CTX, EMAIL_SIM_CTX, head, sizeof(head)), 5, "%s", head);
+	cr_expect(!strncmp(head, "rwlab abc, 2 CPUs (cpu),\n", 25), "%s", head);
+	email_header_two(EMAIL_CPU_CTX, "compact,2,EPYC,Linux 6.6,gcc 12.2.0,release,jemalloc,1,abc", head,
+			 sizeof(head));
+	cr_expect_str_eq(head, "rwlab abc, 2 CPUs, 2 CPU models (cpu; EPYC),\n"
+			       "  2 kernels (Linux 6.1; Linux 6.6), gcc 12.2.0 release, jemalloc,\n"
+			       "  up to 2 iterations\n");
+	/* two engines' rows: both named, the list broken between its values to keep within 80 columns */
+	email_header_two(EMAIL_SIM_CTX, "compact,8,sim generic-8: 8 CPUs,rwlab-sim sim-13 engine 89abcdef0123 machine "
+			 "6867c6e3 seed 1,gcc 12.2.0,release,jemalloc,1,abc", head, sizeof(head));
+	cr_expect_str_eq(head, "rwlab abc, 8 CPUs (sim generic-8),\n"
+			       "  2 engines (rwlab-sim sim-13 engine 0123456789ab machine 6867c6e3 seed 1;\n"
+			       "  rwlab-sim sim-13 engine 89abcdef0123 machine 6867c6e3 seed 1),\n"
 			       "  gcc 12.2.0 release, jemalloc, up to 2 iterations\n");
 }
 
