@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # usage: ab.sh TAG ROUNDS WORKLOAD THREADS ; alternates base / probe(off) / probe(LA=inf,1000,100)
 tag=$1; rounds=$2; w=$3; t=$4; shift 4
 variants=${VARIANTS:-"base off inf 1000 100"}

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 import re,collections,sys
 acc=collections.Counter(); sw=collections.Counter(); n=collections.Counter(); hits=collections.Counter()
 for line in open(sys.argv[1]):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 import struct
 R=24
 def split(fn):
