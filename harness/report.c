@@ -1290,7 +1290,7 @@ int rep_print(struct lab_rctx *c, enum lab_report_format f)
 	else if (!n)
 		fprintf(c->out, "%s: no rows to report in the %s format%s\n", o->path, format_names[f],
 			f == LAB_FMT_LOCKTEST ? " (no locktest rows)" : o->metric ? " for that metric" : "");
-	if (o->reference && f != LAB_FMT_JSON && f != LAB_FMT_HTML)
+	if (o->reference && !o->verdicts_unprinted && f != LAB_FMT_JSON && f != LAB_FMT_HTML)
 		rep_reference(c);
 	return st;
 }
@@ -1335,7 +1335,9 @@ static unsigned load_flags(const struct lab_report_opts *o)
  * The verdicts of --reference, before any table (*@vt, NULL without one),
  * and the rule the stars follow (@ro->sig): theirs, lab_report_sig_resolve(),
  * so a table's star and the verdict on the same cell never judge it apart.
- * Returns 0, or 1 with the error on stderr and nothing printed.
+ * Returns 0, or 1 with the error on stderr and nothing printed; verdicts
+ * that are not printed (run's table) and fail leave the stars to each cell's
+ * noise instead, said in one more line.
  */
 static int verdicts_first(struct lab_rctx *c, struct lab_report_opts *ro, struct lab_vtab **vt)
 {
@@ -1345,8 +1347,13 @@ static int verdicts_first(struct lab_rctx *c, struct lab_report_opts *ro, struct
 	*vt = malloc(sizeof(**vt));
 	if (!*vt)
 		abort();
-	if (lab_vtab_compute(c->asked, c->r, *vt))
-		return 1;
+	if (lab_vtab_compute(c->asked, c->r, *vt)) {
+		if (!ro->verdicts_unprinted)
+			return 1;
+		fprintf(stderr, "%s: the table's stars judge each cell by its own noise, not by the verdicts "
+			"against %s\n", lab_prog(), ro->reference);
+		return 0;
+	}
 	ro->sig = (*vt)->sig;
 	c->vt = *vt;
 	return 0;

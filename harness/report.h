@@ -150,6 +150,8 @@ struct lab_report_opts {
 	const char *by;			/* CSV columns forming the column key; NULL: "variant" */
 	enum lab_report_sig sig;
 	const char *reference;		/* published CSV to compare against, or NULL */
+	bool verdicts_unprinted;	/* with reference: its verdicts judge the stars but are not printed, and one
+					   that cannot be computed leaves the stars to each cell's noise (run's table) */
 	const struct lab_refmap *map;	/* NULL: identity (same names, same thread counts) */
 	double flat_pct;		/* a published |change| below this, with no published spread, is flat (default 1) */
 	bool min_effect_set;		/* min_effect_pct given; otherwise LAB_VERDICT_MIN_EFFECT (report_ref.h) */
