@@ -1335,21 +1335,24 @@ static unsigned load_flags(const struct lab_report_opts *o)
  * The verdicts of --reference, before any table (*@vt, NULL without one),
  * and the rule the stars follow (@ro->sig): theirs, lab_report_sig_resolve(),
  * so a table's star and the verdict on the same cell never judge it apart.
- * Returns 0, or 1 with the error on stderr and nothing printed; verdicts
- * that are not printed (run's table) and fail leave the stars to each cell's
- * noise instead, said in one more line.
+ * Returns 0, or 2 with the error on stderr and nothing printed (a published
+ * table that cannot be used is bad input); verdicts that are not printed
+ * (run's table) and fail leave the stars to each cell's noise instead, said
+ * in one more line.
  */
 static int verdicts_first(struct lab_rctx *c, struct lab_report_opts *ro, struct lab_vtab **vt)
 {
+	int st;
+
 	ro->sig = lab_report_sig_resolve(c->asked, LAB_SIG_AUTO, NULL);
 	if (!ro->reference)
 		return 0;
 	*vt = malloc(sizeof(**vt));
 	if (!*vt)
 		abort();
-	if (lab_vtab_compute(c->asked, c->r, *vt)) {
+	if ((st = lab_vtab_compute(c->asked, c->r, *vt))) {
 		if (!ro->verdicts_unprinted)
-			return 1;
+			return st;
 		fprintf(stderr, "%s: the table's stars judge each cell by its own noise, not by the verdicts "
 			"against %s\n", lab_prog(), ro->reference);
 		return 0;

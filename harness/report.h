@@ -186,7 +186,8 @@ int lab_report_sig_parse(const char *s, enum lab_report_sig *sig);
  * CSV, missing columns, non-numeric values), or 2 with one for an option
  * that names what the file does not hold, a usage error: a --by column it
  * does not have (or fault_path where no row has a fault path), a metric,
- * workload or baseline not in it (the line names the valid ones).
+ * workload or baseline not in it (the line names the valid ones), or a
+ * published table (@o->reference) that cannot be used (lab_vtab_compute()).
  */
 int lab_report_print(FILE *out, const struct lab_report_opts *o);
 /*

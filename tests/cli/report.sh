@@ -112,12 +112,30 @@ expect_err 1 "^rwlab report: $tmp/renamed.csv: its columns differ from .*good.cs
 
 # A published table: a value that is not a number fails loudly (it read as 0 and was judged);
 # a block whose first row has no published change still names the table's marks (was "(null)").
+# One that cannot be used is bad input, exit 2 with its one line, under --reference and a matrix's
+# alike, in report and tools/reproduce (before anything runs): missing, a directory, empty, not a
+# published table (each was exit 1)
 mkdir "$tmp/pub"
 cp "$data/fixture.matrix" "$tmp/pub/m.matrix"
 sed 's/^fixture-time,mean,elapsed seconds,1,old,100$/fixture-time,mean,elapsed seconds,1,old,1OO/' "$data/published.csv" \
 	>"$tmp/pub/published.csv"
-expect_err 1 "published.csv:2: value '1OO' is not a number" -- \
+expect_err 2 "published.csv:2: value '1OO' is not a number" -- \
 	"$rwlab" report "$data/two-variants.csv" --matrix "$tmp/pub/m.matrix" -f none
+expect_err 2 "^rwlab report: published table: cannot read '$tmp/pub': Is a directory$" -- \
+	"$rwlab" report "$data/two-variants.csv" --reference "$tmp/pub"
+expect_err 2 "^rwlab report: published table: $data/empty.csv: empty file \(expected a CSV header\)$" -- \
+	"$rwlab" report "$data/two-variants.csv" --reference "$data/empty.csv" -o "$tmp/pub/r.txt"
+expect_err 2 "^rwlab report: $data/good.csv: no column 'benchmark' \(a published table has benchmark, " -- \
+	"$rwlab" report "$data/two-variants.csv" --reference "$data/good.csv" -f html -o "$tmp/pub/r.html"
+sed 's/^reference .*/reference = nosuch.csv/' "$data/fixture.matrix" >"$tmp/pub/nosuch.matrix"
+expect_err 2 "^rwlab report: published table: cannot read '$tmp/pub/nosuch.csv': No such file or directory$" -- \
+	"$rwlab" report "$data/two-variants.csv" --matrix "$tmp/pub/nosuch.matrix"
+expect_err 2 "^reproduce: the matrix nosuch's published table $tmp/pub/nosuch.csv: no such file \(a published " -- \
+	"$root/tools/reproduce" "$tmp/pub/nosuch.matrix" --csv "$data/two-variants.csv" --rwlab "$rwlab" --no-plots
+sed 's/^reference .*/reference = ./' "$data/fixture.matrix" >"$tmp/pub/dir.matrix"
+expect_err 2 "^reproduce: the matrix dir's published table $tmp/pub/\.: a directory " -- \
+	env RWLAB_RESULTS_DIR="$tmp/pub/res" "$root/tools/reproduce" "$tmp/pub/dir.matrix" --rwlab "$rwlab" --no-plots
+[ -e "$tmp/pub/res" ] && fail "reproduce ran a matrix whose published table is a directory: $(find "$tmp/pub/res")"
 {
 	echo 'benchmark,stat,metric,clients,variant,value,mark,rule'
 	echo 'fixture-time,mean,elapsed seconds,1,old,0,,'
