@@ -1068,16 +1068,62 @@ bool rep_several_fault_paths(const struct lab_results *r, rep_kept_fn kept, cons
 	return several && (!pathless || r->ncolumns == 1);
 }
 
+/* The columns of @r, "a, b, c", into @buf. */
+static void column_list(const struct lab_results *r, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < r->ncolumns && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", r->columns[i]);
+}
+
+/* The unknown baseline's message @err ("... (valid: PATHS)") naming the variants @variants too. */
+static void both_kinds(char *err, size_t len, const char *variants)
+{
+	char *v = strstr(err, "(valid: "), paths[1024];
+
+	if (!v)
+		return;
+	snprintf(paths, sizeof(paths), "%s", v + strlen("(valid: "));
+	snprintf(v, len - (size_t)(v - err), "(valid: %s; or a fault path, compared side by side: %s", variants, paths);
+}
+
+int rep_load(struct lab_results *r, const char *const *paths, int npaths, const struct rep_load_opts *lo,
+	     const char **by_used, char *err, size_t errlen)
+{
+	int st = lab_results_load_many(r, paths, npaths, lo->by, lo->baseline, lo->flags, err, errlen);
+	unsigned quiet = lo->flags | LAB_RESULTS_QUIET;
+	char variants[1024] = "", why[2048];
+
+	*by_used = lo->by;
+	if (lo->by || lo->no_paths || (st && st != LAB_RESULTS_BAD_BASELINE) || (!st && lo->baseline))
+		return st;	/* a baseline that names a variant compares the variants */
+	if (st) {	/* or does it name a fault path? */
+		if (lab_results_load_many(r, paths, npaths, NULL, NULL, quiet, why, sizeof(why)))
+			return st;
+		column_list(r, variants, sizeof(variants));
+	}
+	if (!rep_several_fault_paths(r, lo->kept, lo->arg)) {
+		if (st)
+			lab_results_free(r);
+		return st;
+	}
+	lab_results_free(r);	/* stdin or a FIFO: read again from the reader's copy */
+	st = lab_results_load_many(r, paths, npaths, LAB_RESULTS_FAULT_PATH, lo->baseline, quiet, err, errlen);
+	if (st == LAB_RESULTS_BAD_BASELINE)
+		both_kinds(err, errlen, variants);
+	if (!st)
+		*by_used = LAB_RESULTS_FAULT_PATH;
+	return st;
+}
+
 /* rep_several_fault_paths() of the rows -w keeps (rep_kept_fn for rep_workload_kept()). */
 static bool kept_by_w(const void *c, const char *workload)
 {
 	return rep_workload_kept(c, workload);
 }
 
-static bool several_fault_paths(const struct lab_rctx *c)
-{
-	return rep_several_fault_paths(c->r, kept_by_w, c);
-}
 
 /*
  * Context column @col over the rows of one kind (@sim, as
@@ -1378,23 +1424,15 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 		free_workloads(&c);
 		return 2;
 	}
-	st = lab_results_load_many(&r, o->npaths ? o->paths : &o->path, o->npaths ? o->npaths : 1, o->by, o->baseline,
-				   load_flags(o), err, sizeof(err));
+	/* with a matrix's mapping its columns are compared, not the fault paths */
+	st = rep_load(&r, o->npaths ? o->paths : &o->path, o->npaths ? o->npaths : 1,
+		      &(struct rep_load_opts){ o->by, o->baseline, load_flags(o), o->map != NULL, kept_by_w, &c }, &ro.by,
+		      err, sizeof(err));
 	if (st) {
 		free_workloads(&c);
 		fprintf(stderr, "rwlab report: %s\n", err);
 		/* a --by or --baseline that names nothing in the file, or a file of no results, is a usage error */
 		return st == LAB_RESULTS_BAD_BY || st == LAB_RESULTS_BAD_BASELINE || st == LAB_RESULTS_NOT_RESULTS ? 2 : 1;
-	}
-	if (!o->by && !o->baseline && !o->map && several_fault_paths(&c)) {	/* compare the paths side by side */
-		lab_results_free(&r);	/* stdin or a FIFO: read again from the reader's copy */
-		ro.by = LAB_RESULTS_FAULT_PATH;
-		if (lab_results_load_many(&r, o->npaths ? o->paths : &o->path, o->npaths ? o->npaths : 1, o->by,
-					  o->baseline, load_flags(o) | LAB_RESULTS_QUIET, err, sizeof(err))) {
-			free_workloads(&c);
-			fprintf(stderr, "rwlab report: %s\n", err);
-			return 1;
-		}
 	}
 	if (!r.ns && o->format != LAB_FMT_JSON) {	/* json: a whole document with no series */
 		if (r.nleft_out)	/* the lines above named each */

@@ -422,6 +422,23 @@ expect_err 0 "^rwlab report: note: .*per-vma-locks.csv is simulated \(sim icx-83
 	"$rwlab" report "$pvl/per-vma-locks.csv" --matrix per-vma-locks -f none
 grep -q 'n/a [1-9]' "$tmp/out" && fail "report of $pvl with --matrix per-vma-locks: rows left n/a: $(grep 'n/a [1-9]' "$tmp/out")"
 grep -q 'of 10 rows' "$tmp/out" || fail "report of $pvl with --matrix per-vma-locks: not 10 rows compared: $(grep ' rows ' "$tmp/out")"
+# Its fault paths are the columns (one variant ran both): -b names one of them, which keeps them
+# side by side with that one first, in report and plot (refused: "valid: rwsem..."); a variant
+# compares the variants; a name that is neither is refused listing both kinds
+"$rwlab" report "$pvl/per-vma-locks.csv" -b per-VMA >"$tmp/out" 2>"$tmp/err" ||
+	fail "report -b per-VMA of two fault paths: $(cat "$tmp/err")"
+grep -Eq '^ +per-VMA +mmap_lock$' "$tmp/out" && grep -q 'change vs per-VMA' "$tmp/out" ||
+	fail "report -b per-VMA of two fault paths: not per-VMA first: $(head -5 "$tmp/out")"
+"$rwlab" report "$pvl/per-vma-locks.csv" --by fault_path -b per-VMA | cmp -s - "$tmp/out" ||
+	fail "report -b per-VMA of two fault paths is not --by fault_path -b per-VMA"
+"$rwlab" report "$data/fault-paths.csv" -b rwsem | grep -Eq '^ +rwsem$' ||
+	fail "report -b rwsem of two fault paths does not compare the variants: $("$rwlab" report "$data/fault-paths.csv" -b rwsem)"
+if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
+	"$rwlab" plot "$data/fault-paths.csv" -b mmap_lock -o "$tmp/fp.svg" 2>"$tmp/err" ||
+		fail "plot -b mmap_lock of two fault paths: $(cat "$tmp/err")"
+fi
+expect_err 2 "^rwlab plot: baseline 'per-vma' is not in .*fault-paths.csv \(valid: rwsem; or a fault path, compared side by side: mmap_lock, per-VMA\)$" -- \
+	"$rwlab" plot "$data/fault-paths.csv" -b per-vma -o "$tmp/fp.svg"
 
 # Readable tables: the quick matrix's final table within 100 columns, --format email within 80
 # (display columns: ± is one), the per-cell figure and the table's the same labelled aggregate.
