@@ -1336,8 +1336,8 @@ int rep_print(struct lab_rctx *c, enum lab_report_format f)
 	else if (!n)
 		fprintf(c->out, "%s: no rows to report in the %s format%s\n", o->path, format_names[f],
 			f == LAB_FMT_LOCKTEST ? " (no locktest rows)" : o->metric ? " for that metric" : "");
-	if (o->reference && !o->verdicts_unprinted && f != LAB_FMT_JSON && f != LAB_FMT_HTML)
-		rep_reference(c);
+	if (o->reference && !o->verdicts_unprinted && f != LAB_FMT_JSON && f != LAB_FMT_HTML && f != LAB_FMT_CSV)
+		rep_reference(c);	/* csv: csv_verdicts(), on stderr */
 	return st;
 }
 
@@ -1408,6 +1408,21 @@ static int verdicts_first(struct lab_rctx *c, struct lab_report_opts *ro, struct
 	return 0;
 }
 
+/*
+ * -f csv with --reference: the output stays one CSV (a tool reads it), so the
+ * verdict table goes to stderr, after a line that says so.
+ */
+static void csv_verdicts(struct lab_rctx *c)
+{
+	FILE *out = c->out;
+
+	fprintf(stderr, "%s: the verdicts against %s follow on stderr: -f csv writes the series alone (-f json "
+		"carries both)\n", lab_prog(), c->o->reference);
+	c->out = stderr;
+	rep_reference(c);
+	c->out = out;
+}
+
 int lab_report_print(FILE *out, const struct lab_report_opts *o)
 {
 	struct lab_report_opts ro = *o, asked = *o;
@@ -1450,6 +1465,8 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 		lab_results_order_metrics(&r, o->metric);	/* -m a,b: a's tables first */
 		if (!(st = verdicts_first(&c, &ro, &vt)))
 			st = rep_print(&c, o->format);
+		if (!st && c.vt && !o->verdicts_unprinted && o->format == LAB_FMT_CSV)
+			csv_verdicts(&c);
 	}
 	if (vt)
 		lab_vtab_free(vt);
@@ -1549,7 +1566,8 @@ int lab_report_write(const struct lab_report_opts *o, const char *path)
 
 	if ((st = rep_out_open(&out, "rwlab report", path)))
 		return st;	/* 2: -o refused before any input is read */
-	if (o->description && o->reference && o->title && o->format != LAB_FMT_JSON && o->format != LAB_FMT_HTML)
+	if (o->description && o->reference && o->title && o->format != LAB_FMT_JSON && o->format != LAB_FMT_HTML &&
+	    o->format != LAB_FMT_CSV)
 		fprintf(out.f, "%s: %s\n", o->title, o->description);
 	st = lab_report_print(out.f, o);
 	return rep_out_close(&out, st) && !st ? 1 : st;	/* a usage error's 2 stays 2 with -o */

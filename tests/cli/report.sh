@@ -158,6 +158,20 @@ expect_err 2 "syntax.matrix:2: expected 'key = value'" -- \
 	"$rwlab" run --matrix "$tmp/syntax.matrix" -o "$tmp/bad.csv"
 expect_err 2 "no matrix 'nosuch-matrix'" -- "$rwlab" run --matrix nosuch-matrix
 
+# -f csv with a published table: the output is one CSV (the matrix's title line and the verdict
+# table were printed into it), the verdicts on stderr after the line that says so; -o FILE alike
+for o in "" "$tmp/v.csv"; do
+	"$rwlab" report "$data/two-variants.csv" --matrix "$data/fixture.matrix" -f csv ${o:+-o "$o"} >"$tmp/out" 2>"$tmp/err" ||
+		fail "report -f csv --matrix${o:+ -o}: $(cat "$tmp/err")"
+	[ -z "$o" ] || cp "$o" "$tmp/out"
+	head -n 1 "$tmp/out" | grep -q '^group,column,workload,metric,' && [ "$(wc -l <"$tmp/out")" -gt 1 ] &&
+		awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad }' "$tmp/out" ||
+		fail "report -f csv --matrix${o:+ -o}: not one CSV: $(head -3 "$tmp/out"; tail -3 "$tmp/out")"
+	head -n 1 "$tmp/err" | grep -q "^rwlab report: the verdicts against .*published.csv follow on stderr: -f csv writes the series alone" &&
+		grep -q '^agree [0-9]*, agree-direction [0-9]*' "$tmp/err" ||
+		fail "report -f csv --matrix${o:+ -o}: the verdicts are not on stderr: $(head -3 "$tmp/err")"
+done
+
 # A tiny matrix end to end; options after --matrix override it (-n 2).
 printf 'locks = pthread, ck-rwlock\nworkloads = locktest:load=10\nthreads = 1, cpus\niterations = 5\nduration = 50ms\nwarmup = 0\nreport = locktest\n' \
 	>"$tmp/tiny.matrix"
