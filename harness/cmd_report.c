@@ -38,7 +38,8 @@ static const struct lab_opt report_opts[] = {
 	{ "matrix", 0, 'M', "NAME", "take format, baseline, metrics and the reference mapping from a matrix", NULL,
 	  NULL, LAB_COMP_MATRICES, NULL, 0, 0 },
 	{ "reference", 0, 'r', "FILE|NAME", "published table to print alongside: a file, a table's name "
-	  "(share/rwlab/reference, results/reference) or a matrix's with its mapping", NULL, NULL,
+	  "(share/rwlab/reference, results/reference) or a matrix's with its mapping; with -f csv the "
+	  "verdicts go to stderr, the output stays one CSV", NULL, NULL,
 	  LAB_COMP_FILE, NULL, 0, 0 },
 	{ "flat", 0, 'F', "PCT", "a published change below PCT% with no published spread is flat", "1",
 	  "percent, 0..100", 0, NULL, 0, 0 },
@@ -380,7 +381,8 @@ static int report_to(struct report_args *a)
 {
 	if (a->output && strcmp(a->output, "-"))
 		return lab_report_write(&a->o, a->output);
-	if (a->o.description && a->o.reference && a->o.format != LAB_FMT_JSON && a->o.format != LAB_FMT_HTML)
+	if (a->o.description && a->o.reference && a->o.format != LAB_FMT_JSON && a->o.format != LAB_FMT_HTML &&
+	    a->o.format != LAB_FMT_CSV)
 		printf("%s: %s\n", a->o.title, a->o.description);
 	return lab_report_print(stdout, &a->o);
 }

@@ -591,14 +591,59 @@ static int check_lazy_unsafe(const struct run_args *a, int nschemes, int nwls)
 	return 0;
 }
 
+/* The reference mapping of matrix @mx into @map (report's checks). Returns 0, or -1 with why in @err. */
+static int verdict_map(const struct lab_matrix *mx, struct lab_refmap *map, char *err, size_t len)
+{
+	if (lab_matrix_refmap(mx, map, err, len))
+		return -1;
+	if ((map->ncol || map->nmet) && (map->ncol < 2 || !map->nmet)) {
+		snprintf(err, len, "%s: a reference mapping needs two map.column and at least one map.metric",
+			 mx->path);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A matrix's published table, its mapping and its min_effect, as `report
+ * --matrix` takes them, so that the table after the run stars a cell as the
+ * verdicts judge it there; the verdicts themselves are report's to print.
+ * Without a usable mapping (one line says why) the stars judge each cell by
+ * its own noise.
+ */
+static void matrix_verdict_opts(const struct lab_matrix *mx, struct lab_report_opts *ro)
+{
+	static char ref[4200];
+	static struct lab_refmap map;	/* not on the stack */
+	char err[4200];
+	const char *v;
+
+	if ((v = lab_matrix_get(mx, "min_effect", NULL))) {	/* a percentage: the loader checked it */
+		ro->min_effect_pct = strtod(v, NULL);
+		ro->min_effect_set = true;
+	}
+	if (lab_matrix_reference(mx, ref, sizeof(ref)))
+		return;
+	if (verdict_map(mx, &map, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s: the table's stars judge each cell by its own noise, not by the verdicts\n",
+			PROG, err);
+		return;
+	}
+	ro->reference = ref;
+	ro->map = map.ncol || map.nmet ? &map : NULL;
+	ro->verdicts_unprinted = true;
+}
+
 /* The table after the run: the matrix's report settings, or the default. One aggregate per screen:
  * the locktest layout is `report --format locktest`. */
 static void run_report(struct run_args *a)
 {
 	struct lab_report_opts ro = { .path = a->o.csv_path };
 
-	if (a->mx.n)
+	if (a->mx.n) {
 		matrix_report_opts(&a->mx, &ro, a->locks, a->o.nlocks);
+		matrix_verdict_opts(&a->mx, &ro);
+	}
 	lab_report_print(stdout, &ro);
 }
 

@@ -1046,21 +1046,18 @@ static bool kept_by_w(const void *arg, const char *workload)
 
 /*
  * Read the CSV into p->r grouped as report groups it: by --by, else by
- * variant, or by fault path where one variant ran several
- * (rep_several_fault_paths(): report's rule, so that a figure has the lines
- * of a table). Returns 0, or 1 or 2 after one line.
+ * variant, or by fault path where one variant ran several, -b naming a
+ * variant or a path (rep_load(): report's rule, so that a figure has the
+ * lines of a table). Returns 0, or 1 or 2 after one line.
  */
 static int load(struct plot_ctx *p)
 {
 	const struct lab_plot_opts *o = p->o;
+	const char *by;
 	char err[2048];
-	int st = lab_results_load(&p->r, o->path, o->by, o->baseline, err, sizeof(err));
+	int st = rep_load(&p->r, &o->path, 1, &(struct rep_load_opts){ o->by, o->baseline, 0, false, kept_by_w, p },
+			  &by, err, sizeof(err));
 
-	if (!st && !o->by && !o->baseline && rep_several_fault_paths(&p->r, kept_by_w, p)) {
-		lab_results_free(&p->r);	/* stdin or a FIFO: read again from the reader's copy */
-		st = lab_results_load_many(&p->r, &o->path, 1, LAB_RESULTS_FAULT_PATH, NULL, LAB_RESULTS_QUIET, err,
-					   sizeof(err));
-	}
 	if (!st)
 		return 0;
 	fprintf(stderr, "rwlab plot: %s\n", err);

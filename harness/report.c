@@ -1068,16 +1068,62 @@ bool rep_several_fault_paths(const struct lab_results *r, rep_kept_fn kept, cons
 	return several && (!pathless || r->ncolumns == 1);
 }
 
+/* The columns of @r, "a, b, c", into @buf. */
+static void column_list(const struct lab_results *r, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < r->ncolumns && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", r->columns[i]);
+}
+
+/* The unknown baseline's message @err ("... (valid: PATHS)") naming the variants @variants too. */
+static void both_kinds(char *err, size_t len, const char *variants)
+{
+	char *v = strstr(err, "(valid: "), paths[1024];
+
+	if (!v)
+		return;
+	snprintf(paths, sizeof(paths), "%s", v + strlen("(valid: "));
+	snprintf(v, len - (size_t)(v - err), "(valid: %s; or a fault path, compared side by side: %s", variants, paths);
+}
+
+int rep_load(struct lab_results *r, const char *const *paths, int npaths, const struct rep_load_opts *lo,
+	     const char **by_used, char *err, size_t errlen)
+{
+	int st = lab_results_load_many(r, paths, npaths, lo->by, lo->baseline, lo->flags, err, errlen);
+	unsigned quiet = lo->flags | LAB_RESULTS_QUIET;
+	char variants[1024] = "", why[2048];
+
+	*by_used = lo->by;
+	if (lo->by || lo->no_paths || (st && st != LAB_RESULTS_BAD_BASELINE) || (!st && lo->baseline))
+		return st;	/* a baseline that names a variant compares the variants */
+	if (st) {	/* or does it name a fault path? */
+		if (lab_results_load_many(r, paths, npaths, NULL, NULL, quiet, why, sizeof(why)))
+			return st;
+		column_list(r, variants, sizeof(variants));
+	}
+	if (!rep_several_fault_paths(r, lo->kept, lo->arg)) {
+		if (st)
+			lab_results_free(r);
+		return st;
+	}
+	lab_results_free(r);	/* stdin or a FIFO: read again from the reader's copy */
+	st = lab_results_load_many(r, paths, npaths, LAB_RESULTS_FAULT_PATH, lo->baseline, quiet, err, errlen);
+	if (st == LAB_RESULTS_BAD_BASELINE)
+		both_kinds(err, errlen, variants);
+	if (!st)
+		*by_used = LAB_RESULTS_FAULT_PATH;
+	return st;
+}
+
 /* rep_several_fault_paths() of the rows -w keeps (rep_kept_fn for rep_workload_kept()). */
 static bool kept_by_w(const void *c, const char *workload)
 {
 	return rep_workload_kept(c, workload);
 }
 
-static bool several_fault_paths(const struct lab_rctx *c)
-{
-	return rep_several_fault_paths(c->r, kept_by_w, c);
-}
 
 /*
  * Context column @col over the rows of one kind (@sim, as
@@ -1290,8 +1336,8 @@ int rep_print(struct lab_rctx *c, enum lab_report_format f)
 	else if (!n)
 		fprintf(c->out, "%s: no rows to report in the %s format%s\n", o->path, format_names[f],
 			f == LAB_FMT_LOCKTEST ? " (no locktest rows)" : o->metric ? " for that metric" : "");
-	if (o->reference && f != LAB_FMT_JSON && f != LAB_FMT_HTML)
-		rep_reference(c);
+	if (o->reference && !o->verdicts_unprinted && f != LAB_FMT_JSON && f != LAB_FMT_HTML && f != LAB_FMT_CSV)
+		rep_reference(c);	/* csv: csv_verdicts(), on stderr */
 	return st;
 }
 
@@ -1335,21 +1381,46 @@ static unsigned load_flags(const struct lab_report_opts *o)
  * The verdicts of --reference, before any table (*@vt, NULL without one),
  * and the rule the stars follow (@ro->sig): theirs, lab_report_sig_resolve(),
  * so a table's star and the verdict on the same cell never judge it apart.
- * Returns 0, or 1 with the error on stderr and nothing printed.
+ * Returns 0, or 2 with the error on stderr and nothing printed (a published
+ * table that cannot be used is bad input); verdicts that are not printed
+ * (run's table) and fail leave the stars to each cell's noise instead, said
+ * in one more line.
  */
 static int verdicts_first(struct lab_rctx *c, struct lab_report_opts *ro, struct lab_vtab **vt)
 {
+	int st;
+
 	ro->sig = lab_report_sig_resolve(c->asked, LAB_SIG_AUTO, NULL);
 	if (!ro->reference)
 		return 0;
 	*vt = malloc(sizeof(**vt));
 	if (!*vt)
 		abort();
-	if (lab_vtab_compute(c->asked, c->r, *vt))
-		return 1;
+	if ((st = lab_vtab_compute(c->asked, c->r, *vt))) {
+		if (!ro->verdicts_unprinted)
+			return st;
+		fprintf(stderr, "%s: the table's stars judge each cell by its own noise, not by the verdicts "
+			"against %s\n", lab_prog(), ro->reference);
+		return 0;
+	}
 	ro->sig = (*vt)->sig;
 	c->vt = *vt;
 	return 0;
+}
+
+/*
+ * -f csv with --reference: the output stays one CSV (a tool reads it), so the
+ * verdict table goes to stderr, after a line that says so.
+ */
+static void csv_verdicts(struct lab_rctx *c)
+{
+	FILE *out = c->out;
+
+	fprintf(stderr, "%s: the verdicts against %s follow on stderr: -f csv writes the series alone (-f json "
+		"carries both)\n", lab_prog(), c->o->reference);
+	c->out = stderr;
+	rep_reference(c);
+	c->out = out;
 }
 
 int lab_report_print(FILE *out, const struct lab_report_opts *o)
@@ -1368,23 +1439,15 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 		free_workloads(&c);
 		return 2;
 	}
-	st = lab_results_load_many(&r, o->npaths ? o->paths : &o->path, o->npaths ? o->npaths : 1, o->by, o->baseline,
-				   load_flags(o), err, sizeof(err));
+	/* with a matrix's mapping its columns are compared, not the fault paths */
+	st = rep_load(&r, o->npaths ? o->paths : &o->path, o->npaths ? o->npaths : 1,
+		      &(struct rep_load_opts){ o->by, o->baseline, load_flags(o), o->map != NULL, kept_by_w, &c }, &ro.by,
+		      err, sizeof(err));
 	if (st) {
 		free_workloads(&c);
 		fprintf(stderr, "rwlab report: %s\n", err);
 		/* a --by or --baseline that names nothing in the file, or a file of no results, is a usage error */
 		return st == LAB_RESULTS_BAD_BY || st == LAB_RESULTS_BAD_BASELINE || st == LAB_RESULTS_NOT_RESULTS ? 2 : 1;
-	}
-	if (!o->by && !o->baseline && !o->map && several_fault_paths(&c)) {	/* compare the paths side by side */
-		lab_results_free(&r);	/* stdin or a FIFO: read again from the reader's copy */
-		ro.by = LAB_RESULTS_FAULT_PATH;
-		if (lab_results_load_many(&r, o->npaths ? o->paths : &o->path, o->npaths ? o->npaths : 1, o->by,
-					  o->baseline, load_flags(o) | LAB_RESULTS_QUIET, err, sizeof(err))) {
-			free_workloads(&c);
-			fprintf(stderr, "rwlab report: %s\n", err);
-			return 1;
-		}
 	}
 	if (!r.ns && o->format != LAB_FMT_JSON) {	/* json: a whole document with no series */
 		if (r.nleft_out)	/* the lines above named each */
@@ -1402,6 +1465,8 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 		lab_results_order_metrics(&r, o->metric);	/* -m a,b: a's tables first */
 		if (!(st = verdicts_first(&c, &ro, &vt)))
 			st = rep_print(&c, o->format);
+		if (!st && c.vt && !o->verdicts_unprinted && o->format == LAB_FMT_CSV)
+			csv_verdicts(&c);
 	}
 	if (vt)
 		lab_vtab_free(vt);
@@ -1501,7 +1566,8 @@ int lab_report_write(const struct lab_report_opts *o, const char *path)
 
 	if ((st = rep_out_open(&out, "rwlab report", path)))
 		return st;	/* 2: -o refused before any input is read */
-	if (o->description && o->reference && o->title && o->format != LAB_FMT_JSON && o->format != LAB_FMT_HTML)
+	if (o->description && o->reference && o->title && o->format != LAB_FMT_JSON && o->format != LAB_FMT_HTML &&
+	    o->format != LAB_FMT_CSV)
 		fprintf(out.f, "%s: %s\n", o->title, o->description);
 	st = lab_report_print(out.f, o);
 	return rep_out_close(&out, st) && !st ? 1 : st;	/* a usage error's 2 stays 2 with -o */

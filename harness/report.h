@@ -150,6 +150,8 @@ struct lab_report_opts {
 	const char *by;			/* CSV columns forming the column key; NULL: "variant" */
 	enum lab_report_sig sig;
 	const char *reference;		/* published CSV to compare against, or NULL */
+	bool verdicts_unprinted;	/* with reference: its verdicts judge the stars but are not printed, and one
+					   that cannot be computed leaves the stars to each cell's noise (run's table) */
 	const struct lab_refmap *map;	/* NULL: identity (same names, same thread counts) */
 	double flat_pct;		/* a published |change| below this, with no published spread, is flat (default 1) */
 	bool min_effect_set;		/* min_effect_pct given; otherwise LAB_VERDICT_MIN_EFFECT (report_ref.h) */
@@ -184,7 +186,8 @@ int lab_report_sig_parse(const char *s, enum lab_report_sig *sig);
  * CSV, missing columns, non-numeric values), or 2 with one for an option
  * that names what the file does not hold, a usage error: a --by column it
  * does not have (or fault_path where no row has a fault path), a metric,
- * workload or baseline not in it (the line names the valid ones).
+ * workload or baseline not in it (the line names the valid ones), or a
+ * published table (@o->reference) that cannot be used (lab_vtab_compute()).
  */
 int lab_report_print(FILE *out, const struct lab_report_opts *o);
 /*

@@ -825,7 +825,7 @@ static void put_nav(const struct lab_rctx *c, bool ref)
 
 int rep_html(struct lab_rctx *c)
 {
-	const struct lab_vtab *vt = c->vt;
+	const struct lab_vtab *vt = c->o->verdicts_unprinted ? NULL : c->vt;
 	int n, fig = 0;
 
 	put_head(c);

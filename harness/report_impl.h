@@ -48,7 +48,8 @@ bool rep_workload_kept(const struct lab_rctx *c, const char *workload);
  * more fault paths (the mm_lock modes, run --mm-lock), and has every row
  * @kept keeps a fault path? Then report and plot compare the paths side by
  * side (--by fault_path), named as the kernel's threads name them, unless
- * --by, --baseline or a matrix's mapping says otherwise. A row without one
+ * --by, a --baseline that names a variant or a matrix's mapping says
+ * otherwise (rep_load()). A row without one
  * (locktest beside pft) keeps the variants side by side: under fault_path it
  * would stand alone, a table per variant of one column, "no fault path".
  * With one variant in the file the paths are still compared: by variant
@@ -56,6 +57,26 @@ bool rep_workload_kept(const struct lab_rctx *c, const char *workload);
  */
 typedef bool (*rep_kept_fn)(const void *arg, const char *workload);
 bool rep_several_fault_paths(const struct lab_results *r, rep_kept_fn kept, const void *arg);
+/*
+ * rep_load() - @r read from @paths as report and plot group it: by lo->by
+ * where given; else by variant, or by fault path where one variant ran
+ * several (rep_several_fault_paths() of the rows lo->kept keeps), unless
+ * lo->no_paths (a matrix's mapping names the columns). lo->baseline may name
+ * a column of either: a variant compares the variants, a fault path keeps
+ * the paths side by side; a name that is neither gets a message naming both
+ * kinds. *@by_used: the grouping taken (lo->by, NULL or
+ * LAB_RESULTS_FAULT_PATH). Returns lab_results_load_many()'s status, with
+ * its message in @err.
+ */
+struct rep_load_opts {
+	const char *by, *baseline;
+	unsigned flags;			/* lab_results_load_many()'s */
+	bool no_paths;
+	rep_kept_fn kept;
+	const void *arg;
+};
+int rep_load(struct lab_results *r, const char *const *paths, int npaths, const struct rep_load_opts *lo,
+	     const char **by_used, char *err, size_t errlen);
 /* Does group @ig hold a wanted series of metric @im (any column, any thread count)? */
 bool rep_metric_in_group(const struct lab_rctx *c, int ig, int im);
 /* The comma-separated headline metrics of a workload label, or NULL if it is not registered. */

@@ -136,7 +136,7 @@ int rep_json(struct lab_rctx *c)
 				}
 			}
 	fputs("\n  ]", f);
-	if (c->o->reference)
+	if (c->vt && !c->o->verdicts_unprinted)
 		rep_reference_json(c);
 	fputs("\n}\n", f);
 	return printed ? printed : 1;	/* an empty series list is still a complete document */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "err.h"
 #include "format.h"
 #include "report_impl.h"
 #include "report_ref.h"
@@ -590,21 +591,21 @@ static enum lab_report_sig marks_sig(const struct ref *ref)
 	return table;
 }
 
-/* Load the published table. Returns 0 or 1 (error on stderr). */
+/* Load the published table. Returns 0 or 2 (error on stderr): a table that cannot be read is bad input. */
 static int load_ref(const char *path, struct ref *ref)
 {
 	static const char *const need[R_NR] = { "benchmark", "stat", "metric", "clients", "variant", "value" };
 	char err[1024];
 
 	if (lab_csv_read(path, &ref->t, err, sizeof(err))) {
-		fprintf(stderr, "rwlab report: %s\n", err);
-		return 1;
+		fprintf(stderr, "%s: published table: %s\n", lab_prog(), err);
+		return 2;
 	}
 	for (int i = 0; i < R_NR; i++)
 		if ((ref->col[i] = lab_csv_col(&ref->t, need[i])) < 0) {
-			fprintf(stderr, "rwlab report: %s: no column '%s' (a published table has benchmark, stat, "
-					"metric, clients, variant, value, and optionally mark and rule)\n", path, need[i]);
-			return 1;
+			fprintf(stderr, "%s: %s: no column '%s' (a published table has benchmark, stat, "
+					"metric, clients, variant, value, and optionally mark and rule)\n", lab_prog(), path, need[i]);
+			return 2;
 		}
 	ref->mark = lab_csv_col(&ref->t, "mark");
 	ref->rule = lab_csv_col(&ref->t, "rule");
@@ -614,9 +615,9 @@ static int load_ref(const char *path, struct ref *ref)
 		double x;
 
 		if (lab_value_parse(v, &x, &why)) {
-			fprintf(stderr, "rwlab report: %s:%d: value '%s' is %s (a published table's values are decimal "
-					"numbers)\n", path, ref->t.line[i], v, why);
-			return 1;
+			fprintf(stderr, "%s: %s:%d: value '%s' is %s (a published table's values are decimal "
+					"numbers)\n", lab_prog(), path, ref->t.line[i], v, why);
+			return 2;
 		}
 	}
 	return 0;
@@ -631,7 +632,7 @@ static struct lab_vrow *new_row(struct lab_vtab *vt)
 	return &vt->row[vt->n++];
 }
 
-/* Every row of map.metric @k. Returns 0 or 1 (error on stderr). */
+/* Every row of map.metric @k. Returns 0 or 2 (error on stderr). */
 static int metric_block(const struct lab_report_opts *o, const struct lab_results *r, const struct ref *ref, int k,
 			struct lab_vtab *vt)
 {
@@ -644,9 +645,9 @@ static int metric_block(const struct lab_report_opts *o, const struct lab_result
 
 	stat = metric_rows(ref, map, k, clients, &nclients);
 	if (!stat) {
-		fprintf(stderr, "rwlab report: %s has no rows for '%s | %s' (map.metric)\n", o->reference, map->met[k].bench,
-			map->met[k].metric);
-		return 1;
+		fprintf(stderr, "%s: %s has no rows for '%s | %s' (map.metric)\n", lab_prog(), o->reference,
+			map->met[k].bench, map->met[k].metric);
+		return 2;
 	}
 	lab_min_effect(r, map->met[k].workload, im, map->met[k].sum, vt->sig, vt->min_floor, &vt->met[k]);
 	snprintf(vt->met[k].metric, sizeof(vt->met[k].metric), "%s", metric ? metric : "");
@@ -676,14 +677,14 @@ int lab_vtab_compute(const struct lab_report_opts *o, const struct lab_results *
 	memset(vt, 0, sizeof(*vt));
 	vt->ref = ref;
 	if (load_ref(o->reference, ref))
-		return 1;
+		return 2;
 	vt->map = o->map;
 	if (!vt->map) {
 		if (identity_map(r, ref, &vt->idmap)) {
-			fprintf(stderr, "rwlab report: %s and %s share no variants and metrics by name; "
+			fprintf(stderr, "%s: %s and %s share no variants and metrics by name; "
 					"give a matrix with map.column and map.metric (rwlab report --matrix NAME)\n",
-				o->reference, r->path);
-			return 1;
+				lab_prog(), o->reference, r->path);
+			return 2;
 		}
 		vt->map = &vt->idmap;
 	}
@@ -691,7 +692,7 @@ int lab_vtab_compute(const struct lab_report_opts *o, const struct lab_results *
 	vt->min_floor = lab_min_effect_floor(o);
 	for (int k = 0; k < vt->map->nmet; k++)
 		if (metric_block(o, r, ref, k, vt))
-			return 1;
+			return 2;
 	return 0;
 }
 

@@ -174,9 +174,10 @@ enum lab_report_sig lab_report_sig_resolve(const struct lab_report_opts *o, enum
 /*
  * lab_vtab_compute() - every verdict row of @o->reference against @r, with
  * @o->map (NULL: identity by names). @o->sig LAB_SIG_AUTO takes the rule the
- * published marks were drawn with. Returns 0, or 1 with a one-line error on
- * stderr (unreadable table, missing columns, a map.metric with no rows). Free
- * with lab_vtab_free() in both cases.
+ * published marks were drawn with. Returns 0, or 2 with a one-line error on
+ * stderr (bad input: a table that cannot be read, is empty, lacks a column
+ * or holds a value that is no number, a map.metric with no rows, no mapping
+ * and no name shared). Free with lab_vtab_free() in both cases.
  */
 int lab_vtab_compute(const struct lab_report_opts *o, const struct lab_results *r, struct lab_vtab *vt);
 void lab_vtab_free(struct lab_vtab *vt);

@@ -112,12 +112,30 @@ expect_err 1 "^rwlab report: $tmp/renamed.csv: its columns differ from .*good.cs
 
 # A published table: a value that is not a number fails loudly (it read as 0 and was judged);
 # a block whose first row has no published change still names the table's marks (was "(null)").
+# One that cannot be used is bad input, exit 2 with its one line, under --reference and a matrix's
+# alike, in report and tools/reproduce (before anything runs): missing, a directory, empty, not a
+# published table (each was exit 1)
 mkdir "$tmp/pub"
 cp "$data/fixture.matrix" "$tmp/pub/m.matrix"
 sed 's/^fixture-time,mean,elapsed seconds,1,old,100$/fixture-time,mean,elapsed seconds,1,old,1OO/' "$data/published.csv" \
 	>"$tmp/pub/published.csv"
-expect_err 1 "published.csv:2: value '1OO' is not a number" -- \
+expect_err 2 "published.csv:2: value '1OO' is not a number" -- \
 	"$rwlab" report "$data/two-variants.csv" --matrix "$tmp/pub/m.matrix" -f none
+expect_err 2 "^rwlab report: published table: cannot read '$tmp/pub': Is a directory$" -- \
+	"$rwlab" report "$data/two-variants.csv" --reference "$tmp/pub"
+expect_err 2 "^rwlab report: published table: $data/empty.csv: empty file \(expected a CSV header\)$" -- \
+	"$rwlab" report "$data/two-variants.csv" --reference "$data/empty.csv" -o "$tmp/pub/r.txt"
+expect_err 2 "^rwlab report: $data/good.csv: no column 'benchmark' \(a published table has benchmark, " -- \
+	"$rwlab" report "$data/two-variants.csv" --reference "$data/good.csv" -f html -o "$tmp/pub/r.html"
+sed 's/^reference .*/reference = nosuch.csv/' "$data/fixture.matrix" >"$tmp/pub/nosuch.matrix"
+expect_err 2 "^rwlab report: published table: cannot read '$tmp/pub/nosuch.csv': No such file or directory$" -- \
+	"$rwlab" report "$data/two-variants.csv" --matrix "$tmp/pub/nosuch.matrix"
+expect_err 2 "^reproduce: the matrix nosuch's published table $tmp/pub/nosuch.csv: no such file \(a published " -- \
+	"$root/tools/reproduce" "$tmp/pub/nosuch.matrix" --csv "$data/two-variants.csv" --rwlab "$rwlab" --no-plots
+sed 's/^reference .*/reference = ./' "$data/fixture.matrix" >"$tmp/pub/dir.matrix"
+expect_err 2 "^reproduce: the matrix dir's published table $tmp/pub/\.: a directory " -- \
+	env RWLAB_RESULTS_DIR="$tmp/pub/res" "$root/tools/reproduce" "$tmp/pub/dir.matrix" --rwlab "$rwlab" --no-plots
+[ -e "$tmp/pub/res" ] && fail "reproduce ran a matrix whose published table is a directory: $(find "$tmp/pub/res")"
 {
 	echo 'benchmark,stat,metric,clients,variant,value,mark,rule'
 	echo 'fixture-time,mean,elapsed seconds,1,old,0,,'
@@ -140,6 +158,20 @@ expect_err 2 "syntax.matrix:2: expected 'key = value'" -- \
 	"$rwlab" run --matrix "$tmp/syntax.matrix" -o "$tmp/bad.csv"
 expect_err 2 "no matrix 'nosuch-matrix'" -- "$rwlab" run --matrix nosuch-matrix
 
+# -f csv with a published table: the output is one CSV (the matrix's title line and the verdict
+# table were printed into it), the verdicts on stderr after the line that says so; -o FILE alike
+for o in "" "$tmp/v.csv"; do
+	"$rwlab" report "$data/two-variants.csv" --matrix "$data/fixture.matrix" -f csv ${o:+-o "$o"} >"$tmp/out" 2>"$tmp/err" ||
+		fail "report -f csv --matrix${o:+ -o}: $(cat "$tmp/err")"
+	[ -z "$o" ] || cp "$o" "$tmp/out"
+	head -n 1 "$tmp/out" | grep -q '^group,column,workload,metric,' && [ "$(wc -l <"$tmp/out")" -gt 1 ] &&
+		awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad }' "$tmp/out" ||
+		fail "report -f csv --matrix${o:+ -o}: not one CSV: $(head -3 "$tmp/out"; tail -3 "$tmp/out")"
+	head -n 1 "$tmp/err" | grep -q "^rwlab report: the verdicts against .*published.csv follow on stderr: -f csv writes the series alone" &&
+		grep -q '^agree [0-9]*, agree-direction [0-9]*' "$tmp/err" ||
+		fail "report -f csv --matrix${o:+ -o}: the verdicts are not on stderr: $(head -3 "$tmp/err")"
+done
+
 # A tiny matrix end to end; options after --matrix override it (-n 2).
 printf 'locks = pthread, ck-rwlock\nworkloads = locktest:load=10\nthreads = 1, cpus\niterations = 5\nduration = 50ms\nwarmup = 0\nreport = locktest\n' \
 	>"$tmp/tiny.matrix"
@@ -151,6 +183,19 @@ if "$rwlab" run --matrix "$tmp/tiny.matrix" -n 2 -q -o "$tmp/tiny.csv" >"$tmp/ou
 	grep -q ',thread_ops\.0,' "$tmp/tiny.csv" || fail "locktest wrote no thread_ops rows"
 else
 	fail "run --matrix tiny: $(cat "$tmp/err")"
+fi
+# The table after run --matrix stars a cell as `report --matrix` does on the same rows: by the
+# verdicts' rule and minimum effect (the matrix's min_effect 5% here, which the 2-thread change of
+# about 4% does not reach; run starred it by each cell's own noise and the 1% floor)
+if [ -x "$(dirname "$rwlab")/rwlab-sim" ]; then
+	"$rwlab" run --sim generic-8 --matrix "$data/run-stars.matrix" -q -o "$tmp/rs.csv" >"$tmp/rs.run" 2>"$tmp/err" ||
+		fail "run --matrix run-stars: $(cat "$tmp/err")"
+	"$rwlab" report "$tmp/rs.csv" --matrix "$data/run-stars.matrix" >"$tmp/rs.report" 2>"$tmp/err" ||
+		fail "report --matrix run-stars: $(cat "$tmp/err")"
+	grep -q '^2 threads ' "$tmp/rs.run" || fail "run --matrix run-stars printed no table: $(cat "$tmp/rs.run")"
+	tail -n +2 "$tmp/rs.report" | head -n "$(wc -l <"$tmp/rs.run")" | cmp -s - "$tmp/rs.run" ||
+		fail "run --matrix's table is not report --matrix's: $(diff "$tmp/rs.run" "$tmp/rs.report")"
+	grep -q '^published\|^agree ' "$tmp/rs.run" && fail "run --matrix printed the verdicts: $(cat "$tmp/rs.run")"
 fi
 
 # Plots: a real PNG (signature bytes) where gnuplot is installed.
@@ -391,6 +436,23 @@ expect_err 0 "^rwlab report: note: .*per-vma-locks.csv is simulated \(sim icx-83
 	"$rwlab" report "$pvl/per-vma-locks.csv" --matrix per-vma-locks -f none
 grep -q 'n/a [1-9]' "$tmp/out" && fail "report of $pvl with --matrix per-vma-locks: rows left n/a: $(grep 'n/a [1-9]' "$tmp/out")"
 grep -q 'of 10 rows' "$tmp/out" || fail "report of $pvl with --matrix per-vma-locks: not 10 rows compared: $(grep ' rows ' "$tmp/out")"
+# Its fault paths are the columns (one variant ran both): -b names one of them, which keeps them
+# side by side with that one first, in report and plot (refused: "valid: rwsem..."); a variant
+# compares the variants; a name that is neither is refused listing both kinds
+"$rwlab" report "$pvl/per-vma-locks.csv" -b per-VMA >"$tmp/out" 2>"$tmp/err" ||
+	fail "report -b per-VMA of two fault paths: $(cat "$tmp/err")"
+grep -Eq '^ +per-VMA +mmap_lock$' "$tmp/out" && grep -q 'change vs per-VMA' "$tmp/out" ||
+	fail "report -b per-VMA of two fault paths: not per-VMA first: $(head -5 "$tmp/out")"
+"$rwlab" report "$pvl/per-vma-locks.csv" --by fault_path -b per-VMA | cmp -s - "$tmp/out" ||
+	fail "report -b per-VMA of two fault paths is not --by fault_path -b per-VMA"
+"$rwlab" report "$data/fault-paths.csv" -b rwsem | grep -Eq '^ +rwsem$' ||
+	fail "report -b rwsem of two fault paths does not compare the variants: $("$rwlab" report "$data/fault-paths.csv" -b rwsem)"
+if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
+	"$rwlab" plot "$data/fault-paths.csv" -b mmap_lock -o "$tmp/fp.svg" 2>"$tmp/err" ||
+		fail "plot -b mmap_lock of two fault paths: $(cat "$tmp/err")"
+fi
+expect_err 2 "^rwlab plot: baseline 'per-vma' is not in .*fault-paths.csv \(valid: rwsem; or a fault path, compared side by side: mmap_lock, per-VMA\)$" -- \
+	"$rwlab" plot "$data/fault-paths.csv" -b per-vma -o "$tmp/fp.svg"
 
 # Readable tables: the quick matrix's final table within 100 columns, --format email within 80
 # (display columns: ± is one), the per-cell figure and the table's the same labelled aggregate.

@@ -891,14 +891,17 @@ Test(report, stars_judged_as_the_verdicts)
 	free(out);
 }
 
-/* The verdicts come before any table: a published table that does not load stops the report with nothing printed. */
+/*
+ * The verdicts come before any table: a published table that does not load stops the report with nothing printed,
+ * exit 2 (bad input: an option's file, as a results CSV that is none).
+ */
 Test(report, a_bad_reference_prints_no_table)
 {
 	struct lab_report_opts o = { .path = FIXTURE, .reference = FIXTURE };
 	int rc;
 	char *out = report(&o, &rc);
 
-	cr_expect_eq(rc, 1);
+	cr_expect_eq(rc, 2);
 	cr_expect_str_empty(out, "printed before the error:\n%s", out);
 	free(out);
 }
@@ -929,7 +932,7 @@ Test(report, reference_identity_map_needs_shared_names)
 	int rc;
 
 	free(report(&o, &rc));
-	cr_expect_eq(rc, 1);	/* old/new are not rwlab columns: a map is needed */
+	cr_expect_eq(rc, 2);	/* old/new are not rwlab columns: a map is needed (bad input) */
 }
 
 /* Write @text into a new file at the mkstemp() template @path (caller unlinks). */
