@@ -166,6 +166,20 @@ static void show_pairs(const struct sim_machine *m)
 		free(v[c]);
 }
 
+/*
+ * A parameter's value as the file gives it: the machine keeps each value in a
+ * short buffer for this listing, so the text ones that may be longer (the
+ * summary, a per-pair matrix's path) are taken whole from their fields.
+ */
+static const char *shown_value(const struct sim_machine *m, const struct sim_param *p)
+{
+	if (!strcmp(p->key, "summary"))
+		return m->summary;
+	if (!strcmp(p->key, "c2c.pairs"))
+		return m->c2c_pairs;
+	return p->value;
+}
+
 static int sim_show(const char *name)
 {
 	static struct sim_machine m;
@@ -182,8 +196,14 @@ static int sim_show(const char *name)
 	       m.numbering_adjacent ? "adjacent" : "linux", sim_machine_sched_factor(&m));
 	if (m.pair_ns)
 		show_pairs(&m);
-	for (int i = 0; i < m.nparams; i++)
-		printf("  %-28s = %-12s # %s\n", m.params[i].key, m.params[i].value, m.params[i].cite);
+	for (int i = 0; i < m.nparams; i++) {
+		const struct sim_param *p = &m.params[i];
+
+		if (p->cite[0])
+			printf("  %-28s = %-12s # %s\n", p->key, shown_value(&m, p), p->cite);
+		else
+			printf("  %-28s = %s\n", p->key, shown_value(&m, p));
+	}
 	return 0;
 }
 

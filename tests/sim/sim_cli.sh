@@ -349,6 +349,14 @@ part_options() {
 			fail "sim show $m: no per-pair matrix line with the 8375C medians equal to the file's figures: $("$rwlab" sim show "$m" | grep pairs)"
 	done
 	"$rwlab" sim show generic-64 | grep -q 'derived: c2c.pairs' && fail "sim show generic-64 shows a matrix it does not have"
+	# every parameter as its file gives it: the summary whole (the line under the first), and no
+	# empty citation after a parameter that has none
+	for m in $("$rwlab" sim list | awk 'NR > 1 && /^[a-z]/ && $1 != "generic-N" { print $1 }') generic-8; do
+		"$rwlab" sim show "$m" >"$tmp/s"
+		[ "$(sed -n 's/^  summary  *= //p' "$tmp/s")" = "$(sed -n 2p "$tmp/s")" ] ||
+			fail "sim show $m: the summary parameter is not the summary: $(grep '^  summary ' "$tmp/s")"
+		grep -q ' # *$' "$tmp/s" && fail "sim show $m: an empty citation: $(grep ' # *$' "$tmp/s" | head -2)"
+	done
 }
 
 case $part in
