@@ -312,6 +312,14 @@ expect_err 2 "^reproduce: --set needs KEY=VALUE, KEY a matrix key .*, not 'locks
 	"$root/tools/reproduce" per-vma-locks --sim generic-8 --set 'locks/x=1' --rwlab "$rwlab"
 # --sim's machine before the matrix: generic-N has no machine file, and was taken for the matrix
 expect_err 2 "^reproduce: no matrix 'nosuch' \(valid: " -- "$root/tools/reproduce" --sim generic-8 nosuch --rwlab "$rwlab"
+# --sim on a matrix with no published table: said at once, whether a machine is given or not (without
+# one it asked for a machine, and given one it then said there was no table); a named table that
+# cannot be read is said so, not called none
+expect_err 2 "^reproduce: --sim compares with the published table, and the matrix quick names none$" -- \
+	"$root/tools/reproduce" quick --sim --rwlab "$rwlab"
+printf 'reference = nosuch.csv\nlocks = rwsem\n' >"$tmp/noref.matrix"
+expect_err 2 "^reproduce: --sim compares with the published table, and the matrix noref's reference $tmp/nosuch\\.csv cannot be read$" -- \
+	"$root/tools/reproduce" "$tmp/noref.matrix" --sim generic-8 --rwlab "$rwlab"
 # a directory as the matrix: one line (sed's 'read error on DIR: Is a directory', exit 4)
 expect_err 2 "^reproduce: $tmp is a directory, not a matrix \(valid: a \.matrix file, or .*quick" -- \
 	"$root/tools/reproduce" "$tmp" --sim --rwlab "$rwlab"
