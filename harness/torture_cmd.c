@@ -577,7 +577,7 @@ static int torture_options(struct torture_args *a, int argc, char **argv, bool *
 		fprintf(stderr, "%s: --seeds needs --sim MACHINE (one simulated schedule per seed)\n", prog);
 		return 2;
 	}
-	if (a->jobs && !a->sim && !LAB_SIM) {
+	if (a->jobs && (!a->sim || !a->seeds) && !LAB_SIM) {	/* one schedule: nothing to run at once */
 		fprintf(stderr, "%s: -j needs --sim MACHINE and --seeds N (simulated seeds in parallel processes; "
 			"natively the variants run one at a time)\n", prog);
 		return 2;

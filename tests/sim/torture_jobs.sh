@@ -102,6 +102,11 @@ fi
 # refusals
 "$rwlab" torture -j 2 -d 1ms -l rwsem >/dev/null 2>"$tmp/r"
 [ $? = 2 ] && [ "$(lines "$tmp/r")" = 1 ] && grep -q -- '-j needs --sim MACHINE' "$tmp/r" || fail "-j natively: $(cat "$tmp/r")"
+# under --sim without --seeds: one schedule, so -j had nothing to run at once and was ignored in silence
+# shellcheck disable=SC2086
+"$rwlab" torture $args -j 2 -d 1ms -l rwsem >/dev/null 2>"$tmp/r"
+[ $? = 2 ] && [ "$(lines "$tmp/r")" = 1 ] && grep -q -- '-j needs --sim MACHINE and --seeds N' "$tmp/r" ||
+	fail "-j under --sim without --seeds: $(cat "$tmp/r")"
 # shellcheck disable=SC2086
 "$rwlab" torture $args -d 1ms -l rwsem --seeds 2 -j 0 >/dev/null 2>"$tmp/r"
 [ $? = 2 ] && [ "$(lines "$tmp/r")" = 1 ] || fail "-j 0: $(cat "$tmp/r")"
