@@ -138,8 +138,9 @@ expect_err 2 "^reproduce: the matrix dir's published table $tmp/pub/\.: a direct
 [ -e "$tmp/pub/res" ] && fail "reproduce ran a matrix whose published table is a directory: $(find "$tmp/pub/res")"
 # reproduce finds the table where report does, or refuses it for what it is: a FIFO (report reads the
 # table more than once) is not a regular file (was "an empty file"); an installed matrix's table is in
-# share/rwlab/reference, not at its ../../results/reference path (was refused); under --sim a --set
-# reference replaces the matrix's (the matrix's own missing one was refused)
+# share/rwlab/reference, not at its ../../results/reference path (was refused; under --sim "names
+# none" after a cd error); under --sim a --set reference replaces the matrix's (the matrix's own
+# missing one was refused)
 mkfifo "$tmp/pub/fifo.csv"
 sed 's/^reference .*/reference = fifo.csv/' "$data/fixture.matrix" >"$tmp/pub/fifo.matrix"
 expect_err 2 "^reproduce: the matrix fifo's published table $tmp/pub/fifo\.csv: not a regular file \(a published " -- \
@@ -155,6 +156,12 @@ if [ -x "$(dirname "$rwlab")/rwlab-sim" ]; then
 	env RWLAB_RESULTS_DIR="$tmp/pub/res" "$root/tools/reproduce" "$tmp/pub/stars.matrix" --sim generic-8 \
 		--set "reference=$data/run-stars-published.csv" --rwlab "$rwlab" -- --list-cells >"$tmp/out" 2>"$tmp/err" ||
 		fail "reproduce --sim --set reference: the matrix's own table judged: $(cat "$tmp/err")"
+	cp "$data/run-stars-published.csv" "$tmp/pub/share/reference/stars.csv"
+	sed 's|^reference .*|reference = ../../results/reference/stars.csv|' "$data/run-stars.matrix" \
+		>"$tmp/pub/share/matrices/stars.matrix"
+	env RWLAB_RESULTS_DIR="$tmp/pub/res" "$root/tools/reproduce" "$tmp/pub/share/matrices/stars.matrix" \
+		--sim generic-8 --rwlab "$rwlab" -- --list-cells >"$tmp/out" 2>"$tmp/err" ||
+		fail "reproduce --sim of an installed matrix: $(cat "$tmp/err")"
 fi
 {
 	echo 'benchmark,stat,metric,clients,variant,value,mark,rule'
