@@ -136,6 +136,33 @@ sed 's/^reference .*/reference = ./' "$data/fixture.matrix" >"$tmp/pub/dir.matri
 expect_err 2 "^reproduce: the matrix dir's published table $tmp/pub/\.: a directory " -- \
 	env RWLAB_RESULTS_DIR="$tmp/pub/res" "$root/tools/reproduce" "$tmp/pub/dir.matrix" --rwlab "$rwlab" --no-plots
 [ -e "$tmp/pub/res" ] && fail "reproduce ran a matrix whose published table is a directory: $(find "$tmp/pub/res")"
+# reproduce finds the table where report does, or refuses it for what it is: a FIFO (report reads the
+# table more than once) is not a regular file (was "an empty file"); an installed matrix's table is in
+# share/rwlab/reference, not at its ../../results/reference path (was refused; under --sim "names
+# none" after a cd error); under --sim a --set reference replaces the matrix's (the matrix's own
+# missing one was refused)
+mkfifo "$tmp/pub/fifo.csv"
+sed 's/^reference .*/reference = fifo.csv/' "$data/fixture.matrix" >"$tmp/pub/fifo.matrix"
+expect_err 2 "^reproduce: the matrix fifo's published table $tmp/pub/fifo\.csv: not a regular file \(a published " -- \
+	"$root/tools/reproduce" "$tmp/pub/fifo.matrix" --csv "$data/two-variants.csv" --rwlab "$rwlab" --no-plots
+mkdir -p "$tmp/pub/share/matrices" "$tmp/pub/share/reference"
+cp "$data/published.csv" "$tmp/pub/share/reference/inst.csv"
+sed 's|^reference .*|reference = ../../results/reference/inst.csv|' "$data/fixture.matrix" >"$tmp/pub/share/matrices/inst.matrix"
+"$root/tools/reproduce" "$tmp/pub/share/matrices/inst.matrix" --csv "$data/two-variants.csv" --rwlab "$rwlab" \
+	--no-plots >"$tmp/out" 2>"$tmp/err" || fail "reproduce of an installed matrix: $(cat "$tmp/err")"
+grep -q '^agree [0-9]*, ' "$tmp/out" || fail "reproduce of an installed matrix: no verdicts: $(tail -3 "$tmp/out")"
+if [ -x "$(dirname "$rwlab")/rwlab-sim" ]; then
+	sed 's/^reference .*/reference = nosuch.csv/' "$data/run-stars.matrix" >"$tmp/pub/stars.matrix"
+	env RWLAB_RESULTS_DIR="$tmp/pub/res" "$root/tools/reproduce" "$tmp/pub/stars.matrix" --sim generic-8 \
+		--set "reference=$data/run-stars-published.csv" --rwlab "$rwlab" -- --list-cells >"$tmp/out" 2>"$tmp/err" ||
+		fail "reproduce --sim --set reference: the matrix's own table judged: $(cat "$tmp/err")"
+	cp "$data/run-stars-published.csv" "$tmp/pub/share/reference/stars.csv"
+	sed 's|^reference .*|reference = ../../results/reference/stars.csv|' "$data/run-stars.matrix" \
+		>"$tmp/pub/share/matrices/stars.matrix"
+	env RWLAB_RESULTS_DIR="$tmp/pub/res" "$root/tools/reproduce" "$tmp/pub/share/matrices/stars.matrix" \
+		--sim generic-8 --rwlab "$rwlab" -- --list-cells >"$tmp/out" 2>"$tmp/err" ||
+		fail "reproduce --sim of an installed matrix: $(cat "$tmp/err")"
+fi
 {
 	echo 'benchmark,stat,metric,clients,variant,value,mark,rule'
 	echo 'fixture-time,mean,elapsed seconds,1,old,0,,'
@@ -318,7 +345,7 @@ expect_err 2 "^reproduce: no matrix 'nosuch' \(valid: " -- "$root/tools/reproduc
 expect_err 2 "^reproduce: --sim compares with the published table, and the matrix quick names none$" -- \
 	"$root/tools/reproduce" quick --sim --rwlab "$rwlab"
 printf 'reference = nosuch.csv\nlocks = rwsem\n' >"$tmp/noref.matrix"
-expect_err 2 "^reproduce: --sim compares with the published table, and the matrix noref's reference $tmp/nosuch\\.csv cannot be read$" -- \
+expect_err 2 "^reproduce: the matrix noref's published table $tmp/nosuch\\.csv: no such file \\(a published table is a CSV" -- \
 	"$root/tools/reproduce" "$tmp/noref.matrix" --sim generic-8 --rwlab "$rwlab"
 # a directory as the matrix: one line (sed's 'read error on DIR: Is a directory', exit 4)
 expect_err 2 "^reproduce: $tmp is a directory, not a matrix \(valid: a \.matrix file, or .*quick" -- \
