@@ -1416,6 +1416,7 @@ const struct lab_workload_ops lab_workload_gitcheckout = {
 	.summary = "git checkout between commits of a real tree: per-directory rwsems + pack faults; Duration",
 	.cite = "mmtests gitcheckout (GITCHECKOUT_COMMITS, hot cache); docs/workloads.md §2.c",
 	.kind = LAB_WL_WORK,
+	.work_split = true,
 	.knobs = gc_knobs,
 	.headline = "elapsed,user,system",
 	.needs_exclusion = true,
