@@ -8,6 +8,7 @@
 
 #include "cmds.h"
 #include "csv.h"
+#include "gitcheckout.h"
 #include "lazy_mm.h"
 #include "matrix.h"
 #include "mm.h"
@@ -670,6 +671,17 @@ static void run_hint(const struct run_args *a, int nlocks, int nwls, int nscheme
 		a->o.iterations == 1 ? "" : "s", per_iter);
 }
 
+/* --repo, when given, names a git repository: checked before any cell (the cell's git failed). 0 or 2. */
+static int check_repo(const struct run_args *a)
+{
+	char err[4200];
+
+	if (!a->o.settings.repo || !lab_gc_check_repo(a->o.settings.repo, err, sizeof(err)))
+		return 0;
+	fprintf(stderr, "%s: %s\n", PROG, err);
+	return 2;
+}
+
 /* The output file: -o FILE, - (stdout: no table at the end), or rwlab-<run id>.csv. Returns 0 or 2. */
 static int run_output(struct run_args *a)
 {
@@ -728,7 +740,7 @@ static int cmd_run(int argc, char **argv)
 	if (check_thread_limits(l->threads.origin < 0 ? PROG : l->threads.prog, a.wls, nwls, a.threads, st))
 		return 2;
 	if (check_unique(a.locks, nlocks, a.wls, nwls, a.threads, a.o.nthreads) ||
-	    check_lazy_unsafe(&a, nschemes, nwls) || run_output(&a))
+	    check_lazy_unsafe(&a, nschemes, nwls) || check_repo(&a) || run_output(&a))
 		return 2;
 	a.o.locks = a.locks;
 	a.o.nlocks = nlocks;

@@ -592,7 +592,9 @@ static void fmt_eta(char *buf, size_t len, double s)
 
 double lab_cell_work(const struct lab_run_opts *o, const struct lab_workload_conf *wl, int nthreads)
 {
-	return (double)nthreads * (o->iterations + (o->settings.warmup_ns && wl->ops->kind == LAB_WL_WORK));
+	double per_iteration = wl->ops->work_split ? 1 : nthreads;
+
+	return per_iteration * (o->iterations + (o->settings.warmup_ns && wl->ops->kind == LAB_WL_WORK));
 }
 
 double lab_eta_left(double elapsed, double done, double left)

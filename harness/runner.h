@@ -92,7 +92,11 @@ int lab_run(const struct lab_run_opts *o);
  * ETA of a --sim run's progress line: threads x iterations (and a work
  * workload's warm-up pass, as the native ETA counts it). A simulated cell's
  * host time grows with its simulated tasks' work, so with its threads; -d
- * and --warmup are the run's, the same for each of its cells.
+ * and --warmup are the run's, the same for each of its cells. A workload
+ * whose work is split among its threads (ops->work_split: pft's one region)
+ * does the same work at every -t: its cells weigh their iterations alone
+ * (weighed by threads, pft's 1-thread cell made a 90 s per-vma-locks run
+ * read ETA 1h23m).
  */
 double lab_cell_work(const struct lab_run_opts *o, const struct lab_workload_conf *wl, int nthreads);
 

@@ -196,6 +196,9 @@ static int sim_show(const char *name)
 	       m.numbering_adjacent ? "adjacent" : "linux", sim_machine_sched_factor(&m));
 	if (m.pair_ns)
 		show_pairs(&m);
+	printf("citations: each [key] is a row of results/sim/machines.md's Sources table; [calib PATH METRIC] a "
+	       "calibration record's summary, [calc] arithmetic on sources, [proxy] a sibling part's figure, "
+	       "[missing: ...] nothing published\n");
 	for (int i = 0; i < m.nparams; i++) {
 		const struct sim_param *p = &m.params[i];
 

@@ -56,6 +56,7 @@
  * manifest (must be 0).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -309,6 +310,45 @@ static int run_git(char *const argv[], int (*cb)(void *arg, FILE *f, char *err, 
 		r = -1;
 	}
 	return r;
+}
+
+/*
+ * --repo @repo is a directory git reads as a repository (`git -C @repo rev-parse --git-dir`, its output
+ * and complaints to /dev/null): 0, or -1 with a one-line why in @err, for run to refuse before any cell.
+ */
+int lab_gc_check_repo(const char *repo, char *err, size_t errlen)
+{
+	static const char valid[] = "valid: a git repository's directory; without --repo, the git/git releases "
+				    "shipped in rwlab";
+	char *argv[] = { "git", "-C", (char *)repo, "rev-parse", "--git-dir", NULL };
+	posix_spawn_file_actions_t fa;
+	const char *why = NULL;
+	struct stat st;
+	int status = 0, r;
+	pid_t pid;
+
+	if (stat(repo, &st))
+		why = errno == ENOENT ? "no such directory" : strerror(errno);
+	else if (!S_ISDIR(st.st_mode))
+		why = "not a directory";
+	if (why) {
+		snprintf(err, errlen, "--repo %s: %s (%s)", repo, why, valid);
+		return -1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	r = posix_spawnp(&pid, "git", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (r) {
+		snprintf(err, errlen, "--repo %s: cannot run git: %s", repo, strerror(r));
+		return -1;
+	}
+	waitpid(pid, &status, 0);
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		return 0;
+	snprintf(err, errlen, "--repo %s: not a git repository (%s)", repo, valid);
+	return -1;
 }
 
 static int read_manifest_cb(void *arg, FILE *f, char *err, size_t errlen)
@@ -1376,6 +1416,7 @@ const struct lab_workload_ops lab_workload_gitcheckout = {
 	.summary = "git checkout between commits of a real tree: per-directory rwsems + pack faults; Duration",
 	.cite = "mmtests gitcheckout (GITCHECKOUT_COMMITS, hot cache); docs/workloads.md §2.c",
 	.kind = LAB_WL_WORK,
+	.work_split = true,
 	.knobs = gc_knobs,
 	.headline = "elapsed,user,system",
 	.needs_exclusion = true,

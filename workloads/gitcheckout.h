@@ -2,7 +2,8 @@
 /*
  * workloads/gitcheckout.h - gitcheckout's inflate routine, exposed for
  * rwlab-work-cost (tools/bench/work_cost.c), which measures its cost per
- * output byte for the machine files' cost.work.gitcheckout.inflate_ns.
+ * output byte for the machine files' cost.work.gitcheckout.inflate_ns; and
+ * its --repo check, which run makes before any cell.
  */
 #pragma once
 #include <stddef.h>
@@ -10,3 +11,6 @@
 
 /* Inflate @outlen bytes into @out (16 KiB at least) from @src (@inlen bytes), as a checkout does. */
 uint32_t lab_gc_inflate_bench(uint8_t *out, const uint8_t *src, size_t inlen, size_t outlen);
+
+/* --repo @repo is a git repository's directory: 0, or -1 with a one-line why in @err. */
+int lab_gc_check_repo(const char *repo, char *err, size_t errlen);

@@ -408,6 +408,7 @@ const struct lab_workload_ops lab_workload_pft = {
 	.summary = "page fault test (pft-threads): N threads fault one shared region through the mm model",
 	.cite = "gormanm/pft 0.12x (Lameter 2006, Schermerhorn); mmtests pft-threads (docs/workloads.md §2.a)",
 	.kind = LAB_WL_WORK,
+	.work_split = true,
 	.knobs = pft_knobs,
 	.headline = "faults/cpu,faults/sec",
 	.setup = pft_setup,

@@ -913,6 +913,7 @@ const struct lab_workload_ops lab_workload_vmscale = {
 	.summary = "vm-scalability anon-cow-rand-hugetlb: COW of 2 MiB pages, metadata released by sync/batch/hazptr",
 	.cite = "vm-scalability case-anon-cow-rand-hugetlb + usemem, LKP (docs/workloads.md §3.4, §4); hugetlb-vmemmap-sync-rcu",
 	.kind = LAB_WL_WORK,
+	.work_split = true,
 	.knobs = vms_knobs,
 	.headline = "vm-scalability.throughput",
 	.max_threads = vms_max_threads,

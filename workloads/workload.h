@@ -210,6 +210,10 @@ struct lab_workload_ops {
 	const char *summary;
 	const char *cite;
 	enum lab_wl_kind kind;
+	bool work_split;		/* LAB_WL_WORK: an iteration's work is the same at every -t, split
+					 * among the threads (pft's region, vmscale's unit_mb, gitcheckout's
+					 * checkouts); a --sim run's ETA then weighs its cells by iterations
+					 * alone (lab_cell_work()) */
 	const struct lab_knob *knobs;
 	const char *headline;		/* metric shown in run's summary table */
 	bool uses_lazy_mm;		/* cells iterate over -m lazy-mm schemes instead of -l locks */

@@ -4,7 +4,8 @@
 # C: getenv() and the preload's own readers; $RWLAB_... or ${RWLAB_...} in the
 # tools' scripts) is documented in the
 # man page's ENVIRONMENT section (made from harness/env.h), and every one
-# documented there is read somewhere: no undocumented knob, no stale entry.
+# documented there is read somewhere: no undocumented knob, no stale entry;
+# and README.md names every one of them a user sets (not internal, not tests').
 # Also: the man page has its ENVIRONMENT, FILES, EXAMPLES and EXIT STATUS
 # sections and no build-tree path.
 #   usage: env_doc.sh RWLAB SOURCE-ROOT
@@ -33,6 +34,13 @@ for v in $(comm -23 "$tmp/read" "$tmp/doc"); do
 done
 for v in $(comm -13 "$tmp/read" "$tmp/doc"); do
 	fail "$v is documented in ENVIRONMENT but nothing reads it"
+done
+# README names every one a user sets: all but those the man page marks (internal) or (tests).
+sed -n '/^\.SH ENVIRONMENT/,/^\.SH /p' "$tmp/man" |
+	awk '/^\.B RWLAB_/ { v = $2; next } v && !/^\([^)]*\((internal|tests)\)\)/ { print v } { v = "" }' >"$tmp/user"
+[ -s "$tmp/user" ] || fail "found no RWLAB_* a user sets in the man page (the search is broken)"
+for v in $(cat "$tmp/user"); do
+	grep -q "$v\([^A-Z0-9_]\|$\)" "$src/README.md" || fail "$v is in the man page's ENVIRONMENT but README.md never names it"
 done
 echo "$(wc -l <"$tmp/read") RWLAB_* variables read, $(wc -l <"$tmp/doc") documented, $fails failures"
 exit $((fails > 0))

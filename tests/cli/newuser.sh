@@ -247,6 +247,18 @@ expect "a negative cost in a machine file" 2 \
 	"$rwlab" run --sim neg/epyc-2vcpu.machine -l rwsem -w locktest "${tiny[@]}" -o neg.csv
 expect "--mm-lock with locktest" 2 "^rwlab run: locktest has no knob 'mm_lock' to vary \(valid: -w with pft, reaim, gitcheckout\)$" \
 	"$rwlab" run --mm-lock vma -l rwsem -t 1 "${tiny[@]}" -o t.csv
+# gitcheckout's --repo is checked before any cell (the cell failed with git's "fatal:" line, a CSV made),
+# natively and under --sim; the ceiling keeps git from finding a repository above $tmp.
+mkdir -p norepo
+for sim in "" "--sim generic-8"; do
+	expect "--repo /nonexist${sim:+ under $sim}" 2 \
+		"^rwlab run: --repo /nonexist: no such directory \(valid: a git repository's directory; without --repo, " \
+		"$rwlab" run $sim -w gitcheckout --repo /nonexist -l rwsem -t 1 "${tiny[@]}" -o repo.csv
+	expect "--repo norepo${sim:+ under $sim}" 2 "^rwlab run: --repo norepo: not a git repository \(valid: " \
+		env GIT_CEILING_DIRECTORIES="$tmp" "$rwlab" run $sim -w gitcheckout --repo norepo -l rwsem -t 1 \
+		"${tiny[@]}" -o repo.csv
+	[ -e repo.csv ] && fail "a bad --repo${sim:+ under $sim}: repo.csv made" && rm -f repo.csv
+done
 
 # 2. A lower-is-better change: the header says it is the gain, so a worse result reads as worse.
 {

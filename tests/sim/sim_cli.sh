@@ -53,6 +53,14 @@ twice() {
 		fail "$tag: same seed, different CSV: $(diff "$tmp/${tag}1.cut" "$tmp/${tag}2.cut" | head -3)"
 }
 
+# undefined_keys FILE: the [keys] of `rwlab sim show`'s output FILE (its parameters' citations) that are
+# not rows of results/sim/machines.md's Sources table, nor [calc], [proxy], [missing: ...], [calib ...].
+undefined_keys() {
+	sed -n 's/^  [a-z0-9_.]* *= .* # //p' "$1" | grep -o '\[[^]]*\]' |
+		grep -v -e '^\[calc\]$' -e '^\[proxy\]$' -e '^\[missing: ' -e '^\[calib ' |
+		grep -vxF -f "$tmp/known-keys" | sort -u | tr '\n' ' ' | sed 's/ $//'
+}
+
 # the run front: one cell twice, another seed, report, a cell alone and in a matrix
 part_run() {
 	cell="-l rwsem,rwsem-xadd,rwsem-rspin,rwsem-dhandoff,percpu-rwsem,bravo,null -w locktest:rpct=90 -t 1,4,12 -d 5ms --warmup 1ms -n 2 -q"
@@ -322,6 +330,9 @@ part_torture() {
 
 # --help, --seeds without --sim, refusals, sim list and show
 part_options() {
+	src=$(cd "${0%/*}/../.." && pwd)
+	sed -n 's/^| \(\[[^]]*\]\) |.*/\1/p' "$src/results/sim/machines.md" >"$tmp/known-keys"
+	[ -s "$tmp/known-keys" ] || fail "no Sources rows in $src/results/sim/machines.md"
 	# the options ported into the tables: --help shows them; --seeds needs --sim
 	"$rwlab" run --help | grep -q -- '--sim MACHINE' || fail "run --help lacks --sim"
 	"$rwlab" torture --help | grep -q -- '--seeds N' || fail "torture --help lacks --seeds"
@@ -356,7 +367,16 @@ part_options() {
 		[ "$(sed -n 's/^  summary  *= //p' "$tmp/s")" = "$(sed -n 2p "$tmp/s")" ] ||
 			fail "sim show $m: the summary parameter is not the summary: $(grep '^  summary ' "$tmp/s")"
 		grep -q ' # *$' "$tmp/s" && fail "sim show $m: an empty citation: $(grep ' # *$' "$tmp/s" | head -2)"
+		grep -q "^citations: each \[key\] is a row of results/sim/machines.md's Sources table; " "$tmp/s" ||
+			fail "sim show $m: no line saying where its citation keys are defined"
+		bad=$(undefined_keys "$tmp/s")
+		[ -z "$bad" ] || fail "sim show $m: citation keys not in results/sim/machines.md's Sources: $bad"
 	done
+	# ... and the check finds a key the table lacks
+	sed '0,/\[here\]/s//[no-such-source]/' "$src/sim/machines/epyc-2vcpu.machine" >"$tmp/epyc-2vcpu.machine"
+	"$rwlab" sim show "$tmp/epyc-2vcpu.machine" >"$tmp/s" || fail "sim show of a copy of epyc-2vcpu failed"
+	[ "$(undefined_keys "$tmp/s")" = "[no-such-source]" ] ||
+		fail "an undefined citation key not found: '$(undefined_keys "$tmp/s")'"
 }
 
 case $part in
