@@ -671,12 +671,15 @@ static void run_hint(const struct run_args *a, int nlocks, int nwls, int nscheme
 		a->o.iterations == 1 ? "" : "s", per_iter);
 }
 
-/* --repo, when given, names a git repository: checked before any cell (the cell's git failed). 0 or 2. */
+/*
+ * --repo, when given, names a git repository, with two commits when --commits does not name them: checked
+ * before any cell (the cell's git failed). 0 or 2.
+ */
 static int check_repo(const struct run_args *a)
 {
 	char err[4200];
 
-	if (!a->o.settings.repo || !lab_gc_check_repo(a->o.settings.repo, err, sizeof(err)))
+	if (!a->o.settings.repo || !lab_gc_check_repo(a->o.settings.repo, a->o.settings.commits, err, sizeof(err)))
 		return 0;
 	fprintf(stderr, "%s: %s\n", PROG, err);
 	return 2;

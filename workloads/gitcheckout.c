@@ -313,20 +313,71 @@ static int run_git(char *const argv[], int (*cb)(void *arg, FILE *f, char *err, 
 }
 
 /*
- * --repo @repo is a directory git reads as a repository (`git -C @repo rev-parse --git-dir`, its output
- * and complaints to /dev/null): 0, or -1 with a one-line why in @err, for run to refuse before any cell.
+ * Run git with @argv quietly (its complaints to /dev/null): its exit status (0 for success), or -1 with
+ * *@spawn_err set when it cannot be started. With @lines, the lines of its output are counted there.
  */
-int lab_gc_check_repo(const char *repo, char *err, size_t errlen)
+static int git_quiet(char *const argv[], int *lines, int *spawn_err)
+{
+	posix_spawn_file_actions_t fa;
+	int pfd[2] = { -1, -1 }, status = 0, c;
+	pid_t pid;
+	FILE *f;
+
+	if (lines && pipe(pfd)) {
+		*spawn_err = errno;
+		return -1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	if (lines) {
+		posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+		posix_spawn_file_actions_addclose(&fa, pfd[0]);
+		posix_spawn_file_actions_addclose(&fa, pfd[1]);
+	} else {
+		posix_spawn_file_actions_adddup2(&fa, 2, 1);
+	}
+	*spawn_err = posix_spawnp(&pid, "git", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (lines)
+		close(pfd[1]);
+	if (*spawn_err) {
+		if (lines)
+			close(pfd[0]);
+		return -1;
+	}
+	if (lines) {
+		*lines = 0;
+		f = fdopen(pfd[0], "r");
+		while (f && (c = getc(f)) != EOF)
+			*lines += c == '\n';
+		if (f)
+			fclose(f);
+		else
+			close(pfd[0]);
+	}
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/*
+ * --repo @repo is a directory git reads as a repository (`git -C @repo rev-parse --git-dir`) and, without
+ * --commits (@commits NULL), has the two commits the cell takes by default (HEAD's first-parent history,
+ * default_commits()): 0, or -1 with a one-line why in @err, for run to refuse before any cell.
+ */
+int lab_gc_check_repo(const char *repo, const char *commits, char *err, size_t errlen)
 {
 	static const char valid[] = "valid: a git repository's directory; without --repo, the git/git releases "
 				    "shipped in rwlab";
-	char *argv[] = { "git", "-C", (char *)repo, "rev-parse", "--git-dir", NULL };
-	posix_spawn_file_actions_t fa;
+	char *is_repo[] = { "git", "-C", (char *)repo, "rev-parse", "--git-dir", NULL };
+	char *history[] = { "git", "-C", (char *)repo, "rev-list", "--first-parent", "--max-count=2", "HEAD", NULL };
 	const char *why = NULL;
 	struct stat st;
-	int status = 0, r;
-	pid_t pid;
+	int r, spawn_err, n = 0;
 
+	if (!*repo) {
+		snprintf(err, errlen, "--repo is empty (%s)", valid);
+		return -1;
+	}
 	if (stat(repo, &st))
 		why = errno == ENOENT ? "no such directory" : strerror(errno);
 	else if (!S_ISDIR(st.st_mode))
@@ -335,20 +386,21 @@ int lab_gc_check_repo(const char *repo, char *err, size_t errlen)
 		snprintf(err, errlen, "--repo %s: %s (%s)", repo, why, valid);
 		return -1;
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	r = posix_spawnp(&pid, "git", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (r) {
-		snprintf(err, errlen, "--repo %s: cannot run git: %s", repo, strerror(r));
+	r = git_quiet(is_repo, NULL, &spawn_err);
+	if (r < 0) {
+		snprintf(err, errlen, "--repo %s: cannot run git: %s", repo, strerror(spawn_err));
 		return -1;
 	}
-	waitpid(pid, &status, 0);
-	if (WIFEXITED(status) && !WEXITSTATUS(status))
-		return 0;
-	snprintf(err, errlen, "--repo %s: not a git repository (%s)", repo, valid);
-	return -1;
+	if (r) {
+		snprintf(err, errlen, "--repo %s: not a git repository (%s)", repo, valid);
+		return -1;
+	}
+	if (!commits && (git_quiet(history, &n, &spawn_err) || n < 2)) {
+		snprintf(err, errlen, "--repo %s: fewer than two commits in HEAD's first-parent history (valid: "
+			 "--commits naming two or more of its commits, or a repository with two or more)", repo);
+		return -1;
+	}
+	return 0;
 }
 
 static int read_manifest_cb(void *arg, FILE *f, char *err, size_t errlen)

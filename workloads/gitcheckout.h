@@ -12,5 +12,8 @@
 /* Inflate @outlen bytes into @out (16 KiB at least) from @src (@inlen bytes), as a checkout does. */
 uint32_t lab_gc_inflate_bench(uint8_t *out, const uint8_t *src, size_t inlen, size_t outlen);
 
-/* --repo @repo is a git repository's directory: 0, or -1 with a one-line why in @err. */
-int lab_gc_check_repo(const char *repo, char *err, size_t errlen);
+/*
+ * --repo @repo is a git repository's directory with, when --commits is not given (@commits NULL), the two
+ * commits the cell takes by default: 0, or -1 with a one-line why in @err.
+ */
+int lab_gc_check_repo(const char *repo, const char *commits, char *err, size_t errlen);

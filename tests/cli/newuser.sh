@@ -259,6 +259,23 @@ for sim in "" "--sim generic-8"; do
 		"${tiny[@]}" -o repo.csv
 	[ -e repo.csv ] && fail "a bad --repo${sim:+ under $sim}: repo.csv made" && rm -f repo.csv
 done
+# ... and so is one with fewer than the two commits the cell takes without --commits (each cell failed,
+# 'has fewer than two commits', an empty repository with git's usage lines), and an empty --repo.
+git init -q onecommit && git init -q nocommit && echo x >onecommit/x && git -C onecommit add x &&
+	git -C onecommit -c user.name=t -c user.email=t@t commit -q -m one || fail "cannot make the test repositories"
+for r in onecommit nocommit; do
+	for sim in "" "--sim generic-8"; do
+		expect "--repo $r${sim:+ under $sim}" 2 \
+			"^rwlab run: --repo $r: fewer than two commits in HEAD's first-parent history \(valid: --commits " \
+			"$rwlab" run $sim -w gitcheckout --repo $r -l rwsem -t 1 "${tiny[@]}" -o repo.csv
+		[ -e repo.csv ] && fail "--repo $r${sim:+ under $sim}: repo.csv made" && rm -f repo.csv
+	done
+done
+"$rwlab" run -w gitcheckout --repo onecommit --commits HEAD,HEAD -l rwsem -t 1 "${tiny[@]}" -q --no-report \
+	-o repo.csv 2>"$tmp/e" || fail "--repo onecommit --commits HEAD,HEAD: $(tail -n 2 "$tmp/e")"
+rm -f repo.csv
+expect "--repo=" 2 "^rwlab run: --repo is empty \(valid: a git repository's directory; " \
+	"$rwlab" run -w gitcheckout --repo= -l rwsem -t 1 "${tiny[@]}" -o repo.csv
 
 # 2. A lower-is-better change: the header says it is the gain, so a worse result reads as worse.
 {
