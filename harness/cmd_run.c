@@ -672,14 +672,17 @@ static void run_hint(const struct run_args *a, int nlocks, int nwls, int nscheme
 }
 
 /*
- * --repo, when given, names a git repository, with two commits when --commits does not name them: checked
- * before any cell (the cell's git failed). 0 or 2.
+ * --repo, when given, names a git repository, with two commits when --commits does not name them, and
+ * --commits, when given, two or more that resolve there (or, without --repo, in the shipped releases or as
+ * manifest files): checked before any cell (the cell's git failed). 0 or 2.
  */
 static int check_repo(const struct run_args *a)
 {
+	const struct lab_run_settings *s = &a->o.settings;
 	char err[4200];
 
-	if (!a->o.settings.repo || !lab_gc_check_repo(a->o.settings.repo, a->o.settings.commits, err, sizeof(err)))
+	if ((!s->repo || !lab_gc_check_repo(s->repo, s->commits, err, sizeof(err))) &&
+	    (!s->commits || !lab_gc_check_commits(s->repo, s->commits, err, sizeof(err))))
 		return 0;
 	fprintf(stderr, "%s: %s\n", PROG, err);
 	return 2;
