@@ -493,6 +493,12 @@ grep -Eq '^ +per-VMA +mmap_lock$' "$tmp/out" && grep -q 'change vs per-VMA' "$tm
 	fail "report -b per-VMA of two fault paths is not --by fault_path -b per-VMA"
 "$rwlab" report "$data/fault-paths.csv" -b rwsem | grep -Eq '^ +rwsem$' ||
 	fail "report -b rwsem of two fault paths does not compare the variants: $("$rwlab" report "$data/fault-paths.csv" -b rwsem)"
+# ... a name that is both (a variant named mmap_lock) is taken as the variant, and one note says so
+sed 's/,rwsem,pft/,mmap_lock,pft/' "$data/fault-paths.csv" >"$tmp/both.csv"
+expect_err 0 "^rwlab report: note: -b mmap_lock names a variant and a fault path: the variants are compared \(--by fault_path -b mmap_lock compares the fault paths side by side\)$" -- \
+	"$rwlab" report "$tmp/both.csv" -b mmap_lock
+grep -Eq '^ +mmap_lock$' "$tmp/out" ||
+	fail "report -b mmap_lock, both a variant and a path: not the variants: $(cat "$tmp/out")"
 if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
 	"$rwlab" plot "$data/fault-paths.csv" -b mmap_lock -o "$tmp/fp.svg" 2>"$tmp/err" ||
 		fail "plot -b mmap_lock of two fault paths: $(cat "$tmp/err")"
