@@ -13,6 +13,7 @@
 #include "matrix.h"
 #include "mm.h"
 #include "report.h"
+#include "report_ref.h"
 #include "runner.h"
 #include "shard.h"
 #include "sim_cell.h"
@@ -369,6 +370,7 @@ struct run_args {
 	struct lab_lazy_mm_conf schemes[LAB_MAX_SCHEMES];
 	int threads[LAB_THREAD_LIST_MAX];
 	int report, ncpus;
+	bool ref_bad;		/* --matrix's published table cannot be used (said before any cell) */
 	char defcsv[128];
 };
 
@@ -609,30 +611,45 @@ static int verdict_map(const struct lab_matrix *mx, struct lab_refmap *map, char
  * A matrix's published table, its mapping and its min_effect, as `report
  * --matrix` takes them, so that the table after the run stars a cell as the
  * verdicts judge it there; the verdicts themselves are report's to print.
- * Without a usable mapping (one line says why) the stars judge each cell by
- * its own noise.
+ * Without a usable table or mapping (check_reference() said so before any
+ * cell) the stars judge each cell by its own noise.
  */
-static void matrix_verdict_opts(const struct lab_matrix *mx, struct lab_report_opts *ro)
+static void matrix_verdict_opts(const struct run_args *a, struct lab_report_opts *ro)
 {
 	static char ref[4200];
 	static struct lab_refmap map;	/* not on the stack */
 	char err[4200];
 	const char *v;
 
-	if ((v = lab_matrix_get(mx, "min_effect", NULL))) {	/* a percentage: the loader checked it */
+	if ((v = lab_matrix_get(&a->mx, "min_effect", NULL))) {	/* a percentage: the loader checked it */
 		ro->min_effect_pct = strtod(v, NULL);
 		ro->min_effect_set = true;
 	}
-	if (lab_matrix_reference(mx, ref, sizeof(ref)))
+	if (a->ref_bad || lab_matrix_reference(&a->mx, ref, sizeof(ref)) ||
+	    verdict_map(&a->mx, &map, err, sizeof(err)))
 		return;
-	if (verdict_map(mx, &map, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s: the table's stars judge each cell by its own noise, not by the verdicts\n",
-			PROG, err);
-		return;
-	}
 	ro->reference = ref;
 	ro->map = map.ncol || map.nmet ? &map : NULL;
 	ro->verdicts_unprinted = true;
+}
+
+/*
+ * --matrix's published table and its mapping can be used (report --matrix and tools/reproduce refuse
+ * them otherwise): said before any cell, in one line; the run goes on, its rows are good.
+ */
+static void check_reference(struct run_args *a)
+{
+	static struct lab_refmap map;	/* not on the stack */
+	char ref[4200], err[4200];
+
+	if (!a->mx.n || lab_matrix_reference(&a->mx, ref, sizeof(ref)))
+		return;
+	a->ref_bad = verdict_map(&a->mx, &map, err, sizeof(err)) || lab_ref_check(ref, err, sizeof(err));
+	if (!a->ref_bad)
+		return;
+	fprintf(stderr, "%s: %s: %sthe run goes on, but report --matrix and tools/reproduce refuse this table\n", PROG,
+		err, a->report ? "the table after the run stars each cell by its own noise, not by the verdicts; " :
+				 "");
 }
 
 /* The table after the run: the matrix's report settings, or the default. One aggregate per screen:
@@ -643,7 +660,7 @@ static void run_report(struct run_args *a)
 
 	if (a->mx.n) {
 		matrix_report_opts(&a->mx, &ro, a->locks, a->o.nlocks);
-		matrix_verdict_opts(&a->mx, &ro);
+		matrix_verdict_opts(a, &ro);
 	}
 	lab_report_print(stdout, &ro);
 }
@@ -672,14 +689,17 @@ static void run_hint(const struct run_args *a, int nlocks, int nwls, int nscheme
 }
 
 /*
- * --repo, when given, names a git repository, with two commits when --commits does not name them: checked
- * before any cell (the cell's git failed). 0 or 2.
+ * --repo, when given, names a git repository, with two commits when --commits does not name them, and
+ * --commits, when given, two or more that resolve there (or, without --repo, in the shipped releases or as
+ * manifest files): checked before any cell (the cell's git failed). 0 or 2.
  */
 static int check_repo(const struct run_args *a)
 {
+	const struct lab_run_settings *s = &a->o.settings;
 	char err[4200];
 
-	if (!a->o.settings.repo || !lab_gc_check_repo(a->o.settings.repo, a->o.settings.commits, err, sizeof(err)))
+	if ((!s->repo || !lab_gc_check_repo(s->repo, s->commits, err, sizeof(err))) &&
+	    (!s->commits || !lab_gc_check_commits(s->repo, s->commits, err, sizeof(err))))
 		return 0;
 	fprintf(stderr, "%s: %s\n", PROG, err);
 	return 2;
@@ -762,6 +782,7 @@ static int cmd_run(int argc, char **argv)
 	if (l->list_cells)
 		return lab_plan_list(stdout, &a.o);
 	run_hint(&a, nlocks, nwls, nschemes);
+	check_reference(&a);
 	st = lab_run(&a.o);
 	if (st == 2)		/* the CSV could not be opened (or resumed): nothing was run */
 		return st;

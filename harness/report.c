@@ -1089,6 +1089,27 @@ static void both_kinds(char *err, size_t len, const char *variants)
 	snprintf(v, len - (size_t)(v - err), "(valid: %s; or a fault path, compared side by side: %s", variants, paths);
 }
 
+/*
+ * -b @lo->baseline named a variant of @r (loaded by variant), which compares the variants: one note when it
+ * names a fault path too, of a variant that ran several (rep_several_fault_paths()), which are then no
+ * longer side by side.
+ */
+static void baseline_both(const struct lab_results *r, const struct rep_load_opts *lo)
+{
+	char base[LAB_SPEC_MAX];
+	bool path = false;
+
+	for (int i = 0; i < r->ns && !path; i++) {
+		const char *title = lab_results_fault_path(r->s[i].workload, base, sizeof(base));
+
+		path = title && !strcmp(title, lo->baseline) && lo->kept(lo->arg, r->s[i].workload);
+	}
+	if (path && rep_several_fault_paths(r, lo->kept, lo->arg))
+		fprintf(stderr, "%s: note: -b %s names a variant and a fault path: the variants are compared "
+			"(--by fault_path -b %s compares the fault paths side by side)\n", lab_prog(), lo->baseline,
+			lo->baseline);
+}
+
 int rep_load(struct lab_results *r, const char *const *paths, int npaths, const struct rep_load_opts *lo,
 	     const char **by_used, char *err, size_t errlen)
 {
@@ -1097,6 +1118,8 @@ int rep_load(struct lab_results *r, const char *const *paths, int npaths, const 
 	char variants[1024] = "", why[2048];
 
 	*by_used = lo->by;
+	if (!st && lo->baseline && !lo->by && !lo->no_paths)
+		baseline_both(r, lo);
 	if (lo->by || lo->no_paths || (st && st != LAB_RESULTS_BAD_BASELINE) || (!st && lo->baseline))
 		return st;	/* a baseline that names a variant compares the variants */
 	if (st) {	/* or does it name a fault path? */

@@ -63,7 +63,8 @@ bool rep_several_fault_paths(const struct lab_results *r, rep_kept_fn kept, cons
  * several (rep_several_fault_paths() of the rows lo->kept keeps), unless
  * lo->no_paths (a matrix's mapping names the columns). lo->baseline may name
  * a column of either: a variant compares the variants, a fault path keeps
- * the paths side by side; a name that is neither gets a message naming both
+ * the paths side by side; a name that is both is taken as the variant, said
+ * in one note on stderr; a name that is neither gets a message naming both
  * kinds. *@by_used: the grouping taken (lo->by, NULL or
  * LAB_RESULTS_FAULT_PATH). Returns lab_results_load_many()'s status, with
  * its message in @err.

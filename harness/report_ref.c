@@ -591,36 +591,56 @@ static enum lab_report_sig marks_sig(const struct ref *ref)
 	return table;
 }
 
-/* Load the published table. Returns 0 or 2 (error on stderr): a table that cannot be read is bad input. */
-static int load_ref(const char *path, struct ref *ref)
+/* Read the published table @path into @ref: 0, or -1 with a one-line why in @err. */
+static int ref_read(const char *path, struct ref *ref, char *err, size_t len)
 {
 	static const char *const need[R_NR] = { "benchmark", "stat", "metric", "clients", "variant", "value" };
-	char err[1024];
+	char why[1024];
 
-	if (lab_csv_read(path, &ref->t, err, sizeof(err))) {
-		fprintf(stderr, "%s: published table: %s\n", lab_prog(), err);
-		return 2;
+	if (lab_csv_read(path, &ref->t, why, sizeof(why))) {
+		snprintf(err, len, "published table: %s", why);
+		return -1;
 	}
 	for (int i = 0; i < R_NR; i++)
 		if ((ref->col[i] = lab_csv_col(&ref->t, need[i])) < 0) {
-			fprintf(stderr, "%s: %s: no column '%s' (a published table has benchmark, stat, "
-					"metric, clients, variant, value, and optionally mark and rule)\n", lab_prog(), path, need[i]);
-			return 2;
+			snprintf(err, len, "%s: no column '%s' (a published table has benchmark, stat, metric, "
+				 "clients, variant, value, and optionally mark and rule)", path, need[i]);
+			return -1;
 		}
 	ref->mark = lab_csv_col(&ref->t, "mark");
 	ref->rule = lab_csv_col(&ref->t, "rule");
 	/* a published figure that is not a number would be read as 0 and judged */
 	for (int i = 0; i < ref->t.nrows; i++) {
-		const char *v = ref->t.rows[i][ref->col[R_VALUE]], *why;
+		const char *v = ref->t.rows[i][ref->col[R_VALUE]], *bad;
 		double x;
 
-		if (lab_value_parse(v, &x, &why)) {
-			fprintf(stderr, "%s: %s:%d: value '%s' is %s (a published table's values are decimal "
-					"numbers)\n", lab_prog(), path, ref->t.line[i], v, why);
-			return 2;
+		if (lab_value_parse(v, &x, &bad)) {
+			snprintf(err, len, "%s:%d: value '%s' is %s (a published table's values are decimal numbers)",
+				 path, ref->t.line[i], v, bad);
+			return -1;
 		}
 	}
 	return 0;
+}
+
+/* Load the published table. Returns 0 or 2 (error on stderr): a table that cannot be read is bad input. */
+static int load_ref(const char *path, struct ref *ref)
+{
+	char err[2048];
+
+	if (!ref_read(path, ref, err, sizeof(err)))
+		return 0;
+	fprintf(stderr, "%s: %s\n", lab_prog(), err);
+	return 2;
+}
+
+int lab_ref_check(const char *path, char *err, size_t len)
+{
+	struct ref ref = { 0 };
+	int r = ref_read(path, &ref, err, len);
+
+	lab_csv_free(&ref.t);
+	return r;
 }
 
 static struct lab_vrow *new_row(struct lab_vtab *vt)

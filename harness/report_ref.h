@@ -172,6 +172,12 @@ enum lab_report_sig lab_report_sig_resolve(const struct lab_report_opts *o, enum
 					   const char **from);
 
 /*
+ * lab_ref_check() - @path is a published table lab_vtab_compute() can read (a CSV with its columns and
+ * numeric values): 0, or -1 with a one-line why in @err.
+ */
+int lab_ref_check(const char *path, char *err, size_t len);
+
+/*
  * lab_vtab_compute() - every verdict row of @o->reference against @r, with
  * @o->map (NULL: identity by names). @o->sig LAB_SIG_AUTO takes the rule the
  * published marks were drawn with. Returns 0, or 2 with a one-line error on

@@ -403,6 +403,61 @@ int lab_gc_check_repo(const char *repo, const char *commits, char *err, size_t e
 	return 0;
 }
 
+static bool builtin_shipped(const char *name);
+static void builtin_names(char *buf, size_t len);
+
+/* One --commits item @item resolves: a manifest file, else a commit (tree-ish) of @repo or a shipped release. */
+static int check_commit(const char *repo, const char *item, char *err, size_t errlen)
+{
+	char rev[4200], shipped[128];
+	char *verify[] = { "git", "-C", (char *)repo, "rev-parse", "--verify", "--quiet", rev, NULL };
+	struct stat st;
+	int spawn_err;
+
+	if (!stat(item, &st) && S_ISREG(st.st_mode))
+		return 0;
+	if (repo) {
+		snprintf(rev, sizeof(rev), "%s^{tree}", item);
+		if (!git_quiet(verify, NULL, &spawn_err))
+			return 0;
+		snprintf(err, errlen, "--commits %s: not a commit of %s nor a manifest file (valid: its commits, tags "
+			 "and branches, e.g. HEAD~1; or manifest files)", item, repo);
+		return -1;
+	}
+	if (builtin_shipped(item))
+		return 0;
+	builtin_names(shipped, sizeof(shipped));
+	snprintf(err, errlen, "--commits %s: no such manifest file or shipped release (shipped: %s; --repo DIR "
+		 "reads commits of a git tree)", item, shipped);
+	return -1;
+}
+
+/*
+ * --commits @commits names two or more items and each resolves where the cell reads it (load_manifests()):
+ * a manifest file, else a commit of --repo @repo, or without --repo a shipped release. 0, or -1 with a
+ * one-line why in @err, for run to refuse before any cell.
+ */
+int lab_gc_check_commits(const char *repo, const char *commits, char *err, size_t errlen)
+{
+	char *buf = strdup(commits), *save = NULL, *tok;
+	int n = 0, r = 0;
+
+	if (!buf) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (tok = strtok_r(buf, ",", &save); tok && !r; tok = strtok_r(NULL, ",", &save), n++)
+		r = check_commit(repo, tok, err, errlen);
+	free(buf);
+	if (!r && n < 2) {
+		snprintf(err, errlen, "--commits '%s': %s, and a checkout goes from one to another (valid: two or more "
+			 "commits, shipped releases or manifest files, comma-separated)", commits,
+			 n ? "one item" : "no item");
+		r = -1;
+	}
+	return r;
+}
+
 static int read_manifest_cb(void *arg, FILE *f, char *err, size_t errlen)
 {
 	return manifest_read(f, arg, err, errlen);
@@ -511,6 +566,17 @@ static int builtin_manifest(const char *name, struct manifest *m)
 		p += n;
 	}
 	return r;
+}
+
+/* @name ("v2.40.0" or "git-v2.40.0") is a shipped release. */
+static bool builtin_shipped(const char *name)
+{
+	if (!strncmp(name, "git-", 4))
+		name += 4;
+	for (int i = 0; lab_git_tree_names[i]; i++)
+		if (!strcmp(lab_git_tree_names[i], name))
+			return true;
+	return false;
 }
 
 static void builtin_names(char *buf, size_t len)

@@ -3,7 +3,7 @@
  * workloads/gitcheckout.h - gitcheckout's inflate routine, exposed for
  * rwlab-work-cost (tools/bench/work_cost.c), which measures its cost per
  * output byte for the machine files' cost.work.gitcheckout.inflate_ns; and
- * its --repo check, which run makes before any cell.
+ * its --repo and --commits checks, which run makes before any cell.
  */
 #pragma once
 #include <stddef.h>
@@ -17,3 +17,8 @@ uint32_t lab_gc_inflate_bench(uint8_t *out, const uint8_t *src, size_t inlen, si
  * commits the cell takes by default: 0, or -1 with a one-line why in @err.
  */
 int lab_gc_check_repo(const char *repo, const char *commits, char *err, size_t errlen);
+/*
+ * --commits @commits names two or more items, each a manifest file, a commit of --repo @repo or, without it
+ * (@repo NULL), a shipped release: 0, or -1 with a one-line why in @err.
+ */
+int lab_gc_check_commits(const char *repo, const char *commits, char *err, size_t errlen);

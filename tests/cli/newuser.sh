@@ -276,6 +276,26 @@ done
 rm -f repo.csv
 expect "--repo=" 2 "^rwlab run: --repo is empty \(valid: a git repository's directory; " \
 	"$rwlab" run -w gitcheckout --repo= -l rwsem -t 1 "${tiny[@]}" -o repo.csv
+# --commits too: each item resolves where the cell reads it, and there are two or more (each cell failed,
+# exit 1 with git's "fatal:" line or "needs at least two", a CSV made).
+git -C onecommit ls-tree -r -l HEAD >one.manifest
+for sim in "" "--sim generic-8"; do
+	expect "--commits v9.9${sim:+ under $sim}" 2 \
+		"^rwlab run: --commits v9.9: no such manifest file or shipped release \(shipped: v2.20.0 .*; --repo DIR " \
+		"$rwlab" run $sim -w gitcheckout --commits v2.20.0,v9.9 -l rwsem -t 1 "${tiny[@]}" -o repo.csv
+	expect "--repo onecommit --commits HEAD,v9.9${sim:+ under $sim}" 2 \
+		"^rwlab run: --commits v9.9: not a commit of onecommit nor a manifest file \(valid: its commits, " \
+		"$rwlab" run $sim -w gitcheckout --repo onecommit --commits HEAD,v9.9 -l rwsem -t 1 "${tiny[@]}" -o repo.csv
+	for c in v2.20.0 HEAD ,; do
+		r=; [ "$c" = HEAD ] && r=onecommit
+		expect "${r:+--repo $r }--commits $c${sim:+ under $sim}" 2 \
+			"^rwlab run: --commits '$c': (one item|no item), and a checkout goes from one to another \(valid: two " \
+			"$rwlab" run $sim -w gitcheckout ${r:+--repo $r} --commits $c -l rwsem -t 1 "${tiny[@]}" -o repo.csv
+	done
+	[ -e repo.csv ] && fail "a bad --commits${sim:+ under $sim}: repo.csv made" && rm -f repo.csv
+done
+"$rwlab" run -w gitcheckout --repo onecommit --commits HEAD,one.manifest -l rwsem -t 1 --list-cells >/dev/null \
+	2>"$tmp/e" || fail "--repo onecommit --commits HEAD,one.manifest: $(cat "$tmp/e")"
 
 # 2. A lower-is-better change: the header says it is the gain, so a worse result reads as worse.
 {

@@ -223,6 +223,17 @@ if [ -x "$(dirname "$rwlab")/rwlab-sim" ]; then
 	tail -n +2 "$tmp/rs.report" | head -n "$(wc -l <"$tmp/rs.run")" | cmp -s - "$tmp/rs.run" ||
 		fail "run --matrix's table is not report --matrix's: $(diff "$tmp/rs.run" "$tmp/rs.report")"
 	grep -q '^published\|^agree ' "$tmp/rs.run" && fail "run --matrix printed the verdicts: $(cat "$tmp/rs.run")"
+	# A published table that cannot be used (here: missing) is said before any cell, once; the run goes on.
+	sed 's/^reference .*/reference = nosuch.csv/' "$data/run-stars.matrix" >"$tmp/nosuch.matrix"
+	"$rwlab" run --sim generic-8 --matrix "$tmp/nosuch.matrix" -n 1 -o "$tmp/ns.csv" >/dev/null 2>"$tmp/err" ||
+		fail "run --matrix with a missing reference: exit $?: $(cat "$tmp/err")"
+	pat="^rwlab run: published table: cannot read '[^']*/nosuch.csv': .*: the table after the run stars each cell"
+	pat+=" by its own noise, not by the verdicts; the run goes on, but report --matrix and tools/reproduce refuse"
+	head -n 1 "$tmp/err" | grep -q "$pat this table$" ||
+		fail "run --matrix with a missing reference: not said first: $(cat "$tmp/err")"
+	[ "$(grep -c 'own noise' "$tmp/err")" = 1 ] ||
+		fail "run --matrix with a missing reference: said more than once: $(cat "$tmp/err")"
+	grep -q ',rwsem,locktest,2,' "$tmp/ns.csv" || fail "run --matrix with a missing reference: no rows"
 fi
 
 # Plots: a real PNG (signature bytes) where gnuplot is installed.
@@ -482,6 +493,12 @@ grep -Eq '^ +per-VMA +mmap_lock$' "$tmp/out" && grep -q 'change vs per-VMA' "$tm
 	fail "report -b per-VMA of two fault paths is not --by fault_path -b per-VMA"
 "$rwlab" report "$data/fault-paths.csv" -b rwsem | grep -Eq '^ +rwsem$' ||
 	fail "report -b rwsem of two fault paths does not compare the variants: $("$rwlab" report "$data/fault-paths.csv" -b rwsem)"
+# ... a name that is both (a variant named mmap_lock) is taken as the variant, and one note says so
+sed 's/,rwsem,pft/,mmap_lock,pft/' "$data/fault-paths.csv" >"$tmp/both.csv"
+expect_err 0 "^rwlab report: note: -b mmap_lock names a variant and a fault path: the variants are compared \(--by fault_path -b mmap_lock compares the fault paths side by side\)$" -- \
+	"$rwlab" report "$tmp/both.csv" -b mmap_lock
+grep -Eq '^ +mmap_lock$' "$tmp/out" ||
+	fail "report -b mmap_lock, both a variant and a path: not the variants: $(cat "$tmp/out")"
 if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
 	"$rwlab" plot "$data/fault-paths.csv" -b mmap_lock -o "$tmp/fp.svg" 2>"$tmp/err" ||
 		fail "plot -b mmap_lock of two fault paths: $(cat "$tmp/err")"
