@@ -406,16 +406,40 @@ int lab_gc_check_repo(const char *repo, const char *commits, char *err, size_t e
 static bool builtin_shipped(const char *name);
 static void builtin_names(char *buf, size_t len);
 
+/* The manifest file @path reads as the cell reads it (load_manifests()), with one entry or more: 0 or -1 + err. */
+static int check_manifest(const char *path, char *err, size_t errlen)
+{
+	struct manifest m = { 0 };
+	char why[4200] = "";
+	FILE *f = fopen(path, "r");
+	int r = -1;
+
+	snprintf(m.label, sizeof(m.label), "%s", path);
+	if (!f)
+		snprintf(err, errlen, "--commits %s: cannot read it: %s", path, strerror(errno));
+	else if (manifest_read(f, &m, why, sizeof(why)))
+		snprintf(err, errlen, "--commits %s", why);
+	else if (!m.n)
+		snprintf(err, errlen, "--commits %s: an empty manifest file (valid: lines mode<TAB>size<TAB>path or "
+			 "ls-tree -l)", path);
+	else
+		r = 0;
+	if (f)
+		fclose(f);
+	manifest_free(&m);
+	return r;
+}
+
 /* One --commits item @item resolves: a manifest file, else a commit (tree-ish) of @repo or a shipped release. */
 static int check_commit(const char *repo, const char *item, char *err, size_t errlen)
 {
 	char rev[4200], shipped[128];
 	char *verify[] = { "git", "-C", (char *)repo, "rev-parse", "--verify", "--quiet", rev, NULL };
 	struct stat st;
-	int spawn_err;
+	int spawn_err, found = !stat(item, &st);
 
-	if (!stat(item, &st) && S_ISREG(st.st_mode))
-		return 0;
+	if (found && S_ISREG(st.st_mode))
+		return check_manifest(item, err, errlen);
 	if (repo) {
 		snprintf(rev, sizeof(rev), "%s^{tree}", item);
 		if (!git_quiet(verify, NULL, &spawn_err))
@@ -427,8 +451,10 @@ static int check_commit(const char *repo, const char *item, char *err, size_t er
 	if (builtin_shipped(item))
 		return 0;
 	builtin_names(shipped, sizeof(shipped));
-	snprintf(err, errlen, "--commits %s: no such manifest file or shipped release (shipped: %s; --repo DIR "
-		 "reads commits of a git tree)", item, shipped);
+	snprintf(err, errlen, "--commits %s: %s (shipped: %s; --repo DIR reads commits of a git tree)", item,
+		 !found ? "no such manifest file or shipped release" :
+		 S_ISDIR(st.st_mode) ? "a directory, not a manifest file nor a shipped release" :
+				       "not a regular file, so not a manifest file nor a shipped release", shipped);
 	return -1;
 }
 

@@ -279,6 +279,8 @@ expect "--repo=" 2 "^rwlab run: --repo is empty \(valid: a git repository's dire
 # --commits too: each item resolves where the cell reads it, and there are two or more (each cell failed,
 # exit 1 with git's "fatal:" line or "needs at least two", a CSV made).
 git -C onecommit ls-tree -r -l HEAD >one.manifest
+: >empty.manifest
+{ head -n 1 one.manifest; echo 'not a manifest line'; } >bad.manifest
 for sim in "" "--sim generic-8"; do
 	expect "--commits v9.9${sim:+ under $sim}" 2 \
 		"^rwlab run: --commits v9.9: no such manifest file or shipped release \(shipped: v2.20.0 .*; --repo DIR " \
@@ -286,6 +288,16 @@ for sim in "" "--sim generic-8"; do
 	expect "--repo onecommit --commits HEAD,v9.9${sim:+ under $sim}" 2 \
 		"^rwlab run: --commits v9.9: not a commit of onecommit nor a manifest file \(valid: its commits, " \
 		"$rwlab" run $sim -w gitcheckout --repo onecommit --commits HEAD,v9.9 -l rwsem -t 1 "${tiny[@]}" -o repo.csv
+	# a manifest file is read up front as the cell reads it; a directory is said to be one
+	expect "--commits one.manifest,empty.manifest${sim:+ under $sim}" 2 \
+		"^rwlab run: --commits empty.manifest: an empty manifest file \(valid: lines mode<TAB>size<TAB>path " \
+		"$rwlab" run $sim -w gitcheckout --commits one.manifest,empty.manifest -l rwsem -t 1 "${tiny[@]}" -o repo.csv
+	expect "--commits one.manifest,bad.manifest${sim:+ under $sim}" 2 \
+		"^rwlab run: --commits bad.manifest: line 2 is not a manifest line \(mode<TAB>size<TAB>path or ls-tree " \
+		"$rwlab" run $sim -w gitcheckout --commits one.manifest,bad.manifest -l rwsem -t 1 "${tiny[@]}" -o repo.csv
+	expect "--commits one.manifest,onecommit${sim:+ under $sim}" 2 \
+		"^rwlab run: --commits onecommit: a directory, not a manifest file nor a shipped release \(shipped: " \
+		"$rwlab" run $sim -w gitcheckout --commits one.manifest,onecommit -l rwsem -t 1 "${tiny[@]}" -o repo.csv
 	for c in v2.20.0 HEAD ,; do
 		r=; [ "$c" = HEAD ] && r=onecommit
 		expect "${r:+--repo $r }--commits $c${sim:+ under $sim}" 2 \
