@@ -688,16 +688,33 @@ static void run_hint(const struct run_args *a, int nlocks, int nwls, int nscheme
 		a->o.iterations == 1 ? "" : "s", per_iter);
 }
 
+/* Does the run (after --matrix and -w) hold gitcheckout, the workload --repo and --commits are for? */
+static bool runs_gitcheckout(const struct run_args *a, int nwls)
+{
+	for (int i = 0; i < nwls; i++)
+		if (!strcmp(a->wls[i].ops->name, "gitcheckout"))
+			return true;
+	return false;
+}
+
 /*
- * --repo, when given, names a git repository, with two commits when --commits does not name them, and
- * --commits, when given, two or more that resolve there (or, without --repo, in the shipped releases or as
- * manifest files): checked before any cell (the cell's git failed). 0 or 2.
+ * --repo and --commits belong to gitcheckout, so are refused in a run without it. --repo, when given,
+ * names a git repository, with two commits when --commits does not name them, and --commits, when given,
+ * two or more that resolve there (or, without --repo, in the shipped releases or as manifest files):
+ * checked before any cell (the cell's git failed). 0 or 2.
  */
-static int check_repo(const struct run_args *a)
+static int check_repo(const struct run_args *a, int nwls)
 {
 	const struct lab_run_settings *s = &a->o.settings;
 	char err[4200];
 
+	if ((s->repo || s->commits) && !runs_gitcheckout(a, nwls)) {
+		const char *opts = s->repo && s->commits ? "--repo and --commits" : s->repo ? "--repo" : "--commits";
+
+		fprintf(stderr, "%s: %s %s for gitcheckout, which is not in this run's workloads: add gitcheckout to "
+			"-w, or leave %s out\n", PROG, opts, s->repo && s->commits ? "are" : "is", opts);
+		return 2;
+	}
 	if ((!s->repo || !lab_gc_check_repo(s->repo, s->commits, err, sizeof(err))) &&
 	    (!s->commits || !lab_gc_check_commits(s->repo, s->commits, err, sizeof(err))))
 		return 0;
@@ -763,7 +780,7 @@ static int cmd_run(int argc, char **argv)
 	if (check_thread_limits(l->threads.origin < 0 ? PROG : l->threads.prog, a.wls, nwls, a.threads, st))
 		return 2;
 	if (check_unique(a.locks, nlocks, a.wls, nwls, a.threads, a.o.nthreads) ||
-	    check_lazy_unsafe(&a, nschemes, nwls) || check_repo(&a) || run_output(&a))
+	    check_lazy_unsafe(&a, nschemes, nwls) || check_repo(&a, nwls) || run_output(&a))
 		return 2;
 	a.o.locks = a.locks;
 	a.o.nlocks = nlocks;

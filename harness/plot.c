@@ -233,8 +233,8 @@ static int check_workload(const struct plot_ctx *p)
 /*
  * Pick the group: the only one kept by -w (and, for --fairness, with per-thread rows).
  * Otherwise one line says what the file holds and how to choose: -w where the
- * figures are workloads, %w in -o (one file a figure) always. Returns 0 or 1
- * (several figures, or none to draw).
+ * figures are workloads, %w in -o (one file a figure) always. Returns 0, 1
+ * (none to draw) or 2 (several figures: the command must say which, or %w).
  */
 static int pick_group(struct plot_ctx *p)
 {
@@ -262,7 +262,7 @@ static int pick_group(struct plot_ctx *p)
 			fprintf(stderr, "%s%s", k++ ? ", " : "", r->groups[g]);
 	fprintf(stderr, "): %sput %%w in -o to draw each to its own file (-o %.*s-%%w%s)\n",
 		groups_are_workloads(p) ? "choose one with -w, or " : "", (int)(dot - out), out, dot);
-	return 1;
+	return 2;
 }
 
 /* The file's metrics on stderr, ", "-separated: the lock events as event.*, the per-thread counts left out. */

@@ -131,13 +131,14 @@ done
 expect "plot --by ','" 2 "^rwlab plot: --by ',': an empty column name" "$rwlab" plot b.csv --by , -o by.png
 [ -e by.png ] && fail "plot --by ',': a figure was drawn"
 
-# plot: a file of two workloads without -w or %w says what it holds and both ways out.
+# plot: a file of two workloads without -w or %w says what it holds and both ways out: a usage
+# error (2), as an unknown -w (it was exit 1, as a file with nothing to draw).
 cp "$data/two-variants.csv" two.csv
-expect "plot of two workloads" 1 \
+expect "plot of two workloads" 2 \
 	"^rwlab plot: two.csv holds 2 figures \(locktest, fixture-time\): choose one with -w, or put %w in -o to draw each to its own file \(-o x-%w.png\)$" \
 	"$rwlab" plot two.csv -o x.png
 # ... under --by workload the figures are variants, which -w (a workload) cannot pick: %w alone.
-expect "plot --by workload" 1 "^rwlab plot: two.csv holds [0-9]+ figures \(.*\): put %w in -o to draw each" \
+expect "plot --by workload" 2 "^rwlab plot: two.csv holds [0-9]+ figures \(.*\): put %w in -o to draw each" \
 	"$rwlab" plot two.csv --by workload -o x.svg
 # an unknown -w names the workloads, not the figures: a usage error (2), as an unknown --by.
 expect "plot -w nosuch" 2 "^rwlab plot: workload 'nosuch' is not in two.csv \(workloads: locktest, fixture-time\)$" \

@@ -304,7 +304,22 @@ for sim in "" "--sim generic-8"; do
 			"^rwlab run: --commits '$c': (one item|no item), and a checkout goes from one to another \(valid: two " \
 			"$rwlab" run $sim -w gitcheckout ${r:+--repo $r} --commits $c -l rwsem -t 1 "${tiny[@]}" -o repo.csv
 	done
+	# --commits and --repo are gitcheckout's: a run without it refuses them, before their items (which
+	# were checked, so a bad one named the item, not that the options are gitcheckout's, and a good one
+	# was silently ignored)
+	for o in "--commits v9.9" "--commits v2.20.0,v2.30.0" "--repo onecommit"; do
+		expect "-w locktest $o${sim:+ under $sim}" 2 \
+			"^rwlab run: ${o%% *} is for gitcheckout, which is not in this run's workloads: add gitcheckout to -w, or leave ${o%% *} out$" \
+			"$rwlab" run $sim -w locktest $o -l rwsem -t 1 "${tiny[@]}" -o repo.csv
+	done
 	[ -e repo.csv ] && fail "a bad --commits${sim:+ under $sim}: repo.csv made" && rm -f repo.csv
+done
+# ... a matrix whose workloads include gitcheckout takes them (its options, or the command line's)
+printf 'workloads = locktest, gitcheckout\nlocks = rwsem\nthreads = 1\noptions = --commits v2.20.0,v2.30.0\n' \
+	>git.matrix
+for extra in "" "--repo onecommit --commits HEAD,one.manifest"; do
+	"$rwlab" run --matrix git.matrix $extra --list-cells >/dev/null 2>"$tmp/e" ||
+		fail "--matrix git.matrix (gitcheckout) $extra: $(cat "$tmp/e")"
 done
 "$rwlab" run -w gitcheckout --repo onecommit --commits HEAD,one.manifest -l rwsem -t 1 --list-cells >/dev/null \
 	2>"$tmp/e" || fail "--repo onecommit --commits HEAD,one.manifest: $(cat "$tmp/e")"

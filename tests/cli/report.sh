@@ -40,7 +40,7 @@ expect_err 2 "output '.*x.jpg' must end in .png or .svg" -- \
 expect_err 2 "^rwlab plot: needs one CSV file and -o OUT.png\|OUT.svg" -- "$rwlab" plot "$data/two-variants.csv"
 expect_err 2 "^rwlab plot: bad value '0' for -t/--threads" -- "$rwlab" plot "$data/two-variants.csv" -t 0 -o "$tmp/x.png"
 expect_err 2 "^rwlab report: unknown --mmtests-era '2020'" -- "$rwlab" report "$data/two-variants.csv" --mmtests-era 2020
-expect_err 1 "holds 2 figures .*: choose one with -w, or put %w in -o" -- \
+expect_err 2 "holds 2 figures .*: choose one with -w, or put %w in -o" -- \
 	"$rwlab" plot "$data/two-variants.csv" -o "$tmp/x.png"
 
 # A file of two fault paths (pft, pft:mm_lock=vma) is read twice (the second time to compare the
@@ -503,6 +503,16 @@ if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
 	"$rwlab" plot "$data/fault-paths.csv" -b mmap_lock -o "$tmp/fp.svg" 2>"$tmp/err" ||
 		fail "plot -b mmap_lock of two fault paths: $(cat "$tmp/err")"
 fi
+# -w pft, the workload both paths are of, draws their one figure (a line a path), as report -w pft
+# shows them in one table; where the paths are figures of their own (--by variant), -w pft picks
+# neither: refused as a usage error, exit 2 (it was 1), naming both
+if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
+	for f in "$data/fault-paths.csv" "$pvl/per-vma-locks.csv"; do
+		"$rwlab" plot "$f" -w pft -o "$tmp/fp.svg" 2>"$tmp/err" || fail "plot $f -w pft: $(cat "$tmp/err")"
+	done
+fi
+expect_err 2 "^rwlab plot: .*fault-paths.csv holds 2 figures \(pft, pft:mm_lock=vma\): choose one with -w, or put %w in -o" -- \
+	"$rwlab" plot "$data/fault-paths.csv" -w pft --by variant -o "$tmp/fp.svg"
 expect_err 2 "^rwlab plot: baseline 'per-vma' is not in .*fault-paths.csv \(valid: rwsem; or a fault path, compared side by side: mmap_lock, per-VMA\)$" -- \
 	"$rwlab" plot "$data/fault-paths.csv" -b per-vma -o "$tmp/fp.svg"
 
