@@ -252,11 +252,6 @@ static int report_matrix(struct report_args *a, struct lab_matrix *mx, struct la
 		a->o.map = map;
 	a->o.title = mx->name;
 	a->o.description = lab_matrix_get(mx, "description", NULL);
-	if (a->o.map && (a->o.map->ncol < 2 || !a->o.map->nmet)) {
-		fprintf(stderr, "%s: %s: a reference mapping needs two map.column and at least one map.metric\n",
-			PROG, mx->path);
-		return 2;
-	}
 	return 0;
 }
 

@@ -370,7 +370,7 @@ struct run_args {
 	struct lab_lazy_mm_conf schemes[LAB_MAX_SCHEMES];
 	int threads[LAB_THREAD_LIST_MAX];
 	int report, ncpus;
-	bool ref_bad;		/* --matrix's published table cannot be used (said before any cell) */
+	bool ref_ok;		/* --matrix's published table and mapping can be used (run_ref) */
 	char defcsv[128];
 };
 
@@ -594,18 +594,11 @@ static int check_lazy_unsafe(const struct run_args *a, int nschemes, int nwls)
 	return 0;
 }
 
-/* The reference mapping of matrix @mx into @map (report's checks). Returns 0, or -1 with why in @err. */
-static int verdict_map(const struct lab_matrix *mx, struct lab_refmap *map, char *err, size_t len)
-{
-	if (lab_matrix_refmap(mx, map, err, len))
-		return -1;
-	if ((map->ncol || map->nmet) && (map->ncol < 2 || !map->nmet)) {
-		snprintf(err, len, "%s: a reference mapping needs two map.column and at least one map.metric",
-			 mx->path);
-		return -1;
-	}
-	return 0;
-}
+/* --matrix's published table and its mapping: check_reference() fills them before any cell, run_report() uses them. */
+static struct {
+	char path[4200];
+	struct lab_refmap map;
+} run_ref;
 
 /*
  * A matrix's published table, its mapping and its min_effect, as `report
@@ -616,20 +609,16 @@ static int verdict_map(const struct lab_matrix *mx, struct lab_refmap *map, char
  */
 static void matrix_verdict_opts(const struct run_args *a, struct lab_report_opts *ro)
 {
-	static char ref[4200];
-	static struct lab_refmap map;	/* not on the stack */
-	char err[4200];
 	const char *v;
 
 	if ((v = lab_matrix_get(&a->mx, "min_effect", NULL))) {	/* a percentage: the loader checked it */
 		ro->min_effect_pct = strtod(v, NULL);
 		ro->min_effect_set = true;
 	}
-	if (a->ref_bad || lab_matrix_reference(&a->mx, ref, sizeof(ref)) ||
-	    verdict_map(&a->mx, &map, err, sizeof(err)))
+	if (!a->ref_ok)
 		return;
-	ro->reference = ref;
-	ro->map = map.ncol || map.nmet ? &map : NULL;
+	ro->reference = run_ref.path;
+	ro->map = run_ref.map.ncol || run_ref.map.nmet ? &run_ref.map : NULL;
 	ro->verdicts_unprinted = true;
 }
 
@@ -639,13 +628,13 @@ static void matrix_verdict_opts(const struct run_args *a, struct lab_report_opts
  */
 static void check_reference(struct run_args *a)
 {
-	static struct lab_refmap map;	/* not on the stack */
-	char ref[4200], err[4200];
+	char err[4200];
 
-	if (!a->mx.n || lab_matrix_reference(&a->mx, ref, sizeof(ref)))
+	if (!a->mx.n || lab_matrix_reference(&a->mx, run_ref.path, sizeof(run_ref.path)))
 		return;
-	a->ref_bad = verdict_map(&a->mx, &map, err, sizeof(err)) || lab_ref_check(ref, err, sizeof(err));
-	if (!a->ref_bad)
+	a->ref_ok = !lab_matrix_refmap(&a->mx, &run_ref.map, err, sizeof(err)) &&
+		    !lab_ref_check(run_ref.path, err, sizeof(err));
+	if (a->ref_ok)
 		return;
 	fprintf(stderr, "%s: %s: %sthe run goes on, but report --matrix and tools/reproduce refuse this table\n", PROG,
 		err, a->report ? "the table after the run stars each cell by its own noise, not by the verdicts; " :

@@ -555,6 +555,10 @@ int lab_matrix_refmap(const struct lab_matrix *m, struct lab_refmap *map, char *
 			}
 		}
 	}
+	if ((map->ncol || map->nmet) && (map->ncol < 2 || !map->nmet)) {
+		snprintf(err, errlen, "%s: a reference mapping needs two map.column and at least one map.metric", m->path);
+		return -1;
+	}
 	return 0;
 }
 

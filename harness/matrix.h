@@ -98,7 +98,10 @@ const char *lab_matrix_get(const struct lab_matrix *m, const char *key, int *lin
 int lab_matrix_run_args(struct lab_matrix *m, int ncpus, char **argv, int *lines, int cap, char *err,
 			size_t errlen);
 
-/* Fill @map from the map.* and machine keys. Returns 0, or -1 with "FILE:LINE: problem". */
+/*
+ * Fill @map from the map.* and machine keys. Returns 0, or -1 with "FILE:LINE: problem" (or "FILE: a
+ * reference mapping needs two map.column and at least one map.metric" for a mapping begun and not whole).
+ */
 int lab_matrix_refmap(const struct lab_matrix *m, struct lab_refmap *map, char *err, size_t errlen);
 /*
  * The reference CSV path, resolved against the matrix file's directory (made

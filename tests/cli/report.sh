@@ -647,5 +647,12 @@ head -n 1 "$tmp/out" | grep -q '^measured: host host, 1 CPU cpu, ' ||
 "$rwlab" report "$tmp/one-cpu.csv" -f email >"$tmp/out" 2>"$tmp/err" || fail "email of a 1-CPU run: exit $?"
 grep -q ', 1 CPU (cpu),$' "$tmp/out" || fail "the email header of a 1-CPU run: $(head -n 3 "$tmp/out")"
 
+# a mapping begun and not whole (one map.column, no map.metric): one line from the matrix's loader, for
+# report and run alike (run says it before any cell and goes on)
+printf 'locks = rwsem\nreference = %s\nmap.column = a -> rwsem\n' "$root/results/reference/rwsem-rework.csv" \
+	>"$tmp/half-map.matrix"
+expect_err 2 "^rwlab report: $tmp/half-map\\.matrix: a reference mapping needs two map\\.column and at least one map\\.metric$" -- \
+	"$rwlab" report "$root/results/2cpu/quick.csv" --matrix "$tmp/half-map.matrix"
+
 [ "$fails" = 0 ] && echo "all command-line checks passed"
 exit $((fails > 0))
