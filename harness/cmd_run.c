@@ -69,7 +69,7 @@ static const struct lab_opt run_opts[] = {
 	  "the mm_lock knob of every workload that has it)", NULL, NULL, LAB_COMP_CHOICES, LAB_MM_LOCK_WORDS, 0, 0 },
 	{ "repo", 0, 'G', "DIR", "gitcheckout: git tree to read commits from", "the git/git releases shipped in rwlab", NULL,
 	  LAB_COMP_FILE, NULL, 0, 0 },
-	{ "commits", 0, 'C', "LIST", "gitcheckout: commits, shipped releases (v2.20.0 v2.30.0 v2.40.0 v2.47.0) or manifest files, checked out in turn", NULL, NULL, 0,
+	{ "commits", 0, 'C', "LIST", "gitcheckout: commits or trees of --repo (HEAD~1, HEAD:Documentation), shipped releases (v2.20.0 v2.30.0 v2.40.0 v2.47.0) or manifest files, checked out in turn", NULL, NULL, 0,
 	  NULL, 0, 0 },
 	{ "list-cells", 0, 'L', NULL, "print the plan, one line per cell (id shard workload threads variant), and "
 	  "run nothing", NULL, NULL, 0, NULL, 0, 0 },
@@ -689,8 +689,9 @@ static bool runs_gitcheckout(const struct run_args *a, int nwls)
 /*
  * --repo and --commits belong to gitcheckout, so are refused in a run without it. --repo, when given,
  * names a git repository, with two commits when --commits does not name them, and --commits, when given,
- * two or more that resolve there (or, without --repo, in the shipped releases or as manifest files):
- * checked before any cell (the cell's git failed). 0 or 2.
+ * two or more that resolve there (or, without --repo, in the shipped releases or as manifest files); each
+ * item loaded as the cell loads it, with a file to check out: checked before any cell (the cell's git
+ * failed, or its tree was empty). 0 or 2.
  */
 static int check_repo(const struct run_args *a, int nwls)
 {

@@ -15,8 +15,9 @@
  * recent, as mmtests checks out v6.18, v3.4 and v5.15 of the kernel; --commits
  * names any of the shipped releases (v2.20.0 v2.30.0 v2.40.0 v2.47.0) or
  * manifest files (ls-tree -l lines, or mode<TAB>size<TAB>path); with --repo
- * DIR, commits of that git tree (`git -C DIR ls-tree -r -l COMMIT`; without
- * --commits: HEAD, the root commit and the one in the middle).
+ * DIR, commits or trees of that git tree (`git -C DIR ls-tree -r -l TREE-ISH`:
+ * HEAD~1, HEAD:Documentation; without --commits: HEAD, the root commit and
+ * the one in the middle). Each item has a file or more (manifest_load()).
  *
  * One iteration = one pass of the mmtests script: checkouts of commit 1, 2,
  * ..., N in turn, starting from N (the tree is populated with N at setup,
@@ -272,7 +273,10 @@ static int manifest_read(FILE *f, struct manifest *m, char *err, size_t errlen)
 	return r;
 }
 
-/* Run git with @argv (argv[0] = "git"); its stdout goes to @cb line by line. Returns 0 or -1 + err. */
+/*
+ * Run git with @argv (argv[0] = "git"); its stdout goes to @cb line by line, its complaints to /dev/null.
+ * Returns 0, -2 + err when git ran and failed, or -1 + err.
+ */
 static int run_git(char *const argv[], int (*cb)(void *arg, FILE *f, char *err, size_t errlen), void *arg,
 		   char *err, size_t errlen)
 {
@@ -286,6 +290,7 @@ static int run_git(char *const argv[], int (*cb)(void *arg, FILE *f, char *err, 
 		return -1;
 	}
 	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
 	posix_spawn_file_actions_addclose(&fa, pfd[0]);
 	posix_spawn_file_actions_addclose(&fa, pfd[1]);
@@ -307,7 +312,7 @@ static int run_git(char *const argv[], int (*cb)(void *arg, FILE *f, char *err, 
 	if (!r && (!WIFEXITED(status) || WEXITSTATUS(status))) {
 		snprintf(err, errlen, "'git %s %s %s %s' failed (exit %d): is it a git repository with that commit?",
 			 argv[1], argv[2], argv[3], argv[4] ? argv[4] : "", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-		r = -1;
+		r = -2;
 	}
 	return r;
 }
@@ -359,10 +364,35 @@ static int git_quiet(char *const argv[], int *lines, int *spawn_err)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
+static int default_commits(const char *repo, char ***out, int *n, char *err, size_t errlen);
+static int manifest_load(const char *repo, const char *item, struct manifest *m, char *err, size_t errlen);
+
+/* The commits the cell takes from @repo without --commits (default_commits()) each load: 0 or -1 + err. */
+static int check_default_commits(const char *repo, char *err, size_t errlen)
+{
+	char why[4200] = "", **names = NULL;
+	int n = 0, r = default_commits(repo, &names, &n, why, sizeof(why));
+
+	for (int i = 0; !r && i < n; i++) {
+		struct manifest m = { 0 };
+
+		r = manifest_load(repo, names[i], &m, why, sizeof(why));
+		manifest_free(&m);
+	}
+	if (r)
+		snprintf(err, errlen, "--repo %s, the commits taken without --commits (HEAD, the root and the middle "
+			 "of HEAD's first-parent history): %s", repo, why);
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return r ? -1 : 0;
+}
+
 /*
  * --repo @repo is a directory git reads as a repository (`git -C @repo rev-parse --git-dir`) and, without
  * --commits (@commits NULL), has the two commits the cell takes by default (HEAD's first-parent history,
- * default_commits()): 0, or -1 with a one-line why in @err, for run to refuse before any cell.
+ * default_commits()), each with a file to check out (manifest_load(), as the cell loads them): 0, or -1
+ * with a one-line why in @err, for run to refuse before any cell.
  */
 int lab_gc_check_repo(const char *repo, const char *commits, char *err, size_t errlen)
 {
@@ -400,58 +430,69 @@ int lab_gc_check_repo(const char *repo, const char *commits, char *err, size_t e
 			 "--commits naming two or more of its commits, or a repository with two or more)", repo);
 		return -1;
 	}
-	return 0;
+	return commits ? 0 : check_default_commits(repo, err, errlen);
 }
 
-static bool builtin_shipped(const char *name);
 static void builtin_names(char *buf, size_t len);
 
-/* The manifest file @path reads as the cell reads it (load_manifests()), with one entry or more: 0 or -1 + err. */
-static int check_manifest(const char *path, char *err, size_t errlen)
-{
-	struct manifest m = { 0 };
-	char why[4200] = "";
-	FILE *f = fopen(path, "r");
-	int r = -1;
+static int builtin_manifest(const char *name, struct manifest *m);
+static int read_manifest_cb(void *arg, FILE *f, char *err, size_t errlen);
 
-	snprintf(m.label, sizeof(m.label), "%s", path);
-	if (!f)
-		snprintf(err, errlen, "--commits %s: cannot read it: %s", path, strerror(errno));
-	else if (manifest_read(f, &m, why, sizeof(why)))
-		snprintf(err, errlen, "--commits %s", why);
-	else if (!m.n)
-		snprintf(err, errlen, "--commits %s: an empty manifest file (valid: lines mode<TAB>size<TAB>path or "
-			 "ls-tree -l)", path);
-	else
-		r = 0;
-	if (f)
-		fclose(f);
-	manifest_free(&m);
-	return r;
-}
-
-/* One --commits item @item resolves: a manifest file, else a commit (tree-ish) of @repo or a shipped release. */
-static int check_commit(const char *repo, const char *item, char *err, size_t errlen)
+/*
+ * One gitcheckout item @item into @m, read as the cell checks it out and as run checks it before any cell:
+ * a manifest file (a regular file at that path), else a tree-ish of @repo (`git ls-tree -r -l`: a commit,
+ * tag or branch, or a tree such as HEAD:Documentation, whose files the checkout writes as a tree's), or
+ * without @repo a shipped release; with one entry or more (an empty tree is nothing to check out, and the
+ * cell measures nothing). 0, or -1 with a one-line why that begins with @item in @err.
+ */
+static int manifest_load(const char *repo, const char *item, struct manifest *m, char *err, size_t errlen)
 {
-	char rev[4200], shipped[128];
-	char *verify[] = { "git", "-C", (char *)repo, "rev-parse", "--verify", "--quiet", rev, NULL };
+	char shipped[128];
 	struct stat st;
-	int spawn_err, found = !stat(item, &st);
+	int r, found = !stat(item, &st);
 
-	if (found && S_ISREG(st.st_mode))
-		return check_manifest(item, err, errlen);
-	if (repo) {
-		snprintf(rev, sizeof(rev), "%s^{tree}", item);
-		if (!git_quiet(verify, NULL, &spawn_err))
-			return 0;
-		snprintf(err, errlen, "--commits %s: not a commit of %s nor a manifest file (valid: its commits, tags "
-			 "and branches, e.g. HEAD~1; or manifest files)", item, repo);
-		return -1;
+	snprintf(m->label, sizeof(m->label), "%s", item);
+	if (found && S_ISREG(st.st_mode)) {
+		FILE *f = fopen(item, "r");
+
+		if (!f) {
+			snprintf(err, errlen, "%s: cannot read it: %s", item, strerror(errno));
+			return -1;
+		}
+		r = manifest_read(f, m, err, errlen);
+		fclose(f);
+		if (!r && !m->n) {
+			snprintf(err, errlen, "%s: an empty manifest file (valid: lines mode<TAB>size<TAB>path or "
+				 "ls-tree -l)", item);
+			r = -1;
+		}
+		return r ? -1 : 0;
 	}
-	if (builtin_shipped(item))
-		return 0;
+	if (repo) {
+		char *argv[] = { "git", "-C", (char *)repo, "ls-tree", "-r", "-l", "--end-of-options", (char *)item, NULL };
+
+		r = run_git(argv, read_manifest_cb, m, err, errlen);
+		if (r == -2)
+			snprintf(err, errlen, "%s: not a commit or tree of %s nor a manifest file (valid: its commits, "
+				 "tags, branches and trees, e.g. HEAD~1 or HEAD:Documentation; or manifest files)", item,
+				 repo);
+		else if (r)
+			snprintf(err + strlen(err), errlen - strlen(err), " (reading %s of %s)", item, repo);
+		else if (!m->n) {
+			snprintf(err, errlen, "%s: an empty tree in %s: no file to check out (valid: commits and trees "
+				 "with files)", item, repo);
+			r = -1;
+		}
+		return r ? -1 : 0;
+	}
+	r = builtin_manifest(item, m);
+	if (r < 0)
+		snprintf(err, errlen, "%s: %s", item, r == -ENOMEM ? "out of memory" :
+			 "the shipped table has a line longer than a path");
+	if (r != 1)
+		return r ? -1 : 0;
 	builtin_names(shipped, sizeof(shipped));
-	snprintf(err, errlen, "--commits %s: %s (shipped: %s; --repo DIR reads commits of a git tree)", item,
+	snprintf(err, errlen, "%s: %s (shipped: %s; --repo DIR reads commits of a git tree)", item,
 		 !found ? "no such manifest file or shipped release" :
 		 S_ISDIR(st.st_mode) ? "a directory, not a manifest file nor a shipped release" :
 				       "not a regular file, so not a manifest file nor a shipped release", shipped);
@@ -459,9 +500,9 @@ static int check_commit(const char *repo, const char *item, char *err, size_t er
 }
 
 /*
- * --commits @commits names two or more items and each resolves where the cell reads it (load_manifests()):
- * a manifest file, else a commit of --repo @repo, or without --repo a shipped release. 0, or -1 with a
- * one-line why in @err, for run to refuse before any cell.
+ * --commits @commits names two or more items and each loads as the cell loads it (manifest_load()): a
+ * manifest file, else a commit or tree of --repo @repo, or without --repo a shipped release, with a file to
+ * check out. 0, or -1 with a one-line why in @err, for run to refuse before any cell.
  */
 int lab_gc_check_commits(const char *repo, const char *commits, char *err, size_t errlen)
 {
@@ -472,8 +513,15 @@ int lab_gc_check_commits(const char *repo, const char *commits, char *err, size_
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	for (tok = strtok_r(buf, ",", &save); tok && !r; tok = strtok_r(NULL, ",", &save), n++)
-		r = check_commit(repo, tok, err, errlen);
+	for (tok = strtok_r(buf, ",", &save); tok && !r; tok = strtok_r(NULL, ",", &save), n++) {
+		struct manifest m = { 0 };
+		char why[4200] = "";
+
+		r = manifest_load(repo, tok, &m, why, sizeof(why));
+		if (r)
+			snprintf(err, errlen, "--commits %s", why);
+		manifest_free(&m);
+	}
 	free(buf);
 	if (!r && n < 2) {
 		snprintf(err, errlen, "--commits '%s': %s, and a checkout goes from one to another (valid: two or more "
@@ -594,17 +642,6 @@ static int builtin_manifest(const char *name, struct manifest *m)
 	return r;
 }
 
-/* @name ("v2.40.0" or "git-v2.40.0") is a shipped release. */
-static bool builtin_shipped(const char *name)
-{
-	if (!strncmp(name, "git-", 4))
-		name += 4;
-	for (int i = 0; lab_git_tree_names[i]; i++)
-		if (!strcmp(lab_git_tree_names[i], name))
-			return true;
-	return false;
-}
-
 static void builtin_names(char *buf, size_t len)
 {
 	size_t at = 0;
@@ -645,35 +682,8 @@ static int load_manifests(struct gc *g, const struct lab_run_settings *s, char *
 	g->nm = n;
 	for (int i = 0; !r && i < n; i++) {
 		struct manifest *m = &g->m[i];
-		struct stat st;
 
-		snprintf(m->label, sizeof(m->label), "%s", names[i]);
-		if (!stat(names[i], &st) && S_ISREG(st.st_mode)) {
-			FILE *f = fopen(names[i], "r");
-
-			r = f ? manifest_read(f, m, err, errlen) : -1;
-			if (!f)
-				snprintf(err, errlen, "cannot read manifest %s: %s", names[i], strerror(errno));
-			if (f)
-				fclose(f);
-		} else if (repo) {
-			char *argv[] = { "git", "-C", (char *)repo, "ls-tree", "-r", "-l", names[i], NULL };
-
-			r = run_git(argv, read_manifest_cb, m, err, errlen);
-		} else if ((r = builtin_manifest(names[i], m)) == 1) {
-			char shipped[128];
-
-			builtin_names(shipped, sizeof(shipped));
-			snprintf(err, errlen, "--commits %s: no such manifest file or shipped release (shipped: %s; "
-				 "--repo DIR reads commits of a git tree)", names[i], shipped);
-			r = -1;
-		} else if (r) {
-			snprintf(err, errlen, "%s", r == -ENOMEM ? "out of memory" : "the shipped table has a line longer than a path");
-		}
-		if (!r && m->n == 0) {
-			snprintf(err, errlen, "%s: empty tree", names[i]);
-			r = -1;
-		}
+		r = manifest_load(repo, names[i], m, err, errlen);
 		if (!r)
 			qsort(m->e, (size_t)m->n, sizeof(*m->e), cmp_entry);
 	}

@@ -286,7 +286,7 @@ for sim in "" "--sim generic-8"; do
 		"^rwlab run: --commits v9.9: no such manifest file or shipped release \(shipped: v2.20.0 .*; --repo DIR " \
 		"$rwlab" run $sim -w gitcheckout --commits v2.20.0,v9.9 -l rwsem -t 1 "${tiny[@]}" -o repo.csv
 	expect "--repo onecommit --commits HEAD,v9.9${sim:+ under $sim}" 2 \
-		"^rwlab run: --commits v9.9: not a commit of onecommit nor a manifest file \(valid: its commits, " \
+		"^rwlab run: --commits v9.9: not a commit or tree of onecommit nor a manifest file \(valid: its commits, " \
 		"$rwlab" run $sim -w gitcheckout --repo onecommit --commits HEAD,v9.9 -l rwsem -t 1 "${tiny[@]}" -o repo.csv
 	# a manifest file is read up front as the cell reads it; a directory is said to be one
 	expect "--commits one.manifest,empty.manifest${sim:+ under $sim}" 2 \
@@ -313,6 +313,30 @@ for sim in "" "--sim generic-8"; do
 			"$rwlab" run $sim -w locktest $o -l rwsem -t 1 "${tiny[@]}" -o repo.csv
 	done
 	[ -e repo.csv ] && fail "a bad --commits${sim:+ under $sim}: repo.csv made" && rm -f repo.csv
+done
+# The check and the cell load an item with one function: a tree-ish that is not a commit (HEAD:d, a
+# directory's tree) runs, as the cell reads it (the check refused it, 'not a commit of'), natively and
+# under --sim; a commit whose tree is empty is refused up front, named, whether --commits gives it or it
+# is the root commit --repo's default takes (the check let it by, then each cell failed, 'empty tree',
+# exit 1 with a CSV made); a blob (HEAD:d/y) is no tree.
+git init -q emptyroot && git -C emptyroot -c user.name=t -c user.email=t@t commit -q --allow-empty -m root &&
+	mkdir emptyroot/d && echo y >emptyroot/d/y && git -C emptyroot add d &&
+	git -C emptyroot -c user.name=t -c user.email=t@t commit -q -m d || fail "cannot make emptyroot"
+for sim in "" "--sim generic-8"; do
+	"$rwlab" run $sim -w gitcheckout --repo emptyroot --commits HEAD,HEAD:d -l rwsem -t 1 "${tiny[@]}" -q \
+		--no-report -o tree.csv 2>"$tmp/e" || fail "--commits HEAD,HEAD:d${sim:+ under $sim}: $(tail -n 2 "$tmp/e")"
+	grep -q ',gitcheckout,1,0,elapsed,' tree.csv || fail "--commits HEAD,HEAD:d${sim:+ under $sim}: no elapsed row"
+	rm -f tree.csv
+	expect "--commits HEAD,HEAD~1 (an empty tree)${sim:+ under $sim}" 2 \
+		"^rwlab run: --commits HEAD~1: an empty tree in emptyroot: no file to check out \(valid: commits and trees with files\)$" \
+		"$rwlab" run $sim -w gitcheckout --repo emptyroot --commits HEAD,HEAD~1 -l rwsem -t 1 "${tiny[@]}" -o repo.csv
+	expect "--repo emptyroot (its root's tree empty)${sim:+ under $sim}" 2 \
+		"^rwlab run: --repo emptyroot, the commits taken without --commits \(.*\): [0-9a-f]{40}: an empty tree in emptyroot: " \
+		"$rwlab" run $sim -w gitcheckout --repo emptyroot -l rwsem -t 1 "${tiny[@]}" -o repo.csv
+	expect "--commits HEAD,HEAD:d/y (a blob)${sim:+ under $sim}" 2 \
+		"^rwlab run: --commits HEAD:d/y: not a commit or tree of emptyroot nor a manifest file \(valid: .*HEAD:Documentation" \
+		"$rwlab" run $sim -w gitcheckout --repo emptyroot --commits HEAD,HEAD:d/y -l rwsem -t 1 "${tiny[@]}" -o repo.csv
+	[ -e repo.csv ] && fail "an empty tree${sim:+ under $sim}: repo.csv made" && rm -f repo.csv
 done
 # ... a matrix whose workloads include gitcheckout takes them (its options, or the command line's)
 printf 'workloads = locktest, gitcheckout\nlocks = rwsem\nthreads = 1\noptions = --commits v2.20.0,v2.30.0\n' \
