@@ -1336,28 +1336,32 @@ static bool any_wanted(const struct lab_rctx *c)
  * of a registered workload's, none that says which way is better, none of a
  * program's): the line that says so names the metrics to choose from.
  */
-static void no_headline(const struct lab_rctx *c, enum lab_report_format f)
+static void no_headline(const struct lab_rctx *c, FILE *note, enum lab_report_format f)
 {
-	fprintf(c->out, "%s: no rows to report in the %s format: no metric here is a headline (its workload's, or "
+	fprintf(note, "%s: no rows to report in the %s format: no metric here is a headline (its workload's, or "
 		"one that says which way is better); choose with -m (metrics: ", c->r->path, format_names[f]);
-	list_metrics(c->out, c->r);
-	fprintf(c->out, "; or -m all)\n");
+	list_metrics(note, c->r);
+	fprintf(note, "; or -m all)\n");
 }
 
 int rep_print(struct lab_rctx *c, enum lab_report_format f)
 {
 	const struct lab_report_opts *o = c->o;
+	/* csv's output is the CSV alone (a tool reads it): its notes go to stderr, named as errors are */
+	FILE *note = f == LAB_FMT_CSV ? stderr : c->out;
 	int st = 0, n;
 
 	machine_banner(c, f);	/* also where the html page embeds a text report */
 	n = f == LAB_FMT_NONE ? 1 : format_fn[f](c);
 
+	if (!n && note == stderr)
+		fprintf(stderr, "%s: ", lab_prog());
 	if (n < 0)
 		st = 1;	/* html: a graph failed, the error is on stderr */
 	else if (!n && f != LAB_FMT_LOCKTEST && !o->metric && !any_wanted(c))
-		no_headline(c, f);
+		no_headline(c, note, f);
 	else if (!n)
-		fprintf(c->out, "%s: no rows to report in the %s format%s\n", o->path, format_names[f],
+		fprintf(note, "%s: no rows to report in the %s format%s\n", o->path, format_names[f],
 			f == LAB_FMT_LOCKTEST ? " (no locktest rows)" : o->metric ? " for that metric" : "");
 	if (o->reference && !o->verdicts_unprinted && f != LAB_FMT_JSON && f != LAB_FMT_HTML && f != LAB_FMT_CSV)
 		rep_reference(c);	/* csv: csv_verdicts(), on stderr */

@@ -654,5 +654,17 @@ printf 'locks = rwsem\nreference = %s\nmap.column = a -> rwsem\n' "$root/results
 expect_err 2 "^rwlab report: $tmp/half-map\\.matrix: a reference mapping needs two map\\.column and at least one map\\.metric$" -- \
 	"$rwlab" report "$root/results/2cpu/quick.csv" --matrix "$tmp/half-map.matrix"
 
+# -f csv writes the CSV alone on stdout (a tool reads it): its notes go to stderr (the "no rows to
+# report" lines were on stdout after the header, in the middle of the CSV)
+hdr='group,column,workload,metric,unit,better,threads,n,stat,mean,spread_stat,stddev,coeffvar,min,max,change_pct,significant,welch_p,flag'
+awk -F, 'NR == 1 || $8 == "ops_min"' "$data/two-variants.csv" >"$tmp/no-headline.csv"
+for args in "$tmp/no-headline.csv" "$data/two-variants.csv -m elapsed -w locktest"; do
+	# shellcheck disable=SC2086
+	"$rwlab" report $args -f csv >"$tmp/out" 2>"$tmp/err" || fail "report $args -f csv: exit $?: $(cat "$tmp/err")"
+	[ "$(cat "$tmp/out")" = "$hdr" ] || fail "report $args -f csv: stdout is not the CSV alone: $(cat "$tmp/out")"
+	grep -q "^rwlab report: .*: no rows to report in the csv format" "$tmp/err" ||
+		fail "report $args -f csv: no note on stderr: $(cat "$tmp/err")"
+done
+
 [ "$fails" = 0 ] && echo "all command-line checks passed"
 exit $((fails > 0))
