@@ -1180,6 +1180,14 @@ int rep_ctx_values(const struct lab_results *r, const char *col, int sim, const 
 	return n;
 }
 
+bool rep_ctx_recorded(const struct lab_results *r, const char *const *cols, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (lab_results_distinct(r, cols[i], NULL, 0) > 0)
+			return true;
+	return false;
+}
+
 /* Are kernel values @a and @b of one model (lab_results_sim_model_len(): rows the loader pools)? */
 static bool same_model(const char *a, const char *b)
 {

@@ -666,5 +666,17 @@ for args in "$tmp/no-headline.csv" "$data/two-variants.csv -m elapsed -w locktes
 		fail "report $args -f csv: no note on stderr: $(cat "$tmp/err")"
 done
 
+# A file that records no context (an old schema's, a hand-made one: no '# context' line nor context
+# columns): email's header and lkp's axes say so (email printed "rwlab," over "  up to 1 iteration",
+# lkp the axes over "//////1/locktest")
+cut -d, -f4-11 "$data/two-variants.csv" >"$tmp/no-context.csv"
+"$rwlab" report "$tmp/no-context.csv" -f email >"$tmp/out" 2>"$tmp/err" || fail "email, no context: exit $?: $(cat "$tmp/err")"
+head -n 1 "$tmp/out" | grep -q "^rwlab: $tmp/no-context\.csv records no context (machine and build unknown),$" ||
+	fail "email of a file with no context: its header is $(head -n 2 "$tmp/out")"
+"$rwlab" report "$tmp/no-context.csv" -f lkp >"$tmp/out" 2>"$tmp/err" || fail "lkp, no context: exit $?: $(cat "$tmp/err")"
+head -n 1 "$tmp/out" | grep -q "^$tmp/no-context\.csv records no context (.*): the axes are nr_threads/testcase alone$" &&
+	grep -q '^nr_threads/testcase:$' "$tmp/out" && grep -q '^  1/locktest$' "$tmp/out" && ! grep -q '//' "$tmp/out" ||
+	fail "lkp of a file with no context: $(head -n 4 "$tmp/out")"
+
 [ "$fails" = 0 ] && echo "all command-line checks passed"
 exit $((fails > 0))
