@@ -1405,6 +1405,39 @@ static struct lab_refmap *keyed_map(const struct lab_results *r, const struct la
 	return m;
 }
 
+/*
+ * -b NAME where the rows kept (-m, -w) hold no column but the baseline: a
+ * table of the baseline against nothing. Said instead, in one line on
+ * stderr naming the columns the file holds; nothing to compare is no error
+ * (speedup's tables that only the baseline ran are left out with a note,
+ * exit 0 too). Returns whether it said so.
+ */
+static bool baseline_alone(const struct lab_rctx *c)
+{
+	const struct lab_results *r = c->r;
+	const char *by = c->o->by && *c->o->by ? c->o->by : "variant";
+	char noun[1100], held[2048] = "";
+
+	if (!c->o->baseline_given || c->o->reference || c->o->format == LAB_FMT_JSON)
+		return false;
+	for (int i = 0; i < r->ns; i++)
+		if (r->s[i].ic != 0 && rep_wanted(c, &r->s[i]))
+			return false;
+	if (!strcmp(by, "variant"))
+		snprintf(noun, sizeof(noun), "variant");
+	else
+		snprintf(noun, sizeof(noun), "column (--by %s)", by);
+	for (int v = 0; v < r->ncolumns; v++)
+		snprintf(held + strlen(held), sizeof(held) - strlen(held), "%s%s", v ? ", " : "", r->columns[v]);
+	if (r->ncolumns == 1)
+		fprintf(stderr, "%s: -b %s: %s holds one %s, %s: nothing to compare it with (without -b, "
+			"its table)\n", lab_prog(), c->o->baseline, r->path, noun, held);
+	else
+		fprintf(stderr, "%s: -b %s: the rows -m and -w keep hold one %s, %s: nothing to compare it with "
+			"(%s holds %s)\n", lab_prog(), c->o->baseline, noun, r->columns[0], r->path, held);
+	return true;
+}
+
 /* The loader's flags for report's options (report takes --include-failed and --allow-duplicates). */
 static unsigned load_flags(const struct lab_report_opts *o)
 {
@@ -1496,7 +1529,7 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 	}
 	map = keyed_map(&r, o->map);
 	ro.map = asked.map = map;
-	if (!(st = check_names(&c)) && !(st = check_fault_path(&c))) {
+	if (!(st = check_names(&c)) && !(st = check_fault_path(&c)) && !baseline_alone(&c)) {
 		lab_results_order_metrics(&r, o->metric);	/* -m a,b: a's tables first */
 		if (!(st = verdicts_first(&c, &ro, &vt)))
 			st = rep_print(&c, o->format);
@@ -1605,5 +1638,7 @@ int lab_report_write(const struct lab_report_opts *o, const char *path)
 	    o->format != LAB_FMT_CSV)
 		fprintf(out.f, "%s: %s\n", o->title, o->description);
 	st = lab_report_print(out.f, o);
+	if (!st && !ftell(out.f))	/* nothing written (baseline_alone()): an existing FILE stays as it was */
+		return rep_out_close(&out, -1), 0;
 	return rep_out_close(&out, st) && !st ? 1 : st;	/* a usage error's 2 stays 2 with -o */
 }

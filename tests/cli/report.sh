@@ -491,13 +491,17 @@ grep -Eq '^ +per-VMA +mmap_lock$' "$tmp/out" && grep -q 'change vs per-VMA' "$tm
 	fail "report -b per-VMA of two fault paths: not per-VMA first: $(head -5 "$tmp/out")"
 "$rwlab" report "$pvl/per-vma-locks.csv" --by fault_path -b per-VMA | cmp -s - "$tmp/out" ||
 	fail "report -b per-VMA of two fault paths is not --by fault_path -b per-VMA"
-"$rwlab" report "$data/fault-paths.csv" -b rwsem | grep -Eq '^ +rwsem$' ||
-	fail "report -b rwsem of two fault paths does not compare the variants: $("$rwlab" report "$data/fault-paths.csv" -b rwsem)"
+# (a second variant, rwsem-xadd, beside rwsem: with rwsem alone there is nothing to compare, said below)
+{ cat "$data/fault-paths.csv"; tail -n +2 "$data/fault-paths.csv" | sed 's/,rwsem,pft/,rwsem-xadd,pft/'; } >"$tmp/fp2.csv"
+"$rwlab" report "$tmp/fp2.csv" -b rwsem | grep -Eq '^ +rwsem +rwsem-xadd$' ||
+	fail "report -b rwsem of two fault paths does not compare the variants: $("$rwlab" report "$tmp/fp2.csv" -b rwsem)"
+expect_err 0 "^rwlab report: -b rwsem: .*fault-paths\.csv holds one variant, rwsem: nothing to compare it with" -- \
+	"$rwlab" report "$data/fault-paths.csv" -b rwsem
 # ... a name that is both (a variant named mmap_lock) is taken as the variant, and one note says so
-sed 's/,rwsem,pft/,mmap_lock,pft/' "$data/fault-paths.csv" >"$tmp/both.csv"
+sed 's/,rwsem,pft/,mmap_lock,pft/' "$tmp/fp2.csv" >"$tmp/both.csv"
 expect_err 0 "^rwlab report: note: -b mmap_lock names a variant and a fault path: the variants are compared \(--by fault_path -b mmap_lock compares the fault paths side by side\)$" -- \
 	"$rwlab" report "$tmp/both.csv" -b mmap_lock
-grep -Eq '^ +mmap_lock$' "$tmp/out" ||
+grep -Eq '^ +mmap_lock +rwsem-xadd$' "$tmp/out" ||
 	fail "report -b mmap_lock, both a variant and a path: not the variants: $(cat "$tmp/out")"
 if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
 	"$rwlab" plot "$data/fault-paths.csv" -b mmap_lock -o "$tmp/fp.svg" 2>"$tmp/err" ||
@@ -677,6 +681,23 @@ head -n 1 "$tmp/out" | grep -q "^rwlab: $tmp/no-context\.csv records no context 
 head -n 1 "$tmp/out" | grep -q "^$tmp/no-context\.csv records no context (.*): the axes are nr_threads/testcase alone$" &&
 	grep -q '^nr_threads/testcase:$' "$tmp/out" && grep -q '^  1/locktest$' "$tmp/out" && ! grep -q '//' "$tmp/out" ||
 	fail "lkp of a file with no context: $(head -n 4 "$tmp/out")"
+
+# -b NAME where the rows kept hold that column alone: one line naming the file's columns, no table of
+# the baseline against nothing (it printed a one-column table), exit 0 as speedup's baseline-only
+# tables; with -o an existing file stays as it was
+expect_err 0 "^rwlab report: -b pthread: .*good\.csv holds one variant, pthread: nothing to compare it with \(without -b, its table\)$" -- \
+	"$rwlab" report "$data/good.csv" -b pthread
+[ -s "$tmp/out" ] && fail "report good.csv -b pthread printed a table: $(cat "$tmp/out")"
+awk -F, '!($4 == "ck-rwlock" && $5 == "locktest")' "$data/two-variants.csv" >"$tmp/half.csv"
+expect_err 0 "^rwlab report: -b pthread: the rows -m and -w keep hold one variant, pthread: nothing to compare it with \(.*half\.csv holds pthread, ck-rwlock\)$" -- \
+	"$rwlab" report "$tmp/half.csv" -b pthread -w locktest -f csv
+[ -s "$tmp/out" ] && fail "report half.csv -b pthread -w locktest -f csv printed: $(cat "$tmp/out")"
+echo kept >"$tmp/kept.txt"
+"$rwlab" report "$data/good.csv" -b pthread -o "$tmp/kept.txt" 2>/dev/null || fail "report good.csv -b pthread -o: exit $?"
+[ "$(cat "$tmp/kept.txt")" = kept ] || fail "report good.csv -b pthread -o FILE replaced FILE: $(cat "$tmp/kept.txt")"
+# without -b, or with a second column kept, the table as before
+"$rwlab" report "$data/good.csv" 2>/dev/null | grep -q '^2 threads ' || fail "report good.csv (no -b): no table"
+"$rwlab" report "$tmp/half.csv" -b pthread 2>/dev/null | grep -q 'ck-rwlock' || fail "report half.csv -b pthread: no table"
 
 [ "$fails" = 0 ] && echo "all command-line checks passed"
 exit $((fails > 0))
