@@ -898,7 +898,7 @@ static int missing_metric(const struct lab_results *r, const char *m)
 		fprintf(stderr, "rwlab report: %s\n", why);
 		return 2;
 	}
-	fprintf(stderr, "rwlab report: metric '%s' is not in %s (metrics: ", m, r->path);
+	fprintf(stderr, "rwlab report: metric '%s'%s is not in %s (metrics: ", m, lab_results_blank_note(m), r->path);
 	list_metrics(stderr, r);
 	fprintf(stderr, ")\n");
 	return 2;
@@ -907,7 +907,8 @@ static int missing_metric(const struct lab_results *r, const char *m)
 /* "workload 'W' is not in FILE (workloads: ...)": @w may be "" (an empty -w list). Returns 2, as missing_metric(). */
 static int missing_workload(const struct lab_results *r, const char *w)
 {
-	fprintf(stderr, "rwlab report: workload '%s' is not in %s (workloads:", w, r->path);
+	fprintf(stderr, "rwlab report: workload '%s'%s is not in %s (workloads:", w, lab_results_blank_note(w),
+		r->path);
 	for (int i = 0, k = 0; i < r->ns; i++) {
 		bool seen = false;
 

@@ -699,5 +699,21 @@ echo kept >"$tmp/kept.txt"
 "$rwlab" report "$data/good.csv" 2>/dev/null | grep -q '^2 threads ' || fail "report good.csv (no -b): no table"
 "$rwlab" report "$tmp/half.csv" -b pthread 2>/dev/null | grep -q 'ck-rwlock' || fail "report half.csv -b pthread: no table"
 
+# A list item with a blank around it is taken exactly, and the line says the blank is there: beside
+# the valid names "' total_rate'" read as total_rate itself (-m 'total_rate, ops_min' for one)
+expect_err 2 "^rwlab report: metric ' ops_min' \(with a leading blank\) is not in .*two-variants\.csv \(metrics: " -- \
+	"$rwlab" report "$data/two-variants.csv" -m 'total_rate, ops_min'
+expect_err 2 "^rwlab report: workload 'locktest ' \(with a trailing blank\) is not in " -- \
+	"$rwlab" report "$data/two-variants.csv" -w 'locktest '
+expect_err 2 "^rwlab report: baseline ' pthread' \(with a leading blank\) is not in .*two-variants\.csv \(valid: pthread, ck-rwlock\)$" -- \
+	"$rwlab" report "$data/two-variants.csv" -b ' pthread'
+expect_err 2 "^rwlab report: --by ' host': no column ' host' \(with a leading blank\) in " -- \
+	"$rwlab" report "$data/two-variants.csv" --by 'variant, host'
+expect_err 2 "^rwlab plot: metric ' total_rate' \(with a leading blank\) is not in " -- \
+	"$rwlab" plot "$data/two-variants.csv" -m ' total_rate' -w locktest -o "$tmp/x.png"
+expect_err 2 "^rwlab plot: workload ' ' \(blanks only\) is not in " -- \
+	"$rwlab" plot "$data/two-variants.csv" -w ' ' -o "$tmp/x.png"
+expect_err 2 "^rwlab report: metric 'nope' is not in " -- "$rwlab" report "$data/two-variants.csv" -m nope
+
 [ "$fails" = 0 ] && echo "all command-line checks passed"
 exit $((fails > 0))
