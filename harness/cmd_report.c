@@ -77,6 +77,7 @@ static int report_option(int c, struct report_args *a)
 		return (a->o.metric = lab_list_add(PROG, a->metrics, sizeof(a->metrics), optarg, "-m")) ? 0 : 2;
 	case 'b':
 		a->o.baseline = optarg;
+		a->o.baseline_given = true;
 		return 0;
 	case 'w':
 		return (a->o.workload = lab_list_add(PROG, a->workloads, sizeof(a->workloads), optarg, "-w")) ? 0 : 2;

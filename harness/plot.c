@@ -224,7 +224,8 @@ static int check_workload(const struct plot_ctx *p)
 		known = workload_is(p, i);
 	if (known)
 		return 0;
-	fprintf(stderr, "rwlab plot: workload '%s' is not in %s (workloads: ", p->o->workload, p->o->path);
+	fprintf(stderr, "rwlab plot: workload '%s'%s is not in %s (workloads: ", p->o->workload,
+		lab_results_blank_note(p->o->workload), p->o->path);
 	list_workloads(p);
 	fprintf(stderr, ")\n");
 	return 2;
@@ -292,7 +293,7 @@ static int missing_metric(const struct plot_ctx *p, const char *m)
 		fprintf(stderr, "rwlab plot: %s\n", why);
 		return 2;
 	}
-	fprintf(stderr, "rwlab plot: metric '%s' is not in %s (metrics: ", m, p->o->path);
+	fprintf(stderr, "rwlab plot: metric '%s'%s is not in %s (metrics: ", m, lab_results_blank_note(m), p->o->path);
 	list_metrics(p);
 	fprintf(stderr, ")\n");
 	return 2;

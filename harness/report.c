@@ -898,7 +898,7 @@ static int missing_metric(const struct lab_results *r, const char *m)
 		fprintf(stderr, "rwlab report: %s\n", why);
 		return 2;
 	}
-	fprintf(stderr, "rwlab report: metric '%s' is not in %s (metrics: ", m, r->path);
+	fprintf(stderr, "rwlab report: metric '%s'%s is not in %s (metrics: ", m, lab_results_blank_note(m), r->path);
 	list_metrics(stderr, r);
 	fprintf(stderr, ")\n");
 	return 2;
@@ -907,7 +907,8 @@ static int missing_metric(const struct lab_results *r, const char *m)
 /* "workload 'W' is not in FILE (workloads: ...)": @w may be "" (an empty -w list). Returns 2, as missing_metric(). */
 static int missing_workload(const struct lab_results *r, const char *w)
 {
-	fprintf(stderr, "rwlab report: workload '%s' is not in %s (workloads:", w, r->path);
+	fprintf(stderr, "rwlab report: workload '%s'%s is not in %s (workloads:", w, lab_results_blank_note(w),
+		r->path);
 	for (int i = 0, k = 0; i < r->ns; i++) {
 		bool seen = false;
 
@@ -1180,6 +1181,14 @@ int rep_ctx_values(const struct lab_results *r, const char *col, int sim, const 
 	return n;
 }
 
+bool rep_ctx_recorded(const struct lab_results *r, const char *const *cols, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (lab_results_distinct(r, cols[i], NULL, 0) > 0)
+			return true;
+	return false;
+}
+
 /* Are kernel values @a and @b of one model (lab_results_sim_model_len(): rows the loader pools)? */
 static bool same_model(const char *a, const char *b)
 {
@@ -1336,28 +1345,32 @@ static bool any_wanted(const struct lab_rctx *c)
  * of a registered workload's, none that says which way is better, none of a
  * program's): the line that says so names the metrics to choose from.
  */
-static void no_headline(const struct lab_rctx *c, enum lab_report_format f)
+static void no_headline(const struct lab_rctx *c, FILE *note, enum lab_report_format f)
 {
-	fprintf(c->out, "%s: no rows to report in the %s format: no metric here is a headline (its workload's, or "
+	fprintf(note, "%s: no rows to report in the %s format: no metric here is a headline (its workload's, or "
 		"one that says which way is better); choose with -m (metrics: ", c->r->path, format_names[f]);
-	list_metrics(c->out, c->r);
-	fprintf(c->out, "; or -m all)\n");
+	list_metrics(note, c->r);
+	fprintf(note, "; or -m all)\n");
 }
 
 int rep_print(struct lab_rctx *c, enum lab_report_format f)
 {
 	const struct lab_report_opts *o = c->o;
+	/* csv's output is the CSV alone (a tool reads it): its notes go to stderr, named as errors are */
+	FILE *note = f == LAB_FMT_CSV ? stderr : c->out;
 	int st = 0, n;
 
 	machine_banner(c, f);	/* also where the html page embeds a text report */
 	n = f == LAB_FMT_NONE ? 1 : format_fn[f](c);
 
+	if (!n && note == stderr)
+		fprintf(stderr, "%s: ", lab_prog());
 	if (n < 0)
 		st = 1;	/* html: a graph failed, the error is on stderr */
 	else if (!n && f != LAB_FMT_LOCKTEST && !o->metric && !any_wanted(c))
-		no_headline(c, f);
+		no_headline(c, note, f);
 	else if (!n)
-		fprintf(c->out, "%s: no rows to report in the %s format%s\n", o->path, format_names[f],
+		fprintf(note, "%s: no rows to report in the %s format%s\n", o->path, format_names[f],
 			f == LAB_FMT_LOCKTEST ? " (no locktest rows)" : o->metric ? " for that metric" : "");
 	if (o->reference && !o->verdicts_unprinted && f != LAB_FMT_JSON && f != LAB_FMT_HTML && f != LAB_FMT_CSV)
 		rep_reference(c);	/* csv: csv_verdicts(), on stderr */
@@ -1391,6 +1404,39 @@ static struct lab_refmap *keyed_map(const struct lab_results *r, const struct la
 			snprintf(m->met[k].workload, sizeof(m->met[k].workload), "%s",
 				 lab_results_workload_label(map->met[k].workload, buf, sizeof(buf)));
 	return m;
+}
+
+/*
+ * -b NAME where the rows kept (-m, -w) hold no column but the baseline: a
+ * table of the baseline against nothing. Said instead, in one line on
+ * stderr naming the columns the file holds; nothing to compare is no error
+ * (speedup's tables that only the baseline ran are left out with a note,
+ * exit 0 too). Returns whether it said so.
+ */
+static bool baseline_alone(const struct lab_rctx *c)
+{
+	const struct lab_results *r = c->r;
+	const char *by = c->o->by && *c->o->by ? c->o->by : "variant";
+	char noun[1100], held[2048] = "";
+
+	if (!c->o->baseline_given || c->o->reference || c->o->format == LAB_FMT_JSON)
+		return false;
+	for (int i = 0; i < r->ns; i++)
+		if (r->s[i].ic != 0 && rep_wanted(c, &r->s[i]))
+			return false;
+	if (!strcmp(by, "variant"))
+		snprintf(noun, sizeof(noun), "variant");
+	else
+		snprintf(noun, sizeof(noun), "column (--by %s)", by);
+	for (int v = 0; v < r->ncolumns; v++)
+		snprintf(held + strlen(held), sizeof(held) - strlen(held), "%s%s", v ? ", " : "", r->columns[v]);
+	if (r->ncolumns == 1)
+		fprintf(stderr, "%s: -b %s: %s holds one %s, %s: nothing to compare it with (without -b, "
+			"its table)\n", lab_prog(), c->o->baseline, r->path, noun, held);
+	else
+		fprintf(stderr, "%s: -b %s: the rows -m and -w keep hold one %s, %s: nothing to compare it with "
+			"(%s holds %s)\n", lab_prog(), c->o->baseline, noun, r->columns[0], r->path, held);
+	return true;
 }
 
 /* The loader's flags for report's options (report takes --include-failed and --allow-duplicates). */
@@ -1484,7 +1530,7 @@ int lab_report_print(FILE *out, const struct lab_report_opts *o)
 	}
 	map = keyed_map(&r, o->map);
 	ro.map = asked.map = map;
-	if (!(st = check_names(&c)) && !(st = check_fault_path(&c))) {
+	if (!(st = check_names(&c)) && !(st = check_fault_path(&c)) && !baseline_alone(&c)) {
 		lab_results_order_metrics(&r, o->metric);	/* -m a,b: a's tables first */
 		if (!(st = verdicts_first(&c, &ro, &vt)))
 			st = rep_print(&c, o->format);
@@ -1593,5 +1639,7 @@ int lab_report_write(const struct lab_report_opts *o, const char *path)
 	    o->format != LAB_FMT_CSV)
 		fprintf(out.f, "%s: %s\n", o->title, o->description);
 	st = lab_report_print(out.f, o);
+	if (!st && !ftell(out.f))	/* nothing written (baseline_alone()): an existing FILE stays as it was */
+		return rep_out_close(&out, -1), 0;
 	return rep_out_close(&out, st) && !st ? 1 : st;	/* a usage error's 2 stays 2 with -o */
 }

@@ -147,6 +147,8 @@ struct lab_report_opts {
 	const char *metric;		/* comma-separated metric names; NULL: each workload's headline */
 	const char *workload;		/* comma-separated workload labels or names to keep; NULL: all */
 	const char *baseline;		/* column key; NULL: the file's recorded one (exec's), else the first column */
+	bool baseline_given;		/* baseline is report's -b: where the rows kept hold that column alone
+					   there is nothing to compare, said in one line on stderr, no table */
 	const char *by;			/* CSV columns forming the column key; NULL: "variant" */
 	enum lab_report_sig sig;
 	const char *reference;		/* published CSV to compare against, or NULL */

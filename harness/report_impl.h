@@ -224,6 +224,12 @@ void rep_star_rule(const struct lab_rctx *c, char *buf, size_t len);
  * opening lines and email's header name the machine with it.
  */
 int rep_ctx_values(const struct lab_results *r, const char *col, int sim, const char *noun, char *buf, size_t len);
+/*
+ * rep_ctx_recorded() - does some row of @r hold a value in one of the @n
+ * context columns @cols? A file with no context (an old schema's, a
+ * hand-made one) holds none: email's header and lkp's axes say so.
+ */
+bool rep_ctx_recorded(const struct lab_results *r, const char *const *cols, int n);
 /* What made the simulated rows, by model: "ENGINE seed 1", "ENGINE seeds 1 and 2", "2 engines (...)". */
 void rep_sim_models(FILE *f, const struct lab_results *r);
 

@@ -17,6 +17,10 @@
  *                \          |                \
  *     1234567 ±  3%      -7.1%    1146889        locktest.total_rate
  *
+ * The axes are the context columns the file records (one no row has a
+ * value of is left out, not printed empty); a file with no context (an old
+ * schema's, a hand-made one) says so in a line above the first section.
+ *
  * LKP's widths, 16 for the baseline and 27 for each other column, are a
  * minimum: a longer name widens its column (the fields under it move right
  * with it), so no name is cut.
@@ -221,23 +225,33 @@ static void lkp_dashes(FILE *f, int n)
 	fputc(' ', f);
 }
 
-/* The section's head: the result-path axes, the commit list and the column headers. */
+/* LKP's result-path axes, its order; context columns all */
+#define LKP_AXES { LAB_CSV_NAME(compiler), LAB_CSV_NAME(cpus), LAB_CSV_NAME(build_type), \
+		   LAB_CSV_NAME(allocator), LAB_CSV_NAME(kernel), LAB_CSV_NAME(pin) }
+#define LKP_NAXES 6
+
+/*
+ * The section's head: the result-path axes (those the file records: an
+ * axis no row has a value of is left out, not printed empty), the commit
+ * list and the column headers.
+ */
 static void lkp_head(const struct lab_rctx *c, int g, int threads, const bool *used, bool first)
 {
-	/* LKP's result-path axes, its order; context columns all */
-	const char *const axes[] = { LAB_CSV_NAME(compiler), LAB_CSV_NAME(cpus), LAB_CSV_NAME(build_type),
-				     LAB_CSV_NAME(allocator), LAB_CSV_NAME(kernel), LAB_CSV_NAME(pin) };
+	const char *const axes[LKP_NAXES] = LKP_AXES;
 	const struct lab_results *r = c->r;
+	bool rec[LKP_NAXES];
 
 	fprintf(c->out, "%s=========================================================================================\n",
 		first ? "" : "\n");
-	for (size_t i = 0; i < sizeof(axes) / sizeof(axes[0]); i++)
-		fprintf(c->out, "%s/", axes[i]);
+	for (int i = 0; i < LKP_NAXES; i++)
+		if ((rec[i] = rep_ctx_recorded(r, &axes[i], 1)))
+			fprintf(c->out, "%s/", axes[i]);
 	fprintf(c->out, "nr_threads/testcase:\n  ");
-	for (size_t i = 0; i < sizeof(axes) / sizeof(axes[0]); i++) {
-		axis_value(c->out, lab_results_ctx(r, axes[i]));
-		fputc('/', c->out);
-	}
+	for (int i = 0; i < LKP_NAXES; i++)
+		if (rec[i]) {
+			axis_value(c->out, lab_results_ctx(r, axes[i]));
+			fputc('/', c->out);
+		}
 	fprintf(c->out, "%d/", threads);
 	axis_value(c->out, r->groups[g]);
 	fprintf(c->out, "\n\ncommit: \n  %s\n", r->columns[0]);
@@ -324,8 +338,13 @@ int rep_lkp(struct lab_rctx *c)
 	int printed = 0;
 	bool *used = calloc((size_t)r->ncolumns + 1, sizeof(*used));
 
+	const char *const axes[LKP_NAXES] = LKP_AXES;
+
 	if (!used)
 		abort();
+	if (!rep_ctx_recorded(r, axes, LKP_NAXES))	/* an old schema's file, a hand-made one */
+		fprintf(c->out, "%s records no context (compiler, cpus, build type, allocator, kernel and pin "
+				"unknown): the axes are nr_threads/testcase alone\n", r->path);
 	for (int g = 0; g < r->ngroups; g++)
 		for (int t = 0; t < r->nthreads; t++) {
 			struct rep_oversub over = { 0 };

@@ -596,7 +596,9 @@ static void email_kind(const struct lab_results *r, int sim, const char *iterati
  * part of a simulated machine (the allocator places what its modelled lines
  * hold). A file of both kinds of rows has both, the first row's kind first,
  * as the tables' opening lines; a part whose rows hold several values names
- * how many and which (rep_ctx_values()).
+ * how many and which (rep_ctx_values()). A file that records none of
+ * these parts (no context: an old schema's, a hand-made one) says so in
+ * the first line.
  */
 static void email_header(const struct lab_rctx *c)
 {
@@ -606,12 +608,23 @@ static void email_header(const struct lab_rctx *c)
 	struct lab_buf line[6] = { { 0 } }, text = { 0 };
 	char iterations[64];
 
+	const char *const shown[] = { LAB_CSV_NAME(git_rev), LAB_CSV_NAME(cpus), LAB_CSV_NAME(cpu_model),
+				      LAB_CSV_NAME(kernel), LAB_CSV_NAME(compiler), LAB_CSV_NAME(build_type),
+				      LAB_CSV_NAME(allocator) };
+
 	for (int i = 0; i < r->ns; i++)
 		maxn = r->s[i].n > maxn ? r->s[i].n : maxn;
 	snprintf(iterations, sizeof(iterations), "up to %d iteration%s", maxn, maxn == 1 ? "" : "s");
-	email_kind(r, sim, both ? NULL : iterations, line);
-	if (both)
-		email_kind(r, !sim, iterations, line + 3);
+	if (!rep_ctx_recorded(r, shown, (int)(sizeof(shown) / sizeof(shown[0])))) {
+		/* no context (an old schema's file, a hand-made one): said, not a bare "rwlab," */
+		lab_buf_printf(&line[0], "rwlab: %s records no context (machine and build unknown)",
+			       r->path);
+		add_part(&line[1], iterations);
+	} else {
+		email_kind(r, sim, both ? NULL : iterations, line);
+		if (both)
+			email_kind(r, !sim, iterations, line + 3);
+	}
 	for (int k = 0; k < 6; k++)
 		last = line[k].len ? k : last;
 	for (int k = 0; k <= last; k++)

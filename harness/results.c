@@ -568,7 +568,8 @@ static bool by_is_refused(const char *name)
 static void by_unknown(const struct lab_csv_reader *rd, const char *path, const char *name, char *err,
 		       size_t errlen)
 {
-	size_t off = (size_t)snprintf(err, errlen, "--by '%s': no column '%s' in %s (valid:", name, name, path);
+	size_t off = (size_t)snprintf(err, errlen, "--by '%s': no column '%s'%s in %s (valid:", name, name,
+				      lab_results_blank_note(name), path);
 
 	for (int i = 0, n = 0; i < rd->ncols && off < errlen; i++)
 		if (!by_is_refused(rd->header[i]))
@@ -1680,7 +1681,8 @@ static int set_baseline(struct lab_results *r, const char *baseline, const char 
 	if (baseline) {
 		r->base = lab_results_column_key(r, baseline);
 		if (r->base < 0) {
-			size_t off = (size_t)snprintf(err, errlen, "baseline '%s' is not in %s (valid:", baseline, path);
+			size_t off = (size_t)snprintf(err, errlen, "baseline '%s'%s is not in %s (valid:", baseline,
+						      lab_results_blank_note(baseline), path);
 
 			for (int i = 0; i < r->ncolumns && off < errlen; i++)
 				off += (size_t)snprintf(err + off, errlen - off, "%s %s", i ? "," : "", r->columns[i]);

@@ -15,6 +15,10 @@
  */
 #pragma once
 
+#include <ctype.h>
+#include <stdbool.h>
+#include <string.h>
+
 #include "csv.h"
 #include "workload.h"
 
@@ -237,3 +241,22 @@ const char *lab_results_variant_label(const char *label, const char *workload, c
 bool lab_results_workload_is(const char *label, const char *want, const char *canon);
 /* Workload name of a label: "pft:size_mb=64" -> "pft" (into @buf). */
 const char *lab_workload_base(const char *label, char *buf, size_t len);
+
+/*
+ * lab_results_blank_note() - what an error line adds after a name it quotes
+ * from the command line (-m, -w, -b, --by: each taken exactly, no blank
+ * trimmed) where that name begins or ends with a blank, so that ' total_rate'
+ * is not read as total_rate beside the valid names: " (with a leading
+ * blank)", " (with a trailing blank)", " (with leading and trailing
+ * blanks)", " (blanks only)"; "" for any other name. Threading: pure.
+ */
+static inline const char *lab_results_blank_note(const char *s)
+{
+	size_t n = strlen(s);
+	bool lead = n && isspace((unsigned char)s[0]), trail = n && isspace((unsigned char)s[n - 1]);
+
+	if (n && strspn(s, " \t\n\v\f\r") == n)
+		return " (blanks only)";
+	return lead && trail ? " (with leading and trailing blanks)" : lead ? " (with a leading blank)" :
+	       trail ? " (with a trailing blank)" : "";
+}

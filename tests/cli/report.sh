@@ -491,13 +491,17 @@ grep -Eq '^ +per-VMA +mmap_lock$' "$tmp/out" && grep -q 'change vs per-VMA' "$tm
 	fail "report -b per-VMA of two fault paths: not per-VMA first: $(head -5 "$tmp/out")"
 "$rwlab" report "$pvl/per-vma-locks.csv" --by fault_path -b per-VMA | cmp -s - "$tmp/out" ||
 	fail "report -b per-VMA of two fault paths is not --by fault_path -b per-VMA"
-"$rwlab" report "$data/fault-paths.csv" -b rwsem | grep -Eq '^ +rwsem$' ||
-	fail "report -b rwsem of two fault paths does not compare the variants: $("$rwlab" report "$data/fault-paths.csv" -b rwsem)"
+# (a second variant, rwsem-xadd, beside rwsem: with rwsem alone there is nothing to compare, said below)
+{ cat "$data/fault-paths.csv"; tail -n +2 "$data/fault-paths.csv" | sed 's/,rwsem,pft/,rwsem-xadd,pft/'; } >"$tmp/fp2.csv"
+"$rwlab" report "$tmp/fp2.csv" -b rwsem | grep -Eq '^ +rwsem +rwsem-xadd$' ||
+	fail "report -b rwsem of two fault paths does not compare the variants: $("$rwlab" report "$tmp/fp2.csv" -b rwsem)"
+expect_err 0 "^rwlab report: -b rwsem: .*fault-paths\.csv holds one variant, rwsem: nothing to compare it with" -- \
+	"$rwlab" report "$data/fault-paths.csv" -b rwsem
 # ... a name that is both (a variant named mmap_lock) is taken as the variant, and one note says so
-sed 's/,rwsem,pft/,mmap_lock,pft/' "$data/fault-paths.csv" >"$tmp/both.csv"
+sed 's/,rwsem,pft/,mmap_lock,pft/' "$tmp/fp2.csv" >"$tmp/both.csv"
 expect_err 0 "^rwlab report: note: -b mmap_lock names a variant and a fault path: the variants are compared \(--by fault_path -b mmap_lock compares the fault paths side by side\)$" -- \
 	"$rwlab" report "$tmp/both.csv" -b mmap_lock
-grep -Eq '^ +mmap_lock$' "$tmp/out" ||
+grep -Eq '^ +mmap_lock +rwsem-xadd$' "$tmp/out" ||
 	fail "report -b mmap_lock, both a variant and a path: not the variants: $(cat "$tmp/out")"
 if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
 	"$rwlab" plot "$data/fault-paths.csv" -b mmap_lock -o "$tmp/fp.svg" 2>"$tmp/err" ||
@@ -653,6 +657,63 @@ printf 'locks = rwsem\nreference = %s\nmap.column = a -> rwsem\n' "$root/results
 	>"$tmp/half-map.matrix"
 expect_err 2 "^rwlab report: $tmp/half-map\\.matrix: a reference mapping needs two map\\.column and at least one map\\.metric$" -- \
 	"$rwlab" report "$root/results/2cpu/quick.csv" --matrix "$tmp/half-map.matrix"
+
+# -f csv writes the CSV alone on stdout (a tool reads it): its notes go to stderr (the "no rows to
+# report" lines were on stdout after the header, in the middle of the CSV)
+hdr='group,column,workload,metric,unit,better,threads,n,stat,mean,spread_stat,stddev,coeffvar,min,max,change_pct,significant,welch_p,flag'
+awk -F, 'NR == 1 || $8 == "ops_min"' "$data/two-variants.csv" >"$tmp/no-headline.csv"
+for args in "$tmp/no-headline.csv" "$data/two-variants.csv -m elapsed -w locktest"; do
+	# shellcheck disable=SC2086
+	"$rwlab" report $args -f csv >"$tmp/out" 2>"$tmp/err" || fail "report $args -f csv: exit $?: $(cat "$tmp/err")"
+	[ "$(cat "$tmp/out")" = "$hdr" ] || fail "report $args -f csv: stdout is not the CSV alone: $(cat "$tmp/out")"
+	grep -q "^rwlab report: .*: no rows to report in the csv format" "$tmp/err" ||
+		fail "report $args -f csv: no note on stderr: $(cat "$tmp/err")"
+done
+
+# A file that records no context (an old schema's, a hand-made one: no '# context' line nor context
+# columns): email's header and lkp's axes say so (email printed "rwlab," over "  up to 1 iteration",
+# lkp the axes over "//////1/locktest")
+cut -d, -f4-11 "$data/two-variants.csv" >"$tmp/no-context.csv"
+"$rwlab" report "$tmp/no-context.csv" -f email >"$tmp/out" 2>"$tmp/err" || fail "email, no context: exit $?: $(cat "$tmp/err")"
+head -n 1 "$tmp/out" | grep -q "^rwlab: $tmp/no-context\.csv records no context (machine and build unknown),$" ||
+	fail "email of a file with no context: its header is $(head -n 2 "$tmp/out")"
+"$rwlab" report "$tmp/no-context.csv" -f lkp >"$tmp/out" 2>"$tmp/err" || fail "lkp, no context: exit $?: $(cat "$tmp/err")"
+head -n 1 "$tmp/out" | grep -q "^$tmp/no-context\.csv records no context (.*): the axes are nr_threads/testcase alone$" &&
+	grep -q '^nr_threads/testcase:$' "$tmp/out" && grep -q '^  1/locktest$' "$tmp/out" && ! grep -q '//' "$tmp/out" ||
+	fail "lkp of a file with no context: $(head -n 4 "$tmp/out")"
+
+# -b NAME where the rows kept hold that column alone: one line naming the file's columns, no table of
+# the baseline against nothing (it printed a one-column table), exit 0 as speedup's baseline-only
+# tables; with -o an existing file stays as it was
+expect_err 0 "^rwlab report: -b pthread: .*good\.csv holds one variant, pthread: nothing to compare it with \(without -b, its table\)$" -- \
+	"$rwlab" report "$data/good.csv" -b pthread
+[ -s "$tmp/out" ] && fail "report good.csv -b pthread printed a table: $(cat "$tmp/out")"
+awk -F, '!($4 == "ck-rwlock" && $5 == "locktest")' "$data/two-variants.csv" >"$tmp/half.csv"
+expect_err 0 "^rwlab report: -b pthread: the rows -m and -w keep hold one variant, pthread: nothing to compare it with \(.*half\.csv holds pthread, ck-rwlock\)$" -- \
+	"$rwlab" report "$tmp/half.csv" -b pthread -w locktest -f csv
+[ -s "$tmp/out" ] && fail "report half.csv -b pthread -w locktest -f csv printed: $(cat "$tmp/out")"
+echo kept >"$tmp/kept.txt"
+"$rwlab" report "$data/good.csv" -b pthread -o "$tmp/kept.txt" 2>/dev/null || fail "report good.csv -b pthread -o: exit $?"
+[ "$(cat "$tmp/kept.txt")" = kept ] || fail "report good.csv -b pthread -o FILE replaced FILE: $(cat "$tmp/kept.txt")"
+# without -b, or with a second column kept, the table as before
+"$rwlab" report "$data/good.csv" 2>/dev/null | grep -q '^2 threads ' || fail "report good.csv (no -b): no table"
+"$rwlab" report "$tmp/half.csv" -b pthread 2>/dev/null | grep -q 'ck-rwlock' || fail "report half.csv -b pthread: no table"
+
+# A list item with a blank around it is taken exactly, and the line says the blank is there: beside
+# the valid names "' total_rate'" read as total_rate itself (-m 'total_rate, ops_min' for one)
+expect_err 2 "^rwlab report: metric ' ops_min' \(with a leading blank\) is not in .*two-variants\.csv \(metrics: " -- \
+	"$rwlab" report "$data/two-variants.csv" -m 'total_rate, ops_min'
+expect_err 2 "^rwlab report: workload 'locktest ' \(with a trailing blank\) is not in " -- \
+	"$rwlab" report "$data/two-variants.csv" -w 'locktest '
+expect_err 2 "^rwlab report: baseline ' pthread' \(with a leading blank\) is not in .*two-variants\.csv \(valid: pthread, ck-rwlock\)$" -- \
+	"$rwlab" report "$data/two-variants.csv" -b ' pthread'
+expect_err 2 "^rwlab report: --by ' host': no column ' host' \(with a leading blank\) in " -- \
+	"$rwlab" report "$data/two-variants.csv" --by 'variant, host'
+expect_err 2 "^rwlab plot: metric ' total_rate' \(with a leading blank\) is not in " -- \
+	"$rwlab" plot "$data/two-variants.csv" -m ' total_rate' -w locktest -o "$tmp/x.png"
+expect_err 2 "^rwlab plot: workload ' ' \(blanks only\) is not in " -- \
+	"$rwlab" plot "$data/two-variants.csv" -w ' ' -o "$tmp/x.png"
+expect_err 2 "^rwlab report: metric 'nope' is not in " -- "$rwlab" report "$data/two-variants.csv" -m nope
 
 [ "$fails" = 0 ] && echo "all command-line checks passed"
 exit $((fails > 0))
