@@ -440,7 +440,8 @@ static int read_manifest_cb(void *arg, FILE *f, char *err, size_t errlen);
 
 /*
  * One gitcheckout item @item into @m, read as the cell checks it out and as run checks it before any cell:
- * a manifest file (a regular file at that path), else a tree-ish of @repo (`git ls-tree -r -l`: a commit,
+ * a manifest file (a regular file at that path), else a tree-ish of @repo (`git ls-tree -r -l --full-tree`,
+ * the whole tree when @repo is a subdirectory of a work tree, as git checkout there writes it: a commit,
  * tag or branch, or a tree such as HEAD:Documentation, whose files the checkout writes as a tree's), or
  * without @repo a shipped release; with one entry or more (an empty tree is nothing to check out, and the
  * cell measures nothing). 0, or -1 with a one-line why that begins with @item in @err.
@@ -469,7 +470,9 @@ static int manifest_load(const char *repo, const char *item, struct manifest *m,
 		return r ? -1 : 0;
 	}
 	if (repo) {
-		char *argv[] = { "git", "-C", (char *)repo, "ls-tree", "-r", "-l", "--end-of-options", (char *)item, NULL };
+		/* --full-tree: from a subdirectory of a work tree, ls-tree lists that subdirectory's part only */
+		char *argv[] = { "git", "-C", (char *)repo, "ls-tree", "-r", "-l", "--full-tree", "--end-of-options",
+				 (char *)item, NULL };
 
 		r = run_git(argv, read_manifest_cb, m, err, errlen);
 		if (r == -2)

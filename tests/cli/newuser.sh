@@ -338,6 +338,16 @@ for sim in "" "--sim generic-8"; do
 		"$rwlab" run $sim -w gitcheckout --repo emptyroot --commits HEAD,HEAD:d/y -l rwsem -t 1 "${tiny[@]}" -o repo.csv
 	[ -e repo.csv ] && fail "an empty tree${sim:+ under $sim}: repo.csv made" && rm -f repo.csv
 done
+# --repo a subdirectory of a work tree reads each item whole, as git checkout there checks out the whole
+# tree (ls-tree run there listed the subdirectory's part only: HEAD:d was 'an empty tree in emptyroot/d'
+# and HEAD a part of its tree).
+for sim in "" "--sim generic-8"; do
+	"$rwlab" run $sim -w gitcheckout --repo emptyroot/d --commits HEAD,HEAD:d -l rwsem -t 1 "${tiny[@]}" -q \
+		--no-report -o sub.csv 2>"$tmp/e" || fail "--repo emptyroot/d${sim:+ under $sim}: $(tail -n 2 "$tmp/e")"
+	grep -q ',gitcheckout,1,0,files_written,2,' sub.csv ||
+		fail "--repo emptyroot/d${sim:+ under $sim}: y and d/y in turn are not two files written"
+	rm -f sub.csv
+done
 # ... a matrix whose workloads include gitcheckout takes them (its options, or the command line's)
 printf 'workloads = locktest, gitcheckout\nlocks = rwsem\nthreads = 1\noptions = --commits v2.20.0,v2.30.0\n' \
 	>git.matrix
