@@ -281,6 +281,7 @@ expect "--repo=" 2 "^rwlab run: --repo is empty \(valid: a git repository's dire
 git -C onecommit ls-tree -r -l HEAD >one.manifest
 : >empty.manifest
 { head -n 1 one.manifest; echo 'not a manifest line'; } >bad.manifest
+long=$(printf 'd%.0s' {1..100}) && mkdir "$long" && cp bad.manifest "$long/" || fail "cannot make $long"
 for sim in "" "--sim generic-8"; do
 	expect "--commits v9.9${sim:+ under $sim}" 2 \
 		"^rwlab run: --commits v9.9: no such manifest file or shipped release \(shipped: v2.20.0 .*; --repo DIR " \
@@ -295,6 +296,10 @@ for sim in "" "--sim generic-8"; do
 	expect "--commits one.manifest,bad.manifest${sim:+ under $sim}" 2 \
 		"^rwlab run: --commits bad.manifest: line 2 is not a manifest line \(mode<TAB>size<TAB>path or ls-tree " \
 		"$rwlab" run $sim -w gitcheckout --commits one.manifest,bad.manifest -l rwsem -t 1 "${tiny[@]}" -o repo.csv
+	# ... named whole however long (the why named its first 95 bytes, here a directory)
+	expect "--commits one.manifest,LONG/bad.manifest${sim:+ under $sim}" 2 \
+		"^rwlab run: --commits $long/bad.manifest: line 2 is not a manifest line \(mode<TAB>size<TAB>path " \
+		"$rwlab" run $sim -w gitcheckout --commits one.manifest,$long/bad.manifest -l rwsem -t 1 "${tiny[@]}" -o repo.csv
 	expect "--commits one.manifest,onecommit${sim:+ under $sim}" 2 \
 		"^rwlab run: --commits onecommit: a directory, not a manifest file nor a shipped release \(shipped: " \
 		"$rwlab" run $sim -w gitcheckout --commits one.manifest,onecommit -l rwsem -t 1 "${tiny[@]}" -o repo.csv
@@ -338,6 +343,26 @@ for sim in "" "--sim generic-8"; do
 		"$rwlab" run $sim -w gitcheckout --repo emptyroot --commits HEAD,HEAD:d/y -l rwsem -t 1 "${tiny[@]}" -o repo.csv
 	[ -e repo.csv ] && fail "an empty tree${sim:+ under $sim}: repo.csv made" && rm -f repo.csv
 done
+# --repo a subdirectory of a work tree reads each item whole, as git checkout there checks out the whole
+# tree (ls-tree run there listed the subdirectory's part only: HEAD:d was 'an empty tree in emptyroot/d'
+# and HEAD a part of its tree).
+for sim in "" "--sim generic-8"; do
+	"$rwlab" run $sim -w gitcheckout --repo emptyroot/d --commits HEAD,HEAD:d -l rwsem -t 1 "${tiny[@]}" -q \
+		--no-report -o sub.csv 2>"$tmp/e" || fail "--repo emptyroot/d${sim:+ under $sim}: $(tail -n 2 "$tmp/e")"
+	grep -q ',gitcheckout,1,0,files_written,2,' sub.csv ||
+		fail "--repo emptyroot/d${sim:+ under $sim}: y and d/y in turn are not two files written"
+	rm -f sub.csv
+done
+# Under --sim each cell's own process loads the items, and the run's process checked them before any
+# cell: a cell's process does not check them again (it ran the check too, 'git ls-tree' twice per item
+# and cell: 5 times per item for 2 cells, a 10,000-file tree's checks a second run of the cells' loads).
+mkdir shim && printf '#!/bin/sh\necho "$*" >>"%s"\nexec "%s" "$@"\n' "$tmp/git.log" "$(command -v git)" >shim/git &&
+	chmod +x shim/git || fail "cannot make the git shim"
+PATH=$tmp/shim:$PATH "$rwlab" run --sim generic-8 -w gitcheckout --repo emptyroot --commits HEAD,HEAD:d -l rwsem \
+	-t 1,2 "${tiny[@]}" -q --no-report -o shim.csv 2>"$tmp/e" || fail "the git shim under --sim: $(tail -n 2 "$tmp/e")"
+n=$(grep -c -x -- '-C emptyroot ls-tree .* HEAD:d' "$tmp/git.log")
+[ "$n" = 3 ] || fail "--commits HEAD,HEAD:d under --sim, 2 cells: HEAD:d read $n times, want 3 (the check, each cell)"
+rm -f shim.csv
 # ... a matrix whose workloads include gitcheckout takes them (its options, or the command line's)
 printf 'workloads = locktest, gitcheckout\nlocks = rwsem\nthreads = 1\noptions = --commits v2.20.0,v2.30.0\n' \
 	>git.matrix
