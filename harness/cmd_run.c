@@ -691,8 +691,7 @@ static bool runs_gitcheckout(const struct run_args *a, int nwls)
  * names a git repository, with two commits when --commits does not name them, and --commits, when given,
  * two or more that resolve there (or, without --repo, in the shipped releases or as manifest files); each
  * item loaded as the cell loads it, with a file to check out: checked before any cell (the cell's git
- * failed, or its tree was empty), once per run (a simulated cell's own process does not load each item
- * twice). 0 or 2.
+ * failed, or its tree was empty). 0 or 2.
  */
 static int check_repo(const struct run_args *a, int nwls)
 {
@@ -706,8 +705,6 @@ static int check_repo(const struct run_args *a, int nwls)
 			"-w, or leave %s out\n", PROG, opts, s->repo && s->commits ? "are" : "is", opts);
 		return 2;
 	}
-	if (LAB_SIM && lab_sim_cell_child())	/* its run's process checked them; the cell loads them */
-		return 0;
 	if ((!s->repo || !lab_gc_check_repo(s->repo, s->commits, err, sizeof(err))) &&
 	    (!s->commits || !lab_gc_check_commits(s->repo, s->commits, err, sizeof(err))))
 		return 0;

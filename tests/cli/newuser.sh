@@ -353,16 +353,6 @@ for sim in "" "--sim generic-8"; do
 		fail "--repo emptyroot/d${sim:+ under $sim}: y and d/y in turn are not two files written"
 	rm -f sub.csv
 done
-# Under --sim each cell's own process loads the items, and the run's process checked them before any
-# cell: a cell's process does not check them again (it ran the check too, 'git ls-tree' twice per item
-# and cell: 5 times per item for 2 cells, a 10,000-file tree's checks a second run of the cells' loads).
-mkdir shim && printf '#!/bin/sh\necho "$*" >>"%s"\nexec "%s" "$@"\n' "$tmp/git.log" "$(command -v git)" >shim/git &&
-	chmod +x shim/git || fail "cannot make the git shim"
-PATH=$tmp/shim:$PATH "$rwlab" run --sim generic-8 -w gitcheckout --repo emptyroot --commits HEAD,HEAD:d -l rwsem \
-	-t 1,2 "${tiny[@]}" -q --no-report -o shim.csv 2>"$tmp/e" || fail "the git shim under --sim: $(tail -n 2 "$tmp/e")"
-n=$(grep -c -x -- '-C emptyroot ls-tree .* HEAD:d' "$tmp/git.log")
-[ "$n" = 3 ] || fail "--commits HEAD,HEAD:d under --sim, 2 cells: HEAD:d read $n times, want 3 (the check, each cell)"
-rm -f shim.csv
 # ... a matrix whose workloads include gitcheckout takes them (its options, or the command line's)
 printf 'workloads = locktest, gitcheckout\nlocks = rwsem\nthreads = 1\noptions = --commits v2.20.0,v2.30.0\n' \
 	>git.matrix
