@@ -107,6 +107,7 @@ struct gc_entry {
 };
 
 struct manifest {
+	char label[96];
 	struct gc_entry *e;
 	int n, cap;
 	uint64_t ndirs;			/* distinct directories (not counting gitlinks) */
@@ -251,8 +252,8 @@ static void manifest_free(struct manifest *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* Read lines from @f into @m; @name (the --commits item) begins the why in @err. */
-static int manifest_read(FILE *f, struct manifest *m, const char *name, char *err, size_t errlen)
+/* Read lines from @f into @m. */
+static int manifest_read(FILE *f, struct manifest *m, char *err, size_t errlen)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -264,7 +265,7 @@ static int manifest_read(FILE *f, struct manifest *m, const char *name, char *er
 		r = manifest_line(m, line);
 		if (r) {
 			snprintf(err, errlen, "%s: line %ld is not a manifest line (mode<TAB>size<TAB>path or ls-tree -l)",
-				 name, lineno);
+				 m->label, lineno);
 			break;
 		}
 	}
@@ -435,13 +436,6 @@ int lab_gc_check_repo(const char *repo, const char *commits, char *err, size_t e
 static void builtin_names(char *buf, size_t len);
 
 static int builtin_manifest(const char *name, struct manifest *m);
-
-/* What git's output is read into (read_manifest_cb()): the manifest, and the item that names it. */
-struct manifest_src {
-	struct manifest *m;
-	const char *name;
-};
-
 static int read_manifest_cb(void *arg, FILE *f, char *err, size_t errlen);
 
 /*
@@ -458,6 +452,7 @@ static int manifest_load(const char *repo, const char *item, struct manifest *m,
 	struct stat st;
 	int r, found = !stat(item, &st);
 
+	snprintf(m->label, sizeof(m->label), "%s", item);
 	if (found && S_ISREG(st.st_mode)) {
 		FILE *f = fopen(item, "r");
 
@@ -465,7 +460,7 @@ static int manifest_load(const char *repo, const char *item, struct manifest *m,
 			snprintf(err, errlen, "%s: cannot read it: %s", item, strerror(errno));
 			return -1;
 		}
-		r = manifest_read(f, m, item, err, errlen);
+		r = manifest_read(f, m, err, errlen);
 		fclose(f);
 		if (!r && !m->n) {
 			snprintf(err, errlen, "%s: an empty manifest file (valid: lines mode<TAB>size<TAB>path or "
@@ -478,9 +473,8 @@ static int manifest_load(const char *repo, const char *item, struct manifest *m,
 		/* --full-tree: from a subdirectory of a work tree, ls-tree lists that subdirectory's part only */
 		char *argv[] = { "git", "-C", (char *)repo, "ls-tree", "-r", "-l", "--full-tree", "--end-of-options",
 				 (char *)item, NULL };
-		struct manifest_src src = { m, item };
 
-		r = run_git(argv, read_manifest_cb, &src, err, errlen);
+		r = run_git(argv, read_manifest_cb, m, err, errlen);
 		if (r == -2)
 			snprintf(err, errlen, "%s: not a commit or tree of %s nor a manifest file (valid: its commits, "
 				 "tags, branches and trees, e.g. HEAD~1 or HEAD:Documentation; or manifest files)", item,
@@ -543,9 +537,7 @@ int lab_gc_check_commits(const char *repo, const char *commits, char *err, size_
 
 static int read_manifest_cb(void *arg, FILE *f, char *err, size_t errlen)
 {
-	const struct manifest_src *src = arg;
-
-	return manifest_read(f, src->m, src->name, err, errlen);
+	return manifest_read(f, arg, err, errlen);
 }
 
 struct revs {
