@@ -87,8 +87,9 @@ static int sim_list(void)
 	int n = machine_files(names, 256), bad = 0;
 	static struct sim_machine m;
 
-	if (n < 0) {
-		fprintf(stderr, "rwlab sim list: %s: %s (set RWLAB_SIM_MACHINES)\n", lab_sim_machine_dir(), strerror(errno));
+	if (n <= 0) {
+		lab_sim_machine_dir_check(err, sizeof(err));
+		fprintf(stderr, "rwlab sim list: %s\n", err);
 		return 1;
 	}
 	printf("%-18s %5s  %s\n", "machine", "CPUs", "topology (sockets x L3 domains x cores x SMT)");

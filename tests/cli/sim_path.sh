@@ -62,6 +62,23 @@ for m in "$tmp/no/x.machine" "$tmp"; do
 	[ $rc -eq 2 ] && [ "$(lines "$tmp/m.err")" = 1 ] && grep -qF "machine file '$m'" "$tmp/m.err" &&
 		grep -q 'rwlab sim list, generic-N' "$tmp/m.err" || fail "run --sim $m: exit $rc, $(cat "$tmp/m.err")"
 done
+# no machine file where they are looked for (the directory missing or empty): one line that names
+# the directory and RWLAB_SIM_MACHINES, from run, sim list and tools/reproduce (it said only
+# "DIR/generic.machine: No such file or directory", or "valid: see rwlab sim list" of an empty list)
+mkdir "$tmp/nomachines"
+for d in "$tmp/nomachines" "$tmp/nosuchdir"; do
+	for m in generic-8 epyc-2vcpu; do
+		RWLAB_SIM_MACHINES=$d expect "RWLAB_SIM_MACHINES=$d run --sim $m --list-cells" 2 \
+			"^rwlab run: no simulated machines: $d[: ].*set RWLAB_SIM_MACHINES" \
+			"$tmp/alone/rwlab" run --sim $m -l rwsem -w locktest -t 1,2 -d 2ms -n 1 --list-cells
+	done
+	RWLAB_SIM_MACHINES=$d expect "RWLAB_SIM_MACHINES=$d sim list" 1 \
+		"^rwlab sim list: no simulated machines: $d[: ].*set RWLAB_SIM_MACHINES" "$tmp/alone/rwlab" sim list
+	[ -s "$tmp/o" ] && fail "RWLAB_SIM_MACHINES=$d sim list: printed $(head -1 "$tmp/o")"
+	RWLAB=$rwlab RWLAB_SIM_MACHINES=$d expect "RWLAB_SIM_MACHINES=$d tools/reproduce per-vma-locks --sim -- --list-cells" 2 \
+		"^rwlab run: no simulated machines: $d[: ].*set RWLAB_SIM_MACHINES" \
+		"$(dirname "$0")/../../tools/reproduce" per-vma-locks --sim -- --list-cells
+done
 # a good machine file given as a path runs, and its rows' kernel column is the name form's (the
 # machine hash of a copy of NAME.machine is NAME's; it was empty, and every cell failed)
 src=$(dirname "$0")/../../sim/machines/skl-6700hq-1s8.machine
