@@ -11,6 +11,7 @@
 
 #include "cmds.h"
 #include "compiler.h"
+#include "sim_cell.h"
 #include "sim_cmd.h"
 #include "validate.h"
 
@@ -313,6 +314,11 @@ int lab_sim_exec(const struct lab_sim_plan *p)
 		return 2;
 	}
 	lab_sim_protocol(p, path, p->seed, p->seeds, num, av, p->argc + 10);
+	/* a run's process runs no cell: the statistics are its cells' (sim_cell.h) */
+	if (!strcmp(p->cmd, "run") && getenv("RWLAB_SIM_STATS")) {
+		setenv(LAB_SIM_CELL_STATS_ENV, getenv("RWLAB_SIM_STATS"), 1);
+		unsetenv("RWLAB_SIM_STATS");
+	}
 	fflush(NULL);
 	execv(path, av);
 	fprintf(stderr, "%s: --sim needs the simulated build %s: %s (rebuild with tools/setup)\n", p->prog, path,
