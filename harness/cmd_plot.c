@@ -13,7 +13,7 @@
 static const struct lab_opt plot_opts[] = {
 	{ "output", 'o', 'o', "FILE", ".png or .svg (required); a %w in it draws one figure per workload (per "
 	  "variant under --by workload, per variant and workload under fault_path), %w replaced by its label (_ for each character but a letter, digit, - "
-	  "or .)", NULL, NULL, LAB_COMP_FILE, NULL, 0, 0 },
+	  "or .; the --by columns where --by compares every key: one unlabelled figure)", NULL, NULL, LAB_COMP_FILE, NULL, 0, 0 },
 	{ "metric", 'm', 'm', "NAME", "metric", "the workload's headline", NULL, 0, NULL, 0, 0 },
 	{ "workload", 'w', 'w', "NAME", "the workload to plot when the file holds several", NULL, NULL,
 	  LAB_COMP_WORKLOADS, NULL, 0, 0 },

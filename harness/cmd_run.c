@@ -434,6 +434,15 @@ static int parse_expanded(struct run_args *a, int argc, char **argv, const struc
 		if (st)
 			return st;
 	}
+	if (optind < nargc && a->o.resume) {	/* "--resume F": the flag read as taking the file */
+		if (a->o.csv_path)
+			fprintf(stderr, "%s: unexpected argument '%s': --resume takes no value (it carries on -o's file, "
+				"'%s')\n", PROG, nargv[optind], a->o.csv_path);
+		else
+			fprintf(stderr, "%s: unexpected argument '%s': --resume takes no value (the file it carries on "
+				"is -o's: -o %s --resume)\n", PROG, nargv[optind], nargv[optind]);
+		return 2;
+	}
 	if (optind < nargc) {
 		fprintf(stderr, "%s: unexpected argument '%s' (see 'rwlab run --help')\n", PROG, nargv[optind]);
 		return 2;

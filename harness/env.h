@@ -37,6 +37,10 @@
 	  "the directory of the machine files (default share/rwlab/machines, then the source tree's sim/machines)") \
 	X("RWLAB_SIM_STATS", "rwlab-sim", \
 	  "1: print the engine's host-side statistics when a simulation ends; 2: also its profile (CPU time by code address and cost key, the hottest lines; tools/sim-prof names the addresses)") \
+	X("RWLAB_SIM_CELL_STATS", "rwlab-sim (internal)", \
+	  "RWLAB_SIM_STATS as rwlab run --sim hands it to the simulated run's process, which runs no cell and so " \
+	  "prints no statistics of its own: each cell's rwlab-sim gets RWLAB_SIM_STATS back, and the run prints " \
+	  "that cell's standard error whole, under the cell's name, in cell order (harness/sim_cell.h)") \
 	X("RWLAB_SIM_DEBUG", "rwlab-sim", "set: when a simulation is stuck, print every live task's state") \
 	X("RWLAB_SIM_CELL", "rwlab-sim (internal)", \
 	  "set by a simulated run for each cell's own rwlab-sim, to the run's process id: that process runs its " \

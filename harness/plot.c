@@ -1101,7 +1101,8 @@ int lab_plot(const struct lab_plot_opts *o)
 
 		if (!group_kept(&p, p.g))
 			continue;
-		for (const char *c = p.r.groups[p.g]; *c && k + 1 < sizeof(tag); c++)
+		/* the one figure of a --by that compares every key has no label: name it by that --by */
+		for (const char *c = *p.r.groups[p.g] ? p.r.groups[p.g] : o->by ? o->by : "all"; *c && k + 1 < sizeof(tag); c++)
 			tag[k++] = isalnum((unsigned char)*c) || *c == '-' || *c == '.' ? *c : '_';
 		tag[k] = 0;
 		snprintf(path, sizeof(path), "%.*s%s%s", (int)(pct - o->out), o->out, tag, pct + 2);

@@ -1257,6 +1257,12 @@ static void sim_cell_done(void *arg, int i, const struct lab_sim_proc *pr)
 	struct lab_sim_cell_out co;
 	int nrows, st;
 
+	if (pr->errout.len) {	/* its standard error apart (the engine's statistics): whole, under its name */
+		fprintf(stderr, "%srwlab run: cell %s %s t=%d, its rwlab-sim's messages:\n%.*s%s", r->tty ? "\r\033[K" : "",
+			variant_label(r->o, p->wl, p->vi), p->wl->label, p->nthreads, (int)pr->errout.len, pr->errout.p,
+			pr->errout.p[pr->errout.len - 1] == '\n' ? "" : "\n");
+		fflush(stderr);
+	}
 	if (pr->err) {
 		snprintf(err, sizeof(err), "cannot start rwlab-sim for it: %s", strerror(-pr->err));
 		process_failed(r, p, err);
@@ -1324,7 +1330,7 @@ static void sim_progress(void *arg, int finished, int running)
 static void run_cell_processes(struct runner *r)
 {
 	const struct lab_sim_cells_ops ops = { .argv = sim_cell_argv, .done = sim_cell_done, .progress = sim_progress,
-					       .quiet = r->o->quiet };
+					       .quiet = r->o->quiet, .err_apart = lab_sim_cell_stats() };
 	lab_cells_parent = 1;	/* no alarm on a signal here: each cell's process has its own */
 	lab_sim_cells_run(r->nplan, r->jobs, &ops, r, &lab_interrupted);
 }

@@ -31,6 +31,13 @@ bool lab_sim_cell_quiet(void)
 	return v && *v;
 }
 
+bool lab_sim_cell_stats(void)
+{
+	const char *v = getenv(LAB_SIM_CELL_STATS_ENV), *w = getenv("RWLAB_SIM_STATS");
+
+	return (v && (*v == '1' || *v == '2')) || (w && (*w == '1' || *w == '2'));
+}
+
 void lab_sim_cell_watch_parent(void)
 {
 	const char *v = getenv(LAB_SIM_CELL_ENV);
@@ -52,25 +59,32 @@ static bool env_is(const char *var, const char *name)
 }
 
 /*
- * environ with LAB_SIM_CELL_ENV=<this process's id> and, when @quiet,
- * LAB_SIM_QUIET_ENV=1 (any earlier values dropped); free the array, not its strings.
+ * environ with LAB_SIM_CELL_ENV=<this process's id>, when @quiet
+ * LAB_SIM_QUIET_ENV=1 (any earlier values dropped), and LAB_SIM_CELL_STATS_ENV
+ * given back as RWLAB_SIM_STATS; free the array, not its strings.
  */
 static char **cell_env(bool quiet)
 {
-	static char var[48], q[] = LAB_SIM_QUIET_ENV "=1";
+	static char var[48], q[] = LAB_SIM_QUIET_ENV "=1", stats[64];
+	const char *st = getenv(LAB_SIM_CELL_STATS_ENV);
 	size_t n = 0, k = 0;
 	char **env;
 
 	while (environ[n])
 		n++;
-	env = calloc(n + 3, sizeof(*env));
+	env = calloc(n + 4, sizeof(*env));
 	if (!env)
 		abort();
 	for (size_t i = 0; i < n; i++)
-		if (!env_is(environ[i], LAB_SIM_CELL_ENV) && !env_is(environ[i], LAB_SIM_QUIET_ENV))
+		if (!env_is(environ[i], LAB_SIM_CELL_ENV) && !env_is(environ[i], LAB_SIM_QUIET_ENV) &&
+		    !env_is(environ[i], LAB_SIM_CELL_STATS_ENV) && !(st && env_is(environ[i], "RWLAB_SIM_STATS")))
 			env[k++] = environ[i];
 	snprintf(var, sizeof(var), "%s=%ld", LAB_SIM_CELL_ENV, (long)getpid());
 	env[k++] = var;
+	if (st) {
+		snprintf(stats, sizeof(stats), "RWLAB_SIM_STATS=%s", st);
+		env[k++] = stats;
+	}
 	if (quiet)
 		env[k] = q;
 	return env;
@@ -78,7 +92,8 @@ static char **cell_env(bool quiet)
 
 /*
  * Start @p's process with @argv, its standard output (and its standard error
- * with @ops->err_too) into a pipe, with the signal mask @mask (sim_cell.h).
+ * with @ops->err_too) into a pipe, its standard error into one of its own
+ * with @ops->err_apart, with the signal mask @mask (sim_cell.h).
  * Returns 0 or -errno.
  */
 static int proc_start(struct lab_sim_proc *p, char *const argv[], const struct lab_sim_cells_ops *ops,
@@ -87,10 +102,17 @@ static int proc_start(struct lab_sim_proc *p, char *const argv[], const struct l
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	char **env = cell_env(ops->quiet);
-	int fd[2], err;
+	int fd[2], efd[2] = { -1, -1 }, err;
 
 	if (pipe2(fd, O_CLOEXEC)) {	/* close-on-exec: no other cell's process holds this pipe open */
 		err = -errno;
+		free(env);
+		return err;
+	}
+	if (ops->err_apart && !ops->err_too && pipe2(efd, O_CLOEXEC)) {
+		err = -errno;
+		close(fd[0]);
+		close(fd[1]);
 		free(env);
 		return err;
 	}
@@ -99,6 +121,8 @@ static int proc_start(struct lab_sim_proc *p, char *const argv[], const struct l
 	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
 	if (ops->err_too)
 		posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
+	else if (efd[1] >= 0)
+		posix_spawn_file_actions_adddup2(&fa, efd[1], 2);
 	/* the caller's mask, not the one lab_sim_cells_run() blocks SIGINT and SIGTERM with */
 	posix_spawnattr_init(&at);
 	posix_spawnattr_setsigmask(&at, mask);
@@ -108,30 +132,40 @@ static int proc_start(struct lab_sim_proc *p, char *const argv[], const struct l
 	posix_spawn_file_actions_destroy(&fa);
 	free(env);
 	close(fd[1]);
+	if (efd[1] >= 0)
+		close(efd[1]);
 	if (err) {
 		close(fd[0]);
+		if (efd[0] >= 0)
+			close(efd[0]);
 		p->pid = 0;
 		return -err;
 	}
 	p->fd = fd[0];
+	p->errfd = efd[0];
 	return 0;
 }
 
-/* Read what @p's pipe holds; at its end, reap the process. Returns true when @p has finished. */
-static bool proc_read(struct lab_sim_proc *p)
+/*
+ * Read what @p's pipe @fd (p->fd or p->errfd) holds; at the end of both,
+ * reap the process. Returns true when @p has finished.
+ */
+static bool proc_read(struct lab_sim_proc *p, int *fd)
 {
 	char buf[65536];
-	ssize_t n = read(p->fd, buf, sizeof(buf));
+	ssize_t n = read(*fd, buf, sizeof(buf));
 	int ws;
 
 	if (n < 0 && errno == EINTR)
 		return false;	/* a signal: the caller looks at its stop flag */
 	if (n > 0) {
-		lab_buf_printf(&p->out, "%.*s", (int)n, buf);
+		lab_buf_printf(fd == &p->fd ? &p->out : &p->errout, "%.*s", (int)n, buf);
 		return false;
 	}
-	close(p->fd);	/* its end (or a read error: what came is all there is) */
-	p->fd = -1;
+	close(*fd);	/* its end (or a read error: what came is all there is) */
+	*fd = -1;
+	if (p->fd >= 0 || p->errfd >= 0)
+		return false;
 	while (waitpid(p->pid, &ws, 0) < 0 && errno == EINTR)
 		;
 	p->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
@@ -158,18 +192,27 @@ static struct lab_sim_proc *slot(const struct cell_ring *r, int i)
  */
 static int procs_wait(const struct cell_ring *r, int from, int to, const sigset_t *unblocked)
 {
-	struct pollfd *pfd = calloc((size_t)(to - from), sizeof(*pfd));
+	struct pollfd *pfd = calloc(2 * (size_t)(to - from), sizeof(*pfd));
 	int k = 0, done = 0;
 
 	if (!pfd)
 		abort();
-	for (int i = from; i < to; i++)
+	for (int i = from; i < to; i++) {
 		if (slot(r, i)->fd >= 0)
 			pfd[k++] = (struct pollfd){ .fd = slot(r, i)->fd, .events = POLLIN };
+		if (slot(r, i)->errfd >= 0)
+			pfd[k++] = (struct pollfd){ .fd = slot(r, i)->errfd, .events = POLLIN };
+	}
 	if (ppoll(pfd, (nfds_t)k, NULL, unblocked) > 0)	/* else EINTR: a signal, the caller looks at its stop flag */
-		for (int i = from, j = 0; i < to; i++)
-			if (slot(r, i)->fd >= 0 && pfd[j++].revents)
-				done += proc_read(slot(r, i));
+		for (int i = from, j = 0; i < to; i++) {
+			struct lab_sim_proc *p = slot(r, i);
+			bool out = p->fd >= 0 && pfd[j++].revents, err = p->errfd >= 0 && pfd[j++].revents;
+
+			if (out)
+				done += proc_read(p, &p->fd);
+			if (err && p->errfd >= 0)
+				done += proc_read(p, &p->errfd);
+		}
 	free(pfd);
 	return done;
 }
@@ -182,7 +225,7 @@ static int cell_start(const struct lab_sim_cells_ops *ops, void *arg, int i, str
 
 	if (!a)
 		abort();
-	*p = (struct lab_sim_proc){ .fd = -1 };
+	*p = (struct lab_sim_proc){ .fd = -1, .errfd = -1 };
 	ops->argv(arg, i, a);
 	p->err = proc_start(p, a->av, ops, mask);
 	p->finished = p->err != 0;
@@ -235,6 +278,7 @@ void lab_sim_cells_run(int n, int jobs, const struct lab_sim_cells_ops *ops, voi
 		for (; handed < started && slot(&r, handed)->finished; handed++) {
 			ops->done(arg, handed, slot(&r, handed));
 			lab_buf_free(&slot(&r, handed)->out);
+			lab_buf_free(&slot(&r, handed)->errout);
 		}
 		if (!running && (handed == n || *stop))
 			break;

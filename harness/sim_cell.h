@@ -36,6 +36,21 @@
 /* Set (to 1) in a cell's environment when its run is quiet (-q): rwlab-sim then prints no host-time line. */
 #define LAB_SIM_QUIET_ENV "RWLAB_SIM_QUIET"
 
+/*
+ * RWLAB_SIM_STATS as the front (lab_sim_exec()) hands it to a simulated
+ * run's process: that process runs no cell, so its engine has no statistics
+ * to print; each cell's rwlab-sim gets RWLAB_SIM_STATS back (cell_env()).
+ */
+#define LAB_SIM_CELL_STATS_ENV "RWLAB_SIM_CELL_STATS"
+
+/*
+ * Are the engine's statistics asked for (RWLAB_SIM_STATS, or
+ * LAB_SIM_CELL_STATS_ENV, 1 or 2)? Then a run's cells' standard error is
+ * taken apart (lab_sim_cells_ops.err_apart) and printed whole, under the
+ * cell's name, in cell order, so that -j's cells do not interleave.
+ */
+bool lab_sim_cell_stats(void);
+
 /* Is this process one cell's child (LAB_SIM_CELL_ENV set)? */
 bool lab_sim_cell_child(void);
 /* Is it a cell of a quiet run (LAB_SIM_QUIET_ENV set)? */
@@ -62,6 +77,8 @@ struct lab_sim_proc {
 	pid_t pid;			/* 0: never started */
 	int fd;				/* its standard output's pipe; -1 once at its end */
 	struct lab_buf out;		/* what it wrote there: its CSV */
+	int errfd;			/* its standard error's pipe (err_apart); -1 without or once at its end */
+	struct lab_buf errout;		/* what it wrote there */
 	int status;			/* exit status, 128 + N for a signal N */
 	int err;			/* -errno: it could not be started (nothing ran) */
 	bool finished;
@@ -77,6 +94,8 @@ struct lab_sim_cells_ops {
 	void (*progress)(void *arg, int finished, int running);
 	/* The process's standard error into the pipe too (else it is shared with the caller's). */
 	bool err_too;
+	/* The process's standard error into a pipe of its own, handed to done() as p->errout. */
+	bool err_apart;
 	/* LAB_SIM_QUIET_ENV=1 in its environment: the run is quiet. */
 	bool quiet;
 };
@@ -91,7 +110,7 @@ struct lab_sim_cells_ops {
  * lab_sim_cells_run() - run cells 0..@n-1, each in a process of its own
  * (@ops->argv's command line, with LAB_SIM_CELL_ENV=<this process's id>
  * added to the environment and LAB_SIM_QUIET_ENV=1 with @ops->quiet, standard input /dev/null, standard output into
- * a pipe, standard error shared unless @ops->err_too), at most @jobs (>= 1)
+ * a pipe, standard error shared unless @ops->err_too or @ops->err_apart), at most @jobs (>= 1)
  * at once, started in cell order, and hand each to @ops->done in cell
  * order, as soon as it and every cell before it have finished: what done()
  * writes does not depend on @jobs, only the wall time does. A cell's output

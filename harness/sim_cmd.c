@@ -11,6 +11,7 @@
 
 #include "cmds.h"
 #include "compiler.h"
+#include "sim_cell.h"
 #include "sim_cmd.h"
 #include "validate.h"
 
@@ -87,8 +88,9 @@ static int sim_list(void)
 	int n = machine_files(names, 256), bad = 0;
 	static struct sim_machine m;
 
-	if (n < 0) {
-		fprintf(stderr, "rwlab sim list: %s: %s (set RWLAB_SIM_MACHINES)\n", lab_sim_machine_dir(), strerror(errno));
+	if (n <= 0) {
+		lab_sim_machine_dir_check(err, sizeof(err));
+		fprintf(stderr, "rwlab sim list: %s\n", err);
 		return 1;
 	}
 	printf("%-18s %5s  %s\n", "machine", "CPUs", "topology (sockets x L3 domains x cores x SMT)");
@@ -312,6 +314,11 @@ int lab_sim_exec(const struct lab_sim_plan *p)
 		return 2;
 	}
 	lab_sim_protocol(p, path, p->seed, p->seeds, num, av, p->argc + 10);
+	/* a run's process runs no cell: the statistics are its cells' (sim_cell.h) */
+	if (!strcmp(p->cmd, "run") && getenv("RWLAB_SIM_STATS")) {
+		setenv(LAB_SIM_CELL_STATS_ENV, getenv("RWLAB_SIM_STATS"), 1);
+		unsetenv("RWLAB_SIM_STATS");
+	}
 	fflush(NULL);
 	execv(path, av);
 	fprintf(stderr, "%s: --sim needs the simulated build %s: %s (rebuild with tools/setup)\n", p->prog, path,

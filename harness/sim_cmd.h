@@ -113,7 +113,17 @@ void lab_sim_machine_names(char *buf, size_t len);
 /* Where machine files are looked for: $RWLAB_SIM_MACHINES, the installed share/rwlab/machines, sim/machines. */
 const char *lab_sim_machine_dir(void);
 
-/* The machine directory, then sim_machine_load(). */
+/*
+ * 0 if lab_sim_machine_dir() holds a NAME.machine file; else -1 and @err: one
+ * line naming that directory, what is wrong with it (missing, unreadable,
+ * empty) and what to do.
+ */
+int lab_sim_machine_dir_check(char *err, size_t errlen);
+
+/*
+ * The machine directory, then sim_machine_load(); a NAME or generic-N that
+ * fails in a directory with no machine file gets lab_sim_machine_dir_check()'s line.
+ */
 int lab_sim_machine_load(struct sim_machine *m, const char *name, char *err, size_t errlen);
 /*
  * The last machine lab_sim_machine_load() loaded as 16 hex digits: FNV-1a 64

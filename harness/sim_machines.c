@@ -4,6 +4,8 @@
  * its own file so that `rwlab sim` (sim_cmd.c), the validation ladder
  * (validate.c) and the --sim path all reach it without calling each other.
  */
+#include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +42,28 @@ const char *lab_sim_machine_dir(void)
 			return dir;
 	}
 	return LAB_SIM_MACHINE_DIR;
+}
+
+int lab_sim_machine_dir_check(char *err, size_t errlen)
+{
+	const char *dir = lab_sim_machine_dir();
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int found = 0, bad = d ? 0 : errno;
+
+	while (d && !found && (e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+
+		found = l > 8 && !strcmp(e->d_name + l - 8, ".machine");
+	}
+	if (d)
+		closedir(d);
+	if (found)
+		return 0;
+	snprintf(err, errlen, "no simulated machines: %s%s%s (set RWLAB_SIM_MACHINES to a directory of NAME.machine "
+		 "files, such as the source tree's sim/machines, or reinstall rwlab for share/rwlab/machines)", dir,
+		 bad ? ": " : " ", bad ? strerror(bad) : "holds no NAME.machine file");
+	return -1;
 }
 
 static char machine_hash[17];
@@ -105,8 +129,12 @@ static char machine_arg[4096];
 
 int lab_sim_machine_load(struct sim_machine *m, const char *name, char *err, size_t errlen)
 {
+	size_t n = strlen(name);
 	int r = sim_machine_load(m, lab_sim_machine_dir(), name, err, errlen);
 
+	/* a NAME or generic-N failed for want of any machine file: say where they were looked for */
+	if (r && !strchr(name, '/') && !(n > 8 && !strcmp(name + n - 8, ".machine")))
+		lab_sim_machine_dir_check(err, errlen);
 	if (!r) {
 		hash_machine(lab_sim_machine_dir(), name, m);
 		snprintf(machine_arg, sizeof(machine_arg), "%s", name);

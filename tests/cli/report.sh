@@ -517,6 +517,17 @@ if command -v "${RWLAB_GNUPLOT:-gnuplot}" >/dev/null; then
 fi
 expect_err 2 "^rwlab plot: .*fault-paths.csv holds 2 figures \(pft, pft:mm_lock=vma\): choose one with -w, or put %w in -o" -- \
 	"$rwlab" plot "$data/fault-paths.csv" -w pft --by variant -o "$tmp/fp.svg"
+# %w: a label's knobs become _ (no ':', '=' or ','), one file a figure, as tools/reproduce names its
+# png files; the one unlabelled figure of a --by that compares every key is named by that --by
+# (it was OUT-.svg)
+mkdir "$tmp/pw"
+for p in ":rwsem_pft" "workload:rwsem" "variant:pft pft_mm_lock_vma" "variant,workload:variant_workload"; do
+	by=${p%%:*}
+	RWLAB_GNUPLOT=true "$rwlab" plot "$data/fault-paths.csv" ${by:+--by "$by"} -o "$tmp/pw/fp-%w.svg" >"$tmp/out" 2>"$tmp/err" ||
+		fail "plot --by '$by' -o fp-%w.svg: $(cat "$tmp/err")"
+	want=$(for w in ${p#*:}; do echo "$tmp/pw/fp-$w.svg"; done)
+	[ "$(cat "$tmp/out")" = "$want" ] || fail "plot --by '$by' -o fp-%w.svg: wrote $(tr '\n' ' ' <"$tmp/out"), want $(echo $want)"
+done
 expect_err 2 "^rwlab plot: baseline 'per-vma' is not in .*fault-paths.csv \(valid: rwsem; or a fault path, compared side by side: mmap_lock, per-VMA\)$" -- \
 	"$rwlab" plot "$data/fault-paths.csv" -b per-vma -o "$tmp/fp.svg"
 

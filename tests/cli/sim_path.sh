@@ -62,6 +62,23 @@ for m in "$tmp/no/x.machine" "$tmp"; do
 	[ $rc -eq 2 ] && [ "$(lines "$tmp/m.err")" = 1 ] && grep -qF "machine file '$m'" "$tmp/m.err" &&
 		grep -q 'rwlab sim list, generic-N' "$tmp/m.err" || fail "run --sim $m: exit $rc, $(cat "$tmp/m.err")"
 done
+# no machine file where they are looked for (the directory missing or empty): one line that names
+# the directory and RWLAB_SIM_MACHINES, from run, sim list and tools/reproduce (it said only
+# "DIR/generic.machine: No such file or directory", or "valid: see rwlab sim list" of an empty list)
+mkdir "$tmp/nomachines"
+for d in "$tmp/nomachines" "$tmp/nosuchdir"; do
+	for m in generic-8 epyc-2vcpu; do
+		RWLAB_SIM_MACHINES=$d expect "RWLAB_SIM_MACHINES=$d run --sim $m --list-cells" 2 \
+			"^rwlab run: no simulated machines: $d[: ].*set RWLAB_SIM_MACHINES" \
+			"$tmp/alone/rwlab" run --sim $m -l rwsem -w locktest -t 1,2 -d 2ms -n 1 --list-cells
+	done
+	RWLAB_SIM_MACHINES=$d expect "RWLAB_SIM_MACHINES=$d sim list" 1 \
+		"^rwlab sim list: no simulated machines: $d[: ].*set RWLAB_SIM_MACHINES" "$tmp/alone/rwlab" sim list
+	[ -s "$tmp/o" ] && fail "RWLAB_SIM_MACHINES=$d sim list: printed $(head -1 "$tmp/o")"
+	RWLAB=$rwlab RWLAB_SIM_MACHINES=$d expect "RWLAB_SIM_MACHINES=$d tools/reproduce per-vma-locks --sim -- --list-cells" 2 \
+		"^rwlab run: no simulated machines: $d[: ].*set RWLAB_SIM_MACHINES" \
+		"$(dirname "$0")/../../tools/reproduce" per-vma-locks --sim -- --list-cells
+done
 # a good machine file given as a path runs, and its rows' kernel column is the name form's (the
 # machine hash of a copy of NAME.machine is NAME's; it was empty, and every cell failed)
 src=$(dirname "$0")/../../sim/machines/skl-6700hq-1s8.machine
@@ -88,6 +105,22 @@ rc=$?
 rc=$?
 [ $rc -eq 2 ] && grep -q 'needs the simulated build' "$tmp/m.err" ||
 	fail "run --sim generic-8 without rwlab-sim: exit $rc, $(cat "$tmp/m.err")"
+
+# RWLAB_SIM_STATS under -j: each cell's statistics whole, under a line that names the cell, in cell
+# order, and none from the run's own process, which runs no cell (the cells' lines came unnamed, as
+# each process wrote them, and a last line of 0 accesses followed)
+RWLAB_SIM_STATS=1 "$rwlab" run --sim generic-8 -l rwsem -w locktest -t 1,2,3 -d 2ms -n 1 -j 2 -q --no-report \
+	-o "$tmp/stats.csv" >/dev/null 2>"$tmp/stats.err" || fail "RWLAB_SIM_STATS=1 run -j 2: exit $?: $(head -3 "$tmp/stats.err")"
+awk '/^rwlab run: cell rwsem locktest t=[0-9]+, its rwlab-sim.s messages:$/ { n++; cell[n] = $6; sub(/,$/, "", cell[n]); first = 1; next }
+	first && !/^rwlab-sim stats: [0-9.]+ s virtual / { bad = "a block does not start with its cell'"'"'s counters: " $0 }
+	{ first = 0 }
+	/ s virtual / { v++ }
+	!/^rwlab-sim stats: / { bad = "a line outside the blocks: " $0 }
+	END {
+		if (bad == "" && (n != 3 || v != 3 || cell[1] != "t=1" || cell[2] != "t=2" || cell[3] != "t=3"))
+			bad = n + 0 " cells named (" cell[1] " " cell[2] " " cell[3] "), " v + 0 " counter lines; want t=1, t=2, t=3, one each"
+		if (bad != "") { print bad; exit 1 }
+	}' "$tmp/stats.err" >"$tmp/stats.bad" || fail "RWLAB_SIM_STATS=1 run -j 2: $(cat "$tmp/stats.bad")"
 
 # rwlab-sim takes the protocol only
 "$sim" run --sim generic-4 -l null -t 1 >/dev/null 2>"$tmp/p.err"
