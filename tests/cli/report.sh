@@ -693,6 +693,16 @@ head -n 1 "$tmp/out" | grep -q "^$tmp/no-context\.csv records no context (.*): t
 	grep -q '^nr_threads/testcase:$' "$tmp/out" && grep -q '^  1/locktest$' "$tmp/out" && ! grep -q '//' "$tmp/out" ||
 	fail "lkp of a file with no context: $(head -n 4 "$tmp/out")"
 
+# lkp's axes name what every run records: two runs' kernels joined by '+' (the first run's alone was
+# printed over both runs' values), a compiler the first run does not record taken from the other (an
+# empty axis printed a bare '/')
+awk -F, -v OFS=, 'NR > 1 { $2 = "other"; $15 = "Linux 6.8.0"; $16 = "" } { print }' "$data/two-variants.csv" \
+	>"$tmp/other-kernel.csv"
+"$rwlab" report "$tmp/other-kernel.csv" "$data/two-variants.csv" -f lkp >"$tmp/out" 2>"$tmp/err" ||
+	fail "lkp of two runs: exit $?: $(cat "$tmp/err")"
+grep -qx '  gcc-12\.2\.0/2/release/jemalloc/Linux-6\.8\.0+Linux-6\.1\.0/compact/1/locktest' "$tmp/out" &&
+	! grep -q '//\|^  /' "$tmp/out" || fail "lkp of two runs' contexts: $(head -n 3 "$tmp/out")"
+
 # -b NAME where the rows kept hold that column alone: one line naming the file's columns, no table of
 # the baseline against nothing (it printed a one-column table), exit 0 as speedup's baseline-only
 # tables; with -o an existing file stays as it was
