@@ -1419,7 +1419,8 @@ static bool baseline_alone(const struct lab_rctx *c)
 	const char *by = c->o->by && *c->o->by ? c->o->by : "variant";
 	char noun[1100], held[2048] = "";
 
-	if (!c->o->baseline_given || c->o->reference || c->o->format == LAB_FMT_JSON)
+	/* json and csv, which a tool reads, carry the baseline's own series (its change empty) */
+	if (!c->o->baseline_given || c->o->reference || c->o->format == LAB_FMT_JSON || c->o->format == LAB_FMT_CSV)
 		return false;
 	for (int i = 0; i < r->ns; i++)
 		if (r->s[i].ic != 0 && rep_wanted(c, &r->s[i]))

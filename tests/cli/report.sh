@@ -711,8 +711,19 @@ expect_err 0 "^rwlab report: -b pthread: .*good\.csv holds one variant, pthread:
 [ -s "$tmp/out" ] && fail "report good.csv -b pthread printed a table: $(cat "$tmp/out")"
 awk -F, '!($4 == "ck-rwlock" && $5 == "locktest")' "$data/two-variants.csv" >"$tmp/half.csv"
 expect_err 0 "^rwlab report: -b pthread: the rows -m and -w keep hold one variant, pthread: nothing to compare it with \(.*half\.csv holds pthread, ck-rwlock\)$" -- \
-	"$rwlab" report "$tmp/half.csv" -b pthread -w locktest -f csv
-[ -s "$tmp/out" ] && fail "report half.csv -b pthread -w locktest -f csv printed: $(cat "$tmp/out")"
+	"$rwlab" report "$tmp/half.csv" -b pthread -w locktest -f markdown
+[ -s "$tmp/out" ] && fail "report half.csv -b pthread -w locktest -f markdown printed: $(cat "$tmp/out")"
+# ... but csv, as json, which a tool reads, carries the baseline's own series, its change empty (csv
+# printed nothing at all, not even its header, where it prints the header over no rows)
+for f in csv json; do
+	"$rwlab" report "$tmp/half.csv" -b pthread -w locktest -f $f >"$tmp/out" 2>"$tmp/err" ||
+		fail "report half.csv -b pthread -w locktest -f $f: exit $?: $(cat "$tmp/err")"
+	grep -q 'pthread' "$tmp/out" && ! grep -q 'ck-rwlock' "$tmp/out" && [ ! -s "$tmp/err" ] ||
+		fail "report half.csv -b pthread -w locktest -f $f: not the baseline's series: $(cat "$tmp/out" "$tmp/err")"
+done
+"$rwlab" report "$tmp/half.csv" -b pthread -w locktest -f csv 2>/dev/null | awk -F, 'NR == 1 && $16 != "change_pct" ||
+	NR > 1 && ($2 != "pthread" || $16 != "") { bad = 1 } END { exit bad || NR < 2 }' ||
+	fail "report half.csv -b pthread -w locktest -f csv: $("$rwlab" report "$tmp/half.csv" -b pthread -w locktest -f csv 2>&1)"
 echo kept >"$tmp/kept.txt"
 "$rwlab" report "$data/good.csv" -b pthread -o "$tmp/kept.txt" 2>/dev/null || fail "report good.csv -b pthread -o: exit $?"
 [ "$(cat "$tmp/kept.txt")" = kept ] || fail "report good.csv -b pthread -o FILE replaced FILE: $(cat "$tmp/kept.txt")"
