@@ -1640,7 +1640,9 @@ int lab_report_write(const struct lab_report_opts *o, const char *path)
 	    o->format != LAB_FMT_CSV)
 		fprintf(out.f, "%s: %s\n", o->title, o->description);
 	st = lab_report_print(out.f, o);
-	if (!st && !ftell(out.f))	/* nothing written (baseline_alone()): an existing FILE stays as it was */
+	/* nothing written (baseline_alone()): an existing FILE stays as it was; -f none's FILE is its report, empty
+	   without --reference */
+	if (!st && !ftell(out.f) && o->format != LAB_FMT_NONE)
 		return rep_out_close(&out, -1), 0;
 	return rep_out_close(&out, st) && !st ? 1 : st;	/* a usage error's 2 stays 2 with -o */
 }

@@ -727,6 +727,14 @@ done
 echo kept >"$tmp/kept.txt"
 "$rwlab" report "$data/good.csv" -b pthread -o "$tmp/kept.txt" 2>/dev/null || fail "report good.csv -b pthread -o: exit $?"
 [ "$(cat "$tmp/kept.txt")" = kept ] || fail "report good.csv -b pthread -o FILE replaced FILE: $(cat "$tmp/kept.txt")"
+# -f none's report (only the --reference comparison) is FILE's, empty without one: an existing FILE
+# was left as it was (the skip above took it for nothing to compare) and a new one not made
+echo stale >"$tmp/none.txt"
+rm -f "$tmp/none-new.txt"
+"$rwlab" report "$data/two-variants.csv" -f none -o "$tmp/none.txt" || fail "report -f none -o FILE: exit $?"
+"$rwlab" report "$data/two-variants.csv" -f none -o "$tmp/none-new.txt" || fail "report -f none -o NEW: exit $?"
+[ -f "$tmp/none.txt" ] && [ ! -s "$tmp/none.txt" ] && [ -f "$tmp/none-new.txt" ] && [ ! -s "$tmp/none-new.txt" ] ||
+	fail "report -f none -o FILE: FILE not its empty report: $(cat "$tmp/none.txt" 2>&1); $(ls "$tmp/none-new.txt" 2>&1)"
 # without -b, or with a second column kept, the table as before
 "$rwlab" report "$data/good.csv" 2>/dev/null | grep -q '^2 threads ' || fail "report good.csv (no -b): no table"
 "$rwlab" report "$tmp/half.csv" -b pthread 2>/dev/null | grep -q 'ck-rwlock' || fail "report half.csv -b pthread: no table"
