@@ -972,6 +972,14 @@ static int check_names(const struct lab_rctx *c)
 	int n = 0;
 
 	if (o->metric && strcmp(o->metric, "all")) {
+		size_t len = strlen(o->metric);
+
+		/* "a,", ",a", "a,,b": refused as -w's list is (strtok_r() took them for "a" and "a,b") */
+		if (len && (o->metric[0] == ',' || o->metric[len - 1] == ',' || strstr(o->metric, ",,"))) {
+			fprintf(stderr, "%s: -m: empty entry in metric list '%s' (a comma with nothing on one side)\n",
+				lab_prog(), o->metric);
+			return 2;
+		}
 		snprintf(buf, sizeof(buf), "%s", o->metric);
 		for (char *m = strtok_r(buf, ",", &save); m; m = strtok_r(NULL, ",", &save), n++)
 			if (lab_results_metric(r, m) < 0)

@@ -749,6 +749,11 @@ expect_err 2 "^rwlab report: baseline ' pthread' \(with a leading blank\) is not
 	"$rwlab" report "$data/two-variants.csv" -b ' pthread'
 expect_err 2 "^rwlab report: --by ' host': no column ' host' \(with a leading blank\) in " -- \
 	"$rwlab" report "$data/two-variants.csv" --by 'variant, host'
+# -m's list refuses an empty entry as -w's does ('total_rate,' was taken for total_rate, 'a,,b' for a,b)
+for m in 'total_rate,' ',total_rate' 'total_rate,,ops_min' ','; do
+	expect_err 2 "^rwlab report: -m: empty entry in metric list '$m' \(a comma with nothing on one side\)$" -- \
+		"$rwlab" report "$data/two-variants.csv" -m "$m"
+done
 expect_err 2 "^rwlab plot: metric ' total_rate' \(with a leading blank\) is not in " -- \
 	"$rwlab" plot "$data/two-variants.csv" -m ' total_rate' -w locktest -o "$tmp/x.png"
 expect_err 2 "^rwlab plot: workload ' ' \(blanks only\) is not in " -- \
