@@ -749,6 +749,12 @@ expect_err 2 "^rwlab report: baseline ' pthread' \(with a leading blank\) is not
 	"$rwlab" report "$data/two-variants.csv" -b ' pthread'
 expect_err 2 "^rwlab report: --by ' host': no column ' host' \(with a leading blank\) in " -- \
 	"$rwlab" report "$data/two-variants.csv" --by 'variant, host'
+# a count with a leading blank is refused as run's -t refuses it (strtol() skipped the blank: plot -t ' 1'
+# drew thread count 1, run -n ' 1' ran one iteration)
+expect_err 2 "^rwlab plot: bad value ' 1' \(with a leading blank\) for -t/--threads \(an integer in 1\.\.[0-9]+\)$" -- \
+	"$rwlab" plot "$data/two-variants.csv" --fairness -t ' 1' -o "$tmp/blank.png"
+expect_err 2 "^rwlab run: bad value ' 1' \(with a leading blank\) for -n/--iterations \(an integer in 1\.\.100000\)$" -- \
+	"$rwlab" run -n ' 1' -l pthread -t 1 --list-cells
 # -m's list refuses an empty entry as -w's does ('total_rate,' was taken for total_rate, 'a,,b' for a,b)
 for m in 'total_rate,' ',total_rate' 'total_rate,,ops_min' ','; do
 	expect_err 2 "^rwlab report: -m: empty entry in metric list '$m' \(a comma with nothing on one side\)$" -- \
