@@ -124,6 +124,22 @@ grep -v '^WARNING: ' "$tmp/stats.err" |
 		if (bad != "") { print bad; exit 1 }
 	}' >"$tmp/stats.bad" || fail "RWLAB_SIM_STATS=1 run -j 2: $(cat "$tmp/stats.bad")"
 
+# ... and under torture --seeds -j, each passing seed's statistics whole under a line naming the seed,
+# in seed order (a passing seed's output is not shown, and its statistics went with it: none printed)
+RWLAB_SIM_STATS=1 "$rwlab" torture --sim generic-8 -l rwsem -d 2ms --seeds 3 -j 2 >/dev/null 2>"$tmp/tstats.err" ||
+	fail "RWLAB_SIM_STATS=1 torture --seeds 3 -j 2: exit $?: $(head -3 "$tmp/tstats.err")"
+grep -v '^WARNING: ' "$tmp/tstats.err" |
+	awk '/^rwlab torture: seed [0-9]+, its rwlab-sim.s messages:$/ { n++; seed[n] = $4; sub(/,$/, "", seed[n]); first = 1; next }
+	first && !/^rwlab-sim stats: [0-9.]+ s virtual / { bad = "a block does not start with its seed'"'"'s counters: " $0 }
+	{ first = 0 }
+	/ s virtual / { v++ }
+	!/^rwlab-sim stats: / { bad = "a line outside the blocks: " $0 }
+	END {
+		if (bad == "" && (n != 3 || v != 3 || seed[1] != 1 || seed[2] != 2 || seed[3] != 3))
+			bad = n + 0 " seeds named (" seed[1] " " seed[2] " " seed[3] "), " v + 0 " counter lines; want 1, 2, 3, one each"
+		if (bad != "") { print bad; exit 1 }
+	}' >"$tmp/tstats.bad" || fail "RWLAB_SIM_STATS=1 torture --seeds 3 -j 2: $(cat "$tmp/tstats.bad")"
+
 # rwlab-sim takes the protocol only
 "$sim" run --sim generic-4 -l null -t 1 >/dev/null 2>"$tmp/p.err"
 rc=$?
