@@ -79,6 +79,15 @@ for d in "$tmp/nomachines" "$tmp/nosuchdir"; do
 		"^rwlab run: no simulated machines: $d[: ].*set RWLAB_SIM_MACHINES" \
 		"$(dirname "$0")/../../tools/reproduce" per-vma-locks --sim -- --list-cells
 done
+# machine files but no generic.machine: generic-N says so and names the machines there (it said only
+# "DIR/generic.machine: No such file or directory")
+mkdir "$tmp/nogeneric" && cp "$(dirname "$0")/../../sim/machines/epyc-2vcpu.machine" "$tmp/nogeneric/"
+RWLAB_SIM_MACHINES=$tmp/nogeneric expect "RWLAB_SIM_MACHINES=nogeneric run --sim generic-8 --list-cells" 2 \
+	"^rwlab run: unknown machine 'generic-8': $tmp/nogeneric holds no generic\.machine, which generic-N is made from \(valid: epyc-2vcpu; set RWLAB_SIM_MACHINES" \
+	"$tmp/alone/rwlab" run --sim generic-8 -l rwsem -w locktest -t 1 -d 2ms -n 1 --list-cells
+RWLAB_SIM_MACHINES=$tmp/nogeneric expect "RWLAB_SIM_MACHINES=nogeneric sim show generic-8" 2 \
+	"^rwlab sim show: unknown machine 'generic-8': $tmp/nogeneric holds no generic\.machine" \
+	"$tmp/alone/rwlab" sim show generic-8
 # a good machine file given as a path runs, and its rows' kernel column is the name form's (the
 # machine hash of a copy of NAME.machine is NAME's; it was empty, and every cell failed)
 src=$(dirname "$0")/../../sim/machines/skl-6700hq-1s8.machine
