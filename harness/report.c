@@ -968,8 +968,8 @@ static int check_names(const struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
 	const struct lab_report_opts *o = c->o;
-	char buf[256], *save = NULL;
-	int n = 0;
+	char *buf, *save = NULL;
+	int n = 0, st = 0;
 
 	if (o->metric && strcmp(o->metric, "all")) {
 		size_t len = strlen(o->metric);
@@ -980,11 +980,16 @@ static int check_names(const struct lab_rctx *c)
 				lab_prog(), o->metric);
 			return 2;
 		}
-		snprintf(buf, sizeof(buf), "%s", o->metric);
-		for (char *m = strtok_r(buf, ",", &save); m; m = strtok_r(NULL, ",", &save), n++)
+		/* the list whole (a 256-byte copy cut a long -m list inside a name, then refused that name) */
+		if (!(buf = strdup(o->metric)))
+			abort();
+		for (char *m = strtok_r(buf, ",", &save); m && !st; m = strtok_r(NULL, ",", &save), n++)
 			if (lab_results_metric(r, m) < 0)
-				return missing_metric(r, m);
-		if (!n)	/* -m '' or -m ',': no metric at all, not "every metric" */
+				st = missing_metric(r, m);
+		free(buf);
+		if (st)
+			return st;
+		if (!n)	/* -m '': no metric at all, not "every metric" */
 			return missing_metric(r, "");
 	}
 	for (int k = 0; k < c->nwl; k++) {

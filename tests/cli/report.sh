@@ -755,6 +755,11 @@ expect_err 2 "^rwlab plot: bad value ' 1' \(with a leading blank\) for -t/--thre
 	"$rwlab" plot "$data/two-variants.csv" --fairness -t ' 1' -o "$tmp/blank.png"
 expect_err 2 "^rwlab run: bad value ' 1' \(with a leading blank\) for -n/--iterations \(an integer in 1\.\.100000\)$" -- \
 	"$rwlab" run -n ' 1' -l pthread -t 1 --list-cells
+# a -m list over 255 characters is read whole (a 256-byte copy cut it inside a name, then refused it)
+long=$(awk -F, 'NR > 1 { print $8 }' "$data/two-variants.csv" | sort -u | paste -sd, -)
+long="$long,$long,$long"
+"$rwlab" report "$data/two-variants.csv" -m "$long" >"$tmp/out" 2>"$tmp/err" && [ -s "$tmp/out" ] ||
+	fail "report -m (${#long} characters of valid metrics): $(head -c 300 "$tmp/err")"
 # -m's list refuses an empty entry as -w's does ('total_rate,' was taken for total_rate, 'a,,b' for a,b)
 for m in 'total_rate,' ',total_rate' 'total_rate,,ops_min' ','; do
 	expect_err 2 "^rwlab report: -m: empty entry in metric list '$m' \(a comma with nothing on one side\)$" -- \
