@@ -968,15 +968,28 @@ static int check_names(const struct lab_rctx *c)
 {
 	const struct lab_results *r = c->r;
 	const struct lab_report_opts *o = c->o;
-	char buf[256], *save = NULL;
-	int n = 0;
+	char *buf, *save = NULL;
+	int n = 0, st = 0;
 
 	if (o->metric && strcmp(o->metric, "all")) {
-		snprintf(buf, sizeof(buf), "%s", o->metric);
-		for (char *m = strtok_r(buf, ",", &save); m; m = strtok_r(NULL, ",", &save), n++)
+		size_t len = strlen(o->metric);
+
+		/* "a,", ",a", "a,,b": refused as -w's list is (strtok_r() took them for "a" and "a,b") */
+		if (len && (o->metric[0] == ',' || o->metric[len - 1] == ',' || strstr(o->metric, ",,"))) {
+			fprintf(stderr, "%s: -m: empty entry in metric list '%s' (a comma with nothing on one side)\n",
+				lab_prog(), o->metric);
+			return 2;
+		}
+		/* the list whole (a 256-byte copy cut a long -m list inside a name, then refused that name) */
+		if (!(buf = strdup(o->metric)))
+			abort();
+		for (char *m = strtok_r(buf, ",", &save); m && !st; m = strtok_r(NULL, ",", &save), n++)
 			if (lab_results_metric(r, m) < 0)
-				return missing_metric(r, m);
-		if (!n)	/* -m '' or -m ',': no metric at all, not "every metric" */
+				st = missing_metric(r, m);
+		free(buf);
+		if (st)
+			return st;
+		if (!n)	/* -m '': no metric at all, not "every metric" */
 			return missing_metric(r, "");
 	}
 	for (int k = 0; k < c->nwl; k++) {
@@ -1419,7 +1432,8 @@ static bool baseline_alone(const struct lab_rctx *c)
 	const char *by = c->o->by && *c->o->by ? c->o->by : "variant";
 	char noun[1100], held[2048] = "";
 
-	if (!c->o->baseline_given || c->o->reference || c->o->format == LAB_FMT_JSON)
+	/* json and csv, which a tool reads, carry the baseline's own series (its change empty) */
+	if (!c->o->baseline_given || c->o->reference || c->o->format == LAB_FMT_JSON || c->o->format == LAB_FMT_CSV)
 		return false;
 	for (int i = 0; i < r->ns; i++)
 		if (r->s[i].ic != 0 && rep_wanted(c, &r->s[i]))
@@ -1639,7 +1653,9 @@ int lab_report_write(const struct lab_report_opts *o, const char *path)
 	    o->format != LAB_FMT_CSV)
 		fprintf(out.f, "%s: %s\n", o->title, o->description);
 	st = lab_report_print(out.f, o);
-	if (!st && !ftell(out.f))	/* nothing written (baseline_alone()): an existing FILE stays as it was */
+	/* nothing written (baseline_alone()): an existing FILE stays as it was; -f none's FILE is its report, empty
+	   without --reference */
+	if (!st && !ftell(out.f) && o->format != LAB_FMT_NONE)
 		return rep_out_close(&out, -1), 0;
 	return rep_out_close(&out, st) && !st ? 1 : st;	/* a usage error's 2 stays 2 with -o */
 }

@@ -133,6 +133,27 @@ static void axis_value(FILE *f, const char *v)
 }
 
 /*
+ * Context axis @col as the rows record it: its values joined by '+' where
+ * the runs differ (two kernels pooled are not one), a run that records none
+ * left out (an empty value would print a bare '/').
+ */
+static void axis_values(FILE *f, const struct lab_results *r, const char *col)
+{
+	int n = lab_results_distinct(r, col, NULL, 0);
+	const char **v = calloc((size_t)n + 1, sizeof(*v));
+
+	if (!v)
+		abort();
+	lab_results_distinct(r, col, v, n);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			fputc('+', f);
+		axis_value(f, v[i]);
+	}
+	free(v);
+}
+
+/*
  * Is metric @m a lock event that no column after the baseline counts in
  * (@g, @threads), though one ran there? LKP compares each column with the
  * baseline, so such an event has no row, -m all's view included, as it has
@@ -249,7 +270,7 @@ static void lkp_head(const struct lab_rctx *c, int g, int threads, const bool *u
 	fprintf(c->out, "nr_threads/testcase:\n  ");
 	for (int i = 0; i < LKP_NAXES; i++)
 		if (rec[i]) {
-			axis_value(c->out, lab_results_ctx(r, axes[i]));
+			axis_values(c->out, r, axes[i]);
 			fputc('/', c->out);
 		}
 	fprintf(c->out, "%d/", threads);

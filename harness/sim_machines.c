@@ -127,14 +127,44 @@ static void hash_machine(const char *dir, const char *name, const struct sim_mac
 
 static char machine_arg[4096];
 
+/* The NAME.machine files of the machine directory, sorted, as "a, b" into @out. */
+static void machine_list(char *out, size_t len)
+{
+	struct dirent **ents;
+	int n = scandir(lab_sim_machine_dir(), &ents, NULL, alphasort);
+
+	out[0] = 0;
+	for (int i = 0; i < n; i++) {
+		size_t l = strlen(ents[i]->d_name), used = strlen(out);
+
+		if (l > 8 && !strcmp(ents[i]->d_name + l - 8, ".machine"))
+			snprintf(out + used, len - used, "%s%.*s", used ? ", " : "", (int)(l - 8), ents[i]->d_name);
+		free(ents[i]);
+	}
+	if (n >= 0)
+		free(ents);
+}
+
 int lab_sim_machine_load(struct sim_machine *m, const char *name, char *err, size_t errlen)
 {
 	size_t n = strlen(name);
 	int r = sim_machine_load(m, lab_sim_machine_dir(), name, err, errlen);
 
 	/* a NAME or generic-N failed for want of any machine file: say where they were looked for */
-	if (r && !strchr(name, '/') && !(n > 8 && !strcmp(name + n - 8, ".machine")))
-		lab_sim_machine_dir_check(err, errlen);
+	if (r && !strchr(name, '/') && !(n > 8 && !strcmp(name + n - 8, ".machine")) &&
+	    !lab_sim_machine_dir_check(err, errlen) && !strncmp(name, "generic-", 8)) {
+		char path[4200], list[1536];
+
+		/* generic-N of a directory without generic.machine: named so, with the machines it holds (the
+		   file's open error alone was printed) */
+		snprintf(path, sizeof(path), "%s/generic.machine", lab_sim_machine_dir());
+		if (access(path, R_OK) && errno == ENOENT) {
+			machine_list(list, sizeof(list));
+			snprintf(err, errlen, "unknown machine '%s': %s holds no generic.machine, which generic-N is "
+				 "made from (valid: %s; set RWLAB_SIM_MACHINES to a directory with it, such as the "
+				 "source tree's sim/machines)", name, lab_sim_machine_dir(), list);
+		}
+	}
 	if (!r) {
 		hash_machine(lab_sim_machine_dir(), name, m);
 		snprintf(machine_arg, sizeof(machine_arg), "%s", name);

@@ -148,6 +148,27 @@ static void seed_paths(unsigned long long seed, const struct lab_sim_proc *pr)
 	}
 }
 
+/*
+ * RWLAB_SIM_STATS: a passing seed's statistics ('rwlab-sim stats:' and
+ * 'profile:' lines), whole under a line that names the seed, on stderr as
+ * run's cells' are; its output is otherwise not shown, and they were lost.
+ */
+static void seed_stats(unsigned long long seed, const struct lab_sim_proc *pr)
+{
+	const char *l, *e;
+	bool head = false;
+
+	for (l = pr->out.p ? pr->out.p : ""; *l; l = *e ? e + 1 : e) {
+		e = l + strcspn(l, "\n");
+		if (strncmp(l, "rwlab-sim stats:", 16) && strncmp(l, "rwlab-sim profile:", 18))
+			continue;
+		if (!head)
+			fprintf(stderr, "%s: seed %llu, its rwlab-sim's messages:\n", PROG, seed);
+		head = true;
+		fprintf(stderr, "%.*s\n", (int)(e - l), l);
+	}
+}
+
 static void seed_done(void *arg, int i, const struct lab_sim_proc *pr)
 {
 	struct seeds_run *s = arg;
@@ -158,8 +179,12 @@ static void seed_done(void *arg, int i, const struct lab_sim_proc *pr)
 	s->done++;
 	if (pr->err || pr->status)
 		seed_failed(s, seed, pr);
-	else if (s->events)
-		seed_paths(seed, pr);
+	else {
+		if (s->events)
+			seed_paths(seed, pr);
+		if (getenv("RWLAB_SIM_STATS"))
+			seed_stats(seed, pr);
+	}
 	fflush(stdout);
 }
 

@@ -315,9 +315,10 @@ int lab_opt_count(const char *prog, const char *opt, const char *arg, long min, 
 
 	errno = 0;
 	*out = strtol(arg, &end, 10);
-	if (!*arg || *end || errno || *out < min || *out > max) {
-		fprintf(stderr, "%s: bad value '%s' for %s (an integer in %ld..%ld)\n", prog, arg, opt, min,
-			max);
+	/* strtol() skips leading blanks: ' 1' was taken for 1, where run's -t refuses it */
+	if (!*arg || isspace((unsigned char)*arg) || *end || errno || *out < min || *out > max) {
+		fprintf(stderr, "%s: bad value '%s'%s for %s (an integer in %ld..%ld)\n", prog, arg,
+			isspace((unsigned char)*arg) ? " (with a leading blank)" : "", opt, min, max);
 		return -1;
 	}
 	return 0;

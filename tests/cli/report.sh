@@ -693,6 +693,16 @@ head -n 1 "$tmp/out" | grep -q "^$tmp/no-context\.csv records no context (.*): t
 	grep -q '^nr_threads/testcase:$' "$tmp/out" && grep -q '^  1/locktest$' "$tmp/out" && ! grep -q '//' "$tmp/out" ||
 	fail "lkp of a file with no context: $(head -n 4 "$tmp/out")"
 
+# lkp's axes name what every run records: two runs' kernels joined by '+' (the first run's alone was
+# printed over both runs' values), a compiler the first run does not record taken from the other (an
+# empty axis printed a bare '/')
+awk -F, -v OFS=, 'NR > 1 { $2 = "other"; $15 = "Linux 6.8.0"; $16 = "" } { print }' "$data/two-variants.csv" \
+	>"$tmp/other-kernel.csv"
+"$rwlab" report "$tmp/other-kernel.csv" "$data/two-variants.csv" -f lkp >"$tmp/out" 2>"$tmp/err" ||
+	fail "lkp of two runs: exit $?: $(cat "$tmp/err")"
+grep -qx '  gcc-12\.2\.0/2/release/jemalloc/Linux-6\.8\.0+Linux-6\.1\.0/compact/1/locktest' "$tmp/out" &&
+	! grep -q '//\|^  /' "$tmp/out" || fail "lkp of two runs' contexts: $(head -n 3 "$tmp/out")"
+
 # -b NAME where the rows kept hold that column alone: one line naming the file's columns, no table of
 # the baseline against nothing (it printed a one-column table), exit 0 as speedup's baseline-only
 # tables; with -o an existing file stays as it was
@@ -701,11 +711,30 @@ expect_err 0 "^rwlab report: -b pthread: .*good\.csv holds one variant, pthread:
 [ -s "$tmp/out" ] && fail "report good.csv -b pthread printed a table: $(cat "$tmp/out")"
 awk -F, '!($4 == "ck-rwlock" && $5 == "locktest")' "$data/two-variants.csv" >"$tmp/half.csv"
 expect_err 0 "^rwlab report: -b pthread: the rows -m and -w keep hold one variant, pthread: nothing to compare it with \(.*half\.csv holds pthread, ck-rwlock\)$" -- \
-	"$rwlab" report "$tmp/half.csv" -b pthread -w locktest -f csv
-[ -s "$tmp/out" ] && fail "report half.csv -b pthread -w locktest -f csv printed: $(cat "$tmp/out")"
+	"$rwlab" report "$tmp/half.csv" -b pthread -w locktest -f markdown
+[ -s "$tmp/out" ] && fail "report half.csv -b pthread -w locktest -f markdown printed: $(cat "$tmp/out")"
+# ... but csv, as json, which a tool reads, carries the baseline's own series, its change empty (csv
+# printed nothing at all, not even its header, where it prints the header over no rows)
+for f in csv json; do
+	"$rwlab" report "$tmp/half.csv" -b pthread -w locktest -f $f >"$tmp/out" 2>"$tmp/err" ||
+		fail "report half.csv -b pthread -w locktest -f $f: exit $?: $(cat "$tmp/err")"
+	grep -q 'pthread' "$tmp/out" && ! grep -q 'ck-rwlock' "$tmp/out" && [ ! -s "$tmp/err" ] ||
+		fail "report half.csv -b pthread -w locktest -f $f: not the baseline's series: $(cat "$tmp/out" "$tmp/err")"
+done
+"$rwlab" report "$tmp/half.csv" -b pthread -w locktest -f csv 2>/dev/null | awk -F, 'NR == 1 && $16 != "change_pct" ||
+	NR > 1 && ($2 != "pthread" || $16 != "") { bad = 1 } END { exit bad || NR < 2 }' ||
+	fail "report half.csv -b pthread -w locktest -f csv: $("$rwlab" report "$tmp/half.csv" -b pthread -w locktest -f csv 2>&1)"
 echo kept >"$tmp/kept.txt"
 "$rwlab" report "$data/good.csv" -b pthread -o "$tmp/kept.txt" 2>/dev/null || fail "report good.csv -b pthread -o: exit $?"
 [ "$(cat "$tmp/kept.txt")" = kept ] || fail "report good.csv -b pthread -o FILE replaced FILE: $(cat "$tmp/kept.txt")"
+# -f none's report (only the --reference comparison) is FILE's, empty without one: an existing FILE
+# was left as it was (the skip above took it for nothing to compare) and a new one not made
+echo stale >"$tmp/none.txt"
+rm -f "$tmp/none-new.txt"
+"$rwlab" report "$data/two-variants.csv" -f none -o "$tmp/none.txt" || fail "report -f none -o FILE: exit $?"
+"$rwlab" report "$data/two-variants.csv" -f none -o "$tmp/none-new.txt" || fail "report -f none -o NEW: exit $?"
+[ -f "$tmp/none.txt" ] && [ ! -s "$tmp/none.txt" ] && [ -f "$tmp/none-new.txt" ] && [ ! -s "$tmp/none-new.txt" ] ||
+	fail "report -f none -o FILE: FILE not its empty report: $(cat "$tmp/none.txt" 2>&1); $(ls "$tmp/none-new.txt" 2>&1)"
 # without -b, or with a second column kept, the table as before
 "$rwlab" report "$data/good.csv" 2>/dev/null | grep -q '^2 threads ' || fail "report good.csv (no -b): no table"
 "$rwlab" report "$tmp/half.csv" -b pthread 2>/dev/null | grep -q 'ck-rwlock' || fail "report half.csv -b pthread: no table"
@@ -720,6 +749,22 @@ expect_err 2 "^rwlab report: baseline ' pthread' \(with a leading blank\) is not
 	"$rwlab" report "$data/two-variants.csv" -b ' pthread'
 expect_err 2 "^rwlab report: --by ' host': no column ' host' \(with a leading blank\) in " -- \
 	"$rwlab" report "$data/two-variants.csv" --by 'variant, host'
+# a count with a leading blank is refused as run's -t refuses it (strtol() skipped the blank: plot -t ' 1'
+# drew thread count 1, run -n ' 1' ran one iteration)
+expect_err 2 "^rwlab plot: bad value ' 1' \(with a leading blank\) for -t/--threads \(an integer in 1\.\.[0-9]+\)$" -- \
+	"$rwlab" plot "$data/two-variants.csv" --fairness -t ' 1' -o "$tmp/blank.png"
+expect_err 2 "^rwlab run: bad value ' 1' \(with a leading blank\) for -n/--iterations \(an integer in 1\.\.100000\)$" -- \
+	"$rwlab" run -n ' 1' -l pthread -t 1 --list-cells
+# a -m list over 255 characters is read whole (a 256-byte copy cut it inside a name, then refused it)
+long=$(awk -F, 'NR > 1 { print $8 }' "$data/two-variants.csv" | sort -u | paste -sd, -)
+long="$long,$long,$long"
+"$rwlab" report "$data/two-variants.csv" -m "$long" >"$tmp/out" 2>"$tmp/err" && [ -s "$tmp/out" ] ||
+	fail "report -m (${#long} characters of valid metrics): $(head -c 300 "$tmp/err")"
+# -m's list refuses an empty entry as -w's does ('total_rate,' was taken for total_rate, 'a,,b' for a,b)
+for m in 'total_rate,' ',total_rate' 'total_rate,,ops_min' ','; do
+	expect_err 2 "^rwlab report: -m: empty entry in metric list '$m' \(a comma with nothing on one side\)$" -- \
+		"$rwlab" report "$data/two-variants.csv" -m "$m"
+done
 expect_err 2 "^rwlab plot: metric ' total_rate' \(with a leading blank\) is not in " -- \
 	"$rwlab" plot "$data/two-variants.csv" -m ' total_rate' -w locktest -o "$tmp/x.png"
 expect_err 2 "^rwlab plot: workload ' ' \(blanks only\) is not in " -- \

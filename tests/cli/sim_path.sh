@@ -79,6 +79,15 @@ for d in "$tmp/nomachines" "$tmp/nosuchdir"; do
 		"^rwlab run: no simulated machines: $d[: ].*set RWLAB_SIM_MACHINES" \
 		"$(dirname "$0")/../../tools/reproduce" per-vma-locks --sim -- --list-cells
 done
+# machine files but no generic.machine: generic-N says so and names the machines there (it said only
+# "DIR/generic.machine: No such file or directory")
+mkdir "$tmp/nogeneric" && cp "$(dirname "$0")/../../sim/machines/epyc-2vcpu.machine" "$tmp/nogeneric/"
+RWLAB_SIM_MACHINES=$tmp/nogeneric expect "RWLAB_SIM_MACHINES=nogeneric run --sim generic-8 --list-cells" 2 \
+	"^rwlab run: unknown machine 'generic-8': $tmp/nogeneric holds no generic\.machine, which generic-N is made from \(valid: epyc-2vcpu; set RWLAB_SIM_MACHINES" \
+	"$tmp/alone/rwlab" run --sim generic-8 -l rwsem -w locktest -t 1 -d 2ms -n 1 --list-cells
+RWLAB_SIM_MACHINES=$tmp/nogeneric expect "RWLAB_SIM_MACHINES=nogeneric sim show generic-8" 2 \
+	"^rwlab sim show: unknown machine 'generic-8': $tmp/nogeneric holds no generic\.machine" \
+	"$tmp/alone/rwlab" sim show generic-8
 # a good machine file given as a path runs, and its rows' kernel column is the name form's (the
 # machine hash of a copy of NAME.machine is NAME's; it was empty, and every cell failed)
 src=$(dirname "$0")/../../sim/machines/skl-6700hq-1s8.machine
@@ -123,6 +132,22 @@ grep -v '^WARNING: ' "$tmp/stats.err" |
 			bad = n + 0 " cells named (" cell[1] " " cell[2] " " cell[3] "), " v + 0 " counter lines; want t=1, t=2, t=3, one each"
 		if (bad != "") { print bad; exit 1 }
 	}' >"$tmp/stats.bad" || fail "RWLAB_SIM_STATS=1 run -j 2: $(cat "$tmp/stats.bad")"
+
+# ... and under torture --seeds -j, each passing seed's statistics whole under a line naming the seed,
+# in seed order (a passing seed's output is not shown, and its statistics went with it: none printed)
+RWLAB_SIM_STATS=1 "$rwlab" torture --sim generic-8 -l rwsem -d 2ms --seeds 3 -j 2 >/dev/null 2>"$tmp/tstats.err" ||
+	fail "RWLAB_SIM_STATS=1 torture --seeds 3 -j 2: exit $?: $(head -3 "$tmp/tstats.err")"
+grep -v '^WARNING: ' "$tmp/tstats.err" |
+	awk '/^rwlab torture: seed [0-9]+, its rwlab-sim.s messages:$/ { n++; seed[n] = $4; sub(/,$/, "", seed[n]); first = 1; next }
+	first && !/^rwlab-sim stats: [0-9.]+ s virtual / { bad = "a block does not start with its seed'"'"'s counters: " $0 }
+	{ first = 0 }
+	/ s virtual / { v++ }
+	!/^rwlab-sim stats: / { bad = "a line outside the blocks: " $0 }
+	END {
+		if (bad == "" && (n != 3 || v != 3 || seed[1] != 1 || seed[2] != 2 || seed[3] != 3))
+			bad = n + 0 " seeds named (" seed[1] " " seed[2] " " seed[3] "), " v + 0 " counter lines; want 1, 2, 3, one each"
+		if (bad != "") { print bad; exit 1 }
+	}' >"$tmp/tstats.bad" || fail "RWLAB_SIM_STATS=1 torture --seeds 3 -j 2: $(cat "$tmp/tstats.bad")"
 
 # rwlab-sim takes the protocol only
 "$sim" run --sim generic-4 -l null -t 1 >/dev/null 2>"$tmp/p.err"
