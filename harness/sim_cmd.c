@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* `rwlab sim list|show|validate` and the front's end of --sim (lab_sim_exec): see sim_cmd.h. */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -42,50 +41,11 @@ static void sources(const struct sim_machine *m, char *out, size_t len)
 	}
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The machine files' names, sorted, in @names (each strdup'd). Returns how many, or -1 (errno). */
-static int machine_files(char **names, int cap)
-{
-	DIR *d = opendir(lab_sim_machine_dir());
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)) && n < cap) {
-		size_t l = strlen(e->d_name);
-
-		if (l > 8 && !strcmp(e->d_name + l - 8, ".machine"))
-			names[n++] = strndup(e->d_name, l - 8);
-	}
-	closedir(d);
-	qsort(names, (size_t)n, sizeof(*names), cmp_str);
-	return n;
-}
-
-void lab_sim_machine_names(char *buf, size_t len)
-{
-	char *names[256];
-	int n = machine_files(names, 256);
-
-	buf[0] = 0;
-	for (int i = 0; i < n; i++) {
-		/* generic.machine is named generic-N: the word completes to "generic-" */
-		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s%s", buf[0] ? " " : "", names[i],
-			 strcmp(names[i], "generic") ? "" : "-");
-		free(names[i]);
-	}
-}
-
 /* One line per machine (name, CPUs, topology), its summary and sources under it, within 80 columns. */
 static int sim_list(void)
 {
 	char *names[256], err[1024], src[512], line[640];
-	int n = machine_files(names, 256), bad = 0;
+	int n = lab_sim_machine_files(names, 256), bad = 0;
 	static struct sim_machine m;
 
 	if (n <= 0) {

@@ -107,6 +107,17 @@ int lab_sim_exec(const struct lab_sim_plan *p);
  */
 int lab_sim_seeds(const struct lab_sim_plan *p, int jobs, bool events);
 
+/*
+ * Is @name a machine file's name (NAME.machine, NAME not empty)? Its length
+ * less ".machine", or 0.
+ */
+size_t lab_sim_machine_file(const char *name);
+/*
+ * The NAME.machine files of lab_sim_machine_dir(), NAMEs sorted, in @names
+ * (each strdup'd: the caller frees them), at most @cap. Returns how many, or
+ * -1 with errno (the directory cannot be read).
+ */
+int lab_sim_machine_files(char **names, int cap);
 /* The machine files' names, space-separated ("generic-" for generic-N): the completion's words. */
 void lab_sim_machine_names(char *buf, size_t len);
 

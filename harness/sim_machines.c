@@ -44,25 +44,63 @@ const char *lab_sim_machine_dir(void)
 	return LAB_SIM_MACHINE_DIR;
 }
 
+size_t lab_sim_machine_file(const char *name)
+{
+	size_t l = strlen(name);
+
+	return l > 8 && !strcmp(name + l - 8, ".machine") ? l - 8 : 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int lab_sim_machine_files(char **names, int cap)
+{
+	DIR *d = opendir(lab_sim_machine_dir());
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) && n < cap) {
+		size_t l = lab_sim_machine_file(e->d_name);
+
+		if (l)
+			names[n++] = strndup(e->d_name, l);
+	}
+	closedir(d);
+	qsort(names, (size_t)n, sizeof(*names), cmp_str);
+	return n;
+}
+
+void lab_sim_machine_names(char *buf, size_t len)
+{
+	char *names[256];
+	int n = lab_sim_machine_files(names, 256);
+
+	buf[0] = 0;
+	for (int i = 0; i < n; i++) {
+		/* generic.machine is named generic-N: the word completes to "generic-" */
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s%s", buf[0] ? " " : "", names[i],
+			 strcmp(names[i], "generic") ? "" : "-");
+		free(names[i]);
+	}
+}
+
 int lab_sim_machine_dir_check(char *err, size_t errlen)
 {
-	const char *dir = lab_sim_machine_dir();
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int found = 0, bad = d ? 0 : errno;
+	char *names[256];
+	int n = lab_sim_machine_files(names, 256), bad = n < 0 ? errno : 0;
 
-	while (d && !found && (e = readdir(d))) {
-		size_t l = strlen(e->d_name);
-
-		found = l > 8 && !strcmp(e->d_name + l - 8, ".machine");
-	}
-	if (d)
-		closedir(d);
-	if (found)
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	if (n > 0)
 		return 0;
 	snprintf(err, errlen, "no simulated machines: %s%s%s (set RWLAB_SIM_MACHINES to a directory of NAME.machine "
-		 "files, such as the source tree's sim/machines, or reinstall rwlab for share/rwlab/machines)", dir,
-		 bad ? ": " : " ", bad ? strerror(bad) : "holds no NAME.machine file");
+		 "files, such as the source tree's sim/machines, or reinstall rwlab for share/rwlab/machines)",
+		 lab_sim_machine_dir(), bad ? ": " : " ", bad ? strerror(bad) : "holds no NAME.machine file");
 	return -1;
 }
 
@@ -98,14 +136,13 @@ static void hash_machine(const char *dir, const char *name, const struct sim_mac
 	FILE *f;
 	int c;
 
-	if (strchr(name, '/') || (n > 8 && !strcmp(name + n - 8, ".machine"))) {
+	if (strchr(name, '/') || lab_sim_machine_file(name)) {
 		const char *b = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
 
 		snprintf(path, sizeof(path), "%s", name);
 		snprintf(base, sizeof(base), "%s", b);
-		n = strlen(base);
-		if (n > 8 && !strcmp(base + n - 8, ".machine"))
-			base[n - 8] = 0;
+		if ((n = lab_sim_machine_file(base)))
+			base[n] = 0;
 		name = base;
 	} else {
 		snprintf(path, sizeof(path), "%s/%s.machine", dir, name);
@@ -127,48 +164,37 @@ static void hash_machine(const char *dir, const char *name, const struct sim_mac
 
 static char machine_arg[4096];
 
-/* The NAME.machine files of the machine directory, sorted, as "a, b" into @out. */
-static void machine_list(char *out, size_t len)
+/*
+ * @name (a NAME or generic-N, not a path) failed to load: where the machine
+ * directory holds no machine file, @err says so and where they are looked
+ * for; where it lacks only generic.machine, generic-N says that, with the
+ * machines it holds (the file's open error alone was printed).
+ */
+static void load_failed(const char *name, char *err, size_t errlen)
 {
-	struct dirent **ents;
-	int n = scandir(lab_sim_machine_dir(), &ents, NULL, alphasort);
+	char path[4200], list[1536];
 
-	out[0] = 0;
-	for (int i = 0; i < n; i++) {
-		size_t l = strlen(ents[i]->d_name), used = strlen(out);
-
-		if (l > 8 && !strcmp(ents[i]->d_name + l - 8, ".machine"))
-			snprintf(out + used, len - used, "%s%.*s", used ? ", " : "", (int)(l - 8), ents[i]->d_name);
-		free(ents[i]);
-	}
-	if (n >= 0)
-		free(ents);
+	if (strchr(name, '/') || lab_sim_machine_file(name) || lab_sim_machine_dir_check(err, errlen))
+		return;
+	snprintf(path, sizeof(path), "%s/generic.machine", lab_sim_machine_dir());
+	if (strncmp(name, "generic-", 8) || !access(path, R_OK) || errno != ENOENT)
+		return;
+	lab_sim_machine_names(list, sizeof(list));
+	snprintf(err, errlen, "unknown machine '%s': %s holds no generic.machine, which generic-N is made from "
+		 "(valid: %s; set RWLAB_SIM_MACHINES to a directory with it, such as the source tree's sim/machines)",
+		 name, lab_sim_machine_dir(), list);
 }
 
 int lab_sim_machine_load(struct sim_machine *m, const char *name, char *err, size_t errlen)
 {
-	size_t n = strlen(name);
 	int r = sim_machine_load(m, lab_sim_machine_dir(), name, err, errlen);
 
-	/* a NAME or generic-N failed for want of any machine file: say where they were looked for */
-	if (r && !strchr(name, '/') && !(n > 8 && !strcmp(name + n - 8, ".machine")) &&
-	    !lab_sim_machine_dir_check(err, errlen) && !strncmp(name, "generic-", 8)) {
-		char path[4200], list[1536];
-
-		/* generic-N of a directory without generic.machine: named so, with the machines it holds (the
-		   file's open error alone was printed) */
-		snprintf(path, sizeof(path), "%s/generic.machine", lab_sim_machine_dir());
-		if (access(path, R_OK) && errno == ENOENT) {
-			machine_list(list, sizeof(list));
-			snprintf(err, errlen, "unknown machine '%s': %s holds no generic.machine, which generic-N is "
-				 "made from (valid: %s; set RWLAB_SIM_MACHINES to a directory with it, such as the "
-				 "source tree's sim/machines)", name, lab_sim_machine_dir(), list);
-		}
+	if (r) {
+		load_failed(name, err, errlen);
+		return r;
 	}
-	if (!r) {
-		hash_machine(lab_sim_machine_dir(), name, m);
-		snprintf(machine_arg, sizeof(machine_arg), "%s", name);
-	}
+	hash_machine(lab_sim_machine_dir(), name, m);
+	snprintf(machine_arg, sizeof(machine_arg), "%s", name);
 	return r;
 }
 

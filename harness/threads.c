@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "results.h"
 #include "threads.h"
 
 #define STR_(x) #x
@@ -318,7 +319,7 @@ int lab_opt_count(const char *prog, const char *opt, const char *arg, long min, 
 	/* strtol() skips leading blanks: ' 1' was taken for 1, where run's -t refuses it */
 	if (!*arg || isspace((unsigned char)*arg) || *end || errno || *out < min || *out > max) {
 		fprintf(stderr, "%s: bad value '%s'%s for %s (an integer in %ld..%ld)\n", prog, arg,
-			isspace((unsigned char)*arg) ? " (with a leading blank)" : "", opt, min, max);
+			lab_results_blank_note(arg), opt, min, max);
 		return -1;
 	}
 	return 0;

@@ -755,6 +755,9 @@ expect_err 2 "^rwlab plot: bad value ' 1' \(with a leading blank\) for -t/--thre
 	"$rwlab" plot "$data/two-variants.csv" --fairness -t ' 1' -o "$tmp/blank.png"
 expect_err 2 "^rwlab run: bad value ' 1' \(with a leading blank\) for -n/--iterations \(an integer in 1\.\.100000\)$" -- \
 	"$rwlab" run -n ' 1' -l pthread -t 1 --list-cells
+# a trailing blank was refused too, without saying the blank is there ("bad value '1 '")
+expect_err 2 "^rwlab run: bad value '1 ' \(with a trailing blank\) for -n/--iterations \(an integer in 1\.\.100000\)$" -- \
+	"$rwlab" run -n '1 ' -l pthread -t 1 --list-cells
 # a -m list over 255 characters is read whole (a 256-byte copy cut it inside a name, then refused it)
 long=$(awk -F, 'NR > 1 { print $8 }' "$data/two-variants.csv" | sort -u | paste -sd, -)
 long="$long,$long,$long"
