@@ -495,6 +495,7 @@ void sched_yield_place(struct cpu *c, struct task *t);	/* make @t runnable at @n
 void sched_next(struct cpu *yield);	/* leave the running task for the next event */
 void sched_next_at(struct cpu *c, uint64_t time);	/* cpu_push(@c, @time), then sched_next(NULL) */
 void sync_point_due(struct task *t);	/* sync_point() when @t's CPU has reached its resched point */
+void sync_preempt(struct task *t);	/* at the resched point: preempt @t if due (work.c's check) */
 
 /* spin.c */
 void watch_detach(struct task *t);

@@ -29,7 +29,8 @@
  * A CPU going idle pulls the leftmost task allowed on it of the longest
  * queue.
  * sync_point() is where a running task meets a seam: preempted if due,
- * then earlier CPUs go first (sched_next()).
+ * then earlier CPUs go first (sched_next()); a work charge takes only the
+ * first half (sync_preempt()) and lets earlier CPUs go at its chunk's end.
  */
 #include <string.h>
 
@@ -668,18 +669,26 @@ void sched_next_at(struct cpu *c, uint64_t time)
 	sched_resume(cpu_push_pop(c, time));
 }
 
-/* sync_point() (engine.h) at or after the resched point: preempt if due, then let earlier CPUs go first. */
-void sync_point_due(struct task *t)
+/* @t's CPU has reached its resched point: preempt @t if the scheduler wants the CPU. */
+void sync_preempt(struct task *t)
 {
 	struct cpu *c = &eng.cpus[t->cpu];
 
-	if (c->clock >= c->resched_at && c->nrq && preemptible(t) && !(eng.m.sched_eevdf && eevdf_keeps(c))) {
+	if (c->nrq && preemptible(t) && !(eng.m.sched_eevdf && eevdf_keeps(c))) {
 		eng.nivcsw++;
 		t->nivcsw++;
 		switch_out(t, T_READY);
 		sched_next(NULL);
-		c = &eng.cpus[t->cpu];
 	}
+}
+
+/* sync_point() (engine.h) at or after the resched point: preempt if due, then let earlier CPUs go first. */
+void sync_point_due(struct task *t)
+{
+	struct cpu *c;
+
+	sync_preempt(t);
+	c = &eng.cpus[t->cpu];
 	if (c->clock > heap_min())
 		sched_next(c);
 }

@@ -58,12 +58,15 @@
  * rule 10): an RMW by a CPU whose sibling holds the line, or waits for its
  * arrival, is served from the core before other cores' queued requests;
  * sim-16: loads too (rule 10 served only RMWs and stores, so a read-first
- * trylock's load queued where a blind cmpxchg was served).
+ * trylock's load queued where a blind cmpxchg was served); sim-17: a work
+ * charge hands over once, at its chunk's end, not also at its start (the
+ * order of events kept; one tie key drawn a chunk where two were, so values
+ * move as under another seed: sim/README.md, "Discrete events").
  * Results keep
  * the version they were made with, and every CSV row its binary's git
  * revision.
  */
-#define SIM_ENGINE_VERSION "sim-16"
+#define SIM_ENGINE_VERSION "sim-17"
 #define SIM_MAX_TASKS 1024
 
 extern int sim_active;		/* 1 while sim_run() runs */

@@ -84,8 +84,15 @@ static inline __attribute__((always_inline)) void work_charge(double ns, const i
 		double k;
 		int cut;
 
-		sync_point(t);
+		/*
+		 * The preemption check of sync_point() only (sim-17): the chunk's
+		 * own hand-over below lets earlier CPUs go first, up to its end.
+		 */
 		c = &eng.cpus[t->cpu];
+		if (__builtin_expect(c->clock >= c->resched_at, 0)) {
+			sync_preempt(t);
+			c = &eng.cpus[t->cpu];
+		}
 		start = c->clock;
 		k = shared ? smt_stretch(c) : 1;
 		dur = shared && k != 1 ? (uint64_t)ceil((double)rem * k) : rem;
