@@ -157,17 +157,30 @@ part_context_switch() {
 	# lru_gen=1 (CONFIG_LRU_GEN's lru_gen_use_mm): one store to the mm's bitmap line per switch
 	# to the user task, a line every scheme shares. Each thread on its own CPU (through idle):
 	# with one pair only the two CPUs pass it (within 5%), at 32 pairs 64 CPUs queue on it and
-	# hazptr, free of shared lines without it, loses more than a fifth.
+	# hazptr, free of shared lines without it, loses more than a fifth. At 32 pairs without the
+	# line a 2 ms window's rate depends on the seed (12.6 to 24.6 M/s over 24 seeds, mean 16.5 M
+	# on sim-16 and 16.9 M on sim-17; with the line 12.0-12.1 M for every seed), so 32 pairs
+	# are judged on the mean of seeds 1-6: one seed's own rate falls on the wrong side in
+	# 4 to 6 of 24 seeds (results/sim/README.md, stop 53).
 	for lg in 0 1; do
-		"$rwlab" run --sim generic-64 -l null -w context_switch:placement=spread,lru_gen=$lg -m hazptr --pin cores \
-			-t 1,32 -d 2ms --warmup 500us -n 1 -q -o "$tmp/lg$lg.csv" >/dev/null 2>"$tmp/lgerr" ||
-			fail "context_switch --sim lru_gen=$lg: $(tail -2 "$tmp/lgerr")"
+		for seed in 1 2 3 4 5 6; do
+			t=32
+			[ "$seed" != 1 ] || t=1,32
+			"$rwlab" run --sim generic-64 -l null -w context_switch:placement=spread,lru_gen=$lg -m hazptr \
+				--pin cores -t $t -d 2ms --warmup 500us -n 1 --seed "$seed" -q \
+				-o "$tmp/lg$lg-$seed.csv" >/dev/null 2>"$tmp/lgerr" ||
+				fail "context_switch --sim lru_gen=$lg --seed $seed: $(tail -2 "$tmp/lgerr")"
+		done
+		cat "$tmp"/lg$lg-*.csv >"$tmp/lg$lg.csv"
 	done
-	awk -F, 'FNR == 1 { f++ } $0 ~ /,ops_per_s,/ { sub(/"[^"]*"/, "W"); split($0, c, ","); r[f "/" c[6]] = c[9] }
+	awk -F, 'FNR == 1 { f++ } $0 ~ /,ops_per_s,/ { sub(/"[^"]*"/, "W"); split($0, c, ",")
+			if (c[6] == 32) { s[f] += c[9]; n[f]++ } else r[f "/" c[6]] = c[9] }
 		END {
-			printf "hazptr ops/s: lru_gen=0 %.0f at 1, %.0f at 32; lru_gen=1 %.0f at 1, %.0f at 32\n",
-				r["1/1"], r["1/32"], r["2/1"], r["2/32"]
-			if (!r["1/1"] || !r["2/1"] || !r["1/32"] || !r["2/32"]) exit 1
+			r["1/32"] = n[1] ? s[1] / n[1] : 0
+			r["2/32"] = n[2] ? s[2] / n[2] : 0
+			printf "hazptr ops/s: lru_gen=0 %.0f at 1, %.0f at 32 (mean of %d seeds); lru_gen=1 %.0f at 1, %.0f at 32 (%d)\n",
+				r["1/1"], r["1/32"], n[1], r["2/1"], r["2/32"], n[2]
+			if (!r["1/1"] || !r["2/1"] || n[1] != 6 || n[2] != 6) exit 1
 			if (r["2/1"] < 0.95 * r["1/1"] || r["2/1"] > 1.05 * r["1/1"]) exit 1
 			if (r["2/32"] > 0.8 * r["1/32"]) exit 1
 		}' "$tmp/lg0.csv" "$tmp/lg1.csv" >"$tmp/lg" || fail "context_switch --sim lru_gen's line: $(cat "$tmp/lg")"
