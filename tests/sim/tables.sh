@@ -51,7 +51,8 @@ for name in "${tables[@]}"; do
 	out=$tmp/$name
 	if ! /usr/bin/time -f '%e %U %S' -o "$tmp/$name.time" "$root/tools/reproduce" "$name" --sim -j "$jobs" --no-plots \
 		--rwlab "$rwlab" --out "$out" "${args[@]}" >"$tmp/$name.out" 2>"$tmp/$name.err"; then
-		echo "$name: FAILED: $(tail -2 "$tmp/$name.err" | tr '\n' ' ')"
+		# each failed cell's own line (its reason), then the run's summary
+		echo "$name: FAILED: $({ grep ': cell .* failed: ' "$tmp/$name.err" | head -3; tail -2 "$tmp/$name.err"; } | tr '\n' ' ')"
 		status=1
 		continue
 	fi
